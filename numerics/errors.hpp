@@ -1,0 +1,36 @@
+// Parameter checks that name what is wrong. Every public entry point validates its inputs with these so that
+// no NaN leaves a function silently: a bad value raises InvalidArgument naming the parameter, its value and the
+// allowed range (in the spirit of Stan Math's check_positive_finite).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace privamp {
+
+// Bad input from a user or a caller: a law parameter out of range, a malformed expression, an unsupported pair.
+class InvalidArgument : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// A numerical method could not reach a trustworthy answer (never used for bad input).
+class NumericalError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void throw_invalid(std::string_view where, std::string_view parameter, double value,
+                                std::string_view allowed);
+
+void check_finite(std::string_view where, std::string_view parameter, double value);
+void check_positive_finite(std::string_view where, std::string_view parameter, double value);
+void check_nonnegative_finite(std::string_view where, std::string_view parameter, double value);
+void check_probability(std::string_view where, std::string_view parameter, double value);  // [0, 1]
+void check_greater(std::string_view where, std::string_view parameter, double value, double bound);
+
+// Formats a double the way every message and table in privamp does (shortest round-trip form).
+std::string format_number(double x);
+
+}  // namespace privamp

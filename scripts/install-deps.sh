@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what privamp needs to build, test and draw figures on Debian 12 (bookworm).
+set -euo pipefail
+packages=(
+  cmake g++ make
+  libeigen3-dev libboost-dev libgsl-dev catch2
+  libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
+  libbenchmark-dev gnuplot-nox
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

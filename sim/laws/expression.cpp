@@ -1,0 +1,311 @@
+#include "sim/laws/expression.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "numerics/errors.hpp"
+#include "sim/laws/finite.hpp"
+#include "sim/laws/gaussian.hpp"
+#include "sim/laws/laplace.hpp"
+#include "sim/laws/mixture.hpp"
+#include "sim/laws/projected.hpp"
+
+namespace privamp::sim {
+
+std::string to_string(ParamKind kind) {
+  switch (kind) {
+    case ParamKind::number: return "number";
+    case ParamKind::integer: return "integer";
+    case ParamKind::numbers: return "list of numbers";
+    case ParamKind::law: return "law";
+    case ParamKind::laws: return "list of laws";
+  }
+  return "?";
+}
+
+const Value& Args::get(const std::string& name) const {
+  const auto it = values_.find(name);
+  if (it == values_.end()) throw InvalidArgument(fmt::format("{}: missing parameter '{}'", law_, name));
+  return it->second;
+}
+
+double Args::number(const std::string& name) const {
+  const Value& v = get(name);
+  if (v.kind != Value::Kind::number) throw InvalidArgument(fmt::format("{}: parameter '{}' must be a number", law_, name));
+  return v.number;
+}
+
+long Args::integer(const std::string& name) const {
+  const double x = number(name);
+  if (x != std::floor(x) || std::fabs(x) > 9e15)
+    throw InvalidArgument(fmt::format("{}: parameter '{}' = {} must be an integer", law_, name, format_number(x)));
+  return static_cast<long>(x);
+}
+
+std::vector<double> Args::numbers(const std::string& name) const {
+  const Value& v = get(name);
+  if (v.kind == Value::Kind::number) return {v.number};
+  if (v.kind != Value::Kind::list) throw InvalidArgument(fmt::format("{}: parameter '{}' must be a list of numbers", law_, name));
+  std::vector<double> out;
+  for (const Value& e : v.list) {
+    if (e.kind != Value::Kind::number)
+      throw InvalidArgument(fmt::format("{}: parameter '{}' must be a list of numbers", law_, name));
+    out.push_back(e.number);
+  }
+  return out;
+}
+
+LawPtr Args::law(const std::string& name) const {
+  const Value& v = get(name);
+  if (v.kind != Value::Kind::law) throw InvalidArgument(fmt::format("{}: parameter '{}' must be a law", law_, name));
+  return v.law;
+}
+
+std::vector<LawPtr> Args::laws(const std::string& name) const {
+  const Value& v = get(name);
+  if (v.kind != Value::Kind::list) throw InvalidArgument(fmt::format("{}: parameter '{}' must be a list of laws", law_, name));
+  std::vector<LawPtr> out;
+  for (const Value& e : v.list) {
+    if (e.kind != Value::Kind::law) throw InvalidArgument(fmt::format("{}: parameter '{}' must be a list of laws", law_, name));
+    out.push_back(e.law);
+  }
+  return out;
+}
+
+const std::vector<LawSpec>& law_catalogue() {
+  using K = ParamKind;
+  static const std::vector<LawSpec> catalogue = {
+      {"gaussian", "normal law N(loc, sigma^2) on R",
+       {{"loc", K::number, "0", "mean"}, {"sigma", K::number, "1", "standard deviation, > 0"}},
+       "gaussian(loc=1, sigma=2)",
+       [](const Args& a) { return std::make_shared<Gaussian>(a.number("loc"), a.number("sigma")); }},
+      {"gaussian_nd", "isotropic normal law N(loc, sigma^2 I) on R^d (closed-form divergences only)",
+       {{"loc", K::numbers, std::nullopt, "mean vector"}, {"sigma", K::number, "1", "standard deviation, > 0"}},
+       "gaussian_nd(loc=[1, 0, 2], sigma=1)",
+       [](const Args& a) { return std::make_shared<GaussianND>(a.numbers("loc"), a.number("sigma")); }},
+      {"laplace", "Laplace law with density exp(-|x-loc|/scale)/(2 scale)",
+       {{"loc", K::number, "0", "centre"}, {"scale", K::number, "1", "scale b, > 0"}},
+       "laplace(loc=1, scale=0.5)",
+       [](const Args& a) { return std::make_shared<Laplace>(a.number("loc"), a.number("scale")); }},
+      {"laplace_sum", "loc + a sum of independent Laplace(0, b_j) (closed-form density)",
+       {{"loc", K::number, "0", "shift"},
+        {"scales", K::numbers, std::nullopt, "the scales b_j: all equal, or pairwise >= 1% apart"}},
+       "laplace_sum(loc=1, scales=[1, 2])",
+       [](const Args& a) { return std::make_shared<LaplaceSum>(a.number("loc"), a.numbers("scales")); }},
+      {"laplace_nfold", "loc + the sum of n independent Laplace(0, scale) (n-fold convolution)",
+       {{"n", K::integer, std::nullopt, "number of terms, 1 <= n <= 10000"},
+        {"loc", K::number, "0", "shift"},
+        {"scale", K::number, "1", "scale of each term, > 0"}},
+       "laplace_nfold(n=10, loc=0.1, scale=1)",
+       [](const Args& a) {
+         const long n = a.integer("n");
+         if (n < 1 || n > 10000) throw_invalid("laplace_nfold", "n", static_cast<double>(n), "1 <= n <= 10000");
+         return std::make_shared<LaplaceSum>(a.number("loc"),
+                                             std::vector<double>(static_cast<std::size_t>(n), a.number("scale")));
+       }},
+      {"mixture", "finite mixture sum_i weights[i] * laws[i]",
+       {{"weights", K::numbers, std::nullopt, "non-negative, summing to 1"},
+        {"laws", K::laws, std::nullopt, "the components (any one-dimensional laws)"}},
+       "mixture(weights=[0.9, 0.1], laws=[gaussian(0, 1), laplace(3, 1)])",
+       [](const Args& a) { return std::make_shared<Mixture>(a.numbers("weights"), a.laws("laws")); }},
+      {"mix", "two-component mixture (1-q)*a + q*b, e.g. Poisson subsampling with rate q",
+       {{"q", K::number, std::nullopt, "weight of b, in [0, 1]"},
+        {"a", K::law, std::nullopt, "law taken with probability 1-q"},
+        {"b", K::law, std::nullopt, "law taken with probability q"}},
+       "mix(q=0.01, gaussian(0, 1), gaussian(1, 1))",
+       [](const Args& a) {
+         const double q = a.number("q");
+         check_probability("mix", "q", q);
+         return std::make_shared<Mixture>(std::vector<double>{1 - q, q}, std::vector<LawPtr>{a.law("a"), a.law("b")});
+       }},
+      {"pmf", "finite law: masses p[i] at locations at[i]",
+       {{"p", K::numbers, std::nullopt, "probabilities, non-negative, summing to 1"},
+        {"at", K::numbers, "[0, 1, ..., K-1]", "distinct locations"}},
+       "pmf(p=[0.2, 0.5, 0.3])",
+       [](const Args& a) {
+         const std::vector<double> p = a.numbers("p");
+         std::vector<double> at;
+         if (a.has("at")) at = a.numbers("at");
+         else
+           for (std::size_t i = 0; i < p.size(); ++i) at.push_back(static_cast<double>(i));
+         return std::make_shared<FiniteLaw>(at, Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size())));
+       }},
+      {"shuffled_rr", "number of 1s among n shuffled binary randomized-response reports",
+       {{"n", K::integer, std::nullopt, "number of users, >= 1"},
+        {"eps0", K::number, std::nullopt, "local privacy parameter, >= 0"},
+        {"ones", K::integer, "0", "how many of the other n-1 users hold bit 1"},
+        {"first", K::integer, "0", "the bit of the first user (the one that differs between neighbours)"}},
+       "shuffled_rr(n=1000, eps0=1, first=1)",
+       [](const Args& a) {
+         return std::make_shared<FiniteLaw>(shuffled_rr_counts(a.integer("n"), a.number("eps0"), a.integer("ones"),
+                                                               static_cast<int>(a.integer("first"))));
+       }},
+      {"clamp", "projection of a law onto [lo, hi]: atoms at the ends plus the restricted density",
+       {{"law", K::law, std::nullopt, "base law with a closed-form CDF (gaussian, laplace, pmf, mixtures)"},
+        {"lo", K::number, std::nullopt, "lower end"},
+        {"hi", K::number, std::nullopt, "upper end, > lo"}},
+       "clamp(gaussian(0.3, 1), lo=0, hi=1)",
+       [](const Args& a) { return std::make_shared<Clamped>(a.law("law"), a.number("lo"), a.number("hi")); }},
+      {"grid", "density tabulated at x0 + i*dx (linear in between) plus atoms",
+       {{"x0", K::number, "0", "first node"},
+        {"dx", K::number, "1", "node spacing, > 0"},
+        {"density", K::numbers, "[]", "density values at the nodes (>= 2 values, or none)"},
+        {"atoms", K::numbers, "[]", "atom locations"},
+        {"masses", K::numbers, "[]", "atom masses; density and atoms must carry total mass 1"}},
+       "grid(x0=0, dx=0.5, density=[0, 1, 0], atoms=[2], masses=[0.5])",
+       [](const Args& a) {
+         auto list = [&](const char* n) { return a.has(n) ? a.numbers(n) : std::vector<double>{}; };
+         return std::make_shared<GridLaw>(a.number("x0"), a.number("dx"), list("density"), list("atoms"), list("masses"));
+       }},
+  };
+  return catalogue;
+}
+
+namespace {
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : s_(text) {}
+
+  LawPtr parse() {
+    Value v = value();
+    skip();
+    if (pos_ != s_.size()) fail("unexpected text after the law");
+    if (v.kind != Value::Kind::law) fail("expected a law such as gaussian(0, 1)", 0);
+    return v.law;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why, std::optional<std::size_t> at = std::nullopt) const {
+    const std::size_t col = at.value_or(pos_);
+    throw InvalidArgument(fmt::format("law expression, column {}: {}\n  {}\n  {}^", col + 1, why, s_, std::string(col, ' ')));
+  }
+  void skip() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+  }
+  bool eat(char c) {
+    skip();
+    if (pos_ < s_.size() && s_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  std::string name() {
+    skip();
+    const std::size_t start = pos_;
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
+    return std::string(s_.substr(start, pos_ - start));
+  }
+
+  Value value() {
+    skip();
+    if (pos_ >= s_.size()) fail("expected a value");
+    const char c = s_[pos_];
+    if (c == '[') {
+      ++pos_;
+      Value v;
+      v.kind = Value::Kind::list;
+      if (eat(']')) return v;
+      do v.list.push_back(value());
+      while (eat(','));
+      if (!eat(']')) fail("expected ',' or ']'");
+      return v;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) && !starts_number()) return call();
+    return number();
+  }
+
+  bool starts_number() const {
+    const std::string_view rest = s_.substr(pos_);
+    return rest.starts_with("inf") || rest.starts_with("nan");
+  }
+
+  Value number() {
+    skip();
+    const std::size_t start = pos_;
+    double x = 0;
+    const auto [ptr, ec] = std::from_chars(s_.data() + pos_, s_.data() + s_.size(), x);
+    if (ec != std::errc() || ptr == s_.data() + pos_) fail("expected a number, a list [..] or a law");
+    pos_ = static_cast<std::size_t>(ptr - s_.data());
+    if (!std::isfinite(x)) fail("numbers must be finite", start);
+    Value v;
+    v.number = x;
+    return v;
+  }
+
+  Value call() {
+    const std::size_t start = pos_;
+    const std::string law_name = name();
+    const auto& cat = law_catalogue();
+    const auto spec = std::find_if(cat.begin(), cat.end(), [&](const LawSpec& l) { return l.name == law_name; });
+    if (spec == cat.end()) {
+      std::vector<std::string> names;
+      for (const LawSpec& l : cat) names.push_back(l.name);
+      fail(fmt::format("unknown law '{}' (known: {})", law_name, fmt::join(names, ", ")), start);
+    }
+    if (!eat('(')) fail("expected '(' after " + law_name);
+    std::map<std::string, Value> values;
+    std::size_t positional = 0;
+    bool named_seen = false;
+    if (!eat(')')) {
+      do {
+        skip();
+        const std::size_t arg_start = pos_;
+        std::string key;
+        // Named argument if NAME '=' follows.
+        const std::size_t save = pos_;
+        const std::string maybe = name();
+        if (!maybe.empty() && eat('=')) key = maybe;
+        else pos_ = save;
+        if (key.empty()) {
+          if (named_seen) fail("positional argument after a named one", arg_start);
+          if (positional >= spec->params.size())
+            fail(fmt::format("{} takes at most {} arguments", law_name, spec->params.size()), arg_start);
+          key = spec->params[positional++].name;
+        } else {
+          named_seen = true;
+          const auto p = std::find_if(spec->params.begin(), spec->params.end(), [&](const ParamSpec& ps) { return ps.name == key; });
+          if (p == spec->params.end()) {
+            std::vector<std::string> names;
+            for (const ParamSpec& ps : spec->params) names.push_back(ps.name);
+            fail(fmt::format("unknown parameter '{}' for {} (parameters: {})", key, law_name, fmt::join(names, ", ")), arg_start);
+          }
+        }
+        if (values.count(key)) fail(fmt::format("parameter '{}' given twice", key), arg_start);
+        values[key] = value();
+      } while (eat(','));
+      if (!eat(')')) fail("expected ',' or ')'");
+    }
+    // Defaults (written in the catalogue as expressions) for parameters not given.
+    for (const ParamSpec& ps : spec->params) {
+      if (values.count(ps.name)) continue;
+      if (!ps.default_value) fail(fmt::format("{}: missing required parameter '{}' ({})", law_name, ps.name, ps.doc), start);
+      if (ps.default_value->find("...") != std::string::npos) continue;  // computed by the builder
+      Parser sub(*ps.default_value);
+      values[ps.name] = sub.value();
+    }
+    Value v;
+    v.kind = Value::Kind::law;
+    try {
+      v.law = spec->build(Args(law_name, std::move(values)));
+    } catch (const InvalidArgument& e) {
+      fail(e.what(), start);
+    }
+    return v;
+  }
+
+  std::string_view s_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+LawPtr parse_law(std::string_view text) { return Parser(text).parse(); }
+
+}  // namespace privamp::sim

@@ -1,0 +1,70 @@
+// Law expressions: the small language in which users name laws, e.g.
+//   mix(q=0.01, gaussian(0, 1), gaussian(1, 1))
+//   laplace_sum(loc=1, scales=[1, 2])
+//   clamp(gaussian(0.3, 1), lo=0, hi=1)
+// Grammar:  law := NAME '(' [arg {',' arg}] ')'    arg := [NAME '='] value
+//           value := NUMBER | law | '[' [value {',' value}] ']'
+// Positional arguments fill parameters in the listed order. Every law is one entry of law_catalogue(), which is
+// also what `privamp laws` prints; adding a law means adding a class and one entry there.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/laws/law.hpp"
+
+namespace privamp::sim {
+
+struct Value {
+  enum class Kind { number, list, law };
+  Kind kind = Kind::number;
+  double number = 0;
+  std::vector<Value> list;
+  LawPtr law;
+};
+
+enum class ParamKind { number, integer, numbers, law, laws };
+
+struct ParamSpec {
+  std::string name;
+  ParamKind kind;
+  std::optional<std::string> default_value;  // as it would be written; nullopt = required
+  std::string doc;
+};
+
+class Args {
+ public:
+  Args(std::string law_name, std::map<std::string, Value> values) : law_(std::move(law_name)), values_(std::move(values)) {}
+  bool has(const std::string& name) const { return values_.count(name) > 0; }
+  double number(const std::string& name) const;
+  long integer(const std::string& name) const;
+  std::vector<double> numbers(const std::string& name) const;
+  LawPtr law(const std::string& name) const;
+  std::vector<LawPtr> laws(const std::string& name) const;
+
+ private:
+  const Value& get(const std::string& name) const;
+  std::string law_;
+  std::map<std::string, Value> values_;
+};
+
+struct LawSpec {
+  std::string name;
+  std::string summary;
+  std::vector<ParamSpec> params;
+  std::string example;
+  std::function<LawPtr(const Args&)> build;
+};
+
+const std::vector<LawSpec>& law_catalogue();
+
+// Parses and builds a law; InvalidArgument with the column and the reason on any error.
+LawPtr parse_law(std::string_view text);
+
+std::string to_string(ParamKind kind);
+
+}  // namespace privamp::sim

@@ -1,0 +1,51 @@
+// Finite laws (pmfs): atoms only. Stored as log-masses so that counts of n = 10^6 users keep their far tails.
+//
+// Shuffled binary randomized response (count law): n users each report their bit truthfully with probability
+// p = e^{ε0}/(1+e^{ε0}); the analyst sees the number of 1s. With the first user holding `first` and `ones` of the
+// other n−1 users holding 1, the count is Bin(ones, p) + Bin(n−1−ones, 1−p) + Bernoulli(first ? p : 1−p).
+#pragma once
+
+#include <Eigen/Core>
+#include <vector>
+
+#include "sim/laws/law.hpp"
+
+namespace privamp::sim {
+
+class FiniteLaw final : public Law {
+ public:
+  // Masses (not logs) at the given distinct locations; checks non-negativity and normalisation (|Σ−1| ≤ 1e-9).
+  FiniteLaw(std::vector<double> locations, const Eigen::VectorXd& masses);
+  // From log-masses already normalised (the caller guarantees it; checked to 1e-9).
+  static FiniteLaw from_log_masses(std::vector<double> locations, std::vector<double> log_masses, std::string expr);
+
+  std::string expression() const override { return expression_; }
+  double log_density(double) const override { return -std::numeric_limits<double>::infinity(); }
+  double continuous_mass() const override { return 0; }
+  std::span<const Atom> atoms() const override { return atoms_; }
+  Interval support() const override { return {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()}; }
+  double location() const override { return mean_; }
+  double scale() const override { return scale_; }
+  TailShape left_tail() const override { return TailShape::none(); }
+  TailShape right_tail() const override { return TailShape::none(); }
+  double log_cdf(double x) const override;
+  double log_sf(double x) const override;
+  std::optional<double> mean() const override { return mean_; }
+  double sample(Rng& rng) const override;
+
+  // Probability vector (linear scale) in location order.
+  Eigen::VectorXd masses() const;
+
+ private:
+  FiniteLaw() = default;
+  void finish();
+  std::vector<Atom> atoms_;
+  std::vector<double> cumulative_;
+  std::string expression_;
+  double mean_ = 0, scale_ = 1;
+};
+
+// Count law of shuffled binary randomized response (see above); exact in log-space, O(n·(1+min(ones, n−1−ones))).
+FiniteLaw shuffled_rr_counts(long n, double eps0, long ones, int first);
+
+}  // namespace privamp::sim

@@ -1,0 +1,55 @@
+// Gaussian laws: N(μ, σ²) on ℝ, and the isotropic N(m, σ² I) on ℝ^d that the diffusion theorems use.
+// Between two isotropic Gaussians of equal σ every divergence equals that of the 1-D pair
+// N(‖m−m'‖, σ²) vs N(0, σ²) (rotate so that m − m' lies on the first axis; the other coordinates are equal laws).
+#pragma once
+
+#include <vector>
+
+#include "sim/laws/law.hpp"
+
+namespace privamp::sim {
+
+class Gaussian final : public Law {
+ public:
+  Gaussian(double mean, double sigma);
+  std::string expression() const override;
+  double log_density(double x) const override;
+  void log_density(std::span<const double> x, std::span<double> out) const override;
+  double location() const override { return mean_; }
+  double scale() const override { return sigma_; }
+  // −(x−μ)²/(2σ²) = −x²/(2σ²) ± μ|x|/σ² + const on the right (−) and left (+) tails.
+  TailShape left_tail() const override { return {0.5 / (sigma_ * sigma_), mean_ / (sigma_ * sigma_)}; }
+  TailShape right_tail() const override { return {0.5 / (sigma_ * sigma_), -mean_ / (sigma_ * sigma_)}; }
+  double log_cdf(double x) const override;
+  double log_sf(double x) const override;
+  std::optional<double> mean() const override { return mean_; }
+  std::optional<double> variance() const override { return sigma_ * sigma_; }
+  double sample(Rng& rng) const override;
+  void sample(Rng& rng, std::span<double> out) const override;
+  double sigma() const { return sigma_; }
+
+ private:
+  double mean_, sigma_, log_norm_;
+};
+
+class GaussianND final : public Law {
+ public:
+  GaussianND(std::vector<double> mean, double sigma);
+  std::string expression() const override;
+  int dimension() const override { return static_cast<int>(mean_.size()); }
+  const std::vector<double>& mean_vector() const { return mean_; }
+  double sigma() const { return sigma_; }
+  // 1-D interface: not defined for d > 1 (throws); engines use the reduction above.
+  double log_density(double x) const override;
+  double location() const override;
+  double scale() const override { return sigma_; }
+  TailShape left_tail() const override;
+  TailShape right_tail() const override;
+  double sample(Rng& rng) const override;
+
+ private:
+  std::vector<double> mean_;
+  double sigma_;
+};
+
+}  // namespace privamp::sim

@@ -1,0 +1,39 @@
+#include "sim/laws/law.hpp"
+
+#include <algorithm>
+
+#include "numerics/errors.hpp"
+
+namespace privamp::sim {
+
+void Law::log_density(std::span<const double> x, std::span<double> out) const {
+  for (std::size_t i = 0; i < x.size(); ++i) out[i] = log_density(x[i]);
+}
+
+std::vector<double> Law::anchors() const {
+  std::vector<double> a = breakpoints();
+  a.push_back(location());
+  for (const Atom& at : atoms()) a.push_back(at.x);
+  return a;
+}
+
+double Law::log_cdf(double) const {
+  throw InvalidArgument(expression() + ": no closed-form CDF for this law");
+}
+
+double Law::log_sf(double) const {
+  throw InvalidArgument(expression() + ": no closed-form CDF for this law");
+}
+
+void Law::sample(Rng& rng, std::span<double> out) const {
+  for (double& v : out) v = sample(rng);
+}
+
+double Law::log_atom_mass(double x) const {
+  const auto a = atoms();
+  const auto it = std::lower_bound(a.begin(), a.end(), x, [](const Atom& at, double v) { return at.x < v; });
+  if (it != a.end() && it->x == x) return it->log_mass;
+  return -std::numeric_limits<double>::infinity();
+}
+
+}  // namespace privamp::sim

@@ -1,0 +1,138 @@
+#include "sim/laws/mixture.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "numerics/errors.hpp"
+#include "numerics/log_space.hpp"
+#include "sim/random/rng.hpp"
+
+namespace privamp::sim {
+
+namespace {
+// The heavier of two tails (the one that decays slower dominates a mixture).
+TailShape heavier(const TailShape& a, const TailShape& b) {
+  if (a.quad != b.quad) return a.quad < b.quad ? a : b;
+  return a.lin <= b.lin ? a : b;
+}
+}  // namespace
+
+Mixture::Mixture(std::vector<double> weights, std::vector<LawPtr> components)
+    : weights_(std::move(weights)), components_(std::move(components)) {
+  if (weights_.size() != components_.size())
+    throw InvalidArgument(fmt::format("mixture: {} weights for {} laws; give one weight per law", weights_.size(),
+                                      components_.size()));
+  if (components_.empty()) throw InvalidArgument("mixture: parameter 'laws' must list at least one law");
+  double total = 0;
+  for (double w : weights_) {
+    check_probability("mixture", "weights", w);
+    total += w;
+  }
+  if (std::fabs(total - 1) > 1e-12 * static_cast<double>(weights_.size()))
+    throw InvalidArgument(fmt::format("mixture: parameter 'weights' sums to {}, not 1", format_number(total)));
+  for (const LawPtr& c : components_)
+    if (c->dimension() != 1) throw InvalidArgument("mixture: components must be one-dimensional laws");
+  left_ = TailShape::none();
+  right_ = TailShape::none();
+  support_ = {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+  std::map<double, LogSumAccumulator<double>> merged;
+  double acc = 0;
+  for (std::size_t i = 0; i < weights_.size(); ++i) {
+    const double lw = std::log(weights_[i]);
+    log_weights_.push_back(lw);
+    acc += weights_[i];
+    cumulative_.push_back(acc);
+    if (weights_[i] == 0) continue;
+    const Law& c = *components_[i];
+    for (const Atom& a : c.atoms()) merged[a.x].add(lw + a.log_mass);
+    continuous_mass_ += weights_[i] * c.continuous_mass();
+    location_ += weights_[i] * c.location();
+    scale_ = std::max(scale_, c.scale());
+    if (c.continuous_mass() > 0) {
+      left_ = heavier(left_, c.left_tail());
+      right_ = heavier(right_, c.right_tail());
+      support_.lo = std::min(support_.lo, c.support().lo);
+      support_.hi = std::max(support_.hi, c.support().hi);
+    }
+  }
+  for (auto& [x, s] : merged) atoms_.push_back({x, s.value()});
+}
+
+std::string Mixture::expression() const {
+  std::vector<std::string> w, l;
+  for (double v : weights_) w.push_back(format_number(v));
+  for (const LawPtr& c : components_) l.push_back(c->expression());
+  return fmt::format("mixture(weights=[{}], laws=[{}])", fmt::join(w, ", "), fmt::join(l, ", "));
+}
+
+double Mixture::log_density(double x) const {
+  LogSumAccumulator<double> acc;
+  for (std::size_t i = 0; i < components_.size(); ++i)
+    if (weights_[i] > 0) acc.add(log_weights_[i] + components_[i]->log_density(x));
+  return acc.value();
+}
+
+void Mixture::log_density(std::span<const double> x, std::span<double> out) const {
+  std::vector<double> tmp(x.size());
+  std::fill(out.begin(), out.end(), neg_inf<double>());
+  for (std::size_t i = 0; i < components_.size(); ++i) {
+    if (weights_[i] == 0) continue;
+    components_[i]->log_density(x, tmp);
+    for (std::size_t k = 0; k < x.size(); ++k) out[k] = log_add(out[k], log_weights_[i] + tmp[k]);
+  }
+}
+
+std::vector<double> Mixture::breakpoints() const {
+  std::vector<double> b;
+  for (const LawPtr& c : components_) {
+    auto cb = c->breakpoints();
+    b.insert(b.end(), cb.begin(), cb.end());
+  }
+  return b;
+}
+
+std::vector<double> Mixture::anchors() const {
+  std::vector<double> a;
+  for (const LawPtr& c : components_) {
+    auto ca = c->anchors();
+    a.insert(a.end(), ca.begin(), ca.end());
+  }
+  return a;
+}
+
+double Mixture::log_cdf(double x) const {
+  LogSumAccumulator<double> acc;
+  for (std::size_t i = 0; i < components_.size(); ++i)
+    if (weights_[i] > 0) acc.add(log_weights_[i] + components_[i]->log_cdf(x));
+  return acc.value();
+}
+
+double Mixture::log_sf(double x) const {
+  LogSumAccumulator<double> acc;
+  for (std::size_t i = 0; i < components_.size(); ++i)
+    if (weights_[i] > 0) acc.add(log_weights_[i] + components_[i]->log_sf(x));
+  return acc.value();
+}
+
+std::optional<double> Mixture::mean() const {
+  double m = 0;
+  for (std::size_t i = 0; i < components_.size(); ++i) {
+    const auto cm = components_[i]->mean();
+    if (!cm) return std::nullopt;
+    m += weights_[i] * *cm;
+  }
+  return m;
+}
+
+double Mixture::sample(Rng& rng) const {
+  const double u = rng.uniform() * cumulative_.back();
+  const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
+  const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(it - cumulative_.begin()), components_.size() - 1);
+  return components_[i]->sample(rng);
+}
+
+}  // namespace privamp::sim

@@ -1,0 +1,42 @@
+// Finite mixtures Σ_i w_i μ_i, e.g. the Poisson-subsampled mechanism (1−q)·M(D) + q·M(D').
+// Densities combine by log-sum-exp; atoms at equal locations merge.
+#pragma once
+
+#include <vector>
+
+#include "sim/laws/law.hpp"
+
+namespace privamp::sim {
+
+class Mixture final : public Law {
+ public:
+  Mixture(std::vector<double> weights, std::vector<LawPtr> components);
+  std::string expression() const override;
+  double log_density(double x) const override;
+  void log_density(std::span<const double> x, std::span<double> out) const override;
+  double continuous_mass() const override { return continuous_mass_; }
+  std::span<const Atom> atoms() const override { return atoms_; }
+  Interval support() const override { return support_; }
+  std::vector<double> breakpoints() const override;
+  std::vector<double> anchors() const override;
+  double location() const override { return location_; }
+  double scale() const override { return scale_; }
+  TailShape left_tail() const override { return left_; }
+  TailShape right_tail() const override { return right_; }
+  double log_cdf(double x) const override;
+  double log_sf(double x) const override;
+  std::optional<double> mean() const override;
+  double sample(Rng& rng) const override;
+  const std::vector<double>& weights() const { return weights_; }
+  const std::vector<LawPtr>& components() const { return components_; }
+
+ private:
+  std::vector<double> weights_, log_weights_, cumulative_;
+  std::vector<LawPtr> components_;
+  std::vector<Atom> atoms_;
+  double continuous_mass_ = 0, location_ = 0, scale_ = 0;
+  Interval support_;
+  TailShape left_, right_;
+};
+
+}  // namespace privamp::sim

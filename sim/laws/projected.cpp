@@ -1,0 +1,149 @@
+#include "sim/laws/projected.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "numerics/errors.hpp"
+#include "numerics/log_space.hpp"
+#include "sim/random/rng.hpp"
+
+namespace privamp::sim {
+
+Clamped::Clamped(LawPtr base, double lo, double hi) : base_(std::move(base)), lo_(lo), hi_(hi) {
+  check_finite("clamp", "lo", lo);
+  check_finite("clamp", "hi", hi);
+  if (!(lo < hi)) throw InvalidArgument(fmt::format("clamp: need lo < hi, got lo = {}, hi = {}", format_number(lo), format_number(hi)));
+  if (base_->dimension() != 1) throw InvalidArgument("clamp: the base law must be one-dimensional");
+  std::map<double, LogSumAccumulator<double>> merged;
+  merged[lo].add(base_->log_cdf(lo));                    // P(X ≤ lo), atoms at lo included
+  merged[hi].add(base_->log_sf(hi));                     // P(X > hi)
+  merged[hi].add(base_->log_atom_mass(hi));              // an atom exactly at hi stays there
+  for (const Atom& a : base_->atoms())
+    if (a.x > lo && a.x < hi) merged[a.x].add(a.log_mass);
+  double atom_total = 0;
+  for (auto& [x, s] : merged) {
+    atoms_.push_back({x, s.value()});
+    atom_total += std::exp(s.value());
+  }
+  continuous_mass_ = base_->continuous_mass() > 0 ? std::max(0.0, 1.0 - atom_total) : 0.0;
+}
+
+std::string Clamped::expression() const {
+  return fmt::format("clamp({}, lo={}, hi={})", base_->expression(), format_number(lo_), format_number(hi_));
+}
+
+double Clamped::log_density(double x) const {
+  if (x <= lo_ || x >= hi_) return neg_inf<double>();
+  return base_->log_density(x);
+}
+
+std::vector<double> Clamped::breakpoints() const {
+  std::vector<double> b{lo_, hi_};
+  for (double x : base_->breakpoints())
+    if (x > lo_ && x < hi_) b.push_back(x);
+  return b;
+}
+
+std::vector<double> Clamped::anchors() const {
+  std::vector<double> a = breakpoints();
+  for (double x : base_->anchors())
+    if (x > lo_ && x < hi_) a.push_back(x);
+  a.push_back(location());
+  return a;
+}
+
+double Clamped::sample(Rng& rng) const { return std::clamp(base_->sample(rng), lo_, hi_); }
+
+GridLaw::GridLaw(double x0, double dx, std::vector<double> density, std::vector<double> atom_locations,
+                 std::vector<double> atom_masses)
+    : x0_(x0), dx_(dx), density_(std::move(density)) {
+  check_finite("grid", "x0", x0);
+  check_positive_finite("grid", "dx", dx);
+  if (density_.size() == 1) throw InvalidArgument("grid: parameter 'density' needs at least two values (or none)");
+  for (double d : density_) check_nonnegative_finite("grid", "density", d);
+  if (atom_locations.size() != atom_masses.size())
+    throw InvalidArgument(fmt::format("grid: {} atom locations for {} atom masses", atom_locations.size(), atom_masses.size()));
+  double total = 0, m = 0, m2 = 0;
+  cell_cumulative_.reserve(density_.size());
+  for (std::size_t i = 0; i + 1 < density_.size(); ++i) {
+    const double a = x0_ + dx_ * static_cast<double>(i);
+    const double mass = 0.5 * dx_ * (density_[i] + density_[i + 1]);
+    total += mass;
+    cell_cumulative_.push_back(total);
+    m += mass * (a + 0.5 * dx_);
+    m2 += mass * (a + 0.5 * dx_) * (a + 0.5 * dx_);
+  }
+  continuous_mass_ = total;
+  std::map<double, double> merged;
+  for (std::size_t i = 0; i < atom_locations.size(); ++i) {
+    check_finite("grid", "atoms", atom_locations[i]);
+    check_probability("grid", "masses", atom_masses[i]);
+    if (atom_masses[i] > 0) merged[atom_locations[i]] += atom_masses[i];
+    total += atom_masses[i];
+    m += atom_masses[i] * atom_locations[i];
+    m2 += atom_masses[i] * atom_locations[i] * atom_locations[i];
+  }
+  for (auto& [x, w] : merged) atoms_.push_back({x, std::log(w)});
+  if (std::fabs(total - 1) > 1e-9)
+    throw InvalidArgument(fmt::format("grid: not normalised: density and atoms carry total mass {}, not 1", format_number(total)));
+  mean_ = m;
+  scale_ = m2 - m * m > 0 ? std::sqrt(m2 - m * m) : dx_;
+}
+
+std::string GridLaw::expression() const {
+  std::vector<std::string> d, ax, am;
+  for (double v : density_) d.push_back(format_number(v));
+  for (const Atom& a : atoms_) {
+    ax.push_back(format_number(a.x));
+    am.push_back(format_number(std::exp(a.log_mass)));
+  }
+  return fmt::format("grid(x0={}, dx={}, density=[{}], atoms=[{}], masses=[{}])", format_number(x0_),
+                     format_number(dx_), fmt::join(d, ", "), fmt::join(ax, ", "), fmt::join(am, ", "));
+}
+
+Interval GridLaw::support() const {
+  if (density_.empty()) return {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+  return {x0_, x0_ + dx_ * static_cast<double>(density_.size() - 1)};
+}
+
+double GridLaw::log_density(double x) const {
+  if (density_.empty()) return neg_inf<double>();
+  const double t = (x - x0_) / dx_;
+  const double last = static_cast<double>(density_.size() - 1);
+  if (!(t >= 0 && t <= last)) return neg_inf<double>();
+  const std::size_t i = std::min(static_cast<std::size_t>(t), density_.size() - 2);
+  const double f = t - static_cast<double>(i);
+  return std::log((1 - f) * density_[i] + f * density_[i + 1]);
+}
+
+std::vector<double> GridLaw::breakpoints() const {
+  std::vector<double> b;
+  for (std::size_t i = 0; i < density_.size(); ++i) b.push_back(x0_ + dx_ * static_cast<double>(i));
+  return b;
+}
+
+double GridLaw::sample(Rng& rng) const {
+  double u = rng.uniform();
+  for (const Atom& a : atoms_) {
+    const double w = std::exp(a.log_mass);
+    if (u < w) return a.x;
+    u -= w;
+  }
+  // Continuous part: pick the cell, then invert the linear density inside it.
+  u = std::min(u, continuous_mass_ * (1 - 1e-16));
+  const auto it = std::upper_bound(cell_cumulative_.begin(), cell_cumulative_.end(), u);
+  const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(it - cell_cumulative_.begin()), cell_cumulative_.size() - 1);
+  const double before = i == 0 ? 0.0 : cell_cumulative_[i - 1];
+  const double r = (u - before) / dx_;  // ∫_0^s (d0 + (d1−d0) t) dt = r, s ∈ [0,1]
+  const double d0 = density_[i], d1 = density_[i + 1], slope = d1 - d0;
+  double s;
+  if (std::fabs(slope) < 1e-14 * std::max(d0, d1)) s = d0 > 0 ? r / d0 : 0.5;
+  else s = (-d0 + std::sqrt(std::max(0.0, d0 * d0 + 2 * slope * r))) / slope;
+  return x0_ + dx_ * (static_cast<double>(i) + std::clamp(s, 0.0, 1.0));
+}
+
+}  // namespace privamp::sim

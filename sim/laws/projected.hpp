@@ -1,0 +1,63 @@
+// Laws with atoms plus a density, as projection onto an interval produces them.
+//
+// Clamped: the law of Π_[lo,hi](X) for X ~ base, exactly: atoms P(X ≤ lo) at lo and P(X ≥ hi) at hi, the base's
+// atoms inside (lo, hi), and the base density restricted to (lo, hi). Needs the base's CDF in closed form.
+//
+// GridLaw: a density given by its values at x0 + i·dx (linear in between, zero outside) plus atoms; what the
+// numerical propagation of projected iterations produces. Checked to carry total mass 1 (to 1e-9).
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "sim/laws/law.hpp"
+
+namespace privamp::sim {
+
+class Clamped final : public Law {
+ public:
+  Clamped(LawPtr base, double lo, double hi);
+  std::string expression() const override;
+  double log_density(double x) const override;
+  double continuous_mass() const override { return continuous_mass_; }
+  std::span<const Atom> atoms() const override { return atoms_; }
+  Interval support() const override { return {lo_, hi_}; }
+  std::vector<double> breakpoints() const override;
+  std::vector<double> anchors() const override;
+  double location() const override { return std::clamp(base_->location(), lo_, hi_); }
+  double scale() const override { return std::min(base_->scale(), hi_ - lo_); }
+  TailShape left_tail() const override { return TailShape::none(); }
+  TailShape right_tail() const override { return TailShape::none(); }
+  double sample(Rng& rng) const override;
+
+ private:
+  LawPtr base_;
+  double lo_, hi_, continuous_mass_ = 0;
+  std::vector<Atom> atoms_;
+};
+
+class GridLaw final : public Law {
+ public:
+  GridLaw(double x0, double dx, std::vector<double> density, std::vector<double> atom_locations,
+          std::vector<double> atom_masses);
+  std::string expression() const override;
+  double log_density(double x) const override;
+  double continuous_mass() const override { return continuous_mass_; }
+  std::span<const Atom> atoms() const override { return atoms_; }
+  Interval support() const override;
+  std::vector<double> breakpoints() const override;
+  double location() const override { return mean_; }
+  double scale() const override { return scale_; }
+  TailShape left_tail() const override { return TailShape::none(); }
+  TailShape right_tail() const override { return TailShape::none(); }
+  std::optional<double> mean() const override { return mean_; }
+  double sample(Rng& rng) const override;
+
+ private:
+  double x0_, dx_;
+  std::vector<double> density_, cell_cumulative_;
+  std::vector<Atom> atoms_;
+  double continuous_mass_ = 0, mean_ = 0, scale_ = 1;
+};
+
+}  // namespace privamp::sim

@@ -1,0 +1,33 @@
+// privamp: exact divergences and privacy-amplification bounds. Subcommands are in verify/cli/.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "numerics/errors.hpp"
+#include "verify/cli/commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"privamp — exact Renyi and hockey-stick divergences, and checks of privacy-amplification theorems"};
+  app.require_subcommand(1);
+  std::vector<privamp::cli::Action> actions = {privamp::cli::add_divergence_command(app),
+                                               privamp::cli::add_laws_command(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    for (const auto& action : actions) {
+      const int status = action();
+      if (status >= 0) return status;
+    }
+  } catch (const privamp::InvalidArgument& e) {
+    std::cerr << "privamp: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "privamp: computation failed: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

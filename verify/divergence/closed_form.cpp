@@ -1,0 +1,176 @@
+#include "verify/divergence/closed_form.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "numerics/errors.hpp"
+#include "numerics/log_space.hpp"
+#include "numerics/special.hpp"
+#include "sim/laws/gaussian.hpp"
+#include "sim/laws/laplace.hpp"
+#include "sim/laws/mixture.hpp"
+
+namespace privamp::verify {
+
+namespace {
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+Estimate zero(const char* method) { return Estimate::from_value(0, 0, ErrorKind::exact, method); }
+
+void check_common(const char* where, double delta, double scale, const char* scale_name) {
+  check_nonnegative_finite(where, "delta", delta);
+  check_positive_finite(where, scale_name, scale);
+}
+}  // namespace
+
+Estimate gaussian_renyi(double delta, double sigma, double alpha) {
+  check_common("gaussian_renyi", delta, sigma, "sigma");
+  check_greater("gaussian_renyi", "alpha", alpha, 1);
+  const double v = alpha * delta * delta / (2 * sigma * sigma);
+  return Estimate::from_value(v, 4 * kEps * v, ErrorKind::exact, "closed form GT.gauss.renyi");
+}
+
+Estimate gaussian_kl(double delta, double sigma) {
+  check_common("gaussian_kl", delta, sigma, "sigma");
+  const double v = delta * delta / (2 * sigma * sigma);
+  return Estimate::from_value(v, 4 * kEps * v, ErrorKind::exact, "closed form GT.gauss.renyi (alpha -> 1)");
+}
+
+Estimate gaussian_hockey_stick(double delta, double sigma, double eps) {
+  check_common("gaussian_hockey_stick", delta, sigma, "sigma");
+  check_nonnegative_finite("gaussian_hockey_stick", "eps", eps);
+  const char* method = "closed form GT.gauss.hs";
+  if (delta == 0) return zero(method);
+  const double a = delta / (2 * sigma) - eps * sigma / delta;
+  const double b = -delta / (2 * sigma) - eps * sigma / delta;
+  const double la = log_normal_cdf(a), lb = log_normal_cdf(b);
+  // δ = Φ(a)(1 − e^x), x = ε + log Φ(b) − log Φ(a) < 0. Rounding: each log Φ is relatively accurate, so x carries
+  // an absolute error ~ eps·(ε + |log Φ(a)| + |log Φ(b)|) (plus the arguments' rounding, ~eps·(a² + b²)), which
+  // 1 − e^x amplifies by e^x/(1 − e^x).
+  const double x = eps + lb - la;
+  if (!(x < 0)) return Estimate::from_value(0, 0, ErrorKind::exact, method);  // only for rounding at δ → 0
+  const double x_err = 8 * kEps * (eps + std::fabs(la) + std::fabs(lb) + a * a + b * b + 1);
+  const double amplification = std::exp(x) / -std::expm1(x);
+  const double rel = x_err * amplification + 8 * kEps * (1 + std::fabs(la) + a * a);
+  return Estimate::from_log(la + log1mexp(x), rel, ErrorKind::exact, method);
+}
+
+Estimate laplace_renyi(double delta, double b, double alpha) {
+  check_common("laplace_renyi", delta, b, "scale");
+  check_greater("laplace_renyi", "alpha", alpha, 1);
+  const double z = delta / b, t = alpha - 1;
+  // log g_α(z) = logaddexp(log(α/(2α−1)) + zt, log(t/(2α−1)) − zα), with log α − log(2α−1) = log1p(t) − log1p(2t)
+  // so that α → 1 keeps its digits.
+  const double lg = log_add(std::log1p(t) - std::log1p(2 * t) + z * t, std::log(t) - std::log1p(2 * t) - z * alpha);
+  const double v = lg / t;
+  const double err = 8 * kEps * (std::fabs(z * alpha) + 2) / t;
+  return Estimate::from_value(v, err, ErrorKind::exact, "closed form GT.lap.renyi");
+}
+
+Estimate laplace_kl(double delta, double b) {
+  check_common("laplace_kl", delta, b, "scale");
+  const double z = delta / b;
+  const double v = z + std::expm1(-z);  // z − 1 + e^{−z} without cancellation for small z
+  return Estimate::from_value(v, 8 * kEps * (z + 1), ErrorKind::exact, "closed form GT.lap.renyi (alpha -> 1)");
+}
+
+Estimate laplace_hockey_stick(double delta, double b, double eps) {
+  check_common("laplace_hockey_stick", delta, b, "scale");
+  check_nonnegative_finite("laplace_hockey_stick", "eps", eps);
+  const char* method = "closed form GT.lap.hs";
+  const double z = delta / b;
+  if (eps >= z) return zero(method);
+  return Estimate::from_log(log1mexp((eps - z) / 2), 8 * kEps * (1 + z / std::fabs(eps - z)), ErrorKind::exact, method);
+}
+
+Estimate subsampled_gaussian_renyi(double q, double delta, double sigma, long alpha) {
+  check_probability("subsampled_gaussian_renyi", "q", q);
+  check_common("subsampled_gaussian_renyi", delta, sigma, "sigma");
+  if (alpha < 2 || alpha > 1'000'000)
+    throw_invalid("subsampled_gaussian_renyi", "alpha", static_cast<double>(alpha), "integer 2 <= alpha <= 1e6");
+  const char* method = "closed form GT.sgm.renyi";
+  if (q == 0 || delta == 0) return zero(method);
+  const double c = delta * delta / (2 * sigma * sigma);
+  LogSumAccumulator<double> acc;
+  double max_abs = 0;
+  for (long k = 0; k <= alpha; ++k) {
+    const double kk = static_cast<double>(k);
+    const double term = log_binomial_coefficient(alpha, k) + (q < 1 ? static_cast<double>(alpha - k) * std::log1p(-q) : (k == alpha ? 0 : -kInf)) +
+                        kk * std::log(q) + (kk * kk - kk) * c;
+    acc.add(term);
+    if (std::isfinite(term)) max_abs = std::max(max_abs, std::fabs(term));
+  }
+  const double t = static_cast<double>(alpha - 1);
+  const double v = acc.value() / t;
+  // Terms are positive; each exponent carries a relative rounding error, the sum adds α+1 roundings.
+  const double err = 16 * kEps * (max_abs + static_cast<double>(alpha) + 1) / t;
+  return Estimate::from_value(v, err, ErrorKind::exact, method);
+}
+
+namespace {
+
+// Recognises (1−q)·N(a, σ²) + q·N(a+Δ, σ²) against N(a, σ²).
+std::optional<std::pair<double, double>> subsampled_gaussian(const sim::Law& p, const sim::Gaussian& q) {
+  const auto* mix = dynamic_cast<const sim::Mixture*>(&p);
+  if (!mix || mix->components().size() != 2) return std::nullopt;
+  const auto* g0 = dynamic_cast<const sim::Gaussian*>(mix->components()[0].get());
+  const auto* g1 = dynamic_cast<const sim::Gaussian*>(mix->components()[1].get());
+  if (!g0 || !g1) return std::nullopt;
+  if (g0->sigma() != q.sigma() || g1->sigma() != q.sigma() || *g0->mean() != *q.mean()) return std::nullopt;
+  return std::make_pair(mix->weights()[1], std::fabs(*g1->mean() - *q.mean()));
+}
+
+std::optional<Estimate> gaussian_pair(double delta, double sigma, const Quantity& quantity) {
+  switch (quantity.kind) {
+    case Quantity::Kind::renyi: return gaussian_renyi(delta, sigma, quantity.parameter);
+    case Quantity::Kind::kl: return gaussian_kl(delta, sigma);
+    case Quantity::Kind::renyi_inf:
+      return delta > 0 ? Estimate::infinite("closed form GT.gauss.renyi (alpha -> inf)") : zero("closed form");
+    case Quantity::Kind::hockey_stick: return gaussian_hockey_stick(delta, sigma, quantity.parameter);
+    case Quantity::Kind::tv: return gaussian_hockey_stick(delta, sigma, 0);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const Quantity& quantity) {
+  const auto* gp = dynamic_cast<const sim::Gaussian*>(&p);
+  const auto* gq = dynamic_cast<const sim::Gaussian*>(&q);
+  if (gp && gq && gp->sigma() == gq->sigma()) return gaussian_pair(std::fabs(*gp->mean() - *gq->mean()), gp->sigma(), quantity);
+
+  const auto* np = dynamic_cast<const sim::GaussianND*>(&p);
+  const auto* nq = dynamic_cast<const sim::GaussianND*>(&q);
+  if (np && nq && np->sigma() == nq->sigma() && np->dimension() == nq->dimension()) {
+    double d2 = 0;
+    for (std::size_t i = 0; i < np->mean_vector().size(); ++i) {
+      const double d = np->mean_vector()[i] - nq->mean_vector()[i];
+      d2 += d * d;
+    }
+    return gaussian_pair(std::sqrt(d2), np->sigma(), quantity);
+  }
+
+  const auto* lp = dynamic_cast<const sim::Laplace*>(&p);
+  const auto* lq = dynamic_cast<const sim::Laplace*>(&q);
+  if (lp && lq && lp->scale() == lq->scale()) {
+    const double delta = std::fabs(*lp->mean() - *lq->mean()), b = lp->scale();
+    switch (quantity.kind) {
+      case Quantity::Kind::renyi: return laplace_renyi(delta, b, quantity.parameter);
+      case Quantity::Kind::kl: return laplace_kl(delta, b);
+      case Quantity::Kind::renyi_inf:
+        return Estimate::from_value(delta / b, 2 * kEps * delta / b, ErrorKind::exact, "closed form GT.lap.renyi (alpha -> inf)");
+      case Quantity::Kind::hockey_stick: return laplace_hockey_stick(delta, b, quantity.parameter);
+      case Quantity::Kind::tv: return laplace_hockey_stick(delta, b, 0);
+    }
+  }
+
+  if (gq && quantity.kind == Quantity::Kind::renyi && quantity.parameter == std::floor(quantity.parameter) &&
+      quantity.parameter <= 1e6) {
+    if (const auto sg = subsampled_gaussian(p, *gq))
+      return subsampled_gaussian_renyi(sg->first, sg->second, gq->sigma(), static_cast<long>(quantity.parameter));
+  }
+  return std::nullopt;
+}
+
+}  // namespace privamp::verify

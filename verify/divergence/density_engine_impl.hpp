@@ -1,0 +1,372 @@
+// Implementation of the density-pair engine (density_pair.hpp); included by the instantiation files only.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+#include <boost/math/tools/minima.hpp>
+#include <boost/math/tools/toms748_solve.hpp>
+
+#include "numerics/errors.hpp"
+#include "numerics/log_integrate_impl.hpp"
+#include "numerics/log_space.hpp"
+#include "verify/divergence/density_pair.hpp"
+
+namespace privamp::verify {
+
+namespace detail {
+
+template <class Real>
+Real inf() {
+  return std::numeric_limits<Real>::infinity();
+}
+
+template <class Real>
+Real loss_at(const DensityPair<Real>& pair, const Real& x, Real* log_p_out = nullptr) {
+  const Real lp = pair.log_p(x);
+  const Real lq = pair.log_q(x);
+  if (log_p_out) *log_p_out = lp;
+  if (lp == -inf<Real>()) return -inf<Real>();
+  if (lq == -inf<Real>()) return inf<Real>();
+  return lp - lq;
+}
+
+template <class Real>
+bool inside(const DensityPair<Real>& pair, const Real& x) {
+  return x > pair.lo && x < pair.hi;
+}
+
+// Intervals of μ's support where L − level > 0.
+template <class Real>
+std::vector<std::pair<Real, Real>> level_regions(const DensityPair<Real>& pair, const LossScan<Real>& scan,
+                                                 const Real& level, long& evaluations) {
+  std::vector<std::pair<Real, Real>> regions;
+  const std::size_t n = scan.x.size();
+  if (n == 0) return regions;
+  auto above = [&](std::size_t i) { return scan.loss[i] > level; };
+  auto root = [&](Real a, Real b) {
+    // L(a) and L(b) lie on opposite sides of the level; TOMS 748 when both are finite, bisection otherwise.
+    auto f = [&](const Real& x) {
+      ++evaluations;
+      return loss_at(pair, x) - level;
+    };
+    Real fa = f(a), fb = f(b);
+    using std::isfinite;
+    if (isfinite(fa) && isfinite(fb) && fa != 0 && fb != 0) {
+      boost::uintmax_t iters = 200;
+      const auto r = boost::math::tools::toms748_solve(
+          f, a, b, fa, fb, boost::math::tools::eps_tolerance<Real>(std::numeric_limits<Real>::digits - 3), iters);
+      return (r.first + r.second) / 2;
+    }
+    for (int k = 0; k < 2000; ++k) {
+      const Real m = (a + b) / 2;
+      if (!(m > a && m < b)) break;
+      const Real fm = f(m);
+      if ((fm > 0) == (fa > 0)) {
+        a = m;
+        fa = fm;
+      } else {
+        b = m;
+      }
+    }
+    return (a + b) / 2;
+  };
+  bool open = above(0);
+  Real start = pair.lo;  // a run that starts at the first scan point extends to the support's lower end
+  for (std::size_t i = 1; i < n; ++i) {
+    const bool now = above(i);
+    if (now == open) continue;
+    const Real r = root(scan.x[i - 1], scan.x[i]);
+    if (now) start = r;
+    else regions.emplace_back(start, r);
+    open = now;
+  }
+  if (open) regions.emplace_back(start, pair.hi);
+  return regions;
+}
+
+// Absolute rounding error of a log-integrand built from log p, log q and the loss: each log-density is
+// relatively accurate, so terms carry eps·|log p| and eps·|log q|, multiplied by the weights the integrand gives them.
+template <class Real>
+Real rounding(const Real& weight_p, const Real& lp, const Real& weight_q, const Real& lq) {
+  using std::abs;
+  using std::isfinite;
+  const Real eps = std::numeric_limits<Real>::epsilon();
+  Real e = 8 * eps;
+  if (isfinite(lp)) e += 4 * eps * abs(weight_p * lp);
+  if (isfinite(lq)) e += 4 * eps * abs(weight_q * lq);
+  return e;
+}
+
+// Rounding of h = log p + log g(L) where g(L) amplifies the error of L = log p − log q by `amplification(L)`.
+template <class Real, class A>
+auto loss_rounding(const DensityPair<Real>& pair, A amplification) {
+  return [&pair, amplification](Real x) {
+    using std::abs;
+    using std::isfinite;
+    using std::min;
+    const Real eps = std::numeric_limits<Real>::epsilon();
+    const Real lp = pair.log_p(x), lq = pair.log_q(x);
+    if (!isfinite(lp) || !isfinite(lq)) return Real(8 * eps);
+    const Real amp = min(Real(amplification(Real(lp - lq))), Real(1e6));
+    return Real(8 * eps + 4 * eps * abs(lp) + 4 * eps * (abs(lp) + abs(lq)) * amp);
+  };
+}
+
+template <class Real>
+LogIntegrateOptions<Real> options_for(const DensityPair<Real>& pair, const Real& lo, const Real& hi,
+                                      std::function<Real(Real)> h_error = {}) {
+  LogIntegrateOptions<Real> o;
+  o.h_error = std::move(h_error);
+  o.lo = lo;
+  o.hi = hi;
+  o.scale = pair.scale;
+  o.rel_tol = pair.rel_tol;
+  o.margin = Real(std::numeric_limits<Real>::digits) * Real(0.7);  // e^{−margin} far below the precision
+  return o;
+}
+
+template <class Real>
+std::vector<Real> anchors_in(const DensityPair<Real>& pair, const Real& lo, const Real& hi) {
+  std::vector<Real> a;
+  for (const Real& x : pair.anchors)
+    if (x > lo && x < hi) a.push_back(x);
+  return a;
+}
+
+// Σ over regions of ∫ exp(integrand); relative errors combine as a weighted sum.
+template <class Real, class F, class E>
+LogIntegral<Real> integrate_regions(const DensityPair<Real>& pair, const std::vector<std::pair<Real, Real>>& regions,
+                                    F integrand, E error) {
+  LogIntegral<Real> total{-inf<Real>(), Real(0), 0, true};
+  std::function<Real(Real)> h = integrand;
+  Real abs_err_scaled = 0;  // Σ rel_i · e^{log_i − log_total}, accumulated after the total is known
+  std::vector<LogIntegral<Real>> parts;
+  for (const auto& [a, b] : regions) {
+    if (!(a < b)) continue;
+    parts.push_back(log_integrate<Real>(h, anchors_in(pair, a, b), options_for<Real>(pair, a, b, error)));
+    total.log_value = log_add(total.log_value, parts.back().log_value);
+    total.evaluations += parts.back().evaluations;
+    total.converged = total.converged && parts.back().converged;
+  }
+  using std::exp;
+  for (const auto& p : parts)
+    if (p.log_value > -inf<Real>()) abs_err_scaled += p.rel_error * exp(p.log_value - total.log_value);
+  total.rel_error = abs_err_scaled;
+  return total;
+}
+
+}  // namespace detail
+
+template <class Real>
+LossScan<Real> scan_loss(const DensityPair<Real>& pair) {
+  using std::isfinite;
+  LossScan<Real> s;
+  std::vector<Real> xs;
+  for (const Real& a : pair.anchors)
+    if (detail::inside(pair, a)) xs.push_back(a);
+  if (isfinite(pair.lo) && isfinite(pair.hi)) {
+    for (int k = 1; k < 64; ++k) xs.push_back(pair.lo + (pair.hi - pair.lo) * Real(k) / Real(64));
+  }
+  if (xs.empty()) xs.push_back(isfinite(pair.lo) ? pair.lo + pair.scale : isfinite(pair.hi) ? pair.hi - pair.scale : Real(0));
+  std::sort(xs.begin(), xs.end());
+  // A ladder around each anchor and a uniform fill of gaps, so that crossings near the bulk are resolved.
+  std::vector<Real> pts = xs;
+  for (const Real& a : xs)
+    for (Real d = pair.scale / 8; d <= 8 * pair.scale; d *= 2) {
+      pts.push_back(a - d);
+      pts.push_back(a + d);
+    }
+  for (std::size_t i = 0; i + 1 < xs.size(); ++i) {
+    const Real w = xs[i + 1] - xs[i];
+    const int k = static_cast<int>(std::min<double>(32.0, static_cast<double>(w / (pair.scale / 2))));
+    for (int j = 1; j < k; ++j) pts.push_back(xs[i] + w * Real(j) / Real(k));
+  }
+  // March into unbounded ends with doubling steps until the density of μ is negligible beyond any use
+  // (e^{−1e7}); hockey-stick divergences as small as e^{−125000} (Gaussian, ε = 500) are still located.
+  const Real far_drop = 1e7;
+  Real lp_max = -detail::inf<Real>();
+  for (const Real& x : pts) {
+    if (!detail::inside(pair, x)) continue;
+    Real lp;
+    const Real l = detail::loss_at(pair, x, &lp);
+    ++s.evaluations;
+    s.x.push_back(x);
+    s.loss.push_back(l);
+    s.log_p.push_back(lp);
+    lp_max = std::max(lp_max, lp);
+  }
+  auto march = [&](Real x, Real dir) {
+    Real step = pair.scale;
+    for (int k = 0; k < 400; ++k) {
+      x += dir * step;
+      step *= 2;
+      if (!detail::inside(pair, x) || !isfinite(x)) break;
+      Real lp;
+      const Real l = detail::loss_at(pair, x, &lp);
+      ++s.evaluations;
+      s.x.push_back(x);
+      s.loss.push_back(l);
+      s.log_p.push_back(lp);
+      if (lp < lp_max - far_drop || lp == -detail::inf<Real>()) break;
+    }
+  };
+  if (!s.x.empty()) {
+    const Real xmax = *std::max_element(s.x.begin(), s.x.end());
+    const Real xmin = *std::min_element(s.x.begin(), s.x.end());
+    if (!isfinite(pair.hi)) march(xmax, Real(1));
+    if (!isfinite(pair.lo)) march(xmin, Real(-1));
+  }
+  std::vector<std::size_t> order(s.x.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.x[a] < s.x[b]; });
+  LossScan<Real> sorted;
+  sorted.evaluations = s.evaluations;
+  for (std::size_t i : order) {
+    if (!sorted.x.empty() && sorted.x.back() == s.x[i]) continue;
+    sorted.x.push_back(s.x[i]);
+    sorted.loss.push_back(s.loss[i]);
+    sorted.log_p.push_back(s.log_p[i]);
+  }
+  return sorted;
+}
+
+template <class Real>
+LogIntegral<Real> renyi_log_integral(const DensityPair<Real>& pair, Real alpha) {
+  std::function<Real(Real)> h = [&](Real x) {
+    const Real lp = pair.log_p(x);
+    if (lp == -detail::inf<Real>()) return lp;
+    const Real lq = pair.log_q(x);
+    if (lq == -detail::inf<Real>()) throw NotAbsolutelyContinuous{};
+    return alpha * lp + (1 - alpha) * lq;
+  };
+  auto err = [&](Real x) { return detail::rounding(alpha, pair.log_p(x), Real(alpha - 1), pair.log_q(x)); };
+  return log_integrate<Real>(h, detail::anchors_in(pair, pair.lo, pair.hi),
+                             detail::options_for<Real>(pair, pair.lo, pair.hi, err));
+}
+
+template <class Real>
+SignedLogIntegral<Real> renyi_expm1_integral(const DensityPair<Real>& pair, const LossScan<Real>& scan, Real alpha) {
+  long evals = 0;
+  const Real t = alpha - 1;
+  auto up = detail::level_regions(pair, scan, Real(0), evals);
+  auto positive = detail::integrate_regions(pair, up, [&](Real x) {
+    Real lp;
+    const Real l = detail::loss_at(pair, x, &lp);
+    if (l == detail::inf<Real>()) throw NotAbsolutelyContinuous{};
+    using std::expm1;
+    using std::log;
+    return l > 0 ? lp + log(expm1(t * l)) : -detail::inf<Real>();
+  }, detail::loss_rounding(pair, [t](Real l) {
+    using std::abs;
+    using std::exp;
+    using std::expm1;
+    return Real(t * exp(t * l) / abs(expm1(t * l)));
+  }));
+  // Complement of the positive regions within μ's support.
+  std::vector<std::pair<Real, Real>> down;
+  Real start = pair.lo;
+  for (const auto& [a, b] : up) {
+    if (a > start) down.emplace_back(start, a);
+    start = b;
+  }
+  if (start < pair.hi) down.emplace_back(start, pair.hi);
+  auto negative = detail::integrate_regions(pair, down, [&](Real x) {
+    Real lp;
+    const Real l = detail::loss_at(pair, x, &lp);
+    return l < 0 ? lp + log1mexp(Real(t * l)) : -detail::inf<Real>();
+  }, detail::loss_rounding(pair, [t](Real l) {
+    using std::abs;
+    using std::exp;
+    using std::expm1;
+    return Real(t * exp(t * l) / abs(expm1(t * l)));
+  }));
+  positive.evaluations += evals;
+  return {positive, negative};
+}
+
+template <class Real>
+SignedLogIntegral<Real> kl_integral(const DensityPair<Real>& pair, const LossScan<Real>& scan) {
+  long evals = 0;
+  auto up = detail::level_regions(pair, scan, Real(0), evals);
+  auto positive = detail::integrate_regions(pair, up, [&](Real x) {
+    Real lp;
+    const Real l = detail::loss_at(pair, x, &lp);
+    if (l == detail::inf<Real>()) throw NotAbsolutelyContinuous{};
+    using std::log;
+    return l > 0 ? lp + log(l) : -detail::inf<Real>();
+  }, detail::loss_rounding(pair, [](Real l) {
+    using std::abs;
+    return Real(1 / abs(l));
+  }));
+  std::vector<std::pair<Real, Real>> down;
+  Real start = pair.lo;
+  for (const auto& [a, b] : up) {
+    if (a > start) down.emplace_back(start, a);
+    start = b;
+  }
+  if (start < pair.hi) down.emplace_back(start, pair.hi);
+  auto negative = detail::integrate_regions(pair, down, [&](Real x) {
+    Real lp;
+    const Real l = detail::loss_at(pair, x, &lp);
+    using std::log;
+    return l < 0 ? lp + log(Real(-l)) : -detail::inf<Real>();
+  }, detail::loss_rounding(pair, [](Real l) {
+    using std::abs;
+    return Real(1 / abs(l));
+  }));
+  positive.evaluations += evals;
+  return {positive, negative};
+}
+
+template <class Real>
+LogIntegral<Real> hockey_stick_integral(const DensityPair<Real>& pair, const LossScan<Real>& scan, Real eps) {
+  long evals = 0;
+  const auto regions = detail::level_regions(pair, scan, eps, evals);
+  auto r = detail::integrate_regions(pair, regions, [&](Real x) {
+    Real lp;
+    const Real l = detail::loss_at(pair, x, &lp);
+    return l > eps ? lp + log1mexp(Real(eps - l)) : -detail::inf<Real>();
+  }, detail::loss_rounding(pair, [eps](Real l) {
+    using std::exp;
+    using std::expm1;
+    return Real(exp(eps - l) / -expm1(Real(eps - l)));
+  }));
+  r.evaluations += evals;
+  return r;
+}
+
+template <class Real>
+SupResult<Real> sup_loss(const DensityPair<Real>& pair, const LossScan<Real>& scan) {
+  SupResult<Real> r{-detail::inf<Real>(), Real(0), 0};
+  const std::size_t n = scan.x.size();
+  if (n == 0) return r;
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (scan.loss[i] > scan.loss[best]) best = i;
+  r.value = scan.loss[best];
+  using std::isfinite;
+  if (!isfinite(r.value)) return r;
+  if (best > 0 && best + 1 < n) {
+    boost::uintmax_t iters = 200;
+    auto neg = [&](const Real& x) {
+      ++r.evaluations;
+      const Real l = detail::loss_at(pair, x);
+      return isfinite(l) ? Real(-l) : Real(l == detail::inf<Real>() ? -std::numeric_limits<Real>::max() : std::numeric_limits<Real>::max());
+    };
+    const auto [x, v] = boost::math::tools::brent_find_minima(neg, scan.x[best - 1], scan.x[best + 1],
+                                                              std::numeric_limits<Real>::digits / 2, iters);
+    r.value = std::max(r.value, Real(-v));
+  } else if (n >= 2) {
+    // The supremum is approached at an end of the scan: if that end is unbounded, L may still increase beyond
+    // it; with doubling steps the remaining increase of a 1/x-type approach is about the last increment.
+    const bool right = best + 1 == n;
+    const std::size_t inner = right ? n - 2 : 1;
+    const bool unbounded = right ? !isfinite(pair.hi) : !isfinite(pair.lo);
+    using std::abs;
+    if (unbounded) r.error = 2 * abs(scan.loss[best] - scan.loss[inner]);
+  }
+  return r;
+}
+
+}  // namespace privamp::verify

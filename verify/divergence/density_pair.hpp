@@ -1,0 +1,68 @@
+// The continuous part of a pair of laws (μ, ν) as the quadrature engine sees it: log-densities, where to look,
+// and the support of μ's density. Templated on the real type so that the same engine runs in double and in
+// 50-digit multiprecision (tests confirm double results to their stated error this way).
+//
+// Quantities, with the privacy loss L = log p − log q:
+//   Rényi   log ∫ p^α q^{1−α}                    (direct, log-space, maximum factored out)
+//           ∫ p·expm1((α−1)L) split at L = 0     (for α → 1, where the direct route loses digits)
+//   KL      ∫ p·L split at L = 0
+//   HS_ε    ∫_{L>ε} p·(1 − e^{ε−L})              (crossings of L with ε located by a scan + TOMS 748)
+//   sup L   scan + Brent refinement of local maxima
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "numerics/log_integrate.hpp"
+
+namespace privamp::verify {
+
+template <class Real>
+struct DensityPair {
+  std::function<Real(Real)> log_p;  // continuous part of μ (a sub-density is fine)
+  std::function<Real(Real)> log_q;  // continuous part of ν
+  std::vector<Real> anchors;        // modes, kinks, component centres of both laws
+  Real scale = 1;                   // characteristic length
+  Real lo = -std::numeric_limits<Real>::infinity();  // support of p's density
+  Real hi = std::numeric_limits<Real>::infinity();
+  Real rel_tol = 1e-13;
+};
+
+// Thrown by the integrands when μ has density where ν has none: the divergence is +inf.
+struct NotAbsolutelyContinuous {};
+
+// The privacy loss sampled on a scan of μ's support; shared by all quantities of one pair.
+template <class Real>
+struct LossScan {
+  std::vector<Real> x, loss, log_p;
+  long evaluations = 0;
+};
+
+// A non-negative quantity computed as the difference of two positive integrals, each in log form.
+template <class Real>
+struct SignedLogIntegral {
+  LogIntegral<Real> positive, negative;
+};
+
+template <class Real>
+struct SupResult {
+  Real value;   // sup of L over the scan and refined maxima
+  Real error;   // increase of L over the last step at an unbounded end (0 if L decreases there)
+  long evaluations = 0;
+};
+
+template <class Real>
+LossScan<Real> scan_loss(const DensityPair<Real>& pair);
+template <class Real>
+LogIntegral<Real> renyi_log_integral(const DensityPair<Real>& pair, Real alpha);
+template <class Real>
+SignedLogIntegral<Real> renyi_expm1_integral(const DensityPair<Real>& pair, const LossScan<Real>& scan, Real alpha);
+template <class Real>
+SignedLogIntegral<Real> kl_integral(const DensityPair<Real>& pair, const LossScan<Real>& scan);
+template <class Real>
+LogIntegral<Real> hockey_stick_integral(const DensityPair<Real>& pair, const LossScan<Real>& scan, Real eps);
+template <class Real>
+SupResult<Real> sup_loss(const DensityPair<Real>& pair, const LossScan<Real>& scan);
+
+}  // namespace privamp::verify

@@ -1,0 +1,99 @@
+#include "verify/divergence/engines.hpp"
+
+#include <chrono>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+#include "verify/divergence/closed_form.hpp"
+#include "verify/divergence/density_engines.hpp"
+#include "verify/divergence/prepared_pair.hpp"
+
+namespace privamp::verify {
+
+namespace {
+constexpr std::pair<Engine, const char*> kNames[] = {
+    {Engine::automatic, "auto"},       {Engine::closed_form, "closed"}, {Engine::finite_sum, "sum"},
+    {Engine::quadrature, "quadrature"}, {Engine::gsl, "gsl"},           {Engine::monte_carlo, "mc"}};
+
+bool purely_atomic(const sim::Law& law) { return law.dimension() == 1 && law.continuous_mass() == 0; }
+}  // namespace
+
+std::string to_string(Engine engine) {
+  for (const auto& [e, name] : kNames)
+    if (e == engine) return name;
+  return "?";
+}
+
+Engine parse_engine(const std::string& name) {
+  for (const auto& [e, n] : kNames)
+    if (name == n) return e;
+  throw InvalidArgument(fmt::format("unknown engine '{}' (known: auto, closed, sum, quadrature, gsl, mc)", name));
+}
+
+std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
+                                          const DivergenceOptions& options) {
+  check_positive_finite("divergence", "rel_tol", options.rel_tol);
+  std::unique_ptr<PreparedPair> prepared;
+  auto pair = [&]() -> PreparedPair& {
+    if (!prepared) prepared = std::make_unique<PreparedPair>(p, q, options.rel_tol);
+    return *prepared;
+  };
+  std::vector<Estimate> out;
+  for (const Quantity& quantity : quantities) {
+    const auto start = std::chrono::steady_clock::now();
+    Engine engine = options.engine;
+    std::optional<Estimate> result;
+    if (engine == Engine::automatic || engine == Engine::closed_form) {
+      result = closed_form(p, q, quantity);
+      if (!result && engine == Engine::closed_form)
+        throw InvalidArgument(fmt::format("no closed form for {} between {} and {}", quantity.label(), p.expression(),
+                                          q.expression()));
+      if (!result) engine = purely_atomic(p) && purely_atomic(q) ? Engine::finite_sum : Engine::quadrature;
+    }
+    if (!result) {
+      if ((p.dimension() != 1 || q.dimension() != 1) && engine != Engine::closed_form)
+        throw InvalidArgument("d-dimensional Gaussians need the closed-form engine and a pair of equal sigma");
+      switch (engine) {
+        case Engine::finite_sum: {
+          if (!purely_atomic(p) || !purely_atomic(q))
+            throw InvalidArgument("the finite-sum engine needs two finite laws (pmfs)");
+          const std::string method = "finite sum (log-space)";
+          if (quantity.kind == Quantity::Kind::renyi_inf) result = renyi_inf(pair(), method);
+          else result = finish(atom_part(pair(), quantity), quantity, ErrorKind::exact, method);
+          break;
+        }
+        case Engine::quadrature:
+        case Engine::gsl: {
+          const bool boost = engine == Engine::quadrature;
+          PreparedPair& pp = pair();
+          const std::string method = !pp.p_has_density ? "finite sum (log-space)"
+                                     : boost           ? "quadrature (Gauss-Kronrod 21, log-space)"
+                                                       : "quadrature (GSL QAGS/QAGI)";
+          if (quantity.kind == Quantity::Kind::renyi_inf) {
+            result = renyi_inf(pp, pp.p_has_density ? "supremum search of the privacy loss" : method);
+            break;
+          }
+          Part part = atom_part(pp, quantity);
+          part.add(boost ? density_part_boost(pp, quantity) : density_part_gsl(pp, quantity));
+          result = finish(part, quantity, pp.p_has_density ? ErrorKind::quadrature : ErrorKind::exact, method);
+          break;
+        }
+        case Engine::monte_carlo: result = monte_carlo_divergence(p, q, quantity, options.monte_carlo); break;
+        case Engine::automatic:
+        case Engine::closed_form: break;
+      }
+    }
+    result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out.push_back(*result);
+  }
+  return out;
+}
+
+Estimate compute_divergence(const sim::Law& p, const sim::Law& q, const Quantity& quantity,
+                            const DivergenceOptions& options) {
+  return compute_divergences(p, q, std::span<const Quantity>(&quantity, 1), options).front();
+}
+
+}  // namespace privamp::verify

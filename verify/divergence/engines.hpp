@@ -1,0 +1,46 @@
+// The divergence engines and the one entry point that picks among them.
+//
+//   closed_form  the GT formulas (closed_form.hpp) for the pairs they cover
+//   finite_sum   exact sums over atoms in log-space (pmfs, shuffled counts)
+//   quadrature   atoms by exact sums + densities by log-space adaptive Gauss–Kronrod (Boost.Math), any 1-D laws
+//   gsl          atoms by exact sums + densities by GSL QAGS/QAGIU/QAGIL: an independent cross-check
+//   monte_carlo  samples of μ with the exact privacy loss; empirical-Bernstein or CLT intervals; importance
+//                sampling by shifting μ towards the region {L > ε} for small hockey-stick values
+//   automatic    closed form if the pair has one, finite sum if both laws are finite, quadrature otherwise
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/laws/law.hpp"
+#include "verify/divergence/estimate.hpp"
+
+namespace privamp::verify {
+
+enum class Engine { automatic, closed_form, finite_sum, quadrature, gsl, monte_carlo };
+
+std::string to_string(Engine engine);
+Engine parse_engine(const std::string& name);  // InvalidArgument listing the names on failure
+
+struct MonteCarloOptions {
+  long samples = 1'000'000;
+  std::uint64_t seed = 1;
+  double level = 0.99;       // confidence level of the reported intervals
+  bool importance = true;    // shift μ towards {L > ε} for hockey-stick values below 1e-3
+};
+
+struct DivergenceOptions {
+  Engine engine = Engine::automatic;
+  double rel_tol = 1e-13;  // quadrature target (relative, on the integral)
+  MonteCarloOptions monte_carlo;
+};
+
+// All quantities for one pair, sharing the work that can be shared (the privacy-loss scan, atom alignment).
+std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
+                                          const DivergenceOptions& options = {});
+Estimate compute_divergence(const sim::Law& p, const sim::Law& q, const Quantity& quantity,
+                            const DivergenceOptions& options = {});
+
+}  // namespace privamp::verify

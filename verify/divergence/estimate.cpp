@@ -1,0 +1,85 @@
+#include "verify/divergence/estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+
+namespace privamp::verify {
+
+std::string to_string(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::exact: return "exact";
+    case ErrorKind::quadrature: return "a-posteriori";
+    case ErrorKind::statistical: return "statistical";
+  }
+  return "?";
+}
+
+namespace {
+double safe_log(double x) { return x > 0 ? std::log(x) : -std::numeric_limits<double>::infinity(); }
+}  // namespace
+
+Estimate Estimate::from_value(double value, double abs_error, ErrorKind kind, std::string method, double floor) {
+  if (std::isnan(value) || std::isnan(abs_error))
+    throw NumericalError("internal: an engine produced NaN (" + method + ")");
+  Estimate e;
+  e.value = std::max(value, floor);
+  e.lower = std::max(value - abs_error, floor);
+  e.upper = std::max(value + abs_error, e.value);
+  e.log_value = safe_log(e.value);
+  e.log_lower = safe_log(e.lower);
+  e.log_upper = safe_log(e.upper);
+  e.error_kind = kind;
+  e.method = std::move(method);
+  return e;
+}
+
+Estimate Estimate::from_log(double log_value, double rel_error, ErrorKind kind, std::string method) {
+  if (std::isnan(log_value) || std::isnan(rel_error))
+    throw NumericalError("internal: an engine produced NaN (" + method + ")");
+  Estimate e;
+  e.log_value = log_value;
+  e.log_upper = log_value + std::log1p(rel_error);
+  e.log_lower = rel_error < 1 ? log_value + std::log1p(-rel_error) : -std::numeric_limits<double>::infinity();
+  e.value = std::exp(e.log_value);
+  e.lower = std::exp(e.log_lower);
+  e.upper = std::exp(e.log_upper);
+  e.error_kind = kind;
+  e.method = std::move(method);
+  return e;
+}
+
+Estimate Estimate::infinite(std::string method) {
+  Estimate e;
+  e.value = e.lower = e.upper = std::numeric_limits<double>::infinity();
+  e.log_value = e.log_lower = e.log_upper = std::numeric_limits<double>::infinity();
+  e.method = std::move(method);
+  return e;
+}
+
+std::string Quantity::label() const {
+  switch (kind) {
+    case Kind::renyi: return fmt::format("renyi({})", format_number(parameter));
+    case Kind::kl: return "kl";
+    case Kind::renyi_inf: return "renyi(inf)";
+    case Kind::hockey_stick: return fmt::format("hockey_stick({})", format_number(parameter));
+    case Kind::tv: return "tv";
+  }
+  return "?";
+}
+
+Quantity Quantity::renyi(double alpha) {
+  if (!(alpha > 1) || !std::isfinite(alpha))
+    throw_invalid("renyi", "alpha", alpha, "1 < alpha < inf (use kl for alpha -> 1 and renyi_inf for alpha = inf)");
+  return {Kind::renyi, alpha};
+}
+
+Quantity Quantity::hockey_stick(double eps) {
+  if (!(eps >= 0) || !std::isfinite(eps)) throw_invalid("hockey_stick", "eps", eps, "0 <= eps < inf");
+  return {Kind::hockey_stick, eps};
+}
+
+}  // namespace privamp::verify

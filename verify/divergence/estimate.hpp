@@ -1,0 +1,57 @@
+// Results of the divergence engines. Every number carries an interval that contains the truth (with
+// probability `level` for Monte Carlo), the kind of error behind it and the method that produced it.
+#pragma once
+
+#include <limits>
+#include <string>
+
+namespace privamp::verify {
+
+enum class ErrorKind {
+  exact,       // closed form or finite sum: the interval covers floating-point rounding only
+  quadrature,  // a-posteriori error bound of a numerical method (quadrature, root finding, sup search)
+  statistical  // confidence interval of a Monte Carlo estimate at the stated level
+};
+
+std::string to_string(ErrorKind kind);
+
+struct Estimate {
+  double value = 0;
+  double lower = 0;  // interval [lower, upper] containing the truth
+  double upper = 0;
+  // Natural logs of value, lower and upper (−inf for 0). Hockey-stick values below 1e-308 underflow in
+  // `value` but stay exact here: a positive truth is never reported as a silent 0.
+  double log_value = -std::numeric_limits<double>::infinity();
+  double log_lower = -std::numeric_limits<double>::infinity();
+  double log_upper = -std::numeric_limits<double>::infinity();
+  ErrorKind error_kind = ErrorKind::exact;
+  double level = 1;  // confidence level of the interval (1 for deterministic methods)
+  std::string method;
+  long work = 0;     // integrand evaluations, terms or samples
+  double seconds = 0;
+
+  // From a value and an absolute error bar; `floor` clips the interval from below (divergences are ≥ 0).
+  static Estimate from_value(double value, double abs_error, ErrorKind kind, std::string method, double floor = 0);
+  // From a log-value and a relative error bar (for quantities that may underflow).
+  static Estimate from_log(double log_value, double rel_error, ErrorKind kind, std::string method);
+  static Estimate infinite(std::string method);  // +inf, exactly (e.g. μ not absolutely continuous w.r.t. ν)
+
+  double abs_error() const { return std::max(upper - value, value - lower); }
+  bool contains(double x) const { return lower <= x && x <= upper; }
+};
+
+// What can be computed between two laws.
+struct Quantity {
+  enum class Kind { renyi, kl, renyi_inf, hockey_stick, tv };
+  Kind kind;
+  double parameter = 0;  // α for renyi, ε for hockey_stick
+  std::string label() const;
+
+  static Quantity renyi(double alpha);  // α > 1, finite
+  static Quantity hockey_stick(double eps);  // ε ≥ 0
+  static Quantity kl() { return {Kind::kl, 0}; }
+  static Quantity renyi_inf() { return {Kind::renyi_inf, 0}; }
+  static Quantity tv() { return {Kind::tv, 0}; }
+};
+
+}  // namespace privamp::verify
