@@ -154,16 +154,19 @@ class LogIntegrator {
       if (hm == neg_inf()) continue;
       // Width: find d with a drop of order one, then w = d / sqrt(2 drop) (exact for a Gaussian peak).
       Real d = (b - a) / 4, drop = 0;
+      // (The side towards a region end may be −inf, hence the one-sided drop: the larger neighbour.)
+      const Real min_d = (b - a) * Real(1e-12);
       for (int k = 0; k < 200; ++k) {
-        using std::max;
-        const Real lower = std::min(eval(xm + d), eval(xm - d));
-        drop = hm - lower;
-        if (drop > 8) d /= 2;
+        const Real upper = std::max(eval(xm + d), eval(xm - d));
+        drop = hm - upper;
+        if (drop > 8 && d > min_d) d /= 2;
         else if (drop < Real(0.5) && 2 * d < (b - a)) d *= 2;
         else break;
       }
+      using std::isfinite;
       using std::sqrt;
-      const Real w = drop > 0 ? d / sqrt(2 * drop) : d;
+      Real w = drop > 0 && isfinite(drop) ? d / sqrt(2 * drop) : d;
+      if (!(w > min_d)) w = min_d;
       for (Real r = w; r < (b - a); r *= 3) {
         if (xm + r < b) add_point(xm + r);
         if (xm - r > a) add_point(xm - r);
@@ -172,14 +175,17 @@ class LogIntegrator {
     sort_points();
   }
 
-  // Relative rounding noise of the integral: the largest absolute error of h among points carrying mass.
+  // Relative rounding noise of the integral: the absolute error of h weighted by the integrand, largest over the
+  // scan (the integral's relative error is a weighted mean of the pointwise ones; points where h is small but its
+  // error large, next to a zero of the integrand, carry little weight).
   void estimate_noise() {
     using std::abs;
+    using std::exp;
     const Real eps = std::numeric_limits<Real>::epsilon();
     noise_ = 0;
     for (const Point& p : points_) {
       if (p.v < max_ - 40) continue;
-      const Real e = opt_.h_error ? opt_.h_error(p.x) : Real(8 * eps * (abs(p.v) + 1));
+      const Real e = (opt_.h_error ? opt_.h_error(p.x) : Real(8 * eps * (abs(p.v) + 1))) * exp(p.v - max_);
       if (e > noise_) noise_ = e;
     }
   }

@@ -252,7 +252,6 @@ class Parser {
     if (!eat('(')) fail("expected '(' after " + law_name);
     std::map<std::string, Value> values;
     std::size_t positional = 0;
-    bool named_seen = false;
     if (!eat(')')) {
       do {
         skip();
@@ -264,12 +263,12 @@ class Parser {
         if (!maybe.empty() && eat('=')) key = maybe;
         else pos_ = save;
         if (key.empty()) {
-          if (named_seen) fail("positional argument after a named one", arg_start);
+          // A positional argument fills the first parameter, in the listed order, not given yet.
+          while (positional < spec->params.size() && values.count(spec->params[positional].name)) ++positional;
           if (positional >= spec->params.size())
             fail(fmt::format("{} takes at most {} arguments", law_name, spec->params.size()), arg_start);
           key = spec->params[positional++].name;
         } else {
-          named_seen = true;
           const auto p = std::find_if(spec->params.begin(), spec->params.end(), [&](const ParamSpec& ps) { return ps.name == key; });
           if (p == spec->params.end()) {
             std::vector<std::string> names;

@@ -4,7 +4,7 @@
 //   clamp(gaussian(0.3, 1), lo=0, hi=1)
 // Grammar:  law := NAME '(' [arg {',' arg}] ')'    arg := [NAME '='] value
 //           value := NUMBER | law | '[' [value {',' value}] ']'
-// Positional arguments fill parameters in the listed order. Every law is one entry of law_catalogue(), which is
+// A positional argument fills the first parameter (in the listed order) not given by name so far. Every law is one entry of law_catalogue(), which is
 // also what `privamp laws` prints; adding a law means adding a class and one entry there.
 #pragma once
 

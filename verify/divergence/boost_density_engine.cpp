@@ -7,13 +7,13 @@ namespace privamp::verify {
 namespace {
 Part from_integral(const LogIntegral<double>& r) {
   Part part;
-  part.add_pos(r.log_value, r.rel_error);
+  part.add(r.log_value, r.rel_error);
   part.work = r.evaluations;
   return part;
 }
 }  // namespace
 
-Part density_part_boost(PreparedPair& pair, const Quantity& quantity) {
+Part density_part_boost(PreparedPair& pair, const Quantity& quantity, RenyiRoute route) {
   Part part;
   if (!pair.p_has_density) return part;
   const bool divergence_like = quantity.kind == Quantity::Kind::renyi || quantity.kind == Quantity::Kind::kl;
@@ -29,22 +29,10 @@ Part density_part_boost(PreparedPair& pair, const Quantity& quantity) {
           part.infinite = true;
           return part;
         }
-        if (use_expm1_route(alpha)) {
-          const auto s = renyi_expm1_integral(pair.density, pair.loss_scan(), alpha);
-          part.add_pos(s.positive.log_value, s.positive.rel_error);
-          part.add_neg(s.negative.log_value, s.negative.rel_error);
-          part.work = s.positive.evaluations + s.negative.evaluations;
-          return part;
-        }
-        return from_integral(renyi_log_integral(pair.density, alpha));
+        return from_integral(route == RenyiRoute::excess ? renyi_excess_integral(pair.density, alpha)
+                                                         : renyi_log_integral(pair.density, alpha));
       }
-      case Quantity::Kind::kl: {
-        const auto s = kl_integral(pair.density, pair.loss_scan());
-        part.add_pos(s.positive.log_value, s.positive.rel_error);
-        part.add_neg(s.negative.log_value, s.negative.rel_error);
-        part.work = s.positive.evaluations + s.negative.evaluations;
-        return part;
-      }
+      case Quantity::Kind::kl: return from_integral(kl_integral(pair.density));
       case Quantity::Kind::hockey_stick:
       case Quantity::Kind::tv: {
         const double eps = quantity.kind == Quantity::Kind::tv ? 0.0 : quantity.parameter;

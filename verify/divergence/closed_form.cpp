@@ -62,9 +62,13 @@ Estimate laplace_renyi(double delta, double b, double alpha) {
   const double z = delta / b, t = alpha - 1;
   // log g_α(z) = logaddexp(log(α/(2α−1)) + zt, log(t/(2α−1)) − zα), with log α − log(2α−1) = log1p(t) − log1p(2t)
   // so that α → 1 keeps its digits.
-  const double lg = log_add(std::log1p(t) - std::log1p(2 * t) + z * t, std::log(t) - std::log1p(2 * t) - z * alpha);
+  const double a = std::log1p(t) - std::log1p(2 * t) + z * t, bt = std::log(t) - std::log1p(2 * t) - z * alpha;
+  const double lg = log_add(a, bt);
   const double v = lg / t;
-  const double err = 8 * kEps * (std::fabs(z * alpha) + 2) / t;
+  // Each input of a is relatively accurate (so a carries ~eps·(|log1p t| + |log1p 2t| + zt)), bt enters with
+  // weight e^{bt − lg}; the error of lg is what remains after dividing by t.
+  const double a_err = std::fabs(std::log1p(t)) + std::fabs(std::log1p(2 * t)) + z * t + std::fabs(a);
+  const double err = 8 * kEps * (a_err + std::exp(bt - lg) * (std::fabs(bt) + 1) + std::fabs(lg)) / t;
   return Estimate::from_value(v, err, ErrorKind::exact, "closed form GT.lap.renyi");
 }
 
@@ -91,20 +95,25 @@ Estimate subsampled_gaussian_renyi(double q, double delta, double sigma, long al
     throw_invalid("subsampled_gaussian_renyi", "alpha", static_cast<double>(alpha), "integer 2 <= alpha <= 1e6");
   const char* method = "closed form GT.sgm.renyi";
   if (q == 0 || delta == 0) return zero(method);
+  // Since Σ_k C(α,k)(1−q)^{α−k}q^k = 1, the sum minus one is J = Σ_{k≥2} C(α,k)(1−q)^{α−k}q^k expm1((k²−k)c):
+  // positive terms, so small divergences keep their relative digits; R = log1p(J)/(α−1).
   const double c = delta * delta / (2 * sigma * sigma);
-  LogSumAccumulator<double> acc;
-  double max_abs = 0;
-  for (long k = 0; k <= alpha; ++k) {
-    const double kk = static_cast<double>(k);
-    const double term = log_binomial_coefficient(alpha, k) + (q < 1 ? static_cast<double>(alpha - k) * std::log1p(-q) : (k == alpha ? 0 : -kInf)) +
-                        kk * std::log(q) + (kk * kk - kk) * c;
-    acc.add(term);
-    if (std::isfinite(term)) max_abs = std::max(max_abs, std::fabs(term));
+  LogSumAccumulator<double> sum, weighted;
+  for (long k = 2; k <= alpha; ++k) {
+    const double kk = static_cast<double>(k), e = (kk * kk - kk) * c;
+    const double log_q_part = q < 1 ? static_cast<double>(alpha - k) * std::log1p(-q) : (k == alpha ? 0 : -kInf);
+    const double log_em1 = e > 1 ? e + log1mexp(-e) : std::log(std::expm1(e));
+    const double term = log_binomial_coefficient(alpha, k) + log_q_part + kk * std::log(q) + log_em1;
+    if (term == -kInf) continue;
+    sum.add(term);
+    // Each exponent is accurate to a few eps of its largest part.
+    weighted.add(term + std::log(std::fabs(term) + e + kk * std::fabs(std::log(q)) + 1));
   }
-  const double t = static_cast<double>(alpha - 1);
-  const double v = acc.value() / t;
-  // Terms are positive; each exponent carries a relative rounding error, the sum adds α+1 roundings.
-  const double err = 16 * kEps * (max_abs + static_cast<double>(alpha) + 1) / t;
+  const double log_j = sum.value(), t = static_cast<double>(alpha - 1);
+  const double rel_j = 16 * kEps * (std::exp(weighted.value() - log_j) + static_cast<double>(alpha));
+  const double log1p_j = log_add(0.0, log_j);
+  const double v = log1p_j / t;
+  const double err = rel_j * std::exp(log_j - log1p_j) / t + 4 * kEps * v;  // d log1p(J) = J/(1+J) · dJ/J
   return Estimate::from_value(v, err, ErrorKind::exact, method);
 }
 

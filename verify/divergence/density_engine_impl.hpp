@@ -11,6 +11,7 @@
 #include "numerics/log_integrate_impl.hpp"
 #include "numerics/log_space.hpp"
 #include "verify/divergence/density_pair.hpp"
+#include "verify/divergence/generators.hpp"
 
 namespace privamp::verify {
 
@@ -245,78 +246,46 @@ LogIntegral<Real> renyi_log_integral(const DensityPair<Real>& pair, Real alpha) 
                              detail::options_for<Real>(pair, pair.lo, pair.hi, err));
 }
 
+namespace detail {
+
+// log ∫ over q's support of q·G(L), for a generator G given in log form with its sensitivity to errors in L.
+template <class Real, class LogG, class Sensitivity>
+LogIntegral<Real> q_weighted_integral(const DensityPair<Real>& pair, LogG log_g, Sensitivity sensitivity) {
+  std::function<Real(Real)> h = [&](Real x) {
+    const Real lq = pair.log_q(x);
+    if (lq == -inf<Real>()) {
+      if (pair.log_p(x) > -inf<Real>()) throw NotAbsolutelyContinuous{};
+      return lq;
+    }
+    return lq + log_g(Real(pair.log_p(x) - lq));
+  };
+  auto err = [&](Real x) {
+    using std::abs;
+    using std::isfinite;
+    const Real eps = std::numeric_limits<Real>::epsilon();
+    const Real lp = pair.log_p(x), lq = pair.log_q(x);
+    if (!isfinite(lq)) return Real(8 * eps);
+    if (!isfinite(lp)) return Real(8 * eps + 4 * eps * abs(lq));
+    using std::min;
+    const Real amp = min(Real(sensitivity(Real(lp - lq))), Real(1e8));
+    return Real(8 * eps + 4 * eps * abs(lq) + 4 * eps * (abs(lp) + abs(lq)) * amp);
+  };
+  return log_integrate<Real>(h, anchors_in(pair, pair.q_lo, pair.q_hi), options_for<Real>(pair, pair.q_lo, pair.q_hi, err));
+}
+
+}  // namespace detail
+
 template <class Real>
-SignedLogIntegral<Real> renyi_expm1_integral(const DensityPair<Real>& pair, const LossScan<Real>& scan, Real alpha) {
-  long evals = 0;
-  const Real t = alpha - 1;
-  auto up = detail::level_regions(pair, scan, Real(0), evals);
-  auto positive = detail::integrate_regions(pair, up, [&](Real x) {
-    Real lp;
-    const Real l = detail::loss_at(pair, x, &lp);
-    if (l == detail::inf<Real>()) throw NotAbsolutelyContinuous{};
-    using std::expm1;
-    using std::log;
-    return l > 0 ? lp + log(expm1(t * l)) : -detail::inf<Real>();
-  }, detail::loss_rounding(pair, [t](Real l) {
-    using std::abs;
-    using std::exp;
-    using std::expm1;
-    return Real(t * exp(t * l) / abs(expm1(t * l)));
-  }));
-  // Complement of the positive regions within μ's support.
-  std::vector<std::pair<Real, Real>> down;
-  Real start = pair.lo;
-  for (const auto& [a, b] : up) {
-    if (a > start) down.emplace_back(start, a);
-    start = b;
-  }
-  if (start < pair.hi) down.emplace_back(start, pair.hi);
-  auto negative = detail::integrate_regions(pair, down, [&](Real x) {
-    Real lp;
-    const Real l = detail::loss_at(pair, x, &lp);
-    return l < 0 ? lp + log1mexp(Real(t * l)) : -detail::inf<Real>();
-  }, detail::loss_rounding(pair, [t](Real l) {
-    using std::abs;
-    using std::exp;
-    using std::expm1;
-    return Real(t * exp(t * l) / abs(expm1(t * l)));
-  }));
-  positive.evaluations += evals;
-  return {positive, negative};
+LogIntegral<Real> renyi_excess_integral(const DensityPair<Real>& pair, Real alpha) {
+  return detail::q_weighted_integral(
+      pair, [alpha](Real l) { return log_renyi_generator(l, alpha); },
+      [alpha](Real l) { return renyi_generator_sensitivity(l, alpha); });
 }
 
 template <class Real>
-SignedLogIntegral<Real> kl_integral(const DensityPair<Real>& pair, const LossScan<Real>& scan) {
-  long evals = 0;
-  auto up = detail::level_regions(pair, scan, Real(0), evals);
-  auto positive = detail::integrate_regions(pair, up, [&](Real x) {
-    Real lp;
-    const Real l = detail::loss_at(pair, x, &lp);
-    if (l == detail::inf<Real>()) throw NotAbsolutelyContinuous{};
-    using std::log;
-    return l > 0 ? lp + log(l) : -detail::inf<Real>();
-  }, detail::loss_rounding(pair, [](Real l) {
-    using std::abs;
-    return Real(1 / abs(l));
-  }));
-  std::vector<std::pair<Real, Real>> down;
-  Real start = pair.lo;
-  for (const auto& [a, b] : up) {
-    if (a > start) down.emplace_back(start, a);
-    start = b;
-  }
-  if (start < pair.hi) down.emplace_back(start, pair.hi);
-  auto negative = detail::integrate_regions(pair, down, [&](Real x) {
-    Real lp;
-    const Real l = detail::loss_at(pair, x, &lp);
-    using std::log;
-    return l < 0 ? lp + log(Real(-l)) : -detail::inf<Real>();
-  }, detail::loss_rounding(pair, [](Real l) {
-    using std::abs;
-    return Real(1 / abs(l));
-  }));
-  positive.evaluations += evals;
-  return {positive, negative};
+LogIntegral<Real> kl_integral(const DensityPair<Real>& pair) {
+  return detail::q_weighted_integral(
+      pair, [](Real l) { return log_kl_generator(l); }, [](Real l) { return kl_generator_sensitivity(l); });
 }
 
 template <class Real>

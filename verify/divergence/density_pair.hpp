@@ -4,8 +4,8 @@
 //
 // Quantities, with the privacy loss L = log p − log q:
 //   Rényi   log ∫ p^α q^{1−α}                    (direct, log-space, maximum factored out)
-//           ∫ p·expm1((α−1)L) split at L = 0     (for α → 1, where the direct route loses digits)
-//   KL      ∫ p·L split at L = 0
+//           J = ∫ q·f_α(e^L)                     (the excess I − 1, non-negative integrand: generators.hpp)
+//   KL      ∫ q·g(e^L)                           (non-negative integrand: generators.hpp)
 //   HS_ε    ∫_{L>ε} p·(1 − e^{ε−L})              (crossings of L with ε located by a scan + TOMS 748)
 //   sup L   scan + Brent refinement of local maxima
 #pragma once
@@ -26,6 +26,8 @@ struct DensityPair {
   Real scale = 1;                   // characteristic length
   Real lo = -std::numeric_limits<Real>::infinity();  // support of p's density
   Real hi = std::numeric_limits<Real>::infinity();
+  Real q_lo = -std::numeric_limits<Real>::infinity();  // support of q's density
+  Real q_hi = std::numeric_limits<Real>::infinity();
   Real rel_tol = 1e-13;
 };
 
@@ -37,12 +39,6 @@ template <class Real>
 struct LossScan {
   std::vector<Real> x, loss, log_p;
   long evaluations = 0;
-};
-
-// A non-negative quantity computed as the difference of two positive integrals, each in log form.
-template <class Real>
-struct SignedLogIntegral {
-  LogIntegral<Real> positive, negative;
 };
 
 template <class Real>
@@ -57,9 +53,9 @@ LossScan<Real> scan_loss(const DensityPair<Real>& pair);
 template <class Real>
 LogIntegral<Real> renyi_log_integral(const DensityPair<Real>& pair, Real alpha);
 template <class Real>
-SignedLogIntegral<Real> renyi_expm1_integral(const DensityPair<Real>& pair, const LossScan<Real>& scan, Real alpha);
+LogIntegral<Real> renyi_excess_integral(const DensityPair<Real>& pair, Real alpha);
 template <class Real>
-SignedLogIntegral<Real> kl_integral(const DensityPair<Real>& pair, const LossScan<Real>& scan);
+LogIntegral<Real> kl_integral(const DensityPair<Real>& pair);
 template <class Real>
 LogIntegral<Real> hockey_stick_integral(const DensityPair<Real>& pair, const LossScan<Real>& scan, Real eps);
 template <class Real>

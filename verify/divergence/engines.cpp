@@ -60,8 +60,18 @@ std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, 
           if (!purely_atomic(p) || !purely_atomic(q))
             throw InvalidArgument("the finite-sum engine needs two finite laws (pmfs)");
           const std::string method = "finite sum (log-space)";
-          if (quantity.kind == Quantity::Kind::renyi_inf) result = renyi_inf(pair(), method);
-          else result = finish(atom_part(pair(), quantity), quantity, ErrorKind::exact, method);
+          if (quantity.kind == Quantity::Kind::renyi_inf) {
+            result = renyi_inf(pair(), method);
+            break;
+          }
+          RenyiRoute route = quantity.kind == Quantity::Kind::renyi ? first_renyi_route(quantity.parameter)
+                                                                     : RenyiRoute::direct;
+          Part part = atom_part(pair(), quantity, route);
+          if (quantity.kind == Quantity::Kind::renyi && route == RenyiRoute::direct && wants_excess_route(part)) {
+            route = RenyiRoute::excess;
+            part = atom_part(pair(), quantity, route);
+          }
+          result = finish(part, quantity, ErrorKind::exact, method, route);
           break;
         }
         case Engine::quadrature:
@@ -75,9 +85,22 @@ std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, 
             result = renyi_inf(pp, pp.p_has_density ? "supremum search of the privacy loss" : method);
             break;
           }
-          Part part = atom_part(pp, quantity);
-          part.add(boost ? density_part_boost(pp, quantity) : density_part_gsl(pp, quantity));
-          result = finish(part, quantity, pp.p_has_density ? ErrorKind::quadrature : ErrorKind::exact, method);
+          const ErrorKind kind = pp.p_has_density ? ErrorKind::quadrature : ErrorKind::exact;
+          auto parts = [&](RenyiRoute route) {
+            Part part = atom_part(pp, quantity, route);
+            part.add(boost ? density_part_boost(pp, quantity, route) : density_part_gsl(pp, quantity));
+            return part;
+          };
+          RenyiRoute route = quantity.kind == Quantity::Kind::renyi && boost ? first_renyi_route(quantity.parameter)
+                                                                              : RenyiRoute::direct;
+          Part part = parts(route);
+          if (quantity.kind == Quantity::Kind::renyi && boost && route == RenyiRoute::direct && wants_excess_route(part)) {
+            route = RenyiRoute::excess;
+            const long work = part.work;
+            part = parts(route);
+            part.work += work;
+          }
+          result = finish(part, quantity, kind, method, route);
           break;
         }
         case Engine::monte_carlo: result = monte_carlo_divergence(p, q, quantity, options.monte_carlo); break;

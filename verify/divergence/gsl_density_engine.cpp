@@ -10,6 +10,7 @@
 #include "numerics/errors.hpp"
 #include "numerics/log_space.hpp"
 #include "verify/divergence/density_engines.hpp"
+#include "verify/divergence/generators.hpp"
 
 namespace privamp::verify {
 
@@ -26,20 +27,21 @@ struct Workspace {
 // ∫ over the support of exp(h − M) by QAGS on finite pieces and QAGIU/QAGIL on the infinite ends; returns the
 // log of the integral and its relative error (GSL's abserr / result).
 std::pair<double, double> gsl_log_integral(const PreparedPair& pair, const std::function<double(double)>& h,
-                                           double rel_tol, long& evaluations) {
+                                           double rel_tol, long& evaluations, bool over_q = false) {
+  const double lo = over_q ? pair.density.q_lo : pair.density.lo, hi = over_q ? pair.density.q_hi : pair.density.hi;
   gsl_set_error_handler_off();
   // Scale: the largest value of h at the anchors and on a coarse grid around them.
   std::vector<double> pts;
   for (double a : pair.density.anchors)
-    if (a > pair.density.lo && a < pair.density.hi) pts.push_back(a);
-  if (pts.empty()) pts.push_back(std::isfinite(pair.density.lo) ? pair.density.lo + pair.density.scale : 0.0);
+    if (a > lo && a < hi) pts.push_back(a);
+  if (pts.empty()) pts.push_back(std::isfinite(lo) ? lo + pair.density.scale : 0.0);
   std::sort(pts.begin(), pts.end());
   pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
   double m = -kInf;
   for (double a : pts)
     for (int k = -64; k <= 64; ++k) {
       const double x = a + pair.density.scale * k / 4.0;
-      if (x <= pair.density.lo || x >= pair.density.hi) continue;
+      if (x <= lo || x >= hi) continue;
       m = std::max(m, h(x));
       ++evaluations;
     }
@@ -64,13 +66,13 @@ std::pair<double, double> gsl_log_integral(const PreparedPair& pair, const std::
       throw NumericalError(fmt::format("GSL {} failed: {}", what, gsl_strerror(status)));
   };
   double r = 0, e = 0;
-  if (std::isfinite(pair.density.lo)) pts.insert(pts.begin(), pair.density.lo);
+  if (std::isfinite(lo)) pts.insert(pts.begin(), lo);
   else {
     check(gsl_integration_qagil(&f, pts.front(), 0, rel_tol, 2000, ws.w, &r, &e), "qagil");
     total += r;
     err += e;
   }
-  if (std::isfinite(pair.density.hi)) pts.push_back(pair.density.hi);
+  if (std::isfinite(hi)) pts.push_back(hi);
   else {
     check(gsl_integration_qagiu(&f, pts.back(), 0, rel_tol, 2000, ws.w, &r, &e), "qagiu");
     total += r;
@@ -114,22 +116,16 @@ Part density_part_gsl(PreparedPair& pair, const Quantity& quantity) {
         const double l = loss(x, lp);
         return lp == -kInf ? -kInf : lp + (a - 1) * l;
       }, rel_tol, evals);
-      part.add_pos(lv, rel);
+      part.add(lv, rel);
       break;
     }
     case Quantity::Kind::kl: {
-      const auto [lv_pos, rel_pos] = gsl_log_integral(pair, [&](double x) {
-        double lp;
-        const double l = loss(x, lp);
-        return l > 0 ? lp + std::log(l) : -kInf;
-      }, rel_tol, evals);
-      const auto [lv_neg, rel_neg] = gsl_log_integral(pair, [&](double x) {
-        double lp;
-        const double l = loss(x, lp);
-        return l < 0 ? lp + std::log(-l) : -kInf;
-      }, rel_tol, evals);
-      part.add_pos(lv_pos, rel_pos);
-      part.add_neg(lv_neg, rel_neg);
+      // Same generator as the atoms (q·g(p/q), generators.hpp), integrated over q's support by GSL.
+      const auto [lv, rel] = gsl_log_integral(pair, [&](double x) {
+        const double lq = d.log_q(x);
+        return lq == -kInf ? -kInf : lq + log_kl_generator(d.log_p(x) - lq);
+      }, rel_tol, evals, true);
+      part.add(lv, rel);
       break;
     }
     case Quantity::Kind::hockey_stick:
@@ -140,7 +136,7 @@ Part density_part_gsl(PreparedPair& pair, const Quantity& quantity) {
         const double l = loss(x, lp);
         return l > eps ? lp + log1mexp(eps - l) : -kInf;
       }, rel_tol, evals);
-      part.add_pos(lv, rel);
+      part.add(lv, rel);
       break;
     }
     case Quantity::Kind::renyi_inf: break;

@@ -5,6 +5,7 @@
 
 #include "numerics/errors.hpp"
 #include "numerics/log_space.hpp"
+#include "verify/divergence/generators.hpp"
 
 namespace privamp::verify {
 
@@ -52,6 +53,8 @@ PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_to
     density.scale = q_has_density ? std::min(p.scale(), q.scale()) : p.scale();
     density.lo = sp.lo;
     density.hi = sp.hi;
+    density.q_lo = q_has_density ? q.support().lo : sp.lo;
+    density.q_hi = q_has_density ? q.support().hi : sp.hi;
     density.rel_tol = rel_tol;
   }
 }
@@ -73,110 +76,112 @@ bool PreparedPair::renyi_tail_diverges(double alpha) const {
   return side(p.left_tail(), q.left_tail()) || side(p.right_tail(), q.right_tail());
 }
 
-void Part::add_pos(double log_v, double rel) {
+void Part::add(double log_v, double rel) {
   if (log_v == -kInf) return;
-  const double total = log_add(log_pos, log_v);
-  pos_rel = (log_pos == -kInf ? 0 : pos_rel * std::exp(log_pos - total)) + rel * std::exp(log_v - total);
-  log_pos = total;
-}
-
-void Part::add_neg(double log_v, double rel) {
-  if (log_v == -kInf) return;
-  const double total = log_add(log_neg, log_v);
-  neg_rel = (log_neg == -kInf ? 0 : neg_rel * std::exp(log_neg - total)) + rel * std::exp(log_v - total);
-  log_neg = total;
+  const double total = log_add(log_value, log_v);
+  rel_error = (log_value == -kInf ? 0 : rel_error * std::exp(log_value - total)) + rel * std::exp(log_v - total);
+  log_value = total;
 }
 
 void Part::add(const Part& other) {
-  add_pos(other.log_pos, other.pos_rel);
-  add_neg(other.log_neg, other.neg_rel);
+  add(other.log_value, other.rel_error);
   infinite = infinite || other.infinite;
   work += other.work;
 }
 
-bool use_expm1_route(double alpha) { return alpha - 1 < 0.1; }
+RenyiRoute first_renyi_route(double alpha) { return alpha - 1 < 0.1 ? RenyiRoute::excess : RenyiRoute::direct; }
 
-Part atom_part(const PreparedPair& pair, const Quantity& quantity) {
+bool wants_excess_route(const Part& direct_part) { return !direct_part.infinite && direct_part.log_value < 0.5; }
+
+Part atom_part(const PreparedPair& pair, const Quantity& quantity, RenyiRoute route) {
   Part part;
   const std::size_t n = pair.atom_log_p.size();
   part.work = static_cast<long>(n);
   if (n == 0) return part;
   const double alpha = quantity.parameter;
-  const bool divergence_like = quantity.kind == Quantity::Kind::renyi || quantity.kind == Quantity::Kind::kl;
-  LogSumAccumulator<double> pos, neg;
-  double max_abs = 0;  // largest |log term|: each carries that much absolute rounding in its exponent
+  const bool q_weighted = quantity.kind == Quantity::Kind::kl ||
+                          (quantity.kind == Quantity::Kind::renyi && route == RenyiRoute::excess);
+  // Each term e^{x} carries the rounding of its exponent, ~eps·(|x| + |log p| + |log q|)·(sensitivity), in
+  // proportion to its weight: the sum of term·magnitude over the sum of terms is the relative rounding error.
+  LogSumAccumulator<double> sum, weighted;
   for (std::size_t k = 0; k < n; ++k) {
     const double lp = pair.atom_log_p[k], lq = pair.atom_log_q[k];
-    if (lp == -kInf) continue;
-    if (lq == -kInf) {
-      if (divergence_like) {
+    if (lp > -kInf && lq == -kInf) {
+      if (quantity.kind == Quantity::Kind::renyi || quantity.kind == Quantity::Kind::kl) {
         part.infinite = true;
         return part;
       }
-      pos.add(lp);  // HS: the atom of μ is entirely outside ν's atoms
+      sum.add(lp);  // HS: the atom of μ lies outside ν's atoms and counts in full
+      weighted.add(lp + std::log(std::fabs(lp) + 1));
       continue;
     }
-    const double l = lp - lq;
-    double term = -kInf;
-    bool negative = false;
+    double term = -kInf, magnitude = 1;
+    const double l = lp - lq;  // −inf where μ has no atom
+    const double loss_error = std::fabs(lp == -kInf ? 0 : lp) + std::fabs(lq);
     switch (quantity.kind) {
       case Quantity::Kind::renyi:
-        if (use_expm1_route(alpha)) {
-          const double t = (alpha - 1) * l;
-          negative = t < 0;
-          term = t > 0 ? lp + std::log(std::expm1(t)) : t < 0 ? lp + log1mexp(t) : -kInf;
-        } else {
+        if (q_weighted) {
+          term = lq + log_renyi_generator(l, alpha);
+          magnitude = std::fabs(lq) + loss_error * std::min(renyi_generator_sensitivity(l, alpha), 1e8);
+        } else if (lp > -kInf) {
           term = alpha * lp + (1 - alpha) * lq;
+          magnitude = alpha * std::fabs(lp) + (alpha - 1) * std::fabs(lq);
         }
         break;
       case Quantity::Kind::kl:
-        negative = l < 0;
-        term = l != 0 ? lp + std::log(std::fabs(l)) : -kInf;
+        term = lq + log_kl_generator(l);
+        magnitude = std::fabs(lq) + loss_error * std::min(kl_generator_sensitivity(l), 1e8);
         break;
       case Quantity::Kind::hockey_stick:
       case Quantity::Kind::tv: {
         const double eps = quantity.kind == Quantity::Kind::tv ? 0.0 : quantity.parameter;
-        term = l > eps ? lp + log1mexp(eps - l) : -kInf;
+        if (l > eps) {
+          term = lp + log1mexp(eps - l);
+          magnitude = std::fabs(lp) + loss_error * std::min(std::exp(eps - l) / -std::expm1(eps - l), 1e8);
+        }
         break;
       }
       case Quantity::Kind::renyi_inf: break;
     }
-    if (std::isfinite(term)) max_abs = std::max(max_abs, std::fabs(term) + std::fabs(lp) + std::fabs(lq));
-    (negative ? neg : pos).add(term);
+    if (!std::isfinite(term)) continue;
+    sum.add(term);
+    weighted.add(term + std::log(magnitude + 1));
   }
-  const double rel = 4 * kEps * (max_abs + static_cast<double>(n));
-  part.add_pos(pos.value(), rel);
-  part.add_neg(neg.value(), rel);
+  const double rel = sum.value() == -kInf ? 0.0
+                                          : 8 * kEps * std::exp(weighted.value() - sum.value()) +
+                                                kEps * static_cast<double>(n);
+  part.add(sum.value(), rel);
   return part;
 }
 
-Estimate finish(const Part& part, const Quantity& quantity, ErrorKind kind, const std::string& method) {
+Estimate finish(const Part& part, const Quantity& quantity, ErrorKind kind, const std::string& method,
+                RenyiRoute route) {
   Estimate e;
   switch (quantity.kind) {
     case Quantity::Kind::renyi: {
       if (part.infinite) return Estimate::infinite(method);
       const double t = quantity.parameter - 1;
-      if (use_expm1_route(quantity.parameter)) {
-        const double pos = std::exp(part.log_pos), neg = std::exp(part.log_neg);
-        const double j = pos - neg, j_err = pos * part.pos_rel + neg * part.neg_rel;
-        const double denom = std::max(1 + j - j_err, 1e-300);
-        e = Estimate::from_value(std::log1p(j) / t, j_err / denom / t + 4 * kEps * std::fabs(std::log1p(j) / t), kind, method);
+      const double rel = std::min(part.rel_error, 0.5);
+      if (route == RenyiRoute::excess) {
+        // R = log1p(J)/(α−1); |d log1p(J)| = J/(1+J) · |dJ|/J.
+        const double log1p_j = log_add(0.0, part.log_value);
+        const double err = rel * std::exp(part.log_value - log1p_j) / t + 4 * kEps * log1p_j / t;
+        e = Estimate::from_value(log1p_j / t, err, kind, method);
       } else {
-        const double rel = std::min(part.pos_rel, 0.5);
-        e = Estimate::from_value(part.log_pos / t, -std::log1p(-rel) / t + 4 * kEps * std::fabs(part.log_pos) / t, kind, method);
+        e = Estimate::from_value(part.log_value / t, -std::log1p(-rel) / t + 4 * kEps * std::fabs(part.log_value) / t,
+                                 kind, method);
       }
       break;
     }
-    case Quantity::Kind::kl: {
+    case Quantity::Kind::kl:
       if (part.infinite) return Estimate::infinite(method);
-      const double pos = std::exp(part.log_pos), neg = std::exp(part.log_neg);
-      e = Estimate::from_value(pos - neg, pos * part.pos_rel + neg * part.neg_rel + 4 * kEps * pos, kind, method);
+      e = part.log_value == -kInf ? Estimate::from_value(0, 0, kind, method)
+                                  : Estimate::from_log(part.log_value, part.rel_error, kind, method);
       break;
-    }
     case Quantity::Kind::hockey_stick:
     case Quantity::Kind::tv:
-      if (part.log_pos == -kInf) e = Estimate::from_value(0, 0, kind, method);
-      else e = Estimate::from_log(part.log_pos, part.pos_rel, kind, method);
+      if (part.log_value == -kInf) e = Estimate::from_value(0, 0, kind, method);
+      else e = Estimate::from_log(part.log_value, part.rel_error, kind, method);
       break;
     case Quantity::Kind::renyi_inf: throw NumericalError("internal: renyi_inf is not finished from parts");
   }

@@ -27,27 +27,30 @@ struct PreparedPair {
   bool renyi_tail_diverges(double alpha) const;
 };
 
-// A divergence as positive and negative parts in log form (value = e^{log_pos} − e^{log_neg}), with relative
-// error bars; what each engine returns for the atoms and for the densities before they are combined.
+// A sum of non-negative contributions (atoms, density) in log form with a relative error bar: what each engine
+// returns for the atoms and for the densities before the quantity is finished.
 struct Part {
-  double log_pos = -std::numeric_limits<double>::infinity();
-  double pos_rel = 0;
-  double log_neg = -std::numeric_limits<double>::infinity();
-  double neg_rel = 0;
+  double log_value = -std::numeric_limits<double>::infinity();
+  double rel_error = 0;
   bool infinite = false;
   long work = 0;
-  void add_pos(double log_v, double rel);
-  void add_neg(double log_v, double rel);
+  void add(double log_v, double rel);
   void add(const Part& other);
 };
 
-// How Rényi is integrated: log ∫ p^α q^{1−α} (direct) or ∫ p·expm1((α−1)L) (near α = 1).
-bool use_expm1_route(double alpha);
+// How Rényi is integrated: I = ∫ p^α q^{1−α} in log form (direct), or its excess J = I − 1 through the
+// non-negative generator of generators.hpp (excess). The direct route gives R = log I/(α−1) to an absolute error
+// ~ rel_err(I)/(α−1), which loses relative digits when R(α−1) is small (α → 1, nearly equal laws); the excess
+// route keeps them. KL always uses its generator.
+enum class RenyiRoute { direct, excess };
+RenyiRoute first_renyi_route(double alpha);         // excess when α − 1 < 0.1
+bool wants_excess_route(const Part& direct_part);   // I < e^{0.5}: redo by the excess route
 
 // Exact sums over the atoms (the finite-sum engine and the atom part of the others).
-Part atom_part(const PreparedPair& pair, const Quantity& quantity);
+Part atom_part(const PreparedPair& pair, const Quantity& quantity, RenyiRoute route = RenyiRoute::direct);
 // Turns the combined parts into the quantity's estimate.
-Estimate finish(const Part& part, const Quantity& quantity, ErrorKind kind, const std::string& method);
+Estimate finish(const Part& part, const Quantity& quantity, ErrorKind kind, const std::string& method,
+                RenyiRoute route = RenyiRoute::direct);
 // R_∞ from the atoms and (for the density part) the scan's supremum.
 Estimate renyi_inf(PreparedPair& pair, const std::string& method);
 

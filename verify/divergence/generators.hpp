@@ -1,0 +1,87 @@
+// Non-negative generators of the Rényi excess and of KL, as functions of the privacy loss L = log(p/q):
+//
+//   J = ∫ p^α q^{1−α} − 1 = ∫ q·f_α(e^L),   f_α(r) = r^α − 1 − α(r − 1)  ≥ 0   (convexity of r^α)
+//   KL = ∫ q·g(e^L),                         g(r)   = r log r − r + 1      ≥ 0
+//
+// (the added terms integrate to zero since ∫p = ∫q = 1, atoms included). Integrating these instead of
+// p·expm1((α−1)L) or p·L avoids the cancellation between regions where L > 0 and L < 0, so small divergences
+// keep their relative digits. Near L = 0 both are evaluated by their Taylor series.
+#pragma once
+
+#include <cmath>
+#include <limits>
+
+#include "numerics/log_space.hpp"
+
+namespace privamp::verify {
+
+// log f_α(e^L); L may be −inf (f = α − 1). With t = α − 1 small, f = e^L·expm1(tL) − t·expm1(L) keeps its
+// digits (the textbook form r^α − 1 − α(r − 1) cancels to O(t)).
+template <class Real>
+Real log_renyi_generator(const Real& l, const Real& alpha) {
+  using std::abs;
+  using std::exp;
+  using std::expm1;
+  using std::log;
+  using std::log1p;
+  const Real t = alpha - 1;
+  if (l == -std::numeric_limits<Real>::infinity()) return log(t);
+  const Real al = alpha * l;
+  if (abs(al) < Real(0.1) && abs(l) < Real(0.1)) {
+    // Σ_{k≥2} α(α^{k−1} − 1) L^k / k!, with α^{k−1} − 1 = expm1((k−1)·log1p(t)) exact for small t.
+    const Real log_alpha = log1p(t);
+    Real sum = 0, power = l, factorial = 1;  // L^k, k!
+    for (int k = 2; k < 60; ++k) {
+      power *= l;
+      factorial *= k;
+      const Real term = alpha * expm1(Real(k - 1) * log_alpha) * power / factorial;
+      sum += term;
+      if (abs(term) <= std::numeric_limits<Real>::epsilon() * abs(sum) / 4) break;
+    }
+    return log(sum);
+  }
+  const Real tl = t * l;
+  if (t < 1 && tl < 600) {
+    if (l > 30) return l + log(Real(expm1(tl) + t * expm1(-l)));
+    return log(Real(exp(l) * expm1(tl) - t * expm1(l)));
+  }
+  if (al > 30) return al + log1p(Real(-exp(-al) * (1 + alpha * expm1(l))));
+  return log(Real(expm1(al) - alpha * expm1(l)));
+}
+
+// log g(e^L) = log(1 + e^L (L − 1)); L may be −inf (g = 1).
+template <class Real>
+Real log_kl_generator(const Real& l) {
+  using std::abs;
+  using std::exp;
+  using std::log;
+  using std::log1p;
+  if (l == -std::numeric_limits<Real>::infinity()) return Real(0);
+  if (abs(l) < Real(0.1)) {
+    Real sum = 0, power = l, factorial = 1;  // Σ_{m≥2} (m−1) L^m / m!
+    for (int m = 2; m < 60; ++m) {
+      power *= l;
+      factorial *= m;
+      const Real term = Real(m - 1) * power / factorial;
+      sum += term;
+      if (abs(term) <= std::numeric_limits<Real>::epsilon() * abs(sum) / 4) break;
+    }
+    return log(sum);
+  }
+  if (l > 30) return l + log(Real(l - 1 + exp(-l)));
+  return log1p(Real(exp(l) * (l - 1)));
+}
+
+// |d log f/dL|: how much an absolute error in L is amplified in log f (bounded by α + 2/|L|).
+template <class Real>
+Real renyi_generator_sensitivity(const Real& l, const Real& alpha) {
+  using std::abs;
+  return alpha + 2 / abs(l);
+}
+template <class Real>
+Real kl_generator_sensitivity(const Real& l) {
+  using std::abs;
+  return 1 + abs(l) + 2 / abs(l);
+}
+
+}  // namespace privamp::verify
