@@ -114,6 +114,51 @@ auto loss_rounding(const DensityPair<Real>& pair, A amplification) {
   };
 }
 
+// The scan stops where μ's density has dropped by e^{−1e7}; a level ε beyond the largest loss seen there may still
+// be reached further out, where L keeps increasing (Gaussian pairs: L is linear). Then the march goes on.
+template <class Real>
+bool end_rising_below(const LossScan<Real>& s, bool right, const Real& level) {
+  const std::size_t n = s.x.size();
+  if (n < 2) return false;
+  const std::size_t end = right ? n - 1 : 0, inner = right ? n - 2 : 1;
+  using std::isfinite;
+  return isfinite(s.loss[end]) && s.loss[end] <= level && s.loss[end] > s.loss[inner] && s.log_p[end] > -inf<Real>();
+}
+
+template <class Real>
+bool needs_extension(const DensityPair<Real>& pair, const LossScan<Real>& s, const Real& level) {
+  using std::isfinite;
+  return (!isfinite(pair.hi) && end_rising_below(s, true, level)) || (!isfinite(pair.lo) && end_rising_below(s, false, level));
+}
+
+template <class Real>
+LossScan<Real> extend_scan(const DensityPair<Real>& pair, LossScan<Real> s, const Real& level) {
+  using std::isfinite;
+  for (const bool right : {true, false}) {
+    if (right ? isfinite(pair.hi) : isfinite(pair.lo)) continue;
+    std::vector<Real> xs, ls, ps;
+    for (int k = 0; k < 2000 && end_rising_below(s, right, level); ++k) {
+      const std::size_t n = s.x.size();
+      const Real x_end = right ? s.x[n - 1] : s.x[0], x_in = right ? s.x[n - 2] : s.x[1];
+      const Real x = x_end + 2 * (x_end - x_in);
+      if (!isfinite(x)) break;
+      Real lp;
+      const Real l = loss_at(pair, x, &lp);
+      ++s.evaluations;
+      if (right) {
+        s.x.push_back(x);
+        s.loss.push_back(l);
+        s.log_p.push_back(lp);
+      } else {
+        s.x.insert(s.x.begin(), x);
+        s.loss.insert(s.loss.begin(), l);
+        s.log_p.insert(s.log_p.begin(), lp);
+      }
+    }
+  }
+  return s;
+}
+
 template <class Real>
 LogIntegrateOptions<Real> options_for(const DensityPair<Real>& pair, const Real& lo, const Real& hi,
                                       std::function<Real(Real)> h_error = {}) {
@@ -291,7 +336,14 @@ LogIntegral<Real> kl_integral(const DensityPair<Real>& pair) {
 template <class Real>
 LogIntegral<Real> hockey_stick_integral(const DensityPair<Real>& pair, const LossScan<Real>& scan, Real eps) {
   long evals = 0;
-  const auto regions = detail::level_regions(pair, scan, eps, evals);
+  const LossScan<Real>* use = &scan;
+  LossScan<Real> extended;
+  if (detail::needs_extension(pair, scan, eps)) {
+    extended = detail::extend_scan(pair, scan, eps);
+    use = &extended;
+    evals += extended.evaluations - scan.evaluations;
+  }
+  const auto regions = detail::level_regions(pair, *use, eps, evals);
   auto r = detail::integrate_regions(pair, regions, [&](Real x) {
     Real lp;
     const Real l = detail::loss_at(pair, x, &lp);
