@@ -134,42 +134,55 @@ class LogIntegrator {
   // Every discrete local maximum above max − margin is refined by Brent's method and surrounded by a ladder of
   // points at its curvature width, so that no piece is much wider than the peak it contains.
   void refine_maxima() {
-    std::vector<std::pair<Real, Real>> brackets;
-    for (std::size_t i = 1; i + 1 < points_.size(); ++i) {
+    struct Peak {
+      Real a, b;
+      bool interior;  // refine by Brent in [a, b]; otherwise the peak is at an end point of the scan
+      Real x;
+    };
+    std::vector<Peak> peaks;
+    const std::size_t n = points_.size();
+    for (std::size_t i = 0; i < n && n >= 2; ++i) {
       const Real v = points_[i].v;
       if (v == neg_inf() || v < max_ - opt_.margin) continue;
-      if (v >= points_[i - 1].v && v >= points_[i + 1].v) brackets.emplace_back(points_[i - 1].x, points_[i + 1].x);
+      const bool up_left = i == 0 || v >= points_[i - 1].v, up_right = i + 1 == n || v >= points_[i + 1].v;
+      if (!up_left || !up_right) continue;
+      if (i > 0 && i + 1 < n) peaks.push_back({points_[i - 1].x, points_[i + 1].x, true, points_[i].x});
+      else if (i == 0) peaks.push_back({points_[0].x, points_[1].x, false, points_[0].x});
+      else peaks.push_back({points_[n - 2].x, points_[n - 1].x, false, points_[n - 1].x});
     }
-    if (brackets.size() > 64) brackets.resize(64);
-    for (const auto& [a, b] : brackets) {
-      boost::uintmax_t iters = 200;
-      const int bits = std::numeric_limits<Real>::digits / 2;
-      auto neg_h = [&](const Real& x) {
-        Real v = eval(x);
-        return v == neg_inf() ? std::numeric_limits<Real>::max() : Real(-v);
-      };
-      const auto [xm, nv] = boost::math::tools::brent_find_minima(neg_h, a, b, bits, iters);
+    if (peaks.size() > 64) peaks.resize(64);
+    for (const auto& [a, b, interior, x0] : peaks) {
+      Real xm = x0;
+      if (interior) {
+        boost::uintmax_t iters = 200;
+        const int bits = std::numeric_limits<Real>::digits / 2;
+        auto neg_h = [&](const Real& x) {
+          Real v = eval(x);
+          return v == neg_inf() ? std::numeric_limits<Real>::max() : Real(-v);
+        };
+        xm = boost::math::tools::brent_find_minima(neg_h, a, b, bits, iters).first;
+      }
       add_point(xm);
       const Real hm = points_.back().v;
       if (hm == neg_inf()) continue;
-      // Width: find d with a drop of order one, then w = d / sqrt(2 drop) (exact for a Gaussian peak).
-      Real d = (b - a) / 4, drop = 0;
-      // (The side towards a region end may be −inf, hence the one-sided drop: the larger neighbour.)
-      const Real min_d = (b - a) * Real(1e-12);
-      for (int k = 0; k < 200; ++k) {
-        const Real upper = std::max(eval(xm + d), eval(xm - d));
-        drop = hm - upper;
-        if (drop > 8 && d > min_d) d /= 2;
-        else if (drop < Real(0.5) && 2 * d < (b - a)) d *= 2;
-        else break;
-      }
+      // A ladder on each side at that side's width: find d with a drop of order one, then w = d/√(2·drop)
+      // (exact for a Gaussian peak). Sides differ at kinks (a Laplace loss peaks at its kink, steep on one side).
       using std::isfinite;
       using std::sqrt;
-      Real w = drop > 0 && isfinite(drop) ? d / sqrt(2 * drop) : d;
-      if (!(w > min_d)) w = min_d;
-      for (Real r = w; r < (b - a); r *= 3) {
-        if (xm + r < b) add_point(xm + r);
-        if (xm - r > a) add_point(xm - r);
+      const Real min_d = (b - a) * Real(1e-12);
+      for (const int side : {-1, 1}) {
+        const Real room = side > 0 ? b - xm : xm - a;
+        if (!(room > 0)) continue;
+        Real d = room / 2, drop = 0;
+        for (int k = 0; k < 200; ++k) {
+          drop = hm - eval(xm + Real(side) * d);
+          if (drop > 8 && d > min_d) d /= 2;
+          else if (drop < Real(0.5) && 2 * d < room) d *= 2;
+          else break;
+        }
+        Real w = drop > 0 && isfinite(drop) ? d / sqrt(2 * drop) : d;
+        if (!(w > min_d)) w = min_d;
+        for (Real r = w; r < room; r *= 3) add_point(xm + Real(side) * r);
       }
     }
     sort_points();
@@ -183,9 +196,17 @@ class LogIntegrator {
     using std::exp;
     const Real eps = std::numeric_limits<Real>::epsilon();
     noise_ = 0;
-    for (const Point& p : points_) {
+    for (std::size_t i = 0; i < points_.size(); ++i) {
+      const Point& p = points_[i];
       if (p.v < max_ - 40) continue;
-      const Real e = (opt_.h_error ? opt_.h_error(p.x) : Real(8 * eps * (abs(p.v) + 1))) * exp(p.v - max_);
+      Real e = opt_.h_error ? opt_.h_error(p.x) : Real(8 * eps * (abs(p.v) + 1));
+      // The abscissae are rounded too: h moves by |h'|·eps·|x| (narrow peaks far from the origin).
+      if (i > 0 && i + 1 < points_.size()) {
+        const Real slope = (points_[i + 1].v - points_[i - 1].v) / (points_[i + 1].x - points_[i - 1].x);
+        using std::isfinite;
+        if (isfinite(slope)) e += 2 * abs(slope) * eps * abs(p.x);
+      }
+      e *= exp(p.v - max_);
       if (e > noise_) noise_ = e;
     }
   }

@@ -15,7 +15,8 @@ double log_normal_cdf(double x) {
   // Φ(x) = erfc(−x/√2)/2; GSL's log_erfc uses an asymptotic series for large arguments, so the far left
   // tail (x ≪ −38, where erfc underflows) stays exact in log-space.
   if (x < -1.0) return gsl_sf_log_erfc(-x / std::numbers::sqrt2) - std::numbers::ln2;
-  // Right of −1, Φ(x) ≥ 0.16: log1p of the small complement keeps full relative accuracy as x → +∞.
+  // Right of −1, Φ(x) ≥ 0.16: log1p of the small complement keeps full relative accuracy as x → +∞. (Far right,
+  // the result is conditioned like x²·eps by the rounding of x/√2 itself.)
   return std::log1p(-0.5 * std::erfc(x / std::numbers::sqrt2));
 }
 

@@ -80,7 +80,7 @@ std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, 
           PreparedPair& pp = pair();
           const std::string method = !pp.p_has_density ? "finite sum (log-space)"
                                      : boost           ? "quadrature (Gauss-Kronrod 21, log-space)"
-                                                       : "quadrature (GSL QAGS/QAGI)";
+                                                       : "quadrature (GSL QAG/QAGI)";
           if (quantity.kind == Quantity::Kind::renyi_inf) {
             result = renyi_inf(pp, pp.p_has_density ? "supremum search of the privacy loss" : method);
             break;

@@ -3,7 +3,7 @@
 //   closed_form  the GT formulas (closed_form.hpp) for the pairs they cover
 //   finite_sum   exact sums over atoms in log-space (pmfs, shuffled counts)
 //   quadrature   atoms by exact sums + densities by log-space adaptive Gauss–Kronrod (Boost.Math), any 1-D laws
-//   gsl          atoms by exact sums + densities by GSL QAGS/QAGIU/QAGIL: an independent cross-check
+//   gsl          atoms by exact sums + densities by GSL QAG/QAGIU/QAGIL: an independent cross-check
 //   monte_carlo  samples of μ with the exact privacy loss; empirical-Bernstein or CLT intervals; importance
 //                sampling by shifting μ towards the region {L > ε} for small hockey-stick values
 //   automatic    closed form if the pair has one, finite sum if both laws are finite, quadrature otherwise

@@ -1,0 +1,70 @@
+#include <cmath>
+#include <iomanip>
+#include <numbers>
+
+#include <catch2/catch.hpp>
+
+#include "numerics/errors.hpp"
+#include "numerics/log_integrate.hpp"
+#include "support/check.hpp"
+#include "support/reference.hpp"
+
+using namespace privamp;
+
+TEST_CASE("log_integrate finds a far, narrow peak and reports an error bar that holds", "[numerics]") {
+  // ∫ exp(c − (x − m)²/(2s²)) dx = c + log(s √(2π)), for peaks far from the anchor and very narrow or wide.
+  for (double m : {0.0, 37.0, 1e4, -3e5}) {
+    for (double s : {1e-3, 1.0, 50.0}) {
+      const double c = 1e3;
+      std::function<double(double)> h = [&](double x) { return c - (x - m) * (x - m) / (2 * s * s); };
+      LogIntegrateOptions<double> opt;
+      opt.scale = 1;
+      const auto r = log_integrate<double>(h, {0.0}, opt);
+      const double truth = c + std::log(s * std::sqrt(2 * std::numbers::pi));
+      INFO("m = " << m << ", s = " << s << ", evaluations " << r.evaluations << std::setprecision(17) << " got " << r.log_value << " truth " << truth << " rel " << r.rel_error);
+      CHECK(r.converged);
+      // |log I − log truth| ≤ rel_error (log1p(rel) ≈ rel), with the rounding of the exponent c.
+      CHECK(std::fabs(r.log_value - truth) <= r.rel_error + 4e-16 * c);
+      // Accuracy is limited by the rounding of the abscissae when the peak is narrow and far: |x|·eps/s.
+      CHECK(r.rel_error < std::max(1e-9, 1e4 * 2.2e-16 * std::fabs(m) / s));
+    }
+  }
+}
+
+TEST_CASE("log_integrate handles kinks given as anchors, finite domains and -inf outside the support", "[numerics]") {
+  // ∫_{-1}^{2} e^{−|x|} dx = (1 − e^{−1}) + (1 − e^{−2}).
+  std::function<double(double)> h = [](double x) { return -std::fabs(x); };
+  LogIntegrateOptions<double> opt;
+  opt.lo = -1;
+  opt.hi = 2;
+  const auto r = log_integrate<double>(h, {0.0}, opt);
+  const double truth = std::log(2 - std::exp(-1.0) - std::exp(-2.0));
+  CHECK(std::fabs(r.log_value - truth) <= r.rel_error);
+  CHECK(r.rel_error < 1e-12);
+  // Integrand identically −inf: the integral is an exact zero.
+  std::function<double(double)> none = [](double) { return -std::numeric_limits<double>::infinity(); };
+  CHECK(log_integrate<double>(none, {0.0}, opt).log_value == -std::numeric_limits<double>::infinity());
+}
+
+TEST_CASE("log_integrate rejects NaN integrands and empty domains", "[numerics]") {
+  std::function<double(double)> bad = [](double x) { return x > 0.5 ? std::nan("") : -x * x; };
+  CHECK_THROWS_AS(log_integrate<double>(bad, {0.0}, {}), NumericalError);
+  LogIntegrateOptions<double> empty;
+  empty.lo = 1;
+  empty.hi = 1;
+  std::function<double(double)> ok = [](double x) { return -x * x; };
+  CHECK_THROWS_AS(log_integrate<double>(ok, {0.0}, empty), InvalidArgument);
+}
+
+TEST_CASE("log_integrate in 50 digits agrees with the closed form to 1e-30", "[numerics][mp]") {
+  using test::Real50;
+  const Real50 m = 1234, s("0.25");
+  std::function<Real50(Real50)> h = [&](Real50 x) { return Real50(-(x - m) * (x - m) / (2 * s * s)); };
+  LogIntegrateOptions<Real50> opt;
+  opt.rel_tol = Real50("1e-35");
+  opt.margin = 120;
+  const auto r = log_integrate<Real50>(h, {Real50(0)}, opt);
+  const Real50 truth = log(s * boost::math::constants::root_two_pi<Real50>());
+  CHECK(static_cast<double>(abs(r.log_value - truth)) < 1e-30);
+  CHECK(static_cast<double>(abs(r.log_value - truth)) <= static_cast<double>(r.rel_error));
+}

@@ -1,0 +1,40 @@
+#include <cmath>
+#include <iomanip>
+
+#include <boost/math/special_functions/binomial.hpp>
+#include <boost/math/special_functions/gamma.hpp>
+#include <catch2/catch.hpp>
+
+#include "numerics/errors.hpp"
+#include "numerics/special.hpp"
+#include "support/check.hpp"
+#include "support/reference.hpp"
+
+using namespace privamp;
+using test::Real50;
+
+TEST_CASE("log_normal_cdf matches a 50-digit erfc over the whole line", "[numerics]") {
+  for (double x : {-1e4, -1e3, -40.0, -38.5, -10.0, -1.0, -0.5, 0.0, 0.5, 3.0, 8.0, 30.0}) {
+    const double ref = static_cast<double>(test::log_normal_cdf50(Real50(x)));
+    INFO("x = " << x << std::setprecision(17) << " ours " << log_normal_cdf(x) << " ref " << ref);
+    // Relative to |log Φ| (or absolute 1e-300 where log Φ underflows to −0 near +∞).
+    // erfc's few-ulp accuracy, and the rounding of x/√2 amplified by |d log Φ̄/dx|·|x| ≈ x².
+    CHECK(test::near_rel(log_normal_cdf(x), ref, 1e-14 * (1 + x * x), 1e-300));
+  }
+}
+
+TEST_CASE("log_binomial_pmf is accurate at n = 1e6 where lgamma differences lose digits", "[numerics]") {
+  using std::lgamma;
+  const long n = 1'000'000;
+  for (long k : {0L, 1L, 1000L, 269'000L, 500'000L, 731'059L, 999'999L, 1'000'000L}) {
+    for (double p : {0.5, 0.7310585786300049, 1e-3}) {
+      const Real50 nn(n), kk(k), pp(p);
+      const Real50 ref = boost::math::lgamma(nn + 1) - boost::math::lgamma(kk + 1) - boost::math::lgamma(nn - kk + 1) +
+                         kk * log(pp) + (nn - kk) * log1p(-pp);
+      INFO("k = " << k << ", p = " << p);
+      CHECK(test::near_rel(log_binomial_pmf(k, n, p), static_cast<double>(ref), 2e-14, 2e-13));
+    }
+  }
+  CHECK(log_binomial_pmf(-1, 10, 0.5) == -std::numeric_limits<double>::infinity());
+  CHECK_THROWS_AS(log_binomial_pmf(1, 10, 1.5), InvalidArgument);
+}

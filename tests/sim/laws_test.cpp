@@ -1,0 +1,118 @@
+#include <cmath>
+#include <numbers>
+
+#include <catch2/catch.hpp>
+
+#include "numerics/log_integrate.hpp"
+#include "numerics/log_space.hpp"
+#include "numerics/special.hpp"
+#include "sim/laws/expression.hpp"
+#include "sim/laws/finite.hpp"
+#include "sim/laws/laplace.hpp"
+#include "support/check.hpp"
+
+using namespace privamp;
+
+namespace {
+// log ∫ p over the law's support by the log-space quadrature (plus the atoms): 0 for a normalised law.
+double log_total_mass(const sim::Law& law) {
+  LogSumAccumulator<double> acc;
+  for (const sim::Atom& a : law.atoms()) acc.add(a.log_mass);
+  if (law.continuous_mass() > 0) {
+    std::function<double(double)> h = [&](double x) { return law.log_density(x); };
+    LogIntegrateOptions<double> opt;
+    opt.lo = law.support().lo;
+    opt.hi = law.support().hi;
+    opt.scale = law.scale();
+    acc.add(log_integrate<double>(h, law.anchors(), opt).log_value);
+  }
+  return acc.value();
+}
+}  // namespace
+
+TEST_CASE("every law in the catalogue is normalised", "[sim]") {
+  for (const char* e : {"gaussian(1, 0.01)", "laplace(-3, 20)", "laplace_sum(1, [1, 2])", "laplace_sum(0, [0.5, 1, 3, 7])",
+                        "laplace_nfold(n=1)", "laplace_nfold(n=40, scale=0.1)", "mix(0.3, gaussian(0,1), laplace(5,2))",
+                        "pmf([0.2, 0.3, 0.5], at=[-1, 0, 4])", "shuffled_rr(n=200, eps0=2, ones=30, first=1)",
+                        "clamp(gaussian(0.3, 1), 0, 1)", "clamp(mix(0.5, laplace(0,1), gaussian(2,1)), -1, 2.5)",
+                        "grid(x0=0, dx=0.5, density=[0, 1, 0], atoms=[2], masses=[0.5])"}) {
+    INFO(e);
+    CHECK(std::fabs(log_total_mass(*sim::parse_law(e))) < 1e-12);
+  }
+}
+
+TEST_CASE("sums of Laplaces: closed-form density equals numerical convolution", "[sim]") {
+  // p_{X+Y}(z) = ∫ p_X(y) p_Y(z − y) dy, by log-space quadrature with the kinks at 0 and z as anchors.
+  auto convolve = [](const sim::Law& x, const sim::Law& y, double z) {
+    std::function<double(double)> h = [&](double t) { return x.log_density(t) + y.log_density(z - t); };
+    return log_integrate<double>(h, {0.0, z}, {}).log_value;
+  };
+  const sim::LaplaceSum two(0, {1, 2}), three(0, {1, 2, 3.5});
+  const sim::Laplace lap35(0, 3.5);
+  const sim::LaplaceSum n4(0, {0.7, 0.7, 0.7, 0.7}), n3(0, {0.7, 0.7, 0.7});
+  const sim::Laplace lap07(0, 0.7);
+  for (double z : {0.0, 0.3, -1.0, 5.0, 40.0, -200.0}) {
+    INFO("z = " << z);
+    CHECK(test::near_rel(three.log_density(z), convolve(two, lap35, z), 1e-11, 1e-11));
+    CHECK(test::near_rel(n4.log_density(z), convolve(n3, lap07, z), 1e-11, 1e-11));
+  }
+  // n = 2 by hand: (1 + |z|) e^{−|z|}/4 for unit scale.
+  const sim::LaplaceSum pair(0, {1, 1});
+  CHECK(pair.log_density(1.5) == Approx(std::log(2.5 / 4) - 1.5).epsilon(1e-15));
+}
+
+TEST_CASE("shuffled randomized response counts equal a direct convolution", "[sim]") {
+  const long n = 12, ones = 4;
+  const double eps0 = 0.8, p = std::exp(eps0) / (1 + std::exp(eps0));
+  for (int first : {0, 1}) {
+    const auto law = sim::shuffled_rr_counts(n, eps0, ones, first);
+    // Direct O(n²) convolution of the n Bernoulli reports in linear space.
+    std::vector<double> pmf{1.0};
+    auto add = [&](double prob_one) {
+      std::vector<double> next(pmf.size() + 1, 0.0);
+      for (std::size_t k = 0; k < pmf.size(); ++k) {
+        next[k] += pmf[k] * (1 - prob_one);
+        next[k + 1] += pmf[k] * prob_one;
+      }
+      pmf = next;
+    };
+    add(first ? p : 1 - p);
+    for (long i = 0; i < ones; ++i) add(p);
+    for (long i = 0; i < n - 1 - ones; ++i) add(1 - p);
+    const auto masses = law.masses();
+    REQUIRE(masses.size() == n + 1);
+    for (long k = 0; k <= n; ++k) CHECK(masses[k] == Approx(pmf[static_cast<std::size_t>(k)]).epsilon(1e-13));
+  }
+}
+
+TEST_CASE("shuffled randomized response at n = 1e6 stays normalised with exact far tails", "[sim]") {
+  const auto law = sim::shuffled_rr_counts(1'000'000, 1.0, 0, 1);
+  const auto atoms = law.atoms();
+  std::vector<double> lm;
+  for (const auto& a : atoms) lm.push_back(a.log_mass);
+  CHECK(std::fabs(log_sum_exp<double>(lm)) < 1e-12);
+  // No mass underflows to −inf: the far tail carries its exact logarithm (≈ n log q at k = 0 with first = 0 …).
+  CHECK(std::isfinite(atoms.front().log_mass));
+  CHECK(std::isfinite(atoms.back().log_mass));
+  CHECK(atoms.back().log_mass < -1e5);
+}
+
+TEST_CASE("clamp puts the tails into atoms at the ends", "[sim]") {
+  const auto law = sim::parse_law("clamp(gaussian(0.3, 1), lo=0, hi=1)");
+  const auto atoms = law->atoms();
+  REQUIRE(atoms.size() == 2);
+  CHECK(std::exp(atoms[0].log_mass) == Approx(0.5 * std::erfc(0.3 / std::numbers::sqrt2)).epsilon(1e-14));
+  CHECK(std::exp(atoms[1].log_mass) == Approx(0.5 * std::erfc(0.7 / std::numbers::sqrt2)).epsilon(1e-14));
+  CHECK(law->log_density(0.5) == Approx(-0.02 - 0.5 * std::log(2 * std::numbers::pi)).epsilon(1e-15));
+  CHECK(law->log_density(1.5) == -std::numeric_limits<double>::infinity());
+}
+
+TEST_CASE("expressions round-trip through expression()", "[sim]") {
+  for (const char* e : {"gaussian(1, 2)", "laplace_sum(1, [1, 2])", "mix(0.01, gaussian(0,1), gaussian(1,1))",
+                        "clamp(laplace(0.2, 1), 0, 1)", "pmf([0.25, 0.75])", "gaussian_nd([1, 2], 3)",
+                        "grid(0, 0.5, [0, 1, 0], [2], [0.5])"}) {
+    const auto a = sim::parse_law(e);
+    const auto b = sim::parse_law(a->expression());
+    CHECK(a->expression() == b->expression());
+  }
+}

@@ -1,0 +1,59 @@
+#include <catch2/catch.hpp>
+
+#include "numerics/errors.hpp"
+#include "sim/laws/expression.hpp"
+#include "verify/divergence/engines.hpp"
+
+using namespace privamp;
+using verify::Quantity;
+
+namespace {
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+}  // namespace
+
+TEST_CASE("quantities and engines reject what they cannot do, with a clear message", "[verify][bad-input]") {
+  using Catch::Matchers::Contains;
+  CHECK_THAT(error_of([] { Quantity::renyi(1); }), Contains("parameter 'alpha' = 1 is out of range"));
+  CHECK_THAT(error_of([] { Quantity::renyi(0.5); }), Contains("use kl for alpha -> 1"));
+  CHECK_THAT(error_of([] { Quantity::hockey_stick(-0.1); }), Contains("parameter 'eps' = -0.1"));
+  CHECK_THAT(error_of([] { verify::parse_engine("fast"); }), Contains("unknown engine 'fast'"));
+  const auto g = sim::parse_law("gaussian(0, 1)"), l = sim::parse_law("laplace_sum(0, [1, 2])");
+  const auto nd = sim::parse_law("gaussian_nd([0, 0], 1)"), nd2 = sim::parse_law("gaussian_nd([1, 1], 2)");
+  verify::DivergenceOptions closed;
+  closed.engine = verify::Engine::closed_form;
+  CHECK_THAT(error_of([&] { verify::compute_divergence(*l, *g, Quantity::kl(), closed); }), Contains("no closed form for kl"));
+  verify::DivergenceOptions sum;
+  sum.engine = verify::Engine::finite_sum;
+  CHECK_THAT(error_of([&] { verify::compute_divergence(*g, *g, Quantity::kl(), sum); }), Contains("needs two finite laws"));
+  verify::DivergenceOptions mc;
+  mc.engine = verify::Engine::monte_carlo;
+  CHECK_THAT(error_of([&] { verify::compute_divergence(*g, *l, Quantity::renyi_inf(), mc); }), Contains("cannot be estimated"));
+  mc.monte_carlo.samples = 10;
+  CHECK_THAT(error_of([&] { verify::compute_divergence(*g, *l, Quantity::kl(), mc); }), Contains("parameter 'samples' = 10"));
+  CHECK_THAT(error_of([&] { verify::compute_divergence(*nd, *nd2, Quantity::kl()); }), Contains("d-dimensional"));
+  CHECK_THAT(error_of([] { sim::parse_law("mix(0.5, gaussian_nd([0, 1], 1), gaussian(0, 1))"); }),
+             Contains("components must be one-dimensional"));
+}
+
+TEST_CASE("divergences that are infinite are reported as +inf, never NaN", "[verify]") {
+  const auto g = sim::parse_law("gaussian(0, 1)"), l = sim::parse_law("laplace(0, 1)");
+  // Laplace tails are heavier than Gaussian ones: R_α(Laplace‖Gaussian) = ∞ for every α > 1, KL finite.
+  CHECK(std::isinf(verify::compute_divergence(*l, *g, Quantity::renyi(2)).value));
+  CHECK(std::isfinite(verify::compute_divergence(*l, *g, Quantity::kl()).value));
+  CHECK(std::isinf(verify::compute_divergence(*l, *g, Quantity::renyi_inf()).value));
+  // μ has an atom where ν has none.
+  const auto a = sim::parse_law("pmf([0.5, 0.5])"), b = sim::parse_law("pmf([1], at=[0])");
+  CHECK(std::isinf(verify::compute_divergence(*a, *b, Quantity::kl()).value));
+  CHECK(verify::compute_divergence(*a, *b, Quantity::tv()).value == Approx(0.5));
+  // Clamped vs unclamped: atoms against a density.
+  const auto c = sim::parse_law("clamp(gaussian(0, 1), -1, 1)");
+  CHECK(std::isinf(verify::compute_divergence(*c, *g, Quantity::renyi(2)).value));
+  CHECK(verify::compute_divergence(*c, *g, Quantity::tv()).value == Approx(std::erfc(1 / std::sqrt(2.0))).epsilon(1e-12));
+}

@@ -1,0 +1,128 @@
+// Closed forms and the quadrature engine against 50-digit references, over grids that include the edges:
+// α ∈ {1+1e-9, 1.5, 2, 64, 1e4}, ε ∈ {0, 1e-9, 1, 50, 500} (δ from O(1) down to e^{-1e8}), q ∈ {1e-6, 0.5, 0.999}.
+#include <cmath>
+
+#include <boost/math/special_functions/binomial.hpp>
+#include <catch2/catch.hpp>
+
+#include "sim/laws/expression.hpp"
+#include "support/check.hpp"
+#include "support/reference.hpp"
+#include "verify/divergence/closed_form.hpp"
+#include "verify/divergence/engines.hpp"
+
+using namespace privamp;
+using test::Real50;
+using verify::Quantity;
+
+namespace {
+
+const double kAlphas[] = {1 + 1e-9, 1.5, 2, 64, 1e4};
+const double kEpsilons[] = {0, 1e-9, 1, 50, 500};
+
+// Balle–Wang at 50 digits: Φ(a) − e^ε Φ(b), returned as (value, log value).
+std::pair<double, double> gaussian_hs50(double delta, double sigma, double eps) {
+  const Real50 d(delta), s(sigma), e(eps);
+  const Real50 a = d / (2 * s) - e * s / d, b = -d / (2 * s) - e * s / d;
+  const Real50 la = test::log_normal_cdf50(a), lb = test::log_normal_cdf50(b);
+  const Real50 log_v = la + log(-expm1(e + lb - la));
+  return {static_cast<double>(exp(log_v)), static_cast<double>(log_v)};
+}
+
+double laplace_renyi50(double delta, double b, double alpha) {
+  const Real50 z = Real50(delta) / b, a(alpha);
+  const Real50 g = a / (2 * a - 1) * exp(z * (a - 1)) + (a - 1) / (2 * a - 1) * exp(-z * a);
+  return static_cast<double>(log(g) / (a - 1));
+}
+
+verify::Estimate quadrature(const std::string& p, const std::string& q, const Quantity& quantity) {
+  verify::DivergenceOptions o;
+  o.engine = verify::Engine::quadrature;
+  return verify::compute_divergence(*sim::parse_law(p), *sim::parse_law(q), quantity, o);
+}
+
+}  // namespace
+
+TEST_CASE("GT.gauss.hs: closed form and quadrature contain the 50-digit value, down to e^-1e8", "[verify][closed]") {
+  for (double delta : {0.1, 1.0, 5.0}) {
+    for (double sigma : {0.5, 3.0}) {
+      for (double eps : kEpsilons) {
+        const auto [truth, log_truth] = gaussian_hs50(delta, sigma, eps);
+        const auto cf = verify::gaussian_hockey_stick(delta, sigma, eps);
+        const auto qd = quadrature(fmt::format("gaussian({}, {})", delta, sigma), fmt::format("gaussian(0, {})", sigma),
+                                   Quantity::hockey_stick(eps));
+        INFO("delta " << delta << " sigma " << sigma << " eps " << eps << " log truth " << log_truth);
+        INFO(test::describe(cf));
+        INFO(test::describe(qd));
+        CHECK(test::covers(cf, truth, log_truth));
+        CHECK(test::covers(qd, truth, log_truth));
+        CHECK(std::isfinite(cf.log_value));  // never a silent 0: the log is finite whenever δ > 0
+        CHECK(std::isfinite(qd.log_value));
+        CHECK(std::fabs(cf.log_value - log_truth) < 1e-9 * std::max(1.0, std::fabs(log_truth)));
+      }
+    }
+  }
+}
+
+TEST_CASE("GT.gauss.renyi and KL: quadrature contains the closed form at every edge order", "[verify][closed]") {
+  for (double delta : {0.1, 1.0, 5.0}) {
+    for (double alpha : kAlphas) {
+      const auto cf = verify::gaussian_renyi(delta, 1.0, alpha);
+      const auto qd = quadrature(fmt::format("gaussian({}, 1)", delta), "gaussian(0, 1)", Quantity::renyi(alpha));
+      INFO("delta " << delta << " alpha " << alpha << " " << test::describe(qd));
+      CHECK(qd.lower <= cf.value);
+      CHECK(cf.value <= qd.upper);
+      CHECK(qd.abs_error() < 1e-6 * cf.value);
+    }
+    const auto kl = quadrature(fmt::format("gaussian({}, 1)", delta), "gaussian(0, 1)", Quantity::kl());
+    CHECK(kl.contains(delta * delta / 2));
+  }
+}
+
+TEST_CASE("GT.lap.renyi and GT.lap.hs: closed form and quadrature against 50 digits", "[verify][closed]") {
+  for (double delta : {0.01, 1.0, 20.0}) {
+    for (double alpha : kAlphas) {
+      const double truth = laplace_renyi50(delta, 1.0, alpha);
+      const auto cf = verify::laplace_renyi(delta, 1.0, alpha);
+      const auto qd = quadrature(fmt::format("laplace({}, 1)", delta), "laplace(0, 1)", Quantity::renyi(alpha));
+      INFO("delta " << delta << " alpha " << alpha << " truth " << truth << "\n" << test::describe(cf) << "\n" << test::describe(qd));
+      CHECK(cf.contains(truth));
+      CHECK(qd.contains(truth));
+      CHECK(qd.abs_error() < 1e-8 * truth);
+    }
+    for (double eps : kEpsilons) {
+      const double z = delta;
+      const double truth = eps < z ? -std::expm1((eps - z) / 2) : 0.0;
+      const auto cf = verify::laplace_hockey_stick(delta, 1.0, eps);
+      const auto qd = quadrature(fmt::format("laplace({}, 1)", delta), "laplace(0, 1)", Quantity::hockey_stick(eps));
+      INFO("delta " << delta << " eps " << eps);
+      CHECK(cf.contains(truth));
+      CHECK(qd.contains(truth));
+    }
+    const auto rinf = quadrature(fmt::format("laplace({}, 1)", delta), "laplace(0, 1)", Quantity::renyi_inf());
+    CHECK(rinf.contains(delta));
+  }
+}
+
+TEST_CASE("GT.sgm.renyi: closed form and quadrature against a 50-digit binomial sum", "[verify][closed]") {
+  for (double q : {1e-6, 0.5, 0.999}) {
+    for (long alpha : {2L, 3L, 10L, 64L, 256L}) {
+      Real50 sum = 0;
+      for (long k = 0; k <= alpha; ++k) {
+        const Real50 kk(k);
+        sum += boost::math::binomial_coefficient<Real50>(static_cast<unsigned>(alpha), static_cast<unsigned>(k)) *
+               pow(Real50(1) - Real50(q), alpha - k) * pow(Real50(q), k) * exp((kk * kk - kk) / 2);
+      }
+      const double truth = static_cast<double>(log(sum) / (alpha - 1));
+      const std::string p = fmt::format("mix({}, gaussian(0, 1), gaussian(1, 1))", q);
+      const auto cf = verify::compute_divergence(*sim::parse_law(p), *sim::parse_law("gaussian(0,1)"),
+                                                 Quantity::renyi(static_cast<double>(alpha)));
+      const auto qd = quadrature(p, "gaussian(0, 1)", Quantity::renyi(static_cast<double>(alpha)));
+      INFO("q " << q << " alpha " << alpha << " truth " << truth << "\n" << test::describe(cf) << "\n" << test::describe(qd));
+      CHECK(cf.method == "closed form GT.sgm.renyi");
+      CHECK(cf.contains(truth));
+      CHECK(qd.contains(truth));
+      CHECK(test::near_rel(cf.value, truth, 1e-13));
+    }
+  }
+}
