@@ -11,8 +11,9 @@ Action add_laws_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("laws", "List the law expressions accepted by `privamp divergence`");
   return [cmd]() {
     if (!cmd->parsed()) return -1;
-    std::cout << "Law expressions: NAME(arg, ..., name=value, ...). Positional arguments fill the parameters in the\n"
-                 "order listed; lists are written [a, b, c]; laws nest (mixtures of mixtures, clamp of a mixture).\n\n";
+    std::cout << "Law expressions: NAME(arg, ..., name=value, ...). A positional argument fills the first parameter\n"
+                 "(in the order listed) not given by name; lists are written [a, b, c]; laws nest (mixtures of\n"
+                 "mixtures, clamp of a mixture).\n\n";
     for (const sim::LawSpec& law : sim::law_catalogue()) {
       std::cout << fmt::format("{}  —  {}\n", law.name, law.summary);
       for (const sim::ParamSpec& p : law.params)
