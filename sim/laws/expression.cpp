@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
+#include "sim/kernels/finite_kernel.hpp"
 #include "sim/laws/finite.hpp"
 #include "sim/laws/gaussian.hpp"
 #include "sim/laws/laplace.hpp"
@@ -22,6 +23,7 @@ std::string to_string(ParamKind kind) {
     case ParamKind::number: return "number";
     case ParamKind::integer: return "integer";
     case ParamKind::numbers: return "list of numbers";
+    case ParamKind::matrix: return "matrix [[..], ..]";
     case ParamKind::law: return "law";
     case ParamKind::laws: return "list of laws";
   }
@@ -58,6 +60,25 @@ std::vector<double> Args::numbers(const std::string& name) const {
     out.push_back(e.number);
   }
   return out;
+}
+
+std::vector<std::vector<double>> Args::matrix(const std::string& name) const {
+  const Value& v = get(name);
+  auto bad = [&]() { return InvalidArgument(fmt::format("{}: parameter '{}' must be a matrix [[a, b], [c, d]]", law_, name)); };
+  if (v.kind != Value::Kind::list || v.list.empty()) throw bad();
+  std::vector<std::vector<double>> rows;
+  for (const Value& r : v.list) {
+    if (r.kind != Value::Kind::list) throw bad();
+    std::vector<double> row;
+    for (const Value& e : r.list) {
+      if (e.kind != Value::Kind::number) throw bad();
+      row.push_back(e.number);
+    }
+    if (!rows.empty() && row.size() != rows.front().size())
+      throw InvalidArgument(fmt::format("{}: parameter '{}': rows of different lengths", law_, name));
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 LawPtr Args::law(const std::string& name) const {
@@ -144,6 +165,25 @@ const std::vector<LawSpec>& law_catalogue() {
        [](const Args& a) {
          return std::make_shared<FiniteLaw>(shuffled_rr_counts(a.integer("n"), a.number("eps0"), a.integer("ones"),
                                                                static_cast<int>(a.integer("first"))));
+       }},
+      {"chain", "law of X_t of a finite Markov chain: mu K^t on the states 0..n-1",
+       {{"K", K::matrix, std::nullopt, "row-stochastic n x n transition matrix"},
+        {"mu", K::numbers, std::nullopt, "initial law (n probabilities)"},
+        {"t", K::integer, "1", "number of steps, >= 0"}},
+       "chain(K=[[0.9, 0.1], [0.2, 0.8]], mu=[1, 0], t=3)",
+       [](const Args& a) {
+         const auto rows = a.matrix("K");
+         Eigen::MatrixXd k(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows.front().size()));
+         for (std::size_t i = 0; i < rows.size(); ++i)
+           for (std::size_t j = 0; j < rows[i].size(); ++j) k(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];
+         const std::vector<double> mu = a.numbers("mu");
+         const long t = a.integer("t");
+         if (t < 0 || t > 1'000'000) throw_invalid("chain", "t", static_cast<double>(t), "0 <= t <= 1e6");
+         const Eigen::VectorXd law = FiniteKernel(k).push(
+             Eigen::Map<const Eigen::VectorXd>(mu.data(), static_cast<Eigen::Index>(mu.size())), static_cast<int>(t));
+         std::vector<double> at;
+         for (Eigen::Index i = 0; i < law.size(); ++i) at.push_back(static_cast<double>(i));
+         return std::make_shared<FiniteLaw>(at, law / law.sum());
        }},
       {"clamp", "projection of a law onto [lo, hi]: atoms at the ends plus the restricted density",
        {{"law", K::law, std::nullopt, "base law with a closed-form CDF (gaussian, laplace, pmf, mixtures)"},

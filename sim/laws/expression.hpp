@@ -27,7 +27,7 @@ struct Value {
   LawPtr law;
 };
 
-enum class ParamKind { number, integer, numbers, law, laws };
+enum class ParamKind { number, integer, numbers, matrix, law, laws };
 
 struct ParamSpec {
   std::string name;
@@ -43,6 +43,7 @@ class Args {
   double number(const std::string& name) const;
   long integer(const std::string& name) const;
   std::vector<double> numbers(const std::string& name) const;
+  std::vector<std::vector<double>> matrix(const std::string& name) const;  // a list of equal-length rows
   LawPtr law(const std::string& name) const;
   std::vector<LawPtr> laws(const std::string& name) const;
 

@@ -1,0 +1,70 @@
+// GT.canonical: the worst case over all (ε,δ)-DP pairs is never exceeded by any feasible pair, is attained, and
+// its canonical pair is itself (ε,δ)-DP.
+#include <cmath>
+#include <random>
+
+#include <catch2/catch.hpp>
+
+#include "sim/kernels/finite_kernel.hpp"
+#include "verify/divergence/worst_case.hpp"
+
+using namespace privamp;
+
+TEST_CASE("the canonical pair is exactly (eps, delta)-DP in both directions", "[verify]") {
+  for (double eps : {0.0, 0.3, 2.0, 30.0}) {
+    for (double delta : {0.0, 1e-6, 0.2, 1.0}) {
+      const auto c = verify::canonical_pair(eps, delta);
+      CHECK(c.p.sum() == Approx(1).epsilon(1e-15));
+      CHECK(sim::hockey_stick(c.p, c.q, eps) == Approx(delta).margin(1e-15));
+      CHECK(sim::hockey_stick(c.q, c.p, eps) == Approx(delta).margin(1e-15));
+    }
+  }
+}
+
+TEST_CASE("worst case over all DP pairs dominates random feasible pairs (brute force)", "[verify]") {
+  std::mt19937_64 rng(99);
+  std::gamma_distribution<double> g(0.5, 1.0);
+  auto random_law = [&](int m) {
+    Eigen::VectorXd v(m);
+    for (int i = 0; i < m; ++i) v[i] = g(rng) + 1e-12;
+    return Eigen::VectorXd(v / v.sum());
+  };
+  for (int trial = 0; trial < 60; ++trial) {
+    const int n = 2 + trial % 5, m = 2 + trial % 4;
+    const auto k = sim::random_dirichlet_kernel(n, 0.6, 500 + trial);
+    const double eps = 0.2 * (trial % 6);
+    // A random mechanism on m outputs followed by a random map into the kernel's states: (μ, ν) are feasible for
+    // δ = their own max hockey-stick, so the worst case at that δ must dominate them after K.
+    for (int draw = 0; draw < 20; ++draw) {
+      const Eigen::VectorXd a = random_law(m), b = random_law(m);
+      const double delta = std::max(sim::hockey_stick(a, b, eps), sim::hockey_stick(b, a, eps));
+      Eigen::MatrixXd embed = Eigen::MatrixXd::Zero(m, n);  // deterministic map outputs → states
+      for (int i = 0; i < m; ++i) embed(i, std::uniform_int_distribution<int>(0, n - 1)(rng)) = 1;
+      const Eigen::VectorXd mu = (a.transpose() * embed * k.matrix()).transpose();
+      const Eigen::VectorXd nu = (b.transpose() * embed * k.matrix()).transpose();
+      for (double eps_prime : {0.0, 0.1, 0.5}) {
+        const auto worst = verify::worst_case_amplification(k, eps, delta, {eps_prime}).front();
+        INFO("trial " << trial << " eps " << eps << " delta " << delta << " eps' " << eps_prime);
+        CHECK(sim::hockey_stick(mu, nu, eps_prime) <= worst.value.upper);
+      }
+    }
+  }
+}
+
+TEST_CASE("the worst case is attained by the reported map and respects data processing", "[verify]") {
+  const auto k = sim::random_dirichlet_kernel(6, 0.5, 7);
+  const double eps = 1.0, delta = 0.05;
+  const auto worst = verify::worst_case_amplification(k, eps, delta, {0.0, 0.5, 1.0, 3.0});
+  for (std::size_t i = 0; i < worst.size(); ++i) {
+    const double eps_prime = std::vector<double>{0.0, 0.5, 1.0, 3.0}[i];
+    CHECK(worst[i].maps == 6 * 6 * 6 * 6);
+    CHECK(worst[i].value.contains(sim::hockey_stick(worst[i].mu, worst[i].nu, eps_prime)));
+  }
+  // At ε' = ε the amplified δ' cannot exceed δ (post-processing), and it decreases in ε'.
+  const auto at_eps = verify::worst_case_amplification(k, eps, delta, {eps}).front();
+  CHECK(at_eps.value.lower <= delta);
+  CHECK(worst[3].value.lower <= worst[2].value.upper);
+  // A kernel that forgets its input (identical rows) amplifies everything away: δ' = 0 for every ε' ≥ 0.
+  const sim::FiniteKernel forget(Eigen::MatrixXd::Constant(4, 4, 0.25));
+  CHECK(verify::worst_case_amplification(forget, eps, delta, {0.0}).front().value.value == Approx(0).margin(1e-15));
+}

@@ -1,0 +1,38 @@
+// GT.canonical: the exact worst case of HS_ε'(μK ‖ νK) over all (ε,δ)-DP pairs (μ, ν), for a finite kernel K.
+//
+// Every pair with HS_ε(μ‖ν) ≤ δ and HS_ε(ν‖μ) ≤ δ is a post-processing of the 4-point pair (Kairouz–Oh–
+// Viswanath 2015)
+//   P0 = (δ, (1−δ)e^ε/(1+e^ε), (1−δ)/(1+e^ε), 0),   Q0 = (0, (1−δ)/(1+e^ε), (1−δ)e^ε/(1+e^ε), δ),
+// and HS is jointly convex, so the worst case is the maximum over the |X|^4 maps g: {0..3} → X of
+//   HS_ε'( Σ_i P0_i K(g(i)) ‖ Σ_i Q0_i K(g(i)) ).
+// This is the exact amplified privacy profile of K against which the T1.* bounds are compared.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "sim/kernels/finite_kernel.hpp"
+#include "verify/divergence/estimate.hpp"
+
+namespace privamp::verify {
+
+struct CanonicalPair {
+  Eigen::Vector4d p, q;
+};
+// The pair (P0, Q0) for (ε, δ); ε ≥ 0 finite, 0 ≤ δ ≤ 1.
+CanonicalPair canonical_pair(double eps, double delta);
+
+struct WorstCase {
+  Estimate value;               // the exact worst-case HS_ε'(μK‖νK) (finite sum, rounding bar)
+  std::array<int, 4> map{};     // a maximising g
+  Eigen::VectorXd mu, nu;       // the maximising pair after K
+  long maps = 0;                // maps enumerated
+};
+
+// One worst case per ε' (the enumeration is shared).
+std::vector<WorstCase> worst_case_amplification(const sim::FiniteKernel& kernel, double eps, double delta,
+                                                const std::vector<double>& eps_primes);
+
+}  // namespace privamp::verify
