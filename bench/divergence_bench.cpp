@@ -2,6 +2,7 @@
 //   δ(ε) of the Poisson-subsampled Gaussian (q = 0.01, σ = 1, worst of add/remove), ≤ 100 µs per value, ≤ 1e-12 rel.
 //   R_α of the same mixture at α ∈ {2, 2.5, 10.5, 256}: ≤ 50 µs per order, ≤ 1e-12 relative.
 //   Monte Carlo privacy-loss samples per second (Gaussian pair) and importance-sampling efficiency at δ ≈ 1e-10.
+//   GT.canonical worst-case search time for |X| = 10, 20, 30; SDE path-steps per second.
 // Accuracy is reported as counters against 50-digit references computed once per benchmark:
 //   max_rel_err  |value − reference| / reference, the largest over the points of the benchmark
 //   max_rel_bar  the largest relative half-width of the reported intervals
@@ -13,9 +14,11 @@
 
 #include "numerics/real50.hpp"
 #include "sim/laws/expression.hpp"
+#include "sim/processes/diffusion.hpp"
 #include "verify/divergence/closed_form.hpp"
 #include "verify/divergence/density_pair.hpp"
 #include "verify/divergence/engines.hpp"
+#include "verify/divergence/worst_case.hpp"
 
 using namespace privamp;
 using verify::Quantity;
@@ -151,6 +154,26 @@ void ImportanceSamplingEfficiency(benchmark::State& state) {
   state.counters["efficiency"] = exact * (1 - exact) / (se * se) / static_cast<double>(o.monte_carlo.samples);
 }
 BENCHMARK(ImportanceSamplingEfficiency)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void WorstCaseAmplification(benchmark::State& state) {
+  // GT.canonical: the exact worst case over all (ε,δ)-DP mechanisms of HS_ε'(μK‖νK), |X|^4 maps.
+  const auto k = sim::random_dirichlet_kernel(static_cast<int>(state.range(0)), 0.5, 1);
+  for (auto _ : state) benchmark::DoNotOptimize(verify::worst_case_amplification(k, 1.0, 1e-3, {0.5}).front().value.value);
+  state.counters["maps"] = std::pow(static_cast<double>(state.range(0)), 4);
+}
+BENCHMARK(WorstCaseAmplification)->Arg(10)->Arg(20)->Arg(30)->Unit(benchmark::kMillisecond);
+
+void SdeSteps(benchmark::State& state) {
+  // OU paths (θ = ρ = 1) with 100 steps each: path-steps per second for each scheme.
+  const sim::OrnsteinUhlenbeck ou(1, 1);
+  const auto scheme = static_cast<sim::SdeScheme>(state.range(0));
+  const long paths = 100'000;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(sim::simulate_terminal(ou.sde(), 1.0, 1.0, 100, scheme, paths, 3, &ou).back());
+  state.SetItemsProcessed(static_cast<long>(state.iterations()) * paths * 100);
+  state.SetLabel(state.range(0) == 0 ? "euler-maruyama" : state.range(0) == 1 ? "heun" : "exact");
+}
+BENCHMARK(SdeSteps)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include "sim/laws/laplace.hpp"
 #include "sim/laws/mixture.hpp"
 #include "sim/laws/projected.hpp"
+#include "sim/processes/diffusion.hpp"
 
 namespace privamp::sim {
 
@@ -109,6 +110,32 @@ const std::vector<LawSpec>& law_catalogue() {
        {{"loc", K::numbers, std::nullopt, "mean vector"}, {"sigma", K::number, "1", "standard deviation, > 0"}},
        "gaussian_nd(loc=[1, 0, 2], sigma=1)",
        [](const Args& a) { return std::make_shared<GaussianND>(a.numbers("loc"), a.number("sigma")); }},
+      {"ou", "Ornstein-Uhlenbeck semigroup P_t(x0) for dX = -theta X dt + sqrt(2) rho dW (GT.ou.law)",
+       {{"x0", K::number, std::nullopt, "starting point"},
+        {"t", K::number, std::nullopt, "time, > 0"},
+        {"theta", K::number, "1", "mean-reversion rate, >= 0 (0 gives Brownian motion)"},
+        {"rho", K::number, "1", "noise scale, > 0"}},
+       "ou(x0=1, t=0.5, theta=2, rho=1)",
+       [](const Args& a) {
+         return std::make_shared<Gaussian>(OrnsteinUhlenbeck(a.number("theta"), a.number("rho")).law(a.number("x0"), a.number("t")));
+       }},
+      {"ou_nd", "d-dimensional Ornstein-Uhlenbeck semigroup P_t(x0), isotropic",
+       {{"x0", K::numbers, std::nullopt, "starting point in R^d"},
+        {"t", K::number, std::nullopt, "time, > 0"},
+        {"theta", K::number, "1", "mean-reversion rate, >= 0"},
+        {"rho", K::number, "1", "noise scale, > 0"}},
+       "ou_nd(x0=[1, 0], t=1, theta=1, rho=1)",
+       [](const Args& a) {
+         return std::make_shared<GaussianND>(OrnsteinUhlenbeck(a.number("theta"), a.number("rho")).law(a.numbers("x0"), a.number("t")));
+       }},
+      {"brownian", "Brownian semigroup P_t(x0) = N(x0, 2t) for dX = sqrt(2) dW (GT.bm.law)",
+       {{"x0", K::number, std::nullopt, "starting point"}, {"t", K::number, std::nullopt, "time, > 0"}},
+       "brownian(x0=1, t=0.25)",
+       [](const Args& a) { return std::make_shared<Gaussian>(OrnsteinUhlenbeck(0, 1).law(a.number("x0"), a.number("t"))); }},
+      {"brownian_nd", "d-dimensional Brownian semigroup N(x0, 2t I)",
+       {{"x0", K::numbers, std::nullopt, "starting point in R^d"}, {"t", K::number, std::nullopt, "time, > 0"}},
+       "brownian_nd(x0=[1, 2], t=0.25)",
+       [](const Args& a) { return std::make_shared<GaussianND>(OrnsteinUhlenbeck(0, 1).law(a.numbers("x0"), a.number("t"))); }},
       {"laplace", "Laplace law with density exp(-|x-loc|/scale)/(2 scale)",
        {{"loc", K::number, "0", "centre"}, {"scale", K::number, "1", "scale b, > 0"}},
        "laplace(loc=1, scale=0.5)",
