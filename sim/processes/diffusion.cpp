@@ -16,14 +16,18 @@ using State = std::vector<double>;
 
 // Odeint Stepper concept; the system is std::pair<Drift, Noise> with drift(x, dxdt) and noise(x, dW) filling
 // b·N(0,1) per path (scaled by √dt here).
-class EulerMaruyamaStepper {
- public:
+// The type names odeint's Stepper concept asks for.
+struct StepperTypes {
   using state_type = State;
   using deriv_type = State;
   using value_type = double;
   using time_type = double;
   using order_type = unsigned short;
   using stepper_category = boost::numeric::odeint::stepper_tag;
+};
+
+class EulerMaruyamaStepper : public StepperTypes {
+ public:
   static order_type order() { return 1; }
 
   template <class System>
@@ -40,14 +44,8 @@ class EulerMaruyamaStepper {
   State drift_, noise_;
 };
 
-class StochasticHeunStepper {
+class StochasticHeunStepper : public StepperTypes {
  public:
-  using state_type = State;
-  using deriv_type = State;
-  using value_type = double;
-  using time_type = double;
-  using order_type = unsigned short;
-  using stepper_category = boost::numeric::odeint::stepper_tag;
   static order_type order() { return 2; }
 
   template <class System>

@@ -2,17 +2,13 @@
 
 #include "numerics/errors.hpp"
 #include "sim/laws/expression.hpp"
+#include "support/check.hpp"
 
 using namespace privamp;
 
 namespace {
 std::string error_of(const std::string& expression) {
-  try {
-    sim::parse_law(expression);
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return test::error_of([&] { sim::parse_law(expression); });
 }
 }  // namespace
 

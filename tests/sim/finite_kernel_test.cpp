@@ -2,23 +2,14 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/check.hpp"
 #include "numerics/errors.hpp"
 #include "sim/kernels/finite_kernel.hpp"
 #include "sim/random/rng.hpp"
 
 using namespace privamp;
+using test::error_of;
 using Catch::Matchers::Contains;
-
-namespace {
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-}  // namespace
 
 TEST_CASE("finite kernels reject matrices that are not row-stochastic", "[sim][bad-input]") {
   Eigen::MatrixXd m(2, 2);

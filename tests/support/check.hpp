@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cmath>
+#include <functional>
 #include <string>
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "numerics/errors.hpp"
 #include "verify/divergence/estimate.hpp"
 
 namespace privamp::test {
@@ -28,6 +30,16 @@ inline bool covers(const verify::Estimate& e, double truth, double log_truth) {
 inline std::string describe(const verify::Estimate& e) {
   return fmt::format("{}: {:.17g} in [{:.17g}, {:.17g}], log {:.17g} in [{:.17g}, {:.17g}]", e.method, e.value, e.lower,
                      e.upper, e.log_value, e.log_lower, e.log_upper);
+}
+
+// The message of the InvalidArgument that f throws, or "(no error)".
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 }  // namespace privamp::test

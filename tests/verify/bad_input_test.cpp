@@ -1,22 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include "support/check.hpp"
 #include "numerics/errors.hpp"
 #include "sim/laws/expression.hpp"
 #include "verify/divergence/engines.hpp"
 
 using namespace privamp;
+using test::error_of;
 using verify::Quantity;
-
-namespace {
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-}  // namespace
 
 TEST_CASE("quantities and engines reject what they cannot do, with a clear message", "[verify][bad-input]") {
   using Catch::Matchers::Contains;
