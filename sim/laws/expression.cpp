@@ -16,6 +16,7 @@
 #include "sim/laws/mixture.hpp"
 #include "sim/laws/projected.hpp"
 #include "sim/processes/diffusion.hpp"
+#include "sim/processes/noise_chain.hpp"
 
 namespace privamp::sim {
 
@@ -127,6 +128,17 @@ const std::vector<LawSpec>& law_catalogue() {
        "ou_nd(x0=[1, 0], t=1, theta=1, rho=1)",
        [](const Args& a) {
          return std::make_shared<GaussianND>(OrnsteinUhlenbeck(a.number("theta"), a.number("rho")).law(a.numbers("x0"), a.number("t")));
+       }},
+      {"gaussian_chain", "X_r of X_i = L X_(i-1) + N(0, sigma^2) from X_0 ~ N(x0, sigma0^2) (exact Gaussian law)",
+       {{"x0", K::number, std::nullopt, "mean of X_0"},
+        {"r", K::integer, "1", "number of steps, >= 1"},
+        {"L", K::number, "1", "the linear (L-Lipschitz) map x -> L x"},
+        {"sigma", K::number, "1", "noise standard deviation per step, > 0"},
+        {"sigma0", K::number, "0", "standard deviation of X_0 (0: a point)"}},
+       "gaussian_chain(x0=1, r=5, L=0.9, sigma=1)",
+       [](const Args& a) {
+         return std::make_shared<Gaussian>(linear_gaussian_chain(a.number("x0"), a.number("sigma0"), a.number("L"),
+                                                                 a.number("sigma"), static_cast<int>(a.integer("r"))));
        }},
       {"brownian", "Brownian semigroup P_t(x0) = N(x0, 2t) for dX = sqrt(2) dW (GT.bm.law)",
        {{"x0", K::number, std::nullopt, "starting point"}, {"t", K::number, std::nullopt, "time, > 0"}},

@@ -13,5 +13,7 @@ using Action = std::function<int()>;
 
 Action add_divergence_command(CLI::App& app);
 Action add_laws_command(CLI::App& app);
+Action add_verify_command(CLI::App& app);
+Action add_list_command(CLI::App& app);
 
 }  // namespace privamp::cli

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
+#include <gsl/gsl_roots.h>
 
 #include "numerics/errors.hpp"
 #include "numerics/log_space.hpp"
@@ -27,12 +28,15 @@ struct Workspace {
 // ∫ over the support of exp(h − M) by QAG (Gauss–Kronrod 61, no extrapolation) on finite pieces and QAGIU/QAGIL on the infinite ends; returns the
 // log of the integral and its relative error (GSL's abserr / result).
 std::pair<double, double> gsl_log_integral(const PreparedPair& pair, const std::function<double(double)>& h,
-                                           double rel_tol, long& evaluations, bool over_q = false) {
+                                           double rel_tol, long& evaluations, bool over_q = false,
+                                           const std::vector<double>& kinks = {}) {
   const double lo = over_q ? pair.density.q_lo : pair.density.lo, hi = over_q ? pair.density.q_hi : pair.density.hi;
   gsl_set_error_handler_off();
-  // Scale: the largest value of h at the anchors and on a coarse grid around them.
+  // Scale: the largest value of h at the anchors, the kinks, and on a coarse grid around them.
   std::vector<double> pts;
   for (double a : pair.density.anchors)
+    if (a > lo && a < hi) pts.push_back(a);
+  for (double a : kinks)
     if (a > lo && a < hi) pts.push_back(a);
   if (pts.empty()) pts.push_back(std::isfinite(lo) ? lo + pair.density.scale : 0.0);
   std::sort(pts.begin(), pts.end());
@@ -93,6 +97,53 @@ std::pair<double, double> gsl_log_integral(const PreparedPair& pair, const std::
   return {m + std::log(total), err / total + 64 * std::numeric_limits<double>::epsilon()};
 }
 
+// Where L − ε changes sign: a uniform scan of ±200 scales around the anchors, each sign change refined by GSL's
+// Brent solver. These are the kinks of [p − e^ε q]_+, handed to QAG as breakpoints (its error estimate is not to be
+// trusted across a kink). Written independently of the Boost engine's crossing search.
+std::vector<double> gsl_crossings(const PreparedPair& pair, double eps, long& evaluations) {
+  const auto& d = pair.density;
+  auto f = [&](double x) {
+    ++evaluations;
+    const double lp = d.log_p(x), lq = d.log_q(x);
+    if (lp == -kInf) return -1.0;
+    if (lq == -kInf) return 1.0;
+    return lp - lq - eps;
+  };
+  double a_min = kInf, a_max = -kInf;
+  for (double a : d.anchors) {
+    a_min = std::min(a_min, a);
+    a_max = std::max(a_max, a);
+  }
+  const double lo = std::max(d.lo, a_min - 200 * d.scale), hi = std::min(d.hi, a_max + 200 * d.scale);
+  const int n = 4000;
+  std::vector<double> out;
+  double x0 = lo + (hi - lo) / n * 0.5, f0 = f(x0);
+  for (int i = 1; i < n; ++i) {
+    const double x1 = lo + (hi - lo) / n * (i + 0.5), f1 = f(x1);
+    if ((f0 > 0) != (f1 > 0)) {
+      struct Ctx {
+        decltype(f)* g;
+      } ctx{&f};
+      gsl_function F;
+      F.function = [](double x, void* c) { return (*static_cast<Ctx*>(c)->g)(x); };
+      F.params = &ctx;
+      gsl_root_fsolver* solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+      gsl_root_fsolver_set(solver, &F, x0, x1);
+      double root = 0.5 * (x0 + x1);
+      for (int it = 0; it < 200; ++it) {
+        gsl_root_fsolver_iterate(solver);
+        root = gsl_root_fsolver_root(solver);
+        if (gsl_root_test_interval(gsl_root_fsolver_x_lower(solver), gsl_root_fsolver_x_upper(solver), 0, 1e-15) == GSL_SUCCESS) break;
+      }
+      gsl_root_fsolver_free(solver);
+      out.push_back(root);
+    }
+    x0 = x1;
+    f0 = f1;
+  }
+  return out;
+}
+
 }  // namespace
 
 Part density_part_gsl(PreparedPair& pair, const Quantity& quantity) {
@@ -137,11 +188,12 @@ Part density_part_gsl(PreparedPair& pair, const Quantity& quantity) {
     case Quantity::Kind::hockey_stick:
     case Quantity::Kind::tv: {
       const double eps = quantity.kind == Quantity::Kind::tv ? 0.0 : quantity.parameter;
+      const auto kinks = gsl_crossings(pair, eps, evals);
       const auto [lv, rel] = gsl_log_integral(pair, [&](double x) {
         double lp;
         const double l = loss(x, lp);
         return l > eps ? lp + log1mexp(eps - l) : -kInf;
-      }, rel_tol, evals);
+      }, rel_tol, evals, false, kinks);
       part.add(lv, rel);
       break;
     }

@@ -1,0 +1,61 @@
+// The theorem catalogue: one entry per THEOREMS.md result ID (GT rows are engine checks, in the tests).
+// An entry says what it bounds, in which direction, under which hypotheses, and the formula; entries live in
+// one file per family (mixing.cpp, couplings.cpp, diffusions.cpp, subsampling_shuffling.cpp,
+// repeated_noise.cpp, properties.cpp) and are listed explicitly in catalogue.cpp.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "verify/cases/formula.hpp"
+
+namespace privamp::verify {
+
+// upper: exact ≤ bound; lower: exact ≥ bound; equal: an identity (a closed form to confirm).
+enum class Direction { upper, lower, equal };
+std::string to_string(Direction d);
+
+struct BoundValue {
+  double value;
+  std::string note;  // what the suite chose where the statement leaves a choice (e.g. the optimal w of E2)
+};
+
+// A property checked on random instances (DIV.*, MIX.*, T2): each instance compares a left-hand side with a
+// right-hand side through error bars.
+struct PropertyResult {
+  long instances = 0;
+  long violations = 0;        // lower(lhs) > upper(rhs)
+  double max_ratio = 0;       // largest lhs/rhs seen (1 means the inequality is attained)
+  std::string worst;          // the instance with the largest ratio, reproducibly described
+};
+
+struct BoundEntry {
+  std::string id;
+  std::string family;     // the case file that exercises it
+  std::string source;     // document and theorem number
+  std::string statement;  // one line
+  std::string quantity;   // what is bounded, e.g. "renyi(alpha)"
+  Direction direction = Direction::upper;
+  // Why the hypotheses fail at these parameters, or nullopt when the bound applies.
+  std::function<std::optional<std::string>(const Params&)> not_applicable;
+  std::function<BoundValue(const Params&)> bound;
+  // Kernel cases: the ε' at which the exact amplified δ' is taken (T1.3/T1.4 move it); unset: the case's order.
+  std::function<double(const Params&)> order;
+  // Property entries: the check itself (bound and order unset).
+  std::function<PropertyResult(const Params&)> property;
+};
+
+const std::vector<BoundEntry>& bound_catalogue();
+const BoundEntry& find_bound(const std::string& id);  // InvalidArgument listing the IDs on failure
+
+// Family registration (one function per family file).
+void add_mixing_bounds(std::vector<BoundEntry>& out);
+void add_coupling_bounds(std::vector<BoundEntry>& out);
+void add_diffusion_bounds(std::vector<BoundEntry>& out);
+void add_subsampling_shuffling_bounds(std::vector<BoundEntry>& out);
+void add_repeated_noise_bounds(std::vector<BoundEntry>& out);
+void add_property_bounds(std::vector<BoundEntry>& out);
+
+}  // namespace privamp::verify

@@ -1,0 +1,242 @@
+#include "verify/cases/case.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <toml++/toml.h>
+
+#include "numerics/errors.hpp"
+#include "verify/bounds/catalogue.hpp"
+
+namespace privamp::verify {
+
+std::string to_string(Case::Kind kind) {
+  switch (kind) {
+    case Case::Kind::laws: return "laws";
+    case Case::Kind::kernel: return "kernel";
+    case Case::Kind::property: return "property";
+  }
+  return "?";
+}
+
+std::string quantity_name(Quantity::Kind kind) {
+  switch (kind) {
+    case Quantity::Kind::renyi: return "renyi";
+    case Quantity::Kind::kl: return "kl";
+    case Quantity::Kind::renyi_inf: return "renyi_inf";
+    case Quantity::Kind::hockey_stick: return "hockey_stick";
+    case Quantity::Kind::tv: return "tv";
+  }
+  return "?";
+}
+
+std::vector<Params> Case::points() const {
+  std::vector<Params> out{Params{}};
+  for (const auto& [key, values] : grid) {
+    std::vector<Params> next;
+    for (const Params& base : out)
+      for (const auto& v : values) {
+        Params p = base;
+        if (std::holds_alternative<double>(v)) p.numbers[key] = std::get<double>(v);
+        else p.words[key] = std::get<std::string>(v);
+        next.push_back(std::move(p));
+      }
+    out = std::move(next);
+  }
+  for (Params& p : out)
+    for (const auto& [key, formula] : derived) p.numbers[key] = evaluate_formula(formula, p);
+  return out;
+}
+
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const toml::node* node, const std::string& key, const std::string& why) const {
+    const int line = node ? static_cast<int>(node->source().begin.line) : 0;
+    throw InvalidArgument(fmt::format("{}:{}: key '{}': {}", file_, line, key, why));
+  }
+
+  std::string text(const toml::table& t, const std::string& key, std::optional<std::string> fallback = std::nullopt) const {
+    const toml::node* n = t.get(key);
+    if (!n) {
+      if (fallback) return *fallback;
+      fail(&t, key, "missing");
+    }
+    if (!n->is_string()) fail(n, key, "must be a string");
+    return **n->as_string();
+  }
+
+  double number(const toml::table& t, const std::string& key, double fallback) const {
+    const toml::node* n = t.get(key);
+    if (!n) return fallback;
+    if (auto v = n->value<double>()) return *v;
+    fail(n, key, "must be a number");
+  }
+
+  bool boolean(const toml::table& t, const std::string& key, bool fallback) const {
+    const toml::node* n = t.get(key);
+    if (!n) return fallback;
+    if (!n->is_boolean()) fail(n, key, "must be true or false");
+    return **n->as_boolean();
+  }
+
+  Case read(const toml::table& t) const {
+    static const std::set<std::string> known = {"name", "bounds", "kind", "mu", "nu", "kernel", "quantity", "order",
+                                                "symmetric", "engine", "cross_check", "tolerance", "grid", "derived",
+                                                "comment"};
+    for (const auto& [k, v] : t)
+      if (!known.count(std::string(k.str())))
+        fail(&v, std::string(k.str()), fmt::format("unknown key (known: {})", fmt::join(known, ", ")));
+    Case c;
+    c.file = file_;
+    c.line = static_cast<int>(t.source().begin.line);
+    c.name = text(t, "name");
+    const toml::node* b = t.get("bounds");
+    if (!b || !b->is_array() || b->as_array()->empty()) fail(b ? b : &t, "bounds", "must be a non-empty list of theorem IDs");
+    for (const auto& e : *b->as_array()) {
+      if (!e.is_string()) fail(&e, "bounds", "must list strings");
+      try {
+        find_bound(**e.as_string());
+      } catch (const InvalidArgument& err) {
+        fail(&e, "bounds", err.what());
+      }
+      c.bounds.push_back(**e.as_string());
+    }
+    const std::string kind = text(t, "kind", "laws");
+    if (kind == "laws") c.kind = Case::Kind::laws;
+    else if (kind == "kernel") c.kind = Case::Kind::kernel;
+    else if (kind == "property") c.kind = Case::Kind::property;
+    else fail(t.get("kind"), "kind", "must be laws, kernel or property");
+    for (const std::string& id : c.bounds) {
+      const bool is_property = static_cast<bool>(find_bound(id).property);
+      if (is_property != (c.kind == Case::Kind::property))
+        fail(b, "bounds", fmt::format("{} is {}a property check but the case kind is {}", id, is_property ? "" : "not ", kind));
+    }
+    if (c.kind == Case::Kind::laws) {
+      c.mu = text(t, "mu");
+      c.nu = text(t, "nu");
+    }
+    if (c.kind == Case::Kind::kernel) c.kernel = text(t, "kernel");
+    if (c.kind != Case::Kind::property) {
+      const std::string q = text(t, "quantity");
+      bool found = false;
+      for (auto k : {Quantity::Kind::renyi, Quantity::Kind::kl, Quantity::Kind::renyi_inf, Quantity::Kind::hockey_stick,
+                     Quantity::Kind::tv})
+        if (quantity_name(k) == q) {
+          c.quantity = k;
+          found = true;
+        }
+      if (!found) fail(t.get("quantity"), "quantity", "must be renyi, renyi_inf, kl, tv or hockey_stick");
+      if (c.quantity == Quantity::Kind::renyi || c.quantity == Quantity::Kind::hockey_stick) c.order = text(t, "order");
+      else if (t.get("order")) fail(t.get("order"), "order", "only renyi and hockey_stick take an order");
+    }
+    c.symmetric = boolean(t, "symmetric", false);
+    try {
+      c.engine = parse_engine(text(t, "engine", "auto"));
+    } catch (const InvalidArgument& e) {
+      fail(t.get("engine"), "engine", e.what());
+    }
+    if (t.get("cross_check")) {
+      try {
+        c.cross_check = parse_engine(text(t, "cross_check"));
+      } catch (const InvalidArgument& e) {
+        fail(t.get("cross_check"), "cross_check", e.what());
+      }
+    }
+    c.tolerance = number(t, "tolerance", 1e-6);
+    if (!(c.tolerance >= 0 && c.tolerance < 1)) fail(t.get("tolerance"), "tolerance", "must be in [0, 1)");
+    const toml::node* g = t.get("grid");
+    if (!g || !g->is_table()) fail(g ? g : &t, "grid", "must be a table of parameter lists");
+    for (const auto& [k, v] : *g->as_table()) {
+      const std::string key(k.str());
+      std::vector<std::variant<double, std::string>> values;
+      auto add = [&](const toml::node& e) {
+        if (auto d = e.value<double>()) values.emplace_back(*d);
+        else if (e.is_string()) values.emplace_back(std::string(**e.as_string()));
+        else fail(&e, "grid." + key, "values must be numbers or strings");
+      };
+      if (v.is_array()) {
+        for (const auto& e : *v.as_array()) add(e);
+      } else {
+        add(v);
+      }
+      if (values.empty()) fail(&v, "grid." + key, "empty list");
+      c.grid.emplace_back(key, std::move(values));
+    }
+    if (const toml::node* d = t.get("derived")) {
+      if (!d->is_table()) fail(d, "derived", "must be a table of formulas");
+      for (const auto& [k, v] : *d->as_table()) {
+        if (!v.is_string()) fail(&v, "derived." + std::string(k.str()), "must be a formula string");
+        c.derived.emplace_back(std::string(k.str()), std::string(**v.as_string()));
+      }
+    }
+    // Templates and formulas must resolve at every point (checked on the first point: all share the keys).
+    try {
+      const auto points = c.points();
+      if (points.empty()) fail(g, "grid", "no points");
+      if (points.size() > 100000) fail(g, "grid", fmt::format("{} points: at most 100000", points.size()));
+      const Params& p = points.front();
+      if (c.kind == Case::Kind::laws) {
+        substitute(c.mu, p);
+        substitute(c.nu, p);
+      }
+      if (!c.order.empty()) substitute(c.order, p);
+    } catch (const InvalidArgument& e) {
+      fail(&t, "grid", e.what());
+    }
+    return c;
+  }
+
+ private:
+  std::string file_;
+};
+
+void collect(const std::filesystem::path& path, std::vector<std::filesystem::path>& files) {
+  if (std::filesystem::is_directory(path)) {
+    std::vector<std::filesystem::path> found;
+    for (const auto& e : std::filesystem::directory_iterator(path))
+      if (e.is_regular_file() && e.path().extension() == ".toml") found.push_back(e.path());
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  } else if (std::filesystem::exists(path)) {
+    files.push_back(path);
+  } else {
+    throw InvalidArgument(fmt::format("{}: no such file or directory", path.string()));
+  }
+}
+
+}  // namespace
+
+std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& p : paths) collect(p, files);
+  std::vector<Case> out;
+  for (const auto& f : files) {
+    const std::string name = f.string();
+    toml::table doc;
+    try {
+      doc = toml::parse_file(name);
+    } catch (const toml::parse_error& e) {
+      throw InvalidArgument(fmt::format("{}:{}: {}", name, e.source().begin.line, e.description()));
+    }
+    Reader reader(name);
+    for (const auto& [k, v] : doc)
+      if (k.str() != "case") reader.fail(&v, std::string(k.str()), "unknown top-level key (cases are [[case]] tables)");
+    const toml::node* cases = doc.get("case");
+    if (!cases || !cases->is_array_of_tables()) reader.fail(&doc, "case", "the file must contain [[case]] tables");
+    std::set<std::string> names;
+    for (const auto& t : *cases->as_array()) {
+      Case c = reader.read(*t.as_table());
+      if (!names.insert(c.name).second) reader.fail(&t, "name", fmt::format("duplicate case name '{}'", c.name));
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+}  // namespace privamp::verify

@@ -1,0 +1,63 @@
+// Case files (cases/*.toml): declarative scenarios, parameter grids, quantities, engines, bound IDs and
+// tolerances. One file per theorem family; each [[case]] table is one scenario:
+//
+//   [[case]]
+//   name = "iterated Gaussian"          # unique within the file
+//   bounds = ["E1"]                     # catalogue IDs checked on every point
+//   kind = "laws"                       # laws (default) | kernel | property
+//   mu = "gaussian_chain(x0={delta}, r=1, sigma={sigma2}, sigma0={sigma1})"   # laws: templates, {formula}
+//   nu = "gaussian_chain(x0=0, r=1, sigma={sigma2}, sigma0={sigma1})"
+//   quantity = "renyi"                  # renyi | renyi_inf | kl | tv | hockey_stick (not for property)
+//   order = "{alpha}"                   # α or ε as a formula (renyi, hockey_stick)
+//   symmetric = false                   # exact = max over both directions (worst neighbouring order)
+//   engine = "auto"                     # deciding engine; cross_check = "gsl" adds a second one
+//   tolerance = 1e-6                    # tight when |bound/exact − 1| ≤ tolerance
+//   [case.grid]                         # the cartesian product of these lists (numbers or words)
+//   alpha = [2, 8, 64]
+//   [case.derived]                      # optional parameters computed from the grid ones
+//   sigma = "sqrt(sigma1^2 + sigma2^2)"
+//
+// kernel cases name `kernel = "randomized_response" | "dirichlet" | "lazy_dirichlet" | "sparse"` and take its
+// parameters (k, eps0 | states, concentration, seed, laziness, per_row) and the mechanism's eps, delta from the
+// grid. Errors name the file, line and key, and nothing is run.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "verify/cases/formula.hpp"
+#include "verify/divergence/engines.hpp"
+
+namespace privamp::verify {
+
+struct Case {
+  enum class Kind { laws, kernel, property };
+  std::string file;  // as given (relative path)
+  int line = 0;
+  std::string name;
+  std::vector<std::string> bounds;
+  Kind kind = Kind::laws;
+  std::string mu, nu, kernel;
+  Quantity::Kind quantity = Quantity::Kind::renyi;
+  std::string order;
+  bool symmetric = false;
+  Engine engine = Engine::automatic;
+  std::optional<Engine> cross_check;
+  double tolerance = 1e-6;
+  std::vector<std::pair<std::string, std::vector<std::variant<double, std::string>>>> grid;
+  std::vector<std::pair<std::string, std::string>> derived;
+
+  std::vector<Params> points() const;  // grid product, derived parameters added
+};
+
+std::string to_string(Case::Kind kind);
+std::string quantity_name(Quantity::Kind kind);
+
+// Loads one file or every *.toml below a directory (sorted), checking everything that can be checked without
+// computing: keys, types, IDs, engines, templates' parameters.
+std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths);
+
+}  // namespace privamp::verify

@@ -1,0 +1,59 @@
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "verify/bounds/catalogue.hpp"
+#include "verify/cases/case.hpp"
+#include "verify/cli/commands.hpp"
+
+namespace privamp::cli {
+
+Action add_list_command(CLI::App& app) {
+  auto cases_dir = std::make_shared<std::string>("cases");
+  auto* cmd = app.add_subcommand("list", "List the theorem catalogue: ID, statement, source, cases, latest verdicts");
+  cmd->add_option("--cases", *cases_dir, "case directory to scan")->capture_default_str();
+  return [cmd, cases_dir]() {
+    if (!cmd->parsed()) return -1;
+    std::map<std::string, std::set<std::string>> exercised;
+    if (std::filesystem::is_directory(*cases_dir))
+      for (const auto& c : verify::load_cases({*cases_dir}))
+        for (const auto& id : c.bounds) exercised[id].insert(fmt::format("{} ({})", c.file, c.name));
+    // Latest verdicts: the golden results.
+    std::map<std::string, std::map<std::string, int>> verdicts;
+    const auto expected = std::filesystem::path(*cases_dir) / "expected";
+    if (std::filesystem::is_directory(expected))
+      for (const auto& e : std::filesystem::directory_iterator(expected)) {
+        std::ifstream in(e.path());
+        nlohmann::json j;
+        in >> j;
+        for (const auto& row : j) {
+          const std::string key = row["key"].get<std::string>();
+          const auto a = key.find(" | "), b = key.find(" | ", a + 3);
+          ++verdicts[key.substr(a + 3, b - a - 3)][row["verdict"].get<std::string>()];
+        }
+      }
+    for (const auto& b : verify::bound_catalogue()) {
+      std::cout << fmt::format("{}  [{}; {} bound on {}]\n  {}\n  source: {}\n", b.id, b.family,
+                               verify::to_string(b.direction), b.quantity, b.statement, b.source);
+      const auto ex = exercised.find(b.id);
+      std::cout << "  cases: " << (ex == exercised.end() ? "none" : fmt::format("{}", fmt::join(ex->second, "; "))) << "\n";
+      const auto v = verdicts.find(b.id);
+      if (v != verdicts.end()) {
+        std::vector<std::string> parts;
+        for (const auto& [verdict, n] : v->second) parts.push_back(fmt::format("{} {}", n, verdict));
+        std::cout << "  latest verdicts: " << fmt::format("{}", fmt::join(parts, ", ")) << "\n";
+      }
+      std::cout << "\n";
+    }
+    return 0;
+  };
+}
+
+}  // namespace privamp::cli

@@ -1,0 +1,107 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+#include "verify/cli/commands.hpp"
+#include "verify/report/report.hpp"
+
+namespace privamp::cli {
+
+namespace {
+
+struct VerifyArgs {
+  std::vector<std::string> paths;
+  std::string only;
+  int jobs = 0;
+  std::string out;
+  bool check_golden = false, update_golden = false;
+  std::string golden_dir;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+Action add_verify_command(CLI::App& app) {
+  auto args = std::make_shared<VerifyArgs>();
+  auto* cmd = app.add_subcommand("verify", "Check the theorem catalogue against exact values over the case files");
+  cmd->add_option("paths", args->paths, "case files or directories (default: cases)");
+  cmd->add_option("--only", args->only, "comma-separated theorem IDs to check (e.g. T1.3,E2)");
+  cmd->add_option("--jobs,-j", args->jobs, "parallel workers (default: the number of cores)");
+  cmd->add_option("--out", args->out, "write results.csv, results.json and report.md to this directory");
+  cmd->add_flag("--check-golden", args->check_golden,
+                "compare with the golden results (exit 1 if a verdict changed or a value moved beyond its error bar)");
+  cmd->add_flag("--update-golden", args->update_golden, "rewrite the golden results from this run");
+  cmd->add_option("--golden-dir", args->golden_dir, "golden results directory (default: <first path>/expected)");
+  return [cmd, args]() {
+    if (!cmd->parsed()) return -1;
+    if (args->check_golden && args->update_golden)
+      throw InvalidArgument("give --check-golden or --update-golden, not both");
+    std::vector<std::filesystem::path> paths;
+    for (const auto& p : args->paths) paths.emplace_back(p);
+    if (paths.empty()) paths.emplace_back("cases");
+    const auto cases = verify::load_cases(paths);  // all validation happens before anything runs or is written
+    verify::RunOptions options;
+    options.only = split(args->only);
+    for (const auto& id : options.only) verify::find_bound(id);
+    options.jobs = args->jobs > 0 ? args->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const bool tty = isatty(STDERR_FILENO);
+    if (tty)
+      options.progress = [](std::size_t done, std::size_t total) {
+        const int width = 40, filled = static_cast<int>(width * done / std::max<std::size_t>(total, 1));
+        std::fprintf(stderr, "\r[%s%s] %zu/%zu points", std::string(filled, '#').c_str(),
+                     std::string(width - filled, ' ').c_str(), done, total);
+        if (done == total) std::fprintf(stderr, "\n");
+      };
+    const auto rows = verify::run_cases(cases, options);
+    std::cout << verify::summary_table(rows);
+    if (!args->out.empty()) {
+      const std::filesystem::path dir(args->out);
+      std::filesystem::create_directories(dir);
+      verify::write_csv(rows, dir / "results.csv");
+      verify::write_json(rows, dir / "results.json");
+      verify::write_markdown(rows, dir / "report.md");
+      std::cout << fmt::format("wrote {}/results.csv, results.json, report.md\n", dir.string());
+    }
+    const std::filesystem::path golden =
+        args->golden_dir.empty()
+            ? (std::filesystem::is_directory(paths.front()) ? paths.front() : paths.front().parent_path()) / "expected"
+            : std::filesystem::path(args->golden_dir);
+    long violated = 0, errors = 0;
+    for (const auto& r : rows) {
+      violated += r.verdict == verify::Verdict::violated;
+      errors += r.verdict == verify::Verdict::error;
+    }
+    for (const auto& r : rows)
+      if (r.verdict == verify::Verdict::error) std::cerr << "error: " << r.key() << ": " << r.reason << "\n";
+    if (args->update_golden) {
+      verify::update_golden(rows, golden);
+      std::cout << fmt::format("golden results written to {}\n", golden.string());
+      return errors > 0 ? 1 : 0;
+    }
+    if (args->check_golden) {
+      const auto problems = verify::check_golden(rows, golden, !options.only.empty());
+      for (const auto& p : problems) std::cerr << "golden: " << p << "\n";
+      std::cout << fmt::format("golden check against {}: {} difference(s); {} violation(s) (as recorded), {} error(s)\n",
+                               golden.string(), problems.size(), violated, errors);
+      return problems.empty() && errors == 0 ? 0 : 1;
+    }
+    if (violated > 0) std::cout << fmt::format("{} violation(s): see the report (--out DIR)\n", violated);
+    return violated + errors > 0 ? 1 : 0;
+  };
+}
+
+}  // namespace privamp::cli

@@ -1,0 +1,236 @@
+#include "verify/report/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "numerics/errors.hpp"
+
+namespace privamp::verify {
+
+namespace {
+
+nlohmann::json num(double x) {
+  if (std::isnan(x)) return nullptr;
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return x;
+}
+
+double from_json(const nlohmann::json& j) {
+  if (j.is_string()) return j.get<std::string>() == "inf" ? INFINITY : -INFINITY;
+  if (j.is_null()) return std::nan("");
+  return j.get<double>();
+}
+
+nlohmann::json params_json(const Params& p) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : p.numbers) j[k] = v;
+  for (const auto& [k, v] : p.words) j[k] = v;
+  return j;
+}
+
+std::string show(double x) {
+  if (std::isnan(x)) return "-";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return fmt::format("{:.4g}", x);
+}
+
+struct Stats {
+  long points = 0;
+  std::map<Verdict, long> counts;
+  std::vector<double> ratios;
+};
+
+std::map<std::string, Stats> by_id(const std::vector<Row>& rows) {
+  std::map<std::string, Stats> s;
+  for (const Row& r : rows) {
+    Stats& st = s[r.id];
+    ++st.points;
+    ++st.counts[r.verdict];
+    if (r.quantity != "property" && (r.verdict == Verdict::tight || r.verdict == Verdict::holds ||
+                                     r.verdict == Verdict::violated || r.verdict == Verdict::inconclusive)) {
+      const double q = r.ratio();
+      if (!std::isnan(q)) st.ratios.push_back(q);
+    }
+  }
+  return s;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+void open(std::ofstream& out, const std::filesystem::path& file) {
+  out.open(file);
+  if (!out) throw InvalidArgument(fmt::format("cannot write {}", file.string()));
+  out.precision(17);
+}
+
+}  // namespace
+
+std::string summary_table(const std::vector<Row>& rows) {
+  std::string out = fmt::format("{:<18} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6}   {:>10} {:>10} {:>10}\n", "theorem", "points",
+                                "tight", "holds", "incon", "VIOL", "n/a", "error", "bound/exact", "median", "max");
+  for (const auto& [id, st] : by_id(rows)) {
+    auto n = [&](Verdict v) {
+      const auto it = st.counts.find(v);
+      return it == st.counts.end() ? 0L : it->second;
+    };
+    std::vector<double> r = st.ratios;
+    std::sort(r.begin(), r.end());
+    const std::string lo = r.empty() ? "-" : show(r.front()), med = r.empty() ? "-" : show(r[r.size() / 2]),
+                      hi = r.empty() ? "-" : show(r.back());
+    out += fmt::format("{:<18} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6}   {:>10} {:>10} {:>10}\n", id, st.points,
+                       n(Verdict::tight), n(Verdict::holds), n(Verdict::inconclusive), n(Verdict::violated),
+                       n(Verdict::not_applicable), n(Verdict::error), lo, med, hi);
+  }
+  return out;
+}
+
+void write_csv(const std::vector<Row>& rows, const std::filesystem::path& file) {
+  std::ofstream out;
+  open(out, file);
+  out << "file,case,id,parameters,quantity,mu,nu,exact,exact_lower,exact_upper,error_kind,method,cross_check,bound,"
+         "bound_over_exact,verdict,reason,note\n";
+  for (const Row& r : rows) {
+    out << csv_field(r.file) << ',' << csv_field(r.case_name) << ',' << r.id << ',' << csv_field(r.params.describe())
+        << ',' << csv_field(r.quantity) << ',' << csv_field(r.mu) << ',' << csv_field(r.nu) << ',' << r.exact.value
+        << ',' << r.exact.lower << ',' << r.exact.upper << ',' << to_string(r.exact.error_kind) << ','
+        << csv_field(r.exact.method) << ',' << (r.cross ? fmt::format("{:.17g}", r.cross->value) : "") << ',' << r.bound
+        << ',' << r.ratio() << ',' << to_string(r.verdict) << ',' << csv_field(r.reason) << ',' << csv_field(r.note)
+        << '\n';
+  }
+}
+
+void write_json(const std::vector<Row>& rows, const std::filesystem::path& file) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const Row& r : rows) {
+    nlohmann::json j;
+    j["file"] = r.file;
+    j["case"] = r.case_name;
+    j["id"] = r.id;
+    j["parameters"] = params_json(r.params);
+    j["quantity"] = r.quantity;
+    j["mu"] = r.mu;
+    j["nu"] = r.nu;
+    j["exact"] = {{"value", num(r.exact.value)}, {"lower", num(r.exact.lower)}, {"upper", num(r.exact.upper)},
+                  {"log_value", num(r.exact.log_value)}, {"error_kind", to_string(r.exact.error_kind)},
+                  {"level", r.exact.level}, {"method", r.exact.method}};
+    if (r.cross) j["cross_check"] = {{"value", num(r.cross->value)}, {"lower", num(r.cross->lower)},
+                                     {"upper", num(r.cross->upper)}, {"method", r.cross->method}};
+    j["bound"] = num(r.bound);
+    j["bound_over_exact"] = num(r.ratio());
+    j["verdict"] = to_string(r.verdict);
+    j["reason"] = r.reason;
+    j["note"] = r.note;
+    all.push_back(j);
+  }
+  std::ofstream out;
+  open(out, file);
+  out << all.dump(1) << "\n";
+}
+
+void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& file) {
+  std::ofstream out;
+  open(out, file);
+  out << "# privamp verify report\n\n## Summary per theorem\n\n```\n" << summary_table(rows) << "```\n\n";
+  out << "bound/exact: for upper bounds ≥ 1 when the bound holds (1 = tight); for lower bounds (L3) ≤ 1.\n\n";
+  auto section = [&](const char* title, auto keep) {
+    std::vector<const Row*> sel;
+    for (const Row& r : rows)
+      if (keep(r)) sel.push_back(&r);
+    out << "## " << title << " (" << sel.size() << ")\n\n";
+    if (sel.empty()) {
+      out << "None.\n\n";
+      return;
+    }
+    out << "| ID | case | parameters | quantity | exact [interval] | bound | verdict | detail |\n|---|---|---|---|---|---|---|---|\n";
+    for (const Row* r : sel)
+      out << fmt::format("| {} | {} | {} | {} | {:.10g} [{:.10g}, {:.10g}] | {:.10g} | {} | {} {} |\n", r->id,
+                         r->case_name, r->params.describe(), r->quantity, r->exact.value, r->exact.lower,
+                         r->exact.upper, r->bound, to_string(r->verdict), r->reason, r->note);
+    out << "\n";
+  };
+  section("Violations", [](const Row& r) { return r.verdict == Verdict::violated; });
+  section("Errors", [](const Row& r) { return r.verdict == Verdict::error; });
+  section("Inconclusive", [](const Row& r) { return r.verdict == Verdict::inconclusive; });
+  section("Not applicable", [](const Row& r) { return r.verdict == Verdict::not_applicable; });
+  out << "## All rows\n\nSee results.csv and results.json beside this file: every row lists its case, parameters, the "
+         "law expressions, the engine and method, the interval and the verdict.\n";
+}
+
+void update_golden(const std::vector<Row>& rows, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  std::map<std::string, nlohmann::json> files;
+  for (const Row& r : rows) {
+    nlohmann::json j;
+    j["key"] = r.key();
+    j["value"] = num(r.exact.value);
+    j["lower"] = num(r.exact.lower);
+    j["upper"] = num(r.exact.upper);
+    j["bound"] = num(r.bound);
+    j["verdict"] = to_string(r.verdict);
+    files[std::filesystem::path(r.file).stem().string()].push_back(j);
+  }
+  for (const auto& [stem, rows_json] : files) {
+    std::ofstream out;
+    open(out, dir / (stem + ".json"));
+    out << rows_json.dump(1) << "\n";
+  }
+}
+
+std::vector<std::string> check_golden(const std::vector<Row>& rows, const std::filesystem::path& dir, bool partial) {
+  std::vector<std::string> problems;
+  std::map<std::string, std::map<std::string, nlohmann::json>> golden;  // stem → key → row
+  std::map<std::string, std::vector<const Row*>> current;
+  for (const Row& r : rows) current[std::filesystem::path(r.file).stem().string()].push_back(&r);
+  for (const auto& [stem, list] : current) {
+    const auto file = dir / (stem + ".json");
+    std::ifstream in(file);
+    if (!in) {
+      problems.push_back(fmt::format("{}: no golden file (run --update-golden)", file.string()));
+      continue;
+    }
+    nlohmann::json j;
+    try {
+      in >> j;
+    } catch (const std::exception& e) {
+      problems.push_back(fmt::format("{}: unreadable golden file: {}", file.string(), e.what()));
+      continue;
+    }
+    auto& g = golden[stem];
+    for (const auto& e : j) g[e["key"].get<std::string>()] = e;
+    for (const Row* r : list) {
+      const auto it = g.find(r->key());
+      if (it == g.end()) {
+        problems.push_back(fmt::format("new row not in golden: {}", r->key()));
+        continue;
+      }
+      const auto& old = it->second;
+      const std::string old_verdict = old["verdict"].get<std::string>();
+      if (old_verdict != to_string(r->verdict))
+        problems.push_back(fmt::format("verdict changed {} -> {}: {}", old_verdict, to_string(r->verdict), r->key()));
+      const double ov = from_json(old["value"]), nv = r->exact.value;
+      if (std::isfinite(ov) && std::isfinite(nv)) {
+        const double bar = std::max((from_json(old["upper"]) - from_json(old["lower"])) / 2, r->exact.abs_error());
+        if (std::fabs(nv - ov) > bar + 1e-12 * std::fabs(ov) + 1e-300)
+          problems.push_back(fmt::format("value moved {:.17g} -> {:.17g} (error bar {:.3g}): {}", ov, nv, bar, r->key()));
+      } else if (std::isfinite(ov) != std::isfinite(nv) || (std::isnan(ov) != std::isnan(nv))) {
+        problems.push_back(fmt::format("value changed {} -> {}: {}", show(ov), show(nv), r->key()));
+      }
+      g.erase(it);
+    }
+    if (!partial)
+      for (const auto& [key, e] : g) problems.push_back(fmt::format("golden row missing from this run: {}", key));
+  }
+  return problems;
+}
+
+}  // namespace privamp::verify

@@ -1,0 +1,23 @@
+// Writers of verify results: the terminal summary per theorem ID, CSV, JSON and a Markdown report with every
+// row reproducible (all inputs, engine and method), and the golden files of cases/expected/ for regression.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "verify/runner/runner.hpp"
+
+namespace privamp::verify {
+
+std::string summary_table(const std::vector<Row>& rows);
+void write_csv(const std::vector<Row>& rows, const std::filesystem::path& file);
+void write_json(const std::vector<Row>& rows, const std::filesystem::path& file);
+void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& file);
+
+// Golden results: one JSON file per case file, <dir>/<stem>.json, keyed by Row::key().
+void update_golden(const std::vector<Row>& rows, const std::filesystem::path& dir);
+// Differences that matter: a verdict changed, a value moved beyond its error bar, a row appeared or vanished.
+std::vector<std::string> check_golden(const std::vector<Row>& rows, const std::filesystem::path& dir, bool partial);
+
+}  // namespace privamp::verify

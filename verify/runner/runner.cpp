@@ -1,0 +1,301 @@
+#include "verify/runner/runner.hpp"
+
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+#include "sim/kernels/finite_kernel.hpp"
+#include "sim/laws/expression.hpp"
+#include "verify/divergence/worst_case.hpp"
+
+namespace privamp::verify {
+
+std::string to_string(Verdict v) {
+  switch (v) {
+    case Verdict::tight: return "tight";
+    case Verdict::holds: return "holds";
+    case Verdict::inconclusive: return "inconclusive";
+    case Verdict::violated: return "violated";
+    case Verdict::not_applicable: return "not-applicable";
+    case Verdict::error: return "error";
+  }
+  return "?";
+}
+
+Verdict parse_verdict(const std::string& s) {
+  for (Verdict v : {Verdict::tight, Verdict::holds, Verdict::inconclusive, Verdict::violated, Verdict::not_applicable,
+                    Verdict::error})
+    if (to_string(v) == s) return v;
+  throw InvalidArgument(fmt::format("unknown verdict '{}'", s));
+}
+
+double Row::ratio() const {
+  if (exact.value == 0) return bound == 0 ? 1.0 : std::nan("");
+  return bound / exact.value;
+}
+
+std::string Row::key() const { return fmt::format("{} | {} | {}", case_name, id, params.describe()); }
+
+namespace {
+
+constexpr double kSlack = 1e-12;
+
+Quantity make_quantity(Quantity::Kind kind, double order) {
+  switch (kind) {
+    case Quantity::Kind::renyi: return Quantity::renyi(order);
+    case Quantity::Kind::hockey_stick: return Quantity::hockey_stick(order);
+    case Quantity::Kind::kl: return Quantity::kl();
+    case Quantity::Kind::tv: return Quantity::tv();
+    case Quantity::Kind::renyi_inf: return Quantity::renyi_inf();
+  }
+  return Quantity::kl();
+}
+
+sim::FiniteKernel make_kernel(const std::string& kind, const Params& p) {
+  auto integer = [&](const char* n) { return static_cast<int>(p.at(n)); };
+  if (kind == "randomized_response") return sim::randomized_response_kernel(integer("k"), p.at("eps0"));
+  if (kind == "dirichlet")
+    return sim::random_dirichlet_kernel(integer("states"), p.at("concentration"), static_cast<std::uint64_t>(p.at("seed")));
+  if (kind == "lazy_dirichlet")
+    return sim::lazy_kernel(sim::random_dirichlet_kernel(integer("states"), p.at("concentration"),
+                                                         static_cast<std::uint64_t>(p.at("seed"))),
+                            p.at("laziness"));
+  if (kind == "sparse")
+    return sim::random_sparse_kernel(integer("states"), integer("per_row"), static_cast<std::uint64_t>(p.at("seed")));
+  throw InvalidArgument(fmt::format("kernel = '{}': allowed randomized_response, dirichlet, lazy_dirichlet, sparse", kind));
+}
+
+// (γ, ε̃)-Dobrushin constant of Theorem 1 (2): ε̃ = log(1 + (e^ε − 1)/δ); for δ = 0 it uses
+// D_∞(μ‖ν) = μ(supp μ \ supp ν).
+double gamma_hs_tilde(const sim::FiniteKernel& k, double eps, double delta) {
+  if (delta > 0) return sim::dobrushin_at(k, std::log1p(std::expm1(eps) / delta));
+  double g = 0;
+  for (int x = 0; x < k.size(); ++x)
+    for (int x2 = 0; x2 < k.size(); ++x2) {
+      double outside = 0;
+      for (int y = 0; y < k.size(); ++y)
+        if (k.matrix()(x2, y) == 0) outside += k.matrix()(x, y);
+      g = std::max(g, outside);
+    }
+  return g;
+}
+
+}  // namespace
+
+Verdict decide(Direction dir, const Estimate& e, double b, double tol, std::string& reason) {
+  const double v = e.value;
+  const bool within = v != 0 ? std::fabs(b / v - 1) <= tol : b == 0;
+  switch (dir) {
+    case Direction::upper:
+      if (e.lower > b * (1 + kSlack) + 1e-300) {
+        reason = fmt::format("exact lower end {:.10g} > bound {:.10g}", e.lower, b);
+        return Verdict::violated;
+      }
+      if (within) return Verdict::tight;
+      if (e.upper <= b * (1 + kSlack)) return Verdict::holds;
+      reason = "the error bar straddles the bound";
+      return Verdict::inconclusive;
+    case Direction::lower:
+      if (e.upper < b * (1 - kSlack)) {
+        reason = fmt::format("exact upper end {:.10g} < lower bound {:.10g}", e.upper, b);
+        return Verdict::violated;
+      }
+      if (within) return Verdict::tight;
+      if (e.lower >= b * (1 - kSlack)) return Verdict::holds;
+      reason = "the error bar straddles the bound";
+      return Verdict::inconclusive;
+    case Direction::equal:
+      if (std::fabs(b - v) <= e.abs_error() + tol * std::fabs(v) + kSlack * std::fabs(b)) return Verdict::tight;
+      reason = fmt::format("identity fails: exact {:.12g} vs formula {:.12g}", v, b);
+      return Verdict::violated;
+  }
+  return Verdict::error;
+}
+
+namespace {
+
+bool overlap(const Estimate& a, const Estimate& b) {
+  const double slack = kSlack * std::max(std::fabs(a.value), std::fabs(b.value));
+  return a.lower <= b.upper + slack && b.lower <= a.upper + slack;
+}
+
+// The exact value at one order for one point: one direction, or the worse of both.
+struct Exact {
+  Estimate value;
+  std::optional<Estimate> cross;
+};
+
+Exact exact_for(const Case& c, const Params& p, double order, const sim::FiniteKernel* kernel, Row& row) {
+  const Quantity q = make_quantity(c.quantity, order);
+  row.quantity = q.label();
+  if (c.kind == Case::Kind::kernel) {
+    const auto w = worst_case_amplification(*kernel, p.at("eps"), p.at("delta"), {order}).front();
+    row.note = fmt::format("worst map g = ({}, {}, {}, {})", w.map[0], w.map[1], w.map[2], w.map[3]);
+    return {w.value, std::nullopt};
+  }
+  row.mu = substitute(c.mu, p);
+  row.nu = substitute(c.nu, p);
+  const auto mu = sim::parse_law(row.mu), nu = sim::parse_law(row.nu);
+  auto compute = [&](Engine engine) {
+    DivergenceOptions o;
+    o.engine = engine;
+    Estimate e = compute_divergence(*mu, *nu, q, o);
+    if (c.symmetric) {
+      const Estimate back = compute_divergence(*nu, *mu, q, o);
+      if (back.value > e.value) e = back;
+    }
+    return e;
+  };
+  Exact out{compute(c.engine), std::nullopt};
+  if (c.cross_check) out.cross = compute(*c.cross_check);
+  return out;
+}
+
+const BoundEntry& lookup(const std::string& id, const std::vector<BoundEntry>& extra) {
+  for (const BoundEntry& b : extra)
+    if (b.id == id) return b;
+  return find_bound(id);
+}
+
+Row make_row(const Case& c, const std::string& id, const Params& point) {
+  Row r;
+  r.file = c.file;
+  r.case_name = c.name;
+  r.id = id;
+  r.params = point;
+  return r;
+}
+
+std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::vector<std::string>& ids,
+                                const std::vector<BoundEntry>& extra) {
+  std::vector<Row> rows;
+  Params p = point;
+  std::optional<sim::FiniteKernel> kernel;
+  try {
+    if (c.kind == Case::Kind::kernel) {
+      kernel.emplace(make_kernel(c.kernel, p));
+      const auto m = sim::mixing_coefficients(*kernel);
+      p.numbers["gamma_tv"] = m.dobrushin;
+      p.numbers["gamma_doeblin"] = m.doeblin;
+      p.numbers["gamma_ultra"] = m.ultra_mixing;
+      p.numbers["gamma_hs_tilde"] = gamma_hs_tilde(*kernel, p.at("eps"), p.at("delta"));
+    }
+  } catch (const std::exception& e) {
+    Row r = make_row(c, "*", point);
+    r.verdict = Verdict::error;
+    r.reason = e.what();
+    return {r};
+  }
+  std::map<double, Exact> cache;  // exact values per order, shared by the IDs of the point
+  for (const std::string& id : ids) {
+    const BoundEntry& entry = lookup(id, extra);
+    Row row = make_row(c, id, point);
+    try {
+      if (entry.property) {
+        row.quantity = "property";
+        const PropertyResult r = entry.property(p);
+        row.exact = Estimate::from_value(r.max_ratio, 0, ErrorKind::exact, fmt::format("{} random instances", r.instances));
+        row.bound = 1;
+        row.note = r.worst;
+        if (r.violations > 0) {
+          row.verdict = Verdict::violated;
+          row.reason = fmt::format("{} of {} instances violate the inequality", r.violations, r.instances);
+        } else {
+          row.verdict = r.max_ratio >= 1 - c.tolerance ? Verdict::tight : Verdict::holds;
+        }
+        rows.push_back(std::move(row));
+        continue;
+      }
+      if (const auto why = entry.not_applicable(p)) {
+        row.verdict = Verdict::not_applicable;
+        row.reason = *why;
+        row.quantity = entry.quantity;
+        rows.push_back(std::move(row));
+        continue;
+      }
+      const double order = entry.order ? entry.order(p) : (c.order.empty() ? 0.0 : evaluate_formula(substitute(c.order, p), p));
+      auto it = cache.find(order);
+      if (it == cache.end()) it = cache.emplace(order, exact_for(c, p, order, kernel ? &*kernel : nullptr, row)).first;
+      else {
+        row.quantity = make_quantity(c.quantity, order).label();
+        row.mu = c.kind == Case::Kind::laws ? substitute(c.mu, p) : "";
+        row.nu = c.kind == Case::Kind::laws ? substitute(c.nu, p) : "";
+      }
+      row.exact = it->second.value;
+      row.cross = it->second.cross;
+      const BoundValue b = entry.bound(p);
+      row.bound = b.value;
+      if (!b.note.empty()) row.note = row.note.empty() ? b.note : row.note + "; " + b.note;
+      if (row.cross && !overlap(row.exact, *row.cross)) {
+        row.verdict = Verdict::error;
+        row.reason = fmt::format("engines disagree: {} gives [{:.12g}, {:.12g}], {} gives [{:.12g}, {:.12g}]",
+                                 row.exact.method, row.exact.lower, row.exact.upper, row.cross->method,
+                                 row.cross->lower, row.cross->upper);
+      } else {
+        row.verdict = decide(entry.direction, row.exact, row.bound, c.tolerance, row.reason);
+        const bool statistical = row.exact.error_kind == ErrorKind::statistical;
+        if (row.verdict == Verdict::violated && statistical) {
+          std::string confirm;
+          const bool confirmed = row.cross && row.cross->error_kind != ErrorKind::statistical &&
+                                 decide(entry.direction, *row.cross, row.bound, c.tolerance, confirm) == Verdict::violated;
+          if (!confirmed) {
+            row.verdict = Verdict::inconclusive;
+            row.reason = "Monte Carlo violation not confirmed by an exact engine: " + row.reason;
+          }
+        }
+      }
+    } catch (const std::exception& e) {
+      row.verdict = Verdict::error;
+      row.reason = e.what();
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::vector<Row> run_cases(const std::vector<Case>& cases, const RunOptions& options) {
+  struct Task {
+    const Case* c;
+    Params point;
+    std::vector<std::string> ids;
+  };
+  std::vector<Task> tasks;
+  for (const Case& c : cases) {
+    std::vector<std::string> ids;
+    for (const std::string& id : c.bounds)
+      if (options.only.empty() || std::find(options.only.begin(), options.only.end(), id) != options.only.end())
+        ids.push_back(id);
+    if (ids.empty()) continue;
+    for (Params& p : c.points()) tasks.push_back({&c, std::move(p), ids});
+  }
+  std::vector<std::vector<Row>> results(tasks.size());
+  std::atomic<std::size_t> next{0}, done{0};
+  std::mutex progress_mutex;
+  auto worker = [&]() {
+    for (std::size_t i = next++; i < tasks.size(); i = next++) {
+      results[i] = evaluate_point(*tasks[i].c, tasks[i].point, tasks[i].ids, options.extra_bounds);
+      const std::size_t d = ++done;
+      if (options.progress) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        options.progress(d, tasks.size());
+      }
+    }
+  };
+  const int jobs = std::max(1, std::min<int>(options.jobs, static_cast<int>(std::max<std::size_t>(tasks.size(), 1))));
+  std::vector<std::thread> threads;
+  for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  std::vector<Row> rows;
+  for (auto& r : results) rows.insert(rows.end(), std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
+  return rows;
+}
+
+}  // namespace privamp::verify
