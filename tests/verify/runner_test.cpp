@@ -1,0 +1,180 @@
+// The verify layer: formulas in case files, case-file validation, verdicts (a deliberately wrong bound is caught),
+// golden-file regression, and the catalogue's coverage by the shipped cases.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <catch2/catch.hpp>
+
+#include "support/check.hpp"
+#include "verify/bounds/catalogue.hpp"
+#include "verify/cases/case.hpp"
+#include "verify/divergence/closed_form.hpp"
+#include "verify/report/report.hpp"
+#include "verify/runner/runner.hpp"
+
+using namespace privamp;
+using namespace privamp::verify;
+using Catch::Matchers::Contains;
+using test::error_of;
+
+namespace {
+
+std::filesystem::path temp_file(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / "privamp_runner_test";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+const char* kGood = R"toml(
+[[case]]
+name = "gaussian pair"
+bounds = ["E1"]
+mu = "gaussian_chain(x0={delta}, r=1, sigma={sigma2}, sigma0={sigma1})"
+nu = "gaussian_chain(x0=0, r=1, sigma={sigma2}, sigma0={sigma1})"
+quantity = "renyi"
+order = "{alpha}"
+[case.grid]
+alpha = [2, 4]
+delta = 1
+sigma1 = 1
+sigma2 = [1, 2]
+)toml";
+
+}  // namespace
+
+TEST_CASE("formulas: arithmetic, functions, parameters and errors", "[verify][runner]") {
+  Params p;
+  p.numbers = {{"a", 2}, {"b", 3}};
+  p.words = {{"noise", "laplace"}};
+  CHECK(evaluate_formula("a + b * 2", p) == 8);
+  CHECK(evaluate_formula("-a^2", p) == -4);
+  CHECK(evaluate_formula("2^3^2", p) == 512);  // right-associative
+  CHECK(evaluate_formula("sqrt(a^2 + (b+1)^2) / 2", p) == Approx(std::sqrt(20.0) / 2).epsilon(1e-15));
+  CHECK(evaluate_formula("max(a, b, 1) - min(a, b)", p) == 1);
+  CHECK(substitute("gaussian({a/4}, {b})", p) == "gaussian(0.5, 3)");
+  CHECK(substitute("{noise}_nfold", p) == "laplace_nfold");
+  CHECK_THAT(error_of([&] { evaluate_formula("a + c", p); }), Contains("unknown parameter 'c'"));
+  CHECK_THAT(error_of([&] { evaluate_formula("log(a - 2)", p); }), Contains("is not finite"));
+  CHECK_THAT(error_of([&] { evaluate_formula("foo(a)", p); }), Contains("unknown function 'foo'"));
+  CHECK_THAT(error_of([&] { substitute("gaussian({a", p); }), Contains("unclosed"));
+}
+
+TEST_CASE("malformed case files are rejected with file, line and key", "[verify][runner][bad-input]") {
+  auto load = [](const std::string& text) {
+    const auto path = temp_file("bad.toml", text);
+    return error_of([&] { load_cases({path}); });
+  };
+  CHECK(error_of([&] { load_cases({temp_file("good.toml", kGood)}); }) == "(no error)");
+  std::string t = kGood;
+  CHECK_THAT(load(std::string(kGood) + "\n[extra]\nx = 1\n"), Contains("unknown top-level key"));
+  CHECK_THAT(load(std::string(t).replace(t.find("quantity = \"renyi\""), 18, "quantity = \"renyii\"")),
+             Contains(":7: key 'quantity': must be renyi"));
+  CHECK_THAT(load(std::string(t).replace(t.find("[\"E1\"]"), 6, "[\"E99\"]")), Contains("unknown theorem ID 'E99'"));
+  CHECK_THAT(load(std::string(t).replace(t.find("name ="), 6, "nmae =")), Contains("key 'nmae': unknown key"));
+  CHECK_THAT(load(std::string(t).replace(t.find("{sigma2}, sigma0"), 8, "{sigma3}")), Contains("unknown parameter 'sigma3'"));
+  CHECK_THAT(load(std::string(t).replace(t.find("alpha = [2, 4]"), 14, "alpha = [2, true]")),
+             Contains("values must be numbers or strings"));
+  CHECK_THAT(load(std::string(t).replace(t.find("[case.grid]"), 11, "engine = \"fast\"\n[case.grid]")),
+             Contains("unknown engine 'fast'"));
+  CHECK_THAT(load("[[case]]\nname = \"x\"\nbounds = [\"E1\"\n"), Contains("bad.toml:"));
+  CHECK_THAT(load(std::string(kGood) + kGood), Contains("duplicate case name"));
+  CHECK_THAT(error_of([] { load_cases({"no/such/dir"}); }), Contains("no such file or directory"));
+}
+
+TEST_CASE("verdicts: a deliberately wrong bound is caught as violated", "[verify][runner]") {
+  Case c = load_cases({temp_file("good.toml", kGood)}).front();
+  // Test-only entries: the E1 formula halved (wrong), doubled (loose), and as a lower bound at 0.9 (holds).
+  auto e1 = [](const Params& p) {
+    return p.at("alpha") * p.at("delta") * p.at("delta") / (2 * (p.at("sigma1") * p.at("sigma1") + p.at("sigma2") * p.at("sigma2")));
+  };
+  auto none = [](const Params&) -> std::optional<std::string> { return std::nullopt; };
+  RunOptions o;
+  o.extra_bounds = {
+      {"TEST.wrong", "test", "test", "half of E1", "renyi(alpha)", Direction::upper, none,
+       [=](const Params& p) { return BoundValue{0.5 * e1(p), ""}; }, {}, {}},
+      {"TEST.loose", "test", "test", "twice E1", "renyi(alpha)", Direction::upper, none,
+       [=](const Params& p) { return BoundValue{2 * e1(p), ""}; }, {}, {}},
+      {"TEST.lower", "test", "test", "0.9 E1 from below", "renyi(alpha)", Direction::lower, none,
+       [=](const Params& p) { return BoundValue{0.9 * e1(p), ""}; }, {}, {}},
+      {"TEST.na", "test", "test", "never applies", "renyi(alpha)", Direction::upper,
+       [](const Params&) -> std::optional<std::string> { return "hypothesis H fails"; },
+       [=](const Params& p) { return BoundValue{e1(p), ""}; }, {}, {}},
+  };
+  c.bounds = {"E1", "TEST.wrong", "TEST.loose", "TEST.lower", "TEST.na"};
+  const auto rows = run_cases({c}, o);
+  REQUIRE(rows.size() == 4 * 5);
+  for (const Row& r : rows) {
+    INFO(r.key() << " " << to_string(r.verdict) << " " << r.reason);
+    if (r.id == "E1") CHECK(r.verdict == Verdict::tight);
+    if (r.id == "TEST.wrong") {
+      CHECK(r.verdict == Verdict::violated);
+      CHECK_THAT(r.reason, Contains("> bound"));
+    }
+    if (r.id == "TEST.loose") CHECK(r.verdict == Verdict::holds);
+    if (r.id == "TEST.lower") CHECK(r.verdict == Verdict::holds);
+    if (r.id == "TEST.na") {
+      CHECK(r.verdict == Verdict::not_applicable);
+      CHECK(r.reason == "hypothesis H fails");
+    }
+  }
+  // The rules on intervals directly: a bound inside the error bar is tight only within the tolerance.
+  Estimate e = Estimate::from_value(1.0, 0.1, ErrorKind::quadrature, "test");
+  std::string why;
+  CHECK(decide(Direction::upper, e, 1.05, 1e-6, why) == Verdict::inconclusive);
+  CHECK(decide(Direction::upper, e, 1.2, 1e-6, why) == Verdict::holds);
+  CHECK(decide(Direction::upper, e, 0.8, 1e-6, why) == Verdict::violated);
+  CHECK(decide(Direction::upper, e, 1.05, 0.1, why) == Verdict::tight);
+  CHECK(decide(Direction::lower, e, 1.2, 1e-6, why) == Verdict::violated);
+  CHECK(decide(Direction::equal, e, 1.05, 1e-6, why) == Verdict::tight);
+  CHECK(decide(Direction::equal, e, 1.5, 1e-6, why) == Verdict::violated);
+}
+
+TEST_CASE("golden results: unchanged runs pass, moved values and changed verdicts are caught", "[verify][runner]") {
+  const Case c = load_cases({temp_file("golden_case.toml", kGood)}).front();
+  auto rows = run_cases({c}, {});
+  const auto dir = std::filesystem::temp_directory_path() / "privamp_runner_test" / "expected";
+  std::filesystem::remove_all(dir);
+  update_golden(rows, dir);
+  CHECK(check_golden(rows, dir, false).empty());
+  auto moved = rows;
+  moved[0].exact = Estimate::from_value(rows[0].exact.value * 1.001, 1e-12, ErrorKind::exact, "test");
+  const auto p1 = check_golden(moved, dir, false);
+  REQUIRE(p1.size() == 1);
+  CHECK_THAT(p1[0], Contains("value moved"));
+  auto changed = rows;
+  changed[1].verdict = Verdict::violated;
+  CHECK_THAT(check_golden(changed, dir, false).at(0), Contains("verdict changed tight -> violated"));
+  changed.pop_back();
+  CHECK_THAT(check_golden(changed, dir, false).back(), Contains("golden row missing"));
+  CHECK(check_golden(changed, dir, true).size() == 1);  // partial runs (--only) ignore the rows not run
+}
+
+TEST_CASE("every catalogue entry is exercised by a shipped case, on points known independently", "[verify][runner]") {
+  const auto cases = load_cases({std::filesystem::path(PRIVAMP_SOURCE_DIR) / "cases"});
+  std::set<std::string> exercised;
+  for (const Case& c : cases) exercised.insert(c.bounds.begin(), c.bounds.end());
+  for (const BoundEntry& b : bound_catalogue()) {
+    INFO(b.id);
+    CHECK(exercised.count(b.id) == 1);
+  }
+  // Independent values: bounds that are exact for their cases equal a closed form computed here.
+  Params p;
+  p.numbers = {{"alpha", 3}, {"delta", 2}, {"sigma1", 1}, {"sigma2", 1}, {"L", 0.5}, {"sigma", 1}, {"r", 3},
+               {"t", 0.5}, {"theta", 1}, {"rho", 1}, {"lambda1", 1}, {"lambda2", 1}, {"n", 4}, {"scale", 1}};
+  p.words = {{"noise", "gaussian"}};
+  CHECK(find_bound("E1").bound(p).value == Approx(3.0 * 4 / 4).epsilon(1e-15));
+  // T4.path with linear ψ equals the exact Gaussian-chain value αL^{2r}Δ²/(2σ²Σ_{j<r}L^{2j}).
+  CHECK(find_bound("T4.path").bound(p).value == Approx(3 * std::pow(0.5, 6) * 4 / (2 * (1 + 0.25 + 0.0625))).epsilon(1e-14));
+  // T6's numerically integrated Λ(t) equals C7's closed form for OU.
+  CHECK(find_bound("T6").bound(p).value == Approx(find_bound("C7").bound(p).value).epsilon(1e-10));
+  // RNA.thm for Gaussian noise: n·α(1/n)²/(2σ²) = α/(2nσ²).
+  CHECK(find_bound("RNA.thm").bound(p).value == Approx(3.0 / 8).epsilon(1e-15));
+  // E2 at λ1 = λ2: the optimum over w is the exact value's upper bound and beats w at either end.
+  const double e2 = find_bound("E2").bound(p).value;
+  CHECK(e2 <= laplace_renyi(2, 1, 3).value);
+  CHECK(e2 >= 0);
+}
