@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "verify/cases/formula.hpp"
+#include "verify/divergence/estimate.hpp"
 
 namespace privamp::verify {
 
@@ -45,6 +46,9 @@ struct BoundEntry {
   std::function<double(const Params&)> order;
   // Property entries: the check itself (bound and order unset).
   std::function<PropertyResult(const Params&)> property;
+  // Value entries (MSE.*, T8.*): the exact value of a quantity that is not a divergence, by a derivation
+  // independent of the statement's formula (value cases call it instead of a divergence engine).
+  std::function<Estimate(const Params&)> exact = {};
 };
 
 const std::vector<BoundEntry>& bound_catalogue();

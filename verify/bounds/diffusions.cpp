@@ -4,7 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <boost/math/tools/minima.hpp>
+
 #include "numerics/log_integrate.hpp"
+#include "sim/laws/gaussian.hpp"
+#include "sim/processes/diffusion.hpp"
+#include "verify/divergence/engines.hpp"
 #include "verify/bounds/catalogue.hpp"
 
 namespace privamp::verify {
@@ -36,6 +41,55 @@ BoundValue t6(const Params& p) {
           fmt::format("Lambda(t) by quadrature of kappa (rel. err {:.1e})", lam.rel_error)};
 }
 
+// Mean squared errors (§5.2), derived here from the laws rather than from the printed formulas:
+//   E_OU from the OU law N(e^{−θt}x, v(t)I) (GT.ou.law) at the worst input ‖f(D)‖ = R: ‖x − m‖² + d·v(t);
+//   σ̃² of the Gaussian mechanism calibrated to the OU mechanism's exact RDP: the closed form of
+//   R_α(P_t(x) ‖ P_t(x')) at ‖x − x'‖ = Δ (GT.gauss.renyi on the OU laws), then σ̃² = αΔ²/(2R_α);
+//   E_GM = dσ̃²; E_PGM = min_β max_{‖f‖≤R} E‖f − β(f + Z)‖² by a one-dimensional minimisation.
+double ou_mse(const Params& p) {
+  const sim::OrnsteinUhlenbeck ou(p.at("theta"), p.at("rho"));
+  const double t = p.at("t"), r = p.at("R"), d = p.at("d");
+  const double m = ou.mean_factor(t) * r;
+  return (r - m) * (r - m) + d * ou.variance(t);
+}
+
+double calibrated_sigma2(const Params& p) {
+  const sim::OrnsteinUhlenbeck ou(p.at("theta"), p.at("rho"));
+  const double alpha = 2, delta = p.at("delta");
+  const int d = static_cast<int>(p.at("d"));
+  std::vector<double> x(static_cast<std::size_t>(d), 0.0), y = x;
+  x[0] = delta;
+  const auto r = compute_divergence(ou.law(x, p.at("t")), ou.law(y, p.at("t")), Quantity::renyi(alpha));
+  return alpha * delta * delta / (2 * r.value);
+}
+
+// Minimised over u = log β (β* can be 1e-9 when σ̃ is large; a search in β itself would lose the minimum's
+// digits). The error bar covers the location error of Brent's method (relative 2^-26 in β): the value moves by
+// less than the change over a relative step of 1e-7.
+Estimate pgm_mse(const Params& p) {
+  const double s2 = calibrated_sigma2(p), r = p.at("R"), d = p.at("d");
+  auto worst = [&](double beta) { return (1 - beta) * (1 - beta) * r * r + beta * beta * d * s2; };  // max at ‖f‖ = R
+  auto g = [&](double x) { return worst(std::exp(x)); };
+  double best_u = 0;  // a scan in steps of 1 brackets the minimum (the function is flat at R² far to the left)
+  for (double x = -200; x <= 0; x += 1)
+    if (g(x) < g(best_u)) best_u = x;
+  const auto [u, v] = boost::math::tools::brent_find_minima(g, best_u - 1, std::min(best_u + 1, 0.0), 52);
+  const double beta = std::exp(u);
+  const double location = std::max(std::fabs(worst(beta * (1 + 1e-7)) - v), std::fabs(worst(beta * (1 - 1e-7)) - v));
+  return Estimate::from_value(v, location + 64 * std::numeric_limits<double>::epsilon() * v, ErrorKind::quadrature,
+                              "min over beta of the worst-case MSE (Brent in log beta)");
+}
+
+Estimate value_estimate(double v, const char* method) {
+  return Estimate::from_value(v, 64 * std::numeric_limits<double>::epsilon() * std::fabs(v), ErrorKind::exact, method);
+}
+
+std::optional<std::string> t8a_hypotheses(const Params& p) {
+  const double lhs = p.at("theta") * p.at("R") * p.at("R"), rhs = 4 * p.at("d") * p.at("rho") * p.at("rho");
+  if (lhs > rhs) return fmt::format("needs theta R^2 <= 4 d rho^2 ({:.4g} > {:.4g})", lhs, rhs);
+  return positive_time(p);
+}
+
 }  // namespace
 
 void add_diffusion_bounds(std::vector<BoundEntry>& out) {
@@ -65,6 +119,40 @@ void add_diffusion_bounds(std::vector<BoundEntry>& out) {
   out.push_back({"T6", "diffusions", kSource + ", Theorem 6",
                  "diffusion mechanism is (alpha, alpha Lambda(t))-RDP, Lambda(t) = int_t^inf kappa(s) ds",
                  "renyi(alpha)", Direction::upper, positive_time, t6, {}, {}});
+  const std::string mse = kSource + ", Section 5.2";
+  out.push_back({"MSE.ou", "diffusions", mse, "E_OU = (1 - e^(-theta t))^2 |f(D)|^2 + (d rho^2/theta)(1 - e^(-2 theta t))",
+                 "E_OU at |f(D)| = R", Direction::equal, positive_time,
+                 [](const Params& p) {
+                   const double th = p.at("theta"), t = p.at("t"), r = p.at("R");
+                   return BoundValue{std::pow(-std::expm1(-th * t), 2) * r * r -
+                                         p.at("d") * p.at("rho") * p.at("rho") / th * std::expm1(-2 * th * t), ""};
+                 }, {}, {}, [](const Params& p) { return value_estimate(ou_mse(p), "mean squared error from the OU law"); }});
+  out.push_back({"MSE.gm", "diffusions", mse, "Gaussian mechanism with the RDP of C7: E_GM = d sigma~^2, sigma~^2 = rho^2(e^(2 theta t) - 1)/theta",
+                 "E_GM", Direction::equal, positive_time,
+                 [](const Params& p) {
+                   const double th = p.at("theta");
+                   return BoundValue{p.at("d") * p.at("rho") * p.at("rho") * std::expm1(2 * th * p.at("t")) / th, ""};
+                 }, {}, {},
+                 [](const Params& p) { return value_estimate(p.at("d") * calibrated_sigma2(p), "d sigma~^2, sigma~ calibrated to the exact OU RDP"); }});
+  out.push_back({"MSE.pgm", "diffusions", mse + " (typo corrected: R^2)", "E_PGM <= E_GM (1 + d sigma~^2/R^2)^(-1)",
+                 "E_PGM (optimal beta, worst |f| <= R)", Direction::upper, positive_time,
+                 [](const Params& p) {
+                   const double s2 = calibrated_sigma2(p), d = p.at("d"), r = p.at("R");
+                   return BoundValue{d * s2 / (1 + d * s2 / (r * r)), ""};
+                 }, {}, {},
+                 [](const Params& p) { return pgm_mse(p); }});
+  out.push_back({"T8.a", "diffusions", kSource + ", Theorem 8 (a)",
+                 "sup|f(D)| <= R and theta R^2 <= 4 d rho^2 => E_OU/E_GM <= 1 for all t", "E_OU/E_GM", Direction::upper,
+                 t8a_hypotheses, [](const Params&) { return BoundValue{1, ""}; }, {}, {},
+                 [](const Params& p) { return value_estimate(ou_mse(p) / (p.at("d") * calibrated_sigma2(p)), "ratio from the laws"); }});
+  out.push_back({"T8.b", "diffusions", kSource + ", Theorem 8 (b)",
+                 "theta = log(1 + d Delta^2/(2 eps R^2)), rho^2 = theta Delta^2/(2 eps (e^(2 theta) - 1)), t = 1: "
+                 "E_OU/E_GM <= (1 + d Delta^2/(2 eps R^2))^(-1)",
+                 "E_OU/E_GM", Direction::upper, positive_time,
+                 [](const Params& p) {
+                   return BoundValue{1 / (1 + p.at("d") * p.at("delta") * p.at("delta") / (2 * p.at("epsilon") * p.at("R") * p.at("R"))), ""};
+                 }, {}, {},
+                 [](const Params& p) { return value_estimate(ou_mse(p) / (p.at("d") * calibrated_sigma2(p)), "ratio from the laws"); }});
 }
 
 }  // namespace privamp::verify

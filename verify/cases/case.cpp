@@ -17,6 +17,7 @@ std::string to_string(Case::Kind kind) {
     case Case::Kind::laws: return "laws";
     case Case::Kind::kernel: return "kernel";
     case Case::Kind::property: return "property";
+    case Case::Kind::value: return "value";
   }
   return "?";
 }
@@ -45,8 +46,24 @@ std::vector<Params> Case::points() const {
       }
     out = std::move(next);
   }
-  for (Params& p : out)
-    for (const auto& [key, formula] : derived) p.numbers[key] = evaluate_formula(formula, p);
+  // Derived parameters may refer to each other: resolve them in dependency order (TOML tables are unordered).
+  for (Params& p : out) {
+    std::vector<std::pair<std::string, std::string>> pending = derived;
+    while (!pending.empty()) {
+      std::vector<std::pair<std::string, std::string>> still;
+      std::string last_error;
+      for (const auto& [key, formula] : pending) {
+        try {
+          p.numbers[key] = evaluate_formula(formula, p);
+        } catch (const InvalidArgument& e) {
+          still.emplace_back(key, formula);
+          last_error = e.what();
+        }
+      }
+      if (still.size() == pending.size()) throw InvalidArgument(fmt::format("derived parameters: {}", last_error));
+      pending = std::move(still);
+    }
+  }
   return out;
 }
 
@@ -111,18 +128,21 @@ class Reader {
     if (kind == "laws") c.kind = Case::Kind::laws;
     else if (kind == "kernel") c.kind = Case::Kind::kernel;
     else if (kind == "property") c.kind = Case::Kind::property;
-    else fail(t.get("kind"), "kind", "must be laws, kernel or property");
+    else if (kind == "value") c.kind = Case::Kind::value;
+    else fail(t.get("kind"), "kind", "must be laws, kernel, property or value");
     for (const std::string& id : c.bounds) {
-      const bool is_property = static_cast<bool>(find_bound(id).property);
-      if (is_property != (c.kind == Case::Kind::property))
-        fail(b, "bounds", fmt::format("{} is {}a property check but the case kind is {}", id, is_property ? "" : "not ", kind));
+      const BoundEntry& e = find_bound(id);
+      const Case::Kind needed = e.property ? Case::Kind::property : e.exact ? Case::Kind::value : c.kind;
+      if (needed != c.kind || (c.kind == Case::Kind::property && !e.property) || (c.kind == Case::Kind::value && !e.exact))
+        fail(b, "bounds", fmt::format("{} needs a case of kind {}, not {}", id,
+                                      e.property ? "property" : e.exact ? "value" : "laws or kernel", kind));
     }
     if (c.kind == Case::Kind::laws) {
       c.mu = text(t, "mu");
       c.nu = text(t, "nu");
     }
     if (c.kind == Case::Kind::kernel) c.kernel = text(t, "kernel");
-    if (c.kind != Case::Kind::property) {
+    if (c.kind != Case::Kind::property && c.kind != Case::Kind::value) {
       const std::string q = text(t, "quantity");
       bool found = false;
       for (auto k : {Quantity::Kind::renyi, Quantity::Kind::kl, Quantity::Kind::renyi_inf, Quantity::Kind::hockey_stick,

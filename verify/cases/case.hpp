@@ -4,7 +4,7 @@
 //   [[case]]
 //   name = "iterated Gaussian"          # unique within the file
 //   bounds = ["E1"]                     # catalogue IDs checked on every point
-//   kind = "laws"                       # laws (default) | kernel | property
+//   kind = "laws"                       # laws (default) | kernel | property | value
 //   mu = "gaussian_chain(x0={delta}, r=1, sigma={sigma2}, sigma0={sigma1})"   # laws: templates, {formula}
 //   nu = "gaussian_chain(x0=0, r=1, sigma={sigma2}, sigma0={sigma1})"
 //   quantity = "renyi"                  # renyi | renyi_inf | kl | tv | hockey_stick (not for property)
@@ -34,7 +34,7 @@
 namespace privamp::verify {
 
 struct Case {
-  enum class Kind { laws, kernel, property };
+  enum class Kind { laws, kernel, property, value };
   std::string file;  // as given (relative path)
   int line = 0;
   std::string name;

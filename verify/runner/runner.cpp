@@ -211,10 +211,33 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
         rows.push_back(std::move(row));
         continue;
       }
+      if (entry.exact && !entry.not_applicable(p)) {  // value entries
+        row.quantity = entry.quantity;
+        row.exact = entry.exact(p);
+        const BoundValue b = entry.bound(p);
+        row.bound = b.value;
+        row.note = b.note;
+        row.verdict = decide(entry.direction, row.exact, row.bound, c.tolerance, row.reason);
+        rows.push_back(std::move(row));
+        continue;
+      }
       if (const auto why = entry.not_applicable(p)) {
         row.verdict = Verdict::not_applicable;
         row.reason = *why;
         row.quantity = entry.quantity;
+        // What the hypothesis buys: evaluate the formula anyway and say what the verdict would be without it.
+        try {
+          const double order = entry.order ? entry.order(p) : (c.order.empty() ? 0.0 : evaluate_formula(substitute(c.order, p), p));
+          row.exact = entry.exact ? entry.exact(p) : exact_for(c, p, order, kernel ? &*kernel : nullptr, row).value;
+          row.bound = entry.bound(p).value;
+          if (!std::isfinite(row.bound) || !std::isfinite(row.exact.value)) throw NumericalError("not finite");
+          std::string detail;
+          const Verdict would = decide(entry.direction, row.exact, row.bound, c.tolerance, detail);
+          row.reason += fmt::format("; without it the formula gives {:.6g} against {:.6g}: {}", row.bound, row.exact.value,
+                                    to_string(would));
+        } catch (const std::exception&) {
+          // The formula itself needs the hypothesis (e.g. a division by zero): nothing more to report.
+        }
         rows.push_back(std::move(row));
         continue;
       }
