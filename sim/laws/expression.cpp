@@ -9,12 +9,14 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/special.hpp"
 #include "sim/kernels/finite_kernel.hpp"
 #include "sim/laws/finite.hpp"
 #include "sim/laws/gaussian.hpp"
 #include "sim/laws/laplace.hpp"
 #include "sim/laws/mixture.hpp"
 #include "sim/laws/projected.hpp"
+#include "sim/laws/shifted.hpp"
 #include "sim/processes/diffusion.hpp"
 #include "sim/processes/noise_chain.hpp"
 
@@ -182,6 +184,36 @@ const std::vector<LawSpec>& law_catalogue() {
          const double q = a.number("q");
          check_probability("mix", "q", q);
          return std::make_shared<Mixture>(std::vector<double>{1 - q, q}, std::vector<LawPtr>{a.law("a"), a.law("b")});
+       }},
+      {"shift", "the law translated by a constant: X + by",
+       {{"law", K::law, std::nullopt, "any one-dimensional law"}, {"by", K::number, std::nullopt, "the translation"}},
+       "shift(laplace(0, 1), by=2)",
+       [](const Args& a) { return std::make_shared<Shifted>(a.law("law"), a.number("by")); }},
+      {"binomial_mix", "sum_k Bin(k; m, p) (law + k step): a record drawn k times by sampling with replacement",
+       {{"m", K::integer, std::nullopt, "number of draws, 1 <= m <= 100000"},
+        {"p", K::number, std::nullopt, "probability of drawing the record at each draw, in [0, 1]"},
+        {"law", K::law, std::nullopt, "the law when the record is not drawn"},
+        {"step", K::number, "1", "the shift per draw"}},
+       "binomial_mix(m=10, p=0.01, law=gaussian(0, 1))",
+       [](const Args& a) {
+         const long m = a.integer("m");
+         const double p = a.number("p"), step = a.number("step");
+         if (m < 1 || m > 100000) throw_invalid("binomial_mix", "m", static_cast<double>(m), "1 <= m <= 100000");
+         check_probability("binomial_mix", "p", p);
+         check_finite("binomial_mix", "step", step);
+         std::vector<double> weights;
+         std::vector<LawPtr> laws;
+         const LawPtr base = a.law("law");
+         for (long k = 0; k <= m; ++k) {
+           const double w = std::exp(log_binomial_pmf(k, m, p));
+           if (w < 1e-300) continue;  // below any representable contribution
+           weights.push_back(w);
+           laws.push_back(k == 0 ? base : std::make_shared<Shifted>(base, static_cast<double>(k) * step));
+         }
+         double total = 0;
+         for (double w : weights) total += w;
+         for (double& w : weights) w /= total;  // renormalise the dropped e^{-690} tail and the rounding
+         return std::make_shared<Mixture>(weights, laws);
        }},
       {"pmf", "finite law: masses p[i] at locations at[i]",
        {{"p", K::numbers, std::nullopt, "probabilities, non-negative, summing to 1"},

@@ -16,11 +16,11 @@ namespace {
 
 const std::string kSlides = "Balle, Privacy Amplification (talk slides)";
 
-// δ_M(ε) of the base mechanism on a sensitivity-1 counting query.
-double base_delta(const Params& p, double eps) {
+// δ_M(ε) of the base mechanism on a counting query between datasets differing in k records (group privacy).
+double base_delta(const Params& p, double eps, double k = 1) {
   const std::string& base = p.word("base");
-  if (base == "gaussian") return gaussian_hockey_stick(1, p.at("sigma"), eps).value;
-  if (base == "laplace") return laplace_hockey_stick(1, p.at("scale"), eps).value;
+  if (base == "gaussian") return gaussian_hockey_stick(k, p.at("sigma"), eps).value;
+  if (base == "laplace") return laplace_hockey_stick(k, p.at("scale"), eps).value;
   throw InvalidArgument(fmt::format("base = '{}': allowed gaussian, laplace", base));
 }
 
@@ -29,13 +29,21 @@ double eta(const Params& p) {
   const std::string& scheme = p.word("scheme");
   if (scheme == "poisson") return p.at("q");
   if (scheme == "wor") return p.at("m") / p.at("n");
-  throw InvalidArgument(fmt::format("scheme = '{}': allowed poisson, wor", scheme));
+  if (scheme == "wr") return -std::expm1(p.at("m") * std::log1p(-1 / p.at("n")));  // 1 − (1 − 1/n)^m
+  throw InvalidArgument(fmt::format("scheme = '{}': allowed poisson, wor, wr", scheme));
 }
 
 // Given the amplified ε', the base ε with e^{ε'} = 1 + η(e^ε − 1).
 BoundValue subsampled(const Params& p) {
   const double h = eta(p), eps_prime = p.at("eps_prime");
   const double eps = std::log1p(std::expm1(eps_prime) / h);
+  if (p.word("scheme") == "wr") {
+    // δ' = Σ_{k≥1} C(m,k)(1/n)^k(1−1/n)^{m−k} δ_k(ε): the record drawn k times, group privacy for k records.
+    const long m = static_cast<long>(p.at("m"));
+    double delta = 0;
+    for (long k = 1; k <= m; ++k) delta += std::exp(log_binomial_pmf(k, m, 1 / p.at("n"))) * base_delta(p, eps, static_cast<double>(k));
+    return {delta, fmt::format("eta = {:.6g}, base eps = {:.6g}", h, eps)};
+  }
   return {h * base_delta(p, eps), fmt::format("eta = {:.6g}, base eps = {:.6g}", h, eps)};
 }
 
@@ -46,8 +54,9 @@ void add_subsampling_shuffling_bounds(std::vector<BoundEntry>& out) {
   out.push_back({"SUB.wor", "subsampling", kSlides + ", subsampling without replacement",
                  "WOR fraction gamma = m/n, substitute-one: M o S is (log(1+gamma(e^eps-1)), gamma delta)-DP",
                  "hockey_stick(eps_prime)", Direction::upper, none, subsampled, {}, {}});
-  out.push_back({"SUB.table", "subsampling", kSlides + ", subsampling table (Poisson and WOR rows)",
-                 "e^eps' = 1 + eta(e^eps - 1), delta' = eta delta (Poisson: eta = q; WOR(n,m): eta = m/n)",
+  out.push_back({"SUB.table", "subsampling", kSlides + ", subsampling table",
+                 "e^eps' = 1 + eta(e^eps - 1); Poisson: eta = q, delta' = q delta; WOR(n,m): eta = m/n, delta' = (m/n) delta; "
+                 "WR(n,m): eta = 1-(1-1/n)^m, delta' = sum_k Bin(k; m, 1/n) delta_k",
                  "hockey_stick(eps_prime)", Direction::upper, none, subsampled, {}, {}});
   out.push_back({"BLANKET", "shuffling", kSlides + ", blanket decomposition",
                  "gamma = int min_x p_R(x)(y) dy: RR on [k]: k/(e^eps0+k-1); Laplace 1/eps0 on [0,1]: e^(-eps0/2); "
