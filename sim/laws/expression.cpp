@@ -19,6 +19,7 @@
 #include "sim/laws/shifted.hpp"
 #include "sim/processes/diffusion.hpp"
 #include "sim/processes/noise_chain.hpp"
+#include "sim/processes/projected_chain.hpp"
 
 namespace privamp::sim {
 
@@ -141,6 +142,23 @@ const std::vector<LawSpec>& law_catalogue() {
        [](const Args& a) {
          return std::make_shared<Gaussian>(linear_gaussian_chain(a.number("x0"), a.number("sigma0"), a.number("L"),
                                                                  a.number("sigma"), static_cast<int>(a.integer("r"))));
+       }},
+      {"noisy_sgd", "law of x_n of 1-D noisy projected SGD, loss (lambda/2)(x - z)^2 on [-R, R], data z_i = zi, z_j = 0",
+       {{"n", K::integer, std::nullopt, "number of steps"},
+        {"i", K::integer, std::nullopt, "the index whose data point is zi, 1 <= i <= n"},
+        {"zi", K::number, std::nullopt, "the data point at index i, |zi| <= R"},
+        {"eta", K::number, std::nullopt, "step size, eta * lambda < 2"},
+        {"sigma", K::number, "1", "gradient noise standard deviation"},
+        {"lambda", K::number, "1", "loss curvature"},
+        {"R", K::number, "1", "radius of the domain [-R, R]"},
+        {"x0", K::number, "0", "starting point"},
+        {"cells", K::integer, "400", "grid cells of the propagated density"}},
+       "noisy_sgd(n=20, i=5, zi=1, eta=0.2)",
+       [](const Args& a) {
+         const NoisySgd sgd{static_cast<int>(a.integer("n")), a.number("eta"), a.number("sigma"), a.number("lambda"),
+                            a.number("R"), a.number("x0")};
+         return std::make_shared<GridLaw>(noisy_sgd_law(sgd, static_cast<int>(a.integer("i")), a.number("zi"),
+                                                        static_cast<int>(a.integer("cells"))).to_grid_law());
        }},
       {"brownian", "Brownian semigroup P_t(x0) = N(x0, 2t) for dX = sqrt(2) dW (GT.bm.law)",
        {{"x0", K::number, std::nullopt, "starting point"}, {"t", K::number, std::nullopt, "time, > 0"}},

@@ -1,6 +1,6 @@
 // The theorem catalogue: one entry per THEOREMS.md result ID (GT rows are engine checks, in the tests).
 // An entry says what it bounds, in which direction, under which hypotheses, and the formula; entries live in
-// one file per family (mixing.cpp, couplings.cpp, diffusions.cpp, subsampling_shuffling.cpp,
+// one file per family (mixing.cpp, couplings.cpp (with T5), diffusions.cpp, subsampling_shuffling.cpp,
 // repeated_noise.cpp, properties.cpp) and are listed explicitly in catalogue.cpp.
 #pragma once
 

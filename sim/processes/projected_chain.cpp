@@ -1,0 +1,142 @@
+#include "sim/processes/projected_chain.hpp"
+
+#include <cmath>
+#include <numbers>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+#include "numerics/special.hpp"
+
+namespace privamp::sim {
+
+IntervalLaw IntervalLaw::point(double x0, double lo, double hi, int intervals) {
+  if (!(lo < hi)) throw InvalidArgument("interval law: need lo < hi");
+  if (intervals < 2 || intervals > 200000) throw_invalid("interval law", "intervals", intervals, "2 <= intervals <= 200000");
+  if (!(x0 >= lo && x0 <= hi)) throw_invalid("interval law", "x0", x0, fmt::format("{} <= x0 <= {}", lo, hi));
+  return {lo, hi, std::vector<double>(static_cast<std::size_t>(intervals) + 1, 0.0), {{x0, 1.0}}};
+}
+
+double IntervalLaw::total_mass() const {
+  double m = 0;
+  for (std::size_t k = 0; k < density.size(); ++k) m += density[k] * (k == 0 || k + 1 == density.size() ? 0.5 : 1.0);
+  m *= h();
+  for (const auto& [x, w] : atoms) m += w;
+  return m;
+}
+
+GridLaw IntervalLaw::to_grid_law() const {
+  std::vector<double> at, mass;
+  for (const auto& [x, w] : atoms) {
+    at.push_back(x);
+    mass.push_back(w);
+  }
+  return GridLaw(lo, h(), density, at, mass);
+}
+
+namespace {
+double normal_cdf(double z) { return std::exp(log_normal_cdf(z)); }
+double normal_sf(double z) { return std::exp(log_normal_cdf(-z)); }
+}  // namespace
+
+IntervalLaw propagate(const IntervalLaw& in, double a, double b, double s) {
+  check_finite("propagate", "a", a);
+  check_finite("propagate", "b", b);
+  check_positive_finite("propagate", "s", s);
+  const std::size_t nodes = in.density.size();
+  const double h = in.h();
+  IntervalLaw out{in.lo, in.hi, std::vector<double>(nodes, 0.0), {}};
+  const double inv = 1 / (s * std::sqrt(2 * std::numbers::pi));
+  // Sources: the atoms and the trapezoid-weighted density nodes, each a mass at a point.
+  std::vector<std::pair<double, double>> sources = in.atoms;
+  for (std::size_t k = 0; k < nodes; ++k) {
+    const double w = in.density[k] * h * (k == 0 || k + 1 == nodes ? 0.5 : 1.0);
+    if (w > 0) sources.emplace_back(in.lo + static_cast<double>(k) * h, w);
+  }
+  double mass_lo = 0, mass_hi = 0;
+  for (const auto& [x, w] : sources) {
+    const double m = a * x + b;
+    for (std::size_t j = 0; j < nodes; ++j) {
+      const double z = (in.lo + static_cast<double>(j) * h - m) / s;
+      out.density[j] += w * inv * std::exp(-0.5 * z * z);
+    }
+    mass_lo += w * normal_cdf((in.lo - m) / s);
+    mass_hi += w * normal_sf((in.hi - m) / s);
+  }
+  out.atoms = {{in.lo, mass_lo}, {in.hi, mass_hi}};
+  // The trapezoid rule leaves an O(h²) mass defect; renormalise so that the law is a probability law (the defect
+  // belongs to the discretisation error that halving h estimates).
+  const double total = out.total_mass();
+  for (double& d : out.density) d /= total;
+  for (auto& [x, w] : out.atoms) w /= total;
+  return out;
+}
+
+Propagator::Propagator(double lo, double hi, int intervals, double a, double b, double s)
+    : lo_(lo), hi_(hi), a_(a), b_(b), s_(s) {
+  check_positive_finite("propagate", "s", s);
+  const int nodes = intervals + 1;
+  const double h = (hi - lo) / intervals, inv = 1 / (s * std::sqrt(2 * std::numbers::pi));
+  kernel_.resize(nodes, nodes);
+  to_lo_.resize(nodes);
+  to_hi_.resize(nodes);
+  for (int k = 0; k < nodes; ++k) {
+    const double w = h * (k == 0 || k + 1 == nodes ? 0.5 : 1.0), m = a * (lo + k * h) + b;
+    for (int j = 0; j < nodes; ++j) {
+      const double z = (lo + j * h - m) / s;
+      kernel_(j, k) = w * inv * std::exp(-0.5 * z * z);
+    }
+    to_lo_[k] = w * normal_cdf((lo - m) / s);
+    to_hi_[k] = w * normal_sf((hi - m) / s);
+  }
+}
+
+IntervalLaw Propagator::operator()(const IntervalLaw& in) const {
+  const Eigen::Map<const Eigen::VectorXd> d(in.density.data(), static_cast<Eigen::Index>(in.density.size()));
+  if (d.size() != kernel_.cols()) throw InvalidArgument("propagate: the law's grid does not match the propagator's");
+  IntervalLaw out{lo_, hi_, std::vector<double>(in.density.size()), {}};
+  Eigen::Map<Eigen::VectorXd> o(out.density.data(), d.size());
+  o = kernel_ * d;
+  double mass_lo = to_lo_ * d, mass_hi = to_hi_ * d;
+  const double h = in.h(), inv = 1 / (s_ * std::sqrt(2 * std::numbers::pi));
+  for (const auto& [x, w] : in.atoms) {
+    const double m = a_ * x + b_;
+    for (Eigen::Index j = 0; j < o.size(); ++j) {
+      const double z = (lo_ + static_cast<double>(j) * h - m) / s_;
+      o[j] += w * inv * std::exp(-0.5 * z * z);
+    }
+    mass_lo += w * normal_cdf((lo_ - m) / s_);
+    mass_hi += w * normal_sf((hi_ - m) / s_);
+  }
+  out.atoms = {{lo_, mass_lo}, {hi_, mass_hi}};
+  const double total = out.total_mass();
+  o /= total;
+  for (auto& [x, w] : out.atoms) w /= total;
+  return out;
+}
+
+void NoisySgd::check() const {
+  const char* where = "noisy_sgd";
+  if (n < 1 || n > 100000) throw_invalid(where, "n", n, "1 <= n <= 100000");
+  check_positive_finite(where, "eta", eta);
+  check_positive_finite(where, "sigma", sigma);
+  check_positive_finite(where, "lambda", lambda);
+  check_positive_finite(where, "R", radius);
+  if (!(std::fabs(x0) <= radius)) throw_invalid(where, "x0", x0, "|x0| <= R");
+  if (!(eta * lambda < 2)) throw_invalid(where, "eta", eta, "eta * lambda < 2 (otherwise the iteration is expansive)");
+}
+
+IntervalLaw noisy_sgd_law(const NoisySgd& sgd, int i, double zi, int intervals) {
+  sgd.check();
+  if (i < 1 || i > sgd.n) throw_invalid("noisy_sgd", "i", i, fmt::format("1 <= i <= n = {}", sgd.n));
+  if (!(std::fabs(zi) <= sgd.radius)) throw_invalid("noisy_sgd", "zi", zi, "|zi| <= R");
+  const double a = 1 - sgd.eta * sgd.lambda, s = sgd.eta * sgd.sigma;
+  IntervalLaw law = IntervalLaw::point(sgd.x0, -sgd.radius, sgd.radius, intervals);
+  const Propagator plain(-sgd.radius, sgd.radius, intervals, a, 0.0, s);
+  const Propagator differing(-sgd.radius, sgd.radius, intervals, a, sgd.eta * sgd.lambda * zi, s);
+  for (int j = 1; j <= sgd.n; ++j) law = j == i ? differing(law) : plain(law);
+  return law;
+}
+
+}  // namespace privamp::sim
