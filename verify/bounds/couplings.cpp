@@ -50,6 +50,9 @@ Estimate noisy_sgd_renyi(const Params& p) {
     return compute_divergence(mu, nu, Quantity::renyi(p.at("alpha")), o);
   };
   const Estimate coarse = at(intervals), fine = at(2 * intervals);
+  if (std::isinf(coarse.value) || std::isinf(fine.value))
+    throw NumericalError("the propagated densities underflow at the edges of the domain (noise too small for the "
+                         "domain): the laws look disjoint on the grid; a log-scale grid is needed here");
   const double value = fine.value + (fine.value - coarse.value) / 3;
   Estimate e = Estimate::from_value(value, std::fabs(fine.value - coarse.value) + fine.abs_error() + coarse.abs_error(),
                                     ErrorKind::quadrature,

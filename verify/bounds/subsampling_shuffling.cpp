@@ -8,7 +8,9 @@
 #include "numerics/errors.hpp"
 #include "numerics/special.hpp"
 #include "verify/bounds/catalogue.hpp"
+#include "sim/laws/finite.hpp"
 #include "verify/divergence/closed_form.hpp"
+#include "verify/divergence/engines.hpp"
 
 namespace privamp::verify {
 
@@ -47,6 +49,42 @@ BoundValue subsampled(const Params& p) {
   return {h * base_delta(p, eps), fmt::format("eta = {:.6g}, base eps = {:.6g}", h, eps)};
 }
 
+// SHUF.thm's bound on δ at ε for n shuffled reports of binary randomized response (blanket γ = 2/(e^{ε0}+1)).
+double shuffle_bound(double n, double eps0, double eps) {
+  const double gamma = 2 / (std::exp(eps0) + 1);
+  const double c = std::pow(std::exp(eps) + 1, 2) * std::pow(2 * std::sinh(eps0), 2);
+  const double lead = gamma * c / (4 * n * std::expm1(eps));
+  const double rate = std::min(gamma, std::expm1(eps) * std::expm1(eps) / (gamma * c));
+  return lead * std::exp(-0.86 * n * rate);
+}
+
+// The smallest ε at which a non-increasing profile δ(ε) is ≤ δ, by bisection on [0, hi] to 1e-10 (absolute).
+template <class Profile>
+std::pair<double, double> invert_profile(Profile delta_of, double delta, double hi) {
+  double lo = 0;
+  if (delta_of(lo) <= delta) return {0.0, 0.0};
+  while (delta_of(hi) > delta) hi *= 2;
+  for (int k = 0; k < 200 && hi - lo > 1e-10; ++k) {
+    const double mid = (lo + hi) / 2;
+    (delta_of(mid) > delta ? lo : hi) = mid;
+  }
+  return {hi, hi - lo};
+}
+
+// Exact ε(δ) of shuffled binary randomized response (other users all 0, worse of the two directions): the
+// profile from exact sums, inverted by bisection; the error bar is the bisection bracket.
+Estimate shuffled_epsilon(const Params& p) {
+  const long n = static_cast<long>(p.at("n"));
+  const auto a = sim::shuffled_rr_counts(n, p.at("eps0"), 0, 1), b = sim::shuffled_rr_counts(n, p.at("eps0"), 0, 0);
+  auto profile = [&](double eps) {
+    const Quantity q = Quantity::hockey_stick(eps);
+    // The upper ends of the intervals: the ε found is then an upper estimate within the bracket.
+    return std::max(compute_divergence(a, b, q).upper, compute_divergence(b, a, q).upper);
+  };
+  const auto [eps, bracket] = invert_profile(profile, p.at("delta"), 1.0);
+  return Estimate::from_value(eps, bracket, ErrorKind::quadrature, "exact profile by finite sums, inverted by bisection");
+}
+
 }  // namespace
 
 void add_subsampling_shuffling_bounds(std::vector<BoundEntry>& out) {
@@ -80,13 +118,26 @@ void add_subsampling_shuffling_bounds(std::vector<BoundEntry>& out) {
                    return std::nullopt;
                  },
                  [](const Params& p) {
-                   const double e0 = p.at("eps0"), e = p.at("eps"), n = p.at("n");
-                   const double gamma = 2 / (std::exp(e0) + 1);  // blanket of binary randomized response
-                   const double c = std::pow(std::exp(e) + 1, 2) * std::pow(2 * std::sinh(e0), 2);
-                   const double lead = gamma * c / (4 * n * std::expm1(e));
-                   const double rate = std::min(gamma, std::expm1(e) * std::expm1(e) / (gamma * c));
-                   return BoundValue{lead * std::exp(-0.86 * n * rate), fmt::format("gamma = {:.6g}", gamma)};
+                   const double e0 = p.at("eps0");
+                   return BoundValue{shuffle_bound(p.at("n"), e0, p.at("eps")),
+                                     fmt::format("gamma = {:.6g}", 2 / (std::exp(e0) + 1))};
                  }, {}, {}});
+  out.push_back({"SHUF.cor", "shuffling", kSlides + ", corollary of the shuffling bound",
+                 "eps = O((eps0 ^ 1) e^eps0 sqrt(log(1/delta)/n)) for eps0 <= log(n/log(1/delta))/2; checked with the "
+                 "constant SHUF.thm implies (its eps at delta), reporting the implied O-constant of the exact eps",
+                 "eps(delta)", Direction::upper,
+                 [](const Params& p) -> std::optional<std::string> {
+                   const double limit = std::log(p.at("n") / std::log(1 / p.at("delta"))) / 2;
+                   if (p.at("eps0") > limit) return fmt::format("needs eps0 <= log(n/log(1/delta))/2 = {:.4g}", limit);
+                   return std::nullopt;
+                 },
+                 [](const Params& p) {
+                   const double n = p.at("n"), e0 = p.at("eps0"), delta = p.at("delta");
+                   const auto [eps, bracket] = invert_profile([&](double e) { return shuffle_bound(n, e0, e); }, delta, 1.0);
+                   const double rate = std::min(e0, 1.0) * std::exp(e0) * std::sqrt(std::log(1 / delta) / n);
+                   return BoundValue{eps + bracket, fmt::format("rate (eps0^1) e^eps0 sqrt(log(1/delta)/n) = {:.4g}; "
+                                                                "implied constant of the bound {:.4g}", rate, (eps + bracket) / rate)};
+                 }, {}, {}, shuffled_epsilon});
 }
 
 }  // namespace privamp::verify

@@ -1,0 +1,98 @@
+// Projected noisy iterations: the grid-propagated law against simulation, its convergence rate under refinement,
+// and the unprojected limit against the exact Gaussian chain.
+#include <cmath>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "numerics/errors.hpp"
+#include "sim/processes/noise_chain.hpp"
+#include "sim/processes/projected_chain.hpp"
+#include "sim/random/rng.hpp"
+#include "support/check.hpp"
+#include "verify/divergence/engines.hpp"
+
+using namespace privamp;
+
+namespace {
+double atom(const sim::IntervalLaw& law, double x) {
+  for (const auto& [at, w] : law.atoms)
+    if (at == x) return w;
+  return 0;
+}
+double mean(const sim::IntervalLaw& law) {
+  double m = 0;
+  const double h = law.h();
+  for (std::size_t k = 0; k < law.density.size(); ++k)
+    m += law.density[k] * (law.lo + k * h) * h * (k == 0 || k + 1 == law.density.size() ? 0.5 : 1.0);
+  for (const auto& [x, w] : law.atoms) m += w * x;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("projected noisy SGD: the propagated law matches simulated runs", "[sim][projected]") {
+  const sim::NoisySgd sgd{20, 0.5, 1.0, 1.0, 1.0, 0.0};
+  const auto law = sim::noisy_sgd_law(sgd, 5, 1.0, 400);
+  CHECK(law.total_mass() == Approx(1).epsilon(1e-14));
+  // Simulate x_j = Π(x − η(λ(x − z_j) + Z)) with z_5 = 1, other z_j = 0.
+  sim::Rng rng(77);
+  const int runs = 200'000;
+  long at_hi = 0, at_lo = 0;
+  double sum = 0;
+  for (int r = 0; r < runs; ++r) {
+    double x = 0;
+    for (int j = 1; j <= sgd.n; ++j) {
+      const double z = j == 5 ? 1.0 : 0.0;
+      x = std::clamp(x - sgd.eta * (sgd.lambda * (x - z) + sgd.sigma * rng.normal()), -1.0, 1.0);
+    }
+    at_hi += x == 1.0;
+    at_lo += x == -1.0;
+    sum += x;
+  }
+  // Binomial standard errors: sqrt(p(1−p)/runs) ≤ 0.0012; 5 standard errors.
+  const double p_hi = atom(law, 1.0), p_lo = atom(law, -1.0);
+  CHECK(std::fabs(static_cast<double>(at_hi) / runs - p_hi) < 5 * std::sqrt(p_hi * (1 - p_hi) / runs) + 1e-4);
+  CHECK(std::fabs(static_cast<double>(at_lo) / runs - p_lo) < 5 * std::sqrt(p_lo * (1 - p_lo) / runs) + 1e-4);
+  CHECK(std::fabs(sum / runs - mean(law)) < 5 * 0.6 / std::sqrt(runs));
+  CHECK(p_hi > 0.02);  // the projection is active: the atoms matter
+}
+
+TEST_CASE("grid propagation converges at second order under refinement", "[sim][projected]") {
+  const sim::NoisySgd sgd{10, 0.3, 1.0, 1.0, 1.0, 0.2};
+  auto upper_atom = [&](int cells) { return atom(sim::noisy_sgd_law(sgd, 3, 1.0, cells), 1.0); };
+  const double a = upper_atom(50), b = upper_atom(100), c = upper_atom(200), d = upper_atom(400);
+  // Successive differences shrink by about 4 when h halves (trapezoid rule, smooth kernel).
+  const double r1 = (a - b) / (b - c), r2 = (b - c) / (c - d);
+  INFO("ratios " << r1 << " " << r2);
+  CHECK(r1 == Approx(4).epsilon(0.25));
+  CHECK(r2 == Approx(4).epsilon(0.25));
+}
+
+TEST_CASE("a domain much wider than the noise reproduces the unprojected Gaussian chain", "[sim][projected]") {
+  // x ← (1−ηλ)x + ηλz + N(0, η²σ²) on [−R, R] with R = 8, some 20 standard deviations of the chain: the
+  // projection acts on mass ~e^{-200} only. (Much wider domains make the linear-scale grid densities underflow
+  // at the edges, which the engine would rightly read as disjoint supports.)
+  const sim::NoisySgd sgd{8, 0.25, 1.0, 1.0, 8.0, 0.0};
+  const auto mu = sim::noisy_sgd_law(sgd, 3, 1.0, 4000).to_grid_law(), nu = sim::noisy_sgd_law(sgd, 3, -1.0, 4000).to_grid_law();
+  // Exact: the two laws are Gaussians with the same variance and means differing by 2ηλ(1−ηλ)^{n−i}.
+  const double shift = 2 * 0.25 * std::pow(0.75, 5);  // 2ηλR(1−ηλ)^{n−i} with z_i = ±1
+  const auto g = sim::linear_gaussian_chain(0, 0, 0.75, 0.25, 8);
+  const double exact = 2 * shift * shift / (2 * *g.variance());
+  verify::DivergenceOptions o;
+  o.engine = verify::Engine::quadrature;
+  const auto r = verify::compute_divergence(mu, nu, verify::Quantity::renyi(2), o);
+  INFO(test::describe(r) << " exact " << exact);
+  CHECK(r.value == Approx(exact).epsilon(1e-4));
+}
+
+TEST_CASE("noisy SGD rejects parameters out of range", "[sim][bad-input]") {
+  using Catch::Matchers::Contains;
+  const sim::NoisySgd ok{10, 0.5, 1.0, 1.0, 1.0, 0.0};
+  CHECK_THAT(test::error_of([&] { sim::noisy_sgd_law(ok, 11, 1.0, 100); }), Contains("parameter 'i' = 11"));
+  CHECK_THAT(test::error_of([&] { sim::noisy_sgd_law(ok, 1, 2.0, 100); }), Contains("parameter 'zi' = 2"));
+  CHECK_THAT(test::error_of([&] { sim::noisy_sgd_law({10, 2.5, 1.0, 1.0, 1.0, 0.0}, 1, 1.0, 100); }),
+             Contains("parameter 'eta' = 2.5"));
+  CHECK_THAT(test::error_of([&] { sim::noisy_sgd_law({10, 0.5, 0.0, 1.0, 1.0, 0.0}, 1, 1.0, 100); }),
+             Contains("parameter 'sigma' = 0"));
+  CHECK_THAT(test::error_of([&] { sim::noisy_sgd_law(ok, 1, 1.0, 1); }), Contains("parameter 'intervals' = 1"));
+}
