@@ -2,7 +2,8 @@
 //   δ(ε) of the Poisson-subsampled Gaussian (q = 0.01, σ = 1, worst of add/remove), ≤ 100 µs per value, ≤ 1e-12 rel.
 //   R_α of the same mixture at α ∈ {2, 2.5, 10.5, 256}: ≤ 50 µs per order, ≤ 1e-12 relative.
 //   Monte Carlo privacy-loss samples per second (Gaussian pair) and importance-sampling efficiency at δ ≈ 1e-10.
-//   GT.canonical worst-case search time for |X| = 10, 20, 30; SDE path-steps per second.
+//   GT.canonical worst-case search time for |X| = 10, 20, 30; SDE path-steps per second; privamp verify over
+//   all cases (target ≤ 60 s on 2 cores) and per family.
 // Accuracy is reported as counters against 50-digit references computed once per benchmark:
 //   max_rel_err  |value − reference| / reference, the largest over the points of the benchmark
 //   max_rel_bar  the largest relative half-width of the reported intervals
@@ -19,6 +20,7 @@
 #include "verify/divergence/density_pair.hpp"
 #include "verify/divergence/engines.hpp"
 #include "verify/divergence/worst_case.hpp"
+#include "verify/runner/runner.hpp"
 
 using namespace privamp;
 using verify::Quantity;
@@ -174,6 +176,27 @@ void SdeSteps(benchmark::State& state) {
   state.SetLabel(state.range(0) == 0 ? "euler-maruyama" : state.range(0) == 1 ? "heun" : "exact");
 }
 BENCHMARK(SdeSteps)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+
+void VerifyAllCases(benchmark::State& state) {
+  // The main job: every case in cases/ with 2 workers (the 2-core target is 60 s).
+  const auto cases = verify::load_cases({std::filesystem::path(PRIVAMP_SOURCE_DIR) / "cases"});
+  verify::RunOptions o;
+  o.jobs = 2;
+  std::size_t rows = 0;
+  for (auto _ : state) rows = verify::run_cases(cases, o).size();
+  state.counters["rows"] = static_cast<double>(rows);
+}
+BENCHMARK(VerifyAllCases)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void VerifyFamily(benchmark::State& state, const char* file) {
+  const auto cases = verify::load_cases({std::filesystem::path(PRIVAMP_SOURCE_DIR) / "cases" / file});
+  for (auto _ : state) benchmark::DoNotOptimize(verify::run_cases(cases, {}).size());
+}
+BENCHMARK_CAPTURE(VerifyFamily, couplings, "couplings.toml")->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(VerifyFamily, noisy_sgd, "noisy_sgd.toml")->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(VerifyFamily, mixing, "mixing.toml")->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(VerifyFamily, shuffling, "shuffling.toml")->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(VerifyFamily, subsampling, "subsampling.toml")->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
 
