@@ -50,6 +50,8 @@ Action add_verify_command(CLI::App& app) {
     if (!cmd->parsed()) return -1;
     if (args->check_golden && args->update_golden)
       throw InvalidArgument("give --check-golden or --update-golden, not both");
+    if (args->update_golden && !args->only.empty())
+      throw InvalidArgument("--update-golden rewrites whole case files: run it without --only");
     std::vector<std::filesystem::path> paths;
     for (const auto& p : args->paths) paths.emplace_back(p);
     if (paths.empty()) paths.emplace_back("cases");
