@@ -18,6 +18,7 @@
 #include "sim/laws/projected.hpp"
 #include "sim/laws/shifted.hpp"
 #include "sim/processes/diffusion.hpp"
+#include "sim/processes/langevin.hpp"
 #include "sim/processes/noise_chain.hpp"
 #include "sim/processes/projected_chain.hpp"
 
@@ -159,6 +160,19 @@ const std::vector<LawSpec>& law_catalogue() {
                             a.number("R"), a.number("x0")};
          return std::make_shared<GridLaw>(noisy_sgd_law(sgd, static_cast<int>(a.integer("i")), a.number("zi"),
                                                         static_cast<int>(a.integer("cells"))).to_grid_law());
+       }},
+      {"double_well", "law at time t of the Langevin diffusion dX = -U'(X)dt + sqrt(2)dW, U = x^4/4 - x^2/2, from x0",
+       {{"x0", K::number, std::nullopt, "starting point, a node of the grid"},
+        {"t", K::number, std::nullopt, "time, > 0"},
+        {"lo", K::number, "-4", "lower end of the (reflecting) domain"},
+        {"hi", K::number, "4", "upper end of the domain"},
+        {"cells", K::integer, "400", "grid cells (the generator is discretised; error O(h^2))"}},
+       "double_well(x0=1, t=0.5)",
+       [](const Args& a) {
+         const LangevinChain chain(Potential::double_well(), a.number("lo"), a.number("hi"), static_cast<int>(a.integer("cells")));
+         const Eigen::VectorXd p = chain.law(chain.node(a.number("x0")), a.number("t"));
+         std::vector<double> at(chain.x().data(), chain.x().data() + chain.nodes());
+         return std::make_shared<FiniteLaw>(at, p);
        }},
       {"brownian", "Brownian semigroup P_t(x0) = N(x0, 2t) for dX = sqrt(2) dW (GT.bm.law)",
        {{"x0", K::number, std::nullopt, "starting point"}, {"t", K::number, std::nullopt, "time, > 0"}},

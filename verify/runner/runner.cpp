@@ -211,7 +211,7 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
         rows.push_back(std::move(row));
         continue;
       }
-      if (entry.exact && !entry.not_applicable(p)) {  // value entries
+      if (c.kind == Case::Kind::value && !entry.not_applicable(p)) {  // value cases: the entry's own exact value
         row.quantity = entry.quantity;
         row.exact = entry.exact(p);
         const BoundValue b = entry.bound(p);
@@ -228,7 +228,7 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
         // What the hypothesis buys: evaluate the formula anyway and say what the verdict would be without it.
         try {
           const double order = entry.order ? entry.order(p) : (c.order.empty() ? 0.0 : evaluate_formula(substitute(c.order, p), p));
-          row.exact = entry.exact ? entry.exact(p) : exact_for(c, p, order, kernel ? &*kernel : nullptr, row).value;
+          row.exact = c.kind == Case::Kind::value ? entry.exact(p) : exact_for(c, p, order, kernel ? &*kernel : nullptr, row).value;
           row.bound = entry.bound(p).value;
           if (!std::isfinite(row.bound) || !std::isfinite(row.exact.value)) throw NumericalError("not finite");
           std::string detail;

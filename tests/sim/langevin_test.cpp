@@ -1,0 +1,68 @@
+// Reversible Langevin diffusions: the discretised generator's two routes (spectral, method of lines) against each
+// other, against the Ornstein–Uhlenbeck closed forms (quadratic potential) with their convergence rate, and the
+// structural identities of the double well (detailed balance, symmetry, convergence to the invariant law).
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+#include "sim/processes/langevin.hpp"
+#include "support/check.hpp"
+
+using namespace privamp;
+
+namespace {
+double renyi2(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+  double s = 0;
+  for (Eigen::Index k = 0; k < a.size(); ++k)
+    if (a[k] > 0) s += a[k] * a[k] / b[k];
+  return std::log(s);
+}
+}  // namespace
+
+TEST_CASE("Langevin chain: spectral and method-of-lines routes agree", "[sim][langevin]") {
+  for (const auto& potential : {sim::Potential::double_well(), sim::Potential::quadratic(2.0)}) {
+    const sim::LangevinChain c(potential, -4, 4, 160);
+    for (double t : {0.05, 0.5, 3.0}) {
+      const auto a = c.law(c.node(1.0), t), b = c.law_time_stepped(c.node(1.0), t);
+      INFO(potential.name << " t " << t);
+      CHECK((a - b).cwiseAbs().maxCoeff() < 1e-9);
+    }
+  }
+}
+
+TEST_CASE("quadratic potential: the chain converges to the OU law at second order", "[sim][langevin]") {
+  // U = x²/2 is OU with θ = ρ = 1: R_2(P_t(1) ‖ P_t(0)) = e^{−2t}/(1 − e^{−2t}); Λ(t) = 1/(2(e^{2t} − 1)) (C7).
+  const double t = 0.5, exact = std::exp(-2 * t) / -std::expm1(-2 * t), lambda = 1 / (2 * std::expm1(2 * t));
+  std::vector<double> errors, lambda_errors;
+  for (int cells : {120, 240, 480}) {
+    const sim::LangevinChain c(sim::Potential::quadratic(1.0), -6, 6, cells);
+    const int i = c.node(1.0), j = c.node(0.0);
+    errors.push_back(std::fabs(renyi2(c.law(i, t), c.law(j, t)) - exact));
+    lambda_errors.push_back(std::fabs(c.intrinsic_sensitivity(i, j, t) - lambda));
+  }
+  INFO("errors " << errors[0] << " " << errors[1] << " " << errors[2]);
+  CHECK(errors[0] / errors[1] == Approx(4).epsilon(0.1));
+  CHECK(errors[1] / errors[2] == Approx(4).epsilon(0.1));
+  CHECK(errors[2] < 1e-4 * exact);
+  INFO("Lambda errors " << lambda_errors[0] << " " << lambda_errors[1] << " " << lambda_errors[2]);
+  CHECK(lambda_errors[0] / lambda_errors[1] == Approx(4).epsilon(0.15));
+  CHECK(lambda_errors[2] < 1e-3 * lambda);
+}
+
+TEST_CASE("double well: detailed balance, symmetry and mixing", "[sim][langevin]") {
+  const sim::LangevinChain c(sim::Potential::double_well(), -3, 3, 120);
+  const Eigen::VectorXd pi = c.invariant();
+  CHECK(pi.sum() == Approx(1).epsilon(1e-13));
+  const int i = c.node(1.0), j = c.node(-0.5);
+  for (double t : {0.1, 1.0}) {
+    // π_i P_t(i, j) = π_j P_t(j, i): the kernel is symmetric with respect to the invariant law.
+    CHECK(pi[i] * c.law(i, t)[j] == Approx(pi[j] * c.law(j, t)[i]).epsilon(1e-9));
+    // U is even: the law from −x is the mirror image of the law from x.
+    const Eigen::VectorXd a = c.law(i, t), b = c.law(c.node(-1.0), t);
+    CHECK((a - b.reverse()).cwiseAbs().maxCoeff() < 1e-12);
+  }
+  // Long times: the law forgets the start (relaxation at the spectral gap).
+  CHECK((c.law(i, 200.0) - pi).cwiseAbs().sum() < 1e-8);
+  CHECK_THROWS_AS(c.node(0.01), InvalidArgument);
+  CHECK_THROWS_AS(sim::LangevinChain(sim::Potential::double_well(), 1, -1, 100), InvalidArgument);
+}
