@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
   CLI::App app{"privamp — exact Renyi and hockey-stick divergences, and checks of privacy-amplification theorems"};
   app.require_subcommand(1);
   std::vector<privamp::cli::Action> actions = {
-      privamp::cli::add_verify_command(app), privamp::cli::add_list_command(app),
+      privamp::cli::add_verify_command(app), privamp::cli::add_list_command(app), privamp::cli::add_figures_command(app),
       privamp::cli::add_divergence_command(app), privamp::cli::add_laws_command(app)};
   try {
     app.parse(argc, argv);
