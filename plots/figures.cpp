@@ -205,7 +205,7 @@ const std::vector<Figure>& figure_catalogue() {
        "exact R_alpha (alpha = 2) of x_n between datasets differing at index i, with projection (n = 40, eta = 0.5, sigma = 1, "
        "lambda = 1, K = [-1, 1]), Theorem 5's bound and the convex baseline",
        sgd_per_index,
-       "set logscale y\nset xlabel 'index i'\nset ylabel 'R_{/Symbol a} (i), {/Symbol a} = 2'\nset key bottom right\n"
+       "set logscale y\nset format y '10^{%L}'\nset xlabel 'index i'\nset ylabel 'R_{/Symbol a} (i), {/Symbol a} = 2'\nset key bottom right\n"
        "plot DATA using 1:2 with linespoints ls 1 title 'exact (with projection)', '' using 1:3 with lines ls 2 title 'Theorem 5', "
        "'' using 1:4 with lines ls 3 title 'convex baseline 2C^2/((n-i){/Symbol s}^2)'\n"},
       {"mixing_kernel", "Amplification by a mixing kernel (Theorem 1)",
@@ -229,7 +229,7 @@ const std::vector<Figure>& figure_catalogue() {
        "R_alpha (alpha = 2) after r steps x <- L x + N(0, 1) from points at distance 1: exact (equal to T4.path for linear maps) "
        "and T4.closed",
        iteration,
-       "set logscale xy\nset xlabel 'r'\nset ylabel 'R_2'\nset key bottom left\n"
+       "set logscale xy\nset format y '10^{%L}'\nset xlabel 'r'\nset ylabel 'R_2'\nset key bottom left\n"
        "plot DATA using 1:2 with points ls 1 title 'exact = T4.path, L = 0.5', '' using 1:3 with lines ls 1 title 'T4.closed, L = 0.5', "
        "'' using 1:4 with points ls 2 title 'exact, L = 0.9', '' using 1:5 with lines ls 2 title 'T4.closed, L = 0.9', "
        "'' using 1:6 with points ls 3 title 'exact, L = 1', '' using 1:7 with lines ls 3 title 'T4.closed, L = 1'\n"},
@@ -244,7 +244,7 @@ const std::vector<Figure>& figure_catalogue() {
       {"repeated_noise", "Repeated noise addition (blog)",
        "bound/exact for R_alpha(P^{*n} + 1 || P^{*n}) <= n R_alpha(P + 1/n || P), Laplace (scale 1) and Gaussian P",
        repeated_noise,
-       "set logscale x\nset xlabel 'n'\nset ylabel 'bound / exact'\nset yrange [0.9:2.3]\nset key top left\n"
+       "set logscale x\nset xlabel 'n'\nset ylabel 'bound / exact'\nset yrange [0.9:2.3]\nset xrange [1:250]\nset key top left\n"
        "plot DATA using 1:2 with linespoints ls 1 title 'Laplace, {/Symbol a} = 2', '' using 1:3 with linespoints ls 2 title 'Laplace, {/Symbol a} = 8', "
        "'' using 1:4 with linespoints ls 3 title 'Gaussian, {/Symbol a} = 2'\n"},
       {"shuffling", "Shuffling (slides)",
