@@ -81,18 +81,33 @@ Table sgd_per_index(bool reduced) {
   return t;
 }
 
+// The exact amplified profile ε' ↦ δ'(ε') of a kernel (worst case over all (1, 0.01)-DP mechanisms) for two
+// kernels, and each bound of Theorem 1 as a point (ε', δ') — four points per kernel. Rows of the profile leave
+// the point columns empty (NaN) and the point rows leave the profile columns empty.
 Table mixing_kernel(bool reduced) {
-  Table t{{"eps", "exact_at_eps", "T1.1", "T1.2", "exact_at_T1.3_eps", "T1.3", "exact_at_T1.4_eps", "T1.4"}, {}};
-  const auto k = sim::lazy_kernel(sim::randomized_response_kernel(4, 1.0), 0.5);
-  const auto m = sim::mixing_coefficients(k);
-  const double delta = 0.01;
-  for (double eps : logspace(0.05, 4, 30, reduced)) {
-    Params p = params({{"eps", eps}, {"delta", delta}, {"gamma_tv", m.dobrushin}, {"gamma_doeblin", m.doeblin},
-                       {"gamma_ultra", m.ultra_mixing},
-                       {"gamma_hs_tilde", sim::dobrushin_at(k, std::log1p(std::expm1(eps) / delta))}});
-    auto worst = [&](double ep) { return verify::worst_case_amplification(k, eps, delta, {ep}).front().value.value; };
-    const double e3 = verify::find_bound("T1.3").order(p), e4 = verify::find_bound("T1.4").order(p);
-    t.rows.push_back({eps, worst(eps), bound("T1.1", p), bound("T1.2", p), worst(e3), bound("T1.3", p), worst(e4), bound("T1.4", p)});
+  Table t{{"eps_prime", "exact_lazy_rr", "exact_dirichlet", "bounds_lazy_rr", "bounds_dirichlet"}, {}};
+  const double eps = 1, delta = 0.01, none = std::nan("");
+  const sim::FiniteKernel kernels[] = {sim::lazy_kernel(sim::randomized_response_kernel(4, 1.0), 0.5),
+                                       sim::random_dirichlet_kernel(6, 2.0, 5)};
+  for (double ep : linspace(0, 1.2, 49, reduced)) {
+    std::vector<double> row{ep};
+    for (const auto& k : kernels) row.push_back(verify::worst_case_amplification(k, eps, delta, {ep}).front().value.value);
+    row.push_back(none);
+    row.push_back(none);
+    t.rows.push_back(row);
+  }
+  for (std::size_t j = 0; j < 2; ++j) {
+    const auto& k = kernels[j];
+    const auto m = sim::mixing_coefficients(k);
+    const Params p = params({{"eps", eps}, {"delta", delta}, {"gamma_tv", m.dobrushin}, {"gamma_doeblin", m.doeblin},
+                             {"gamma_ultra", m.ultra_mixing},
+                             {"gamma_hs_tilde", sim::dobrushin_at(k, std::log1p(std::expm1(eps) / delta))}});
+    for (const char* id : {"T1.1", "T1.2", "T1.3", "T1.4"}) {
+      const auto& entry = verify::find_bound(id);
+      std::vector<double> row{entry.order(p), none, none, none, none};
+      row[3 + j] = entry.bound(p).value;
+      t.rows.push_back(row);
+    }
   }
   return t;
 }
@@ -177,14 +192,20 @@ Table shuffling(bool reduced) {
 }
 
 Table subsampling(bool reduced) {
-  Table t{{"eps_prime", "poisson_exact", "poisson_bound", "wr_exact", "wr_bound"}, {}};
+  Table t{{"eps_prime", "poisson_exact", "poisson_bound", "wr_exact", "wr_bound", "rr_exact", "rr_bound"}, {}};
+  // Binary randomized response (ε0 = 2) on one record, subsampled with probability η = 0.1 (substitution): the
+  // output is ⊥ when the record is not sampled. δ_RR(ε) = [p − e^ε(1 − p)]_+ with p = e^{ε0}/(1 + e^{ε0}).
+  const double eta = 0.1, p_rr = 1 / (1 + std::exp(-2.0));
+  const std::string rr1 = fmt::format("pmf([{}, {}, {}])", 1 - eta, eta * (1 - p_rr), eta * p_rr);
+  const std::string rr0 = fmt::format("pmf([{}, {}, {}])", 1 - eta, eta * p_rr, eta * (1 - p_rr));
   for (double ep : linspace(0.02, 1.5, 30, reduced)) {
     const Params poisson = params({{"q", 0.01}, {"sigma", 1}, {"eps_prime", ep}}, {{"scheme", "poisson"}, {"base", "gaussian"}});
     const Params wr = params({{"n", 100}, {"m", 5}, {"sigma", 1}, {"eps_prime", ep}}, {{"scheme", "wr"}, {"base", "gaussian"}});
     t.rows.push_back({ep, divergence("mix(0.01, gaussian(0, 1), gaussian(1, 1))", "gaussian(0, 1)", Quantity::hockey_stick(ep), true),
                       bound("SUB.table", poisson),
                       divergence("binomial_mix(m=5, p=0.01, law=gaussian(0, 1))", "gaussian(0, 1)", Quantity::hockey_stick(ep), true),
-                      bound("SUB.table", wr)});
+                      bound("SUB.table", wr), divergence(rr1, rr0, Quantity::hockey_stick(ep), true),
+                      eta * std::max(0.0, p_rr - std::exp(std::log1p(std::expm1(ep) / eta)) * (1 - p_rr))});
   }
   return t;
 }
@@ -209,15 +230,14 @@ const std::vector<Figure>& figure_catalogue() {
        "plot DATA using 1:2 with linespoints ls 1 title 'exact (with projection)', '' using 1:3 with lines ls 2 title 'Theorem 5', "
        "'' using 1:4 with lines ls 3 title 'convex baseline 2C^2/((n-i){/Symbol s}^2)'\n"},
       {"mixing_kernel", "Amplification by a mixing kernel (Theorem 1)",
-       "lazy 4-ary randomized response kernel (eps0 = 1, stays put with probability 1/2) after an (eps, 0.01)-DP mechanism: "
-       "exact worst-case delta' at each bound's eps' "
-       "(over all (eps, delta)-DP mechanisms; missing points are exact zeros on the log scale) and the four bounds",
+       "exact amplified privacy profile eps' -> delta'(eps') (worst case over all (1, 0.01)-DP mechanisms) of a lazy 4-ary "
+       "randomized response kernel (eps0 = 1, stays put with probability 1/2) and a random 6-state Dirichlet kernel, and "
+       "the (eps', delta') points of Theorem 1's four bounds (T1.1 and T1.2 at eps' = 1, T1.3 and T1.4 at their eps')",
        mixing_kernel,
-       "set logscale xy\nset xlabel '{/Symbol e} of the mechanism ({/Symbol d} = 0.01)'\nset ylabel '{/Symbol d}'''\nset format y '10^{%L}'\nset key outside right top\n"
-       "plot DATA using 1:2 with points ls 1 title 'exact at {/Symbol e}'' = {/Symbol e}', '' using 1:3 with lines ls 1 title 'T1.1', "
-       "'' using 1:4 with lines ls 6 title 'T1.2', '' using 1:5 with points ls 2 title 'exact at T1.3''s {/Symbol e}''', "
-       "'' using 1:6 with lines ls 2 title 'T1.3', '' using 1:7 with points ls 3 title 'exact at T1.4''s {/Symbol e}''', "
-       "'' using 1:8 with lines ls 3 title 'T1.4'\n"},
+       "set logscale y\nset xlabel '{/Symbol e}'''\nset ylabel '{/Symbol d}'''\nset format y '10^{%L}'\nset key top right\n"
+       "plot DATA using 1:2 with lines ls 1 title 'exact, lazy RR kernel', '' using 1:3 with lines ls 2 title 'exact, Dirichlet kernel', "
+       "'' using 1:4 with points ls 1 pt 9 ps 1.6 title 'Theorem 1 bounds, lazy RR', "
+       "'' using 1:5 with points ls 2 pt 11 ps 1.6 title 'Theorem 1 bounds, Dirichlet'\n"},
       {"iterated_laplace", "Iterated Laplace (Example 2, Lemma 3)",
        "R_alpha of K o M for M = Lap(f(D), 1), K = Lap(x, 1), Delta = 1: exact, Example 2 with the optimal w, no amplification "
        "(M alone) and the exact R_inf",
@@ -254,12 +274,14 @@ const std::vector<Figure>& figure_catalogue() {
        "plot DATA using 1:2 with linespoints ls 1 title 'exact, {/Symbol e} = 0.1', '' using 1:3 with lines ls 1 dt 2 title 'bound, {/Symbol e} = 0.1', "
        "'' using 1:4 with linespoints ls 2 title 'exact, {/Symbol e} = 0.3', '' using 1:5 with lines ls 2 dt 2 title 'bound, {/Symbol e} = 0.3'\n"},
       {"subsampling", "Subsampling (slides' table)",
-       "exact privacy profile of the subsampled Gaussian (sigma = 1, worst of both directions) against the table: Poisson "
-       "(q = 0.01) and with replacement (n = 100, m = 5)",
+       "exact privacy profiles (worst of both directions) against the table: subsampled Gaussian (sigma = 1), Poisson "
+       "(q = 0.01) and with replacement (n = 100, m = 5); binary randomized response (eps0 = 2) subsampled with probability "
+       "0.1 (zeros are off the log scale)",
        subsampling,
        "set logscale y\nset xlabel '{/Symbol e}'''\nset ylabel '{/Symbol d}'''\nset format y '10^{%L}'\nset key top right\n"
        "plot DATA using 1:2 with points ls 1 title 'Poisson, exact', '' using 1:3 with lines ls 1 title 'Poisson, table', "
-       "'' using 1:4 with points ls 2 title 'with replacement, exact', '' using 1:5 with lines ls 2 title 'with replacement, table'\n"},
+       "'' using 1:4 with points ls 2 title 'with replacement, exact', '' using 1:5 with lines ls 2 title 'with replacement, table', "
+       "'' using 1:6 with points ls 3 title 'randomized response, exact', '' using 1:7 with lines ls 3 title 'randomized response, table'\n"},
   };
   return figures;
 }

@@ -1,5 +1,6 @@
 // Figures: each one's data on a reduced grid has the documented columns and finite values where expected; rendering
 // produces a non-empty PDF and a PNG of the configured size when gnuplot is installed.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -21,7 +22,8 @@ TEST_CASE("every figure's data has its columns on a reduced grid", "[plots]") {
     for (const auto& row : t.rows) {
       CHECK(row.size() == t.columns.size());
       CHECK(std::isfinite(row[0]));  // the abscissa
-      for (double v : row) CHECK(!std::isnan(v));
+      // NaN marks a missing value (an empty CSV field); every row carries at least one value.
+      CHECK(std::any_of(row.begin() + 1, row.end(), [](double v) { return !std::isnan(v); }));
     }
     // The plot commands refer only to existing columns.
     for (std::size_t at = f.plot.find("using 1:"); at != std::string::npos; at = f.plot.find("using 1:", at + 1))
