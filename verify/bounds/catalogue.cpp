@@ -30,6 +30,13 @@ const std::vector<BoundEntry>& bound_catalogue() {
   return catalogue;
 }
 
+std::function<std::optional<std::string>(const Params&)> requires_positive(std::string name) {
+  return [name = std::move(name)](const Params& p) -> std::optional<std::string> {
+    if (!(p.at(name) > 0)) return "needs " + name + " > 0";
+    return std::nullopt;
+  };
+}
+
 const BoundEntry& find_bound(const std::string& id) {
   for (const BoundEntry& b : bound_catalogue())
     if (b.id == id) return b;

@@ -52,6 +52,9 @@ struct BoundEntry {
 };
 
 const std::vector<BoundEntry>& bound_catalogue();
+
+// The common hypothesis "parameter > 0", reported as "needs NAME > 0".
+std::function<std::optional<std::string>(const Params&)> requires_positive(std::string name);
 const BoundEntry& find_bound(const std::string& id);  // InvalidArgument listing the IDs on failure
 
 // Family registration (one function per family file).

@@ -98,10 +98,7 @@ void add_coupling_bounds(std::vector<BoundEntry>& out) {
   out.push_back({"E3", "couplings", kSource + ", Example 3",
                  "Lipschitz Gaussian kernel: R_alpha <= alpha Delta^2/(2 sigma*^2), sigma*^2 = sigma1^2 + sigma2^2/L^2",
                  "renyi(alpha)", Direction::upper,
-                 [](const Params& p) -> std::optional<std::string> {
-                   if (!(p.at("L") > 0)) return "needs L > 0";
-                   return std::nullopt;
-                 },
+                 requires_positive("L"),
                  [](const Params& p) {
                    const double d = p.at("delta"), s1 = p.at("sigma1"), s2 = p.at("sigma2"), l = p.at("L");
                    return BoundValue{p.at("alpha") * d * d / (2 * (s1 * s1 + s2 * s2 / (l * l))), ""};
@@ -109,10 +106,7 @@ void add_coupling_bounds(std::vector<BoundEntry>& out) {
   out.push_back({"T4.path", "couplings", kSource + ", Theorem 4 (optimal path)",
                  "r projected noisy L-Lipschitz steps: R_alpha <= alpha L^2 Delta^2/(2 sigma^2 sum_{j<r} L^(-2j))",
                  "renyi(alpha)", Direction::upper,
-                 [](const Params& p) -> std::optional<std::string> {
-                   if (!(p.at("L") > 0)) return "needs L > 0";
-                   return std::nullopt;
-                 },
+                 requires_positive("L"),
                  [](const Params& p) {
                    const double l = p.at("L"), d = p.at("delta"), s = p.at("sigma");
                    const int r = static_cast<int>(p.at("r"));

@@ -25,10 +25,7 @@ namespace {
 
 const std::string kSource = "Balle, Barthe, Gaboardi, Geumlek 2019";
 
-std::optional<std::string> positive_time(const Params& p) {
-  if (!(p.at("t") > 0)) return "needs t > 0";
-  return std::nullopt;
-}
+std::optional<std::string> positive_time(const Params& p) { return requires_positive("t")(p); }
 
 // κ(s) for OU dX = −θX ds + √2ρ dW (θ = 0: Brownian with diffusion 2ρ²): Γ(f) = ρ²|f'|², and
 // ∂_y log p_s(x,y)/p_s(x',y) = e^{−θs}(x − x')/v(s), v(s) = (ρ²/θ)(1 − e^{−2θs}), so κ = ρ²Δ²e^{−2θs}/v(s)².

@@ -113,10 +113,7 @@ void add_subsampling_shuffling_bounds(std::vector<BoundEntry>& out) {
                  "delta <= gamma(e^eps+1)^2(e^eps0-e^-eps0)^2/(4n(e^eps-1)) exp(-0.86 n min(gamma, "
                  "(e^eps-1)^2/(gamma(e^eps+1)^2(e^eps0-e^-eps0)^2)))",
                  "hockey_stick(eps)", Direction::upper,
-                 [](const Params& p) -> std::optional<std::string> {
-                   if (!(p.at("eps") > 0)) return "needs eps > 0";
-                   return std::nullopt;
-                 },
+                 requires_positive("eps"),
                  [](const Params& p) {
                    const double e0 = p.at("eps0");
                    return BoundValue{shuffle_bound(p.at("n"), e0, p.at("eps")),
