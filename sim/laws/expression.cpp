@@ -21,6 +21,7 @@
 #include "sim/processes/langevin.hpp"
 #include "sim/processes/noise_chain.hpp"
 #include "sim/processes/projected_chain.hpp"
+#include "sim/processes/shuffling.hpp"
 
 namespace privamp::sim {
 
@@ -269,6 +270,23 @@ const std::vector<LawSpec>& law_catalogue() {
          return std::make_shared<FiniteLaw>(shuffled_rr_counts(a.integer("n"), a.number("eps0"), a.integer("ones"),
                                                                static_cast<int>(a.integer("first"))));
        }},
+      {"shuffled_krr", "sufficient statistic (m, h_a) of n shuffled k-ary randomized-response reports; others hold b",
+       {{"n", K::integer, std::nullopt, "number of users, 1 <= n <= 1e5 (1e8 for k = 2)"},
+        {"k", K::integer, std::nullopt, "number of values, >= 2"},
+        {"eps0", K::number, std::nullopt, "local privacy parameter, >= 0"},
+        {"first", K::integer, "0", "1: the first user holds a; 0: it holds b like the others"},
+        {"cut", K::number, "80", "k >= 3: outcomes below e^-cut under both neighbours are lumped, 20 <= cut <= 700"}},
+       "shuffled_krr(n=1000, k=4, eps0=1, first=1)",
+       [](const Args& a) {
+         return std::make_shared<FiniteLaw>(shuffled_krr_counts(a.integer("n"), static_cast<int>(a.integer("k")),
+                                                                a.number("eps0"), static_cast<int>(a.integer("first")),
+                                                                a.number("cut")));
+       }},
+      {"blanket", "blanket law of a local randomizer: min over its outputs R(x) of the density, normalised by gamma",
+       {{"laws", K::laws, std::nullopt, "the outputs R(x) over the inputs x (for a location family on [0, 1] with "
+                                        "log-concave noise, x = 0 and 1 suffice)"}},
+       "blanket([laplace(0, 1), laplace(1, 1)])",
+       [](const Args& a) { return std::make_shared<BlanketLaw>(a.laws("laws")); }},
       {"chain", "law of X_t of a finite Markov chain: mu K^t on the states 0..n-1",
        {{"K", K::matrix, std::nullopt, "row-stochastic n x n transition matrix"},
         {"mu", K::numbers, std::nullopt, "initial law (n probabilities)"},

@@ -37,10 +37,10 @@ FiniteLaw::FiniteLaw(std::vector<double> locations, const Eigen::VectorXd& masse
 
 FiniteLaw FiniteLaw::from_log_masses(std::vector<double> locations, std::vector<double> log_masses, std::string expr) {
   FiniteLaw f;
+  f.atoms_.reserve(locations.size());
   for (std::size_t i = 0; i < locations.size(); ++i) f.atoms_.push_back({locations[i], log_masses[i]});
   f.expression_ = std::move(expr);
-  std::vector<double> lm = log_masses;
-  const double total = log_sum_exp<double>(lm);
+  const double total = log_sum_exp<double>(log_masses);
   if (!(std::fabs(total) <= 1e-9))
     throw InvalidArgument(fmt::format("{}: internal pmf not normalised (log total mass {})", f.expression_,
                                       format_number(total)));
@@ -49,7 +49,9 @@ FiniteLaw FiniteLaw::from_log_masses(std::vector<double> locations, std::vector<
 }
 
 void FiniteLaw::finish() {
-  std::sort(atoms_.begin(), atoms_.end(), [](const Atom& a, const Atom& b) { return a.x < b.x; });
+  const auto by_location = [](const Atom& a, const Atom& b) { return a.x < b.x; };
+  if (!std::is_sorted(atoms_.begin(), atoms_.end(), by_location)) std::sort(atoms_.begin(), atoms_.end(), by_location);
+  cumulative_.reserve(atoms_.size());
   for (std::size_t i = 1; i < atoms_.size(); ++i)
     if (atoms_[i].x == atoms_[i - 1].x)
       throw InvalidArgument(fmt::format("pmf: location {} appears twice", format_number(atoms_[i].x)));
@@ -92,44 +94,6 @@ Eigen::VectorXd FiniteLaw::masses() const {
   Eigen::VectorXd v(static_cast<Eigen::Index>(atoms_.size()));
   for (std::size_t i = 0; i < atoms_.size(); ++i) v[static_cast<Eigen::Index>(i)] = std::exp(atoms_[i].log_mass);
   return v;
-}
-
-FiniteLaw shuffled_rr_counts(long n, double eps0, long ones, int first) {
-  const char* where = "shuffled_rr";
-  if (n < 1 || n > 100'000'000) throw_invalid(where, "n", static_cast<double>(n), "1 <= n <= 1e8");
-  check_nonnegative_finite(where, "eps0", eps0);
-  if (ones < 0 || ones > n - 1) throw_invalid(where, "ones", static_cast<double>(ones), "0 <= ones <= n-1");
-  if (first != 0 && first != 1) throw_invalid(where, "first", first, "0 or 1");
-  // p = e^{ε0}/(1+e^{ε0}) and q = 1/(1+e^{ε0}), both exact in log-space.
-  const double log_p = -std::log1p(std::exp(-eps0)), log_q = -std::log1p(std::exp(eps0));
-  const double p = std::exp(log_p), q = std::exp(log_q);
-  const long zeros = n - 1 - ones;
-  // Bin(ones, p) + Bin(zeros, q): convolve over the smaller of the two.
-  const bool small_is_ones = ones <= zeros;
-  const long small = small_is_ones ? ones : zeros, large = small_is_ones ? zeros : ones;
-  const double ps = small_is_ones ? p : q, qs = small_is_ones ? q : p;  // success prob of the small binomial
-  const double pl = small_is_ones ? q : p, ql = small_is_ones ? p : q;
-  std::vector<double> log_small(static_cast<std::size_t>(small + 1)), log_large(static_cast<std::size_t>(large + 1));
-  for (long j = 0; j <= small; ++j) log_small[static_cast<std::size_t>(j)] = log_binomial_pmf(j, small, ps, qs);
-  for (long j = 0; j <= large; ++j) log_large[static_cast<std::size_t>(j)] = log_binomial_pmf(j, large, pl, ql);
-  std::vector<double> others(static_cast<std::size_t>(n));  // support 0..n−1
-  for (long k = 0; k < n; ++k) {
-    LogSumAccumulator<double> acc;
-    for (long j = std::max(0L, k - large); j <= std::min(small, k); ++j)
-      acc.add(log_small[static_cast<std::size_t>(j)] + log_large[static_cast<std::size_t>(k - j)]);
-    others[static_cast<std::size_t>(k)] = acc.value();
-  }
-  const double log_r1 = first ? log_p : log_q, log_r0 = first ? log_q : log_p;  // P(first reports 1), P(reports 0)
-  std::vector<double> locations(static_cast<std::size_t>(n + 1)), log_mass(static_cast<std::size_t>(n + 1));
-  for (long k = 0; k <= n; ++k) {
-    const double stay = k < n ? log_r0 + others[static_cast<std::size_t>(k)] : neg_inf<double>();
-    const double move = k > 0 ? log_r1 + others[static_cast<std::size_t>(k - 1)] : neg_inf<double>();
-    locations[static_cast<std::size_t>(k)] = static_cast<double>(k);
-    log_mass[static_cast<std::size_t>(k)] = log_add(stay, move);
-  }
-  return FiniteLaw::from_log_masses(
-      std::move(locations), std::move(log_mass),
-      fmt::format("shuffled_rr(n={}, eps0={}, ones={}, first={})", n, format_number(eps0), ones, first));
 }
 
 }  // namespace privamp::sim

@@ -1,8 +1,4 @@
 // Finite laws (pmfs): atoms only. Stored as log-masses so that counts of n = 10^6 users keep their far tails.
-//
-// Shuffled binary randomized response (count law): n users each report their bit truthfully with probability
-// p = e^{ε0}/(1+e^{ε0}); the analyst sees the number of 1s. With the first user holding `first` and `ones` of the
-// other n−1 users holding 1, the count is Bin(ones, p) + Bin(n−1−ones, 1−p) + Bernoulli(first ? p : 1−p).
 #pragma once
 
 #include <Eigen/Core>
@@ -33,6 +29,9 @@ class FiniteLaw final : public Law {
   std::optional<double> mean() const override { return mean_; }
   double sample(Rng& rng) const override;
 
+  std::optional<Lumped> lumped() const override { return lumped_; }
+  void set_lumped(Lumped lumped) { lumped_ = lumped; }
+
   // Probability vector (linear scale) in location order.
   Eigen::VectorXd masses() const;
 
@@ -43,9 +42,7 @@ class FiniteLaw final : public Law {
   std::vector<double> cumulative_;
   std::string expression_;
   double mean_ = 0, scale_ = 1;
+  std::optional<Lumped> lumped_;
 };
-
-// Count law of shuffled binary randomized response (see above); exact in log-space, O(n·(1+min(ones, n−1−ones))).
-FiniteLaw shuffled_rr_counts(long n, double eps0, long ones, int first);
 
 }  // namespace privamp::sim

@@ -82,6 +82,14 @@ class Law {
 
   // log of the mass (atoms) at exactly x, −inf if x is not an atom.
   double log_atom_mass(double x) const;
+
+  // Laws of an observation in which improbable outcomes were lumped into one atom (a post-processing, so the
+  // divergences computed are lower ends of those of the unlumped observation; the engines widen the upper end).
+  struct Lumped {
+    double x;              // the lumped atom's location
+    double max_log_ratio;  // bound on |log p/q| between neighbours inside it (+inf if unknown)
+  };
+  virtual std::optional<Lumped> lumped() const { return std::nullopt; }
 };
 
 using LawPtr = std::shared_ptr<const Law>;

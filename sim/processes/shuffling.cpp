@@ -1,0 +1,324 @@
+#include "sim/processes/shuffling.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+#include "numerics/log_integrate.hpp"
+#include "numerics/log_space.hpp"
+#include "numerics/special.hpp"
+#include "sim/random/rng.hpp"
+
+namespace privamp::sim {
+
+FiniteLaw shuffled_rr_counts(long n, double eps0, long ones, int first) {
+  const char* where = "shuffled_rr";
+  if (n < 1 || n > 100'000'000) throw_invalid(where, "n", static_cast<double>(n), "1 <= n <= 1e8");
+  check_nonnegative_finite(where, "eps0", eps0);
+  if (ones < 0 || ones > n - 1) throw_invalid(where, "ones", static_cast<double>(ones), "0 <= ones <= n-1");
+  if (first != 0 && first != 1) throw_invalid(where, "first", first, "0 or 1");
+  // p = e^{ε0}/(1+e^{ε0}) and q = 1/(1+e^{ε0}), both exact in log-space.
+  const double log_p = -std::log1p(std::exp(-eps0)), log_q = -std::log1p(std::exp(eps0));
+  const double p = std::exp(log_p), q = std::exp(log_q);
+  const long zeros = n - 1 - ones;
+  // Bin(ones, p) + Bin(zeros, q): convolve over the smaller of the two.
+  const bool small_is_ones = ones <= zeros;
+  const long small = small_is_ones ? ones : zeros, large = small_is_ones ? zeros : ones;
+  const double ps = small_is_ones ? p : q, qs = small_is_ones ? q : p;  // success prob of the small binomial
+  const double pl = small_is_ones ? q : p, ql = small_is_ones ? p : q;
+  std::vector<double> log_small(static_cast<std::size_t>(small + 1)), log_large(static_cast<std::size_t>(large + 1));
+  for (long j = 0; j <= small; ++j) log_small[static_cast<std::size_t>(j)] = log_binomial_pmf(j, small, ps, qs);
+  for (long j = 0; j <= large; ++j) log_large[static_cast<std::size_t>(j)] = log_binomial_pmf(j, large, pl, ql);
+  std::vector<double> others(static_cast<std::size_t>(n));  // support 0..n−1
+  for (long k = 0; k < n; ++k) {
+    LogSumAccumulator<double> acc;
+    for (long j = std::max(0L, k - large); j <= std::min(small, k); ++j)
+      acc.add(log_small[static_cast<std::size_t>(j)] + log_large[static_cast<std::size_t>(k - j)]);
+    others[static_cast<std::size_t>(k)] = acc.value();
+  }
+  const double log_r1 = first ? log_p : log_q, log_r0 = first ? log_q : log_p;  // P(first reports 1), P(reports 0)
+  std::vector<double> locations(static_cast<std::size_t>(n + 1)), log_mass(static_cast<std::size_t>(n + 1));
+  for (long k = 0; k <= n; ++k) {
+    const double stay = k < n ? log_r0 + others[static_cast<std::size_t>(k)] : neg_inf<double>();
+    const double move = k > 0 ? log_r1 + others[static_cast<std::size_t>(k - 1)] : neg_inf<double>();
+    locations[static_cast<std::size_t>(k)] = static_cast<double>(k);
+    log_mass[static_cast<std::size_t>(k)] = log_add(stay, move);
+  }
+  return FiniteLaw::from_log_masses(
+      std::move(locations), std::move(log_mass),
+      fmt::format("shuffled_rr(n={}, eps0={}, ones={}, first={})", n, format_number(eps0), ones, first));
+}
+
+namespace {
+
+// A run of terms that decrease away from a mode: summed until the remaining `count` terms, each at most the
+// last one, cannot change the sum's relative value by more than 1e-17.
+bool negligible(double log_term, double remaining, double log_sum) {
+  return log_term == neg_inf<double>() || log_term + std::log(std::max(remaining, 1.0)) < log_sum - 39.2;
+}
+
+}  // namespace
+
+FiniteLaw shuffled_krr_counts(long n, int k, double eps0, int first, double cut) {
+  const char* where = "shuffled_krr";
+  if (k < 2 || k > 1'000'000) throw_invalid(where, "k", k, "2 <= k <= 1e6");
+  const long n_max = k == 2 ? 100'000'000 : 100'000;
+  if (n < 1 || n > n_max)
+    throw_invalid(where, "n", static_cast<double>(n), k == 2 ? "1 <= n <= 1e8" : "1 <= n <= 1e5 (for k >= 3)");
+  check_nonnegative_finite(where, "eps0", eps0);
+  if (first != 0 && first != 1) throw_invalid(where, "first", first, "0 or 1");
+  if (!(cut >= 20 && cut <= 700)) throw_invalid(where, "cut", cut, "20 <= cut <= 700");
+  // Z = e^{ε0} + k − 1; r = (e^{ε0} + 1)/Z lands in {a, b}; p, q the binary response given that it does.
+  const double log_z = eps0 + std::log1p((k - 1) * std::exp(-eps0));
+  const double log_r = eps0 + std::log1p(std::exp(-eps0)) - log_z;
+  const double r = std::exp(log_r), s = k == 2 ? 0.0 : std::exp(std::log(k - 2.0) - log_z);
+  const double log_p = -std::log1p(std::exp(-eps0)), log_q = -std::log1p(std::exp(eps0));
+  const double p = std::exp(log_p), q = std::exp(log_q);
+  const double nd = static_cast<double>(n);
+
+  // log P(h_a = h | m) under both neighbours (f = 0: first user holds b; f = 1: holds a).
+  auto inner = [&](long m, long h) {
+    std::array<double, 2> out{neg_inf<double>(), neg_inf<double>()};
+    if (m == 0) {
+      if (h == 0) out = {0.0, 0.0};
+      return out;
+    }
+    const double md = static_cast<double>(m);
+    const double log_in = std::log(md / nd), log_out = m == n ? neg_inf<double>() : std::log1p(-md / nd);
+    if (h == m) {  // only "the first user is among the m and says a" and "not among them" reach h = m
+      const double one = log_binomial_pmf(h - 1, m - 1, q, p), others = log_q + one;
+      for (int f = 0; f < 2; ++f)
+        out[static_cast<std::size_t>(f)] = log_add(log_in + (f ? log_p : log_q) + one, log_out + others);
+      return out;
+    }
+    // Relative to B = Bin(h; m−1, q) (Loader's method, one evaluation per outcome): Bin(h−1; m−1, q) = B·ρ with
+    // ρ = h/(m−h)·p/q exactly, and Bin(h; m, q) = q·Bin(h−1; m−1, q) + p·B = B·p·m/(m−h) (Pascal's rule).
+    const double zero = log_binomial_pmf(h, m - 1, q, p);
+    const double rho = static_cast<double>(h) / static_cast<double>(m - h) * std::exp(log_p - log_q);
+    const double in = md / nd, others = (1 - in) * p * md / static_cast<double>(m - h);
+    out[0] = zero + std::log(in * (q * rho + p) + others);
+    out[1] = zero + std::log(in * (p * rho + q) + others);
+    return out;
+  };
+
+  std::array<LogSumAccumulator<double>, 2> rare;
+  auto rare_value = [&] { return std::max(rare[0].value(), rare[1].value()); };
+  auto add_rare = [&](double v0, double v1) {
+    rare[0].add(v0);
+    rare[1].add(v1);
+  };
+  // One slice m: keep the run of h around the mode where either neighbour has log-mass ≥ −cut, lump the rest.
+  // Returns the kept log-masses (for `first`) in increasing h, and the first kept h.
+  struct Slice {
+    long m, h_lo;
+    std::vector<double> log_mass;
+  };
+  auto slice = [&](long m, double log_w) {
+    const long mode = std::clamp(std::lround(static_cast<double>(m) * q), 0L, m);
+    std::vector<double> down, up;
+    for (const long dir : {1L, -1L}) {
+      bool in_tail = false;
+      for (long h = dir > 0 ? mode : mode - 1; h >= 0 && h <= m; h += dir) {
+        const auto t = inner(m, h);
+        const double v0 = log_w + t[0], v1 = log_w + t[1];
+        if (!in_tail && (k == 2 || std::max(v0, v1) >= -cut)) {
+          (dir > 0 ? up : down).push_back(first ? v1 : v0);
+          continue;
+        }
+        in_tail = true;
+        add_rare(v0, v1);
+        const double remaining = static_cast<double>(dir > 0 ? m - h : h);
+        if (std::abs(h - mode) > 2 && negligible(std::max(v0, v1), remaining, rare_value())) break;
+      }
+    }
+    Slice out{m, mode - static_cast<long>(down.size()), std::vector<double>(down.rbegin(), down.rend())};
+    out.log_mass.insert(out.log_mass.end(), up.begin(), up.end());
+    return out;
+  };
+  const long m_mode = std::clamp(static_cast<long>(std::floor((nd + 1) * r)), 0L, n);
+  std::vector<Slice> below, above;  // slices m < m_mode (in decreasing m) and m ≥ m_mode (increasing)
+  for (const long dir : {1L, -1L}) {
+    bool in_tail = false;
+    for (long m = dir > 0 ? m_mode : m_mode - 1; m >= 0 && m <= n; m += dir) {
+      const double log_w = log_binomial_pmf(m, n, r, s);
+      if (!in_tail && log_w >= -cut) {
+        (dir > 0 ? above : below).push_back(slice(m, log_w));
+        continue;
+      }
+      in_tail = true;
+      add_rare(log_w, log_w);  // the whole slice (its conditional law sums to 1)
+      const double remaining = static_cast<double>(dir > 0 ? n - m : m);
+      if (std::abs(m - m_mode) > 2 && negligible(log_w, remaining, rare_value())) break;
+    }
+  }
+  // Atoms in increasing location: "rare" (−1), then the slices in increasing m.
+  std::vector<double> locations, log_mass;
+  std::size_t atoms = 1;
+  for (const auto* side : {&below, &above})
+    for (const Slice& sl : *side) atoms += sl.log_mass.size();
+  locations.reserve(atoms);
+  log_mass.reserve(atoms);
+  if (rare_value() > neg_inf<double>()) {
+    locations.push_back(-1);
+    log_mass.push_back(rare[static_cast<std::size_t>(first)].value());
+  }
+  auto emit = [&](const Slice& sl) {
+    for (std::size_t i = 0; i < sl.log_mass.size(); ++i) {
+      locations.push_back(static_cast<double>(sl.m) * (nd + 1) + static_cast<double>(sl.h_lo + static_cast<long>(i)));
+      log_mass.push_back(sl.log_mass[i]);
+    }
+  };
+  for (auto it = below.rbegin(); it != below.rend(); ++it) emit(*it);
+  for (const Slice& sl : above) emit(sl);
+  const bool lumped = rare_value() > neg_inf<double>();
+  FiniteLaw law = FiniteLaw::from_log_masses(
+      std::move(locations), std::move(log_mass),
+      fmt::format("shuffled_krr(n={}, k={}, eps0={}, first={}, cut={})", n, k, format_number(eps0), first,
+                  format_number(cut)));
+  // Shuffling post-processes the first user's ε0-LDP report: every outcome's likelihood ratio is within e^{±ε0}.
+  if (lumped) law.set_lumped({-1.0, eps0});
+  return law;
+}
+
+BlanketGamma blanket_gamma(std::span<const LawPtr> outputs) {
+  const char* where = "blanket";
+  if (outputs.empty()) throw InvalidArgument("blanket: parameter 'laws' must list at least one output law");
+  for (const auto& law : outputs)
+    if (!law || law->dimension() != 1) throw InvalidArgument("blanket: the output laws must be one-dimensional laws");
+  // Atoms: the minimum mass of each location (a location missing from one law has minimum 0).
+  double atoms = 0;
+  for (const Atom& a : outputs.front()->atoms()) {
+    double m = a.log_mass;
+    for (const auto& law : outputs.subspan(1)) m = std::min(m, law->log_atom_mass(a.x));
+    atoms += std::exp(m);
+  }
+  bool all_continuous = true;
+  Interval support{-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  std::vector<double> anchors;
+  double scale = std::numeric_limits<double>::infinity();
+  for (const auto& law : outputs) {
+    all_continuous = all_continuous && law->continuous_mass() > 0;
+    support.lo = std::max(support.lo, law->support().lo);
+    support.hi = std::min(support.hi, law->support().hi);
+    for (double x : law->anchors()) anchors.push_back(x);
+    scale = std::min(scale, law->scale());
+  }
+  if (!all_continuous || !(support.lo < support.hi)) return {atoms, 0.0, 0};
+  long evaluations = 0;
+  auto which_min = [&](double y) {
+    std::size_t best = 0;
+    double v = outputs[0]->log_density(y);
+    for (std::size_t i = 1; i < outputs.size(); ++i) {
+      const double w = outputs[i]->log_density(y);
+      if (w < v) v = w, best = i;
+    }
+    ++evaluations;
+    return std::pair{v, best};
+  };
+  // min_x p is not smooth where the minimising output changes: locate those points (a scan between the anchors,
+  // then bisection) and split the quadrature there.
+  std::sort(anchors.begin(), anchors.end());
+  const double lo = std::max(support.lo, anchors.front() - 8 * scale), hi = std::min(support.hi, anchors.back() + 8 * scale);
+  const int scan = 256;
+  for (int i = 0; i < scan; ++i) {
+    double a = lo + (hi - lo) * i / scan, b = lo + (hi - lo) * (i + 1) / scan;
+    const std::size_t ia = which_min(a).second;
+    if (which_min(b).second == ia) continue;
+    for (int it = 0; it < 60; ++it) {
+      const double mid = 0.5 * (a + b);
+      (which_min(mid).second == ia ? a : b) = mid;
+    }
+    anchors.push_back(0.5 * (a + b));
+  }
+  LogIntegrateOptions<double> options;
+  options.lo = support.lo;
+  options.hi = support.hi;
+  options.scale = scale;
+  const auto integral = log_integrate<double>([&](double y) { return which_min(y).first; }, anchors, options);
+  if (!integral.converged) throw NumericalError(fmt::format("{}: the quadrature of min_x p did not converge", where));
+  const double density = std::exp(integral.log_value);
+  return {atoms + density, integral.rel_error * density / (atoms + density), evaluations + integral.evaluations};
+}
+
+BlanketLaw::BlanketLaw(std::vector<LawPtr> outputs) : outputs_(std::move(outputs)) {
+  gamma_ = blanket_gamma(outputs_);
+  if (!(gamma_.gamma > 0)) throw InvalidArgument("blanket: the outputs have no common mass (gamma = 0)");
+  const double log_gamma = std::log(gamma_.gamma);
+  double atom_mass = 0;
+  for (const Atom& a : outputs_.front()->atoms()) {
+    double m = a.log_mass;
+    for (const auto& law : outputs_) m = std::min(m, law->log_atom_mass(a.x));
+    if (m > neg_inf<double>()) atoms_.push_back({a.x, m - log_gamma}), atom_mass += std::exp(m);
+  }
+  continuous_mass_ = std::max(0.0, 1 - atom_mass / gamma_.gamma);
+  support_ = {-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  scale_ = std::numeric_limits<double>::infinity();
+  for (const auto& law : outputs_) {
+    support_.lo = std::max(support_.lo, law->support().lo);
+    support_.hi = std::min(support_.hi, law->support().hi);
+    scale_ = std::min(scale_, law->scale());
+  }
+}
+
+std::string BlanketLaw::expression() const {
+  std::string laws;
+  for (const auto& law : outputs_) laws += (laws.empty() ? "" : ", ") + law->expression();
+  return fmt::format("blanket([{}])", laws);
+}
+
+double BlanketLaw::log_min(double x) const {
+  double v = std::numeric_limits<double>::infinity();
+  for (const auto& law : outputs_) v = std::min(v, law->log_density(x));
+  return v;
+}
+
+double BlanketLaw::log_density(double x) const {
+  if (continuous_mass_ == 0) return neg_inf<double>();
+  return log_min(x) - std::log(gamma_.gamma);
+}
+
+std::vector<double> BlanketLaw::breakpoints() const {
+  std::vector<double> out;
+  for (const auto& law : outputs_)
+    for (double x : law->breakpoints()) out.push_back(x);
+  return out;
+}
+
+std::vector<double> BlanketLaw::anchors() const {
+  std::vector<double> out;
+  for (const auto& law : outputs_)
+    for (double x : law->anchors()) out.push_back(x);
+  return out;
+}
+
+// The minimum decays like the fastest-decaying output on each side.
+TailShape BlanketLaw::tail(bool left) const {
+  TailShape t{0, -std::numeric_limits<double>::infinity()};
+  for (const auto& law : outputs_) {
+    const TailShape s = left ? law->left_tail() : law->right_tail();
+    if (s.quad > t.quad || (s.quad == t.quad && s.lin > t.lin)) t = s;
+  }
+  return t;
+}
+
+double BlanketLaw::sample(Rng& rng) const {
+  // min_x p ≤ p_0: accept a draw y of the first output with probability min_x p(y) / p_0(y).
+  const Law& first = *outputs_.front();
+  for (long tries = 0; tries < 100'000'000; ++tries) {
+    const double y = first.sample(rng);
+    const double own = first.log_atom_mass(y);
+    double log_accept = 0;
+    if (own > neg_inf<double>()) {
+      for (const auto& law : outputs_) log_accept = std::min(log_accept, law->log_atom_mass(y) - own);
+    } else {
+      log_accept = log_min(y) - first.log_density(y);
+    }
+    if (std::log(rng.uniform()) < log_accept) return y;
+  }
+  throw NumericalError("blanket: rejection sampling accepted nothing in 1e8 draws (gamma too small)");
+}
+
+}  // namespace privamp::sim
