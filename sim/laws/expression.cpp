@@ -21,6 +21,7 @@
 #include "sim/processes/langevin.hpp"
 #include "sim/processes/noise_chain.hpp"
 #include "sim/processes/projected_chain.hpp"
+#include "sim/processes/sgd.hpp"
 #include "sim/processes/shuffling.hpp"
 
 namespace privamp::sim {
@@ -33,6 +34,7 @@ std::string to_string(ParamKind kind) {
     case ParamKind::matrix: return "matrix [[..], ..]";
     case ParamKind::law: return "law";
     case ParamKind::laws: return "list of laws";
+    case ParamKind::word: return "name";
   }
   return "?";
 }
@@ -94,6 +96,12 @@ LawPtr Args::law(const std::string& name) const {
   return v.law;
 }
 
+const std::string& Args::word(const std::string& name) const {
+  const Value& v = get(name);
+  if (v.kind != Value::Kind::word) throw InvalidArgument(fmt::format("{}: parameter '{}' must be a name", law_, name));
+  return v.word;
+}
+
 std::vector<LawPtr> Args::laws(const std::string& name) const {
   const Value& v = get(name);
   if (v.kind != Value::Kind::list) throw InvalidArgument(fmt::format("{}: parameter '{}' must be a list of laws", law_, name));
@@ -145,22 +153,41 @@ const std::vector<LawSpec>& law_catalogue() {
          return std::make_shared<Gaussian>(linear_gaussian_chain(a.number("x0"), a.number("sigma0"), a.number("L"),
                                                                  a.number("sigma"), static_cast<int>(a.integer("r"))));
        }},
-      {"noisy_sgd", "law of x_n of 1-D noisy projected SGD, loss (lambda/2)(x - z)^2 on [-R, R], data z_i = zi, z_j = 0",
+      {"noisy_sgd", "law of x_n of 1-D noisy projected SGD on [-R, R], data z_i = zi and z_j = 0 otherwise",
        {{"n", K::integer, std::nullopt, "number of steps"},
         {"i", K::integer, std::nullopt, "the index whose data point is zi, 1 <= i <= n"},
-        {"zi", K::number, std::nullopt, "the data point at index i, |zi| <= R"},
-        {"eta", K::number, std::nullopt, "step size, eta * lambda < 2"},
+        {"zi", K::number, std::nullopt, "the data point at index i: |zi| <= R (quadratic), |zi| <= A (logistic)"},
+        {"eta", K::number, std::nullopt, "step size, eta * beta < 2"},
         {"sigma", K::number, "1", "gradient noise standard deviation"},
-        {"lambda", K::number, "1", "loss curvature"},
+        {"lambda", K::number, "1", "quadratic: curvature; logistic: l2 regularisation"},
         {"R", K::number, "1", "radius of the domain [-R, R]"},
         {"x0", K::number, "0", "starting point"},
-        {"cells", K::integer, "400", "grid cells of the propagated density"}},
-       "noisy_sgd(n=20, i=5, zi=1, eta=0.2)",
+        {"cells", K::integer, "400", "grid cells of the propagated density"},
+        {"loss", K::word, "quadratic", "quadratic (lambda/2)(x - z)^2 | logistic log(1 + e^(-z x)) + (lambda/2) x^2"},
+        {"A", K::number, "1", "logistic: bound on |z|"}},
+       "noisy_sgd(n=20, i=5, zi=1, eta=0.2, loss=logistic, lambda=0.5)",
        [](const Args& a) {
-         const NoisySgd sgd{static_cast<int>(a.integer("n")), a.number("eta"), a.number("sigma"), a.number("lambda"),
-                            a.number("R"), a.number("x0")};
+         NoisySgd sgd{static_cast<int>(a.integer("n")), a.number("eta"), a.number("sigma"), a.number("lambda"),
+                      a.number("R"), a.number("x0")};
+         sgd.loss = parse_sgd_loss(a.word("loss"));
+         sgd.feature_bound = a.number("A");
          return std::make_shared<GridLaw>(noisy_sgd_law(sgd, static_cast<int>(a.integer("i")), a.number("zi"),
                                                         static_cast<int>(a.integer("cells"))).to_grid_law());
+       }},
+      {"projected_chain", "X_r of X_i = clamp(psi(X_(i-1)) + N(0, sigma^2), lo, hi) from x0, psi an L-Lipschitz map",
+       {{"x0", K::number, std::nullopt, "starting point in [lo, hi]"},
+        {"r", K::integer, "1", "number of steps, >= 1"},
+        {"map", K::word, "linear", "psi: linear L x | tanh L tanh(x) | sin L sin(x) | softsign L x/(1+|x|)"},
+        {"L", K::number, "1", "Lipschitz constant of psi"},
+        {"sigma", K::number, "1", "noise standard deviation per step, > 0"},
+        {"lo", K::number, "-3", "lower end of the projection interval"},
+        {"hi", K::number, "3", "upper end"},
+        {"cells", K::integer, "400", "grid cells of the propagated density"}},
+       "projected_chain(x0=1, r=3, map=tanh, L=0.9)",
+       [](const Args& a) {
+         return std::make_shared<GridLaw>(projected_chain_law(lipschitz_map(a.word("map"), a.number("L")), a.number("x0"),
+                                                              static_cast<int>(a.integer("r")), a.number("sigma"), a.number("lo"),
+                                                              a.number("hi"), static_cast<int>(a.integer("cells"))).to_grid_law());
        }},
       {"double_well", "law at time t of the Langevin diffusion dX = -U'(X)dt + sqrt(2)dW, U = x^4/4 - x^2/2, from x0",
        {{"x0", K::number, std::nullopt, "starting point, a node of the grid"},
@@ -378,7 +405,19 @@ class Parser {
       if (!eat(']')) fail("expected ',' or ']'");
       return v;
     }
-    if (std::isalpha(static_cast<unsigned char>(c)) && !starts_number()) return call();
+    if (std::isalpha(static_cast<unsigned char>(c)) && !starts_number()) {
+      // NAME '(' is a law; a bare NAME is a word (an option such as loss=logistic).
+      const std::size_t save = pos_;
+      Value v;
+      v.word = name();
+      skip();
+      if (pos_ < s_.size() && s_[pos_] == '(') {
+        pos_ = save;
+        return call();
+      }
+      v.kind = Value::Kind::word;
+      return v;
+    }
     return number();
   }
 

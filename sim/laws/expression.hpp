@@ -3,7 +3,7 @@
 //   laplace_sum(loc=1, scales=[1, 2])
 //   clamp(gaussian(0.3, 1), lo=0, hi=1)
 // Grammar:  law := NAME '(' [arg {',' arg}] ')'    arg := [NAME '='] value
-//           value := NUMBER | law | '[' [value {',' value}] ']'
+//           value := NUMBER | law | WORD | '[' [value {',' value}] ']'
 // A positional argument fills the first parameter (in the listed order) not given by name so far. Every law is one entry of law_catalogue(), which is
 // also what `privamp laws` prints; adding a law means adding a class and one entry there.
 #pragma once
@@ -20,14 +20,15 @@
 namespace privamp::sim {
 
 struct Value {
-  enum class Kind { number, list, law };
+  enum class Kind { number, list, law, word };
   Kind kind = Kind::number;
   double number = 0;
+  std::string word;
   std::vector<Value> list;
   LawPtr law;
 };
 
-enum class ParamKind { number, integer, numbers, matrix, law, laws };
+enum class ParamKind { number, integer, numbers, matrix, law, laws, word };
 
 struct ParamSpec {
   std::string name;
@@ -46,6 +47,7 @@ class Args {
   std::vector<std::vector<double>> matrix(const std::string& name) const;  // a list of equal-length rows
   LawPtr law(const std::string& name) const;
   std::vector<LawPtr> laws(const std::string& name) const;
+  const std::string& word(const std::string& name) const;  // a bare name, e.g. loss=logistic
 
  private:
   const Value& get(const std::string& name) const;

@@ -74,15 +74,20 @@ IntervalLaw propagate(const IntervalLaw& in, double a, double b, double s) {
 }
 
 Propagator::Propagator(double lo, double hi, int intervals, double a, double b, double s)
-    : lo_(lo), hi_(hi), a_(a), b_(b), s_(s) {
+    : Propagator(lo, hi, intervals, [a, b](double x) { return a * x + b; }, s) {}
+
+Propagator::Propagator(double lo, double hi, int intervals, Map psi, double s)
+    : lo_(lo), hi_(hi), s_(s), psi_(std::move(psi)) {
   check_positive_finite("propagate", "s", s);
+  if (!(lo < hi)) throw InvalidArgument("propagate: need lo < hi");
   const int nodes = intervals + 1;
   const double h = (hi - lo) / intervals, inv = 1 / (s * std::sqrt(2 * std::numbers::pi));
   kernel_.resize(nodes, nodes);
   to_lo_.resize(nodes);
   to_hi_.resize(nodes);
   for (int k = 0; k < nodes; ++k) {
-    const double w = h * (k == 0 || k + 1 == nodes ? 0.5 : 1.0), m = a * (lo + k * h) + b;
+    const double w = h * (k == 0 || k + 1 == nodes ? 0.5 : 1.0), m = psi_(lo + k * h);
+    if (!std::isfinite(m)) throw InvalidArgument(fmt::format("propagate: the map is not finite at x = {}", lo + k * h));
     for (int j = 0; j < nodes; ++j) {
       const double z = (lo + j * h - m) / s;
       kernel_(j, k) = w * inv * std::exp(-0.5 * z * z);
@@ -101,7 +106,7 @@ IntervalLaw Propagator::operator()(const IntervalLaw& in) const {
   double mass_lo = to_lo_ * d, mass_hi = to_hi_ * d;
   const double h = in.h(), inv = 1 / (s_ * std::sqrt(2 * std::numbers::pi));
   for (const auto& [x, w] : in.atoms) {
-    const double m = a_ * x + b_;
+    const double m = psi_(x);
     for (Eigen::Index j = 0; j < o.size(); ++j) {
       const double z = (lo_ + static_cast<double>(j) * h - m) / s_;
       o[j] += w * inv * std::exp(-0.5 * z * z);
@@ -116,26 +121,22 @@ IntervalLaw Propagator::operator()(const IntervalLaw& in) const {
   return out;
 }
 
-void NoisySgd::check() const {
-  const char* where = "noisy_sgd";
-  if (n < 1 || n > 100000) throw_invalid(where, "n", n, "1 <= n <= 100000");
-  check_positive_finite(where, "eta", eta);
-  check_positive_finite(where, "sigma", sigma);
-  check_positive_finite(where, "lambda", lambda);
-  check_positive_finite(where, "R", radius);
-  if (!(std::fabs(x0) <= radius)) throw_invalid(where, "x0", x0, "|x0| <= R");
-  if (!(eta * lambda < 2)) throw_invalid(where, "eta", eta, "eta * lambda < 2 (otherwise the iteration is expansive)");
+Propagator::Map lipschitz_map(const std::string& name, double lipschitz) {
+  check_finite("lipschitz_map", "L", lipschitz);
+  const double l = lipschitz;
+  if (name == "linear") return [l](double x) { return l * x; };
+  if (name == "tanh") return [l](double x) { return l * std::tanh(x); };
+  if (name == "sin") return [l](double x) { return l * std::sin(x); };
+  if (name == "softsign") return [l](double x) { return l * x / (1 + std::fabs(x)); };
+  throw InvalidArgument(fmt::format("map = '{}': allowed linear, tanh, sin, softsign", name));
 }
 
-IntervalLaw noisy_sgd_law(const NoisySgd& sgd, int i, double zi, int intervals) {
-  sgd.check();
-  if (i < 1 || i > sgd.n) throw_invalid("noisy_sgd", "i", i, fmt::format("1 <= i <= n = {}", sgd.n));
-  if (!(std::fabs(zi) <= sgd.radius)) throw_invalid("noisy_sgd", "zi", zi, "|zi| <= R");
-  const double a = 1 - sgd.eta * sgd.lambda, s = sgd.eta * sgd.sigma;
-  IntervalLaw law = IntervalLaw::point(sgd.x0, -sgd.radius, sgd.radius, intervals);
-  const Propagator plain(-sgd.radius, sgd.radius, intervals, a, 0.0, s);
-  const Propagator differing(-sgd.radius, sgd.radius, intervals, a, sgd.eta * sgd.lambda * zi, s);
-  for (int j = 1; j <= sgd.n; ++j) law = j == i ? differing(law) : plain(law);
+IntervalLaw projected_chain_law(const Propagator::Map& psi, double x0, int r, double s, double lo, double hi,
+                                int intervals) {
+  if (r < 1 || r > 100000) throw_invalid("projected_chain", "r", r, "1 <= r <= 100000");
+  IntervalLaw law = IntervalLaw::point(x0, lo, hi, intervals);
+  const Propagator step(lo, hi, intervals, psi, s);
+  for (int j = 0; j < r; ++j) law = step(law);
   return law;
 }
 

@@ -1,16 +1,15 @@
 // Projected noisy iterations on an interval, propagated exactly in law up to a grid discretisation:
-//   X ← Π_[lo,hi](a·X + b + N(0, s²))
+//   X ← Π_[lo,hi](ψ(X) + N(0, s²))
+// for a map ψ (linear a·X + b, a gradient step of a loss, any Lipschitz map).
 // A law on [lo, hi] is atoms (the ends, and possibly a starting point) plus a density tabulated at N+1 equally
 // spaced nodes. One step maps atoms through the Gaussian kernel exactly and the density by the trapezoid rule,
 // then moves the mass beyond the ends into the end atoms (what the projection does). The discretisation error is
 // O(h²) in the node spacing h; callers estimate it by halving h (see noisy_sgd_renyi in verify/bounds).
-//
-// Noisy projected SGD (Algorithm 1, 1-D, quadratic loss ℓ(x, z) = (λ/2)(x − z)² on 𝕂 = [−R, R]):
-//   x_j = Π_𝕂(x_{j−1} − η(λ(x_{j−1} − z_j) + Z_j)),  Z_j ~ N(0, σ²),
-// i.e. a = 1 − ηλ, b = ηλ z_j, s = ησ. The loss is C-Lipschitz on 𝕂 with C = 2λR, β-smooth and ρ-strongly
-// convex with β = ρ = λ.
+
 #pragma once
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include <Eigen/Core>
@@ -37,26 +36,23 @@ IntervalLaw propagate(const IntervalLaw& in, double a, double b, double s);
 // so a step costs one matrix-vector product plus the atoms.
 class Propagator {
  public:
+  using Map = std::function<double(double)>;
+  Propagator(double lo, double hi, int intervals, Map psi, double s);
   Propagator(double lo, double hi, int intervals, double a, double b, double s);
   IntervalLaw operator()(const IntervalLaw& in) const;
 
  private:
-  double lo_, hi_, a_, b_, s_;
+  double lo_, hi_, s_;
+  Map psi_;
   Eigen::MatrixXd kernel_;          // density at output node j from density at input node k
   Eigen::RowVectorXd to_lo_, to_hi_;  // mass sent beyond the ends from input node k
 };
 
-struct NoisySgd {
-  int n;          // number of steps
-  double eta;     // step size
-  double sigma;   // gradient noise standard deviation
-  double lambda;  // loss curvature: ℓ(x, z) = (λ/2)(x − z)²
-  double radius;  // 𝕂 = [−R, R]
-  double x0 = 0;
-  void check() const;  // InvalidArgument naming the parameter (η ≤ 2/(β+ρ) = 1/λ is the theorem's, not checked here)
-};
+// Named Lipschitz maps for iterated projected noise (T4): ψ(x) = L·x, L·tanh(x), L·sin(x), L·x/(1+|x|)... all
+// L-Lipschitz; `name` ∈ {linear, tanh, sin, softsign}.
+Propagator::Map lipschitz_map(const std::string& name, double lipschitz);
 
-// Law of x_n for the dataset with z_i = zi and z_j = 0 for j ≠ i (1 ≤ i ≤ n), on a grid of `intervals` cells.
-IntervalLaw noisy_sgd_law(const NoisySgd& sgd, int i, double zi, int intervals);
+// X_r of X_i = Π_[lo,hi](ψ(X_{i−1}) + N(0, s²)) from X_0 = x0.
+IntervalLaw projected_chain_law(const Propagator::Map& psi, double x0, int r, double s, double lo, double hi, int intervals);
 
 }  // namespace privamp::sim

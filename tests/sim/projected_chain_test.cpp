@@ -8,6 +8,7 @@
 #include "numerics/errors.hpp"
 #include "sim/processes/noise_chain.hpp"
 #include "sim/processes/projected_chain.hpp"
+#include "sim/processes/sgd.hpp"
 #include "sim/random/rng.hpp"
 #include "support/check.hpp"
 #include "verify/divergence/engines.hpp"
@@ -95,4 +96,30 @@ TEST_CASE("noisy SGD rejects parameters out of range", "[sim][bad-input]") {
   CHECK_THAT(test::error_of([&] { sim::noisy_sgd_law({10, 0.5, 0.0, 1.0, 1.0, 0.0}, 1, 1.0, 100); }),
              Contains("parameter 'sigma' = 0"));
   CHECK_THAT(test::error_of([&] { sim::noisy_sgd_law(ok, 1, 1.0, 1); }), Contains("parameter 'intervals' = 1"));
+}
+
+TEST_CASE("projected chain of a nonlinear Lipschitz map: the propagated law matches simulated runs", "[sim][projected]") {
+  const auto psi = sim::lipschitz_map("tanh", 1.5);
+  const double lo = -1.2, hi = 1.5, s = 0.7, x0 = 0.4;
+  const int r = 6;
+  const auto law = sim::projected_chain_law(psi, x0, r, s, lo, hi, 400);
+  CHECK(law.total_mass() == Approx(1).epsilon(1e-14));
+  sim::Rng rng(3);
+  const int runs = 200'000;
+  long at_lo = 0, at_hi = 0;
+  double sum = 0;
+  for (int k = 0; k < runs; ++k) {
+    double x = x0;
+    for (int j = 0; j < r; ++j) x = std::clamp(psi(x) + s * rng.normal(), lo, hi);
+    at_lo += x == lo;
+    at_hi += x == hi;
+    sum += x;
+  }
+  const double p_lo = atom(law, lo), p_hi = atom(law, hi);
+  CHECK(p_lo > 0.02);
+  CHECK(p_hi > 0.02);
+  CHECK(std::fabs(static_cast<double>(at_lo) / runs - p_lo) < 5 * std::sqrt(p_lo * (1 - p_lo) / runs) + 1e-4);
+  CHECK(std::fabs(static_cast<double>(at_hi) / runs - p_hi) < 5 * std::sqrt(p_hi * (1 - p_hi) / runs) + 1e-4);
+  CHECK(std::fabs(sum / runs - mean(law)) < 5 * 1.5 / std::sqrt(runs));
+  CHECK_THAT(test::error_of([] { sim::lipschitz_map("exp", 1.0); }), Catch::Matchers::Contains("allowed linear, tanh"));
 }

@@ -1,6 +1,8 @@
-// CPL — amplification from couplings (Balle et al. 2019, §4). Exact values come from law cases: Gaussian chains
-// in closed form and sums of Laplaces by quadrature.
+// CPL — amplification from couplings (Balle et al. 2019, §4). Exact values come from law cases (Gaussian chains
+// in closed form, sums of Laplaces by quadrature) and, for projected iterations (T4 with nonlinear maps, T5), from
+// value cases: laws propagated on a grid with a Richardson error bar.
 #include <cmath>
+#include <functional>
 
 #include <boost/math/tools/minima.hpp>
 #include <fmt/format.h>
@@ -8,6 +10,7 @@
 #include "numerics/errors.hpp"
 #include "verify/bounds/catalogue.hpp"
 #include "sim/processes/projected_chain.hpp"
+#include "sim/processes/sgd.hpp"
 #include "verify/divergence/closed_form.hpp"
 #include "verify/divergence/engines.hpp"
 
@@ -33,47 +36,71 @@ BoundValue iterated_laplace(const Params& p) {
 }
 
 sim::NoisySgd sgd_of(const Params& p) {
-  return {static_cast<int>(p.at("n")), p.at("eta"), p.at("sigma"), p.at("lambda"), p.at("R"), 0.0};
+  sim::NoisySgd sgd{static_cast<int>(p.at("n")), p.at("eta"), p.at("sigma"), p.at("lambda"), p.at("R"), 0.0};
+  if (p.has("loss")) sgd.loss = sim::parse_sgd_loss(p.word("loss"));
+  if (p.has("A")) sgd.feature_bound = p.at("A");
+  return sgd;
 }
 
-// Exact per-index R_α of 1-D noisy projected SGD between the datasets z_i = R and z_i = −R (all other z_j = 0):
-// the laws of x_n by grid propagation at N and 2N intervals, the divergence by the quadrature engine, and a
-// Richardson step for the O(h²) discretisation, whose size |R_2N − R_N| is added to the error bar.
-Estimate noisy_sgd_renyi(const Params& p) {
-  const sim::NoisySgd sgd = sgd_of(p);
-  const int i = static_cast<int>(p.at("i")), intervals = static_cast<int>(p.at("intervals"));
+// R_α between two laws of a projected process propagated on a grid, at N and 2N cells, with a Richardson step for
+// the O(h²) discretisation whose size |R_2N − R_N| is added to the error bar (the quadrature engine's bars too).
+Estimate propagated_renyi(const std::function<std::pair<sim::GridLaw, sim::GridLaw>(int)>& laws, double alpha,
+                          int intervals) {
   DivergenceOptions o;
   o.engine = Engine::quadrature;
   auto at = [&](int cells) {
-    const auto mu = sim::noisy_sgd_law(sgd, i, sgd.radius, cells).to_grid_law();
-    const auto nu = sim::noisy_sgd_law(sgd, i, -sgd.radius, cells).to_grid_law();
-    return compute_divergence(mu, nu, Quantity::renyi(p.at("alpha")), o);
+    const auto [mu, nu] = laws(cells);
+    return compute_divergence(mu, nu, Quantity::renyi(alpha), o);
   };
   const Estimate coarse = at(intervals), fine = at(2 * intervals);
   if (std::isinf(coarse.value) || std::isinf(fine.value))
     throw NumericalError("the propagated densities underflow at the edges of the domain (noise too small for the "
                          "domain): the laws look disjoint on the grid; a log-scale grid is needed here");
   const double value = fine.value + (fine.value - coarse.value) / 3;
-  Estimate e = Estimate::from_value(value, std::fabs(fine.value - coarse.value) + fine.abs_error() + coarse.abs_error(),
-                                    ErrorKind::quadrature,
-                                    fmt::format("grid propagation ({} and {} cells, Richardson) + quadrature", intervals, 2 * intervals));
-  return e;
+  return Estimate::from_value(value, std::fabs(fine.value - coarse.value) + fine.abs_error() + coarse.abs_error(),
+                              ErrorKind::quadrature,
+                              fmt::format("grid propagation ({} and {} cells, Richardson) + quadrature", intervals, 2 * intervals));
+}
+
+// Exact per-index R_α of 1-D noisy projected SGD between the datasets z_i = ±(data bound) (all other z_j = 0).
+Estimate noisy_sgd_renyi(const Params& p) {
+  const sim::NoisySgd sgd = sgd_of(p);
+  const int i = static_cast<int>(p.at("i"));
+  const double z = sgd.data_bound();
+  return propagated_renyi([&](int cells) {
+    return std::pair{sim::noisy_sgd_law(sgd, i, z, cells).to_grid_law(), sim::noisy_sgd_law(sgd, i, -z, cells).to_grid_law()};
+  }, p.at("alpha"), static_cast<int>(p.at("intervals")));
+}
+
+// Exact R_α after r projected noisy steps X ← Π_[−K,K](ψ(X) + N(0, σ²)) from the points ±Δ/2 (W_∞ = Δ).
+Estimate projected_chain_renyi(const Params& p) {
+  const auto psi = sim::lipschitz_map(p.word("map"), p.at("L"));
+  const double d = p.at("delta"), k = p.at("K"), s = p.at("sigma");
+  const int r = static_cast<int>(p.at("r"));
+  return propagated_renyi([&](int cells) {
+    return std::pair{sim::projected_chain_law(psi, d / 2, r, s, -k, k, cells).to_grid_law(),
+                     sim::projected_chain_law(psi, -d / 2, r, s, -k, k, cells).to_grid_law()};
+  }, p.at("alpha"), static_cast<int>(p.at("intervals")));
 }
 
 std::optional<std::string> sgd_hypotheses(const Params& p) {
-  const double l = p.at("lambda"), eta = p.at("eta");
-  if (eta > 2 / (l + l)) return fmt::format("needs eta <= 2/(beta + rho) = {} (eta = {})", format_number(1 / l), format_number(eta));
+  const sim::NoisySgd sgd = sgd_of(p);
+  const auto c = sgd.constants();
+  if (sgd.eta > c.eta_max)
+    return fmt::format("needs eta <= 2/(beta + rho) = {} (eta = {})", format_number(c.eta_max), format_number(sgd.eta));
   return std::nullopt;
 }
 
-// T5 with β = ρ = λ and C = 2λR (the quadratic loss on 𝕂 = [−R, R] with data in 𝕂).
+// T5 with the loss's constants C, β, ρ on 𝕂 = [−R, R] (sim::NoisySgd::constants).
 BoundValue noisy_sgd_bound(const Params& p) {
-  const double n = p.at("n"), i = p.at("i"), l = p.at("lambda"), eta = p.at("eta"), s = p.at("sigma");
-  const double c = 2 * l * p.at("R"), beta = l, rho = l;
+  const double n = p.at("n"), i = p.at("i"), eta = p.at("eta"), s = p.at("sigma");
+  const auto k = sgd_of(p).constants();
+  const double c = k.C, beta = k.beta, rho = k.rho;
   const double eps = i >= n ? 2 * c * c / (s * s)
                             : 2 * c * c / ((n - i) * s * s) * std::pow(1 - 2 * eta * beta * rho / (beta + rho), (n - i + 1) / 2);
   const double baseline = i >= n ? 2 * c * c / (s * s) : 2 * c * c / ((n - i) * s * s);
-  return {p.at("alpha") * eps, fmt::format("C = {:.4g}; convex baseline alpha 2C^2/((n-i) sigma^2) = {:.6g}", c, p.at("alpha") * baseline)};
+  return {p.at("alpha") * eps, fmt::format("C = {:.4g}, beta = {:.4g}, rho = {:.4g}; convex baseline alpha 2C^2/((n-i) sigma^2) = {:.6g}",
+                                           c, beta, rho, p.at("alpha") * baseline)};
 }
 
 }  // namespace
@@ -113,7 +140,7 @@ void add_coupling_bounds(std::vector<BoundEntry>& out) {
                    double sum = 0;
                    for (int j = 0; j < r; ++j) sum += std::pow(l, -2.0 * j);
                    return BoundValue{p.at("alpha") * l * l * d * d / (2 * s * s * sum), "steps w_i proportional to L^(-2(r-i))"};
-                 }, {}, {}});
+                 }, {}, {}, projected_chain_renyi});
   out.push_back({"T4.closed", "couplings", kSource + ", Theorem 4 (closed form, L <= 1)",
                  "L <= 1: R_alpha <= alpha Delta^2 L^(r+1)/(2 r sigma^2)", "renyi(alpha)", Direction::upper,
                  [](const Params& p) -> std::optional<std::string> {
@@ -123,7 +150,7 @@ void add_coupling_bounds(std::vector<BoundEntry>& out) {
                  [](const Params& p) {
                    const double l = p.at("L"), d = p.at("delta"), s = p.at("sigma"), r = p.at("r");
                    return BoundValue{p.at("alpha") * d * d * std::pow(l, r + 1) / (2 * r * s * s), ""};
-                 }, {}, {}});
+                 }, {}, {}, projected_chain_renyi});
   out.push_back({"T5", "noisy_sgd", kSource + ", Theorem 5",
                  "NoisyProjSGD, C-Lipschitz beta-smooth rho-strongly convex loss, eta <= 2/(beta+rho): (alpha, alpha eps_i)-RDP "
                  "at index i, eps_i = 2C^2/((n-i)sigma^2) (1 - 2 eta beta rho/(beta+rho))^((n-i+1)/2), eps_n = 2C^2/sigma^2",

@@ -1,0 +1,134 @@
+#include "sim/processes/sgd.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+#include "sim/random/rng.hpp"
+
+namespace privamp::sim {
+
+SgdLoss parse_sgd_loss(const std::string& name) {
+  if (name == "quadratic") return SgdLoss::quadratic;
+  if (name == "logistic") return SgdLoss::logistic;
+  throw InvalidArgument(fmt::format("loss = '{}': allowed quadratic, logistic", name));
+}
+
+std::string to_string(SgdLoss loss) { return loss == SgdLoss::quadratic ? "quadratic" : "logistic"; }
+
+DomainShape parse_domain_shape(const std::string& name) {
+  if (name == "ball") return DomainShape::ball;
+  if (name == "box") return DomainShape::box;
+  throw InvalidArgument(fmt::format("domain = '{}': allowed ball, box", name));
+}
+
+void NoisySgd::check() const {
+  const char* where = "noisy_sgd";
+  if (n < 1 || n > 100000) throw_invalid(where, "n", n, "1 <= n <= 100000");
+  if (dim < 1 || dim > 100000) throw_invalid(where, "d", dim, "1 <= d <= 100000");
+  check_positive_finite(where, "eta", eta);
+  check_positive_finite(where, "sigma", sigma);
+  check_positive_finite(where, "lambda", lambda);
+  check_positive_finite(where, "R", radius);
+  check_positive_finite(where, "A", feature_bound);
+  if (!(std::fabs(x0) <= radius)) throw_invalid(where, "x0", x0, "|x0| <= R");
+  const double beta = constants().beta;
+  if (!(eta * beta < 2))
+    throw_invalid(where, "eta", eta, fmt::format("eta * beta < 2 with beta = {} (otherwise the gradient step is expansive)",
+                                                 format_number(beta)));
+}
+
+double NoisySgd::data_bound() const { return loss == SgdLoss::quadratic ? radius : feature_bound; }
+
+SgdConstants NoisySgd::constants() const {
+  const double sqrt_d = std::sqrt(static_cast<double>(dim));
+  const double max_norm = shape == DomainShape::ball ? radius : radius * sqrt_d;  // sup ‖x‖ over 𝕂
+  SgdConstants c{};
+  if (loss == SgdLoss::quadratic) {
+    c.C = 2 * lambda * max_norm;  // sup ‖λ(x − z)‖ over x, z ∈ 𝕂 = λ·diam(𝕂)
+    c.beta = c.rho = lambda;
+  } else {
+    c.C = feature_bound + lambda * max_norm;  // ‖−z σ(−⟨z,x⟩) + λx‖ ≤ A + λ‖x‖
+    c.beta = feature_bound * feature_bound / 4 + lambda;  // the Hessian σ'(·) z zᵀ + λI, σ' ≤ 1/4
+    c.rho = lambda;
+  }
+  c.eta_max = 2 / (c.beta + c.rho);
+  return c;
+}
+
+void NoisySgd::check_theorem_step() const {
+  const SgdConstants c = constants();
+  if (!(eta <= c.eta_max))
+    throw_invalid("noisy_sgd", "eta", eta,
+                  fmt::format("eta <= 2/(beta + rho) = {} (Theorem 5, {} loss: beta = {}, rho = {})", format_number(c.eta_max),
+                              to_string(loss), format_number(c.beta), format_number(c.rho)));
+}
+
+namespace {
+double sigmoid(double t) { return t >= 0 ? 1 / (1 + std::exp(-t)) : std::exp(t) / (1 + std::exp(t)); }
+}  // namespace
+
+Eigen::VectorXd NoisySgd::gradient(const Eigen::VectorXd& x, const Eigen::VectorXd& z) const {
+  if (loss == SgdLoss::quadratic) return lambda * (x - z);
+  return -sigmoid(-z.dot(x)) * z + lambda * x;
+}
+
+double NoisySgd::gradient(double x, double z) const {
+  if (loss == SgdLoss::quadratic) return lambda * (x - z);
+  return -sigmoid(-z * x) * z + lambda * x;
+}
+
+void NoisySgd::project(Eigen::VectorXd& x) const {
+  if (shape == DomainShape::box) {
+    x = x.cwiseMax(-radius).cwiseMin(radius);
+    return;
+  }
+  const double norm = x.norm();
+  if (norm > radius) x = x / norm * radius;  // in 1-D exactly ±R: the boundary atoms stay atoms
+}
+
+IntervalLaw noisy_sgd_law(const NoisySgd& sgd, int i, double zi, int intervals) {
+  sgd.check();
+  if (sgd.dim != 1) throw_invalid("noisy_sgd", "d", sgd.dim, "d = 1 for the exact law (use the simulator for d > 1)");
+  if (i < 1 || i > sgd.n) throw_invalid("noisy_sgd", "i", i, fmt::format("1 <= i <= n = {}", sgd.n));
+  if (!(std::fabs(zi) <= sgd.data_bound()))
+    throw_invalid("noisy_sgd", "zi", zi, sgd.loss == SgdLoss::quadratic ? "|zi| <= R" : "|zi| <= A");
+  const double s = sgd.eta * sgd.sigma;
+  auto step = [&sgd](double z) { return [&sgd, z](double x) { return x - sgd.eta * sgd.gradient(x, z); }; };
+  IntervalLaw law = IntervalLaw::point(sgd.x0, -sgd.radius, sgd.radius, intervals);
+  const Propagator plain(-sgd.radius, sgd.radius, intervals, step(0.0), s);
+  const Propagator differing(-sgd.radius, sgd.radius, intervals, step(zi), s);
+  for (int j = 1; j <= sgd.n; ++j) law = j == i ? differing(law) : plain(law);
+  return law;
+}
+
+Eigen::MatrixXd simulate_noisy_sgd(const NoisySgd& sgd, const std::vector<Eigen::VectorXd>& data, long runs,
+                                   std::uint64_t seed) {
+  sgd.check();
+  if (static_cast<long>(data.size()) != sgd.n)
+    throw InvalidArgument(fmt::format("noisy_sgd: {} data points for n = {} steps", data.size(), sgd.n));
+  for (const auto& z : data) {
+    if (z.size() != sgd.dim) throw InvalidArgument(fmt::format("noisy_sgd: a data point has dimension {} (d = {})", z.size(), sgd.dim));
+    const double bound = sgd.loss == SgdLoss::quadratic && sgd.shape == DomainShape::box
+                             ? sgd.radius * std::sqrt(static_cast<double>(sgd.dim)) : sgd.data_bound();
+    if (!(z.norm() <= bound * (1 + 1e-12)))
+      throw_invalid("noisy_sgd", "data norm", z.norm(), fmt::format("<= {}", format_number(bound)));
+  }
+  if (runs < 1 || runs > 100'000'000) throw_invalid("noisy_sgd", "runs", static_cast<double>(runs), "1 <= runs <= 1e8");
+  Eigen::MatrixXd out(runs, sgd.dim);
+  Rng rng(seed);
+  Eigen::VectorXd x(sgd.dim), noise(sgd.dim);
+  for (long run = 0; run < runs; ++run) {
+    x.setConstant(sgd.x0 / std::sqrt(static_cast<double>(sgd.dim)));
+    for (int j = 0; j < sgd.n; ++j) {
+      rng.normal(std::span<double>(noise.data(), static_cast<std::size_t>(sgd.dim)));
+      x -= sgd.eta * (sgd.gradient(x, data[static_cast<std::size_t>(j)]) + sgd.sigma * noise);
+      sgd.project(x);
+    }
+    out.row(run) = x.transpose();
+  }
+  return out;
+}
+
+}  // namespace privamp::sim
