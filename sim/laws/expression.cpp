@@ -23,6 +23,7 @@
 #include "sim/processes/projected_chain.hpp"
 #include "sim/processes/sgd.hpp"
 #include "sim/processes/shuffling.hpp"
+#include "sim/processes/subsampling.hpp"
 
 namespace privamp::sim {
 
@@ -274,6 +275,29 @@ const std::vector<LawSpec>& law_catalogue() {
          for (double w : weights) total += w;
          for (double& w : weights) w /= total;  // renormalise the dropped e^{-690} tail and the rounding
          return std::make_shared<Mixture>(weights, laws);
+       }},
+      {"subsample", "output law of a base mechanism on a counting query after subsampling, either side of the neighbours",
+       {{"scheme", K::word, "poisson", "poisson (add/remove one) | wor (m of n, substitute) | wr (m draws of n, substitute)"},
+        {"base", K::word, "gaussian", "gaussian N(count, sigma^2) | laplace Lap(count, scale) | rr (wor: the user's report slot)"},
+        {"side", K::integer, "1", "1: the dataset with the distinguished record (holding 1); 0: its neighbour"},
+        {"q", K::number, "0.01", "poisson: sampling rate"},
+        {"n", K::integer, "100", "wor, wr: dataset size"},
+        {"m", K::integer, "10", "wor, wr: sample size / number of draws"},
+        {"sigma", K::number, "1", "gaussian base: noise standard deviation"},
+        {"scale", K::number, "1", "laplace base: scale"},
+        {"eps0", K::number, "1", "rr base: local privacy parameter"}},
+       "subsample(scheme=wr, base=laplace, n=50, m=20)",
+       [](const Args& a) {
+         Subsampling s;
+         s.scheme = a.word("scheme");
+         s.base = a.word("base");
+         s.q = a.number("q");
+         s.n = a.integer("n");
+         s.m = a.integer("m");
+         s.sigma = a.number("sigma");
+         s.scale = a.number("scale");
+         s.eps0 = a.number("eps0");
+         return subsampled_law(s, static_cast<int>(a.integer("side")));
        }},
       {"pmf", "finite law: masses p[i] at locations at[i]",
        {{"p", K::numbers, std::nullopt, "probabilities, non-negative, summing to 1"},

@@ -1,6 +1,7 @@
 // SUB, SHUF, BLANKET — the talk's further results (Balle, "Privacy Amplification" slides). Subsampled laws are
-// the counting-query pairs (records in [0,1], sensitivity 1) written as mixtures in the case files; the base
-// mechanism's own profile δ(ε) enters the bounds through its closed form.
+// the process laws of sim/processes/subsampling (counting query, sensitivity 1; randomized response's report
+// slot); the base mechanism's own profile δ(ε) enters the bounds through its closed form.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -28,7 +29,11 @@ double base_delta(const Params& p, double eps, double k = 1) {
   const std::string& base = p.word("base");
   if (base == "gaussian") return gaussian_hockey_stick(k, p.at("sigma"), eps).value;
   if (base == "laplace") return laplace_hockey_stick(k, p.at("scale"), eps).value;
-  throw InvalidArgument(fmt::format("base = '{}': allowed gaussian, laplace", base));
+  if (base == "rr" && k == 1) {  // binary randomized response: [p − e^ε (1 − p)]_+, p = e^{ε0}/(1 + e^{ε0})
+    const double truthful = 1 / (1 + std::exp(-p.at("eps0")));
+    return std::max(0.0, truthful - std::exp(eps) * (1 - truthful));
+  }
+  throw InvalidArgument(fmt::format("base = '{}': allowed gaussian, laplace, rr (one record)", base));
 }
 
 // η of the subsampling table for the scheme in the parameters.
