@@ -3,7 +3,8 @@
 //   R_α of the same mixture at α ∈ {2, 2.5, 10.5, 256}: ≤ 50 µs per order, ≤ 1e-12 relative.
 //   Monte Carlo privacy-loss samples per second (Gaussian pair) and importance-sampling efficiency at δ ≈ 1e-10.
 //   GT.canonical worst-case search time for |X| = 10, 20, 30; SDE path-steps per second; privamp verify over
-//   all cases (target ≤ 60 s on 2 cores) and per family.
+//   all cases (target ≤ 60 s on 2 cores) and per family; grid propagation of noisy SGD (n = 100 steps) at the
+//   resolution for 1e-6 relative accuracy; the exact profile of shuffled randomized response at n = 10^4.
 // Accuracy is reported as counters against 50-digit references computed once per benchmark:
 //   max_rel_err  |value − reference| / reference, the largest over the points of the benchmark
 //   max_rel_bar  the largest relative half-width of the reported intervals
@@ -16,6 +17,8 @@
 #include "numerics/real50.hpp"
 #include "sim/laws/expression.hpp"
 #include "sim/processes/diffusion.hpp"
+#include "sim/processes/sgd.hpp"
+#include "sim/processes/shuffling.hpp"
 #include "verify/divergence/closed_form.hpp"
 #include "verify/divergence/density_pair.hpp"
 #include "verify/divergence/engines.hpp"
@@ -176,6 +179,52 @@ void SdeSteps(benchmark::State& state) {
   state.SetLabel(state.range(0) == 0 ? "euler-maruyama" : state.range(0) == 1 ? "heun" : "exact");
 }
 BENCHMARK(SdeSteps)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+
+// R_2 at index i = 50 of 1-D noisy projected SGD with n = 100 steps (η = 0.1, σ = 1, quadratic loss, R = 1)
+// between z_i = ±1, from the laws propagated on `cells` cells: time for both laws and the divergence, and the
+// relative error against a Richardson-extrapolated reference at 3200/6400 cells.
+double sgd_renyi(int cells) {
+  const sim::NoisySgd sgd{100, 0.1, 1.0, 1.0, 1.0, 0.0};
+  verify::DivergenceOptions o;
+  o.engine = verify::Engine::quadrature;
+  const auto mu = sim::noisy_sgd_law(sgd, 50, 1.0, cells).to_grid_law(), nu = sim::noisy_sgd_law(sgd, 50, -1.0, cells).to_grid_law();
+  return verify::compute_divergence(mu, nu, Quantity::renyi(2), o).value;
+}
+
+void NoisySgdGridPropagation(benchmark::State& state) {
+  static const double reference = [] {
+    const double coarse = sgd_renyi(3200), fine = sgd_renyi(6400);
+    return fine + (fine - coarse) / 3;
+  }();
+  // range(1) = 1: Richardson from N and 2N cells, as the T5 cases do.
+  const int cells = static_cast<int>(state.range(0));
+  const bool richardson = state.range(1) == 1;
+  double value = 0;
+  for (auto _ : state) {
+    value = sgd_renyi(cells);
+    if (richardson) {
+      const double fine = sgd_renyi(2 * cells);
+      value = fine + (fine - value) / 3;
+    }
+  }
+  state.counters["rel_err"] = std::fabs(value - reference) / reference;
+}
+BENCHMARK(NoisySgdGridPropagation)->ArgsProduct({{100, 200, 400, 800}, {0, 1}})->Unit(benchmark::kMillisecond);
+
+// The exact δ(ε) of shuffled k-ary randomized response at n = 10^4, ε0 = 1, at ten ε (worse of both directions),
+// laws built from scratch each time.
+void ShuffledRrProfile(benchmark::State& state) {
+  const int k = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    const auto p = sim::shuffled_krr_counts(10'000, k, 1.0, 1), q = sim::shuffled_krr_counts(10'000, k, 1.0, 0);
+    for (int j = 0; j < 10; ++j) {
+      const auto hs = Quantity::hockey_stick(0.01 * j);
+      benchmark::DoNotOptimize(std::max(verify::compute_divergence(p, q, hs).value, verify::compute_divergence(q, p, hs).value));
+    }
+    state.counters["atoms"] = static_cast<double>(p.atoms().size());
+  }
+}
+BENCHMARK(ShuffledRrProfile)->Arg(2)->Arg(3)->Arg(10)->Unit(benchmark::kMillisecond);
 
 void VerifyAllCases(benchmark::State& state) {
   // The main job: every case in cases/ with 2 workers (the 2-core target is 60 s).
