@@ -262,19 +262,10 @@ const std::vector<LawSpec>& law_catalogue() {
          if (m < 1 || m > 100000) throw_invalid("binomial_mix", "m", static_cast<double>(m), "1 <= m <= 100000");
          check_probability("binomial_mix", "p", p);
          check_finite("binomial_mix", "step", step);
-         std::vector<double> weights;
-         std::vector<LawPtr> laws;
          const LawPtr base = a.law("law");
-         for (long k = 0; k <= m; ++k) {
-           const double w = std::exp(log_binomial_pmf(k, m, p));
-           if (w < 1e-300) continue;  // below any representable contribution
-           weights.push_back(w);
-           laws.push_back(k == 0 ? base : std::make_shared<Shifted>(base, static_cast<double>(k) * step));
-         }
-         double total = 0;
-         for (double w : weights) total += w;
-         for (double& w : weights) w /= total;  // renormalise the dropped e^{-690} tail and the rounding
-         return std::make_shared<Mixture>(weights, laws);
+         return binomial_mixture(m, p, [&](long k) {
+           return k == 0 ? base : std::make_shared<Shifted>(base, static_cast<double>(k) * step);
+         });
        }},
       {"subsample", "output law of a base mechanism on a counting query after subsampling, either side of the neighbours",
        {{"scheme", K::word, "poisson", "poisson (add/remove one) | wor (m of n, substitute) | wr (m draws of n, substitute)"},

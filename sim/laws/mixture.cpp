@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/special.hpp"
 #include "numerics/log_space.hpp"
 #include "sim/random/rng.hpp"
 
@@ -133,6 +134,21 @@ double Mixture::sample(Rng& rng) const {
   const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
   const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(it - cumulative_.begin()), components_.size() - 1);
   return components_[i]->sample(rng);
+}
+
+std::shared_ptr<const Mixture> binomial_mixture(long m, double p, const std::function<LawPtr(long)>& component) {
+  std::vector<double> weights;
+  std::vector<LawPtr> laws;
+  double total = 0;
+  for (long k = 0; k <= m; ++k) {
+    const double w = std::exp(log_binomial_pmf(k, m, p));
+    if (w < 1e-300) continue;
+    weights.push_back(w);
+    laws.push_back(component(k));
+    total += w;
+  }
+  for (double& w : weights) w /= total;
+  return std::make_shared<Mixture>(weights, laws);
 }
 
 }  // namespace privamp::sim

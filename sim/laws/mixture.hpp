@@ -2,6 +2,7 @@
 // Densities combine by log-sum-exp; atoms at equal locations merge.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "sim/laws/law.hpp"
@@ -38,5 +39,9 @@ class Mixture final : public Law {
   Interval support_;
   TailShape left_, right_;
 };
+
+// Σ_{k=0}^{m} Bin(k; m, p)·component(k): a record drawn k times by sampling with replacement. Terms below 1e-300
+// cannot contribute and are dropped (the weights renormalised).
+std::shared_ptr<const Mixture> binomial_mixture(long m, double p, const std::function<LawPtr(long)>& component);
 
 }  // namespace privamp::sim

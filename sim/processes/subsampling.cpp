@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
-#include "numerics/special.hpp"
 #include "sim/laws/finite.hpp"
 #include "sim/laws/gaussian.hpp"
 #include "sim/laws/laplace.hpp"
@@ -67,19 +66,8 @@ LawPtr subsampled_law(const Subsampling& s, int side) {
     return std::make_shared<Mixture>(std::vector<double>{1 - eta, eta},
                                      std::vector<LawPtr>{counting_base(s, 0), counting_base(s, 1)});
   }
-  // The record is drawn K ~ Bin(m, 1/n) times and counted each time (terms below 1e-300 cannot contribute).
-  std::vector<double> weights;
-  std::vector<LawPtr> laws;
-  double total = 0;
-  for (long k = 0; k <= s.m; ++k) {
-    const double w = std::exp(log_binomial_pmf(k, s.m, 1 / static_cast<double>(s.n)));
-    if (w < 1e-300) continue;
-    weights.push_back(w);
-    laws.push_back(counting_base(s, static_cast<double>(k)));
-    total += w;
-  }
-  for (double& w : weights) w /= total;
-  return std::make_shared<Mixture>(weights, laws);
+  // The record is drawn K ~ Bin(m, 1/n) times and counted each time.
+  return binomial_mixture(s.m, 1 / static_cast<double>(s.n), [&](long k) { return counting_base(s, static_cast<double>(k)); });
 }
 
 }  // namespace privamp::sim
