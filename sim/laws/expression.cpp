@@ -269,7 +269,7 @@ const std::vector<LawSpec>& law_catalogue() {
        }},
       {"subsample", "output law of a base mechanism on a counting query after subsampling, either side of the neighbours",
        {{"scheme", K::word, "poisson", "poisson (add/remove one) | wor (m of n, substitute) | wr (m draws of n, substitute)"},
-        {"base", K::word, "gaussian", "gaussian N(count, sigma^2) | laplace Lap(count, scale) | rr (wor: the user's report slot)"},
+        {"base", K::word, "gaussian", "gaussian N(count, sigma^2) | laplace Lap(count, scale) | rr (wor only: the number of 1s among the m sampled reports)"},
         {"side", K::integer, "1", "1: the dataset with the distinguished record (holding 1); 0: its neighbour"},
         {"q", K::number, "0.01", "poisson: sampling rate"},
         {"n", K::integer, "100", "wor, wr: dataset size"},
