@@ -73,8 +73,7 @@ FiniteLaw shuffled_krr_counts(long n, int k, double eps0, int first, double cut)
   if (!(cut >= 20 && cut <= 700)) throw_invalid(where, "cut", cut, "20 <= cut <= 700");
   // Z = e^{ε0} + k − 1; r = (e^{ε0} + 1)/Z lands in {a, b}; p, q the binary response given that it does.
   const double log_z = eps0 + std::log1p((k - 1) * std::exp(-eps0));
-  const double log_r = eps0 + std::log1p(std::exp(-eps0)) - log_z;
-  const double r = std::exp(log_r), s = k == 2 ? 0.0 : std::exp(std::log(k - 2.0) - log_z);
+  const double r = std::exp(eps0 + std::log1p(std::exp(-eps0)) - log_z), s = k == 2 ? 0.0 : std::exp(std::log(k - 2.0) - log_z);
   const double log_p = -std::log1p(std::exp(-eps0)), log_q = -std::log1p(std::exp(eps0));
   const double p = std::exp(log_p), q = std::exp(log_q);
   const double nd = static_cast<double>(n);
@@ -87,8 +86,8 @@ FiniteLaw shuffled_krr_counts(long n, int k, double eps0, int first, double cut)
       return out;
     }
     const double md = static_cast<double>(m);
-    const double log_in = std::log(md / nd), log_out = m == n ? neg_inf<double>() : std::log1p(-md / nd);
     if (h == m) {  // only "the first user is among the m and says a" and "not among them" reach h = m
+      const double log_in = std::log(md / nd), log_out = m == n ? neg_inf<double>() : std::log1p(-md / nd);
       const double one = log_binomial_pmf(h - 1, m - 1, q, p), others = log_q + one;
       for (int f = 0; f < 2; ++f)
         out[static_cast<std::size_t>(f)] = log_add(log_in + (f ? log_p : log_q) + one, log_out + others);

@@ -33,6 +33,10 @@ nlohmann::json params_json(const Params& p) {
   return j;
 }
 
+// CSV numbers: full precision; undefined values (a formula outside its hypotheses, a ratio with a zero exact
+// value) as empty fields.
+std::string csv_number(double x) { return std::isnan(x) ? "" : fmt::format("{:.17g}", x); }
+
 std::string show(double x) {
   if (std::isnan(x)) return "-";
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
@@ -103,8 +107,8 @@ void write_csv(const std::vector<Row>& rows, const std::filesystem::path& file) 
     out << csv_field(r.file) << ',' << csv_field(r.case_name) << ',' << r.id << ',' << csv_field(r.params.describe())
         << ',' << csv_field(r.quantity) << ',' << csv_field(r.mu) << ',' << csv_field(r.nu) << ',' << r.exact.value
         << ',' << r.exact.lower << ',' << r.exact.upper << ',' << to_string(r.exact.error_kind) << ','
-        << csv_field(r.exact.method) << ',' << (r.cross ? fmt::format("{:.17g}", r.cross->value) : "") << ',' << r.bound
-        << ',' << r.ratio() << ',' << to_string(r.verdict) << ',' << csv_field(r.reason) << ',' << csv_field(r.note)
+        << csv_field(r.exact.method) << ',' << (r.cross ? csv_number(r.cross->value) : "") << ',' << csv_number(r.bound)
+        << ',' << csv_number(r.ratio()) << ',' << to_string(r.verdict) << ',' << csv_field(r.reason) << ',' << csv_field(r.note)
         << '\n';
   }
 }
@@ -153,9 +157,10 @@ void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& f
     }
     out << "| ID | case | parameters | quantity | exact [interval] | bound | verdict | detail |\n|---|---|---|---|---|---|---|---|\n";
     for (const Row* r : sel)
-      out << fmt::format("| {} | {} | {} | {} | {:.10g} [{:.10g}, {:.10g}] | {:.10g} | {} | {} {} |\n", r->id,
+      out << fmt::format("| {} | {} | {} | {} | {:.10g} [{:.10g}, {:.10g}] | {} | {} | {} {} |\n", r->id,
                          r->case_name, r->params.describe(), r->quantity, r->exact.value, r->exact.lower,
-                         r->exact.upper, r->bound, to_string(r->verdict), r->reason, r->note);
+                         r->exact.upper, std::isnan(r->bound) ? "undefined" : fmt::format("{:.10g}", r->bound),
+                         to_string(r->verdict), r->reason, r->note);
     out << "\n";
   };
   section("Violations", [](const Row& r) { return r.verdict == Verdict::violated; });
