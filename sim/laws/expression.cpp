@@ -13,6 +13,7 @@
 #include "sim/kernels/finite_kernel.hpp"
 #include "sim/laws/finite.hpp"
 #include "sim/laws/gaussian.hpp"
+#include "sim/laws/joint_grid.hpp"
 #include "sim/laws/laplace.hpp"
 #include "sim/laws/mixture.hpp"
 #include "sim/laws/projected.hpp"
@@ -26,6 +27,22 @@
 #include "sim/processes/subsampling.hpp"
 
 namespace privamp::sim {
+
+namespace {
+// Resolutions of the discretised laws. The error model evaluates them at 1x, 2x and 4x the base: grid propagation
+// holds an (N+1)² kernel (6400 cells: 330 MB), the generator's spectral route costs O(N³) (3200 cells: ~40 s).
+constexpr int kMinCells = 16, kMaxGridCells = 1600, kMaxGeneratorCells = 800;
+// steps × cells² at the base resolution: 2e8 is about 10 s for a jointly propagated pair at the three resolutions.
+constexpr double kMaxPropagationWork = 2e8;
+
+void check_propagation_work(const char* law, const char* steps_name, long steps, long cells) {
+  const double work = static_cast<double>(steps) * static_cast<double>(cells) * static_cast<double>(cells);
+  if (work > kMaxPropagationWork)
+    throw InvalidArgument(fmt::format("{}: {} x cells^2 = {} x {}^2 = {:.3g} exceeds the work limit {:.0e} (about 10 s); "
+                                      "lower {} or cells", law, steps_name, steps, cells, work, kMaxPropagationWork,
+                                      steps_name));
+}
+}  // namespace
 
 std::string to_string(ParamKind kind) {
   switch (kind) {
@@ -103,6 +120,26 @@ const std::string& Args::word(const std::string& name) const {
   return v.word;
 }
 
+int Args::cells(const std::string& name, int lo, int hi, int max_cells, int order, const std::string& what) const {
+  const long c = integer(name);
+  if (c < lo || c > hi)
+    throw_invalid(law_, name, static_cast<double>(c), fmt::format("{} <= {} <= {} (refined up to {} for the error model)",
+                                                                  lo, name, hi, max_cells));
+  const int factor = context_ ? context_->resolution_factor : 1;
+  if (context_) {
+    if (!context_->order) {
+      context_->order = order;
+      context_->cells = static_cast<int>(c);
+      context_->what = what;
+    }
+    context_->order = std::min(*context_->order, order);
+    context_->max_factor = std::min<int>(context_->max_factor, max_cells / static_cast<int>(c));
+  }
+  if (c * factor > max_cells)
+    throw_invalid(law_, name, static_cast<double>(c * factor), fmt::format("refined cells <= {}", max_cells));
+  return static_cast<int>(c) * factor;
+}
+
 std::vector<LawPtr> Args::laws(const std::string& name) const {
   const Value& v = get(name);
   if (v.kind != Value::Kind::list) throw InvalidArgument(fmt::format("{}: parameter '{}' must be a list of laws", law_, name));
@@ -163,7 +200,7 @@ const std::vector<LawSpec>& law_catalogue() {
         {"lambda", K::number, "1", "quadratic: curvature; logistic: l2 regularisation"},
         {"R", K::number, "1", "radius of the domain [-R, R]"},
         {"x0", K::number, "0", "starting point"},
-        {"cells", K::integer, "400", "grid cells of the propagated density"},
+        {"cells", K::integer, "400", "grid cells of the propagated density, 16 <= cells <= 1600 (also computed at 2x and 4x for the error bar)"},
         {"loss", K::word, "quadratic", "quadratic (lambda/2)(x - z)^2 | logistic log(1 + e^(-z x)) + (lambda/2) x^2"},
         {"A", K::number, "1", "logistic: bound on |z|"}},
        "noisy_sgd(n=20, i=5, zi=1, eta=0.2, loss=logistic, lambda=0.5)",
@@ -172,8 +209,9 @@ const std::vector<LawSpec>& law_catalogue() {
                       a.number("R"), a.number("x0")};
          sgd.loss = parse_sgd_loss(a.word("loss"));
          sgd.feature_bound = a.number("A");
-         return std::make_shared<GridLaw>(noisy_sgd_law(sgd, static_cast<int>(a.integer("i")), a.number("zi"),
-                                                        static_cast<int>(a.integer("cells"))).to_grid_law());
+         const int cells = a.cells("cells", kMinCells, kMaxGridCells, 4 * kMaxGridCells, 2, "grid propagation");
+         check_propagation_work("noisy_sgd", "n", sgd.n, a.integer("cells"));
+         return noisy_sgd_process_law(sgd, static_cast<int>(a.integer("i")), a.number("zi"), cells);
        }},
       {"projected_chain", "X_r of X_i = clamp(psi(X_(i-1)) + N(0, sigma^2), lo, hi) from x0, psi an L-Lipschitz map",
        {{"x0", K::number, std::nullopt, "starting point in [lo, hi]"},
@@ -183,22 +221,24 @@ const std::vector<LawSpec>& law_catalogue() {
         {"sigma", K::number, "1", "noise standard deviation per step, > 0"},
         {"lo", K::number, "-3", "lower end of the projection interval"},
         {"hi", K::number, "3", "upper end"},
-        {"cells", K::integer, "400", "grid cells of the propagated density"}},
+        {"cells", K::integer, "400", "grid cells of the propagated density, 16 <= cells <= 1600 (also computed at 2x and 4x for the error bar)"}},
        "projected_chain(x0=1, r=3, map=tanh, L=0.9)",
        [](const Args& a) {
-         return std::make_shared<GridLaw>(projected_chain_law(lipschitz_map(a.word("map"), a.number("L")), a.number("x0"),
-                                                              static_cast<int>(a.integer("r")), a.number("sigma"), a.number("lo"),
-                                                              a.number("hi"), static_cast<int>(a.integer("cells"))).to_grid_law());
+         const int cells = a.cells("cells", kMinCells, kMaxGridCells, 4 * kMaxGridCells, 2, "grid propagation");
+         check_propagation_work("projected_chain", "r", a.integer("r"), a.integer("cells"));
+         return projected_chain_process_law(a.word("map"), a.number("L"), a.number("x0"), static_cast<int>(a.integer("r")),
+                                            a.number("sigma"), a.number("lo"), a.number("hi"), cells);
        }},
       {"double_well", "law at time t of the Langevin diffusion dX = -U'(X)dt + sqrt(2)dW, U = x^4/4 - x^2/2, from x0",
        {{"x0", K::number, std::nullopt, "starting point, a node of the grid"},
         {"t", K::number, std::nullopt, "time, > 0"},
         {"lo", K::number, "-4", "lower end of the (reflecting) domain"},
         {"hi", K::number, "4", "upper end of the domain"},
-        {"cells", K::integer, "400", "grid cells (the generator is discretised; error O(h^2))"}},
+        {"cells", K::integer, "400", "grid cells of the discretised generator, 16 <= cells <= 800 (also computed at 2x and 4x for the error bar)"}},
        "double_well(x0=1, t=0.5)",
        [](const Args& a) {
-         const LangevinChain chain(Potential::double_well(), a.number("lo"), a.number("hi"), static_cast<int>(a.integer("cells")));
+         const int cells = a.cells("cells", kMinCells, kMaxGeneratorCells, 4 * kMaxGeneratorCells, 2, "discretised generator");
+         const LangevinChain& chain = double_well_chain(a.number("lo"), a.number("hi"), cells);
          const Eigen::VectorXd p = chain.law(chain.node(a.number("x0")), a.number("t"));
          std::vector<double> at(chain.x().data(), chain.x().data() + chain.nodes());
          return std::make_shared<FiniteLaw>(at, p);
@@ -373,7 +413,7 @@ namespace {
 
 class Parser {
  public:
-  explicit Parser(std::string_view text) : s_(text) {}
+  Parser(std::string_view text, BuildContext* context) : s_(text), context_(context) {}
 
   LawPtr parse() {
     Value v = value();
@@ -406,7 +446,18 @@ class Parser {
     return std::string(s_.substr(start, pos_ - start));
   }
 
+  // Bounds the recursion of value() and call(): nesting deeper than kMaxExpressionDepth is refused.
+  struct Nest {
+    explicit Nest(Parser& p) : parser(p) {
+      if (++parser.depth_ > kMaxExpressionDepth)
+        parser.fail(fmt::format("nesting deeper than {} levels of brackets and calls", kMaxExpressionDepth));
+    }
+    ~Nest() { --parser.depth_; }
+    Parser& parser;
+  };
+
   Value value() {
+    const Nest nest(*this);
     skip();
     if (pos_ >= s_.size()) fail("expected a value");
     const char c = s_[pos_];
@@ -501,13 +552,13 @@ class Parser {
       if (values.count(ps.name)) continue;
       if (!ps.default_value) fail(fmt::format("{}: missing required parameter '{}' ({})", law_name, ps.name, ps.doc), start);
       if (ps.default_value->find("...") != std::string::npos) continue;  // computed by the builder
-      Parser sub(*ps.default_value);
+      Parser sub(*ps.default_value, nullptr);
       values[ps.name] = sub.value();
     }
     Value v;
     v.kind = Value::Kind::law;
     try {
-      v.law = spec->build(Args(law_name, std::move(values)));
+      v.law = spec->build(Args(law_name, std::move(values), context_));
     } catch (const InvalidArgument& e) {
       fail(e.what(), start);
     }
@@ -516,10 +567,30 @@ class Parser {
 
   std::string_view s_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
+  BuildContext* context_;
 };
 
 }  // namespace
 
-LawPtr parse_law(std::string_view text) { return Parser(text).parse(); }
+LawPtr parse_law(std::string_view text) {
+  BuildContext context;
+  LawPtr law = Parser(text, &context).parse();
+  if (!context.order) return law;
+  Discretisation d;
+  d.cells = context.cells;
+  d.order = *context.order;
+  d.max_factor = context.max_factor;
+  d.what = context.what;
+  d.refine = [expression = std::string(text)](int factor) { return parse_law_refined(expression, factor); };
+  return std::make_shared<DiscretisedLaw>(std::move(law), std::move(d));
+}
+
+LawPtr parse_law_refined(std::string_view text, int resolution_factor) {
+  if (resolution_factor < 1) throw_invalid("parse_law_refined", "resolution_factor", resolution_factor, ">= 1");
+  BuildContext context;
+  context.resolution_factor = resolution_factor;
+  return Parser(text, &context).parse();
+}
 
 }  // namespace privamp::sim

@@ -37,9 +37,20 @@ struct ParamSpec {
   std::string doc;
 };
 
+// How a discretised law inside an expression is built: its cells are multiplied by `resolution_factor`, and the
+// parser records the method's order (see Discretisation in law.hpp).
+struct BuildContext {
+  int resolution_factor = 1;
+  std::optional<int> order;  // set by the first discretised law built
+  int cells = 0;             // its base resolution
+  int max_factor = 1 << 30;  // smallest over the discretised laws built: factor × cells stays within their limits
+  std::string what;
+};
+
 class Args {
  public:
-  Args(std::string law_name, std::map<std::string, Value> values) : law_(std::move(law_name)), values_(std::move(values)) {}
+  Args(std::string law_name, std::map<std::string, Value> values, BuildContext* context = nullptr)
+      : law_(std::move(law_name)), values_(std::move(values)), context_(context) {}
   bool has(const std::string& name) const { return values_.count(name) > 0; }
   double number(const std::string& name) const;
   long integer(const std::string& name) const;
@@ -48,11 +59,15 @@ class Args {
   LawPtr law(const std::string& name) const;
   std::vector<LawPtr> laws(const std::string& name) const;
   const std::string& word(const std::string& name) const;  // a bare name, e.g. loss=logistic
+  // The resolution of a discretised law: the parameter `name` (base cells, within [lo, hi]) times the build's
+  // resolution factor, refinable up to `max_cells`; records the method's order for the error model.
+  int cells(const std::string& name, int lo, int hi, int max_cells, int order, const std::string& what) const;
 
  private:
   const Value& get(const std::string& name) const;
   std::string law_;
   std::map<std::string, Value> values_;
+  BuildContext* context_;
 };
 
 struct LawSpec {
@@ -65,8 +80,15 @@ struct LawSpec {
 
 const std::vector<LawSpec>& law_catalogue();
 
-// Parses and builds a law; InvalidArgument with the column and the reason on any error.
+// Parses and builds a law; InvalidArgument with the column and the reason on any error. A law whose expression
+// contains discretised laws (noisy_sgd, projected_chain, double_well …) comes wrapped in a DiscretisedLaw that can
+// rebuild the whole expression at finer resolutions.
 LawPtr parse_law(std::string_view text);
+// The expression at `resolution_factor` × the cells it names, unwrapped (what Discretisation::refine returns).
+LawPtr parse_law_refined(std::string_view text, int resolution_factor);
+
+// Nesting depth of brackets and calls that the parser accepts.
+inline constexpr int kMaxExpressionDepth = 64;
 
 std::string to_string(ParamKind kind);
 

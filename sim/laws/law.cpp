@@ -36,4 +36,10 @@ double Law::log_atom_mass(double x) const {
   return -std::numeric_limits<double>::infinity();
 }
 
+std::optional<std::pair<LawPtr, LawPtr>> ProcessLaw::joint_with(const Law& other) const {
+  const auto* o = dynamic_cast<const ProcessLaw*>(&other.unwrapped());
+  if (!o || o->family_ != family_) return std::nullopt;
+  return joint_(varying_, o->varying_);
+}
+
 }  // namespace privamp::sim

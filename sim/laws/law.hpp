@@ -10,10 +10,12 @@
 // built at run time and nest (mixtures of mixtures).
 #pragma once
 
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <span>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,18 @@ struct TailShape {
 struct Interval {
   double lo = -std::numeric_limits<double>::infinity();
   double hi = std::numeric_limits<double>::infinity();
+};
+
+struct Discretisation;
+class Law;
+using LawPtr = std::shared_ptr<const Law>;
+
+// The privacy loss between two laws computed together (Law::joint_with), taken from their propagated difference
+// instead of log p − log q, which loses every digit when the laws nearly coincide.
+struct PairLoss {
+  std::function<double(double)> density;  // log(dμ/dν) at x inside the support of both continuous parts
+  std::function<double(double)> atom;     // log(dμ/dν) at a common atom location
+  double error = 0;                       // bound on the absolute error of either, anywhere
 };
 
 class Law {
@@ -90,8 +104,95 @@ class Law {
     double max_log_ratio;  // bound on |log p/q| between neighbours inside it (+inf if unknown)
   };
   virtual std::optional<Lumped> lumped() const { return std::nullopt; }
+
+  // Set for laws computed by discretisation (see Discretisation below); engines must then account for it.
+  virtual const Discretisation* discretisation() const { return nullptr; }
+
+  // Two laws of one process that differ only in a starting point or one data point can be recomputed together,
+  // so that their difference keeps its digits when they nearly coincide: returns (this, other) so recomputed, or
+  // nullopt if `other` is not a law of the same process. Engines call it before anything else.
+  virtual std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& /*other*/) const { return std::nullopt; }
+  // For a law returned by joint_with: the privacy loss log(d this / d other) against its partner; nullopt for any
+  // other law.
+  virtual std::optional<PairLoss> loss_against(const Law& /*other*/) const { return std::nullopt; }
+  // The law under its decorators (DiscretisedLaw, ProcessLaw): what joint_with and loss_against compare.
+  virtual const Law& unwrapped() const { return *this; }
 };
 
-using LawPtr = std::shared_ptr<const Law>;
+// The error model of a law computed by discretising a continuous object (a grid propagation, a discretised
+// generator): its resolution, the method's order in the cell width (error = C·h^order + o(h^order)) and a way to
+// rebuild the same law at a multiple of the resolution. The engines evaluate every quantity at several
+// resolutions, check the observed order against `order` and extrapolate (verify/divergence/discretised.hpp).
+struct Discretisation {
+  int cells = 0;  // base resolution (the first discretised law of an expression)
+  int order = 2;
+  int max_factor = 1;  // refine() accepts factors up to this (the laws' limits on cells)
+  std::function<LawPtr(int factor)> refine;  // the same law at factor × the base resolution, itself undiscretised
+  std::string what;  // e.g. "grid propagation"
+};
+
+// A law that forwards every query to another one: the base of decorators that add one capability.
+class LawDecorator : public Law {
+ public:
+  explicit LawDecorator(LawPtr base) : base_(std::move(base)) {}
+  const Law& base() const { return *base_; }
+  const LawPtr& base_ptr() const { return base_; }
+
+  std::string expression() const override { return base_->expression(); }
+  int dimension() const override { return base_->dimension(); }
+  double log_density(double x) const override { return base_->log_density(x); }
+  void log_density(std::span<const double> x, std::span<double> out) const override { base_->log_density(x, out); }
+  double continuous_mass() const override { return base_->continuous_mass(); }
+  std::span<const Atom> atoms() const override { return base_->atoms(); }
+  Interval support() const override { return base_->support(); }
+  std::vector<double> breakpoints() const override { return base_->breakpoints(); }
+  std::vector<double> anchors() const override { return base_->anchors(); }
+  double location() const override { return base_->location(); }
+  double scale() const override { return base_->scale(); }
+  TailShape left_tail() const override { return base_->left_tail(); }
+  TailShape right_tail() const override { return base_->right_tail(); }
+  double log_cdf(double x) const override { return base_->log_cdf(x); }
+  double log_sf(double x) const override { return base_->log_sf(x); }
+  std::optional<double> mean() const override { return base_->mean(); }
+  std::optional<double> variance() const override { return base_->variance(); }
+  double sample(Rng& rng) const override { return base_->sample(rng); }
+  void sample(Rng& rng, std::span<double> out) const override { base_->sample(rng, out); }
+  std::optional<Lumped> lumped() const override { return base_->lumped(); }
+  const Discretisation* discretisation() const override { return base_->discretisation(); }
+  std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override { return base_->joint_with(other); }
+  std::optional<PairLoss> loss_against(const Law& other) const override { return base_->loss_against(other); }
+  const Law& unwrapped() const override { return base_->unwrapped(); }
+
+ private:
+  LawPtr base_;
+};
+
+// A law together with its discretisation.
+class DiscretisedLaw final : public LawDecorator {
+ public:
+  DiscretisedLaw(LawPtr base, Discretisation discretisation)
+      : LawDecorator(std::move(base)), discretisation_(std::move(discretisation)) {}
+  const Discretisation* discretisation() const override { return &discretisation_; }
+
+ private:
+  Discretisation discretisation_;
+};
+
+// A law of a process that can be recomputed together with another law of the same process (Law::joint_with).
+// `family` names the process and every parameter except the one in which neighbours differ (`varying`);
+// `joint(mine, theirs)` recomputes both laws together.
+class ProcessLaw final : public LawDecorator {
+ public:
+  using Joint = std::function<std::pair<LawPtr, LawPtr>(double mine, double theirs)>;
+  ProcessLaw(LawPtr base, std::string family, double varying, Joint joint)
+      : LawDecorator(std::move(base)), family_(std::move(family)), varying_(varying), joint_(std::move(joint)) {}
+  std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override;
+  const Law& unwrapped() const override { return *this; }
+
+ private:
+  std::string family_;
+  double varying_;
+  Joint joint_;
+};
 
 }  // namespace privamp::sim

@@ -1,5 +1,10 @@
 #include "sim/processes/langevin.hpp"
 
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+
 #include <cmath>
 #include <vector>
 
@@ -141,6 +146,15 @@ double LangevinChain::intrinsic_sensitivity(int start, int other, double t) cons
   o.scale = std::min(t, 1 / gap);
   o.rel_tol = 1e-8;
   return std::exp(log_integrate<double>(h, {2 * t}, o).log_value);
+}
+
+const LangevinChain& double_well_chain(double lo, double hi, int cells) {
+  static std::mutex mutex;
+  static std::map<std::tuple<double, double, int>, std::unique_ptr<LangevinChain>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = cache[{lo, hi, cells}];
+  if (!slot) slot = std::make_unique<LangevinChain>(Potential::double_well(), lo, hi, cells);
+  return *slot;
 }
 
 }  // namespace privamp::sim

@@ -52,4 +52,8 @@ class LangevinChain {
   Eigen::MatrixXd eigenvectors_;
 };
 
+// The double-well chain on [lo, hi] with `cells` cells, built once per resolution and shared (thread-safe): the
+// spectral decomposition is the expensive part and every law and κ at that resolution reuses it.
+const LangevinChain& double_well_chain(double lo, double hi, int cells);
+
 }  // namespace privamp::sim

@@ -88,19 +88,41 @@ void NoisySgd::project(Eigen::VectorXd& x) const {
   if (norm > radius) x = x / norm * radius;  // in 1-D exactly ±R: the boundary atoms stay atoms
 }
 
-IntervalLaw noisy_sgd_law(const NoisySgd& sgd, int i, double zi, int intervals) {
+namespace {
+
+void check_exact_law(const NoisySgd& sgd, int i, double zi) {
   sgd.check();
   if (sgd.dim != 1) throw_invalid("noisy_sgd", "d", sgd.dim, "d = 1 for the exact law (use the simulator for d > 1)");
   if (i < 1 || i > sgd.n) throw_invalid("noisy_sgd", "i", i, fmt::format("1 <= i <= n = {}", sgd.n));
   if (!(std::fabs(zi) <= sgd.data_bound()))
     throw_invalid("noisy_sgd", "zi", zi, sgd.loss == SgdLoss::quadratic ? "|zi| <= R" : "|zi| <= A");
-  const double s = sgd.eta * sgd.sigma;
-  auto step = [&sgd](double z) { return [&sgd, z](double x) { return x - sgd.eta * sgd.gradient(x, z); }; };
+}
+
+// The projected gradient step with data point z, as a propagator on `intervals` cells.
+Propagator sgd_step(const NoisySgd& sgd, double z, int intervals) {
+  return Propagator(-sgd.radius, sgd.radius, intervals, [&sgd, z](double x) { return x - sgd.eta * sgd.gradient(x, z); },
+                    sgd.eta * sgd.sigma);
+}
+
+}  // namespace
+
+IntervalLaw noisy_sgd_law(const NoisySgd& sgd, int i, double zi, int intervals) {
+  check_exact_law(sgd, i, zi);
   IntervalLaw law = IntervalLaw::point(sgd.x0, -sgd.radius, sgd.radius, intervals);
-  const Propagator plain(-sgd.radius, sgd.radius, intervals, step(0.0), s);
-  const Propagator differing(-sgd.radius, sgd.radius, intervals, step(zi), s);
+  const Propagator plain = sgd_step(sgd, 0.0, intervals), differing = sgd_step(sgd, zi, intervals);
   for (int j = 1; j <= sgd.n; ++j) law = j == i ? differing(law) : plain(law);
   return law;
+}
+
+IntervalLawPair noisy_sgd_pair(const NoisySgd& sgd, int i, double zi, double zi_q, int intervals) {
+  check_exact_law(sgd, i, zi);
+  check_exact_law(sgd, i, zi_q);
+  IntervalLawPair pair = IntervalLawPair::points(sgd.x0, sgd.x0, -sgd.radius, sgd.radius, intervals);
+  const Propagator plain = sgd_step(sgd, 0.0, intervals), differing_p = sgd_step(sgd, zi, intervals),
+                   differing_q = sgd_step(sgd, zi_q, intervals);
+  for (int j = 1; j <= sgd.n; ++j)
+    pair = j == i ? propagate_pair(pair, differing_p, differing_q) : propagate_pair(pair, plain, plain);
+  return pair;
 }
 
 Eigen::MatrixXd simulate_noisy_sgd(const NoisySgd& sgd, const std::vector<Eigen::VectorXd>& data, long runs,

@@ -61,6 +61,8 @@ struct NoisySgd {
 
 // Law of x_n (d = 1) for the dataset with z_i = zi and z_j = 0 for j ≠ i (1 ≤ i ≤ n), on `intervals` cells.
 IntervalLaw noisy_sgd_law(const NoisySgd& sgd, int i, double zi, int intervals);
+// The laws for z_i = zi and z_i = zi_q, propagated together (see IntervalLawPair).
+IntervalLawPair noisy_sgd_pair(const NoisySgd& sgd, int i, double zi, double zi_q, int intervals);
 
 // `runs` independent runs on the dataset `data` (n points of dimension d); returns the final iterates as rows.
 Eigen::MatrixXd simulate_noisy_sgd(const NoisySgd& sgd, const std::vector<Eigen::VectorXd>& data, long runs,

@@ -9,8 +9,7 @@
 
 #include "numerics/errors.hpp"
 #include "verify/bounds/catalogue.hpp"
-#include "sim/processes/projected_chain.hpp"
-#include "sim/processes/sgd.hpp"
+#include "sim/laws/joint_grid.hpp"
 #include "verify/divergence/closed_form.hpp"
 #include "verify/divergence/engines.hpp"
 
@@ -42,24 +41,22 @@ sim::NoisySgd sgd_of(const Params& p) {
   return sgd;
 }
 
-// R_α between two laws of a projected process propagated on a grid, at N and 2N cells, with a Richardson step for
-// the O(h²) discretisation whose size |R_2N − R_N| is added to the error bar (the quadrature engine's bars too).
-Estimate propagated_renyi(const std::function<std::pair<sim::GridLaw, sim::GridLaw>(int)>& laws, double alpha,
-                          int intervals) {
+// R_α between two laws of a projected process propagated on a grid (sim::ProcessLaw, computed jointly): the laws
+// carry their discretisation, so the engines evaluate them at N, 2N and 4N cells and extrapolate
+// (verify/divergence/discretised.hpp).
+Estimate propagated_renyi(const std::function<sim::LawPtr(bool first, int cells)>& law, double alpha, int intervals) {
+  auto discretised = [&](bool first) {
+    sim::Discretisation d;
+    d.cells = intervals;
+    d.order = 2;
+    d.max_factor = 4;
+    d.what = "grid propagation";
+    d.refine = [&law, first, intervals](int factor) { return law(first, factor * intervals); };
+    return sim::DiscretisedLaw(d.refine(1), d);
+  };
   DivergenceOptions o;
   o.engine = Engine::quadrature;
-  auto at = [&](int cells) {
-    const auto [mu, nu] = laws(cells);
-    return compute_divergence(mu, nu, Quantity::renyi(alpha), o);
-  };
-  const Estimate coarse = at(intervals), fine = at(2 * intervals);
-  if (std::isinf(coarse.value) || std::isinf(fine.value))
-    throw NumericalError("the propagated densities underflow at the edges of the domain (noise too small for the "
-                         "domain): the laws look disjoint on the grid; a log-scale grid is needed here");
-  const double value = fine.value + (fine.value - coarse.value) / 3;
-  return Estimate::from_value(value, std::fabs(fine.value - coarse.value) + fine.abs_error() + coarse.abs_error(),
-                              ErrorKind::quadrature,
-                              fmt::format("grid propagation ({} and {} cells, Richardson) + quadrature", intervals, 2 * intervals));
+  return compute_divergence(discretised(true), discretised(false), Quantity::renyi(alpha), o);
 }
 
 // Exact per-index R_α of 1-D noisy projected SGD between the datasets z_i = ±(data bound) (all other z_j = 0).
@@ -67,19 +64,17 @@ Estimate noisy_sgd_renyi(const Params& p) {
   const sim::NoisySgd sgd = sgd_of(p);
   const int i = static_cast<int>(p.at("i"));
   const double z = sgd.data_bound();
-  return propagated_renyi([&](int cells) {
-    return std::pair{sim::noisy_sgd_law(sgd, i, z, cells).to_grid_law(), sim::noisy_sgd_law(sgd, i, -z, cells).to_grid_law()};
-  }, p.at("alpha"), static_cast<int>(p.at("intervals")));
+  return propagated_renyi([&](bool first, int cells) { return sim::noisy_sgd_process_law(sgd, i, first ? z : -z, cells); },
+                          p.at("alpha"), static_cast<int>(p.at("intervals")));
 }
 
 // Exact R_α after r projected noisy steps X ← Π_[−K,K](ψ(X) + N(0, σ²)) from the points ±Δ/2 (W_∞ = Δ).
 Estimate projected_chain_renyi(const Params& p) {
-  const auto psi = sim::lipschitz_map(p.word("map"), p.at("L"));
-  const double d = p.at("delta"), k = p.at("K"), s = p.at("sigma");
+  const double d = p.at("delta"), k = p.at("K"), s = p.at("sigma"), l = p.at("L");
   const int r = static_cast<int>(p.at("r"));
-  return propagated_renyi([&](int cells) {
-    return std::pair{sim::projected_chain_law(psi, d / 2, r, s, -k, k, cells).to_grid_law(),
-                     sim::projected_chain_law(psi, -d / 2, r, s, -k, k, cells).to_grid_law()};
+  const std::string map = p.word("map");
+  return propagated_renyi([&](bool first, int cells) {
+    return sim::projected_chain_process_law(map, l, first ? d / 2 : -d / 2, r, s, -k, k, cells);
   }, p.at("alpha"), static_cast<int>(p.at("intervals")));
 }
 

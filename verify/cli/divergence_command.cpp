@@ -98,6 +98,10 @@ Action add_divergence_command(CLI::App& app) {
         row["log_lower"] = number_json(e.log_lower);
         row["log_upper"] = number_json(e.log_upper);
         row["error_kind"] = verify::to_string(e.error_kind);
+        if (e.error_kind == verify::ErrorKind::discretised) {
+          row["numerical_error"] = e.numerical_error;
+          row["discretisation_error"] = e.discretisation_error;
+        }
         row["level"] = e.level;
         row["method"] = e.method;
         row["work"] = e.work;

@@ -25,11 +25,25 @@ Real inf() {
 template <class Real>
 Real loss_at(const DensityPair<Real>& pair, const Real& x, Real* log_p_out = nullptr) {
   const Real lp = pair.log_p(x);
-  const Real lq = pair.log_q(x);
   if (log_p_out) *log_p_out = lp;
   if (lp == -inf<Real>()) return -inf<Real>();
+  if (pair.loss) return pair.loss(x);
+  const Real lq = pair.log_q(x);
   if (lq == -inf<Real>()) return inf<Real>();
   return lp - lq;
+}
+
+// log G(L) for a convex generator G ≥ 0 with G(0) = 0, with L known to ±pair.loss_delta: the largest value over
+// that range (push +1) or the smallest (push −1); the nominal value otherwise.
+template <class Real, class LogG>
+Real pushed_generator(const DensityPair<Real>& pair, const Real& l, LogG log_g) {
+  using std::abs;
+  using std::max;
+  const Real d = pair.loss_delta;
+  if (pair.loss_push == 0 || d == 0) return log_g(l);
+  if (pair.loss_push > 0) return max(Real(log_g(Real(l + d))), Real(log_g(Real(l - d))));
+  if (abs(l) <= d) return -inf<Real>();
+  return log_g(Real(l > 0 ? l - d : l + d));
 }
 
 template <class Real>
@@ -109,6 +123,8 @@ auto loss_rounding(const DensityPair<Real>& pair, A amplification) {
     const Real eps = std::numeric_limits<Real>::epsilon();
     const Real lp = pair.log_p(x), lq = pair.log_q(x);
     if (!isfinite(lp) || !isfinite(lq)) return Real(8 * eps);
+    // A jointly computed loss carries its own error (the caller evaluates the loss's range); only p rounds here.
+    if (pair.loss) return Real(8 * eps + 4 * eps * abs(lp));
     const Real amp = min(Real(amplification(Real(lp - lq))), Real(1e6));
     return Real(8 * eps + 4 * eps * abs(lp) + 4 * eps * (abs(lp) + abs(lq)) * amp);
   };
@@ -302,7 +318,8 @@ LogIntegral<Real> q_weighted_integral(const DensityPair<Real>& pair, LogG log_g,
       if (pair.log_p(x) > -inf<Real>()) throw NotAbsolutelyContinuous{};
       return lq;
     }
-    return lq + log_g(Real(pair.log_p(x) - lq));
+    const Real l = pair.loss ? pair.loss(x) : Real(pair.log_p(x) - lq);
+    return lq + pushed_generator(pair, l, log_g);
   };
   auto err = [&](Real x) {
     using std::abs;
@@ -311,6 +328,7 @@ LogIntegral<Real> q_weighted_integral(const DensityPair<Real>& pair, LogG log_g,
     const Real lp = pair.log_p(x), lq = pair.log_q(x);
     if (!isfinite(lq)) return Real(8 * eps);
     if (!isfinite(lp)) return Real(8 * eps + 4 * eps * abs(lq));
+    if (pair.loss) return Real(8 * eps + 4 * eps * abs(lq));  // the loss's own error: see loss_push
     using std::min;
     const Real amp = min(Real(sensitivity(Real(lp - lq))), Real(1e8));
     return Real(8 * eps + 4 * eps * abs(lq) + 4 * eps * (abs(lp) + abs(lq)) * amp);

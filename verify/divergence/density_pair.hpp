@@ -29,6 +29,12 @@ struct DensityPair {
   Real q_lo = -std::numeric_limits<Real>::infinity();  // support of q's density
   Real q_hi = std::numeric_limits<Real>::infinity();
   Real rel_tol = 1e-13;
+  // The loss log p − log q computed without cancellation (laws computed jointly, sim::PairLoss); empty: from log_p
+  // and log_q. The generator integrals (Rényi excess, KL) can evaluate it pushed by loss_push·loss_delta: +1 away
+  // from 0 (the largest the convex generator can be when the loss is known to ±δ), −1 towards 0 (the smallest).
+  std::function<Real(Real)> loss;
+  Real loss_delta = 0;
+  int loss_push = 0;
 };
 
 // Thrown by the integrands when μ has density where ν has none: the divergence is +inf.

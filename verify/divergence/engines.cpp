@@ -1,6 +1,7 @@
 #include "verify/divergence/engines.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <memory>
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include "numerics/errors.hpp"
 #include "verify/divergence/closed_form.hpp"
 #include "verify/divergence/density_engines.hpp"
+#include "verify/divergence/discretised.hpp"
 #include "verify/divergence/prepared_pair.hpp"
 
 namespace privamp::verify {
@@ -47,6 +49,43 @@ void widen_for_lumping(Estimate& e, const sim::Law& p, const sim::Law& q, const 
   e.log_upper = e.upper > 0 ? std::log(e.upper) : -std::numeric_limits<double>::infinity();
   e.method += " + lumped outcomes";
 }
+// Laws computed jointly give the loss to ±δ (PairLoss::error); the interval must hold for every loss in that
+// range. Hockey-stick and TV grow with the loss: their ends are the values at the levels ε ∓ δ. The generators of
+// KL and of the excess Rényi route are convex with minimum 0 at L = 0: their ends push the loss away from and
+// towards 0. The direct Rényi route's log-integral moves by at most (α − 1)δ, so R by at most δ.
+template <class Estimator>
+void widen_for_loss_error(Estimate& e, const Quantity& quantity, RenyiRoute route, double delta, Estimator estimate) {
+  auto widen = [&](const Estimate& low, const Estimate& high) {
+    e.lower = std::min(e.lower, low.lower);
+    e.upper = std::max(e.upper, high.upper);
+    e.log_lower = std::min(e.log_lower, low.log_lower);
+    e.log_upper = std::max(e.log_upper, high.log_upper);
+  };
+  switch (quantity.kind) {
+    case Quantity::Kind::hockey_stick:
+    case Quantity::Kind::tv: {
+      const double eps = quantity.kind == Quantity::Kind::tv ? 0.0 : quantity.parameter;
+      // Levels below 0 are fine for the sums and integrals (internal use only: no public constructor allows them).
+      widen(estimate(Quantity{Quantity::Kind::hockey_stick, eps + delta}, route, 0),
+            estimate(Quantity{Quantity::Kind::hockey_stick, eps - delta}, route, 0));
+      break;
+    }
+    case Quantity::Kind::kl: widen(estimate(quantity, route, -1), estimate(quantity, route, +1)); break;
+    case Quantity::Kind::renyi:
+      if (route == RenyiRoute::excess) {
+        widen(estimate(quantity, route, -1), estimate(quantity, route, +1));
+      } else {
+        e.lower = std::max(0.0, e.lower - delta);
+        e.upper += delta;
+        e.log_lower = e.lower > 0 ? std::log(e.lower) : -std::numeric_limits<double>::infinity();
+        e.log_upper = std::log(e.upper);
+      }
+      break;
+    case Quantity::Kind::renyi_inf: break;  // renyi_inf() adds δ itself
+  }
+  e.method += fmt::format(" (joint laws: loss error {:.1e} included)", delta);
+}
+
 }  // namespace
 
 std::string to_string(Engine engine) {
@@ -61,9 +100,12 @@ Engine parse_engine(const std::string& name) {
   throw InvalidArgument(fmt::format("unknown engine '{}' (known: auto, closed, sum, quadrature, gsl, mc)", name));
 }
 
-std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
-                                          const DivergenceOptions& options) {
-  check_positive_finite("divergence", "rel_tol", options.rel_tol);
+namespace {
+std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
+                                        const DivergenceOptions& options) {
+  // Laws of one process that differ in a start or a data point are recomputed together first (sim::Law::joint_with).
+  if (options.engine != Engine::monte_carlo)
+    if (const auto joint = p.joint_with(q)) return plain_divergences(*joint->first, *joint->second, quantities, options);
   std::unique_ptr<PreparedPair> prepared;
   auto pair = [&]() -> PreparedPair& {
     if (!prepared) prepared = std::make_unique<PreparedPair>(p, q, options.rel_tol);
@@ -83,29 +125,16 @@ std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, 
     }
     if (!result) {
       if ((p.dimension() != 1 || q.dimension() != 1) && engine != Engine::closed_form)
-        throw InvalidArgument("d-dimensional Gaussians need the closed-form engine and a pair of equal sigma");
+        throw InvalidArgument(fmt::format("no engine for this pair of {}-dimensional laws: only isotropic Gaussians of equal "
+                                          "sigma have closed forms in d > 1 ({} vs {})", p.dimension(), p.expression(),
+                                          q.expression()));
       switch (engine) {
-        case Engine::finite_sum: {
-          if (!purely_atomic(p) || !purely_atomic(q))
-            throw InvalidArgument("the finite-sum engine needs two finite laws (pmfs)");
-          const std::string method = "finite sum (log-space)";
-          if (quantity.kind == Quantity::Kind::renyi_inf) {
-            result = renyi_inf(pair(), method);
-            break;
-          }
-          RenyiRoute route = quantity.kind == Quantity::Kind::renyi ? first_renyi_route(quantity.parameter)
-                                                                     : RenyiRoute::direct;
-          Part part = atom_part(pair(), quantity, route);
-          if (quantity.kind == Quantity::Kind::renyi && route == RenyiRoute::direct && wants_excess_route(part)) {
-            route = RenyiRoute::excess;
-            part = atom_part(pair(), quantity, route);
-          }
-          result = finish(part, quantity, ErrorKind::exact, method, route);
-          break;
-        }
+        case Engine::finite_sum:
         case Engine::quadrature:
         case Engine::gsl: {
-          const bool boost = engine == Engine::quadrature;
+          if (engine == Engine::finite_sum && (!purely_atomic(p) || !purely_atomic(q)))
+            throw InvalidArgument("the finite-sum engine needs two finite laws (pmfs)");
+          const bool boost = engine != Engine::gsl;
           PreparedPair& pp = pair();
           const std::string method = !pp.p_has_density ? "finite sum (log-space)"
                                      : boost           ? "quadrature (Gauss-Kronrod 21, log-space)"
@@ -115,21 +144,29 @@ std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, 
             break;
           }
           const ErrorKind kind = pp.p_has_density ? ErrorKind::quadrature : ErrorKind::exact;
-          auto parts = [&](RenyiRoute route) {
-            Part part = atom_part(pp, quantity, route);
-            part.add(boost ? density_part_boost(pp, quantity, route) : density_part_gsl(pp, quantity));
-            return part;
+          long work = 0;
+          auto estimate = [&](const Quantity& qt, RenyiRoute route, int push) {
+            Part part = atom_part(pp, qt, route, push);
+            pp.density.loss_push = push;
+            pp.density.loss_delta = pp.loss_error;
+            part.add(boost ? density_part_boost(pp, qt, route) : density_part_gsl(pp, qt));
+            pp.density.loss_push = 0;
+            work += part.work;
+            return finish(part, qt, kind, method, route);
           };
           RenyiRoute route = quantity.kind == Quantity::Kind::renyi && boost ? first_renyi_route(quantity.parameter)
                                                                               : RenyiRoute::direct;
-          Part part = parts(route);
-          if (quantity.kind == Quantity::Kind::renyi && boost && route == RenyiRoute::direct && wants_excess_route(part)) {
-            route = RenyiRoute::excess;
-            const long work = part.work;
-            part = parts(route);
-            part.work += work;
+          if (quantity.kind == Quantity::Kind::renyi && boost && route == RenyiRoute::direct) {
+            Part direct = atom_part(pp, quantity, route);
+            direct.add(density_part_boost(pp, quantity, route));
+            work += direct.work;
+            if (wants_excess_route(direct)) route = RenyiRoute::excess;
+            else result = finish(direct, quantity, kind, method, route);
           }
-          result = finish(part, quantity, kind, method, route);
+          if (!result) result = estimate(quantity, route, 0);
+          if (pp.loss_error > 0 && std::isfinite(result->value))
+            widen_for_loss_error(*result, quantity, route, pp.loss_error, estimate);
+          result->work = work;
           break;
         }
         case Engine::monte_carlo: result = monte_carlo_divergence(p, q, quantity, options.monte_carlo); break;
@@ -141,6 +178,24 @@ std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, 
     result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out.push_back(*result);
   }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
+                                          const DivergenceOptions& options) {
+  check_positive_finite("divergence", "rel_tol", options.rel_tol);
+  if (p.dimension() != q.dimension())
+    throw InvalidArgument(fmt::format("the laws live in different dimensions: mu in R^{} ({}), nu in R^{} ({})",
+                                      p.dimension(), p.expression(), q.dimension(), q.expression()));
+  if (!p.discretisation() && !q.discretisation()) return plain_divergences(p, q, quantities, options);
+  const auto start = std::chrono::steady_clock::now();
+  auto out = discretised_divergences(p, q, quantities, [&](const sim::Law& a, const sim::Law& b, std::span<const Quantity> qs) {
+    return plain_divergences(a, b, qs, options);
+  });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (Estimate& e : out) e.seconds = seconds / static_cast<double>(out.size());
   return out;
 }
 

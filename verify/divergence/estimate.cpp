@@ -14,6 +14,7 @@ std::string to_string(ErrorKind kind) {
     case ErrorKind::exact: return "exact";
     case ErrorKind::quadrature: return "a-posteriori";
     case ErrorKind::statistical: return "statistical";
+    case ErrorKind::discretised: return "a-posteriori + discretisation";
   }
   return "?";
 }
@@ -57,6 +58,13 @@ Estimate Estimate::infinite(std::string method) {
   e.value = e.lower = e.upper = std::numeric_limits<double>::infinity();
   e.log_value = e.log_lower = e.log_upper = std::numeric_limits<double>::infinity();
   e.method = std::move(method);
+  return e;
+}
+
+Estimate Estimate::unknown(std::string why) {
+  Estimate e;
+  e.value = e.lower = e.upper = e.log_value = e.log_lower = e.log_upper = std::numeric_limits<double>::quiet_NaN();
+  e.method = std::move(why);
   return e;
 }
 

@@ -10,7 +10,9 @@ namespace privamp::verify {
 enum class ErrorKind {
   exact,       // closed form or finite sum: the interval covers floating-point rounding only
   quadrature,  // a-posteriori error bound of a numerical method (quadrature, root finding, sup search)
-  statistical  // confidence interval of a Monte Carlo estimate at the stated level
+  statistical,  // confidence interval of a Monte Carlo estimate at the stated level
+  discretised   // a-posteriori error of the engine + the discretisation error of a law computed on a grid
+                // (several resolutions, observed order checked, Richardson extrapolation with a safety factor)
 };
 
 std::string to_string(ErrorKind kind);
@@ -28,6 +30,10 @@ struct Estimate {
   double level = 1;  // confidence level of the interval (1 for deterministic methods)
   std::string method;
   long work = 0;     // integrand evaluations, terms or samples
+  // The two parts of a discretised estimate's error bar (ErrorKind::discretised): the engine's own and the
+  // discretisation's. Zero otherwise.
+  double numerical_error = 0;
+  double discretisation_error = 0;
   double seconds = 0;
 
   // From a value and an absolute error bar; `floor` clips the interval from below (divergences are ≥ 0).
@@ -35,6 +41,9 @@ struct Estimate {
   // From a log-value and a relative error bar (for quantities that may underflow).
   static Estimate from_log(double log_value, double rel_error, ErrorKind kind, std::string method);
   static Estimate infinite(std::string method);  // +inf, exactly (e.g. μ not absolutely continuous w.r.t. ν)
+  // No value (NaN throughout, written as empty fields): a report row whose exact value could not be computed;
+  // `why` says what failed. Never the result of an engine.
+  static Estimate unknown(std::string why);
 
   double abs_error() const { return std::max(upper - value, value - lower); }
   bool contains(double x) const { return lower <= x && x <= upper; }

@@ -23,6 +23,7 @@ bool heavier(const sim::TailShape& a, const sim::TailShape& b) {
 PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_tol) : p(p_), q(q_) {
   if (p.dimension() != 1 || q.dimension() != 1)
     throw InvalidArgument("this engine needs one-dimensional laws; d-dimensional Gaussians have closed forms only");
+  const std::optional<sim::PairLoss> joint = p.loss_against(q);
   // Atoms on the union of locations (both lists are sorted).
   const auto pa = p.atoms(), qa = q.atoms();
   std::size_t i = 0, j = 0;
@@ -30,13 +31,21 @@ PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_to
     if (j == qa.size() || (i < pa.size() && pa[i].x < qa[j].x)) {
       atom_log_p.push_back(pa[i++].log_mass);
       atom_log_q.push_back(-kInf);
+      if (joint) atom_loss.push_back(kInf);
     } else if (i == pa.size() || qa[j].x < pa[i].x) {
       atom_log_p.push_back(-kInf);
       atom_log_q.push_back(qa[j++].log_mass);
+      if (joint) atom_loss.push_back(-kInf);
     } else {
+      if (joint) atom_loss.push_back(joint->atom(pa[i].x));
       atom_log_p.push_back(pa[i++].log_mass);
       atom_log_q.push_back(qa[j++].log_mass);
     }
+  }
+  if (joint) {
+    loss_error = joint->error;
+    for (double& l : atom_loss)
+      if (std::isnan(l)) throw NumericalError("internal: the joint laws' loss is undefined at an atom");
   }
   for (std::size_t k = 0; k < atom_log_p.size(); ++k)
     if (atom_log_p[k] > -kInf && atom_log_q[k] == -kInf) not_absolutely_continuous = true;
@@ -56,6 +65,7 @@ PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_to
     density.q_lo = q_has_density ? q.support().lo : sp.lo;
     density.q_hi = q_has_density ? q.support().hi : sp.hi;
     density.rel_tol = rel_tol;
+    if (joint) density.loss = joint->density;
   }
 }
 
@@ -93,7 +103,7 @@ RenyiRoute first_renyi_route(double alpha) { return alpha - 1 < 0.1 ? RenyiRoute
 
 bool wants_excess_route(const Part& direct_part) { return !direct_part.infinite && direct_part.log_value < 0.5; }
 
-Part atom_part(const PreparedPair& pair, const Quantity& quantity, RenyiRoute route) {
+Part atom_part(const PreparedPair& pair, const Quantity& quantity, RenyiRoute route, int push) {
   Part part;
   const std::size_t n = pair.atom_log_p.size();
   part.work = static_cast<long>(n);
@@ -116,12 +126,21 @@ Part atom_part(const PreparedPair& pair, const Quantity& quantity, RenyiRoute ro
       continue;
     }
     double term = -kInf, magnitude = 1;
-    const double l = lp - lq;  // −inf where μ has no atom
-    const double loss_error = std::fabs(lp == -kInf ? 0 : lp) + std::fabs(lq);
+    const bool joint = !pair.atom_loss.empty();
+    const double l = joint && lp > -kInf ? pair.atom_loss[k] : lp - lq;  // −inf where μ has no atom
+    // Rounding of the loss, in units of eps (a joint loss's own error is handled by `push`).
+    const double loss_error = joint ? 1.0 : std::fabs(lp == -kInf ? 0 : lp) + std::fabs(lq);
+    // The convex generators over the loss's range ±δ (see DensityPair::loss_push).
+    auto generator = [&](auto log_g) {
+      const double d = pair.loss_error;
+      if (push == 0 || d == 0) return log_g(l);
+      if (push > 0) return std::max(log_g(l + d), log_g(l - d));
+      return std::fabs(l) <= d ? -kInf : log_g(l > 0 ? l - d : l + d);
+    };
     switch (quantity.kind) {
       case Quantity::Kind::renyi:
         if (q_weighted) {
-          term = lq + log_renyi_generator(l, alpha);
+          term = lq + generator([alpha](double x) { return log_renyi_generator(x, alpha); });
           magnitude = std::fabs(lq) + loss_error * std::min(renyi_generator_sensitivity(l, alpha), 1e8);
         } else if (lp > -kInf) {
           term = alpha * lp + (1 - alpha) * lq;
@@ -129,7 +148,7 @@ Part atom_part(const PreparedPair& pair, const Quantity& quantity, RenyiRoute ro
         }
         break;
       case Quantity::Kind::kl:
-        term = lq + log_kl_generator(l);
+        term = lq + generator([](double x) { return log_kl_generator(x); });
         magnitude = std::fabs(lq) + loss_error * std::min(kl_generator_sensitivity(l), 1e8);
         break;
       case Quantity::Kind::hockey_stick:
@@ -195,10 +214,11 @@ Estimate renyi_inf(PreparedPair& pair, const std::string& method) {
   for (std::size_t k = 0; k < pair.atom_log_p.size(); ++k) {
     const double lp = pair.atom_log_p[k];
     if (lp == -kInf) continue;
-    const double l = lp - pair.atom_log_q[k];
+    const double l = pair.atom_loss.empty() ? lp - pair.atom_log_q[k] : pair.atom_loss[k];
     best = std::max(best, l);
     err = std::max(err, 4 * kEps * (std::fabs(lp) + std::fabs(pair.atom_log_q[k])));
   }
+  err += pair.loss_error;
   ErrorKind kind = ErrorKind::exact;
   long work = static_cast<long>(pair.atom_log_p.size());
   if (pair.p_has_density) {

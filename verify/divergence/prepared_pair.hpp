@@ -20,6 +20,10 @@ struct PreparedPair {
   bool not_absolutely_continuous = false;  // μ puts mass where ν has none: Rényi, KL, R_∞ are +inf
   DensityPair<double> density;
   std::optional<LossScan<double>> scan;
+  // Laws computed jointly (sim::Law::loss_against): the loss at the atoms, and the bound δ on its error that every
+  // quantity must be evaluated over (engines.cpp); empty and 0 otherwise.
+  std::vector<double> atom_loss;
+  double loss_error = 0;
 
   PreparedPair(const sim::Law& p, const sim::Law& q, double rel_tol);
   const LossScan<double>& loss_scan();
@@ -46,8 +50,9 @@ enum class RenyiRoute { direct, excess };
 RenyiRoute first_renyi_route(double alpha);         // excess when α − 1 < 0.1
 bool wants_excess_route(const Part& direct_part);   // I < e^{0.5}: redo by the excess route
 
-// Exact sums over the atoms (the finite-sum engine and the atom part of the others).
-Part atom_part(const PreparedPair& pair, const Quantity& quantity, RenyiRoute route = RenyiRoute::direct);
+// Exact sums over the atoms (the finite-sum engine and the atom part of the others). `push` evaluates the
+// generator quantities (KL, Rényi by the excess route) with the loss pushed by ±loss_error (DensityPair::loss_push).
+Part atom_part(const PreparedPair& pair, const Quantity& quantity, RenyiRoute route = RenyiRoute::direct, int push = 0);
 // Turns the combined parts into the quantity's estimate.
 Estimate finish(const Part& part, const Quantity& quantity, ErrorKind kind, const std::string& method,
                 RenyiRoute route = RenyiRoute::direct);

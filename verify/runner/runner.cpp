@@ -89,6 +89,14 @@ double gamma_hs_tilde(const sim::FiniteKernel& k, double eps, double delta) {
 }  // namespace
 
 Verdict decide(Direction dir, const Estimate& e, double b, double tol, std::string& reason) {
+  if (std::isnan(e.value) || std::isnan(e.lower) || std::isnan(e.upper) || e.lower > e.upper) {
+    reason = fmt::format("the exact value is undefined ({}): no verdict", e.method);
+    return Verdict::error;
+  }
+  if (std::isnan(b)) {
+    reason = "the bound is undefined (NaN) at this point";
+    return Verdict::error;
+  }
   const double v = e.value;
   const bool within = v != 0 ? std::fabs(b / v - 1) <= tol : b == 0;
   switch (dir) {
@@ -246,7 +254,12 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
         // What the hypothesis buys: evaluate the formula anyway and say what the verdict would be without it.
         try {
           const double order = entry.order ? entry.order(p) : (c.order.empty() ? 0.0 : evaluate_formula(substitute(c.order, p), p));
-          row.exact = c.kind == Case::Kind::value ? entry.exact(p) : exact_for(c, p, order, kernel ? &*kernel : nullptr, row).value;
+          try {
+            row.exact = c.kind == Case::Kind::value ? entry.exact(p) : exact_for(c, p, order, kernel ? &*kernel : nullptr, row).value;
+          } catch (const std::exception& e) {
+            row.exact = Estimate::unknown(std::string("not computed: ") + e.what());
+            throw;
+          }
           row.bound = entry.bound(p).value;
           if (!std::isfinite(row.bound) || !std::isfinite(row.exact.value)) throw NumericalError("not finite");
           std::string detail;

@@ -1,0 +1,134 @@
+#include "sim/laws/joint_grid.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+#include "sim/laws/projected.hpp"
+
+namespace privamp::sim {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kErrorSafety = 10;
+
+struct JointGrid {
+  double x0, dx;
+  std::vector<double> p, d;                                // μ's nodes and ν − μ at the nodes
+  std::vector<std::pair<double, double>> p_atoms, d_atoms;  // (location, mass), same locations
+  double error = 0;
+
+  // log(dν/dμ) from values p and d = ν − μ.
+  static double loss(double p, double d) {
+    if (p <= 0) return p + d > 0 ? kInf : std::numeric_limits<double>::quiet_NaN();
+    if (p + d <= 0) return -kInf;
+    return std::log1p(d / p);
+  }
+  double density_loss(double x) const {
+    const double t = (x - x0) / dx;
+    const double last = static_cast<double>(p.size() - 1);
+    if (!(t >= 0 && t <= last)) return std::numeric_limits<double>::quiet_NaN();
+    const std::size_t i = std::min(static_cast<std::size_t>(t), p.size() - 2);
+    const double f = t - static_cast<double>(i);
+    return loss((1 - f) * p[i] + f * p[i + 1], (1 - f) * d[i] + f * d[i + 1]);
+  }
+  double atom_loss(double x) const {
+    for (std::size_t k = 0; k < p_atoms.size(); ++k)
+      if (p_atoms[k].first == x) return loss(p_atoms[k].second, d_atoms[k].second);
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+};
+
+// One side of a joint pair: side 0 is μ (values p), side 1 is ν (values p + d).
+class PairedGridLaw final : public LawDecorator {
+ public:
+  PairedGridLaw(LawPtr grid, std::shared_ptr<const JointGrid> joint, int side)
+      : LawDecorator(std::move(grid)), joint_(std::move(joint)), side_(side) {}
+  const Law& unwrapped() const override { return *this; }
+  std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law&) const override { return std::nullopt; }
+  std::optional<PairLoss> loss_against(const Law& other) const override {
+    const auto* o = dynamic_cast<const PairedGridLaw*>(&other.unwrapped());
+    if (!o || o->joint_ != joint_ || o->side_ == side_) return std::nullopt;
+    const double sign = side_ == 0 ? -1.0 : 1.0;  // log(dμ/dν) = −log(dν/dμ)
+    PairLoss loss;
+    loss.density = [j = joint_, sign](double x) { return sign * j->density_loss(x); };
+    loss.atom = [j = joint_, sign](double x) { return sign * j->atom_loss(x); };
+    loss.error = joint_->error;
+    return loss;
+  }
+
+ private:
+  std::shared_ptr<const JointGrid> joint_;
+  int side_;
+};
+
+LawPtr grid_law(const IntervalLaw& law) { return std::make_shared<const GridLaw>(law.to_grid_law()); }
+
+// p + d, with the rounding below zero clipped.
+IntervalLaw sum(const IntervalLawPair& pair) {
+  IntervalLaw q = pair.p;
+  for (std::size_t k = 0; k < q.density.size(); ++k) q.density[k] = std::max(0.0, q.density[k] + pair.d.density[k]);
+  for (std::size_t k = 0; k < q.atoms.size(); ++k) q.atoms[k].second = std::max(0.0, q.atoms[k].second + pair.d.atoms[k].second);
+  return q;
+}
+
+}  // namespace
+
+std::pair<LawPtr, LawPtr> joint_grid_laws(const IntervalLawPair& forward, const IntervalLawPair& backward) {
+  const std::size_t n = forward.p.density.size();
+  if (backward.p.density.size() != n || forward.p.atoms.size() != forward.d.atoms.size() ||
+      backward.p.atoms.size() != forward.p.atoms.size())
+    throw InvalidArgument("joint grid laws: the two propagations are not on the same grid");
+  auto joint = std::make_shared<JointGrid>();
+  joint->x0 = forward.p.lo;
+  joint->dx = forward.p.h();
+  joint->p = forward.p.density;
+  joint->d = forward.d.density;
+  joint->p_atoms = forward.p.atoms;
+  joint->d_atoms = forward.d.atoms;
+  // The backward propagation's μ − ν against the forward one's ν − μ. (Rounding of p itself is shared by both
+  // laws, q = p + d, and does not reach the loss.)
+  double worst = 0;
+  auto compare = [&](double p_f, double d_f, double d_b) {
+    const double q_f = p_f + d_f, scale = std::min(p_f, q_f);
+    if (!(scale > 1e-300)) return;
+    worst = std::max(worst, std::fabs(d_f + d_b) / scale);
+  };
+  for (std::size_t k = 0; k < n; ++k)
+    compare(forward.p.density[k], forward.d.density[k], backward.d.density[k]);
+  for (std::size_t k = 0; k < forward.p.atoms.size(); ++k)
+    compare(forward.p.atoms[k].second, forward.d.atoms[k].second, backward.d.atoms[k].second);
+  // Floor: the rounding of one step's sums, which two propagations may share.
+  joint->error = kErrorSafety * worst + 4 * std::sqrt(static_cast<double>(n)) * std::numeric_limits<double>::epsilon();
+  std::shared_ptr<const JointGrid> shared = joint;
+  return {std::make_shared<const PairedGridLaw>(grid_law(forward.p), shared, 0),
+          std::make_shared<const PairedGridLaw>(grid_law(sum(forward)), shared, 1)};
+}
+
+LawPtr noisy_sgd_process_law(const NoisySgd& sgd, int i, double zi, int cells) {
+  const std::string family = fmt::format("noisy_sgd {} {} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {} {} {:.17g}", sgd.n, i,
+                                         sgd.eta, sgd.sigma, sgd.lambda, sgd.radius, sgd.x0, cells, to_string(sgd.loss),
+                                         sgd.feature_bound);
+  return std::make_shared<ProcessLaw>(grid_law(noisy_sgd_law(sgd, i, zi, cells)), family, zi,
+                                      [sgd, i, cells](double mine, double theirs) {
+                                        return joint_grid_laws(noisy_sgd_pair(sgd, i, mine, theirs, cells),
+                                                               noisy_sgd_pair(sgd, i, theirs, mine, cells));
+                                      });
+}
+
+LawPtr projected_chain_process_law(const std::string& map, double lipschitz, double x0, int r, double sigma, double lo,
+                                   double hi, int cells) {
+  const auto psi = lipschitz_map(map, lipschitz);
+  const std::string family =
+      fmt::format("projected_chain {} {} {:.17g} {:.17g} {:.17g} {:.17g} {}", r, map, lipschitz, sigma, lo, hi, cells);
+  return std::make_shared<ProcessLaw>(grid_law(projected_chain_law(psi, x0, r, sigma, lo, hi, cells)), family, x0,
+                                      [psi, r, sigma, lo, hi, cells](double mine, double theirs) {
+                                        return joint_grid_laws(projected_chain_pair(psi, mine, theirs, r, sigma, lo, hi, cells),
+                                                               projected_chain_pair(psi, theirs, mine, r, sigma, lo, hi, cells));
+                                      });
+}
+
+}  // namespace privamp::sim
