@@ -47,6 +47,20 @@ Eigen::VectorXd FiniteKernel::push(const Eigen::VectorXd& mu, int steps) const {
   return v.transpose();
 }
 
+std::pair<Eigen::VectorXd, Eigen::VectorXd> FiniteKernel::push_pair(const Eigen::VectorXd& mu, const Eigen::VectorXd& nu,
+                                                                     int steps) const {
+  push(mu, 0);  // validates both laws
+  push(nu, 0);
+  Eigen::RowVectorXd p = mu.transpose(), d = (nu - mu).transpose();
+  for (int t = 0; t < steps; ++t) {
+    p = p * k_;
+    p /= p.sum();
+    d = d * k_;
+    d -= d.sum() * p;
+  }
+  return {p.transpose(), d.transpose()};
+}
+
 std::vector<int> FiniteKernel::path(int x0, int steps, Rng& rng) const {
   if (x0 < 0 || x0 >= size()) throw_invalid("kernel", "x0", x0, fmt::format("0 <= x0 < {}", size()));
   std::vector<int> p{x0};

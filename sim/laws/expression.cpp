@@ -382,11 +382,27 @@ const std::vector<LawSpec>& law_catalogue() {
          const std::vector<double> mu = a.numbers("mu");
          const long t = a.integer("t");
          if (t < 0 || t > 1'000'000) throw_invalid("chain", "t", static_cast<double>(t), "0 <= t <= 1e6");
-         const Eigen::VectorXd law = FiniteKernel(k).push(
-             Eigen::Map<const Eigen::VectorXd>(mu.data(), static_cast<Eigen::Index>(mu.size())), static_cast<int>(t));
+         const double work = static_cast<double>(k.rows()) * static_cast<double>(k.rows()) * static_cast<double>(t);
+         if (work > 2e9)
+           throw InvalidArgument(fmt::format("chain: states^2 x t = {}^2 x {} = {:.3g} exceeds the work limit 2e9 (about 5 s); "
+                                             "lower t", k.rows(), t, work));
+         auto kernel = std::make_shared<const FiniteKernel>(k);
+         auto vec = [](const std::vector<double>& v) {
+           return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size())));
+         };
+         const Eigen::VectorXd law = kernel->push(vec(mu), static_cast<int>(t));
          std::vector<double> at;
          for (Eigen::Index i = 0; i < law.size(); ++i) at.push_back(static_cast<double>(i));
-         return std::make_shared<FiniteLaw>(at, law / law.sum());
+         // Two chains with the same K and t are computed jointly against each other (their difference propagated).
+         std::string family = fmt::format("chain {} {}", t, k.rows());
+         for (Eigen::Index i = 0; i < k.size(); ++i) family += fmt::format(" {:.17g}", k.data()[i]);
+         return std::make_shared<ProcessLaw>(
+             std::make_shared<FiniteLaw>(at, law / law.sum()), family, mu,
+             [kernel, at, t, vec](const std::vector<double>& mine, const std::vector<double>& theirs) {
+               const auto forward = kernel->push_pair(vec(mine), vec(theirs), static_cast<int>(t));
+               const auto backward = kernel->push_pair(vec(theirs), vec(mine), static_cast<int>(t));
+               return joint_finite_laws(at, forward.first, forward.second, backward.second);
+             });
        }},
       {"clamp", "projection of a law onto [lo, hi]: atoms at the ends plus the restricted density",
        {{"law", K::law, std::nullopt, "base law with a closed-form CDF (gaussian, laplace, pmf, mixtures)"},

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "sim/laws/finite.hpp"
 #include "sim/laws/projected.hpp"
 
 namespace privamp::sim {
@@ -35,22 +36,38 @@ struct JointGrid {
     const double f = t - static_cast<double>(i);
     return loss((1 - f) * p[i] + f * p[i + 1], (1 - f) * d[i] + f * d[i + 1]);
   }
-  double atom_loss(double x) const {
-    for (std::size_t k = 0; k < p_atoms.size(); ++k)
-      if (p_atoms[k].first == x) return loss(p_atoms[k].second, d_atoms[k].second);
-    return std::numeric_limits<double>::quiet_NaN();
+  double atom_loss(double x) const {  // atoms sorted by location
+    const auto it = std::lower_bound(p_atoms.begin(), p_atoms.end(), x, [](const auto& a, double v) { return a.first < v; });
+    if (it == p_atoms.end() || it->first != x) return std::numeric_limits<double>::quiet_NaN();
+    const auto k = static_cast<std::size_t>(it - p_atoms.begin());
+    return loss(it->second, d_atoms[k].second);
+  }
+  // The error bound of the loss from a second computation with the roles swapped (d_backward = μ − ν): the
+  // largest disagreement relative to min(p, q), times a safety factor, plus the rounding of the last step's sums
+  // relative to the largest loss.
+  void set_error(const std::vector<double>& d_backward_nodes, const std::vector<double>& d_backward_atoms, std::size_t terms) {
+    double worst = 0, largest = 0;
+    auto compare = [&](double p_f, double d_f, double d_b) {
+      const double scale = std::min(p_f, p_f + d_f);
+      if (!(scale > 1e-300)) return;
+      worst = std::max(worst, std::fabs(d_f + d_b) / scale);
+      largest = std::max(largest, std::fabs(loss(p_f, d_f)));
+    };
+    for (std::size_t k = 0; k < p.size(); ++k) compare(p[k], d[k], d_backward_nodes[k]);
+    for (std::size_t k = 0; k < p_atoms.size(); ++k) compare(p_atoms[k].second, d_atoms[k].second, d_backward_atoms[k]);
+    error = kErrorSafety * worst + 4 * std::sqrt(static_cast<double>(terms)) * std::numeric_limits<double>::epsilon() * largest;
   }
 };
 
 // One side of a joint pair: side 0 is μ (values p), side 1 is ν (values p + d).
-class PairedGridLaw final : public LawDecorator {
+class PairedLaw final : public LawDecorator {
  public:
-  PairedGridLaw(LawPtr grid, std::shared_ptr<const JointGrid> joint, int side)
+  PairedLaw(LawPtr grid, std::shared_ptr<const JointGrid> joint, int side)
       : LawDecorator(std::move(grid)), joint_(std::move(joint)), side_(side) {}
   const Law& unwrapped() const override { return *this; }
   std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law&) const override { return std::nullopt; }
   std::optional<PairLoss> loss_against(const Law& other) const override {
-    const auto* o = dynamic_cast<const PairedGridLaw*>(&other.unwrapped());
+    const auto* o = dynamic_cast<const PairedLaw*>(&other.unwrapped());
     if (!o || o->joint_ != joint_ || o->side_ == side_) return std::nullopt;
     const double sign = side_ == 0 ? -1.0 : 1.0;  // log(dμ/dν) = −log(dν/dμ)
     PairLoss loss;
@@ -91,31 +108,22 @@ std::pair<LawPtr, LawPtr> joint_grid_laws(const IntervalLawPair& forward, const 
   joint->d_atoms = forward.d.atoms;
   // The backward propagation's μ − ν against the forward one's ν − μ. (Rounding of p itself is shared by both
   // laws, q = p + d, and does not reach the loss.)
-  double worst = 0;
-  auto compare = [&](double p_f, double d_f, double d_b) {
-    const double q_f = p_f + d_f, scale = std::min(p_f, q_f);
-    if (!(scale > 1e-300)) return;
-    worst = std::max(worst, std::fabs(d_f + d_b) / scale);
-  };
-  for (std::size_t k = 0; k < n; ++k)
-    compare(forward.p.density[k], forward.d.density[k], backward.d.density[k]);
-  for (std::size_t k = 0; k < forward.p.atoms.size(); ++k)
-    compare(forward.p.atoms[k].second, forward.d.atoms[k].second, backward.d.atoms[k].second);
-  // Floor: the rounding of one step's sums, which two propagations may share.
-  joint->error = kErrorSafety * worst + 4 * std::sqrt(static_cast<double>(n)) * std::numeric_limits<double>::epsilon();
+  std::vector<double> backward_atoms;
+  for (const auto& [x, w] : backward.d.atoms) backward_atoms.push_back(w);
+  joint->set_error(backward.d.density, backward_atoms, n);
   std::shared_ptr<const JointGrid> shared = joint;
-  return {std::make_shared<const PairedGridLaw>(grid_law(forward.p), shared, 0),
-          std::make_shared<const PairedGridLaw>(grid_law(sum(forward)), shared, 1)};
+  return {std::make_shared<const PairedLaw>(grid_law(forward.p), shared, 0),
+          std::make_shared<const PairedLaw>(grid_law(sum(forward)), shared, 1)};
 }
 
 LawPtr noisy_sgd_process_law(const NoisySgd& sgd, int i, double zi, int cells) {
   const std::string family = fmt::format("noisy_sgd {} {} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {} {} {:.17g}", sgd.n, i,
                                          sgd.eta, sgd.sigma, sgd.lambda, sgd.radius, sgd.x0, cells, to_string(sgd.loss),
                                          sgd.feature_bound);
-  return std::make_shared<ProcessLaw>(grid_law(noisy_sgd_law(sgd, i, zi, cells)), family, zi,
-                                      [sgd, i, cells](double mine, double theirs) {
-                                        return joint_grid_laws(noisy_sgd_pair(sgd, i, mine, theirs, cells),
-                                                               noisy_sgd_pair(sgd, i, theirs, mine, cells));
+  return std::make_shared<ProcessLaw>(grid_law(noisy_sgd_law(sgd, i, zi, cells)), family, std::vector<double>{zi},
+                                      [sgd, i, cells](const std::vector<double>& mine, const std::vector<double>& theirs) {
+                                        return joint_grid_laws(noisy_sgd_pair(sgd, i, mine[0], theirs[0], cells),
+                                                               noisy_sgd_pair(sgd, i, theirs[0], mine[0], cells));
                                       });
 }
 
@@ -124,11 +132,31 @@ LawPtr projected_chain_process_law(const std::string& map, double lipschitz, dou
   const auto psi = lipschitz_map(map, lipschitz);
   const std::string family =
       fmt::format("projected_chain {} {} {:.17g} {:.17g} {:.17g} {:.17g} {}", r, map, lipschitz, sigma, lo, hi, cells);
-  return std::make_shared<ProcessLaw>(grid_law(projected_chain_law(psi, x0, r, sigma, lo, hi, cells)), family, x0,
-                                      [psi, r, sigma, lo, hi, cells](double mine, double theirs) {
-                                        return joint_grid_laws(projected_chain_pair(psi, mine, theirs, r, sigma, lo, hi, cells),
-                                                               projected_chain_pair(psi, theirs, mine, r, sigma, lo, hi, cells));
-                                      });
+  return std::make_shared<ProcessLaw>(
+      grid_law(projected_chain_law(psi, x0, r, sigma, lo, hi, cells)), family, std::vector<double>{x0},
+      [psi, r, sigma, lo, hi, cells](const std::vector<double>& mine, const std::vector<double>& theirs) {
+        return joint_grid_laws(projected_chain_pair(psi, mine[0], theirs[0], r, sigma, lo, hi, cells),
+                               projected_chain_pair(psi, theirs[0], mine[0], r, sigma, lo, hi, cells));
+      });
+}
+
+std::pair<LawPtr, LawPtr> joint_finite_laws(const std::vector<double>& at, const Eigen::VectorXd& p,
+                                            const Eigen::VectorXd& d, const Eigen::VectorXd& d_backward) {
+  const auto n = static_cast<std::size_t>(p.size());
+  if (at.size() != n || static_cast<std::size_t>(d.size()) != n || static_cast<std::size_t>(d_backward.size()) != n)
+    throw InvalidArgument("joint finite laws: sizes differ");
+  auto joint = std::make_shared<JointGrid>();
+  Eigen::VectorXd q(p.size());
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto i = static_cast<Eigen::Index>(k);
+    joint->p_atoms.emplace_back(at[k], p[i]);
+    joint->d_atoms.emplace_back(at[k], d[i]);
+    q[i] = std::max(0.0, p[i] + d[i]);
+  }
+  joint->set_error({}, std::vector<double>(d_backward.data(), d_backward.data() + d_backward.size()), n);
+  std::shared_ptr<const JointGrid> shared = joint;
+  return {std::make_shared<const PairedLaw>(std::make_shared<const FiniteLaw>(at, p), shared, 0),
+          std::make_shared<const PairedLaw>(std::make_shared<const FiniteLaw>(at, q / q.sum()), shared, 1)};
 }
 
 }  // namespace privamp::sim

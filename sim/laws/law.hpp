@@ -179,19 +179,19 @@ class DiscretisedLaw final : public LawDecorator {
 };
 
 // A law of a process that can be recomputed together with another law of the same process (Law::joint_with).
-// `family` names the process and every parameter except the one in which neighbours differ (`varying`);
-// `joint(mine, theirs)` recomputes both laws together.
+// `family` names the process and every parameter except the ones in which neighbours differ (`varying`: a
+// starting point, a data point, an initial law); `joint(mine, theirs)` recomputes both laws together.
 class ProcessLaw final : public LawDecorator {
  public:
-  using Joint = std::function<std::pair<LawPtr, LawPtr>(double mine, double theirs)>;
-  ProcessLaw(LawPtr base, std::string family, double varying, Joint joint)
-      : LawDecorator(std::move(base)), family_(std::move(family)), varying_(varying), joint_(std::move(joint)) {}
+  using Joint = std::function<std::pair<LawPtr, LawPtr>(const std::vector<double>& mine, const std::vector<double>& theirs)>;
+  ProcessLaw(LawPtr base, std::string family, std::vector<double> varying, Joint joint)
+      : LawDecorator(std::move(base)), family_(std::move(family)), varying_(std::move(varying)), joint_(std::move(joint)) {}
   std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override;
   const Law& unwrapped() const override { return *this; }
 
  private:
   std::string family_;
-  double varying_;
+  std::vector<double> varying_;
   Joint joint_;
 };
 
