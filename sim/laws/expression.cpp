@@ -257,7 +257,7 @@ const std::vector<LawSpec>& law_catalogue() {
        [](const Args& a) { return std::make_shared<Laplace>(a.number("loc"), a.number("scale")); }},
       {"laplace_sum", "loc + a sum of independent Laplace(0, b_j) (closed-form density)",
        {{"loc", K::number, "0", "shift"},
-        {"scales", K::numbers, std::nullopt, "the scales b_j: all equal, or pairwise >= 1% apart"}},
+        {"scales", K::numbers, std::nullopt, "the scales b_j: all equal, or each two at least 1% apart (relative to the smaller)"}},
        "laplace_sum(loc=1, scales=[1, 2])",
        [](const Args& a) { return std::make_shared<LaplaceSum>(a.number("loc"), a.numbers("scales")); }},
       {"laplace_nfold", "loc + the sum of n independent Laplace(0, scale) (n-fold convolution)",

@@ -65,9 +65,10 @@ LaplaceSum::LaplaceSum(double loc, std::vector<double> scales) : loc_(loc), scal
   std::vector<double> sorted = scales_;
   std::sort(sorted.begin(), sorted.end());
   for (std::size_t i = 1; i < n; ++i) {
-    if (sorted[i] - sorted[i - 1] < 1e-2 * sorted[i])
+    if (sorted[i] - sorted[i - 1] < 1e-2 * sorted[i - 1])
       throw InvalidArgument(fmt::format(
-          "laplace_sum: parameter 'scales' has scales {} and {} closer than 1% relative; give either all-equal or "
+          "laplace_sum: parameter 'scales' has scales {} and {} less than 1% apart (relative to the smaller); give "
+          "either all-equal or "
           "well-separated scales",
           format_number(sorted[i - 1]), format_number(sorted[i])));
   }

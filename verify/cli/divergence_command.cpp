@@ -25,8 +25,10 @@ struct DivergenceArgs {
   double level = 0.99;
 };
 
-// A number for people: shortest form, or e^x when it underflows (tiny hockey-stick values).
+// A number for people: shortest form, or e^x when it under- or overflows (tiny hockey-stick values, Rényi
+// divergences of laws 1e300 scales apart).
 std::string show(double value, double log_value) {
+  if (std::isinf(value) && std::isfinite(log_value)) return fmt::format("exp({:.10g})", log_value);  // overflow
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   if (value == 0 && log_value > -std::numeric_limits<double>::infinity()) return fmt::format("exp({:.10g})", log_value);
   return fmt::format("{:.12g}", value);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 #include "numerics/errors.hpp"
 #include "numerics/log_space.hpp"
@@ -27,14 +28,17 @@ void check_common(const char* where, double delta, double scale, const char* sca
 Estimate gaussian_renyi(double delta, double sigma, double alpha) {
   check_common("gaussian_renyi", delta, sigma, "sigma");
   check_greater("gaussian_renyi", "alpha", alpha, 1);
-  const double v = alpha * delta * delta / (2 * sigma * sigma);
-  return Estimate::from_value(v, 4 * kEps * v, ErrorKind::exact, "closed form GT.gauss.renyi");
+  if (delta == 0) return zero("closed form GT.gauss.renyi");
+  // In logs: αΔ²/(2σ²) under- or overflows for extreme ratios Δ/σ (1e-300, 1e300) while its log does not.
+  const double lv = std::log(alpha) + 2 * (std::log(delta) - std::log(sigma)) - std::numbers::ln2;
+  return Estimate::from_log(lv, 8 * kEps, ErrorKind::exact, "closed form GT.gauss.renyi");
 }
 
 Estimate gaussian_kl(double delta, double sigma) {
   check_common("gaussian_kl", delta, sigma, "sigma");
-  const double v = delta * delta / (2 * sigma * sigma);
-  return Estimate::from_value(v, 4 * kEps * v, ErrorKind::exact, "closed form GT.gauss.renyi (alpha -> 1)");
+  if (delta == 0) return zero("closed form GT.gauss.renyi (alpha -> 1)");
+  const double lv = 2 * (std::log(delta) - std::log(sigma)) - std::numbers::ln2;
+  return Estimate::from_log(lv, 8 * kEps, ErrorKind::exact, "closed form GT.gauss.renyi (alpha -> 1)");
 }
 
 Estimate gaussian_hockey_stick(double delta, double sigma, double eps) {
@@ -42,6 +46,15 @@ Estimate gaussian_hockey_stick(double delta, double sigma, double eps) {
   check_nonnegative_finite("gaussian_hockey_stick", "eps", eps);
   const char* method = "closed form GT.gauss.hs";
   if (delta == 0) return zero(method);
+  // Δ/σ beyond 1e150: the arguments' squares overflow; HS = Φ(a) − e^ε Φ(b) is then 1 to within e^{-1e299}.
+  if (delta / sigma > 1e150) return Estimate::from_value(1, 0, ErrorKind::exact, method);
+  // TV = 2Φ(Δ/2σ) − 1 = erf(Δ/(2√2 σ)): no cancellation for tiny Δ/σ (the general route's Φ(a) and Φ(b) agree to
+  // every digit there).
+  if (eps == 0) {
+    const double z = delta / (2 * std::numbers::sqrt2 * sigma);
+    const double v = std::erf(z);
+    return Estimate::from_value(v, 8 * kEps * v, ErrorKind::exact, method);
+  }
   const double a = delta / (2 * sigma) - eps * sigma / delta;
   const double b = -delta / (2 * sigma) - eps * sigma / delta;
   const double la = log_normal_cdf(a), lb = log_normal_cdf(b);
@@ -142,12 +155,53 @@ std::optional<Estimate> gaussian_pair(double delta, double sigma, const Quantity
   return std::nullopt;
 }
 
+// N(μ1, σ1²) against N(μ2, σ2²) with σ1 ≠ σ2 (Gil, Alajaji, Hashemi 2013): with Δ = μ1 − μ2, r = σ1/σ2,
+//   R_α = −log r − log(σ_α²/σ2²)/(2(α−1)) + αΔ²/(2σ_α²),  σ_α² = ασ2² − (α−1)σ1²  (+inf if σ_α² ≤ 0),
+//   KL  = (u − log1p u)/2 + Δ²/(2σ2²),  u = r² − 1,
+//   R_∞ = −log r + Δ²/(2(σ2² − σ1²)) if σ1 < σ2, +inf otherwise (μ has the heavier tails).
+// Hockey-stick and TV go to quadrature. Error bars: a few eps of each term's magnitude, plus the cancellation in
+// σ_α² (relative eps·(ασ2² + (α−1)σ1²)/σ_α²) carried into both terms that use it.
+std::optional<Estimate> gaussian_unequal(const sim::Gaussian& p, const sim::Gaussian& q, const Quantity& quantity) {
+  const double s1 = p.sigma(), s2 = q.sigma(), d = *p.mean() - *q.mean();
+  const double log_r = std::log(s1) - std::log(s2);
+  const double z2 = (d / s2) * (d / s2);  // Δ²/σ2², without overflowing Δ² first
+  switch (quantity.kind) {
+    case Quantity::Kind::renyi: {
+      const double a = quantity.parameter, r2 = std::exp(2 * log_r);
+      const double sa = a - (a - 1) * r2;  // σ_α²/σ2²
+      if (!(sa > 0)) return Estimate::infinite("closed form (Gaussians of unequal variance: sigma_alpha^2 <= 0)");
+      const double sa_rel = 4 * kEps * (a + (a - 1) * r2) / sa;
+      const double t1 = -log_r, t2 = -std::log(sa) / (2 * (a - 1)), t3 = a * z2 / (2 * sa);
+      const double err = 8 * kEps * (std::fabs(t1) + std::fabs(t2) + std::fabs(t3)) + sa_rel / (2 * (a - 1)) + sa_rel * t3;
+      return Estimate::from_value(t1 + t2 + t3, err, ErrorKind::exact, "closed form (Renyi of Gaussians of unequal variance)");
+    }
+    case Quantity::Kind::kl: {
+      const double u = std::expm1(2 * log_r);  // r² − 1; u − log1p(u) = r² − 1 − 2 log r
+      const double g = std::fabs(u) < 1e-3 ? u * u * (0.5 - u / 3 + u * u / 4 - u * u * u / 5) : u - 2 * log_r;
+      const double v = g / 2 + z2 / 2;
+      return Estimate::from_value(v, 16 * kEps * (v + std::fabs(u) + std::fabs(log_r)), ErrorKind::exact,
+                                  "closed form (KL of Gaussians of unequal variance)");
+    }
+    case Quantity::Kind::renyi_inf: {
+      if (s1 > s2) return Estimate::infinite("closed form (mu has the heavier tails)");
+      const double den = -std::expm1(2 * log_r);  // 1 − σ1²/σ2²
+      const double v = -log_r + z2 / (2 * den);
+      return Estimate::from_value(v, 16 * kEps * (std::fabs(log_r) + z2 / den * (1 + 1 / den)), ErrorKind::exact,
+                                  "closed form (R_inf of Gaussians of unequal variance)");
+    }
+    case Quantity::Kind::hockey_stick:
+    case Quantity::Kind::tv: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const Quantity& quantity) {
   const auto* gp = dynamic_cast<const sim::Gaussian*>(&p);
   const auto* gq = dynamic_cast<const sim::Gaussian*>(&q);
   if (gp && gq && gp->sigma() == gq->sigma()) return gaussian_pair(std::fabs(*gp->mean() - *gq->mean()), gp->sigma(), quantity);
+  if (gp && gq) return gaussian_unequal(*gp, *gq, quantity);
 
   const auto* np = dynamic_cast<const sim::GaussianND*>(&p);
   const auto* nq = dynamic_cast<const sim::GaussianND*>(&q);

@@ -113,7 +113,9 @@ Real rounding(const Real& weight_p, const Real& lp, const Real& weight_q, const 
   return e;
 }
 
-// Rounding of h = log p + log g(L) where g(L) amplifies the error of L = log p − log q by `amplification(L)`.
+// Rounding of h = log p + log g(L) where g(L) amplifies the error of L = log p − log q by `amplification(L)`. Not
+// capped (a cap hid the cancellation of L when the laws nearly coincide): next to a zero of g the integrand's own
+// factor cancels the amplification.
 template <class Real, class A>
 auto loss_rounding(const DensityPair<Real>& pair, A amplification) {
   return [&pair, amplification](Real x) {
@@ -125,7 +127,7 @@ auto loss_rounding(const DensityPair<Real>& pair, A amplification) {
     if (!isfinite(lp) || !isfinite(lq)) return Real(8 * eps);
     // A jointly computed loss carries its own error (the caller evaluates the loss's range); only p rounds here.
     if (pair.loss) return Real(8 * eps + 4 * eps * abs(lp));
-    const Real amp = min(Real(amplification(Real(lp - lq))), Real(1e6));
+    const Real amp = min(Real(amplification(Real(lp - lq))), Real(1e250));
     return Real(8 * eps + 4 * eps * abs(lp) + 4 * eps * (abs(lp) + abs(lq)) * amp);
   };
 }
@@ -330,7 +332,7 @@ LogIntegral<Real> q_weighted_integral(const DensityPair<Real>& pair, LogG log_g,
     if (!isfinite(lp)) return Real(8 * eps + 4 * eps * abs(lq));
     if (pair.loss) return Real(8 * eps + 4 * eps * abs(lq));  // the loss's own error: see loss_push
     using std::min;
-    const Real amp = min(Real(sensitivity(Real(lp - lq))), Real(1e8));
+    const Real amp = min(Real(sensitivity(Real(lp - lq))), Real(1e250));
     return Real(8 * eps + 4 * eps * abs(lq) + 4 * eps * (abs(lp) + abs(lq)) * amp);
   };
   return log_integrate<Real>(h, anchors_in(pair, pair.q_lo, pair.q_hi), options_for<Real>(pair, pair.q_lo, pair.q_hi, err));
@@ -386,6 +388,14 @@ SupResult<Real> sup_loss(const DensityPair<Real>& pair, const LossScan<Real>& sc
   r.value = scan.loss[best];
   using std::isfinite;
   if (!isfinite(r.value)) return r;
+  {
+    // L = log p − log q rounds by eps·(|log p| + |log q|) where the supremum is found (far out in a tail the two
+    // are large and nearly equal); a jointly computed loss rounds relative to itself.
+    using std::abs;
+    const Real eps = std::numeric_limits<Real>::epsilon();
+    const Real lp = scan.log_p[best], lq = lp - scan.loss[best];
+    r.error += pair.loss ? Real(4 * eps * abs(r.value)) : Real(4 * eps * (abs(lp) + abs(lq)));
+  }
   if (best > 0 && best + 1 < n) {
     boost::uintmax_t iters = 200;
     auto neg = [&](const Real& x) {
@@ -403,7 +413,7 @@ SupResult<Real> sup_loss(const DensityPair<Real>& pair, const LossScan<Real>& sc
     const std::size_t inner = right ? n - 2 : 1;
     const bool unbounded = right ? !isfinite(pair.hi) : !isfinite(pair.lo);
     using std::abs;
-    if (unbounded) r.error = 2 * abs(scan.loss[best] - scan.loss[inner]);
+    if (unbounded) r.error += 2 * abs(scan.loss[best] - scan.loss[inner]);
   }
   return r;
 }

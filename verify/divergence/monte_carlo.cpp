@@ -167,22 +167,45 @@ Estimate monte_carlo_divergence(const sim::Law& p, const sim::Law& q, const Quan
       break;
     }
     case Quantity::Kind::renyi: {
+      // E_μ[e^{(α−1)L}] is heavy-tailed whenever the loss is unbounded: a CLT interval on its sample mean is then
+      // confidently wrong (the mean is carried by samples the run almost never sees). Honest ends instead:
+      //   lower: E[Y] ≥ E[min(Y, c)] with c fixed by an independent pilot run; min(Y, c)/c ∈ [0, 1] has a valid
+      //          empirical-Bernstein lower confidence bound;
+      //   upper: only where the loss is bounded, L ≤ R_∞ (found by the deterministic supremum search): then
+      //          Y/e^{(α−1)R_∞} ∈ [0, 1] has a valid upper bound; otherwise +inf ("unknown").
       const double t = quantity.parameter - 1;
-      // First pass for the scale K = max (α−1)L so that e^{(α−1)L − K} cannot overflow.
+      double c_log = -kInf;
+      run(p, q, std::min(n, 20'000L), options.seed ^ 0xc1ec7ULL, 0.0, [&](double l) {
+        c_log = std::max(c_log, t * l);
+        return 0.0;
+      });
+      if (c_log == kInf) return Estimate::infinite("monte carlo");
       double k_max = -kInf;
       run(p, q, n, options.seed, 0.0, [&](double l) {
         k_max = std::max(k_max, t * l);
         return 0.0;
       });
       if (k_max == kInf) return Estimate::infinite("monte carlo");
-      const Moments m = run(p, q, n, options.seed, 0.0, [&](double l) { return std::exp(t * l - k_max); });
-      const double h = z * std::sqrt(m.variance() / m.n);
-      const double value = (k_max + std::log(m.mean)) / t;
-      const double lo = m.mean - h > 0 ? (k_max + std::log(m.mean - h)) / t : 0.0;
-      const double hi = (k_max + std::log(m.mean + h)) / t;
-      e = Estimate::from_value(value, 0, ErrorKind::statistical, "monte carlo (CLT interval on E[e^{(a-1)L}])");
-      e.lower = std::max(0.0, lo);
-      e.upper = hi;
+      const Moments plain = run(p, q, n, options.seed, 0.0, [&](double l) { return std::exp(t * l - k_max); });
+      const Moments clipped = run(p, q, n, options.seed, 0.0, [&](double l) { return std::exp(std::min(t * l - c_log, 0.0)); });
+      const double value = (k_max + std::log(plain.mean)) / t;
+      const double lo_mean = clipped.mean - bernstein_half_width(clipped, options.level);
+      const double lo = lo_mean > 0 ? std::max(0.0, (c_log + std::log(lo_mean)) / t) : 0.0;
+      double hi = kInf;
+      std::string how = "upper end unknown: the privacy loss is unbounded";
+      DivergenceOptions sup_options;
+      sup_options.engine = Engine::quadrature;
+      const Estimate sup = compute_divergence(p, q, Quantity::renyi_inf(), sup_options);
+      if (std::isfinite(sup.upper)) {
+        const double b = t * sup.upper;
+        const Moments bounded = run(p, q, n, options.seed, 0.0, [&](double l) { return std::exp(std::min(t * l - b, 0.0)); });
+        hi = (b + std::log(std::min(1.0, bounded.mean + bernstein_half_width(bounded, options.level)))) / t;
+        how = fmt::format("upper end from the bounded loss, R_inf <= {:.6g}", sup.upper);
+      }
+      e = Estimate::from_value(value, 0, ErrorKind::statistical,
+                               fmt::format("monte carlo (empirical-Bernstein ends on the clipped and bounded E[e^(a-1)L]; {})", how));
+      e.lower = std::min(lo, e.value);
+      e.upper = std::max(hi, e.value);
       e.log_lower = e.lower > 0 ? std::log(e.lower) : -kInf;
       e.log_upper = std::log(e.upper);
       break;

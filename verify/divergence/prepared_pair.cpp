@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "numerics/errors.hpp"
 #include "numerics/log_space.hpp"
 #include "verify/divergence/generators.hpp"
@@ -51,6 +53,20 @@ PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_to
     if (atom_log_p[k] > -kInf && atom_log_q[k] == -kInf) not_absolutely_continuous = true;
 
   p_has_density = p.continuous_mass() > 0;
+  if (p_has_density && q.continuous_mass() > 0) {
+    // Where the quadrature engine's scan cannot resolve the pair: scales that differ by more than 1e8 (a peak
+    // narrower than the scan step of the other law) or locations more than 1e12 scales apart (the loss then
+    // rounds away). Refused rather than answered wrongly.
+    const double sp = p.scale(), sq = q.scale(), ratio = std::max(sp / sq, sq / sp);
+    if (!(ratio <= 1e8))
+      throw InvalidArgument(fmt::format("the laws' scales differ by a factor {:.3g} (mu: {:.3g}, nu: {:.3g}); the quadrature "
+                                        "engine resolves ratios up to 1e8", ratio, sp, sq));
+    const double offset = std::fabs(p.location() - q.location()) / std::min(sp, sq);
+    if (!(offset <= 1e12))
+      throw InvalidArgument(fmt::format("the laws' locations are {:.3g} scales apart (mu at {:.6g}, nu at {:.6g}); the "
+                                        "quadrature engine resolves offsets up to 1e12 scales", offset, p.location(),
+                                        q.location()));
+  }
   if (p_has_density) {
     const bool q_has_density = q.continuous_mass() > 0;
     const sim::Interval sp = p.support(), sq = q.support();
@@ -142,7 +158,7 @@ Part atom_part(const PreparedPair& pair, const Quantity& quantity, RenyiRoute ro
       case Quantity::Kind::renyi:
         if (q_weighted) {
           term = lq + generator([alpha](double x) { return log_renyi_generator(x, alpha); });
-          magnitude = std::fabs(lq) + loss_error * std::min(renyi_generator_sensitivity(l, alpha), 1e8);
+          magnitude = std::fabs(lq) + loss_error * std::min(renyi_generator_sensitivity(l, alpha), 1e250);
         } else if (lp > -kInf) {
           term = alpha * lp + (1 - alpha) * lq;
           magnitude = alpha * std::fabs(lp) + (alpha - 1) * std::fabs(lq);
@@ -150,14 +166,14 @@ Part atom_part(const PreparedPair& pair, const Quantity& quantity, RenyiRoute ro
         break;
       case Quantity::Kind::kl:
         term = lq + generator([](double x) { return log_kl_generator(x); });
-        magnitude = std::fabs(lq) + loss_error * std::min(kl_generator_sensitivity(l), 1e8);
+        magnitude = std::fabs(lq) + loss_error * std::min(kl_generator_sensitivity(l), 1e250);
         break;
       case Quantity::Kind::hockey_stick:
       case Quantity::Kind::tv: {
         const double eps = quantity.kind == Quantity::Kind::tv ? 0.0 : quantity.parameter;
         if (l > eps) {
           term = lp + log1mexp(eps - l);
-          magnitude = std::fabs(lp) + loss_error * std::min(std::exp(eps - l) / -std::expm1(eps - l), 1e8);
+          magnitude = std::fabs(lp) + loss_error * std::min(std::exp(eps - l) / -std::expm1(eps - l), 1e250);
         }
         break;
       }

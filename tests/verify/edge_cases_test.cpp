@@ -1,0 +1,94 @@
+// Edge inputs that once gave confident wrong intervals: every interval here must contain a reference computed
+// independently at 30-40 digits (mpmath quad on the closed-form densities, exact rational arithmetic for the chain:
+// the commands are in tests/audit/README.md), or the input must be refused with a message naming the problem.
+#include <cmath>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "sim/laws/expression.hpp"
+#include "support/check.hpp"
+#include "verify/divergence/engines.hpp"
+
+using namespace privamp;
+using verify::Quantity;
+
+namespace {
+struct Reference {
+  std::string mu, nu;
+  Quantity quantity;
+  double value;
+  const char* engine = "auto";
+};
+
+verify::Estimate compute(const Reference& r) {
+  verify::DivergenceOptions o;
+  o.engine = verify::parse_engine(r.engine);
+  return verify::compute_divergence(*sim::parse_law(r.mu), *sim::parse_law(r.nu), r.quantity, o);
+}
+}  // namespace
+
+TEST_CASE("edge inputs: intervals contain the independent references", "[verify][edges]") {
+  const std::string k = "K=[[0.9, 0.1, 0], [0, 0.9, 0.1], [0.1, 0, 0.9]]";
+  const Reference table[] = {
+      // A mixture weight of 1e-9: the loss is ~1e-9, so log p − log q loses 7 digits; the bar must say so.
+      {"mix(q=1e-9, gaussian(0,1), gaussian(1,1))", "gaussian(0,1)", Quantity::tv(), 3.8292492254802620728e-10},
+      // Just below the Laplace pair's largest loss: 1 − e^{ε−L} is 1e-12 where L rounds at 1e-15.
+      {"laplace(1,1)", "laplace(0,1)", Quantity::hockey_stick(0.999999999999), 4.99999999999875e-13, "quadrature"},
+      // R_∞ reached only as y → ∞ (the limit is 1/max scale).
+      {"laplace_sum(1, [1, 1.02])", "laplace_sum(0, [1, 1.02])", Quantity::renyi_inf(), 1 / 1.02},
+      {"laplace_sum(1, [1, 1])", "laplace_sum(0, [1, 1])", Quantity::renyi_inf(), 1.0},
+      {"laplace_sum(1, [1, 1.01])", "laplace_sum(0, [1, 1.01])", Quantity::renyi_inf(), 1 / 1.01},
+      // Gaussians of unequal variance (closed forms) and their quadrature.
+      {"gaussian(1, 1)", "gaussian(0, 2)", Quantity::renyi(2), 0.556196429449376823424645014052},
+      {"gaussian(1, 1)", "gaussian(0, 2)", Quantity::kl(), 0.443147180559945309417232121458},
+      {"gaussian(1, 1)", "gaussian(0, 2)", Quantity::renyi_inf(), 0.859813847226611976083898788125},
+      {"gaussian(1, 1)", "gaussian(0, 2)", Quantity::tv(), 0.390065660121055661052951368821},
+      {"gaussian(loc=1, sigma=1e-300)", "gaussian(0, 2)", Quantity::kl(), 691.093675078773650514814668527},
+      {"gaussian(1, 1.0000001)", "gaussian(0, 1)", Quantity::kl(), 0.500000000000009999999666666692},
+      // Extreme ratios Δ/σ: in logs.
+      {"gaussian(1e-300, 2)", "gaussian(0, 2)", Quantity::tv(), 1.9947114020071633897e-301},
+      // Long chains: the difference of the laws is 1e-21 of either (exact rational arithmetic).
+      {"chain(" + k + ", mu=[1, 0, 0], t=300)", "chain(" + k + ", mu=[0, 1, 0], t=300)", Quantity::tv(), 3.30430089354516e-21},
+      {"chain(" + k + ", mu=[1, 0, 0], t=300)", "chain(" + k + ", mu=[0, 1, 0], t=300)", Quantity::renyi(2), 5.95674880710872e-41},
+  };
+  for (const Reference& r : table) {
+    const auto e = compute(r);
+    INFO(r.mu << " || " << r.nu << " " << r.quantity.label() << ": " << test::describe(e) << "; reference " << r.value);
+    CHECK(e.contains(r.value));
+    // Not [0, inf]: the width stays within 1e-2 relative (the widest here is the hockey-stick 1e-12 below the
+    // largest loss, 4e-3: the loss rounds at 1e-15 there).
+    CHECK(e.upper - e.lower <= 1e-2 * r.value);
+  }
+}
+
+TEST_CASE("edge inputs: exact zeros and overflowing values", "[verify][edges]") {
+  // η·λ = 1 forgets the data after one step: both laws are identical, the divergences exactly 0.
+  const auto p = sim::parse_law("noisy_sgd(n=5, i=1, zi=0.7, eta=1, sigma=0.3)");
+  const auto q = sim::parse_law("noisy_sgd(n=5, i=1, zi=-0.7, eta=1, sigma=0.3)");
+  for (const Quantity& quantity : {Quantity::renyi(2), Quantity::tv(), Quantity::kl()}) {
+    const auto e = verify::compute_divergence(*p, *q, quantity);
+    INFO(quantity.label() << ": " << test::describe(e));
+    CHECK(e.lower == 0);
+    CHECK(e.upper < 1e-12);
+  }
+  // R_2 = αΔ²/(2σ²) = 2.5e599 overflows a double: +inf as a value, the log exact.
+  const auto big = verify::compute_divergence(*sim::parse_law("gaussian(loc=1e300, sigma=2)"), *sim::parse_law("gaussian(0, 2)"),
+                                              Quantity::renyi(2));
+  CHECK(std::isinf(big.value));
+  CHECK(big.log_value == Approx(std::log(2.5) + 599 * std::log(10.0)).epsilon(1e-14));
+  // Δ/σ = 1e155: the hockey-stick is 1.
+  const auto far = verify::compute_divergence(*sim::parse_law("gaussian(1e155, 1)"), *sim::parse_law("gaussian(0, 1)"),
+                                              Quantity::hockey_stick(1));
+  CHECK(far.value == 1);
+}
+
+TEST_CASE("edge inputs: what the quadrature engine cannot resolve is refused", "[verify][edges][bad-input]") {
+  auto error = [](const char* mu, const char* nu, const Quantity& quantity) {
+    return test::error_of([&] { verify::compute_divergence(*sim::parse_law(mu), *sim::parse_law(nu), quantity); });
+  };
+  CHECK_THAT(error("gaussian(1, 1e-20)", "gaussian(0, 2)", Quantity::tv()), Catch::Contains("scales differ by a factor 2e+20"));
+  CHECK_THAT(error("shift(laplace(0, 1), by=1e17)", "laplace(0, 1)", Quantity::tv()), Catch::Contains("1e+17 scales apart"));
+  CHECK_THAT(error("gaussian(loc=1, sigma=5e-324)", "gaussian(0, 1)", Quantity::hockey_stick(1)), Catch::Contains("scales differ"));
+  CHECK_THAT(error("gaussian_nd([0])", "gaussian_nd([0, 0, 0])", Quantity::kl()), Catch::Contains("different dimensions"));
+}
