@@ -257,17 +257,17 @@ const std::vector<LawSpec>& law_catalogue() {
        [](const Args& a) { return std::make_shared<Laplace>(a.number("loc"), a.number("scale")); }},
       {"laplace_sum", "loc + a sum of independent Laplace(0, b_j) (closed-form density)",
        {{"loc", K::number, "0", "shift"},
-        {"scales", K::numbers, std::nullopt, "the scales b_j: all equal, or each two at least 1% apart (relative to the smaller)"}},
+        {"scales", K::numbers, std::nullopt, "the scales b_j: all equal (at most 1000), or at most 20 with each two at least 1% apart (relative to the smaller)"}},
        "laplace_sum(loc=1, scales=[1, 2])",
        [](const Args& a) { return std::make_shared<LaplaceSum>(a.number("loc"), a.numbers("scales")); }},
       {"laplace_nfold", "loc + the sum of n independent Laplace(0, scale) (n-fold convolution)",
-       {{"n", K::integer, std::nullopt, "number of terms, 1 <= n <= 10000"},
+       {{"n", K::integer, std::nullopt, "number of terms, 1 <= n <= 1000"},
         {"loc", K::number, "0", "shift"},
         {"scale", K::number, "1", "scale of each term, > 0"}},
        "laplace_nfold(n=10, loc=0.1, scale=1)",
        [](const Args& a) {
          const long n = a.integer("n");
-         if (n < 1 || n > 10000) throw_invalid("laplace_nfold", "n", static_cast<double>(n), "1 <= n <= 10000");
+         if (n < 1 || n > 1000) throw_invalid("laplace_nfold", "n", static_cast<double>(n), "1 <= n <= 1000");
          return std::make_shared<LaplaceSum>(a.number("loc"),
                                              std::vector<double>(static_cast<std::size_t>(n), a.number("scale")));
        }},
@@ -513,6 +513,8 @@ class Parser {
     const std::size_t start = pos_;
     double x = 0;
     const auto [ptr, ec] = std::from_chars(s_.data() + pos_, s_.data() + s_.size(), x);
+    if (ec == std::errc::result_out_of_range)
+      fail("number out of the range of doubles (allowed: |x| <= 1.8e308, and 0 or |x| >= 2.2e-308)", start);
     if (ec != std::errc() || ptr == s_.data() + pos_) fail("expected a number, a list [..] or a law");
     pos_ = static_cast<std::size_t>(ptr - s_.data());
     if (!std::isfinite(x)) fail("numbers must be finite", start);
@@ -573,6 +575,7 @@ class Parser {
     }
     Value v;
     v.kind = Value::Kind::law;
+    if (context_ && context_->validate_only) return v;
     try {
       v.law = spec->build(Args(law_name, std::move(values), context_));
     } catch (const InvalidArgument& e) {
@@ -600,6 +603,12 @@ LawPtr parse_law(std::string_view text) {
   d.what = context.what;
   d.refine = [expression = std::string(text)](int factor) { return parse_law_refined(expression, factor); };
   return std::make_shared<DiscretisedLaw>(std::move(law), std::move(d));
+}
+
+void check_law_syntax(std::string_view text) {
+  BuildContext context;
+  context.validate_only = true;
+  Parser(text, &context).parse();
 }
 
 LawPtr parse_law_refined(std::string_view text, int resolution_factor) {

@@ -41,6 +41,7 @@ struct ParamSpec {
 // parser records the method's order (see Discretisation in law.hpp).
 struct BuildContext {
   int resolution_factor = 1;
+  bool validate_only = false;  // check names, parameters and syntax; build nothing
   std::optional<int> order;  // set by the first discretised law built
   int cells = 0;             // its base resolution
   int max_factor = 1 << 30;  // smallest over the discretised laws built: factor × cells stays within their limits
@@ -86,6 +87,11 @@ const std::vector<LawSpec>& law_catalogue();
 LawPtr parse_law(std::string_view text);
 // The expression at `resolution_factor` × the cells it names, unwrapped (what Discretisation::refine returns).
 LawPtr parse_law_refined(std::string_view text, int resolution_factor);
+
+// Checks a law expression's syntax, law and parameter names and required parameters without building anything
+// (cheap even for laws that take seconds to compute); InvalidArgument as parse_law. Parameter ranges are checked
+// when the law is built.
+void check_law_syntax(std::string_view text);
 
 // Nesting depth of brackets and calls that the parser accepts.
 inline constexpr int kMaxExpressionDepth = 64;

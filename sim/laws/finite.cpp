@@ -23,11 +23,13 @@ FiniteLaw::FiniteLaw(std::vector<double> locations, const Eigen::VectorXd& masse
     check_finite("pmf", "at", locations[static_cast<std::size_t>(i)]);
     total += masses[i];
   }
-  if (std::fabs(total - 1) > 1e-9)
-    throw InvalidArgument(fmt::format("pmf: parameter 'p' is not normalised: masses sum to {}", format_number(total)));
+  // Decimal inputs sum to 1 within a few rounding units; anything further off is a typo, not rounding.
+  if (std::fabs(total - 1) > 1e-12 * static_cast<double>(masses.size()))
+    throw InvalidArgument(fmt::format("pmf: parameter 'p' is not normalised: masses sum to {} (allowed within {:.0e} of 1)",
+                                      format_number(total), 1e-12 * static_cast<double>(masses.size())));
   std::vector<std::string> l, m;
   for (std::size_t i = 0; i < locations.size(); ++i) {
-    atoms_.push_back({locations[i], std::log(masses[static_cast<Eigen::Index>(i)])});
+    atoms_.push_back({locations[i], std::log(masses[static_cast<Eigen::Index>(i)] / total)});
     l.push_back(format_number(locations[i]));
     m.push_back(format_number(masses[static_cast<Eigen::Index>(i)]));
   }

@@ -50,6 +50,10 @@ LaplaceSum::LaplaceSum(double loc, std::vector<double> scales) : loc_(loc), scal
   if (scales_.empty()) throw InvalidArgument("laplace_sum: parameter 'scales' must list at least one scale");
   for (double b : scales_) check_positive_finite("laplace_sum", "scales", b);
   const std::size_t n = scales_.size();
+  // Equal scales: a finite sum of n terms per density value (n-fold convolution); distinct scales: partial
+  // fractions whose coefficients cancel more with every term. Beyond these sizes the quadrature takes minutes or
+  // the density loses its digits.
+  if (n > 1000) throw_invalid("laplace_sum", "number of scales", static_cast<double>(n), "at most 1000 (equal scales)");
   max_scale_ = *std::max_element(scales_.begin(), scales_.end());
   equal_ = std::all_of(scales_.begin(), scales_.end(), [&](double b) { return b == scales_[0]; });
   if (equal_) {
@@ -62,6 +66,7 @@ LaplaceSum::LaplaceSum(double loc, std::vector<double> scales) : loc_(loc), scal
     }
     return;
   }
+  if (n > 20) throw_invalid("laplace_sum", "number of distinct scales", static_cast<double>(n), "at most 20 (or all equal)");
   std::vector<double> sorted = scales_;
   std::sort(sorted.begin(), sorted.end());
   for (std::size_t i = 1; i < n; ++i) {

@@ -145,6 +145,12 @@ IntervalLaw combine(double a, const IntervalLaw& x, double b, const IntervalLaw&
 
 }  // namespace
 
+void check_noise_resolved(const char* law, const char* name, double s, double lo, double hi, int intervals) {
+  const double h = (hi - lo) / intervals;
+  if (!(s >= h / 2))
+    throw_invalid(law, name, s, fmt::format(">= half the grid spacing, {} (raise cells, or the noise)", format_number(h / 2)));
+}
+
 IntervalLawPair IntervalLawPair::points(double x_p, double x_q, double lo, double hi, int intervals) {
   IntervalLawPair pair{IntervalLaw::point(x_p, lo, hi, intervals), IntervalLaw::point(x_q, lo, hi, intervals)};
   // d = δ_{x_q} − δ_{x_p}
@@ -183,6 +189,7 @@ IntervalLaw projected_chain_law(const Propagator::Map& psi, double x0, int r, do
                                 int intervals) {
   if (r < 1 || r > 100000) throw_invalid("projected_chain", "r", r, "1 <= r <= 100000");
   IntervalLaw law = IntervalLaw::point(x0, lo, hi, intervals);
+  check_noise_resolved("projected_chain", "sigma", s, lo, hi, intervals);
   const Propagator step(lo, hi, intervals, psi, s);
   for (int j = 0; j < r; ++j) law = step(law);
   return law;

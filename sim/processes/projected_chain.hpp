@@ -64,6 +64,10 @@ class Propagator {
 // L-Lipschitz; `name` ∈ {linear, tanh, sin, softsign}.
 Propagator::Map lipschitz_map(const std::string& name, double lipschitz);
 
+// The grid must resolve a step's noise: s ≥ h/2 (InvalidArgument naming `name` otherwise; a narrower kernel
+// falls between the nodes and the propagated law is meaningless).
+void check_noise_resolved(const char* law, const char* name, double s, double lo, double hi, int intervals);
+
 // p through step_p and q = p + d through step_q (pass the same object for a step both laws share).
 IntervalLawPair propagate_pair(const IntervalLawPair& in, const Propagator& step_p, const Propagator& step_q);
 

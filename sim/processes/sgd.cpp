@@ -90,8 +90,9 @@ void NoisySgd::project(Eigen::VectorXd& x) const {
 
 namespace {
 
-void check_exact_law(const NoisySgd& sgd, int i, double zi) {
+void check_exact_law(const NoisySgd& sgd, int i, double zi, int intervals) {
   sgd.check();
+  check_noise_resolved("noisy_sgd", "eta*sigma", sgd.eta * sgd.sigma, -sgd.radius, sgd.radius, intervals);
   if (sgd.dim != 1) throw_invalid("noisy_sgd", "d", sgd.dim, "d = 1 for the exact law (use the simulator for d > 1)");
   if (i < 1 || i > sgd.n) throw_invalid("noisy_sgd", "i", i, fmt::format("1 <= i <= n = {}", sgd.n));
   if (!(std::fabs(zi) <= sgd.data_bound()))
@@ -107,7 +108,7 @@ Propagator sgd_step(const NoisySgd& sgd, double z, int intervals) {
 }  // namespace
 
 IntervalLaw noisy_sgd_law(const NoisySgd& sgd, int i, double zi, int intervals) {
-  check_exact_law(sgd, i, zi);
+  check_exact_law(sgd, i, zi, intervals);
   IntervalLaw law = IntervalLaw::point(sgd.x0, -sgd.radius, sgd.radius, intervals);
   const Propagator plain = sgd_step(sgd, 0.0, intervals), differing = sgd_step(sgd, zi, intervals);
   for (int j = 1; j <= sgd.n; ++j) law = j == i ? differing(law) : plain(law);
@@ -115,8 +116,8 @@ IntervalLaw noisy_sgd_law(const NoisySgd& sgd, int i, double zi, int intervals) 
 }
 
 IntervalLawPair noisy_sgd_pair(const NoisySgd& sgd, int i, double zi, double zi_q, int intervals) {
-  check_exact_law(sgd, i, zi);
-  check_exact_law(sgd, i, zi_q);
+  check_exact_law(sgd, i, zi, intervals);
+  check_exact_law(sgd, i, zi_q, intervals);
   IntervalLawPair pair = IntervalLawPair::points(sgd.x0, sgd.x0, -sgd.radius, sgd.radius, intervals);
   const Propagator plain = sgd_step(sgd, 0.0, intervals), differing_p = sgd_step(sgd, zi, intervals),
                    differing_q = sgd_step(sgd, zi_q, intervals);

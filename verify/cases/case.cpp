@@ -8,6 +8,7 @@
 #include <toml++/toml.h>
 
 #include "numerics/errors.hpp"
+#include "sim/laws/expression.hpp"
 #include "verify/bounds/catalogue.hpp"
 
 namespace privamp::verify {
@@ -113,6 +114,7 @@ class Reader {
     c.file = file_;
     c.line = static_cast<int>(t.source().begin.line);
     c.name = text(t, "name");
+    if (c.name.find_first_not_of(" \t") == std::string::npos) fail(t.get("name"), "name", "must not be empty");
     const toml::node* b = t.get("bounds");
     if (!b || !b->is_array() || b->as_array()->empty()) fail(b ? b : &t, "bounds", "must be a non-empty list of theorem IDs");
     for (const auto& e : *b->as_array()) {
@@ -192,26 +194,49 @@ class Reader {
       if (values.empty()) fail(&v, "grid." + key, "empty list");
       c.grid.emplace_back(key, std::move(values));
     }
+    // The size of the product, before expanding it.
+    double size = 1;
+    for (const auto& [key, values] : c.grid) size *= static_cast<double>(values.size());
+    if (size > 100000) fail(g, "grid", fmt::format("{:.0f} points: at most 100000", size));
     if (const toml::node* d = t.get("derived")) {
       if (!d->is_table()) fail(d, "derived", "must be a table of formulas");
       for (const auto& [k, v] : *d->as_table()) {
         if (!v.is_string()) fail(&v, "derived." + std::string(k.str()), "must be a formula string");
+        const auto in_grid = std::find_if(c.grid.begin(), c.grid.end(), [&](const auto& e) { return e.first == k.str(); });
+        if (in_grid != c.grid.end())
+          fail(&v, "derived." + std::string(k.str()), "is also a grid parameter: a derived parameter may not override it");
         c.derived.emplace_back(std::string(k.str()), std::string(**v.as_string()));
       }
     }
-    // Templates and formulas must resolve at every point (checked on the first point: all share the keys).
+    // Every point, before anything runs: derived parameters, the templates (law names, parameter names and
+    // syntax; ranges are checked when a law is built) and the order with its allowed range.
+    std::vector<Params> points;
     try {
-      const auto points = c.points();
-      if (points.empty()) fail(g, "grid", "no points");
-      if (points.size() > 100000) fail(g, "grid", fmt::format("{} points: at most 100000", points.size()));
-      const Params& p = points.front();
-      if (c.kind == Case::Kind::laws) {
-        substitute(c.mu, p);
-        substitute(c.nu, p);
-      }
-      if (!c.order.empty()) substitute(c.order, p);
+      points = c.points();
     } catch (const InvalidArgument& e) {
-      fail(&t, "grid", e.what());
+      fail(t.get("derived") ? t.get("derived") : g, "derived", e.what());
+    }
+    if (points.empty()) fail(g, "grid", "no points");
+    for (const Params& p : points) {
+      const auto where = [&] {
+        std::vector<std::string> parts;
+        for (const auto& [k, v] : p.numbers) parts.push_back(fmt::format("{}={}", k, format_number(v)));
+        for (const auto& [k, v] : p.words) parts.push_back(fmt::format("{}={}", k, v));
+        return fmt::format("at {}: ", fmt::join(parts, ", "));
+      };
+      if (c.kind == Case::Kind::laws)
+        for (const char* key : {"mu", "nu"}) try {
+            sim::check_law_syntax(substitute(key[0] == 'm' ? c.mu : c.nu, p));
+          } catch (const InvalidArgument& e) {
+            fail(t.get(key), key, where() + e.what());
+          }
+      if (!c.order.empty()) try {
+          const double order = evaluate_formula(substitute(c.order, p), p);
+          if (c.quantity == Quantity::Kind::renyi) Quantity::renyi(order);
+          else Quantity::hockey_stick(order);
+        } catch (const InvalidArgument& e) {
+          fail(t.get("order"), "order", where() + e.what());
+        }
     }
     return c;
   }
@@ -238,7 +263,11 @@ void collect(const std::filesystem::path& path, std::vector<std::filesystem::pat
 
 std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths) {
   std::vector<std::filesystem::path> files;
-  for (const auto& p : paths) collect(p, files);
+  for (const auto& p : paths) {
+    const std::size_t before = files.size();
+    collect(p, files);
+    if (files.size() == before) throw InvalidArgument(fmt::format("{}: no .toml case files here", p.string()));
+  }
   std::vector<Case> out;
   for (const auto& f : files) {
     const std::string name = f.string();
@@ -252,7 +281,8 @@ std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths) {
     for (const auto& [k, v] : doc)
       if (k.str() != "case") reader.fail(&v, std::string(k.str()), "unknown top-level key (cases are [[case]] tables)");
     const toml::node* cases = doc.get("case");
-    if (!cases || !cases->is_array_of_tables()) reader.fail(&doc, "case", "the file must contain [[case]] tables");
+    if (!cases || !cases->is_array_of_tables() || cases->as_array()->empty())
+      reader.fail(&doc, "case", "the file must contain [[case]] tables");
     std::set<std::string> names;
     for (const auto& t : *cases->as_array()) {
       Case c = reader.read(*t.as_table());

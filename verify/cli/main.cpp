@@ -12,6 +12,14 @@ int main(int argc, char** argv) {
   std::vector<privamp::cli::Action> actions = {
       privamp::cli::add_verify_command(app), privamp::cli::add_list_command(app), privamp::cli::add_figures_command(app),
       privamp::cli::add_divergence_command(app), privamp::cli::add_laws_command(app)};
+  // "-hgaussian(0,1)" would be read as the help flag: a law never starts with '-', so say what is wrong.
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.size() > 2 && a[0] == '-' && a[1] == 'h') {
+      std::cerr << "privamp: error: unknown option '" << a << "' (-h takes no value; a law expression starts with a name)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -52,6 +53,16 @@ Action add_verify_command(CLI::App& app) {
       throw InvalidArgument("give --check-golden or --update-golden, not both");
     if (args->update_golden && !args->only.empty())
       throw InvalidArgument("--update-golden rewrites whole case files: run it without --only");
+    if (args->jobs < 0 || args->jobs > 1024) throw_invalid("verify", "--jobs", args->jobs, "1 <= jobs <= 1024 (0: the number of cores)");
+    if (!args->out.empty()) {
+      // Found unwritable now, not after the whole run.
+      const std::filesystem::path dir(args->out);
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      const auto probe = dir / ".privamp-write-test";
+      if (ec || !std::ofstream(probe)) throw InvalidArgument(fmt::format("--out {}: cannot write there", dir.string()));
+      std::filesystem::remove(probe, ec);
+    }
     std::vector<std::filesystem::path> paths;
     for (const auto& p : args->paths) paths.emplace_back(p);
     if (paths.empty()) paths.emplace_back("cases");

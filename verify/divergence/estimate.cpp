@@ -80,8 +80,9 @@ std::string Quantity::label() const {
 }
 
 Quantity Quantity::renyi(double alpha) {
-  if (!(alpha > 1) || !std::isfinite(alpha))
-    throw_invalid("renyi", "alpha", alpha, "1 < alpha < inf (use kl for alpha -> 1 and renyi_inf for alpha = inf)");
+  if (!(alpha > 1) || !(alpha <= 1e6))
+    throw_invalid("renyi", "alpha", alpha,
+                  "1 < alpha <= 1e6 (use kl for alpha -> 1 and renyi_inf beyond: R_alpha tends to R_inf like 1/alpha)");
   return {Kind::renyi, alpha};
 }
 

@@ -123,7 +123,8 @@ double find_shift(const sim::Law& p, const sim::Law& q, double eps) {
 Estimate monte_carlo_divergence(const sim::Law& p, const sim::Law& q, const Quantity& quantity,
                                 const MonteCarloOptions& options) {
   if (options.samples < 100) throw_invalid("monte_carlo", "samples", static_cast<double>(options.samples), "samples >= 100");
-  if (!(options.level > 0 && options.level < 1)) throw_invalid("monte_carlo", "level", options.level, "0 < level < 1");
+  if (!(options.level >= 0.5 && options.level <= 1 - 1e-12))
+    throw_invalid("monte_carlo", "level", options.level, "0.5 <= level <= 1 - 1e-12");
   if (p.dimension() != 1 || q.dimension() != 1) throw InvalidArgument("monte_carlo: needs one-dimensional laws");
   const long n = options.samples;
   const double z = normal_quantile(options.level);

@@ -154,7 +154,10 @@ sim::LawPtr cached_law(const std::string& expression) {
 struct Exact {
   Estimate value;
   std::optional<Estimate> cross;
+  bool reversed = false;  // symmetric cases: the reverse direction attained the value
 };
+
+constexpr const char* kReversedNote = "the reverse direction (nu || mu of the case) attains the maximum";
 
 Exact exact_for(const Case& c, const Params& p, double order, const sim::FiniteKernel* kernel, Row& row) {
   const Quantity q = make_quantity(c.quantity, order);
@@ -167,18 +170,25 @@ Exact exact_for(const Case& c, const Params& p, double order, const sim::FiniteK
   row.mu = substitute(c.mu, p);
   row.nu = substitute(c.nu, p);
   const auto mu = cached_law(row.mu), nu = cached_law(row.nu);
-  auto compute = [&](Engine engine) {
+  // Symmetric cases report the worse direction; the row names the direction that attained it, so that the row
+  // reproduces its value (mu and nu are swapped when it is the reverse one).
+  bool reversed = false;
+  auto compute = [&](Engine engine, bool decide_direction) {
     DivergenceOptions o;
     o.engine = engine;
-    Estimate e = compute_divergence(*mu, *nu, q, o);
-    if (c.symmetric) {
-      const Estimate back = compute_divergence(*nu, *mu, q, o);
-      if (back.value > e.value) e = back;
-    }
-    return e;
+    const Estimate forward = compute_divergence(*mu, *nu, q, o);
+    if (!c.symmetric) return forward;
+    const Estimate back = compute_divergence(*nu, *mu, q, o);
+    if (decide_direction) reversed = back.value > forward.value;
+    return reversed ? back : forward;
   };
-  Exact out{compute(c.engine), std::nullopt};
-  if (c.cross_check) out.cross = compute(*c.cross_check);
+  Exact out{compute(c.engine, true), std::nullopt, false};
+  if (c.cross_check) out.cross = compute(*c.cross_check, false);
+  out.reversed = reversed;
+  if (reversed) {
+    std::swap(row.mu, row.nu);
+    row.note = kReversedNote;
+  }
   return out;
 }
 
@@ -279,6 +289,10 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
         row.quantity = make_quantity(c.quantity, order).label();
         row.mu = c.kind == Case::Kind::laws ? substitute(c.mu, p) : "";
         row.nu = c.kind == Case::Kind::laws ? substitute(c.nu, p) : "";
+        if (it->second.reversed) {
+          std::swap(row.mu, row.nu);
+          row.note = kReversedNote;
+        }
       }
       row.exact = it->second.value;
       row.cross = it->second.cross;
