@@ -146,6 +146,7 @@ IntervalLaw combine(double a, const IntervalLaw& x, double b, const IntervalLaw&
 }  // namespace
 
 void check_noise_resolved(const char* law, const char* name, double s, double lo, double hi, int intervals) {
+  if (intervals < 2 || intervals > 200000) throw_invalid(law, "intervals", intervals, "2 <= intervals <= 200000");
   const double h = (hi - lo) / intervals;
   if (!(s >= h / 2))
     throw_invalid(law, name, s, fmt::format(">= half the grid spacing, {} (raise cells, or the noise)", format_number(h / 2)));

@@ -46,7 +46,7 @@ TEST_CASE("bad law expressions are rejected with a message naming the problem", 
       {"gaussian(0, 1", "expected ',' or ')'"},
       {"gaussian(0, 1) x", "unexpected text after the law"},
       {"gaussian(0, nan)", "numbers must be finite"},
-      {"gaussian(0, 1e999)", "expected a number"},
+      {"gaussian(0, 1e999)", "out of the range of doubles"},
       {"mix(0.5, gaussian(0,1), 3)", "parameter 'b' must be a law"},
       {"[1, 2]", "expected a law"},
   };
