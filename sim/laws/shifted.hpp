@@ -14,7 +14,10 @@ class Shifted final : public Law {
   void log_density(std::span<const double> x, std::span<double> out) const override;
   double continuous_mass() const override { return base_->continuous_mass(); }
   std::span<const Atom> atoms() const override { return atoms_; }
-  Interval support() const override { return {base_->support().lo + by_, base_->support().hi + by_}; }
+  Interval support() const override {
+    const Interval s = base_->support();  // once: nested shifts would otherwise cost 2^depth
+    return {s.lo + by_, s.hi + by_};
+  }
   std::vector<double> breakpoints() const override;
   std::vector<double> anchors() const override;
   double location() const override { return base_->location() + by_; }
