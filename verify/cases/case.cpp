@@ -1,6 +1,8 @@
 #include "verify/cases/case.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <set>
 
 #include <fmt/format.h>
@@ -261,6 +263,29 @@ void collect(const std::filesystem::path& path, std::vector<std::filesystem::pat
 
 }  // namespace
 
+std::vector<Case> parse_cases(std::string_view text, const std::string& name) {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    throw InvalidArgument(fmt::format("{}:{}: {}", name, e.source().begin.line, e.description()));
+  }
+  Reader reader(name);
+  for (const auto& [k, v] : doc)
+    if (k.str() != "case") reader.fail(&v, std::string(k.str()), "unknown top-level key (cases are [[case]] tables)");
+  const toml::node* cases = doc.get("case");
+  if (!cases || !cases->is_array_of_tables() || cases->as_array()->empty())
+    reader.fail(&doc, "case", "the file must contain [[case]] tables");
+  std::set<std::string> names;
+  std::vector<Case> out;
+  for (const auto& t : *cases->as_array()) {
+    Case c = reader.read(*t.as_table());
+    if (!names.insert(c.name).second) reader.fail(&t, "name", fmt::format("duplicate case name '{}'", c.name));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths) {
   std::vector<std::filesystem::path> files;
   for (const auto& p : paths) {
@@ -270,25 +295,11 @@ std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths) {
   }
   std::vector<Case> out;
   for (const auto& f : files) {
-    const std::string name = f.string();
-    toml::table doc;
-    try {
-      doc = toml::parse_file(name);
-    } catch (const toml::parse_error& e) {
-      throw InvalidArgument(fmt::format("{}:{}: {}", name, e.source().begin.line, e.description()));
-    }
-    Reader reader(name);
-    for (const auto& [k, v] : doc)
-      if (k.str() != "case") reader.fail(&v, std::string(k.str()), "unknown top-level key (cases are [[case]] tables)");
-    const toml::node* cases = doc.get("case");
-    if (!cases || !cases->is_array_of_tables() || cases->as_array()->empty())
-      reader.fail(&doc, "case", "the file must contain [[case]] tables");
-    std::set<std::string> names;
-    for (const auto& t : *cases->as_array()) {
-      Case c = reader.read(*t.as_table());
-      if (!names.insert(c.name).second) reader.fail(&t, "name", fmt::format("duplicate case name '{}'", c.name));
-      out.push_back(std::move(c));
-    }
+    std::ifstream in(f);
+    if (!in) throw InvalidArgument(fmt::format("{}: cannot read", f.string()));
+    std::stringstream text;
+    text << in.rdbuf();
+    for (Case& c : parse_cases(text.str(), f.string())) out.push_back(std::move(c));
   }
   return out;
 }

@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -59,5 +60,7 @@ std::string quantity_name(Quantity::Kind kind);
 // Loads one file or every *.toml below a directory (sorted), checking everything that can be checked without
 // computing: keys, types, IDs, engines, templates' parameters.
 std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths);
+// The cases of one file's text; `name` is the file name used in messages.
+std::vector<Case> parse_cases(std::string_view text, const std::string& name);
 
 }  // namespace privamp::verify

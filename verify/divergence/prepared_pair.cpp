@@ -74,7 +74,9 @@ PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_to
     density.log_p = [&law = p](double x) { return law.log_density(x); };
     density.log_q = [&law = q](double x) { return law.log_density(x); };
     for (double a : p.anchors()) density.anchors.push_back(a);
-    for (double a : q.anchors()) density.anchors.push_back(a);
+    // ν's anchors matter where ν has a density (a purely atomic ν of 10^6 outcomes would only slow the scan).
+    if (q_has_density)
+      for (double a : q.anchors()) density.anchors.push_back(a);
     density.scale = q_has_density ? std::min(p.scale(), q.scale()) : p.scale();
     density.lo = sp.lo;
     density.hi = sp.hi;
