@@ -8,6 +8,7 @@
 #include "numerics/errors.hpp"
 #include "sim/laws/finite.hpp"
 #include "sim/laws/projected.hpp"
+#include "sim/random/rng.hpp"
 
 namespace privamp::sim {
 
@@ -120,11 +121,19 @@ LawPtr noisy_sgd_process_law(const NoisySgd& sgd, int i, double zi, int cells) {
   const std::string family = fmt::format("noisy_sgd {} {} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {} {} {:.17g}", sgd.n, i,
                                          sgd.eta, sgd.sigma, sgd.lambda, sgd.radius, sgd.x0, cells, to_string(sgd.loss),
                                          sgd.feature_bound);
-  return std::make_shared<ProcessLaw>(grid_law(noisy_sgd_law(sgd, i, zi, cells)), family, std::vector<double>{zi},
-                                      [sgd, i, cells](const std::vector<double>& mine, const std::vector<double>& theirs) {
-                                        return joint_grid_laws(noisy_sgd_pair(sgd, i, mine[0], theirs[0], cells),
-                                                               noisy_sgd_pair(sgd, i, theirs[0], mine[0], cells));
-                                      });
+  return std::make_shared<ProcessLaw>(
+      grid_law(noisy_sgd_law(sgd, i, zi, cells)), family, std::vector<double>{zi},
+      [sgd, i, cells](const std::vector<double>& mine, const std::vector<double>& theirs) {
+        return joint_grid_laws(noisy_sgd_pair(sgd, i, mine[0], theirs[0], cells), noisy_sgd_pair(sgd, i, theirs[0], mine[0], cells));
+      },
+      [sgd, i, zi](Rng& rng, std::span<double> out) {  // simulated runs of Algorithm 1
+        for (double& v : out) {
+          double x = sgd.x0;
+          for (int j = 1; j <= sgd.n; ++j)
+            x = std::clamp(x - sgd.eta * (sgd.gradient(x, j == i ? zi : 0.0) + sgd.sigma * rng.normal()), -sgd.radius, sgd.radius);
+          v = x;
+        }
+      });
 }
 
 LawPtr projected_chain_process_law(const std::string& map, double lipschitz, double x0, int r, double sigma, double lo,
@@ -137,6 +146,13 @@ LawPtr projected_chain_process_law(const std::string& map, double lipschitz, dou
       [psi, r, sigma, lo, hi, cells](const std::vector<double>& mine, const std::vector<double>& theirs) {
         return joint_grid_laws(projected_chain_pair(psi, mine[0], theirs[0], r, sigma, lo, hi, cells),
                                projected_chain_pair(psi, theirs[0], mine[0], r, sigma, lo, hi, cells));
+      },
+      [psi, x0, r, sigma, lo, hi](Rng& rng, std::span<double> out) {  // simulated paths
+        for (double& v : out) {
+          double x = x0;
+          for (int j = 0; j < r; ++j) x = std::clamp(psi(x) + sigma * rng.normal(), lo, hi);
+          v = x;
+        }
       });
 }
 

@@ -36,6 +36,17 @@ double Law::log_atom_mass(double x) const {
   return -std::numeric_limits<double>::infinity();
 }
 
+double ProcessLaw::sample(Rng& rng) const {
+  double x;
+  sample(rng, std::span<double>(&x, 1));
+  return x;
+}
+
+void ProcessLaw::sample(Rng& rng, std::span<double> out) const {
+  if (simulate_) simulate_(rng, out);
+  else LawDecorator::sample(rng, out);
+}
+
 std::optional<std::pair<LawPtr, LawPtr>> ProcessLaw::joint_with(const Law& other) const {
   const auto* o = dynamic_cast<const ProcessLaw*>(&other.unwrapped());
   if (!o || o->family_ != family_) return std::nullopt;

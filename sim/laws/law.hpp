@@ -181,18 +181,25 @@ class DiscretisedLaw final : public LawDecorator {
 // A law of a process that can be recomputed together with another law of the same process (Law::joint_with).
 // `family` names the process and every parameter except the ones in which neighbours differ (`varying`: a
 // starting point, a data point, an initial law); `joint(mine, theirs)` recomputes both laws together.
+// Its samples, when `simulate` is given, are simulated runs of the process itself (not draws from the computed,
+// possibly discretised, law): Monte Carlo on them is an independent check of that law.
 class ProcessLaw final : public LawDecorator {
  public:
   using Joint = std::function<std::pair<LawPtr, LawPtr>(const std::vector<double>& mine, const std::vector<double>& theirs)>;
-  ProcessLaw(LawPtr base, std::string family, std::vector<double> varying, Joint joint)
-      : LawDecorator(std::move(base)), family_(std::move(family)), varying_(std::move(varying)), joint_(std::move(joint)) {}
+  using Simulate = std::function<void(Rng& rng, std::span<double> out)>;
+  ProcessLaw(LawPtr base, std::string family, std::vector<double> varying, Joint joint, Simulate simulate = {})
+      : LawDecorator(std::move(base)), family_(std::move(family)), varying_(std::move(varying)), joint_(std::move(joint)),
+        simulate_(std::move(simulate)) {}
   std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override;
   const Law& unwrapped() const override { return *this; }
+  double sample(Rng& rng) const override;
+  void sample(Rng& rng, std::span<double> out) const override;
 
  private:
   std::string family_;
   std::vector<double> varying_;
   Joint joint_;
+  Simulate simulate_;
 };
 
 }  // namespace privamp::sim

@@ -181,14 +181,23 @@ Estimate monte_carlo_divergence(const sim::Law& p, const sim::Law& q, const Quan
         return 0.0;
       });
       if (c_log == kInf) return Estimate::infinite("monte carlo");
-      double k_max = -kInf;
+      // One pass of samples (simulated runs can be costly); the statistics below reuse the losses.
+      std::vector<double> losses;
+      losses.reserve(static_cast<std::size_t>(n));
       run(p, q, n, options.seed, 0.0, [&](double l) {
-        k_max = std::max(k_max, t * l);
+        losses.push_back(l);
         return 0.0;
       });
+      double k_max = -kInf;
+      for (double l : losses) k_max = std::max(k_max, t * l);
       if (k_max == kInf) return Estimate::infinite("monte carlo");
-      const Moments plain = run(p, q, n, options.seed, 0.0, [&](double l) { return std::exp(t * l - k_max); });
-      const Moments clipped = run(p, q, n, options.seed, 0.0, [&](double l) { return std::exp(std::min(t * l - c_log, 0.0)); });
+      auto moments = [&](auto g) {
+        Moments m;
+        for (double l : losses) m.add(g(l));
+        return m;
+      };
+      const Moments plain = moments([&](double l) { return std::exp(t * l - k_max); });
+      const Moments clipped = moments([&](double l) { return std::exp(std::min(t * l - c_log, 0.0)); });
       const double value = (k_max + std::log(plain.mean)) / t;
       const double lo_mean = clipped.mean - bernstein_half_width(clipped, options.level);
       const double lo = lo_mean > 0 ? std::max(0.0, (c_log + std::log(lo_mean)) / t) : 0.0;
@@ -196,10 +205,11 @@ Estimate monte_carlo_divergence(const sim::Law& p, const sim::Law& q, const Quan
       std::string how = "upper end unknown: the privacy loss is unbounded";
       DivergenceOptions sup_options;
       sup_options.engine = Engine::quadrature;
-      const Estimate sup = compute_divergence(p, q, Quantity::renyi_inf(), sup_options);
+      // The supremum of the very loss the samples are evaluated with (for a discretised law, its base resolution).
+      const Estimate sup = compute_divergence(p.unwrapped(), q.unwrapped(), Quantity::renyi_inf(), sup_options);
       if (std::isfinite(sup.upper)) {
         const double b = t * sup.upper;
-        const Moments bounded = run(p, q, n, options.seed, 0.0, [&](double l) { return std::exp(std::min(t * l - b, 0.0)); });
+        const Moments bounded = moments([&](double l) { return std::exp(std::min(t * l - b, 0.0)); });
         hi = (b + std::log(std::min(1.0, bounded.mean + bernstein_half_width(bounded, options.level)))) / t;
         how = fmt::format("upper end from the bounded loss, R_inf <= {:.6g}", sup.upper);
       }

@@ -45,6 +45,7 @@ std::string show(double x) {
 
 struct Stats {
   long points = 0;
+  long valued = 0, crossed = 0;  // rows with an exact value; of those, with a second route
   std::map<Verdict, long> counts;
   std::vector<double> ratios;
 };
@@ -54,6 +55,10 @@ std::map<std::string, Stats> by_id(const std::vector<Row>& rows) {
   for (const Row& r : rows) {
     Stats& st = s[r.id];
     ++st.points;
+    if (r.quantity != "property" && !std::isnan(r.exact.value) && r.verdict != Verdict::error) {
+      ++st.valued;
+      st.crossed += r.cross.has_value();
+    }
     ++st.counts[r.verdict];
     if (r.quantity != "property" && (r.verdict == Verdict::tight || r.verdict == Verdict::holds ||
                                      r.verdict == Verdict::violated || r.verdict == Verdict::inconclusive)) {
@@ -80,8 +85,8 @@ void open(std::ofstream& out, const std::filesystem::path& file) {
 }  // namespace
 
 std::string summary_table(const std::vector<Row>& rows) {
-  std::string out = fmt::format("{:<18} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6}   {:>10} {:>10} {:>10}\n", "theorem", "points",
-                                "tight", "holds", "incon", "VIOL", "n/a", "error", "bound/exact", "median", "max");
+  std::string out = fmt::format("{:<18} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>6}   {:>10} {:>10} {:>10}\n", "theorem",
+                                "points", "tight", "holds", "incon", "VIOL", "n/a", "error", "cross", "bound/exact", "median", "max");
   for (const auto& [id, st] : by_id(rows)) {
     auto n = [&](Verdict v) {
       const auto it = st.counts.find(v);
@@ -91,9 +96,11 @@ std::string summary_table(const std::vector<Row>& rows) {
     std::sort(r.begin(), r.end());
     const std::string lo = r.empty() ? "-" : show(r.front()), med = r.empty() ? "-" : show(r[r.size() / 2]),
                       hi = r.empty() ? "-" : show(r.back());
-    out += fmt::format("{:<18} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6}   {:>10} {:>10} {:>10}\n", id, st.points,
+    // The share of valued rows whose exact value was confirmed by a second, independent route.
+    const std::string cross = st.valued == 0 ? "-" : fmt::format("{:.0f}%", 100.0 * static_cast<double>(st.crossed) / static_cast<double>(st.valued));
+    out += fmt::format("{:<18} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>6}   {:>10} {:>10} {:>10}\n", id, st.points,
                        n(Verdict::tight), n(Verdict::holds), n(Verdict::inconclusive), n(Verdict::violated),
-                       n(Verdict::not_applicable), n(Verdict::error), lo, med, hi);
+                       n(Verdict::not_applicable), n(Verdict::error), cross, lo, med, hi);
   }
   return out;
 }

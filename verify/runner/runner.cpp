@@ -176,6 +176,12 @@ Exact exact_for(const Case& c, const Params& p, double order, const sim::FiniteK
   auto compute = [&](Engine engine, bool decide_direction) {
     DivergenceOptions o;
     o.engine = engine;
+    if (engine == Engine::monte_carlo && !decide_direction) {
+      // A Monte Carlo cross-check: 10^5 samples at level 1 − 1e-6, so that a run of 10^4 rows almost never
+      // disagrees by chance.
+      o.monte_carlo.samples = 100'000;
+      o.monte_carlo.level = 1 - 1e-6;
+    }
     const Estimate forward = compute_divergence(*mu, *nu, q, o);
     if (!c.symmetric) return forward;
     const Estimate back = compute_divergence(*nu, *mu, q, o);
