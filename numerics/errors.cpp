@@ -17,6 +17,10 @@ void check_finite(std::string_view where, std::string_view parameter, double val
   if (!std::isfinite(value)) throw_invalid(where, parameter, value, "a finite number");
 }
 
+void check_scale(std::string_view where, std::string_view parameter, double value) {
+  if (!(value >= 1e-300) || !std::isfinite(value)) throw_invalid(where, parameter, value, "1e-300 <= value < inf");
+}
+
 void check_positive_finite(std::string_view where, std::string_view parameter, double value) {
   if (!(value > 0) || !std::isfinite(value)) throw_invalid(where, parameter, value, "0 < value < inf");
 }

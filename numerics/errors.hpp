@@ -26,6 +26,8 @@ class NumericalError : public std::runtime_error {
 
 void check_finite(std::string_view where, std::string_view parameter, double value);
 void check_positive_finite(std::string_view where, std::string_view parameter, double value);
+// A scale of a law: 1e-300 <= value < inf (smaller scales leave ratios such as Δ/σ and σ²'s to overflow).
+void check_scale(std::string_view where, std::string_view parameter, double value);
 void check_nonnegative_finite(std::string_view where, std::string_view parameter, double value);
 void check_probability(std::string_view where, std::string_view parameter, double value);  // [0, 1]
 void check_greater(std::string_view where, std::string_view parameter, double value, double bound);

@@ -14,7 +14,7 @@ namespace privamp::sim {
 
 Gaussian::Gaussian(double mean, double sigma) : mean_(mean), sigma_(sigma) {
   check_finite("gaussian", "loc", mean);
-  check_positive_finite("gaussian", "sigma", sigma);
+  check_scale("gaussian", "sigma", sigma);
   log_norm_ = -std::log(sigma) - 0.5 * std::log(2 * std::numbers::pi);
 }
 
@@ -48,7 +48,7 @@ void Gaussian::sample(Rng& rng, std::span<double> out) const {
 GaussianND::GaussianND(std::vector<double> mean, double sigma) : mean_(std::move(mean)), sigma_(sigma) {
   if (mean_.empty()) throw InvalidArgument("gaussian_nd: parameter 'loc' must have at least one coordinate");
   for (double m : mean_) check_finite("gaussian_nd", "loc", m);
-  check_positive_finite("gaussian_nd", "sigma", sigma);
+  check_scale("gaussian_nd", "sigma", sigma);
 }
 
 std::string GaussianND::expression() const {

@@ -15,7 +15,7 @@ namespace privamp::sim {
 
 Laplace::Laplace(double mean, double scale) : mean_(mean), b_(scale) {
   check_finite("laplace", "loc", mean);
-  check_positive_finite("laplace", "scale", scale);
+  check_scale("laplace", "scale", scale);
   log_norm_ = -std::log(2 * scale);
 }
 
@@ -48,7 +48,7 @@ double Laplace::sample(Rng& rng) const {
 LaplaceSum::LaplaceSum(double loc, std::vector<double> scales) : loc_(loc), scales_(std::move(scales)) {
   check_finite("laplace_sum", "loc", loc);
   if (scales_.empty()) throw InvalidArgument("laplace_sum: parameter 'scales' must list at least one scale");
-  for (double b : scales_) check_positive_finite("laplace_sum", "scales", b);
+  for (double b : scales_) check_scale("laplace_sum", "scales", b);
   const std::size_t n = scales_.size();
   // Equal scales: a finite sum of n terms per density value (n-fold convolution); distinct scales: partial
   // fractions whose coefficients cancel more with every term. Beyond these sizes the quadrature takes minutes or

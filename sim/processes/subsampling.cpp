@@ -46,8 +46,8 @@ LawPtr subsampled_law(const Subsampling& s, int side) {
     if (s.m < 1 || s.m > (s.scheme == "wor" ? s.n : 100'000))
       throw_invalid(where, "m", static_cast<double>(s.m), s.scheme == "wor" ? "1 <= m <= n" : "1 <= m <= 1e5");
   }
-  if (s.base == "gaussian") check_positive_finite(where, "sigma", s.sigma);
-  if (s.base == "laplace") check_positive_finite(where, "scale", s.scale);
+  if (s.base == "gaussian") check_scale(where, "sigma", s.sigma);
+  if (s.base == "laplace") check_scale(where, "scale", s.scale);
   if (s.base == "rr") {
     check_nonnegative_finite(where, "eps0", s.eps0);
     if (s.scheme != "wor")

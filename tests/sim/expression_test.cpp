@@ -15,7 +15,8 @@ std::string error_of(const std::string& expression) {
 TEST_CASE("bad law expressions are rejected with a message naming the problem", "[sim][bad-input]") {
   // Fixture: expression → a phrase the message must contain.
   const std::vector<std::pair<std::string, std::string>> table = {
-      {"gaussian(0, 0)", "parameter 'sigma' = 0 is out of range (allowed: 0 < value < inf)"},
+      {"gaussian(0, 0)", "parameter 'sigma' = 0 is out of range (allowed: 1e-300 <= value < inf)"},
+      {"laplace(loc=1, scale=5e-324)", "parameter 'scale' = 5e-324 is out of range (allowed: 1e-300 <= value < inf)"},
       {"gaussian(0, -2)", "parameter 'sigma' = -2"},
       {"laplace(0, scale=0)", "parameter 'scale' = 0"},
       {"laplace_sum(0, [])", "'scales' must list at least one scale"},

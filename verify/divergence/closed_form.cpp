@@ -72,6 +72,8 @@ Estimate gaussian_hockey_stick(double delta, double sigma, double eps) {
 Estimate laplace_renyi(double delta, double b, double alpha) {
   check_common("laplace_renyi", delta, b, "scale");
   check_greater("laplace_renyi", "alpha", alpha, 1);
+  // Beyond z = Δ/b ~ 1e300 the value z + O(1) overflows: its log, log Δ − log b, is exact to 1e-300.
+  if (delta / b > 1e300) return Estimate::from_log(std::log(delta) - std::log(b), 4 * kEps, ErrorKind::exact, "closed form GT.lap.renyi");
   const double z = delta / b, t = alpha - 1;
   // log g_α(z) = logaddexp(log(α/(2α−1)) + zt, log(t/(2α−1)) − zα), with log α − log(2α−1) = log1p(t) − log1p(2t)
   // so that α → 1 keeps its digits.
@@ -87,6 +89,7 @@ Estimate laplace_renyi(double delta, double b, double alpha) {
 
 Estimate laplace_kl(double delta, double b) {
   check_common("laplace_kl", delta, b, "scale");
+  if (delta / b > 1e300) return Estimate::from_log(std::log(delta) - std::log(b), 4 * kEps, ErrorKind::exact, "closed form GT.lap.renyi (alpha -> 1)");
   const double z = delta / b;
   const double v = z + std::expm1(-z);  // z − 1 + e^{−z} without cancellation for small z
   return Estimate::from_value(v, 8 * kEps * (z + 1), ErrorKind::exact, "closed form GT.lap.renyi (alpha -> 1)");
@@ -98,6 +101,7 @@ Estimate laplace_hockey_stick(double delta, double b, double eps) {
   const char* method = "closed form GT.lap.hs";
   const double z = delta / b;
   if (eps >= z) return zero(method);
+  if (!std::isfinite(z)) return Estimate::from_value(1, 0, ErrorKind::exact, method);
   return Estimate::from_log(log1mexp((eps - z) / 2), 8 * kEps * (1 + z / std::fabs(eps - z)), ErrorKind::exact, method);
 }
 
@@ -222,7 +226,8 @@ std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const 
       case Quantity::Kind::renyi: return laplace_renyi(delta, b, quantity.parameter);
       case Quantity::Kind::kl: return laplace_kl(delta, b);
       case Quantity::Kind::renyi_inf:
-        return Estimate::from_value(delta / b, 2 * kEps * delta / b, ErrorKind::exact, "closed form GT.lap.renyi (alpha -> inf)");
+        if (delta == 0) return zero("closed form GT.lap.renyi (alpha -> inf)");
+        return Estimate::from_log(std::log(delta) - std::log(b), 2 * kEps, ErrorKind::exact, "closed form GT.lap.renyi (alpha -> inf)");
       case Quantity::Kind::hockey_stick: return laplace_hockey_stick(delta, b, quantity.parameter);
       case Quantity::Kind::tv: return laplace_hockey_stick(delta, b, 0);
     }
