@@ -596,12 +596,9 @@ LawPtr parse_law(std::string_view text) {
   BuildContext context;
   LawPtr law = Parser(text, &context).parse();
   if (!context.order) return law;
-  Discretisation d;
-  d.cells = context.cells;
-  d.order = *context.order;
-  d.max_factor = context.max_factor;
-  d.what = context.what;
-  d.refine = [expression = std::string(text)](int factor) { return parse_law_refined(expression, factor); };
+  Discretisation d{context.cells, *context.order, context.max_factor,
+                   [expression = std::string(text)](int factor) { return parse_law_refined(expression, factor); },
+                   context.what};
   return std::make_shared<DiscretisedLaw>(std::move(law), std::move(d));
 }
 

@@ -178,6 +178,13 @@ class DiscretisedLaw final : public LawDecorator {
   Discretisation discretisation_;
 };
 
+// The law `at(cells)` with its discretisation: refinable by factors up to `max_factor` of `cells`.
+inline std::shared_ptr<const DiscretisedLaw> make_discretised(std::function<LawPtr(int cells)> at, int cells, int order,
+                                                              int max_factor, std::string what) {
+  Discretisation d{cells, order, max_factor, [at, cells](int factor) { return at(factor * cells); }, std::move(what)};
+  return std::make_shared<const DiscretisedLaw>(at(cells), std::move(d));
+}
+
 // A law of a process that can be recomputed together with another law of the same process (Law::joint_with).
 // `family` names the process and every parameter except the ones in which neighbours differ (`varying`: a
 // starting point, a data point, an initial law); `joint(mine, theirs)` recomputes both laws together.

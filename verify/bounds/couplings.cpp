@@ -46,17 +46,11 @@ sim::NoisySgd sgd_of(const Params& p) {
 // (verify/divergence/discretised.hpp).
 Estimate propagated_renyi(const std::function<sim::LawPtr(bool first, int cells)>& law, double alpha, int intervals) {
   auto discretised = [&](bool first) {
-    sim::Discretisation d;
-    d.cells = intervals;
-    d.order = 2;
-    d.max_factor = 4;
-    d.what = "grid propagation";
-    d.refine = [&law, first, intervals](int factor) { return law(first, factor * intervals); };
-    return sim::DiscretisedLaw(d.refine(1), d);
+    return sim::make_discretised([&law, first](int cells) { return law(first, cells); }, intervals, 2, 4, "grid propagation");
   };
   DivergenceOptions o;
   o.engine = Engine::quadrature;
-  return compute_divergence(discretised(true), discretised(false), Quantity::renyi(alpha), o);
+  return compute_divergence(*discretised(true), *discretised(false), Quantity::renyi(alpha), o);
 }
 
 // Exact per-index R_α of 1-D noisy projected SGD between the datasets z_i = ±(data bound) (all other z_j = 0).

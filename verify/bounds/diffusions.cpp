@@ -52,19 +52,13 @@ Estimate double_well_renyi(const Params& p) {
   if (!is_double_well(p)) throw InvalidArgument("T6 value cases need potential = \"double_well\"");
   const int cells = static_cast<int>(p.at("cells"));
   auto law = [&](double x0) {
-    sim::Discretisation d;
-    d.cells = cells;
-    d.order = 2;
-    d.max_factor = 4;
-    d.what = "Langevin chain (spectral)";
-    d.refine = [&p, x0, cells](int factor) {
-      const sim::LangevinChain& c = sim::double_well_chain(p.at("lo"), p.at("hi"), factor * cells);
+    return sim::make_discretised([&p, x0](int n) -> sim::LawPtr {
+      const sim::LangevinChain& c = sim::double_well_chain(p.at("lo"), p.at("hi"), n);
       std::vector<double> at(c.x().data(), c.x().data() + c.nodes());
       return std::make_shared<const sim::FiniteLaw>(at, c.law(c.node(x0), p.at("t")));
-    };
-    return sim::DiscretisedLaw(d.refine(1), d);
+    }, cells, 2, 4, "Langevin chain (spectral)");
   };
-  const Estimate e = compute_divergence(law(p.at("x")), law(p.at("x2")), Quantity::renyi(p.at("alpha")));
+  const Estimate e = compute_divergence(*law(p.at("x")), *law(p.at("x2")), Quantity::renyi(p.at("alpha")));
   if (!std::isfinite(e.value))
     throw NumericalError("the chain's laws have entries below rounding where the other law has mass (t too small "
                          "for the spectral route on this grid)");
