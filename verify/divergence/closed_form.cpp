@@ -19,6 +19,12 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 Estimate zero(const char* method) { return Estimate::from_value(0, 0, ErrorKind::exact, method); }
 
+// Δ/b when it overflows a double: its log, with the logs' rounding (eps of each magnitude) as relative error.
+Estimate log_ratio(double delta, double b, const char* method) {
+  const double ld = std::log(delta), lb = std::log(b);
+  return Estimate::from_log(ld - lb, 4 * kEps * (std::fabs(ld) + std::fabs(lb) + 1), ErrorKind::exact, method);
+}
+
 void check_common(const char* where, double delta, double scale, const char* scale_name) {
   check_nonnegative_finite(where, "delta", delta);
   check_positive_finite(where, scale_name, scale);
@@ -30,15 +36,20 @@ Estimate gaussian_renyi(double delta, double sigma, double alpha) {
   check_greater("gaussian_renyi", "alpha", alpha, 1);
   if (delta == 0) return zero("closed form GT.gauss.renyi");
   // In logs: αΔ²/(2σ²) under- or overflows for extreme ratios Δ/σ (1e-300, 1e300) while its log does not.
-  const double lv = std::log(alpha) + 2 * (std::log(delta) - std::log(sigma)) - std::numbers::ln2;
-  return Estimate::from_log(lv, 8 * kEps, ErrorKind::exact, "closed form GT.gauss.renyi");
+  const double la = std::log(alpha), ld = std::log(delta), ls = std::log(sigma);
+  const double lv = la + 2 * (ld - ls) - std::numbers::ln2;
+  // Each log is accurate to eps of its magnitude; exp turns their absolute errors into relative ones.
+  const double rel = 4 * kEps * (std::fabs(la) + 2 * std::fabs(ld) + 2 * std::fabs(ls) + 2 + std::fabs(lv));
+  return Estimate::from_log(lv, rel, ErrorKind::exact, "closed form GT.gauss.renyi");
 }
 
 Estimate gaussian_kl(double delta, double sigma) {
   check_common("gaussian_kl", delta, sigma, "sigma");
   if (delta == 0) return zero("closed form GT.gauss.renyi (alpha -> 1)");
-  const double lv = 2 * (std::log(delta) - std::log(sigma)) - std::numbers::ln2;
-  return Estimate::from_log(lv, 8 * kEps, ErrorKind::exact, "closed form GT.gauss.renyi (alpha -> 1)");
+  const double ld = std::log(delta), ls = std::log(sigma);
+  const double lv = 2 * (ld - ls) - std::numbers::ln2;
+  const double rel = 4 * kEps * (2 * std::fabs(ld) + 2 * std::fabs(ls) + 2 + std::fabs(lv));
+  return Estimate::from_log(lv, rel, ErrorKind::exact, "closed form GT.gauss.renyi (alpha -> 1)");
 }
 
 Estimate gaussian_hockey_stick(double delta, double sigma, double eps) {
@@ -73,7 +84,7 @@ Estimate laplace_renyi(double delta, double b, double alpha) {
   check_common("laplace_renyi", delta, b, "scale");
   check_greater("laplace_renyi", "alpha", alpha, 1);
   // Beyond z = Δ/b ~ 1e300 the value z + O(1) overflows: its log, log Δ − log b, is exact to 1e-300.
-  if (delta / b > 1e300) return Estimate::from_log(std::log(delta) - std::log(b), 4 * kEps, ErrorKind::exact, "closed form GT.lap.renyi");
+  if (delta / b > 1e300) return log_ratio(delta, b, "closed form GT.lap.renyi");
   const double z = delta / b, t = alpha - 1;
   // log g_α(z) = logaddexp(log(α/(2α−1)) + zt, log(t/(2α−1)) − zα), with log α − log(2α−1) = log1p(t) − log1p(2t)
   // so that α → 1 keeps its digits.
@@ -89,9 +100,14 @@ Estimate laplace_renyi(double delta, double b, double alpha) {
 
 Estimate laplace_kl(double delta, double b) {
   check_common("laplace_kl", delta, b, "scale");
-  if (delta / b > 1e300) return Estimate::from_log(std::log(delta) - std::log(b), 4 * kEps, ErrorKind::exact, "closed form GT.lap.renyi (alpha -> 1)");
+  if (delta / b > 1e300) return log_ratio(delta, b, "closed form GT.lap.renyi (alpha -> 1)");
   const double z = delta / b;
-  const double v = z + std::expm1(-z);  // z − 1 + e^{−z} without cancellation for small z
+  if (z < 1e-3) {
+    // z − 1 + e^{−z} = z²/2 − z³/6 + z⁴/24 − …: the series keeps the relative digits the subtraction loses.
+    const double v = z * z * (0.5 - z / 6 + z * z / 24 - z * z * z / 120);
+    return Estimate::from_value(v, 8 * kEps * v + std::pow(z, 6) / 720, ErrorKind::exact, "closed form GT.lap.renyi (alpha -> 1)");
+  }
+  const double v = z + std::expm1(-z);
   return Estimate::from_value(v, 8 * kEps * (z + 1), ErrorKind::exact, "closed form GT.lap.renyi (alpha -> 1)");
 }
 
@@ -226,8 +242,8 @@ std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const 
       case Quantity::Kind::renyi: return laplace_renyi(delta, b, quantity.parameter);
       case Quantity::Kind::kl: return laplace_kl(delta, b);
       case Quantity::Kind::renyi_inf:
-        if (delta == 0) return zero("closed form GT.lap.renyi (alpha -> inf)");
-        return Estimate::from_log(std::log(delta) - std::log(b), 2 * kEps, ErrorKind::exact, "closed form GT.lap.renyi (alpha -> inf)");
+        if (!(delta / b <= 1e300)) return log_ratio(delta, b, "closed form GT.lap.renyi (alpha -> inf)");
+        return Estimate::from_value(delta / b, 2 * kEps * delta / b, ErrorKind::exact, "closed form GT.lap.renyi (alpha -> inf)");
       case Quantity::Kind::hockey_stick: return laplace_hockey_stick(delta, b, quantity.parameter);
       case Quantity::Kind::tv: return laplace_hockey_stick(delta, b, 0);
     }
