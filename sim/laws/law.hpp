@@ -136,7 +136,6 @@ class LawDecorator : public Law {
  public:
   explicit LawDecorator(LawPtr base) : base_(std::move(base)) {}
   const Law& base() const { return *base_; }
-  const LawPtr& base_ptr() const { return base_; }
 
   std::string expression() const override { return base_->expression(); }
   int dimension() const override { return base_->dimension(); }

@@ -4,7 +4,7 @@
 // A law on [lo, hi] is atoms (the ends, and possibly a starting point) plus a density tabulated at N+1 equally
 // spaced nodes. One step maps atoms through the Gaussian kernel exactly and the density by the trapezoid rule,
 // then moves the mass beyond the ends into the end atoms (what the projection does). The discretisation error is
-// O(h²) in the node spacing h; callers estimate it by halving h (see noisy_sgd_renyi in verify/bounds).
+// O(h²) in the node spacing h; the laws carry that error model (verify/divergence/discretised.hpp).
 
 #pragma once
 
