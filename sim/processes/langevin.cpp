@@ -87,7 +87,7 @@ Eigen::VectorXd LangevinChain::law(int start, double t) const {
   return p / p.sum();
 }
 
-Eigen::VectorXd LangevinChain::law_time_stepped(int start, double t, double rel_tol) const {
+Eigen::VectorXd LangevinChain::law_time_stepped(int start, double t, double rel_tol, double abs_tol) const {
   check_nonnegative_finite("langevin", "t", t);
   using State = std::vector<double>;
   State p(static_cast<std::size_t>(nodes()), 0.0);
@@ -103,10 +103,37 @@ Eigen::VectorXd LangevinChain::law_time_stepped(int start, double t, double rel_
   };
   if (t > 0) {
     using namespace boost::numeric::odeint;
-    auto stepper = make_controlled(rel_tol * 1e-3, rel_tol, runge_kutta_dopri5<State>());
+    auto stepper = make_controlled(abs_tol < 0 ? rel_tol * 1e-3 : abs_tol, rel_tol, runge_kutta_dopri5<State>());
     integrate_adaptive(stepper, rhs, p, 0.0, t, t * 1e-4);
   }
   Eigen::VectorXd out = Eigen::Map<Eigen::VectorXd>(p.data(), nodes()).cwiseMax(0.0);
+  return out / out.sum();
+}
+
+Eigen::VectorXd LangevinChain::law_uniformized(int start, double t) const {
+  check_nonnegative_finite("langevin", "t", t);
+  const Eigen::Index n = nodes();
+  if (start < 0 || start >= n) throw InvalidArgument(fmt::format("langevin: start node {} outside [0, {})", start, n));
+  const double rate = (up_ + down_).maxCoeff(), mean = rate * t;
+  if (!(mean <= 1e7))
+    throw InvalidArgument(fmt::format("langevin: uniformization needs rate·t <= 1e7 (here {:.3g}); use law()", mean));
+  // Terms k = 0 … K with K beyond the mode by 40 standard deviations (+ 50): the Poisson tail past it is < e^{−745}.
+  const long last = static_cast<long>(mean + 40 * std::sqrt(mean) + 50);
+  Eigen::VectorXd v = Eigen::VectorXd::Zero(n), next(n), out = Eigen::VectorXd::Zero(n);
+  v[start] = 1;
+  const double log_mean = mean > 0 ? std::log(mean) : 0;
+  for (long k = 0; k <= last; ++k) {
+    const double log_w = -mean + static_cast<double>(k) * log_mean - std::lgamma(static_cast<double>(k) + 1);
+    if (log_w > -745) out += std::exp(log_w) * v;
+    // v ← v (I + Q/Λ): mass moves up and down with probabilities rate_i/Λ and stays with the rest.
+    for (Eigen::Index i = 0; i < n; ++i) {
+      double m = v[i] * (1 - (up_[i] + down_[i]) / rate);
+      if (i > 0) m += v[i - 1] * up_[i - 1] / rate;
+      if (i + 1 < n) m += v[i + 1] * down_[i + 1] / rate;
+      next[i] = m;
+    }
+    v.swap(next);
+  }
   return out / out.sum();
 }
 

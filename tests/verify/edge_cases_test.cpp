@@ -92,3 +92,28 @@ TEST_CASE("edge inputs: what the quadrature engine cannot resolve is refused", "
   CHECK_THAT(error("gaussian(loc=1, sigma=1e-299)", "gaussian(0, 1)", Quantity::hockey_stick(1)), Catch::Contains("scales differ"));
   CHECK_THAT(error("gaussian_nd([0])", "gaussian_nd([0, 0, 0])", Quantity::kl()), Catch::Contains("different dimensions"));
 }
+
+TEST_CASE("laws that nearly coincide: no silent [0, 0] from any engine", "[verify][edge]") {
+  // ou(±1, t = 10, θ = 4, ρ = 1) are N(4.25e-18, 0.25) and N(0, 0.25): log p − log q rounds to 0 at almost every
+  // double, and log Φ(a), log Φ(b) of the hockey-stick agree to every digit. References: exact formulas and
+  // mpmath at 50 digits (R_2 = Δ²/σ², KL = Δ²/(2σ²), TV = erf(Δ/(2√2σ)), HS = Φ(a) − e^ε Φ(b)).
+  const std::string mu = "ou(1, 10, 4, 1)", nu = "ou(0, 10, 4, 1)";
+  const std::vector<Reference> refs = {
+      {mu, nu, Quantity::renyi(2), 7.2194055513816607e-35},         {mu, nu, Quantity::kl(), 3.6097027756908304e-35},
+      {mu, nu, Quantity::tv(), 3.3896962691183136e-18},             {mu, nu, Quantity::hockey_stick(1e-20), 3.3846986167464207e-18},
+      {mu, nu, Quantity::hockey_stick(1e-17), 4.9968887560782475e-19}};
+  for (const char* engine : {"auto", "quadrature", "gsl"}) {
+    for (Reference r : refs) {
+      r.engine = engine;
+      const auto e = compute(r);
+      INFO(engine << " " << r.quantity.label() << " [" << e.lower << ", " << e.upper << "] vs " << r.value);
+      CHECK(e.lower <= r.value);
+      CHECK(r.value <= e.upper);
+    }
+  }
+  // Far beyond the threshold the value underflows: its upper end stays finite in logs (never a silent 0).
+  const auto far = compute({mu, nu, Quantity::hockey_stick(0.5), 0});
+  CHECK(far.lower == 0);
+  CHECK(std::isfinite(far.log_upper));
+  CHECK(far.log_upper < -1e33);
+}

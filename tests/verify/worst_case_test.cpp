@@ -68,3 +68,22 @@ TEST_CASE("the worst case is attained by the reported map and respects data proc
   const sim::FiniteKernel forget(Eigen::MatrixXd::Constant(4, 4, 0.25));
   CHECK(verify::worst_case_amplification(forget, eps, delta, {0.0}).front().value.value == Approx(0).margin(1e-15));
 }
+
+TEST_CASE("the worst case by output sets equals the enumeration of canonical maps", "[verify]") {
+  // Two algorithms for GT.canonical that share only the canonical pair: |X|^4 maps against 2^|Y| output sets.
+  for (int trial = 0; trial < 40; ++trial) {
+    const int n = 2 + trial % 7;
+    const auto k = trial % 3 == 0 ? sim::randomized_response_kernel(n, 0.2 + 0.3 * (trial % 5))
+                                  : sim::random_dirichlet_kernel(n, 0.4 + 0.1 * (trial % 4), 900 + trial);
+    const double eps = 0.25 * (trial % 5), delta = std::vector<double>{0, 1e-6, 0.01, 0.2}[trial % 4];
+    for (double eps_prime : {0.0, 0.1, 0.7, 2.0}) {
+      const auto a = verify::worst_case_amplification(k, eps, delta, {eps_prime}).front().value;
+      const auto b = verify::worst_case_by_output_sets(k, eps, delta, eps_prime);
+      INFO("trial " << trial << " n " << n << " eps " << eps << " delta " << delta << " eps' " << eps_prime);
+      CHECK(a.lower <= b.upper);
+      CHECK(b.lower <= a.upper);
+    }
+  }
+  CHECK_THROWS_WITH(verify::worst_case_by_output_sets(sim::random_dirichlet_kernel(17, 1, 1), 1, 0.1, 0.5),
+                    Catch::Contains("17 states") && Catch::Contains("at most 16"));
+}

@@ -49,6 +49,9 @@ struct BoundEntry {
   // Value entries (MSE.*, T8.*): the exact value of a quantity that is not a divergence, by a derivation
   // independent of the statement's formula (value cases call it instead of a divergence engine).
   std::function<Estimate(const Params&)> exact = {};
+  // Value entries: a second, independent route to the same exact value (Monte Carlo over simulated processes, a
+  // second quadrature, another enumeration); the runner reports an error row where the two intervals are disjoint.
+  std::function<Estimate(const Params&)> cross = {};
 };
 
 const std::vector<BoundEntry>& bound_catalogue();

@@ -69,12 +69,31 @@ Estimate gaussian_hockey_stick(double delta, double sigma, double eps) {
   const double a = delta / (2 * sigma) - eps * sigma / delta;
   const double b = -delta / (2 * sigma) - eps * sigma / delta;
   const double la = log_normal_cdf(a), lb = log_normal_cdf(b);
+  const double r = delta / sigma;
+  if (r < 1e-4 && eps < 1 && eps * sigma / delta < 30) {
+    // Δ ≪ σ: log Φ(a) and log Φ(b) agree to every digit. δ = (Φ(a) − Φ(b)) − (e^ε − 1)Φ(b), with Φ(a) − Φ(b) =
+    // ∫_b^a φ by the midpoint rule with its second-order term, D = rφ(m)(1 + r²(m² − 1)/24), m = (a + b)/2 = −εσ/Δ;
+    // the remainder is at most r⁵·max|φ⁗|/1920 ≤ r⁵(M⁴ + 6M² + 3)·3φ(m)/1920 with M = |m| + r (|m|·r = ε < 1,
+    // so φ varies by at most a factor e over [b, a]).
+    const double m = -eps * sigma / delta, big = std::fabs(m) + r;
+    const double phi = std::exp(-0.5 * m * m) / std::sqrt(2 * std::numbers::pi);
+    const double d = r * phi * (1 + r * r * (m * m - 1) / 24);
+    const double d_err = std::pow(r, 5) * (std::pow(big, 4) + 6 * big * big + 3) * 3 * phi / 1920 + 8 * kEps * d * (1 + m * m);
+    const double tail = std::expm1(eps) * std::exp(lb);
+    return Estimate::from_value(d - tail, d_err + 8 * kEps * (d + tail) * (1 + std::fabs(lb)), ErrorKind::exact, method);
+  }
   // δ = Φ(a)(1 − e^x), x = ε + log Φ(b) − log Φ(a) < 0. Rounding: each log Φ is relatively accurate, so x carries
   // an absolute error ~ eps·(ε + |log Φ(a)| + |log Φ(b)|) (plus the arguments' rounding, ~eps·(a² + b²)), which
   // 1 − e^x amplifies by e^x/(1 − e^x).
   const double x = eps + lb - la;
-  if (!(x < 0)) return Estimate::from_value(0, 0, ErrorKind::exact, method);  // only for rounding at δ → 0
   const double x_err = 8 * kEps * (eps + std::fabs(la) + std::fabs(lb) + a * a + b * b + 1);
+  // x rounded to ≥ 0: the true x is negative but within x_err of 0, so δ ≤ Φ(a)(1 − e^{−x_err}); never a silent 0.
+  if (!(x < 0)) {
+    Estimate e = Estimate::from_value(0, 0, ErrorKind::exact, method);
+    e.log_upper = la + std::log(-std::expm1(-x_err));
+    e.upper = std::exp(e.log_upper);
+    return e;
+  }
   const double amplification = std::exp(x) / -std::expm1(x);
   const double rel = x_err * amplification + 8 * kEps * (1 + std::fabs(la) + a * a);
   return Estimate::from_log(la + log1mexp(x), rel, ErrorKind::exact, method);

@@ -128,7 +128,11 @@ auto loss_rounding(const DensityPair<Real>& pair, A amplification) {
     // A jointly computed loss carries its own error (the caller evaluates the loss's range); only p rounds here.
     if (pair.loss) return Real(8 * eps + 4 * eps * abs(lp));
     const Real amp = min(Real(amplification(Real(lp - lq))), Real(1e250));
-    return Real(8 * eps + 4 * eps * abs(lp) + 4 * eps * (abs(lp) + abs(lq)) * amp);
+    // Nearly equal laws: the loss's rounding up to loss_delta is covered by evaluating the quantity over the
+    // losses it allows (engines.cpp); only the rounding beyond it is amplified here.
+    using std::max;
+    const Real uncovered = max(Real(0), Real(4 * eps * (abs(lp) + abs(lq)) - pair.loss_delta));
+    return Real(8 * eps + 4 * eps * abs(lp) + uncovered * amp);
   };
 }
 
@@ -332,8 +336,12 @@ LogIntegral<Real> q_weighted_integral(const DensityPair<Real>& pair, LogG log_g,
     if (!isfinite(lp)) return Real(8 * eps + 4 * eps * abs(lq));
     if (pair.loss) return Real(8 * eps + 4 * eps * abs(lq));  // the loss's own error: see loss_push
     using std::min;
+    using std::max;
     const Real amp = min(Real(sensitivity(Real(lp - lq))), Real(1e250));
-    return Real(8 * eps + 4 * eps * abs(lq) + 4 * eps * (abs(lp) + abs(lq)) * amp);
+    // When the loss is pushed by loss_delta (the rounding of nearly equal laws, PreparedPair::bound_loss_rounding),
+    // only the rounding beyond it is amplified here.
+    const Real uncovered = max(Real(0), Real(4 * eps * (abs(lp) + abs(lq)) - pair.loss_delta));
+    return Real(8 * eps + 4 * eps * abs(lq) + uncovered * amp);
   };
   return log_integrate<Real>(h, anchors_in(pair, pair.q_lo, pair.q_hi), options_for<Real>(pair, pair.q_lo, pair.q_hi, err));
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <gsl/gsl_cdf.h>
 
 #include "numerics/errors.hpp"
 
@@ -35,6 +36,30 @@ Estimate Estimate::from_value(double value, double abs_error, ErrorKind kind, st
   e.log_upper = safe_log(e.upper);
   e.error_kind = kind;
   e.method = std::move(method);
+  return e;
+}
+
+Estimate Estimate::from_interval(double lower, double upper, ErrorKind kind, std::string method) {
+  if (std::isnan(lower) || std::isnan(upper) || lower > upper)
+    throw NumericalError(fmt::format("internal: an invalid interval [{}, {}] ({})", lower, upper, method));
+  Estimate e = from_value(std::isfinite(upper) ? lower + (upper - lower) / 2 : lower, 0, kind, std::move(method),
+                          -std::numeric_limits<double>::infinity());
+  e.lower = lower;
+  e.upper = upper;
+  e.log_lower = safe_log(lower);
+  e.log_upper = safe_log(upper);
+  return e;
+}
+
+Estimate Estimate::from_sample_mean(double mean, double sd, long n, double level, std::string method) {
+  if (!(n >= 2) || !(level > 0 && level < 1))
+    throw InvalidArgument(fmt::format("from_sample_mean: n = {} (allowed >= 2), level = {} (allowed (0, 1))", n, level));
+  const double half = gsl_cdf_ugaussian_Pinv(0.5 + level / 2) * sd / std::sqrt(static_cast<double>(n));
+  Estimate e = from_interval(mean - half, mean + half, ErrorKind::statistical, std::move(method));
+  e.value = mean;
+  e.log_value = safe_log(mean);
+  e.level = level;
+  e.work = n;
   return e;
 }
 

@@ -40,6 +40,10 @@ struct Estimate {
   static Estimate from_value(double value, double abs_error, ErrorKind kind, std::string method, double floor = 0);
   // From a log-value and a relative error bar (for quantities that may underflow).
   static Estimate from_log(double log_value, double rel_error, ErrorKind kind, std::string method);
+  // From an interval known to contain the truth; the value is its midpoint.
+  static Estimate from_interval(double lower, double upper, ErrorKind kind, std::string method);
+  // The mean of n independent samples with sample standard deviation sd: a CLT interval at `level`.
+  static Estimate from_sample_mean(double mean, double sd, long n, double level, std::string method);
   static Estimate infinite(std::string method);  // +inf, exactly (e.g. μ not absolutely continuous w.r.t. ν)
   // No value (NaN throughout, written as empty fields): a report row whose exact value could not be computed;
   // `why` says what failed. Never the result of an engine.

@@ -162,7 +162,17 @@ Part density_part_gsl(PreparedPair& pair, const Quantity& quantity) {
     lp = d.log_p(x);
     const double lq = d.log_q(x);
     if (lp == -kInf) return -kInf;
-    return lq == -kInf ? kInf : lp - lq;
+    if (lq == -kInf) return kInf;
+    return d.loss ? d.loss(x) : lp - lq;
+  };
+  // The convex generator with the loss known to ±loss_delta (DensityPair::loss_push): pushed away from 0 (+1) or
+  // towards it (−1), as the Boost engine does.
+  auto pushed = [&](double l, auto log_g) {
+    const double dl = d.loss_delta;
+    if (d.loss_push == 0 || dl == 0) return log_g(l);
+    if (d.loss_push > 0) return std::max(log_g(l + dl), log_g(l - dl));
+    if (std::fabs(l) <= dl) return -kInf;
+    return log_g(l > 0 ? l - dl : l + dl);
   };
   switch (quantity.kind) {
     case Quantity::Kind::renyi: {
@@ -180,7 +190,10 @@ Part density_part_gsl(PreparedPair& pair, const Quantity& quantity) {
       // Same generator as the atoms (q·g(p/q), generators.hpp), integrated over q's support by GSL.
       const auto [lv, rel] = gsl_log_integral(pair, [&](double x) {
         const double lq = d.log_q(x);
-        return lq == -kInf ? -kInf : lq + log_kl_generator(d.log_p(x) - lq);
+        if (lq == -kInf) return -kInf;
+        double lp;
+        const double l = loss(x, lp);
+        return lq + pushed(l, [](double v) { return log_kl_generator(v); });
       }, rel_tol, evals, true);
       part.add(lv, rel);
       break;

@@ -24,9 +24,11 @@ struct PreparedPair {
   // quantity must be evaluated over (engines.cpp); empty and 0 otherwise.
   std::vector<double> atom_loss;
   double loss_error = 0;
+  bool loss_error_from_rounding = false;  // loss_error bounds the rounding of log p − log q (nearly equal laws)
 
   PreparedPair(const sim::Law& p, const sim::Law& q, double rel_tol);
   const LossScan<double>& loss_scan();
+  void bound_loss_rounding();
   // True if ∫ p^α q^{1−α} diverges in a tail (decided from the tail shapes).
   bool renyi_tail_diverges(double alpha) const;
 };

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "numerics/errors.hpp"
 
 namespace privamp::verify {
@@ -62,6 +64,37 @@ std::vector<WorstCase> worst_case_amplification(const sim::FiniteKernel& kernel,
     out.push_back(r);
   }
   return out;
+}
+
+Estimate worst_case_by_output_sets(const sim::FiniteKernel& kernel, double eps, double delta, double eps_prime) {
+  check_nonnegative_finite("worst_case_by_output_sets", "eps_prime", eps_prime);
+  const int n = kernel.size();
+  if (n > 16)
+    throw InvalidArgument(fmt::format("worst_case_by_output_sets: the kernel has {} states; allowed at most 16 (2^states "
+                                      "output sets are enumerated)", n));
+  const CanonicalPair c = canonical_pair(eps, delta);
+  const double w = std::exp(eps_prime);
+  const Eigen::Vector4d coef = c.p - w * c.q;
+  const Eigen::MatrixXd& k = kernel.matrix();
+  double best = 0;  // T = ∅
+  Eigen::VectorXd mass(n);
+  for (unsigned long set = 1; set < (1ul << n); ++set) {
+    for (int x = 0; x < n; ++x) {
+      double s = 0;
+      for (int y = 0; y < n; ++y)
+        if (set >> y & 1ul) s += k(x, y);
+      mass[x] = s;
+    }
+    const double hi = mass.maxCoeff(), lo = mass.minCoeff();
+    double v = 0;
+    for (int i = 0; i < 4; ++i) v += coef[i] * (coef[i] > 0 ? hi : lo);
+    best = std::max(best, v);
+  }
+  // Each K(x, T) is a sum of at most n terms (relative error n·eps), weighted by Σ|c_i| ≤ 1 + e^{ε'}.
+  const double err = 4.0 * (n + 4) * std::numeric_limits<double>::epsilon() * (1 + w);
+  Estimate e = Estimate::from_value(best, err, ErrorKind::exact, "worst case by enumerating output sets (2^|Y| sets)");
+  e.work = 1l << n;
+  return e;
 }
 
 }  // namespace privamp::verify

@@ -35,4 +35,11 @@ struct WorstCase {
 std::vector<WorstCase> worst_case_amplification(const sim::FiniteKernel& kernel, double eps, double delta,
                                                 const std::vector<double>& eps_primes);
 
+// The same worst case by a second, independent enumeration (the cross-check of the kernel cases): HS_ε'(a‖b) =
+// max over output sets T of a(T) − e^{ε'} b(T), and for a fixed T the objective Σ_i c_i K(g(i), T) with
+// c_i = P0_i − e^{ε'} Q0_i is maximised atom by atom (K(g(i), T) as large as possible where c_i > 0, as small as
+// possible where c_i < 0). So the worst case is max_T Σ_i c_i·(c_i > 0 ? max_x K(x, T) : min_x K(x, T)): 2^|Y|
+// output sets instead of |X|^4 maps. Kernels with at most 16 states (InvalidArgument beyond).
+Estimate worst_case_by_output_sets(const sim::FiniteKernel& kernel, double eps, double delta, double eps_prime);
+
 }  // namespace privamp::verify

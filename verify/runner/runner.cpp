@@ -133,6 +133,13 @@ bool overlap(const Estimate& a, const Estimate& b) {
   return a.lower <= b.upper + slack && b.lower <= a.upper + slack;
 }
 
+// The deciding engine and the second route give disjoint intervals: no verdict.
+void disagree(Row& row) {
+  row.verdict = Verdict::error;
+  row.reason = fmt::format("engines disagree: {} gives [{:.12g}, {:.12g}], {} gives [{:.12g}, {:.12g}]", row.exact.method,
+                           row.exact.lower, row.exact.upper, row.cross->method, row.cross->lower, row.cross->upper);
+}
+
 // Laws are immutable once built: points of a grid that differ only in the order (ε, α) share them. A small
 // cache keyed by the expression, shared by the workers (the expensive laws take ~1 s and ~100 MB).
 sim::LawPtr cached_law(const std::string& expression) {
@@ -165,7 +172,9 @@ Exact exact_for(const Case& c, const Params& p, double order, const sim::FiniteK
   if (c.kind == Case::Kind::kernel) {
     const auto w = worst_case_amplification(*kernel, p.at("eps"), p.at("delta"), {order}).front();
     row.note = fmt::format("worst map g = ({}, {}, {}, {})", w.map[0], w.map[1], w.map[2], w.map[3]);
-    return {w.value, std::nullopt};
+    std::optional<Estimate> cross;
+    if (kernel->size() <= 16) cross = worst_case_by_output_sets(*kernel, p.at("eps"), p.at("delta"), order);
+    return {w.value, cross};
   }
   row.mu = substitute(c.mu, p);
   row.nu = substitute(c.nu, p);
@@ -256,10 +265,18 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
       if (c.kind == Case::Kind::value && !entry.not_applicable(p)) {  // value cases: the entry's own exact value
         row.quantity = entry.quantity;
         row.exact = entry.exact(p);
+        if (entry.cross) {
+          try {
+            row.cross = entry.cross(p);
+          } catch (const std::exception& e) {  // no second route at this point: said in the note, not a verdict
+            row.note = fmt::format("second route failed: {}", e.what());
+          }
+        }
         const BoundValue b = entry.bound(p);
         row.bound = b.value;
-        row.note = b.note;
-        row.verdict = decide(entry.direction, row.exact, row.bound, c.tolerance, row.reason);
+        if (!b.note.empty()) row.note = row.note.empty() ? b.note : b.note + "; " + row.note;
+        if (row.cross && !overlap(row.exact, *row.cross)) disagree(row);
+        else row.verdict = decide(entry.direction, row.exact, row.bound, c.tolerance, row.reason);
         rows.push_back(std::move(row));
         continue;
       }
@@ -306,10 +323,7 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
       row.bound = b.value;
       if (!b.note.empty()) row.note = row.note.empty() ? b.note : row.note + "; " + b.note;
       if (row.cross && !overlap(row.exact, *row.cross)) {
-        row.verdict = Verdict::error;
-        row.reason = fmt::format("engines disagree: {} gives [{:.12g}, {:.12g}], {} gives [{:.12g}, {:.12g}]",
-                                 row.exact.method, row.exact.lower, row.exact.upper, row.cross->method,
-                                 row.cross->lower, row.cross->upper);
+        disagree(row);
       } else {
         row.verdict = decide(entry.direction, row.exact, row.bound, c.tolerance, row.reason);
         const bool statistical = row.exact.error_kind == ErrorKind::statistical;
