@@ -73,6 +73,21 @@ std::vector<int> FiniteKernel::path(int x0, int steps, Rng& rng) const {
   return p;
 }
 
+double dobrushin_tilde(const FiniteKernel& k, double eps, double delta) {
+  check_nonnegative_finite("dobrushin_tilde", "eps", eps);
+  check_probability("dobrushin_tilde", "delta", delta);
+  if (delta > 0) return dobrushin_at(k, std::log1p(std::expm1(eps) / delta));
+  double g = 0;
+  for (int x = 0; x < k.size(); ++x)
+    for (int x2 = 0; x2 < k.size(); ++x2) {
+      double outside = 0;
+      for (int y = 0; y < k.size(); ++y)
+        if (k.matrix()(x2, y) == 0) outside += k.matrix()(x, y);
+      g = std::max(g, outside);
+    }
+  return g;
+}
+
 double hockey_stick(const Eigen::VectorXd& mu, const Eigen::VectorXd& nu, double eps) {
   const double w = std::exp(eps);
   return (mu.array() - w * nu.array()).max(0.0).sum();

@@ -51,6 +51,10 @@ MixingCoefficients mixing_coefficients(const FiniteKernel& kernel);
 // sup_{x,x'} HS_ε(K(x) ‖ K(x')): the smallest γ for which K is (γ,ε)-Dobrushin.
 double dobrushin_at(const FiniteKernel& kernel, double eps);
 
+// The (γ, ε̃)-Dobrushin coefficient of Theorem 1 (2): γ at ε̃ = log(1 + (e^ε − 1)/δ); for δ = 0 the sup over
+// x, x' of K(x)(supp K(x) \ supp K(x')) (D_∞ of the pair).
+double dobrushin_tilde(const FiniteKernel& kernel, double eps, double delta);
+
 // HS_ε(μ‖ν) = Σ_y [μ_y − e^ε ν_y]_+ for probability vectors (exact sum; for coefficients and searches).
 double hockey_stick(const Eigen::VectorXd& mu, const Eigen::VectorXd& nu, double eps);
 

@@ -87,3 +87,45 @@ TEST_CASE("the worst case by output sets equals the enumeration of canonical map
   CHECK_THROWS_WITH(verify::worst_case_by_output_sets(sim::random_dirichlet_kernel(17, 1, 1), 1, 0.1, 0.5),
                     Catch::Contains("17 states") && Catch::Contains("at most 16"));
 }
+
+TEST_CASE("worst-case Renyi over DP pairs dominates random feasible pairs and is attained", "[verify]") {
+  std::mt19937_64 rng(7);
+  std::gamma_distribution<double> g(0.5, 1.0);
+  auto random_law = [&](int m) {
+    Eigen::VectorXd v(m);
+    for (int i = 0; i < m; ++i) v[i] = g(rng) + 1e-3;
+    return Eigen::VectorXd(v / v.sum());
+  };
+  auto renyi = [](const Eigen::VectorXd& a, const Eigen::VectorXd& b, double alpha) {
+    double s = 0;
+    for (Eigen::Index y = 0; y < a.size(); ++y) s += std::pow(a[y], alpha) * std::pow(b[y], 1 - alpha);
+    return std::log(s) / (alpha - 1);
+  };
+  for (int trial = 0; trial < 30; ++trial) {
+    const int n = 2 + trial % 4, m = 2 + trial % 3;
+    const auto k = sim::random_dirichlet_kernel(n, 0.8, 40 + trial);
+    const double eps = 0.3 + 0.2 * (trial % 4);
+    for (int draw = 0; draw < 10; ++draw) {
+      const Eigen::VectorXd a = random_law(m), b = random_law(m);
+      const double delta = std::max(sim::hockey_stick(a, b, eps), sim::hockey_stick(b, a, eps));
+      Eigen::MatrixXd embed = Eigen::MatrixXd::Zero(m, n);
+      for (int i = 0; i < m; ++i) embed(i, std::uniform_int_distribution<int>(0, n - 1)(rng)) = 1;
+      const Eigen::VectorXd mu = (a.transpose() * embed * k.matrix()).transpose();
+      const Eigen::VectorXd nu = (b.transpose() * embed * k.matrix()).transpose();
+      for (double alpha : {1.5, 2.0, 8.0}) {
+        const auto worst = verify::worst_case_renyi(k, eps, delta, {alpha}).front();
+        INFO("trial " << trial << " alpha " << alpha << " delta " << delta);
+        CHECK(renyi(mu, nu, alpha) <= worst.value.upper);
+        // The reported pair attains the value.
+        CHECK(renyi(worst.mu, worst.nu, alpha) == Approx(worst.value.value).epsilon(1e-12));
+      }
+    }
+  }
+  // δ > 0 with a kernel that has zeros: μK may charge states νK does not — infinite, reported as such.
+  const sim::FiniteKernel identity(Eigen::MatrixXd::Identity(3, 3));
+  CHECK(std::isinf(verify::worst_case_renyi(identity, 1.0, 0.01, {2.0}).front().value.value));
+  CHECK(verify::worst_case_renyi(identity, 1.0, 0.0, {2.0}).front().value.value == Approx(std::log(
+      (std::exp(2.0) + std::exp(-1.0)) / (1 + std::exp(1.0)))));  // R_2 of randomized response: log((e^{2ε}+e^{−ε})/(1+e^ε))
+  CHECK_THROWS_WITH(verify::worst_case_renyi(sim::random_dirichlet_kernel(65, 1, 1), 1, 0.1, {2}),
+                    Catch::Contains("65 states") && Catch::Contains("at most 64"));
+}

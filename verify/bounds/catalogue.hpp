@@ -12,6 +12,10 @@
 #include "verify/cases/formula.hpp"
 #include "verify/divergence/estimate.hpp"
 
+namespace privamp::sim {
+class FiniteKernel;
+}
+
 namespace privamp::verify {
 
 // upper: exact ≤ bound; lower: exact ≥ bound; equal: an identity (a closed form to confirm).
@@ -55,6 +59,14 @@ struct BoundEntry {
 };
 
 const std::vector<BoundEntry>& bound_catalogue();
+
+// Theorem 1's four (ε', δ') guarantees for a kernel composed with an (ε, δ)-DP mechanism, from the catalogue's own
+// T1.* entries (the kernel's best mixing constants as their parameters).
+struct Theorem1Point {
+  std::string id, statement;
+  double eps_prime = 0, delta_prime = 0;
+};
+std::vector<Theorem1Point> theorem1_points(const sim::FiniteKernel& kernel, double eps, double delta);
 
 // The common hypothesis "parameter > 0", reported as "needs NAME > 0".
 std::function<std::optional<std::string>(const Params&)> requires_positive(std::string name);

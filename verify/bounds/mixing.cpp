@@ -4,6 +4,7 @@
 // (ε,δ)-DP mechanisms (GT.canonical) at the ε' the entry names.
 #include <cmath>
 
+#include "sim/kernels/finite_kernel.hpp"
 #include "verify/bounds/catalogue.hpp"
 
 namespace privamp::verify {
@@ -40,6 +41,23 @@ void add_mixing_bounds(std::vector<BoundEntry>& out) {
                    return BoundValue{g * p.at("delta") * std::exp(amplified_eps(g, e) - e), ""};
                  },
                  [](const Params& p) { return amplified_eps(p.at("gamma_ultra"), p.at("eps")); }, {}});
+}
+
+std::vector<Theorem1Point> theorem1_points(const sim::FiniteKernel& kernel, double eps, double delta) {
+  const auto m = sim::mixing_coefficients(kernel);
+  Params p;
+  p.numbers = {{"eps", eps},
+               {"delta", delta},
+               {"gamma_tv", m.dobrushin},
+               {"gamma_doeblin", m.doeblin},
+               {"gamma_ultra", m.ultra_mixing},
+               {"gamma_hs_tilde", sim::dobrushin_tilde(kernel, eps, delta)}};
+  std::vector<Theorem1Point> out;
+  for (const char* id : {"T1.1", "T1.2", "T1.3", "T1.4"}) {
+    const BoundEntry& e = find_bound(id);
+    out.push_back({id, e.statement, e.order ? e.order(p) : eps, e.bound(p).value});
+  }
+  return out;
 }
 
 }  // namespace privamp::verify

@@ -16,5 +16,6 @@ Action add_laws_command(CLI::App& app);
 Action add_verify_command(CLI::App& app);
 Action add_list_command(CLI::App& app);
 Action add_figures_command(CLI::App& app);
+Action add_kernel_command(CLI::App& app);
 
 }  // namespace privamp::cli

@@ -2,13 +2,12 @@
 #include <iostream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "numerics/errors.hpp"
 #include "sim/laws/expression.hpp"
 #include "verify/cli/commands.hpp"
 #include "verify/cli/quantity_list.hpp"
-#include "verify/divergence/engines.hpp"
+#include "verify/api/api.hpp"
 
 namespace privamp::cli {
 
@@ -34,10 +33,6 @@ std::string show(double value, double log_value) {
   return fmt::format("{:.12g}", value);
 }
 
-nlohmann::json number_json(double x) {
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  return x;
-}
 
 }  // namespace
 
@@ -59,61 +54,28 @@ Action add_divergence_command(CLI::App& app) {
   cmd->add_flag("--json", args->json, "print a JSON object instead of a table");
   return [cmd, args]() {
     if (!cmd->parsed()) return -1;
-    using verify::Quantity;
-    std::vector<Quantity> quantities;
+    api::DivergenceRequest request;
     for (const std::string& item : args->renyi)
-      for (double a : parse_number_list(item, "--renyi"))
-        quantities.push_back(std::isinf(a) ? Quantity::renyi_inf() : Quantity::renyi(a));
+      for (double a : parse_number_list(item, "--renyi")) request.renyi.push_back(a);
     for (const std::string& item : args->hockey_stick)
-      for (double e : parse_number_list(item, "--hockey-stick")) quantities.push_back(Quantity::hockey_stick(e));
-    if (args->kl) quantities.push_back(Quantity::kl());
-    if (args->tv) quantities.push_back(Quantity::tv());
-    if (quantities.empty()) throw InvalidArgument("nothing to compute: give --renyi, --hockey-stick, --kl or --tv");
-    const sim::LawPtr p = sim::parse_law(args->p), q = sim::parse_law(args->q);
-    // The canonical expression (defaults filled in), unless the law is tabulated (grid laws of propagated
-    // processes print every node): then the expression as typed.
-    auto shown = [](const sim::Law& law, const std::string& typed) {
-      std::string e = law.expression();
-      return e.size() <= 300 ? e : typed;
-    };
-    verify::DivergenceOptions options;
-    options.engine = verify::parse_engine(args->engine);
-    options.rel_tol = args->rel_tol;
-    options.monte_carlo.samples = args->samples;
-    options.monte_carlo.seed = args->seed;
-    options.monte_carlo.level = args->level;
-    const auto results = verify::compute_divergences(*p, *q, quantities, options);
+      for (double e : parse_number_list(item, "--hockey-stick")) request.hockey_stick.push_back(e);
+    request.kl = args->kl;
+    request.tv = args->tv;
+    if (request.renyi.empty() && request.hockey_stick.empty() && !request.kl && !request.tv)
+      throw InvalidArgument("nothing to compute: give --renyi, --hockey-stick, --kl or --tv");
+    request.engine = args->engine;
+    request.rel_tol = args->rel_tol;
+    request.samples = args->samples;
+    request.seed = args->seed;
+    request.level = args->level;
+    const api::DivergenceResult r = api::divergence(args->p, args->q, request);
     if (args->json) {
-      nlohmann::json out;
-      out["p"] = shown(*p, args->p);
-      out["q"] = shown(*q, args->q);
-      out["engine"] = args->engine;
-      out["results"] = nlohmann::json::array();
-      for (std::size_t i = 0; i < results.size(); ++i) {
-        const auto& e = results[i];
-        nlohmann::json row;
-        row["quantity"] = quantities[i].label();
-        row["value"] = number_json(e.value);
-        row["lower"] = number_json(e.lower);
-        row["upper"] = number_json(e.upper);
-        row["log_value"] = number_json(e.log_value);
-        row["log_lower"] = number_json(e.log_lower);
-        row["log_upper"] = number_json(e.log_upper);
-        row["error_kind"] = verify::to_string(e.error_kind);
-        if (e.error_kind == verify::ErrorKind::discretised) {
-          row["numerical_error"] = e.numerical_error;
-          row["discretisation_error"] = e.discretisation_error;
-        }
-        row["level"] = e.level;
-        row["method"] = e.method;
-        row["work"] = e.work;
-        row["seconds"] = e.seconds;
-        out["results"].push_back(row);
-      }
-      std::cout << out.dump(2) << "\n";
+      std::cout << api::to_json(r).dump(2) << "\n";
       return 0;
     }
-    std::cout << fmt::format("mu = {}\nnu = {}\n", shown(*p, args->p), shown(*q, args->q));
+    const auto& quantities = r.quantities;
+    const auto& results = r.estimates;
+    std::cout << fmt::format("mu = {}\nnu = {}\n", r.p, r.q);
     std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13} {:>10}  {}\n", "quantity", "value", "interval", "error",
                              "time", "method");
     for (std::size_t i = 0; i < results.size(); ++i) {

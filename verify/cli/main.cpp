@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<privamp::cli::Action> actions = {
       privamp::cli::add_verify_command(app), privamp::cli::add_list_command(app), privamp::cli::add_figures_command(app),
-      privamp::cli::add_divergence_command(app), privamp::cli::add_laws_command(app)};
+      privamp::cli::add_divergence_command(app), privamp::cli::add_laws_command(app),
+      privamp::cli::add_kernel_command(app)};
   // "-hgaussian(0,1)" would be read as the help flag: a law never starts with '-', so say what is wrong.
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];

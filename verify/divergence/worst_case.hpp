@@ -35,6 +35,15 @@ struct WorstCase {
 std::vector<WorstCase> worst_case_amplification(const sim::FiniteKernel& kernel, double eps, double delta,
                                                 const std::vector<double>& eps_primes);
 
+// The exact worst case of R_α(μK ‖ νK) over all (ε,δ)-DP pairs, one per α > 1: exp((α − 1)R_α) is jointly convex,
+// so the maximum is again at a deterministic map of the canonical pair. Summed in logs; +inf where some map puts
+// μK-mass where νK has none (with δ > 0 and a kernel with zeros).
+std::vector<WorstCase> worst_case_renyi(const sim::FiniteKernel& kernel, double eps, double delta,
+                                        const std::vector<double>& alphas);
+
+// The largest kernel the map enumerations accept (|X|^4 maps: 64 states are 1.7·10^7 maps, about a second).
+constexpr int kMaxWorstCaseStates = 64;
+
 // The same worst case by a second, independent enumeration (the cross-check of the kernel cases): HS_ε'(a‖b) =
 // max over output sets T of a(T) − e^{ε'} b(T), and for a fixed T the objective Σ_i c_i K(g(i), T) with
 // c_i = P0_i − e^{ε'} Q0_i is maximised atom by atom (K(g(i), T) as large as possible where c_i > 0, as small as

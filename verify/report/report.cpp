@@ -120,7 +120,7 @@ void write_csv(const std::vector<Row>& rows, const std::filesystem::path& file) 
   }
 }
 
-void write_json(const std::vector<Row>& rows, const std::filesystem::path& file) {
+std::string rows_json(const std::vector<Row>& rows, int indent) {
   nlohmann::json all = nlohmann::json::array();
   for (const Row& r : rows) {
     nlohmann::json j;
@@ -143,9 +143,13 @@ void write_json(const std::vector<Row>& rows, const std::filesystem::path& file)
     j["note"] = r.note;
     all.push_back(j);
   }
+  return all.dump(indent);
+}
+
+void write_json(const std::vector<Row>& rows, const std::filesystem::path& file) {
   std::ofstream out;
   open(out, file);
-  out << all.dump(1) << "\n";
+  out << rows_json(rows, 1) << "\n";
 }
 
 void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& file) {

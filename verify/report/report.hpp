@@ -13,6 +13,8 @@ namespace privamp::verify {
 std::string summary_table(const std::vector<Row>& rows);
 void write_csv(const std::vector<Row>& rows, const std::filesystem::path& file);
 void write_json(const std::vector<Row>& rows, const std::filesystem::path& file);
+// The rows as a JSON array (what write_json writes): "inf" strings for infinities, null for undefined values.
+std::string rows_json(const std::vector<Row>& rows, int indent = -1);
 void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& file);
 
 // Golden results: one JSON file per case file, <dir>/<stem>.json, keyed by Row::key().

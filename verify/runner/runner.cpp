@@ -71,21 +71,6 @@ sim::FiniteKernel make_kernel(const std::string& kind, const Params& p) {
   throw InvalidArgument(fmt::format("kernel = '{}': allowed randomized_response, dirichlet, lazy_dirichlet, sparse", kind));
 }
 
-// (γ, ε̃)-Dobrushin constant of Theorem 1 (2): ε̃ = log(1 + (e^ε − 1)/δ); for δ = 0 it uses
-// D_∞(μ‖ν) = μ(supp μ \ supp ν).
-double gamma_hs_tilde(const sim::FiniteKernel& k, double eps, double delta) {
-  if (delta > 0) return sim::dobrushin_at(k, std::log1p(std::expm1(eps) / delta));
-  double g = 0;
-  for (int x = 0; x < k.size(); ++x)
-    for (int x2 = 0; x2 < k.size(); ++x2) {
-      double outside = 0;
-      for (int y = 0; y < k.size(); ++y)
-        if (k.matrix()(x2, y) == 0) outside += k.matrix()(x, y);
-      g = std::max(g, outside);
-    }
-  return g;
-}
-
 }  // namespace
 
 Verdict decide(Direction dir, const Estimate& e, double b, double tol, std::string& reason) {
@@ -234,7 +219,7 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
       p.numbers["gamma_tv"] = m.dobrushin;
       p.numbers["gamma_doeblin"] = m.doeblin;
       p.numbers["gamma_ultra"] = m.ultra_mixing;
-      p.numbers["gamma_hs_tilde"] = gamma_hs_tilde(*kernel, p.at("eps"), p.at("delta"));
+      p.numbers["gamma_hs_tilde"] = sim::dobrushin_tilde(*kernel, p.at("eps"), p.at("delta"));
     }
   } catch (const std::exception& e) {
     Row r = make_row(c, "*", point);

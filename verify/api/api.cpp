@@ -1,0 +1,294 @@
+#include "verify/api/api.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "numerics/errors.hpp"
+#include "sim/laws/expression.hpp"
+#include "verify/divergence/engines.hpp"
+
+namespace privamp::api {
+
+nlohmann::json json_number(double x) {
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  if (std::isnan(x)) return nullptr;
+  return x;
+}
+
+nlohmann::json to_json(const verify::Estimate& e) {
+  nlohmann::json row;
+  row["value"] = json_number(e.value);
+  row["lower"] = json_number(e.lower);
+  row["upper"] = json_number(e.upper);
+  row["log_value"] = json_number(e.log_value);
+  row["log_lower"] = json_number(e.log_lower);
+  row["log_upper"] = json_number(e.log_upper);
+  row["error_kind"] = verify::to_string(e.error_kind);
+  if (e.error_kind == verify::ErrorKind::discretised) {
+    row["numerical_error"] = e.numerical_error;
+    row["discretisation_error"] = e.discretisation_error;
+  }
+  row["level"] = e.level;
+  row["method"] = e.method;
+  row["work"] = e.work;
+  row["seconds"] = e.seconds;
+  return row;
+}
+
+// ---- divergences ----
+
+DivergenceResult divergence(const std::string& mu, const std::string& nu, const DivergenceRequest& r) {
+  using verify::Quantity;
+  DivergenceResult out;
+  for (double a : r.renyi) out.quantities.push_back(std::isinf(a) && a > 0 ? Quantity::renyi_inf() : Quantity::renyi(a));
+  for (double e : r.hockey_stick) out.quantities.push_back(Quantity::hockey_stick(e));
+  if (r.kl) out.quantities.push_back(Quantity::kl());
+  if (r.tv) out.quantities.push_back(Quantity::tv());
+  if (out.quantities.empty()) throw InvalidArgument("nothing to compute: give renyi, hockey_stick, kl or tv");
+  const sim::LawPtr p = sim::parse_law(mu), q = sim::parse_law(nu);
+  // The canonical expression (defaults filled in), unless the law is tabulated (grid laws of propagated processes
+  // print every node): then the expression as typed.
+  auto shown = [](const sim::Law& law, const std::string& typed) {
+    std::string e = law.expression();
+    return e.size() <= 300 ? e : typed;
+  };
+  out.p = shown(*p, mu);
+  out.q = shown(*q, nu);
+  out.engine = r.engine;
+  verify::DivergenceOptions options;
+  options.engine = verify::parse_engine(r.engine);
+  options.rel_tol = r.rel_tol;
+  options.monte_carlo.samples = r.samples;
+  options.monte_carlo.seed = r.seed;
+  options.monte_carlo.level = r.level;
+  out.estimates = verify::compute_divergences(*p, *q, out.quantities, options);
+  return out;
+}
+
+nlohmann::json to_json(const DivergenceResult& r) {
+  nlohmann::json out;
+  out["p"] = r.p;
+  out["q"] = r.q;
+  out["engine"] = r.engine;
+  out["results"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.estimates.size(); ++i) {
+    nlohmann::json row = to_json(r.estimates[i]);
+    row["quantity"] = r.quantities[i].label();
+    out["results"].push_back(row);
+  }
+  return out;
+}
+
+// ---- kernels ----
+
+namespace {
+
+Eigen::MatrixXd to_matrix(const std::vector<std::vector<double>>& rows, const std::string& what) {
+  if (rows.empty()) throw InvalidArgument(fmt::format("{}: the matrix is empty", what));
+  const std::size_t n = rows.size();
+  if (n > static_cast<std::size_t>(verify::kMaxWorstCaseStates) * 16)
+    throw InvalidArgument(fmt::format("{}: {} rows; allowed at most {}", what, n, verify::kMaxWorstCaseStates * 16));
+  Eigen::MatrixXd m(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (rows[i].size() != n)
+      throw InvalidArgument(fmt::format("{}: row {} has {} entries; a kernel on {} states needs {} (square matrix)", what, i,
+                                        rows[i].size(), n, n));
+    for (std::size_t j = 0; j < n; ++j) m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];
+  }
+  return m;
+}
+
+std::vector<std::vector<double>> rows_from_json(const nlohmann::json& j, const std::string& what) {
+  if (!j.is_array()) throw InvalidArgument(fmt::format("{}: expected a list of rows [[..], [..]]", what));
+  std::vector<std::vector<double>> rows;
+  for (const auto& row : j) {
+    if (!row.is_array()) throw InvalidArgument(fmt::format("{}: row {} is not a list", what, rows.size()));
+    std::vector<double> r;
+    for (const auto& v : row) {
+      if (!v.is_number())
+        throw InvalidArgument(fmt::format("{}: row {} entry {} is not a number", what, rows.size(), r.size()));
+      r.push_back(v.get<double>());
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::vector<std::vector<double>> rows_from_csv(const std::string& text, const std::string& what) {
+  std::vector<std::vector<double>> rows;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos || line[line.find_first_not_of(" \t")] == '#') continue;
+    std::vector<double> r;
+    std::istringstream cells(line);
+    std::string cell;
+    while (std::getline(cells, cell, ',')) {
+      std::size_t used = 0;
+      double v;
+      try {
+        v = std::stod(cell, &used);
+      } catch (const std::exception&) {
+        throw InvalidArgument(fmt::format("{}: row {}: '{}' is not a number", what, rows.size(), cell));
+      }
+      if (cell.find_first_not_of(" \t\r", used) != std::string::npos)
+        throw InvalidArgument(fmt::format("{}: row {}: '{}' is not a number", what, rows.size(), cell));
+      r.push_back(v);
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+}  // namespace
+
+sim::FiniteKernel parse_kernel(const std::string& text) {
+  const std::string what = "K";
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '[') {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      throw InvalidArgument(fmt::format("K: not a list of rows [[..], [..]] ({})", e.what()));
+    }
+    return sim::FiniteKernel(to_matrix(rows_from_json(j, what), what));
+  }
+  return sim::FiniteKernel(to_matrix(rows_from_csv(text, what), what));
+}
+
+sim::FiniteKernel read_kernel_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InvalidArgument(fmt::format("--K-file {}: cannot be read", path));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (path.size() > 5 && path.substr(path.size() - 5) == ".toml") {
+    toml::table t;
+    try {
+      t = toml::parse(buffer.str(), path);
+    } catch (const toml::parse_error& e) {
+      throw InvalidArgument(fmt::format("{}: {}", path, e.description()));
+    }
+    const toml::array* k = t["K"].as_array();
+    if (!k) throw InvalidArgument(fmt::format("{}: needs a key K = [[..], [..]]", path));
+    std::vector<std::vector<double>> rows;
+    for (const auto& row : *k) {
+      const toml::array* r = row.as_array();
+      if (!r) throw InvalidArgument(fmt::format("{}: K row {} is not a list", path, rows.size()));
+      std::vector<double> v;
+      for (const auto& x : *r) {
+        const auto d = x.value<double>();
+        if (!d) throw InvalidArgument(fmt::format("{}: K row {} entry {} is not a number", path, rows.size(), v.size()));
+        v.push_back(*d);
+      }
+      rows.push_back(std::move(v));
+    }
+    return sim::FiniteKernel(to_matrix(rows, path));
+  }
+  return parse_kernel(buffer.str());
+}
+
+KernelResult kernel(const sim::FiniteKernel& k, const KernelRequest& r) {
+  KernelResult out;
+  out.matrix = k.matrix();
+  out.coefficients = sim::mixing_coefficients(k);
+  out.rounding = 4.0 * (k.size() + 2) * std::numeric_limits<double>::epsilon();
+  for (double e : r.eps) {
+    check_nonnegative_finite("kernel", "eps", e);
+    out.dobrushin_at.emplace_back(e, sim::dobrushin_at(k, e));
+  }
+  if ((!r.eps_prime.empty() || !r.renyi.empty()) && !r.dp)
+    throw InvalidArgument("the amplified profiles need the mechanism's privacy: give dp = (eps, delta) (--dp EPS,DELTA)");
+  if (!r.dp) return out;
+  const auto [eps, delta] = *r.dp;
+  check_nonnegative_finite("kernel", "dp eps", eps);
+  check_probability("kernel", "dp delta", delta);
+  out.dp = r.dp;
+  out.theorem1 = verify::theorem1_points(k, eps, delta);
+  const auto worst = verify::worst_case_amplification(k, eps, delta, r.eps_prime);
+  for (std::size_t i = 0; i < worst.size(); ++i) {
+    ProfilePoint point{r.eps_prime[i], worst[i], std::nullopt, {}};
+    if (k.size() <= 16) point.cross = verify::worst_case_by_output_sets(k, eps, delta, r.eps_prime[i]);
+    for (const auto& t : out.theorem1)
+      point.bounds.push_back(r.eps_prime[i] >= t.eps_prime * (1 - 1e-15) ? std::optional<double>(t.delta_prime) : std::nullopt);
+    out.profile.push_back(std::move(point));
+  }
+  const auto renyi = verify::worst_case_renyi(k, eps, delta, r.renyi);
+  for (std::size_t i = 0; i < renyi.size(); ++i) out.renyi.emplace_back(r.renyi[i], renyi[i]);
+  return out;
+}
+
+nlohmann::json to_json(const KernelResult& r) {
+  nlohmann::json out;
+  const auto n = r.matrix.rows();
+  out["states"] = n;
+  out["K"] = nlohmann::json::array();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    nlohmann::json row = nlohmann::json::array();
+    for (Eigen::Index j = 0; j < n; ++j) row.push_back(r.matrix(i, j));
+    out["K"].push_back(row);
+  }
+  auto coefficient = [&](double v) {
+    return nlohmann::json{{"value", json_number(v)}, {"lower", json_number(std::max(0.0, v - r.rounding))},
+                          {"upper", json_number(std::min(1.0, v + r.rounding))}};
+  };
+  const auto& c = r.coefficients;
+  out["dobrushin"] = coefficient(c.dobrushin);
+  out["doeblin"] = coefficient(c.doeblin);
+  out["doeblin"]["omega"] = std::vector<double>(c.omega.data(), c.omega.data() + c.omega.size());
+  out["ultra_mixing"] = coefficient(c.ultra_mixing);
+  out["ultra_mixing"]["log_ratio_bound"] = json_number(c.ultra_mixing_ldp);
+  out["dobrushin_at"] = nlohmann::json::array();
+  for (const auto& [e, g] : r.dobrushin_at) {
+    nlohmann::json row = coefficient(g);
+    row["eps"] = e;
+    out["dobrushin_at"].push_back(row);
+  }
+  if (r.dp) {
+    out["dp"] = {{"eps", r.dp->first}, {"delta", r.dp->second}};
+    out["theorem1"] = nlohmann::json::array();
+    for (const auto& t : r.theorem1)
+      out["theorem1"].push_back({{"id", t.id}, {"statement", t.statement}, {"eps_prime", json_number(t.eps_prime)},
+                                 {"delta_prime", json_number(t.delta_prime)}});
+    out["profile"] = nlohmann::json::array();
+    for (const auto& p : r.profile) {
+      nlohmann::json row = to_json(p.exact.value);
+      row["eps_prime"] = p.eps_prime;
+      row["map"] = p.exact.map;
+      if (p.cross) row["cross_check"] = to_json(*p.cross);
+      nlohmann::json bounds;
+      for (std::size_t i = 0; i < p.bounds.size(); ++i)
+        bounds[r.theorem1[i].id] = p.bounds[i] ? json_number(*p.bounds[i]) : nlohmann::json(nullptr);
+      row["bounds"] = bounds;
+      out["profile"].push_back(row);
+    }
+    out["renyi"] = nlohmann::json::array();
+    for (const auto& [alpha, w] : r.renyi) {
+      nlohmann::json row = to_json(w.value);
+      row["alpha"] = alpha;
+      row["map"] = w.map;
+      out["renyi"].push_back(row);
+    }
+  }
+  return out;
+}
+
+nlohmann::json laws() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const sim::LawSpec& law : sim::law_catalogue()) {
+    nlohmann::json params = nlohmann::json::array();
+    for (const sim::ParamSpec& p : law.params)
+      params.push_back({{"name", p.name}, {"kind", sim::to_string(p.kind)},
+                        {"default", p.default_value ? nlohmann::json(*p.default_value) : nlohmann::json(nullptr)},
+                        {"doc", p.doc}});
+    out.push_back({{"name", law.name}, {"summary", law.summary}, {"example", law.example}, {"params", params}});
+  }
+  return out;
+}
+
+}  // namespace privamp::api
