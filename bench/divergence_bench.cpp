@@ -166,7 +166,21 @@ void WorstCaseAmplification(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(verify::worst_case_amplification(k, 1.0, 1e-3, {0.5}).front().value.value);
   state.counters["maps"] = std::pow(static_cast<double>(state.range(0)), 4);
 }
-BENCHMARK(WorstCaseAmplification)->Arg(10)->Arg(20)->Arg(30)->Unit(benchmark::kMillisecond);
+BENCHMARK(WorstCaseAmplification)->Arg(10)->Arg(20)->Arg(30)->Arg(64)->Unit(benchmark::kMillisecond);
+
+void WorstCaseRenyi(benchmark::State& state) {
+  // The exact worst-case R_2 over all (ε,δ)-DP mechanisms (privamp kernel --renyi): |X|^4 maps, logs per state.
+  const auto k = sim::random_dirichlet_kernel(static_cast<int>(state.range(0)), 0.5, 1);
+  for (auto _ : state) benchmark::DoNotOptimize(verify::worst_case_renyi(k, 1.0, 1e-3, {2.0}).front().value.value);
+}
+BENCHMARK(WorstCaseRenyi)->Arg(10)->Arg(20)->Arg(30)->Unit(benchmark::kMillisecond);
+
+void WorstCaseByOutputSets(benchmark::State& state) {
+  // The cross-check of the kernel cases: 2^|Y| output sets.
+  const auto k = sim::random_dirichlet_kernel(static_cast<int>(state.range(0)), 0.5, 1);
+  for (auto _ : state) benchmark::DoNotOptimize(verify::worst_case_by_output_sets(k, 1.0, 1e-3, 0.5).value);
+}
+BENCHMARK(WorstCaseByOutputSets)->Arg(8)->Arg(12)->Arg(16)->Unit(benchmark::kMillisecond);
 
 void SdeSteps(benchmark::State& state) {
   // OU paths (θ = ρ = 1) with 100 steps each: path-steps per second for each scheme.

@@ -126,6 +126,8 @@ TEST_CASE("worst-case Renyi over DP pairs dominates random feasible pairs and is
   CHECK(std::isinf(verify::worst_case_renyi(identity, 1.0, 0.01, {2.0}).front().value.value));
   CHECK(verify::worst_case_renyi(identity, 1.0, 0.0, {2.0}).front().value.value == Approx(std::log(
       (std::exp(2.0) + std::exp(-1.0)) / (1 + std::exp(1.0)))));  // R_2 of randomized response: log((e^{2ε}+e^{−ε})/(1+e^ε))
-  CHECK_THROWS_WITH(verify::worst_case_renyi(sim::random_dirichlet_kernel(65, 1, 1), 1, 0.1, {2}),
+  CHECK_THROWS_WITH(verify::worst_case_renyi(sim::random_dirichlet_kernel(33, 1, 1), 1, 0.1, {2}),
+                    Catch::Contains("33 states") && Catch::Contains("at most 32"));
+  CHECK_THROWS_WITH(verify::worst_case_amplification(sim::random_dirichlet_kernel(65, 1, 1), 1, 0.1, {2}),
                     Catch::Contains("65 states") && Catch::Contains("at most 64"));
 }

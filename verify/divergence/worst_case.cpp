@@ -14,10 +14,10 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 namespace privamp::verify {
 
 namespace {
-void check_size(const sim::FiniteKernel& kernel, const char* where) {
-  if (kernel.size() > kMaxWorstCaseStates)
+void check_size(const sim::FiniteKernel& kernel, const char* where, int limit = kMaxWorstCaseStates) {
+  if (kernel.size() > limit)
     throw InvalidArgument(fmt::format("{}: the kernel has {} states; allowed at most {} (the exact worst case enumerates "
-                                      "states^4 maps of the canonical pair)", where, kernel.size(), kMaxWorstCaseStates));
+                                      "states^4 maps of the canonical pair)", where, kernel.size(), limit));
 }
 }  // namespace
 
@@ -81,7 +81,7 @@ std::vector<WorstCase> worst_case_amplification(const sim::FiniteKernel& kernel,
 
 std::vector<WorstCase> worst_case_renyi(const sim::FiniteKernel& kernel, double eps, double delta,
                                         const std::vector<double>& alphas) {
-  check_size(kernel, "worst_case_renyi");
+  check_size(kernel, "worst_case_renyi", kMaxWorstCaseRenyiStates);
   const CanonicalPair c = canonical_pair(eps, delta);
   const int n = kernel.size();
   const Eigen::MatrixXd& k = kernel.matrix();

@@ -41,8 +41,10 @@ std::vector<WorstCase> worst_case_amplification(const sim::FiniteKernel& kernel,
 std::vector<WorstCase> worst_case_renyi(const sim::FiniteKernel& kernel, double eps, double delta,
                                         const std::vector<double>& alphas);
 
-// The largest kernel the map enumerations accept (|X|^4 maps: 64 states are 1.7·10^7 maps, about a second).
+// The largest kernels the map enumerations accept: |X|^4 maps, each costing |X| operations (hockey-stick: 64 states
+// are 1.7·10^7 maps, about a second) or |X| logarithms (Rényi: 32 states, about a second). Benchmarked in bench/.
 constexpr int kMaxWorstCaseStates = 64;
+constexpr int kMaxWorstCaseRenyiStates = 32;
 
 // The same worst case by a second, independent enumeration (the cross-check of the kernel cases): HS_ε'(a‖b) =
 // max over output sets T of a(T) − e^{ε'} b(T), and for a fixed T the objective Σ_i c_i K(g(i), T) with
