@@ -4,6 +4,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -11,6 +12,8 @@
 #include "numerics/errors.hpp"
 #include "sim/laws/expression.hpp"
 #include "verify/divergence/engines.hpp"
+#include "verify/report/report.hpp"
+#include "verify/runner/runner.hpp"
 
 namespace privamp::api {
 
@@ -274,6 +277,26 @@ nlohmann::json to_json(const KernelResult& r) {
       row["map"] = w.map;
       out["renyi"].push_back(row);
     }
+  }
+  return out;
+}
+
+VerifyResult verify(const std::vector<std::string>& paths, const std::vector<std::string>& only, int jobs) {
+  if (jobs < 0 || jobs > 1024) throw_invalid("verify", "jobs", jobs, "1 <= jobs <= 1024 (0: the number of cores)");
+  std::vector<std::filesystem::path> files(paths.begin(), paths.end());
+  if (files.empty()) throw InvalidArgument("verify: give at least one case file or directory");
+  const auto cases = verify::load_cases(files);
+  verify::RunOptions options;
+  options.only = only;
+  for (const auto& id : options.only) verify::find_bound(id);
+  options.jobs = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const auto rows = verify::run_cases(cases, options);
+  VerifyResult out;
+  out.rows_json = verify::rows_json(rows);
+  out.summary = verify::summary_table(rows);
+  for (const auto& r : rows) {
+    out.violated += r.verdict == verify::Verdict::violated;
+    out.errors += r.verdict == verify::Verdict::error;
   }
   return out;
 }

@@ -76,6 +76,15 @@ struct KernelResult {
 KernelResult kernel(const sim::FiniteKernel& kernel, const KernelRequest& request);
 nlohmann::json to_json(const KernelResult& result);
 
+// ---- the theorem catalogue over case files (`privamp verify`) ----
+struct VerifyResult {
+  std::string rows_json;  // the rows of results.json
+  std::string summary;    // the summary table per theorem ID
+  long violated = 0, errors = 0;
+};
+// Loads (and validates) every case file or directory, runs the points with `jobs` workers (0: the cores).
+VerifyResult verify(const std::vector<std::string>& paths, const std::vector<std::string>& only, int jobs);
+
 // ---- the law catalogue (`privamp laws`) ----
 nlohmann::json laws();
 
