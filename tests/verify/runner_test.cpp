@@ -198,3 +198,126 @@ TEST_CASE("the catalogue covers every result ID of THEOREMS.md", "[verify][runne
   }
   CHECK(in_catalogue.size() == ids.size() - pending.size());
 }
+
+TEST_CASE("formulas: comparisons, if, sum, special functions and divergences with intervals", "[verify][runner]") {
+  Params p;
+  p.numbers = {{"n", 4}, {"b", 1}, {"Delta", 1}, {"alpha", 2}};
+  p.words = {{"loss", "logistic"}};
+  CHECK(evaluate_formula("n >= 1", p) == 1);
+  CHECK(evaluate_formula("b > 2", p) == 0);
+  CHECK(evaluate_formula("if(n == 4, 10, 20)", p) == 10);
+  CHECK(evaluate_formula("sum(k, 0, n, binom(n, k))", p) == 16);
+  CHECK(evaluate_formula("sum(k, 1, 0, k)", p) == 0);  // empty
+  CHECK(evaluate_formula("Phi(0) + exp(logPhi(0))", p) == Approx(1).epsilon(1e-15));
+  CHECK(evaluate_formula("erf(1) + erfc(1)", p) == Approx(1).epsilon(1e-15));
+  CHECK(evaluate_formula("exp(lgamma(5))", p) == Approx(24).epsilon(1e-13));
+  CHECK(evaluate_formula("pow(2, 10)", p) == 1024);
+  // A divergence between laws whose arguments are formulas: R_2(N(1/4, 1) || N(0, 1)) = 2·(1/4)²/2 = 1/16; its
+  // interval is carried through the arithmetic (here ×n).
+  const FormulaValue v = evaluate_formula_interval("n * renyi(gaussian(Delta/n, b), gaussian(0, b), alpha)", p);
+  CHECK(v.value == Approx(0.25).epsilon(1e-14));
+  CHECK(v.lower <= 0.25);
+  CHECK(0.25 <= v.upper);
+  const FormulaValue hs = evaluate_formula_interval("hockey_stick(laplace(Delta, b), laplace(0, b), 0.5)", p);
+  CHECK(hs.value == Approx(1 - std::exp(-0.25)).epsilon(1e-12));  // GT.lap.hs: 1 − e^{(ε − Δ/b)/2}
+  CHECK(hs.lower <= hs.value);
+  CHECK(evaluate_formula("tv(mix(q=0.5, gaussian(0, b), gaussian(Delta, b)), gaussian(0, b))", p) > 0);
+  CHECK_THAT(error_of([&] { evaluate_formula("renyi(gauss(0, 1), gaussian(0, 1), 2)", p); }), Contains("'gauss' is not a law"));
+  CHECK_THAT(error_of([&] { evaluate_formula("renyi(gaussian(0, 1), gaussian(0, 1))", p); }), Contains("expected the order"));
+  CHECK_THAT(error_of([&] { evaluate_formula("sum(k, 0, 1e7, k)", p); }), Contains("at most 10^6"));
+  CHECK_THAT(error_of([&] { evaluate_formula("renyi(gaussian(0, -1), gaussian(0, 1), 2)", p); }), Contains("sigma"));
+  CHECK_THAT(error_of([&] { evaluate_formula(std::string(100, '(') + "1" + std::string(100, ')'), p); }), Contains("nesting"));
+}
+
+TEST_CASE("bounds declared as data: registered, checked against the case, decided through their intervals",
+          "[verify][runner]") {
+  const std::string text = R"toml(
+[[bound]]
+id = "TESTDECL.nfold"
+statement = "n-fold Laplace <= n times one step"
+quantity = "renyi"
+direction = "upper"
+requires = ["n >= 1"]
+formula = "n * renyi(laplace(Delta/n, b), laplace(0, b), alpha)"
+
+[[bound]]
+id = "TESTDECL.too-small"
+quantity = "renyi"
+formula = "0.5 * renyi(laplace(Delta, b), laplace(0, b), alpha)"
+
+[[bound]]
+id = "TESTDECL.na"
+quantity = "renyi"
+requires = ["n >= 100"]
+formula = "1"
+
+[[case]]
+name = "n-fold"
+bounds = ["TESTDECL.nfold", "TESTDECL.too-small", "TESTDECL.na"]
+mu = "laplace_nfold({n}, {Delta}, {b})"
+nu = "laplace_nfold({n}, 0, {b})"
+quantity = "renyi"
+order = "{alpha}"
+[case.grid]
+n = [1, 3]
+Delta = 1
+b = 1
+alpha = 2
+)toml";
+  const auto cases = load_cases({temp_file("declared.toml", text)});
+  CHECK(find_bound("TESTDECL.nfold").formula == "n * renyi(laplace(Delta/n, b), laplace(0, b), alpha)");
+  const auto rows = run_cases(cases, RunOptions{});
+  REQUIRE(rows.size() == 6);
+  for (const Row& r : rows) {
+    INFO(r.key() << " " << to_string(r.verdict) << " " << r.reason);
+    if (r.id == "TESTDECL.nfold") {
+      CHECK(r.verdict == (r.params.at("n") == 1 ? Verdict::tight : Verdict::holds));
+      CHECK(r.bound_lower <= r.bound);  // the bound carries the engines' interval
+      CHECK(r.bound <= r.bound_upper);
+    }
+    // R_α(P^{*n}) ≤ R_α(one step): half of the one-step value is below the exact value at n = 1.
+    if (r.id == "TESTDECL.too-small" && r.params.at("n") == 1) CHECK(r.verdict == Verdict::violated);
+    if (r.id == "TESTDECL.na") {
+      CHECK(r.verdict == Verdict::not_applicable);
+      CHECK_THAT(r.reason, Contains("needs n >= 100"));
+    }
+  }
+  // The bound's quantity is checked against the case that lists it.
+  const std::string wrong_quantity = R"toml(
+[[bound]]
+id = "TESTDECL.hs"
+quantity = "hockey_stick"
+formula = "1"
+[[case]]
+name = "renyi case"
+bounds = ["TESTDECL.hs"]
+mu = "gaussian(1, 1)"
+nu = "gaussian(0, 1)"
+quantity = "renyi"
+order = "2"
+[case.grid]
+x = 1
+)toml";
+  CHECK_THAT(error_of([&] { load_cases({temp_file("wrong_quantity.toml", wrong_quantity)}); }),
+             Contains("TESTDECL.hs bounds hockey_stick") && Contains("this case computes renyi"));
+  // Built-in IDs cannot be redeclared; formulas are checked at load (unknown parameters, laws).
+  CHECK_THAT(error_of([&] { parse_cases("[[bound]]\nid = \"E1\"\nquantity = \"renyi\"\nformula = \"1\"\n", "x.toml"); }),
+             Contains("x.toml:2: key 'id'") && Contains("built in"));
+  const std::string unknown_param = R"toml(
+[[bound]]
+id = "TESTDECL.typo"
+quantity = "renyi"
+formula = "alpha * sigmaa"
+[[case]]
+name = "typo"
+bounds = ["TESTDECL.typo"]
+mu = "gaussian(1, 1)"
+nu = "gaussian(0, 1)"
+quantity = "renyi"
+order = "{alpha}"
+[case.grid]
+alpha = 2
+)toml";
+  CHECK_THAT(error_of([&] { load_cases({temp_file("typo.toml", unknown_param)}); }),
+             Contains("TESTDECL.typo") && Contains("unknown parameter 'sigmaa'"));
+}

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ std::string to_string(Direction d);
 struct BoundValue {
   double value;
   std::string note;  // what the suite chose where the statement leaves a choice (e.g. the optimal w of E2)
+  // An interval containing the bound, where the formula itself uses computed divergences (declared bounds);
+  // NaN: the bound is the value (rounded in double).
+  double lower = std::numeric_limits<double>::quiet_NaN(), upper = std::numeric_limits<double>::quiet_NaN();
 };
 
 // A property checked on random instances (DIV.*, MIX.*, T2): each instance compares a left-hand side with a
@@ -56,6 +60,11 @@ struct BoundEntry {
   // Value entries: a second, independent route to the same exact value (Monte Carlo over simulated processes, a
   // second quadrature, another enumeration); the runner reports an error row where the two intervals are disjoint.
   std::function<Estimate(const Params&)> cross = {};
+  // Bounds declared in case files ([[bound]] tables): the case quantity they bound (renyi, hockey_stick, kl, tv,
+  // renyi_inf; checked against every case that lists them), the formula, and the file that declares them.
+  std::string case_quantity = {};
+  std::string formula = {};
+  std::string declared_in = {};
 };
 
 const std::vector<BoundEntry>& bound_catalogue();
@@ -71,6 +80,11 @@ std::vector<Theorem1Point> theorem1_points(const sim::FiniteKernel& kernel, doub
 // The common hypothesis "parameter > 0", reported as "needs NAME > 0".
 std::function<std::optional<std::string>(const Params&)> requires_positive(std::string name);
 const BoundEntry& find_bound(const std::string& id);  // InvalidArgument listing the IDs on failure
+
+// Bounds declared in case files, consulted by find_bound after the built-in catalogue. Declaring an ID again
+// replaces its entry (a file loaded twice); a built-in ID cannot be declared (InvalidArgument).
+void declare_bound(BoundEntry entry);
+std::vector<BoundEntry> declared_bounds();
 
 // Family registration (one function per family file).
 void add_mixing_bounds(std::vector<BoundEntry>& out);

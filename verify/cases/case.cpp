@@ -105,6 +105,62 @@ class Reader {
     return **n->as_boolean();
   }
 
+  // A [[bound]] table: a bound declared as data, registered under its ID (see declare_bound).
+  BoundEntry read_bound(const toml::table& t) const {
+    static const std::set<std::string> known = {"id", "source", "statement", "quantity", "direction", "requires",
+                                                "formula", "comment"};
+    for (const auto& [k, v] : t)
+      if (!known.count(std::string(k.str())))
+        fail(&v, "bound." + std::string(k.str()), fmt::format("unknown key (known: {})", fmt::join(known, ", ")));
+    BoundEntry e;
+    e.id = text(t, "id");
+    if (e.id.empty() || e.id.find_first_of(" \t,") != std::string::npos)
+      fail(t.get("id"), "id", "must be a non-empty ID without spaces or commas");
+    e.family = std::filesystem::path(file_).stem().string();
+    e.declared_in = file_;
+    e.source = text(t, "source", "declared in " + file_);
+    e.statement = text(t, "statement", "");
+    e.case_quantity = text(t, "quantity");
+    if (e.case_quantity != "renyi" && e.case_quantity != "renyi_inf" && e.case_quantity != "kl" &&
+        e.case_quantity != "tv" && e.case_quantity != "hockey_stick")
+      fail(t.get("quantity"), "quantity", "must be renyi, renyi_inf, kl, tv or hockey_stick");
+    e.quantity = e.case_quantity;
+    const std::string direction = text(t, "direction", "upper");
+    if (direction == "upper") e.direction = Direction::upper;
+    else if (direction == "lower") e.direction = Direction::lower;
+    else if (direction == "identity") e.direction = Direction::equal;
+    else fail(t.get("direction"), "direction", "must be upper, lower or identity");
+    std::vector<std::string> requirements;
+    if (const toml::node* r = t.get("requires")) {
+      if (!r->is_array()) fail(r, "requires", "must be a list of conditions, e.g. [\"n >= 1\", \"b > 0\"]");
+      for (const auto& c : *r->as_array()) {
+        if (!c.is_string()) fail(&c, "requires", "conditions must be strings");
+        requirements.push_back(**c.as_string());
+      }
+    }
+    e.formula = text(t, "formula");
+    e.not_applicable = [requirements](const Params& p) -> std::optional<std::string> {
+      for (const std::string& c : requirements)
+        if (evaluate_formula(c, p) == 0) return "needs " + c;
+      return std::nullopt;
+    };
+    e.bound = [formula = e.formula](const Params& p) {
+      const FormulaValue v = evaluate_formula_interval(formula, p);
+      BoundValue b{v.value, ""};
+      if (v.lower != v.value || v.upper != v.value) {
+        b.lower = v.lower;
+        b.upper = v.upper;
+      }
+      return b;
+    };
+    try {
+      declare_bound(e);
+    } catch (const InvalidArgument& err) {
+      fail(t.get("id"), "id", err.what());
+    }
+    return e;
+  }
+
   Case read(const toml::table& t) const {
     static const std::set<std::string> known = {"name", "bounds", "kind", "mu", "nu", "kernel", "quantity", "order",
                                                 "symmetric", "engine", "cross_check", "tolerance", "grid", "derived",
@@ -163,6 +219,15 @@ class Reader {
       if (c.quantity == Quantity::Kind::renyi || c.quantity == Quantity::Kind::hockey_stick) c.order = text(t, "order");
       else if (t.get("order")) fail(t.get("order"), "order", "only renyi and hockey_stick take an order");
     }
+    for (const std::string& id : c.bounds) {  // declared bounds: the quantity they bound must be the case's
+      const BoundEntry& e = find_bound(id);
+      if (e.case_quantity.empty()) continue;
+      if (c.kind != Case::Kind::laws && c.kind != Case::Kind::kernel)
+        fail(b, "bounds", fmt::format("{} is a declared divergence bound: it needs a laws or kernel case", id));
+      if (e.case_quantity != quantity_name(c.quantity))
+        fail(b, "bounds", fmt::format("{} bounds {} (declared in {}), but this case computes {}", id, e.case_quantity,
+                                      e.declared_in, quantity_name(c.quantity)));
+    }
     c.symmetric = boolean(t, "symmetric", false);
     try {
       c.engine = parse_engine(text(t, "engine", "auto"));
@@ -219,6 +284,7 @@ class Reader {
       fail(t.get("derived") ? t.get("derived") : g, "derived", e.what());
     }
     if (points.empty()) fail(g, "grid", "no points");
+    std::set<std::string> checked_formulas;
     for (const Params& p : points) {
       const auto where = [&] {
         std::vector<std::string> parts;
@@ -232,6 +298,19 @@ class Reader {
           } catch (const InvalidArgument& e) {
             fail(t.get(key), key, where() + e.what());
           }
+      for (const std::string& id : c.bounds) {
+        const BoundEntry& e = find_bound(id);
+        if (e.formula.empty()) continue;
+        try {
+          const bool applies = !e.not_applicable(p);
+          if (applies && !checked_formulas.count(id)) {
+            e.bound(p);  // syntax, parameter names, the laws inside (one evaluation per case)
+            checked_formulas.insert(id);
+          }
+        } catch (const InvalidArgument& err) {
+          fail(b, "bounds", fmt::format("{} ({}): {}{}", id, e.declared_in, where(), err.what()));
+        }
+      }
       if (!c.order.empty()) try {
           const double order = evaluate_formula(substitute(c.order, p), p);
           if (c.quantity == Quantity::Kind::renyi) Quantity::renyi(order);
@@ -263,6 +342,20 @@ void collect(const std::filesystem::path& path, std::vector<std::filesystem::pat
 
 }  // namespace
 
+void declare_bounds(std::string_view text, const std::string& name) {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    throw InvalidArgument(fmt::format("{}:{}: {}", name, e.source().begin.line, e.description()));
+  }
+  const toml::node* bounds = doc.get("bound");
+  if (!bounds) return;
+  Reader reader(name);
+  if (!bounds->is_array_of_tables()) reader.fail(bounds, "bound", "bounds are [[bound]] tables");
+  for (const auto& t : *bounds->as_array()) reader.read_bound(*t.as_table());
+}
+
 std::vector<Case> parse_cases(std::string_view text, const std::string& name) {
   toml::table doc;
   try {
@@ -272,8 +365,18 @@ std::vector<Case> parse_cases(std::string_view text, const std::string& name) {
   }
   Reader reader(name);
   for (const auto& [k, v] : doc)
-    if (k.str() != "case") reader.fail(&v, std::string(k.str()), "unknown top-level key (cases are [[case]] tables)");
+    if (k.str() != "case" && k.str() != "bound")
+      reader.fail(&v, std::string(k.str()), "unknown top-level key (cases are [[case]] tables, bounds [[bound]] tables)");
+  if (const toml::node* bounds = doc.get("bound")) {
+    if (!bounds->is_array_of_tables()) reader.fail(bounds, "bound", "bounds are [[bound]] tables");
+    std::set<std::string> ids;
+    for (const auto& t : *bounds->as_array()) {
+      const BoundEntry e = reader.read_bound(*t.as_table());
+      if (!ids.insert(e.id).second) reader.fail(&t, "id", fmt::format("bound '{}' is declared twice in this file", e.id));
+    }
+  }
   const toml::node* cases = doc.get("case");
+  if (!cases && doc.get("bound")) return {};  // a file of bounds only
   if (!cases || !cases->is_array_of_tables() || cases->as_array()->empty())
     reader.fail(&doc, "case", "the file must contain [[case]] tables");
   std::set<std::string> names;
@@ -293,14 +396,19 @@ std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths) {
     collect(p, files);
     if (files.size() == before) throw InvalidArgument(fmt::format("{}: no .toml case files here", p.string()));
   }
-  std::vector<Case> out;
+  std::vector<std::string> texts;
   for (const auto& f : files) {
     std::ifstream in(f);
     if (!in) throw InvalidArgument(fmt::format("{}: cannot read", f.string()));
     std::stringstream text;
     text << in.rdbuf();
-    for (Case& c : parse_cases(text.str(), f.string())) out.push_back(std::move(c));
+    texts.push_back(text.str());
   }
+  // Bounds first, from every file, so that a case may use a bound declared in another file.
+  for (std::size_t i = 0; i < files.size(); ++i) declare_bounds(texts[i], files[i].string());
+  std::vector<Case> out;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    for (Case& c : parse_cases(texts[i], files[i].string())) out.push_back(std::move(c));
   return out;
 }
 

@@ -20,6 +20,17 @@
 // kernel cases name `kernel = "randomized_response" | "dirichlet" | "lazy_dirichlet" | "sparse"` and take its
 // parameters (k, eps0 | states, concentration, seed, laziness, per_row) and the mechanism's eps, delta from the
 // grid. Errors name the file, line and key, and nothing is run.
+//
+// A file may also declare bounds, which its cases (or any case loaded with it) list by ID like the built-in ones:
+//
+//   [[bound]]
+//   id = "MY.laplace-nfold"
+//   source = "my paper, Thm 3"
+//   statement = "R_alpha(P^{*n}+Delta || P^{*n}) <= n R_alpha(Lap(Delta/n, b) || Lap(0, b))"
+//   quantity = "renyi"                  # the case quantity it bounds (checked against every case that lists it)
+//   direction = "upper"                 # upper | lower | identity
+//   requires = ["n >= 1", "b > 0"]      # hypotheses: a point where one is 0 is not-applicable
+//   formula = "n * renyi(laplace(Delta/n, b), laplace(0, b), alpha)"   # the formula language of formula.hpp
 #pragma once
 
 #include <filesystem>
@@ -60,7 +71,9 @@ std::string quantity_name(Quantity::Kind kind);
 // Loads one file or every *.toml below a directory (sorted), checking everything that can be checked without
 // computing: keys, types, IDs, engines, templates' parameters.
 std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths);
-// The cases of one file's text; `name` is the file name used in messages.
+// Registers the [[bound]] tables of one file's text (bounds declared as data; see the README's "Add a theorem").
+void declare_bounds(std::string_view text, const std::string& name);
+// The cases of one file's text (its [[bound]] tables are declared first); `name` is the file name used in messages.
 std::vector<Case> parse_cases(std::string_view text, const std::string& name);
 
 }  // namespace privamp::verify

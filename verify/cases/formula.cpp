@@ -3,11 +3,19 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <deque>
+#include <limits>
+#include <mutex>
+#include <numbers>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/special.hpp"
+#include "sim/laws/expression.hpp"
+#include "verify/divergence/engines.hpp"
 
 namespace privamp::verify {
 
@@ -32,12 +40,62 @@ std::string Params::describe() const {
 
 namespace {
 
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// A value with an interval that contains the exact one: numbers and parameters are points; divergence calls bring
+// the engines' intervals, which arithmetic and the monotone functions carry through (corners of the box).
+struct Val {
+  double v, lo, hi;
+  static Val point(double x) { return {x, x, x}; }
+  bool is_point() const { return lo == v && hi == v; }
+};
+
+template <class F>
+Val corners(const Val& a, const Val& b, F f) {
+  const double c[4] = {f(a.lo, b.lo), f(a.lo, b.hi), f(a.hi, b.lo), f(a.hi, b.hi)};
+  Val r{f(a.v, b.v), c[0], c[0]};
+  for (double x : c) {
+    if (std::isnan(x)) continue;
+    r.lo = std::min(r.lo, x);
+    r.hi = std::max(r.hi, x);
+  }
+  return r;
+}
+
+template <class F>
+Val monotone(const Val& a, F f) {  // increasing or decreasing: the ends map to the ends
+  const double x = f(a.lo), y = f(a.hi);
+  return {f(a.v), std::min(x, y), std::max(x, y)};
+}
+
+// Laws built from formulas, shared between points (building can take seconds).
+sim::LawPtr cached_law(const std::string& expression) {
+  static std::mutex mutex;
+  static std::deque<std::pair<std::string, sim::LawPtr>> cache;
+  {
+    std::lock_guard lock(mutex);
+    for (const auto& [e, law] : cache)
+      if (e == expression) return law;
+  }
+  sim::LawPtr law = sim::parse_law(expression);
+  std::lock_guard lock(mutex);
+  cache.emplace_back(expression, law);
+  if (cache.size() > 16) cache.pop_front();
+  return law;
+}
+
+bool is_law_name(const std::string& name) {
+  for (const auto& spec : sim::law_catalogue())
+    if (spec.name == name) return true;
+  return false;
+}
+
 class FormulaParser {
  public:
   FormulaParser(const std::string& s, const Params& p) : s_(s), p_(p) {}
 
-  double parse() {
-    const double v = sum();
+  Val parse() {
+    const Val v = comparison();
     skip();
     if (pos_ != s_.size()) fail("unexpected text");
     return v;
@@ -58,74 +116,294 @@ class FormulaParser {
     }
     return false;
   }
-  double sum() {
-    double v = product();
+  bool eat(std::string_view op) {
+    skip();
+    if (s_.compare(pos_, op.size(), op) == 0) {
+      pos_ += op.size();
+      return true;
+    }
+    return false;
+  }
+  void enter() {
+    if (++depth_ > sim::kMaxExpressionDepth) fail(fmt::format("nesting deeper than {}", sim::kMaxExpressionDepth));
+  }
+  // Comparisons give 1 or 0 (of the values; for `requires` and if()).
+  Val comparison() {
+    const Val a = sum();
+    for (const char* op : {"<=", ">=", "==", "!=", "<", ">"}) {
+      if (eat(std::string_view(op))) {
+        const Val b = sum();
+        const std::string o = op;
+        const bool r = o == "<=" ? a.v <= b.v : o == ">=" ? a.v >= b.v : o == "==" ? a.v == b.v
+                     : o == "!=" ? a.v != b.v : o == "<" ? a.v < b.v : a.v > b.v;
+        return Val::point(r ? 1 : 0);
+      }
+    }
+    return a;
+  }
+  Val sum() {
+    Val v = product();
     for (;;) {
-      if (eat('+')) v += product();
-      else if (eat('-')) v -= product();
-      else return v;
+      if (eat('+')) {
+        const Val b = product();
+        v = {v.v + b.v, v.lo + b.lo, v.hi + b.hi};
+      } else if (eat('-')) {
+        const Val b = product();
+        v = {v.v - b.v, v.lo - b.hi, v.hi - b.lo};
+      } else {
+        return v;
+      }
     }
   }
-  double product() {
-    double v = unary();
+  Val product() {
+    Val v = unary();
     for (;;) {
-      if (eat('*')) v *= unary();
-      else if (eat('/')) v /= unary();
-      else return v;
+      if (eat('*')) v = corners(v, unary(), [](double x, double y) { return x * y; });
+      else if (eat('/')) {
+        const Val d = unary();
+        if (d.lo <= 0 && d.hi >= 0 && !d.is_point()) fail("a divisor's interval contains 0");
+        v = corners(v, d, [](double x, double y) { return x / y; });
+      } else return v;
     }
   }
-  double unary() {
-    if (eat('-')) return -unary();
+  Val unary() {
+    if (eat('-')) {
+      const Val a = unary();
+      return {-a.v, -a.hi, -a.lo};
+    }
     if (eat('+')) return unary();
     return power();
   }
-  double power() {
-    const double base = atom();
-    if (eat('^')) return std::pow(base, unary());  // right-associative: a^b^c = a^(b^c)
+  Val power() {
+    const Val base = atom();
+    if (eat('^')) return corners(base, unary(), [](double x, double y) { return std::pow(x, y); });  // right-assoc.
     return base;
   }
-  double atom() {
+  std::string identifier() {
     skip();
+    const std::size_t start = pos_;
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
+    return s_.substr(start, pos_ - start);
+  }
+  bool at_identifier() {
+    skip();
+    return pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_');
+  }
+  Val atom() {
+    skip();
+    enter();
+    struct Leave {
+      int& d;
+      ~Leave() { --d; }
+    } leave{depth_};
     if (eat('(')) {
-      const double v = sum();
+      const Val v = comparison();
       if (!eat(')')) fail("expected ')'");
       return v;
     }
-    if (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) {
-      const std::size_t start = pos_;
-      while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
-      const std::string name = s_.substr(start, pos_ - start);
-      if (eat('(')) {
-        std::vector<double> args{sum()};
-        while (eat(',')) args.push_back(sum());
-        if (!eat(')')) fail("expected ')' after the arguments of " + name);
-        return call(name, args);
-      }
+    if (at_identifier()) {
+      const std::string name = identifier();
+      if (eat('(')) return call(name);
       const auto it = p_.numbers.find(name);
       if (it == p_.numbers.end()) fail("unknown parameter '" + name + "'");
-      return it->second;
+      return Val::point(it->second);
     }
     double x = 0;
     const auto [ptr, ec] = std::from_chars(s_.data() + pos_, s_.data() + s_.size(), x);
+    if (ec == std::errc::result_out_of_range) fail("a number out of the range of doubles");
     if (ec != std::errc() || ptr == s_.data() + pos_) fail("expected a number, a parameter or '('");
     pos_ = static_cast<std::size_t>(ptr - s_.data());
-    return x;
+    return Val::point(x);
   }
-  double call(const std::string& f, const std::vector<double>& a) {
-    auto one = [&](double (*g)(double)) {
-      if (a.size() != 1) fail(f + " takes one argument");
-      return g(a[0]);
+  std::vector<Val> arguments(const std::string& f) {
+    std::vector<Val> args{comparison()};
+    while (eat(',')) args.push_back(comparison());
+    if (!eat(')')) fail("expected ')' after the arguments of " + f);
+    return args;
+  }
+
+  // A law expression inside a formula, e.g. laplace(Delta/n, b): its numeric arguments are formulas, evaluated
+  // here; nested laws and lists are rewritten the same way; a bare name that is not a parameter stays a word
+  // (loss=logistic). Returns the law expression with numbers in round-trip form.
+  std::string law_text() {
+    const std::string name = identifier();
+    if (!is_law_name(name)) fail(fmt::format("'{}' is not a law (see privamp laws)", name));
+    if (!eat('(')) fail("expected '(' after the law " + name);
+    enter();
+    std::string out = name + "(";
+    bool first = true;
+    skip();
+    if (!eat(')')) {
+      do {
+        if (!first) out += ", ";
+        first = false;
+        skip();
+        const std::size_t mark = pos_;
+        if (at_identifier()) {  // name = value?
+          const std::string key = identifier();
+          skip();
+          if (pos_ < s_.size() && s_[pos_] == '=' && (pos_ + 1 >= s_.size() || s_[pos_ + 1] != '=')) {
+            ++pos_;
+            out += key + "=";
+          } else {
+            pos_ = mark;
+          }
+        }
+        out += law_value();
+      } while (eat(','));
+      if (!eat(')')) fail("expected ')' after the arguments of the law " + name);
+    }
+    --depth_;
+    return out + ")";
+  }
+  std::string law_value() {
+    skip();
+    if (eat('[')) {
+      enter();
+      std::string out = "[";
+      if (!eat(']')) {
+        bool first = true;
+        do {
+          if (!first) out += ", ";
+          first = false;
+          out += law_value();
+        } while (eat(','));
+        if (!eat(']')) fail("expected ']'");
+      }
+      --depth_;
+      return out + "]";
+    }
+    if (at_identifier()) {
+      const std::size_t mark = pos_;
+      const std::string word = identifier();
+      skip();
+      const bool call_follows = pos_ < s_.size() && s_[pos_] == '(';
+      if (call_follows && is_law_name(word)) {
+        pos_ = mark;
+        return law_text();
+      }
+      if (!call_follows && !p_.numbers.count(word)) return p_.words.count(word) ? p_.words.at(word) : word;
+      pos_ = mark;
+    }
+    const Val v = sum();
+    if (!v.is_point()) fail("a law's parameter cannot carry an interval (a divergence inside a law)");
+    return format_number(v.v);
+  }
+
+  Val divergence(const std::string& f) {
+    const std::string mu = law_text();
+    if (!eat(',')) fail(f + "(mu, nu, ...): expected ',' after mu");
+    const std::string nu = law_text();
+    std::optional<double> order;
+    if (f == "renyi" || f == "hockey_stick") {
+      if (!eat(',')) fail(fmt::format("{}(mu, nu, {}): expected the order", f, f == "renyi" ? "alpha" : "eps"));
+      const Val o = comparison();
+      if (!o.is_point()) fail("an order cannot carry an interval");
+      order = o.v;
+    }
+    if (!eat(')')) fail("expected ')' after the arguments of " + f);
+    const Quantity q = f == "renyi" ? Quantity::renyi(*order)
+                     : f == "hockey_stick" ? Quantity::hockey_stick(*order)
+                     : f == "kl" ? Quantity::kl() : f == "tv" ? Quantity::tv() : Quantity::renyi_inf();
+    const Estimate e = compute_divergence(*cached_law(mu), *cached_law(nu), q);
+    if (e.error_kind == ErrorKind::statistical)
+      fail(f + ": a bound cannot rest on a Monte Carlo value");
+    return {e.value, e.lower, e.upper};
+  }
+
+  // sum(k, from, to, expr): expr with the parameter k = from, from + 1, …, to (at most 10^6 terms).
+  Val summation() {
+    const std::string k = identifier();
+    if (k.empty()) fail("sum(k, from, to, expr): expected the index name");
+    if (!eat(',')) fail("sum(k, from, to, expr): expected ','");
+    const Val from = comparison();
+    if (!eat(',')) fail("sum(k, from, to, expr): expected ','");
+    const Val to = comparison();
+    if (!eat(',')) fail("sum(k, from, to, expr): expected ','");
+    if (!from.is_point() || !to.is_point() || from.v != std::floor(from.v) || to.v != std::floor(to.v))
+      fail("sum: the bounds must be integers");
+    if (to.v - from.v > 1e6) fail("sum: at most 10^6 terms");
+    const std::size_t body = pos_;
+    Params inner = p_;
+    Val total = Val::point(0);
+    std::size_t end = body;
+    if (to.v < from.v) {  // empty: skip the body's text
+      inner.numbers[k] = from.v;
+      FormulaParser skipper(s_, inner);
+      skipper.pos_ = body;
+      skipper.comparison();
+      end = skipper.pos_;
+    }
+    for (double i = from.v; i <= to.v; ++i) {
+      inner.numbers[k] = i;
+      FormulaParser term(s_, inner);
+      term.pos_ = body;
+      term.depth_ = depth_;
+      const Val t = term.comparison();
+      total = {total.v + t.v, total.lo + t.lo, total.hi + t.hi};
+      end = term.pos_;
+    }
+    pos_ = end;
+    if (!eat(')')) fail("expected ')' after sum(...)");
+    return total;
+  }
+
+  Val call(const std::string& f) {
+    if (f == "renyi" || f == "hockey_stick" || f == "kl" || f == "tv" || f == "renyi_inf") return divergence(f);
+    if (f == "sum") return summation();
+    if (f == "if") {
+      const Val c = comparison();
+      if (!eat(',')) fail("if(c, a, b): expected ','");
+      // Both branches are parsed (their syntax is checked); the condition picks one.
+      const Val a = comparison();
+      if (!eat(',')) fail("if(c, a, b): expected ','");
+      const Val b = comparison();
+      if (!eat(')')) fail("expected ')' after if(...)");
+      return c.v != 0 ? a : b;
+    }
+    const std::vector<Val> a = arguments(f);
+    auto want = [&](std::size_t n) {
+      if (a.size() != n) fail(fmt::format("{} takes {} argument{}", f, n, n == 1 ? "" : "s"));
     };
-    if (f == "sqrt") return one(std::sqrt);
-    if (f == "exp") return one(std::exp);
-    if (f == "log") return one(std::log);
-    if (f == "log1p") return one(std::log1p);
-    if (f == "expm1") return one(std::expm1);
-    if (f == "abs") return one(std::fabs);
+    if (f == "sqrt") return want(1), monotone(a[0], [](double x) { return std::sqrt(x); });
+    if (f == "exp") return want(1), monotone(a[0], [](double x) { return std::exp(x); });
+    if (f == "log") return want(1), monotone(a[0], [](double x) { return std::log(x); });
+    if (f == "log1p") return want(1), monotone(a[0], [](double x) { return std::log1p(x); });
+    if (f == "expm1") return want(1), monotone(a[0], [](double x) { return std::expm1(x); });
+    if (f == "erf") return want(1), monotone(a[0], [](double x) { return std::erf(x); });
+    if (f == "erfc") return want(1), monotone(a[0], [](double x) { return std::erfc(x); });
+    if (f == "Phi") return want(1), monotone(a[0], [](double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); });
+    if (f == "logPhi") return want(1), monotone(a[0], [](double x) { return log_normal_cdf(x); });
+    if (f == "floor") return want(1), monotone(a[0], [](double x) { return std::floor(x); });
+    if (f == "ceil") return want(1), monotone(a[0], [](double x) { return std::ceil(x); });
+    if (f == "lgamma") {
+      want(1);
+      if (!a[0].is_point() && a[0].lo < 2) fail("lgamma of an interval reaching below 2 (not monotone there)");
+      return monotone(a[0], [](double x) { return std::lgamma(x); });
+    }
+    if (f == "abs") {
+      want(1);
+      const Val& x = a[0];
+      if (x.lo >= 0) return x;
+      if (x.hi <= 0) return {-x.v, -x.hi, -x.lo};
+      return {std::fabs(x.v), 0, std::max(-x.lo, x.hi)};
+    }
+    if (f == "pow") return want(2), corners(a[0], a[1], [](double x, double y) { return std::pow(x, y); });
+    if (f == "binom") {  // binomial coefficient C(n, k) of integers
+      want(2);
+      if (!a[0].is_point() || !a[1].is_point()) fail("binom of intervals");
+      const double n = a[0].v, k = a[1].v;
+      if (n != std::floor(n) || k != std::floor(k) || n < 0) fail("binom(n, k) needs integers n >= 0");
+      if (k < 0 || k > n) return Val::point(0);
+      return Val::point(std::round(std::exp(std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1))));
+    }
     if (f == "min" || f == "max") {
       if (a.size() < 2) fail(f + " takes at least two arguments");
-      double v = a[0];
-      for (double x : a) v = f == "min" ? std::min(v, x) : std::max(v, x);
+      Val v = a[0];
+      for (const Val& x : a) {
+        if (f == "min") v = {std::min(v.v, x.v), std::min(v.lo, x.lo), std::min(v.hi, x.hi)};
+        else v = {std::max(v.v, x.v), std::max(v.lo, x.lo), std::max(v.hi, x.hi)};
+      }
       return v;
     }
     fail("unknown function '" + f + "'");
@@ -134,14 +412,20 @@ class FormulaParser {
   const std::string& s_;
   const Params& p_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace
 
+FormulaValue evaluate_formula_interval(const std::string& formula, const Params& params) {
+  const Val v = FormulaParser(formula, params).parse();
+  if (!std::isfinite(v.v) || std::isnan(v.lo) || std::isnan(v.hi))
+    throw InvalidArgument(fmt::format("formula '{}' is not finite ({})", formula, params.describe()));
+  return {v.v, v.lo, v.hi};
+}
+
 double evaluate_formula(const std::string& formula, const Params& params) {
-  const double v = FormulaParser(formula, params).parse();
-  if (!std::isfinite(v)) throw InvalidArgument(fmt::format("formula '{}' is not finite ({})", formula, params.describe()));
-  return v;
+  return evaluate_formula_interval(formula, params).value;
 }
 
 std::string substitute(const std::string& text, const Params& params) {

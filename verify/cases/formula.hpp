@@ -3,8 +3,13 @@
 // A case point assigns numbers (and a few words, e.g. noise = "laplace") to named parameters. Case files write
 // law templates and derived quantities with {formula} placeholders, e.g.
 //   mu = "gaussian({delta}, {sqrt(sigma1^2 + sigma2^2)})"
-// Formulas: numbers, parameter names, + − * / ^ (right-associative), unary minus, parentheses, and the
-// functions sqrt, exp, log, log1p, expm1, abs, min, max.
+// Formulas: numbers, parameter names, + − * / ^ (right-associative), unary minus, parentheses, comparisons
+// (< <= > >= == !=, giving 1 or 0), if(c, a, b), sum(k, from, to, expr), the functions sqrt, exp, log, log1p,
+// expm1, abs, min, max, pow, erf, erfc, Phi, logPhi, lgamma, floor, ceil, binom(n, k), and divergences between
+// law expressions computed by the engines: renyi(mu, nu, alpha), hockey_stick(mu, nu, eps), kl(mu, nu),
+// tv(mu, nu), renyi_inf(mu, nu) — e.g. n * renyi(laplace(Delta/n, b), laplace(0, b), alpha), where the laws'
+// arguments are formulas themselves. A divergence's interval is carried through the arithmetic and the
+// monotone functions, so the formula's value comes with an interval that contains the exact one.
 #pragma once
 
 #include <map>
@@ -22,7 +27,11 @@ struct Params {
   std::string describe() const;                        // "alpha=2, delta=1, noise=laplace"
 };
 
-double evaluate_formula(const std::string& formula, const Params& params);
+struct FormulaValue {
+  double value, lower, upper;  // lower = value = upper unless a divergence call brought an interval
+};
+FormulaValue evaluate_formula_interval(const std::string& formula, const Params& params);
+double evaluate_formula(const std::string& formula, const Params& params);  // the value
 // Replaces every {formula} in `text` by its value (shortest round-trip form) or a word parameter's text.
 std::string substitute(const std::string& text, const Params& params);
 

@@ -17,13 +17,19 @@ namespace privamp::cli {
 
 Action add_list_command(CLI::App& app) {
   auto cases_dir = std::make_shared<std::string>("cases");
-  auto* cmd = app.add_subcommand("list", "List the theorem catalogue: ID, statement, source, cases, latest verdicts");
+  auto extra = std::make_shared<std::vector<std::string>>();
+  auto* cmd = app.add_subcommand("list", "List the theorem catalogue: ID, statement, source, cases, latest verdicts; "
+                                         "bounds declared in case files beside the built-in ones");
   cmd->add_option("--cases", *cases_dir, "case directory to scan")->capture_default_str();
-  return [cmd, cases_dir]() {
+  cmd->add_option("files", *extra, "further case files or directories (their declared bounds are listed too)");
+  return [cmd, cases_dir, extra]() {
     if (!cmd->parsed()) return -1;
     std::map<std::string, std::set<std::string>> exercised;
-    if (std::filesystem::is_directory(*cases_dir))
-      for (const auto& c : verify::load_cases({*cases_dir}))
+    std::vector<std::filesystem::path> paths;
+    if (std::filesystem::is_directory(*cases_dir)) paths.emplace_back(*cases_dir);
+    for (const auto& f : *extra) paths.emplace_back(f);
+    if (!paths.empty())
+      for (const auto& c : verify::load_cases(paths))
         for (const auto& id : c.bounds) exercised[id].insert(fmt::format("{} ({})", c.file, c.name));
     // Latest verdicts: the golden results.
     std::map<std::string, std::map<std::string, int>> verdicts;
@@ -39,9 +45,12 @@ Action add_list_command(CLI::App& app) {
           ++verdicts[key.substr(a + 3, b - a - 3)][row["verdict"].get<std::string>()];
         }
       }
-    for (const auto& b : verify::bound_catalogue()) {
+    std::vector<verify::BoundEntry> all = verify::bound_catalogue();
+    for (auto& b : verify::declared_bounds()) all.push_back(std::move(b));
+    for (const auto& b : all) {
       std::cout << fmt::format("{}  [{}; {} bound on {}]\n  {}\n  source: {}\n", b.id, b.family,
                                verify::to_string(b.direction), b.quantity, b.statement, b.source);
+      if (!b.formula.empty()) std::cout << fmt::format("  declared in {}: {}\n", b.declared_in, b.formula);
       const auto ex = exercised.find(b.id);
       std::cout << "  cases: " << (ex == exercised.end() ? "none" : fmt::format("{}", fmt::join(ex->second, "; "))) << "\n";
       const auto v = verdicts.find(b.id);

@@ -137,6 +137,10 @@ std::string rows_json(const std::vector<Row>& rows, int indent) {
     if (r.cross) j["cross_check"] = {{"value", num(r.cross->value)}, {"lower", num(r.cross->lower)},
                                      {"upper", num(r.cross->upper)}, {"method", r.cross->method}};
     j["bound"] = num(r.bound);
+    if (!std::isnan(r.bound_lower)) {
+      j["bound_lower"] = num(r.bound_lower);
+      j["bound_upper"] = num(r.bound_upper);
+    }
     j["bound_over_exact"] = num(r.ratio());
     j["verdict"] = to_string(r.verdict);
     j["reason"] = r.reason;

@@ -73,7 +73,9 @@ sim::FiniteKernel make_kernel(const std::string& kind, const Params& p) {
 
 }  // namespace
 
-Verdict decide(Direction dir, const Estimate& e, double b, double tol, std::string& reason) {
+Verdict decide(Direction dir, const Estimate& e, double b, double tol, std::string& reason, double b_lo, double b_hi) {
+  if (std::isnan(b_lo)) b_lo = b;
+  if (std::isnan(b_hi)) b_hi = b;
   if (std::isnan(e.value) || std::isnan(e.lower) || std::isnan(e.upper) || e.lower > e.upper) {
     reason = fmt::format("the exact value is undefined ({}): no verdict", e.method);
     return Verdict::error;
@@ -86,25 +88,25 @@ Verdict decide(Direction dir, const Estimate& e, double b, double tol, std::stri
   const bool within = v != 0 ? std::fabs(b / v - 1) <= tol : b == 0;
   switch (dir) {
     case Direction::upper:
-      if (e.lower > b * (1 + kSlack) + 1e-300) {
+      if (e.lower > b_hi * (1 + kSlack) + 1e-300) {
         reason = fmt::format("exact lower end {:.10g} > bound {:.10g}", e.lower, b);
         return Verdict::violated;
       }
       if (within) return Verdict::tight;
-      if (e.upper <= b * (1 + kSlack)) return Verdict::holds;
+      if (e.upper <= b_lo * (1 + kSlack)) return Verdict::holds;
       reason = "the error bar straddles the bound";
       return Verdict::inconclusive;
     case Direction::lower:
-      if (e.upper < b * (1 - kSlack)) {
+      if (e.upper < b_lo * (1 - kSlack)) {
         reason = fmt::format("exact upper end {:.10g} < lower bound {:.10g}", e.upper, b);
         return Verdict::violated;
       }
       if (within) return Verdict::tight;
-      if (e.lower >= b * (1 - kSlack)) return Verdict::holds;
+      if (e.lower >= b_hi * (1 - kSlack)) return Verdict::holds;
       reason = "the error bar straddles the bound";
       return Verdict::inconclusive;
     case Direction::equal:
-      if (std::fabs(b - v) <= e.abs_error() + tol * std::fabs(v) + kSlack * std::fabs(b)) return Verdict::tight;
+      if (std::fabs(b - v) <= e.abs_error() + (b_hi - b_lo) + tol * std::fabs(v) + kSlack * std::fabs(b)) return Verdict::tight;
       reason = fmt::format("identity fails: exact {:.12g} vs formula {:.12g}", v, b);
       return Verdict::violated;
   }
@@ -259,9 +261,11 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
         }
         const BoundValue b = entry.bound(p);
         row.bound = b.value;
+        row.bound_lower = b.lower;
+        row.bound_upper = b.upper;
         if (!b.note.empty()) row.note = row.note.empty() ? b.note : b.note + "; " + row.note;
         if (row.cross && !overlap(row.exact, *row.cross)) disagree(row);
-        else row.verdict = decide(entry.direction, row.exact, row.bound, c.tolerance, row.reason);
+        else row.verdict = decide(entry.direction, row.exact, row.bound, c.tolerance, row.reason, b.lower, b.upper);
         rows.push_back(std::move(row));
         continue;
       }
@@ -306,16 +310,19 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
       row.cross = it->second.cross;
       const BoundValue b = entry.bound(p);
       row.bound = b.value;
+      row.bound_lower = b.lower;
+      row.bound_upper = b.upper;
       if (!b.note.empty()) row.note = row.note.empty() ? b.note : row.note + "; " + b.note;
       if (row.cross && !overlap(row.exact, *row.cross)) {
         disagree(row);
       } else {
-        row.verdict = decide(entry.direction, row.exact, row.bound, c.tolerance, row.reason);
+        row.verdict = decide(entry.direction, row.exact, row.bound, c.tolerance, row.reason, b.lower, b.upper);
         const bool statistical = row.exact.error_kind == ErrorKind::statistical;
         if (row.verdict == Verdict::violated && statistical) {
           std::string confirm;
           const bool confirmed = row.cross && row.cross->error_kind != ErrorKind::statistical &&
-                                 decide(entry.direction, *row.cross, row.bound, c.tolerance, confirm) == Verdict::violated;
+                                 decide(entry.direction, *row.cross, row.bound, c.tolerance, confirm, b.lower, b.upper) ==
+                                     Verdict::violated;
           if (!confirmed) {
             row.verdict = Verdict::inconclusive;
             row.reason = "Monte Carlo violation not confirmed by an exact engine: " + row.reason;

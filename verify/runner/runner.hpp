@@ -13,6 +13,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,8 @@ struct Row {
   Estimate exact;                 // property rows: value = max lhs/rhs, interval = [value, value]
   std::optional<Estimate> cross;  // the cross-check engine's value
   double bound = 0;
+  double bound_lower = std::numeric_limits<double>::quiet_NaN();  // declared bounds using divergences: the
+  double bound_upper = std::numeric_limits<double>::quiet_NaN();  // bound's own interval (NaN: a point)
   std::string note;               // the bound's choice (optimal w …), or the worst property instance
   Verdict verdict = Verdict::error;
   std::string reason;             // not-applicable reason, error message, or violation detail
@@ -49,7 +52,11 @@ struct RunOptions {
 };
 
 // The verdict rules above, for one exact value and one bound.
-Verdict decide(Direction direction, const Estimate& exact, double bound, double tolerance, std::string& reason);
+// A bound with an interval [bound_lower, bound_upper] (NaN: the point `bound`) decides only when the exact
+// interval is on one side of the whole bound interval.
+Verdict decide(Direction direction, const Estimate& exact, double bound, double tolerance, std::string& reason,
+               double bound_lower = std::numeric_limits<double>::quiet_NaN(),
+               double bound_upper = std::numeric_limits<double>::quiet_NaN());
 
 std::vector<Row> run_cases(const std::vector<Case>& cases, const RunOptions& options);
 
