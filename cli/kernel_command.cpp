@@ -7,8 +7,8 @@
 
 #include "numerics/errors.hpp"
 #include "verify/api/api.hpp"
-#include "verify/cli/commands.hpp"
-#include "verify/cli/quantity_list.hpp"
+#include "cli/commands.hpp"
+#include "cli/quantity_list.hpp"
 
 namespace privamp::cli {
 

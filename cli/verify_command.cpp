@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
-#include "verify/cli/commands.hpp"
+#include "cli/commands.hpp"
 #include "verify/report/report.hpp"
 
 namespace privamp::cli {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/laws/expression.hpp"
-#include "verify/cli/commands.hpp"
+#include "cli/commands.hpp"
 
 namespace privamp::cli {
 

@@ -1,4 +1,4 @@
-#include "verify/cli/quantity_list.hpp"
+#include "cli/quantity_list.hpp"
 
 #include <charconv>
 #include <cmath>

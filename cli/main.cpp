@@ -1,10 +1,10 @@
-// privamp: exact divergences and privacy-amplification bounds. Subcommands are in verify/cli/.
+// privamp: exact divergences and privacy-amplification bounds. Subcommands are in cli/.
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
 #include "numerics/errors.hpp"
-#include "verify/cli/commands.hpp"
+#include "cli/commands.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"privamp — exact Renyi and hockey-stick divergences, and checks of privacy-amplification theorems"};

@@ -8,7 +8,7 @@
 
 #include "numerics/errors.hpp"
 #include "plots/figures.hpp"
-#include "verify/cli/commands.hpp"
+#include "cli/commands.hpp"
 
 namespace privamp::cli {
 

@@ -5,8 +5,8 @@
 
 #include "numerics/errors.hpp"
 #include "sim/laws/expression.hpp"
-#include "verify/cli/commands.hpp"
-#include "verify/cli/quantity_list.hpp"
+#include "cli/commands.hpp"
+#include "cli/quantity_list.hpp"
 #include "verify/api/api.hpp"
 
 namespace privamp::cli {

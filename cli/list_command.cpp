@@ -11,7 +11,7 @@
 
 #include "verify/bounds/catalogue.hpp"
 #include "verify/cases/case.hpp"
-#include "verify/cli/commands.hpp"
+#include "cli/commands.hpp"
 
 namespace privamp::cli {
 
