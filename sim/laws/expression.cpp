@@ -1,5 +1,7 @@
 #include "sim/laws/expression.hpp"
 
+#include <deque>
+#include <mutex>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -591,6 +593,21 @@ class Parser {
 };
 
 }  // namespace
+
+LawPtr parse_law_cached(const std::string& text) {
+  static std::mutex mutex;
+  static std::deque<std::pair<std::string, LawPtr>> cache;
+  {
+    std::lock_guard lock(mutex);
+    for (const auto& [e, law] : cache)
+      if (e == text) return law;
+  }
+  LawPtr law = parse_law(text);
+  std::lock_guard lock(mutex);
+  cache.emplace_back(text, law);
+  if (cache.size() > 16) cache.pop_front();
+  return law;
+}
 
 LawPtr parse_law(std::string_view text) {
   BuildContext context;

@@ -85,6 +85,9 @@ const std::vector<LawSpec>& law_catalogue();
 // contains discretised laws (noisy_sgd, projected_chain, double_well …) comes wrapped in a DiscretisedLaw that can
 // rebuild the whole expression at finer resolutions.
 LawPtr parse_law(std::string_view text);
+// parse_law through a small cache shared by all threads (the 16 latest expressions): laws are immutable once
+// built, and points of a grid that differ only in an order share them (the expensive laws take ~1 s and ~100 MB).
+LawPtr parse_law_cached(const std::string& text);
 // The expression at `resolution_factor` × the cells it names, unwrapped (what Discretisation::refine returns).
 LawPtr parse_law_refined(std::string_view text, int resolution_factor);
 

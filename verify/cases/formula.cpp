@@ -68,22 +68,6 @@ Val monotone(const Val& a, F f) {  // increasing or decreasing: the ends map to 
   return {f(a.v), std::min(x, y), std::max(x, y)};
 }
 
-// Laws built from formulas, shared between points (building can take seconds).
-sim::LawPtr cached_law(const std::string& expression) {
-  static std::mutex mutex;
-  static std::deque<std::pair<std::string, sim::LawPtr>> cache;
-  {
-    std::lock_guard lock(mutex);
-    for (const auto& [e, law] : cache)
-      if (e == expression) return law;
-  }
-  sim::LawPtr law = sim::parse_law(expression);
-  std::lock_guard lock(mutex);
-  cache.emplace_back(expression, law);
-  if (cache.size() > 16) cache.pop_front();
-  return law;
-}
-
 bool is_law_name(const std::string& name) {
   for (const auto& spec : sim::law_catalogue())
     if (spec.name == name) return true;
@@ -305,7 +289,7 @@ class FormulaParser {
     const Quantity q = f == "renyi" ? Quantity::renyi(*order)
                      : f == "hockey_stick" ? Quantity::hockey_stick(*order)
                      : f == "kl" ? Quantity::kl() : f == "tv" ? Quantity::tv() : Quantity::renyi_inf();
-    const Estimate e = compute_divergence(*cached_law(mu), *cached_law(nu), q);
+    const Estimate e = compute_divergence(*sim::parse_law_cached(mu), *sim::parse_law_cached(nu), q);
     if (e.error_kind == ErrorKind::statistical)
       fail(f + ": a bound cannot rest on a Monte Carlo value");
     return {e.value, e.lower, e.upper};

@@ -19,6 +19,15 @@ void check_size(const sim::FiniteKernel& kernel, const char* where, int limit = 
     throw InvalidArgument(fmt::format("{}: the kernel has {} states; allowed at most {} (the exact worst case enumerates "
                                       "states^4 maps of the canonical pair)", where, kernel.size(), limit));
 }
+// The pair after K that the map g attains, with the enumeration's size.
+WorstCase attained(const CanonicalPair& c, const Eigen::MatrixXd& k, const std::array<int, 4>& g) {
+  WorstCase r;
+  r.map = g;
+  r.maps = static_cast<long>(k.rows()) * k.rows() * k.rows() * k.rows();
+  r.mu = c.p[0] * k.row(g[0]) + c.p[1] * k.row(g[1]) + c.p[2] * k.row(g[2]) + c.p[3] * k.row(g[3]);
+  r.nu = c.q[0] * k.row(g[0]) + c.q[1] * k.row(g[1]) + c.q[2] * k.row(g[2]) + c.q[3] * k.row(g[3]);
+  return r;
+}
 }  // namespace
 
 CanonicalPair canonical_pair(double eps, double delta) {
@@ -61,11 +70,7 @@ std::vector<WorstCase> worst_case_amplification(const sim::FiniteKernel& kernel,
           }
         }
       }
-    WorstCase r;
-    r.map = arg;
-    r.maps = static_cast<long>(n) * n * n * n;
-    r.mu = c.p[0] * k.row(arg[0]) + c.p[1] * k.row(arg[1]) + c.p[2] * k.row(arg[2]) + c.p[3] * k.row(arg[3]);
-    r.nu = c.q[0] * k.row(arg[0]) + c.q[1] * k.row(arg[1]) + c.q[2] * k.row(arg[2]) + c.q[3] * k.row(arg[3]);
+    WorstCase r = attained(c, k, arg);
     // Rounding: only the states where μK exceeds e^{ε'}νK contribute, each with an error of a few eps times the
     // magnitudes involved; other maps within that much of the maximum could win only by the same amount.
     double magnitude = 0;
@@ -119,11 +124,7 @@ std::vector<WorstCase> worst_case_renyi(const sim::FiniteKernel& kernel, double 
               arg = {g0, g1, g2, g3};
             }
           }
-    WorstCase r;
-    r.map = arg;
-    r.maps = static_cast<long>(n) * n * n * n;
-    r.mu = c.p[0] * k.row(arg[0]) + c.p[1] * k.row(arg[1]) + c.p[2] * k.row(arg[2]) + c.p[3] * k.row(arg[3]);
-    r.nu = c.q[0] * k.row(arg[0]) + c.q[1] * k.row(arg[1]) + c.q[2] * k.row(arg[2]) + c.q[3] * k.row(arg[3]);
+    WorstCase r = attained(c, k, arg);
     const char* method = "exact worst case of R_alpha over all (eps,delta)-DP pairs (canonical maps)";
     if (best == kInfinity) {
       r.value = Estimate::infinite(method);

@@ -127,23 +127,6 @@ void disagree(Row& row) {
                            row.exact.lower, row.exact.upper, row.cross->method, row.cross->lower, row.cross->upper);
 }
 
-// Laws are immutable once built: points of a grid that differ only in the order (ε, α) share them. A small
-// cache keyed by the expression, shared by the workers (the expensive laws take ~1 s and ~100 MB).
-sim::LawPtr cached_law(const std::string& expression) {
-  static std::mutex mutex;
-  static std::deque<std::pair<std::string, sim::LawPtr>> cache;
-  {
-    std::lock_guard lock(mutex);
-    for (const auto& [e, law] : cache)
-      if (e == expression) return law;
-  }
-  sim::LawPtr law = sim::parse_law(expression);
-  std::lock_guard lock(mutex);
-  cache.emplace_back(expression, law);
-  if (cache.size() > 8) cache.pop_front();
-  return law;
-}
-
 // The exact value at one order for one point: one direction, or the worse of both.
 struct Exact {
   Estimate value;
@@ -165,7 +148,7 @@ Exact exact_for(const Case& c, const Params& p, double order, const sim::FiniteK
   }
   row.mu = substitute(c.mu, p);
   row.nu = substitute(c.nu, p);
-  const auto mu = cached_law(row.mu), nu = cached_law(row.nu);
+  const auto mu = sim::parse_law_cached(row.mu), nu = sim::parse_law_cached(row.nu);
   // Symmetric cases report the worse direction; the row names the direction that attained it, so that the row
   // reproduces its value (mu and nu are swapped when it is the reverse one).
   bool reversed = false;
