@@ -193,19 +193,20 @@ Table shuffling(bool reduced) {
 
 Table subsampling(bool reduced) {
   Table t{{"eps_prime", "poisson_exact", "poisson_bound", "wr_exact", "wr_bound", "rr_exact", "rr_bound"}, {}};
-  // Binary randomized response (ε0 = 2) on one record, subsampled with probability η = 0.1 (substitution): the
-  // output is ⊥ when the record is not sampled. δ_RR(ε) = [p − e^ε(1 − p)]_+ with p = e^{ε0}/(1 + e^{ε0}).
-  const double eta = 0.1, p_rr = 1 / (1 + std::exp(-2.0));
-  const std::string rr1 = fmt::format("pmf([{}, {}, {}])", 1 - eta, eta * (1 - p_rr), eta * p_rr);
-  const std::string rr0 = fmt::format("pmf([{}, {}, {}])", 1 - eta, eta * p_rr, eta * (1 - p_rr));
+  // Binary randomized response (ε0 = 2): the count of 1s among the reports of m = 10 records sampled without
+  // replacement from n = 100 — the verified case's mechanism (cases/subsampling.toml), against the same table row.
+  // (A mechanism that releases the user's own slot, ⊥ when unsampled, is not of the theorem's form.)
+  const std::string rr1 = "subsample(scheme=wor, base=rr, side=1, n=100, m=10, eps0=2)";
+  const std::string rr0 = "subsample(scheme=wor, base=rr, side=0, n=100, m=10, eps0=2)";
   for (double ep : linspace(0.02, 1.5, 30, reduced)) {
+    const Params rr = params({{"n", 100}, {"m", 10}, {"eps0", 2}, {"eps_prime", ep}}, {{"scheme", "wor"}, {"base", "rr"}});
     const Params poisson = params({{"q", 0.01}, {"sigma", 1}, {"eps_prime", ep}}, {{"scheme", "poisson"}, {"base", "gaussian"}});
     const Params wr = params({{"n", 100}, {"m", 5}, {"sigma", 1}, {"eps_prime", ep}}, {{"scheme", "wr"}, {"base", "gaussian"}});
     t.rows.push_back({ep, divergence("mix(0.01, gaussian(0, 1), gaussian(1, 1))", "gaussian(0, 1)", Quantity::hockey_stick(ep), true),
                       bound("SUB.table", poisson),
                       divergence("binomial_mix(m=5, p=0.01, law=gaussian(0, 1))", "gaussian(0, 1)", Quantity::hockey_stick(ep), true),
                       bound("SUB.table", wr), divergence(rr1, rr0, Quantity::hockey_stick(ep), true),
-                      eta * std::max(0.0, p_rr - std::exp(std::log1p(std::expm1(ep) / eta)) * (1 - p_rr))});
+                      bound("SUB.table", rr)});
   }
   return t;
 }
@@ -275,10 +276,10 @@ const std::vector<Figure>& figure_catalogue() {
        "'' using 1:4 with linespoints ls 2 title 'exact, {/Symbol e} = 0.3', '' using 1:5 with lines ls 2 dt 2 title 'bound, {/Symbol e} = 0.3'\n"},
       {"subsampling", "Subsampling (slides' table)",
        "exact privacy profiles (worst of both directions) against the table: subsampled Gaussian (sigma = 1), Poisson "
-       "(q = 0.01) and with replacement (n = 100, m = 5); binary randomized response (eps0 = 2) subsampled with probability "
-       "0.1 (zeros are off the log scale)",
+       "(q = 0.01) and with replacement (n = 100, m = 5); binary randomized response (eps0 = 2) counted over m = 10 "
+       "records sampled without replacement from n = 100 (zeros are off the log scale)",
        subsampling,
-       "set logscale y\nset xlabel '{/Symbol e}'''\nset ylabel '{/Symbol d}'''\nset format y '10^{%L}'\nset key top right\n"
+       "set logscale y\nset xlabel '{/Symbol e}'''\nset ylabel '{/Symbol d}'''\nset format y '10^{%L}'\nset key below maxrows 3\n"
        "plot DATA using 1:2 with points ls 1 title 'Poisson, exact', '' using 1:3 with lines ls 1 title 'Poisson, table', "
        "'' using 1:4 with points ls 2 title 'with replacement, exact', '' using 1:5 with lines ls 2 title 'with replacement, table', "
        "'' using 1:6 with points ls 3 title 'randomized response, exact', '' using 1:7 with lines ls 3 title 'randomized response, table'\n"},
