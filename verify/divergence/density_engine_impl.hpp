@@ -338,7 +338,7 @@ LogIntegral<Real> q_weighted_integral(const DensityPair<Real>& pair, LogG log_g,
     using std::min;
     using std::max;
     const Real amp = min(Real(sensitivity(Real(lp - lq))), Real(1e250));
-    // When the loss is pushed by loss_delta (the rounding of nearly equal laws, PreparedPair::bound_loss_rounding),
+    // When the loss is pushed by loss_delta (the rounding of nearly equal laws, PreparedPair::check_loss_rounding),
     // only the rounding beyond it is amplified here.
     const Real uncovered = max(Real(0), Real(4 * eps * (abs(lp) + abs(lq)) - pair.loss_delta));
     return Real(8 * eps + 4 * eps * abs(lq) + uncovered * amp);

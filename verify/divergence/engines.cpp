@@ -169,7 +169,6 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
   auto pair = [&]() -> PreparedPair& {
     if (!prepared) {
       prepared = std::make_unique<PreparedPair>(p, q, options.rel_tol);
-      prepared->density.loss_delta = prepared->loss_error;
     }
     return *prepared;
   };
@@ -225,7 +224,10 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
             if (wants_excess_route(direct)) route = RenyiRoute::excess;
             else result = finish(direct, quantity, kind, method, route);
           }
-          if (!result) result = estimate(quantity, route, 0);
+          if (!result) {
+            pp.check_loss_rounding();
+            result = estimate(quantity, route, 0);
+          }
           if (pp.loss_error > 0 && std::isfinite(result->value))
             widen_for_loss_error(*result, quantity, route, pp.loss_error, pp.loss_error_from_rounding, estimate);
           result->work = work;

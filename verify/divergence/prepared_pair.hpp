@@ -28,7 +28,9 @@ struct PreparedPair {
 
   PreparedPair(const sim::Law& p, const sim::Law& q, double rel_tol);
   const LossScan<double>& loss_scan();
-  void bound_loss_rounding();
+  void check_loss_rounding();  // sets loss_error for nearly coinciding laws (see prepared_pair.cpp)
+  bool plain_densities = false;   // both laws have densities and were not computed jointly
+  bool rounding_checked = false;
   // True if ∫ p^α q^{1−α} diverges in a tail (decided from the tail shapes).
   bool renyi_tail_diverges(double alpha) const;
 };
