@@ -115,9 +115,14 @@ Eigen::VectorXd LangevinChain::law_uniformized(int start, double t) const {
   const Eigen::Index n = nodes();
   if (start < 0 || start >= n) throw InvalidArgument(fmt::format("langevin: start node {} outside [0, {})", start, n));
   const double rate = (up_ + down_).maxCoeff(), mean = rate * t;
+  if (mean == 0) {  // t = 0: the point mass at the start
+    Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+    e[start] = 1;
+    return e;
+  }
   if (!(mean <= 1e7))
     throw InvalidArgument(fmt::format("langevin: uniformization needs rate·t <= 1e7 (here {:.3g}); use law()", mean));
-  // Terms k = 0 … K with K beyond the mode by 40 standard deviations (+ 50): the Poisson tail past it is < e^{−745}.
+  // Terms k = 0 … K, K = Λt + 40√(Λt) + 50: the Poisson mass left out is below e^{−300}.
   const long last = static_cast<long>(mean + 40 * std::sqrt(mean) + 50);
   Eigen::VectorXd v = Eigen::VectorXd::Zero(n), next(n), out = Eigen::VectorXd::Zero(n);
   v[start] = 1;

@@ -41,7 +41,8 @@ class LangevinChain {
   Eigen::VectorXd law_time_stepped(int start, double t, double rel_tol = 1e-10, double abs_tol = -1) const;
   // Uniformization (Jensen): with Λ ≥ every exit rate, P_t = Σ_k Poisson(k; Λt)·(I + Q/Λ)^k. Every term is
   // non-negative, so tail entries keep their relative digits (no cancellation, unlike the spectral sums); the
-  // Poisson weights are summed in logs from the mode outwards until they fall below e^{−745} of the total.
+  // Poisson weights are formed in logs (no under- or overflow of e^{−Λt}(Λt)^k/k!) and the sum is truncated where
+  // the Poisson mass left out is below e^{−300}; Λt is limited to 1e7.
   // An algorithm independent of the eigendecomposition: the second route of the double-well cases.
   Eigen::VectorXd law_uniformized(int start, double t) const;
   Eigen::VectorXd invariant() const;                         // π

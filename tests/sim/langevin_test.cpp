@@ -80,6 +80,9 @@ TEST_CASE("Langevin chain: uniformization agrees with the spectral route and kee
       CHECK(u.minCoeff() > 0);  // every node is reachable at t > 0: no entry lost to cancellation
     }
   }
-  CHECK_THROWS_WITH(sim::LangevinChain(sim::Potential::double_well(), -4, 4, 160).law_uniformized(-1, 1.0),
-                    Catch::Contains("start node"));
+  const sim::LangevinChain c(sim::Potential::double_well(), -4, 4, 160);
+  CHECK_THROWS_WITH(c.law_uniformized(-1, 1.0), Catch::Contains("start node"));
+  const auto at_zero = c.law_uniformized(c.node(1.0), 0.0);  // t = 0: the point mass
+  CHECK(at_zero[c.node(1.0)] == 1);
+  CHECK(at_zero.sum() == 1);
 }

@@ -333,3 +333,26 @@ alpha = 2
   CHECK_THAT(error_of([&] { load_cases({temp_file("typo.toml", unknown_param)}); }),
              Contains("TESTDECL.typo") && Contains("unknown parameter 'sigmaa'"));
 }
+
+TEST_CASE("formulas: intervals decide comparisons only when they can, powers need a positive base", "[verify][runner]") {
+  Params p;
+  p.numbers = {{"alpha", 2}};
+  // R_2(N(1,1) || N(0,1)) = 1 exactly: its interval straddles 1, so "< 1" is undecided and if() takes the hull.
+  const FormulaValue undecided = evaluate_formula_interval("renyi(gaussian(1, 1), gaussian(0, 1), alpha) < 1", p);
+  CHECK(undecided.lower == 0);
+  CHECK(undecided.upper == 1);
+  const FormulaValue hull = evaluate_formula_interval("if(renyi(gaussian(1, 1), gaussian(0, 1), alpha) < 1, 5, 7)", p);
+  CHECK(hull.lower == 5);
+  CHECK(hull.upper == 7);
+  // Decided: the whole interval is below 10.
+  CHECK(evaluate_formula_interval("renyi(gaussian(1, 1), gaussian(0, 1), alpha) < 10", p).upper == 1);
+  // An interval result is widened outwards (rounding inside); an exact value stays a point.
+  const FormulaValue sum = evaluate_formula_interval("renyi(gaussian(1, 1), gaussian(0, 1), alpha) + 0.1", p);
+  CHECK(sum.lower < 1.1);
+  CHECK(sum.upper > 1.1);
+  CHECK(evaluate_formula_interval("binom(100, 50)", p).lower <= 1.0089134454556419e29);
+  CHECK(evaluate_formula_interval("binom(100, 50)", p).upper >= 1.0089134454556419e29);
+  CHECK(evaluate_formula("binom(52, 5)", p) == 2598960);
+  CHECK_THAT(error_of([&] { evaluate_formula("(renyi(gaussian(1, 1), gaussian(0, 1), alpha) - 1)^2", p); }),
+             Contains("power of an interval that reaches 0"));
+}

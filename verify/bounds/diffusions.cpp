@@ -166,7 +166,8 @@ std::pair<double, double> calibrated_sigma2_by_quadrature(const Params& p) {
 
 Estimate gm_mse_by_quadrature(const Params& p) {
   const auto [lo, hi] = calibrated_sigma2_by_quadrature(p);
-  return Estimate::from_interval(p.at("d") * lo, p.at("d") * hi, ErrorKind::quadrature,
+  const double round = 8 * std::numeric_limits<double>::epsilon();
+  return Estimate::from_interval(p.at("d") * lo * (1 - round), p.at("d") * hi * (1 + round), ErrorKind::quadrature,
                                  "d sigma~^2 with R_2 of the 1-D OU laws by quadrature");
 }
 
@@ -174,7 +175,7 @@ Estimate gm_mse_by_quadrature(const Params& p) {
 Estimate pgm_mse_by_quadrature(const Params& p) {
   const auto [lo, hi] = calibrated_sigma2_by_quadrature(p);
   const double r2 = p.at("R") * p.at("R"), d = p.at("d");
-  auto best = [&](double s2) { return r2 * d * s2 / (r2 + d * s2); };
+  auto best = [&](double s2) { return std::isinf(s2) ? r2 : r2 * d * s2 / (r2 + d * s2); };
   const double round = 8 * std::numeric_limits<double>::epsilon();
   return Estimate::from_interval(best(lo) * (1 - round), best(hi) * (1 + round), ErrorKind::quadrature,
                                  "minimum of the quadratic in beta, sigma~^2 from R_2 by quadrature");
@@ -184,7 +185,9 @@ Estimate mse_ratio_by_simulation(const Params& p) {
   const Estimate ou = ou_mse_simulated(p);
   const auto [lo, hi] = calibrated_sigma2_by_quadrature(p);
   const double d = p.at("d");
-  Estimate e = Estimate::from_interval(std::max(0.0, ou.lower) / (d * hi), ou.upper / (d * lo), ErrorKind::statistical,
+  const double round = 8 * std::numeric_limits<double>::epsilon();
+  Estimate e = Estimate::from_interval(std::max(0.0, ou.lower) / (d * hi) * (1 - round), ou.upper / (d * lo) * (1 + round),
+                                       ErrorKind::statistical,
                                        "E_OU over 10^5 simulated OU paths / E_GM with R_2 by quadrature");
   e.level = kLevel;
   return e;

@@ -50,22 +50,34 @@ struct Val {
   bool is_point() const { return lo == v && hi == v; }
 };
 
+// An interval result widened outwards by two ulps at each end, so that the rounding of the operation is inside.
+Val outward(Val r) {
+  if (r.is_point()) return r;
+  for (int i = 0; i < 2; ++i) {
+    r.lo = std::nextafter(r.lo, -kInf);
+    r.hi = std::nextafter(r.hi, kInf);
+  }
+  return r;
+}
+
+// f monotone in each argument over the box (callers ensure it): the extremes are at the corners. A NaN corner
+// means the box leaves f's domain.
 template <class F>
-Val corners(const Val& a, const Val& b, F f) {
+std::optional<Val> corners(const Val& a, const Val& b, F f) {
   const double c[4] = {f(a.lo, b.lo), f(a.lo, b.hi), f(a.hi, b.lo), f(a.hi, b.hi)};
   Val r{f(a.v, b.v), c[0], c[0]};
   for (double x : c) {
-    if (std::isnan(x)) continue;
+    if (std::isnan(x)) return std::nullopt;
     r.lo = std::min(r.lo, x);
     r.hi = std::max(r.hi, x);
   }
-  return r;
+  return outward(r);
 }
 
 template <class F>
 Val monotone(const Val& a, F f) {  // increasing or decreasing: the ends map to the ends
   const double x = f(a.lo), y = f(a.hi);
-  return {f(a.v), std::min(x, y), std::max(x, y)};
+  return outward({f(a.v), std::min(x, y), std::max(x, y)});
 }
 
 bool is_law_name(const std::string& name) {
@@ -118,8 +130,23 @@ class FormulaParser {
       if (eat(std::string_view(op))) {
         const Val b = sum();
         const std::string o = op;
-        const bool r = o == "<=" ? a.v <= b.v : o == ">=" ? a.v >= b.v : o == "==" ? a.v == b.v
-                     : o == "!=" ? a.v != b.v : o == "<" ? a.v < b.v : a.v > b.v;
+        auto holds = [&](double x, double y) {
+          return o == "<=" ? x <= y : o == ">=" ? x >= y : o == "==" ? x == y : o == "!=" ? x != y : o == "<" ? x < y : x > y;
+        };
+        const bool r = holds(a.v, b.v);
+        // With intervals, the comparison is decided only if it holds (or fails) for every pair of points in them.
+        if (!a.is_point() || !b.is_point()) {
+          bool all = true, none = true;
+          if (o == "==" || o == "!=") {  // equal somewhere unless the intervals are disjoint
+            const bool disjoint = a.hi < b.lo || b.hi < a.lo;
+            all = o == "!=" && disjoint;
+            none = o == "==" && disjoint;
+          } else {  // orderings: the extreme pairs decide
+            for (double x : {a.lo, a.hi})
+              for (double y : {b.lo, b.hi}) (holds(x, y) ? none : all) = false;
+          }
+          if (!all && !none) return {r ? 1.0 : 0.0, 0, 1};
+        }
         return Val::point(r ? 1 : 0);
       }
     }
@@ -130,10 +157,10 @@ class FormulaParser {
     for (;;) {
       if (eat('+')) {
         const Val b = product();
-        v = {v.v + b.v, v.lo + b.lo, v.hi + b.hi};
+        v = outward({v.v + b.v, v.lo + b.lo, v.hi + b.hi});
       } else if (eat('-')) {
         const Val b = product();
-        v = {v.v - b.v, v.lo - b.hi, v.hi - b.lo};
+        v = outward({v.v - b.v, v.lo - b.hi, v.hi - b.lo});
       } else {
         return v;
       }
@@ -142,11 +169,16 @@ class FormulaParser {
   Val product() {
     Val v = unary();
     for (;;) {
-      if (eat('*')) v = corners(v, unary(), [](double x, double y) { return x * y; });
-      else if (eat('/')) {
+      if (eat('*')) {
+        const auto r = corners(v, unary(), [](double x, double y) { return x * y; });
+        if (!r) fail("a product of an infinite and a zero end");
+        v = *r;
+      } else if (eat('/')) {
         const Val d = unary();
         if (d.lo <= 0 && d.hi >= 0 && !d.is_point()) fail("a divisor's interval contains 0");
-        v = corners(v, d, [](double x, double y) { return x / y; });
+        const auto r = corners(v, d, [](double x, double y) { return x / y; });
+        if (!r) fail("a quotient outside its domain");
+        v = *r;
       } else return v;
     }
   }
@@ -160,8 +192,16 @@ class FormulaParser {
   }
   Val power() {
     const Val base = atom();
-    if (eat('^')) return corners(base, unary(), [](double x, double y) { return std::pow(x, y); });  // right-assoc.
+    if (eat('^')) return power_of(base, unary());  // right-associative
     return base;
+  }
+  // x^y is monotone in each argument only for x > 0: intervals need a positive base.
+  Val power_of(const Val& x, const Val& y) {
+    if (x.is_point() && y.is_point()) return Val::point(std::pow(x.v, y.v));
+    if (!(x.lo > 0)) fail("a power of an interval that reaches 0 or below");
+    const auto r = corners(x, y, [](double a, double b) { return std::pow(a, b); });
+    if (!r) fail("a power outside its domain");
+    return *r;
   }
   std::string identifier() {
     skip();
@@ -324,7 +364,7 @@ class FormulaParser {
       term.pos_ = body;
       term.depth_ = depth_;
       const Val t = term.comparison();
-      total = {total.v + t.v, total.lo + t.lo, total.hi + t.hi};
+      total = outward({total.v + t.v, total.lo + t.lo, total.hi + t.hi});
       end = term.pos_;
     }
     pos_ = end;
@@ -343,7 +383,10 @@ class FormulaParser {
       if (!eat(',')) fail("if(c, a, b): expected ','");
       const Val b = comparison();
       if (!eat(')')) fail("expected ')' after if(...)");
-      return c.v != 0 ? a : b;
+      if (c.is_point()) return c.v != 0 ? a : b;
+      // An undecided condition (a comparison of intervals that overlap): the hull of both branches.
+      const Val& pick = c.v != 0 ? a : b;
+      return {pick.v, std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
     }
     const std::vector<Val> a = arguments(f);
     auto want = [&](std::size_t n) {
@@ -372,14 +415,24 @@ class FormulaParser {
       if (x.hi <= 0) return {-x.v, -x.hi, -x.lo};
       return {std::fabs(x.v), 0, std::max(-x.lo, x.hi)};
     }
-    if (f == "pow") return want(2), corners(a[0], a[1], [](double x, double y) { return std::pow(x, y); });
+    if (f == "pow") return want(2), power_of(a[0], a[1]);
     if (f == "binom") {  // binomial coefficient C(n, k) of integers
       want(2);
       if (!a[0].is_point() || !a[1].is_point()) fail("binom of intervals");
       const double n = a[0].v, k = a[1].v;
       if (n != std::floor(n) || k != std::floor(k) || n < 0) fail("binom(n, k) needs integers n >= 0");
       if (k < 0 || k > n) return Val::point(0);
-      return Val::point(std::round(std::exp(std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1))));
+      if (n <= 120) {  // exactly, in 128-bit integers: C(n, i) = C(n, i−1)·(n − i + 1)/i stays integral
+        unsigned __int128 c = 1;
+        for (double i = 1; i <= std::min(k, n - k); ++i)
+          c = c * static_cast<unsigned __int128>(n - i + 1) / static_cast<unsigned __int128>(i);
+        const double d = static_cast<double>(c);
+        if (d <= 9007199254740992.0) return Val::point(d);  // exactly representable
+        return {d, std::nextafter(d, 0.0), std::nextafter(d, kInf)};
+      }
+      const double d = std::exp(std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1));
+      const double rel = 16 * std::numeric_limits<double>::epsilon() * (std::lgamma(n + 1) + 1);  // lgamma's rounding
+      return {d, d * (1 - rel), d * (1 + rel)};
     }
     if (f == "min" || f == "max") {
       if (a.size() < 2) fail(f + " takes at least two arguments");
