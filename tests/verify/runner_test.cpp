@@ -353,6 +353,11 @@ TEST_CASE("formulas: intervals decide comparisons only when they can, powers nee
   CHECK(evaluate_formula_interval("binom(100, 50)", p).lower <= 1.0089134454556419e29);
   CHECK(evaluate_formula_interval("binom(100, 50)", p).upper >= 1.0089134454556419e29);
   CHECK(evaluate_formula("binom(52, 5)", p) == 2598960);
+  // Only the taken branch is evaluated; an empty sum evaluates nothing (both still parsed).
+  CHECK(evaluate_formula("if(alpha > 5, renyi(gaussian(0, -1), gaussian(0, 1), 2), 3)", p) == 3);
+  CHECK(evaluate_formula("sum(k, 1, 0, renyi(gaussian(0, -1), gaussian(0, 1), 2))", p) == 0);
+  CHECK_THAT(error_of([&] { evaluate_formula("if(alpha > 5, renyi(gauss(0, 1), gaussian(0, 1), 2), 3)", p); }),
+             Contains("'gauss' is not a law"));
   CHECK_THAT(error_of([&] { evaluate_formula("(renyi(gaussian(1, 1), gaussian(0, 1), alpha) - 1)^2", p); }),
              Contains("power of an interval that reaches 0"));
 }

@@ -329,6 +329,11 @@ class FormulaParser {
     const Quantity q = f == "renyi" ? Quantity::renyi(*order)
                      : f == "hockey_stick" ? Quantity::hockey_stick(*order)
                      : f == "kl" ? Quantity::kl() : f == "tv" ? Quantity::tv() : Quantity::renyi_inf();
+    if (dry_) {
+      sim::check_law_syntax(mu);
+      sim::check_law_syntax(nu);
+      return Val::point(0);
+    }
     const Estimate e = compute_divergence(*sim::parse_law_cached(mu), *sim::parse_law_cached(nu), q);
     if (e.error_kind == ErrorKind::statistical)
       fail(f + ": a bound cannot rest on a Monte Carlo value");
@@ -351,10 +356,11 @@ class FormulaParser {
     Params inner = p_;
     Val total = Val::point(0);
     std::size_t end = body;
-    if (to.v < from.v) {  // empty: skip the body's text
+    if (to.v < from.v) {  // empty: the body is parsed (its syntax checked) but not evaluated
       inner.numbers[k] = from.v;
       FormulaParser skipper(s_, inner);
       skipper.pos_ = body;
+      skipper.dry_ = true;
       skipper.comparison();
       end = skipper.pos_;
     }
@@ -363,6 +369,7 @@ class FormulaParser {
       FormulaParser term(s_, inner);
       term.pos_ = body;
       term.depth_ = depth_;
+      term.dry_ = dry_;
       const Val t = term.comparison();
       total = outward({total.v + t.v, total.lo + t.lo, total.hi + t.hi});
       end = term.pos_;
@@ -378,10 +385,15 @@ class FormulaParser {
     if (f == "if") {
       const Val c = comparison();
       if (!eat(',')) fail("if(c, a, b): expected ','");
-      // Both branches are parsed (their syntax is checked); the condition picks one.
+      // Both branches are parsed (their syntax is checked); a decided condition evaluates only its branch, so
+      // the other may leave its domain (if(n > 0, log(n), 0)).
+      const bool was_dry = dry_;
+      dry_ = was_dry || (c.is_point() && c.v == 0);
       const Val a = comparison();
       if (!eat(',')) fail("if(c, a, b): expected ','");
+      dry_ = was_dry || (c.is_point() && c.v != 0);
       const Val b = comparison();
+      dry_ = was_dry;
       if (!eat(')')) fail("expected ')' after if(...)");
       if (c.is_point()) return c.v != 0 ? a : b;
       // An undecided condition (a comparison of intervals that overlap): the hull of both branches.
@@ -389,6 +401,7 @@ class FormulaParser {
       return {pick.v, std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
     }
     const std::vector<Val> a = arguments(f);
+    if (dry_) return Val::point(0);  // parsed, not evaluated (an untaken branch, an empty sum)
     auto want = [&](std::size_t n) {
       if (a.size() != n) fail(fmt::format("{} takes {} argument{}", f, n, n == 1 ? "" : "s"));
     };
@@ -450,6 +463,7 @@ class FormulaParser {
   const Params& p_;
   std::size_t pos_ = 0;
   int depth_ = 0;
+  bool dry_ = false;  // parse only: no divergences computed, functions give 0
 };
 
 }  // namespace
