@@ -3,6 +3,8 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <numeric>
 #include <deque>
 #include <limits>
 #include <mutex>
@@ -435,10 +437,12 @@ class FormulaParser {
       const double n = a[0].v, k = a[1].v;
       if (n != std::floor(n) || k != std::floor(k) || n < 0) fail("binom(n, k) needs integers n >= 0");
       if (k < 0 || k > n) return Val::point(0);
-      if (n <= 120) {  // exactly, in 128-bit integers: C(n, i) = C(n, i−1)·(n − i + 1)/i stays integral
-        unsigned __int128 c = 1;
-        for (double i = 1; i <= std::min(k, n - k); ++i)
-          c = c * static_cast<unsigned __int128>(n - i + 1) / static_cast<unsigned __int128>(i);
+      if (n <= 66) {  // exactly in 64 bits: C(n, i) = C(n, i−1)·(n − i + 1)/i, divided by gcd first
+        std::uint64_t c = 1;
+        for (std::uint64_t i = 1; i <= static_cast<std::uint64_t>(std::min(k, n - k)); ++i) {
+          const std::uint64_t g = std::gcd(c, i);
+          c = c / g * ((static_cast<std::uint64_t>(n) - i + 1) / (i / g));
+        }
         const double d = static_cast<double>(c);
         if (d <= 9007199254740992.0) return Val::point(d);  // exactly representable
         return {d, std::nextafter(d, 0.0), std::nextafter(d, kInf)};
