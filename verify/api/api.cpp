@@ -213,7 +213,9 @@ KernelResult kernel(const sim::FiniteKernel& k, const KernelRequest& r) {
   check_probability("kernel", "dp delta", delta);
   out.dp = r.dp;
   out.theorem1 = verify::theorem1_points(k, eps, delta);
-  const auto worst = verify::worst_case_amplification(k, eps, delta, r.eps_prime);
+  // (Each enumeration runs only when asked for: its state limit applies to what is computed.)
+  const auto worst = r.eps_prime.empty() ? std::vector<verify::WorstCase>{}
+                                         : verify::worst_case_amplification(k, eps, delta, r.eps_prime);
   for (std::size_t i = 0; i < worst.size(); ++i) {
     ProfilePoint point{r.eps_prime[i], worst[i], std::nullopt, {}};
     if (k.size() <= 16) point.cross = verify::worst_case_by_output_sets(k, eps, delta, r.eps_prime[i]);
@@ -221,7 +223,7 @@ KernelResult kernel(const sim::FiniteKernel& k, const KernelRequest& r) {
       point.bounds.push_back(r.eps_prime[i] >= t.eps_prime * (1 - 1e-15) ? std::optional<double>(t.delta_prime) : std::nullopt);
     out.profile.push_back(std::move(point));
   }
-  const auto renyi = verify::worst_case_renyi(k, eps, delta, r.renyi);
+  const auto renyi = r.renyi.empty() ? std::vector<verify::WorstCase>{} : verify::worst_case_renyi(k, eps, delta, r.renyi);
   for (std::size_t i = 0; i < renyi.size(); ++i) out.renyi.emplace_back(r.renyi[i], renyi[i]);
   return out;
 }
