@@ -71,12 +71,10 @@ std::vector<WorstCase> worst_case_amplification(const sim::FiniteKernel& kernel,
         }
       }
     WorstCase r = attained(c, k, arg);
-    // Rounding: only the states where μK exceeds e^{ε'}νK contribute, each with an error of a few eps times the
-    // magnitudes involved; other maps within that much of the maximum could win only by the same amount.
-    double magnitude = 0;
-    for (int y = 0; y < n; ++y)
-      if (r.mu[y] > 0.5 * w * r.nu[y]) magnitude += r.mu[y] + w * r.nu[y];
-    const double err = 16 * std::numeric_limits<double>::epsilon() * (magnitude + 1e-300) * 8;
+    // Rounding, the same bound for every map: each μK_y and νK_y is a sum of four products (relative error 4·eps),
+    // and the positive parts are summed over n states; so every map's computed HS is within (16 + 2n)·eps·(1 + e^{ε'})
+    // of its true value, and the true maximum is within that of the computed one (whichever map attains it).
+    const double err = (16.0 + 2.0 * n) * std::numeric_limits<double>::epsilon() * (1 + w);
     r.value = Estimate::from_value(std::max(best, 0.0), err, ErrorKind::exact, "exact worst case over all (eps,delta)-DP pairs (GT.canonical)");
     r.value.work = r.maps;
     out.push_back(r);
@@ -95,6 +93,8 @@ std::vector<WorstCase> worst_case_renyi(const sim::FiniteKernel& kernel, double 
     check_greater("worst_case_renyi", "alpha", alpha, 1);
     if (!std::isfinite(alpha)) throw InvalidArgument("worst_case_renyi: alpha must be finite (allowed 1 < alpha < inf)");
     double best = -kInfinity;  // log Σ μ^α ν^{1−α}
+    double best_error = 0;      // its rounding
+    double highest = -kInfinity;  // the largest log Σ + its rounding over all maps: the true maximum is below it
     std::array<int, 4> arg{};
     Eigen::ArrayXd mu(n), nu(n);
     for (int g0 = 0; g0 < n && best < kInfinity; ++g0)
@@ -105,12 +105,18 @@ std::vector<WorstCase> worst_case_renyi(const sim::FiniteKernel& kernel, double 
                  c.p[2] * k.row(g2).transpose().array() + c.p[3] * k.row(g3).transpose().array();
             nu = c.q[0] * k.row(g0).transpose().array() + c.q[1] * k.row(g1).transpose().array() +
                  c.q[2] * k.row(g2).transpose().array() + c.q[3] * k.row(g3).transpose().array();
-            double top = -kInfinity;
+            double top = -kInfinity, magnitude = 0;
             bool infinite = false;
             for (int y = 0; y < n; ++y) {
               if (mu[y] <= 0) continue;
-              if (nu[y] <= 0) infinite = true;
-              else top = std::max(top, alpha * std::log(mu[y]) + (1 - alpha) * std::log(nu[y]));
+              if (nu[y] <= 0) {
+                infinite = true;
+                continue;
+              }
+              const double lm = std::log(mu[y]), ln = std::log(nu[y]);
+              top = std::max(top, alpha * lm + (1 - alpha) * ln);
+              // Each log-term rounds by ~eps·(α|log μ| + (α−1)|log ν|) plus μ's and ν's own 4·eps (times α).
+              magnitude = std::max(magnitude, alpha * std::fabs(lm) + (alpha - 1) * std::fabs(ln) + 4 * alpha);
             }
             double v = kInfinity;
             if (!infinite) {
@@ -119,8 +125,11 @@ std::vector<WorstCase> worst_case_renyi(const sim::FiniteKernel& kernel, double 
                 if (mu[y] > 0) sum += std::exp(alpha * std::log(mu[y]) + (1 - alpha) * std::log(nu[y]) - top);
               v = top + std::log(sum);
             }
+            const double error = 16 * std::numeric_limits<double>::epsilon() * (magnitude + n + std::fabs(v));
+            highest = std::max(highest, v + error);
             if (v > best) {
               best = v;
+              best_error = error;
               arg = {g0, g1, g2, g3};
             }
           }
@@ -129,12 +138,12 @@ std::vector<WorstCase> worst_case_renyi(const sim::FiniteKernel& kernel, double 
     if (best == kInfinity) {
       r.value = Estimate::infinite(method);
     } else {
-      // Each log-term rounds by ~eps·(α|log μ| + (α−1)|log ν|) (μ, ν exact to a few ulps each); R = log I/(α − 1).
-      double magnitude = 0;
-      for (int y = 0; y < n; ++y)
-        if (r.mu[y] > 0) magnitude = std::max(magnitude, alpha * std::fabs(std::log(r.mu[y])) + (alpha - 1) * std::fabs(std::log(r.nu[y])) + alpha);
-      const double err = 16 * std::numeric_limits<double>::epsilon() * (magnitude + n + std::fabs(best)) / (alpha - 1);
-      r.value = Estimate::from_value(std::max(best, 0.0) / (alpha - 1), err, ErrorKind::exact, method);
+      // R = log I/(α − 1): the lower end from the winning map's rounding, the upper end from the largest computed
+      // value plus rounding over all maps (a map with larger rounding could truly be the maximum).
+      r.value = Estimate::from_interval(std::max(0.0, (best - best_error) / (alpha - 1)),
+                                        std::max(0.0, highest / (alpha - 1)), ErrorKind::exact, method);
+      r.value.value = std::max(best, 0.0) / (alpha - 1);
+      r.value.log_value = r.value.value > 0 ? std::log(r.value.value) : -kInfinity;
     }
     r.value.work = r.maps;
     out.push_back(r);
