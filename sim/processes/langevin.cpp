@@ -87,7 +87,7 @@ Eigen::VectorXd LangevinChain::law(int start, double t) const {
   return p / p.sum();
 }
 
-Eigen::VectorXd LangevinChain::law_time_stepped(int start, double t, double rel_tol, double abs_tol) const {
+Eigen::VectorXd LangevinChain::law_time_stepped(int start, double t, double rel_tol) const {
   check_nonnegative_finite("langevin", "t", t);
   using State = std::vector<double>;
   State p(static_cast<std::size_t>(nodes()), 0.0);
@@ -103,7 +103,7 @@ Eigen::VectorXd LangevinChain::law_time_stepped(int start, double t, double rel_
   };
   if (t > 0) {
     using namespace boost::numeric::odeint;
-    auto stepper = make_controlled(abs_tol < 0 ? rel_tol * 1e-3 : abs_tol, rel_tol, runge_kutta_dopri5<State>());
+    auto stepper = make_controlled(rel_tol * 1e-3, rel_tol, runge_kutta_dopri5<State>());
     integrate_adaptive(stepper, rhs, p, 0.0, t, t * 1e-4);
   }
   Eigen::VectorXd out = Eigen::Map<Eigen::VectorXd>(p.data(), nodes()).cwiseMax(0.0);

@@ -91,11 +91,14 @@ nlohmann::json to_json(const DivergenceResult& r) {
 
 namespace {
 
+// The largest kernel read at all: its coefficients take O(states³) (the exact profiles have smaller limits).
+constexpr std::size_t kMaxKernelStates = 1024;
+
 Eigen::MatrixXd to_matrix(const std::vector<std::vector<double>>& rows, const std::string& what) {
   if (rows.empty()) throw InvalidArgument(fmt::format("{}: the matrix is empty", what));
   const std::size_t n = rows.size();
-  if (n > static_cast<std::size_t>(verify::kMaxWorstCaseStates) * 16)
-    throw InvalidArgument(fmt::format("{}: {} rows; allowed at most {}", what, n, verify::kMaxWorstCaseStates * 16));
+  if (n > kMaxKernelStates)
+    throw InvalidArgument(fmt::format("{}: {} rows; allowed at most {}", what, n, kMaxKernelStates));
   Eigen::MatrixXd m(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
   for (std::size_t i = 0; i < n; ++i) {
     if (rows[i].size() != n)
