@@ -3,7 +3,10 @@
 // 2 bad input).
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -17,5 +20,12 @@ Action add_verify_command(CLI::App& app);
 Action add_list_command(CLI::App& app);
 Action add_figures_command(CLI::App& app);
 Action add_kernel_command(CLI::App& app);
+
+// A progress bar on standard error when it is a terminal (otherwise an empty function: logs stay clean).
+std::function<void(std::size_t done, std::size_t total)> terminal_progress(const std::string& unit);
+// "a,b,,c" -> {a, b, c}
+std::vector<std::string> split(const std::string& s);
+// --jobs: 0 is the number of cores; outside [0, 1024] an InvalidArgument naming the command's option.
+int worker_count(const std::string& command, int jobs);
 
 }  // namespace privamp::cli

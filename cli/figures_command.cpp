@@ -1,57 +1,90 @@
 #include <algorithm>
 #include <chrono>
-#include <sstream>
 #include <iostream>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli/commands.hpp"
 #include "numerics/errors.hpp"
 #include "plots/figures.hpp"
-#include "cli/commands.hpp"
+#include "verify/report/report.hpp"
 
 namespace privamp::cli {
 
 Action add_figures_command(CLI::App& app) {
   struct Args {
+    std::vector<std::string> paths;
     std::string only, out = "figures";
     bool list = false, reduced = false;
+    int jobs = 0;
   };
   auto args = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("figures", "Compute and render the paper figures (CSV, gnuplot script, PDF, PNG)");
+  auto* cmd = app.add_subcommand("figures", "Draw figures declared as data from verified rows (CSV, gnuplot script, PDF, PNG)");
+  cmd->add_option("paths", args->paths, "files or directories with [[figure]] tables and their cases (default: plots)");
   cmd->add_option("--only", args->only, "comma-separated figure names (see --list)");
   cmd->add_option("--out", args->out, "output directory")->capture_default_str();
+  cmd->add_option("--jobs,-j", args->jobs, "parallel workers (default: the number of cores)");
   cmd->add_flag("--list", args->list, "list the figures and what they show");
-  cmd->add_flag("--reduced", args->reduced, "small grids (a quick look; the curves are coarse)");
+  cmd->add_flag("--reduced", args->reduced, "at most three points per x axis (a quick look; the curves are coarse)");
   return [cmd, args]() {
     if (!cmd->parsed()) return -1;
-    const auto& all = plots::figure_catalogue();
+    const int jobs = worker_count("figures", args->jobs);
+    std::vector<std::filesystem::path> paths(args->paths.begin(), args->paths.end());
+    if (paths.empty()) paths.emplace_back("plots");
+    const plots::FigureSet set = plots::load_figures(paths);
+    if (set.figures.empty()) throw InvalidArgument("no [[figure]] tables in the files given");
     if (args->list) {
-      for (const auto& f : all) std::cout << fmt::format("{}\n  {}\n  {}\n\n", f.name, f.title, f.description);
+      for (const auto& f : set.figures) std::cout << fmt::format("{}\n  {}\n  {}\n\n", f.name, f.title, f.description);
       return 0;
     }
     std::vector<const plots::Figure*> chosen;
-    std::vector<std::string> names;
-    for (const auto& f : all) names.push_back(f.name);
     if (args->only.empty()) {
-      for (const auto& f : all) chosen.push_back(&f);
+      for (const auto& f : set.figures) chosen.push_back(&f);
     } else {
-      std::stringstream in(args->only);
-      std::string name;
-      while (std::getline(in, name, ',')) {
-        const auto it = std::find_if(all.begin(), all.end(), [&](const plots::Figure& f) { return f.name == name; });
-        if (it == all.end())
-          throw InvalidArgument(fmt::format("unknown figure '{}' (known: {})", name, fmt::join(names, ", ")));
+      std::vector<std::string> names;
+      for (const auto& f : set.figures) names.push_back(f.name);
+      for (const std::string& name : split(args->only)) {
+        const auto it = std::find_if(set.figures.begin(), set.figures.end(), [&](const plots::Figure& f) { return f.name == name; });
+        if (it == set.figures.end()) throw InvalidArgument(fmt::format("unknown figure '{}' (known: {})", name, fmt::join(names, ", ")));
         chosen.push_back(&*it);
       }
     }
+    if (!plots::gnuplot_available())  // before the computation, not after it
+      throw InvalidArgument("gnuplot was not found: install gnuplot-nox (scripts/install-deps.sh does) to render figures");
+    // The rows are verified exactly as `privamp verify` would: the same runner, verdicts, cross-checks.
+    const auto start = std::chrono::steady_clock::now();
+    verify::RunOptions options;
+    options.jobs = jobs;
+    options.progress = terminal_progress("points");
+    const auto rows = verify::run_cases(plots::cases_for(chosen, set, args->reduced), options);
+    std::cout << verify::summary_table(rows);
+    std::cout << fmt::format("{} verified rows in {:.1f} s\n", rows.size(),
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    long bad = 0;
+    for (const auto& r : rows)
+      if (r.verdict == verify::Verdict::error) {
+        std::cerr << "error (not drawn): " << r.key() << ": " << r.reason << "\n";
+        ++bad;
+      } else if (r.verdict == verify::Verdict::violated) {
+        std::cerr << "violated (drawn): " << r.key() << ": " << r.reason << "\n";
+        ++bad;
+      }
     for (const plots::Figure* f : chosen) {
-      const auto start = std::chrono::steady_clock::now();
-      plots::render(*f, args->out, args->reduced);
-      std::cout << fmt::format("{:<18} {}/{}.{{csv,gp,pdf,png}}  {:.1f} s\n", f->name, args->out, f->name,
-                               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      const auto data = plots::select(*f, rows);
+      std::size_t points = 0;
+      for (std::size_t k = 0; k < data.size(); ++k) {
+        points += data[k].size();
+        if (data[k].empty())
+          std::cerr << fmt::format("{}: series {} ({} of {} in '{}') has no point to draw (rows in error, or values off a log scale)\n",
+                                   f->name, k + 1, f->series[k].y == plots::Series::Y::exact ? "exact" : "bound",
+                                   f->series[k].id, f->series[k].case_name);
+      }
+      plots::render(*f, data, args->out);
+      std::cout << fmt::format("{:<18} {}/{}.{{csv,gp,pdf,png}}  {} points\n", f->name, args->out, f->name, points);
     }
-    return 0;
+    return bad > 0 ? 1 : 0;
   };
 }
 

@@ -25,6 +25,8 @@ struct VerifyArgs {
   std::string golden_dir;
 };
 
+}  // namespace
+
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream in(s);
@@ -34,7 +36,20 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-}  // namespace
+int worker_count(const std::string& command, int jobs) {
+  if (jobs < 0 || jobs > 1024) throw_invalid(command, "--jobs", jobs, "1 <= jobs <= 1024 (0: the number of cores)");
+  return jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+std::function<void(std::size_t, std::size_t)> terminal_progress(const std::string& unit) {
+  if (!isatty(STDERR_FILENO)) return {};
+  return [unit](std::size_t done, std::size_t total) {
+    const int width = 40, filled = static_cast<int>(width * done / std::max<std::size_t>(total, 1));
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu %s", std::string(filled, '#').c_str(), std::string(width - filled, ' ').c_str(),
+                 done, total, unit.c_str());
+    if (done == total) std::fprintf(stderr, "\n");
+  };
+}
 
 Action add_verify_command(CLI::App& app) {
   auto args = std::make_shared<VerifyArgs>();
@@ -53,7 +68,7 @@ Action add_verify_command(CLI::App& app) {
       throw InvalidArgument("give --check-golden or --update-golden, not both");
     if (args->update_golden && !args->only.empty())
       throw InvalidArgument("--update-golden rewrites whole case files: run it without --only");
-    if (args->jobs < 0 || args->jobs > 1024) throw_invalid("verify", "--jobs", args->jobs, "1 <= jobs <= 1024 (0: the number of cores)");
+    const int jobs = worker_count("verify", args->jobs);
     if (!args->out.empty()) {
       // Found unwritable now, not after the whole run.
       const std::filesystem::path dir(args->out);
@@ -70,15 +85,8 @@ Action add_verify_command(CLI::App& app) {
     verify::RunOptions options;
     options.only = split(args->only);
     for (const auto& id : options.only) verify::find_bound(id);
-    options.jobs = args->jobs > 0 ? args->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const bool tty = isatty(STDERR_FILENO);
-    if (tty)
-      options.progress = [](std::size_t done, std::size_t total) {
-        const int width = 40, filled = static_cast<int>(width * done / std::max<std::size_t>(total, 1));
-        std::fprintf(stderr, "\r[%s%s] %zu/%zu points", std::string(filled, '#').c_str(),
-                     std::string(width - filled, ' ').c_str(), done, total);
-        if (done == total) std::fprintf(stderr, "\n");
-      };
+    options.jobs = jobs;
+    options.progress = terminal_progress("points");
     const auto rows = verify::run_cases(cases, options);
     std::cout << verify::summary_table(rows);
     if (!args->out.empty()) {

@@ -1,299 +1,263 @@
 #include "plots/figures.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
-#include "sim/kernels/finite_kernel.hpp"
-#include "sim/laws/expression.hpp"
-#include "verify/bounds/catalogue.hpp"
-#include "verify/divergence/engines.hpp"
-#include "verify/divergence/worst_case.hpp"
+#include "verify/cases/toml_reader.hpp"
 
 namespace privamp::plots {
 
 namespace {
 
-using verify::Params;
-using verify::Quantity;
+using verify::Case;
+using verify::Row;
 
-// n points from a to b, evenly in log scale (or the first, middle and last for reduced grids).
-std::vector<double> logspace(double a, double b, int n, bool reduced) {
-  if (reduced) n = 3;
-  std::vector<double> v;
-  for (int i = 0; i < n; ++i) v.push_back(a * std::pow(b / a, i / static_cast<double>(n - 1)));
-  return v;
+bool has_parameter(const Case& c, const std::string& name) {
+  return std::any_of(c.grid.begin(), c.grid.end(), [&](const auto& e) { return e.first == name; }) ||
+         std::any_of(c.derived.begin(), c.derived.end(), [&](const auto& e) { return e.first == name; });
 }
 
-std::vector<double> linspace(double a, double b, int n, bool reduced) {
-  if (reduced) n = 3;
-  std::vector<double> v;
-  for (int i = 0; i < n; ++i) v.push_back(a + (b - a) * i / (n - 1));
-  return v;
-}
+class FigureReader : public verify::TomlReader {
+ public:
+  FigureReader(std::string file, const std::vector<Case>& cases) : TomlReader(std::move(file)), cases_(cases) {}
 
-double divergence(const std::string& mu, const std::string& nu, const Quantity& q, bool symmetric = false) {
-  const auto p = sim::parse_law(mu), r = sim::parse_law(nu);
-  double v = verify::compute_divergence(*p, *r, q).value;
-  if (symmetric) v = std::max(v, verify::compute_divergence(*r, *p, q).value);
-  return v;
-}
-
-double bound(const std::string& id, const Params& p) { return verify::find_bound(id).bound(p).value; }
-double exact(const std::string& id, const Params& p) { return verify::find_bound(id).exact(p).value; }
-
-Params params(std::initializer_list<std::pair<const std::string, double>> numbers,
-              std::initializer_list<std::pair<const std::string, std::string>> words = {}) {
-  Params p;
-  p.numbers = numbers;
-  p.words = words;
-  return p;
-}
-
-Table ou_vs_gaussian(bool reduced) {
-  Table t{{"t", "ou_gm_kappa0.5", "ou_gm_kappa2", "ou_gm_kappa4", "ou_gm_kappa8", "pgm_gm_kappa2"}, {}};
-  for (double time : logspace(0.01, 10, 40, reduced)) {
-    std::vector<double> row{time};
-    for (double kappa : {0.5, 2.0, 4.0, 8.0})
-      row.push_back(exact("T8.a", params({{"d", 1}, {"R", 1}, {"rho", 1}, {"delta", 1}, {"theta", kappa}, {"t", time}})));
-    const Params p = params({{"d", 1}, {"R", 1}, {"rho", 1}, {"delta", 1}, {"theta", 2}, {"t", time}});
-    row.push_back(exact("MSE.pgm", p) / exact("MSE.gm", p));
-    t.rows.push_back(row);
+  Figure read(const toml::table& t) const {
+    static const std::set<std::string> known = {"name", "title", "description", "x", "xlabel", "ylabel",
+                                                "log", "xrange", "yrange", "key", "series"};
+    unknown_keys(t, known, "");
+    Figure f;
+    f.file = file_;
+    f.name = text(t, "name");
+    if (f.name.empty() || f.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos)
+      fail(t.get("name"), "name", "must be a non-empty file stem of letters, digits, '_' and '-'");
+    f.title = text(t, "title", f.name);
+    f.description = text(t, "description", "");
+    f.x = text(t, "x");
+    f.xlabel = text(t, "xlabel", f.x);
+    f.ylabel = text(t, "ylabel", "");
+    f.log = text(t, "log", "");
+    if (f.log != "" && f.log != "x" && f.log != "y" && f.log != "xy") fail(t.get("log"), "log", "must be \"\", x, y or xy");
+    f.key = text(t, "key", "below nobox");
+    f.xrange = range(t, "xrange");
+    f.yrange = range(t, "yrange");
+    const toml::node* s = t.get("series");
+    if (!s || !s->is_array_of_tables() || s->as_array()->empty())
+      fail(s ? s : &t, "series", "a figure needs [[figure.series]] tables");
+    int index = 0;
+    for (const auto& e : *s->as_array()) f.series.push_back(read_series(*e.as_table(), f, index++));
+    return f;
   }
-  return t;
-}
 
-Table sgd_per_index(bool reduced) {
-  Table t{{"i", "exact", "T5_bound", "convex_baseline"}, {}};
-  const double n = 40;
-  std::vector<double> indices;
-  for (int i = 1; i <= 40; ++i) indices.push_back(i);
-  if (reduced) indices = {1, 20, 40};
-  for (double i : indices) {
-    const Params p = params({{"n", n}, {"i", i}, {"eta", 0.5}, {"sigma", 1}, {"lambda", 1}, {"R", 1}, {"alpha", 2},
-                             {"intervals", reduced ? 50.0 : 200.0}});
-    const double c = 2.0, baseline = i >= n ? 2 * 2 * c * c : 2 * 2 * c * c / (n - i);  // α·2C²/((n−i)σ²)
-    t.rows.push_back({i, exact("T5", p), bound("T5", p), baseline});
+ private:
+  void unknown_keys(const toml::table& t, const std::set<std::string>& known, const std::string& prefix) const {
+    for (const auto& [k, v] : t)
+      if (!known.count(std::string(k.str())))
+        fail(&v, prefix + std::string(k.str()), fmt::format("unknown key (known: {})", fmt::join(known, ", ")));
   }
-  return t;
-}
 
-// The exact amplified profile ε' ↦ δ'(ε') of a kernel (worst case over all (1, 0.01)-DP mechanisms) for two
-// kernels, and each bound of Theorem 1 as a point (ε', δ') — four points per kernel. Rows of the profile leave
-// the point columns empty (NaN) and the point rows leave the profile columns empty.
-Table mixing_kernel(bool reduced) {
-  Table t{{"eps_prime", "exact_lazy_rr", "exact_dirichlet", "bounds_lazy_rr", "bounds_dirichlet"}, {}};
-  const double eps = 1, delta = 0.01, none = std::nan("");
-  const sim::FiniteKernel kernels[] = {sim::lazy_kernel(sim::randomized_response_kernel(4, 1.0), 0.5),
-                                       sim::random_dirichlet_kernel(6, 2.0, 5)};
-  for (double ep : linspace(0, 1.2, 49, reduced)) {
-    std::vector<double> row{ep};
-    for (const auto& k : kernels) row.push_back(verify::worst_case_amplification(k, eps, delta, {ep}).front().value.value);
-    row.push_back(none);
-    row.push_back(none);
-    t.rows.push_back(row);
+  std::optional<std::pair<double, double>> range(const toml::table& t, const std::string& key) const {
+    const toml::node* n = t.get(key);
+    if (!n) return std::nullopt;
+    const toml::array* a = n->as_array();
+    if (!a || a->size() != 2 || !(*a)[0].value<double>() || !(*a)[1].value<double>())
+      fail(n, key, "must be [low, high]");
+    const double lo = *(*a)[0].value<double>(), hi = *(*a)[1].value<double>();
+    if (!(lo < hi)) fail(n, key, "needs low < high");
+    return std::make_pair(lo, hi);
   }
-  for (std::size_t j = 0; j < 2; ++j) {
-    const auto& k = kernels[j];
-    const auto m = sim::mixing_coefficients(k);
-    const Params p = params({{"eps", eps}, {"delta", delta}, {"gamma_tv", m.dobrushin}, {"gamma_doeblin", m.doeblin},
-                             {"gamma_ultra", m.ultra_mixing},
-                             {"gamma_hs_tilde", sim::dobrushin_at(k, std::log1p(std::expm1(eps) / delta))}});
-    for (const char* id : {"T1.1", "T1.2", "T1.3", "T1.4"}) {
-      const auto& entry = verify::find_bound(id);
-      std::vector<double> row{entry.order(p), none, none, none, none};
-      row[3 + j] = entry.bound(p).value;
-      t.rows.push_back(row);
+
+  const Case& find_case(const toml::table& t, const std::string& name) const {
+    const Case* found = nullptr;
+    for (const Case& c : cases_)
+      if (c.name == name) {
+        if (found)
+          fail(t.get("case"), "series.case",
+               fmt::format("'{}' names a case in both {} and {}: load only one of them", name, found->file, c.file));
+        found = &c;
+      }
+    if (!found) {
+      std::vector<std::string> names;
+      for (const Case& c : cases_) names.push_back("'" + c.name + "'");
+      fail(t.get("case"), "series.case", fmt::format("no case named '{}' (loaded: {})", name, fmt::join(names, ", ")));
+    }
+    return *found;
+  }
+
+  Series read_series(const toml::table& t, const Figure& f, int index) const {
+    unknown_keys(t, {"case", "id", "y", "where", "scale", "title", "style", "line"}, "series.");
+    Series s;
+    s.case_name = text(t, "case");
+    const Case& c = find_case(t, s.case_name);
+    s.id = text(t, "id");
+    if (std::find(c.bounds.begin(), c.bounds.end(), s.id) == c.bounds.end())
+      fail(t.get("id"), "series.id", fmt::format("case '{}' does not check {} (it checks {})", c.name, s.id, fmt::join(c.bounds, ", ")));
+    const std::string y = text(t, "y", "exact");
+    if (y == "exact") s.y = Series::Y::exact;
+    else if (y == "bound") s.y = Series::Y::bound;
+    else if (y == "ratio") s.y = Series::Y::ratio;
+    else fail(t.get("y"), "series.y", "must be exact, bound or ratio");
+    if (f.x == "order" ? c.order.empty() : !has_parameter(c, f.x))
+      fail(t.get("case"), "series.case",
+           fmt::format("case '{}' has no parameter '{}' for the x axis{}", c.name, f.x,
+                       f.x == "order" ? " (it has no order)" : ""));
+    if (const toml::node* w = t.get("where")) {
+      if (!w->is_table()) fail(w, "series.where", "must be a table of parameter values");
+      for (const auto& [k, v] : *w->as_table()) {
+        const std::string key(k.str());
+        if (!has_parameter(c, key)) fail(&v, "series.where." + key, fmt::format("case '{}' has no parameter '{}'", c.name, key));
+        if (auto d = v.value<double>()) s.where.emplace_back(key, *d);
+        else if (v.is_string()) s.where.emplace_back(key, std::string(**v.as_string()));
+        else fail(&v, "series.where." + key, "must be a number or a word");
+      }
+    }
+    s.scale = text(t, "scale", "");
+    s.title = text(t, "title", fmt::format("{} {}", s.id, y));
+    s.style = text(t, "style", s.y == Series::Y::exact ? "points" : "lines");
+    if (s.style != "points" && s.style != "lines" && s.style != "linespoints")
+      fail(t.get("style"), "series.style", "must be points, lines or linespoints");
+    const double line = number(t, "line", 1 + index % 6);
+    if (!((line >= 1 && line <= 6 && line == std::floor(line)) || line == 9)) fail(t.get("line"), "series.line", "must be 1..6 or 9");
+    s.line = static_cast<int>(line);
+    return s;
+  }
+
+  const std::vector<Case>& cases_;
+};
+
+bool matches(const Row& row, const Series& s) {
+  if (row.case_name != s.case_name || row.id != s.id) return false;
+  for (const auto& [key, want] : s.where) {
+    if (const double* d = std::get_if<double>(&want)) {
+      const auto it = row.params.numbers.find(key);
+      if (it == row.params.numbers.end() || std::abs(it->second - *d) > 1e-12 * std::max(1.0, std::abs(*d))) return false;
+    } else {
+      const auto it = row.params.words.find(key);
+      if (it == row.params.words.end() || it->second != std::get<std::string>(want)) return false;
     }
   }
-  return t;
+  return true;
 }
 
-Table iterated_laplace(bool reduced) {
-  Table t{{"alpha", "exact", "E2_bound", "no_amplification", "exact_R_inf"}, {}};
-  const double r_inf = divergence("laplace_sum(1, [1, 1])", "laplace_sum(0, [1, 1])", Quantity::renyi_inf());
-  for (double a : logspace(1.1, 1000, 40, reduced)) {
-    const Params p = params({{"alpha", a}, {"delta", 1}, {"lambda1", 1}, {"lambda2", 1}});
-    t.rows.push_back({a, divergence("laplace_sum(1, [1, 1])", "laplace_sum(0, [1, 1])", Quantity::renyi(a)),
-                      bound("E2", p), divergence("laplace(1, 1)", "laplace(0, 1)", Quantity::renyi(a)), r_inf});
-  }
-  return t;
-}
-
-Table iteration(bool reduced) {
-  Table t{{"r", "exact_L0.5", "closed_L0.5", "exact_L0.9", "closed_L0.9", "exact_L1", "closed_L1"}, {}};
-  std::vector<double> rs{1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20, 25, 32, 40, 50};
-  if (reduced) rs = {1, 10, 50};
-  for (double r : rs) {
-    std::vector<double> row{r};
-    for (double l : {0.5, 0.9, 1.0}) {
-      const Params p = params({{"alpha", 2}, {"delta", 1}, {"sigma", 1}, {"L", l}, {"r", r}});
-      row.push_back(divergence(fmt::format("gaussian_chain(x0=1, r={}, L={})", r, l),
-                               fmt::format("gaussian_chain(x0=0, r={}, L={})", r, l), Quantity::renyi(2)));
-      row.push_back(bound("T4.closed", p));
-    }
-    t.rows.push_back(row);
-  }
-  return t;
-}
-
-Table diffusions(bool reduced) {
-  Table t{{"t", "brownian_exact", "brownian_Lambda", "ou_exact", "ou_Lambda", "double_well_exact", "double_well_Lambda"}, {}};
-  const double alpha = 2;
-  for (double time : logspace(0.5, 5, 16, reduced)) {
-    const Params ou = params({{"alpha", alpha}, {"delta", 1}, {"t", time}, {"theta", 1}, {"rho", 1}});
-    const Params bm = params({{"alpha", alpha}, {"delta", 1}, {"t", time}, {"theta", 0}, {"rho", 1}});
-    const Params dw = params({{"alpha", alpha}, {"x", 1}, {"x2", -1}, {"t", time}, {"lo", -4}, {"hi", 4},
-                              {"cells", reduced ? 80.0 : 200.0}},
-                             {{"potential", "double_well"}});
-    t.rows.push_back({time, divergence(fmt::format("brownian(1, {})", time), fmt::format("brownian(0, {})", time), Quantity::renyi(alpha)) / alpha,
-                      bound("T6", bm) / alpha,
-                      divergence(fmt::format("ou(1, {})", time), fmt::format("ou(0, {})", time), Quantity::renyi(alpha)) / alpha,
-                      bound("T6", ou) / alpha, exact("T6", dw) / alpha, bound("T6", dw) / alpha});
-  }
-  return t;
-}
-
-Table repeated_noise(bool reduced) {
-  Table t{{"n", "laplace_alpha2", "laplace_alpha8", "gaussian_alpha2"}, {}};
-  std::vector<double> ns{1, 2, 3, 5, 8, 13, 20, 35, 50, 100, 200};
-  if (reduced) ns = {1, 5, 20};
-  for (double n : ns) {
-    std::vector<double> row{n};
-    for (double a : {2.0, 8.0}) {
-      const double e = divergence(fmt::format("laplace_nfold(n={}, loc=1)", n), fmt::format("laplace_nfold(n={})", n), Quantity::renyi(a));
-      row.push_back(bound("RNA.thm", params({{"n", n}, {"alpha", a}, {"scale", 1}}, {{"noise", "laplace"}})) / e);
-    }
-    const double s = std::sqrt(n);
-    const double e = divergence(fmt::format("gaussian(1, {})", s), fmt::format("gaussian(0, {})", s), Quantity::renyi(2));
-    row.push_back(bound("RNA.thm", params({{"n", n}, {"alpha", 2}, {"scale", 1}}, {{"noise", "gaussian"}})) / e);
-    t.rows.push_back(row);
-  }
-  return t;
-}
-
-Table shuffling(bool reduced) {
-  Table t{{"n", "exact_eps0.1", "bound_eps0.1", "exact_eps0.3", "bound_eps0.3"}, {}};
-  std::vector<double> ns{100, 200, 500, 1000, 2000, 5000, 10000};
-  if (reduced) ns = {100, 1000};
-  for (double n : ns) {
-    std::vector<double> row{n};
-    for (double eps : {0.1, 0.3}) {
-      row.push_back(divergence(fmt::format("shuffled_rr(n={}, eps0=1, first=1)", n), fmt::format("shuffled_rr(n={}, eps0=1, first=0)", n),
-                               Quantity::hockey_stick(eps), true));
-      row.push_back(bound("SHUF.thm", params({{"n", n}, {"eps0", 1}, {"eps", eps}})));
-    }
-    t.rows.push_back(row);
-  }
-  return t;
-}
-
-Table subsampling(bool reduced) {
-  Table t{{"eps_prime", "poisson_exact", "poisson_bound", "wr_exact", "wr_bound", "rr_exact", "rr_bound"}, {}};
-  // Binary randomized response (ε0 = 2): the count of 1s among the reports of m = 10 records sampled without
-  // replacement from n = 100 — the verified case's mechanism (cases/subsampling.toml), against the same table row.
-  // (A mechanism that releases the user's own slot, ⊥ when unsampled, is not of the theorem's form.)
-  const std::string rr1 = "subsample(scheme=wor, base=rr, side=1, n=100, m=10, eps0=2)";
-  const std::string rr0 = "subsample(scheme=wor, base=rr, side=0, n=100, m=10, eps0=2)";
-  for (double ep : linspace(0.02, 1.5, 30, reduced)) {
-    const Params rr = params({{"n", 100}, {"m", 10}, {"eps0", 2}, {"eps_prime", ep}}, {{"scheme", "wor"}, {"base", "rr"}});
-    const Params poisson = params({{"q", 0.01}, {"sigma", 1}, {"eps_prime", ep}}, {{"scheme", "poisson"}, {"base", "gaussian"}});
-    const Params wr = params({{"n", 100}, {"m", 5}, {"sigma", 1}, {"eps_prime", ep}}, {{"scheme", "wr"}, {"base", "gaussian"}});
-    t.rows.push_back({ep, divergence("mix(0.01, gaussian(0, 1), gaussian(1, 1))", "gaussian(0, 1)", Quantity::hockey_stick(ep), true),
-                      bound("SUB.table", poisson),
-                      divergence("binomial_mix(m=5, p=0.01, law=gaussian(0, 1))", "gaussian(0, 1)", Quantity::hockey_stick(ep), true),
-                      bound("SUB.table", wr), divergence(rr1, rr0, Quantity::hockey_stick(ep), true),
-                      bound("SUB.table", rr)});
-  }
-  return t;
+// Gnuplot's single-quoted strings: a quote is doubled.
+std::string quoted(const std::string& text) {
+  std::string q;
+  for (char c : text) q += c == '\'' ? std::string("''") : std::string(1, c);
+  return "'" + q + "'";
 }
 
 }  // namespace
 
-const std::vector<Figure>& figure_catalogue() {
-  static const std::vector<Figure> figures = {
-      {"ou_vs_gaussian", "OU mechanism vs Gaussian mechanism (Theorem 8)",
-       "E_OU/E_GM against t for kappa = theta R^2/(d rho^2) in {0.5, 2, 4, 8} (d = R = rho = 1), and E_PGM/E_GM at kappa = 2",
-       ou_vs_gaussian,
-       "set logscale x\nset xlabel 't'\nset ylabel 'mean squared error ratio'\nset yrange [0:1.3]\n"
-       "plot 1 with lines ls 9 title 'ratio 1', "
-       "DATA using 1:2 with lines ls 1 title 'E_{OU}/E_{GM}, {/Symbol k} = 0.5', '' using 1:3 with lines ls 2 title '{/Symbol k} = 2', "
-       "'' using 1:4 with lines ls 3 title '{/Symbol k} = 4', '' using 1:5 with lines ls 4 title '{/Symbol k} = 8 (hypothesis fails)', "
-       "'' using 1:6 with lines ls 5 title 'E_{PGM}/E_{GM}, {/Symbol k} = 2'\n"},
-      {"sgd_per_index", "Per-index privacy of noisy projected SGD (Theorem 5)",
-       "exact R_alpha (alpha = 2) of x_n between datasets differing at index i, with projection (n = 40, eta = 0.5, sigma = 1, "
-       "lambda = 1, K = [-1, 1]), Theorem 5's bound and the convex baseline",
-       sgd_per_index,
-       "set logscale y\nset format y '10^{%L}'\nset xlabel 'index i'\nset ylabel 'R_{/Symbol a} (i), {/Symbol a} = 2'\nset key bottom right\n"
-       "plot DATA using 1:2 with linespoints ls 1 title 'exact (with projection)', '' using 1:3 with lines ls 2 title 'Theorem 5', "
-       "'' using 1:4 with lines ls 3 title 'convex baseline 2C^2/((n-i){/Symbol s}^2)'\n"},
-      {"mixing_kernel", "Amplification by a mixing kernel (Theorem 1)",
-       "exact amplified privacy profile eps' -> delta'(eps') (worst case over all (1, 0.01)-DP mechanisms) of a lazy 4-ary "
-       "randomized response kernel (eps0 = 1, stays put with probability 1/2) and a random 6-state Dirichlet kernel, and "
-       "the (eps', delta') points of Theorem 1's four bounds (T1.1 and T1.2 at eps' = 1, T1.3 and T1.4 at their eps')",
-       mixing_kernel,
-       "set logscale y\nset xlabel '{/Symbol e}'''\nset ylabel '{/Symbol d}'''\nset format y '10^{%L}'\nset key top right\n"
-       "plot DATA using 1:2 with lines ls 1 title 'exact, lazy RR kernel', '' using 1:3 with lines ls 2 title 'exact, Dirichlet kernel', "
-       "'' using 1:4 with points ls 1 pt 9 ps 1.6 title 'Theorem 1 bounds, lazy RR', "
-       "'' using 1:5 with points ls 2 pt 11 ps 1.6 title 'Theorem 1 bounds, Dirichlet'\n"},
-      {"iterated_laplace", "Iterated Laplace (Example 2, Lemma 3)",
-       "R_alpha of K o M for M = Lap(f(D), 1), K = Lap(x, 1), Delta = 1: exact, Example 2 with the optimal w, no amplification "
-       "(M alone) and the exact R_inf",
-       iterated_laplace,
-       "set logscale x\nset xlabel '{/Symbol a}'\nset ylabel 'R_{/Symbol a}'\nset yrange [0:1.1]\nset key bottom right\n"
-       "plot DATA using 1:2 with lines ls 1 title 'exact R_{/Symbol a}(KM(D) || KM(D''))', '' using 1:3 with lines ls 2 title 'Example 2 (optimal w)', "
-       "'' using 1:4 with lines ls 3 title 'no amplification (M alone)', '' using 1:5 with lines ls 9 title 'exact R_{/Symbol \\245}'\n"},
-      {"iteration", "Amplification by iteration (Theorem 4)",
-       "R_alpha (alpha = 2) after r steps x <- L x + N(0, 1) from points at distance 1: exact (equal to T4.path for linear maps) "
-       "and T4.closed",
-       iteration,
-       "set logscale xy\nset format y '10^{%L}'\nset xlabel 'r'\nset ylabel 'R_2'\nset key bottom left\n"
-       "plot DATA using 1:2 with points ls 1 title 'exact = T4.path, L = 0.5', '' using 1:3 with lines ls 1 title 'T4.closed, L = 0.5', "
-       "'' using 1:4 with points ls 2 title 'exact, L = 0.9', '' using 1:5 with lines ls 2 title 'T4.closed, L = 0.9', "
-       "'' using 1:6 with points ls 3 title 'exact, L = 1', '' using 1:7 with lines ls 3 title 'T4.closed, L = 1'\n"},
-      {"diffusions", "Diffusion mechanisms (Theorem 6, Example 5, Corollary 7)",
-       "R_alpha/alpha (alpha = 2) against t, exact and Lambda(t), for Brownian motion (Delta = 1), OU (theta = rho = 1, Delta = 1) "
-       "and the double-well Langevin diffusion (x = 1, x' = -1)",
-       diffusions,
-       "set logscale xy\nset xlabel 't'\nset ylabel 'R_{/Symbol a}/{/Symbol a}'\nset format y '10^{%L}'\nset key top right\n"
-       "plot DATA using 1:2 with points ls 1 title 'Brownian, exact', '' using 1:3 with lines ls 1 title 'Brownian, {/Symbol L}(t)', "
-       "'' using 1:4 with points ls 2 title 'OU, exact', '' using 1:5 with lines ls 2 title 'OU, {/Symbol L}(t)', "
-       "'' using 1:6 with points ls 3 title 'double well, exact', '' using 1:7 with lines ls 3 title 'double well, {/Symbol L}(t)'\n"},
-      {"repeated_noise", "Repeated noise addition (blog)",
-       "bound/exact for R_alpha(P^{*n} + 1 || P^{*n}) <= n R_alpha(P + 1/n || P), Laplace (scale 1) and Gaussian P",
-       repeated_noise,
-       "set logscale x\nset xlabel 'n'\nset ylabel 'bound / exact'\nset yrange [0.9:2.3]\nset xrange [1:250]\nset key top left\n"
-       "plot DATA using 1:2 with linespoints ls 1 title 'Laplace, {/Symbol a} = 2', '' using 1:3 with linespoints ls 2 title 'Laplace, {/Symbol a} = 8', "
-       "'' using 1:4 with linespoints ls 3 title 'Gaussian, {/Symbol a} = 2'\n"},
-      {"shuffling", "Shuffling (slides)",
-       "exact delta(eps) of shuffled binary randomized response (eps0 = 1) against the slides' bound, over n",
-       shuffling,
-       "set logscale xy\nset xlabel 'n'\nset ylabel '{/Symbol d}'\nset format y '10^{%L}'\nset key bottom left\n"
-       "plot DATA using 1:2 with linespoints ls 1 title 'exact, {/Symbol e} = 0.1', '' using 1:3 with lines ls 1 dt 2 title 'bound, {/Symbol e} = 0.1', "
-       "'' using 1:4 with linespoints ls 2 title 'exact, {/Symbol e} = 0.3', '' using 1:5 with lines ls 2 dt 2 title 'bound, {/Symbol e} = 0.3'\n"},
-      {"subsampling", "Subsampling (slides' table)",
-       "exact privacy profiles (worst of both directions) against the table: subsampled Gaussian (sigma = 1), Poisson "
-       "(q = 0.01) and with replacement (n = 100, m = 5); binary randomized response (eps0 = 2) counted over m = 10 "
-       "records sampled without replacement from n = 100 (zeros are off the log scale)",
-       subsampling,
-       "set logscale y\nset xlabel '{/Symbol e}'''\nset ylabel '{/Symbol d}'''\nset format y '10^{%L}'\nset key below maxrows 3\n"
-       "plot DATA using 1:2 with points ls 1 title 'Poisson, exact', '' using 1:3 with lines ls 1 title 'Poisson, table', "
-       "'' using 1:4 with points ls 2 title 'with replacement, exact', '' using 1:5 with lines ls 2 title 'with replacement, table', "
-       "'' using 1:6 with points ls 3 title 'randomized response, exact', '' using 1:7 with lines ls 3 title 'randomized response, table'\n"},
-  };
-  return figures;
+FigureSet load_figures(const std::vector<std::filesystem::path>& paths) {
+  FigureSet set;
+  set.cases = verify::load_cases(paths);  // declares the files' bounds and checks their cases
+  std::set<std::string> names;
+  for (const auto& file : verify::case_files(paths)) {
+    toml::table doc;
+    try {
+      doc = toml::parse_file(file.string());
+    } catch (const toml::parse_error& e) {
+      throw InvalidArgument(fmt::format("{}:{}: {}", file.string(), e.source().begin.line, e.description()));
+    }
+    const toml::node* figures = doc.get("figure");
+    if (!figures) continue;
+    FigureReader reader(file.string(), set.cases);
+    if (!figures->is_array_of_tables()) reader.fail(figures, "figure", "figures are [[figure]] tables");
+    for (const auto& t : *figures->as_array()) {
+      Figure f = reader.read(*t.as_table());
+      if (!names.insert(f.name).second) reader.fail(&t, "name", fmt::format("figure '{}' is declared twice", f.name));
+      set.figures.push_back(std::move(f));
+    }
+  }
+  return set;
+}
+
+std::vector<Case> cases_for(const std::vector<const Figure*>& figures, const FigureSet& set, bool reduced) {
+  std::vector<Case> out;
+  for (const Case& c : set.cases) {
+    std::set<std::string> ids, axes;
+    for (const Figure* f : figures)
+      for (const Series& s : f->series)
+        if (s.case_name == c.name) {
+          ids.insert(s.id);
+          axes.insert(f->x);
+        }
+    if (ids.empty()) continue;
+    Case used = c;
+    used.bounds.clear();
+    for (const std::string& id : c.bounds)
+      if (ids.count(id)) used.bounds.push_back(id);
+    if (reduced)  // the x axes (and any long axis) keep first, middle and last: the other selections stay valid
+      for (auto& [key, values] : used.grid)
+        if (values.size() > 3 && (axes.count(key) || values.size() > 8))
+          values = {values.front(), values[values.size() / 2], values.back()};
+    out.push_back(std::move(used));
+  }
+  return out;
+}
+
+std::vector<std::vector<Point>> select(const Figure& figure, const std::vector<Row>& rows) {
+  std::vector<std::vector<Point>> out;
+  for (const Series& s : figure.series) {
+    std::vector<Point> points;
+    for (const Row& row : rows) {
+      if (row.verdict == verify::Verdict::error || !matches(row, s)) continue;
+      double x;
+      if (figure.x == "order") {
+        x = row.order;
+      } else {
+        const auto it = row.params.numbers.find(figure.x);
+        if (it == row.params.numbers.end())
+          throw InvalidArgument(fmt::format("figure '{}': x = '{}' is not a number in the rows of case '{}'", figure.name,
+                                            figure.x, s.case_name));
+        x = it->second;
+      }
+      const verify::Estimate& e = row.exact;
+      const bool bound_interval = !std::isnan(row.bound_lower);
+      const double b = row.bound, b_lo = bound_interval ? row.bound_lower : b, b_hi = bound_interval ? row.bound_upper : b;
+      Point p{x, 0, 0, 0, verify::to_string(row.verdict)};
+      switch (s.y) {
+        case Series::Y::exact: p = {x, e.value, e.lower, e.upper, p.verdict}; break;
+        case Series::Y::bound: p = {x, b, b_lo, b_hi, p.verdict}; break;
+        case Series::Y::ratio:
+          if (!(e.lower > 0)) continue;  // bound/exact undefined at this point
+          p = {x, b / e.value, b_lo / e.upper, b_hi / e.lower, p.verdict};
+          break;
+      }
+      if (!s.scale.empty()) {
+        const double k = verify::evaluate_formula(s.scale, row.params);
+        p.y *= k;
+        p.lower *= k;
+        p.upper *= k;
+        if (k < 0) std::swap(p.lower, p.upper);
+      }
+      if (!std::isfinite(x) || !std::isfinite(p.y) || !std::isfinite(p.lower) || !std::isfinite(p.upper)) continue;
+      if (figure.log.find('y') != std::string::npos && !(p.y > 0)) continue;  // off a log scale
+      if (figure.log.find('y') != std::string::npos) p.lower = std::max(p.lower, p.y * 1e-300);
+      points.push_back(p);
+    }
+    std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+    out.push_back(std::move(points));
+  }
+  return out;
 }
 
 std::string style_preamble(const std::string& output, bool pdf) {
   // One look for every figure: cairo terminals, a light grid, a boxed opaque key, six distinguishable line styles
   // (colour-blind safe palette, also distinct in grey by dash and point type) and a thin black reference style 9.
-  std::string s = pdf ? "set terminal pdfcairo enhanced color size 5in,3.4in font 'Helvetica,10'\n"
-                      : "set terminal pngcairo enhanced color size 1000,680 font 'Helvetica,15'\n";
-  s += fmt::format("set output '{}'\n", output);
-  s += "set datafile separator ','\nset grid linecolor rgb '#cccccc' linewidth 0.5\nset key box opaque spacing 1.1\nset border lw 1\n"
+  std::string s = pdf ? "set terminal pdfcairo enhanced color size 5in,3.6in font 'Helvetica,10'\n"
+                      : "set terminal pngcairo enhanced color size 1000,720 font 'Helvetica,15'\n";
+  s += fmt::format("set output {}\n", quoted(output));
+  s += "set datafile separator ','\nset grid linecolor rgb '#cccccc' linewidth 0.5\nset key box opaque\nset border lw 1\n"
+       "set bars small\n"
        "set style line 1 lc rgb '#0072B2' lw 2 pt 7 ps 0.8 dt 1\n"
        "set style line 2 lc rgb '#D55E00' lw 2 pt 5 ps 0.8 dt 1\n"
        "set style line 3 lc rgb '#009E73' lw 2 pt 9 ps 0.9 dt 1\n"
@@ -304,57 +268,64 @@ std::string style_preamble(const std::string& output, bool pdf) {
   return s;
 }
 
-void write_csv(const Table& table, const std::filesystem::path& file) {
-  std::ofstream out(file);
-  if (!out) throw InvalidArgument(fmt::format("cannot write {}", file.string()));
-  for (std::size_t i = 0; i < table.columns.size(); ++i) out << (i ? "," : "") << table.columns[i];
-  out << "\n";
-  out.precision(17);
-  for (const auto& row : table.rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      if (i) out << ",";
-      if (std::isfinite(row[i])) out << row[i];  // an empty field is a missing value for gnuplot and spreadsheets
-    }
-    out << "\n";
-  }
-}
-
 bool gnuplot_available() { return std::system("command -v gnuplot > /dev/null 2>&1") == 0; }
 
-void render(const Figure& figure, const std::filesystem::path& dir, bool reduced) {
+void render(const Figure& figure, const std::vector<std::vector<Point>>& data, const std::filesystem::path& dir) {
   if (!gnuplot_available())
     throw InvalidArgument("gnuplot was not found: install gnuplot-nox (scripts/install-deps.sh does) to render figures");
+  if (std::all_of(data.begin(), data.end(), [](const auto& s) { return s.empty(); }))
+    throw NumericalError(fmt::format("figure '{}': no verified row to draw", figure.name));
   std::filesystem::create_directories(dir);
   const auto csv = std::filesystem::absolute(dir / (figure.name + ".csv"));
-  write_csv(figure.data(reduced), csv);
+  {
+    // One block per series, two blank lines apart (gnuplot's `index`); the header is a comment line.
+    std::ofstream out(csv);
+    if (!out) throw InvalidArgument(fmt::format("cannot write {}", csv.string()));
+    out << "# series,x,y,lower,upper,verdict\n";
+    out.precision(17);
+    bool first = true;
+    for (std::size_t k = 0; k < data.size(); ++k) {
+      if (data[k].empty()) continue;  // gnuplot counts only non-empty blocks
+      if (!first) out << "\n\n";
+      first = false;
+      const Series& s = figure.series[k];
+      out << fmt::format("# series {}: {} of {} in case '{}'{}\n", k, s.y == Series::Y::exact ? "exact" : s.y == Series::Y::bound ? "bound" : "bound/exact",
+                         s.id, s.case_name, s.title.empty() ? "" : " (" + s.title + ")");
+      for (const Point& p : data[k])
+        out << k << ',' << p.x << ',' << p.y << ',' << p.lower << ',' << p.upper << ',' << p.verdict << "\n";
+    }
+  }
+  std::string body;
+  if (figure.log == "x" || figure.log == "xy") body += "set logscale x\n";
+  if (figure.log == "y" || figure.log == "xy") body += "set logscale y\nset format y '10^{%L}'\n";
+  body += fmt::format("set xlabel {}\nset ylabel {}\nset key {}\n", quoted(figure.xlabel), quoted(figure.ylabel), figure.key);
+  if (figure.xrange) body += fmt::format("set xrange [{}:{}]\n", figure.xrange->first, figure.xrange->second);
+  if (figure.yrange) body += fmt::format("set yrange [{}:{}]\n", figure.yrange->first, figure.yrange->second);
+  std::vector<std::string> plots;
+  const std::string file = quoted(csv.string());
+  for (std::size_t k = 0, block = 0; k < data.size(); ++k) {
+    if (data[k].empty()) continue;  // nothing verified to draw (say, every row in error), and no block in the file
+    const Series& s = figure.series[k];
+    const std::size_t index = block++;
+    const std::string style = s.style == "points" ? "points" : s.style == "lines" ? "lines" : "linespoints";
+    // Intervals as error bars (visible where wider than the mark), drawn under the series itself.
+    if (s.y != Series::Y::bound || std::any_of(data[k].begin(), data[k].end(), [](const Point& p) { return p.lower < p.upper; }))
+      plots.push_back(fmt::format("{} index {} using 2:3:4:5 with yerrorbars ls {} pt -1 notitle", file, index, s.line));
+    plots.push_back(fmt::format("{} index {} using 2:3 with {} ls {} title {}", file, index, style, s.line, quoted(s.title)));
+  }
+  body += "plot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
   const auto script = dir / (figure.name + ".gp");
   {
     std::ofstream out(script);
-    // The data file's quoted path in place of DATA; single quotes doubled inside gnuplot's single-quoted strings.
-    auto quoted = [](const std::string& text) {
-      std::string q;
-      for (char c : text) q += c == '\'' ? std::string("''") : std::string(1, c);
-      return "'" + q + "'";
-    };
-    std::string body;
-    const std::string& plot = figure.plot;
-    for (std::size_t i = 0; i < plot.size();) {
-      if (plot.compare(i, 4, "DATA") == 0) {
-        body += quoted(csv.string());
-        i += 4;
-      } else {
-        body += plot[i++];
-      }
-    }
     const std::string title = "set title " + quoted(figure.title) + "\n";
-    out << "# " << figure.description << "\n# data: " << csv.filename().string() << " (columns in its header row)\n";
+    out << "# " << figure.description << "\n# declared in " << figure.file << "; data: " << csv.filename().string()
+        << " (series, x, y, interval, verdict; one block per series)\n";
     out << style_preamble(std::filesystem::absolute(dir / (figure.name + ".pdf")).string(), true) << title << body;
     out << "set output\n" << style_preamble(std::filesystem::absolute(dir / (figure.name + ".png")).string(), false) << title << body;
     out << "set output\n";
   }
   const std::string command = fmt::format("gnuplot '{}' 2>&1", std::filesystem::absolute(script).string());
-  if (std::system(command.c_str()) != 0)
-    throw NumericalError(fmt::format("gnuplot failed on {}", script.string()));
+  if (std::system(command.c_str()) != 0) throw NumericalError(fmt::format("gnuplot failed on {}", script.string()));
 }
 
 }  // namespace privamp::plots

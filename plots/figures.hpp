@@ -1,37 +1,89 @@
-// Paper figures: one specification per figure — the data it needs (computed by the engines and the theorem
-// catalogue, never typed in) and the gnuplot commands that draw it. `privamp figures` writes NAME.csv (the columns
-// named in the header row; enough to redraw the figure elsewhere), NAME.gp, and renders NAME.pdf (vector, for
-// papers) and NAME.png (screens) with gnuplot's cairo terminals. Styling lives in one place: style_preamble().
+// Figures as data. A figure is a selection of the rows that `verify` computes plus presentation, declared in a
+// [[figure]] table beside the cases it draws from (plots/figures.toml ships the nine paper figures):
+//
+//   [[figure]]
+//   name = "iteration"                     # file stem of NAME.csv, NAME.gp, NAME.pdf, NAME.png
+//   title = "Amplification by iteration (Theorem 4)"
+//   description = "what is plotted, in the documents' notation"
+//   x = "r"                                # a parameter of the rows, or "order" (the row's alpha or eps')
+//   xlabel = "r"                           # gnuplot enhanced text; ylabel likewise
+//   log = "xy"                             # "", "x", "y" or "xy"
+//   xrange = [1, 50]                       # optional, as yrange
+//   key = "below nobox"                    # gnuplot `set key` words; the default keeps the key off the data
+//   [[figure.series]]
+//   case = "noisy linear iteration"        # a case of the files loaded with the figure
+//   id = "T4.closed"                       # the row's theorem ID
+//   y = "exact"                            # exact (with its interval as error bars) | bound | ratio (bound/exact)
+//   where = {L = 0.5}                      # optional: keep the rows with these parameter values
+//   scale = "1/alpha"                      # optional: a formula of the row's parameters multiplying y
+//   title = "exact, L = 0.5"
+//   style = "points"                       # points | lines | linespoints (default: points for exact, lines else)
+//   line = 1                               # the shared style's line 1..6, or 9 (thin black reference)
+//
+// `privamp figures` runs the cases its figures use through the same runner as `verify` (verdicts and all) and
+// draws only those rows, so a figure cannot show a number that was not verified. Rows in error are not drawn;
+// a not-applicable row is drawn where its values were computed (the CSV keeps each point's verdict).
 #pragma once
 
 #include <filesystem>
-#include <functional>
+#include <optional>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
+
+#include "verify/cases/case.hpp"
+#include "verify/runner/runner.hpp"
 
 namespace privamp::plots {
 
-struct Table {
-  std::vector<std::string> columns;
-  std::vector<std::vector<double>> rows;
+struct Series {
+  enum class Y { exact, bound, ratio };
+  std::string case_name, id;
+  Y y = Y::exact;
+  std::vector<std::pair<std::string, std::variant<double, std::string>>> where;
+  std::string scale;  // formula (empty: 1)
+  std::string title;
+  std::string style;  // points | lines | linespoints
+  int line = 1;
 };
 
 struct Figure {
-  std::string name;         // file stem, e.g. "iterated_laplace"
-  std::string title;
-  std::string description;  // what is plotted, in the documents' notation
-  std::function<Table(bool reduced)> data;  // reduced: a small grid for tests
-  std::string plot;         // gnuplot commands after the shared preamble; the data file is 'DATA'
+  std::string file;  // where it was declared
+  std::string name, title, description;
+  std::string x, xlabel, ylabel, log, key = "below nobox";
+  std::optional<std::pair<double, double>> xrange, yrange;
+  std::vector<Series> series;
 };
 
-const std::vector<Figure>& figure_catalogue();
+struct FigureSet {
+  std::vector<Figure> figures;
+  std::vector<verify::Case> cases;  // every case of the files (bounds declared there are registered)
+};
+
+// Loads the [[figure]] tables and the cases of the files (or of every *.toml below a directory), checking that
+// every series names an existing case, one of its bound IDs and, for x, a parameter of its grid. Errors name the
+// file, line and key.
+FigureSet load_figures(const std::vector<std::filesystem::path>& paths);
+
+// The cases the figures draw from (by name), with only the bound IDs they plot; reduced: at most three values per
+// grid axis (first, middle, last) for a quick look.
+std::vector<verify::Case> cases_for(const std::vector<const Figure*>& figures, const FigureSet& set, bool reduced);
+
+struct Point {
+  double x, y, lower, upper;  // lower = upper = y for bounds
+  std::string verdict;
+};
+
+// Each series' points, sorted by x, from the verified rows.
+std::vector<std::vector<Point>> select(const Figure& figure, const std::vector<verify::Row>& rows);
 
 std::string style_preamble(const std::string& output, bool pdf);
-void write_csv(const Table& table, const std::filesystem::path& file);
-
-// Writes the CSV and the script, then runs gnuplot for the PDF and the PNG. Throws InvalidArgument with a
-// clear message when gnuplot is not installed, NumericalError if it fails.
-void render(const Figure& figure, const std::filesystem::path& dir, bool reduced = false);
 bool gnuplot_available();
+
+// Writes NAME.csv (one block per series with points, two blank lines apart: series index, x, y, lower, upper,
+// verdict), NAME.gp, and runs gnuplot for NAME.pdf and NAME.png. Throws InvalidArgument with a clear message when gnuplot is not installed,
+// NumericalError if it fails.
+void render(const Figure& figure, const std::vector<std::vector<Point>>& data, const std::filesystem::path& dir);
 
 }  // namespace privamp::plots

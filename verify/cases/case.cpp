@@ -1,17 +1,18 @@
 #include "verify/cases/case.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <toml++/toml.h>
 
 #include "numerics/errors.hpp"
 #include "sim/laws/expression.hpp"
 #include "verify/bounds/catalogue.hpp"
+#include "verify/cases/toml_reader.hpp"
 
 namespace privamp::verify {
 
@@ -72,38 +73,9 @@ std::vector<Params> Case::points() const {
 
 namespace {
 
-class Reader {
+class Reader : public TomlReader {
  public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
-
-  [[noreturn]] void fail(const toml::node* node, const std::string& key, const std::string& why) const {
-    const int line = node ? static_cast<int>(node->source().begin.line) : 0;
-    throw InvalidArgument(fmt::format("{}:{}: key '{}': {}", file_, line, key, why));
-  }
-
-  std::string text(const toml::table& t, const std::string& key, std::optional<std::string> fallback = std::nullopt) const {
-    const toml::node* n = t.get(key);
-    if (!n) {
-      if (fallback) return *fallback;
-      fail(&t, key, "missing");
-    }
-    if (!n->is_string()) fail(n, key, "must be a string");
-    return **n->as_string();
-  }
-
-  double number(const toml::table& t, const std::string& key, double fallback) const {
-    const toml::node* n = t.get(key);
-    if (!n) return fallback;
-    if (auto v = n->value<double>()) return *v;
-    fail(n, key, "must be a number");
-  }
-
-  bool boolean(const toml::table& t, const std::string& key, bool fallback) const {
-    const toml::node* n = t.get(key);
-    if (!n) return fallback;
-    if (!n->is_boolean()) fail(n, key, "must be true or false");
-    return **n->as_boolean();
-  }
+  using TomlReader::TomlReader;
 
   // A [[bound]] table: a bound declared as data, registered under its ID (see declare_bound).
   BoundEntry read_bound(const toml::table& t) const {
@@ -159,6 +131,30 @@ class Reader {
       fail(t.get("id"), "id", err.what());
     }
     return e;
+  }
+
+  // A grid axis given as a range: {from = a, to = b, points = n, scale = "linear" | "log"} (both ends included).
+  std::vector<std::variant<double, std::string>> grid_range(const toml::table& r, const std::string& key) const {
+    for (const auto& [k, v] : r)
+      if (k.str() != "from" && k.str() != "to" && k.str() != "points" && k.str() != "scale")
+        fail(&v, key + "." + std::string(k.str()), "unknown key (a range has from, to, points, scale)");
+    const double a = number(r, "from"), b = number(r, "to"), n = number(r, "points");
+    if (!std::isfinite(a)) fail(&r, key + ".from", "missing or not finite");
+    if (!std::isfinite(b)) fail(&r, key + ".to", "missing or not finite");
+    if (!(n >= 2 && n <= 100000 && n == std::floor(n))) fail(r.get("points"), key + ".points", "must be an integer in [2, 100000]");
+    const std::string scale = text(r, "scale", "linear");
+    if (scale != "linear" && scale != "log") fail(r.get("scale"), key + ".scale", "must be linear or log");
+    if (scale == "log" && !(a > 0 && b > 0)) fail(&r, key, "a log-scale range needs from > 0 and to > 0");
+    if (!(b > a)) fail(r.get("to"), key + ".to", fmt::format("must exceed from = {}", format_number(a)));
+    std::vector<std::variant<double, std::string>> values;
+    for (int i = 0; i < static_cast<int>(n); ++i) {
+      const double s = i / (n - 1);
+      // Linear points as weighted means: integer ends give integer points exactly.
+      values.emplace_back(i + 1 == static_cast<int>(n) ? b
+                          : scale == "log"             ? a * std::pow(b / a, s)
+                                                       : (a * (n - 1 - i) + b * i) / (n - 1));
+    }
+    return values;
   }
 
   Case read(const toml::table& t) const {
@@ -255,6 +251,8 @@ class Reader {
       };
       if (v.is_array()) {
         for (const auto& e : *v.as_array()) add(e);
+      } else if (v.is_table()) {
+        values = grid_range(*v.as_table(), "grid." + key);
       } else {
         add(v);
       }
@@ -322,8 +320,6 @@ class Reader {
     return c;
   }
 
- private:
-  std::string file_;
 };
 
 void collect(const std::filesystem::path& path, std::vector<std::filesystem::path>& files) {
@@ -365,8 +361,9 @@ std::vector<Case> parse_cases(std::string_view text, const std::string& name) {
   }
   Reader reader(name);
   for (const auto& [k, v] : doc)
-    if (k.str() != "case" && k.str() != "bound")
-      reader.fail(&v, std::string(k.str()), "unknown top-level key (cases are [[case]] tables, bounds [[bound]] tables)");
+    if (k.str() != "case" && k.str() != "bound" && k.str() != "figure")
+      reader.fail(&v, std::string(k.str()),
+                  "unknown top-level key (cases are [[case]] tables, bounds [[bound]] tables, figures [[figure]] tables)");
   if (const toml::node* bounds = doc.get("bound")) {
     if (!bounds->is_array_of_tables()) reader.fail(bounds, "bound", "bounds are [[bound]] tables");
     std::set<std::string> ids;
@@ -376,7 +373,7 @@ std::vector<Case> parse_cases(std::string_view text, const std::string& name) {
     }
   }
   const toml::node* cases = doc.get("case");
-  if (!cases && doc.get("bound")) return {};  // a file of bounds only
+  if (!cases && (doc.get("bound") || doc.get("figure"))) return {};  // a file of bounds or figures only
   if (!cases || !cases->is_array_of_tables() || cases->as_array()->empty())
     reader.fail(&doc, "case", "the file must contain [[case]] tables");
   std::set<std::string> names;
@@ -389,13 +386,18 @@ std::vector<Case> parse_cases(std::string_view text, const std::string& name) {
   return out;
 }
 
-std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths) {
+std::vector<std::filesystem::path> case_files(const std::vector<std::filesystem::path>& paths) {
   std::vector<std::filesystem::path> files;
   for (const auto& p : paths) {
     const std::size_t before = files.size();
     collect(p, files);
     if (files.size() == before) throw InvalidArgument(fmt::format("{}: no .toml case files here", p.string()));
   }
+  return files;
+}
+
+std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths) {
+  const std::vector<std::filesystem::path> files = case_files(paths);
   std::vector<std::string> texts;
   for (const auto& f : files) {
     std::ifstream in(f);

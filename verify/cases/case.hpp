@@ -18,8 +18,8 @@
 //   sigma = "sqrt(sigma1^2 + sigma2^2)"
 //
 // kernel cases name `kernel = "randomized_response" | "dirichlet" | "lazy_dirichlet" | "sparse"` and take its
-// parameters (k, eps0 | states, concentration, seed, laziness, per_row) and the mechanism's eps, delta from the
-// grid. Errors name the file, line and key, and nothing is run.
+// parameters (k, eps0 | states, concentration, seed, per_row; any kernel takes an optional laziness, the probability
+// of staying put, which lazy_dirichlet requires) and the mechanism's eps, delta from the grid. Errors name the file, line and key, and nothing is run.
 //
 // A file may also declare bounds, which its cases (or any case loaded with it) list by ID like the built-in ones:
 //
@@ -71,6 +71,8 @@ std::string quantity_name(Quantity::Kind kind);
 // Loads one file or every *.toml below a directory (sorted), checking everything that can be checked without
 // computing: keys, types, IDs, engines, templates' parameters.
 std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths);
+// The files load_cases reads: each file given, and every *.toml directly below each directory given (sorted).
+std::vector<std::filesystem::path> case_files(const std::vector<std::filesystem::path>& paths);
 // Registers the [[bound]] tables of one file's text (bounds declared as data; see the README's "Add a theorem").
 void declare_bounds(std::string_view text, const std::string& name);
 // The cases of one file's text (its [[bound]] tables are declared first); `name` is the file name used in messages.

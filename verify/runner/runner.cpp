@@ -57,17 +57,17 @@ Quantity make_quantity(Quantity::Kind kind, double order) {
   return Quantity::kl();
 }
 
+// Any kernel stays put with probability `laziness` when the point has that parameter (lazy_dirichlet requires it).
 sim::FiniteKernel make_kernel(const std::string& kind, const Params& p) {
   auto integer = [&](const char* n) { return static_cast<int>(p.at(n)); };
-  if (kind == "randomized_response") return sim::randomized_response_kernel(integer("k"), p.at("eps0"));
-  if (kind == "dirichlet")
-    return sim::random_dirichlet_kernel(integer("states"), p.at("concentration"), static_cast<std::uint64_t>(p.at("seed")));
-  if (kind == "lazy_dirichlet")
-    return sim::lazy_kernel(sim::random_dirichlet_kernel(integer("states"), p.at("concentration"),
-                                                         static_cast<std::uint64_t>(p.at("seed"))),
-                            p.at("laziness"));
+  auto lazy = [&](sim::FiniteKernel k) { return p.numbers.count("laziness") ? sim::lazy_kernel(k, p.at("laziness")) : k; };
+  if (kind == "randomized_response") return lazy(sim::randomized_response_kernel(integer("k"), p.at("eps0")));
+  if (kind == "dirichlet" || kind == "lazy_dirichlet") {
+    if (kind == "lazy_dirichlet") p.at("laziness");  // required (names the missing parameter)
+    return lazy(sim::random_dirichlet_kernel(integer("states"), p.at("concentration"), static_cast<std::uint64_t>(p.at("seed"))));
+  }
   if (kind == "sparse")
-    return sim::random_sparse_kernel(integer("states"), integer("per_row"), static_cast<std::uint64_t>(p.at("seed")));
+    return lazy(sim::random_sparse_kernel(integer("states"), integer("per_row"), static_cast<std::uint64_t>(p.at("seed"))));
   throw InvalidArgument(fmt::format("kernel = '{}': allowed randomized_response, dirichlet, lazy_dirichlet, sparse", kind));
 }
 
@@ -259,6 +259,7 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
         // What the hypothesis buys: evaluate the formula anyway and say what the verdict would be without it.
         try {
           const double order = entry.order ? entry.order(p) : (c.order.empty() ? 0.0 : evaluate_formula(substitute(c.order, p), p));
+          if (c.kind != Case::Kind::value && !c.order.empty()) row.order = order;
           try {
             row.exact = c.kind == Case::Kind::value ? entry.exact(p) : exact_for(c, p, order, kernel ? &*kernel : nullptr, row).value;
           } catch (const std::exception& e) {
@@ -278,6 +279,7 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
         continue;
       }
       const double order = entry.order ? entry.order(p) : (c.order.empty() ? 0.0 : evaluate_formula(substitute(c.order, p), p));
+      if (c.kind != Case::Kind::value && !c.order.empty()) row.order = order;
       auto it = cache.find(order);
       if (it == cache.end()) it = cache.emplace(order, exact_for(c, p, order, kernel ? &*kernel : nullptr, row)).first;
       else {

@@ -31,6 +31,7 @@ struct Row {
   std::string file, case_name, id;
   Params params;
   std::string quantity;           // e.g. "renyi(8)" (property rows: "property")
+  double order = std::numeric_limits<double>::quiet_NaN();  // its alpha or eps (NaN: the quantity has none)
   std::string mu, nu;             // the law expressions (laws cases)
   Estimate exact;                 // property rows: value = max lhs/rhs, interval = [value, value]
   std::optional<Estimate> cross;  // the cross-check engine's value

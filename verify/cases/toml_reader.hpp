@@ -1,0 +1,58 @@
+// Typed access to a TOML table for the data files (case files, figure files): every failure names the file, the
+// line and the key. Included only by the readers' own translation units (toml++ is a heavy header).
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "numerics/errors.hpp"
+
+namespace privamp::verify {
+
+class TomlReader {
+ public:
+  explicit TomlReader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const toml::node* node, const std::string& key, const std::string& why) const {
+    const int line = node ? static_cast<int>(node->source().begin.line) : 0;
+    throw InvalidArgument(fmt::format("{}:{}: key '{}': {}", file_, line, key, why));
+  }
+
+  std::string text(const toml::table& t, const std::string& key, std::optional<std::string> fallback = std::nullopt) const {
+    const toml::node* n = t.get(key);
+    if (!n) {
+      if (fallback) return *fallback;
+      fail(&t, key, "missing");
+    }
+    if (!n->is_string()) fail(n, key, "must be a string");
+    return **n->as_string();
+  }
+
+  // A number (NaN when absent and no fallback is given).
+  double number(const toml::table& t, const std::string& key,
+                double fallback = std::numeric_limits<double>::quiet_NaN()) const {
+    const toml::node* n = t.get(key);
+    if (!n) return fallback;
+    if (auto v = n->value<double>()) return *v;
+    fail(n, key, "must be a number");
+  }
+
+  bool boolean(const toml::table& t, const std::string& key, bool fallback) const {
+    const toml::node* n = t.get(key);
+    if (!n) return fallback;
+    if (!n->is_boolean()) fail(n, key, "must be true or false");
+    return **n->as_boolean();
+  }
+
+  const std::string& file() const { return file_; }
+
+ protected:
+  std::string file_;
+};
+
+}  // namespace privamp::verify
