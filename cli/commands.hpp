@@ -10,6 +10,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "verify/explore/explore.hpp"
+
 namespace privamp::cli {
 
 using Action = std::function<int()>;
@@ -20,6 +22,19 @@ Action add_verify_command(CLI::App& app);
 Action add_list_command(CLI::App& app);
 Action add_figures_command(CLI::App& app);
 Action add_kernel_command(CLI::App& app);
+Action add_explore_command(CLI::App& app);
+
+// The processes of this run (MPI ranks when built with MPI and started by mpirun; otherwise one). Construct one
+// in main() before parsing: it initialises MPI when there is an MPI launcher, and finalises it on destruction.
+struct Processes {
+  Processes(int* argc, char*** argv);
+  ~Processes();
+  Processes(const Processes&) = delete;
+  Processes& operator=(const Processes&) = delete;
+};
+using verify::Communicator;
+const Communicator& process_communicator();
+bool built_with_mpi();
 
 // A progress bar on standard error when it is a terminal (otherwise an empty function: logs stay clean).
 std::function<void(std::size_t done, std::size_t total)> terminal_progress(const std::string& unit);

@@ -7,12 +7,14 @@
 #include "cli/commands.hpp"
 
 int main(int argc, char** argv) {
+  const privamp::cli::Processes processes(&argc, &argv);
+  const bool root = privamp::cli::process_communicator().rank() == 0;  // only rank 0 reports errors
   CLI::App app{"privamp — exact Renyi and hockey-stick divergences, and checks of privacy-amplification theorems"};
   app.require_subcommand(1);
   std::vector<privamp::cli::Action> actions = {
       privamp::cli::add_verify_command(app), privamp::cli::add_list_command(app), privamp::cli::add_figures_command(app),
       privamp::cli::add_divergence_command(app), privamp::cli::add_laws_command(app),
-      privamp::cli::add_kernel_command(app)};
+      privamp::cli::add_kernel_command(app), privamp::cli::add_explore_command(app)};
   // "-hgaussian(0,1)" would be read as the help flag: a law never starts with '-', so say what is wrong.
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -33,10 +35,10 @@ int main(int argc, char** argv) {
       if (status >= 0) return status;
     }
   } catch (const privamp::InvalidArgument& e) {
-    std::cerr << "privamp: error: " << e.what() << "\n";
+    if (root) std::cerr << "privamp: error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "privamp: computation failed: " << e.what() << "\n";
+    if (root) std::cerr << "privamp: computation failed: " << e.what() << "\n";
     return 1;
   }
   return 0;

@@ -147,14 +147,13 @@ bool matches(const Row& row, const Series& s) {
   return true;
 }
 
-// Gnuplot's single-quoted strings: a quote is doubled.
+}  // namespace
+
 std::string quoted(const std::string& text) {
   std::string q;
   for (char c : text) q += c == '\'' ? std::string("''") : std::string(1, c);
   return "'" + q + "'";
 }
-
-}  // namespace
 
 FigureSet load_figures(const std::vector<std::filesystem::path>& paths) {
   FigureSet set;
@@ -314,14 +313,26 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
     plots.push_back(fmt::format("{} index {} using 2:3 with {} ls {} title {}", file, index, style, s.line, quoted(s.title)));
   }
   body += "plot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
-  const auto script = dir / (figure.name + ".gp");
+  render_gnuplot(dir, figure.name, figure.title,
+                 fmt::format("{}\ndeclared in {}; data: {} (series, x, y, interval, verdict; one block per series)",
+                             figure.description, figure.file, csv.filename().string()),
+                 body);
+}
+
+void render_gnuplot(const std::filesystem::path& dir, const std::string& name, const std::string& title,
+                    const std::string& comment, const std::string& body) {
+  if (!gnuplot_available())
+    throw InvalidArgument("gnuplot was not found: install gnuplot-nox (scripts/install-deps.sh does) to render figures");
+  const auto script = dir / (name + ".gp");
   {
     std::ofstream out(script);
-    const std::string title = "set title " + quoted(figure.title) + "\n";
-    out << "# " << figure.description << "\n# declared in " << figure.file << "; data: " << csv.filename().string()
-        << " (series, x, y, interval, verdict; one block per series)\n";
-    out << style_preamble(std::filesystem::absolute(dir / (figure.name + ".pdf")).string(), true) << title << body;
-    out << "set output\n" << style_preamble(std::filesystem::absolute(dir / (figure.name + ".png")).string(), false) << title << body;
+    if (!out) throw InvalidArgument(fmt::format("cannot write {}", script.string()));
+    const std::string set_title = "set title " + quoted(title) + "\n";
+    std::string commented = "# ";
+    for (char c : comment) commented += c == '\n' ? std::string("\n# ") : std::string(1, c);
+    out << commented << "\n";
+    out << style_preamble(std::filesystem::absolute(dir / (name + ".pdf")).string(), true) << set_title << body;
+    out << "set output\n" << style_preamble(std::filesystem::absolute(dir / (name + ".png")).string(), false) << set_title << body;
     out << "set output\n";
   }
   const std::string command = fmt::format("gnuplot '{}' 2>&1", std::filesystem::absolute(script).string());

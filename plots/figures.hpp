@@ -86,4 +86,10 @@ bool gnuplot_available();
 // NumericalError if it fails.
 void render(const Figure& figure, const std::vector<std::vector<Point>>& data, const std::filesystem::path& dir);
 
+// Writes NAME.gp (the comment, the shared style, the title and the body, for the PDF then the PNG) and runs gnuplot.
+void render_gnuplot(const std::filesystem::path& dir, const std::string& name, const std::string& title,
+                    const std::string& comment, const std::string& body);
+// A gnuplot single-quoted string (quotes doubled).
+std::string quoted(const std::string& text);
+
 }  // namespace privamp::plots

@@ -37,6 +37,26 @@ std::string quantity_name(Quantity::Kind kind) {
   return "?";
 }
 
+Params Case::with_derived(Params p) const {
+  // Derived parameters may refer to each other: resolve them in dependency order (TOML tables are unordered).
+  std::vector<std::pair<std::string, std::string>> pending = derived;
+  while (!pending.empty()) {
+    std::vector<std::pair<std::string, std::string>> still;
+    std::string last_error;
+    for (const auto& [key, formula] : pending) {
+      try {
+        p.numbers[key] = evaluate_formula(formula, p);
+      } catch (const InvalidArgument& e) {
+        still.emplace_back(key, formula);
+        last_error = e.what();
+      }
+    }
+    if (still.size() == pending.size()) throw InvalidArgument(fmt::format("derived parameters: {}", last_error));
+    pending = std::move(still);
+  }
+  return p;
+}
+
 std::vector<Params> Case::points() const {
   std::vector<Params> out{Params{}};
   for (const auto& [key, values] : grid) {
@@ -50,24 +70,7 @@ std::vector<Params> Case::points() const {
       }
     out = std::move(next);
   }
-  // Derived parameters may refer to each other: resolve them in dependency order (TOML tables are unordered).
-  for (Params& p : out) {
-    std::vector<std::pair<std::string, std::string>> pending = derived;
-    while (!pending.empty()) {
-      std::vector<std::pair<std::string, std::string>> still;
-      std::string last_error;
-      for (const auto& [key, formula] : pending) {
-        try {
-          p.numbers[key] = evaluate_formula(formula, p);
-        } catch (const InvalidArgument& e) {
-          still.emplace_back(key, formula);
-          last_error = e.what();
-        }
-      }
-      if (still.size() == pending.size()) throw InvalidArgument(fmt::format("derived parameters: {}", last_error));
-      pending = std::move(still);
-    }
-  }
+  for (Params& p : out) p = with_derived(std::move(p));
   return out;
 }
 
@@ -157,10 +160,54 @@ class Reader : public TomlReader {
     return values;
   }
 
+  // [case.explore]: each key a grid parameter, as {min, max, scale, integer} or a list of choices.
+  std::vector<ExploreAxis> explore_axes(const toml::node& node, const Case& c) const {
+    if (!node.is_table()) fail(&node, "explore", "must be a table of ranges ({min = a, max = b}) or lists of choices");
+    std::vector<ExploreAxis> axes;
+    for (const auto& [k, v] : *node.as_table()) {
+      const std::string name(k.str()), key = "explore." + name;
+      const auto in_grid = std::find_if(c.grid.begin(), c.grid.end(), [&](const auto& g) { return g.first == name; });
+      if (in_grid == c.grid.end()) fail(&v, key, "is not a grid parameter of the case (a range replaces a grid axis)");
+      ExploreAxis a;
+      a.name = name;
+      if (v.is_array()) {
+        a.kind = ExploreAxis::Kind::choice;
+        for (const auto& e : *v.as_array()) {
+          if (auto d = e.value<double>()) a.choices.emplace_back(*d);
+          else if (e.is_string()) a.choices.emplace_back(std::string(**e.as_string()));
+          else fail(&e, key, "choices must be numbers or strings");
+        }
+        if (a.choices.empty()) fail(&v, key, "empty list of choices");
+      } else if (v.is_table()) {
+        const toml::table& r = *v.as_table();
+        for (const auto& [rk, rv] : r)
+          if (rk.str() != "min" && rk.str() != "max" && rk.str() != "scale" && rk.str() != "integer")
+            fail(&rv, key + "." + std::string(rk.str()), "unknown key (a range has min, max, scale, integer)");
+        a.min = number(r, "min");
+        a.max = number(r, "max");
+        if (!std::isfinite(a.min)) fail(&r, key + ".min", "missing or not finite");
+        if (!std::isfinite(a.max)) fail(&r, key + ".max", "missing or not finite");
+        if (!(a.max > a.min)) fail(r.get("max"), key + ".max", fmt::format("must exceed min = {}", format_number(a.min)));
+        const std::string scale = text(r, "scale", "linear");
+        if (scale != "linear" && scale != "log") fail(r.get("scale"), key + ".scale", "must be linear or log");
+        a.log = scale == "log";
+        if (a.log && !(a.min > 0)) fail(&r, key, "a log-scale range needs min > 0");
+        if (boolean(r, "integer", false)) {
+          a.kind = ExploreAxis::Kind::integer;
+          if (a.min != std::floor(a.min) || a.max != std::floor(a.max)) fail(&r, key, "an integer range needs integer ends");
+        }
+      } else {
+        fail(&v, key, "must be a range {min = a, max = b} or a list of choices");
+      }
+      axes.push_back(std::move(a));
+    }
+    return axes;
+  }
+
   Case read(const toml::table& t) const {
     static const std::set<std::string> known = {"name", "bounds", "kind", "mu", "nu", "kernel", "quantity", "order",
                                                 "symmetric", "engine", "cross_check", "tolerance", "grid", "derived",
-                                                "comment"};
+                                                "explore", "comment"};
     for (const auto& [k, v] : t)
       if (!known.count(std::string(k.str())))
         fail(&v, std::string(k.str()), fmt::format("unknown key (known: {})", fmt::join(known, ", ")));
@@ -273,6 +320,7 @@ class Reader : public TomlReader {
         c.derived.emplace_back(std::string(k.str()), std::string(**v.as_string()));
       }
     }
+    if (const toml::node* e = t.get("explore")) c.explore = explore_axes(*e, c);
     // Every point, before anything runs: derived parameters, the templates (law names, parameter names and
     // syntax; ranges are checked when a law is built) and the order with its allowed range.
     std::vector<Params> points;
@@ -282,6 +330,27 @@ class Reader : public TomlReader {
       fail(t.get("derived") ? t.get("derived") : g, "derived", e.what());
     }
     if (points.empty()) fail(g, "grid", "no points");
+    // The search space's corners are checked like grid points: each explore axis at its ends (or every choice),
+    // the other parameters at the first grid point.
+    for (const ExploreAxis& a : c.explore) {
+      std::vector<std::variant<double, std::string>> ends = a.choices;
+      if (a.kind != ExploreAxis::Kind::choice) ends = {a.min, a.max};
+      for (const auto& v : ends) {
+        Params p = points.front();
+        if (const double* d = std::get_if<double>(&v)) {
+          p.words.erase(a.name);
+          p.numbers[a.name] = *d;
+        } else {
+          p.numbers.erase(a.name);
+          p.words[a.name] = std::get<std::string>(v);
+        }
+        try {
+          points.push_back(c.with_derived(std::move(p)));
+        } catch (const InvalidArgument& e) {
+          fail(t.get("explore"), "explore." + a.name, e.what());
+        }
+      }
+    }
     std::set<std::string> checked_formulas;
     for (const Params& p : points) {
       const auto where = [&] {

@@ -16,6 +16,9 @@
 //   alpha = [2, 8, 64]
 //   [case.derived]                      # optional parameters computed from the grid ones
 //   sigma = "sqrt(sigma1^2 + sigma2^2)"
+//   [case.explore]                      # optional search space for `privamp explore`: grid axes as ranges
+//   alpha = {min = 1.5, max = 1000, scale = "log"}   # integer = true for integer axes
+//   noise = ["laplace", "gaussian"]     # finite choices (other grid axes with several values become choices)
 //
 // kernel cases name `kernel = "randomized_response" | "dirichlet" | "lazy_dirichlet" | "sparse"` and take its
 // parameters (k, eps0 | states, concentration, seed, per_row; any kernel takes an optional laziness, the probability
@@ -45,6 +48,17 @@
 
 namespace privamp::verify {
 
+// One axis of a case's search space for `privamp explore` ([case.explore]): a real or integer range (linear or log
+// scale) or a finite list of choices (numbers or words).
+struct ExploreAxis {
+  enum class Kind { real, integer, choice };
+  std::string name;
+  Kind kind = Kind::real;
+  double min = 0, max = 0;
+  bool log = false;
+  std::vector<std::variant<double, std::string>> choices;
+};
+
 struct Case {
   enum class Kind { laws, kernel, property, value };
   std::string file;  // as given (relative path)
@@ -61,8 +75,10 @@ struct Case {
   double tolerance = 1e-6;
   std::vector<std::pair<std::string, std::vector<std::variant<double, std::string>>>> grid;
   std::vector<std::pair<std::string, std::string>> derived;
+  std::vector<ExploreAxis> explore;  // [case.explore]: ranges replacing grid axes (empty: no search space)
 
-  std::vector<Params> points() const;  // grid product, derived parameters added
+  std::vector<Params> points() const;       // grid product, derived parameters added
+  Params with_derived(Params point) const;  // a point of the grid parameters, derived parameters added
 };
 
 std::string to_string(Case::Kind kind);

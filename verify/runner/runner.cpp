@@ -136,14 +136,15 @@ struct Exact {
 
 constexpr const char* kReversedNote = "the reverse direction (nu || mu of the case) attains the maximum";
 
-Exact exact_for(const Case& c, const Params& p, double order, const sim::FiniteKernel* kernel, Row& row) {
+Exact exact_for(const Case& c, const Params& p, double order, const sim::FiniteKernel* kernel, Row& row,
+                const PointOptions& options) {
   const Quantity q = make_quantity(c.quantity, order);
   row.quantity = q.label();
   if (c.kind == Case::Kind::kernel) {
     const auto w = worst_case_amplification(*kernel, p.at("eps"), p.at("delta"), {order}).front();
     row.note = fmt::format("worst map g = ({}, {}, {}, {})", w.map[0], w.map[1], w.map[2], w.map[3]);
     std::optional<Estimate> cross;
-    if (kernel->size() <= 16) cross = worst_case_by_output_sets(*kernel, p.at("eps"), p.at("delta"), order);
+    if (options.cross_check && kernel->size() <= 16) cross = worst_case_by_output_sets(*kernel, p.at("eps"), p.at("delta"), order);
     return {w.value, cross};
   }
   row.mu = substitute(c.mu, p);
@@ -155,6 +156,7 @@ Exact exact_for(const Case& c, const Params& p, double order, const sim::FiniteK
   auto compute = [&](Engine engine, bool decide_direction) {
     DivergenceOptions o;
     o.engine = engine;
+    o.rel_tol = options.rel_tol;
     if (engine == Engine::monte_carlo && !decide_direction) {
       // A Monte Carlo cross-check: 10^5 samples at level 1 − 1e-6, so that a run of 10^4 rows almost never
       // disagrees by chance.
@@ -168,7 +170,7 @@ Exact exact_for(const Case& c, const Params& p, double order, const sim::FiniteK
     return reversed ? back : forward;
   };
   Exact out{compute(c.engine, true), std::nullopt, false};
-  if (c.cross_check) out.cross = compute(*c.cross_check, false);
+  if (c.cross_check && options.cross_check) out.cross = compute(*c.cross_check, false);
   out.reversed = reversed;
   if (reversed) {
     std::swap(row.mu, row.nu);
@@ -192,8 +194,10 @@ Row make_row(const Case& c, const std::string& id, const Params& point) {
   return r;
 }
 
+}  // namespace
+
 std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::vector<std::string>& ids,
-                                const std::vector<BoundEntry>& extra) {
+                                const PointOptions& options, const std::vector<BoundEntry>& extra) {
   std::vector<Row> rows;
   Params p = point;
   std::optional<sim::FiniteKernel> kernel;
@@ -232,10 +236,12 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
         rows.push_back(std::move(row));
         continue;
       }
-      if (c.kind == Case::Kind::value && !entry.not_applicable(p)) {  // value cases: the entry's own exact value
+      const std::optional<std::string> outside = entry.not_applicable(p);
+      if (outside && options.ignore_hypotheses) row.outside = *outside;
+      if (c.kind == Case::Kind::value && (!outside || options.ignore_hypotheses)) {  // value cases: the entry's own exact value
         row.quantity = entry.quantity;
         row.exact = entry.exact(p);
-        if (entry.cross) {
+        if (entry.cross && options.cross_check) {
           try {
             row.cross = entry.cross(p);
           } catch (const std::exception& e) {  // no second route at this point: said in the note, not a verdict
@@ -252,16 +258,17 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
         rows.push_back(std::move(row));
         continue;
       }
-      if (const auto why = entry.not_applicable(p)) {
+      if (outside && !options.ignore_hypotheses) {
+        const std::string& why = *outside;
         row.verdict = Verdict::not_applicable;
-        row.reason = *why;
+        row.reason = why;
         row.quantity = entry.quantity;
         // What the hypothesis buys: evaluate the formula anyway and say what the verdict would be without it.
         try {
           const double order = entry.order ? entry.order(p) : (c.order.empty() ? 0.0 : evaluate_formula(substitute(c.order, p), p));
           if (c.kind != Case::Kind::value && !c.order.empty()) row.order = order;
           try {
-            row.exact = c.kind == Case::Kind::value ? entry.exact(p) : exact_for(c, p, order, kernel ? &*kernel : nullptr, row).value;
+            row.exact = c.kind == Case::Kind::value ? entry.exact(p) : exact_for(c, p, order, kernel ? &*kernel : nullptr, row, options).value;
           } catch (const std::exception& e) {
             row.exact = Estimate::unknown(std::string("not computed: ") + e.what());
             throw;
@@ -281,7 +288,7 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
       const double order = entry.order ? entry.order(p) : (c.order.empty() ? 0.0 : evaluate_formula(substitute(c.order, p), p));
       if (c.kind != Case::Kind::value && !c.order.empty()) row.order = order;
       auto it = cache.find(order);
-      if (it == cache.end()) it = cache.emplace(order, exact_for(c, p, order, kernel ? &*kernel : nullptr, row)).first;
+      if (it == cache.end()) it = cache.emplace(order, exact_for(c, p, order, kernel ? &*kernel : nullptr, row, options)).first;
       else {
         row.quantity = make_quantity(c.quantity, order).label();
         row.mu = c.kind == Case::Kind::laws ? substitute(c.mu, p) : "";
@@ -323,8 +330,6 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
   return rows;
 }
 
-}  // namespace
-
 std::vector<Row> run_cases(const std::vector<Case>& cases, const RunOptions& options) {
   struct Task {
     const Case* c;
@@ -345,7 +350,7 @@ std::vector<Row> run_cases(const std::vector<Case>& cases, const RunOptions& opt
   std::mutex progress_mutex;
   auto worker = [&]() {
     for (std::size_t i = next++; i < tasks.size(); i = next++) {
-      results[i] = evaluate_point(*tasks[i].c, tasks[i].point, tasks[i].ids, options.extra_bounds);
+      results[i] = evaluate_point(*tasks[i].c, tasks[i].point, tasks[i].ids, {}, options.extra_bounds);
       const std::size_t d = ++done;
       if (options.progress) {
         std::lock_guard<std::mutex> lock(progress_mutex);

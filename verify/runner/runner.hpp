@@ -41,6 +41,7 @@ struct Row {
   std::string note;               // the bound's choice (optimal w …), or the worst property instance
   Verdict verdict = Verdict::error;
   std::string reason;             // not-applicable reason, error message, or violation detail
+  std::string outside;            // evaluated with ignore_hypotheses where this hypothesis fails
   double ratio() const;           // bound / exact (NaN where undefined)
   std::string key() const;        // case name + ID + parameters: identifies the row across runs
 };
@@ -60,5 +61,16 @@ Verdict decide(Direction direction, const Estimate& exact, double bound, double 
                double bound_upper = std::numeric_limits<double>::quiet_NaN());
 
 std::vector<Row> run_cases(const std::vector<Case>& cases, const RunOptions& options);
+
+// How one point is evaluated (run_cases uses the defaults).
+struct PointOptions {
+  bool cross_check = true;         // run the case's second route (and an entry's own cross-check)
+  bool ignore_hypotheses = false;  // evaluate where a hypothesis fails too (the row says which, in `outside`)
+  double rel_tol = 1e-13;          // quadrature target of the divergence engines
+};
+
+// The rows of one point (grid and derived parameters) for the given IDs of a case.
+std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::vector<std::string>& ids,
+                                const PointOptions& options = {}, const std::vector<BoundEntry>& extra = {});
 
 }  // namespace privamp::verify

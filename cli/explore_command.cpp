@@ -1,0 +1,144 @@
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cli/commands.hpp"
+#include "numerics/errors.hpp"
+#include "plots/explore_plots.hpp"
+#include "plots/figures.hpp"
+#include "verify/explore/explore_report.hpp"
+
+namespace privamp::cli {
+
+Action add_explore_command(CLI::App& app) {
+  struct Args {
+    std::vector<std::string> targets;
+    std::string case_name, id, goal = "loosest", out = "explore", cases_dir = "cases";
+    int budget = 200, jobs = 0, starts = 3;
+    std::uint64_t seed = 1;
+    bool all = false, ignore_hypotheses = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("explore", "Search a case's parameter space for where a bound is loosest, tightest or false");
+  cmd->add_option("target", args->targets, "a case file, or a theorem ID (its cases in --cases with a [case.explore] table)");
+  cmd->add_option("--case", args->case_name, "explore only the case of this name");
+  cmd->add_option("--id", args->id, "explore only this bound ID of the case (default: each of its IDs)");
+  cmd->add_option("--goal", args->goal, "loosest | tightest | violation")->capture_default_str();
+  cmd->add_option("--budget", args->budget, "evaluations per case and ID (global Sobol points + local refinement)")->capture_default_str();
+  cmd->add_option("--seed", args->seed, "seed of the Sobol rotation (results are reproducible from it)")->capture_default_str();
+  cmd->add_option("--starts", args->starts, "local refinements from the best distinct global points")->capture_default_str();
+  cmd->add_option("--jobs,-j", args->jobs, "threads per process (default: the number of cores)");
+  cmd->add_option("--out", args->out, "output directory")->capture_default_str();
+  cmd->add_option("--cases", args->cases_dir, "where theorem IDs and --all look for cases")->capture_default_str();
+  cmd->add_flag("--all", args->all, "explore every case with a [case.explore] table (in the targets, or in --cases)");
+  cmd->add_flag("--ignore-hypotheses", args->ignore_hypotheses,
+                "also search outside the bound's hypotheses (and report where its conclusion fails)");
+  return [cmd, args]() {
+    if (!cmd->parsed()) return -1;
+    const Communicator& comm = process_communicator();
+    const bool root = comm.rank() == 0;
+    verify::ExploreOptions options;
+    options.goal = verify::parse_goal(args->goal);
+    options.budget = args->budget;
+    options.seed = args->seed;
+    options.starts = args->starts;
+    options.jobs = worker_count("explore", args->jobs);
+    options.ignore_hypotheses = args->ignore_hypotheses;
+    options.communicator = comm.size() > 1 ? &comm : nullptr;
+    if (args->budget < 2 || args->budget > 10'000'000) throw_invalid("explore", "--budget", args->budget, "2 <= budget <= 10^7");
+
+    // Which cases and IDs.
+    std::vector<std::filesystem::path> paths;
+    std::string only_id = args->id;
+    if (args->all) {
+      for (const auto& t : args->targets) paths.emplace_back(t);
+      if (paths.empty()) paths.emplace_back(args->cases_dir);
+    } else {
+      if (args->targets.size() != 1) throw InvalidArgument("explore: give one case file or theorem ID (or --all)");
+      const std::string& t = args->targets.front();
+      if (std::filesystem::exists(t)) {
+        paths.emplace_back(t);
+      } else {
+        verify::find_bound(t);  // an unknown ID (not a file either) is refused with the list of IDs
+        paths.emplace_back(args->cases_dir);
+        if (!only_id.empty() && only_id != t) throw InvalidArgument(fmt::format("--id {} contradicts the target {}", only_id, t));
+        only_id = t;
+      }
+    }
+    const auto loaded = verify::load_cases(paths);
+    std::vector<std::pair<const verify::Case*, std::string>> runs;
+    for (const verify::Case& c : loaded) {
+      if (!args->case_name.empty() && c.name != args->case_name) continue;
+      if (c.explore.empty() && (args->all || args->case_name.empty())) continue;
+      for (const std::string& id : c.bounds)
+        if (only_id.empty() || id == only_id) runs.emplace_back(&c, id);
+    }
+    if (runs.empty())
+      throw InvalidArgument(fmt::format("explore: no case {}{}with a [case.explore] table in {}",
+                                        args->case_name.empty() ? "" : "named '" + args->case_name + "' ",
+                                        only_id.empty() ? "" : "checking " + only_id + " ", fmt::join(args->targets.empty() ? std::vector<std::string>{args->cases_dir} : args->targets, ", ")));
+    const std::filesystem::path dir(args->out);
+    if (root) {
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      if (ec || !std::ofstream(dir / ".privamp-write-test")) throw InvalidArgument(fmt::format("--out {}: cannot write there", dir.string()));
+      std::filesystem::remove(dir / ".privamp-write-test", ec);
+    }
+    const bool figures = plots::gnuplot_available();
+    if (root && !figures) std::cerr << "gnuplot not found: the exploration figures are skipped (install gnuplot-nox)\n";
+    if (root && comm.size() > 1)
+      std::cout << fmt::format("{} processes x {} threads\n", comm.size(), options.jobs);
+
+    std::string index = fmt::format("# privamp explore: {} search, budget {} per case and ID, seed {}{}\n\n"
+                                    "| case | ID | best {} | re-evaluated | verdict | evaluations | time |\n"
+                                    "| --- | --- | --- | --- | --- | --- | --- |\n",
+                                    args->goal, args->budget, args->seed, args->ignore_hypotheses ? ", hypotheses ignored" : "",
+                                    "ratio");
+    int refuted = 0;
+    if (root)
+      std::cout << fmt::format("{:<52} {:<20} {:>14} {:>34} {:>14} {:>7}\n", "case", "ID", "best ratio", "re-evaluated exact / bound",
+                               "verdict", "time");
+    for (const auto& [c, id] : runs) {
+      const auto start = std::chrono::steady_clock::now();
+      options.progress = root ? terminal_progress(fmt::format("evaluations ({})", id)) : nullptr;
+      const verify::ExploreResult r = verify::explore(*c, id, options);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!root) continue;
+      const std::string stem = verify::explore_stem(c->name, id);
+      {
+        std::ofstream(dir / (stem + ".md")) << verify::explore_markdown(*c, r, options, stem);
+      }
+      verify::write_explore_csv(r, dir / (stem + ".csv"));
+      verify::write_explore_json(r, options, dir / (stem + ".json"));
+      for (std::size_t k = 0; k < r.best.size(); ++k)
+        std::ofstream(dir / fmt::format("{}_point{}.toml", stem, k + 1)) << verify::one_point_case(*c, r, k);
+      if (figures) plots::render_explore(r, options.ignore_hypotheses, dir, stem);
+      std::string best = "-", again = "no candidate", verdict = "-";
+      if (!r.best.empty()) {
+        const verify::Row& row = r.best.front();
+        best = fmt::format("{:.6g}", std::exp(r.evaluations[r.best_index.front()].slack));
+        again = fmt::format("{:.6g} [{:.3g}, {:.3g}] / {:.6g}", row.exact.value, row.exact.lower, row.exact.upper, row.bound);
+        verdict = verify::to_string(row.verdict) + (row.outside.empty() ? "" : " (outside)");
+        for (const verify::Row& b : r.best) refuted += b.verdict == verify::Verdict::violated && b.outside.empty();
+      }
+      std::string name = c->name.size() > 52 ? c->name.substr(0, 49) + "..." : c->name;
+      std::cout << fmt::format("{:<52} {:<20} {:>14} {:>34} {:>14} {:>6.1f}s\n", name, id, best, again, verdict, seconds);
+      index += fmt::format("| {} | {} | {} | {} | {} | {} | {:.1f} s |\n", c->name, id, best, again, verdict, r.evaluations.size(), seconds);
+    }
+    if (!root) return 0;
+    std::ofstream(dir / "summary.md") << index;
+    std::cout << fmt::format("wrote {}/summary.md and, per case and ID, STEM.md, .csv, .json, _point*.toml{}\n", dir.string(),
+                             figures ? ", _map and _convergence figures" : "");
+    if (refuted > 0) std::cout << fmt::format("{} re-evaluated point(s) violate a bound inside its hypotheses\n", refuted);
+    return refuted > 0 ? 1 : 0;
+  };
+}
+
+}  // namespace privamp::cli

@@ -1,0 +1,138 @@
+#include "plots/explore_plots.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "numerics/errors.hpp"
+#include "plots/figures.hpp"
+#include "verify/explore/explore_report.hpp"
+
+namespace privamp::plots {
+
+namespace {
+
+using verify::Evaluation;
+using verify::ExploreAxis;
+
+// An axis value as a plot coordinate: numbers as they are, words by their index among the choices.
+double coordinate(const ExploreAxis& a, const verify::Params& p) {
+  if (const auto it = p.numbers.find(a.name); it != p.numbers.end()) return it->second;
+  const std::string& w = p.words.at(a.name);
+  for (std::size_t k = 0; k < a.choices.size(); ++k)
+    if (std::holds_alternative<std::string>(a.choices[k]) && std::get<std::string>(a.choices[k]) == w) return static_cast<double>(k);
+  return std::nan("");
+}
+
+std::string axis_settings(const ExploreAxis& a, char axis) {
+  std::string s = fmt::format("set {}label {}\n", axis, quoted(a.name));
+  const bool words = a.kind == ExploreAxis::Kind::choice &&
+                     std::any_of(a.choices.begin(), a.choices.end(), [](const auto& c) { return std::holds_alternative<std::string>(c); });
+  if (words) {
+    std::vector<std::string> tics;
+    for (std::size_t k = 0; k < a.choices.size(); ++k)
+      tics.push_back(fmt::format("{} {}", quoted(std::holds_alternative<std::string>(a.choices[k]) ? std::get<std::string>(a.choices[k]) : ""), k));
+    s += fmt::format("set {}tics ({})\nset {}range [-0.5:{}]\n", axis, fmt::join(tics, ", "), axis, a.choices.size() - 0.5);
+  } else if (a.log) {
+    s += fmt::format("set logscale {}\n", axis);
+  }
+  return s;
+}
+
+}  // namespace
+
+void render_explore(const verify::ExploreResult& r, bool ignore, const std::filesystem::path& dir, const std::string& stem) {
+  std::filesystem::create_directories(dir);
+  const std::string ratio = verify::slack_ratio_name(r.direction);
+  // The two most influential axes (by main effect; ties keep the declaration order).
+  std::vector<std::size_t> order(r.space.axes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return r.influence[a] > r.influence[b]; });
+  const bool two = order.size() >= 2;
+  const ExploreAxis& ax = r.space.axes[order[0]];
+  const ExploreAxis* ay = two ? &r.space.axes[order[1]] : nullptr;
+
+  // Map: blocks of candidates (x, y, log10 ratio), of points without a ratio (x, y), of the reported points.
+  const auto map_csv = std::filesystem::absolute(dir / (stem + "_map.csv"));
+  std::vector<std::string> plots;
+  {
+    std::ofstream out(map_csv);
+    if (!out) throw InvalidArgument(fmt::format("cannot write {}", map_csv.string()));
+    out.precision(17);
+    out << fmt::format("# {},{},log10({}) (blocks: points with a slack; points without one; the reported points)\n", ax.name,
+                       two ? ay->name : "log10 ratio", ratio);
+    std::vector<std::string> blocks[3];
+    for (const Evaluation& e : r.evaluations) {
+      const double x = coordinate(ax, e.point);
+      const bool has = e.status == Evaluation::Status::ok && std::isfinite(e.slack) && (!e.outside || ignore);
+      const double l = has ? e.slack / std::log(10.0) : std::nan("");
+      const double y = two ? coordinate(*ay, e.point) : l;
+      if (!std::isfinite(x) || !std::isfinite(y)) continue;
+      blocks[has ? 0 : 1].push_back(fmt::format("{},{},{}", x, y, has ? fmt::format("{}", l) : ""));
+    }
+    for (std::size_t i : r.best_index) {
+      const Evaluation& e = r.evaluations[i];
+      const double l = e.slack / std::log(10.0);
+      blocks[2].push_back(fmt::format("{},{},{}", coordinate(ax, e.point), two ? coordinate(*ay, e.point) : l, l));
+    }
+    const std::string file = quoted(map_csv.string());
+    int index = 0;
+    for (int b = 0; b < 3; ++b) {
+      if (blocks[b].empty()) continue;
+      if (index) out << "\n\n";
+      for (const auto& line : blocks[b]) out << line << "\n";
+      if (b == 0)
+        plots.push_back(two ? fmt::format("{} index {} using 1:2:3 with points pt 7 ps 0.9 palette title 'log_{{10}}({})'", file, index, ratio)
+                            : fmt::format("{} index {} using 1:2 with points ls 1 title 'log_{{10}}({})'", file, index, ratio));
+      else if (b == 1)
+        plots.push_back(two ? fmt::format("{} index {} using 1:2 with points pt 1 ps 0.6 lc rgb '#999999' title 'no ratio (n/a, error, 0 or inf)'", file, index)
+                            : std::string());
+      else
+        plots.push_back(fmt::format("{} index {} using 1:2 with points pt 6 ps 2.5 lw 2 lc rgb 'black' title 'reported points'", file, index));
+      if (plots.back().empty()) plots.pop_back();
+      ++index;
+    }
+  }
+  if (plots.empty()) return;  // nothing evaluated successfully: the summary says so
+  std::string body = axis_settings(ax, 'x');
+  if (two) body += axis_settings(*ay, 'y') + fmt::format("set cblabel 'log_{{10}}({})'\nset palette rgbformulae 33,13,10\n", ratio);
+  else body += fmt::format("set ylabel 'log_{{10}}({})'\n", ratio);
+  body += "set key below nobox\nplot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
+  render_gnuplot(dir, stem + "_map", fmt::format("{}: {} ({})", r.id, r.case_name, verify::to_string(r.goal)),
+                 fmt::format("privamp explore: every evaluated point over the two most influential axes; data {}", map_csv.filename().string()),
+                 body);
+
+  // Convergence: the best slack so far (as log10 ratio) against the number of evaluations.
+  const auto conv_csv = std::filesystem::absolute(dir / (stem + "_convergence.csv"));
+  {
+    std::ofstream out(conv_csv);
+    out.precision(17);
+    out << "# evaluations,best log10 ratio so far\n";
+    double best = std::nan("");
+    for (std::size_t i = 0; i < r.evaluations.size(); ++i) {
+      const Evaluation& e = r.evaluations[i];
+      if (e.status == Evaluation::Status::ok && std::isfinite(e.slack) && (!e.outside || ignore)) {
+        const double v = verify::objective(r.goal, e.slack);
+        if (std::isnan(best) || v < best) best = v;
+      }
+      if (!std::isnan(best)) {
+        const double slack = r.goal == verify::Goal::loosest ? -best : best;
+        out << i + 1 << "," << slack / std::log(10.0) << "\n";
+      }
+    }
+  }
+  const std::string cbody = fmt::format(
+      "set xlabel 'evaluations'\nset ylabel 'best log_{{10}}({}) so far'\nset key below nobox\n"
+      "set arrow from {}, graph 0 to {}, graph 1 nohead ls 9\n"
+      "plot {} using 1:2 with steps ls 1 title 'best so far ({}; the dashed line ends the global phase)'\n",
+      ratio, r.global_points + 0.5, r.global_points + 0.5, quoted(conv_csv.string()),
+      r.goal == verify::Goal::tightest ? "|log|" : verify::to_string(r.goal));
+  render_gnuplot(dir, stem + "_convergence", fmt::format("{}: convergence of the search", r.id),
+                 fmt::format("privamp explore: best objective so far; data {}", conv_csv.filename().string()), cbody);
+}
+
+}  // namespace privamp::plots

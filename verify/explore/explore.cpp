@@ -1,0 +1,471 @@
+#include "verify/explore/explore.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gsl/gsl_qrng.h>
+#include <nlopt.h>
+
+#include "numerics/errors.hpp"
+
+namespace privamp::verify {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kBarrier = 1e3;  // what the optimiser sees where the slack is undefined (log units)
+
+// Runs f(i) for i in [0, n) on `jobs` threads; f writes only its own slot.
+template <class F>
+void parallel_for(std::size_t n, int jobs, F&& f) {
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < n; i = next++) f(i);
+  };
+  std::vector<std::thread> threads;
+  for (int j = 1; j < std::min<int>(jobs, static_cast<int>(n)); ++j) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+}
+
+// What of an evaluation travels between processes (the point is recomputed from u everywhere).
+constexpr std::size_t kPacked = 10;
+void pack(const Evaluation& e, std::vector<double>& out) {
+  out.insert(out.end(), e.u.begin(), e.u.end());
+  out.insert(out.end(), {e.exact, e.exact_lower, e.exact_upper, e.bound, e.bound_lower, e.bound_upper,
+                         static_cast<double>(e.verdict), static_cast<double>(e.status), e.outside ? 1.0 : 0.0, e.slack});
+  out.push_back(static_cast<double>(e.message.size()));  // the message travels too, one character per number
+  for (unsigned char c : e.message) out.push_back(c);
+}
+Evaluation unpack(const double*& in, std::size_t d) {
+  Evaluation e;
+  e.u.assign(in, in + d);
+  in += d;
+  e.exact = in[0];
+  e.exact_lower = in[1];
+  e.exact_upper = in[2];
+  e.bound = in[3];
+  e.bound_lower = in[4];
+  e.bound_upper = in[5];
+  e.verdict = static_cast<Verdict>(static_cast<int>(in[6]));
+  e.status = static_cast<Evaluation::Status>(static_cast<int>(in[7]));
+  e.outside = in[8] != 0;
+  e.slack = in[9];
+  in += kPacked;
+  const auto length = static_cast<std::size_t>(*in++);
+  for (std::size_t i = 0; i < length; ++i) e.message += static_cast<char>(static_cast<unsigned char>(*in++));
+  return e;
+}
+
+double slack_of(Direction direction, bool property, double exact, double bound) {
+  if (property) return -std::log(exact);
+  switch (direction) {
+    case Direction::upper: return std::log(bound) - std::log(exact);
+    case Direction::lower: return std::log(exact) - std::log(bound);
+    case Direction::equal: return std::abs(std::log(bound) - std::log(exact));
+  }
+  return kNaN;
+}
+
+class Explorer {
+ public:
+  Explorer(const Case& c, std::string id, const ExploreOptions& o)
+      : case_(c), id_(std::move(id)), entry_(find_bound(id_)), options_(o), space_(c) {
+    if (std::find(c.bounds.begin(), c.bounds.end(), id_) == c.bounds.end())
+      throw InvalidArgument(fmt::format("case '{}' does not check {} (it checks {})", c.name, id_, fmt::format("{}", fmt::join(c.bounds, ", "))));
+    if (space_.dimension() == 0)
+      throw InvalidArgument(fmt::format("case '{}' has no search space: give it a [case.explore] table", c.name));
+    if (space_.dimension() > 40) throw InvalidArgument("explore: at most 40 axes (Sobol points in GSL)");
+    if (o.budget < 2 || o.budget > 10'000'000) throw_invalid("explore", "budget", o.budget, "2 <= budget <= 10^7");
+    if (o.starts < 1 || o.starts > 64) throw_invalid("explore", "starts", o.starts, "1 <= starts <= 64");
+    if (!(o.local_share >= 0 && o.local_share < 1)) throw_invalid("explore", "local_share", o.local_share, "0 <= local_share < 1");
+    search_.cross_check = false;
+    search_.ignore_hypotheses = o.ignore_hypotheses;
+    search_.rel_tol = o.search_rel_tol;
+  }
+
+  ExploreResult run() {
+    ExploreResult r{case_.file, case_.name, id_, options_.goal, entry_.direction, space_, {}, 0, {}, {}, {}, {}};
+    bool local = false;
+    for (std::size_t j = 0; j < space_.dimension(); ++j) local = local || space_.continuous(j);
+    const int local_budget = local ? static_cast<int>(std::lround(options_.budget * options_.local_share)) : 0;
+    const int global = options_.budget - local_budget;
+    total_ = static_cast<std::size_t>(options_.budget);
+    r.evaluations = global_phase(global);
+    r.global_points = r.evaluations.size();
+    if (local_budget > 0) {
+      for (Evaluation& e : local_phase(r.evaluations, local_budget)) r.evaluations.push_back(std::move(e));
+    }
+    for (Evaluation& e : r.evaluations) try {  // the evaluating process computed it; the others recompute it from u
+        e.point = case_.with_derived(space_.point(e.u));
+      } catch (const InvalidArgument&) {
+        e.point = space_.point(e.u);  // a derived parameter failed there: the row is an error already
+      }
+    statistics(r);
+    if (rank() == 0) reevaluate(r);
+    return r;
+  }
+
+ private:
+  int rank() const { return options_.communicator ? options_.communicator->rank() : 0; }
+  int size() const { return options_.communicator ? options_.communicator->size() : 1; }
+
+  void tick() {
+    const std::size_t d = ++done_;
+    if (options_.progress && rank() == 0) {
+      std::lock_guard<std::mutex> lock(progress_mutex_);
+      options_.progress(std::min(d * size(), total_), total_);
+    }
+  }
+
+  Evaluation evaluate(std::vector<double> u) {
+    Evaluation e;
+    e.u = std::move(u);
+    try {
+      e.point = case_.with_derived(space_.point(e.u));
+      const Row row = evaluate_point(case_, e.point, {id_}, search_).front();
+      fill(e, row);
+    } catch (const std::exception& err) {
+      e.status = Evaluation::Status::error;
+      e.message = err.what();
+    }
+    tick();
+    return e;
+  }
+
+  void fill(Evaluation& e, const Row& row) const {
+    e.verdict = row.verdict;
+    if (row.verdict == Verdict::error) {  // no numbers: the message says why
+      e.status = Evaluation::Status::error;
+      e.message = row.reason;
+      return;
+    }
+    e.outside = !row.outside.empty();
+    e.exact = row.exact.value;
+    e.exact_lower = row.exact.lower;
+    e.exact_upper = row.exact.upper;
+    e.bound = row.bound;
+    e.bound_lower = std::isnan(row.bound_lower) ? row.bound : row.bound_lower;
+    e.bound_upper = std::isnan(row.bound_upper) ? row.bound : row.bound_upper;
+    if (row.verdict == Verdict::not_applicable) {
+      e.status = Evaluation::Status::not_applicable;
+      e.message = row.reason;
+      return;
+    }
+    const bool property = static_cast<bool>(entry_.property);
+    if (!(e.exact > 0) && !property) {
+      e.status = Evaluation::Status::exact_zero;
+      return;
+    }
+    if (!std::isfinite(e.bound)) {
+      e.status = Evaluation::Status::bound_infinite;
+      return;
+    }
+    if (!(e.bound > 0) && !property) {  // a zero bound with a positive exact value: a violation at any scale
+      e.status = Evaluation::Status::ok;
+      e.slack = entry_.direction == Direction::lower ? std::numeric_limits<double>::infinity()
+                                                     : -std::numeric_limits<double>::infinity();
+      return;
+    }
+    e.status = Evaluation::Status::ok;
+    e.slack = slack_of(entry_.direction, property, e.exact, e.bound);
+  }
+
+  // Evaluates `points` spread over processes (i % size == rank) and threads; every process ends with all results.
+  std::vector<Evaluation> evaluate_all(const std::vector<std::vector<double>>& points) {
+    std::vector<std::size_t> mine;
+    for (std::size_t i = static_cast<std::size_t>(rank()); i < points.size(); i += static_cast<std::size_t>(size())) mine.push_back(i);
+    std::vector<Evaluation> local(mine.size());
+    parallel_for(mine.size(), options_.jobs, [&](std::size_t k) { local[k] = evaluate(points[mine[k]]); });
+    std::vector<Evaluation> out(points.size());
+    if (size() == 1) {
+      for (std::size_t k = 0; k < mine.size(); ++k) out[mine[k]] = std::move(local[k]);
+      return out;
+    }
+    std::vector<double> packed;
+    for (const Evaluation& e : local) pack(e, packed);
+    const auto all = options_.communicator->all_gather(packed);
+    for (int r = 0; r < size(); ++r) {
+      const double* in = all[r].data();
+      for (std::size_t i = static_cast<std::size_t>(r); i < points.size(); i += static_cast<std::size_t>(size())) {
+        out[i] = unpack(in, space_.dimension());
+      }
+    }
+    return out;
+  }
+
+  std::vector<Evaluation> global_phase(int n) {
+    const std::size_t d = space_.dimension();
+    gsl_qrng* q = gsl_qrng_alloc(gsl_qrng_sobol, static_cast<unsigned>(d));
+    if (!q) throw NumericalError("explore: cannot allocate the Sobol generator");
+    std::mt19937_64 rng(options_.seed);
+    std::uniform_real_distribution<double> uniform(0, 1);
+    std::vector<double> shift(d);
+    for (double& s : shift) s = uniform(rng);
+    std::vector<std::vector<double>> points(static_cast<std::size_t>(n), std::vector<double>(d));
+    for (auto& u : points) {
+      gsl_qrng_get(q, u.data());
+      for (std::size_t j = 0; j < d; ++j) u[j] = std::fmod(u[j] + shift[j], 1.0);
+    }
+    gsl_qrng_free(q);
+    return evaluate_all(points);
+  }
+
+  struct LocalRun {
+    Explorer* self;
+    std::vector<double> start;
+    std::vector<std::size_t> dims;  // the refined axes
+    std::vector<Evaluation> trajectory;
+    std::map<std::vector<double>, double> cache;
+  };
+
+  static double local_objective(unsigned n, const double* x, double* /*grad*/, void* data) {
+    auto* run = static_cast<LocalRun*>(data);
+    std::vector<double> u = run->start;
+    for (unsigned k = 0; k < n; ++k) u[run->dims[k]] = std::clamp(x[k], 0.0, 1.0);
+    if (const auto it = run->cache.find(u); it != run->cache.end()) return it->second;
+    Evaluation e = run->self->evaluate(u);
+    const double g = objective(run->self->options_.goal, e.slack);
+    const bool candidate = e.status == Evaluation::Status::ok && (!e.outside || run->self->options_.ignore_hypotheses);
+    const double value = candidate && std::isfinite(g) ? g : (candidate && g < 0 ? -kBarrier : kBarrier);
+    run->trajectory.push_back(std::move(e));
+    run->cache.emplace(std::move(u), value);
+    return value;
+  }
+
+  void refine(LocalRun& run, int budget) {
+    const unsigned n = static_cast<unsigned>(run.dims.size());
+    nlopt_opt opt = nlopt_create(n >= 2 ? NLOPT_LN_BOBYQA : NLOPT_LN_NELDERMEAD, n);
+    std::vector<double> lo(n, 0.0), hi(n, 1.0), x(n), step(n, 0.1);
+    for (unsigned k = 0; k < n; ++k) x[k] = run.start[run.dims[k]];
+    nlopt_set_lower_bounds(opt, lo.data());
+    nlopt_set_upper_bounds(opt, hi.data());
+    nlopt_set_initial_step(opt, step.data());
+    nlopt_set_min_objective(opt, &Explorer::local_objective, &run);
+    nlopt_set_maxeval(opt, budget);
+    nlopt_set_xtol_abs1(opt, 1e-6);
+    double f = 0;
+    nlopt_optimize(opt, x.data(), &f);  // the trajectory is the result; stopping codes are not errors here
+    nlopt_destroy(opt);
+  }
+
+  std::vector<Evaluation> local_phase(const std::vector<Evaluation>& global, int budget) {
+    // The best distinct candidates of the global phase start the local runs.
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < global.size(); ++i)
+      if (candidate(global[i])) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return objective(options_.goal, global[a].slack) < objective(options_.goal, global[b].slack);
+    });
+    std::vector<LocalRun> runs;
+    std::set<std::vector<double>> seen;
+    std::vector<std::size_t> dims;
+    for (std::size_t j = 0; j < space_.dimension(); ++j)
+      if (space_.continuous(j)) dims.push_back(j);
+    for (std::size_t i : order) {
+      if (static_cast<int>(runs.size()) == options_.starts) break;
+      if (!seen.insert(global[i].u).second) continue;
+      runs.push_back({this, global[i].u, dims, {}, {}});
+    }
+    if (runs.empty()) return {};
+    const int each = std::max(1, budget / static_cast<int>(runs.size()));
+    // Starts spread over processes (k % size == rank), then over threads; trajectories exchanged in start order.
+    std::vector<std::size_t> mine;
+    for (std::size_t k = static_cast<std::size_t>(rank()); k < runs.size(); k += static_cast<std::size_t>(size())) mine.push_back(k);
+    parallel_for(mine.size(), options_.jobs, [&](std::size_t m) { refine(runs[mine[m]], each); });
+    std::vector<Evaluation> out;
+    if (size() == 1) {
+      for (std::size_t k = 0; k < runs.size(); ++k)
+        for (Evaluation& e : runs[k].trajectory) {
+          e.start = static_cast<int>(k);
+          out.push_back(std::move(e));
+        }
+      return out;
+    }
+    std::vector<double> packed;
+    for (std::size_t k : mine) {
+      packed.push_back(static_cast<double>(runs[k].trajectory.size()));
+      for (const Evaluation& e : runs[k].trajectory) pack(e, packed);
+    }
+    const auto all = options_.communicator->all_gather(packed);
+    std::vector<std::vector<Evaluation>> trajectories(runs.size());
+    for (int r = 0; r < size(); ++r) {
+      const double* in = all[r].data();
+      for (std::size_t k = static_cast<std::size_t>(r); k < runs.size(); k += static_cast<std::size_t>(size())) {
+        const auto count = static_cast<std::size_t>(*in++);
+        for (std::size_t i = 0; i < count; ++i) trajectories[k].push_back(unpack(in, space_.dimension()));
+      }
+    }
+    for (std::size_t k = 0; k < runs.size(); ++k)
+      for (Evaluation& e : trajectories[k]) {
+        e.start = static_cast<int>(k);
+        out.push_back(std::move(e));
+      }
+    return out;
+  }
+
+  bool candidate(const Evaluation& e) const {
+    return e.status == Evaluation::Status::ok && (!e.outside || options_.ignore_hypotheses) && !std::isnan(e.slack);
+  }
+
+  void statistics(ExploreResult& r) const {
+    const std::size_t d = space_.dimension();
+    r.influence.assign(d, 0.0);
+    r.coverage.assign(d, 0.0);
+    std::vector<double> g;
+    std::vector<std::size_t> idx;
+    for (std::size_t i = 0; i < r.global_points; ++i) {
+      const double v = objective(options_.goal, r.evaluations[i].slack);
+      if (candidate(r.evaluations[i]) && std::isfinite(v)) {
+        g.push_back(v);
+        idx.push_back(i);
+      }
+    }
+    double mean = 0, var = 0;
+    for (double v : g) mean += v;
+    if (!g.empty()) mean /= static_cast<double>(g.size());
+    for (double v : g) var += (v - mean) * (v - mean);
+    for (std::size_t j = 0; j < d; ++j) {
+      const std::size_t bins = space_.axes[j].kind == ExploreAxis::Kind::choice ? space_.axes[j].choices.size() : 10;
+      auto bin = [&](double u) { return std::min(bins - 1, static_cast<std::size_t>(u * static_cast<double>(bins))); };
+      std::vector<char> hit(bins, 0);
+      for (std::size_t i = 0; i < r.global_points; ++i) hit[bin(r.evaluations[i].u[j])] = 1;
+      r.coverage[j] = static_cast<double>(std::count(hit.begin(), hit.end(), 1)) / static_cast<double>(bins);
+      if (!(var > 0)) continue;
+      std::vector<double> sum(bins, 0), count(bins, 0);
+      for (std::size_t k = 0; k < g.size(); ++k) {
+        sum[bin(r.evaluations[idx[k]].u[j])] += g[k];
+        count[bin(r.evaluations[idx[k]].u[j])] += 1;
+      }
+      double between = 0;
+      for (std::size_t b = 0; b < bins; ++b)
+        if (count[b] > 0) between += count[b] * std::pow(sum[b] / count[b] - mean, 2);
+      r.influence[j] = between / var;
+    }
+  }
+
+  // The best distinct candidates, re-evaluated with the case's full options.
+  void reevaluate(ExploreResult& r) const {
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < r.evaluations.size(); ++i)
+      if (candidate(r.evaluations[i])) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return objective(options_.goal, r.evaluations[a].slack) < objective(options_.goal, r.evaluations[b].slack);
+    });
+    std::set<std::string> seen;
+    PointOptions full;
+    full.ignore_hypotheses = options_.ignore_hypotheses;
+    for (std::size_t i : order) {
+      if (static_cast<int>(r.best.size()) == options_.starts) break;
+      if (!seen.insert(r.evaluations[i].point.describe()).second) continue;
+      r.best_index.push_back(i);
+      r.best.push_back(evaluate_point(case_, r.evaluations[i].point, {id_}, full).front());
+    }
+  }
+
+  const Case& case_;
+  std::string id_;
+  const BoundEntry& entry_;
+  ExploreOptions options_;
+  SearchSpace space_;
+  PointOptions search_;
+  std::atomic<std::size_t> done_{0};
+  std::size_t total_ = 0;
+  std::mutex progress_mutex_;
+};
+
+}  // namespace
+
+Goal parse_goal(const std::string& s) {
+  if (s == "loosest") return Goal::loosest;
+  if (s == "tightest") return Goal::tightest;
+  if (s == "violation") return Goal::violation;
+  throw InvalidArgument(fmt::format("goal '{}': allowed loosest, tightest, violation", s));
+}
+
+std::string to_string(Goal goal) {
+  switch (goal) {
+    case Goal::loosest: return "loosest";
+    case Goal::tightest: return "tightest";
+    case Goal::violation: return "violation";
+  }
+  return "?";
+}
+
+std::string to_string(Evaluation::Status s) {
+  switch (s) {
+    case Evaluation::Status::ok: return "ok";
+    case Evaluation::Status::not_applicable: return "not-applicable";
+    case Evaluation::Status::error: return "error";
+    case Evaluation::Status::exact_zero: return "exact-zero";
+    case Evaluation::Status::bound_infinite: return "bound-infinite";
+  }
+  return "?";
+}
+
+double objective(Goal goal, double slack) {
+  if (std::isnan(slack)) return kNaN;
+  switch (goal) {
+    case Goal::loosest: return -slack;
+    case Goal::tightest: return std::abs(slack);
+    case Goal::violation: return slack;
+  }
+  return kNaN;
+}
+
+SearchSpace::SearchSpace(const Case& c) {
+  for (const auto& [name, values] : c.grid) {
+    const auto it = std::find_if(c.explore.begin(), c.explore.end(), [&](const ExploreAxis& a) { return a.name == name; });
+    if (it != c.explore.end()) {
+      axes.push_back(*it);
+    } else if (values.size() > 1) {
+      ExploreAxis a;
+      a.name = name;
+      a.kind = ExploreAxis::Kind::choice;
+      a.choices = values;
+      axes.push_back(std::move(a));
+    } else if (const double* d = std::get_if<double>(&values.front())) {
+      fixed.numbers[name] = *d;
+    } else {
+      fixed.words[name] = std::get<std::string>(values.front());
+    }
+  }
+}
+
+bool SearchSpace::continuous(std::size_t axis) const {
+  const ExploreAxis& a = axes.at(axis);
+  return a.kind == ExploreAxis::Kind::real || (a.kind == ExploreAxis::Kind::integer && a.max - a.min >= 7);
+}
+
+Params SearchSpace::point(std::span<const double> u) const {
+  if (u.size() != axes.size()) throw InvalidArgument("SearchSpace::point: wrong dimension");
+  Params p = fixed;
+  for (std::size_t j = 0; j < axes.size(); ++j) {
+    const ExploreAxis& a = axes[j];
+    const double t = std::clamp(u[j], 0.0, 1.0);
+    if (a.kind == ExploreAxis::Kind::choice) {
+      const auto k = std::min(a.choices.size() - 1, static_cast<std::size_t>(t * static_cast<double>(a.choices.size())));
+      if (const double* d = std::get_if<double>(&a.choices[k])) p.numbers[a.name] = *d;
+      else p.words[a.name] = std::get<std::string>(a.choices[k]);
+      continue;
+    }
+    double v = a.log ? a.min * std::pow(a.max / a.min, t) : a.min + (a.max - a.min) * t;
+    if (a.kind == ExploreAxis::Kind::integer) v = std::clamp(std::round(v), a.min, a.max);
+    p.numbers[a.name] = std::clamp(v, a.min, a.max);
+  }
+  return p;
+}
+
+ExploreResult explore(const Case& c, const std::string& id, const ExploreOptions& options) {
+  return Explorer(c, id, options).run();
+}
+
+}  // namespace privamp::verify

@@ -1,0 +1,288 @@
+#include "verify/explore/explore_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "numerics/errors.hpp"
+
+namespace privamp::verify {
+
+namespace {
+
+std::string g(double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : std::isnan(x) ? "-" : x > 0 ? "inf" : "-inf"; }
+
+std::string axis_text(const ExploreAxis& a) {
+  if (a.kind == ExploreAxis::Kind::choice) {
+    std::vector<std::string> v;
+    for (const auto& c : a.choices) v.push_back(std::holds_alternative<double>(c) ? g(std::get<double>(c)) : std::get<std::string>(c));
+    return fmt::format("choices {{{}}}", fmt::join(v, ", "));
+  }
+  return fmt::format("{} [{}, {}]{}", a.kind == ExploreAxis::Kind::integer ? "integer" : "real", g(a.min), g(a.max),
+                     a.log ? ", log scale" : "");
+}
+
+std::string value_text(const Params& p, const std::string& name) {
+  if (const auto it = p.numbers.find(name); it != p.numbers.end()) return format_number(it->second);
+  if (const auto it = p.words.find(name); it != p.words.end()) return it->second;
+  return "?";
+}
+
+std::string axes_text(const ExploreResult& r, const Params& p) {
+  std::vector<std::string> parts;
+  for (const auto& a : r.space.axes) parts.push_back(fmt::format("{}={}", a.name, value_text(p, a.name)));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+// TOML basic string.
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+double best_so_far(Goal goal, const std::vector<Evaluation>& e, std::size_t upto, bool ignore) {
+  double best = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t i = 0; i < upto; ++i) {
+    if (e[i].status != Evaluation::Status::ok || (e[i].outside && !ignore)) continue;
+    const double v = objective(goal, e[i].slack);
+    if (std::isnan(best) || v < best) best = v;
+  }
+  return best;
+}
+
+}  // namespace
+
+std::string slack_ratio_name(Direction direction) {
+  return direction == Direction::lower ? "exact/bound" : "bound/exact";
+}
+
+std::string explore_stem(const std::string& case_name, const std::string& id) {
+  std::string s;
+  for (char c : case_name + "__" + id) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') s += c;
+    else if (c == '.') s += '-';
+    else if (!s.empty() && s.back() != '_') s += '_';
+  }
+  return s.substr(0, 120);
+}
+
+std::string divergence_command(const Row& row) {
+  if (row.mu.empty() || row.nu.empty()) return "";
+  const std::string& q = row.quantity;
+  std::string flag;
+  if (q.rfind("renyi(", 0) == 0) flag = "--renyi " + format_number(row.order);
+  else if (q.rfind("hockey_stick(", 0) == 0) flag = "--hockey-stick " + format_number(row.order);
+  else if (q == "kl") flag = "--kl";
+  else if (q == "tv") flag = "--tv";
+  else return "";
+  auto sh = [](const std::string& s) {
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+  };
+  return fmt::format("privamp divergence {} {} {}", sh(row.mu), sh(row.nu), flag);
+}
+
+std::string one_point_case(const Case& c, const ExploreResult& r, std::size_t k) {
+  const Evaluation& e = r.evaluations.at(r.best_index.at(k));
+  const BoundEntry& entry = find_bound(r.id);
+  std::string s = fmt::format("# Written by privamp explore: point {} of the {} search for {} in case '{}' ({}).\n", k + 1,
+                              to_string(r.goal), r.id, c.name, c.file);
+  s += entry.declared_in.empty() ? "# Reproduce: privamp verify THIS_FILE\n"
+                                 : fmt::format("# Reproduce: privamp verify {} THIS_FILE ({} is declared there)\n", entry.declared_in, r.id);
+  if (!e.outside) s += "\n";
+  else s += "# This point is outside the bound's hypotheses: verify reports it as not-applicable, with what the formula gives.\n\n";
+  s += "[[case]]\n";
+  s += fmt::format("name = {}\n", quoted(c.name + " (explore point " + std::to_string(k + 1) + ")"));
+  s += fmt::format("bounds = [{}]\n", quoted(r.id));
+  s += fmt::format("kind = {}\n", quoted(to_string(c.kind)));
+  if (c.kind == Case::Kind::laws) s += fmt::format("mu = {}\nnu = {}\n", quoted(c.mu), quoted(c.nu));
+  if (c.kind == Case::Kind::kernel) s += fmt::format("kernel = {}\n", quoted(c.kernel));
+  if (c.kind == Case::Kind::laws || c.kind == Case::Kind::kernel) {
+    s += fmt::format("quantity = {}\n", quoted(quantity_name(c.quantity)));
+    if (!c.order.empty()) s += fmt::format("order = {}\n", quoted(c.order));
+    s += fmt::format("symmetric = {}\nengine = {}\n", c.symmetric ? "true" : "false", quoted(to_string(c.engine)));
+    if (c.cross_check) s += fmt::format("cross_check = {}\n", quoted(to_string(*c.cross_check)));
+  }
+  s += fmt::format("tolerance = {}\n[case.grid]\n", format_number(c.tolerance));
+  for (const auto& [name, values] : c.grid) {
+    const Params p = r.space.point(e.u);
+    if (const auto it = p.numbers.find(name); it != p.numbers.end()) s += fmt::format("{} = {:.17g}\n", name, it->second);
+    else s += fmt::format("{} = {}\n", name, quoted(p.words.at(name)));
+  }
+  if (!c.derived.empty()) {
+    s += "[case.derived]\n";
+    for (const auto& [name, formula] : c.derived) s += fmt::format("{} = {}\n", name, quoted(formula));
+  }
+  return s;
+}
+
+std::string explore_markdown(const Case& c, const ExploreResult& r, const ExploreOptions& o, const std::string& stem) {
+  const std::string ratio = slack_ratio_name(r.direction);
+  std::string s = fmt::format("# privamp explore: {} on '{}' ({})\n\n", r.id, c.name, c.file);
+  s += fmt::format("Goal: **{}** — {}. Budget {} evaluations ({} global Sobol points, {} in local BOBYQA refinements), "
+                   "seed {}{}.\n\n",
+                   to_string(r.goal),
+                   r.goal == Goal::loosest    ? "maximise log(" + ratio + ")"
+                   : r.goal == Goal::tightest ? "minimise |log(" + ratio + ")|"
+                                              : "minimise log(" + ratio + "): below 0 refutes the bound",
+                   r.evaluations.size(), r.global_points, r.evaluations.size() - r.global_points, o.seed,
+                   o.ignore_hypotheses ? ", **hypotheses ignored**" : "");
+  s += "## Search space\n\n| axis | range | influence | coverage |\n| --- | --- | --- | --- |\n";
+  for (std::size_t j = 0; j < r.space.axes.size(); ++j)
+    s += fmt::format("| {} | {} | {:.0f}% | {:.0f}% |\n", r.space.axes[j].name, axis_text(r.space.axes[j]), 100 * r.influence[j],
+                     100 * r.coverage[j]);
+  std::vector<std::string> fixed;
+  for (const auto& [k, v] : r.space.fixed.numbers) fixed.push_back(fmt::format("{}={}", k, format_number(v)));
+  for (const auto& [k, v] : r.space.fixed.words) fixed.push_back(fmt::format("{}={}", k, v));
+  s += fmt::format("\nFixed: {}. Influence: the share of the objective's variance over the global points that the axis "
+                   "explains alone (main effect); coverage: the share of its ten bins (or choices) the global phase "
+                   "visited.\n\n",
+                   fixed.empty() ? "nothing" : fmt::format("{}", fmt::join(fixed, ", ")));
+  std::size_t counts[5] = {0, 0, 0, 0, 0}, outside = 0, violating = 0, violating_outside = 0;
+  for (const Evaluation& e : r.evaluations) {
+    ++counts[static_cast<int>(e.status)];
+    outside += e.outside;
+    if (e.verdict == Verdict::violated) {
+      ++violating;
+      violating_outside += e.outside;
+    }
+  }
+  s += fmt::format("Evaluated points: {} with a slack, {} not-applicable (a hypothesis fails), {} errors, {} where the exact "
+                   "value is 0 ({}), {} where the bound is infinite{}.\n\n",
+                   counts[0], counts[1], counts[2], counts[3],
+                   r.direction == Direction::upper ? "infinitely loose where the bound is positive" : "no ratio", counts[4],
+                   o.ignore_hypotheses ? fmt::format("; {} outside the hypotheses", outside) : "");
+  s += fmt::format("## Best points (re-evaluated with the case's engines{})\n\n", c.cross_check ? " and its cross-check" : "");
+  if (r.best.empty()) s += "No candidate point: every evaluated point was not-applicable, an error, or without a ratio.\n\n";
+  else {
+    s += fmt::format("| # | point | exact [interval] | bound | {} | verdict | second route |\n| --- | --- | --- | --- | --- | --- | --- |\n", ratio);
+    for (std::size_t k = 0; k < r.best.size(); ++k) {
+      const Row& row = r.best[k];
+      const double q = r.direction == Direction::lower ? row.exact.value / row.bound : row.bound / row.exact.value;
+      s += fmt::format("| {} | {} | {} [{}, {}] | {} | {} | {}{} | {} |\n", k + 1, axes_text(r, row.params), g(row.exact.value),
+                       g(row.exact.lower), g(row.exact.upper), g(row.bound), g(q), to_string(row.verdict),
+                       row.outside.empty() ? "" : " (outside: " + row.outside + ")",
+                       row.cross ? fmt::format("{} [{}, {}]", g(row.cross->value), g(row.cross->lower), g(row.cross->upper)) : "none");
+    }
+    s += "\nReproduce:\n\n```sh\n";
+    for (std::size_t k = 0; k < r.best.size(); ++k) {
+      s += fmt::format("privamp verify {}{}_point{}.toml\n", find_bound(r.id).declared_in.empty() ? "" : find_bound(r.id).declared_in + " ",
+                       stem, k + 1);
+      if (const std::string d = divergence_command(r.best[k]); !d.empty()) s += d + "\n";
+    }
+    s += "```\n\n";
+  }
+  s += fmt::format("## Trajectory\n\nBest objective so far ({}):\n\n| evaluations | best | {} |\n| --- | --- | --- |\n",
+                   r.goal == Goal::loosest ? "−log ratio, minimised" : r.goal == Goal::tightest ? "|log ratio|" : "log ratio", ratio);
+  std::set<std::size_t> marks;
+  for (double f : {0.1, 0.25, 0.5, 0.75}) marks.insert(std::max<std::size_t>(1, static_cast<std::size_t>(f * r.global_points)));
+  marks.insert(r.global_points);
+  marks.insert(r.evaluations.size());
+  for (std::size_t m : marks) {
+    if (m == 0) continue;
+    const double b = best_so_far(r.goal, r.evaluations, m, o.ignore_hypotheses);
+    const double slack = r.goal == Goal::loosest ? -b : b;
+    s += fmt::format("| {}{} | {} | {} |\n", m, m == r.global_points ? " (end of the global phase)" : "", g(b),
+                     r.goal == Goal::tightest ? "exp(±" + g(b) + ")" : g(std::exp(slack)));
+  }
+  // Where the conclusion fails: per axis, the values seen at violating points against the others.
+  if (violating > 0) {
+    s += fmt::format("\n## Where the bound fails\n\n{} evaluated point(s) violate the bound during the search ({} of them "
+                     "outside the hypotheses). Per axis, the range of the violating points against the range of the "
+                     "holding ones:\n\n| axis | violating | holding |\n| --- | --- | --- |\n",
+                     violating, violating_outside);
+    for (const auto& a : r.space.axes) {
+      if (a.kind == ExploreAxis::Kind::choice) {
+        std::set<std::string> bad, good;
+        for (const Evaluation& e : r.evaluations) {
+          if (e.status != Evaluation::Status::ok) continue;
+          (e.verdict == Verdict::violated ? bad : good).insert(value_text(e.point, a.name));
+        }
+        s += fmt::format("| {} | {{{}}} | {{{}}} |\n", a.name, fmt::join(bad, ", "), fmt::join(good, ", "));
+        continue;
+      }
+      double blo = INFINITY, bhi = -INFINITY, glo = INFINITY, ghi = -INFINITY;
+      for (const Evaluation& e : r.evaluations) {
+        if (e.status != Evaluation::Status::ok) continue;
+        const double v = e.point.numbers.at(a.name);
+        if (e.verdict == Verdict::violated) blo = std::min(blo, v), bhi = std::max(bhi, v);
+        else glo = std::min(glo, v), ghi = std::max(ghi, v);
+      }
+      s += fmt::format("| {} | [{}, {}] | [{}, {}] |\n", a.name, g(blo), g(bhi), g(glo), g(ghi));
+    }
+    s += "\nViolations seen while searching use looser quadrature and no second route; only the re-evaluated rows "
+         "above decide.\n";
+  }
+  return s;
+}
+
+void write_explore_csv(const ExploreResult& r, const std::filesystem::path& file) {
+  std::ofstream out(file);
+  if (!out) throw InvalidArgument(fmt::format("cannot write {}", file.string()));
+  out << "index,phase";
+  for (const auto& a : r.space.axes) out << "," << a.name;
+  out << ",status,verdict,outside,exact,exact_lower,exact_upper,bound,bound_lower,bound_upper,slack,objective,message\n";
+  out.precision(17);
+  for (std::size_t i = 0; i < r.evaluations.size(); ++i) {
+    const Evaluation& e = r.evaluations[i];
+    out << i << "," << (e.start < 0 ? std::string("global") : "local" + std::to_string(e.start + 1));
+    for (const auto& a : r.space.axes) out << "," << value_text(e.point, a.name);
+    out << "," << to_string(e.status) << "," << to_string(e.verdict) << "," << (e.outside ? 1 : 0);
+    for (double v : {e.exact, e.exact_lower, e.exact_upper, e.bound, e.bound_lower, e.bound_upper, e.slack, objective(r.goal, e.slack)}) {
+      out << ",";
+      if (!std::isnan(v)) out << v;
+    }
+    std::string message = e.message.substr(0, e.message.find('\n'));  // one line, quoted
+    std::replace(message.begin(), message.end(), '"', '\'');
+    out << ",\"" << message << "\"\n";
+  }
+}
+
+void write_explore_json(const ExploreResult& r, const ExploreOptions& o, const std::filesystem::path& file) {
+  using nlohmann::json;
+  auto num = [](double v) { return std::isfinite(v) ? json(v) : std::isnan(v) ? json(nullptr) : json(v > 0 ? "inf" : "-inf"); };
+  json j;
+  j["file"] = r.file;
+  j["case"] = r.case_name;
+  j["id"] = r.id;
+  j["goal"] = to_string(r.goal);
+  j["budget"] = o.budget;
+  j["seed"] = o.seed;
+  j["ignore_hypotheses"] = o.ignore_hypotheses;
+  j["global_points"] = r.global_points;
+  for (std::size_t a = 0; a < r.space.axes.size(); ++a)
+    j["axes"].push_back({{"name", r.space.axes[a].name}, {"range", axis_text(r.space.axes[a])},
+                         {"influence", r.influence[a]}, {"coverage", r.coverage[a]}});
+  for (const Evaluation& e : r.evaluations) {
+    json p;
+    for (const auto& [k, v] : e.point.numbers) p[k] = v;
+    for (const auto& [k, v] : e.point.words) p[k] = v;
+    j["evaluations"].push_back({{"phase", e.start < 0 ? std::string("global") : "local" + std::to_string(e.start + 1)},
+                                {"params", p}, {"status", to_string(e.status)}, {"verdict", to_string(e.verdict)},
+                                {"outside", e.outside}, {"exact", {num(e.exact), num(e.exact_lower), num(e.exact_upper)}},
+                                {"bound", {num(e.bound), num(e.bound_lower), num(e.bound_upper)}}, {"slack", num(e.slack)},
+                                {"message", e.message}});
+  }
+  for (std::size_t k = 0; k < r.best.size(); ++k) {
+    const Row& row = r.best[k];
+    j["best"].push_back({{"index", r.best_index[k]}, {"verdict", to_string(row.verdict)}, {"reason", row.reason},
+                         {"exact", {num(row.exact.value), num(row.exact.lower), num(row.exact.upper)}},
+                         {"bound", num(row.bound)}, {"outside", row.outside}, {"mu", row.mu}, {"nu", row.nu},
+                         {"quantity", row.quantity}});
+  }
+  std::ofstream out(file);
+  if (!out) throw InvalidArgument(fmt::format("cannot write {}", file.string()));
+  out << j.dump(1) << "\n";
+}
+
+}  // namespace privamp::verify

@@ -1,0 +1,29 @@
+// What `privamp explore` writes: a Markdown summary (the best points re-evaluated, the objective's trajectory, the
+// coverage of the space, where the conclusion fails outside the hypotheses), CSV and JSON of every evaluated point,
+// and a one-point case file per reported point that `privamp verify` reproduces.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "verify/explore/explore.hpp"
+
+namespace privamp::verify {
+
+// "bound/exact" for upper bounds, "exact/bound" for lower ones: exp(slack) in words.
+std::string slack_ratio_name(Direction direction);
+
+std::string explore_markdown(const Case& c, const ExploreResult& r, const ExploreOptions& options,
+                             const std::string& stem);
+void write_explore_csv(const ExploreResult& r, const std::filesystem::path& file);
+void write_explore_json(const ExploreResult& r, const ExploreOptions& options, const std::filesystem::path& file);
+
+// A case file with the k-th best point as its only grid point (`privamp verify FILE` reproduces the row).
+std::string one_point_case(const Case& c, const ExploreResult& r, std::size_t k);
+// `privamp divergence 'mu' 'nu' --renyi 2` for a laws row (empty for other kinds or quantities).
+std::string divergence_command(const Row& row);
+
+// The file stem of a (case, ID) exploration: the case name and the ID, in letters, digits, '-' and '_'.
+std::string explore_stem(const std::string& case_name, const std::string& id);
+
+}  // namespace privamp::verify
