@@ -108,6 +108,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
 
   // Convergence: the best slack so far (as log10 ratio) against the number of evaluations.
   const auto conv_csv = std::filesystem::absolute(dir / (stem + "_convergence.csv"));
+  std::size_t rows = 0;
   {
     std::ofstream out(conv_csv);
     out.precision(17);
@@ -122,9 +123,11 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
       if (!std::isnan(best)) {
         const double slack = r.goal == verify::Goal::loosest ? -best : best;
         out << i + 1 << "," << slack / std::log(10.0) << "\n";
+        ++rows;
       }
     }
   }
+  if (rows == 0) return;  // no candidate point: nothing converges
   const std::string cbody = fmt::format(
       "set xlabel 'evaluations'\nset ylabel 'best log_{{10}}({}) so far'\nset key below nobox\n"
       "set arrow from {}, graph 0 to {}, graph 1 nohead ls 9\n"

@@ -335,8 +335,16 @@ void render_gnuplot(const std::filesystem::path& dir, const std::string& name, c
     out << "set output\n" << style_preamble(std::filesystem::absolute(dir / (name + ".png")).string(), false) << set_title << body;
     out << "set output\n";
   }
-  const std::string command = fmt::format("gnuplot '{}' 2>&1", std::filesystem::absolute(script).string());
-  if (std::system(command.c_str()) != 0) throw NumericalError(fmt::format("gnuplot failed on {}", script.string()));
+  // gnuplot's messages go to NAME.log; a failure quotes them.
+  const auto log = std::filesystem::absolute(dir / (name + ".log"));
+  const std::string command =
+      fmt::format("gnuplot '{}' > '{}' 2>&1", std::filesystem::absolute(script).string(), log.string());
+  if (std::system(command.c_str()) != 0) {
+    std::ifstream in(log);
+    std::stringstream text;
+    text << in.rdbuf();
+    throw NumericalError(fmt::format("gnuplot failed on {}:\n{}", script.string(), text.str()));
+  }
 }
 
 }  // namespace privamp::plots

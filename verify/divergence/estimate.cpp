@@ -71,8 +71,12 @@ Estimate Estimate::from_log(double log_value, double rel_error, ErrorKind kind, 
   e.log_upper = log_value + std::log1p(rel_error);
   e.log_lower = rel_error < 1 ? log_value + std::log1p(-rel_error) : -std::numeric_limits<double>::infinity();
   e.value = std::exp(e.log_value);
-  e.lower = std::exp(e.log_lower);
-  e.upper = std::exp(e.log_upper);
+  // exp is within one ulp: one step outwards keeps the interval valid, also for subnormal values, where an ulp
+  // (4.9e-324) is far more than the relative error (exact values near 1e-320 occur in the far tails).
+  e.lower = std::nextafter(std::exp(e.log_lower), 0.0);
+  e.upper = e.log_upper == -std::numeric_limits<double>::infinity()
+                ? 0.0  // exactly zero
+                : std::nextafter(std::exp(e.log_upper), std::numeric_limits<double>::infinity());
   e.error_kind = kind;
   e.method = std::move(method);
   return e;

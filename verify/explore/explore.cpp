@@ -65,12 +65,12 @@ Evaluation unpack(const double*& in, std::size_t d) {
   return e;
 }
 
-double slack_of(Direction direction, bool property, double exact, double bound) {
-  if (property) return -std::log(exact);
+double slack_of(Direction direction, bool property, double log_exact, double log_bound) {
+  if (property) return -log_exact;
   switch (direction) {
-    case Direction::upper: return std::log(bound) - std::log(exact);
-    case Direction::lower: return std::log(exact) - std::log(bound);
-    case Direction::equal: return std::abs(std::log(bound) - std::log(exact));
+    case Direction::upper: return log_bound - log_exact;
+    case Direction::lower: return log_exact - log_bound;
+    case Direction::equal: return std::abs(log_bound - log_exact);
   }
   return kNaN;
 }
@@ -161,7 +161,9 @@ class Explorer {
       return;
     }
     const bool property = static_cast<bool>(entry_.property);
-    if (!(e.exact > 0) && !property) {
+    // On a log scale where the engine has one (values below the smallest double keep their logarithm).
+    const double log_exact = std::isfinite(row.exact.log_value) ? row.exact.log_value : std::log(e.exact);
+    if (!(log_exact > -std::numeric_limits<double>::infinity()) && !property) {
       e.status = Evaluation::Status::exact_zero;
       return;
     }
@@ -169,14 +171,20 @@ class Explorer {
       e.status = Evaluation::Status::bound_infinite;
       return;
     }
-    if (!(e.bound > 0) && !property) {  // a zero bound with a positive exact value: a violation at any scale
+    if (!(e.bound > 0) && !property) {
+      // A zero bound (possibly a bound that underflowed): against an exact interval that excludes 0 it is a
+      // violation at any scale; otherwise there is no ratio.
+      if (!(e.exact_lower > 0)) {
+        e.status = Evaluation::Status::exact_zero;
+        return;
+      }
       e.status = Evaluation::Status::ok;
       e.slack = entry_.direction == Direction::lower ? std::numeric_limits<double>::infinity()
                                                      : -std::numeric_limits<double>::infinity();
       return;
     }
     e.status = Evaluation::Status::ok;
-    e.slack = slack_of(entry_.direction, property, e.exact, e.bound);
+    e.slack = slack_of(entry_.direction, property, log_exact, std::log(e.bound));
   }
 
   // Evaluates `points` spread over processes (i % size == rank) and threads; every process ends with all results.
@@ -312,6 +320,16 @@ class Explorer {
     return out;
   }
 
+  // Reported points differ by at least 1% of some axis's range (a local run's neighbouring steps are one point).
+  static bool distinct(const std::vector<double>& u, const std::vector<Evaluation>& all, const std::vector<std::size_t>& chosen) {
+    for (std::size_t k : chosen) {
+      double d = 0;
+      for (std::size_t j = 0; j < u.size(); ++j) d = std::max(d, std::abs(u[j] - all[k].u[j]));
+      if (d < 0.01) return false;
+    }
+    return true;
+  }
+
   bool candidate(const Evaluation& e) const {
     return e.status == Evaluation::Status::ok && (!e.outside || options_.ignore_hypotheses) && !std::isnan(e.slack);
   }
@@ -360,12 +378,11 @@ class Explorer {
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
       return objective(options_.goal, r.evaluations[a].slack) < objective(options_.goal, r.evaluations[b].slack);
     });
-    std::set<std::string> seen;
     PointOptions full;
     full.ignore_hypotheses = options_.ignore_hypotheses;
     for (std::size_t i : order) {
       if (static_cast<int>(r.best.size()) == options_.starts) break;
-      if (!seen.insert(r.evaluations[i].point.describe()).second) continue;
+      if (!distinct(r.evaluations[i].u, r.evaluations, r.best_index)) continue;
       r.best_index.push_back(i);
       r.best.push_back(evaluate_point(case_, r.evaluations[i].point, {id_}, full).front());
     }

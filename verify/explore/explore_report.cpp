@@ -199,7 +199,8 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
   if (violating > 0) {
     s += fmt::format("\n## Where the bound fails\n\n{} evaluated point(s) violate the bound during the search ({} of them "
                      "outside the hypotheses). Per axis, the range of the violating points against the range of the "
-                     "holding ones:\n\n| axis | violating | holding |\n| --- | --- | --- |\n",
+                     "holding ones, and the violating point with the smallest value:\n\n"
+                     "| axis | violating | holding | smallest violating point |\n| --- | --- | --- | --- |\n",
                      violating, violating_outside);
     for (const auto& a : r.space.axes) {
       if (a.kind == ExploreAxis::Kind::choice) {
@@ -208,17 +209,23 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
           if (e.status != Evaluation::Status::ok) continue;
           (e.verdict == Verdict::violated ? bad : good).insert(value_text(e.point, a.name));
         }
-        s += fmt::format("| {} | {{{}}} | {{{}}} |\n", a.name, fmt::join(bad, ", "), fmt::join(good, ", "));
+        s += fmt::format("| {} | {{{}}} | {{{}}} | |\n", a.name, fmt::join(bad, ", "), fmt::join(good, ", "));
         continue;
       }
       double blo = INFINITY, bhi = -INFINITY, glo = INFINITY, ghi = -INFINITY;
+      const Evaluation* smallest = nullptr;
       for (const Evaluation& e : r.evaluations) {
         if (e.status != Evaluation::Status::ok) continue;
         const double v = e.point.numbers.at(a.name);
-        if (e.verdict == Verdict::violated) blo = std::min(blo, v), bhi = std::max(bhi, v);
-        else glo = std::min(glo, v), ghi = std::max(ghi, v);
+        if (e.verdict == Verdict::violated) {
+          if (v < blo) smallest = &e;
+          blo = std::min(blo, v), bhi = std::max(bhi, v);
+        } else {
+          glo = std::min(glo, v), ghi = std::max(ghi, v);
+        }
       }
-      s += fmt::format("| {} | [{}, {}] | [{}, {}] |\n", a.name, g(blo), g(bhi), g(glo), g(ghi));
+      s += fmt::format("| {} | [{}, {}] | [{}, {}] | {} |\n", a.name, g(blo), g(bhi), g(glo), g(ghi),
+                       smallest ? fmt::format("{} ({} = {}, bound {})", axes_text(r, smallest->point), r.id, g(smallest->exact), g(smallest->bound)) : "");
     }
     s += "\nViolations seen while searching use looser quadrature and no second route; only the re-evaluated rows "
          "above decide.\n";
