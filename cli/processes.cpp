@@ -1,6 +1,7 @@
 // The processes of a run: one by default; with the MPI build (-DPRIVAMP_MPI=ON) and when started by mpirun (or
 // another MPI launcher), the ranks of MPI_COMM_WORLD. A binary built with MPI but started directly never
 // initialises MPI, so it behaves exactly like the default build.
+#include <cstdint>
 #include <cstdlib>
 #include <vector>
 
@@ -47,6 +48,23 @@ class MpiCommunicator : public verify::Communicator {
     MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, MPI_COMM_WORLD);
     std::vector<std::vector<double>> out(n);
     for (int r = 0; r < n; ++r) out[r].assign(all.begin() + offsets[r], all.begin() + offsets[r] + counts[r]);
+    return out;
+  }
+  std::vector<std::vector<std::uint8_t>> gather(const std::vector<std::uint8_t>& mine) const override {
+    const int n = size(), me = rank();
+    int count = static_cast<int>(mine.size());
+    std::vector<int> counts(n), offsets(n);
+    MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int total = 0;
+    for (int r = 0; r < n; ++r) {
+      offsets[r] = total;
+      total += counts[r];
+    }
+    std::vector<std::uint8_t> all(me == 0 ? static_cast<std::size_t>(total) : 0);
+    MPI_Gatherv(mine.data(), count, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
+    std::vector<std::vector<std::uint8_t>> out;
+    if (me == 0)
+      for (int r = 0; r < n; ++r) out.emplace_back(all.begin() + offsets[r], all.begin() + offsets[r] + counts[r]);
     return out;
   }
 };

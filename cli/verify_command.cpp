@@ -11,6 +11,7 @@
 #include "numerics/errors.hpp"
 #include "cli/commands.hpp"
 #include "verify/report/report.hpp"
+#include "verify/runner/row_codec.hpp"
 
 namespace privamp::cli {
 
@@ -87,7 +88,24 @@ Action add_verify_command(CLI::App& app) {
     for (const auto& id : options.only) verify::find_bound(id);
     options.jobs = jobs;
     options.progress = terminal_progress("points");
-    const auto rows = verify::run_cases(cases, options);
+    // Over several processes (mpirun): each computes its share of the points, the first one reassembles them in
+    // the order of a one-process run and does all the reporting.
+    const Communicator& comm = process_communicator();
+    options.process = comm.rank();
+    options.processes = comm.size();
+    if (comm.rank() != 0) options.progress = nullptr;
+    auto tasks = verify::run_tasks(cases, options);
+    if (comm.size() > 1) {
+      verify::TaskRows mine;
+      for (std::size_t i = static_cast<std::size_t>(comm.rank()); i < tasks.size(); i += static_cast<std::size_t>(comm.size()))
+        mine.emplace_back(i, std::move(tasks[i]));
+      const auto all = comm.gather(verify::encode_rows(mine));
+      if (comm.rank() != 0) return 0;
+      for (const auto& bytes : all)
+        for (auto& [i, list] : verify::decode_rows(bytes)) tasks.at(i) = std::move(list);
+    }
+    std::vector<verify::Row> rows;
+    for (auto& list : tasks) rows.insert(rows.end(), std::make_move_iterator(list.begin()), std::make_move_iterator(list.end()));
     std::cout << verify::summary_table(rows);
     if (!args->out.empty()) {
       const std::filesystem::path dir(args->out);

@@ -6,6 +6,7 @@ packages=(
   libeigen3-dev libboost-dev libgsl-dev libnlopt-dev catch2
   libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
   libbenchmark-dev gnuplot-nox
+  libopenmpi-dev openmpi-bin
   pybind11-dev python3-dev
 )
 missing=()

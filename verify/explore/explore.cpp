@@ -278,8 +278,10 @@ class Explorer {
     std::vector<std::size_t> dims;
     for (std::size_t j = 0; j < space_.dimension(); ++j)
       if (space_.continuous(j)) dims.push_back(j);
+    // Each local run gets at least 12 evaluations (BOBYQA needs 2n + 1 to build its first model).
+    const int starts = std::max(1, std::min(options_.starts, budget / 12));
     for (std::size_t i : order) {
-      if (static_cast<int>(runs.size()) == options_.starts) break;
+      if (static_cast<int>(runs.size()) == starts) break;
       if (!seen.insert(global[i].u).second) continue;
       runs.push_back({this, global[i].u, dims, {}, {}});
     }

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "verify/cases/case.hpp"
+#include "verify/runner/communicator.hpp"
 #include "verify/runner/runner.hpp"
 
 namespace privamp::verify {
@@ -63,16 +64,6 @@ struct Evaluation {
   std::string message;   // error or not-applicable reason (known to the process that evaluated it)
 };
 std::string to_string(Evaluation::Status s);
-
-// Spreads evaluations over processes (MPI ranks). The default is one process.
-class Communicator {
- public:
-  virtual ~Communicator() = default;
-  virtual int rank() const { return 0; }
-  virtual int size() const { return 1; }
-  // Every process passes its data; each receives every process's data, in rank order.
-  virtual std::vector<std::vector<double>> all_gather(const std::vector<double>& mine) const { return {mine}; }
-};
 
 struct ExploreOptions {
   Goal goal = Goal::loosest;

@@ -331,6 +331,13 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
 }
 
 std::vector<Row> run_cases(const std::vector<Case>& cases, const RunOptions& options) {
+  std::vector<Row> rows;
+  for (auto& r : run_tasks(cases, options))
+    rows.insert(rows.end(), std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
+  return rows;
+}
+
+std::vector<std::vector<Row>> run_tasks(const std::vector<Case>& cases, const RunOptions& options) {
   struct Task {
     const Case* c;
     Params point;
@@ -345,27 +352,31 @@ std::vector<Row> run_cases(const std::vector<Case>& cases, const RunOptions& opt
     if (ids.empty()) continue;
     for (Params& p : c.points()) tasks.push_back({&c, std::move(p), ids});
   }
+  if (options.processes < 1 || options.process < 0 || options.process >= options.processes)
+    throw InvalidArgument(fmt::format("run_cases: process {} of {}", options.process, options.processes));
+  std::vector<std::size_t> mine;  // this process's share: round robin over the tasks
+  for (std::size_t i = static_cast<std::size_t>(options.process); i < tasks.size(); i += static_cast<std::size_t>(options.processes))
+    mine.push_back(i);
   std::vector<std::vector<Row>> results(tasks.size());
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex progress_mutex;
   auto worker = [&]() {
-    for (std::size_t i = next++; i < tasks.size(); i = next++) {
+    for (std::size_t k = next++; k < mine.size(); k = next++) {
+      const std::size_t i = mine[k];
       results[i] = evaluate_point(*tasks[i].c, tasks[i].point, tasks[i].ids, {}, options.extra_bounds);
       const std::size_t d = ++done;
       if (options.progress) {
         std::lock_guard<std::mutex> lock(progress_mutex);
-        options.progress(d, tasks.size());
+        options.progress(d, mine.size());
       }
     }
   };
-  const int jobs = std::max(1, std::min<int>(options.jobs, static_cast<int>(std::max<std::size_t>(tasks.size(), 1))));
+  const int jobs = std::max(1, std::min<int>(options.jobs, static_cast<int>(std::max<std::size_t>(mine.size(), 1))));
   std::vector<std::thread> threads;
   for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
   worker();
   for (auto& t : threads) t.join();
-  std::vector<Row> rows;
-  for (auto& r : results) rows.insert(rows.end(), std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
-  return rows;
+  return results;
 }
 
 }  // namespace privamp::verify

@@ -51,6 +51,7 @@ struct RunOptions {
   int jobs = 1;
   std::function<void(std::size_t done, std::size_t total)> progress;
   std::vector<BoundEntry> extra_bounds;  // consulted before the catalogue (test-only entries)
+  int process = 0, processes = 1;         // runs over several processes: this one computes tasks i % processes == process
 };
 
 // The verdict rules above, for one exact value and one bound.
@@ -61,6 +62,9 @@ Verdict decide(Direction direction, const Estimate& exact, double bound, double 
                double bound_upper = std::numeric_limits<double>::quiet_NaN());
 
 std::vector<Row> run_cases(const std::vector<Case>& cases, const RunOptions& options);
+// The rows of every task (one point of one case, with the IDs it checks) in task order; over several processes,
+// the tasks of the others are left empty.
+std::vector<std::vector<Row>> run_tasks(const std::vector<Case>& cases, const RunOptions& options);
 
 // How one point is evaluated (run_cases uses the defaults).
 struct PointOptions {
