@@ -104,6 +104,8 @@ class Explorer {
     if (local_budget > 0) {
       for (Evaluation& e : local_phase(r.evaluations, local_budget)) r.evaluations.push_back(std::move(e));
     }
+    if (options_.progress && rank() == 0 && done_ * static_cast<std::size_t>(size()) < total_)
+      options_.progress(total_, total_);  // the local runs converged before the budget was spent
     for (Evaluation& e : r.evaluations) try {  // the evaluating process computed it; the others recompute it from u
         e.point = case_.with_derived(space_.point(e.u));
       } catch (const InvalidArgument&) {
@@ -181,6 +183,10 @@ class Explorer {
       e.status = Evaluation::Status::ok;
       e.slack = entry_.direction == Direction::lower ? std::numeric_limits<double>::infinity()
                                                      : -std::numeric_limits<double>::infinity();
+      return;
+    }
+    if (!property && std::abs(e.bound) < std::numeric_limits<double>::min()) {  // subnormal: digits lost
+      e.status = Evaluation::Status::bound_underflow;
       return;
     }
     e.status = Evaluation::Status::ok;
@@ -273,20 +279,37 @@ class Explorer {
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
       return objective(options_.goal, global[a].slack) < objective(options_.goal, global[b].slack);
     });
-    std::vector<LocalRun> runs;
-    std::set<std::vector<double>> seen;
     std::vector<std::size_t> dims;
     for (std::size_t j = 0; j < space_.dimension(); ++j)
       if (space_.continuous(j)) dims.push_back(j);
-    // Each local run gets at least 12 evaluations (BOBYQA needs 2n + 1 to build its first model).
-    const int starts = std::max(1, std::min(options_.starts, budget / 12));
-    for (std::size_t i : order) {
-      if (static_cast<int>(runs.size()) == starts) break;
-      if (!seen.insert(global[i].u).second) continue;
-      runs.push_back({this, global[i].u, dims, {}, {}});
+    // Rounds of local runs from the next best distinct starts, while budget is left (a run that converges early
+    // leaves its share to the next round). Each run gets at least 12 evaluations (BOBYQA needs 2n + 1 to build
+    // its first model).
+    std::vector<Evaluation> out;
+    std::size_t next = 0;
+    int left = budget, round = 0, started = 0;
+    std::vector<std::size_t> used;
+    while (left >= 12 && next < order.size() && round < 16) {
+      const int starts = std::max(1, std::min(options_.starts, left / 12));
+      std::vector<LocalRun> runs;
+      while (static_cast<int>(runs.size()) < starts && next < order.size()) {
+        const std::size_t i = order[next++];
+        if (!distinct(global[i].u, global, used)) continue;
+        used.push_back(i);
+        runs.push_back({this, global[i].u, dims, {}, {}});
+      }
+      if (runs.empty()) break;
+      std::vector<Evaluation> batch = refine_all(runs, left / static_cast<int>(runs.size()), started);
+      started += static_cast<int>(runs.size());
+      left -= static_cast<int>(batch.size());
+      for (Evaluation& e : batch) out.push_back(std::move(e));
+      ++round;
     }
-    if (runs.empty()) return {};
-    const int each = std::max(1, budget / static_cast<int>(runs.size()));
+    return out;
+  }
+
+  // One round of local runs (starts numbered from `first`), spread over processes then threads.
+  std::vector<Evaluation> refine_all(std::vector<LocalRun>& runs, int each, int first) {
     // Starts spread over processes (k % size == rank), then over threads; trajectories exchanged in start order.
     std::vector<std::size_t> mine;
     for (std::size_t k = static_cast<std::size_t>(rank()); k < runs.size(); k += static_cast<std::size_t>(size())) mine.push_back(k);
@@ -295,7 +318,7 @@ class Explorer {
     if (size() == 1) {
       for (std::size_t k = 0; k < runs.size(); ++k)
         for (Evaluation& e : runs[k].trajectory) {
-          e.start = static_cast<int>(k);
+          e.start = first + static_cast<int>(k);
           out.push_back(std::move(e));
         }
       return out;
@@ -316,7 +339,7 @@ class Explorer {
     }
     for (std::size_t k = 0; k < runs.size(); ++k)
       for (Evaluation& e : trajectories[k]) {
-        e.start = static_cast<int>(k);
+        e.start = first + static_cast<int>(k);
         out.push_back(std::move(e));
       }
     return out;
@@ -425,6 +448,7 @@ std::string to_string(Evaluation::Status s) {
     case Evaluation::Status::not_applicable: return "not-applicable";
     case Evaluation::Status::error: return "error";
     case Evaluation::Status::exact_zero: return "exact-zero";
+    case Evaluation::Status::bound_underflow: return "bound-underflow";
     case Evaluation::Status::bound_infinite: return "bound-infinite";
   }
   return "?";

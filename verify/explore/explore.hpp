@@ -7,7 +7,8 @@
 //   loosest:   maximise s
 //   tightest:  minimise |s| (towards bound = exact)
 //   violation: minimise s (the most refuting point)
-// A point where the exact value is 0 or the bound infinite has no slack: it is counted and reported as such, and
+// A point where the exact value is 0, the bound infinite, or the bound below the smallest normal double (its
+// digits lost) has no slack: it is counted and reported as such, and
 // the optimiser sees a barrier, never a number. Points outside the bound's hypotheses are not candidates unless
 // ignore_hypotheses is set.
 //
@@ -51,7 +52,8 @@ struct SearchSpace {
 };
 
 struct Evaluation {
-  enum class Status { ok, not_applicable, error, exact_zero, bound_infinite };
+  // bound_underflow: a nonzero bound below the smallest normal double (2.2e-308) has lost its relative precision
+  enum class Status { ok, not_applicable, error, exact_zero, bound_infinite, bound_underflow };
   std::vector<double> u;
   Params point;     // grid and derived parameters
   int start = -1;   // -1: the global phase; k: local refinement from the k-th start

@@ -129,13 +129,13 @@ std::string one_point_case(const Case& c, const ExploreResult& r, std::size_t k)
 std::string explore_markdown(const Case& c, const ExploreResult& r, const ExploreOptions& o, const std::string& stem) {
   const std::string ratio = slack_ratio_name(r.direction);
   std::string s = fmt::format("# privamp explore: {} on '{}' ({})\n\n", r.id, c.name, c.file);
-  s += fmt::format("Goal: **{}** — {}. Budget {} evaluations ({} global Sobol points, {} in local BOBYQA refinements), "
-                   "seed {}{}.\n\n",
+  s += fmt::format("Goal: **{}** — {}. Budget {}: {} evaluations ({} global Sobol points, {} in local BOBYQA refinements; "
+                   "local runs that converge early leave the rest unspent), seed {}{}.\n\n",
                    to_string(r.goal),
                    r.goal == Goal::loosest    ? "maximise log(" + ratio + ")"
                    : r.goal == Goal::tightest ? "minimise |log(" + ratio + ")|"
                                               : "minimise log(" + ratio + "): below 0 refutes the bound",
-                   r.evaluations.size(), r.global_points, r.evaluations.size() - r.global_points, o.seed,
+                   o.budget, r.evaluations.size(), r.global_points, r.evaluations.size() - r.global_points, o.seed,
                    o.ignore_hypotheses ? ", **hypotheses ignored**" : "");
   s += "## Search space\n\n| axis | range | influence | coverage |\n| --- | --- | --- | --- |\n";
   for (std::size_t j = 0; j < r.space.axes.size(); ++j)
@@ -148,7 +148,7 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
                    "explains alone (main effect); coverage: the share of its ten bins (or choices) the global phase "
                    "visited.\n\n",
                    fixed.empty() ? "nothing" : fmt::format("{}", fmt::join(fixed, ", ")));
-  std::size_t counts[5] = {0, 0, 0, 0, 0}, outside = 0, violating = 0, violating_outside = 0;
+  std::size_t counts[6] = {0, 0, 0, 0, 0, 0}, outside = 0, violating = 0, violating_outside = 0;
   for (const Evaluation& e : r.evaluations) {
     ++counts[static_cast<int>(e.status)];
     outside += e.outside;
@@ -158,9 +158,11 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
     }
   }
   s += fmt::format("Evaluated points: {} with a slack, {} not-applicable (a hypothesis fails), {} errors, {} where the exact "
-                   "value is 0 ({}), {} where the bound is infinite{}.\n\n",
+                   "value is 0 ({}), {} where the bound is infinite, {} where the bound underflows double precision "
+                   "(below 2.2e-308: no ratio){}.\n\n",
                    counts[0], counts[1], counts[2], counts[3],
                    r.direction == Direction::upper ? "infinitely loose where the bound is positive" : "no ratio", counts[4],
+                   counts[5],
                    o.ignore_hypotheses ? fmt::format("; {} outside the hypotheses", outside) : "");
   s += fmt::format("## Best points (re-evaluated with the case's engines{})\n\n", c.cross_check ? " and its cross-check" : "");
   if (r.best.empty()) s += "No candidate point: every evaluated point was not-applicable, an error, or without a ratio.\n\n";
