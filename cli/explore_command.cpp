@@ -123,7 +123,7 @@ Action add_explore_command(CLI::App& app) {
       std::string best = "-", again = "no candidate", verdict = "-";
       if (!r.best.empty()) {
         const verify::Row& row = r.best.front();
-        best = fmt::format("{:.6g}", std::exp(r.evaluations[r.best_index.front()].slack));
+        best = verify::ratio_text(r.evaluations[r.best_index.front()].slack);
         again = fmt::format("{:.6g} [{:.3g}, {:.3g}] / {:.6g}", row.exact.value, row.exact.lower, row.exact.upper, row.bound);
         verdict = verify::to_string(row.verdict) + (row.outside.empty() ? "" : " (outside)");
         for (const verify::Row& b : r.best) refuted += b.verdict == verify::Verdict::violated && b.outside.empty();

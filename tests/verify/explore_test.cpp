@@ -203,8 +203,9 @@ namespace {
 class ThreadCommunicator : public Communicator {
  public:
   struct Shared {
-    explicit Shared(int n) : slots(n), sync(n) {}
+    explicit Shared(int n) : slots(n), bytes(n), sync(n) {}
     std::vector<std::vector<double>> slots;
+    std::vector<std::vector<std::uint8_t>> bytes;
     std::barrier<> sync;
   };
   ThreadCommunicator(Shared& s, int rank) : s_(s), rank_(rank) {}
@@ -214,6 +215,14 @@ class ThreadCommunicator : public Communicator {
     s_.slots[rank_] = mine;
     s_.sync.arrive_and_wait();
     auto all = s_.slots;
+    s_.sync.arrive_and_wait();
+    return all;
+  }
+  std::vector<std::vector<std::uint8_t>> gather(const std::vector<std::uint8_t>& mine) const override {
+    s_.bytes[rank_] = mine;
+    s_.sync.arrive_and_wait();
+    std::vector<std::vector<std::uint8_t>> all;
+    if (rank_ == 0) all = s_.bytes;
     s_.sync.arrive_and_wait();
     return all;
   }
@@ -257,8 +266,12 @@ TEST_CASE("results over two processes equal a one-process run", "[explore]") {
       CHECK((a.slack == b.slack || (std::isnan(a.slack) && std::isnan(b.slack))));
     }
   }
-  // Only the first process re-evaluates and reports.
-  CHECK(results[0].best.size() == single.best.size());
+  // The re-evaluations are shared out; the first process collects and reports them.
+  REQUIRE(results[0].best.size() == single.best.size());
+  for (std::size_t k = 0; k < single.best.size(); ++k) {
+    CHECK(results[0].best[k].exact.value == single.best[k].exact.value);
+    CHECK(results[0].best[k].verdict == single.best[k].verdict);
+  }
   CHECK(results[1].best.empty());
 }
 

@@ -15,6 +15,7 @@
 #include <nlopt.h>
 
 #include "numerics/errors.hpp"
+#include "verify/runner/row_codec.hpp"
 
 namespace privamp::verify {
 
@@ -112,7 +113,7 @@ class Explorer {
         e.point = space_.point(e.u);  // a derived parameter failed there: the row is an error already
       }
     statistics(r);
-    if (rank() == 0) reevaluate(r);
+    reevaluate(r);
     return r;
   }
 
@@ -395,7 +396,8 @@ class Explorer {
     }
   }
 
-  // The best distinct candidates, re-evaluated with the case's full options.
+  // The best distinct candidates, re-evaluated with the case's full options: spread over processes (point k on
+  // rank k % size) and threads; the first process collects the rows.
   void reevaluate(ExploreResult& r) const {
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < r.evaluations.size(); ++i)
@@ -403,14 +405,31 @@ class Explorer {
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
       return objective(options_.goal, r.evaluations[a].slack) < objective(options_.goal, r.evaluations[b].slack);
     });
+    for (std::size_t i : order) {
+      if (static_cast<int>(r.best_index.size()) == options_.starts) break;
+      if (distinct(r.evaluations[i].u, r.evaluations, r.best_index)) r.best_index.push_back(i);
+    }
     PointOptions full;
     full.ignore_hypotheses = options_.ignore_hypotheses;
-    for (std::size_t i : order) {
-      if (static_cast<int>(r.best.size()) == options_.starts) break;
-      if (!distinct(r.evaluations[i].u, r.evaluations, r.best_index)) continue;
-      r.best_index.push_back(i);
-      r.best.push_back(evaluate_point(case_, r.evaluations[i].point, {id_}, full).front());
+    std::vector<std::size_t> mine;
+    for (std::size_t k = static_cast<std::size_t>(rank()); k < r.best_index.size(); k += static_cast<std::size_t>(size()))
+      mine.push_back(k);
+    TaskRows rows(mine.size());
+    parallel_for(mine.size(), options_.jobs, [&](std::size_t m) {
+      rows[m] = {mine[m], evaluate_point(case_, r.evaluations[r.best_index[mine[m]]].point, {id_}, full)};
+    });
+    if (size() > 1) {
+      const auto all = options_.communicator->gather(encode_rows(rows));
+      rows.clear();
+      for (const auto& bytes : all)
+        for (auto& t : decode_rows(bytes)) rows.push_back(std::move(t));
     }
+    if (rank() != 0) {
+      r.best_index.clear();  // only the first process reports
+      return;
+    }
+    r.best.resize(r.best_index.size());
+    for (auto& [k, list] : rows) r.best.at(k) = std::move(list.front());
   }
 
   const Case& case_;

@@ -61,6 +61,13 @@ double best_so_far(Goal goal, const std::vector<Evaluation>& e, std::size_t upto
 
 }  // namespace
 
+std::string ratio_text(double slack) {
+  if (std::isnan(slack)) return "-";
+  if (std::abs(slack) < 700) return fmt::format("{:.6g}", std::exp(slack));
+  if (std::isinf(slack)) return slack > 0 ? "inf" : "0";
+  return fmt::format("1e{:+.0f}", slack / std::log(10.0));
+}
+
 std::string slack_ratio_name(Direction direction) {
   return direction == Direction::lower ? "exact/bound" : "bound/exact";
 }
@@ -170,9 +177,11 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
     s += fmt::format("| # | point | exact [interval] | bound | {} | verdict | second route |\n| --- | --- | --- | --- | --- | --- | --- |\n", ratio);
     for (std::size_t k = 0; k < r.best.size(); ++k) {
       const Row& row = r.best[k];
-      const double q = r.direction == Direction::lower ? row.exact.value / row.bound : row.bound / row.exact.value;
+      // The ratio from the logs where the engine has them (values below the smallest double keep their digits).
+      const double log_exact = std::isfinite(row.exact.log_value) ? row.exact.log_value : std::log(row.exact.value);
+      const double q_slack = r.direction == Direction::lower ? log_exact - std::log(row.bound) : std::log(row.bound) - log_exact;
       s += fmt::format("| {} | {} | {} [{}, {}] | {} | {} | {}{} | {} |\n", k + 1, axes_text(r, row.params), g(row.exact.value),
-                       g(row.exact.lower), g(row.exact.upper), g(row.bound), g(q), to_string(row.verdict),
+                       g(row.exact.lower), g(row.exact.upper), g(row.bound), ratio_text(q_slack), to_string(row.verdict),
                        row.outside.empty() ? "" : " (outside: " + row.outside + ")",
                        row.cross ? fmt::format("{} [{}, {}]", g(row.cross->value), g(row.cross->lower), g(row.cross->upper)) : "none");
     }
@@ -195,7 +204,7 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
     const double b = best_so_far(r.goal, r.evaluations, m, o.ignore_hypotheses);
     const double slack = r.goal == Goal::loosest ? -b : b;
     s += fmt::format("| {}{} | {} | {} |\n", m, m == r.global_points ? " (end of the global phase)" : "", g(b),
-                     r.goal == Goal::tightest ? "exp(±" + g(b) + ")" : g(std::exp(slack)));
+                     r.goal == Goal::tightest ? "exp(±" + g(b) + ")" : ratio_text(slack));
   }
   // Where the conclusion fails: per axis, the values seen at violating points against the others.
   if (violating > 0) {

@@ -12,6 +12,8 @@ namespace privamp::verify {
 
 // "bound/exact" for upper bounds, "exact/bound" for lower ones: exp(slack) in words.
 std::string slack_ratio_name(Direction direction);
+// exp(slack) as text; beyond the range of doubles as a power of ten ("1e+1234").
+std::string ratio_text(double slack);
 
 std::string explore_markdown(const Case& c, const ExploreResult& r, const ExploreOptions& options,
                              const std::string& stem);
