@@ -1,11 +1,11 @@
-// Law expressions: the small language in which users name laws, e.g.
+// Law expressions: how users name laws in the expression language (language.hpp), e.g.
 //   mix(q=0.01, gaussian(0, 1), gaussian(1, 1))
 //   laplace_sum(loc=1, scales=[1, 2])
 //   clamp(gaussian(0.3, 1), lo=0, hi=1)
-// Grammar:  law := NAME '(' [arg {',' arg}] ')'    arg := [NAME '='] value
-//           value := NUMBER | law | WORD | '[' [value {',' value}] ']'
-// A positional argument fills the first parameter (in the listed order) not given by name so far. Every law is one entry of law_catalogue(), which is
-// also what `privamp laws` prints; adding a law means adding a class and one entry there.
+// A law is a call NAME '(' [arg {',' arg}] ')' with arg := [NAME '='] expr, where an argument is a number (any
+// expression of the language), a law, a word or a list. A positional argument fills the first parameter (in the
+// listed order) not given by name so far. Every law is one entry of law_catalogue(), which is also what
+// `privamp laws` prints; adding a law means adding a class and one entry there.
 #pragma once
 
 #include <functional>
@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/laws/language.hpp"
 #include "sim/laws/law.hpp"
 
 namespace privamp::sim {

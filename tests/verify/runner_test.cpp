@@ -55,12 +55,16 @@ TEST_CASE("formulas: arithmetic, functions, parameters and errors", "[verify][ru
   CHECK(evaluate_formula("2^3^2", p) == 512);  // right-associative
   CHECK(evaluate_formula("sqrt(a^2 + (b+1)^2) / 2", p) == Approx(std::sqrt(20.0) / 2).epsilon(1e-15));
   CHECK(evaluate_formula("max(a, b, 1) - min(a, b)", p) == 1);
-  CHECK(substitute("gaussian({a/4}, {b})", p) == "gaussian(0.5, 3)");
-  CHECK(substitute("{noise}_nfold", p) == "laplace_nfold");
+  // Law templates are expressions of the same language: {expr} groups, bare names are parameters or words.
+  CHECK(law_text("gaussian({a/4}, {b})", p) == "gaussian(0.5, 3)");
+  CHECK(law_text("gaussian(a, sigma=b)", p) == "gaussian(2, sigma=3)");
+  CHECK(law_text("subsample(scheme=poisson, base={noise}, side=1, q=0.5, scale=b)", p) ==
+        "subsample(scheme=poisson, base=laplace, side=1, q=0.5, scale=3)");
   CHECK_THAT(error_of([&] { evaluate_formula("a + c", p); }), Contains("unknown parameter 'c'"));
   CHECK_THAT(error_of([&] { evaluate_formula("log(a - 2)", p); }), Contains("is not finite"));
   CHECK_THAT(error_of([&] { evaluate_formula("foo(a)", p); }), Contains("unknown function 'foo'"));
-  CHECK_THAT(error_of([&] { substitute("gaussian({a", p); }), Contains("unclosed"));
+  CHECK_THAT(error_of([&] { law_text("gaussian({a", p); }), Contains("expected '}'"));
+  CHECK_THAT(error_of([&] { law_text("gaussian(c, 1)", p); }), Contains("column 10: unknown parameter 'c'"));
 }
 
 TEST_CASE("malformed case files are rejected with file, line and key", "[verify][runner][bad-input]") {

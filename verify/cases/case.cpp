@@ -361,7 +361,7 @@ class Reader : public TomlReader {
       };
       if (c.kind == Case::Kind::laws)
         for (const char* key : {"mu", "nu"}) try {
-            sim::check_law_syntax(substitute(key[0] == 'm' ? c.mu : c.nu, p));
+            check_law(key[0] == 'm' ? c.mu : c.nu, p);
           } catch (const InvalidArgument& e) {
             fail(t.get(key), key, where() + e.what());
           }
@@ -379,7 +379,7 @@ class Reader : public TomlReader {
         }
       }
       if (!c.order.empty()) try {
-          const double order = evaluate_formula(substitute(c.order, p), p);
+          const double order = evaluate_formula(c.order, p);
           if (c.quantity == Quantity::Kind::renyi) Quantity::renyi(order);
           else Quantity::hockey_stick(order);
         } catch (const InvalidArgument& e) {

@@ -147,9 +147,9 @@ Exact exact_for(const Case& c, const Params& p, double order, const sim::FiniteK
     if (options.cross_check && kernel->size() <= 16) cross = worst_case_by_output_sets(*kernel, p.at("eps"), p.at("delta"), order);
     return {w.value, cross};
   }
-  row.mu = substitute(c.mu, p);
-  row.nu = substitute(c.nu, p);
-  const auto mu = sim::parse_law_cached(row.mu), nu = sim::parse_law_cached(row.nu);
+  row.mu = law_text(c.mu, p);
+  row.nu = law_text(c.nu, p);
+  const auto mu = build_law(c.mu, p), nu = build_law(c.nu, p);
   // Symmetric cases report the worse direction; the row names the direction that attained it, so that the row
   // reproduces its value (mu and nu are swapped when it is the reverse one).
   bool reversed = false;
@@ -265,7 +265,7 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
         row.quantity = entry.quantity;
         // What the hypothesis buys: evaluate the formula anyway and say what the verdict would be without it.
         try {
-          const double order = entry.order ? entry.order(p) : (c.order.empty() ? 0.0 : evaluate_formula(substitute(c.order, p), p));
+          const double order = entry.order ? entry.order(p) : (c.order.empty() ? 0.0 : evaluate_formula(c.order, p));
           if (c.kind != Case::Kind::value && !c.order.empty()) row.order = order;
           try {
             row.exact = c.kind == Case::Kind::value ? entry.exact(p) : exact_for(c, p, order, kernel ? &*kernel : nullptr, row, options).value;
@@ -285,14 +285,14 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
         rows.push_back(std::move(row));
         continue;
       }
-      const double order = entry.order ? entry.order(p) : (c.order.empty() ? 0.0 : evaluate_formula(substitute(c.order, p), p));
+      const double order = entry.order ? entry.order(p) : (c.order.empty() ? 0.0 : evaluate_formula(c.order, p));
       if (c.kind != Case::Kind::value && !c.order.empty()) row.order = order;
       auto it = cache.find(order);
       if (it == cache.end()) it = cache.emplace(order, exact_for(c, p, order, kernel ? &*kernel : nullptr, row, options)).first;
       else {
         row.quantity = make_quantity(c.quantity, order).label();
-        row.mu = c.kind == Case::Kind::laws ? substitute(c.mu, p) : "";
-        row.nu = c.kind == Case::Kind::laws ? substitute(c.nu, p) : "";
+        row.mu = c.kind == Case::Kind::laws ? law_text(c.mu, p) : "";
+        row.nu = c.kind == Case::Kind::laws ? law_text(c.nu, p) : "";
         if (it->second.reversed) {
           std::swap(row.mu, row.nu);
           row.note = kReversedNote;

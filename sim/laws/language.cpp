@@ -1,0 +1,880 @@
+#include "sim/laws/language.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <mutex>
+#include <numbers>
+#include <numeric>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "numerics/errors.hpp"
+#include "numerics/special.hpp"
+#include "sim/laws/expression.hpp"
+
+namespace privamp::sim {
+
+double Params::at(const std::string& name) const {
+  const auto it = numbers.find(name);
+  if (it == numbers.end()) throw InvalidArgument(fmt::format("missing numeric parameter '{}'", name));
+  return it->second;
+}
+
+const std::string& Params::word(const std::string& name) const {
+  const auto it = words.find(name);
+  if (it == words.end()) throw InvalidArgument(fmt::format("missing word parameter '{}'", name));
+  return it->second;
+}
+
+std::string Params::describe() const {
+  std::string out;
+  for (const auto& [k, v] : numbers) out += fmt::format("{}{}={}", out.empty() ? "" : ", ", k, format_number(v));
+  for (const auto& [k, v] : words) out += fmt::format("{}{}={}", out.empty() ? "" : ", ", k, v);
+  return out;
+}
+
+struct Node {
+  enum class Kind { number, name, negate, binary, compare, call, list };
+  Kind kind = Kind::number;
+  std::size_t column = 0;
+  double number = 0;
+  std::string text;                 // a name, an operator, or the called law or function
+  std::vector<std::shared_ptr<const Node>> args;
+  std::vector<std::string> keys;    // a call's argument names ("" for positional ones)
+};
+
+namespace {
+
+using NodePtr = std::shared_ptr<const Node>;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+[[noreturn]] void fail_at(const std::string& label, const std::string& text, std::size_t column, const std::string& why) {
+  throw InvalidArgument(fmt::format("{}, column {}: {}\n  {}\n  {}^", label, column + 1, why, text, std::string(column, ' ')));
+}
+
+const LawSpec* find_law(const std::string& name) {
+  for (const LawSpec& spec : law_catalogue())
+    if (spec.name == name) return &spec;
+  return nullptr;
+}
+
+const std::vector<std::string>& function_names() {
+  static const std::vector<std::string> names = {"sqrt", "exp", "log", "log1p", "expm1", "erf", "erfc", "Phi", "logPhi",
+                                                 "lgamma", "floor", "ceil", "abs", "pow", "binom", "min", "max", "if",
+                                                 "sum", "renyi", "hockey_stick", "kl", "tv", "renyi_inf"};
+  return names;
+}
+
+bool is_divergence(const std::string& f) {
+  return f == "renyi" || f == "hockey_stick" || f == "kl" || f == "tv" || f == "renyi_inf";
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+// Parsing
+
+class Parser {
+ public:
+  Parser(std::string_view text, const std::string& label) : s_(text), label_(label) {}
+
+  NodePtr parse() {
+    NodePtr n = comparison();
+    skip();
+    if (pos_ != s_.size()) fail(label_ == "law expression" ? "unexpected text after the law" : "unexpected text");
+    return n;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why, std::optional<std::size_t> at = std::nullopt) const {
+    fail_at(label_, std::string(s_), at.value_or(pos_), why);
+  }
+  void skip() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+  }
+  bool eat(char c) {
+    skip();
+    if (pos_ < s_.size() && s_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  bool eat(std::string_view op) {
+    skip();
+    if (s_.substr(pos_).starts_with(op)) {
+      pos_ += op.size();
+      return true;
+    }
+    return false;
+  }
+  bool at_name() {
+    skip();
+    return pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_');
+  }
+  std::string name() {
+    skip();
+    const std::size_t start = pos_;
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
+    return std::string(s_.substr(start, pos_ - start));
+  }
+  // Bounds the recursion: nesting deeper than kMaxExpressionDepth is refused.
+  struct Nest {
+    explicit Nest(Parser& p) : parser(p) {
+      if (++parser.depth_ > kMaxExpressionDepth)
+        parser.fail(fmt::format("nesting deeper than {} levels of brackets and calls", kMaxExpressionDepth));
+    }
+    ~Nest() { --parser.depth_; }
+    Parser& parser;
+  };
+  static NodePtr make(Node n) { return std::make_shared<const Node>(std::move(n)); }
+
+  NodePtr comparison() {
+    NodePtr a = sum();
+    skip();
+    const std::size_t at = pos_;
+    for (const char* op : {"<=", ">=", "==", "!=", "<", ">"})
+      if (eat(std::string_view(op))) {
+        Node n{Node::Kind::compare, at, 0, op, {a, sum()}, {}};
+        return make(std::move(n));
+      }
+    return a;
+  }
+  NodePtr sum() {
+    NodePtr v = product();
+    for (;;) {
+      skip();
+      const std::size_t at = pos_;
+      if (eat('+')) v = make({Node::Kind::binary, at, 0, "+", {v, product()}, {}});
+      else if (eat('-')) v = make({Node::Kind::binary, at, 0, "-", {v, product()}, {}});
+      else return v;
+    }
+  }
+  NodePtr product() {
+    NodePtr v = unary();
+    for (;;) {
+      skip();
+      const std::size_t at = pos_;
+      if (eat('*')) v = make({Node::Kind::binary, at, 0, "*", {v, unary()}, {}});
+      else if (eat('/')) v = make({Node::Kind::binary, at, 0, "/", {v, unary()}, {}});
+      else return v;
+    }
+  }
+  NodePtr unary() {
+    skip();
+    const std::size_t at = pos_;
+    if (eat('-')) {
+      const Nest nest(*this);
+      return make({Node::Kind::negate, at, 0, "-", {unary()}, {}});
+    }
+    if (eat('+')) {
+      const Nest nest(*this);
+      return unary();
+    }
+    NodePtr base = atom();
+    skip();
+    const std::size_t op = pos_;
+    if (eat('^')) {  // right-associative
+      const Nest nest(*this);
+      return make({Node::Kind::binary, op, 0, "^", {base, unary()}, {}});
+    }
+    return base;
+  }
+  NodePtr atom() {
+    const Nest nest(*this);
+    skip();
+    const std::size_t at = pos_;
+    if (pos_ >= s_.size()) fail("expected a value");
+    if (eat('(')) {
+      NodePtr v = comparison();
+      if (!eat(')')) fail("expected ')'");
+      return v;
+    }
+    if (eat('{')) {
+      NodePtr v = comparison();
+      if (!eat('}')) fail("expected '}'");
+      return v;
+    }
+    if (eat('[')) {
+      Node list{Node::Kind::list, at, 0, "", {}, {}};
+      if (!eat(']')) {
+        do list.args.push_back(comparison());
+        while (eat(','));
+        if (!eat(']')) fail("expected ',' or ']'");
+      }
+      return make(std::move(list));
+    }
+    if (at_name()) {
+      const std::string id = name();
+      if (id == "inf" || id == "nan" || id == "infinity") fail("numbers must be finite", at);
+      if (!eat('(')) return make({Node::Kind::name, at, 0, id, {}, {}});
+      Node call{Node::Kind::call, at, 0, id, {}, {}};
+      if (!eat(')')) {
+        do {
+          skip();
+          const std::size_t mark = pos_;
+          std::string key;
+          if (at_name()) {  // NAME '=' (not '==') names the argument
+            const std::string maybe = name();
+            skip();
+            if (pos_ < s_.size() && s_[pos_] == '=' && (pos_ + 1 >= s_.size() || s_[pos_ + 1] != '=')) {
+              ++pos_;
+              key = maybe;
+            } else {
+              pos_ = mark;
+            }
+          }
+          call.keys.push_back(key);
+          call.args.push_back(comparison());
+        } while (eat(','));
+        if (!eat(')')) fail("expected ',' or ')'");
+      }
+      return make(std::move(call));
+    }
+    double x = 0;
+    const auto [ptr, ec] = std::from_chars(s_.data() + pos_, s_.data() + s_.size(), x);
+    if (ec == std::errc::result_out_of_range)
+      fail("number out of the range of doubles (allowed: |x| <= 1.8e308, and 0 or |x| >= 2.2e-308)", at);
+    if (ec != std::errc() || ptr == s_.data() + pos_) fail("expected a number, a name, a law, a list [..] or '('");
+    pos_ = static_cast<std::size_t>(ptr - s_.data());
+    if (!std::isfinite(x)) fail("numbers must be finite", at);
+    return make({Node::Kind::number, at, x, "", {}, {}});
+  }
+
+  std::string_view s_;
+  const std::string& label_;
+  std::size_t pos_ = 0;
+  int depth_ = 0;
+};
+
+// ------------------------------------------------------------------------------------------------------------------
+// Values and interval arithmetic
+
+struct Val {
+  enum class Kind { number, word, list, law };
+  Kind kind = Kind::number;
+  double v = 0, lo = 0, hi = 0;
+  std::string word;
+  bool unresolved = false;  // a bare name that is no parameter (fine as a word, an error as a number)
+  std::vector<Val> list;
+  LawPtr law;  // null when only checked
+  static Val point(double x) { return {Kind::number, x, x, x, {}, false, {}, nullptr}; }
+  bool is_point() const { return lo == v && hi == v; }
+};
+
+// An interval result widened outwards by two ulps at each end, so that the rounding of the operation is inside.
+Val outward(Val r) {
+  if (r.is_point()) return r;
+  for (int i = 0; i < 2; ++i) {
+    r.lo = std::nextafter(r.lo, -kInf);
+    r.hi = std::nextafter(r.hi, kInf);
+  }
+  return r;
+}
+
+// f monotone in each argument over the box (callers ensure it): the extremes are at the corners. A NaN corner
+// means the box leaves f's domain.
+template <class F>
+std::optional<Val> corners(const Val& a, const Val& b, F f) {
+  const double c[4] = {f(a.lo, b.lo), f(a.lo, b.hi), f(a.hi, b.lo), f(a.hi, b.hi)};
+  Val r = Val::point(f(a.v, b.v));
+  r.lo = r.hi = c[0];
+  for (double x : c) {
+    if (std::isnan(x)) return std::nullopt;
+    r.lo = std::min(r.lo, x);
+    r.hi = std::max(r.hi, x);
+  }
+  return outward(r);
+}
+
+template <class F>
+Val monotone(const Val& a, F f) {  // increasing or decreasing: the ends map to the ends
+  const double x = f(a.lo), y = f(a.hi);
+  Val r = Val::point(f(a.v));
+  r.lo = std::min(x, y);
+  r.hi = std::max(x, y);
+  return outward(r);
+}
+
+Value to_law_value(const Val& v) {
+  Value out;
+  switch (v.kind) {
+    case Val::Kind::number:
+      out.kind = Value::Kind::number;
+      out.number = v.v;
+      break;
+    case Val::Kind::word:
+      out.kind = Value::Kind::word;
+      out.word = v.word;
+      break;
+    case Val::Kind::list:
+      out.kind = Value::Kind::list;
+      for (const Val& e : v.list) out.list.push_back(to_law_value(e));
+      break;
+    case Val::Kind::law:
+      out.kind = Value::Kind::law;
+      out.law = v.law;
+      break;
+  }
+  return out;
+}
+
+// The built laws of the latest expressions, by their text with values (laws are immutable once built).
+LawPtr cached_law(const std::string& key, const std::function<LawPtr()>& build) {
+  static std::mutex mutex;
+  static std::deque<std::pair<std::string, LawPtr>> cache;
+  {
+    std::lock_guard lock(mutex);
+    for (const auto& [k, law] : cache)
+      if (k == key) return law;
+  }
+  LawPtr law = build();
+  std::lock_guard lock(mutex);
+  cache.emplace_back(key, law);
+  if (cache.size() > 16) cache.pop_front();
+  return law;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------------------------
+// Evaluation
+
+class Evaluator {
+ public:
+  enum class Mode { evaluate, check };
+
+  Evaluator(std::shared_ptr<const Expression> e, Params params, const DivergenceFunction* divergence, Mode mode,
+            int resolution_factor = 1)
+      : expression_(std::move(e)), params_(std::move(params)), divergence_(divergence), mode_(mode) {
+    context_.resolution_factor = resolution_factor;
+    context_.validate_only = mode == Mode::check;
+  }
+
+  Val eval(const Node& n) {
+    switch (n.kind) {
+      case Node::Kind::number: return Val::point(n.number);
+      case Node::Kind::name: {
+        if (const auto it = params_.numbers.find(n.text); it != params_.numbers.end()) return Val::point(it->second);
+        Val w;
+        w.kind = Val::Kind::word;
+        if (const auto it = params_.words.find(n.text); it != params_.words.end()) {
+          w.word = it->second;
+        } else {
+          w.word = n.text;
+          w.unresolved = true;
+        }
+        return w;
+      }
+      case Node::Kind::negate: {
+        const Val a = number(*n.args[0]);
+        Val r = Val::point(-a.v);
+        r.lo = -a.hi;
+        r.hi = -a.lo;
+        return r;
+      }
+      case Node::Kind::binary: return binary(n);
+      case Node::Kind::compare: return compare(n);
+      case Node::Kind::list: {
+        Val l;
+        l.kind = Val::Kind::list;
+        for (const auto& e : n.args) l.list.push_back(eval(*e));
+        return l;
+      }
+      case Node::Kind::call: return call(n);
+    }
+    fail(n, "internal: unknown node");
+  }
+
+  // A value that must be a number.
+  Val number(const Node& n) {
+    const Val v = eval(n);
+    if (v.kind == Val::Kind::number) return v;
+    if (v.unresolved) fail(n, fmt::format("unknown parameter '{}'", v.word));
+    fail(n, v.kind == Val::Kind::law ? "a law where a number is expected" : fmt::format("'{}' where a number is expected", v.word));
+  }
+
+  // A value that must be a law.
+  Val law(const Node& n) {
+    if (n.kind == Node::Kind::call && !find_law(n.text)) {
+      std::vector<std::string> names;
+      for (const LawSpec& l : law_catalogue()) names.push_back(l.name);
+      fail(n, fmt::format("unknown law '{}' (known: {})", n.text, fmt::join(names, ", ")));
+    }
+    const Val v = eval(n);
+    if (v.kind != Val::Kind::law) fail(n, "expected a law such as gaussian(0, 1)");
+    return v;
+  }
+
+  // The law at node n, wrapped when it is discretised so that it can be rebuilt at finer resolutions.
+  LawPtr built_law(const Node& n) {
+    Val v = law(n);
+    if (mode_ == Mode::check || !context_.order || context_.resolution_factor != 1) return v.law;
+    Discretisation d{context_.cells, *context_.order, context_.max_factor,
+                     [e = expression_, node = &n, p = params_](int factor) {
+                       Evaluator refined(e, p, nullptr, Mode::evaluate, factor);
+                       return refined.law(*node).law;
+                     },
+                     context_.what};
+    return std::make_shared<DiscretisedLaw>(std::move(v.law), std::move(d));
+  }
+
+  // The text of a law (or any value) with its arguments' values.
+  std::string render(const Node& n) {
+    if (n.kind == Node::Kind::call && find_law(n.text)) {
+      std::vector<std::string> parts;
+      for (std::size_t i = 0; i < n.args.size(); ++i)
+        parts.push_back((n.keys[i].empty() ? "" : n.keys[i] + "=") + render(*n.args[i]));
+      return n.text + "(" + fmt::format("{}", fmt::join(parts, ", ")) + ")";
+    }
+    if (n.kind == Node::Kind::list) {
+      std::vector<std::string> parts;
+      for (const auto& e : n.args) parts.push_back(render(*e));
+      return "[" + fmt::format("{}", fmt::join(parts, ", ")) + "]";
+    }
+    const Val v = eval(n);
+    if (v.kind == Val::Kind::word) return v.word;
+    if (v.kind != Val::Kind::number) fail(n, "expected a number, a word, a list or a law");
+    if (!v.is_point()) fail(n, "a law's parameter cannot carry an interval (a divergence inside a law)");
+    return format_number(v.v);
+  }
+
+ private:
+  [[noreturn]] void fail(const Node& n, const std::string& why) const {
+    fail_at(expression_->label_, expression_->text_, n.column, why);
+  }
+
+  Val binary(const Node& n) {
+    const Val a = number(*n.args[0]);
+    const Val b = number(*n.args[1]);
+    if (n.text == "+") {
+      Val r = Val::point(a.v + b.v);
+      r.lo = a.lo + b.lo;
+      r.hi = a.hi + b.hi;
+      return outward(r);
+    }
+    if (n.text == "-") {
+      Val r = Val::point(a.v - b.v);
+      r.lo = a.lo - b.hi;
+      r.hi = a.hi - b.lo;
+      return outward(r);
+    }
+    if (n.text == "*") {
+      const auto r = corners(a, b, [](double x, double y) { return x * y; });
+      if (!r) fail(n, "a product of an infinite and a zero end");
+      return *r;
+    }
+    if (n.text == "/") {
+      if (b.lo <= 0 && b.hi >= 0 && !b.is_point()) fail(n, "a divisor's interval contains 0");
+      const auto r = corners(a, b, [](double x, double y) { return x / y; });
+      if (!r) fail(n, "a quotient outside its domain");
+      return *r;
+    }
+    return power(n, a, b);
+  }
+
+  // x^y is monotone in each argument only for x > 0: intervals need a positive base.
+  Val power(const Node& n, const Val& x, const Val& y) {
+    if (x.is_point() && y.is_point()) return Val::point(std::pow(x.v, y.v));
+    if (!(x.lo > 0)) fail(n, "a power of an interval that reaches 0 or below");
+    const auto r = corners(x, y, [](double a, double b) { return std::pow(a, b); });
+    if (!r) fail(n, "a power outside its domain");
+    return *r;
+  }
+
+  // Comparisons give 1 or 0 (of the values; for `requires` and if()). With intervals, the comparison is decided only
+  // if it holds (or fails) for every pair of points in them; otherwise the result is [0, 1].
+  Val compare(const Node& n) {
+    const Val a = number(*n.args[0]);
+    const Val b = number(*n.args[1]);
+    const std::string& o = n.text;
+    auto holds = [&](double x, double y) {
+      return o == "<=" ? x <= y : o == ">=" ? x >= y : o == "==" ? x == y : o == "!=" ? x != y : o == "<" ? x < y : x > y;
+    };
+    const bool r = holds(a.v, b.v);
+    if (!a.is_point() || !b.is_point()) {
+      bool all = true, none = true;
+      if (o == "==" || o == "!=") {  // equal somewhere unless the intervals are disjoint
+        const bool disjoint = a.hi < b.lo || b.hi < a.lo;
+        all = o == "!=" && disjoint;
+        none = o == "==" && disjoint;
+      } else {  // orderings: the extreme pairs decide
+        for (double x : {a.lo, a.hi})
+          for (double y : {b.lo, b.hi}) (holds(x, y) ? none : all) = false;
+      }
+      if (!all && !none) {
+        Val u = Val::point(r ? 1.0 : 0.0);
+        u.lo = 0;
+        u.hi = 1;
+        return u;
+      }
+    }
+    return Val::point(r ? 1 : 0);
+  }
+
+  Val call(const Node& n) {
+    const std::string& f = n.text;
+    if (const LawSpec* spec = find_law(f)) return make_law(n, *spec);
+    const auto& functions = function_names();
+    if (std::find(functions.begin(), functions.end(), f) == functions.end())
+      fail(n, fmt::format("unknown function '{}' (functions: {}; laws: see privamp laws)", f, fmt::join(functions, ", ")));
+    for (const auto& k : n.keys)
+      if (!k.empty()) fail(n, fmt::format("{} takes no named arguments", f));
+    const auto& a = n.args;
+    auto want = [&](std::size_t count) {
+      if (a.size() != count) fail(n, fmt::format("{} takes {} argument{}", f, count, count == 1 ? "" : "s"));
+    };
+    if (is_divergence(f)) return divergence(n);
+    if (f == "if") {
+      want(3);
+      const Val c = number(*a[0]);
+      // A decided condition evaluates only its branch, so the other may leave its domain (if(n > 0, log(n), 0)).
+      if (c.is_point()) return number(c.v != 0 ? *a[1] : *a[2]);
+      // An undecided condition (a comparison of intervals that overlap): the hull of both branches.
+      const Val x = number(*a[1]), y = number(*a[2]);
+      Val r = c.v != 0 ? x : y;
+      r.lo = std::min(x.lo, y.lo);
+      r.hi = std::max(x.hi, y.hi);
+      return r;
+    }
+    if (f == "sum") return summation(n);
+    std::vector<Val> x;
+    for (const auto& e : a) x.push_back(number(*e));
+    if (f == "sqrt") return want(1), monotone(x[0], [](double t) { return std::sqrt(t); });
+    if (f == "exp") return want(1), monotone(x[0], [](double t) { return std::exp(t); });
+    if (f == "log") return want(1), monotone(x[0], [](double t) { return std::log(t); });
+    if (f == "log1p") return want(1), monotone(x[0], [](double t) { return std::log1p(t); });
+    if (f == "expm1") return want(1), monotone(x[0], [](double t) { return std::expm1(t); });
+    if (f == "erf") return want(1), monotone(x[0], [](double t) { return std::erf(t); });
+    if (f == "erfc") return want(1), monotone(x[0], [](double t) { return std::erfc(t); });
+    if (f == "Phi") return want(1), monotone(x[0], [](double t) { return 0.5 * std::erfc(-t / std::numbers::sqrt2); });
+    if (f == "logPhi") return want(1), monotone(x[0], [](double t) { return log_normal_cdf(t); });
+    if (f == "floor") return want(1), monotone(x[0], [](double t) { return std::floor(t); });
+    if (f == "ceil") return want(1), monotone(x[0], [](double t) { return std::ceil(t); });
+    if (f == "lgamma") {
+      want(1);
+      if (!x[0].is_point() && x[0].lo < 2) fail(n, "lgamma of an interval reaching below 2 (not monotone there)");
+      return monotone(x[0], [](double t) { return std::lgamma(t); });
+    }
+    if (f == "abs") {
+      want(1);
+      const Val& t = x[0];
+      if (t.lo >= 0) return t;
+      Val r = Val::point(std::fabs(t.v));
+      if (t.hi <= 0) {
+        r.lo = -t.hi;
+        r.hi = -t.lo;
+      } else {
+        r.lo = 0;
+        r.hi = std::max(-t.lo, t.hi);
+      }
+      return r;
+    }
+    if (f == "pow") return want(2), power(n, x[0], x[1]);
+    if (f == "binom") return want(2), binom(n, x[0], x[1]);
+    // min, max
+    if (x.size() < 2) fail(n, f + " takes at least two arguments");
+    Val v = x[0];
+    for (const Val& t : x) {
+      if (f == "min") {
+        v.v = std::min(v.v, t.v);
+        v.lo = std::min(v.lo, t.lo);
+        v.hi = std::min(v.hi, t.hi);
+      } else {
+        v.v = std::max(v.v, t.v);
+        v.lo = std::max(v.lo, t.lo);
+        v.hi = std::max(v.hi, t.hi);
+      }
+    }
+    return v;
+  }
+
+  // The binomial coefficient C(n, k) of integers: exact in 64 bits up to n = 66, else from lgamma with its rounding.
+  Val binom(const Node& node, const Val& a, const Val& b) {
+    if (!a.is_point() || !b.is_point()) fail(node, "binom of intervals");
+    const double n = a.v, k = b.v;
+    if (n != std::floor(n) || k != std::floor(k) || n < 0) fail(node, "binom(n, k) needs integers n >= 0");
+    if (k < 0 || k > n) return Val::point(0);
+    Val r;
+    if (n <= 66) {  // C(n, i) = C(n, i−1)·(n − i + 1)/i, divided by gcd first
+      std::uint64_t c = 1;
+      for (std::uint64_t i = 1; i <= static_cast<std::uint64_t>(std::min(k, n - k)); ++i) {
+        const std::uint64_t g = std::gcd(c, i);
+        c = c / g * ((static_cast<std::uint64_t>(n) - i + 1) / (i / g));
+      }
+      const double d = static_cast<double>(c);
+      if (d <= 9007199254740992.0) return Val::point(d);  // exactly representable
+      r = Val::point(d);
+      r.lo = std::nextafter(d, 0.0);
+      r.hi = std::nextafter(d, kInf);
+      return r;
+    }
+    const double d = std::exp(std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1));
+    const double rel = 16 * std::numeric_limits<double>::epsilon() * (std::lgamma(n + 1) + 1);  // lgamma's rounding
+    r = Val::point(d);
+    r.lo = d * (1 - rel);
+    r.hi = d * (1 + rel);
+    return r;
+  }
+
+  // sum(k, from, to, expr): expr with the parameter k = from, from + 1, …, to (at most 10^6 terms).
+  Val summation(const Node& n) {
+    if (n.args.size() != 4 || n.args[0]->kind != Node::Kind::name)
+      fail(n, "sum(k, from, to, expr): an index name, two integer bounds and the summand");
+    const std::string& k = n.args[0]->text;
+    const Val from = number(*n.args[1]), to = number(*n.args[2]);
+    if (!from.is_point() || !to.is_point() || from.v != std::floor(from.v) || to.v != std::floor(to.v))
+      fail(n, "sum: the bounds must be integers");
+    if (to.v - from.v > 1e6) fail(n, "sum: at most 10^6 terms");
+    const auto saved = params_.numbers.find(k) != params_.numbers.end() ? std::optional<double>(params_.numbers[k]) : std::nullopt;
+    Val total = Val::point(0);
+    for (double i = from.v; i <= to.v; ++i) {
+      params_.numbers[k] = i;
+      const Val t = number(*n.args[3]);
+      Val r = Val::point(total.v + t.v);
+      r.lo = total.lo + t.lo;
+      r.hi = total.hi + t.hi;
+      total = outward(r);
+    }
+    if (saved) params_.numbers[k] = *saved;
+    else params_.numbers.erase(k);
+    return total;
+  }
+
+  Val divergence(const Node& n) {
+    const std::string& f = n.text;
+    const bool ordered = f == "renyi" || f == "hockey_stick";
+    if (ordered && n.args.size() == 2)
+      fail(n, fmt::format("{}(mu, nu, {}): expected the order after nu", f, f == "renyi" ? "alpha" : "eps"));
+    if (n.args.size() != (ordered ? 3u : 2u))
+      fail(n, ordered ? f + "(mu, nu, " + (f == "renyi" ? "alpha" : "eps") + ") takes three arguments" : f + "(mu, nu) takes two arguments");
+    double order = 0;
+    if (ordered) {
+      const Val o = number(*n.args[2]);
+      if (!o.is_point()) fail(*n.args[2], "an order cannot carry an interval");
+      order = o.v;
+    }
+    if (mode_ == Mode::check) {
+      law(*n.args[0]);
+      law(*n.args[1]);
+      return Val::point(0);
+    }
+    if (!divergence_) fail(n, "a divergence is computed only in formulas of case files (privamp verify)");
+    auto built = [&](const Node& arg) {
+      Evaluator sub(expression_, params_, nullptr, Mode::evaluate);
+      const std::string key = sub.render(arg);
+      return cached_law(key, [&] { return sub.built_law(arg); });
+    };
+    const LawPtr mu = built(*n.args[0]), nu = built(*n.args[1]);
+    Bracketed r;
+    try {
+      r = (*divergence_)(*mu, *nu, f, order);
+    } catch (const InvalidArgument& e) {
+      fail(n, e.what());
+    }
+    Val v = Val::point(r.value);
+    v.lo = r.lower;
+    v.hi = r.upper;
+    return v;
+  }
+
+  Val make_law(const Node& n, const LawSpec& spec) {
+    std::map<std::string, Value> values;
+    std::size_t positional = 0;
+    for (std::size_t i = 0; i < n.args.size(); ++i) {
+      const Node& arg = *n.args[i];
+      std::string key = n.keys[i];
+      const ParamSpec* ps = nullptr;
+      if (key.empty()) {
+        // A positional argument fills the first parameter, in the listed order, not given yet.
+        while (positional < spec.params.size() && values.count(spec.params[positional].name)) ++positional;
+        if (positional >= spec.params.size()) fail(arg, fmt::format("{} takes at most {} arguments", spec.name, spec.params.size()));
+        ps = &spec.params[positional++];
+        key = ps->name;
+      } else {
+        const auto p = std::find_if(spec.params.begin(), spec.params.end(), [&](const ParamSpec& s) { return s.name == key; });
+        if (p == spec.params.end()) {
+          std::vector<std::string> names;
+          for (const ParamSpec& s : spec.params) names.push_back(s.name);
+          fail(arg, fmt::format("unknown parameter '{}' for {} (parameters: {})", key, spec.name, fmt::join(names, ", ")));
+        }
+        ps = &*p;
+      }
+      if (values.count(key)) fail(arg, fmt::format("parameter '{}' given twice", key));
+      const Val v = eval(arg);
+      if (ps->kind == ParamKind::law && v.kind != Val::Kind::law)
+        fail(arg, fmt::format("{}: parameter '{}' must be a law", spec.name, ps->name));
+      check_argument(arg, v, *ps);
+      values[key] = to_law_value(v);
+    }
+    // Defaults (written in the catalogue as expressions) for parameters not given.
+    for (const ParamSpec& ps : spec.params) {
+      if (values.count(ps.name)) continue;
+      if (!ps.default_value) fail(n, fmt::format("{}: missing required parameter '{}' ({})", spec.name, ps.name, ps.doc));
+      if (ps.default_value->find("...") != std::string::npos) continue;  // computed by the builder
+      const auto e = Expression::parse_cached(*ps.default_value, "default of " + spec.name + "." + ps.name);
+      Evaluator d(e, Params{}, nullptr, mode_);
+      values[ps.name] = to_law_value(d.eval(*e->root_));
+    }
+    Val v;
+    v.kind = Val::Kind::law;
+    if (mode_ == Mode::check) return v;
+    try {
+      v.law = spec.build(Args(spec.name, std::move(values), &context_));
+    } catch (const InvalidArgument& e) {
+      fail(n, e.what());
+    }
+    return v;
+  }
+
+  // Numbers given to laws are points; a bare name that is no parameter is a word only where the law takes one.
+  void check_argument(const Node& arg, const Val& v, const ParamSpec& ps) const {
+    if (v.kind == Val::Kind::number && !v.is_point())
+      fail(arg, "a law's parameter cannot carry an interval (a divergence inside a law)");
+    if (v.unresolved && ps.kind != ParamKind::word) fail(arg, fmt::format("unknown parameter '{}'", v.word));
+    if (v.kind == Val::Kind::list)
+      for (const Val& e : v.list) {
+        if (e.unresolved) fail(arg, fmt::format("unknown parameter '{}'", e.word));
+        if (e.kind == Val::Kind::number && !e.is_point()) fail(arg, "a law's parameter cannot carry an interval");
+      }
+  }
+
+  std::shared_ptr<const Expression> expression_;
+  Params params_;
+  const DivergenceFunction* divergence_;
+  Mode mode_;
+  BuildContext context_;
+};
+
+// ------------------------------------------------------------------------------------------------------------------
+// Expression
+
+Expression::~Expression() = default;
+
+namespace {
+
+// What can be checked without a point, over every branch (an untaken if() branch and an empty sum are never
+// evaluated, but a typo there is still an error): every call names a law or a function, a divergence's first two
+// arguments are laws, a law's named arguments exist and its positional ones are not too many.
+void validate_node(const std::string& label, const std::string& text, const Node& n) {
+  if (n.kind == Node::Kind::call) {
+    const LawSpec* spec = find_law(n.text);
+    const auto& functions = function_names();
+    if (!spec && std::find(functions.begin(), functions.end(), n.text) == functions.end()) {
+      std::vector<std::string> laws;
+      for (const LawSpec& l : law_catalogue()) laws.push_back(l.name);
+      fail_at(label, text, n.column,
+              label == "law expression"
+                  ? fmt::format("unknown law '{}' (known: {})", n.text, fmt::join(laws, ", "))
+                  : fmt::format("unknown function '{}' (functions: {}; laws: see privamp laws)", n.text, fmt::join(functions, ", ")));
+    }
+    if (is_divergence(n.text))
+      for (std::size_t i = 0; i < std::min<std::size_t>(2, n.args.size()); ++i) {
+        const Node& a = *n.args[i];
+        if (a.kind != Node::Kind::call || !find_law(a.text))
+          fail_at(label, text, a.column, fmt::format("'{}' is not a law (see privamp laws)", a.kind == Node::Kind::call || a.kind == Node::Kind::name ? a.text : "this"));
+      }
+    if (spec) {
+      std::size_t positional = 0;
+      for (std::size_t i = 0; i < n.args.size(); ++i) {
+        if (n.keys[i].empty()) {
+          if (++positional > spec->params.size())
+            fail_at(label, text, n.args[i]->column, fmt::format("{} takes at most {} arguments", spec->name, spec->params.size()));
+          continue;
+        }
+        if (std::none_of(spec->params.begin(), spec->params.end(), [&](const ParamSpec& p) { return p.name == n.keys[i]; })) {
+          std::vector<std::string> names;
+          for (const ParamSpec& p : spec->params) names.push_back(p.name);
+          fail_at(label, text, n.args[i]->column,
+                  fmt::format("unknown parameter '{}' for {} (parameters: {})", n.keys[i], spec->name, fmt::join(names, ", ")));
+        }
+      }
+    }
+  }
+  for (const auto& a : n.args) validate_node(label, text, *a);
+}
+
+}  // namespace
+
+void Expression::validate(const Expression& e, const Node& root) { validate_node(e.label_, e.text_, root); }
+
+std::shared_ptr<const Expression> Expression::parse(std::string_view text, std::string label) {
+  std::shared_ptr<Expression> e(new Expression());
+  e->text_ = std::string(text);
+  e->label_ = std::move(label);
+  e->root_ = Parser(e->text_, e->label_).parse();
+  validate(*e, *e->root_);
+  return e;
+}
+
+std::shared_ptr<const Expression> Expression::parse_cached(const std::string& text, const std::string& label) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::shared_ptr<const Expression>> cache;
+  const std::string key = label + '\n' + text;
+  {
+    std::lock_guard lock(mutex);
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  auto e = parse(text, label);  // throws on a syntax error: nothing is cached
+  std::lock_guard lock(mutex);
+  if (cache.size() > 4096) cache.clear();  // a bound on memory for programs that generate texts
+  cache.emplace(key, e);
+  return e;
+}
+
+Bracketed Expression::number(const Params& params, const DivergenceFunction* divergence) const {
+  Evaluator ev(shared_from_this(), params, divergence, Evaluator::Mode::evaluate);
+  const Val v = ev.number(*root_);
+  if (!std::isfinite(v.v) || std::isnan(v.lo) || std::isnan(v.hi))
+    throw InvalidArgument(fmt::format("{} '{}' is not finite ({})", label_, text_, params.describe()));
+  return {v.v, v.lo, v.hi};
+}
+
+LawPtr Expression::law(const Params& params) const {
+  Evaluator ev(shared_from_this(), params, nullptr, Evaluator::Mode::evaluate);
+  return ev.built_law(*root_);
+}
+
+LawPtr Expression::law_cached(const Params& params) const {
+  return cached_law(law_text(params), [&] { return law(params); });
+}
+
+LawPtr Expression::law_refined(const Params& params, int factor) const {
+  if (factor < 1) throw_invalid("law_refined", "resolution_factor", factor, ">= 1");
+  Evaluator ev(shared_from_this(), params, nullptr, Evaluator::Mode::evaluate, factor);
+  return ev.law(*root_).law;
+}
+
+std::string Expression::law_text(const Params& params) const {
+  check_law(params);  // kinds of the arguments (an unknown parameter is not a word where a number is due)
+  Evaluator ev(shared_from_this(), params, nullptr, Evaluator::Mode::evaluate);
+  return ev.render(*root_);
+}
+
+void Expression::check_law(const Params& params) const {
+  Evaluator ev(shared_from_this(), params, nullptr, Evaluator::Mode::check);
+  ev.law(*root_);
+}
+
+// The law-expression entry points (see expression.hpp): one language, parsed once per text.
+
+LawPtr parse_law(std::string_view text) { return Expression::parse(text, "law expression")->law({}); }
+
+LawPtr parse_law_cached(const std::string& text) {
+  return Expression::parse_cached(text, "law expression")->law_cached({});
+}
+
+LawPtr parse_law_refined(std::string_view text, int resolution_factor) {
+  return Expression::parse(text, "law expression")->law_refined({}, resolution_factor);
+}
+
+void check_law_syntax(std::string_view text) { Expression::parse(text, "law expression")->check_law({}); }
+
+}  // namespace privamp::sim

@@ -1,0 +1,89 @@
+// The expression language of privamp: one grammar and one tree for law expressions, the formulas of case files
+// (orders, derived parameters, hypotheses, declared bounds) and the templates that put parameters into laws.
+//
+//   expr     := sum [('<' | '<=' | '>' | '>=' | '==' | '!=') sum]         comparisons give 1 or 0
+//   sum      := product {('+' | '-') product}
+//   product  := unary {('*' | '/') unary}
+//   unary    := ('-' | '+') unary | power
+//   power    := atom ['^' unary]                                          right-associative
+//   atom     := NUMBER | NAME | NAME '(' [arg {',' arg}] ')' | '(' expr ')' | '{' expr '}' | '[' [expr {',' expr}] ']'
+//   arg      := [NAME '='] expr
+//
+// A NAME is a parameter of the point (a number or a word), or else a bare word (loss=logistic). A call is a law of
+// law_catalogue() (arguments by position or name), a function (sqrt, exp, log, log1p, expm1, erf, erfc, Phi,
+// logPhi, lgamma, floor, ceil, abs, pow, binom, min, max), if(c, a, b), sum(k, from, to, expr), or a divergence
+// between laws computed by the engines of the verify layer (renyi(mu, nu, alpha), hockey_stick(mu, nu, eps),
+// kl(mu, nu), tv(mu, nu), renyi_inf(mu, nu)). `{expr}` is a grouping like `(expr)`: case files write templates such
+// as gaussian({delta}, {sqrt(s1^2 + s2^2)}), which are expressions of this language.
+//
+// Numbers carry an interval: parameters and literals are points; a divergence brings the engine's interval, which
+// arithmetic and the monotone functions carry through (outward-rounded corners). A text is parsed once (and kept in a
+// process-wide cache); a point evaluates the tree. Errors name the column and show the text with a caret.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "sim/laws/law.hpp"
+
+namespace privamp::sim {
+
+// The parameters of a point: numbers and words (e.g. noise = "laplace") by name.
+struct Params {
+  std::map<std::string, double> numbers;
+  std::map<std::string, std::string> words;
+
+  double at(const std::string& name) const;  // InvalidArgument naming the missing parameter
+  const std::string& word(const std::string& name) const;
+  bool has(const std::string& name) const { return numbers.count(name) || words.count(name); }
+  std::string describe() const;  // "alpha=2, delta=1, noise=laplace"
+};
+
+// A number with an interval that contains the exact value.
+struct Bracketed {
+  double value, lower, upper;  // lower = value = upper unless a divergence brought an interval
+};
+
+// How a divergence call is computed (the verify layer supplies its engines): kind is renyi, hockey_stick, kl, tv or
+// renyi_inf; order is alpha or eps (0 for the others).
+using DivergenceFunction = std::function<Bracketed(const Law& mu, const Law& nu, const std::string& kind, double order)>;
+
+struct Node;
+
+class Expression : public std::enable_shared_from_this<Expression> {
+ public:
+  // Parses `text`; InvalidArgument with the column on a syntax error. `label` names the text in messages
+  // ("law expression", "formula").
+  static std::shared_ptr<const Expression> parse(std::string_view text, std::string label = "expression");
+  // parse() through a process-wide cache of parsed texts (thread-safe): each distinct text is parsed once.
+  static std::shared_ptr<const Expression> parse_cached(const std::string& text, const std::string& label = "expression");
+
+  const std::string& text() const { return text_; }
+
+  // The value as a number with its interval; InvalidArgument if it is not a finite number.
+  Bracketed number(const Params& params, const DivergenceFunction* divergence = nullptr) const;
+  // The value as a law, built (discretised laws come wrapped so that they can be rebuilt finer).
+  LawPtr law(const Params& params) const;
+  // law() through a small process-wide cache keyed by law_text() (laws are immutable; the expensive ones take ~1 s).
+  LawPtr law_cached(const Params& params) const;
+  // The same law at `factor` × the cells it names, unwrapped (what Discretisation::refine returns).
+  LawPtr law_refined(const Params& params, int factor) const;
+  // The law with the values of its arguments, e.g. "gaussian(1, 2.5)": what `privamp divergence` takes.
+  std::string law_text(const Params& params) const;
+  // Checks names, parameters and required arguments of laws and the parameters used, building nothing.
+  void check_law(const Params& params) const;
+
+  ~Expression();
+
+ private:
+  Expression() = default;
+  static void validate(const Expression& e, const Node& root);
+  std::string text_, label_;
+  std::shared_ptr<const Node> root_;
+  friend class Evaluator;
+};
+
+}  // namespace privamp::sim
