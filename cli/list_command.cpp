@@ -50,7 +50,9 @@ Action add_list_command(CLI::App& app) {
     for (const auto& b : all) {
       std::cout << fmt::format("{}  [{}; {} bound on {}]\n  {}\n  source: {}\n", b.id, b.family,
                                verify::to_string(b.direction), b.quantity, b.statement, b.source);
-      if (!b.formula.empty()) std::cout << fmt::format("  declared in {}: {}\n", b.declared_in, b.formula);
+      if (!b.formula.empty())
+        std::cout << fmt::format("  {}: {}\n", b.declared_in.empty() ? "formula (verify/bounds/catalogue.toml)" : "declared in " + b.declared_in,
+                                 b.formula);
       const auto ex = exercised.find(b.id);
       std::cout << "  cases: " << (ex == exercised.end() ? "none" : fmt::format("{}", fmt::join(ex->second, "; "))) << "\n";
       const auto v = verdicts.find(b.id);

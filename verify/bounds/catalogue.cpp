@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
+#include "verify/cases/case.hpp"
 
 namespace privamp::verify {
 
@@ -19,10 +20,13 @@ std::string to_string(Direction d) {
   return "?";
 }
 
+extern const char* const kCatalogueToml;  // verify/bounds/catalogue.toml, compiled in
+
 const std::vector<BoundEntry>& bound_catalogue() {
   static const std::vector<BoundEntry> catalogue = [] {
-    std::vector<BoundEntry> all;
-    add_mixing_bounds(all);
+    // The closed forms as [[bound]] tables, then the entries that need an algorithm or an exact value of their own.
+    std::vector<BoundEntry> all = read_bound_tables(kCatalogueToml, "verify/bounds/catalogue.toml");
+    for (BoundEntry& e : all) e.declared_in.clear();  // built in
     add_coupling_bounds(all);
     add_diffusion_bounds(all);
     add_subsampling_shuffling_bounds(all);

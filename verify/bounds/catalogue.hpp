@@ -87,7 +87,6 @@ void declare_bound(BoundEntry entry);
 std::vector<BoundEntry> declared_bounds();
 
 // Family registration (one function per family file).
-void add_mixing_bounds(std::vector<BoundEntry>& out);
 void add_coupling_bounds(std::vector<BoundEntry>& out);
 void add_diffusion_bounds(std::vector<BoundEntry>& out);
 void add_subsampling_shuffling_bounds(std::vector<BoundEntry>& out);

@@ -19,7 +19,7 @@ namespace {
 
 const std::string kSource = "Balle, Barthe, Gaboardi, Geumlek 2019";
 
-std::optional<std::string> applies(const Params&) { return std::nullopt; }
+std::optional<std::string> applies(const Params&) { return std::nullopt; }  // (E1, L3, E3, T4.*: catalogue.toml)
 
 // log g_α(z) = (α − 1)·R_α(Lap(z, 1) ‖ Lap(0, 1)) (GT.lap.renyi).
 double log_g(double alpha, double z) { return (alpha - 1) * laplace_renyi(z, 1.0, alpha).value; }
@@ -62,16 +62,6 @@ Estimate noisy_sgd_renyi(const Params& p) {
                           p.at("alpha"), static_cast<int>(p.at("intervals")));
 }
 
-// Exact R_α after r projected noisy steps X ← Π_[−K,K](ψ(X) + N(0, σ²)) from the points ±Δ/2 (W_∞ = Δ).
-Estimate projected_chain_renyi(const Params& p) {
-  const double d = p.at("delta"), k = p.at("K"), s = p.at("sigma"), l = p.at("L");
-  const int r = static_cast<int>(p.at("r"));
-  const std::string map = p.word("map");
-  return propagated_renyi([&](bool first, int cells) {
-    return sim::projected_chain_process_law(map, l, first ? d / 2 : -d / 2, r, s, -k, k, cells);
-  }, p.at("alpha"), static_cast<int>(p.at("intervals")));
-}
-
 std::optional<std::string> sgd_hypotheses(const Params& p) {
   const sim::NoisySgd sgd = sgd_of(p);
   const auto c = sgd.constants();
@@ -95,51 +85,9 @@ BoundValue noisy_sgd_bound(const Params& p) {
 }  // namespace
 
 void add_coupling_bounds(std::vector<BoundEntry>& out) {
-  out.push_back({"E1", "couplings", kSource + ", Example 1 (via Theorem 2)",
-                 "iterated Gaussian: R_alpha <= alpha Delta^2/(2(sigma1^2 + sigma2^2)) (tight)", "renyi(alpha)",
-                 Direction::upper, applies,
-                 [](const Params& p) {
-                   const double d = p.at("delta"), s1 = p.at("sigma1"), s2 = p.at("sigma2");
-                   return BoundValue{p.at("alpha") * d * d / (2 * (s1 * s1 + s2 * s2)), ""};
-                 }, {}, {}});
   out.push_back({"E2", "couplings", kSource + ", Example 2 (via Theorem 2)",
                  "iterated Laplace: R_alpha <= min_w log(g(|w-v|/l1) g(|u-w|/l2))/(alpha-1)", "renyi(alpha)",
                  Direction::upper, applies, iterated_laplace, {}, {}});
-  out.push_back({"L3", "couplings", kSource + ", Lemma 3",
-                 "iterated Laplace is not (eps,0)-DP for eps < Delta/max(l1,l2): R_inf >= Delta/max(l1,l2)",
-                 "renyi_inf", Direction::lower, applies,
-                 [](const Params& p) {
-                   return BoundValue{p.at("delta") / std::max(p.at("lambda1"), p.at("lambda2")), ""};
-                 }, {}, {}});
-  out.push_back({"E3", "couplings", kSource + ", Example 3",
-                 "Lipschitz Gaussian kernel: R_alpha <= alpha Delta^2/(2 sigma*^2), sigma*^2 = sigma1^2 + sigma2^2/L^2",
-                 "renyi(alpha)", Direction::upper,
-                 requires_positive("L"),
-                 [](const Params& p) {
-                   const double d = p.at("delta"), s1 = p.at("sigma1"), s2 = p.at("sigma2"), l = p.at("L");
-                   return BoundValue{p.at("alpha") * d * d / (2 * (s1 * s1 + s2 * s2 / (l * l))), ""};
-                 }, {}, {}});
-  out.push_back({"T4.path", "couplings", kSource + ", Theorem 4 (optimal path)",
-                 "r projected noisy L-Lipschitz steps: R_alpha <= alpha L^2 Delta^2/(2 sigma^2 sum_{j<r} L^(-2j))",
-                 "renyi(alpha)", Direction::upper,
-                 requires_positive("L"),
-                 [](const Params& p) {
-                   const double l = p.at("L"), d = p.at("delta"), s = p.at("sigma");
-                   const int r = static_cast<int>(p.at("r"));
-                   double sum = 0;
-                   for (int j = 0; j < r; ++j) sum += std::pow(l, -2.0 * j);
-                   return BoundValue{p.at("alpha") * l * l * d * d / (2 * s * s * sum), "steps w_i proportional to L^(-2(r-i))"};
-                 }, {}, {}, projected_chain_renyi});
-  out.push_back({"T4.closed", "couplings", kSource + ", Theorem 4 (closed form, L <= 1)",
-                 "L <= 1: R_alpha <= alpha Delta^2 L^(r+1)/(2 r sigma^2)", "renyi(alpha)", Direction::upper,
-                 [](const Params& p) -> std::optional<std::string> {
-                   if (p.at("L") > 1) return fmt::format("needs L <= 1 (L = {})", format_number(p.at("L")));
-                   return std::nullopt;
-                 },
-                 [](const Params& p) {
-                   const double l = p.at("L"), d = p.at("delta"), s = p.at("sigma"), r = p.at("r");
-                   return BoundValue{p.at("alpha") * d * d * std::pow(l, r + 1) / (2 * r * s * s), ""};
-                 }, {}, {}, projected_chain_renyi});
   out.push_back({"T5", "noisy_sgd", kSource + ", Theorem 5",
                  "NoisyProjSGD, C-Lipschitz beta-smooth rho-strongly convex loss, eta <= 2/(beta+rho): (alpha, alpha eps_i)-RDP "
                  "at index i, eps_i = 2C^2/((n-i)sigma^2) (1 - 2 eta beta rho/(beta+rho))^((n-i+1)/2), eps_n = 2C^2/sigma^2",

@@ -202,29 +202,6 @@ std::optional<std::string> t8a_hypotheses(const Params& p) {
 }  // namespace
 
 void add_diffusion_bounds(std::vector<BoundEntry>& out) {
-  out.push_back({"E4", "diffusions", kSource + ", Example 4",
-                 "Brownian mechanism P_t(f(D)) = N(f(D), 2tI) is (alpha, alpha Delta^2/(4t))-RDP", "renyi(alpha)",
-                 Direction::upper, positive_time,
-                 [](const Params& p) {
-                   return BoundValue{p.at("alpha") * p.at("delta") * p.at("delta") / (4 * p.at("t")), ""};
-                 }, {}, {}});
-  out.push_back({"E5", "diffusions", kSource + ", Example 5 (via Theorem 6)",
-                 "Brownian: kappa = Delta^2/(4t^2), Lambda(t) = Delta^2/(4t): (alpha, alpha Lambda(t))-RDP",
-                 "renyi(alpha)", Direction::upper, positive_time,
-                 [](const Params& p) {
-                   return BoundValue{p.at("alpha") * p.at("delta") * p.at("delta") / (4 * p.at("t")), ""};
-                 }, {}, {}});
-  out.push_back({"C7", "diffusions", kSource + ", Corollary 7",
-                 "OU mechanism: (alpha, alpha theta Delta^2/(2 rho^2 (e^(2 theta t) - 1)))-RDP", "renyi(alpha)",
-                 Direction::upper,
-                 [](const Params& p) -> std::optional<std::string> {
-                   if (!(p.at("theta") > 0)) return "needs theta > 0 (theta = 0 is the Brownian case, E4)";
-                   return positive_time(p);
-                 },
-                 [](const Params& p) {
-                   const double th = p.at("theta"), d = p.at("delta"), rho = p.at("rho");
-                   return BoundValue{p.at("alpha") * th * d * d / (2 * rho * rho * std::expm1(2 * th * p.at("t"))), ""};
-                 }, {}, {}});
   out.push_back({"T6", "diffusions", kSource + ", Theorem 6",
                  "diffusion mechanism is (alpha, alpha Lambda(t))-RDP, Lambda(t) = int_t^inf kappa(s) ds",
                  "renyi(alpha)", Direction::upper, positive_time, t6, {}, {},

@@ -91,6 +91,9 @@ std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths);
 std::vector<std::filesystem::path> case_files(const std::vector<std::filesystem::path>& paths);
 // Registers the [[bound]] tables of one file's text (bounds declared as data; see the README's "Add a theorem").
 void declare_bounds(std::string_view text, const std::string& name);
+// Reads the [[bound]] tables of a text without registering them (the catalogue's own tables).
+struct BoundEntry;
+std::vector<BoundEntry> read_bound_tables(std::string_view text, const std::string& name);
 // The cases of one file's text (its [[bound]] tables are declared first); `name` is the file name used in messages.
 std::vector<Case> parse_cases(std::string_view text, const std::string& name);
 
