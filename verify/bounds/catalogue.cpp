@@ -37,6 +37,15 @@ const std::vector<BoundEntry>& bound_catalogue() {
   return catalogue;
 }
 
+const std::map<std::string, ExactRoute>& exact_routes() {
+  static const std::map<std::string, ExactRoute> routes = [] {
+    std::map<std::string, ExactRoute> all;
+    add_diffusion_routes(all);
+    return all;
+  }();
+  return routes;
+}
+
 std::function<std::optional<std::string>(const Params&)> requires_positive(std::string name) {
   return [name = std::move(name)](const Params& p) -> std::optional<std::string> {
     if (!(p.at(name) > 0)) return "needs " + name + " > 0";

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <limits>
 #include <optional>
 #include <string>
@@ -68,6 +69,16 @@ struct BoundEntry {
 };
 
 const std::vector<BoundEntry>& bound_catalogue();
+
+// Exact values that are not divergences (value cases), by name, for [[bound]] tables: `exact = "mse_ratio"` makes a
+// bound table a value entry with this exact value and second route (verify/bounds/catalogue.toml uses them; a user's
+// bound may too).
+struct ExactRoute {
+  std::string quantity;  // what it computes, e.g. "E_OU/E_GM"
+  std::function<Estimate(const Params&)> exact, cross;
+};
+const std::map<std::string, ExactRoute>& exact_routes();
+void add_diffusion_routes(std::map<std::string, ExactRoute>& out);
 
 // Theorem 1's four (ε', δ') guarantees for a kernel composed with an (ε, δ)-DP mechanism, from the catalogue's own
 // T1.* entries (the kernel's best mixing constants as their parameters).

@@ -193,11 +193,6 @@ Estimate mse_ratio_by_simulation(const Params& p) {
   return e;
 }
 
-std::optional<std::string> t8a_hypotheses(const Params& p) {
-  const double lhs = p.at("theta") * p.at("R") * p.at("R"), rhs = 4 * p.at("d") * p.at("rho") * p.at("rho");
-  if (lhs > rhs) return fmt::format("needs theta R^2 <= 4 d rho^2 ({:.4g} > {:.4g})", lhs, rhs);
-  return positive_time(p);
-}
 
 }  // namespace
 
@@ -208,22 +203,6 @@ void add_diffusion_bounds(std::vector<BoundEntry>& out) {
                  [](const Params& p) { return double_well_renyi(p, true); },
                  [](const Params& p) { return double_well_renyi(p, false); }});
   const std::string mse = kSource + ", Section 5.2";
-  out.push_back({"MSE.ou", "diffusions", mse, "E_OU = (1 - e^(-theta t))^2 |f(D)|^2 + (d rho^2/theta)(1 - e^(-2 theta t))",
-                 "E_OU at |f(D)| = R", Direction::equal, positive_time,
-                 [](const Params& p) {
-                   const double th = p.at("theta"), t = p.at("t"), r = p.at("R");
-                   return BoundValue{std::pow(-std::expm1(-th * t), 2) * r * r -
-                                         p.at("d") * p.at("rho") * p.at("rho") / th * std::expm1(-2 * th * t), ""};
-                 }, {}, {}, [](const Params& p) { return value_estimate(ou_mse(p), "mean squared error from the OU law"); },
-                 ou_mse_simulated});
-  out.push_back({"MSE.gm", "diffusions", mse, "Gaussian mechanism with the RDP of C7: E_GM = d sigma~^2, sigma~^2 = rho^2(e^(2 theta t) - 1)/theta",
-                 "E_GM", Direction::equal, positive_time,
-                 [](const Params& p) {
-                   const double th = p.at("theta");
-                   return BoundValue{p.at("d") * p.at("rho") * p.at("rho") * std::expm1(2 * th * p.at("t")) / th, ""};
-                 }, {}, {},
-                 [](const Params& p) { return value_estimate(p.at("d") * calibrated_sigma2(p), "d sigma~^2, sigma~ calibrated to the exact OU RDP"); },
-                 gm_mse_by_quadrature});
   out.push_back({"MSE.pgm", "diffusions", mse + " (typo corrected: R^2)", "E_PGM <= E_GM (1 + d sigma~^2/R^2)^(-1)",
                  "E_PGM (optimal beta, worst |f| <= R)", Direction::upper, positive_time,
                  [](const Params& p) {
@@ -231,20 +210,20 @@ void add_diffusion_bounds(std::vector<BoundEntry>& out) {
                    return BoundValue{d * s2 / (1 + d * s2 / (r * r)), ""};
                  }, {}, {},
                  [](const Params& p) { return pgm_mse(p); }, pgm_mse_by_quadrature});
-  out.push_back({"T8.a", "diffusions", kSource + ", Theorem 8 (a)",
-                 "sup|f(D)| <= R and theta R^2 <= 4 d rho^2 => E_OU/E_GM <= 1 for all t", "E_OU/E_GM", Direction::upper,
-                 t8a_hypotheses, [](const Params&) { return BoundValue{1, ""}; }, {}, {},
-                 [](const Params& p) { return value_estimate(ou_mse(p) / (p.at("d") * calibrated_sigma2(p)), "ratio from the laws"); },
-                 mse_ratio_by_simulation});
-  out.push_back({"T8.b", "diffusions", kSource + ", Theorem 8 (b)",
-                 "theta = log(1 + d Delta^2/(2 eps R^2)), rho^2 = theta Delta^2/(2 eps (e^(2 theta) - 1)), t = 1: "
-                 "E_OU/E_GM <= (1 + d Delta^2/(2 eps R^2))^(-1)",
-                 "E_OU/E_GM", Direction::upper, positive_time,
-                 [](const Params& p) {
-                   return BoundValue{1 / (1 + p.at("d") * p.at("delta") * p.at("delta") / (2 * p.at("epsilon") * p.at("R") * p.at("R"))), ""};
-                 }, {}, {},
-                 [](const Params& p) { return value_estimate(ou_mse(p) / (p.at("d") * calibrated_sigma2(p)), "ratio from the laws"); },
-                 mse_ratio_by_simulation});
+}
+
+// The exact values of the mean-squared-error entries (MSE.ou, MSE.gm, T8.a, T8.b in catalogue.toml).
+void add_diffusion_routes(std::map<std::string, ExactRoute>& out) {
+  out["ou_mse"] = {"E_OU at |f(D)| = R", [](const Params& p) { return value_estimate(ou_mse(p), "mean squared error from the OU law"); },
+                   ou_mse_simulated};
+  out["gm_mse"] = {"E_GM", [](const Params& p) {
+                     return value_estimate(p.at("d") * calibrated_sigma2(p), "d sigma~^2, sigma~ calibrated to the exact OU RDP");
+                   },
+                   gm_mse_by_quadrature};
+  out["mse_ratio"] = {"E_OU/E_GM", [](const Params& p) {
+                        return value_estimate(ou_mse(p) / (p.at("d") * calibrated_sigma2(p)), "ratio from the laws");
+                      },
+                      mse_ratio_by_simulation};
 }
 
 }  // namespace privamp::verify

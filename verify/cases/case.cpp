@@ -84,7 +84,7 @@ class Reader : public TomlReader {
   // register_it: declare it (a user's bound); otherwise only read (the catalogue's own tables).
   BoundEntry read_bound(const toml::table& t, bool register_it = true) const {
     static const std::set<std::string> known = {"id", "source", "statement", "quantity", "direction", "requires",
-                                                "formula", "order", "family", "comment"};
+                                                "formula", "order", "family", "exact", "comment"};
     for (const auto& [k, v] : t)
       if (!known.count(std::string(k.str())))
         fail(&v, "bound." + std::string(k.str()), fmt::format("unknown key (known: {})", fmt::join(known, ", ")));
@@ -96,11 +96,26 @@ class Reader : public TomlReader {
     e.declared_in = file_;
     e.source = text(t, "source", "declared in " + file_);
     e.statement = text(t, "statement", "");
-    e.case_quantity = text(t, "quantity");
-    if (e.case_quantity != "renyi" && e.case_quantity != "renyi_inf" && e.case_quantity != "kl" &&
-        e.case_quantity != "tv" && e.case_quantity != "hockey_stick")
-      fail(t.get("quantity"), "quantity", "must be renyi, renyi_inf, kl, tv or hockey_stick");
-    e.quantity = e.case_quantity;
+    if (t.get("exact")) {  // a value bound: its exact value is a built-in route, checked by value cases
+      const std::string route = text(t, "exact");
+      const auto& routes = exact_routes();
+      const auto it = routes.find(route);
+      if (it == routes.end()) {
+        std::vector<std::string> names;
+        for (const auto& [k, v] : routes) names.push_back(k);
+        fail(t.get("exact"), "exact", fmt::format("unknown exact route '{}' (known: {})", route, fmt::join(names, ", ")));
+      }
+      if (t.get("quantity")) fail(t.get("quantity"), "quantity", fmt::format("a value bound computes {} (its exact route)", it->second.quantity));
+      e.quantity = it->second.quantity;
+      e.exact = it->second.exact;
+      e.cross = it->second.cross;
+    } else {
+      e.case_quantity = text(t, "quantity");
+      if (e.case_quantity != "renyi" && e.case_quantity != "renyi_inf" && e.case_quantity != "kl" &&
+          e.case_quantity != "tv" && e.case_quantity != "hockey_stick")
+        fail(t.get("quantity"), "quantity", "must be renyi, renyi_inf, kl, tv or hockey_stick (or give exact = ROUTE)");
+      e.quantity = e.case_quantity;
+    }
     const std::string direction = text(t, "direction", "upper");
     if (direction == "upper") e.direction = Direction::upper;
     else if (direction == "lower") e.direction = Direction::lower;
