@@ -49,11 +49,11 @@ struct Series {
 };
 
 struct Figure {
-  std::string file;  // where it was declared
-  std::string name, title, description;
-  std::string x, xlabel, ylabel, log, key = "below nobox";
-  std::optional<std::pair<double, double>> xrange, yrange;
-  std::vector<Series> series;
+  std::string file = {};  // where it was declared
+  std::string name = {}, title = {}, description = {};
+  std::string x = {}, xlabel = {}, ylabel = {}, log = {}, key = "below nobox";
+  std::optional<std::pair<double, double>> xrange = {}, yrange = {};
+  std::vector<Series> series = {};
 };
 
 struct FigureSet {

@@ -17,9 +17,9 @@ namespace {
 
 const std::filesystem::path kFigures = std::filesystem::path(PRIVAMP_SOURCE_DIR) / "plots" / "figures.toml";
 
-std::filesystem::path write_temp(const std::string& name, const std::string& text) {
+std::filesystem::path write_temp(const std::string& name, const std::string& text, const std::string& more = "") {
   const auto path = std::filesystem::temp_directory_path() / name;
-  std::ofstream(path) << text;
+  std::ofstream(path) << text << more;
   return path;
 }
 
@@ -107,7 +107,7 @@ alpha = {from = 0, to = 2, points = 3, scale = "log"}
 
 TEST_CASE("bad figure declarations are refused with file, line and key", "[plots]") {
   auto refused = [](const std::string& figure, const std::string& message) {
-    const auto path = write_temp("privamp_bad_figure.toml", kCase + figure);
+    const auto path = write_temp("privamp_bad_figure.toml", kCase, figure);
     CHECK_THROWS_WITH(plots::load_figures({path}), Catch::Contains(message));
   };
   const std::string head = "\n[[figure]]\nname = \"f\"\nx = \"r\"\n[[figure.series]]\n";
@@ -123,10 +123,7 @@ TEST_CASE("bad figure declarations are refused with file, line and key", "[plots
 }
 
 TEST_CASE("a figure draws only verified rows, with their intervals", "[plots]") {
-  plots::Figure f;
-  f.name = "f";
-  f.x = "r";
-  f.log = "y";
+  plots::Figure f{.name = "f", .x = "r", .log = "y"};
   plots::Series exact{"chain", "T4.closed", plots::Series::Y::exact, {{"L", 0.5}}, "", "exact", "points", 1};
   plots::Series bound{"chain", "T4.closed", plots::Series::Y::bound, {{"L", 0.5}}, "2*r", "bound", "lines", 2};
   plots::Series ratio{"chain", "T4.closed", plots::Series::Y::ratio, {}, "", "ratio", "lines", 3};
@@ -172,7 +169,7 @@ TEST_CASE("a reduced figure renders CSV, script, PDF and PNG of the configured s
     WARN("gnuplot not installed: rendering not tested");
     return;
   }
-  const auto path = write_temp("privamp_render_figure.toml", kCase + R"toml(
+  const auto path = write_temp("privamp_render_figure.toml", kCase, R"toml(
 [[figure]]
 name = "chain"
 x = "r"

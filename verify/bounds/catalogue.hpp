@@ -41,28 +41,33 @@ struct PropertyResult {
   std::string worst;          // the instance with the largest ratio, reproducibly described
 };
 
+// One result of the catalogue. The closed forms are [[bound]] tables (verify/bounds/catalogue.toml, and a user's
+// files); C++ entries are written with designated initialisers, naming only what they use:
+//   out.push_back({.id = "E2", .family = "couplings", .source = ..., .statement = ..., .quantity = "renyi(alpha)",
+//                  .not_applicable = applies, .bound = iterated_laplace});
 struct BoundEntry {
-  std::string id;
-  std::string family;     // the case file that exercises it
-  std::string source;     // document and theorem number
-  std::string statement;  // one line
-  std::string quantity;   // what is bounded, e.g. "renyi(alpha)"
+  std::string id = {};
+  std::string family = {};     // the case file that exercises it
+  std::string source = {};     // document and theorem number
+  std::string statement = {};  // one line
+  std::string quantity = {};   // what is bounded, e.g. "renyi(alpha)"
   Direction direction = Direction::upper;
   // Why the hypotheses fail at these parameters, or nullopt when the bound applies.
-  std::function<std::optional<std::string>(const Params&)> not_applicable;
-  std::function<BoundValue(const Params&)> bound;
+  std::function<std::optional<std::string>(const Params&)> not_applicable = {};
+  std::function<BoundValue(const Params&)> bound = {};
   // Kernel cases: the ε' at which the exact amplified δ' is taken (T1.3/T1.4 move it); unset: the case's order.
-  std::function<double(const Params&)> order;
+  std::function<double(const Params&)> order = {};
   // Property entries: the check itself (bound and order unset).
-  std::function<PropertyResult(const Params&)> property;
+  std::function<PropertyResult(const Params&)> property = {};
   // Value entries (MSE.*, T8.*): the exact value of a quantity that is not a divergence, by a derivation
   // independent of the statement's formula (value cases call it instead of a divergence engine).
   std::function<Estimate(const Params&)> exact = {};
   // Value entries: a second, independent route to the same exact value (Monte Carlo over simulated processes, a
   // second quadrature, another enumeration); the runner reports an error row where the two intervals are disjoint.
   std::function<Estimate(const Params&)> cross = {};
-  // Bounds declared in case files ([[bound]] tables): the case quantity they bound (renyi, hockey_stick, kl, tv,
-  // renyi_inf; checked against every case that lists them), the formula, and the file that declares them.
+  // Bounds declared as [[bound]] tables: the case quantity they bound (renyi, hockey_stick, kl, tv, renyi_inf;
+  // checked against every case that lists them; empty for value bounds), the formula, and the user's file that
+  // declares them (empty for the catalogue's own tables).
   std::string case_quantity = {};
   std::string formula = {};
   std::string declared_in = {};

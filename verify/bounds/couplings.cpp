@@ -19,7 +19,7 @@ namespace {
 
 const std::string kSource = "Balle, Barthe, Gaboardi, Geumlek 2019";
 
-std::optional<std::string> applies(const Params&) { return std::nullopt; }  // (E1, L3, E3, T4.*: catalogue.toml)
+std::optional<std::string> applies(const Params&) { return std::nullopt; }
 
 // log g_α(z) = (α − 1)·R_α(Lap(z, 1) ‖ Lap(0, 1)) (GT.lap.renyi).
 double log_g(double alpha, double z) { return (alpha - 1) * laplace_renyi(z, 1.0, alpha).value; }
@@ -85,13 +85,23 @@ BoundValue noisy_sgd_bound(const Params& p) {
 }  // namespace
 
 void add_coupling_bounds(std::vector<BoundEntry>& out) {
-  out.push_back({"E2", "couplings", kSource + ", Example 2 (via Theorem 2)",
-                 "iterated Laplace: R_alpha <= min_w log(g(|w-v|/l1) g(|u-w|/l2))/(alpha-1)", "renyi(alpha)",
-                 Direction::upper, applies, iterated_laplace, {}, {}});
-  out.push_back({"T5", "noisy_sgd", kSource + ", Theorem 5",
-                 "NoisyProjSGD, C-Lipschitz beta-smooth rho-strongly convex loss, eta <= 2/(beta+rho): (alpha, alpha eps_i)-RDP "
-                 "at index i, eps_i = 2C^2/((n-i)sigma^2) (1 - 2 eta beta rho/(beta+rho))^((n-i+1)/2), eps_n = 2C^2/sigma^2",
-                 "renyi(alpha) at index i", Direction::upper, sgd_hypotheses, noisy_sgd_bound, {}, {}, noisy_sgd_renyi});
+  out.push_back({.id = "E2",
+                 .family = "couplings",
+                 .source = kSource + ", Example 2 (via Theorem 2)",
+                 .statement = "iterated Laplace: R_alpha <= min_w log(g(|w-v|/l1) g(|u-w|/l2))/(alpha-1)",
+                 .quantity = "renyi(alpha)",
+                 .not_applicable = applies,
+                 .bound = iterated_laplace});
+  out.push_back({.id = "T5",
+                 .family = "noisy_sgd",
+                 .source = kSource + ", Theorem 5",
+                 .statement = "NoisyProjSGD, C-Lipschitz beta-smooth rho-strongly convex loss, eta <= 2/(beta+rho): (alpha, alpha "
+                              "eps_i)-RDP at index i, eps_i = 2C^2/((n-i)sigma^2) (1 - 2 eta beta rho/(beta+rho))^((n-i+1)/2), "
+                              "eps_n = 2C^2/sigma^2",
+                 .quantity = "renyi(alpha) at index i",
+                 .not_applicable = sgd_hypotheses,
+                 .bound = noisy_sgd_bound,
+                 .exact = noisy_sgd_renyi});
 }
 
 }  // namespace privamp::verify

@@ -197,19 +197,28 @@ Estimate mse_ratio_by_simulation(const Params& p) {
 }  // namespace
 
 void add_diffusion_bounds(std::vector<BoundEntry>& out) {
-  out.push_back({"T6", "diffusions", kSource + ", Theorem 6",
-                 "diffusion mechanism is (alpha, alpha Lambda(t))-RDP, Lambda(t) = int_t^inf kappa(s) ds",
-                 "renyi(alpha)", Direction::upper, positive_time, t6, {}, {},
-                 [](const Params& p) { return double_well_renyi(p, true); },
-                 [](const Params& p) { return double_well_renyi(p, false); }});
-  const std::string mse = kSource + ", Section 5.2";
-  out.push_back({"MSE.pgm", "diffusions", mse + " (typo corrected: R^2)", "E_PGM <= E_GM (1 + d sigma~^2/R^2)^(-1)",
-                 "E_PGM (optimal beta, worst |f| <= R)", Direction::upper, positive_time,
-                 [](const Params& p) {
+  out.push_back({.id = "T6",
+                 .family = "diffusions",
+                 .source = kSource + ", Theorem 6",
+                 .statement = "diffusion mechanism is (alpha, alpha Lambda(t))-RDP, Lambda(t) = int_t^inf kappa(s) ds",
+                 .quantity = "renyi(alpha)",
+                 .not_applicable = positive_time,
+                 .bound = t6,
+                 .exact = [](const Params& p) { return double_well_renyi(p, true); },
+                 .cross = [](const Params& p) { return double_well_renyi(p, false); }});
+  // (MSE.ou, MSE.gm, T8.a and T8.b are closed forms in catalogue.toml, with the exact routes below.)
+  out.push_back({.id = "MSE.pgm",
+                 .family = "diffusions",
+                 .source = kSource + ", Section 5.2 (typo corrected: R^2)",
+                 .statement = "E_PGM <= E_GM (1 + d sigma~^2/R^2)^(-1)",
+                 .quantity = "E_PGM (optimal beta, worst |f| <= R)",
+                 .not_applicable = positive_time,
+                 .bound = [](const Params& p) {
                    const double s2 = calibrated_sigma2(p), d = p.at("d"), r = p.at("R");
                    return BoundValue{d * s2 / (1 + d * s2 / (r * r)), ""};
-                 }, {}, {},
-                 [](const Params& p) { return pgm_mse(p); }, pgm_mse_by_quadrature});
+                 },
+                 .exact = [](const Params& p) { return pgm_mse(p); },
+                 .cross = pgm_mse_by_quadrature});
 }
 
 // The exact values of the mean-squared-error entries (MSE.ou, MSE.gm, T8.a, T8.b in catalogue.toml).

@@ -240,8 +240,13 @@ void add_property_bounds(std::vector<BoundEntry>& out) {
   auto none = [](const Params&) -> std::optional<std::string> { return std::nullopt; };
   auto property = [&](std::string id, std::string family, std::string source, std::string statement,
                       std::function<PropertyResult(const Params&)> check) {
-    out.push_back({std::move(id), std::move(family), std::move(source), std::move(statement), "property",
-                   Direction::upper, none, {}, {}, std::move(check)});
+    out.push_back({.id = std::move(id),
+                   .family = std::move(family),
+                   .source = std::move(source),
+                   .statement = std::move(statement),
+                   .quantity = "property",
+                   .not_applicable = none,
+                   .property = std::move(check)});
   };
   property("DIV.hs.monotone", "divergence_properties", "standard", "eps -> HS_eps is non-increasing; HS_0 = TV", hs_monotone);
   property("DIV.dpi", "divergence_properties", "standard", "data processing for HS_eps, TV, R_alpha, KL, R_inf", dpi);

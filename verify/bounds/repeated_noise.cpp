@@ -144,28 +144,33 @@ Estimate shift_reduction_lhs(const Params& p) {
 }  // namespace
 
 void add_repeated_noise_bounds(std::vector<BoundEntry>& out) {
-  out.push_back({"RNA.thm", "repeated_noise", "Privacy amplification by repeated noise addition (blog), main theorem",
-                 "R_alpha(P^{*n} + 1 || P^{*n}) <= n R_alpha(P + 1/n || P); tight for Gaussian P, open for Laplace",
-                 "renyi(alpha)", Direction::upper,
-                 [](const Params&) -> std::optional<std::string> { return std::nullopt; },
-                 [](const Params& p) {
+  out.push_back({.id = "RNA.thm",
+                 .family = "repeated_noise",
+                 .source = "Privacy amplification by repeated noise addition (blog), main theorem",
+                 .statement = "R_alpha(P^{*n} + 1 || P^{*n}) <= n R_alpha(P + 1/n || P); tight for Gaussian P, open for Laplace",
+                 .quantity = "renyi(alpha)",
+                 .not_applicable = [](const Params&) -> std::optional<std::string> { return std::nullopt; },
+                 .bound = [](const Params& p) {
                    const double n = p.at("n"), a = p.at("alpha"), s = p.at("scale");
                    const std::string& noise = p.word("noise");
                    if (noise == "laplace") return BoundValue{n * laplace_renyi(1 / n, s, a).value, ""};
                    if (noise == "gaussian") return BoundValue{n * gaussian_renyi(1 / n, s, a).value, ""};
                    throw InvalidArgument(fmt::format("noise = '{}': allowed laplace, gaussian", noise));
-                 }, {}, {}});
-  out.push_back({"RNA.shift", "repeated_noise", "Privacy amplification by repeated noise addition (blog), shift reduction (Feldman et al. 2018)",
-                 "R^(z)_alpha(U + zeta || V + zeta) <= R^(z+a)_alpha(U || V) + sup_{|x|<=a} R_alpha(zeta + x || zeta); "
-                 "checked on lattice laws U, V with an upper estimate of the left side",
-                 "shifted renyi(alpha)", Direction::upper,
-                 [](const Params& p) -> std::optional<std::string> {
+                 }});
+  out.push_back({.id = "RNA.shift",
+                 .family = "repeated_noise",
+                 .source = "Privacy amplification by repeated noise addition (blog), shift reduction (Feldman et al. 2018)",
+                 .statement = "R^(z)_alpha(U + zeta || V + zeta) <= R^(z+a)_alpha(U || V) + sup_{|x|<=a} R_alpha(zeta + x || zeta); "
+                              "checked on lattice laws U, V with an upper estimate of the left side",
+                 .quantity = "shifted renyi(alpha)",
+                 .not_applicable = [](const Params& p) -> std::optional<std::string> {
                    const auto in = shift_instance(p);
                    if (!std::isfinite(shifted_renyi(in.u, in.v, p.at("z") + p.at("a"), p.at("alpha")).upper))
                      return "z + a too small for U to reach V's support: the right side is infinite";
                    return std::nullopt;
                  },
-                 shift_reduction_bound, {}, {}, shift_reduction_lhs});
+                 .bound = shift_reduction_bound,
+                 .exact = shift_reduction_lhs});
 }
 
 }  // namespace privamp::verify

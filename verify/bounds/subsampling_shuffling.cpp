@@ -199,46 +199,66 @@ Estimate shuffled_epsilon_direct(const Params& p) {
 
 void add_subsampling_shuffling_bounds(std::vector<BoundEntry>& out) {
   auto none = [](const Params&) -> std::optional<std::string> { return std::nullopt; };
-  out.push_back({"SUB.wor", "subsampling", kSlides + ", subsampling without replacement",
-                 "WOR fraction gamma = m/n, substitute-one: M o S is (log(1+gamma(e^eps-1)), gamma delta)-DP",
-                 "hockey_stick(eps_prime)", Direction::upper, none, subsampled, {}, {}});
-  out.push_back({"SUB.table", "subsampling", kSlides + ", subsampling table",
-                 "e^eps' = 1 + eta(e^eps - 1); Poisson: eta = q, delta' = q delta; WOR(n,m): eta = m/n, delta' = (m/n) delta; "
-                 "WR(n,m): eta = 1-(1-1/n)^m, delta' = sum_k Bin(k; m, 1/n) delta_k",
-                 "hockey_stick(eps_prime)", Direction::upper, none, subsampled, {}, {}});
-  out.push_back({"BLANKET", "shuffling", kSlides + ", blanket decomposition",
-                 "gamma = int min_x p_R(x)(y) dy: RR on [k]: k/(e^eps0+k-1); Laplace 1/eps0 on [0,1]: e^(-eps0/2); "
-                 "Gaussian on [0,1]: 2 Phi(-1/(2 sigma))",
-                 "gamma", Direction::equal, none,
-                 [](const Params& p) { return BoundValue{blanket_closed_form(p), ""}; }, {}, {}, blanket_numerical,
-                 blanket_monte_carlo});
-  out.push_back({"SHUF.thm", "shuffling", kSlides + ", amplification by shuffling (as transcribed)",
-                 "delta <= gamma(e^eps+1)^2(e^eps0-e^-eps0)^2/(4n(e^eps-1)) exp(-0.86 n min(gamma, "
-                 "(e^eps-1)^2/(gamma(e^eps+1)^2(e^eps0-e^-eps0)^2)))",
-                 "hockey_stick(eps)", Direction::upper,
-                 requires_positive("eps"),
-                 [](const Params& p) {
+  out.push_back({.id = "SUB.wor",
+                 .family = "subsampling",
+                 .source = kSlides + ", subsampling without replacement",
+                 .statement = "WOR fraction gamma = m/n, substitute-one: M o S is (log(1+gamma(e^eps-1)), gamma delta)-DP",
+                 .quantity = "hockey_stick(eps_prime)",
+                 .not_applicable = none,
+                 .bound = subsampled});
+  out.push_back({.id = "SUB.table",
+                 .family = "subsampling",
+                 .source = kSlides + ", subsampling table",
+                 .statement = "e^eps' = 1 + eta(e^eps - 1); Poisson: eta = q, delta' = q delta; WOR(n,m): eta = m/n, "
+                              "delta' = (m/n) delta; WR(n,m): eta = 1-(1-1/n)^m, delta' = sum_k Bin(k; m, 1/n) delta_k",
+                 .quantity = "hockey_stick(eps_prime)",
+                 .not_applicable = none,
+                 .bound = subsampled});
+  out.push_back({.id = "BLANKET",
+                 .family = "shuffling",
+                 .source = kSlides + ", blanket decomposition",
+                 .statement = "gamma = int min_x p_R(x)(y) dy: RR on [k]: k/(e^eps0+k-1); Laplace 1/eps0 on [0,1]: "
+                              "e^(-eps0/2); Gaussian on [0,1]: 2 Phi(-1/(2 sigma))",
+                 .quantity = "gamma",
+                 .direction = Direction::equal,
+                 .not_applicable = none,
+                 .bound = [](const Params& p) { return BoundValue{blanket_closed_form(p), ""}; },
+                 .exact = blanket_numerical,
+                 .cross = blanket_monte_carlo});
+  // (k is optional here — binary randomized response has none — which formulas do not express: C++.)
+  out.push_back({.id = "SHUF.thm",
+                 .family = "shuffling",
+                 .source = kSlides + ", amplification by shuffling (as transcribed)",
+                 .statement = "delta <= gamma(e^eps+1)^2(e^eps0-e^-eps0)^2/(4n(e^eps-1)) exp(-0.86 n min(gamma, "
+                              "(e^eps-1)^2/(gamma(e^eps+1)^2(e^eps0-e^-eps0)^2)))",
+                 .quantity = "hockey_stick(eps)",
+                 .not_applicable = requires_positive("eps"),
+                 .bound = [](const Params& p) {
                    const double e0 = p.at("eps0");
                    const double k = p.has("k") ? p.at("k") : 2;
                    return BoundValue{shuffle_bound(p.at("n"), e0, p.at("eps"), k),
                                      fmt::format("gamma = {:.6g}", k / (std::exp(e0) + k - 1))};
-                 }, {}, {}});
-  out.push_back({"SHUF.cor", "shuffling", kSlides + ", corollary of the shuffling bound",
-                 "eps = O((eps0 ^ 1) e^eps0 sqrt(log(1/delta)/n)) for eps0 <= log(n/log(1/delta))/2; checked with the "
-                 "constant SHUF.thm implies (its eps at delta), reporting the implied O-constant of the exact eps",
-                 "eps(delta)", Direction::upper,
-                 [](const Params& p) -> std::optional<std::string> {
+                 }});
+  out.push_back({.id = "SHUF.cor",
+                 .family = "shuffling",
+                 .source = kSlides + ", corollary of the shuffling bound",
+                 .statement = "eps = O((eps0 ^ 1) e^eps0 sqrt(log(1/delta)/n)) for eps0 <= log(n/log(1/delta))/2; checked with "
+                              "the constant SHUF.thm implies (its eps at delta), reporting the implied O-constant of the exact eps",
+                 .quantity = "eps(delta)",
+                 .not_applicable = [](const Params& p) -> std::optional<std::string> {
                    const double limit = std::log(p.at("n") / std::log(1 / p.at("delta"))) / 2;
                    if (p.at("eps0") > limit) return fmt::format("needs eps0 <= log(n/log(1/delta))/2 = {:.4g}", limit);
                    return std::nullopt;
                  },
-                 [](const Params& p) {
+                 .bound = [](const Params& p) {
                    const double n = p.at("n"), e0 = p.at("eps0"), delta = p.at("delta");
                    const auto [eps, bracket] = invert_profile([&](double e) { return shuffle_bound(n, e0, e); }, delta, 1.0);
                    const double rate = std::min(e0, 1.0) * std::exp(e0) * std::sqrt(std::log(1 / delta) / n);
                    return BoundValue{eps + bracket, fmt::format("rate (eps0^1) e^eps0 sqrt(log(1/delta)/n) = {:.4g}; "
                                                                 "implied constant of the bound {:.4g}", rate, (eps + bracket) / rate)};
-                 }, {}, {}, shuffled_epsilon, shuffled_epsilon_direct});
+                 },
+                 .exact = shuffled_epsilon,
+                 .cross = shuffled_epsilon_direct});
 }
 
 }  // namespace privamp::verify
