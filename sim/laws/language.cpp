@@ -68,9 +68,9 @@ const LawSpec* find_law(const std::string& name) {
 }
 
 const std::vector<std::string>& function_names() {
-  static const std::vector<std::string> names = {"sqrt", "exp", "log", "log1p", "expm1", "erf", "erfc", "Phi", "logPhi",
-                                                 "lgamma", "floor", "ceil", "abs", "pow", "binom", "min", "max", "if",
-                                                 "sum", "renyi", "hockey_stick", "kl", "tv", "renyi_inf"};
+  static const std::vector<std::string> names = {"sqrt", "exp", "log", "log1p", "expm1", "sinh", "erf", "erfc", "Phi",
+                                                 "logPhi", "lgamma", "floor", "ceil", "abs", "pow", "binom", "min", "max",
+                                                 "if", "sum", "default", "renyi", "hockey_stick", "kl", "tv", "renyi_inf"};
   return names;
 }
 
@@ -395,8 +395,12 @@ class Evaluator {
 
   // A value that must be a number.
   Val number(const Node& n) {
-    const Val v = eval(n);
-    if (v.kind == Val::Kind::number) return v;
+    Val v = eval(n);
+    as_number(n, v);
+    return v;
+  }
+  void as_number(const Node& n, const Val& v) const {
+    if (v.kind == Val::Kind::number) return;
     if (v.unresolved) fail(n, fmt::format("unknown parameter '{}'", v.word));
     fail(n, v.kind == Val::Kind::law ? "a law where a number is expected" : fmt::format("'{}' where a number is expected", v.word));
   }
@@ -431,13 +435,13 @@ class Evaluator {
     if (n.kind == Node::Kind::call && find_law(n.text)) {
       std::vector<std::string> parts;
       for (std::size_t i = 0; i < n.args.size(); ++i)
-        parts.push_back((n.keys[i].empty() ? "" : n.keys[i] + "=") + render(*n.args[i]));
-      return n.text + "(" + fmt::format("{}", fmt::join(parts, ", ")) + ")";
+        parts.push_back(fmt::format("{}{}{}", n.keys[i], n.keys[i].empty() ? "" : "=", render(*n.args[i])));
+      return fmt::format("{}({})", n.text, fmt::join(parts, ", "));
     }
     if (n.kind == Node::Kind::list) {
       std::vector<std::string> parts;
       for (const auto& e : n.args) parts.push_back(render(*e));
-      return "[" + fmt::format("{}", fmt::join(parts, ", ")) + "]";
+      return fmt::format("[{}]", fmt::join(parts, ", "));
     }
     const Val v = eval(n);
     if (v.kind == Val::Kind::word) return v.word;
@@ -492,9 +496,14 @@ class Evaluator {
   // Comparisons give 1 or 0 (of the values; for `requires` and if()). With intervals, the comparison is decided only
   // if it holds (or fails) for every pair of points in them; otherwise the result is [0, 1].
   Val compare(const Node& n) {
-    const Val a = number(*n.args[0]);
-    const Val b = number(*n.args[1]);
     const std::string& o = n.text;
+    const Val a = eval(*n.args[0]), b = eval(*n.args[1]);
+    if (a.kind == Val::Kind::word && b.kind == Val::Kind::word) {  // by their text: noise == laplace
+      if (o != "==" && o != "!=") fail(n, "words compare only with == and !=");
+      return Val::point((a.word == b.word) == (o == "==") ? 1 : 0);
+    }
+    as_number(*n.args[0], a);
+    as_number(*n.args[1], b);
     auto holds = [&](double x, double y) {
       return o == "<=" ? x <= y : o == ">=" ? x >= y : o == "==" ? x == y : o == "!=" ? x != y : o == "<" ? x < y : x > y;
     };
@@ -545,6 +554,12 @@ class Evaluator {
       return r;
     }
     if (f == "sum") return summation(n);
+    if (f == "default") {  // default(name, value): the parameter's value where the point has it, else value
+      want(2);
+      if (a[0]->kind != Node::Kind::name) fail(*a[0], "default(name, value): the first argument is a parameter name");
+      if (params_.has(a[0]->text)) return eval(*a[0]);
+      return eval(*a[1]);
+    }
     std::vector<Val> x;
     for (const auto& e : a) x.push_back(number(*e));
     if (f == "sqrt") return want(1), monotone(x[0], [](double t) { return std::sqrt(t); });
@@ -552,6 +567,7 @@ class Evaluator {
     if (f == "log") return want(1), monotone(x[0], [](double t) { return std::log(t); });
     if (f == "log1p") return want(1), monotone(x[0], [](double t) { return std::log1p(t); });
     if (f == "expm1") return want(1), monotone(x[0], [](double t) { return std::expm1(t); });
+    if (f == "sinh") return want(1), monotone(x[0], [](double t) { return std::sinh(t); });
     if (f == "erf") return want(1), monotone(x[0], [](double t) { return std::erf(t); });
     if (f == "erfc") return want(1), monotone(x[0], [](double t) { return std::erfc(t); });
     if (f == "Phi") return want(1), monotone(x[0], [](double t) { return 0.5 * std::erfc(-t / std::numbers::sqrt2); });

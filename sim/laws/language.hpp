@@ -1,7 +1,7 @@
 // The expression language of privamp: one grammar and one tree for law expressions, the formulas of case files
 // (orders, derived parameters, hypotheses, declared bounds) and the templates that put parameters into laws.
 //
-//   expr     := sum [('<' | '<=' | '>' | '>=' | '==' | '!=') sum]         comparisons give 1 or 0
+//   expr     := sum [('<' | '<=' | '>' | '>=' | '==' | '!=') sum]         comparisons give 1 or 0 (words: == and !=)
 //   sum      := product {('+' | '-') product}
 //   product  := unary {('*' | '/') unary}
 //   unary    := ('-' | '+') unary | power
@@ -10,8 +10,9 @@
 //   arg      := [NAME '='] expr
 //
 // A NAME is a parameter of the point (a number or a word), or else a bare word (loss=logistic). A call is a law of
-// law_catalogue() (arguments by position or name), a function (sqrt, exp, log, log1p, expm1, erf, erfc, Phi,
-// logPhi, lgamma, floor, ceil, abs, pow, binom, min, max), if(c, a, b), sum(k, from, to, expr), or a divergence
+// law_catalogue() (arguments by position or name), a function (sqrt, exp, log, log1p, expm1, sinh, erf, erfc, Phi,
+// logPhi, lgamma, floor, ceil, abs, pow, binom, min, max), if(c, a, b), sum(k, from, to, expr), default(name,
+// value) (the parameter where the point has it), or a divergence
 // between laws computed by the engines of the verify layer (renyi(mu, nu, alpha), hockey_stick(mu, nu, eps),
 // kl(mu, nu), tv(mu, nu), renyi_inf(mu, nu)). `{expr}` is a grouping like `(expr)`: case files write templates such
 // as gaussian({delta}, {sqrt(s1^2 + s2^2)}), which are expressions of this language.

@@ -367,3 +367,60 @@ TEST_CASE("formulas: intervals decide comparisons only when they can, powers nee
   CHECK_THAT(error_of([&] { evaluate_formula("(renyi(gaussian(1, 1), gaussian(0, 1), alpha) - 1)^2", p); }),
              Contains("power of an interval that reaches 0"));
 }
+
+TEST_CASE("the language: words compare by text, default() for optional parameters, sinh", "[verify][runner]") {
+  Params p;
+  p.numbers = {{"eps0", 1}};
+  p.words = {{"noise", "laplace"}};
+  CHECK(evaluate_formula("noise == laplace", p) == 1);
+  CHECK(evaluate_formula("noise != laplace", p) == 0);
+  CHECK(evaluate_formula("if(noise == gaussian, 1, 2)", p) == 2);
+  CHECK(evaluate_formula("default(k, 2) + default(eps0, 5)", p) == 3);
+  CHECK(evaluate_formula("sinh(eps0)", p) == std::sinh(1.0));
+  CHECK_THAT(error_of([&] { evaluate_formula("noise < laplace", p); }), Contains("words compare only with == and !="));
+  CHECK_THAT(error_of([&] { evaluate_formula("default(2, 3)", p); }), Contains("the first argument is a parameter name"));
+  CHECK_THAT(error_of([&] { evaluate_formula("noise + 1", p); }), Contains("'laplace' where a number is expected"));
+}
+
+TEST_CASE("the catalogue's closed forms are tables; a user's value bound can name a built-in exact route", "[verify][runner]") {
+  // Built-in tables: formula shown, not redeclarable, the same values as the derivations.
+  const BoundEntry& e1 = find_bound("E1");
+  CHECK(e1.formula == "alpha * delta * delta / (2 * (sigma1 * sigma1 + sigma2 * sigma2))");
+  CHECK(e1.declared_in.empty());
+  Params p;
+  p.numbers = {{"alpha", 3}, {"delta", 2}, {"sigma1", 1}, {"sigma2", 2}, {"n", 1000}, {"eps0", 1}, {"eps", 0.3}};
+  CHECK(e1.bound(p).value == 3.0 * 2 * 2 / (2 * (1 + 4)));
+  // SHUF.thm with and without k (binary randomized response: k = 2).
+  const double g = 2 / (std::exp(1.0) + 1), c = std::pow(std::exp(0.3) + 1, 2) * std::pow(2 * std::sinh(1.0), 2);
+  const double expected = g * c / (4 * 1000 * std::expm1(0.3)) * std::exp(-0.86 * 1000 * std::min(g, std::expm1(0.3) * std::expm1(0.3) / (g * c)));
+  CHECK(find_bound("SHUF.thm").bound(p).value == expected);
+  CHECK_THAT(error_of([&] { declare_bounds("[[bound]]\nid = \"E1\"\nquantity = \"renyi\"\nformula = \"1\"\n", "mine.toml"); }),
+             Contains("built in"));
+  // A user's value bound on the exact E_OU/E_GM ratio (route mse_ratio), checked by a value case.
+  const auto path = temp_file("value_bound.toml", R"toml(
+[[bound]]
+id = "MY.ratio-half"
+exact = "mse_ratio"
+requires = ["t > 0"]
+formula = "0.5"
+
+[[case]]
+name = "OU against GM, a deliberately wrong bound"
+bounds = ["MY.ratio-half"]
+kind = "value"
+[case.grid]
+d = 1
+R = 1
+rho = 1
+delta = 1
+theta = 0.5
+t = 0.01
+)toml");
+  const auto rows = run_cases(load_cases({path}), {});
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].quantity == "E_OU/E_GM");
+  CHECK(rows[0].cross.has_value());
+  CHECK(rows[0].verdict == Verdict::violated);  // the ratio is close to 1 at small t
+  CHECK_THAT(error_of([&] { declare_bounds("[[bound]]\nid = \"MY.x\"\nexact = \"nope\"\nformula = \"1\"\n", "mine.toml"); }),
+             Contains("unknown exact route 'nope' (known: blanket, gm_mse, mse_ratio, ou_mse)"));
+}

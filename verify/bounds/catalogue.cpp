@@ -41,6 +41,7 @@ const std::map<std::string, ExactRoute>& exact_routes() {
   static const std::map<std::string, ExactRoute> routes = [] {
     std::map<std::string, ExactRoute> all;
     add_diffusion_routes(all);
+    add_shuffling_routes(all);
     return all;
   }();
   return routes;

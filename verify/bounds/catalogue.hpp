@@ -84,6 +84,7 @@ struct ExactRoute {
 };
 const std::map<std::string, ExactRoute>& exact_routes();
 void add_diffusion_routes(std::map<std::string, ExactRoute>& out);
+void add_shuffling_routes(std::map<std::string, ExactRoute>& out);
 
 // Theorem 1's four (ε', δ') guarantees for a kernel composed with an (ε, δ)-DP mechanism, from the catalogue's own
 // T1.* entries (the kernel's best mixing constants as their parameters).

@@ -85,13 +85,6 @@ std::vector<sim::LawPtr> randomizer_outputs(const Params& p) {
   return out;
 }
 
-double blanket_closed_form(const Params& p) {
-  const std::string& r = p.word("randomizer");
-  if (r == "rr") return p.at("k") / (std::exp(p.at("eps0")) + p.at("k") - 1);
-  if (r == "laplace") return std::exp(-p.at("eps0") / 2);
-  if (r == "gaussian") return 2 * std::exp(log_normal_cdf(-1 / (2 * p.at("sigma"))));
-  throw InvalidArgument(fmt::format("randomizer = '{}': allowed rr, laplace, gaussian", r));
-}
 
 // γ = ∫ min_x p_{R(x)}: the minimum over the randomizer's outputs, integrated by the log-space quadrature.
 Estimate blanket_numerical(const Params& p) {
@@ -128,15 +121,6 @@ Estimate blanket_monte_carlo(const Params& p) {
   e.level = level;
   e.work = n;
   return e;
-}
-
-// SHUF.thm's bound on δ at ε for n shuffled reports of k-ary randomized response (blanket γ = k/(e^{ε0}+k−1)).
-double shuffle_bound(double n, double eps0, double eps, double k = 2) {
-  const double gamma = k / (std::exp(eps0) + k - 1);
-  const double c = std::pow(std::exp(eps) + 1, 2) * std::pow(2 * std::sinh(eps0), 2);
-  const double lead = gamma * c / (4 * n * std::expm1(eps));
-  const double rate = std::min(gamma, std::expm1(eps) * std::expm1(eps) / (gamma * c));
-  return lead * std::exp(-0.86 * n * rate);
 }
 
 // The smallest ε at which a non-increasing profile δ(ε) is ≤ δ, by bisection on [0, hi] to 1e-10 (absolute).
@@ -214,31 +198,6 @@ void add_subsampling_shuffling_bounds(std::vector<BoundEntry>& out) {
                  .quantity = "hockey_stick(eps_prime)",
                  .not_applicable = none,
                  .bound = subsampled});
-  out.push_back({.id = "BLANKET",
-                 .family = "shuffling",
-                 .source = kSlides + ", blanket decomposition",
-                 .statement = "gamma = int min_x p_R(x)(y) dy: RR on [k]: k/(e^eps0+k-1); Laplace 1/eps0 on [0,1]: "
-                              "e^(-eps0/2); Gaussian on [0,1]: 2 Phi(-1/(2 sigma))",
-                 .quantity = "gamma",
-                 .direction = Direction::equal,
-                 .not_applicable = none,
-                 .bound = [](const Params& p) { return BoundValue{blanket_closed_form(p), ""}; },
-                 .exact = blanket_numerical,
-                 .cross = blanket_monte_carlo});
-  // (k is optional here — binary randomized response has none — which formulas do not express: C++.)
-  out.push_back({.id = "SHUF.thm",
-                 .family = "shuffling",
-                 .source = kSlides + ", amplification by shuffling (as transcribed)",
-                 .statement = "delta <= gamma(e^eps+1)^2(e^eps0-e^-eps0)^2/(4n(e^eps-1)) exp(-0.86 n min(gamma, "
-                              "(e^eps-1)^2/(gamma(e^eps+1)^2(e^eps0-e^-eps0)^2)))",
-                 .quantity = "hockey_stick(eps)",
-                 .not_applicable = requires_positive("eps"),
-                 .bound = [](const Params& p) {
-                   const double e0 = p.at("eps0");
-                   const double k = p.has("k") ? p.at("k") : 2;
-                   return BoundValue{shuffle_bound(p.at("n"), e0, p.at("eps"), k),
-                                     fmt::format("gamma = {:.6g}", k / (std::exp(e0) + k - 1))};
-                 }});
   out.push_back({.id = "SHUF.cor",
                  .family = "shuffling",
                  .source = kSlides + ", corollary of the shuffling bound",
@@ -252,13 +211,26 @@ void add_subsampling_shuffling_bounds(std::vector<BoundEntry>& out) {
                  },
                  .bound = [](const Params& p) {
                    const double n = p.at("n"), e0 = p.at("eps0"), delta = p.at("delta");
-                   const auto [eps, bracket] = invert_profile([&](double e) { return shuffle_bound(n, e0, e); }, delta, 1.0);
+                   // SHUF.thm's bound (catalogue.toml) at eps, inverted: the smallest eps whose bound is <= delta
+                   const BoundEntry& thm = find_bound("SHUF.thm");
+                   Params at = p;
+                   auto bound_at = [&](double e) {
+                     if (!(e > 0)) return std::numeric_limits<double>::infinity();  // its 1/(e^eps - 1) at eps = 0
+                     at.numbers["eps"] = e;
+                     return thm.bound(at).value;
+                   };
+                   const auto [eps, bracket] = invert_profile(bound_at, delta, 1.0);
                    const double rate = std::min(e0, 1.0) * std::exp(e0) * std::sqrt(std::log(1 / delta) / n);
                    return BoundValue{eps + bracket, fmt::format("rate (eps0^1) e^eps0 sqrt(log(1/delta)/n) = {:.4g}; "
                                                                 "implied constant of the bound {:.4g}", rate, (eps + bracket) / rate)};
                  },
                  .exact = shuffled_epsilon,
                  .cross = shuffled_epsilon_direct});
+}
+
+// The blanket's γ by quadrature, with a Monte Carlo second route (BLANKET in catalogue.toml).
+void add_shuffling_routes(std::map<std::string, ExactRoute>& out) {
+  out["blanket"] = {"gamma", blanket_numerical, blanket_monte_carlo};
 }
 
 }  // namespace privamp::verify
