@@ -144,19 +144,7 @@ Estimate shift_reduction_lhs(const Params& p) {
 }  // namespace
 
 void add_repeated_noise_bounds(std::vector<BoundEntry>& out) {
-  out.push_back({.id = "RNA.thm",
-                 .family = "repeated_noise",
-                 .source = "Privacy amplification by repeated noise addition (blog), main theorem",
-                 .statement = "R_alpha(P^{*n} + 1 || P^{*n}) <= n R_alpha(P + 1/n || P); tight for Gaussian P, open for Laplace",
-                 .quantity = "renyi(alpha)",
-                 .not_applicable = [](const Params&) -> std::optional<std::string> { return std::nullopt; },
-                 .bound = [](const Params& p) {
-                   const double n = p.at("n"), a = p.at("alpha"), s = p.at("scale");
-                   const std::string& noise = p.word("noise");
-                   if (noise == "laplace") return BoundValue{n * laplace_renyi(1 / n, s, a).value, ""};
-                   if (noise == "gaussian") return BoundValue{n * gaussian_renyi(1 / n, s, a).value, ""};
-                   throw InvalidArgument(fmt::format("noise = '{}': allowed laplace, gaussian", noise));
-                 }});
+  // (RNA.thm is a table in catalogue.toml.)
   out.push_back({.id = "RNA.shift",
                  .family = "repeated_noise",
                  .source = "Privacy amplification by repeated noise addition (blog), shift reduction (Feldman et al. 2018)",
