@@ -432,43 +432,38 @@ void collect(const std::filesystem::path& path, std::vector<std::filesystem::pat
 
 }  // namespace
 
-std::vector<BoundEntry> read_bound_tables(std::string_view text, const std::string& name) {
-  toml::table doc;
+namespace {
+
+toml::table parse_document(std::string_view text, const std::string& name) {
   try {
-    doc = toml::parse(text, name);
+    return toml::parse(text, name);
   } catch (const toml::parse_error& e) {
     throw InvalidArgument(fmt::format("{}:{}: {}", name, e.source().begin.line, e.description()));
   }
-  Reader reader(name);
+}
+
+// The [[bound]] tables of a text, declared (a user's) or only read (the catalogue's).
+std::vector<BoundEntry> bound_tables(std::string_view text, const std::string& name, bool register_them) {
+  const toml::table doc = parse_document(text, name);
   std::vector<BoundEntry> out;
   const toml::node* bounds = doc.get("bound");
   if (!bounds) return out;
+  Reader reader(name);
   if (!bounds->is_array_of_tables()) reader.fail(bounds, "bound", "bounds are [[bound]] tables");
-  for (const auto& t : *bounds->as_array()) out.push_back(reader.read_bound(*t.as_table(), false));
+  for (const auto& t : *bounds->as_array()) out.push_back(reader.read_bound(*t.as_table(), register_them));
   return out;
 }
 
-void declare_bounds(std::string_view text, const std::string& name) {
-  toml::table doc;
-  try {
-    doc = toml::parse(text, name);
-  } catch (const toml::parse_error& e) {
-    throw InvalidArgument(fmt::format("{}:{}: {}", name, e.source().begin.line, e.description()));
-  }
-  const toml::node* bounds = doc.get("bound");
-  if (!bounds) return;
-  Reader reader(name);
-  if (!bounds->is_array_of_tables()) reader.fail(bounds, "bound", "bounds are [[bound]] tables");
-  for (const auto& t : *bounds->as_array()) reader.read_bound(*t.as_table());
+}  // namespace
+
+std::vector<BoundEntry> read_bound_tables(std::string_view text, const std::string& name) {
+  return bound_tables(text, name, false);
 }
 
+void declare_bounds(std::string_view text, const std::string& name) { bound_tables(text, name, true); }
+
 std::vector<Case> parse_cases(std::string_view text, const std::string& name) {
-  toml::table doc;
-  try {
-    doc = toml::parse(text, name);
-  } catch (const toml::parse_error& e) {
-    throw InvalidArgument(fmt::format("{}:{}: {}", name, e.source().begin.line, e.description()));
-  }
+  const toml::table doc = parse_document(text, name);
   Reader reader(name);
   for (const auto& [k, v] : doc)
     if (k.str() != "case" && k.str() != "bound" && k.str() != "figure")
