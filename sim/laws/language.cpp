@@ -431,12 +431,27 @@ class Evaluator {
   }
 
   // The text of a law (or any value) with its arguments' values.
-  std::string render(const Node& n) {
-    if (n.kind == Node::Kind::call && find_law(n.text)) {
-      std::vector<std::string> parts;
-      for (std::size_t i = 0; i < n.args.size(); ++i)
-        parts.push_back(fmt::format("{}{}{}", n.keys[i], n.keys[i].empty() ? "" : "=", render(*n.args[i])));
-      return fmt::format("{}({})", n.text, fmt::join(parts, ", "));
+  // A bare name that is no parameter is rendered as a word only where the law takes one (`words_ok`).
+  std::string render(const Node& n, bool words_ok = false) {
+    if (n.kind == Node::Kind::call) {
+      if (const LawSpec* spec = find_law(n.text)) {
+        std::vector<std::string> parts;
+        std::vector<bool> given(spec->params.size(), false);
+        std::size_t positional = 0;
+        for (std::size_t i = 0; i < n.args.size(); ++i) {
+          std::size_t k = 0;  // the parameter this argument fills (as make_law assigns them)
+          if (n.keys[i].empty()) {
+            while (positional < given.size() && given[positional]) ++positional;
+            k = positional++;
+          } else {
+            while (k < given.size() && spec->params[k].name != n.keys[i]) ++k;
+          }
+          const bool word = k < given.size() && spec->params[k].kind == ParamKind::word;
+          if (k < given.size()) given[k] = true;
+          parts.push_back(fmt::format("{}{}{}", n.keys[i], n.keys[i].empty() ? "" : "=", render(*n.args[i], word)));
+        }
+        return fmt::format("{}({})", n.text, fmt::join(parts, ", "));
+      }
     }
     if (n.kind == Node::Kind::list) {
       std::vector<std::string> parts;
@@ -444,7 +459,10 @@ class Evaluator {
       return fmt::format("[{}]", fmt::join(parts, ", "));
     }
     const Val v = eval(n);
-    if (v.kind == Val::Kind::word) return v.word;
+    if (v.kind == Val::Kind::word) {
+      if (v.unresolved && !words_ok) fail(n, fmt::format("unknown parameter '{}'", v.word));
+      return v.word;
+    }
     if (v.kind != Val::Kind::number) fail(n, "expected a number, a word, a list or a law");
     if (!v.is_point()) fail(n, "a law's parameter cannot carry an interval (a divergence inside a law)");
     return format_number(v.v);
@@ -858,8 +876,11 @@ LawPtr Expression::law(const Params& params) const {
   return ev.built_law(*root_);
 }
 
-LawPtr Expression::law_cached(const Params& params) const {
-  return cached_law(law_text(params), [&] { return law(params); });
+LawPtr Expression::law_cached(const Params& params, std::string* text) const {
+  std::string key = law_text(params);
+  LawPtr law = cached_law(key, [&] { return this->law(params); });
+  if (text) *text = std::move(key);
+  return law;
 }
 
 LawPtr Expression::law_refined(const Params& params, int factor) const {
@@ -869,7 +890,6 @@ LawPtr Expression::law_refined(const Params& params, int factor) const {
 }
 
 std::string Expression::law_text(const Params& params) const {
-  check_law(params);  // kinds of the arguments (an unknown parameter is not a word where a number is due)
   Evaluator ev(shared_from_this(), params, nullptr, Evaluator::Mode::evaluate);
   return ev.render(*root_);
 }

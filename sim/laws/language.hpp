@@ -68,8 +68,9 @@ class Expression : public std::enable_shared_from_this<Expression> {
   Bracketed number(const Params& params, const DivergenceFunction* divergence = nullptr) const;
   // The value as a law, built (discretised laws come wrapped so that they can be rebuilt finer).
   LawPtr law(const Params& params) const;
-  // law() through a small process-wide cache keyed by law_text() (laws are immutable; the expensive ones take ~1 s).
-  LawPtr law_cached(const Params& params) const;
+  // law() through a small process-wide cache keyed by law_text() (laws are immutable; the expensive ones take ~1 s);
+  // `text`, if given, receives that key.
+  LawPtr law_cached(const Params& params, std::string* text = nullptr) const;
   // The same law at `factor` × the cells it names, unwrapped (what Discretisation::refine returns).
   LawPtr law_refined(const Params& params, int factor) const;
   // The law with the values of its arguments, e.g. "gaussian(1, 2.5)": what `privamp divergence` takes.

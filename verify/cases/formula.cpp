@@ -42,8 +42,8 @@ std::string law_text(const std::string& expression, const Params& params) {
   return law_expression(expression)->law_text(params);
 }
 
-sim::LawPtr build_law(const std::string& expression, const Params& params) {
-  return law_expression(expression)->law_cached(params);
+sim::LawPtr build_law(const std::string& expression, const Params& params, std::string* text) {
+  return law_expression(expression)->law_cached(params, text);
 }
 
 void check_law(const std::string& expression, const Params& params) { law_expression(expression)->check_law(params); }

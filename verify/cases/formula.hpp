@@ -27,9 +27,9 @@ FormulaValue evaluate_formula_interval(const std::string& formula, const Params&
 double evaluate_formula(const std::string& formula, const Params& params);  // the value
 
 // A law template at a point: its text with the values of its arguments (what `privamp divergence` takes), and the
-// law itself (built from the parsed tree, through a small cache of the latest laws).
+// law itself (built from the parsed tree, through a small cache of the latest laws; `text` receives its text).
 std::string law_text(const std::string& expression, const Params& params);
-sim::LawPtr build_law(const std::string& expression, const Params& params);
+sim::LawPtr build_law(const std::string& expression, const Params& params, std::string* text = nullptr);
 // Checks a law template's names, parameters and required arguments at a point, building nothing.
 void check_law(const std::string& expression, const Params& params);
 

@@ -147,9 +147,7 @@ Exact exact_for(const Case& c, const Params& p, double order, const sim::FiniteK
     if (options.cross_check && kernel->size() <= 16) cross = worst_case_by_output_sets(*kernel, p.at("eps"), p.at("delta"), order);
     return {w.value, cross};
   }
-  row.mu = law_text(c.mu, p);
-  row.nu = law_text(c.nu, p);
-  const auto mu = build_law(c.mu, p), nu = build_law(c.nu, p);
+  const auto mu = build_law(c.mu, p, &row.mu), nu = build_law(c.nu, p, &row.nu);
   // Symmetric cases report the worse direction; the row names the direction that attained it, so that the row
   // reproduces its value (mu and nu are swapped when it is the reverse one).
   bool reversed = false;
