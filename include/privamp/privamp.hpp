@@ -7,6 +7,8 @@
 //   kernels       sim::FiniteKernel(matrix), sim::mixing_coefficients(k), verify::worst_case_amplification(k, ε, δ, ε′s),
 //                 verify::worst_case_renyi(k, ε, δ, αs), verify::theorem1_points(k, ε, δ)
 //   the runner    verify::load_cases(paths), verify::run_cases(cases, options) → verify::Row; verify::summary_table(rows)
+//   formulas      sim::Expression::parse("alpha * delta^2 / 2")->number(params): the expression language of case files
+//   search        verify::explore(case, "T4.closed", {.goal = verify::Goal::loosest, .budget = 400}) → verify::ExploreResult
 //   front ends    api::divergence / api::kernel / api::verify: the same results with the command line's JSON form
 //
 // Every function reports bad input with privamp::InvalidArgument (the message names the parameter, its value and
@@ -16,6 +18,7 @@
 #include "numerics/errors.hpp"
 #include "sim/kernels/finite_kernel.hpp"
 #include "sim/laws/expression.hpp"
+#include "sim/laws/language.hpp"
 #include "sim/laws/law.hpp"
 #include "verify/api/api.hpp"
 #include "verify/bounds/catalogue.hpp"
@@ -23,5 +26,6 @@
 #include "verify/divergence/engines.hpp"
 #include "verify/divergence/estimate.hpp"
 #include "verify/divergence/worst_case.hpp"
+#include "verify/explore/explore.hpp"
 #include "verify/report/report.hpp"
 #include "verify/runner/runner.hpp"
