@@ -121,8 +121,8 @@ std::string one_point_case(const Case& c, const ExploreResult& r, std::size_t k)
     if (c.cross_check) s += fmt::format("cross_check = {}\n", quoted(to_string(*c.cross_check)));
   }
   s += fmt::format("tolerance = {}\n[case.grid]\n", format_number(c.tolerance));
+  const Params p = r.space.point(e.u);
   for (const auto& [name, values] : c.grid) {
-    const Params p = r.space.point(e.u);
     if (const auto it = p.numbers.find(name); it != p.numbers.end()) s += fmt::format("{} = {:.17g}\n", name, it->second);
     else s += fmt::format("{} = {}\n", name, quoted(p.words.at(name)));
   }
