@@ -86,11 +86,6 @@ const std::vector<LawSpec>& law_catalogue();
 // contains discretised laws (noisy_sgd, projected_chain, double_well …) comes wrapped in a DiscretisedLaw that can
 // rebuild the whole expression at finer resolutions.
 LawPtr parse_law(std::string_view text);
-// parse_law through a small cache shared by all threads (the 16 latest expressions): laws are immutable once
-// built, and points of a grid that differ only in an order share them (the expensive laws take ~1 s and ~100 MB).
-LawPtr parse_law_cached(const std::string& text);
-// The expression at `resolution_factor` × the cells it names, unwrapped (what Discretisation::refine returns).
-LawPtr parse_law_refined(std::string_view text, int resolution_factor);
 
 // Checks a law expression's syntax, law and parameter names and required parameters without building anything
 // (cheap even for laws that take seconds to compute); InvalidArgument as parse_law. Parameter ranges are checked

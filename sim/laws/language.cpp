@@ -883,12 +883,6 @@ LawPtr Expression::law_cached(const Params& params, std::string* text) const {
   return law;
 }
 
-LawPtr Expression::law_refined(const Params& params, int factor) const {
-  if (factor < 1) throw_invalid("law_refined", "resolution_factor", factor, ">= 1");
-  Evaluator ev(shared_from_this(), params, nullptr, Evaluator::Mode::evaluate, factor);
-  return ev.law(*root_).law;
-}
-
 std::string Expression::law_text(const Params& params) const {
   Evaluator ev(shared_from_this(), params, nullptr, Evaluator::Mode::evaluate);
   return ev.render(*root_);
@@ -902,14 +896,6 @@ void Expression::check_law(const Params& params) const {
 // The law-expression entry points (see expression.hpp): one language, parsed once per text.
 
 LawPtr parse_law(std::string_view text) { return Expression::parse(text, "law expression")->law({}); }
-
-LawPtr parse_law_cached(const std::string& text) {
-  return Expression::parse_cached(text, "law expression")->law_cached({});
-}
-
-LawPtr parse_law_refined(std::string_view text, int resolution_factor) {
-  return Expression::parse(text, "law expression")->law_refined({}, resolution_factor);
-}
 
 void check_law_syntax(std::string_view text) { Expression::parse(text, "law expression")->check_law({}); }
 

@@ -71,8 +71,6 @@ class Expression : public std::enable_shared_from_this<Expression> {
   // law() through a small process-wide cache keyed by law_text() (laws are immutable; the expensive ones take ~1 s);
   // `text`, if given, receives that key.
   LawPtr law_cached(const Params& params, std::string* text = nullptr) const;
-  // The same law at `factor` × the cells it names, unwrapped (what Discretisation::refine returns).
-  LawPtr law_refined(const Params& params, int factor) const;
   // The law with the values of its arguments, e.g. "gaussian(1, 2.5)": what `privamp divergence` takes.
   std::string law_text(const Params& params) const;
   // Checks names, parameters and required arguments of laws and the parameters used, building nothing.
