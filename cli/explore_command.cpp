@@ -6,6 +6,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <map>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -72,6 +74,7 @@ Action add_explore_command(CLI::App& app) {
         only_id = t;
       }
     }
+    check_output_dir("--out", args->out);
     const auto loaded = verify::load_cases(paths);
     std::vector<std::pair<const verify::Case*, std::string>> runs;
     for (const verify::Case& c : loaded) {
@@ -86,10 +89,7 @@ Action add_explore_command(CLI::App& app) {
                                         only_id.empty() ? "" : "checking " + only_id + " ", fmt::join(args->targets.empty() ? std::vector<std::string>{args->cases_dir} : args->targets, ", ")));
     const std::filesystem::path dir(args->out);
     if (root) {
-      std::error_code ec;
-      std::filesystem::create_directories(dir, ec);
-      if (ec || !std::ofstream(dir / ".privamp-write-test")) throw InvalidArgument(fmt::format("--out {}: cannot write there", dir.string()));
-      std::filesystem::remove(dir / ".privamp-write-test", ec);
+      make_output_dir("--out", dir);
     }
     const bool figures = plots::gnuplot_available();
     if (root && !figures) std::cerr << "gnuplot not found: the exploration figures are skipped (install gnuplot-nox)\n";
@@ -105,13 +105,25 @@ Action add_explore_command(CLI::App& app) {
     if (root)
       std::cout << fmt::format("{:<52} {:<20} {:>14} {:>34} {:>14} {:>7}\n", "case", "ID", "best ratio", "re-evaluated exact / bound",
                                "verdict", "time");
-    for (const auto& [c, id] : runs) {
+    // One file stem per run: distinct names that map to the same stem ("a b", "a_b") get -2, -3, ...
+    std::vector<std::string> stems;
+    {
+      std::map<std::string, int> used;
+      for (const auto& [c, id] : runs) {
+        const std::string base = verify::explore_stem(c->name, id);
+        const int n = ++used[base];
+        stems.push_back(n == 1 ? base : fmt::format("{}-{}", base, n));
+      }
+    }
+    for (std::size_t run = 0; run < runs.size(); ++run) {
+      const auto& [c, id] = runs[run];
       const auto start = std::chrono::steady_clock::now();
       options.progress = root ? terminal_progress(fmt::format("evaluations ({})", id)) : nullptr;
       const verify::ExploreResult r = verify::explore(*c, id, options);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (!root) continue;
-      const std::string stem = verify::explore_stem(c->name, id);
+      const std::string& stem = stems[run];
+      verify::remove_stale_point_files(dir, stem);
       {
         std::ofstream(dir / (stem + ".md")) << verify::explore_markdown(*c, r, options, stem);
       }

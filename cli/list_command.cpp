@@ -28,9 +28,10 @@ Action add_list_command(CLI::App& app) {
     std::vector<std::filesystem::path> paths;
     if (std::filesystem::is_directory(*cases_dir)) paths.emplace_back(*cases_dir);
     for (const auto& f : *extra) paths.emplace_back(f);
-    if (!paths.empty())
-      for (const auto& c : verify::load_cases(paths))
-        for (const auto& id : c.bounds) exercised[id].insert(fmt::format("{} ({})", c.file, c.name));
+    verify::Loaded loaded;
+    if (!paths.empty()) loaded = verify::load(paths);
+    for (const auto& c : loaded.cases)
+      for (const auto& id : c.bounds) exercised[id].insert(fmt::format("{} ({})", c.file, c.name));
     // Latest verdicts: the golden results.
     std::map<std::string, std::map<std::string, int>> verdicts;
     const auto expected = std::filesystem::path(*cases_dir) / "expected";
@@ -46,12 +47,12 @@ Action add_list_command(CLI::App& app) {
         }
       }
     std::vector<verify::BoundEntry> all = verify::bound_catalogue();
-    for (auto& b : verify::declared_bounds()) all.push_back(std::move(b));
+    for (const auto& b : *loaded.bounds) all.push_back(b);
     for (const auto& b : all) {
       std::cout << fmt::format("{}  [{}; {} bound on {}]\n  {}\n  source: {}\n", b.id, b.family,
                                verify::to_string(b.direction), b.quantity, b.statement, b.source);
       if (!b.formula.empty())
-        std::cout << fmt::format("  {}: {}\n", b.declared_in.empty() ? "formula (verify/bounds/catalogue.toml)" : "declared in " + b.declared_in,
+        std::cout << fmt::format("  {}: {}\n", b.declared_in.empty() ? "formula (verify/bounds/catalogue.toml)" : "declared in " + verify::declared_at(b),
                                  b.formula);
       const auto ex = exercised.find(b.id);
       std::cout << "  cases: " << (ex == exercised.end() ? "none" : fmt::format("{}", fmt::join(ex->second, "; "))) << "\n";

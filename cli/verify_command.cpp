@@ -1,3 +1,4 @@
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -37,6 +38,44 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
+std::vector<std::string> list_option(const std::string& command, const std::string& option, const std::string& text) {
+  std::vector<std::string> items = split(text);
+  if (items.empty() && !text.empty())
+    throw InvalidArgument(fmt::format("{} {} '{}': names nothing (give a comma-separated list such as E1,T5)", command, option, text));
+  return items;
+}
+
+void check_output_dir(const std::string& option, const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec)) {
+    if (!std::filesystem::is_directory(dir, ec))
+      throw InvalidArgument(fmt::format("{} {}: is a file, not a directory", option, dir.string()));
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+      throw InvalidArgument(fmt::format("{} {}: cannot write there", option, dir.string()));
+    return;
+  }
+  // The nearest existing ancestor must be a directory we may create folders in.
+  std::filesystem::path up = std::filesystem::absolute(dir, ec).parent_path();
+  while (!up.empty() && !std::filesystem::exists(up, ec) && up != up.root_path()) up = up.parent_path();
+  if (!std::filesystem::is_directory(up, ec))
+    throw InvalidArgument(fmt::format("{} {}: cannot be created ({} is not a directory)", option, dir.string(), up.string()));
+  if (::access(up.c_str(), W_OK | X_OK) != 0)
+    throw InvalidArgument(fmt::format("{} {}: cannot be created (no permission to write in {})", option, dir.string(), up.string()));
+}
+
+void make_output_dir(const std::string& option, const std::filesystem::path& dir) {
+  check_output_dir(option, dir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InvalidArgument(fmt::format("{} {}: cannot be created: {}", option, dir.string(), ec.message()));
+  // A probe file of our own (a unique name, created exclusively): no file of the user's is touched.
+  std::string probe = (dir / ".privamp-probe-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) throw InvalidArgument(fmt::format("{} {}: cannot write there", option, dir.string()));
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
 int worker_count(const std::string& command, int jobs) {
   if (jobs < 0 || jobs > 1024) throw_invalid(command, "--jobs", jobs, "1 <= jobs <= 1024 (0: the number of cores)");
   return jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -70,22 +109,21 @@ Action add_verify_command(CLI::App& app) {
     if (args->update_golden && !args->only.empty())
       throw InvalidArgument("--update-golden rewrites whole case files: run it without --only");
     const int jobs = worker_count("verify", args->jobs);
-    if (!args->out.empty()) {
-      // Found unwritable now, not after the whole run.
-      const std::filesystem::path dir(args->out);
-      std::error_code ec;
-      std::filesystem::create_directories(dir, ec);
-      const auto probe = dir / ".privamp-write-test";
-      if (ec || !std::ofstream(probe)) throw InvalidArgument(fmt::format("--out {}: cannot write there", dir.string()));
-      std::filesystem::remove(probe, ec);
-    }
+    if (!args->out.empty()) check_output_dir("--out", args->out);  // found unusable now, not after the whole run
     std::vector<std::filesystem::path> paths;
     for (const auto& p : args->paths) paths.emplace_back(p);
     if (paths.empty()) paths.emplace_back("cases");
-    const auto cases = verify::load_cases(paths);  // all validation happens before anything runs or is written
+    const verify::Loaded loaded = verify::load(paths);  // all validation happens before anything runs or is written
+    const auto& cases = loaded.cases;
     verify::RunOptions options;
-    options.only = split(args->only);
-    for (const auto& id : options.only) verify::find_bound(id);
+    options.only = list_option("verify", "--only", args->only);
+    for (const auto& id : options.only) verify::find_bound(id, *loaded.bounds);
+    const std::filesystem::path golden =
+        args->golden_dir.empty()
+            ? (std::filesystem::is_directory(paths.front()) ? paths.front() : paths.front().parent_path()) / "expected"
+            : std::filesystem::path(args->golden_dir);
+    if (args->update_golden) verify::check_golden_targets(cases, golden);
+    if (!args->out.empty()) make_output_dir("--out", args->out);
     options.jobs = jobs;
     options.progress = terminal_progress("points");
     // Over several processes (mpirun): each computes its share of the points, the first one reassembles them in
@@ -115,10 +153,6 @@ Action add_verify_command(CLI::App& app) {
       verify::write_markdown(rows, dir / "report.md");
       std::cout << fmt::format("wrote {}/results.csv, results.json, report.md\n", dir.string());
     }
-    const std::filesystem::path golden =
-        args->golden_dir.empty()
-            ? (std::filesystem::is_directory(paths.front()) ? paths.front() : paths.front().parent_path()) / "expected"
-            : std::filesystem::path(args->golden_dir);
     long violated = 0, errors = 0;
     for (const auto& r : rows) {
       violated += r.verdict == verify::Verdict::violated;

@@ -57,7 +57,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
   const ExploreAxis* ay = two ? &r.space.axes[order[1]] : nullptr;
 
   // Map: blocks of candidates (x, y, log10 ratio), of points without a ratio (x, y), of the reported points.
-  const auto map_csv = std::filesystem::absolute(dir / (stem + "_map.csv"));
+  const auto map_csv = dir / (stem + "_map.csv");
   std::vector<std::string> plots;
   {
     std::ofstream out(map_csv);
@@ -79,7 +79,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
       const double l = e.slack / std::log(10.0);
       blocks[2].push_back(fmt::format("{},{},{}", coordinate(ax, e.point), two ? coordinate(*ay, e.point) : l, l));
     }
-    const std::string file = quoted(map_csv.string());
+    const std::string file = quoted(map_csv.filename().string());  // gnuplot runs in `dir`
     int index = 0;
     for (int b = 0; b < 3; ++b) {
       if (blocks[b].empty()) continue;
@@ -107,7 +107,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
                  body);
 
   // Convergence: the best slack so far (as log10 ratio) against the number of evaluations.
-  const auto conv_csv = std::filesystem::absolute(dir / (stem + "_convergence.csv"));
+  const auto conv_csv = dir / (stem + "_convergence.csv");
   std::size_t rows = 0;
   {
     std::ofstream out(conv_csv);
@@ -132,7 +132,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
       "set xlabel 'evaluations'\nset ylabel 'best log_{{10}}({}) so far'\nset key below nobox\n"
       "set arrow from {}, graph 0 to {}, graph 1 nohead ls 9\n"
       "plot {} using 1:2 with steps ls 1 title 'best so far ({}; the dashed line ends the global phase)'\n",
-      ratio, r.global_points + 0.5, r.global_points + 0.5, quoted(conv_csv.string()),
+      ratio, r.global_points + 0.5, r.global_points + 0.5, quoted(conv_csv.filename().string()),
       r.goal == verify::Goal::tightest ? "|log|" : verify::to_string(r.goal));
   render_gnuplot(dir, stem + "_convergence", fmt::format("{}: convergence of the search", r.id),
                  fmt::format("privamp explore: best objective so far; data {}", conv_csv.filename().string()), cbody);

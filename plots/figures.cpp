@@ -21,6 +21,20 @@ namespace {
 using verify::Case;
 using verify::Row;
 
+// Whether a point has the series' `where` values.
+bool selects(const Series& s, const verify::Params& p) {
+  for (const auto& [key, want] : s.where) {
+    if (const double* d = std::get_if<double>(&want)) {
+      const auto it = p.numbers.find(key);
+      if (it == p.numbers.end() || std::abs(it->second - *d) > 1e-12 * std::max(1.0, std::abs(*d))) return false;
+    } else {
+      const auto it = p.words.find(key);
+      if (it == p.words.end() || it->second != std::get<std::string>(want)) return false;
+    }
+  }
+  return true;
+}
+
 bool has_parameter(const Case& c, const std::string& name) {
   return std::any_of(c.grid.begin(), c.grid.end(), [&](const auto& e) { return e.first == name; }) ||
          std::any_of(c.derived.begin(), c.derived.end(), [&](const auto& e) { return e.first == name; });
@@ -39,16 +53,20 @@ class FigureReader : public verify::TomlReader {
     f.name = text(t, "name");
     if (f.name.empty() || f.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos)
       fail(t.get("name"), "name", "must be a non-empty file stem of letters, digits, '_' and '-'");
-    f.title = text(t, "title", f.name);
-    f.description = text(t, "description", "");
+    f.title = label(t, "title", f.name);
+    f.description = text(t, "description", "");  // written as comment lines
     f.x = text(t, "x");
-    f.xlabel = text(t, "xlabel", f.x);
-    f.ylabel = text(t, "ylabel", "");
+    f.xlabel = label(t, "xlabel", f.x);
+    f.ylabel = label(t, "ylabel", "");
     f.log = text(t, "log", "");
     if (f.log != "" && f.log != "x" && f.log != "y" && f.log != "xy") fail(t.get("log"), "log", "must be \"\", x, y or xy");
-    f.key = text(t, "key", "below nobox");
+    f.key = key(t);
     f.xrange = range(t, "xrange");
     f.yrange = range(t, "yrange");
+    for (const auto& [axis, r] : {std::pair{'x', f.xrange}, std::pair{'y', f.yrange}})
+      if (r && f.log.find(axis) != std::string::npos && !(r->first > 0))
+        fail(t.get(std::string(1, axis) + "range"), std::string(1, axis) + "range",
+             fmt::format("a log {} axis needs a range above 0 (got [{}, {}])", axis, r->first, r->second));
     const toml::node* s = t.get("series");
     if (!s || !s->is_array_of_tables() || s->as_array()->empty())
       fail(s ? s : &t, "series", "a figure needs [[figure.series]] tables");
@@ -62,6 +80,46 @@ class FigureReader : public verify::TomlReader {
     for (const auto& [k, v] : t)
       if (!known.count(std::string(k.str())))
         fail(&v, prefix + std::string(k.str()), fmt::format("unknown key (known: {})", fmt::join(known, ", ")));
+  }
+
+  // Text drawn by gnuplot (titles, labels): any characters but control characters, which would end its command.
+  std::string label(const toml::table& t, const std::string& key, const std::string& fallback) const {
+    std::string s = text(t, key, fallback);
+    if (has_control_character(s))
+      fail(t.get(key), key, "must be one line of text without control characters (newlines, tabs, escapes)");
+    if (s.size() > 1000) fail(t.get(key), key, fmt::format("{} characters; at most 1000", s.size()));
+    return s;
+  }
+
+  // key: words of a fixed vocabulary ("below nobox"), or a table {position, box, opaque, columns, off}.
+  KeyOptions key(const toml::table& t) const {
+    const toml::node* n = t.get("key");
+    if (!n) return {};
+    if (n->is_string()) try {
+        return parse_key_words(**n->as_string());
+      } catch (const InvalidArgument& e) {
+        fail(n, "key", e.what());
+      }
+    if (!n->is_table()) fail(n, "key", "must be words such as \"below nobox\" or a table {position = \"top left\", box = true}");
+    const toml::table& k = *n->as_table();
+    for (const auto& [name, v] : k)
+      if (name.str() != "position" && name.str() != "box" && name.str() != "opaque" && name.str() != "columns" && name.str() != "off")
+        fail(&v, "key." + std::string(name.str()), "unknown key (known: position, box, opaque, columns, off)");
+    KeyOptions o;
+    o.position = text(k, "position", o.position);
+    if (o.position.find_first_not_of(' ') == std::string::npos) fail(k.get("position"), "key.position", "must not be empty");
+    std::istringstream words(o.position);
+    for (std::string w; words >> w;)
+      if (!is_key_position_word(w))
+        fail(k.get("position"), "key.position", fmt::format("'{}' is not a position (allowed: below, above, top, bottom, left, right, center, inside, outside)", w));
+    o.box = boolean(k, "box", false);
+    o.opaque = boolean(k, "opaque", false);
+    o.off = boolean(k, "off", false);
+    const double columns = number(k, "columns", 0);
+    if (!(columns >= 0 && columns <= 20 && columns == std::floor(columns)))
+      fail(k.get("columns"), "key.columns", fmt::format("must be an integer in [1, 20] (got {})", columns));
+    o.columns = static_cast<int>(columns);
+    return o;
   }
 
   std::optional<std::pair<double, double>> range(const toml::table& t, const std::string& key) const {
@@ -120,7 +178,21 @@ class FigureReader : public verify::TomlReader {
       }
     }
     s.scale = text(t, "scale", "");
-    s.title = text(t, "title", fmt::format("{} {}", s.id, y));
+    // The series' points, known before anything runs: a selection that keeps none, or a scale that is not a
+    // finite number at one of them, is refused here.
+    std::size_t kept = 0;
+    for (const verify::Params& p : c.points()) {
+      if (!selects(s, p)) continue;
+      ++kept;
+      if (!s.scale.empty()) try {
+          const double k = verify::evaluate_formula(s.scale, p);
+          if (!std::isfinite(k)) throw InvalidArgument(fmt::format("the scale is {} at {}", k, p.describe()));
+        } catch (const InvalidArgument& e) {
+          fail(t.get("scale"), "series.scale", e.what());
+        }
+    }
+    if (kept == 0) fail(t.get("where") ? t.get("where") : t.get("case"), "series.where", fmt::format("selects no point of case '{}'", c.name));
+    s.title = label(t, "title", fmt::format("{} {}", s.id, y));
     s.style = text(t, "style", s.y == Series::Y::exact ? "points" : "lines");
     if (s.style != "points" && s.style != "lines" && s.style != "linespoints")
       fail(t.get("style"), "series.style", "must be points, lines or linespoints");
@@ -134,26 +206,10 @@ class FigureReader : public verify::TomlReader {
 };
 
 bool matches(const Row& row, const Series& s) {
-  if (row.case_name != s.case_name || row.id != s.id) return false;
-  for (const auto& [key, want] : s.where) {
-    if (const double* d = std::get_if<double>(&want)) {
-      const auto it = row.params.numbers.find(key);
-      if (it == row.params.numbers.end() || std::abs(it->second - *d) > 1e-12 * std::max(1.0, std::abs(*d))) return false;
-    } else {
-      const auto it = row.params.words.find(key);
-      if (it == row.params.words.end() || it->second != std::get<std::string>(want)) return false;
-    }
-  }
-  return true;
+  return row.case_name == s.case_name && row.id == s.id && selects(s, row.params);
 }
 
 }  // namespace
-
-std::string quoted(const std::string& text) {
-  std::string q;
-  for (char c : text) q += c == '\'' ? std::string("''") : std::string(1, c);
-  return "'" + q + "'";
-}
 
 FigureSet load_figures(const std::vector<std::filesystem::path>& paths) {
   FigureSet set;
@@ -267,15 +323,13 @@ std::string style_preamble(const std::string& output, bool pdf) {
   return s;
 }
 
-bool gnuplot_available() { return std::system("command -v gnuplot > /dev/null 2>&1") == 0; }
-
 void render(const Figure& figure, const std::vector<std::vector<Point>>& data, const std::filesystem::path& dir) {
   if (!gnuplot_available())
     throw InvalidArgument("gnuplot was not found: install gnuplot-nox (scripts/install-deps.sh does) to render figures");
   if (std::all_of(data.begin(), data.end(), [](const auto& s) { return s.empty(); }))
     throw NumericalError(fmt::format("figure '{}': no verified row to draw", figure.name));
   std::filesystem::create_directories(dir);
-  const auto csv = std::filesystem::absolute(dir / (figure.name + ".csv"));
+  const auto csv = dir / (figure.name + ".csv");
   {
     // One block per series, two blank lines apart (gnuplot's `index`); the header is a comment line.
     std::ofstream out(csv);
@@ -297,11 +351,11 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
   std::string body;
   if (figure.log == "x" || figure.log == "xy") body += "set logscale x\n";
   if (figure.log == "y" || figure.log == "xy") body += "set logscale y\nset format y '10^{%L}'\n";
-  body += fmt::format("set xlabel {}\nset ylabel {}\nset key {}\n", quoted(figure.xlabel), quoted(figure.ylabel), figure.key);
+  body += fmt::format("set xlabel {}\nset ylabel {}\nset key {}\n", quoted(figure.xlabel), quoted(figure.ylabel), figure.key.render());
   if (figure.xrange) body += fmt::format("set xrange [{}:{}]\n", figure.xrange->first, figure.xrange->second);
   if (figure.yrange) body += fmt::format("set yrange [{}:{}]\n", figure.yrange->first, figure.yrange->second);
   std::vector<std::string> plots;
-  const std::string file = quoted(csv.string());
+  const std::string file = quoted(csv.filename().string());  // gnuplot runs in `dir`
   for (std::size_t k = 0, block = 0; k < data.size(); ++k) {
     if (data[k].empty()) continue;  // nothing verified to draw (say, every row in error), and no block in the file
     const Series& s = figure.series[k];
@@ -323,28 +377,20 @@ void render_gnuplot(const std::filesystem::path& dir, const std::string& name, c
                     const std::string& comment, const std::string& body) {
   if (!gnuplot_available())
     throw InvalidArgument("gnuplot was not found: install gnuplot-nox (scripts/install-deps.sh does) to render figures");
-  const auto script = dir / (name + ".gp");
+  const std::string script = name + ".gp";
   {
-    std::ofstream out(script);
-    if (!out) throw InvalidArgument(fmt::format("cannot write {}", script.string()));
+    std::ofstream out(dir / script);
+    if (!out) throw InvalidArgument(fmt::format("cannot write {}", (dir / script).string()));
     const std::string set_title = "set title " + quoted(title) + "\n";
-    std::string commented = "# ";
-    for (char c : comment) commented += c == '\n' ? std::string("\n# ") : std::string(1, c);
+    std::string commented = "# ";  // every line of the comment a comment line, whatever ends it
+    for (char c : comment) commented += c == '\n' ? std::string("\n# ") : has_control_character(std::string(1, c)) ? " " : std::string(1, c);
     out << commented << "\n";
-    out << style_preamble(std::filesystem::absolute(dir / (name + ".pdf")).string(), true) << set_title << body;
-    out << "set output\n" << style_preamble(std::filesystem::absolute(dir / (name + ".png")).string(), false) << set_title << body;
+    out << style_preamble(name + ".pdf", true) << set_title << body;
+    out << "set output\n" << style_preamble(name + ".png", false) << set_title << body;
     out << "set output\n";
+    if (!out) throw InvalidArgument(fmt::format("cannot write {}", (dir / script).string()));
   }
-  // gnuplot's messages go to NAME.log; a failure quotes them.
-  const auto log = std::filesystem::absolute(dir / (name + ".log"));
-  const std::string command =
-      fmt::format("gnuplot '{}' > '{}' 2>&1", std::filesystem::absolute(script).string(), log.string());
-  if (std::system(command.c_str()) != 0) {
-    std::ifstream in(log);
-    std::stringstream text;
-    text << in.rdbuf();
-    throw NumericalError(fmt::format("gnuplot failed on {}:\n{}", script.string(), text.str()));
-  }
+  run_gnuplot(dir, script, name + ".log");  // gnuplot's messages go to NAME.log; a failure quotes them
 }
 
 }  // namespace privamp::plots

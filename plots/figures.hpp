@@ -9,7 +9,9 @@
 //   xlabel = "r"                           # gnuplot enhanced text; ylabel likewise
 //   log = "xy"                             # "", "x", "y" or "xy"
 //   xrange = [1, 50]                       # optional, as yrange
-//   key = "below nobox"                    # gnuplot `set key` words; the default keeps the key off the data
+//   key = "below nobox"                    # key words (below above top bottom left right center inside outside box
+//                                          # nobox opaque noopaque off), or {position = "top left", box = true,
+//                                          # opaque = false, columns = 2, off = false}; the default keeps it off the data
 //   [[figure.series]]
 //   case = "noisy linear iteration"        # a case of the files loaded with the figure
 //   id = "T4.closed"                       # the row's theorem ID
@@ -32,6 +34,7 @@
 #include <variant>
 #include <vector>
 
+#include "plots/gnuplot.hpp"
 #include "verify/cases/case.hpp"
 #include "verify/runner/runner.hpp"
 
@@ -51,7 +54,8 @@ struct Series {
 struct Figure {
   std::string file = {};  // where it was declared
   std::string name = {}, title = {}, description = {};
-  std::string x = {}, xlabel = {}, ylabel = {}, log = {}, key = "below nobox";
+  std::string x = {}, xlabel = {}, ylabel = {}, log = {};
+  KeyOptions key = {};
   std::optional<std::pair<double, double>> xrange = {}, yrange = {};
   std::vector<Series> series = {};
 };
@@ -79,17 +83,15 @@ struct Point {
 std::vector<std::vector<Point>> select(const Figure& figure, const std::vector<verify::Row>& rows);
 
 std::string style_preamble(const std::string& output, bool pdf);
-bool gnuplot_available();
 
 // Writes NAME.csv (one block per series with points, two blank lines apart: series index, x, y, lower, upper,
 // verdict), NAME.gp, and runs gnuplot for NAME.pdf and NAME.png. Throws InvalidArgument with a clear message when gnuplot is not installed,
 // NumericalError if it fails.
 void render(const Figure& figure, const std::vector<std::vector<Point>>& data, const std::filesystem::path& dir);
 
-// Writes NAME.gp (the comment, the shared style, the title and the body, for the PDF then the PNG) and runs gnuplot.
+// Writes NAME.gp (the comment, the shared style, the title and the body, for the PDF then the PNG) and runs gnuplot
+// in `dir` (the body names its files relative to `dir`; user text in it must come through quoted()).
 void render_gnuplot(const std::filesystem::path& dir, const std::string& name, const std::string& title,
                     const std::string& comment, const std::string& body);
-// A gnuplot single-quoted string (quotes doubled).
-std::string quoted(const std::string& text);
 
 }  // namespace privamp::plots

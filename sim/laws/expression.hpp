@@ -8,6 +8,9 @@
 // `privamp laws` prints; adding a law means adding a class and one entry there.
 #pragma once
 
+#include <cstdint>
+#include <cstddef>
+
 #include <functional>
 #include <map>
 #include <optional>
@@ -94,6 +97,14 @@ void check_law_syntax(std::string_view text);
 
 // Nesting depth of brackets and calls that the parser accepts.
 inline constexpr int kMaxExpressionDepth = 64;
+// Height of an expression's tree (brackets, calls and each operator of a chain count one level), its text's length,
+// and the work of one evaluation (nodes evaluated; a divergence call counts kDivergenceWork): larger inputs are
+// refused with a message naming the limit, so that no input length sets the depth of a recursion or an unbounded
+// amount of work.
+inline constexpr int kMaxTreeHeight = 256;
+inline constexpr std::size_t kMaxExpressionLength = 1'000'000;
+inline constexpr std::uint64_t kMaxFormulaWork = 20'000'000;
+inline constexpr std::uint64_t kDivergenceWork = 10'000;
 
 std::string to_string(ParamKind kind);
 

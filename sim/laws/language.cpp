@@ -50,6 +50,7 @@ struct Node {
   std::string text;                 // a name, an operator, or the called law or function
   std::vector<std::shared_ptr<const Node>> args;
   std::vector<std::string> keys;    // a call's argument names ("" for positional ones)
+  int height = 1;                   // levels of the tree below and including this node
 };
 
 namespace {
@@ -58,7 +59,11 @@ using NodePtr = std::shared_ptr<const Node>;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 [[noreturn]] void fail_at(const std::string& label, const std::string& text, std::size_t column, const std::string& why) {
-  throw InvalidArgument(fmt::format("{}, column {}: {}\n  {}\n  {}^", label, column + 1, why, text, std::string(column, ' ')));
+  // The text around the column (at most 60 characters each side), with a caret under it.
+  const std::size_t from = column > 60 ? column - 60 : 0, to = std::min(text.size(), column + 60);
+  const std::string before = from > 0 ? "..." : "", after = to < text.size() ? "..." : "";
+  throw InvalidArgument(fmt::format("{}, column {}: {}\n  {}{}{}\n  {}^", label, column + 1, why, before,
+                                    text.substr(from, to - from), after, std::string(before.size() + column - from, ' ')));
 }
 
 const LawSpec* find_law(const std::string& name) {
@@ -86,6 +91,8 @@ class Parser {
   Parser(std::string_view text, const std::string& label) : s_(text), label_(label) {}
 
   NodePtr parse() {
+    if (s_.size() > kMaxExpressionLength)
+      throw InvalidArgument(fmt::format("{}: {} characters; an expression has at most {}", label_, s_.size(), kMaxExpressionLength));
     NodePtr n = comparison();
     skip();
     if (pos_ != s_.size()) fail(label_ == "law expression" ? "unexpected text after the law" : "unexpected text");
@@ -134,7 +141,17 @@ class Parser {
     ~Nest() { --parser.depth_; }
     Parser& parser;
   };
-  static NodePtr make(Node n) { return std::make_shared<const Node>(std::move(n)); }
+  // Every node is made here: a tree higher than kMaxTreeHeight (deep brackets, or long flat chains such as
+  // 0+0+…+0, which are one level per operator) is refused before it is built, so that nothing that walks the
+  // tree (checks, evaluation, destruction) recurses deeper than that.
+  NodePtr make(Node n) const {
+    for (const auto& a : n.args) n.height = std::max(n.height, a->height + 1);
+    if (n.height > kMaxTreeHeight)
+      fail(fmt::format("the expression is more than {} levels deep (each operator of a chain such as a+b+c+... counts one "
+                       "level): split it, e.g. with sum(k, from, to, expr)", kMaxTreeHeight),
+           n.column);
+    return std::make_shared<const Node>(std::move(n));
+  }
 
   NodePtr comparison() {
     NodePtr a = sum();
@@ -359,6 +376,7 @@ class Evaluator {
   }
 
   Val eval(const Node& n) {
+    if (++work_ > kMaxFormulaWork) over_budget(n, work_);
     switch (n.kind) {
       case Node::Kind::number: return Val::point(n.number);
       case Node::Kind::name: {
@@ -658,7 +676,14 @@ class Evaluator {
     return r;
   }
 
-  // sum(k, from, to, expr): expr with the parameter k = from, from + 1, …, to (at most 10^6 terms).
+  [[noreturn]] void over_budget(const Node& n, double work) const {
+    fail(n, fmt::format("about {:.3g} steps of work for one evaluation; the limit is {:.0e} (each divergence call "
+                        "counts {:.0e}): use fewer terms in sum()",
+                        work, static_cast<double>(kMaxFormulaWork), static_cast<double>(kDivergenceWork)));
+  }
+
+  // sum(k, from, to, expr): expr with the parameter k = from, from + 1, …, to (at most 10^6 terms). The work of
+  // the whole sum (the terms times the first term's work) is checked against the budget before it runs.
   Val summation(const Node& n) {
     if (n.args.size() != 4 || n.args[0]->kind != Node::Kind::name)
       fail(n, "sum(k, from, to, expr): an index name, two integer bounds and the summand");
@@ -666,12 +691,22 @@ class Evaluator {
     const Val from = number(*n.args[1]), to = number(*n.args[2]);
     if (!from.is_point() || !to.is_point() || from.v != std::floor(from.v) || to.v != std::floor(to.v))
       fail(n, "sum: the bounds must be integers");
-    if (to.v - from.v > 1e6) fail(n, "sum: at most 10^6 terms");
+    constexpr double kMaxIndex = 9007199254740992.0;  // 2^53: every integer up to it is a double
+    if (std::abs(from.v) > kMaxIndex || std::abs(to.v) > kMaxIndex)
+      fail(n, fmt::format("sum: bounds {} and {}; allowed: integers of magnitude at most 2^53", format_number(from.v), format_number(to.v)));
+    const std::int64_t first = static_cast<std::int64_t>(from.v), last = static_cast<std::int64_t>(to.v);
+    if (last - first >= 1'000'000)
+      fail(n, fmt::format("sum: {} terms; at most 10^6", static_cast<double>(last - first) + 1));
     const auto saved = params_.numbers.find(k) != params_.numbers.end() ? std::optional<double>(params_.numbers[k]) : std::nullopt;
     Val total = Val::point(0);
-    for (double i = from.v; i <= to.v; ++i) {
-      params_.numbers[k] = i;
+    for (std::int64_t i = first; i <= last; ++i) {
+      params_.numbers[k] = static_cast<double>(i);
+      const std::uint64_t before = work_;
       const Val t = number(*n.args[3]);
+      if (i == first) {
+        const double estimate = static_cast<double>(work_ - before) * static_cast<double>(last - first + 1);
+        if (static_cast<double>(before) + estimate > static_cast<double>(kMaxFormulaWork)) over_budget(n, static_cast<double>(before) + estimate);
+      }
       Val r = Val::point(total.v + t.v);
       r.lo = total.lo + t.lo;
       r.hi = total.hi + t.hi;
@@ -706,6 +741,8 @@ class Evaluator {
       const std::string key = sub.render(arg);
       return cached_law(key, [&] { return sub.built_law(arg); });
     };
+    work_ += kDivergenceWork;
+    if (work_ > kMaxFormulaWork) over_budget(n, static_cast<double>(work_));
     const LawPtr mu = built(*n.args[0]), nu = built(*n.args[1]);
     Bracketed r;
     try {
@@ -785,6 +822,7 @@ class Evaluator {
   const DivergenceFunction* divergence_;
   Mode mode_;
   BuildContext context_;
+  std::uint64_t work_ = 0;  // nodes evaluated, plus kDivergenceWork per divergence call
 };
 
 // ------------------------------------------------------------------------------------------------------------------
@@ -838,6 +876,51 @@ void validate_node(const std::string& label, const std::string& text, const Node
 }  // namespace
 
 void Expression::validate(const Expression& e, const Node& root) { validate_node(e.label_, e.text_, root); }
+
+// The work of evaluating `n` at a point, computed from the tree without evaluating it: one step per node, a
+// divergence call kDivergenceWork, if() its costlier branch, sum() its terms times its summand. A sum's bounds are
+// evaluated at the point; a bound that depends on an enclosing sum's index is taken at both ends of that index's
+// range; a bound that cannot be evaluated counts as the most terms allowed (10^6). Recursion follows the tree,
+// whose height is bounded by the parser.
+double Expression::work(const Node& n, Params& params) const {
+  const auto children = [&](std::size_t from) {
+    double w = 0;
+    for (std::size_t i = from; i < n.args.size(); ++i) w += work(*n.args[i], params);
+    return w;
+  };
+  if (n.kind != Node::Kind::call) return 1 + children(0);
+  if (n.text == "if" && n.args.size() == 3)
+    return 1 + work(*n.args[0], params) + std::max(work(*n.args[1], params), work(*n.args[2], params));
+  if (is_divergence(n.text)) return static_cast<double>(kDivergenceWork) + children(0);
+  if (n.text != "sum" || n.args.size() != 4 || n.args[0]->kind != Node::Kind::name) return 1 + children(0);
+  const auto bound = [&](const Node& b) -> std::optional<double> {
+    try {
+      Evaluator ev(shared_from_this(), params, nullptr, Evaluator::Mode::evaluate);
+      return ev.number(b).v;
+    } catch (const InvalidArgument&) {
+      return std::nullopt;
+    }
+  };
+  const std::optional<double> from = bound(*n.args[1]), to = bound(*n.args[2]);
+  const double terms = from && to ? std::clamp(*to - *from + 1, 0.0, 1e6) : 1e6;
+  if (terms == 0) return 1 + children(1);
+  const std::string& k = n.args[0]->text;
+  const auto saved = params.numbers.find(k) != params.numbers.end() ? std::optional<double>(params.numbers[k]) : std::nullopt;
+  double body = 0;
+  for (const std::optional<double>& end : {from, to}) {
+    if (end) params.numbers[k] = *end;
+    else params.numbers.erase(k);
+    body = std::max(body, work(*n.args[3], params));
+  }
+  if (saved) params.numbers[k] = *saved;
+  else params.numbers.erase(k);
+  return 1 + work(*n.args[1], params) + work(*n.args[2], params) + terms * body;
+}
+
+double Expression::work(const Params& params) const {
+  Params p = params;
+  return work(*root_, p);
+}
 
 std::shared_ptr<const Expression> Expression::parse(std::string_view text, std::string label) {
   std::shared_ptr<Expression> e(new Expression());

@@ -75,12 +75,16 @@ class Expression : public std::enable_shared_from_this<Expression> {
   std::string law_text(const Params& params) const;
   // Checks names, parameters and required arguments of laws and the parameters used, building nothing.
   void check_law(const Params& params) const;
+  // The work one evaluation at `params` would take (steps; a divergence call counts kDivergenceWork), estimated
+  // from the tree without evaluating it: compared with kMaxFormulaWork before anything runs.
+  double work(const Params& params) const;
 
   ~Expression();
 
  private:
   Expression() = default;
   static void validate(const Expression& e, const Node& root);
+  double work(const Node& n, Params& params) const;
   std::string text_, label_;
   std::shared_ptr<const Node> root_;
   friend class Evaluator;

@@ -200,11 +200,10 @@ TEST_CASE("the catalogue covers every result ID of THEOREMS.md", "[verify][runne
   }
   CHECK(ids.size() >= 35);
   const std::string cases = (std::filesystem::path(PRIVAMP_SOURCE_DIR) / "cases").string();
-  load_cases({cases});  // registers the bounds the shipped case files declare
+  const Loaded loaded = load({cases});  // with the bounds the shipped case files declare
   std::set<std::string> known;
   for (const BoundEntry& b : bound_catalogue()) known.insert(b.id);
-  for (const BoundEntry& b : declared_bounds())
-    if (b.declared_in.rfind(cases, 0) == 0) known.insert(b.id);
+  for (const BoundEntry& b : *loaded.bounds) known.insert(b.id);
   for (const std::string& id : ids) {
     INFO(id);
     CHECK(known.count(id) == 1);
@@ -281,7 +280,8 @@ b = 1
 alpha = 2
 )toml";
   const auto cases = load_cases({temp_file("declared.toml", text)});
-  CHECK(find_bound("TESTDECL.nfold").formula == "n * renyi(laplace(Delta/n, b), laplace(0, b), alpha)");
+  CHECK(cases.front().entry("TESTDECL.nfold").formula == "n * renyi(laplace(Delta/n, b), laplace(0, b), alpha)");
+  CHECK_THROWS_AS(find_bound("TESTDECL.nfold"), InvalidArgument);  // nothing of a load is global
   const auto rows = run_cases(cases, RunOptions{});
   REQUIRE(rows.size() == 6);
   for (const Row& r : rows) {
@@ -394,7 +394,7 @@ TEST_CASE("the catalogue's closed forms are tables; a user's value bound can nam
   const double g = 2 / (std::exp(1.0) + 1), c = std::pow(std::exp(0.3) + 1, 2) * std::pow(2 * std::sinh(1.0), 2);
   const double expected = g * c / (4 * 1000 * std::expm1(0.3)) * std::exp(-0.86 * 1000 * std::min(g, std::expm1(0.3) * std::expm1(0.3) / (g * c)));
   CHECK(find_bound("SHUF.thm").bound(p).value == expected);
-  CHECK_THAT(error_of([&] { declare_bounds("[[bound]]\nid = \"E1\"\nquantity = \"renyi\"\nformula = \"1\"\n", "mine.toml"); }),
+  CHECK_THAT(error_of([&] { parse_cases("[[bound]]\nid = \"E1\"\nquantity = \"renyi\"\nformula = \"1\"\n", "mine.toml"); }),
              Contains("built in"));
   // A user's value bound on the exact E_OU/E_GM ratio (route mse_ratio), checked by a value case.
   const auto path = temp_file("value_bound.toml", R"toml(
@@ -421,6 +421,6 @@ t = 0.01
   CHECK(rows[0].quantity == "E_OU/E_GM");
   CHECK(rows[0].cross.has_value());
   CHECK(rows[0].verdict == Verdict::violated);  // the ratio is close to 1 at small t
-  CHECK_THAT(error_of([&] { declare_bounds("[[bound]]\nid = \"MY.x\"\nexact = \"nope\"\nformula = \"1\"\n", "mine.toml"); }),
+  CHECK_THAT(error_of([&] { parse_cases("[[bound]]\nid = \"MY.x\"\nexact = \"nope\"\nformula = \"1\"\n", "mine.toml"); }),
              Contains("unknown exact route 'nope' (known: blanket, gm_mse, mse_ratio, ou_mse)"));
 }

@@ -290,10 +290,11 @@ VerifyResult verify(const std::vector<std::string>& paths, const std::vector<std
   if (jobs < 0 || jobs > 1024) throw_invalid("verify", "jobs", jobs, "1 <= jobs <= 1024 (0: the number of cores)");
   std::vector<std::filesystem::path> files(paths.begin(), paths.end());
   if (files.empty()) throw InvalidArgument("verify: give at least one case file or directory");
-  const auto cases = verify::load_cases(files);
+  const verify::Loaded loaded = verify::load(files);  // a value: nothing of this call outlives it
+  const auto& cases = loaded.cases;
   verify::RunOptions options;
   options.only = only;
-  for (const auto& id : options.only) verify::find_bound(id);
+  for (const auto& id : options.only) verify::find_bound(id, *loaded.bounds);
   options.jobs = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const auto rows = verify::run_cases(cases, options);
   VerifyResult out;

@@ -1,8 +1,5 @@
 #include "verify/bounds/catalogue.hpp"
 
-#include <deque>
-#include <mutex>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -55,41 +52,31 @@ std::function<std::optional<std::string>(const Params&)> requires_positive(std::
 }
 
 namespace {
-std::mutex declared_mutex;
-std::deque<BoundEntry>& declared() {  // a deque: references handed out stay valid as entries are added
-  static std::deque<BoundEntry> entries;
-  return entries;
+[[noreturn]] void unknown_id(const std::string& id, const DeclaredBounds* declared) {
+  std::vector<std::string> ids;
+  for (const BoundEntry& b : bound_catalogue()) ids.push_back(b.id);
+  if (declared)
+    for (const BoundEntry& b : *declared) ids.push_back(b.id);
+  throw InvalidArgument(fmt::format("unknown theorem ID '{}' (known: {})", id, fmt::join(ids, ", ")));
 }
 }  // namespace
-
-void declare_bound(BoundEntry entry) {
-  for (const BoundEntry& b : bound_catalogue())
-    if (b.id == entry.id)
-      throw InvalidArgument(fmt::format("bound ID '{}' is built in: choose another ID for a declared bound", entry.id));
-  std::lock_guard lock(declared_mutex);
-  for (BoundEntry& b : declared())
-    if (b.id == entry.id) {
-      b = std::move(entry);
-      return;
-    }
-  declared().push_back(std::move(entry));
-}
-
-std::vector<BoundEntry> declared_bounds() {
-  std::lock_guard lock(declared_mutex);
-  return {declared().begin(), declared().end()};
-}
 
 const BoundEntry& find_bound(const std::string& id) {
   for (const BoundEntry& b : bound_catalogue())
     if (b.id == id) return b;
-  std::lock_guard lock(declared_mutex);
-  for (const BoundEntry& b : declared())
+  unknown_id(id, nullptr);
+}
+
+const BoundEntry& find_bound(const std::string& id, const DeclaredBounds& declared) {
+  for (const BoundEntry& b : declared)
     if (b.id == id) return b;
-  std::vector<std::string> ids;
-  for (const BoundEntry& b : bound_catalogue()) ids.push_back(b.id);
-  for (const BoundEntry& b : declared()) ids.push_back(b.id);
-  throw InvalidArgument(fmt::format("unknown theorem ID '{}' (known: {})", id, fmt::join(ids, ", ")));
+  for (const BoundEntry& b : bound_catalogue())
+    if (b.id == id) return b;
+  unknown_id(id, &declared);
+}
+
+std::string declared_at(const BoundEntry& e) {
+  return e.declared_in.empty() ? "built in" : fmt::format("{}:{}", e.declared_in, e.declared_line);
 }
 
 }  // namespace privamp::verify

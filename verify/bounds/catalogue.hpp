@@ -71,7 +71,12 @@ struct BoundEntry {
   std::string case_quantity = {};
   std::string formula = {};
   std::string declared_in = {};
+  int declared_line = 0;
 };
+
+// The bounds declared by the files of one load ([[bound]] tables), a value: nothing is registered globally, so two
+// loads (two files verified one after the other, two Python calls, two threads) never see each other's bounds.
+using DeclaredBounds = std::vector<BoundEntry>;
 
 const std::vector<BoundEntry>& bound_catalogue();
 
@@ -96,12 +101,12 @@ std::vector<Theorem1Point> theorem1_points(const sim::FiniteKernel& kernel, doub
 
 // The common hypothesis "parameter > 0", reported as "needs NAME > 0".
 std::function<std::optional<std::string>(const Params&)> requires_positive(std::string name);
-const BoundEntry& find_bound(const std::string& id);  // InvalidArgument listing the IDs on failure
-
-// Bounds declared in case files, consulted by find_bound after the built-in catalogue. Declaring an ID again
-// replaces its entry (a file loaded twice); a built-in ID cannot be declared (InvalidArgument).
-void declare_bound(BoundEntry entry);
-std::vector<BoundEntry> declared_bounds();
+// A built-in entry by ID; InvalidArgument listing the IDs on failure.
+const BoundEntry& find_bound(const std::string& id);
+// A bound declared in `declared` or else built in; InvalidArgument listing both on failure.
+const BoundEntry& find_bound(const std::string& id, const DeclaredBounds& declared);
+// "file:line" of a declared bound ("built in" for the catalogue's).
+std::string declared_at(const BoundEntry& e);
 
 // Family registration (one function per family file).
 void add_coupling_bounds(std::vector<BoundEntry>& out);

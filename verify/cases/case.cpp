@@ -78,11 +78,12 @@ namespace {
 
 class Reader : public TomlReader {
  public:
-  using TomlReader::TomlReader;
+  explicit Reader(std::string file, std::shared_ptr<const DeclaredBounds> declared = nullptr)
+      : TomlReader(std::move(file)), declared_(declared ? std::move(declared) : std::make_shared<const DeclaredBounds>()) {}
 
-  // A [[bound]] table: a bound declared as data, registered under its ID (see declare_bound).
-  // register_it: declare it (a user's bound); otherwise only read (the catalogue's own tables).
-  BoundEntry read_bound(const toml::table& t, bool register_it = true) const {
+  // A [[bound]] table: a bound declared as data. user: a user's file (its IDs may not be built-in ones); otherwise
+  // the catalogue's own tables.
+  BoundEntry read_bound(const toml::table& t, bool user) const {
     static const std::set<std::string> known = {"id", "source", "statement", "quantity", "direction", "requires",
                                                 "formula", "order", "family", "exact", "comment"};
     for (const auto& [k, v] : t)
@@ -94,6 +95,10 @@ class Reader : public TomlReader {
       fail(t.get("id"), "id", "must be a non-empty ID without spaces or commas");
     e.family = text(t, "family", std::filesystem::path(file_).stem().string());
     e.declared_in = file_;
+    e.declared_line = static_cast<int>(t.source().begin.line);
+    if (user)
+      for (const BoundEntry& b : bound_catalogue())
+        if (b.id == e.id) fail(t.get("id"), "id", fmt::format("bound ID '{}' is built in: choose another ID for a declared bound", e.id));
     e.source = text(t, "source", "declared in " + file_);
     e.statement = text(t, "statement", "");
     if (t.get("exact")) {  // a value bound: its exact value is a built-in route, checked by value cases
@@ -147,12 +152,6 @@ class Reader : public TomlReader {
     if (t.get("order")) {  // kernel cases: the eps' at which the bound speaks (default: the case's order)
       const std::string order = text(t, "order");
       e.order = [order](const Params& p) { return evaluate_formula(order, p); };
-    }
-    if (!register_it) return e;
-    try {
-      declare_bound(e);
-    } catch (const InvalidArgument& err) {
-      fail(t.get("id"), "id", err.what());
     }
     return e;
   }
@@ -235,6 +234,7 @@ class Reader : public TomlReader {
     Case c;
     c.file = file_;
     c.line = static_cast<int>(t.source().begin.line);
+    c.declared = declared_;
     c.name = text(t, "name");
     if (c.name.find_first_not_of(" \t") == std::string::npos) fail(t.get("name"), "name", "must not be empty");
     const toml::node* b = t.get("bounds");
@@ -242,7 +242,7 @@ class Reader : public TomlReader {
     for (const auto& e : *b->as_array()) {
       if (!e.is_string()) fail(&e, "bounds", "must list strings");
       try {
-        find_bound(**e.as_string());
+        entry(**e.as_string());
       } catch (const InvalidArgument& err) {
         fail(&e, "bounds", err.what());
       }
@@ -257,7 +257,7 @@ class Reader : public TomlReader {
     for (const std::string& id : c.bounds) {
       // Property entries need property cases; value cases need an entry with its own exact value; an entry with
       // both a bound and an exact value (T6) serves laws cases and value cases.
-      const BoundEntry& e = find_bound(id);
+      const BoundEntry& e = entry(id);
       const bool ok = e.property ? c.kind == Case::Kind::property
                                  : c.kind == Case::Kind::value ? static_cast<bool>(e.exact)
                                                                : c.kind != Case::Kind::property && e.bound;
@@ -284,7 +284,7 @@ class Reader : public TomlReader {
       else if (t.get("order")) fail(t.get("order"), "order", "only renyi and hockey_stick take an order");
     }
     for (const std::string& id : c.bounds) {  // declared bounds: the quantity they bound must be the case's
-      const BoundEntry& e = find_bound(id);
+      const BoundEntry& e = entry(id);
       if (e.case_quantity.empty()) continue;
       if (c.kind != Case::Kind::laws && c.kind != Case::Kind::kernel)
         fail(b, "bounds", fmt::format("{} is a declared divergence bound: it needs a laws or kernel case", id));
@@ -387,12 +387,13 @@ class Reader : public TomlReader {
             fail(t.get(key), key, where() + e.what());
           }
       for (const std::string& id : c.bounds) {
-        const BoundEntry& e = find_bound(id);
+        const BoundEntry& e = entry(id);
         if (e.formula.empty()) continue;
         try {
           Params q = p;  // kernel cases: the runner adds the kernel's mixing constants; stand-ins here
           if (c.kind == Case::Kind::kernel)
             for (const char* g : {"gamma_tv", "gamma_hs_tilde", "gamma_doeblin", "gamma_ultra"}) q.numbers.emplace(g, 0.5);
+          check_formula_work(e.formula, q);  // at every point: the work of a sum() may depend on the grid
           const bool applies = !e.not_applicable(q);
           if (applies && !checked_formulas.count(id)) {
             e.bound(q);  // syntax, parameter names, the laws inside (one evaluation per case)
@@ -414,6 +415,9 @@ class Reader : public TomlReader {
     return c;
   }
 
+ private:
+  const BoundEntry& entry(const std::string& id) const { return find_bound(id, *declared_); }
+  std::shared_ptr<const DeclaredBounds> declared_;
 };
 
 void collect(const std::filesystem::path& path, std::vector<std::filesystem::path>& files) {
@@ -442,41 +446,35 @@ toml::table parse_document(std::string_view text, const std::string& name) {
   }
 }
 
-// The [[bound]] tables of a text, declared (a user's) or only read (the catalogue's).
-std::vector<BoundEntry> bound_tables(std::string_view text, const std::string& name, bool register_them) {
-  const toml::table doc = parse_document(text, name);
+// The [[bound]] tables of a text: a user's (user = true) or the catalogue's own.
+std::vector<BoundEntry> bound_tables(const toml::table& doc, const std::string& name, bool user) {
   std::vector<BoundEntry> out;
   const toml::node* bounds = doc.get("bound");
   if (!bounds) return out;
   Reader reader(name);
   if (!bounds->is_array_of_tables()) reader.fail(bounds, "bound", "bounds are [[bound]] tables");
-  for (const auto& t : *bounds->as_array()) out.push_back(reader.read_bound(*t.as_table(), register_them));
+  for (const auto& t : *bounds->as_array()) out.push_back(reader.read_bound(*t.as_table(), user));
   return out;
 }
 
-}  // namespace
-
-std::vector<BoundEntry> read_bound_tables(std::string_view text, const std::string& name) {
-  return bound_tables(text, name, false);
+// Adds a file's declared bounds to those of the load; an ID declared twice (in one file or in two) is refused,
+// naming both places.
+void add_declared(DeclaredBounds& all, std::vector<BoundEntry> bounds) {
+  for (BoundEntry& e : bounds) {
+    for (const BoundEntry& b : all)
+      if (b.id == e.id)
+        throw InvalidArgument(fmt::format("{}:{}: key 'id': bound '{}' is declared twice: here and at {} (one ID, one bound: rename one of them)",
+                                          e.declared_in, e.declared_line, e.id, declared_at(b)));
+    all.push_back(std::move(e));
+  }
 }
 
-void declare_bounds(std::string_view text, const std::string& name) { bound_tables(text, name, true); }
-
-std::vector<Case> parse_cases(std::string_view text, const std::string& name) {
-  const toml::table doc = parse_document(text, name);
-  Reader reader(name);
+std::vector<Case> cases_of(const toml::table& doc, const std::string& name, std::shared_ptr<const DeclaredBounds> declared) {
+  Reader reader(name, std::move(declared));
   for (const auto& [k, v] : doc)
     if (k.str() != "case" && k.str() != "bound" && k.str() != "figure")
       reader.fail(&v, std::string(k.str()),
                   "unknown top-level key (cases are [[case]] tables, bounds [[bound]] tables, figures [[figure]] tables)");
-  if (const toml::node* bounds = doc.get("bound")) {
-    if (!bounds->is_array_of_tables()) reader.fail(bounds, "bound", "bounds are [[bound]] tables");
-    std::set<std::string> ids;
-    for (const auto& t : *bounds->as_array()) {
-      const BoundEntry e = reader.read_bound(*t.as_table());
-      if (!ids.insert(e.id).second) reader.fail(&t, "id", fmt::format("bound '{}' is declared twice in this file", e.id));
-    }
-  }
   const toml::node* cases = doc.get("case");
   if (!cases && (doc.get("bound") || doc.get("figure"))) return {};  // a file of bounds or figures only
   if (!cases || !cases->is_array_of_tables() || cases->as_array()->empty())
@@ -491,6 +489,24 @@ std::vector<Case> parse_cases(std::string_view text, const std::string& name) {
   return out;
 }
 
+}  // namespace
+
+const BoundEntry& Case::entry(const std::string& id) const {
+  static const DeclaredBounds none;
+  return find_bound(id, declared ? *declared : none);
+}
+
+std::vector<BoundEntry> read_bound_tables(std::string_view text, const std::string& name) {
+  return bound_tables(parse_document(text, name), name, false);
+}
+
+std::vector<Case> parse_cases(std::string_view text, const std::string& name) {
+  const toml::table doc = parse_document(text, name);
+  DeclaredBounds declared;
+  add_declared(declared, bound_tables(doc, name, true));
+  return cases_of(doc, name, std::make_shared<const DeclaredBounds>(std::move(declared)));
+}
+
 std::vector<std::filesystem::path> case_files(const std::vector<std::filesystem::path>& paths) {
   std::vector<std::filesystem::path> files;
   for (const auto& p : paths) {
@@ -498,25 +514,41 @@ std::vector<std::filesystem::path> case_files(const std::vector<std::filesystem:
     collect(p, files);
     if (files.size() == before) throw InvalidArgument(fmt::format("{}: no .toml case files here", p.string()));
   }
+  // The same file twice (given twice, or a file and its folder) would run every case twice.
+  std::set<std::filesystem::path> seen;
+  for (const auto& f : files) {
+    std::error_code ec;
+    const auto canonical = std::filesystem::weakly_canonical(f, ec);
+    if (!seen.insert(ec ? f : canonical).second)
+      throw InvalidArgument(fmt::format("{}: this file is given twice (directly or through its folder): give it once", f.string()));
+  }
   return files;
 }
 
-std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths) {
+Loaded load(const std::vector<std::filesystem::path>& paths) {
   const std::vector<std::filesystem::path> files = case_files(paths);
-  std::vector<std::string> texts;
+  std::vector<toml::table> docs;
   for (const auto& f : files) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(f, ec);
+    if (!ec && size > kMaxCaseFileBytes)
+      throw InvalidArgument(fmt::format("{}: {} bytes; case files are at most {} bytes", f.string(), size, kMaxCaseFileBytes));
     std::ifstream in(f);
     if (!in) throw InvalidArgument(fmt::format("{}: cannot read", f.string()));
     std::stringstream text;
     text << in.rdbuf();
-    texts.push_back(text.str());
+    docs.push_back(parse_document(text.str(), f.string()));
   }
   // Bounds first, from every file, so that a case may use a bound declared in another file.
-  for (std::size_t i = 0; i < files.size(); ++i) declare_bounds(texts[i], files[i].string());
-  std::vector<Case> out;
+  DeclaredBounds declared;
+  for (std::size_t i = 0; i < files.size(); ++i) add_declared(declared, bound_tables(docs[i], files[i].string(), true));
+  Loaded out;
+  out.bounds = std::make_shared<const DeclaredBounds>(std::move(declared));
   for (std::size_t i = 0; i < files.size(); ++i)
-    for (Case& c : parse_cases(texts[i], files[i].string())) out.push_back(std::move(c));
+    for (Case& c : cases_of(docs[i], files[i].string(), out.bounds)) out.cases.push_back(std::move(c));
   return out;
 }
+
+std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths) { return load(paths).cases; }
 
 }  // namespace privamp::verify

@@ -36,13 +36,16 @@
 //   formula = "n * renyi(laplace(Delta/n, b), laplace(0, b), alpha)"   # the formula language of formula.hpp
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include "verify/bounds/catalogue.hpp"
 #include "verify/cases/formula.hpp"
 #include "verify/divergence/engines.hpp"
 
@@ -76,6 +79,11 @@ struct Case {
   std::vector<std::pair<std::string, std::vector<std::variant<double, std::string>>>> grid;
   std::vector<std::pair<std::string, std::string>> derived;
   std::vector<ExploreAxis> explore;  // [case.explore]: ranges replacing grid axes (empty: no search space)
+  // The bounds declared by the files loaded with this case (shared by the cases of one load).
+  std::shared_ptr<const DeclaredBounds> declared;
+
+  // The entry of a bound ID: declared with this case's load, or built in (InvalidArgument listing the IDs).
+  const BoundEntry& entry(const std::string& id) const;
 
   std::vector<Params> points() const;       // grid product, derived parameters added
   Params with_derived(Params point) const;  // a point of the grid parameters, derived parameters added
@@ -84,17 +92,26 @@ struct Case {
 std::string to_string(Case::Kind kind);
 std::string quantity_name(Quantity::Kind kind);
 
+// A case file's size limit (a larger file is refused before it is read).
+inline constexpr std::uintmax_t kMaxCaseFileBytes = 4u << 20;
+
+// What one load of case files gives: the cases and the bounds their files declare. A load is a value: the bounds
+// of one load are never seen by another.
+struct Loaded {
+  std::vector<Case> cases;
+  std::shared_ptr<const DeclaredBounds> bounds = std::make_shared<const DeclaredBounds>();
+};
+
 // Loads one file or every *.toml below a directory (sorted), checking everything that can be checked without
-// computing: keys, types, IDs, engines, templates' parameters.
-std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths);
+// computing: keys, types, IDs, engines, templates' parameters. A bound ID declared twice (in one file or two) or
+// declared again over a built-in ID, and a file given twice, are refused (InvalidArgument naming both places).
+Loaded load(const std::vector<std::filesystem::path>& paths);
+std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths);  // load(paths).cases
 // The files load_cases reads: each file given, and every *.toml directly below each directory given (sorted).
 std::vector<std::filesystem::path> case_files(const std::vector<std::filesystem::path>& paths);
-// Registers the [[bound]] tables of one file's text (bounds declared as data; see the README's "Add a theorem").
-void declare_bounds(std::string_view text, const std::string& name);
-// Reads the [[bound]] tables of a text without registering them (the catalogue's own tables).
-struct BoundEntry;
+// Reads the [[bound]] tables of the catalogue's own text.
 std::vector<BoundEntry> read_bound_tables(std::string_view text, const std::string& name);
-// The cases of one file's text (its [[bound]] tables are declared first); `name` is the file name used in messages.
+// The cases of one file's text, with the bounds it declares; `name` is the file name used in messages.
 std::vector<Case> parse_cases(std::string_view text, const std::string& name);
 
 }  // namespace privamp::verify

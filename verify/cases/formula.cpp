@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "sim/laws/expression.hpp"
 #include "verify/divergence/engines.hpp"
 
 namespace privamp::verify {
@@ -32,6 +33,15 @@ std::shared_ptr<const sim::Expression> law_expression(const std::string& text) {
 FormulaValue evaluate_formula_interval(const std::string& formula, const Params& params) {
   const sim::Bracketed v = sim::Expression::parse_cached(formula, "formula")->number(params, &kEngines);
   return {v.value, v.lower, v.upper};
+}
+
+void check_formula_work(const std::string& formula, const Params& params) {
+  const double w = sim::Expression::parse_cached(formula, "formula")->work(params);
+  if (w > static_cast<double>(sim::kMaxFormulaWork))
+    throw InvalidArgument(fmt::format("about {:.3g} steps of work for one evaluation of '{}'; the limit is {:.0e} (each "
+                                      "divergence call counts {:.0e}): use fewer terms in sum()",
+                                      w, formula.size() > 80 ? formula.substr(0, 77) + "..." : formula,
+                                      static_cast<double>(sim::kMaxFormulaWork), static_cast<double>(sim::kDivergenceWork)));
 }
 
 double evaluate_formula(const std::string& formula, const Params& params) {

@@ -25,6 +25,9 @@ struct FormulaValue {
 };
 FormulaValue evaluate_formula_interval(const std::string& formula, const Params& params);
 double evaluate_formula(const std::string& formula, const Params& params);  // the value
+// InvalidArgument when one evaluation of the formula at `params` would exceed the work limit (sim::kMaxFormulaWork),
+// estimated without evaluating it.
+void check_formula_work(const std::string& formula, const Params& params);
 
 // A law template at a point: its text with the values of its arguments (what `privamp divergence` takes), and the
 // law itself (built from the parsed tree, through a small cache of the latest laws; `text` receives its text).

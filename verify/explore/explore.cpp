@@ -79,7 +79,7 @@ double slack_of(Direction direction, bool property, double log_exact, double log
 class Explorer {
  public:
   Explorer(const Case& c, std::string id, const ExploreOptions& o)
-      : case_(c), id_(std::move(id)), entry_(find_bound(id_)), options_(o), space_(c) {
+      : case_(c), id_(std::move(id)), entry_(c.entry(id_)), options_(o), space_(c) {
     if (std::find(c.bounds.begin(), c.bounds.end(), id_) == c.bounds.end())
       throw InvalidArgument(fmt::format("case '{}' does not check {} (it checks {})", c.name, id_, fmt::format("{}", fmt::join(c.bounds, ", "))));
     if (space_.dimension() == 0)

@@ -75,11 +75,33 @@ std::string slack_ratio_name(Direction direction) {
 std::string explore_stem(const std::string& case_name, const std::string& id) {
   std::string s;
   for (char c : case_name + "__" + id) {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') s += c;
-    else if (c == '.') s += '-';
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') s += c;
+    else if ((c == '.' || c == '-') && !s.empty()) s += '-';
     else if (!s.empty() && s.back() != '_') s += '_';
   }
+  // A stem never starts with '-' or '.' (an option or a hidden file): names made only of dots and slashes start
+  // with "case".
+  if (s.empty() || !std::isalnum(static_cast<unsigned char>(s.front()))) s = "case" + s;
   return s.substr(0, 120);
+}
+
+void remove_stale_point_files(const std::filesystem::path& dir, const std::string& stem) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return;
+  const std::string prefix = stem + "_point";
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!e.is_regular_file() || !name.starts_with(prefix) || !name.ends_with(".toml")) continue;
+    const std::string k = name.substr(prefix.size(), name.size() - prefix.size() - 5);
+    if (k.empty() || k.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path());
+    std::string first;
+    std::getline(in, first);
+    if (first.starts_with(kPointFileHeader)) {  // written by privamp explore: ours to replace
+      in.close();
+      std::filesystem::remove(e.path(), ec);
+    }
+  }
 }
 
 std::string divergence_command(const Row& row) {
@@ -101,8 +123,8 @@ std::string divergence_command(const Row& row) {
 
 std::string one_point_case(const Case& c, const ExploreResult& r, std::size_t k) {
   const Evaluation& e = r.evaluations.at(r.best_index.at(k));
-  const BoundEntry& entry = find_bound(r.id);
-  std::string s = fmt::format("# Written by privamp explore: point {} of the {} search for {} in case '{}' ({}).\n", k + 1,
+  const BoundEntry& entry = c.entry(r.id);
+  std::string s = fmt::format("{} point {} of the {} search for {} in case '{}' ({}).\n", kPointFileHeader, k + 1,
                               to_string(r.goal), r.id, c.name, c.file);
   s += entry.declared_in.empty() ? "# Reproduce: privamp verify THIS_FILE\n"
                                  : fmt::format("# Reproduce: privamp verify {} THIS_FILE ({} is declared there)\n", entry.declared_in, r.id);
@@ -187,7 +209,7 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
     }
     s += "\nReproduce:\n\n```sh\n";
     for (std::size_t k = 0; k < r.best.size(); ++k) {
-      s += fmt::format("privamp verify {}{}_point{}.toml\n", find_bound(r.id).declared_in.empty() ? "" : find_bound(r.id).declared_in + " ",
+      s += fmt::format("privamp verify {}{}_point{}.toml\n", c.entry(r.id).declared_in.empty() ? "" : c.entry(r.id).declared_in + " ",
                        stem, k + 1);
       if (const std::string d = divergence_command(r.best[k]); !d.empty()) s += d + "\n";
     }

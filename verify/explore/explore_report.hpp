@@ -27,5 +27,10 @@ std::string divergence_command(const Row& row);
 
 // The file stem of a (case, ID) exploration: the case name and the ID, in letters, digits, '-' and '_'.
 std::string explore_stem(const std::string& case_name, const std::string& id);
+// The first words of every one-point case file explore writes.
+inline constexpr const char* kPointFileHeader = "# Written by privamp explore:";
+// Removes the STEM_pointK.toml files an earlier run wrote in `dir` (those starting with kPointFileHeader; any other
+// file is left alone), so that a directory never mixes the points of two runs.
+void remove_stale_point_files(const std::filesystem::path& dir, const std::string& stem);
 
 }  // namespace privamp::verify

@@ -186,6 +186,33 @@ void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& f
          "law expressions, the engine and method, the interval and the verdict.\n";
 }
 
+void check_golden_targets(const std::vector<Case>& cases, const std::filesystem::path& dir) {
+  std::map<std::string, std::string> stems;  // stem → case file
+  for (const Case& c : cases) {
+    const std::string stem = std::filesystem::path(c.file).stem().string();
+    const auto [it, fresh] = stems.emplace(stem, c.file);
+    if (!fresh && it->second != c.file)
+      throw InvalidArgument(fmt::format("--update-golden: {} and {} would both write {}: give files with distinct names",
+                                        it->second, c.file, (dir / (stem + ".json")).string()));
+  }
+  for (const auto& [stem, file] : stems) {
+    const auto target = dir / (stem + ".json");
+    std::error_code ec;
+    if (!std::filesystem::exists(target, ec)) continue;
+    bool golden = false;
+    if (std::filesystem::is_regular_file(target, ec)) {
+      std::ifstream in(target);
+      const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+      golden = j.is_array() && std::all_of(j.begin(), j.end(), [](const nlohmann::json& r) {
+                 return r.is_object() && r.contains("key") && r.contains("verdict");
+               });
+    }
+    if (!golden)
+      throw InvalidArgument(fmt::format("--update-golden: {} exists and is not a privamp golden file: not overwritten "
+                                        "(choose another --golden-dir)", target.string()));
+  }
+}
+
 void update_golden(const std::vector<Row>& rows, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   std::map<std::string, nlohmann::json> files;

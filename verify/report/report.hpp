@@ -19,6 +19,10 @@ void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& f
 
 // Golden results: one JSON file per case file, <dir>/<stem>.json, keyed by Row::key().
 void update_golden(const std::vector<Row>& rows, const std::filesystem::path& dir);
+// Before --update-golden runs: every golden file it would write (DIR/STEM.json per case file) is new or a golden
+// file already (a JSON list of rows with key and verdict), and no two case files share a stem; InvalidArgument
+// naming the file otherwise, so that no unrelated file is overwritten.
+void check_golden_targets(const std::vector<Case>& cases, const std::filesystem::path& dir);
 // Differences that matter: a verdict changed, a value moved beyond its error bar, a row appeared or vanished.
 std::vector<std::string> check_golden(const std::vector<Row>& rows, const std::filesystem::path& dir, bool partial);
 

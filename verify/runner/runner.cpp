@@ -177,10 +177,10 @@ Exact exact_for(const Case& c, const Params& p, double order, const sim::FiniteK
   return out;
 }
 
-const BoundEntry& lookup(const std::string& id, const std::vector<BoundEntry>& extra) {
+const BoundEntry& lookup(const Case& c, const std::string& id, const std::vector<BoundEntry>& extra) {
   for (const BoundEntry& b : extra)
     if (b.id == id) return b;
-  return find_bound(id);
+  return c.entry(id);
 }
 
 Row make_row(const Case& c, const std::string& id, const Params& point) {
@@ -216,7 +216,7 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
   }
   std::map<double, Exact> cache;  // exact values per order, shared by the IDs of the point
   for (const std::string& id : ids) {
-    const BoundEntry& entry = lookup(id, extra);
+    const BoundEntry& entry = lookup(c, id, extra);
     Row row = make_row(c, id, point);
     try {
       if (entry.property) {

@@ -1,0 +1,37 @@
+// Running gnuplot on text that came from users' files, safely. No shell is involved: gnuplot is looked up on PATH
+// and started with fork/execvp and an argument vector; it runs in the output directory, so a script names its data
+// and output files relative to it and no path reaches a script; its messages go to a log file there. Every user
+// string that reaches a script is a single-quoted gnuplot string (no backquote or macro substitution happens
+// inside one; quotes are doubled) with control characters (which would end the command) replaced by spaces. Free
+// gnuplot commands are never taken from a file: the key is structured (KeyOptions).
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace privamp::plots {
+
+// A gnuplot single-quoted string literal for any text.
+std::string quoted(const std::string& text);
+
+// Whether `text` contains a control character (refused at load in names, titles and labels).
+bool has_control_character(const std::string& text);
+
+// Where the key goes and how it looks, as `set key` words built from a fixed vocabulary.
+struct KeyOptions {
+  std::string position = "below";  // words from: below above top bottom left right center inside outside
+  bool box = false, opaque = false, off = false;
+  int columns = 0;  // 0: gnuplot's choice
+  std::string render() const;  // the arguments of `set key`
+};
+// Reads a key given as words ("below nobox", the figures' older form) into KeyOptions; InvalidArgument naming the
+// first word outside the vocabulary.
+KeyOptions parse_key_words(const std::string& words);
+bool is_key_position_word(const std::string& word);
+
+bool gnuplot_available();
+// Runs `gnuplot SCRIPT` in `dir` (SCRIPT a file name there), its output going to LOG there. NumericalError quoting
+// the log when gnuplot fails.
+void run_gnuplot(const std::filesystem::path& dir, const std::string& script, const std::string& log);
+
+}  // namespace privamp::plots
