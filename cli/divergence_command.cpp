@@ -20,7 +20,7 @@ struct DivergenceArgs {
   std::string engine = "auto";
   double rel_tol = 1e-13;
   long samples = 1'000'000;
-  std::uint64_t seed = 1;
+  long long seed = 1;
   double level = 0.99;
 };
 
@@ -29,7 +29,8 @@ struct DivergenceArgs {
 std::string show(double value, double log_value) {
   if (std::isinf(value) && std::isfinite(log_value)) return fmt::format("exp({:.10g})", log_value);  // overflow
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  if (value == 0 && log_value > -std::numeric_limits<double>::infinity()) return fmt::format("exp({:.10g})", log_value);
+  // Below the normal range (where the double has lost digits, or is the smallest one standing for less): the log.
+  if (std::isfinite(log_value) && log_value < -708) return fmt::format("exp({:.10g})", log_value);
   return fmt::format("{:.12g}", value);
 }
 
@@ -66,7 +67,8 @@ Action add_divergence_command(CLI::App& app) {
     request.engine = args->engine;
     request.rel_tol = args->rel_tol;
     request.samples = args->samples;
-    request.seed = args->seed;
+    if (args->seed < 0) throw_invalid("divergence", "--seed", static_cast<double>(args->seed), "seed >= 0");
+    request.seed = static_cast<std::uint64_t>(args->seed);
     request.level = args->level;
     const api::DivergenceResult r = api::divergence(args->p, args->q, request);
     if (args->json) {
@@ -84,7 +86,9 @@ Action add_divergence_command(CLI::App& app) {
                                    ? fmt::format("{}% CI", e.level * 100)
                                    : verify::to_string(e.error_kind);
       std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13} {:>8.3g}s  {}\n", quantities[i].label(),
-                               show(e.value, e.log_value),
+                               e.value == 0 && e.upper > 0 && e.log_value == -std::numeric_limits<double>::infinity()
+                                   ? "< " + show(e.upper, e.log_upper)  // only an upper end is known
+                                   : show(e.value, e.log_value),
                                fmt::format("[{}, {}]", show(e.lower, e.log_lower), show(e.upper, e.log_upper)), kind,
                                e.seconds, e.method);
     }

@@ -23,8 +23,9 @@ Action add_explore_command(CLI::App& app) {
   struct Args {
     std::vector<std::string> targets;
     std::string case_name, id, goal = "loosest", out = "explore", cases_dir = "cases";
-    int budget = 200, jobs = 0, starts = 3;
-    std::uint64_t seed = 1;
+    double budget = 200;
+    int jobs = 0, starts = 3;
+    long long seed = 1;
     bool all = false, ignore_hypotheses = false;
   };
   auto args = std::make_shared<Args>();
@@ -48,13 +49,15 @@ Action add_explore_command(CLI::App& app) {
     const bool root = comm.rank() == 0;
     verify::ExploreOptions options;
     options.goal = verify::parse_goal(args->goal);
-    options.budget = args->budget;
-    options.seed = args->seed;
+    if (!(args->budget >= 2 && args->budget <= 1e7 && args->budget == std::floor(args->budget)))
+      throw_invalid("explore", "--budget", args->budget, "an integer with 2 <= budget <= 10^7");
+    if (args->seed < 0) throw_invalid("explore", "--seed", static_cast<double>(args->seed), "seed >= 0");
+    options.budget = static_cast<int>(args->budget);
+    options.seed = static_cast<std::uint64_t>(args->seed);
     options.starts = args->starts;
     options.jobs = worker_count("explore", args->jobs);
     options.ignore_hypotheses = args->ignore_hypotheses;
     options.communicator = comm.size() > 1 ? &comm : nullptr;
-    if (args->budget < 2 || args->budget > 10'000'000) throw_invalid("explore", "--budget", args->budget, "2 <= budget <= 10^7");
 
     // Which cases and IDs.
     std::vector<std::filesystem::path> paths;

@@ -238,7 +238,12 @@ const std::vector<LawSpec>& law_catalogue() {
        "double_well(x0=1, t=0.5)",
        [](const Args& a) {
          const int cells = a.cells("cells", kMinCells, kMaxGeneratorCells, 4 * kMaxGeneratorCells, 2, "discretised generator");
-         const LangevinChain& chain = double_well_chain(a.number("lo"), a.number("hi"), cells);
+         const double lo = a.number("lo"), hi = a.number("hi"), x0 = a.number("x0");
+         // U' = x^3 - x: beyond |x| = 10 the drift (~1000) makes the generator too stiff for its eigen-decomposition.
+         if (!(lo >= -10 && lo < 0)) throw_invalid("double_well", "lo", lo, "-10 <= lo < 0");
+         if (!(hi > 0 && hi <= 10)) throw_invalid("double_well", "hi", hi, "0 < hi <= 10");
+         if (!(x0 >= lo && x0 <= hi)) throw_invalid("double_well", "x0", x0, fmt::format("lo = {} <= x0 <= hi = {}", lo, hi));
+         const LangevinChain& chain = double_well_chain(lo, hi, cells);
          const Eigen::VectorXd p = chain.law(chain.node(a.number("x0")), a.number("t"));
          std::vector<double> at(chain.x().data(), chain.x().data() + chain.nodes());
          return std::make_shared<FiniteLaw>(at, p);

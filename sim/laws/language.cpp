@@ -536,6 +536,11 @@ class Evaluator {
     const Val a = eval(*n.args[0]), b = eval(*n.args[1]);
     if (a.kind == Val::Kind::word && b.kind == Val::Kind::word) {  // by their text: noise == laplace
       if (o != "==" && o != "!=") fail(n, "words compare only with == and !=");
+      // Two bare words compare the same way at every point: one of them must be a parameter (a missing
+      // parameter, such as randomizer in randomizer == rr, would otherwise make the comparison silently false).
+      if (a.unresolved && b.unresolved)
+        fail(n, fmt::format("neither '{}' nor '{}' is a parameter of the point (a comparison of two words needs a "
+                            "parameter on one side: is one missing from the grid?)", a.word, b.word));
       return Val::point((a.word == b.word) == (o == "==") ? 1 : 0);
     }
     as_number(*n.args[0], a);

@@ -140,6 +140,13 @@ std::shared_ptr<const Mixture> binomial_mixture(long m, double p, const std::fun
   std::vector<double> weights;
   std::vector<LawPtr> laws;
   double total = 0;
+  // Every density evaluation visits every component: their number bounds the work, checked before building any.
+  long kept = 0;
+  for (long k = 0; k <= m; ++k) kept += std::exp(log_binomial_pmf(k, m, p)) >= 1e-300;
+  if (kept > kMaxBinomialComponents)
+    throw InvalidArgument(fmt::format("binomial_mix(m={}, p={}): {} components of weight >= 1e-300; at most {} (each density "
+                                      "evaluation visits every component): use a smaller m or p",
+                                      m, format_number(p), kept, kMaxBinomialComponents));
   for (long k = 0; k <= m; ++k) {
     const double w = std::exp(log_binomial_pmf(k, m, p));
     if (w < 1e-300) continue;

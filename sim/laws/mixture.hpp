@@ -42,6 +42,8 @@ class Mixture final : public Law {
 
 // Σ_{k=0}^{m} Bin(k; m, p)·component(k): a record drawn k times by sampling with replacement. Terms below 1e-300
 // cannot contribute and are dropped (the weights renormalised).
+// At most kMaxBinomialComponents components of weight >= 1e-300 (InvalidArgument before building, naming m and p).
+inline constexpr long kMaxBinomialComponents = 2000;
 std::shared_ptr<const Mixture> binomial_mixture(long m, double p, const std::function<LawPtr(long)>& component);
 
 }  // namespace privamp::sim

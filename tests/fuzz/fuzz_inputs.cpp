@@ -1,11 +1,12 @@
-// A mutation fuzzer for what users type: law expressions and case files. Deterministic (the mutations come from
+// A mutation fuzzer for what users type: law expressions, formulas, case files ([[case]] with [case.explore],
+// [[bound]] tables, [[figure]] tables), and kernel matrices. Deterministic (the mutations come from
 // --seed), bounded (--iterations, and --seconds as a safety stop), seeded with valid inputs and with the inputs
 // that once crashed or hung (deep brackets, subnormal and huge numbers, nested shifts). Every input must either
 // be refused with InvalidArgument / NumericalError, or give laws whose divergences are intervals without NaN
 // (lower ≤ value ≤ upper; hockey-stick and TV at most 1). Anything else — another exception, a crash, a sanitizer
 // report — fails, printing the input.
 //
-//   privamp_fuzz [--iterations N] [--seconds S] [--seed K] [--cases DIR]
+//   privamp_fuzz [--iterations N] [--seconds S] [--seed K] [--cases DIR]...   (each DIR's *.toml are seeds too)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -19,7 +20,11 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include "numerics/errors.hpp"
+#include "plots/figures.hpp"
+#include "verify/api/api.hpp"
 #include "sim/laws/expression.hpp"
 #include "verify/cases/case.hpp"
 #include "verify/divergence/engines.hpp"
@@ -50,6 +55,79 @@ const std::vector<std::string> kSyntaxSeeds = {
     "shuffled_krr(n=1000, k=4, eps0=1, first=1)", "subsample(scheme=wr, base=laplace, n=50, m=20)",
     "noisy_sgd(n=20, i=5, zi=1, eta=0.2, loss=logistic, lambda=0.5)", "gaussian_nd(loc=[1, 0, 2], sigma=1)",
     "ou_nd(x0=[1, 0], t=1, theta=1, rho=1)",
+};
+// Formulas of [[bound]] tables and figure scales, with the inputs that once hung or crashed.
+const std::vector<std::string> kFormulaSeeds = {
+    "alpha * Delta^2 / (4 * n * b^2)", "sum(k, 1, n, 1 / k^2)", "if(n >= 2, log1p(n), expm1(-n))",
+    "n * renyi(laplace(Delta/n, b), laplace(0, b), alpha)", "binom(n, 2) * Phi(-Delta) + lgamma(n)",
+    "sum(k, 1e17, 1e17, 1)", "sum(k, 0, 1e6, sum(j, 0, 1e6, 1))", "0+0+0+0+0+0+0+0+0+0+0+0+0+0+0+0+0+0+0+0",
+    "default(q, 0.5) * max(n, 2) - min(b, 3)", "1/0", "noise == laplace",
+};
+// Whole documents for the newer surfaces.
+const std::vector<std::string> kDocumentSeeds = {
+    R"toml([[bound]]
+id = "FZ.a"
+quantity = "renyi"
+requires = ["n >= 1"]
+formula = "sum(k, 1, n, alpha / k^2)"
+[[case]]
+name = "fuzz case"
+bounds = ["FZ.a"]
+mu = "gaussian({Delta}, 1)"
+nu = "gaussian(0, 1)"
+quantity = "renyi"
+order = "{alpha}"
+[case.grid]
+n = [1, 2]
+Delta = 1
+alpha = {from = 2, to = 8, points = 3, scale = "log"}
+[case.explore]
+alpha = {min = 1.5, max = 100, scale = "log"}
+n = {min = 1, max = 10, integer = true}
+)toml",
+    R"toml([[case]]
+name = "fuzz kernel"
+bounds = ["T1.1"]
+kind = "kernel"
+kernel = "dirichlet"
+quantity = "hockey_stick"
+order = "{eps}"
+[case.grid]
+states = 4
+concentration = 1
+seed = 3
+eps = 1
+delta = 0.01
+)toml",
+    R"toml([[case]]
+name = "fuzz figure case"
+bounds = ["E1"]
+mu = "gaussian({delta}, 1)"
+nu = "gaussian(0, 1)"
+quantity = "renyi"
+order = "{alpha}"
+[case.grid]
+alpha = [2, 4]
+delta = 1
+sigma1 = 1
+sigma2 = 0
+[[figure]]
+name = "fuzzfig"
+title = "a title's 'quotes'"
+x = "alpha"
+log = "xy"
+key = {position = "top left", box = true, columns = 2}
+[[figure.series]]
+case = "fuzz figure case"
+id = "E1"
+y = "ratio"
+where = {delta = 1}
+scale = "1/alpha"
+)toml",
+};
+const std::vector<std::string> kKernelSeeds = {
+    "[[0.9, 0.1], [0.2, 0.8]]", "[[1, 0, 0], [0, 1, 0], [0.3, 0.3, 0.4]]", "0.5,0.5\n0.25,0.75\n", "[[NaN, 1], [1, 0]]",
+    "[[1/3, 2/3], [0.5, 0.5]]", "[[[[[[[[[[1]]]]]]]]]]",
 };
 const std::vector<std::string> kTokens = {"0", "-1", "1e400", "nan", "inf", "5e-324", "1e-300", "1e300", "1e17",
                                           "0.5", "100000", "2.5", "-0", "[", "]", "(", ")", ",", "=", "[[[[[[[["};
@@ -134,27 +212,60 @@ void run_law(const std::string& text, bool compute) {
 
 void run_case_file(const std::string& text) { verify::parse_cases(text, "fuzzed.toml"); }
 
+void run_formula(const std::string& text) {
+  verify::Params p;
+  p.numbers = {{"n", 3}, {"alpha", 2}, {"Delta", 1}, {"b", 1}, {"q", 0.1}};
+  p.words = {{"noise", "laplace"}};
+  verify::check_formula_work(text, p);
+  const double v = verify::evaluate_formula(text, p);
+  if (std::isnan(v)) throw Failure{"a formula evaluated to NaN without a message", ""};
+}
+
+// Figures are read from files (with their cases): one file per process, rewritten per input.
+void run_figure_file(const std::string& text) {
+  static const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / fmt::format("privamp_fuzz_{}.toml", static_cast<long>(::getpid()));
+  {
+    std::ofstream out(file);
+    out << text;
+  }
+  const plots::FigureSet set = plots::load_figures({file});
+  for (const auto& f : set.figures) {
+    if (plots::has_control_character(f.title) || plots::has_control_character(f.xlabel) || plots::has_control_character(f.ylabel))
+      throw Failure{"a control character reached a figure's text", ""};
+    const std::string key = f.key.render();
+    if (key.find_first_of("'\";`@\n") != std::string::npos) throw Failure{"a key renders a quote or a command", ""};
+  }
+}
+
+void run_kernel(const std::string& text) {
+  const sim::FiniteKernel k = api::parse_kernel(text);
+  api::KernelRequest r;
+  r.eps = {0.5};
+  api::kernel(k, r);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   long iterations = 3000;
   double seconds = 60;
   std::uint64_t seed = 1;
-  std::filesystem::path cases_dir;
+  std::vector<std::filesystem::path> case_dirs;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--iterations") iterations = std::stol(value);
     else if (flag == "--seconds") seconds = std::stod(value);
     else if (flag == "--seed") seed = std::stoull(value);
-    else if (flag == "--cases") cases_dir = value;
+    else if (flag == "--cases") case_dirs.emplace_back(value);
     else {
-      std::cerr << "usage: privamp_fuzz [--iterations N] [--seconds S] [--seed K] [--cases DIR]\n";
+      std::cerr << "usage: privamp_fuzz [--iterations N] [--seconds S] [--seed K] [--cases DIR]...\n";
       return 2;
     }
   }
-  std::vector<std::string> case_seeds;
-  if (!cases_dir.empty())
-    for (const auto& e : std::filesystem::directory_iterator(cases_dir))
+  std::vector<std::string> case_seeds = kDocumentSeeds;
+  for (const auto& dir : case_dirs)
+    for (const auto& e : std::filesystem::directory_iterator(dir))
       if (e.path().extension() == ".toml") {
         std::ifstream in(e.path());
         std::stringstream ss;
@@ -166,18 +277,16 @@ int main(int argc, char** argv) {
   long tried = 0, refused = 0;
   for (long it = 0; it < iterations; ++it) {
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) break;
-    const std::size_t kind = mutate.pick(case_seeds.empty() ? 2 : 3);
+    const std::size_t kind = mutate.pick(6);
     std::string input;
     try {
-      if (kind == 0) {
-        input = mutate(kComputedSeeds[mutate.pick(kComputedSeeds.size())]);
-        run_law(input, true);
-      } else if (kind == 1) {
-        input = mutate(kSyntaxSeeds[mutate.pick(kSyntaxSeeds.size())]);
-        run_law(input, false);
-      } else {
-        input = mutate(case_seeds[mutate.pick(case_seeds.size())]);
-        run_case_file(input);
+      switch (kind) {
+        case 0: run_law(input = mutate(kComputedSeeds[mutate.pick(kComputedSeeds.size())]), true); break;
+        case 1: run_law(input = mutate(kSyntaxSeeds[mutate.pick(kSyntaxSeeds.size())]), false); break;
+        case 2: run_case_file(input = mutate(case_seeds[mutate.pick(case_seeds.size())])); break;
+        case 3: run_formula(input = mutate(kFormulaSeeds[mutate.pick(kFormulaSeeds.size())])); break;
+        case 4: run_figure_file(input = mutate(kDocumentSeeds[2])); break;
+        default: run_kernel(input = mutate(kKernelSeeds[mutate.pick(kKernelSeeds.size())])); break;
       }
     } catch (const InvalidArgument&) {
       ++refused;

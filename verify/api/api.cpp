@@ -53,6 +53,14 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
   if (r.kl) out.quantities.push_back(Quantity::kl());
   if (r.tv) out.quantities.push_back(Quantity::tv());
   if (out.quantities.empty()) throw InvalidArgument("nothing to compute: give renyi, hockey_stick, kl or tv");
+  // Every size and amount of work bounded before anything is built or computed.
+  if (out.quantities.size() > kMaxQuantities)
+    throw InvalidArgument(fmt::format("divergence: {} quantities in one call; at most {} (split the orders over several calls)",
+                                      out.quantities.size(), kMaxQuantities));
+  if (r.samples < 1 || r.samples > kMaxSamples)
+    throw_invalid("divergence", "samples", static_cast<double>(r.samples), fmt::format("1 <= samples <= {:.0e}", static_cast<double>(kMaxSamples)));
+  if (!(r.rel_tol >= 1e-15 && r.rel_tol <= 0.5)) throw_invalid("divergence", "rel_tol", r.rel_tol, "1e-15 <= rel_tol <= 0.5");
+  if (!(r.level > 0 && r.level < 1)) throw_invalid("divergence", "level", r.level, "0 < level < 1");
   const sim::LawPtr p = sim::parse_law(mu), q = sim::parse_law(nu);
   // The canonical expression (defaults filled in), unless the law is tabulated (grid laws of propagated processes
   // print every node): then the expression as typed.
@@ -160,8 +168,16 @@ sim::FiniteKernel parse_kernel(const std::string& text) {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-      throw InvalidArgument(fmt::format("K: not a list of rows [[..], [..]] ({})", e.what()));
+    } catch (const nlohmann::json::parse_error& e) {
+      // Where it stopped, in the user's text (numbers must be finite decimals: NaN, inf and fractions like 1/3 are not).
+      const std::size_t at = e.byte > 0 ? std::min<std::size_t>(e.byte - 1, text.size()) : 0;
+      const std::size_t from = at > 20 ? at - 20 : 0;
+      throw InvalidArgument(fmt::format("K: not a list of rows of decimal numbers such as [[0.5, 0.5], [0.2, 0.8]]: unexpected "
+                                        "text at character {}: '{}' (NaN, inf and fractions such as 1/3 are not numbers here)",
+                                        at + 1, text.substr(from, std::min<std::size_t>(40, text.size() - from))));
+    } catch (const nlohmann::json::exception& e) {  // e.g. a number beyond the range of doubles (1e400)
+      throw InvalidArgument(fmt::format("K: not a list of rows of finite decimal numbers (numbers must be within "
+                                        "+-1.8e308): {}", e.what()));
     }
     return sim::FiniteKernel(to_matrix(rows_from_json(j, what), what));
   }
@@ -204,16 +220,29 @@ KernelResult kernel(const sim::FiniteKernel& k, const KernelRequest& r) {
   out.matrix = k.matrix();
   out.coefficients = sim::mixing_coefficients(k);
   out.rounding = 4.0 * (k.size() + 2) * std::numeric_limits<double>::epsilon();
+  // exp(eps) must be a double: eps <= 700.
   for (double e : r.eps) {
-    check_nonnegative_finite("kernel", "eps", e);
+    if (!(e >= 0 && e <= 700)) throw_invalid("kernel", "eps", e, "0 <= eps <= 700");
     out.dobrushin_at.emplace_back(e, sim::dobrushin_at(k, e));
   }
   if ((!r.eps_prime.empty() || !r.renyi.empty()) && !r.dp)
     throw InvalidArgument("the amplified profiles need the mechanism's privacy: give dp = (eps, delta) (--dp EPS,DELTA)");
   if (!r.dp) return out;
   const auto [eps, delta] = *r.dp;
-  check_nonnegative_finite("kernel", "dp eps", eps);
-  check_probability("kernel", "dp delta", delta);
+  if (!(eps >= 0 && eps <= 700)) throw_invalid("kernel", "dp EPS", eps, "0 <= EPS <= 700 (exp(EPS) must be a double)");
+  check_probability("kernel", "dp DELTA", delta);
+  for (double e : r.eps_prime)
+    if (!(e >= 0 && e <= 700)) throw_invalid("kernel", "eps_prime", e, "0 <= eps' <= 700");
+  for (double a : r.renyi)
+    if (!(a > 1 && a <= 1e6)) throw_invalid("kernel", "renyi", a, "1 < alpha <= 10^6");
+  // The exact worst cases enumerate states^4 maps per value: about a second per value at 64 states. The whole
+  // request is refused before it starts when it would take more than about a minute.
+  const double n4 = std::pow(static_cast<double>(k.size()), 4), values = static_cast<double>(r.eps_prime.size() + r.renyi.size());
+  const double seconds = n4 * values / std::pow(64.0, 4);
+  if (seconds > 60)
+    throw InvalidArgument(fmt::format("kernel: {} values of eps' and alpha on a {}-state kernel: about {:.0f} s of exact "
+                                      "enumeration (states^4 maps per value, ~1 s per value at 64 states); at most ~60 s per "
+                                      "call: give fewer values", values, k.size(), seconds));
   out.dp = r.dp;
   out.theorem1 = verify::theorem1_points(k, eps, delta);
   // (Each enumeration runs only when asked for: its state limit applies to what is computed.)

@@ -20,13 +20,18 @@
 namespace privamp::api {
 
 // ---- divergences between two laws (`privamp divergence`) ----
+// Limits of one divergence call (checked before any work): quantities (orders and epsilons together) and Monte
+// Carlo samples.
+inline constexpr std::size_t kMaxQuantities = 10'000;
+inline constexpr long kMaxSamples = 100'000'000;
+
 struct DivergenceRequest {
   std::vector<double> renyi;         // orders α > 1; +inf for R_∞
   std::vector<double> hockey_stick;  // ε ≥ 0
   bool kl = false, tv = false;
   std::string engine = "auto";       // auto | closed | sum | quadrature | gsl | mc
   double rel_tol = 1e-13;
-  long samples = 1'000'000;
+  long samples = 1'000'000;  // at most kMaxSamples
   std::uint64_t seed = 1;
   double level = 0.99;
 };

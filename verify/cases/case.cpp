@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
+#include "sim/kernels/finite_kernel.hpp"
 #include "sim/laws/expression.hpp"
 #include "verify/bounds/catalogue.hpp"
 #include "verify/cases/toml_reader.hpp"
@@ -57,6 +58,28 @@ Params Case::with_derived(Params p) const {
   return p;
 }
 
+// Any kernel stays put with probability `laziness` when the point has that parameter (lazy_dirichlet requires it).
+sim::FiniteKernel Case::kernel_at(const Params& p) const {
+  const std::string& kind = kernel;
+  // Integers in range before any conversion (a kernel's work grows as states^3).
+  auto integer = [&](const char* n, double lo, double hi) {
+    const double v = p.at(n);
+    if (!(v >= lo && v <= hi && v == std::floor(v)))
+      throw_invalid("kernel " + kind, n, v, fmt::format("an integer with {} <= {} <= {}", format_number(lo), n, format_number(hi)));
+    return static_cast<int>(v);
+  };
+  const auto seed = [&] { return static_cast<std::uint64_t>(integer("seed", 0, 2147483647)); };
+  auto lazy = [&](sim::FiniteKernel k) { return p.numbers.count("laziness") ? sim::lazy_kernel(k, p.at("laziness")) : k; };
+  if (kind == "randomized_response") return lazy(sim::randomized_response_kernel(integer("k", 2, 1024), p.at("eps0")));
+  if (kind == "dirichlet" || kind == "lazy_dirichlet") {
+    if (kind == "lazy_dirichlet") p.at("laziness");  // required (names the missing parameter)
+    return lazy(sim::random_dirichlet_kernel(integer("states", 1, 1024), p.at("concentration"), seed()));
+  }
+  if (kind == "sparse")
+    return lazy(sim::random_sparse_kernel(integer("states", 1, 1024), integer("per_row", 1, 1024), seed()));
+  throw InvalidArgument(fmt::format("kernel = '{}': allowed randomized_response, dirichlet, lazy_dirichlet, sparse", kind));
+}
+
 std::vector<Params> Case::points() const {
   std::vector<Params> out{Params{}};
   for (const auto& [key, values] : grid) {
@@ -75,6 +98,14 @@ std::vector<Params> Case::points() const {
 }
 
 namespace {
+
+bool is_parameter_name(const std::string& s) {
+  if (s.empty() || s.size() > 64 || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// Derived parameters per case: they are resolved by repeated passes, so their number bounds the work.
+constexpr std::size_t kMaxDerived = 256;
 
 class Reader : public TomlReader {
  public:
@@ -135,6 +166,7 @@ class Reader : public TomlReader {
       }
     }
     e.formula = text(t, "formula");
+    if (e.formula.find_first_not_of(" \t") == std::string::npos) fail(t.get("formula"), "formula", "must not be empty");
     e.not_applicable = [requirements](const Params& p) -> std::optional<std::string> {
       for (const std::string& c : requirements)
         if (evaluate_formula(c, p) == 0) return "needs " + c;
@@ -237,6 +269,10 @@ class Reader : public TomlReader {
     c.declared = declared_;
     c.name = text(t, "name");
     if (c.name.find_first_not_of(" \t") == std::string::npos) fail(t.get("name"), "name", "must not be empty");
+    if (c.name.size() > 200) fail(t.get("name"), "name", fmt::format("{} characters; at most 200", c.name.size()));
+    for (char ch : c.name)
+      if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
+        fail(t.get("name"), "name", "must be one line without control characters (newlines, tabs, escapes)");
     const toml::node* b = t.get("bounds");
     if (!b || !b->is_array() || b->as_array()->empty()) fail(b ? b : &t, "bounds", "must be a non-empty list of theorem IDs");
     for (const auto& e : *b->as_array()) {
@@ -265,6 +301,11 @@ class Reader : public TomlReader {
         fail(b, "bounds", fmt::format("{} cannot be checked by a case of kind {} (it is {})", id, kind,
                                       e.property ? "a property" : e.exact ? "a value or divergence bound" : "a divergence bound"));
     }
+    // Keys of one kind only: a key the case's kind ignores is a mistake, not a no-op.
+    for (const char* key : {"mu", "nu"})
+      if (c.kind != Case::Kind::laws && t.get(key)) fail(t.get(key), key, fmt::format("only laws cases take {} (this case is of kind {})", key, kind));
+    if (c.kind != Case::Kind::kernel && t.get("kernel"))
+      fail(t.get("kernel"), "kernel", fmt::format("only kernel cases take kernel (this case is of kind {})", kind));
     if (c.kind == Case::Kind::laws) {
       c.mu = text(t, "mu");
       c.nu = text(t, "nu");
@@ -280,7 +321,10 @@ class Reader : public TomlReader {
           found = true;
         }
       if (!found) fail(t.get("quantity"), "quantity", "must be renyi, renyi_inf, kl, tv or hockey_stick");
-      if (c.quantity == Quantity::Kind::renyi || c.quantity == Quantity::Kind::hockey_stick) c.order = text(t, "order");
+      if (c.quantity == Quantity::Kind::renyi || c.quantity == Quantity::Kind::hockey_stick) {
+        c.order = text(t, "order");
+        if (c.order.find_first_not_of(" \t") == std::string::npos) fail(t.get("order"), "order", "must not be empty (a formula such as \"{alpha}\")");
+      }
       else if (t.get("order")) fail(t.get("order"), "order", "only renyi and hockey_stick take an order");
     }
     for (const std::string& id : c.bounds) {  // declared bounds: the quantity they bound must be the case's
@@ -311,6 +355,8 @@ class Reader : public TomlReader {
     if (!g || !g->is_table()) fail(g ? g : &t, "grid", "must be a table of parameter lists");
     for (const auto& [k, v] : *g->as_table()) {
       const std::string key(k.str());
+      if (!is_parameter_name(key))
+        fail(&v, "grid." + key, "a parameter name is a letter or '_' followed by letters, digits or '_' (at most 64)");
       std::vector<std::variant<double, std::string>> values;
       auto add = [&](const toml::node& e) {
         if (auto d = e.value<double>()) values.emplace_back(*d);
@@ -333,7 +379,11 @@ class Reader : public TomlReader {
     if (size > 100000) fail(g, "grid", fmt::format("{:.0f} points: at most 100000", size));
     if (const toml::node* d = t.get("derived")) {
       if (!d->is_table()) fail(d, "derived", "must be a table of formulas");
+      if (d->as_table()->size() > kMaxDerived)
+        fail(d, "derived", fmt::format("{} derived parameters; at most {}", d->as_table()->size(), kMaxDerived));
       for (const auto& [k, v] : *d->as_table()) {
+        if (!is_parameter_name(std::string(k.str())))
+          fail(&v, "derived." + std::string(k.str()), "a parameter name is a letter or '_' followed by letters, digits or '_' (at most 64)");
         if (!v.is_string()) fail(&v, "derived." + std::string(k.str()), "must be a formula string");
         const auto in_grid = std::find_if(c.grid.begin(), c.grid.end(), [&](const auto& e) { return e.first == k.str(); });
         if (in_grid != c.grid.end())
@@ -380,6 +430,11 @@ class Reader : public TomlReader {
         for (const auto& [k, v] : p.words) parts.push_back(fmt::format("{}={}", k, v));
         return fmt::format("at {}: ", fmt::join(parts, ", "));
       };
+      if (c.kind == Case::Kind::kernel) try {
+          c.kernel_at(p);  // the kernel's kind and parameters (kernels of at most kMaxKernelStates states: cheap)
+        } catch (const InvalidArgument& e) {
+          fail(t.get("kernel"), "kernel", where() + e.what());
+        }
       if (c.kind == Case::Kind::laws)
         for (const char* key : {"mu", "nu"}) try {
             check_law(key[0] == 'm' ? c.mu : c.nu, p);

@@ -49,6 +49,10 @@
 #include "verify/cases/formula.hpp"
 #include "verify/divergence/engines.hpp"
 
+namespace privamp::sim {
+class FiniteKernel;
+}
+
 namespace privamp::verify {
 
 // One axis of a case's search space for `privamp explore` ([case.explore]): a real or integer range (linear or log
@@ -86,6 +90,9 @@ struct Case {
   const BoundEntry& entry(const std::string& id) const;
 
   std::vector<Params> points() const;       // grid product, derived parameters added
+  // Kernel cases: the kernel at a point (randomized_response, dirichlet, lazy_dirichlet, sparse; any kernel stays put
+  // with probability `laziness` when the point has it); InvalidArgument naming a missing or bad parameter.
+  sim::FiniteKernel kernel_at(const Params& p) const;
   Params with_derived(Params point) const;  // a point of the grid parameters, derived parameters added
 };
 

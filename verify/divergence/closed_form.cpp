@@ -52,6 +52,44 @@ Estimate gaussian_kl(double delta, double sigma) {
   return Estimate::from_log(lv, rel, ErrorKind::exact, "closed form GT.gauss.renyi (alpha -> 1)");
 }
 
+// HS_ε of N(Δ, σ²) against N(0, σ²) far in the tail: a = u − v < −10⁴ with u = Δ/2σ, v = εσ/Δ, b = −u − v.
+// There log Φ(a) and log Φ(b) agree in every printed digit and their difference (the whole answer) is lost in
+// rounding. With the Mills-ratio series log Φ(z) = −z²/2 − log(−z) − ½ log 2π + log M(z), M(z) = 1 − z⁻² + 3z⁻⁴ −
+// 15z⁻⁶ + R, |R| ≤ 105 z⁻⁸ (an alternating asymptotic series: the remainder is below the first omitted term), and
+// b² − a² = 4uv = 2ε exactly, x = ε + log Φ(b) − log Φ(a) = −log1p(2u/(v − u)) + log M(b) − log M(a) has no
+// cancellation; δ = Φ(a)(1 − eˣ) far below the double range, so it is returned in log space with an absolute error
+// of its log. Beyond a = −10¹⁵⁰ (a² overflows) only an upper end is given: log δ ≤ log Φ(a) ≤ −a²/2 < −5·10²⁹⁹.
+static Estimate gaussian_hockey_stick_far(double u, double v, const char* method) {
+  const double a = u - v, b = -u - v;
+  if (!(a > -1e150)) {
+    Estimate e = Estimate::from_value(0, 0, ErrorKind::exact, method);
+    e.log_upper = -5e299;
+    e.upper = 0x1p-1074;  // the smallest positive double: the truth is far below it, and above 0
+    return e;
+  }
+  const auto log_m = [](double z) {
+    const double t = 1 / (z * z);
+    return std::log1p(-t + 3 * t * t - 15 * t * t * t);
+  };
+  const double remainder = 105 / std::pow(a, 8);  // |R| for a and (|b| > |a|) for b, each at most this
+  const double x = -std::log1p(2 * u / (v - u)) + log_m(b) - log_m(a);
+  const double x_err = 2 * remainder / (1 - 1 / (a * a)) + 16 * kEps * (std::fabs(x) + 1 / (a * a));
+  if (!(x < 0) || !(x + x_err < 0)) {  // 1 − eˣ not resolved from 0: an upper end only
+    Estimate e = Estimate::from_value(0, 0, ErrorKind::exact, method);
+    e.log_upper = -0.5 * a * a - std::log(-a) - 0.5 * std::log(2 * std::numbers::pi) + std::log(-std::expm1(-std::fabs(x) - x_err)) +
+                  8 * kEps * a * a;
+    e.upper = std::nextafter(std::exp(e.log_upper), 1.0);
+    return e;
+  }
+  const double la = -0.5 * a * a - std::log(-a) - 0.5 * std::log(2 * std::numbers::pi) + log_m(a);
+  const double la_err = 8 * kEps * (0.5 * a * a + std::fabs(std::log(-a)) + 1) + 2 * remainder;
+  const double l1 = std::log(-std::expm1(x));
+  // d/dx log(1 − eˣ) = −eˣ/(1 − eˣ): the error of x, amplified; evaluated at the end of x's interval nearest 0.
+  const double near = x + x_err;
+  const double l1_err = x_err * std::exp(near) / -std::expm1(near) + 8 * kEps * std::fabs(l1);
+  return Estimate::from_log_interval(la + l1, la_err + l1_err, ErrorKind::exact, method);
+}
+
 Estimate gaussian_hockey_stick(double delta, double sigma, double eps) {
   check_common("gaussian_hockey_stick", delta, sigma, "sigma");
   check_nonnegative_finite("gaussian_hockey_stick", "eps", eps);
@@ -66,8 +104,9 @@ Estimate gaussian_hockey_stick(double delta, double sigma, double eps) {
     const double v = std::erf(z);
     return Estimate::from_value(v, 8 * kEps * v, ErrorKind::exact, method);
   }
-  const double a = delta / (2 * sigma) - eps * sigma / delta;
-  const double b = -delta / (2 * sigma) - eps * sigma / delta;
+  const double u = delta / (2 * sigma), v = eps * sigma / delta;
+  const double a = u - v, b = -u - v;
+  if (a < -1e4) return gaussian_hockey_stick_far(u, v, method);
   const double la = log_normal_cdf(a), lb = log_normal_cdf(b);
   const double r = delta / sigma;
   if (r < 1e-4 && eps < 1 && eps * sigma / delta < 30) {

@@ -82,6 +82,20 @@ Estimate Estimate::from_log(double log_value, double rel_error, ErrorKind kind, 
   return e;
 }
 
+Estimate Estimate::from_log_interval(double log_value, double log_error, ErrorKind kind, std::string method) {
+  if (std::isnan(log_value) || std::isnan(log_error)) throw NumericalError("internal: an engine produced NaN (" + method + ")");
+  Estimate e;
+  e.log_value = log_value;
+  e.log_lower = log_value - log_error;
+  e.log_upper = log_value + log_error;
+  e.value = std::exp(log_value);
+  e.lower = std::nextafter(std::exp(e.log_lower), 0.0);
+  e.upper = std::nextafter(std::exp(e.log_upper), std::numeric_limits<double>::infinity());
+  e.error_kind = kind;
+  e.method = std::move(method);
+  return e;
+}
+
 Estimate Estimate::infinite(std::string method) {
   Estimate e;
   e.value = e.lower = e.upper = std::numeric_limits<double>::infinity();

@@ -40,6 +40,9 @@ struct Estimate {
   static Estimate from_value(double value, double abs_error, ErrorKind kind, std::string method, double floor = 0);
   // From a log-value and a relative error bar (for quantities that may underflow).
   static Estimate from_log(double log_value, double rel_error, ErrorKind kind, std::string method);
+  // log value ± an absolute error of the log (for values far below the double range, where a relative error of the
+  // value is not a double).
+  static Estimate from_log_interval(double log_value, double log_error, ErrorKind kind, std::string method);
   // From an interval known to contain the truth; the value is its midpoint.
   static Estimate from_interval(double lower, double upper, ErrorKind kind, std::string method);
   // The mean of n independent samples with sample standard deviation sd: a CLT interval at `level`.

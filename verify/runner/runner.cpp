@@ -57,20 +57,6 @@ Quantity make_quantity(Quantity::Kind kind, double order) {
   return Quantity::kl();
 }
 
-// Any kernel stays put with probability `laziness` when the point has that parameter (lazy_dirichlet requires it).
-sim::FiniteKernel make_kernel(const std::string& kind, const Params& p) {
-  auto integer = [&](const char* n) { return static_cast<int>(p.at(n)); };
-  auto lazy = [&](sim::FiniteKernel k) { return p.numbers.count("laziness") ? sim::lazy_kernel(k, p.at("laziness")) : k; };
-  if (kind == "randomized_response") return lazy(sim::randomized_response_kernel(integer("k"), p.at("eps0")));
-  if (kind == "dirichlet" || kind == "lazy_dirichlet") {
-    if (kind == "lazy_dirichlet") p.at("laziness");  // required (names the missing parameter)
-    return lazy(sim::random_dirichlet_kernel(integer("states"), p.at("concentration"), static_cast<std::uint64_t>(p.at("seed"))));
-  }
-  if (kind == "sparse")
-    return lazy(sim::random_sparse_kernel(integer("states"), integer("per_row"), static_cast<std::uint64_t>(p.at("seed"))));
-  throw InvalidArgument(fmt::format("kernel = '{}': allowed randomized_response, dirichlet, lazy_dirichlet, sparse", kind));
-}
-
 }  // namespace
 
 Verdict decide(Direction dir, const Estimate& e, double b, double tol, std::string& reason, double b_lo, double b_hi) {
@@ -201,7 +187,7 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
   std::optional<sim::FiniteKernel> kernel;
   try {
     if (c.kind == Case::Kind::kernel) {
-      kernel.emplace(make_kernel(c.kernel, p));
+      kernel.emplace(c.kernel_at(p));
       const auto m = sim::mixing_coefficients(*kernel);
       p.numbers["gamma_tv"] = m.dobrushin;
       p.numbers["gamma_doeblin"] = m.doeblin;

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# hostile_inputs.sh PRIVAMP: files and options written to attack or trip privamp. Each must be refused at load with
+# exit 2 and a message naming the input (or give a correct value), no payload may run a command, and privamp may
+# write nothing outside --out. Runs in a fresh temporary folder (safe under ctest -j).
+set -u
+privamp=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+failures=0
+# check STATUS PATTERN COMMAND...: exit status and (extended regex) output.
+check() {
+  local status=$1 pattern=$2
+  shift 2
+  local output code
+  output=$("$@" 2>&1)
+  code=$?
+  if [ "$code" -ne "$status" ] || ! printf '%s' "$output" | tr '\n' ' ' | grep -Eq -- "$pattern"; then
+    printf 'FAIL: %s\n  expected status %s and /%s/, got %s:\n%s\n' "$*" "$status" "$pattern" "$code" "$(printf '%s' "$output" | head -c 2000)"
+    failures=$((failures + 1))
+  fi
+}
+no_injection() {
+  if [ -e INJECTED ] || [ -e figs/INJECTED ]; then
+    echo "FAIL: a payload ran a command ($1)"
+    failures=$((failures + 1))
+    rm -f INJECTED figs/INJECTED
+  fi
+}
+
+case_text='[[case]]
+name = "gauss"
+bounds = ["E1"]
+mu = "gaussian({delta}, 1)"
+nu = "gaussian(0, 1)"
+quantity = "renyi"
+order = "{alpha}"
+[case.grid]
+alpha = [2, 4]
+delta = 1
+sigma1 = 1
+sigma2 = 0
+'
+figure() {  # figure KEY_LINE TITLE_LINE: a figure file with these lines
+  printf '%s\n[[figure]]\nname = "fig"\nx = "alpha"\n%s\n%s\n[[figure.series]]\ncase = "gauss"\nid = "E1"\n' "$case_text" "$1" "$2" > fig.toml
+}
+
+# 1. Commands from a figure's text, names and paths.
+figure 'key = "below nobox; system '"'"'touch INJECTED'"'"'"' 'title = "t"'
+check 2 "fig.toml:[0-9]+: key 'key': 'nobox;' is not a key word" "$privamp" figures fig.toml --out figs
+no_injection key
+figure 'key = "below"' 'title = "t\nsystem \"touch INJECTED\"\n#"'
+check 2 "key 'title': must be one line" "$privamp" figures fig.toml --out figs
+no_injection title
+printf '[[case]]\nname = "x\\nsystem \\"touch INJECTED\\"\\n#"\nbounds = ["E1"]\nmu = "gaussian(1, 1)"\nnu = "gaussian(0, 1)"\nquantity = "renyi"\norder = "2"\n[case.grid]\ndelta = 1\nsigma1 = 1\nsigma2 = 0\n' > name.toml
+check 2 "key 'name': must be one line without control characters" "$privamp" verify name.toml
+no_injection name
+if command -v gnuplot > /dev/null; then
+  figure 'key = {position = "top left", box = true}' 'title = "Bob'"'"'s figure: αβ `touch INJECTED` @x"'
+  check 0 "fig +figs.*" "$privamp" figures fig.toml --out "figs/x'; touch INJECTED; echo '"
+  no_injection out
+  [ -s "figs/x'; touch INJECTED; echo '/fig.png" ] || { echo "FAIL: no figure in an odd folder name"; failures=$((failures + 1)); }
+  check 0 "fig " "$privamp" figures fig.toml --out "Bob's figures"
+  [ -s "Bob's figures/fig.pdf" ] || { echo "FAIL: no figure in Bob's figures"; failures=$((failures + 1)); }
+fi
+
+# 2. A bound ID declared in two files, or twice in one, or over a built-in ID.
+printf '[[bound]]\nid = "MY.b"\nquantity = "renyi"\nformula = "0"\n%s' "${case_text/\"E1\"/\"MY.b\"}" > a.toml
+printf '[[bound]]\nid = "MY.b"\nquantity = "renyi"\nformula = "1e300"\n' > b.toml
+check 1 "MY.b .*VIOL|violation" "$privamp" verify a.toml
+check 2 "b.toml:1: key 'id': bound 'MY.b' is declared twice: here and at a.toml:1" "$privamp" verify a.toml b.toml
+check 2 "given twice" "$privamp" verify a.toml a.toml
+
+# 3-5. Sizes and work.
+long=$(printf '+0%.0s' $(seq 1 10000))
+check 2 "more than 256 levels deep" "$privamp" divergence "gaussian(0$long, 1)" 'gaussian(1,1)' --renyi 2
+printf '[[bound]]\nid = "MY.sum"\nquantity = "renyi"\nformula = "sum(k, 1e17, 1e17, 1)"\n%s' "${case_text/\"E1\"/\"MY.sum\"}" > s1.toml
+check 2 "s1.toml:[0-9]+: key 'bounds'.*at most 2\^53" timeout 20 "$privamp" verify s1.toml
+printf '[[bound]]\nid = "MY.sum"\nquantity = "renyi"\nformula = "sum(k, 0, 1e5, sum(j, 0, 1e5, 1))"\n%s' "${case_text/\"E1\"/\"MY.sum\"}" > s2.toml
+check 2 "s2.toml:[0-9]+: key 'bounds'.*steps of work.*the limit is 2e\+07" timeout 20 "$privamp" verify s2.toml
+printf '[[bound]]\nid = "MY.sum"\nquantity = "renyi"\nformula = "sum(k, 1, 1e5, renyi(gaussian(1,1), gaussian(0,1), 2))"\n%s' "${case_text/\"E1\"/\"MY.sum\"}" > s3.toml
+check 2 "s3.toml:[0-9]+: key 'bounds'.*steps of work" timeout 20 "$privamp" verify s3.toml
+check 2 "samples.*1e12|1 <= samples" "$privamp" divergence 'gaussian(1,1)' 'gaussian(0,1)' --engine mc --kl --samples 1000000000000
+check 2 "quantities in one call; at most 10000" timeout 20 "$privamp" divergence 'mix(q=0.1, gaussian(0,1), gaussian(1,1))' 'gaussian(0,1)' --renyi 2:1e6:10
+check 2 "binomial_mix\(m=100000, p=0.5\).*components.*at most 2000" timeout 20 "$privamp" divergence 'binomial_mix(m=100000, p=0.5, law=gaussian(0,1))' 'gaussian(0,1)' --renyi 2
+check 2 "double_well: parameter 'hi' = 1e\+30" timeout 20 "$privamp" divergence 'double_well(x0=1, t=0.5, hi=1e30)' 'double_well(x0=0, t=0.5)' --kl
+k64=$(python3 -c "import json; n=64; print(json.dumps([[1/n]*n for _ in range(n)]))")
+check 2 "about [0-9]+ s of exact enumeration" timeout 20 "$privamp" kernel --K "$k64" --dp 1,0.01 --eps-prime 0:10:0.01
+{ printf '%s[case.derived]\n' "$case_text"; for i in $(seq 1 2000); do printf 'd%s = "%s"\n' "$i" "1"; done; } > derived.toml
+check 2 "key 'derived': 2000 derived parameters; at most 256" timeout 20 "$privamp" verify derived.toml
+
+# 6. Extreme epsilons: a value in log space, never NaN or a silent 0.
+check 0 "\"log_upper\": -4\.99.*e\+139" "$privamp" divergence 'gaussian(1,1)' 'gaussian(0,1)' --hockey-stick 1e70 --json
+check 0 "hockey_stick\(1e\+60\) +exp\(-5e\+119\)" "$privamp" divergence 'gaussian(1,1)' 'gaussian(0,1)' --hockey-stick 1e60
+
+# 7. Files privamp must not touch.
+printf '%s' "$case_text" > cfg.toml && echo '{"my": "settings"}' > cfg.json
+mkdir -p keep && echo mine > keep/.privamp-write-test
+check 0 "wrote keep" "$privamp" verify cfg.toml --out keep
+[ "$(cat keep/.privamp-write-test)" = mine ] || { echo "FAIL: the user's .privamp-write-test was touched"; failures=$((failures + 1)); }
+printf '[[case]]\nname = "bad"\nbounds = ["E1"]\nmu = "gausian(1, 1)"\nnu = "gaussian(0, 1)"\nquantity = "renyi"\norder = "2"\n[case.grid]\ndelta = 1\n' > bad.toml
+check 2 "unknown law 'gausian'" "$privamp" verify bad.toml --out never
+[ -e never ] && { echo "FAIL: an exit-2 verify created --out"; failures=$((failures + 1)); }
+check 2 "cfg.json exists and is not a privamp golden file" "$privamp" verify cfg.toml --update-golden --golden-dir .
+grep -q settings cfg.json || { echo "FAIL: cfg.json was overwritten"; failures=$((failures + 1)); }
+touch afile
+check 2 "--out afile: is a file" "$privamp" verify cfg.toml --out afile
+
+# 8. Validated at load.
+printf '%s' "$case_text" | sed 's/^order = .*/order = ""/' > empty_order.toml
+check 2 "key 'order': must not be empty" "$privamp" verify empty_order.toml
+printf '%s' "${case_text/quantity = \"renyi\"/kernel = \"dirichlet\"$'\n'quantity = \"renyi\"}" > kernel_on_laws.toml
+check 2 "key 'kernel': only kernel cases take kernel" "$privamp" verify kernel_on_laws.toml
+printf '[[case]]\nname = "k"\nbounds = ["T1.1"]\nkind = "kernel"\nkernel = "[[0.9, 0.1], [0.2, 0.8]]"\nquantity = "hockey_stick"\norder = "{eps}"\n[case.grid]\neps = 1\ndelta = 0.01\n' > kmatrix.toml
+check 2 "kmatrix.toml:[0-9]+: key 'kernel'.*allowed randomized_response" "$privamp" verify kmatrix.toml
+printf '[[case]]\nname = "blanket"\nbounds = ["BLANKET"]\nkind = "value"\n[case.grid]\neps0 = 1\nk = 2\n' > blanket.toml
+check 2 "blanket.toml:[0-9]+: key 'bounds'.*neither 'randomizer' nor 'rr' is a parameter" "$privamp" verify blanket.toml
+figure 'log = "y"' 'yrange = [0, 1]'
+check 2 "key 'yrange': a log y axis needs a range above 0" "$privamp" figures fig.toml --out figs
+printf '%s\n[[figure]]\nname = "fig"\nx = "alpha"\n[[figure.series]]\ncase = "gauss"\nid = "E1"\nwhere = {delta = 7}\n' "$case_text" > fig.toml
+check 2 "fig.toml:[0-9]+: key 'series.where': selects no point" "$privamp" figures fig.toml --out figs
+printf '%s\n[[figure]]\nname = "fig"\nx = "alpha"\n[[figure.series]]\ncase = "gauss"\nid = "E1"\nscale = "1/0"\n' "$case_text" > fig.toml
+check 2 "fig.toml:[0-9]+: key 'series.scale'" "$privamp" figures fig.toml --out figs
+check 2 "--only ',,': names nothing" "$privamp" verify cfg.toml --only ,,
+
+# 10. Messages that name the input and its range.
+check 2 "'--budget' = 1000000000000 .*2 <= budget <= 10\^7" "$privamp" explore cfg.toml --budget 1e12
+check 2 "--seed.*-1.*seed >= 0" "$privamp" divergence 'gaussian(1,1)' 'gaussian(0,1)' --kl --engine mc --seed -1
+check 2 "K: not a list of rows of decimal numbers.*NaN" "$privamp" kernel --K '[[NaN, 1], [1, 0]]'
+check 2 "K: not a list of rows of decimal numbers.*1/3" "$privamp" kernel --K '[[1/3, 2/3], [0.5, 0.5]]'
+check 2 "dp EPS.*710.*0 <= EPS <= 700" "$privamp" kernel --K '[[0.9, 0.1], [0.2, 0.8]]' --dp 710,0.5
+
+if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
+exit $((failures > 0))

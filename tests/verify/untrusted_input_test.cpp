@@ -1,0 +1,95 @@
+// Untrusted input: expression sizes and work, bounds declared per load, the gnuplot text escaping and key
+// vocabulary, and the far-tail hockey-stick of shifted Gaussians (references: mpmath at 80 digits, computed once by
+// log(ncdf(a) - exp(eps) ncdf(b)) with a = Delta/2sigma - eps sigma/Delta, b = -Delta/2sigma - eps sigma/Delta).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "numerics/errors.hpp"
+#include "plots/gnuplot.hpp"
+#include "sim/laws/expression.hpp"
+#include "verify/cases/case.hpp"
+#include "verify/divergence/closed_form.hpp"
+
+using namespace privamp;
+using Catch::Matchers::Contains;
+
+namespace {
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+}  // namespace
+
+TEST_CASE("expressions: long flat chains and deep trees are refused before any recursion", "[untrusted]") {
+  std::string chain = "0";
+  for (int i = 0; i < 10000; ++i) chain += "+0";
+  CHECK_THAT(error_of([&] { verify::evaluate_formula(chain, {}); }), Contains("more than 256 levels deep"));
+  CHECK_THAT(error_of([&] { sim::parse_law("gaussian(" + chain + ", 1)"); }), Contains("more than 256 levels deep"));
+  // 200 terms are fine, and the message of a long text shows only the text around the column.
+  std::string ok = "1";
+  for (int i = 0; i < 200; ++i) ok += "+1";
+  CHECK(verify::evaluate_formula(ok, {}) == 201);
+  CHECK(error_of([&] { verify::evaluate_formula(chain, {}); }).size() < 600);
+}
+
+TEST_CASE("sum(): integer index, bounds up to 2^53, work estimated before it runs", "[untrusted]") {
+  verify::Params p;
+  p.numbers = {{"n", 1e5}};
+  CHECK(verify::evaluate_formula("sum(k, 1, 3, k)", p) == 6);
+  CHECK(verify::evaluate_formula("sum(k, 9007199254740990, 9007199254740992, 1)", p) == 3);
+  CHECK_THAT(error_of([&] { verify::evaluate_formula("sum(k, 1e17, 1e17, 1)", p); }), Contains("at most 2^53"));
+  CHECK_THAT(error_of([&] { verify::evaluate_formula("sum(k, 0, 1e6, sum(j, 0, 1e6, 1))", p); }), Contains("the limit is 2e+07"));
+  // The estimate at load follows the grid: n terms of an inner sum of n terms.
+  CHECK_NOTHROW(verify::check_formula_work("sum(k, 1, 1000, sum(j, 1, k, 1))", p));
+  CHECK_THAT(error_of([&] { verify::check_formula_work("sum(k, 1, n, sum(j, 1, n, 1))", p); }), Contains("steps of work"));
+  CHECK_THAT(error_of([&] { verify::check_formula_work("sum(k, 1, n, renyi(gaussian(1,1), gaussian(0,1), 2))", p); }),
+             Contains("steps of work"));
+  // Two bare words compared: a missing parameter, not a silent false.
+  CHECK_THAT(error_of([&] { verify::evaluate_formula("randomizer == rr", p); }), Contains("neither 'randomizer' nor 'rr'"));
+}
+
+TEST_CASE("a load's declared bounds are its own: twice is refused, nothing is global", "[untrusted]") {
+  const std::string a = "[[bound]]\nid = \"U.x\"\nquantity = \"renyi\"\nformula = \"1\"\n";
+  CHECK_THAT(error_of([&] { verify::parse_cases(a + "\n" + a, "twice.toml"); }),
+             Contains("twice.toml:6: key 'id': bound 'U.x' is declared twice: here and at twice.toml:1"));
+  CHECK(verify::parse_cases(a, "one.toml").empty());
+  CHECK_THROWS_AS(verify::find_bound("U.x"), InvalidArgument);
+}
+
+TEST_CASE("gnuplot text: quoted without substitution or line ends; the key from a vocabulary", "[untrusted]") {
+  CHECK(plots::quoted("Bob's `touch x` @m") == "'Bob''s `touch x` @m'");
+  CHECK(plots::quoted("t\nsystem \"x\"\r#") == "'t system \"x\" #'");
+  CHECK(plots::parse_key_words("below nobox").render() == "below nobox noopaque");
+  CHECK(plots::parse_key_words("top left box opaque").render() == "top left box opaque");
+  CHECK_THAT(error_of([] { plots::parse_key_words("below nobox; system 'touch x'"); }), Contains("'nobox;' is not a key word"));
+  CHECK(plots::has_control_character("a\tb"));
+  CHECK_FALSE(plots::has_control_character("αβ 'x'"));
+}
+
+TEST_CASE("Gaussian hockey-stick far in the tail: log space, inside 80-digit references", "[untrusted]") {
+  struct Ref {
+    double delta, sigma, eps, log_value;
+  };
+  for (const Ref& r : {Ref{0.3, 2, 3000, -199998522.6258461454517213}, Ref{1, 1, 20000, -199990020.8509136451519288},
+                       Ref{2, 0.5, 1e6, -31249500026.39107656575755}, Ref{1, 1, 1000, -499514.859451841160165648}}) {
+    INFO(r.delta << " " << r.sigma << " " << r.eps);
+    const verify::Estimate e = verify::gaussian_hockey_stick(r.delta, r.sigma, r.eps);
+    CHECK(e.log_lower <= r.log_value);
+    CHECK(r.log_value <= e.log_upper);
+    CHECK(e.log_upper - e.log_lower < 1e-6 * std::abs(r.log_value));
+    CHECK(e.upper > 0);
+  }
+  // Beyond a^2 overflowing: an upper end only, never NaN and never a zero upper end.
+  for (double eps : {1e70, 1e200, 1e300}) {
+    const verify::Estimate e = verify::gaussian_hockey_stick(1, 1, eps);
+    CHECK_FALSE(std::isnan(e.upper));
+    CHECK(e.upper > 0);
+    CHECK(e.log_upper < -1e100);
+  }
+}
