@@ -113,11 +113,11 @@ class FigureReader : public verify::TomlReader {
       if (!is_key_position_word(w))
         fail(k.get("position"), "key.position", fmt::format("'{}' is not a position (allowed: below, above, top, bottom, left, right, center, inside, outside)", w));
     o.box = boolean(k, "box", false);
-    o.opaque = boolean(k, "opaque", false);
+    o.opaque = boolean(k, "opaque", o.opaque);
     o.off = boolean(k, "off", false);
     const double columns = number(k, "columns", 0);
     if (!(columns >= 0 && columns <= 20 && columns == std::floor(columns)))
-      fail(k.get("columns"), "key.columns", fmt::format("must be an integer in [1, 20] (got {})", columns));
+      fail(k.get("columns"), "key.columns", fmt::format("must be an integer in [0, 20] (0: gnuplot's choice; got {})", columns));
     o.columns = static_cast<int>(columns);
     return o;
   }

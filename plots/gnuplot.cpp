@@ -81,7 +81,8 @@ std::string find_on_path(const std::string& name) {
   std::istringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    // Absolute: gnuplot is started after changing into the output folder.
+    const std::string candidate = std::filesystem::absolute(std::filesystem::path(dir.empty() ? "." : dir) / name).string();
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   return "";

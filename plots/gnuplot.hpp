@@ -20,7 +20,7 @@ bool has_control_character(const std::string& text);
 // Where the key goes and how it looks, as `set key` words built from a fixed vocabulary.
 struct KeyOptions {
   std::string position = "below";  // words from: below above top bottom left right center inside outside
-  bool box = false, opaque = false, off = false;
+  bool box = false, opaque = true, off = false;  // opaque: the shared style's key hides no data under it
   int columns = 0;  // 0: gnuplot's choice
   std::string render() const;  // the arguments of `set key`
 };

@@ -361,6 +361,12 @@ LawPtr cached_law(const std::string& key, const std::function<LawPtr()>& build) 
 
 }  // namespace
 
+std::string work_limit_message(double work) {
+  return fmt::format("about {:.3g} steps of work for one evaluation; the limit is {:.0e} (each divergence call counts "
+                     "{:.0e}): use fewer terms in sum()",
+                     work, static_cast<double>(kMaxFormulaWork), static_cast<double>(kDivergenceWork));
+}
+
 // ------------------------------------------------------------------------------------------------------------------
 // Evaluation
 
@@ -681,11 +687,7 @@ class Evaluator {
     return r;
   }
 
-  [[noreturn]] void over_budget(const Node& n, double work) const {
-    fail(n, fmt::format("about {:.3g} steps of work for one evaluation; the limit is {:.0e} (each divergence call "
-                        "counts {:.0e}): use fewer terms in sum()",
-                        work, static_cast<double>(kMaxFormulaWork), static_cast<double>(kDivergenceWork)));
-  }
+  [[noreturn]] void over_budget(const Node& n, double work) const { fail(n, work_limit_message(work)); }
 
   // sum(k, from, to, expr): expr with the parameter k = from, from + 1, …, to (at most 10^6 terms). The work of
   // the whole sum (the terms times the first term's work) is checked against the budget before it runs.
@@ -700,8 +702,8 @@ class Evaluator {
     if (std::abs(from.v) > kMaxIndex || std::abs(to.v) > kMaxIndex)
       fail(n, fmt::format("sum: bounds {} and {}; allowed: integers of magnitude at most 2^53", format_number(from.v), format_number(to.v)));
     const std::int64_t first = static_cast<std::int64_t>(from.v), last = static_cast<std::int64_t>(to.v);
-    if (last - first >= 1'000'000)
-      fail(n, fmt::format("sum: {} terms; at most 10^6", static_cast<double>(last - first) + 1));
+    if (static_cast<double>(last - first) + 1 > kMaxSumTerms)
+      fail(n, fmt::format("sum: {} terms; at most {:.0e}", static_cast<double>(last - first) + 1, kMaxSumTerms));
     const auto saved = params_.numbers.find(k) != params_.numbers.end() ? std::optional<double>(params_.numbers[k]) : std::nullopt;
     Val total = Val::point(0);
     for (std::int64_t i = first; i <= last; ++i) {
@@ -907,7 +909,7 @@ double Expression::work(const Node& n, Params& params) const {
     }
   };
   const std::optional<double> from = bound(*n.args[1]), to = bound(*n.args[2]);
-  const double terms = from && to ? std::clamp(*to - *from + 1, 0.0, 1e6) : 1e6;
+  const double terms = from && to ? std::clamp(*to - *from + 1, 0.0, kMaxSumTerms) : kMaxSumTerms;
   if (terms == 0) return 1 + children(1);
   const std::string& k = n.args[0]->text;
   const auto saved = params.numbers.find(k) != params.numbers.end() ? std::optional<double>(params.numbers[k]) : std::nullopt;
@@ -946,8 +948,13 @@ std::shared_ptr<const Expression> Expression::parse_cached(const std::string& te
   }
   auto e = parse(text, label);  // throws on a syntax error: nothing is cached
   std::lock_guard lock(mutex);
-  if (cache.size() > 4096) cache.clear();  // a bound on memory for programs that generate texts
-  cache.emplace(key, e);
+  // A bound on memory for programs that generate texts: entries and characters.
+  static std::size_t characters = 0;
+  if (cache.size() > 4096 || characters + key.size() > (64u << 20)) {
+    cache.clear();
+    characters = 0;
+  }
+  if (cache.emplace(key, e).second) characters += key.size();
   return e;
 }
 

@@ -38,23 +38,32 @@ std::string quantity_name(Quantity::Kind kind) {
   return "?";
 }
 
-Params Case::with_derived(Params p) const {
-  // Derived parameters may refer to each other: resolve them in dependency order (TOML tables are unordered).
+namespace {
+// Derived parameters may refer to each other: resolved in passes, each evaluating those whose inputs are known
+// (TOML tables are unordered). `order`, if given, receives them in the order they resolved.
+void resolve_derived(const std::vector<std::pair<std::string, std::string>>& derived, Params& p,
+                     std::vector<std::pair<std::string, std::string>>* order) {
   std::vector<std::pair<std::string, std::string>> pending = derived;
   while (!pending.empty()) {
     std::vector<std::pair<std::string, std::string>> still;
     std::string last_error;
-    for (const auto& [key, formula] : pending) {
+    for (const auto& entry : pending) {
       try {
-        p.numbers[key] = evaluate_formula(formula, p);
+        p.numbers[entry.first] = evaluate_formula(entry.second, p);
+        if (order) order->push_back(entry);
       } catch (const InvalidArgument& e) {
-        still.emplace_back(key, formula);
+        still.push_back(entry);
         last_error = e.what();
       }
     }
     if (still.size() == pending.size()) throw InvalidArgument(fmt::format("derived parameters: {}", last_error));
     pending = std::move(still);
   }
+}
+}  // namespace
+
+Params Case::with_derived(Params p) const {
+  resolve_derived(derived, p, nullptr);  // one pass when `derived` is in dependency order (the loader sorts it)
   return p;
 }
 
@@ -389,6 +398,21 @@ class Reader : public TomlReader {
         if (in_grid != c.grid.end())
           fail(&v, "derived." + std::string(k.str()), "is also a grid parameter: a derived parameter may not override it");
         c.derived.emplace_back(std::string(k.str()), std::string(**v.as_string()));
+      }
+    }
+    if (!c.derived.empty()) {
+      // In the order they resolve at the first grid point, so that every point needs one pass (a chain written
+      // backwards would otherwise cost passes times parameters at each point); an error is reported below.
+      Params first;
+      for (const auto& [key, values] : c.grid) {
+        if (const double* d = std::get_if<double>(&values.front())) first.numbers[key] = *d;
+        else first.words[key] = std::get<std::string>(values.front());
+      }
+      std::vector<std::pair<std::string, std::string>> order;
+      try {
+        resolve_derived(c.derived, first, &order);
+        c.derived = std::move(order);
+      } catch (const InvalidArgument&) {
       }
     }
     if (const toml::node* e = t.get("explore")) c.explore = explore_axes(*e, c);

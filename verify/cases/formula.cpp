@@ -38,10 +38,8 @@ FormulaValue evaluate_formula_interval(const std::string& formula, const Params&
 void check_formula_work(const std::string& formula, const Params& params) {
   const double w = sim::Expression::parse_cached(formula, "formula")->work(params);
   if (w > static_cast<double>(sim::kMaxFormulaWork))
-    throw InvalidArgument(fmt::format("about {:.3g} steps of work for one evaluation of '{}'; the limit is {:.0e} (each "
-                                      "divergence call counts {:.0e}): use fewer terms in sum()",
-                                      w, formula.size() > 80 ? formula.substr(0, 77) + "..." : formula,
-                                      static_cast<double>(sim::kMaxFormulaWork), static_cast<double>(sim::kDivergenceWork)));
+    throw InvalidArgument(fmt::format("'{}': {}", formula.size() > 80 ? formula.substr(0, 77) + "..." : formula,
+                                      sim::work_limit_message(w)));
 }
 
 double evaluate_formula(const std::string& formula, const Params& params) {

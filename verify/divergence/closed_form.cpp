@@ -52,7 +52,7 @@ Estimate gaussian_kl(double delta, double sigma) {
   return Estimate::from_log(lv, rel, ErrorKind::exact, "closed form GT.gauss.renyi (alpha -> 1)");
 }
 
-// HS_ε of N(Δ, σ²) against N(0, σ²) far in the tail: a = u − v < −10⁴ with u = Δ/2σ, v = εσ/Δ, b = −u − v.
+// HS_ε of N(Δ, σ²) against N(0, σ²) far in the tail: a = u − v < −100 with u = Δ/2σ, v = εσ/Δ, b = −u − v.
 // There log Φ(a) and log Φ(b) agree in every printed digit and their difference (the whole answer) is lost in
 // rounding. With the Mills-ratio series log Φ(z) = −z²/2 − log(−z) − ½ log 2π + log M(z), M(z) = 1 − z⁻² + 3z⁻⁴ −
 // 15z⁻⁶ + R, |R| ≤ 105 z⁻⁸ (an alternating asymptotic series: the remainder is below the first omitted term), and
@@ -106,7 +106,7 @@ Estimate gaussian_hockey_stick(double delta, double sigma, double eps) {
   }
   const double u = delta / (2 * sigma), v = eps * sigma / delta;
   const double a = u - v, b = -u - v;
-  if (a < -1e4) return gaussian_hockey_stick_far(u, v, method);
+  if (a < -100) return gaussian_hockey_stick_far(u, v, method);
   const double la = log_normal_cdf(a), lb = log_normal_cdf(b);
   const double r = delta / sigma;
   if (r < 1e-4 && eps < 1 && eps * sigma / delta < 30) {

@@ -39,12 +39,13 @@ std::string axes_text(const ExploreResult& r, const Params& p) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-// TOML basic string.
+// TOML basic string (quotes, backslashes and control characters escaped).
 std::string quoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += fmt::format("\\u{:04X}", static_cast<unsigned char>(c));
+    else out += c;
   }
   return out + "\"";
 }
