@@ -1,9 +1,9 @@
 // Running gnuplot on text that came from users' files, safely. No shell is involved: gnuplot is looked up on PATH
-// and started with fork/execvp and an argument vector; it runs in the output directory, so a script names its data
-// and output files relative to it and no path reaches a script; its messages go to a log file there. Every user
-// string that reaches a script is a single-quoted gnuplot string (no backquote or macro substitution happens
-// inside one; quotes are doubled) with control characters (which would end the command) replaced by spaces. Free
-// gnuplot commands are never taken from a file: the key is structured (KeyOptions).
+// and started with fork/execv (by its absolute path) and an argument vector; it runs in the output directory, so a
+// script names its data and output files relative to it and no path reaches a script; its messages go to a log
+// file there. Every user string that reaches a script is a single-quoted gnuplot string (no backquote or macro
+// substitution happens inside one; quotes are doubled) with control characters (which would end the command)
+// replaced by spaces. Free gnuplot commands are never taken from a file: the key is structured (KeyOptions).
 #pragma once
 
 #include <filesystem>
