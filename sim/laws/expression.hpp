@@ -105,7 +105,7 @@ inline constexpr int kMaxTreeHeight = 256;
 inline constexpr std::size_t kMaxExpressionLength = 1'000'000;
 inline constexpr std::uint64_t kMaxFormulaWork = 20'000'000;
 inline constexpr std::uint64_t kDivergenceWork = 10'000;
-inline constexpr double kMaxSumTerms = 1e6;  // terms of one sum()
+inline constexpr double kMaxSumTerms = 1e6;  // terms of one sum() (10^6, as the messages say)
 // The refusal of an evaluation of about `work` steps: the limit and what counts.
 std::string work_limit_message(double work);
 

@@ -703,7 +703,7 @@ class Evaluator {
       fail(n, fmt::format("sum: bounds {} and {}; allowed: integers of magnitude at most 2^53", format_number(from.v), format_number(to.v)));
     const std::int64_t first = static_cast<std::int64_t>(from.v), last = static_cast<std::int64_t>(to.v);
     if (static_cast<double>(last - first) + 1 > kMaxSumTerms)
-      fail(n, fmt::format("sum: {} terms; at most {:.0e}", static_cast<double>(last - first) + 1, kMaxSumTerms));
+      fail(n, fmt::format("sum: {} terms; at most 10^6", static_cast<double>(last - first) + 1));
     const auto saved = params_.numbers.find(k) != params_.numbers.end() ? std::optional<double>(params_.numbers[k]) : std::nullopt;
     Val total = Val::point(0);
     for (std::int64_t i = first; i <= last; ++i) {
