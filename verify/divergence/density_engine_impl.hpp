@@ -202,6 +202,24 @@ std::vector<Real> anchors_in(const DensityPair<Real>& pair, const Real& lo, cons
   return a;
 }
 
+// The anchors of the Rényi integrand p^α q^{1−α}, with its tilted modes: a component of μ centred at c against ν
+// centred at m puts mass near m + α(c − m) — for Gaussians of equal variance exactly there (α(x−c)² + (1−α)(x−m)²
+// is smallest at x = m + α(c − m)); for a Poisson-subsampled Gaussian at order α that is α·Δ, far beyond where the
+// laws' own anchors and the scan's geometric steps look. Every pair of anchors of μ and ν gives one point (at most
+// 4096 pairs); the integrator's scan then sees the mode and refines it.
+template <class Real>
+std::vector<Real> renyi_anchors_in(const DensityPair<Real>& pair, const Real& alpha, const Real& lo, const Real& hi) {
+  std::vector<Real> a = anchors_in(pair, lo, hi);
+  using std::isfinite;
+  if (pair.p_anchors.size() * pair.q_anchors.size() > 4096) return a;
+  for (const Real& c : pair.p_anchors)
+    for (const Real& m : pair.q_anchors) {
+      const Real t = m + alpha * (c - m);
+      if (isfinite(t) && t > lo && t < hi && t != c) a.push_back(t);
+    }
+  return a;
+}
+
 // Σ over regions of ∫ exp(integrand); relative errors combine as a weighted sum.
 template <class Real, class F, class E>
 LogIntegral<Real> integrate_regions(const DensityPair<Real>& pair, const std::vector<std::pair<Real, Real>>& regions,
@@ -309,7 +327,7 @@ LogIntegral<Real> renyi_log_integral(const DensityPair<Real>& pair, Real alpha) 
     return alpha * lp + (1 - alpha) * lq;
   };
   auto err = [&](Real x) { return detail::rounding(alpha, pair.log_p(x), Real(alpha - 1), pair.log_q(x)); };
-  return log_integrate<Real>(h, detail::anchors_in(pair, pair.lo, pair.hi),
+  return log_integrate<Real>(h, detail::renyi_anchors_in(pair, alpha, pair.lo, pair.hi),
                              detail::options_for<Real>(pair, pair.lo, pair.hi, err));
 }
 
@@ -317,7 +335,8 @@ namespace detail {
 
 // log ∫ over q's support of q·G(L), for a generator G given in log form with its sensitivity to errors in L.
 template <class Real, class LogG, class Sensitivity>
-LogIntegral<Real> q_weighted_integral(const DensityPair<Real>& pair, LogG log_g, Sensitivity sensitivity) {
+LogIntegral<Real> q_weighted_integral(const DensityPair<Real>& pair, LogG log_g, Sensitivity sensitivity,
+                                      std::vector<Real> anchors) {
   std::function<Real(Real)> h = [&](Real x) {
     const Real lq = pair.log_q(x);
     if (lq == -inf<Real>()) {
@@ -343,7 +362,7 @@ LogIntegral<Real> q_weighted_integral(const DensityPair<Real>& pair, LogG log_g,
     const Real uncovered = max(Real(0), Real(4 * eps * (abs(lp) + abs(lq)) - pair.loss_delta));
     return Real(8 * eps + 4 * eps * abs(lq) + uncovered * amp);
   };
-  return log_integrate<Real>(h, anchors_in(pair, pair.q_lo, pair.q_hi), options_for<Real>(pair, pair.q_lo, pair.q_hi, err));
+  return log_integrate<Real>(h, std::move(anchors), options_for<Real>(pair, pair.q_lo, pair.q_hi, err));
 }
 
 }  // namespace detail
@@ -352,13 +371,15 @@ template <class Real>
 LogIntegral<Real> renyi_excess_integral(const DensityPair<Real>& pair, Real alpha) {
   return detail::q_weighted_integral(
       pair, [alpha](Real l) { return log_renyi_generator(l, alpha); },
-      [alpha](Real l) { return renyi_generator_sensitivity(l, alpha); });
+      [alpha](Real l) { return renyi_generator_sensitivity(l, alpha); },
+      detail::renyi_anchors_in(pair, alpha, pair.q_lo, pair.q_hi));
 }
 
 template <class Real>
 LogIntegral<Real> kl_integral(const DensityPair<Real>& pair) {
   return detail::q_weighted_integral(
-      pair, [](Real l) { return log_kl_generator(l); }, [](Real l) { return kl_generator_sensitivity(l); });
+      pair, [](Real l) { return log_kl_generator(l); }, [](Real l) { return kl_generator_sensitivity(l); },
+      detail::anchors_in(pair, pair.q_lo, pair.q_hi));
 }
 
 template <class Real>

@@ -23,6 +23,7 @@ struct DensityPair {
   std::function<Real(Real)> log_p;  // continuous part of μ (a sub-density is fine)
   std::function<Real(Real)> log_q;  // continuous part of ν
   std::vector<Real> anchors;        // modes, kinks, component centres of both laws
+  std::vector<Real> p_anchors, q_anchors;  // the same, of each law (for the tilted modes of the Rényi integrand)
   Real scale = 1;                   // characteristic length
   Real lo = -std::numeric_limits<Real>::infinity();  // support of p's density
   Real hi = std::numeric_limits<Real>::infinity();

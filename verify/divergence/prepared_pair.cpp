@@ -73,10 +73,13 @@ PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_to
     if (!q_has_density || sp.lo < sq.lo || sp.hi > sq.hi) not_absolutely_continuous = true;
     density.log_p = [&law = p](double x) { return law.log_density(x); };
     density.log_q = [&law = q](double x) { return law.log_density(x); };
-    for (double a : p.anchors()) density.anchors.push_back(a);
+    density.p_anchors = p.anchors();
+    for (double a : density.p_anchors) density.anchors.push_back(a);
     // ν's anchors matter where ν has a density (a purely atomic ν of 10^6 outcomes would only slow the scan).
-    if (q_has_density)
-      for (double a : q.anchors()) density.anchors.push_back(a);
+    if (q_has_density) {
+      density.q_anchors = q.anchors();
+      for (double a : density.q_anchors) density.anchors.push_back(a);
+    }
     density.scale = q_has_density ? std::min(p.scale(), q.scale()) : p.scale();
     density.lo = sp.lo;
     density.hi = sp.hi;
