@@ -47,7 +47,7 @@ Action add_divergence_command(CLI::App& app) {
   cmd->add_option("--hockey-stick", args->hockey_stick, "hockey-stick epsilons >= 0 (same list and range forms)");
   cmd->add_flag("--kl", args->kl, "Kullback-Leibler divergence");
   cmd->add_flag("--tv", args->tv, "total variation distance");
-  cmd->add_option("--engine", args->engine, "auto | closed | sum | quadrature | gsl | mc")->capture_default_str();
+  cmd->add_option("--engine", args->engine, "auto | closed | sum | quadrature | gsl | mc | certified")->capture_default_str();
   cmd->add_option("--rel-tol", args->rel_tol, "target relative error of the quadrature")->capture_default_str();
   cmd->add_option("--samples", args->samples, "Monte Carlo samples")->capture_default_str();
   cmd->add_option("--seed", args->seed, "Monte Carlo seed")->capture_default_str();

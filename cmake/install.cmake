@@ -43,4 +43,5 @@ configure_package_config_file(cmake/privampConfig.cmake.in ${CMAKE_CURRENT_BINAR
                               INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/privamp)
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/privampConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/privampConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/privampConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/FindArb.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/privamp)

@@ -345,7 +345,9 @@ const std::vector<LawSpec>& law_catalogue() {
          if (a.has("at")) at = a.numbers("at");
          else
            for (std::size_t i = 0; i < p.size(); ++i) at.push_back(static_cast<double>(i));
-         return std::make_shared<FiniteLaw>(at, Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size())));
+         auto law = std::make_shared<FiniteLaw>(at, Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size())));
+         law->set_exact_source({p, {}, {}, 0});
+         return law;
        }},
       {"shuffled_rr", "number of 1s among n shuffled binary randomized-response reports",
        {{"n", K::integer, std::nullopt, "number of users, >= 1"},
@@ -401,8 +403,10 @@ const std::vector<LawSpec>& law_catalogue() {
          // Two chains with the same K and t are computed jointly against each other (their difference propagated).
          std::string family = fmt::format("chain {} {}", t, k.rows());
          for (Eigen::Index i = 0; i < k.size(); ++i) family += fmt::format(" {:.17g}", k.data()[i]);
+         auto finite = std::make_shared<FiniteLaw>(at, law / law.sum());
+         finite->set_exact_source({{}, k, mu, t});
          return std::make_shared<ProcessLaw>(
-             std::make_shared<FiniteLaw>(at, law / law.sum()), family, mu,
+             finite, family, mu,
              [kernel, at, t, vec](const std::vector<double>& mine, const std::vector<double>& theirs) {
                const auto forward = kernel->push_pair(vec(mine), vec(theirs), static_cast<int>(t));
                const auto backward = kernel->push_pair(vec(theirs), vec(mine), static_cast<int>(t));

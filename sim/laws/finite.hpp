@@ -35,6 +35,18 @@ class FiniteLaw final : public Law {
   // Probability vector (linear scale) in location order.
   Eigen::VectorXd masses() const;
 
+  // What produced the masses in exact terms, when known: the certified engine recomputes them from it in ball
+  // arithmetic instead of trusting the rounded doubles. Either masses as given (normalised by their exact sum)
+  // or a finite chain mu K^t (K non-empty).
+  struct ExactSource {
+    std::vector<double> masses;
+    Eigen::MatrixXd K;
+    std::vector<double> mu;
+    long t = 0;
+  };
+  const ExactSource* exact_source() const { return exact_source_ ? &*exact_source_ : nullptr; }
+  void set_exact_source(ExactSource source) { exact_source_ = std::move(source); }
+
  private:
   FiniteLaw() = default;
   void finish();
@@ -43,6 +55,7 @@ class FiniteLaw final : public Law {
   std::string expression_;
   double mean_ = 0, scale_ = 1;
   std::optional<Lumped> lumped_;
+  std::optional<ExactSource> exact_source_;
 };
 
 }  // namespace privamp::sim

@@ -29,6 +29,9 @@ class Clamped final : public Law {
   TailShape left_tail() const override { return TailShape::none(); }
   TailShape right_tail() const override { return TailShape::none(); }
   double sample(Rng& rng) const override;
+  const Law& base() const { return *base_; }
+  double lo() const { return lo_; }
+  double hi() const { return hi_; }
 
  private:
   LawPtr base_;

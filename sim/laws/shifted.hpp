@@ -29,6 +29,8 @@ class Shifted final : public Law {
   std::optional<double> mean() const override;
   std::optional<double> variance() const override { return base_->variance(); }
   double sample(Rng& rng) const override { return base_->sample(rng) + by_; }
+  const Law& base() const { return *base_; }
+  double by() const { return by_; }
 
  private:
   LawPtr base_;

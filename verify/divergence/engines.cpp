@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "verify/divergence/certified.hpp"
 #include "verify/divergence/closed_form.hpp"
 #include "verify/divergence/density_engines.hpp"
 #include "verify/divergence/discretised.hpp"
@@ -21,7 +22,8 @@ namespace privamp::verify {
 namespace {
 constexpr std::pair<Engine, const char*> kNames[] = {
     {Engine::automatic, "auto"},       {Engine::closed_form, "closed"}, {Engine::finite_sum, "sum"},
-    {Engine::quadrature, "quadrature"}, {Engine::gsl, "gsl"},           {Engine::monte_carlo, "mc"}};
+    {Engine::quadrature, "quadrature"}, {Engine::gsl, "gsl"},           {Engine::monte_carlo, "mc"},
+    {Engine::certified, "certified"}};
 
 bool purely_atomic(const sim::Law& law) { return law.dimension() == 1 && law.continuous_mass() == 0; }
 
@@ -113,7 +115,7 @@ std::string to_string(Engine engine) {
 Engine parse_engine(const std::string& name) {
   for (const auto& [e, n] : kNames)
     if (name == n) return e;
-  throw InvalidArgument(fmt::format("unknown engine '{}' (known: auto, closed, sum, quadrature, gsl, mc)", name));
+  throw InvalidArgument(fmt::format("unknown engine '{}' (known: auto, closed, sum, quadrature, gsl, mc, certified)", name));
 }
 
 namespace {
@@ -160,6 +162,17 @@ std::optional<std::vector<Estimate>> reduced_gaussian_nd(const sim::Law& p, cons
 
 std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
                                         const DivergenceOptions& options) {
+  if (options.engine == Engine::certified) {  // reads the laws' exact forms itself: no joint recomputation
+    CertifiedOptions co;
+    co.seconds = options.certified_seconds;
+    std::vector<Estimate> out;
+    for (const Quantity& quantity : quantities) {
+      const auto start = std::chrono::steady_clock::now();
+      out.push_back(certified_divergence(p, q, quantity, co));
+      out.back().seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    return out;
+  }
   if (options.engine != Engine::automatic && options.engine != Engine::closed_form)
     if (auto reduced = reduced_gaussian_nd(p, q, quantities, options)) return std::move(*reduced);
   // Laws of one process that differ in a start or a data point are recomputed together first (sim::Law::joint_with).
@@ -235,7 +248,8 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
         }
         case Engine::monte_carlo: result = monte_carlo_divergence(p, q, quantity, options.monte_carlo); break;
         case Engine::automatic:
-        case Engine::closed_form: break;
+        case Engine::closed_form:
+        case Engine::certified: break;
       }
     }
     widen_for_lumping(*result, p, q, quantity);
@@ -257,7 +271,8 @@ std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, 
   // Monte Carlo: sampling noise dwarfs the discretisation (1e-4 relative at the default resolution against a
   // confidence interval of ~1e-2), so the laws at their base resolution give the privacy loss; for process laws
   // the samples are simulated runs of the process itself.
-  if (options.engine == Engine::monte_carlo) return plain_divergences(p, q, quantities, options);
+  if (options.engine == Engine::monte_carlo || options.engine == Engine::certified)
+    return plain_divergences(p, q, quantities, options);  // certified: refuses discretised laws itself
   const auto start = std::chrono::steady_clock::now();
   auto out = discretised_divergences(p, q, quantities, [&](const sim::Law& a, const sim::Law& b, std::span<const Quantity> qs) {
     return plain_divergences(a, b, qs, options);

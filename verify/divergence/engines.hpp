@@ -4,6 +4,7 @@
 //   finite_sum   exact sums over atoms in log-space (pmfs, shuffled counts)
 //   quadrature   atoms by exact sums + densities by log-space adaptive Gauss–Kronrod (Boost.Math), any 1-D laws
 //   gsl          atoms by exact sums + densities by GSL QAG/QAGIU/QAGIL: an independent cross-check
+//   certified    rigorous enclosures in ball arithmetic (Arb) for the laws with exact forms (certified.hpp)
 //   monte_carlo  samples of μ with the exact privacy loss; empirical-Bernstein or CLT intervals; importance
 //                sampling by shifting μ towards the region {L > ε} for small hockey-stick values
 //   automatic    closed form if the pair has one, finite sum if both laws are finite, quadrature otherwise
@@ -19,7 +20,7 @@
 
 namespace privamp::verify {
 
-enum class Engine { automatic, closed_form, finite_sum, quadrature, gsl, monte_carlo };
+enum class Engine { automatic, closed_form, finite_sum, quadrature, gsl, monte_carlo, certified };
 
 std::string to_string(Engine engine);
 Engine parse_engine(const std::string& name);  // InvalidArgument listing the names on failure
@@ -35,6 +36,7 @@ struct DivergenceOptions {
   Engine engine = Engine::automatic;
   double rel_tol = 1e-13;  // quadrature target (relative, on the integral)
   MonteCarloOptions monte_carlo;
+  double certified_seconds = 60;  // the certified engine's time budget per value
 };
 
 // All quantities for one pair, sharing the work that can be shared (the privacy-loss scan, atom alignment).

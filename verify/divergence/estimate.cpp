@@ -13,6 +13,7 @@ namespace privamp::verify {
 std::string to_string(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::exact: return "exact";
+    case ErrorKind::certified: return "certified";
     case ErrorKind::quadrature: return "a-posteriori";
     case ErrorKind::statistical: return "statistical";
     case ErrorKind::discretised: return "a-posteriori + discretisation";

@@ -9,6 +9,7 @@ namespace privamp::verify {
 
 enum class ErrorKind {
   exact,       // closed form or finite sum: the interval covers floating-point rounding only
+  certified,   // a rigorous enclosure computed in ball arithmetic (verify/divergence/certified.hpp)
   quadrature,  // a-posteriori error bound of a numerical method (quadrature, root finding, sup search)
   statistical,  // confidence interval of a Monte Carlo estimate at the stated level
   discretised   // a-posteriori error of the engine + the discretisation error of a law computed on a grid

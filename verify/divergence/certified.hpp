@@ -1,0 +1,42 @@
+// The certified engine: rigorous enclosures by ball arithmetic (Arb).
+//
+// Every number is an Arb ball (midpoint, radius) whose exponent is unbounded, so nothing underflows and every
+// rounding is carried. The laws are read in exact terms — Gaussian and Laplace pieces (shifted, mixed, clamped),
+// atoms whose masses are known exactly (a pmf as given, a finite chain mu K^t recomputed in balls) — and:
+//   R_alpha, KL   integrals of analytic integrands by acb_calc_integrate (rigorous Gauss-Legendre with
+//                 error bounds from the integrand's complex extension), split at every kink and support end,
+//                 plus tails bounded in closed form (each density is dominated by a sum of exp(quadratic)s)
+//   HS_eps, TV    the sign of the privacy loss L - eps certified on subintervals (centred form: L(c) plus the
+//                 range of L' over the interval, a convex hull of the pieces' log-derivatives), exact integrals of
+//                 p - e^eps q where it is positive, tiny undecided intervals bounded by their width x sup
+//   R_inf         branch and bound on the same enclosures of L, tails by the quadratic bounds
+//   atoms         exact sums in balls
+// The precision doubles until the enclosure is narrow (relative 2^-45) or the budget is spent; the result is the
+// enclosure at the last precision, labelled ErrorKind::certified. Pairs outside this list, and enclosures that stay
+// too wide, are refused with the reason (NumericalError / InvalidArgument).
+//
+// What is certified is the divergence between the laws as privamp holds them: parameters as parsed to doubles,
+// mixture weights as stored (each taken with a one-ulp radius, so that 1 - q rounded once is covered).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sim/laws/law.hpp"
+#include "verify/divergence/estimate.hpp"
+
+namespace privamp::verify {
+
+struct CertifiedOptions {
+  long max_precision = 4096;  // bits; finite chains may go to 16 times this (their sums are cheap)
+  double seconds = 60;        // time budget per value, checked between precisions
+};
+
+// Why the certified engine does not cover the pair, or nullopt if it does.
+std::optional<std::string> certified_refusal(const sim::Law& p, const sim::Law& q);
+
+// A rigorous enclosure of the quantity, or NumericalError saying what could not be certified.
+Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quantity& quantity,
+                              const CertifiedOptions& options = {});
+
+}  // namespace privamp::verify
