@@ -73,7 +73,7 @@ Action add_divergence_command(CLI::App& app) {
     const api::DivergenceResult r = api::divergence(args->p, args->q, request);
     if (args->json) {
       std::cout << api::to_json(r).dump(2) << "\n";
-      return 0;
+      return r.ok() ? 0 : 1;
     }
     const auto& quantities = r.quantities;
     const auto& results = r.estimates;
@@ -82,6 +82,10 @@ Action add_divergence_command(CLI::App& app) {
                              "time", "method");
     for (std::size_t i = 0; i < results.size(); ++i) {
       const auto& e = results[i];
+      if (std::isnan(e.value)) {  // could not be computed: the reason follows the table
+        std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13}\n", quantities[i].label(), "-", "-", "error");
+        continue;
+      }
       const std::string kind = e.error_kind == verify::ErrorKind::statistical
                                    ? fmt::format("{}% CI", e.level * 100)
                                    : verify::to_string(e.error_kind);
@@ -92,7 +96,9 @@ Action add_divergence_command(CLI::App& app) {
                                fmt::format("[{}, {}]", show(e.lower, e.log_lower), show(e.upper, e.log_upper)), kind,
                                e.seconds, e.method);
     }
-    return 0;
+    for (std::size_t i = 0; i < results.size(); ++i)
+      if (!r.errors[i].empty()) std::cerr << fmt::format("privamp: {}: {}\n", quantities[i].label(), r.errors[i]);
+    return r.ok() ? 0 : 1;
   };
 }
 

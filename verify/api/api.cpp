@@ -1,5 +1,7 @@
 #include "verify/api/api.hpp"
 
+#include "verify/divergence/consistency.hpp"
+
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -77,8 +79,36 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
   options.monte_carlo.samples = r.samples;
   options.monte_carlo.seed = r.seed;
   options.monte_carlo.level = r.level;
-  out.estimates = verify::compute_divergences(*p, *q, out.quantities, options);
+  out.errors.assign(out.quantities.size(), "");
+  try {
+    out.estimates = verify::compute_divergences(*p, *q, out.quantities, options);
+  } catch (const InvalidArgument&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (out.quantities.size() == 1) throw;
+    // One quantity that cannot be computed does not take the others with it: each on its own.
+    out.estimates.clear();
+    for (std::size_t i = 0; i < out.quantities.size(); ++i) {
+      try {
+        out.estimates.push_back(verify::compute_divergence(*p, *q, out.quantities[i], options));
+      } catch (const InvalidArgument&) {
+        throw;
+      } catch (const std::exception& f) {
+        out.estimates.push_back(verify::Estimate::unknown(f.what()));
+        out.errors[i] = f.what();
+      }
+    }
+  }
+  const auto violations = verify::ordering_violations(out.quantities, out.estimates);
+  for (std::size_t i = 0; i < violations.size(); ++i)
+    if (violations[i] && out.errors[i].empty()) out.errors[i] = *violations[i];
   return out;
+}
+
+bool DivergenceResult::ok() const {
+  for (const std::string& e : errors)
+    if (!e.empty()) return false;
+  return true;
 }
 
 nlohmann::json to_json(const DivergenceResult& r) {
@@ -90,6 +120,7 @@ nlohmann::json to_json(const DivergenceResult& r) {
   for (std::size_t i = 0; i < r.estimates.size(); ++i) {
     nlohmann::json row = to_json(r.estimates[i]);
     row["quantity"] = r.quantities[i].label();
+    if (i < r.errors.size() && !r.errors[i].empty()) row["error"] = r.errors[i];
     out["results"].push_back(row);
   }
   return out;

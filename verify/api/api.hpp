@@ -40,6 +40,10 @@ struct DivergenceResult {
   std::string p, q, engine;  // the laws' normalised expressions (as typed for tabulated laws)
   std::vector<verify::Quantity> quantities;
   std::vector<verify::Estimate> estimates;
+  // Per quantity: why it has no value (it could not be computed; the others still are), or which ordering it
+  // violates together with another value of the call (verify/divergence/consistency.hpp). Empty when fine.
+  std::vector<std::string> errors;
+  bool ok() const;
 };
 
 DivergenceResult divergence(const std::string& mu, const std::string& nu, const DivergenceRequest& request);

@@ -268,6 +268,17 @@ LossScan<Real> scan_loss(const DensityPair<Real>& pair) {
     const int k = static_cast<int>(std::min<double>(32.0, static_cast<double>(w / (pair.scale / 2))));
     for (int j = 1; j < k; ++j) pts.push_back(xs[i] + w * Real(j) / Real(k));
   }
+  // A geometric ladder into each finite end of the support (down to 2^-52 of a width): a supremum or a crossing
+  // of the loss at the very end of the support (densities that stay positive up to it) is located.
+  {
+    using std::isfinite;
+    const Real width = isfinite(pair.lo) && isfinite(pair.hi) ? Real(pair.hi - pair.lo) : Real(64 * pair.scale);
+    for (int k = 6; k <= 52; ++k) {
+      const Real d = width * Real(std::ldexp(1.0, -k));
+      if (isfinite(pair.lo)) pts.push_back(pair.lo + d);
+      if (isfinite(pair.hi)) pts.push_back(pair.hi - d);
+    }
+  }
   // March into unbounded ends with doubling steps until the density of μ is negligible beyond any use
   // (e^{−1e7}); hockey-stick divergences as small as e^{−125000} (Gaussian, ε = 500) are still located.
   const Real far_drop = 1e7;
@@ -442,7 +453,18 @@ SupResult<Real> sup_loss(const DensityPair<Real>& pair, const LossScan<Real>& sc
     const std::size_t inner = right ? n - 2 : 1;
     const bool unbounded = right ? !isfinite(pair.hi) : !isfinite(pair.lo);
     using std::abs;
-    if (unbounded) r.error += 2 * abs(scan.loss[best] - scan.loss[inner]);
+    if (unbounded) {
+      r.error += 2 * abs(scan.loss[best] - scan.loss[inner]);
+    } else {
+      // A finite end: the loss one unit in the last place inside it, and the first-order change over the last
+      // step of the ladder (it halves towards the end) as the error.
+      const Real end = right ? pair.hi : pair.lo;
+      using std::nextafter;
+      const Real l = detail::loss_at(pair, Real(nextafter(end, right ? pair.lo : pair.hi)));
+      ++r.evaluations;
+      if (isfinite(l)) r.value = std::max(r.value, l);
+      r.error += abs(scan.loss[best] - scan.loss[inner]);
+    }
   }
   return r;
 }

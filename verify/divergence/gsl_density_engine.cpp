@@ -41,6 +41,17 @@ std::pair<double, double> gsl_log_integral(const PreparedPair& pair, const std::
   if (pts.empty()) pts.push_back(std::isfinite(lo) ? lo + pair.density.scale : 0.0);
   std::sort(pts.begin(), pts.end());
   pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
+  // Between the kinks (and a kink and a finite end) h may be positive on a region narrower than any scale.
+  std::vector<double> mids;
+  for (std::size_t i = 0; i + 1 < pts.size(); ++i) mids.push_back(pts[i] + (pts[i + 1] - pts[i]) / 2);
+  if (!kinks.empty() && std::isfinite(lo)) mids.push_back(lo + (pts.front() - lo) / 2);
+  if (!kinks.empty() && std::isfinite(hi)) mids.push_back(hi - (hi - pts.back()) / 2);
+  double m_mid = -kInf;
+  for (double x : mids)
+    if (x > lo && x < hi) {
+      m_mid = std::max(m_mid, h(x));
+      ++evaluations;
+    }
   double m = -kInf;
   for (double a : pts)
     for (int k = -64; k <= 64; ++k) {
@@ -49,6 +60,7 @@ std::pair<double, double> gsl_log_integral(const PreparedPair& pair, const std::
       m = std::max(m, h(x));
       ++evaluations;
     }
+  m = std::max(m, m_mid);
   if (m == -kInf) return {-kInf, 0};
   struct Ctx {
     const std::function<double(double)>* h;
@@ -116,10 +128,19 @@ std::vector<double> gsl_crossings(const PreparedPair& pair, double eps, long& ev
   }
   const double lo = std::max(d.lo, a_min - 200 * d.scale), hi = std::min(d.hi, a_max + 200 * d.scale);
   const int n = 4000;
+  std::vector<double> xs;
+  for (int i = 0; i < n; ++i) xs.push_back(lo + (hi - lo) / n * (i + 0.5));
+  // A geometric ladder into finite ends of the support: crossings within a hair of an end are found.
+  for (int k = 12; k <= 52; ++k) {
+    const double step = (hi - lo) / n * std::ldexp(1.0, -(k - 12));
+    if (std::isfinite(d.lo) && lo == d.lo) xs.push_back(lo + step);
+    if (std::isfinite(d.hi) && hi == d.hi) xs.push_back(hi - step);
+  }
+  std::sort(xs.begin(), xs.end());
   std::vector<double> out;
-  double x0 = lo + (hi - lo) / n * 0.5, f0 = f(x0);
-  for (int i = 1; i < n; ++i) {
-    const double x1 = lo + (hi - lo) / n * (i + 0.5), f1 = f(x1);
+  double x0 = xs.front(), f0 = f(x0);
+  for (std::size_t i = 1; i < xs.size(); ++i) {
+    const double x1 = xs[i], f1 = f(x1);
     if ((f0 > 0) != (f1 > 0)) {
       struct Ctx {
         decltype(f)* g;
@@ -178,11 +199,18 @@ Part density_part_gsl(PreparedPair& pair, const Quantity& quantity) {
     case Quantity::Kind::renyi: {
       const double a = quantity.parameter;
       // The direct route only: near α = 1 its error bar (relative error / (α−1)) is honest but wide.
+      // Tilted modes m + α(c − m) (a component of μ at c against one of ν at m) are breakpoints: the integrand's
+      // mass sits there at large α, far from the laws' own anchors.
+      std::vector<double> tilted;
+      if (d.p_anchors.size() * d.q_anchors.size() <= 4096)
+        for (double c : d.p_anchors)
+          for (double m : d.q_anchors)
+            if (const double t = m + a * (c - m); std::isfinite(t) && t != c) tilted.push_back(t);
       const auto [lv, rel] = gsl_log_integral(pair, [&](double x) {
         double lp;
         const double l = loss(x, lp);
         return lp == -kInf ? -kInf : lp + (a - 1) * l;
-      }, rel_tol, evals);
+      }, rel_tol, evals, false, tilted);
       part.add(lv, rel);
       break;
     }

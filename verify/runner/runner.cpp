@@ -12,6 +12,7 @@
 #include "numerics/errors.hpp"
 #include "sim/kernels/finite_kernel.hpp"
 #include "sim/laws/expression.hpp"
+#include "verify/divergence/certified.hpp"
 #include "verify/divergence/worst_case.hpp"
 
 namespace privamp::verify {
@@ -154,7 +155,46 @@ Exact exact_for(const Case& c, const Params& p, double order, const sim::FiniteK
     return reversed ? back : forward;
   };
   Exact out{compute(c.engine, true), std::nullopt, false};
-  if (c.cross_check && options.cross_check) out.cross = compute(*c.cross_check, false);
+  // The certified engine is the second route wherever it covers the pair (its enclosure shares no blind spot
+  // with a quadrature), and the arbiter when two routes disagree.
+  const bool certifiable = c.engine != Engine::certified && !certified_refusal(*mu, *nu);
+  if (c.cross_check && options.cross_check) {
+    try {
+      out.cross = compute(certifiable ? Engine::certified : *c.cross_check, false);
+    } catch (const NumericalError& e) {  // the certified engine refused (budget): the case's own second route
+      if (!certifiable) throw;
+      out.cross = compute(*c.cross_check, false);
+      row.note = fmt::format("certified engine refused ({}); second route {}", e.what(), to_string(*c.cross_check));
+    }
+  }
+  if (out.cross && !overlap(out.value, *out.cross)) {
+    std::optional<Estimate> judge;
+    if (out.cross->error_kind == ErrorKind::certified) judge = out.cross;
+    else if (certifiable) {
+      try {
+        judge = compute(Engine::certified, false);
+      } catch (const NumericalError&) {  // no arbiter: the row reports the disagreement
+      }
+    }
+    if (judge) {
+      const bool first_ok = overlap(out.value, *judge), second_ok = overlap(*out.cross, *judge);
+      std::string verdict;
+      if (first_ok) verdict = fmt::format("the second route ({}, [{:.12g}, {:.12g}]) was wrong", out.cross->method,
+                                           out.cross->lower, out.cross->upper);
+      else if (second_ok && out.cross->error_kind != ErrorKind::certified)
+        verdict = fmt::format("the deciding engine ({}, [{:.12g}, {:.12g}]) was wrong", out.value.method, out.value.lower,
+                              out.value.upper);
+      else verdict = fmt::format("{} gave [{:.12g}, {:.12g}], outside the certified enclosure", out.value.method,
+                                 out.value.lower, out.value.upper);
+      row.note = fmt::format("routes disagreed; settled by the certified engine: {}", verdict);
+      // The verdict rests on the certified enclosure; the route that agrees with it stays as the second one.
+      std::optional<Estimate> agreeing;
+      if (first_ok) agreeing = out.value;
+      else if (second_ok && out.cross->error_kind != ErrorKind::certified) agreeing = out.cross;
+      out.value = *judge;
+      out.cross = agreeing;
+    }
+  }
   out.reversed = reversed;
   if (reversed) {
     std::swap(row.mu, row.nu);
