@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(
   cmake g++ make
-  libeigen3-dev libboost-dev libgsl-dev libnlopt-dev catch2
+  libeigen3-dev libboost-dev libgsl-dev libnlopt-dev catch2 libflint-arb-dev
   libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
   libbenchmark-dev gnuplot-nox
   libopenmpi-dev openmpi-bin

@@ -157,7 +157,11 @@ const std::vector<LawSpec>& law_catalogue() {
       {"gaussian", "normal law N(loc, sigma^2) on R",
        {{"loc", K::number, "0", "mean"}, {"sigma", K::number, "1", "standard deviation, > 0"}},
        "gaussian(loc=1, sigma=2)",
-       [](const Args& a) { return std::make_shared<Gaussian>(a.number("loc"), a.number("sigma")); }},
+       [](const Args& a) {
+         auto g = std::make_shared<Gaussian>(a.number("loc"), a.number("sigma"));
+         g->set_parameters_exact();
+         return g;
+       }},
       {"gaussian_nd", "isotropic normal law N(loc, sigma^2 I) on R^d (closed-form divergences only)",
        {{"loc", K::numbers, std::nullopt, "mean vector"}, {"sigma", K::number, "1", "standard deviation, > 0"}},
        "gaussian_nd(loc=[1, 0, 2], sigma=1)",
@@ -259,7 +263,11 @@ const std::vector<LawSpec>& law_catalogue() {
       {"laplace", "Laplace law with density exp(-|x-loc|/scale)/(2 scale)",
        {{"loc", K::number, "0", "centre"}, {"scale", K::number, "1", "scale b, > 0"}},
        "laplace(loc=1, scale=0.5)",
-       [](const Args& a) { return std::make_shared<Laplace>(a.number("loc"), a.number("scale")); }},
+       [](const Args& a) {
+         auto l = std::make_shared<Laplace>(a.number("loc"), a.number("scale"));
+         l->set_parameters_exact();
+         return l;
+       }},
       {"laplace_sum", "loc + a sum of independent Laplace(0, b_j) (closed-form density)",
        {{"loc", K::number, "0", "shift"},
         {"scales", K::numbers, std::nullopt, "the scales b_j: all equal (at most 1000), or at most 20 with each two at least 1% apart (relative to the smaller)"}},
@@ -308,8 +316,12 @@ const std::vector<LawSpec>& law_catalogue() {
          check_probability("binomial_mix", "p", p);
          check_finite("binomial_mix", "step", step);
          const LawPtr base = a.law("law");
-         return binomial_mixture(m, p, [&](long k) {
-           return k == 0 ? base : std::make_shared<Shifted>(base, static_cast<double>(k) * step);
+         return binomial_mixture(m, p, [&](long k) -> LawPtr {
+           if (k == 0) return base;
+           const double by = static_cast<double>(k) * step;
+           auto shifted = std::make_shared<Shifted>(base, by);
+           if (std::fma(static_cast<double>(k), step, -by) != 0) shifted->set_by_inexact();
+           return shifted;
          });
        }},
       {"subsample", "output law of a base mechanism on a counting query after subsampling, either side of the neighbours",

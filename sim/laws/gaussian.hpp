@@ -27,9 +27,14 @@ class Gaussian final : public Law {
   double sample(Rng& rng) const override;
   void sample(Rng& rng, std::span<double> out) const override;
   double sigma() const { return sigma_; }
+  // True when mean and sigma are numbers the user gave (not computed from a process's parameters in floating
+  // point): only then does the certified engine take the law as exact.
+  bool parameters_exact() const { return parameters_exact_; }
+  void set_parameters_exact() { parameters_exact_ = true; }
 
  private:
   double mean_, sigma_, log_norm_;
+  bool parameters_exact_ = false;
 };
 
 class GaussianND final : public Law {

@@ -29,9 +29,13 @@ class Laplace final : public Law {
   std::optional<double> mean() const override { return mean_; }
   std::optional<double> variance() const override { return 2 * b_ * b_; }
   double sample(Rng& rng) const override;
+  // As Gaussian::parameters_exact: location and scale as the user gave them.
+  bool parameters_exact() const { return parameters_exact_; }
+  void set_parameters_exact() { parameters_exact_ = true; }
 
  private:
   double mean_, b_, log_norm_;
+  bool parameters_exact_ = false;
 };
 
 // loc + Σ_j Laplace(0, scales[j]); the scales must be all equal or pairwise distinct (relative gap ≥ 1e-2, below

@@ -147,15 +147,19 @@ std::shared_ptr<const Mixture> binomial_mixture(long m, double p, const std::fun
     throw InvalidArgument(fmt::format("binomial_mix(m={}, p={}): {} components of weight >= 1e-300; at most {} (each density "
                                       "evaluation visits every component): use a smaller m or p",
                                       m, format_number(p), kept, kMaxBinomialComponents));
+  Mixture::BinomialWeights source{m, p, {}};
   for (long k = 0; k <= m; ++k) {
     const double w = std::exp(log_binomial_pmf(k, m, p));
     if (w < 1e-300) continue;
     weights.push_back(w);
     laws.push_back(component(k));
+    source.k.push_back(k);
     total += w;
   }
   for (double& w : weights) w /= total;
-  return std::make_shared<Mixture>(weights, laws);
+  auto mixture = std::make_shared<Mixture>(weights, laws);
+  mixture->set_binomial_weights(std::move(source));
+  return mixture;
 }
 
 }  // namespace privamp::sim

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "sim/laws/law.hpp"
@@ -31,7 +32,18 @@ class Mixture final : public Law {
   const std::vector<double>& weights() const { return weights_; }
   const std::vector<LawPtr>& components() const { return components_; }
 
+  // Set by binomial_mixture: the weights are Bin(k; m, p) for the components' k (renormalised in doubles after
+  // dropping the terms below 1e-300); the certified engine recomputes them in ball arithmetic.
+  struct BinomialWeights {
+    long m = 0;
+    double p = 0;
+    std::vector<long> k;
+  };
+  const BinomialWeights* binomial_weights() const { return binomial_ ? &*binomial_ : nullptr; }
+  void set_binomial_weights(BinomialWeights b) { binomial_ = std::move(b); }
+
  private:
+  std::optional<BinomialWeights> binomial_;
   std::vector<double> weights_, log_weights_, cumulative_;
   std::vector<LawPtr> components_;
   std::vector<Atom> atoms_;

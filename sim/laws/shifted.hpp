@@ -31,10 +31,14 @@ class Shifted final : public Law {
   double sample(Rng& rng) const override { return base_->sample(rng) + by_; }
   const Law& base() const { return *base_; }
   double by() const { return by_; }
+  // False when `by` is a rounded product (binomial_mix: k·step): the certified engine then refuses the law.
+  bool by_exact() const { return by_exact_; }
+  void set_by_inexact() { by_exact_ = false; }
 
  private:
   LawPtr base_;
   double by_;
+  bool by_exact_ = true;
   std::vector<Atom> atoms_;
 };
 

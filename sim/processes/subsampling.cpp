@@ -28,8 +28,15 @@ double inclusion(const Subsampling& s) {
 }
 
 LawPtr counting_base(const Subsampling& s, double count) {
-  if (s.base == "gaussian") return std::make_shared<Gaussian>(count, s.sigma);
-  return std::make_shared<Laplace>(count, s.scale);
+  // N(count, σ²) / Lap(count, b): the user's σ or b and an integer count, so exact.
+  if (s.base == "gaussian") {
+    auto g = std::make_shared<Gaussian>(count, s.sigma);
+    g->set_parameters_exact();
+    return g;
+  }
+  auto l = std::make_shared<Laplace>(count, s.scale);
+  l->set_parameters_exact();
+  return l;
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 
 #include "sim/laws/expression.hpp"
 #include "support/check.hpp"
+#include "verify/divergence/certified.hpp"
 #include "verify/divergence/engines.hpp"
 
 using namespace privamp;
@@ -105,4 +106,57 @@ TEST_CASE("audit: every interval contains the independent reference and is not v
   // exactly 0 there, which no engine can tell from a loss rounded to 0; those rows widen to at most 3.2e-13.)
   INFO(wider << " rows wider than max(100 x error, 1e-13 relative)");
   CHECK(wider <= 45);
+}
+
+// The same table through the certified engine, wherever it covers the pair: each enclosure contains the reference
+// (in logs below the double range). A certified engine may refuse (budget), but must never be wrong.
+TEST_CASE("audit: certified enclosures contain every reference they cover", "[verify][audit][certified]") {
+  std::ifstream in(std::string(PRIVAMP_SOURCE_DIR) + "/tests/audit/references.csv");
+  REQUIRE(in);
+  std::string line;
+  std::getline(in, line);
+  int covered = 0, refused = 0;
+  verify::DivergenceOptions o;
+  o.engine = verify::Engine::certified;
+  o.certified_seconds = 20;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto f = csv_fields(line);
+    const auto p = sim::parse_law(f[0]), q = sim::parse_law(f[1]);
+    if (verify::certified_refusal(*p, *q)) continue;
+    const Quantity quantity = quantity_of(f[2], f[3]);
+    const std::string& ref_text = f[4];
+    const double ref_error = std::strtod(f[5].c_str(), nullptr);
+    INFO(f[0] << " || " << f[1] << " " << quantity.label() << ": reference " << ref_text << " ± " << ref_error);
+    verify::Estimate e;
+    try {
+      e = verify::compute_divergence(*p, *q, quantity, o);
+    } catch (const NumericalError& err) {  // an honest refusal (work budget), counted
+      INFO(err.what());
+      ++refused;
+      continue;
+    }
+    INFO(test::describe(e));
+    ++covered;
+    CHECK(e.error_kind == verify::ErrorKind::certified);
+    if (ref_text == "inf") {
+      CHECK(std::isinf(e.value));
+      continue;
+    }
+    const double ref = std::strtod(ref_text.c_str(), nullptr);
+    const double log_ref = ref > 0 ? std::log(ref) : ref_text == "0" ? -std::numeric_limits<double>::infinity()
+                                                                     : log_of_decimal(ref_text);
+    if (ref == 0 && log_ref > -std::numeric_limits<double>::infinity()) {
+      CHECK(e.log_lower <= log_ref + 1e-12 * std::fabs(log_ref));
+      CHECK(log_ref - 1e-12 * std::fabs(log_ref) <= e.log_upper);
+      continue;
+    }
+    // The reference's own error bar, and its rounding to the digits printed in the table (17).
+    const double slack = ref_error + 1e-16 * std::fabs(ref);
+    CHECK(e.lower <= ref + slack);
+    CHECK(ref - slack <= e.upper);
+  }
+  INFO(covered << " rows certified, " << refused << " refused");
+  CHECK(covered >= 100);
+  CHECK(refused <= covered / 20);
 }

@@ -289,6 +289,9 @@ void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, 
   if (law.dimension() != 1) throw Refused("only one-dimensional laws");
   if (const auto* d = dynamic_cast<const sim::LawDecorator*>(&law)) return read_law(d->base(), log_w, shift, side, prec);
   if (const auto* g = dynamic_cast<const sim::Gaussian*>(&law)) {
+    if (!g->parameters_exact())
+      throw Refused(fmt::format("{}: its mean and sigma were computed from a process's parameters in floating point "
+                                "(the closed forms cover it)", law.expression()));
     Piece pc;
     arb_add(pc.m.get(), Ball(g->location()).get(), Ball(shift).get(), prec);
     pc.m_d = mid_d(pc.m);
@@ -296,6 +299,8 @@ void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, 
     pc.log_w = log_w;
     side.pieces.push_back(std::move(pc));
   } else if (const auto* l = dynamic_cast<const sim::Laplace*>(&law)) {
+    if (!l->parameters_exact())
+      throw Refused(fmt::format("{}: its parameters were computed in floating point", law.expression()));
     const auto m = exact_sum(l->location(), shift);
     if (!m) throw Refused("a shifted Laplace centre is not a double (its kink would be uncertain)");
     Piece pc;
@@ -306,14 +311,28 @@ void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, 
     pc.log_w = log_w;
     side.pieces.push_back(std::move(pc));
   } else if (const auto* s = dynamic_cast<const sim::Shifted*>(&law)) {
+    if (!s->by_exact()) throw Refused(fmt::format("{}: its shift is a rounded product", law.expression()));
     const auto by = exact_sum(s->by(), shift);
     if (!by) throw Refused("nested shifts that do not add exactly");
     read_law(s->base(), log_w, *by, side, prec);
   } else if (const auto* mx = dynamic_cast<const sim::Mixture*>(&law)) {
+    const auto* binomial = mx->binomial_weights();
     for (std::size_t i = 0; i < mx->components().size(); ++i) {
       const double w = mx->weights()[i];
       if (w == 0) continue;
       Ball lw = with_ulp(w);
+      if (binomial) {  // Bin(k; m, p) = C(m, k) p^k (1 − p)^{m−k}, exactly (1 − p rounded once: one ulp)
+        const long k = binomial->k[i], m = binomial->m;
+        Ball c, pk, qk;
+        arb_bin_uiui(c.get(), static_cast<ulong>(m), static_cast<ulong>(k), prec);
+        arb_set_d(pk.get(), binomial->p);
+        arb_pow_ui(pk.get(), pk.get(), static_cast<ulong>(k), prec);
+        arb_one(qk.get());
+        arb_sub(qk.get(), qk.get(), Ball(binomial->p).get(), prec);
+        arb_pow_ui(qk.get(), qk.get(), static_cast<ulong>(m - k), prec);
+        arb_mul(lw.get(), c.get(), pk.get(), prec);
+        arb_mul(lw.get(), lw.get(), qk.get(), prec);
+      }
       arb_log(lw.get(), lw.get(), prec);
       arb_add(lw.get(), lw.get(), log_w.get(), prec);
       read_law(*mx->components()[i], lw, shift, side, prec);
@@ -520,18 +539,34 @@ int integrand(acb_ptr out, const acb_t z, void* param, slong order, slong prec) 
       acb_sub_arb(out, out, j.shift.get(), prec);
       acb_exp(out, out, prec);
       break;
-    case Integrand::kl:  // f_r Q̃ φ(P̃/Q̃ − 1); where p vanishes, q
-      relative_sum(b, *j.q, r, z, prec);
+    case Integrand::kl:  // f_r·[P̃ log(P̃/Q̃) − P̃ + Q̃] = f_r Q̃ φ(P̃/Q̃ − 1); where p vanishes, q
       if (j.p->empty()) {
-        acb_set(out, b);
+        relative_sum(out, *j.q, r, z, prec);
       } else {
-        relative_sum(a, *j.p, r, z, prec);
-        acb_t u;
+        relative_log(a, *j.p, r, z, analytic, prec);
+        relative_log(b, *j.q, r, z, analytic, prec);
+        acb_t pp, qq, u;
+        acb_init(pp);
+        acb_init(qq);
         acb_init(u);
-        acb_sub(u, a, b, prec);
-        acb_div(u, u, b, prec);
-        phi(out, u, analytic, prec);
-        acb_mul(out, out, b, prec);
+        acb_exp(pp, a, prec);
+        acb_exp(qq, b, prec);
+        acb_sub(u, a, b, prec);  // log(P̃/Q̃)
+        mag_t m;
+        mag_init(m);
+        acb_get_mag(m, u);
+        if (mag_cmp_2exp_si(m, -4) <= 0) {  // P̃/Q̃ − 1 small: the series, free of cancellation
+          acb_expm1(u, u, prec);
+          phi(out, u, analytic, prec);
+          acb_mul(out, out, qq, prec);
+        } else {  // P̃ (log P̃ − log Q̃) − P̃ + Q̃ from the logs (no log of a sum that may vanish)
+          acb_mul(out, u, pp, prec);
+          acb_sub(out, out, pp, prec);
+          acb_add(out, out, qq, prec);
+        }
+        mag_clear(m);
+        acb_clear(pp);
+        acb_clear(qq);
         acb_clear(u);
       }
       acb_exp(base, base, prec);
@@ -679,6 +714,17 @@ Ball loss_on(const Segment& p, const Segment& q, double u, double v, const Ball&
   Ball half = interval_ball(-(v - u) / 2, (v - u) / 2, prec);
   arb_mul(d.get(), d.get(), half.get(), prec);
   arb_add(at_c.get(), at_c.get(), d.get(), prec);
+  // The natural extension (each relative log evaluated on the whole interval) is tight where the centred form is
+  // not: a loss that is tiny but has a wide derivative range (a mixture weight of 1e-9). Both enclose L − ε.
+  Complex z, lp, lq;
+  acb_set_arb(z.get(), x.get());
+  relative_log(lp.get(), p, q.front(), z.get(), 0, prec);
+  relative_log(lq.get(), q, q.front(), z.get(), 0, prec);
+  Ball natural;
+  arb_sub(natural.get(), acb_realref(lp.get()), acb_realref(lq.get()), prec);
+  arb_sub(natural.get(), natural.get(), eps.get(), prec);
+  Ball both;
+  if (arb_is_finite(natural.get()) && arb_intersection(both.get(), at_c.get(), natural.get(), prec)) return both;
   return at_c;
 }
 
@@ -895,8 +941,13 @@ Ball mass_tail(const Side& p, double B, slong prec) {
 struct LossSup {
   bool p_vanishes = false;
   bool q_vanishes = false;
-  std::optional<Ball> sup;
+  bool infinite = false;   // L → +∞ along the tail (certified)
+  std::optional<Ball> sup;  // an upper bound of L on the tail
 };
+
+// On [B, ∞), with r q's heaviest piece: p/f_r = Σ_i w_i e^{D_i} ≤ Σ_i w_i e^{sup D_i} and q/f_r ≥ w_r, so
+// L ≤ log Σ_i w_i e^{sup D_i} − log w_r (exact for Laplaces of one scale, whose D_i are constants). L → +∞ is
+// certified when some piece i of μ outgrows every piece k of ν (p ≥ w_i f_i, q ≤ n·max_k w_k f_k).
 LossSup loss_sup_tail(const Side& p, const Side& q, double B, slong prec) {
   LossSup out;
   bool any = false;
@@ -910,21 +961,32 @@ LossSup loss_sup_tail(const Side& p, const Side& q, double B, slong prec) {
     out.q_vanishes = true;
     return out;
   }
-  Ball best;
-  bool first = true;
+  auto grows = [&](const Quad& d) {
+    return arb_is_positive(d.a.get()) || (arb_is_zero(d.a.get()) && arb_is_positive(d.b.get()));
+  };
+  for (const Piece& pc : p.pieces) {
+    if (pc.hi <= B) continue;
+    bool outgrows_all = true;
+    for (const Piece& k : q.pieces)
+      if (k.hi > B && !grows(combine(pc, k, Ball(1), Ball(-1), prec))) outgrows_all = false;
+    if (outgrows_all) {
+      out.infinite = true;
+      return out;
+    }
+  }
+  Ball sum;
   for (const Piece& pc : p.pieces) {
     if (pc.hi <= B) continue;
     const auto v = sup_right(combine(pc, *j, Ball(1), Ball(-1), prec), std::max(B, std::max(pc.m_d, j->m_d)), prec);
     if (!v) return out;
-    if (first) best = *v;
-    else arb_max(best.get(), best.get(), v->get(), prec);
-    first = false;
+    Ball t;
+    arb_add(t.get(), v->get(), pc.log_w.get(), prec);
+    arb_exp(t.get(), t.get(), prec);
+    arb_add(sum.get(), sum.get(), t.get(), prec);
   }
-  Ball w = weight_sum(p, B, prec);
-  arb_log(w.get(), w.get(), prec);
-  arb_add(best.get(), best.get(), w.get(), prec);
-  arb_sub(best.get(), best.get(), j->log_w.get(), prec);
-  out.sup = best;
+  arb_log(sum.get(), sum.get(), prec);
+  arb_sub(sum.get(), sum.get(), j->log_w.get(), prec);
+  out.sup = sum;
   return out;
 }
 
@@ -1028,7 +1090,14 @@ void sign_subdivide(const Pair& pr, const Segment& sp, const Segment& sq, double
     if (arb_is_nonpositive(l.get())) continue;
     const double c = a + (b - a) / 2;
     const double floor_width = std::max({std::fabs(a), std::fabs(b), pr.s_min}) * std::ldexp(1.0, -static_cast<int>(prec / 2));
-    if (b - a <= floor_width || c <= a || c >= b) {
+    // Undecidable at this precision even at the midpoint (the inputs' own rounding, e.g. a weight's last place,
+    // exceeds |L − ε| there): halving cannot help, bound the interval instead.
+    bool point_undecided = false;
+    if (b - a < 1e-3 * std::max(std::fabs(c), pr.s_min)) {
+      const Ball lc = loss_at(sp, sq, Ball(c), eps, prec);
+      point_undecided = !arb_is_positive(lc.get()) && !arb_is_nonpositive(lc.get());
+    }
+    if (point_undecided || b - a <= floor_width || c <= a || c >= b) {
       // Undecided (a crossing inside): ∫[p − e^ε q]_+ ≤ (b − a)·sup [p − e^ε q]_+, second order in b − a.
       Complex z, d;
       Ball x = interval_ball(a, b, prec);
@@ -1325,7 +1394,8 @@ Certified kl(const Pair& pr, long goal, slong prec) {
   };
   auto tail = [&](const Pair& side, double from) -> std::optional<Ball> {
     // p log(p/q) − p + q ≤ p^{1+s} q^{−s}/s + q (log y ≤ y^s/s): a Rényi tail at order 1 + s.
-    for (double s : {1.0, 0.5, 0.25, 0.125, 0.0625}) {
+    for (int k = 0; k <= 16; ++k) {
+      const double s = std::ldexp(1.0, -k);
       const Tail t = renyi_tail(side.p, side.q, Ball(1 + s), from, prec);
       if (t.kind == Tail::Kind::infinite_divergence && !tail_piece(side.q)) return std::nullopt;
       if (t.kind != Tail::Kind::bounded) continue;
@@ -1423,7 +1493,7 @@ Certified renyi_inf(const Pair& pr, slong prec) {
     add_region(A, B);
     for (int k = 0; k <= kMaxExpansions && !out.infinite; ++k) {
       const LossSup r = loss_sup_tail(pr.p, pr.q, B, prec), l = loss_sup_tail(mirror.p, mirror.q, -A, prec);
-      if (r.q_vanishes || l.q_vanishes) {
+      if (r.q_vanishes || l.q_vanishes || r.infinite || l.infinite) {
         out.infinite = true;
         return out;
       }
@@ -1500,7 +1570,12 @@ Certified renyi_inf(const Pair& pr, slong prec) {
 
 Certified compute(const sim::Law& p, const sim::Law& q, const Quantity& quantity, slong prec) {
   const Pair pr = read_pair(p, q, prec);
-  const long goal = prec - 24;
+  // Inputs known only to their last place (a stored mixture weight) make the integrand itself a ball of that
+  // relative width: asking the quadrature for more digits than that only spends its evaluation budget.
+  bool inexact = false;
+  for (const Side* s : {&pr.p, &pr.q})
+    for (const Piece& pc : s->pieces) inexact = inexact || mag_cmp_2exp_si(arb_radref(pc.log_w.get()), -prec / 2) > 0;
+  const long goal = inexact ? std::min<long>(prec - 24, 64) : prec - 24;
   switch (quantity.kind) {
     case Quantity::Kind::hockey_stick: return hockey_stick(pr, quantity.parameter, goal, prec);
     case Quantity::Kind::tv: return hockey_stick(pr, 0, goal, prec);

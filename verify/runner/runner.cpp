@@ -13,6 +13,7 @@
 #include "sim/kernels/finite_kernel.hpp"
 #include "sim/laws/expression.hpp"
 #include "verify/divergence/certified.hpp"
+#include "verify/divergence/consistency.hpp"
 #include "verify/divergence/worst_case.hpp"
 
 namespace privamp::verify {
@@ -350,6 +351,25 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
       row.reason = e.what();
     }
     rows.push_back(std::move(row));
+  }
+  // Values at several orders of one point must respect the orderings of their quantity (R_α non-decreasing in
+  // α, HS_ε non-increasing in ε): a proven violation makes every row that used either value an error.
+  if (cache.size() > 1 && c.kind != Case::Kind::value) {
+    std::vector<Quantity> quantities;
+    std::vector<Estimate> values;
+    for (const auto& [order, exact] : cache) {
+      quantities.push_back(make_quantity(c.quantity, order));
+      values.push_back(exact.value);
+    }
+    const auto violations = ordering_violations(quantities, values);
+    for (std::size_t i = 0; i < violations.size(); ++i) {
+      if (!violations[i]) continue;
+      for (Row& r : rows)
+        if (r.quantity == quantities[i].label() && r.verdict != Verdict::not_applicable) {
+          r.verdict = Verdict::error;
+          r.reason = *violations[i];
+        }
+    }
   }
   return rows;
 }
