@@ -1,6 +1,8 @@
 // Benchmarks of the divergence engines (issue targets):
 //   δ(ε) of the Poisson-subsampled Gaussian (q = 0.01, σ = 1, worst of add/remove), ≤ 100 µs per value, ≤ 1e-12 rel.
 //   R_α of the same mixture at α ∈ {2, 2.5, 10.5, 256}: ≤ 50 µs per order, ≤ 1e-12 relative.
+//   The certified engine (Arb): time per value for each family it covers, and its ratio to the quadrature on the
+//   subsampled Gaussian at α ≤ 100 (target: within 50×).
 //   Monte Carlo privacy-loss samples per second (Gaussian pair) and importance-sampling efficiency at δ ≈ 1e-10.
 //   GT.canonical worst-case search time for |X| = 10, 20, 30; SDE path-steps per second; privamp verify over
 //   all cases (target ≤ 60 s on 2 cores) and per family; grid propagation of noisy SGD (n = 100 steps) at the
@@ -8,6 +10,7 @@
 // Accuracy is reported as counters against 50-digit references computed once per benchmark:
 //   max_rel_err  |value − reference| / reference, the largest over the points of the benchmark
 //   max_rel_bar  the largest relative half-width of the reported intervals
+#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -129,6 +132,60 @@ void SubsampledGaussianRenyi(benchmark::State& state) {
   state.counters["max_rel_bar"] = max_bar;
 }
 BENCHMARK(SubsampledGaussianRenyi)->Unit(benchmark::kMicrosecond);
+
+// The certified engine per family: one value per iteration, the quantity given by the benchmark's argument.
+void Certified(benchmark::State& state, const char* mu, const char* nu, Quantity quantity) {
+  const auto p = sim::parse_law(mu), q = sim::parse_law(nu);
+  verify::DivergenceOptions o;
+  o.engine = verify::Engine::certified;
+  double bits = 0;
+  for (auto _ : state) {
+    const auto e = verify::compute_divergence(*p, *q, quantity, o);
+    benchmark::DoNotOptimize(e.value);
+    bits = static_cast<double>(e.work);
+  }
+  state.counters["precision_bits"] = bits;
+}
+BENCHMARK_CAPTURE(Certified, subsampled_gaussian_renyi_10_5, "mix(0.01, gaussian(0, 1), gaussian(1, 1))", "gaussian(0, 1)",
+                  Quantity::renyi(10.5))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Certified, subsampled_gaussian_renyi_496_24, "mix(0.00189, gaussian(0, 5.29), gaussian(1, 5.29))",
+                  "gaussian(0, 5.29)", Quantity::renyi(496.24))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Certified, subsampled_gaussian_hs_1, "mix(0.01, gaussian(0, 1), gaussian(1, 1))", "gaussian(0, 1)",
+                  Quantity::hockey_stick(1))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Certified, subsampled_laplace_renyi_3_3, "mix(0.2, laplace(0, 0.5), laplace(1, 0.5))", "laplace(0, 0.5)",
+                  Quantity::renyi(3.3))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Certified, subsampled_laplace_kl, "mix(0.2, laplace(0, 0.5), laplace(1, 0.5))", "laplace(0, 0.5)",
+                  Quantity::kl())->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Certified, binomial_mix_tv, "binomial_mix(m=10, p=0.01, law=gaussian(0, 1))", "gaussian(0, 1)",
+                  Quantity::tv())->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Certified, clamp_renyi_inf, "clamp(gaussian(0.3, 1), lo=0, hi=1)", "clamp(gaussian(0, 1), lo=0, hi=1)",
+                  Quantity::renyi_inf())->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Certified, chain_t2500_tv, "chain(K=[[0.9,0.1,0],[0,0.9,0.1],[0.1,0,0.9]], mu=[1,0,0], t=2500)",
+                  "chain(K=[[0.9,0.1,0],[0,0.9,0.1],[0.1,0,0.9]], mu=[0,1,0], t=2500)", Quantity::tv())
+    ->Unit(benchmark::kMillisecond);
+
+// The certified engine against the quadrature on the subsampled Gaussian at α ≤ 100: the ratio of the times for
+// the same orders (target ≤ 50).
+void CertifiedOverQuadrature(benchmark::State& state) {
+  const auto p = sim::parse_law("mix(0.01, gaussian(0, 1), gaussian(1, 1))"), q = sim::parse_law("gaussian(0, 1)");
+  const double alphas[] = {2, 2.5, 10.5, 37.3, 100};
+  auto seconds = [&](verify::Engine engine) {
+    verify::DivergenceOptions o;
+    o.engine = engine;
+    const auto start = std::chrono::steady_clock::now();
+    for (double a : alphas) benchmark::DoNotOptimize(verify::compute_divergence(*p, *q, Quantity::renyi(a), o).value);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  double certified = 0, quadrature = 0;
+  for (auto _ : state) {
+    certified += seconds(verify::Engine::certified);
+    quadrature += seconds(verify::Engine::quadrature);
+  }
+  state.counters["ratio"] = certified / quadrature;
+  state.counters["certified_ms_per_value"] = 1e3 * certified / (static_cast<double>(state.iterations()) * std::size(alphas));
+  state.counters["quadrature_ms_per_value"] = 1e3 * quadrature / (static_cast<double>(state.iterations()) * std::size(alphas));
+}
+BENCHMARK(CertifiedOverQuadrature)->Unit(benchmark::kMillisecond)->Iterations(5);
 
 void MonteCarloGaussianLoss(benchmark::State& state) {
   const auto mu = sim::parse_law("gaussian(1, 1)"), nu = sim::parse_law("gaussian(0, 1)");

@@ -18,11 +18,14 @@ __all__ = ["divergence", "kernel", "verify", "laws", "Estimate", "Divergences"]
 Estimate = _namedtuple(
     "Estimate",
     ["quantity", "value", "lower", "upper", "log_value", "log_lower", "log_upper", "error_kind", "level",
-     "method", "work", "seconds"],
+     "method", "work", "seconds", "error"],
+    defaults=("",),
 )
 Estimate.__doc__ = """One computed quantity: value and an interval [lower, upper] that contains the truth (at
 confidence `level` for Monte Carlo), natural logs of the three (finite where the value underflows a double),
-the kind of error behind the interval, the method, the work done and the time taken."""
+the kind of error behind the interval, the method, the work done and the time taken. `error` is empty, or says
+why this quantity has no value (NaN; the call's other quantities are still computed) or which ordering it
+violates together with another value of the call."""
 
 
 def _number(x):
@@ -73,7 +76,7 @@ def divergence(mu, nu, renyi=None, hockey_stick=None, kl=False, tv=False, engine
     """Divergences D(mu || nu) between two law expressions (see `laws()`), like ``privamp divergence``.
 
     renyi: orders alpha > 1 (float('inf') for R_inf); hockey_stick: epsilons >= 0 (scalars, lists or NumPy
-    arrays); kl, tv: flags. engine: auto | closed | sum | quadrature | gsl | mc. Returns `Divergences`, a list
+    arrays); kl, tv: flags. engine: auto | closed | sum | quadrature | gsl | mc | certified. Returns `Divergences`, a list
     of `Estimate` in the order renyi, hockey_stick, kl, tv."""
     text = _privamp.divergence_json(str(mu), str(nu), _numbers(renyi, "renyi"),
                                     _numbers(hockey_stick, "hockey_stick"), bool(kl), bool(tv), str(engine),
@@ -82,7 +85,7 @@ def divergence(mu, nu, renyi=None, hockey_stick=None, kl=False, tv=False, engine
     records = [
         Estimate(r["quantity"], _number(r["value"]), _number(r["lower"]), _number(r["upper"]),
                  _number(r["log_value"]), _number(r["log_lower"]), _number(r["log_upper"]), r["error_kind"],
-                 r["level"], r["method"], r["work"], r["seconds"])
+                 r["level"], r["method"], r["work"], r["seconds"], r.get("error", ""))
         for r in out["results"]
     ]
     return Divergences(records, out["p"], out["q"], out["engine"])

@@ -33,7 +33,7 @@ nlohmann::json to_json(const verify::Estimate& e) {
   row["log_value"] = json_number(e.log_value);
   row["log_lower"] = json_number(e.log_lower);
   row["log_upper"] = json_number(e.log_upper);
-  row["error_kind"] = verify::to_string(e.error_kind);
+  row["error_kind"] = std::isnan(e.value) ? "none" : verify::to_string(e.error_kind);  // none: not computed
   if (e.error_kind == verify::ErrorKind::discretised) {
     row["numerical_error"] = e.numerical_error;
     row["discretisation_error"] = e.discretisation_error;
