@@ -4,6 +4,7 @@
 #include <limits>
 
 #include <boost/math/special_functions/binomial.hpp>
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include "sim/laws/expression.hpp"
@@ -164,4 +165,39 @@ TEST_CASE("isotropic Gaussians in R^d: the numerical engines on the line through
   CHECK_THROWS_WITH(verify::compute_divergence(*sim::parse_law("gaussian_nd(loc=[0, 1], sigma=1)"),
                                                *sim::parse_law("gaussian_nd(loc=[0, 0], sigma=2)"), Quantity::renyi(2), o),
                     Catch::Contains("no engine"));
+}
+
+TEST_CASE("subsampled Gaussian hockey-stick by its monotone loss: both directions within the certified enclosures",
+          "[verify][closed]") {
+  for (double q : {1e-4, 0.01, 0.3, 0.9})
+    for (double sigma : {0.5, 1.0, 4.0})
+      for (double eps : {0.0, 0.004, 0.3, 1.0, 3.0, 12.0})
+        for (bool add : {true, false}) {
+          const std::string mix = fmt::format("mix(q={}, gaussian(0,{}), gaussian(1,{}))", q, sigma, sigma);
+          const std::string base = fmt::format("gaussian(0,{})", sigma);
+          const auto p = sim::parse_law(add ? mix : base), n = sim::parse_law(add ? base : mix);
+          const Quantity quantity = Quantity::hockey_stick(eps);
+          INFO(p->expression() << " || " << n->expression() << " " << quantity.label());
+          const auto closed = verify::closed_form(*p, *n, quantity);
+          REQUIRE(closed);
+          CHECK_THAT(closed->method, Catch::Contains("monotone loss"));
+          verify::DivergenceOptions o;
+          o.engine = verify::Engine::certified;
+          const auto cert = verify::compute_divergence(*p, *n, quantity, o);
+          INFO(test::describe(*closed) << " vs " << test::describe(cert));
+          if (cert.log_upper == -std::numeric_limits<double>::infinity()) {  // exactly 0
+            CHECK(closed->upper == 0);
+            CHECK(closed->log_upper == -std::numeric_limits<double>::infinity());
+            continue;
+          }
+          if (cert.upper < 1e-290) {  // below the double range: the logs
+            CHECK(closed->log_lower <= cert.log_upper + 1e-12 * std::fabs(cert.log_upper));
+            CHECK(cert.log_lower <= closed->log_upper + 1e-12 * std::fabs(cert.log_upper));
+            CHECK(closed->log_upper - closed->log_lower <= 1e-9 * std::fabs(closed->log_value));
+            continue;
+          }
+          CHECK(closed->lower <= cert.upper * (1 + 1e-12));
+          CHECK(cert.lower <= closed->upper * (1 + 1e-12));
+          CHECK(closed->upper - closed->lower <= 1e-8 * closed->value);  // far levels: the level's rounding, amplified
+        }
 }

@@ -210,6 +210,55 @@ Estimate subsampled_gaussian_renyi(double q, double delta, double sigma, long al
 
 namespace {
 
+// An estimate times a positive factor known to a relative error `rel`.
+Estimate scaled(Estimate e, double factor, double rel, const char* method) {
+  if (!(factor > 0)) return zero(method);
+  const double lf = std::log(factor);
+  e.value *= factor;
+  e.lower *= factor * (1 - rel);
+  e.upper *= factor * (1 + rel);
+  e.log_value += lf;
+  e.log_lower += lf + std::log1p(-std::min(rel, 0.5));
+  e.log_upper += lf + std::log1p(rel);
+  e.method = method;
+  return e;
+}
+
+// HS at a level known to ± r: HS is non-increasing in the level, so the hull of the values at both ends.
+Estimate gaussian_hockey_stick_at(double delta, double sigma, double level, double r) {
+  const Estimate lo = gaussian_hockey_stick(delta, sigma, level + r), hi = gaussian_hockey_stick(delta, sigma, std::max(0.0, level - r));
+  Estimate e = gaussian_hockey_stick(delta, sigma, level);
+  e.lower = std::min(e.lower, lo.lower);
+  e.log_lower = std::min(e.log_lower, lo.log_lower);
+  e.upper = std::max(e.upper, hi.upper);
+  e.log_upper = std::max(e.log_upper, hi.log_upper);
+  return e;
+}
+
+// (1−q)N(0, σ²) + qN(Δ, σ²) against N(0, σ²) (`add`), or the reverse. The loss is monotone in x, the region
+// {L > ε} a half-line, and the hockey-stick that of the Gaussian pair at a moved level:
+//   add:     HS_ε = q · HS_{ε'}(N(Δ)‖N(0)),                 ε' = ε + log1p(−(1−q)e^{−ε}) − log q
+//   remove:  HS_ε = (1 − e^ε(1−q)) · HS_η(N(Δ)‖N(0)),      η = log q − log(q + expm1(−ε)), 0 if q + expm1(−ε) ≤ 0.
+std::optional<Estimate> subsampled_gaussian_hockey_stick(double q, double delta, double sigma, double eps, bool add) {
+  const char* method = add ? "closed form: subsampled Gaussian, monotone loss (q x HS of the Gaussian pair at a moved level)"
+                           : "closed form: subsampled Gaussian, monotone loss (reverse direction)";
+  if (q == 0 || delta == 0) return zero(method);
+  if (add) {
+    const double level = eps + std::log1p(-(1 - q) * std::exp(-eps)) - std::log(q);
+    const double r = 8 * kEps * (eps + std::fabs(std::log(q)) + 1);  // each term's rounding
+    return scaled(gaussian_hockey_stick_at(delta, sigma, std::max(0.0, level), r), q, 0, method);
+  }
+  const double gap = q + std::expm1(-eps);
+  const double gap_error = 4 * kEps * (q + std::fabs(std::expm1(-eps)));
+  if (gap <= -gap_error) return zero(method);
+  if (gap < 1e3 * gap_error) return std::nullopt;  // e^-ε within rounding of 1 − q: the quadrature decides
+  const double level = std::log(q) - std::log(gap);
+  const double r = 8 * kEps * (std::fabs(std::log(q)) + std::fabs(std::log(gap)) + 1) + 2 * gap_error / gap;
+  const double x = eps + std::log1p(-q), factor = -std::expm1(x);
+  const double rel = 8 * kEps * (1 + std::fabs(x) / std::max(std::fabs(factor), 1e-300));
+  return scaled(gaussian_hockey_stick_at(delta, sigma, std::max(0.0, level), r), factor, rel, method);
+}
+
 // Recognises (1−q)·N(a, σ²) + q·N(a+Δ, σ²) against N(a, σ²).
 std::optional<std::pair<double, double>> subsampled_gaussian(const sim::Law& p, const sim::Gaussian& q) {
   const auto* mix = dynamic_cast<const sim::Mixture*>(&p);
@@ -305,6 +354,16 @@ std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const 
       case Quantity::Kind::hockey_stick: return laplace_hockey_stick(delta, b, quantity.parameter);
       case Quantity::Kind::tv: return laplace_hockey_stick(delta, b, 0);
     }
+  }
+
+  // The Poisson-subsampled Gaussian's hockey-stick, both directions: its loss is monotone, so the hockey-stick is
+  // that of the Gaussian pair at a moved level (one crossing, log-CDFs; no quadrature).
+  if (quantity.kind == Quantity::Kind::hockey_stick || quantity.kind == Quantity::Kind::tv) {
+    const double eps = quantity.kind == Quantity::Kind::tv ? 0.0 : quantity.parameter;
+    if (gq)
+      if (const auto sg = subsampled_gaussian(p, *gq)) return subsampled_gaussian_hockey_stick(sg->first, sg->second, gq->sigma(), eps, true);
+    if (const auto* gp = dynamic_cast<const sim::Gaussian*>(&p))
+      if (const auto sg = subsampled_gaussian(q, *gp)) return subsampled_gaussian_hockey_stick(sg->first, sg->second, gp->sigma(), eps, false);
   }
 
   if (gq && quantity.kind == Quantity::Kind::renyi && quantity.parameter == std::floor(quantity.parameter) &&
