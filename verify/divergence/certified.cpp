@@ -80,36 +80,28 @@ class Complex {
   acb_t z_;
 };
 
-double lower_d(const Ball& b) {
+// An end of a ball as a double, rounded outwards.
+double end_d(const Ball& b, bool upper) {
   arf_t t;
   arf_init(t);
-  arb_get_lbound_arf(t, b.get(), 64);
-  const double d = arf_get_d(t, ARF_RND_FLOOR);
+  if (upper) arb_get_ubound_arf(t, b.get(), 64);
+  else arb_get_lbound_arf(t, b.get(), 64);
+  const double d = arf_get_d(t, upper ? ARF_RND_CEIL : ARF_RND_FLOOR);
   arf_clear(t);
   return d;
 }
-double upper_d(const Ball& b) {
-  arf_t t;
-  arf_init(t);
-  arb_get_ubound_arf(t, b.get(), 64);
-  const double d = arf_get_d(t, ARF_RND_CEIL);
-  arf_clear(t);
-  return d;
-}
-void mul_d(arb_ptr r, arb_srcptr x, double d, slong prec) {
+double lower_d(const Ball& b) { return end_d(b, false); }
+double upper_d(const Ball& b) { return end_d(b, true); }
+// x·d or x/d for a double d (exact as a ball).
+void mul_d(arb_ptr r, arb_srcptr x, double d, slong prec, bool divide = false) {
   arb_t t;
   arb_init(t);
   arb_set_d(t, d);
-  arb_mul(r, x, t, prec);
+  if (divide) arb_div(r, x, t, prec);
+  else arb_mul(r, x, t, prec);
   arb_clear(t);
 }
-void div_d(arb_ptr r, arb_srcptr x, double d, slong prec) {
-  arb_t t;
-  arb_init(t);
-  arb_set_d(t, d);
-  arb_div(r, x, t, prec);
-  arb_clear(t);
-}
+void div_d(arb_ptr r, arb_srcptr x, double d, slong prec) { mul_d(r, x, d, prec, true); }
 double mid_d(const Ball& b) { return arf_get_d(arb_midref(b.get()), ARF_RND_NEAR); }
 
 // A double with a radius of one unit in the last place: a stored number that was rounded once.
@@ -594,15 +586,15 @@ Ball integrate(Job& job, double u, double v, long goal, const Ball& tol_scale, s
   acb_set_d(a.get(), u);
   acb_set_d(b.get(), v);
   // The integrand is itself a ball (inputs known to their last place): asking for more relative digits than it
-  // carries at a few points only spends the evaluation budget.
+  // carries (at the best of a few points) only spends the evaluation budget.
+  slong carried = -1;
   for (double t : {0.25, 0.5, 0.75}) {
     Complex z, f;
     acb_set_d(z.get(), u + t * (v - u));
     integrand(f.get(), z.get(), &job, 0, prec);
-    const slong bits = acb_rel_accuracy_bits(f.get());
-    if (!acb_is_finite(f.get())) continue;
-    goal = acb_contains_zero(f.get()) ? 8 : std::max<long>(8, std::min<long>(goal, bits - 4));  // noise ≥ value: none
+    if (acb_is_finite(f.get()) && !acb_contains_zero(f.get())) carried = std::max(carried, acb_rel_accuracy_bits(f.get()));
   }
+  if (carried >= 0) goal = std::max<long>(8, std::min<long>(goal, carried - 4));
   acb_calc_integrate_opt_t opt;
   acb_calc_integrate_opt_init(opt);
   opt->eval_limit = 50'000 + 500 * prec;
@@ -1617,9 +1609,18 @@ bool is_finite_chain(const sim::Law& law) {
   return f && f->exact_source() && f->exact_source()->K.size() > 0;
 }
 
+// Arb keeps per-thread caches (constants, exp tables): released when a thread that used them ends.
+void release_caches_at_thread_exit() {
+  thread_local struct FlintCaches {
+    ~FlintCaches() { flint_cleanup(); }
+  } caches;
+  (void)caches;
+}
+
 }  // namespace
 
 std::optional<std::string> certified_refusal(const sim::Law& p, const sim::Law& q) {
+  release_caches_at_thread_exit();
   try {
     read_pair(p, q, 64);
   } catch (const Refused& e) {
@@ -1630,6 +1631,7 @@ std::optional<std::string> certified_refusal(const sim::Law& p, const sim::Law& 
 
 Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quantity& quantity,
                               const CertifiedOptions& options) {
+  release_caches_at_thread_exit();
   const auto start = std::chrono::steady_clock::now();
   const long cap = is_finite_chain(p) || is_finite_chain(q) ? 16 * options.max_precision : options.max_precision;
   std::optional<Certified> best;
