@@ -237,15 +237,17 @@ Estimate gaussian_hockey_stick_at(double delta, double sigma, double level, doub
 
 // (1−q)N(0, σ²) + qN(Δ, σ²) against N(0, σ²) (`add`), or the reverse. The loss is monotone in x, the region
 // {L > ε} a half-line, and the hockey-stick that of the Gaussian pair at a moved level:
-//   add:     HS_ε = q · HS_{ε'}(N(Δ)‖N(0)),                 ε' = ε + log1p(−(1−q)e^{−ε}) − log q
+//   add:     HS_ε = q · HS_{ε'}(N(Δ)‖N(0)),                 ε' = ε + log1p((1−q)(1 − e^{−ε})/q)
 //   remove:  HS_ε = (1 − e^ε(1−q)) · HS_η(N(Δ)‖N(0)),      η = log q − log(q + expm1(−ε)), 0 if q + expm1(−ε) ≤ 0.
 std::optional<Estimate> subsampled_gaussian_hockey_stick(double q, double delta, double sigma, double eps, bool add) {
   const char* method = add ? "closed form: subsampled Gaussian, monotone loss (q x HS of the Gaussian pair at a moved level)"
                            : "closed form: subsampled Gaussian, monotone loss (reverse direction)";
   if (q == 0 || delta == 0) return zero(method);
   if (add) {
-    const double level = eps + std::log1p(-(1 - q) * std::exp(-eps)) - std::log(q);
-    const double r = 8 * kEps * (eps + std::fabs(std::log(q)) + 1);  // each term's rounding
+    // ε' = ε + log((1 − (1−q)e^{−ε})/q) = ε + log1p((1−q)(1 − e^{−ε})/q): a sum of non-negative terms, no
+    // cancellation (1 − q is never formed against 1).
+    const double level = eps + std::log1p((1 - q) * -std::expm1(-eps) / q);
+    const double r = 8 * kEps * (2 * eps + 1);  // each term's rounding
     return scaled(gaussian_hockey_stick_at(delta, sigma, std::max(0.0, level), r), q, 0, method);
   }
   const double gap = q + std::expm1(-eps);
