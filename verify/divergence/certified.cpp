@@ -30,7 +30,8 @@ namespace privamp::verify {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr long kMaxPieces = 4000;           // pieces of one law (binomial mixtures reach 2001)
+constexpr long kMaxPieces = 256;            // density pieces of one law: every evaluation visits each
+constexpr long kMaxChainStates = 64;        // μK^t in balls costs states³·log t products at up to 65,536 bits
 constexpr long kMaxEvaluations = 400'000;   // sign / supremum subdivision steps per value
 constexpr int kMaxExpansions = 48;          // window doublings while a tail is not yet negligible
 constexpr long kGoodBits = 45;              // relative accuracy at which the precision stops doubling
@@ -157,6 +158,12 @@ class Refused : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The time budget of the current value (CertifiedOptions::seconds), checked inside every loop of the engine.
+thread_local std::chrono::steady_clock::time_point t_deadline = std::chrono::steady_clock::time_point::max();
+void check_deadline() {
+  if (std::chrono::steady_clock::now() > t_deadline) throw Refused("the time budget ran out (CertifiedOptions::seconds)");
+}
+
 std::optional<double> exact_sum(double a, double b) {
   const double s = a + b;
   if (!std::isfinite(s)) return std::nullopt;
@@ -242,6 +249,7 @@ void finite_atoms(const sim::FiniteLaw& f, const Ball& log_w, double shift, Side
   } else {
     const slong n = static_cast<slong>(src->K.rows());
     if (static_cast<std::size_t>(n) != atoms.size()) throw Refused("chain: internal size mismatch");
+    if (n > kMaxChainStates) throw Refused(fmt::format("chain: {} states; the certified engine takes at most {}", n, kMaxChainStates));
     arb_mat_t k, kt, v, out;
     arb_mat_init(k, n, n);
     arb_mat_init(kt, n, n);
@@ -357,7 +365,7 @@ void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, 
                               "and clamps, subsample(poisson), binomial_mix, pmf, chain)", law.expression()));
   }
   if (static_cast<long>(side.pieces.size()) > kMaxPieces)
-    throw Refused(fmt::format("more than {} density pieces", kMaxPieces));
+    throw Refused(fmt::format("more than {} density pieces (every evaluation visits each)", kMaxPieces));
 }
 
 // ---- evaluation on a segment between breakpoints --------------------------------------------------------------
@@ -582,6 +590,7 @@ int integrand(acb_ptr out, const acb_t z, void* param, slong order, slong prec) 
 }
 
 Ball integrate(Job& job, double u, double v, long goal, const Ball& tol_scale, slong prec) {
+  check_deadline();
   Complex a, b, res;
   acb_set_d(a.get(), u);
   acb_set_d(b.get(), v);
@@ -1076,6 +1085,7 @@ void sign_subdivide(const Pair& pr, const Segment& sp, const Segment& sq, double
     stack.pop_back();
     if (++out.evaluations > kMaxEvaluations)
       throw Refused(fmt::format("the sign of the privacy loss could not be certified within {} subdivisions", kMaxEvaluations));
+    if (out.evaluations % 1024 == 0) check_deadline();
     bool constant = false;
     const Ball l = loss_on(sp, sq, a, b, eps, prec, &constant);
     if (constant && !arb_is_positive(l.get()) && !arb_is_nonpositive(l.get())) {
@@ -1185,6 +1195,7 @@ Ball windowed(const Pair& pr, double A, double B, long goal, slong prec, Region 
   mirror.p = mirrored(pr.p);
   mirror.q = mirrored(pr.q);
   for (int k = 0;; ++k) {
+    check_deadline();
     const auto right = tail(pr, B), left = tail(mirror, -A);
     if (!right || !left) {  // a tail that certifies +inf
       infinite = true;
@@ -1554,6 +1565,7 @@ Certified renyi_inf(const Pair& pr, slong prec) {
       queue.pop();
       if (++evaluations > kMaxEvaluations)
         throw Refused(fmt::format("the supremum of the privacy loss was not located within {} subdivisions", kMaxEvaluations));
+      if (evaluations % 1024 == 0) check_deadline();
       note_lower(loss_at(*top.p, *top.q, Ball(c), zero, prec));
       queue.push({top.a, c, loss_on(*top.p, *top.q, top.a, c, zero, prec), top.p, top.q});
       queue.push({c, top.b, loss_on(*top.p, *top.q, c, top.b, zero, prec), top.p, top.q});
@@ -1633,7 +1645,12 @@ Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quanti
                               const CertifiedOptions& options) {
   release_caches_at_thread_exit();
   const auto start = std::chrono::steady_clock::now();
-  const long cap = is_finite_chain(p) || is_finite_chain(q) ? 16 * options.max_precision : options.max_precision;
+  t_deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           std::chrono::duration<double>(std::max(0.0, options.seconds)));
+  struct Reset {
+    ~Reset() { t_deadline = std::chrono::steady_clock::time_point::max(); }
+  } reset;
+  const long cap = is_finite_chain(p) || is_finite_chain(q) ? std::min(16 * options.max_precision, 65536L) : options.max_precision;
   std::optional<Certified> best;
   std::optional<Ball> previous;
   slong used = 0;
@@ -1642,6 +1659,7 @@ Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quanti
     try {
       r = compute(p, q, quantity, prec);
     } catch (const Refused& e) {
+      if (best) break;  // a higher precision ran out of budget: the enclosure already found stands
       throw NumericalError(fmt::format("certified engine: {} ({} between {} and {})", e.what(), quantity.label(),
                                        p.expression(), q.expression()));
     }
