@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -613,11 +612,6 @@ Ball integrate(Job& job, double u, double v, long goal, const Ball& tol_scale, s
   mag_mul_2exp_si(tol, tol, -goal);
   acb_calc_integrate(res.get(), integrand, &job, a.get(), b.get(), goal, tol, opt, prec);
   mag_clear(tol);
-  if (std::getenv("PRIVAMP_CERTIFIED_DEBUG_INTEGRALS")) {
-    fmt::print(stderr, "integrate [{}, {}] prec {}: ", u, v, prec);
-    acb_fprintd(stderr, res.get(), 10);
-    fmt::print(stderr, "\n");
-  }
   Ball out;
   arb_set(out.get(), acb_realref(res.get()));
   // The integral of a real function over a real segment is real: the imaginary part is rounding.
@@ -1664,11 +1658,6 @@ Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quanti
                                        p.expression(), q.expression()));
     }
     used = prec;
-    if (std::getenv("PRIVAMP_CERTIFIED_DEBUG")) {
-      fmt::print(stderr, "prec {}: ", prec);
-      arb_fprintd(stderr, r.value.get(), 20);
-      fmt::print(stderr, " {}\n", r.detail);
-    }
     if (r.infinite) {
       Estimate inf = Estimate::infinite("certified (Arb): +inf (an atom or a region that nu does not charge, or a tail "
                                         "that is not integrable)");
