@@ -39,6 +39,7 @@ struct ParamSpec {
   ParamKind kind;
   std::optional<std::string> default_value;  // as it would be written; nullopt = required
   std::string doc;
+  std::vector<std::string> words = {};  // a word parameter's allowed values (empty: any word), checked at load
 };
 
 // How a discretised law inside an expression is built: its cells are multiplied by `resolution_factor`, and the

@@ -817,6 +817,10 @@ class Evaluator {
     if (v.kind == Val::Kind::number && !v.is_point())
       fail(arg, "a law's parameter cannot carry an interval (a divergence inside a law)");
     if (v.unresolved && ps.kind != ParamKind::word) fail(arg, fmt::format("unknown parameter '{}'", v.word));
+    if (ps.kind == ParamKind::word && !ps.words.empty() &&
+        (v.kind != Val::Kind::word || std::find(ps.words.begin(), ps.words.end(), v.word) == ps.words.end()))
+      fail(arg, fmt::format("{} = '{}': allowed {}", ps.name, v.kind == Val::Kind::word ? v.word : "a non-word",
+                            fmt::join(ps.words, ", ")));
     if (v.kind == Val::Kind::list)
       for (const Val& e : v.list) {
         if (e.unresolved) fail(arg, fmt::format("unknown parameter '{}'", e.word));

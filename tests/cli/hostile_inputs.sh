@@ -114,7 +114,7 @@ check 2 "key 'kernel': only kernel cases take kernel" "$privamp" verify kernel_o
 printf '[[case]]\nname = "k"\nbounds = ["T1.1"]\nkind = "kernel"\nkernel = "[[0.9, 0.1], [0.2, 0.8]]"\nquantity = "hockey_stick"\norder = "{eps}"\n[case.grid]\neps = 1\ndelta = 0.01\n' > kmatrix.toml
 check 2 "kmatrix.toml:[0-9]+: key 'kernel'.*allowed randomized_response" "$privamp" verify kmatrix.toml
 printf '[[case]]\nname = "blanket"\nbounds = ["BLANKET"]\nkind = "value"\n[case.grid]\neps0 = 1\nk = 2\n' > blanket.toml
-check 2 "blanket.toml:[0-9]+: key 'bounds'.*neither 'randomizer' nor 'rr' is a parameter" "$privamp" verify blanket.toml
+check 2 "blanket.toml:[0-9]+: key 'grid': .*BLANKET \(built in\) reads parameter 'randomizer' \(one of rr, laplace, gaussian\): missing" "$privamp" verify blanket.toml
 figure 'log = "y"' 'yrange = [0, 1]'
 check 2 "key 'yrange': a log y axis needs a range above 0" "$privamp" figures fig.toml --out figs
 printf '%s\n[[figure]]\nname = "fig"\nx = "alpha"\n[[figure.series]]\ncase = "gauss"\nid = "E1"\nwhere = {delta = 7}\n' "$case_text" > fig.toml

@@ -95,19 +95,16 @@ TEST_CASE("verdicts: a deliberately wrong bound is caught as violated", "[verify
   auto e1 = [](const Params& p) {
     return p.at("alpha") * p.at("delta") * p.at("delta") / (2 * (p.at("sigma1") * p.at("sigma1") + p.at("sigma2") * p.at("sigma2")));
   };
-  auto none = [](const Params&) -> std::optional<std::string> { return std::nullopt; };
-  RunOptions o;
-  o.extra_bounds = {
-      {"TEST.wrong", "test", "test", "half of E1", "renyi(alpha)", Direction::upper, none,
-       [=](const Params& p) { return BoundValue{0.5 * e1(p), ""}; }, {}, {}},
-      {"TEST.loose", "test", "test", "twice E1", "renyi(alpha)", Direction::upper, none,
-       [=](const Params& p) { return BoundValue{2 * e1(p), ""}; }, {}, {}},
-      {"TEST.lower", "test", "test", "0.9 E1 from below", "renyi(alpha)", Direction::lower, none,
-       [=](const Params& p) { return BoundValue{0.9 * e1(p), ""}; }, {}, {}},
-      {"TEST.na", "test", "test", "never applies", "renyi(alpha)", Direction::upper,
-       [](const Params&) -> std::optional<std::string> { return "hypothesis H fails"; },
-       [=](const Params& p) { return BoundValue{e1(p), ""}; }, {}, {}},
+  auto entry = [](std::string id, Direction direction, std::function<BoundValue(const Params&)> bound) {
+    return BoundEntry{.id = std::move(id), .family = "test", .source = "test", .statement = "a test bound",
+                      .quantity = "renyi(alpha)", .direction = direction, .bound = std::move(bound)};
   };
+  RunOptions o;
+  o.extra_bounds = {entry("TEST.wrong", Direction::upper, [=](const Params& p) { return BoundValue{0.5 * e1(p), ""}; }),
+                    entry("TEST.loose", Direction::upper, [=](const Params& p) { return BoundValue{2 * e1(p), ""}; }),
+                    entry("TEST.lower", Direction::lower, [=](const Params& p) { return BoundValue{0.9 * e1(p), ""}; }),
+                    entry("TEST.na", Direction::upper, [=](const Params& p) { return BoundValue{e1(p), ""}; })};
+  o.extra_bounds.back().not_applicable = [](const Params&) -> std::optional<std::string> { return "hypothesis H fails"; };
   c.bounds = {"E1", "TEST.wrong", "TEST.loose", "TEST.lower", "TEST.na"};
   const auto rows = run_cases({c}, o);
   REQUIRE(rows.size() == 4 * 5);

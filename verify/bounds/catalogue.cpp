@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
+#include "sim/kernels/finite_kernel.hpp"
 #include "verify/cases/case.hpp"
 
 namespace privamp::verify {
@@ -42,6 +43,26 @@ const std::map<std::string, ExactRoute>& exact_routes() {
     return all;
   }();
   return routes;
+}
+
+std::optional<Quantity::Kind> BoundEntry::bounded_divergence() const {
+  if (const DivergenceCheck* d = divergence()) return d->quantity;
+  if (const ValueCheck* v = value()) return v->divergence;
+  return std::nullopt;
+}
+
+std::string BoundEntry::kind_name() const {
+  if (property()) return "a property";
+  if (const ValueCheck* v = value()) return v->divergence ? "a value or divergence bound" : "a value bound";
+  return "a divergence bound";
+}
+
+void add_kernel_constants(const sim::FiniteKernel& kernel, Params& p) {
+  const auto m = sim::mixing_coefficients(kernel);
+  p.numbers["gamma_tv"] = m.dobrushin;
+  p.numbers["gamma_doeblin"] = m.doeblin;
+  p.numbers["gamma_ultra"] = m.ultra_mixing;
+  p.numbers["gamma_hs_tilde"] = sim::dobrushin_tilde(kernel, p.at("eps"), p.at("delta"));
 }
 
 std::function<std::optional<std::string>(const Params&)> requires_positive(std::string name) {

@@ -1,7 +1,8 @@
 // The theorem catalogue: one entry per THEOREMS.md result ID (GT rows are engine checks, in the tests).
-// An entry says what it bounds, in which direction, under which hypotheses, and the formula; entries live in
-// one file per family (mixing.cpp, couplings.cpp (with T5), diffusions.cpp, subsampling_shuffling.cpp,
-// repeated_noise.cpp, properties.cpp) and are listed explicitly in catalogue.cpp.
+// An entry says what it bounds, in which direction, under which hypotheses, which parameters it reads, and the
+// formula. The closed forms are [[bound]] tables in catalogue.toml; the entries that need an algorithm live in one
+// file per family (couplings.cpp with T5, diffusions.cpp, subsampling_shuffling.cpp, repeated_noise.cpp,
+// properties.cpp; mixing.cpp holds Theorem 1's helpers) and are listed explicitly in catalogue.cpp.
 #pragma once
 
 #include <functional>
@@ -9,8 +10,10 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "verify/bounds/parameters.hpp"
 #include "verify/cases/formula.hpp"
 #include "verify/divergence/estimate.hpp"
 
@@ -41,37 +44,57 @@ struct PropertyResult {
   std::string worst;          // the instance with the largest ratio, reproducibly described
 };
 
+// What an entry checks, one of three kinds:
+//   DivergenceCheck: its bound against the divergence of a laws or kernel case (the case computes the exact value);
+//   ValueCheck: a quantity that is not a divergence of the case (MSE.*, T8.*, SHUF.cor), with the entry's own exact
+//     value and an independent second route (value cases call them instead of a divergence engine); T5 and T6 also
+//     bound the divergence of a laws case (`divergence`);
+//   PropertyCheck: an inequality on random instances (DIV.*, MIX.*, T2), checked by property cases.
+struct DivergenceCheck {
+  Quantity::Kind quantity = Quantity::Kind::renyi;  // the case quantity it bounds (checked against every case)
+  // Kernel cases: the eps' at which the exact amplified delta' is taken (T1.3/T1.4 move it); unset: the case's order.
+  std::function<double(const Params&)> order = {};
+};
+struct ValueCheck {
+  std::function<Estimate(const Params&)> exact = {};
+  std::function<Estimate(const Params&)> cross = {};  // the runner reports an error where the two are disjoint
+  std::optional<Quantity::Kind> divergence = {};     // also a bound on this divergence of a laws case
+  std::vector<Parameter> parameters = {};            // what the two routes read (checked in value cases)
+};
+struct PropertyCheck {
+  std::function<PropertyResult(const Params&)> check = {};
+};
+
 // One result of the catalogue. The closed forms are [[bound]] tables (verify/bounds/catalogue.toml, and a user's
 // files); C++ entries are written with designated initialisers, naming only what they use:
 //   out.push_back({.id = "E2", .family = "couplings", .source = ..., .statement = ..., .quantity = "renyi(alpha)",
-//                  .not_applicable = applies, .bound = iterated_laplace});
+//                  .check = DivergenceCheck{.quantity = Quantity::Kind::renyi},
+//                  .parameters = {number("alpha").above(1), positive("delta"), ...}, .bound = iterated_laplace});
 struct BoundEntry {
   std::string id = {};
   std::string family = {};     // the case file that exercises it
   std::string source = {};     // document and theorem number
   std::string statement = {};  // one line
-  std::string quantity = {};   // what is bounded, e.g. "renyi(alpha)"
+  std::string quantity = {};   // what is bounded, as shown, e.g. "renyi(alpha) at index i" or "E_OU/E_GM"
   Direction direction = Direction::upper;
-  // Why the hypotheses fail at these parameters, or nullopt when the bound applies.
+  std::variant<DivergenceCheck, ValueCheck, PropertyCheck> check = DivergenceCheck{};
+  // The parameters it reads (its bound, hypotheses, order and exact routes), checked at load at every point.
+  std::vector<Parameter> parameters = {};
+  // Why the hypotheses fail at these parameters, or nullopt when the bound applies (unset: always applies).
   std::function<std::optional<std::string>(const Params&)> not_applicable = {};
-  std::function<BoundValue(const Params&)> bound = {};
-  // Kernel cases: the ε' at which the exact amplified δ' is taken (T1.3/T1.4 move it); unset: the case's order.
-  std::function<double(const Params&)> order = {};
-  // Property entries: the check itself (bound and order unset).
-  std::function<PropertyResult(const Params&)> property = {};
-  // Value entries (MSE.*, T8.*): the exact value of a quantity that is not a divergence, by a derivation
-  // independent of the statement's formula (value cases call it instead of a divergence engine).
-  std::function<Estimate(const Params&)> exact = {};
-  // Value entries: a second, independent route to the same exact value (Monte Carlo over simulated processes, a
-  // second quadrature, another enumeration); the runner reports an error row where the two intervals are disjoint.
-  std::function<Estimate(const Params&)> cross = {};
-  // Bounds declared as [[bound]] tables: the case quantity they bound (renyi, hockey_stick, kl, tv, renyi_inf;
-  // checked against every case that lists them; empty for value bounds), the formula, and the user's file that
-  // declares them (empty for the catalogue's own tables).
-  std::string case_quantity = {};
+  std::function<BoundValue(const Params&)> bound = {};  // unset for properties
+  // Bounds declared as [[bound]] tables: the formula and the file that declares them (empty for built-in ones).
   std::string formula = {};
   std::string declared_in = {};
   int declared_line = 0;
+
+  const DivergenceCheck* divergence() const { return std::get_if<DivergenceCheck>(&check); }
+  const ValueCheck* value() const { return std::get_if<ValueCheck>(&check); }
+  const PropertyCheck* property() const { return std::get_if<PropertyCheck>(&check); }
+  // The divergence it bounds in laws and kernel cases (nullopt: it cannot be checked by one).
+  std::optional<Quantity::Kind> bounded_divergence() const;
+  std::optional<std::string> outside(const Params& p) const { return not_applicable ? not_applicable(p) : std::nullopt; }
+  std::string kind_name() const;  // "a divergence bound", "a value bound", "a property"
 };
 
 // The bounds declared by the files of one load ([[bound]] tables), a value: nothing is registered globally, so two
@@ -86,6 +109,7 @@ const std::vector<BoundEntry>& bound_catalogue();
 struct ExactRoute {
   std::string quantity;  // what it computes, e.g. "E_OU/E_GM"
   std::function<Estimate(const Params&)> exact, cross;
+  std::vector<Parameter> parameters;  // what both routes read
 };
 const std::map<std::string, ExactRoute>& exact_routes();
 void add_diffusion_routes(std::map<std::string, ExactRoute>& out);
@@ -101,6 +125,9 @@ std::vector<Theorem1Point> theorem1_points(const sim::FiniteKernel& kernel, doub
 
 // The common hypothesis "parameter > 0", reported as "needs NAME > 0".
 std::function<std::optional<std::string>(const Params&)> requires_positive(std::string name);
+// The parameters a kernel case adds to every point: the kernel's best mixing constants gamma_tv, gamma_doeblin,
+// gamma_ultra and gamma_hs_tilde (at the point's eps, delta), which Theorem 1's entries read.
+void add_kernel_constants(const sim::FiniteKernel& kernel, Params& point);
 // A built-in entry by ID; InvalidArgument listing the IDs on failure.
 const BoundEntry& find_bound(const std::string& id);
 // A bound declared in `declared` or else built in; InvalidArgument listing both on failure.

@@ -19,8 +19,6 @@ namespace {
 
 const std::string kSource = "Balle, Barthe, Gaboardi, Geumlek 2019";
 
-std::optional<std::string> applies(const Params&) { return std::nullopt; }
-
 // log g_α(z) = (α − 1)·R_α(Lap(z, 1) ‖ Lap(0, 1)) (GT.lap.renyi).
 double log_g(double alpha, double z) { return (alpha - 1) * laplace_renyi(z, 1.0, alpha).value; }
 
@@ -90,7 +88,8 @@ void add_coupling_bounds(std::vector<BoundEntry>& out) {
                  .source = kSource + ", Example 2 (via Theorem 2)",
                  .statement = "iterated Laplace: R_alpha <= min_w log(g(|w-v|/l1) g(|u-w|/l2))/(alpha-1)",
                  .quantity = "renyi(alpha)",
-                 .not_applicable = applies,
+                 .check = DivergenceCheck{.quantity = Quantity::Kind::renyi},
+                 .parameters = {number("alpha").above(1), number("delta", 0), positive("lambda1"), positive("lambda2")},
                  .bound = iterated_laplace});
   out.push_back({.id = "T5",
                  .family = "noisy_sgd",
@@ -99,9 +98,14 @@ void add_coupling_bounds(std::vector<BoundEntry>& out) {
                               "eps_i)-RDP at index i, eps_i = 2C^2/((n-i)sigma^2) (1 - 2 eta beta rho/(beta+rho))^((n-i+1)/2), "
                               "eps_n = 2C^2/sigma^2",
                  .quantity = "renyi(alpha) at index i",
+                 .check = ValueCheck{.exact = noisy_sgd_renyi,
+                                     .divergence = Quantity::Kind::renyi,
+                                     .parameters = {integer("intervals", 16, 1600)}},
+                 .parameters = {number("alpha").above(1), integer("n", 1, 1e6), integer("i", 1, 1e6), positive("eta"),
+                                positive("sigma"), number("lambda", 0), positive("R"),
+                                word("loss", {"quadratic", "logistic"}).if_present(), positive("A").if_present()},
                  .not_applicable = sgd_hypotheses,
-                 .bound = noisy_sgd_bound,
-                 .exact = noisy_sgd_renyi});
+                 .bound = noisy_sgd_bound});
 }
 
 }  // namespace privamp::verify

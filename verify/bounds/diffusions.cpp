@@ -193,6 +193,20 @@ Estimate mse_ratio_by_simulation(const Params& p) {
   return e;
 }
 
+// What the OU entries read: the process (theta, rho), the time, the sensitivity, the range R and the dimension d
+// (the calibration builds d-dimensional laws: at most 10^4).
+std::vector<Parameter> ou_parameters() {
+  return {number("theta", 0), positive("rho"), number("t"), positive("delta"), positive("R"), integer("d", 1, 1e4)};
+}
+
+// T6: the OU/Brownian process (theta, rho, delta), or the double well on its chain when potential = "double_well".
+std::vector<Parameter> t6_parameters() {
+  std::vector<Parameter> out = {number("alpha").above(1), number("t"), word("potential", {"double_well"}).if_present()};
+  for (const char* name : {"delta", "theta", "rho"}) out.push_back(number(name).when("potential", {""}));
+  out.push_back(integer("cells", 16, 800).when("potential", {"double_well"}));
+  for (const char* name : {"lo", "hi", "x", "x2"}) out.push_back(number(name).when("potential", {"double_well"}));
+  return out;
+}
 
 }  // namespace
 
@@ -202,37 +216,42 @@ void add_diffusion_bounds(std::vector<BoundEntry>& out) {
                  .source = kSource + ", Theorem 6",
                  .statement = "diffusion mechanism is (alpha, alpha Lambda(t))-RDP, Lambda(t) = int_t^inf kappa(s) ds",
                  .quantity = "renyi(alpha)",
+                 .check = ValueCheck{.exact = [](const Params& p) { return double_well_renyi(p, true); },
+                                     .cross = [](const Params& p) { return double_well_renyi(p, false); },
+                                     .divergence = Quantity::Kind::renyi,
+                                     .parameters = {word("potential", {"double_well"})}},
+                 .parameters = t6_parameters(),
                  .not_applicable = positive_time,
-                 .bound = t6,
-                 .exact = [](const Params& p) { return double_well_renyi(p, true); },
-                 .cross = [](const Params& p) { return double_well_renyi(p, false); }});
+                 .bound = t6});
   // (MSE.ou, MSE.gm, T8.a and T8.b are closed forms in catalogue.toml, with the exact routes below.)
   out.push_back({.id = "MSE.pgm",
                  .family = "diffusions",
                  .source = kSource + ", Section 5.2 (typo corrected: R^2)",
                  .statement = "E_PGM <= E_GM (1 + d sigma~^2/R^2)^(-1)",
                  .quantity = "E_PGM (optimal beta, worst |f| <= R)",
+                 .check = ValueCheck{.exact = [](const Params& p) { return pgm_mse(p); },
+                                     .cross = pgm_mse_by_quadrature,
+                                     .parameters = ou_parameters()},
+                 .parameters = ou_parameters(),
                  .not_applicable = positive_time,
                  .bound = [](const Params& p) {
                    const double s2 = calibrated_sigma2(p), d = p.at("d"), r = p.at("R");
                    return BoundValue{d * s2 / (1 + d * s2 / (r * r)), ""};
-                 },
-                 .exact = [](const Params& p) { return pgm_mse(p); },
-                 .cross = pgm_mse_by_quadrature});
+                 }});
 }
 
 // The exact values of the mean-squared-error entries (MSE.ou, MSE.gm, T8.a, T8.b in catalogue.toml).
 void add_diffusion_routes(std::map<std::string, ExactRoute>& out) {
   out["ou_mse"] = {"E_OU at |f(D)| = R", [](const Params& p) { return value_estimate(ou_mse(p), "mean squared error from the OU law"); },
-                   ou_mse_simulated};
+                   ou_mse_simulated, ou_parameters()};
   out["gm_mse"] = {"E_GM", [](const Params& p) {
                      return value_estimate(p.at("d") * calibrated_sigma2(p), "d sigma~^2, sigma~ calibrated to the exact OU RDP");
                    },
-                   gm_mse_by_quadrature};
+                   gm_mse_by_quadrature, ou_parameters()};
   out["mse_ratio"] = {"E_OU/E_GM", [](const Params& p) {
                         return value_estimate(ou_mse(p) / (p.at("d") * calibrated_sigma2(p)), "ratio from the laws");
                       },
-                      mse_ratio_by_simulation};
+                      mse_ratio_by_simulation, ou_parameters()};
 }
 
 }  // namespace privamp::verify

@@ -7,18 +7,14 @@
 namespace privamp::verify {
 
 std::vector<Theorem1Point> theorem1_points(const sim::FiniteKernel& kernel, double eps, double delta) {
-  const auto m = sim::mixing_coefficients(kernel);
   Params p;
-  p.numbers = {{"eps", eps},
-               {"delta", delta},
-               {"gamma_tv", m.dobrushin},
-               {"gamma_doeblin", m.doeblin},
-               {"gamma_ultra", m.ultra_mixing},
-               {"gamma_hs_tilde", sim::dobrushin_tilde(kernel, eps, delta)}};
+  p.numbers = {{"eps", eps}, {"delta", delta}};
+  add_kernel_constants(kernel, p);
   std::vector<Theorem1Point> out;
   for (const char* id : {"T1.1", "T1.2", "T1.3", "T1.4"}) {
     const BoundEntry& e = find_bound(id);
-    out.push_back({id, e.statement, e.order ? e.order(p) : eps, e.bound(p).value});
+    const DivergenceCheck* d = e.divergence();
+    out.push_back({id, e.statement, d && d->order ? d->order(p) : eps, e.bound(p).value});
   }
   return out;
 }

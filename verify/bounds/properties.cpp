@@ -237,16 +237,20 @@ PropertyResult coupling_theorem(const Params& p) {
 }  // namespace
 
 void add_property_bounds(std::vector<BoundEntry>& out) {
-  auto none = [](const Params&) -> std::optional<std::string> { return std::nullopt; };
+  // Random instances: how many, of how many states, from which seed (the work grows as instances x states^3).
+  const std::vector<Parameter> instances = {integer("instances", 1, 100000), integer("states", 1, 256),
+                                            integer("seed", 0, 2147483647)};
   auto property = [&](std::string id, std::string family, std::string source, std::string statement,
-                      std::function<PropertyResult(const Params&)> check) {
+                      std::function<PropertyResult(const Params&)> check, std::vector<Parameter> more = {}) {
+    std::vector<Parameter> parameters = instances;
+    add_parameters(parameters, more);
     out.push_back({.id = std::move(id),
                    .family = std::move(family),
                    .source = std::move(source),
                    .statement = std::move(statement),
                    .quantity = "property",
-                   .not_applicable = none,
-                   .property = std::move(check)});
+                   .check = PropertyCheck{std::move(check)},
+                   .parameters = std::move(parameters)});
   };
   property("DIV.hs.monotone", "divergence_properties", "standard", "eps -> HS_eps is non-increasing; HS_0 = TV", hs_monotone);
   property("DIV.dpi", "divergence_properties", "standard", "data processing for HS_eps, TV, R_alpha, KL, R_inf", dpi);
@@ -260,7 +264,7 @@ void add_property_bounds(std::vector<BoundEntry>& out) {
            "(gamma,eps)-Dobrushin <=> (eps,gamma)-LDP; gamma-ultra-mixing <=> (log 1/(1-gamma), 0)-LDP", mix_ldp);
   property("T2", "couplings", kPaper + ", Theorem 2",
            "R_alpha(muK||nuK) <= R_alpha(omega||nu) + sup_x R_alpha((H_pi K)(x)||K(x)) (random omega, couplings, K)",
-           coupling_theorem);
+           coupling_theorem, {number("alpha").above(1)});
 }
 
 }  // namespace privamp::verify

@@ -151,14 +151,16 @@ void add_repeated_noise_bounds(std::vector<BoundEntry>& out) {
                  .statement = "R^(z)_alpha(U + zeta || V + zeta) <= R^(z+a)_alpha(U || V) + sup_{|x|<=a} R_alpha(zeta + x || zeta); "
                               "checked on lattice laws U, V with an upper estimate of the left side",
                  .quantity = "shifted renyi(alpha)",
+                 .check = ValueCheck{.exact = shift_reduction_lhs},
+                 .parameters = {integer("K", 1, 10000), number("p1", 0, 1), number("p2", 0, 1), number("z", 0), number("a", 0),
+                                number("alpha").above(1), word("noise", {"gaussian", "laplace"}), positive("scale")},
                  .not_applicable = [](const Params& p) -> std::optional<std::string> {
                    const auto in = shift_instance(p);
                    if (!std::isfinite(shifted_renyi(in.u, in.v, p.at("z") + p.at("a"), p.at("alpha")).upper))
                      return "z + a too small for U to reach V's support: the right side is infinite";
                    return std::nullopt;
                  },
-                 .bound = shift_reduction_bound,
-                 .exact = shift_reduction_lhs});
+                 .bound = shift_reduction_bound});
 }
 
 }  // namespace privamp::verify

@@ -179,16 +179,29 @@ Estimate shuffled_epsilon_direct(const Params& p) {
                                  "count law from lgamma, direct hockey-stick sums, bisection");
 }
 
+// What the subsampling table reads: the scheme with its rate (q, or m of n), the base mechanism with its scale.
+std::vector<Parameter> subsampling_parameters() {
+  return {number("eps_prime", 0),
+          word("scheme", {"poisson", "wor", "wr"}),
+          number("q", 0, 1).above(0).when("scheme", {"poisson"}),
+          integer("m", 1, 1e6).when("scheme", {"wor", "wr"}),
+          integer("n", 1, 1e15).when("scheme", {"wor", "wr"}),
+          word("base", {"gaussian", "laplace", "rr"}),
+          positive("sigma").when("base", {"gaussian"}),
+          positive("scale").when("base", {"laplace"}),
+          number("eps0", 0).when("base", {"rr"})};
+}
+
 }  // namespace
 
 void add_subsampling_shuffling_bounds(std::vector<BoundEntry>& out) {
-  auto none = [](const Params&) -> std::optional<std::string> { return std::nullopt; };
   out.push_back({.id = "SUB.wor",
                  .family = "subsampling",
                  .source = kSlides + ", subsampling without replacement",
                  .statement = "WOR fraction gamma = m/n, substitute-one: M o S is (log(1+gamma(e^eps-1)), gamma delta)-DP",
                  .quantity = "hockey_stick(eps_prime)",
-                 .not_applicable = none,
+                 .check = DivergenceCheck{.quantity = Quantity::Kind::hockey_stick},
+                 .parameters = subsampling_parameters(),
                  .bound = subsampled});
   out.push_back({.id = "SUB.table",
                  .family = "subsampling",
@@ -196,7 +209,8 @@ void add_subsampling_shuffling_bounds(std::vector<BoundEntry>& out) {
                  .statement = "e^eps' = 1 + eta(e^eps - 1); Poisson: eta = q, delta' = q delta; WOR(n,m): eta = m/n, "
                               "delta' = (m/n) delta; WR(n,m): eta = 1-(1-1/n)^m, delta' = sum_k Bin(k; m, 1/n) delta_k",
                  .quantity = "hockey_stick(eps_prime)",
-                 .not_applicable = none,
+                 .check = DivergenceCheck{.quantity = Quantity::Kind::hockey_stick},
+                 .parameters = subsampling_parameters(),
                  .bound = subsampled});
   out.push_back({.id = "SHUF.cor",
                  .family = "shuffling",
@@ -204,6 +218,8 @@ void add_subsampling_shuffling_bounds(std::vector<BoundEntry>& out) {
                  .statement = "eps = O((eps0 ^ 1) e^eps0 sqrt(log(1/delta)/n)) for eps0 <= log(n/log(1/delta))/2; checked with "
                               "the constant SHUF.thm implies (its eps at delta), reporting the implied O-constant of the exact eps",
                  .quantity = "eps(delta)",
+                 .check = ValueCheck{.exact = shuffled_epsilon, .cross = shuffled_epsilon_direct},
+                 .parameters = {integer("n", 2, 1e6), number("eps0", 0), number("delta", 0, 1).above(0)},
                  .not_applicable = [](const Params& p) -> std::optional<std::string> {
                    const double limit = std::log(p.at("n") / std::log(1 / p.at("delta"))) / 2;
                    if (p.at("eps0") > limit) return fmt::format("needs eps0 <= log(n/log(1/delta))/2 = {:.4g}", limit);
@@ -223,14 +239,14 @@ void add_subsampling_shuffling_bounds(std::vector<BoundEntry>& out) {
                    const double rate = std::min(e0, 1.0) * std::exp(e0) * std::sqrt(std::log(1 / delta) / n);
                    return BoundValue{eps + bracket, fmt::format("rate (eps0^1) e^eps0 sqrt(log(1/delta)/n) = {:.4g}; "
                                                                 "implied constant of the bound {:.4g}", rate, (eps + bracket) / rate)};
-                 },
-                 .exact = shuffled_epsilon,
-                 .cross = shuffled_epsilon_direct});
+                 }});
 }
 
 // The blanket's γ by quadrature, with a Monte Carlo second route (BLANKET in catalogue.toml).
 void add_shuffling_routes(std::map<std::string, ExactRoute>& out) {
-  out["blanket"] = {"gamma", blanket_numerical, blanket_monte_carlo};
+  out["blanket"] = {"gamma", blanket_numerical, blanket_monte_carlo,
+                    {word("randomizer", {"rr", "laplace", "gaussian"}), integer("k", 2, 10000).when("randomizer", {"rr"}),
+                     positive("eps0").when("randomizer", {"rr", "laplace"}), positive("sigma").when("randomizer", {"gaussian"})}};
 }
 
 }  // namespace privamp::verify

@@ -27,17 +27,6 @@ std::string to_string(Case::Kind kind) {
   return "?";
 }
 
-std::string quantity_name(Quantity::Kind kind) {
-  switch (kind) {
-    case Quantity::Kind::renyi: return "renyi";
-    case Quantity::Kind::kl: return "kl";
-    case Quantity::Kind::renyi_inf: return "renyi_inf";
-    case Quantity::Kind::hockey_stick: return "hockey_stick";
-    case Quantity::Kind::tv: return "tv";
-  }
-  return "?";
-}
-
 namespace {
 // Derived parameters may refer to each other: resolved in passes, each evaluating those whose inputs are known
 // (TOML tables are unordered). `order`, if given, receives them in the order they resolved.
@@ -151,15 +140,19 @@ class Reader : public TomlReader {
         fail(t.get("exact"), "exact", fmt::format("unknown exact route '{}' (known: {})", route, fmt::join(names, ", ")));
       }
       if (t.get("quantity")) fail(t.get("quantity"), "quantity", fmt::format("a value bound computes {} (its exact route)", it->second.quantity));
+      if (t.get("order")) fail(t.get("order"), "order", "only divergence bounds take an order (this one has exact = ROUTE)");
       e.quantity = it->second.quantity;
-      e.exact = it->second.exact;
-      e.cross = it->second.cross;
+      e.check = ValueCheck{.exact = it->second.exact, .cross = it->second.cross, .parameters = it->second.parameters};
     } else {
-      e.case_quantity = text(t, "quantity");
-      if (e.case_quantity != "renyi" && e.case_quantity != "renyi_inf" && e.case_quantity != "kl" &&
-          e.case_quantity != "tv" && e.case_quantity != "hockey_stick")
-        fail(t.get("quantity"), "quantity", "must be renyi, renyi_inf, kl, tv or hockey_stick (or give exact = ROUTE)");
-      e.quantity = e.case_quantity;
+      e.quantity = text(t, "quantity");
+      const auto kind = parse_quantity_kind(e.quantity);
+      if (!kind) fail(t.get("quantity"), "quantity", fmt::format("must be {} (or give exact = ROUTE)", kQuantityNames));
+      DivergenceCheck d{.quantity = *kind};
+      if (t.get("order")) {  // kernel cases: the eps' at which the bound speaks (default: the case's order)
+        const std::string order = text(t, "order");
+        d.order = [order](const Params& p) { return evaluate_formula(order, p); };
+      }
+      e.check = std::move(d);
     }
     const std::string direction = text(t, "direction", "upper");
     if (direction == "upper") e.direction = Direction::upper;
@@ -190,10 +183,6 @@ class Reader : public TomlReader {
       }
       return b;
     };
-    if (t.get("order")) {  // kernel cases: the eps' at which the bound speaks (default: the case's order)
-      const std::string order = text(t, "order");
-      e.order = [order](const Params& p) { return evaluate_formula(order, p); };
-    }
     return e;
   }
 
@@ -299,17 +288,6 @@ class Reader : public TomlReader {
     else if (kind == "property") c.kind = Case::Kind::property;
     else if (kind == "value") c.kind = Case::Kind::value;
     else fail(t.get("kind"), "kind", "must be laws, kernel, property or value");
-    for (const std::string& id : c.bounds) {
-      // Property entries need property cases; value cases need an entry with its own exact value; an entry with
-      // both a bound and an exact value (T6) serves laws cases and value cases.
-      const BoundEntry& e = entry(id);
-      const bool ok = e.property ? c.kind == Case::Kind::property
-                                 : c.kind == Case::Kind::value ? static_cast<bool>(e.exact)
-                                                               : c.kind != Case::Kind::property && e.bound;
-      if (!ok)
-        fail(b, "bounds", fmt::format("{} cannot be checked by a case of kind {} (it is {})", id, kind,
-                                      e.property ? "a property" : e.exact ? "a value or divergence bound" : "a divergence bound"));
-    }
     // Keys of one kind only: a key the case's kind ignores is a mistake, not a no-op.
     for (const char* key : {"mu", "nu"})
       if (c.kind != Case::Kind::laws && t.get(key)) fail(t.get(key), key, fmt::format("only laws cases take {} (this case is of kind {})", key, kind));
@@ -335,15 +313,6 @@ class Reader : public TomlReader {
         if (c.order.find_first_not_of(" \t") == std::string::npos) fail(t.get("order"), "order", "must not be empty (a formula such as \"{alpha}\")");
       }
       else if (t.get("order")) fail(t.get("order"), "order", "only renyi and hockey_stick take an order");
-    }
-    for (const std::string& id : c.bounds) {  // declared bounds: the quantity they bound must be the case's
-      const BoundEntry& e = entry(id);
-      if (e.case_quantity.empty()) continue;
-      if (c.kind != Case::Kind::laws && c.kind != Case::Kind::kernel)
-        fail(b, "bounds", fmt::format("{} is a declared divergence bound: it needs a laws or kernel case", id));
-      if (e.case_quantity != quantity_name(c.quantity))
-        fail(b, "bounds", fmt::format("{} bounds {} (declared in {}), but this case computes {}", id, e.case_quantity,
-                                      e.declared_in, quantity_name(c.quantity)));
     }
     c.symmetric = boolean(t, "symmetric", false);
     try {
@@ -416,11 +385,40 @@ class Reader : public TomlReader {
       }
     }
     if (const toml::node* e = t.get("explore")) c.explore = explore_axes(*e, c);
-    // Every point, before anything runs: derived parameters, the templates (law names, parameter names and
-    // syntax; ranges are checked when a law is built) and the order with its allowed range.
-    std::vector<Params> points;
+    check_entries(c, t);
+    check_points(c, t);
+    return c;
+  }
+  // The entries a case lists fit its kind and quantity: property entries need property cases, value cases an
+  // entry with its own exact value, laws and kernel cases an entry that bounds the divergence they compute.
+  void check_entries(const Case& c, const toml::table& t) const {
+    const toml::node* b = t.get("bounds");
+    for (const std::string& id : c.bounds) {
+      const BoundEntry& e = entry(id);
+      const bool ok = c.kind == Case::Kind::property ? e.property() != nullptr
+                      : c.kind == Case::Kind::value  ? e.value() != nullptr
+                                                     : e.bounded_divergence().has_value();
+      if (!ok)
+        fail(b, "bounds", fmt::format("{} cannot be checked by a case of kind {} (it is {})", id, to_string(c.kind), e.kind_name()));
+      if ((c.kind == Case::Kind::laws || c.kind == Case::Kind::kernel) && *e.bounded_divergence() != c.quantity)
+        fail(b, "bounds", fmt::format("{} bounds {} ({}), but this case computes {}", id, quantity_name(*e.bounded_divergence()),
+                                      declared_at(e), quantity_name(c.quantity)));
+    }
+  }
+
+  // Every point, before anything runs, and every corner of the search space: derived parameters, the kernel, the
+  // templates (law names, parameter names and syntax; ranges are checked when a law is built), the parameters each
+  // entry declares, the formulas of declared bounds and the order with its allowed range.
+  void check_points(const Case& c, const toml::table& t) const {
+    const toml::node* g = t.get("grid");
+    const toml::node* b = t.get("bounds");
+    struct Point {
+      Params params;
+      std::string axis;  // the explore axis at one of its ends (empty: a grid point)
+    };
+    std::vector<Point> points;
     try {
-      points = c.points();
+      for (Params& p : c.points()) points.push_back({std::move(p), ""});
     } catch (const InvalidArgument& e) {
       fail(t.get("derived") ? t.get("derived") : g, "derived", e.what());
     }
@@ -431,7 +429,7 @@ class Reader : public TomlReader {
       std::vector<std::variant<double, std::string>> ends = a.choices;
       if (a.kind != ExploreAxis::Kind::choice) ends = {a.min, a.max};
       for (const auto& v : ends) {
-        Params p = points.front();
+        Params p = points.front().params;
         if (const double* d = std::get_if<double>(&v)) {
           p.words.erase(a.name);
           p.numbers[a.name] = *d;
@@ -440,22 +438,31 @@ class Reader : public TomlReader {
           p.words[a.name] = std::get<std::string>(v);
         }
         try {
-          points.push_back(c.with_derived(std::move(p)));
+          points.push_back({c.with_derived(std::move(p)), a.name});
         } catch (const InvalidArgument& e) {
           fail(t.get("explore"), "explore." + a.name, e.what());
         }
       }
     }
+    // Where a parameter's value comes from: its explore range, grid list or derived formula (the grid table when
+    // it is missing).
+    const auto source = [&](const std::string& name, const std::string& axis) -> std::pair<const toml::node*, std::string> {
+      if (!axis.empty() && axis == name) return {t.get("explore"), "explore." + name};
+      if (const toml::node* d = t.get("derived"); d && d->is_table() && d->as_table()->get(name)) return {d->as_table()->get(name), "derived." + name};
+      if (g->as_table()->get(name)) return {g->as_table()->get(name), "grid." + name};
+      return {g, "grid"};
+    };
     std::set<std::string> checked_formulas;
-    for (const Params& p : points) {
+    for (const auto& [p, axis] : points) {
       const auto where = [&] {
         std::vector<std::string> parts;
         for (const auto& [k, v] : p.numbers) parts.push_back(fmt::format("{}={}", k, format_number(v)));
         for (const auto& [k, v] : p.words) parts.push_back(fmt::format("{}={}", k, v));
         return fmt::format("at {}: ", fmt::join(parts, ", "));
       };
+      Params q = p;
       if (c.kind == Case::Kind::kernel) try {
-          c.kernel_at(p);  // the kernel's kind and parameters (kernels of at most kMaxKernelStates states: cheap)
+          add_kernel_constants(c.kernel_at(p), q);  // the kernel (at most 1024 states) and what Theorem 1 reads
         } catch (const InvalidArgument& e) {
           fail(t.get("kernel"), "kernel", where() + e.what());
         }
@@ -467,16 +474,18 @@ class Reader : public TomlReader {
           }
       for (const std::string& id : c.bounds) {
         const BoundEntry& e = entry(id);
+        std::optional<ParameterProblem> problem = check_parameters(e.parameters, q);
+        if (!problem && c.kind == Case::Kind::value) problem = check_parameters(e.value()->parameters, q);
+        if (problem) {
+          const auto [node, key] = source(problem->name, axis);
+          fail(node, key, fmt::format("{}{} ({}) {}", where(), id, declared_at(e), problem->message));
+        }
         if (e.formula.empty()) continue;
         try {
-          Params q = p;  // kernel cases: the runner adds the kernel's mixing constants; stand-ins here
-          if (c.kind == Case::Kind::kernel)
-            for (const char* g : {"gamma_tv", "gamma_hs_tilde", "gamma_doeblin", "gamma_ultra"}) q.numbers.emplace(g, 0.5);
           check_formula_work(e.formula, q);  // at every point: the work of a sum() may depend on the grid
-          const bool applies = !e.not_applicable(q);
-          if (applies && !checked_formulas.count(id)) {
+          if (!e.outside(q) && !checked_formulas.count(id)) {
             e.bound(q);  // syntax, parameter names, the laws inside (one evaluation per case)
-            if (e.order) e.order(q);
+            if (const DivergenceCheck* d = e.divergence(); d && d->order) d->order(q);
             checked_formulas.insert(id);
           }
         } catch (const InvalidArgument& err) {
@@ -484,14 +493,11 @@ class Reader : public TomlReader {
         }
       }
       if (!c.order.empty()) try {
-          const double order = evaluate_formula(c.order, p);
-          if (c.quantity == Quantity::Kind::renyi) Quantity::renyi(order);
-          else Quantity::hockey_stick(order);
+          Quantity::of(c.quantity, evaluate_formula(c.order, p));
         } catch (const InvalidArgument& e) {
           fail(t.get("order"), "order", where() + e.what());
         }
     }
-    return c;
   }
 
  private:

@@ -97,7 +97,6 @@ struct Case {
 };
 
 std::string to_string(Case::Kind kind);
-std::string quantity_name(Quantity::Kind kind);
 
 // A case file's size limit (a larger file is refused before it is read).
 inline constexpr std::uintmax_t kMaxCaseFileBytes = 4u << 20;

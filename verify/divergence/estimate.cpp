@@ -116,11 +116,42 @@ std::string Quantity::label() const {
   switch (kind) {
     case Kind::renyi: return fmt::format("renyi({})", format_number(parameter));
     case Kind::kl: return "kl";
-    case Kind::renyi_inf: return "renyi(inf)";
+    case Kind::renyi_inf: return "renyi_inf";
     case Kind::hockey_stick: return fmt::format("hockey_stick({})", format_number(parameter));
     case Kind::tv: return "tv";
   }
   return "?";
+}
+
+Quantity Quantity::of(Kind kind, double order) {
+  switch (kind) {
+    case Kind::renyi: return renyi(order);
+    case Kind::hockey_stick: return hockey_stick(order);
+    case Kind::kl: return kl();
+    case Kind::tv: return tv();
+    case Kind::renyi_inf: return renyi_inf();
+  }
+  return kl();
+}
+
+namespace {
+constexpr std::pair<Quantity::Kind, const char*> kQuantityTable[] = {{Quantity::Kind::renyi, "renyi"},
+                                                                     {Quantity::Kind::kl, "kl"},
+                                                                     {Quantity::Kind::renyi_inf, "renyi_inf"},
+                                                                     {Quantity::Kind::hockey_stick, "hockey_stick"},
+                                                                     {Quantity::Kind::tv, "tv"}};
+}  // namespace
+
+std::string quantity_name(Quantity::Kind kind) {
+  for (const auto& [k, name] : kQuantityTable)
+    if (k == kind) return name;
+  return "?";
+}
+
+std::optional<Quantity::Kind> parse_quantity_kind(std::string_view name) {
+  for (const auto& [k, n] : kQuantityTable)
+    if (n == name) return k;
+  return std::nullopt;
 }
 
 Quantity Quantity::renyi(double alpha) {

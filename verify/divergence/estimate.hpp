@@ -3,7 +3,9 @@
 #pragma once
 
 #include <limits>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace privamp::verify {
 
@@ -69,6 +71,14 @@ struct Quantity {
   static Quantity kl() { return {Kind::kl, 0}; }
   static Quantity renyi_inf() { return {Kind::renyi_inf, 0}; }
   static Quantity tv() { return {Kind::tv, 0}; }
+  // The quantity of a kind at an order (alpha or eps; ignored by kl, tv, renyi_inf).
+  static Quantity of(Kind kind, double order);
 };
+
+// The one name table of the quantities: renyi, kl, renyi_inf, hockey_stick, tv (as written in case files, formulas,
+// the command line and labels).
+std::string quantity_name(Quantity::Kind kind);
+std::optional<Quantity::Kind> parse_quantity_kind(std::string_view name);
+inline constexpr const char* kQuantityNames = "renyi, renyi_inf, kl, tv or hockey_stick";
 
 }  // namespace privamp::verify

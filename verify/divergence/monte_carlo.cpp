@@ -222,7 +222,7 @@ Estimate monte_carlo_divergence(const sim::Law& p, const sim::Law& q, const Quan
       break;
     }
     case Quantity::Kind::renyi_inf:
-      throw InvalidArgument("monte_carlo: renyi(inf) is a supremum and cannot be estimated from samples");
+      throw InvalidArgument("monte_carlo: renyi_inf is a supremum and cannot be estimated from samples");
   }
   e.level = options.level;
   e.work = n;

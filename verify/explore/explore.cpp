@@ -163,7 +163,7 @@ class Explorer {
       e.message = row.reason;
       return;
     }
-    const bool property = static_cast<bool>(entry_.property);
+    const bool property = entry_.property() != nullptr;
     // On a log scale where the engine has one (values below the smallest double keep their logarithm).
     const double log_exact = std::isfinite(row.exact.log_value) ? row.exact.log_value : std::log(e.exact);
     if (!(log_exact > -std::numeric_limits<double>::infinity()) && !property) {

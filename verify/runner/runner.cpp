@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -45,20 +46,7 @@ double Row::ratio() const {
 std::string Row::key() const { return fmt::format("{} | {} | {}", case_name, id, params.describe()); }
 
 namespace {
-
 constexpr double kSlack = 1e-12;
-
-Quantity make_quantity(Quantity::Kind kind, double order) {
-  switch (kind) {
-    case Quantity::Kind::renyi: return Quantity::renyi(order);
-    case Quantity::Kind::hockey_stick: return Quantity::hockey_stick(order);
-    case Quantity::Kind::kl: return Quantity::kl();
-    case Quantity::Kind::tv: return Quantity::tv();
-    case Quantity::Kind::renyi_inf: return Quantity::renyi_inf();
-  }
-  return Quantity::kl();
-}
-
 }  // namespace
 
 Verdict decide(Direction dir, const Estimate& e, double b, double tol, std::string& reason, double b_lo, double b_hi) {
@@ -108,101 +96,191 @@ bool overlap(const Estimate& a, const Estimate& b) {
   return a.lower <= b.upper + slack && b.lower <= a.upper + slack;
 }
 
-// The deciding engine and the second route give disjoint intervals: no verdict.
-void disagree(Row& row) {
-  row.verdict = Verdict::error;
-  row.reason = fmt::format("engines disagree: {} gives [{:.12g}, {:.12g}], {} gives [{:.12g}, {:.12g}]", row.exact.method,
-                           row.exact.lower, row.exact.upper, row.cross->method, row.cross->lower, row.cross->upper);
-}
-
-// The exact value at one order for one point: one direction, or the worse of both.
+// The exact value of one point for one entry, as the case's kind computes it, with its second route.
 struct Exact {
   Estimate value;
   std::optional<Estimate> cross;
-  bool reversed = false;  // symmetric cases: the reverse direction attained the value
+  std::string quantity;  // the rows' label, e.g. "renyi(8)"
+  double order = std::numeric_limits<double>::quiet_NaN();
+  std::string mu, nu;    // laws cases: the law expressions, in the direction that attained the value
+  std::string note;      // what the computation chose: the worst map, the reverse direction, a route refused or settled
 };
 
 constexpr const char* kReversedNote = "the reverse direction (nu || mu of the case) attains the maximum";
 
-Exact exact_for(const Case& c, const Params& p, double order, const sim::FiniteKernel* kernel, Row& row,
-                const PointOptions& options) {
-  const Quantity q = make_quantity(c.quantity, order);
-  row.quantity = q.label();
-  if (c.kind == Case::Kind::kernel) {
-    const auto w = worst_case_amplification(*kernel, p.at("eps"), p.at("delta"), {order}).front();
-    row.note = fmt::format("worst map g = ({}, {}, {}, {})", w.map[0], w.map[1], w.map[2], w.map[3]);
-    std::optional<Estimate> cross;
-    if (options.cross_check && kernel->size() <= 16) cross = worst_case_by_output_sets(*kernel, p.at("eps"), p.at("delta"), order);
-    return {w.value, cross};
-  }
-  const auto mu = build_law(c.mu, p, &row.mu), nu = build_law(c.nu, p, &row.nu);
-  // Symmetric cases report the worse direction; the row names the direction that attained it, so that the row
-  // reproduces its value (mu and nu are swapped when it is the reverse one).
-  bool reversed = false;
-  auto compute = [&](Engine engine, bool decide_direction) {
-    DivergenceOptions o;
-    o.engine = engine;
-    o.rel_tol = options.rel_tol;
-    if (engine == Engine::monte_carlo && !decide_direction) {
-      // A Monte Carlo cross-check: 10^5 samples at level 1 − 1e-6, so that a run of 10^4 rows almost never
-      // disagrees by chance.
-      o.monte_carlo.samples = 100'000;
-      o.monte_carlo.level = 1 - 1e-6;
+// How a kind of case computes the exact value of a point (property cases have none: their entry checks itself).
+class ExactSource {
+ public:
+  virtual ~ExactSource() = default;
+  // second_route: also run the independent route (not-applicable rows skip it where it is the entry's own).
+  virtual Exact exact(const BoundEntry& entry, const Params& p, bool second_route) = 0;
+  // Rows whose values break an ordering of their quantity across the point's orders become errors.
+  virtual void check_orderings(std::vector<Row>&) const {}
+};
+
+// Value cases: the entry's own exact value and second route.
+class ValueSource final : public ExactSource {
+ public:
+  explicit ValueSource(const PointOptions& options) : options_(options) {}
+  Exact exact(const BoundEntry& entry, const Params& p, bool second_route) override {
+    const ValueCheck& v = *entry.value();  // the loader admits value entries only
+    Exact out{v.exact(p), std::nullopt, entry.quantity};
+    if (v.cross && second_route && options_.cross_check) {
+      try {
+        out.cross = v.cross(p);
+      } catch (const std::exception& e) {  // no second route at this point: said in the note, not a verdict
+        out.note = fmt::format("second route failed: {}", e.what());
+      }
     }
-    const Estimate forward = compute_divergence(*mu, *nu, q, o);
-    if (!c.symmetric) return forward;
-    const Estimate back = compute_divergence(*nu, *mu, q, o);
-    if (decide_direction) reversed = back.value > forward.value;
-    return reversed ? back : forward;
-  };
-  Exact out{compute(c.engine, true), std::nullopt, false};
-  // The certified engine is the second route wherever it covers the pair (its enclosure shares no blind spot
-  // with a quadrature), and the arbiter when two routes disagree.
-  const bool certifiable = c.engine != Engine::certified && !certified_refusal(*mu, *nu);
-  if (c.cross_check && options.cross_check) {
-    try {
-      out.cross = compute(certifiable ? Engine::certified : *c.cross_check, false);
-    } catch (const NumericalError& e) {  // the certified engine refused (budget): the case's own second route
-      if (!certifiable) throw;
-      out.cross = compute(*c.cross_check, false);
-      row.note = fmt::format("certified engine refused ({}); second route {}", e.what(), to_string(*c.cross_check));
+    return out;
+  }
+
+ private:
+  const PointOptions& options_;
+};
+
+// Laws and kernel cases: a divergence at the entry's order (or the case's), computed once per order and shared by
+// the point's entries; the values at several orders must respect their quantity's orderings.
+class DivergenceSource : public ExactSource {
+ public:
+  DivergenceSource(const Case& c, const PointOptions& options) : case_(c), options_(options) {}
+  Exact exact(const BoundEntry& entry, const Params& p, bool) override {
+    const DivergenceCheck* d = entry.divergence();
+    const double order = d && d->order ? d->order(p) : case_.order.empty() ? 0.0 : evaluate_formula(case_.order, p);
+    auto it = cache_.find(order);
+    if (it == cache_.end()) {
+      const Quantity q = Quantity::of(case_.quantity, order);
+      Exact x = compute(p, q);
+      x.quantity = q.label();
+      if (!case_.order.empty()) x.order = order;
+      it = cache_.emplace(order, std::move(x)).first;
+    }
+    return it->second;
+  }
+  void check_orderings(std::vector<Row>& rows) const override {
+    if (cache_.size() < 2) return;
+    std::vector<Quantity> quantities;
+    std::vector<Estimate> values;
+    for (const auto& [order, exact] : cache_) {
+      quantities.push_back(Quantity::of(case_.quantity, order));
+      values.push_back(exact.value);
+    }
+    const auto violations = ordering_violations(quantities, values);
+    for (std::size_t i = 0; i < violations.size(); ++i) {
+      if (!violations[i]) continue;
+      for (Row& r : rows)
+        if (r.quantity == quantities[i].label() && r.verdict != Verdict::not_applicable) {
+          r.verdict = Verdict::error;
+          r.reason = *violations[i];
+        }
     }
   }
-  if (out.cross && !overlap(out.value, *out.cross)) {
+
+ protected:
+  virtual Exact compute(const Params& p, const Quantity& q) = 0;
+  const Case& case_;
+  const PointOptions& options_;
+
+ private:
+  std::map<double, Exact> cache_;
+};
+
+// Kernel cases: the worst case of HS_eps'(mu K || nu K) over all (eps, delta)-DP pairs, enumerated over output sets as
+// the second route for kernels of at most 16 states.
+class KernelSource final : public DivergenceSource {
+ public:
+  KernelSource(const Case& c, const PointOptions& options, sim::FiniteKernel kernel)
+      : DivergenceSource(c, options), kernel_(std::move(kernel)) {}
+
+ private:
+  Exact compute(const Params& p, const Quantity& q) override {
+    const auto w = worst_case_amplification(kernel_, p.at("eps"), p.at("delta"), {q.parameter}).front();
+    Exact out{w.value};
+    out.note = fmt::format("worst map g = ({}, {}, {}, {})", w.map[0], w.map[1], w.map[2], w.map[3]);
+    if (options_.cross_check && kernel_.size() <= 16)
+      out.cross = worst_case_by_output_sets(kernel_, p.at("eps"), p.at("delta"), q.parameter);
+    return out;
+  }
+  sim::FiniteKernel kernel_;
+};
+
+// Laws cases: the divergence between the case's laws by its engine, checked by a second route: the certified engine
+// wherever it covers the pair (its enclosure shares no blind spot with a quadrature), else the case's cross_check;
+// when two routes disagree, the certified engine settles the row if it can.
+class LawsSource final : public DivergenceSource {
+ public:
+  using DivergenceSource::DivergenceSource;
+
+ private:
+  Exact compute(const Params& p, const Quantity& q) override {
+    Exact out;
+    const auto mu = build_law(case_.mu, p, &out.mu), nu = build_law(case_.nu, p, &out.nu);
+    // Symmetric cases report the worse direction; the row names the direction that attained it, so that the row
+    // reproduces its value (mu and nu are swapped when it is the reverse one).
+    bool reversed = false;
+    auto divergence = [&](Engine engine, bool decide_direction) {
+      DivergenceOptions o;
+      o.engine = engine;
+      o.rel_tol = options_.rel_tol;
+      if (engine == Engine::monte_carlo && !decide_direction) {
+        // A Monte Carlo cross-check: 10^5 samples at level 1 − 1e-6, so that a run of 10^4 rows almost never
+        // disagrees by chance.
+        o.monte_carlo.samples = 100'000;
+        o.monte_carlo.level = 1 - 1e-6;
+      }
+      const Estimate forward = compute_divergence(*mu, *nu, q, o);
+      if (!case_.symmetric) return forward;
+      const Estimate back = compute_divergence(*nu, *mu, q, o);
+      if (decide_direction) reversed = back.value > forward.value;
+      return reversed ? back : forward;
+    };
+    out.value = divergence(case_.engine, true);
+    const bool certifiable = case_.engine != Engine::certified && !certified_refusal(*mu, *nu);
+    if (case_.cross_check && options_.cross_check) {
+      try {
+        out.cross = divergence(certifiable ? Engine::certified : *case_.cross_check, false);
+      } catch (const NumericalError& e) {  // the certified engine refused (budget): the case's own second route
+        if (!certifiable) throw;
+        out.cross = divergence(*case_.cross_check, false);
+        out.note = fmt::format("certified engine refused ({}); second route {}", e.what(), to_string(*case_.cross_check));
+      }
+    }
+    if (out.cross && !overlap(out.value, *out.cross)) settle(out, certifiable, divergence);
+    if (reversed) {
+      std::swap(out.mu, out.nu);
+      out.note = kReversedNote;
+    }
+    return out;
+  }
+
+  // Two routes disagree: the verdict rests on the certified enclosure, and the route that agrees with it stays as
+  // the second one; without an arbiter the row reports the disagreement.
+  template <class Divergence>
+  static void settle(Exact& out, bool certifiable, Divergence& divergence) {
     std::optional<Estimate> judge;
     if (out.cross->error_kind == ErrorKind::certified) judge = out.cross;
     else if (certifiable) {
       try {
-        judge = compute(Engine::certified, false);
-      } catch (const NumericalError&) {  // no arbiter: the row reports the disagreement
+        judge = divergence(Engine::certified, false);
+      } catch (const NumericalError&) {
       }
     }
-    if (judge) {
-      const bool first_ok = overlap(out.value, *judge), second_ok = overlap(*out.cross, *judge);
-      std::string verdict;
-      if (first_ok) verdict = fmt::format("the second route ({}, [{:.12g}, {:.12g}]) was wrong", out.cross->method,
-                                           out.cross->lower, out.cross->upper);
-      else if (second_ok && out.cross->error_kind != ErrorKind::certified)
-        verdict = fmt::format("the deciding engine ({}, [{:.12g}, {:.12g}]) was wrong", out.value.method, out.value.lower,
-                              out.value.upper);
-      else verdict = fmt::format("{} gave [{:.12g}, {:.12g}], outside the certified enclosure", out.value.method,
-                                 out.value.lower, out.value.upper);
-      row.note = fmt::format("routes disagreed; settled by the certified engine: {}", verdict);
-      // The verdict rests on the certified enclosure; the route that agrees with it stays as the second one.
-      std::optional<Estimate> agreeing;
-      if (first_ok) agreeing = out.value;
-      else if (second_ok && out.cross->error_kind != ErrorKind::certified) agreeing = out.cross;
-      out.value = *judge;
-      out.cross = agreeing;
-    }
+    if (!judge) return;
+    const bool first_ok = overlap(out.value, *judge);
+    const bool second_ok = overlap(*out.cross, *judge) && out.cross->error_kind != ErrorKind::certified;
+    const auto interval = [](const Estimate& e) { return fmt::format("({}, [{:.12g}, {:.12g}])", e.method, e.lower, e.upper); };
+    const std::string wrong = first_ok    ? fmt::format("the second route {} was wrong", interval(*out.cross))
+                              : second_ok ? fmt::format("the deciding engine {} was wrong", interval(out.value))
+                                          : fmt::format("{} gave [{:.12g}, {:.12g}], outside the certified enclosure",
+                                                        out.value.method, out.value.lower, out.value.upper);
+    out.note = fmt::format("routes disagreed; settled by the certified engine: {}", wrong);
+    std::optional<Estimate> agreeing;
+    if (first_ok) agreeing = out.value;
+    else if (second_ok) agreeing = out.cross;
+    out.value = *judge;
+    out.cross = agreeing;
   }
-  out.reversed = reversed;
-  if (reversed) {
-    std::swap(row.mu, row.nu);
-    row.note = kReversedNote;
-  }
-  return out;
-}
+};
 
 const BoundEntry& lookup(const Case& c, const std::string& id, const std::vector<BoundEntry>& extra) {
   for (const BoundEntry& b : extra)
@@ -219,132 +297,126 @@ Row make_row(const Case& c, const std::string& id, const Params& point) {
   return r;
 }
 
+// A property entry checks itself on its random instances.
+void property_row(Row& row, const PropertyCheck& check, const Params& p, double tolerance) {
+  row.quantity = "property";
+  const PropertyResult r = check.check(p);
+  row.exact = Estimate::from_value(r.max_ratio, 0, ErrorKind::exact, fmt::format("{} random instances", r.instances));
+  row.bound = 1;
+  row.note = r.worst;
+  if (r.violations > 0) {
+    row.verdict = Verdict::violated;
+    row.reason = fmt::format("{} of {} instances violate the inequality", r.violations, r.instances);
+  } else {
+    row.verdict = r.max_ratio >= 1 - tolerance ? Verdict::tight : Verdict::holds;
+  }
+}
+
+void take_exact(Row& row, const Exact& x) {
+  row.exact = x.value;
+  row.cross = x.cross;
+  row.quantity = x.quantity;
+  row.order = x.order;
+  row.mu = x.mu;
+  row.nu = x.nu;
+  row.note = x.note;
+}
+
+// The turn from (entry, exact value, bound) into a verdict: routes that disagree make an error; a Monte Carlo
+// violation stands only where a deterministic second route confirms it.
+void judge(Row& row, const BoundEntry& entry, const BoundValue& b, double tolerance) {
+  row.bound = b.value;
+  row.bound_lower = b.lower;
+  row.bound_upper = b.upper;
+  if (!b.note.empty()) row.note = row.note.empty() ? b.note : row.note + "; " + b.note;
+  if (row.cross && !overlap(row.exact, *row.cross)) {
+    row.verdict = Verdict::error;
+    row.reason = fmt::format("engines disagree: {} gives [{:.12g}, {:.12g}], {} gives [{:.12g}, {:.12g}]", row.exact.method,
+                             row.exact.lower, row.exact.upper, row.cross->method, row.cross->lower, row.cross->upper);
+    return;
+  }
+  row.verdict = decide(entry.direction, row.exact, row.bound, tolerance, row.reason, b.lower, b.upper);
+  if (row.verdict == Verdict::violated && row.exact.error_kind == ErrorKind::statistical) {
+    std::string confirm;
+    const bool confirmed = row.cross && row.cross->error_kind != ErrorKind::statistical &&
+                           decide(entry.direction, *row.cross, row.bound, tolerance, confirm, b.lower, b.upper) == Verdict::violated;
+    if (!confirmed) {
+      row.verdict = Verdict::inconclusive;
+      row.reason = "Monte Carlo violation not confirmed by an exact engine: " + row.reason;
+    }
+  }
+}
+
+// A hypothesis fails: the row says which, and what the formula would give without it (when it can be evaluated).
+void not_applicable_row(Row& row, const BoundEntry& entry, ExactSource& source, const Params& p, double tolerance,
+                        std::string why) {
+  row.verdict = Verdict::not_applicable;
+  row.reason = std::move(why);
+  row.quantity = entry.quantity;
+  try {
+    Exact x;
+    try {
+      x = source.exact(entry, p, false);
+    } catch (const std::exception& e) {
+      row.exact = Estimate::unknown(std::string("not computed: ") + e.what());
+      throw;
+    }
+    const std::string reason = row.reason;
+    take_exact(row, x);
+    row.cross.reset();
+    row.bound = entry.bound(p).value;
+    if (!std::isfinite(row.bound) || !std::isfinite(row.exact.value)) throw NumericalError("not finite");
+    std::string detail;
+    const Verdict would = decide(entry.direction, row.exact, row.bound, tolerance, detail);
+    row.reason = reason + fmt::format("; without it the formula gives {:.6g} against {:.6g}: {}", row.bound,
+                                      row.exact.value, to_string(would));
+  } catch (const std::exception&) {
+    // The formula itself needs the hypothesis (e.g. a division by zero): nothing more to report.
+  }
+}
+
+// The source of a case's exact values at a point; kernel cases add the kernel's constants to the point.
+std::unique_ptr<ExactSource> source_for(const Case& c, Params& p, const PointOptions& options) {
+  switch (c.kind) {
+    case Case::Kind::laws: return std::make_unique<LawsSource>(c, options);
+    case Case::Kind::kernel: {
+      sim::FiniteKernel kernel = c.kernel_at(p);
+      add_kernel_constants(kernel, p);
+      return std::make_unique<KernelSource>(c, options, std::move(kernel));
+    }
+    case Case::Kind::value: return std::make_unique<ValueSource>(options);
+    case Case::Kind::property: return nullptr;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::vector<std::string>& ids,
                                 const PointOptions& options, const std::vector<BoundEntry>& extra) {
-  std::vector<Row> rows;
   Params p = point;
-  std::optional<sim::FiniteKernel> kernel;
+  std::unique_ptr<ExactSource> source;
   try {
-    if (c.kind == Case::Kind::kernel) {
-      kernel.emplace(c.kernel_at(p));
-      const auto m = sim::mixing_coefficients(*kernel);
-      p.numbers["gamma_tv"] = m.dobrushin;
-      p.numbers["gamma_doeblin"] = m.doeblin;
-      p.numbers["gamma_ultra"] = m.ultra_mixing;
-      p.numbers["gamma_hs_tilde"] = sim::dobrushin_tilde(*kernel, p.at("eps"), p.at("delta"));
-    }
+    source = source_for(c, p, options);
   } catch (const std::exception& e) {
     Row r = make_row(c, "*", point);
     r.verdict = Verdict::error;
     r.reason = e.what();
     return {r};
   }
-  std::map<double, Exact> cache;  // exact values per order, shared by the IDs of the point
+  std::vector<Row> rows;
   for (const std::string& id : ids) {
     const BoundEntry& entry = lookup(c, id, extra);
     Row row = make_row(c, id, point);
     try {
-      if (entry.property) {
-        row.quantity = "property";
-        const PropertyResult r = entry.property(p);
-        row.exact = Estimate::from_value(r.max_ratio, 0, ErrorKind::exact, fmt::format("{} random instances", r.instances));
-        row.bound = 1;
-        row.note = r.worst;
-        if (r.violations > 0) {
-          row.verdict = Verdict::violated;
-          row.reason = fmt::format("{} of {} instances violate the inequality", r.violations, r.instances);
-        } else {
-          row.verdict = r.max_ratio >= 1 - c.tolerance ? Verdict::tight : Verdict::holds;
-        }
-        rows.push_back(std::move(row));
-        continue;
-      }
-      const std::optional<std::string> outside = entry.not_applicable(p);
-      if (outside && options.ignore_hypotheses) row.outside = *outside;
-      if (c.kind == Case::Kind::value && (!outside || options.ignore_hypotheses)) {  // value cases: the entry's own exact value
-        row.quantity = entry.quantity;
-        row.exact = entry.exact(p);
-        if (entry.cross && options.cross_check) {
-          try {
-            row.cross = entry.cross(p);
-          } catch (const std::exception& e) {  // no second route at this point: said in the note, not a verdict
-            row.note = fmt::format("second route failed: {}", e.what());
-          }
-        }
-        const BoundValue b = entry.bound(p);
-        row.bound = b.value;
-        row.bound_lower = b.lower;
-        row.bound_upper = b.upper;
-        if (!b.note.empty()) row.note = row.note.empty() ? b.note : b.note + "; " + row.note;
-        if (row.cross && !overlap(row.exact, *row.cross)) disagree(row);
-        else row.verdict = decide(entry.direction, row.exact, row.bound, c.tolerance, row.reason, b.lower, b.upper);
-        rows.push_back(std::move(row));
-        continue;
-      }
-      if (outside && !options.ignore_hypotheses) {
-        const std::string& why = *outside;
-        row.verdict = Verdict::not_applicable;
-        row.reason = why;
-        row.quantity = entry.quantity;
-        // What the hypothesis buys: evaluate the formula anyway and say what the verdict would be without it.
-        try {
-          const double order = entry.order ? entry.order(p) : (c.order.empty() ? 0.0 : evaluate_formula(c.order, p));
-          if (c.kind != Case::Kind::value && !c.order.empty()) row.order = order;
-          try {
-            row.exact = c.kind == Case::Kind::value ? entry.exact(p) : exact_for(c, p, order, kernel ? &*kernel : nullptr, row, options).value;
-          } catch (const std::exception& e) {
-            row.exact = Estimate::unknown(std::string("not computed: ") + e.what());
-            throw;
-          }
-          row.bound = entry.bound(p).value;
-          if (!std::isfinite(row.bound) || !std::isfinite(row.exact.value)) throw NumericalError("not finite");
-          std::string detail;
-          const Verdict would = decide(entry.direction, row.exact, row.bound, c.tolerance, detail);
-          row.reason += fmt::format("; without it the formula gives {:.6g} against {:.6g}: {}", row.bound, row.exact.value,
-                                    to_string(would));
-        } catch (const std::exception&) {
-          // The formula itself needs the hypothesis (e.g. a division by zero): nothing more to report.
-        }
-        rows.push_back(std::move(row));
-        continue;
-      }
-      const double order = entry.order ? entry.order(p) : (c.order.empty() ? 0.0 : evaluate_formula(c.order, p));
-      if (c.kind != Case::Kind::value && !c.order.empty()) row.order = order;
-      auto it = cache.find(order);
-      if (it == cache.end()) it = cache.emplace(order, exact_for(c, p, order, kernel ? &*kernel : nullptr, row, options)).first;
-      else {
-        row.quantity = make_quantity(c.quantity, order).label();
-        row.mu = c.kind == Case::Kind::laws ? law_text(c.mu, p) : "";
-        row.nu = c.kind == Case::Kind::laws ? law_text(c.nu, p) : "";
-        if (it->second.reversed) {
-          std::swap(row.mu, row.nu);
-          row.note = kReversedNote;
-        }
-      }
-      row.exact = it->second.value;
-      row.cross = it->second.cross;
-      const BoundValue b = entry.bound(p);
-      row.bound = b.value;
-      row.bound_lower = b.lower;
-      row.bound_upper = b.upper;
-      if (!b.note.empty()) row.note = row.note.empty() ? b.note : row.note + "; " + b.note;
-      if (row.cross && !overlap(row.exact, *row.cross)) {
-        disagree(row);
+      if (const PropertyCheck* property = entry.property()) {
+        property_row(row, *property, p, c.tolerance);
+      } else if (const auto outside = entry.outside(p); outside && !options.ignore_hypotheses) {
+        not_applicable_row(row, entry, *source, p, c.tolerance, *outside);
       } else {
-        row.verdict = decide(entry.direction, row.exact, row.bound, c.tolerance, row.reason, b.lower, b.upper);
-        const bool statistical = row.exact.error_kind == ErrorKind::statistical;
-        if (row.verdict == Verdict::violated && statistical) {
-          std::string confirm;
-          const bool confirmed = row.cross && row.cross->error_kind != ErrorKind::statistical &&
-                                 decide(entry.direction, *row.cross, row.bound, c.tolerance, confirm, b.lower, b.upper) ==
-                                     Verdict::violated;
-          if (!confirmed) {
-            row.verdict = Verdict::inconclusive;
-            row.reason = "Monte Carlo violation not confirmed by an exact engine: " + row.reason;
-          }
-        }
+        take_exact(row, source->exact(entry, p, true));
+        if (outside) row.outside = *outside;
+        judge(row, entry, entry.bound(p), c.tolerance);
       }
     } catch (const std::exception& e) {
       row.verdict = Verdict::error;
@@ -352,25 +424,7 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
     }
     rows.push_back(std::move(row));
   }
-  // Values at several orders of one point must respect the orderings of their quantity (R_α non-decreasing in
-  // α, HS_ε non-increasing in ε): a proven violation makes every row that used either value an error.
-  if (cache.size() > 1 && c.kind != Case::Kind::value) {
-    std::vector<Quantity> quantities;
-    std::vector<Estimate> values;
-    for (const auto& [order, exact] : cache) {
-      quantities.push_back(make_quantity(c.quantity, order));
-      values.push_back(exact.value);
-    }
-    const auto violations = ordering_violations(quantities, values);
-    for (std::size_t i = 0; i < violations.size(); ++i) {
-      if (!violations[i]) continue;
-      for (Row& r : rows)
-        if (r.quantity == quantities[i].label() && r.verdict != Verdict::not_applicable) {
-          r.verdict = Verdict::error;
-          r.reason = *violations[i];
-        }
-    }
-  }
+  if (source) source->check_orderings(rows);
   return rows;
 }
 
