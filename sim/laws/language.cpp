@@ -816,6 +816,9 @@ class Evaluator {
   void check_argument(const Node& arg, const Val& v, const ParamSpec& ps) const {
     if (v.kind == Val::Kind::number && !v.is_point())
       fail(arg, "a law's parameter cannot carry an interval (a divergence inside a law)");
+    // Every law's numbers are finite, also those its other parameters make it ignore (subsample's q for scheme wr).
+    if (v.kind == Val::Kind::number && !std::isfinite(v.v))
+      fail(arg, fmt::format("parameter '{}' = {}: allowed a finite number", ps.name, v.v));
     if (v.unresolved && ps.kind != ParamKind::word) fail(arg, fmt::format("unknown parameter '{}'", v.word));
     if (ps.kind == ParamKind::word && !ps.words.empty() &&
         (v.kind != Val::Kind::word || std::find(ps.words.begin(), ps.words.end(), v.word) == ps.words.end()))

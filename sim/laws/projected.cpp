@@ -71,11 +71,13 @@ GridLaw::GridLaw(double x0, double dx, std::vector<double> density, std::vector<
   cell_cumulative_.reserve(density_.size());
   for (std::size_t i = 0; i + 1 < density_.size(); ++i) {
     const double a = x0_ + dx_ * static_cast<double>(i);
-    const double mass = 0.5 * dx_ * (density_[i] + density_[i + 1]);
+    const double h = dx_, p0 = density_[i], p1 = density_[i + 1];
+    const double mass = 0.5 * h * (p0 + p1);
     total += mass;
     cell_cumulative_.push_back(total);
-    m += mass * (a + 0.5 * dx_);
-    m2 += mass * (a + 0.5 * dx_) * (a + 0.5 * dx_);
+    // The moments of the linear density on [a, a + h], exactly (not the cell's mass at its midpoint).
+    m += h * (a * (p0 + p1) / 2 + h * (p0 + 2 * p1) / 6);
+    m2 += p0 * (a * a * h + a * h * h + h * h * h / 3) + (p1 - p0) * (a * a * h / 2 + 2 * a * h * h / 3 + h * h * h / 4);
   }
   continuous_mass_ = total;
   std::map<double, double> merged;

@@ -22,6 +22,7 @@
 
 #include <unistd.h>
 
+#include "support/scratch.hpp"
 #include "numerics/errors.hpp"
 #include "plots/figures.hpp"
 #include "verify/api/api.hpp"
@@ -221,15 +222,9 @@ void run_formula(const std::string& text) {
   if (std::isnan(v)) throw Failure{"a formula evaluated to NaN without a message", ""};
 }
 
-// Figures are read from files (with their cases): one file per process, rewritten per input.
+// Figures are read from files (with their cases): one file in this process's scratch directory, rewritten per input.
 void run_figure_file(const std::string& text) {
-  static const std::filesystem::path file =
-      std::filesystem::temp_directory_path() / fmt::format("privamp_fuzz_{}.toml", static_cast<long>(::getpid()));
-  {
-    std::ofstream out(file);
-    out << text;
-  }
-  const plots::FigureSet set = plots::load_figures({file});
+  const plots::FigureSet set = plots::load_figures({test::scratch_file("figures.toml", text)});
   for (const auto& f : set.figures) {
     if (plots::has_control_character(f.title) || plots::has_control_character(f.xlabel) || plots::has_control_character(f.ylabel))
       throw Failure{"a control character reached a figure's text", ""};

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/scratch.hpp"
 #include "numerics/errors.hpp"
 #include "plots/figures.hpp"
 
@@ -18,9 +19,7 @@ namespace {
 const std::filesystem::path kFigures = std::filesystem::path(PRIVAMP_SOURCE_DIR) / "plots" / "figures.toml";
 
 std::filesystem::path write_temp(const std::string& name, const std::string& text, const std::string& more = "") {
-  const auto path = std::filesystem::temp_directory_path() / name;
-  std::ofstream(path) << text << more;
-  return path;
+  return test::scratch_file(name, text + more);
 }
 
 const std::string kCase = R"toml(
@@ -190,8 +189,7 @@ title = "T4.closed"
   const auto rows = verify::run_cases(cases, {});
   const auto data = plots::select(set.figures[0], rows);
   CHECK(data[0].size() == 6);  // r = 1, 3, 5 (reduced) at both L
-  const auto dir = std::filesystem::temp_directory_path() / "privamp_figures_test";
-  std::filesystem::remove_all(dir);
+  const auto dir = test::scratch() / "figures";
   plots::render(set.figures[0], data, dir);
   for (const char* ext : {".csv", ".gp", ".pdf", ".png"}) {
     INFO(ext);

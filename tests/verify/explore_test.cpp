@@ -22,9 +22,7 @@ using namespace privamp::verify;
 namespace {
 
 Case load_one(const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / "privamp_explore_test.toml";
-  std::ofstream(path) << text;
-  auto cases = load_cases({path});
+  auto cases = parse_cases(text, "explore_test.toml");
   REQUIRE(cases.size() == 1);
   return cases.front();
 }
@@ -292,9 +290,7 @@ sigma2 = 1
 [case.explore]
 )toml";
   auto refused = [&](const std::string& line, const std::string& message) {
-    const auto path = std::filesystem::temp_directory_path() / "privamp_explore_bad.toml";
-    std::ofstream(path) << head << line << "\n";
-    CHECK_THROWS_WITH(load_cases({path}), Catch::Contains(message));
+    CHECK_THROWS_WITH(parse_cases(head + line + "\n", "explore_bad.toml"), Catch::Contains(message));
   };
   refused("beta = {min = 1, max = 2}", "key 'explore.beta': is not a grid parameter");
   refused("delta = {min = 2, max = 1}", "key 'explore.delta.max': must exceed min = 2");

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/scratch.hpp"
 #include "support/check.hpp"
 #include "verify/bounds/catalogue.hpp"
 #include "verify/cases/case.hpp"
@@ -21,13 +22,7 @@ using test::error_of;
 
 namespace {
 
-std::filesystem::path temp_file(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / "privamp_runner_test";
-  std::filesystem::create_directories(dir);
-  const auto path = dir / name;
-  std::ofstream(path) << text;
-  return path;
-}
+std::filesystem::path temp_file(const std::string& name, const std::string& text) { return test::scratch_file(name, text); }
 
 const char* kGood = R"toml(
 [[case]]
@@ -139,8 +134,7 @@ TEST_CASE("verdicts: a deliberately wrong bound is caught as violated", "[verify
 TEST_CASE("golden results: unchanged runs pass, moved values and changed verdicts are caught", "[verify][runner]") {
   const Case c = load_cases({temp_file("golden_case.toml", kGood)}).front();
   auto rows = run_cases({c}, {});
-  const auto dir = std::filesystem::temp_directory_path() / "privamp_runner_test" / "expected";
-  std::filesystem::remove_all(dir);
+  const auto dir = test::scratch() / "expected";
   update_golden(rows, dir);
   CHECK(check_golden(rows, dir, false).empty());
   auto moved = rows;

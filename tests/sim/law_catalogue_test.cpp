@@ -1,0 +1,143 @@
+// A rig over every law of the catalogue (sim::law_catalogue()), so that a new law is tested the moment it is listed:
+// its example builds and prints an expression that rebuilds the same law; its density integrates to its continuous
+// mass and its atoms to the rest; its samples land where it has mass; its mean (where it states one) agrees with the
+// quadrature and the samples; and each of its parameters refuses a bad value.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+#include "sim/laws/expression.hpp"
+#include "sim/random/rng.hpp"
+
+using namespace privamp;
+using namespace privamp::sim;
+
+namespace {
+
+// The top-level arguments of "name(a, b, key=c)": texts, split at commas outside brackets.
+std::vector<std::string> arguments(const std::string& call) {
+  const std::size_t open = call.find('('), close = call.rfind(')');
+  std::vector<std::string> out;
+  std::string current;
+  int depth = 0;
+  for (std::size_t i = open + 1; i < close; ++i) {
+    const char c = call[i];
+    if (c == '(' || c == '[') ++depth;
+    if (c == ')' || c == ']') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(current);
+      current.clear();
+    } else if (!(current.empty() && c == ' ')) {
+      current += c;
+    }
+  }
+  if (!current.empty()) out.push_back(current);
+  return out;
+}
+
+// The example with parameter `name` set to `value` (by name; a positional argument in its place is replaced).
+std::string with_argument(const LawSpec& spec, const std::string& name, const std::string& value) {
+  std::vector<std::string> args = arguments(spec.example);
+  bool replaced = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::size_t eq = args[i].find('=');
+    const bool named = eq != std::string::npos && args[i].find('(') > eq && args[i].find('[') > eq;
+    const std::string key = named ? args[i].substr(0, eq) : i < spec.params.size() ? spec.params[i].name : "";
+    if (key == name) {
+      args[i] = name + "=" + value;
+      replaced = true;
+    } else if (!named) {
+      args[i] = key + "=" + args[i];  // positional arguments by name, so that the order no longer matters
+    }
+  }
+  if (!replaced) args.push_back(name + "=" + value);
+  std::string out = spec.name + "(";
+  for (std::size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + args[i];
+  return out + ")";
+}
+
+// ∫ exp(log p) over the support, split at the law's breakpoints (adaptive Gauss–Kronrod on each piece).
+double integral(const Law& law, const std::function<double(double)>& weight) {
+  const Interval s = law.support();
+  std::vector<double> cuts{s.lo};
+  for (double b : law.breakpoints())
+    if (b > s.lo && b < s.hi) cuts.push_back(b);
+  cuts.push_back(s.hi);
+  std::sort(cuts.begin(), cuts.end());
+  double total = 0;
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+    if (!(cuts[i + 1] > cuts[i])) continue;
+    auto f = [&](double x) {
+      const double l = law.log_density(x);
+      return l == -INFINITY ? 0.0 : weight(x) * std::exp(l);
+    };
+    total += boost::math::quadrature::gauss_kronrod<double, 31>::integrate(f, cuts[i], cuts[i + 1], 20, 1e-11);
+  }
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("every law of the catalogue: example, normalisation, samples, mean, bad parameters", "[sim][laws]") {
+  const auto& catalogue = law_catalogue();
+  REQUIRE(catalogue.size() >= 25);
+  for (const LawSpec& spec : catalogue) {
+    INFO(spec.name << ": " << spec.example);
+    LawPtr law;
+    REQUIRE_NOTHROW(law = parse_law(spec.example));
+    // The printed expression rebuilds the same law.
+    LawPtr again;
+    REQUIRE_NOTHROW(again = parse_law(law->expression()));
+    CHECK(again->expression() == law->expression());
+    // Each parameter refuses a bad value: an infinite number, a fractional integer, an unknown word, a number where
+    // a law or a list is expected.
+    for (const ParamSpec& p : spec.params) {
+      std::string bad;
+      switch (p.kind) {
+        case ParamKind::number: bad = "exp(800)"; break;  // infinite: reaches the law (1e999 would not parse)
+        case ParamKind::integer: bad = "2.5"; break;
+        case ParamKind::word: bad = "no_such_word"; break;
+        case ParamKind::law: bad = "1"; break;
+        case ParamKind::laws: case ParamKind::numbers: case ParamKind::matrix: bad = "gaussian(0, 1)"; break;
+      }
+      if (p.kind == ParamKind::word && p.words.empty()) continue;  // any word is allowed
+      const std::string text = with_argument(spec, p.name, bad);
+      INFO(text);
+      CHECK_THROWS_AS(parse_law(text), InvalidArgument);
+    }
+    if (law->dimension() != 1) continue;  // the checks below are one-dimensional
+    const double continuous = law->continuous_mass();
+    double atoms = 0;
+    for (const Atom& a : law->atoms()) atoms += std::exp(a.log_mass);
+    CHECK(continuous + atoms == Approx(1).margin(1e-9));
+    if (continuous > 0) CHECK(integral(*law, [](double) { return 1.0; }) == Approx(continuous).epsilon(1e-6).margin(1e-9));
+    // Samples land where the law has mass.
+    Rng rng(12345);
+    std::vector<double> x(4000);
+    law->sample(rng, x);
+    long outside = 0;
+    for (double v : x) {
+      const bool atom = std::any_of(law->atoms().begin(), law->atoms().end(), [&](const Atom& a) { return a.x == v; });
+      if (!atom && !(law->log_density(v) > -INFINITY)) ++outside;
+    }
+    CHECK(outside == 0);
+    // The stated mean: from the density and atoms, and from the samples (within 6 standard errors).
+    if (const auto mean = law->mean()) {
+      double m = continuous > 0 ? integral(*law, [](double v) { return v; }) : 0.0;
+      for (const Atom& a : law->atoms()) m += a.x * std::exp(a.log_mass);
+      CHECK(m == Approx(*mean).epsilon(1e-6).margin(1e-8));
+      const double sample_mean = std::accumulate(x.begin(), x.end(), 0.0) / x.size();
+      double ss = 0;
+      for (double v : x) ss += (v - sample_mean) * (v - sample_mean);
+      const double se = std::sqrt(ss / (x.size() - 1) / x.size());
+      CHECK(std::fabs(sample_mean - *mean) <= 6 * se + 1e-12);
+    }
+  }
+}
