@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "numerics/files.hpp"
 #include "cli/commands.hpp"
 #include "numerics/errors.hpp"
 #include "plots/explore_plots.hpp"
@@ -128,12 +129,12 @@ Action add_explore_command(CLI::App& app) {
       const std::string& stem = stems[run];
       verify::remove_stale_point_files(dir, stem);
       {
-        std::ofstream(dir / (stem + ".md")) << verify::explore_markdown(*c, r, options, stem);
+        write_file(dir / (stem + ".md"), verify::explore_markdown(*c, r, options, stem));
       }
       verify::write_explore_csv(r, dir / (stem + ".csv"));
       verify::write_explore_json(r, options, dir / (stem + ".json"));
       for (std::size_t k = 0; k < r.best.size(); ++k)
-        std::ofstream(dir / fmt::format("{}_point{}.toml", stem, k + 1)) << verify::one_point_case(*c, r, k);
+        write_file(dir / fmt::format("{}_point{}.toml", stem, k + 1), verify::one_point_case(*c, r, k));
       if (figures) plots::render_explore(r, options.ignore_hypotheses, dir, stem);
       std::string best = "-", again = "no candidate", verdict = "-";
       if (!r.best.empty()) {
@@ -148,7 +149,7 @@ Action add_explore_command(CLI::App& app) {
       index += fmt::format("| {} | {} | {} | {} | {} | {} | {:.1f} s |\n", c->name, id, best, again, verdict, r.evaluations.size(), seconds);
     }
     if (!root) return 0;
-    std::ofstream(dir / "summary.md") << index;
+    write_file(dir / "summary.md", index);
     std::cout << fmt::format("wrote {}/summary.md and, per case and ID, STEM.md, .csv, .json, _point*.toml{}\n", dir.string(),
                              figures ? ", _map and _convergence figures" : "");
     if (refuted > 0) std::cout << fmt::format("{} re-evaluated point(s) violate a bound inside its hypotheses\n", refuted);

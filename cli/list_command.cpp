@@ -41,9 +41,7 @@ Action add_list_command(CLI::App& app) {
         nlohmann::json j;
         in >> j;
         for (const auto& row : j) {
-          const std::string key = row["key"].get<std::string>();
-          const auto a = key.find(" | "), b = key.find(" | ", a + 3);
-          ++verdicts[key.substr(a + 3, b - a - 3)][row["verdict"].get<std::string>()];
+          if (row.contains("id")) ++verdicts[row["id"].get<std::string>()][row["verdict"].get<std::string>()];
         }
       }
     std::vector<verify::BoundEntry> all = verify::bound_catalogue();

@@ -34,7 +34,7 @@ class MpiCommunicator : public verify::Communicator {
     MPI_Comm_size(MPI_COMM_WORLD, &s);
     return s;
   }
-  std::vector<std::vector<double>> all_gather(const std::vector<double>& mine) const override {
+  std::vector<std::vector<std::uint8_t>> all_gather(const std::vector<std::uint8_t>& mine) const override {
     const int n = size();
     int count = static_cast<int>(mine.size());
     std::vector<int> counts(n), offsets(n);
@@ -44,9 +44,9 @@ class MpiCommunicator : public verify::Communicator {
       offsets[r] = total;
       total += counts[r];
     }
-    std::vector<double> all(static_cast<std::size_t>(total));
-    MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, MPI_COMM_WORLD);
-    std::vector<std::vector<double>> out(n);
+    std::vector<std::uint8_t> all(static_cast<std::size_t>(total));
+    MPI_Allgatherv(mine.data(), count, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE, MPI_COMM_WORLD);
+    std::vector<std::vector<std::uint8_t>> out(n);
     for (int r = 0; r < n; ++r) out[r].assign(all.begin() + offsets[r], all.begin() + offsets[r] + counts[r]);
     return out;
   }

@@ -12,7 +12,7 @@
 #include "numerics/errors.hpp"
 #include "cli/commands.hpp"
 #include "verify/report/report.hpp"
-#include "verify/runner/row_codec.hpp"
+#include "verify/runner/codec.hpp"
 
 namespace privamp::cli {
 

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/files.hpp"
 #include "plots/figures.hpp"
 #include "verify/explore/explore_report.hpp"
 
@@ -60,8 +61,8 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
   const auto map_csv = dir / (stem + "_map.csv");
   std::vector<std::string> plots;
   {
-    std::ofstream out(map_csv);
-    if (!out) throw InvalidArgument(fmt::format("cannot write {}", map_csv.string()));
+    OutputFile checked(map_csv);
+    std::ostream& out = checked.stream();
     out.precision(17);
     out << fmt::format("# {},{},log10({}) (blocks: points with a slack; points without one; the reported points)\n", ax.name,
                        two ? ay->name : "log10 ratio", ratio);
@@ -96,6 +97,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
       if (plots.back().empty()) plots.pop_back();
       ++index;
     }
+    checked.close();
   }
   if (plots.empty()) return;  // nothing evaluated successfully: the summary says so
   std::string body = axis_settings(ax, 'x');
@@ -110,7 +112,8 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
   const auto conv_csv = dir / (stem + "_convergence.csv");
   std::size_t rows = 0;
   {
-    std::ofstream out(conv_csv);
+    OutputFile checked(conv_csv);
+    std::ostream& out = checked.stream();
     out.precision(17);
     out << "# evaluations,best log10 ratio so far\n";
     double best = std::nan("");
@@ -126,6 +129,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
         ++rows;
       }
     }
+    checked.close();
   }
   if (rows == 0) return;  // no candidate point: nothing converges
   const std::string cbody = fmt::format(

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/files.hpp"
 #include "verify/cases/toml_reader.hpp"
 
 namespace privamp::plots {
@@ -332,8 +333,8 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
   const auto csv = dir / (figure.name + ".csv");
   {
     // One block per series, two blank lines apart (gnuplot's `index`); the header is a comment line.
-    std::ofstream out(csv);
-    if (!out) throw InvalidArgument(fmt::format("cannot write {}", csv.string()));
+    OutputFile checked(csv);
+    std::ostream& out = checked.stream();
     out << "# series,x,y,lower,upper,verdict\n";
     out.precision(17);
     bool first = true;
@@ -347,6 +348,7 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
       for (const Point& p : data[k])
         out << k << ',' << p.x << ',' << p.y << ',' << p.lower << ',' << p.upper << ',' << p.verdict << "\n";
     }
+    checked.close();
   }
   std::string body;
   if (figure.log == "x" || figure.log == "xy") body += "set logscale x\n";
@@ -379,8 +381,8 @@ void render_gnuplot(const std::filesystem::path& dir, const std::string& name, c
     throw InvalidArgument("gnuplot was not found: install gnuplot-nox (scripts/install-deps.sh does) to render figures");
   const std::string script = name + ".gp";
   {
-    std::ofstream out(dir / script);
-    if (!out) throw InvalidArgument(fmt::format("cannot write {}", (dir / script).string()));
+    OutputFile checked(dir / script);
+    std::ostream& out = checked.stream();
     const std::string set_title = "set title " + quoted(title) + "\n";
     std::string commented = "# ";  // every line of the comment a comment line, whatever ends it
     for (char c : comment) commented += c == '\n' ? std::string("\n# ") : has_control_character(std::string(1, c)) ? " " : std::string(1, c);
@@ -388,7 +390,7 @@ void render_gnuplot(const std::filesystem::path& dir, const std::string& name, c
     out << style_preamble(name + ".pdf", true) << set_title << body;
     out << "set output\n" << style_preamble(name + ".png", false) << set_title << body;
     out << "set output\n";
-    if (!out) throw InvalidArgument(fmt::format("cannot write {}", (dir / script).string()));
+    checked.close();
   }
   run_gnuplot(dir, script, name + ".log");  // gnuplot's messages go to NAME.log; a failure quotes them
 }

@@ -14,7 +14,7 @@
 #include "numerics/errors.hpp"
 #include "verify/explore/explore.hpp"
 #include "verify/explore/explore_report.hpp"
-#include "verify/runner/row_codec.hpp"
+#include "verify/runner/codec.hpp"
 
 using namespace privamp;
 using namespace privamp::verify;
@@ -202,14 +202,14 @@ class ThreadCommunicator : public Communicator {
  public:
   struct Shared {
     explicit Shared(int n) : slots(n), bytes(n), sync(n) {}
-    std::vector<std::vector<double>> slots;
+    std::vector<std::vector<std::uint8_t>> slots;
     std::vector<std::vector<std::uint8_t>> bytes;
     std::barrier<> sync;
   };
   ThreadCommunicator(Shared& s, int rank) : s_(s), rank_(rank) {}
   int rank() const override { return rank_; }
   int size() const override { return static_cast<int>(s_.slots.size()); }
-  std::vector<std::vector<double>> all_gather(const std::vector<double>& mine) const override {
+  std::vector<std::vector<std::uint8_t>> all_gather(const std::vector<std::uint8_t>& mine) const override {
     s_.slots[rank_] = mine;
     s_.sync.arrive_and_wait();
     auto all = s_.slots;

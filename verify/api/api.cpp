@@ -15,35 +15,21 @@
 #include "sim/laws/expression.hpp"
 #include "verify/divergence/engines.hpp"
 #include "verify/report/report.hpp"
+#include "verify/runner/codec.hpp"
 #include "verify/runner/runner.hpp"
 
 namespace privamp::api {
 
-nlohmann::json json_number(double x) {
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  if (std::isnan(x)) return nullptr;
-  return x;
-}
+using verify::json_number;  // the one serialiser of numbers (verify/runner/codec.hpp)
 
-nlohmann::json to_json(const verify::Estimate& e) {
-  nlohmann::json row;
-  row["value"] = json_number(e.value);
-  row["lower"] = json_number(e.lower);
-  row["upper"] = json_number(e.upper);
-  row["log_value"] = json_number(e.log_value);
-  row["log_lower"] = json_number(e.log_lower);
-  row["log_upper"] = json_number(e.log_upper);
-  row["error_kind"] = std::isnan(e.value) ? "none" : verify::to_string(e.error_kind);  // none: not computed
-  if (e.error_kind == verify::ErrorKind::discretised) {
-    row["numerical_error"] = e.numerical_error;
-    row["discretisation_error"] = e.discretisation_error;
-  }
-  row["level"] = e.level;
-  row["method"] = e.method;
-  row["work"] = e.work;
-  row["seconds"] = e.seconds;
+namespace {
+// An estimate of the API: the codec's object; error_kind "none" where the value was not computed.
+nlohmann::json estimate_json(const verify::Estimate& e) {
+  nlohmann::json row = verify::to_json(e);
+  if (std::isnan(e.value)) row["error_kind"] = "none";  // not computed (the result's error says why)
   return row;
 }
+}  // namespace
 
 // ---- divergences ----
 
@@ -118,7 +104,7 @@ nlohmann::json to_json(const DivergenceResult& r) {
   out["engine"] = r.engine;
   out["results"] = nlohmann::json::array();
   for (std::size_t i = 0; i < r.estimates.size(); ++i) {
-    nlohmann::json row = to_json(r.estimates[i]);
+    nlohmann::json row = estimate_json(r.estimates[i]);
     row["quantity"] = r.quantities[i].label();
     if (i < r.errors.size() && !r.errors[i].empty()) row["error"] = r.errors[i];
     out["results"].push_back(row);
@@ -325,10 +311,10 @@ nlohmann::json to_json(const KernelResult& r) {
                                  {"delta_prime", json_number(t.delta_prime)}});
     out["profile"] = nlohmann::json::array();
     for (const auto& p : r.profile) {
-      nlohmann::json row = to_json(p.exact.value);
+      nlohmann::json row = estimate_json(p.exact.value);
       row["eps_prime"] = p.eps_prime;
       row["map"] = p.exact.map;
-      if (p.cross) row["cross_check"] = to_json(*p.cross);
+      if (p.cross) row["cross_check"] = estimate_json(*p.cross);
       nlohmann::json bounds;
       for (std::size_t i = 0; i < p.bounds.size(); ++i)
         bounds[r.theorem1[i].id] = p.bounds[i] ? json_number(*p.bounds[i]) : nlohmann::json(nullptr);
@@ -337,7 +323,7 @@ nlohmann::json to_json(const KernelResult& r) {
     }
     out["renyi"] = nlohmann::json::array();
     for (const auto& [alpha, w] : r.renyi) {
-      nlohmann::json row = to_json(w.value);
+      nlohmann::json row = estimate_json(w.value);
       row["alpha"] = alpha;
       row["map"] = w.map;
       out["renyi"].push_back(row);

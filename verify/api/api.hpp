@@ -48,8 +48,6 @@ struct DivergenceResult {
 
 DivergenceResult divergence(const std::string& mu, const std::string& nu, const DivergenceRequest& request);
 nlohmann::json to_json(const DivergenceResult& result);  // the stable object documented in the README
-nlohmann::json to_json(const verify::Estimate& estimate);
-nlohmann::json json_number(double x);                    // "inf"/"-inf" strings for infinities
 
 // ---- a finite Markov kernel (`privamp kernel`) ----
 // A matrix from text: a JSON-style list of rows "[[0.5, 0.5], [0.1, 0.9]]", or CSV (one row per line).

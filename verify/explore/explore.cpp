@@ -15,7 +15,7 @@
 #include <nlopt.h>
 
 #include "numerics/errors.hpp"
-#include "verify/runner/row_codec.hpp"
+#include "verify/runner/codec.hpp"
 
 namespace privamp::verify {
 
@@ -37,33 +37,60 @@ void parallel_for(std::size_t n, int jobs, F&& f) {
   for (auto& t : threads) t.join();
 }
 
-// What of an evaluation travels between processes (the point is recomputed from u everywhere).
-constexpr std::size_t kPacked = 10;
-void pack(const Evaluation& e, std::vector<double>& out) {
-  out.insert(out.end(), e.u.begin(), e.u.end());
-  out.insert(out.end(), {e.exact, e.exact_lower, e.exact_upper, e.bound, e.bound_lower, e.bound_upper,
-                         static_cast<double>(e.verdict), static_cast<double>(e.status), e.outside ? 1.0 : 0.0, e.slack});
-  out.push_back(static_cast<double>(e.message.size()));  // the message travels too, one character per number
-  for (unsigned char c : e.message) out.push_back(c);
+// What of an evaluation travels between processes, keyed, through the codec's numbers (the point is recomputed
+// from u everywhere).
+nlohmann::json to_json(const Evaluation& e) {
+  return {{"u", e.u},
+          {"exact", json_number(e.exact)},
+          {"exact_lower", json_number(e.exact_lower)},
+          {"exact_upper", json_number(e.exact_upper)},
+          {"bound", json_number(e.bound)},
+          {"bound_lower", json_number(e.bound_lower)},
+          {"bound_upper", json_number(e.bound_upper)},
+          {"verdict", to_string(e.verdict)},
+          {"status", to_string(e.status)},
+          {"outside", e.outside},
+          {"slack", json_number(e.slack)},
+          {"message", e.message}};
 }
-Evaluation unpack(const double*& in, std::size_t d) {
+
+Evaluation evaluation_from_json(const nlohmann::json& j) {
   Evaluation e;
-  e.u.assign(in, in + d);
-  in += d;
-  e.exact = in[0];
-  e.exact_lower = in[1];
-  e.exact_upper = in[2];
-  e.bound = in[3];
-  e.bound_lower = in[4];
-  e.bound_upper = in[5];
-  e.verdict = static_cast<Verdict>(static_cast<int>(in[6]));
-  e.status = static_cast<Evaluation::Status>(static_cast<int>(in[7]));
-  e.outside = in[8] != 0;
-  e.slack = in[9];
-  in += kPacked;
-  const auto length = static_cast<std::size_t>(*in++);
-  for (std::size_t i = 0; i < length; ++i) e.message += static_cast<char>(static_cast<unsigned char>(*in++));
+  e.u = j.at("u").get<std::vector<double>>();
+  e.exact = number_from_json(j.at("exact"));
+  e.exact_lower = number_from_json(j.at("exact_lower"));
+  e.exact_upper = number_from_json(j.at("exact_upper"));
+  e.bound = number_from_json(j.at("bound"));
+  e.bound_lower = number_from_json(j.at("bound_lower"));
+  e.bound_upper = number_from_json(j.at("bound_upper"));
+  e.verdict = parse_verdict(j.at("verdict").get<std::string>());
+  const std::string status = j.at("status").get<std::string>();
+  for (auto s : {Evaluation::Status::ok, Evaluation::Status::not_applicable, Evaluation::Status::error,
+                 Evaluation::Status::exact_zero, Evaluation::Status::bound_infinite, Evaluation::Status::bound_underflow})
+    if (to_string(s) == status) e.status = s;
+  e.outside = j.at("outside").get<bool>();
+  e.slack = number_from_json(j.at("slack"));
+  e.message = j.at("message").get<std::string>();
   return e;
+}
+
+// Every process's lists of evaluations, exchanged as CBOR: out[r] are process r's lists, in its order.
+std::vector<std::vector<std::vector<Evaluation>>> exchange_evaluations(const Communicator& c, const std::vector<std::vector<Evaluation>>& mine) {
+  nlohmann::json lists = nlohmann::json::array();
+  for (const auto& list : mine) {
+    nlohmann::json l = nlohmann::json::array();
+    for (const Evaluation& e : list) l.push_back(to_json(e));
+    lists.push_back(std::move(l));
+  }
+  std::vector<std::vector<std::vector<Evaluation>>> out;
+  for (const auto& bytes : c.all_gather(nlohmann::json::to_cbor(lists))) {
+    auto& theirs = out.emplace_back();
+    for (const auto& l : nlohmann::json::from_cbor(bytes)) {
+      auto& list = theirs.emplace_back();
+      for (const auto& e : l) list.push_back(evaluation_from_json(e));
+    }
+  }
+  return out;
 }
 
 double slack_of(Direction direction, bool property, double log_exact, double log_bound) {
@@ -205,14 +232,11 @@ class Explorer {
       for (std::size_t k = 0; k < mine.size(); ++k) out[mine[k]] = std::move(local[k]);
       return out;
     }
-    std::vector<double> packed;
-    for (const Evaluation& e : local) pack(e, packed);
-    const auto all = options_.communicator->all_gather(packed);
+    const auto all = exchange_evaluations(*options_.communicator, {local});
     for (int r = 0; r < size(); ++r) {
-      const double* in = all[r].data();
-      for (std::size_t i = static_cast<std::size_t>(r); i < points.size(); i += static_cast<std::size_t>(size())) {
-        out[i] = unpack(in, space_.dimension());
-      }
+      std::size_t k = 0;
+      for (std::size_t i = static_cast<std::size_t>(r); i < points.size(); i += static_cast<std::size_t>(size()))
+        out[i] = all[r].at(0).at(k++);
     }
     return out;
   }
@@ -324,19 +348,14 @@ class Explorer {
         }
       return out;
     }
-    std::vector<double> packed;
-    for (std::size_t k : mine) {
-      packed.push_back(static_cast<double>(runs[k].trajectory.size()));
-      for (const Evaluation& e : runs[k].trajectory) pack(e, packed);
-    }
-    const auto all = options_.communicator->all_gather(packed);
+    std::vector<std::vector<Evaluation>> my_trajectories;
+    for (std::size_t k : mine) my_trajectories.push_back(runs[k].trajectory);
+    const auto all = exchange_evaluations(*options_.communicator, my_trajectories);
     std::vector<std::vector<Evaluation>> trajectories(runs.size());
     for (int r = 0; r < size(); ++r) {
-      const double* in = all[r].data();
-      for (std::size_t k = static_cast<std::size_t>(r); k < runs.size(); k += static_cast<std::size_t>(size())) {
-        const auto count = static_cast<std::size_t>(*in++);
-        for (std::size_t i = 0; i < count; ++i) trajectories[k].push_back(unpack(in, space_.dimension()));
-      }
+      std::size_t j = 0;
+      for (std::size_t k = static_cast<std::size_t>(r); k < runs.size(); k += static_cast<std::size_t>(size()))
+        trajectories[k] = all[r].at(j++);
     }
     for (std::size_t k = 0; k < runs.size(); ++k)
       for (Evaluation& e : trajectories[k]) {

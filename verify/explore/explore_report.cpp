@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "numerics/errors.hpp"
+#include "numerics/files.hpp"
 
 namespace privamp::verify {
 
@@ -268,8 +269,8 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
 }
 
 void write_explore_csv(const ExploreResult& r, const std::filesystem::path& file) {
-  std::ofstream out(file);
-  if (!out) throw InvalidArgument(fmt::format("cannot write {}", file.string()));
+  OutputFile checked(file);
+  std::ostream& out = checked.stream();
   out << "index,phase";
   for (const auto& a : r.space.axes) out << "," << a.name;
   out << ",status,verdict,outside,exact,exact_lower,exact_upper,bound,bound_lower,bound_upper,slack,objective,message\n";
@@ -287,6 +288,7 @@ void write_explore_csv(const ExploreResult& r, const std::filesystem::path& file
     std::replace(message.begin(), message.end(), '"', '\'');
     out << ",\"" << message << "\"\n";
   }
+  checked.close();
 }
 
 void write_explore_json(const ExploreResult& r, const ExploreOptions& o, const std::filesystem::path& file) {
@@ -321,9 +323,7 @@ void write_explore_json(const ExploreResult& r, const ExploreOptions& o, const s
                          {"bound", num(row.bound)}, {"outside", row.outside}, {"mu", row.mu}, {"nu", row.nu},
                          {"quantity", row.quantity}});
   }
-  std::ofstream out(file);
-  if (!out) throw InvalidArgument(fmt::format("cannot write {}", file.string()));
-  out << j.dump(1) << "\n";
+  write_file(file, j.dump(1) + "\n");
 }
 
 }  // namespace privamp::verify

@@ -9,29 +9,15 @@
 #include <nlohmann/json.hpp>
 
 #include "numerics/errors.hpp"
+#include "numerics/files.hpp"
+#include "verify/runner/codec.hpp"
 
 namespace privamp::verify {
 
 namespace {
 
-nlohmann::json num(double x) {
-  if (std::isnan(x)) return nullptr;
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  return x;
-}
-
-double from_json(const nlohmann::json& j) {
-  if (j.is_string()) return j.get<std::string>() == "inf" ? INFINITY : -INFINITY;
-  if (j.is_null()) return std::nan("");
-  return j.get<double>();
-}
-
-nlohmann::json params_json(const Params& p) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [k, v] : p.numbers) j[k] = v;
-  for (const auto& [k, v] : p.words) j[k] = v;
-  return j;
-}
+const auto num = json_number;
+const auto from_json = number_from_json;
 
 // CSV numbers: full precision; undefined values (a formula outside its hypotheses, a ratio with a zero exact
 // value) as empty fields.
@@ -76,11 +62,6 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-void open(std::ofstream& out, const std::filesystem::path& file) {
-  out.open(file);
-  if (!out) throw InvalidArgument(fmt::format("cannot write {}", file.string()));
-  out.precision(17);
-}
 
 }  // namespace
 
@@ -106,8 +87,9 @@ std::string summary_table(const std::vector<Row>& rows) {
 }
 
 void write_csv(const std::vector<Row>& rows, const std::filesystem::path& file) {
-  std::ofstream out;
-  open(out, file);
+  OutputFile checked(file);
+  std::ostream& out = checked.stream();
+  out.precision(17);
   out << "file,case,id,parameters,quantity,mu,nu,exact,exact_lower,exact_upper,error_kind,method,cross_check,bound,"
          "bound_over_exact,verdict,reason,note\n";
   for (const Row& r : rows) {
@@ -118,47 +100,22 @@ void write_csv(const std::vector<Row>& rows, const std::filesystem::path& file) 
         << ',' << csv_number(r.ratio()) << ',' << to_string(r.verdict) << ',' << csv_field(r.reason) << ',' << csv_field(r.note)
         << '\n';
   }
+  checked.close();
 }
 
 std::string rows_json(const std::vector<Row>& rows, int indent) {
   nlohmann::json all = nlohmann::json::array();
-  for (const Row& r : rows) {
-    nlohmann::json j;
-    j["file"] = r.file;
-    j["case"] = r.case_name;
-    j["id"] = r.id;
-    j["parameters"] = params_json(r.params);
-    j["quantity"] = r.quantity;
-    j["mu"] = r.mu;
-    j["nu"] = r.nu;
-    j["exact"] = {{"value", num(r.exact.value)}, {"lower", num(r.exact.lower)}, {"upper", num(r.exact.upper)},
-                  {"log_value", num(r.exact.log_value)}, {"error_kind", to_string(r.exact.error_kind)},
-                  {"level", r.exact.level}, {"method", r.exact.method}};
-    if (r.cross) j["cross_check"] = {{"value", num(r.cross->value)}, {"lower", num(r.cross->lower)},
-                                     {"upper", num(r.cross->upper)}, {"method", r.cross->method}};
-    j["bound"] = num(r.bound);
-    if (!std::isnan(r.bound_lower)) {
-      j["bound_lower"] = num(r.bound_lower);
-      j["bound_upper"] = num(r.bound_upper);
-    }
-    j["bound_over_exact"] = num(r.ratio());
-    j["verdict"] = to_string(r.verdict);
-    j["reason"] = r.reason;
-    j["note"] = r.note;
-    all.push_back(j);
-  }
+  for (const Row& r : rows) all.push_back(to_json(r));
   return all.dump(indent);
 }
 
 void write_json(const std::vector<Row>& rows, const std::filesystem::path& file) {
-  std::ofstream out;
-  open(out, file);
-  out << rows_json(rows, 1) << "\n";
+  write_file(file, rows_json(rows, 1) + "\n");
 }
 
 void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& file) {
-  std::ofstream out;
-  open(out, file);
+  OutputFile checked(file);
+  std::ostream& out = checked.stream();
   out << "# privamp verify report\n\n## Summary per theorem\n\n```\n" << summary_table(rows) << "```\n\n";
   out << "bound/exact: for upper bounds ≥ 1 when the bound holds (1 = tight); for lower bounds (L3) ≤ 1.\n\n";
   auto section = [&](const char* title, auto keep) {
@@ -184,6 +141,7 @@ void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& f
   section("Not applicable", [](const Row& r) { return r.verdict == Verdict::not_applicable; });
   out << "## All rows\n\nSee results.csv and results.json beside this file: every row lists its case, parameters, the "
          "law expressions, the engine and method, the interval and the verdict.\n";
+  checked.close();
 }
 
 void check_golden_targets(const std::vector<Case>& cases, const std::filesystem::path& dir) {
@@ -219,6 +177,9 @@ void update_golden(const std::vector<Row>& rows, const std::filesystem::path& di
   for (const Row& r : rows) {
     nlohmann::json j;
     j["key"] = r.key();
+    j["case"] = r.case_name;
+    j["id"] = r.id;
+    j["parameters"] = to_json(r.params);
     j["value"] = num(r.exact.value);
     j["lower"] = num(r.exact.lower);
     j["upper"] = num(r.exact.upper);
@@ -226,11 +187,7 @@ void update_golden(const std::vector<Row>& rows, const std::filesystem::path& di
     j["verdict"] = to_string(r.verdict);
     files[std::filesystem::path(r.file).stem().string()].push_back(j);
   }
-  for (const auto& [stem, rows_json] : files) {
-    std::ofstream out;
-    open(out, dir / (stem + ".json"));
-    out << rows_json.dump(1) << "\n";
-  }
+  for (const auto& [stem, rows_json] : files) write_file(dir / (stem + ".json"), rows_json.dump(1) + "\n");
 }
 
 std::vector<std::string> check_golden(const std::vector<Row>& rows, const std::filesystem::path& dir, bool partial) {

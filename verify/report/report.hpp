@@ -17,7 +17,8 @@ void write_json(const std::vector<Row>& rows, const std::filesystem::path& file)
 std::string rows_json(const std::vector<Row>& rows, int indent = -1);
 void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& file);
 
-// Golden results: one JSON file per case file, <dir>/<stem>.json, keyed by Row::key().
+// Golden results: one JSON file per case file, <dir>/<stem>.json, keyed by Row::key(), each row with its case, ID
+// and parameters as fields beside its value, interval, bound and verdict.
 void update_golden(const std::vector<Row>& rows, const std::filesystem::path& dir);
 // Before --update-golden runs: every golden file it would write (DIR/STEM.json per case file) is new or a golden
 // file already (a JSON list of rows with key and verdict), and no two case files share a stem; InvalidArgument

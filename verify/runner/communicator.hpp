@@ -13,7 +13,7 @@ class Communicator {
   virtual int rank() const { return 0; }
   virtual int size() const { return 1; }
   // Every process passes its data; each receives every process's data, in rank order.
-  virtual std::vector<std::vector<double>> all_gather(const std::vector<double>& mine) const { return {mine}; }
+  virtual std::vector<std::vector<std::uint8_t>> all_gather(const std::vector<std::uint8_t>& mine) const { return {mine}; }
   // Every process passes its bytes; the first process (rank 0) receives all of them in rank order, the others
   // an empty list.
   virtual std::vector<std::vector<std::uint8_t>> gather(const std::vector<std::uint8_t>& mine) const { return {mine}; }

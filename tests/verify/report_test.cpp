@@ -1,0 +1,136 @@
+// The report writers and the one serialiser of rows (verify/runner/codec.hpp): a row survives JSON and CBOR bit for
+// bit (infinities, NaN and words included), and the CSV, JSON and Markdown files say what the rows say.
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "numerics/errors.hpp"
+#include "numerics/files.hpp"
+#include "support/scratch.hpp"
+#include "verify/report/report.hpp"
+#include "verify/runner/codec.hpp"
+
+using namespace privamp;
+using namespace privamp::verify;
+using Catch::Matchers::Contains;
+
+namespace {
+
+Row sample_row() {
+  Row r;
+  r.file = "cases/x.toml";
+  r.case_name = "a case, with \"quotes\"";
+  r.id = "T.x";
+  r.params.numbers = {{"alpha", 2.5}, {"delta", 1e-300}};
+  r.params.words = {{"noise", "laplace"}};
+  r.quantity = "renyi(2.5)";
+  r.order = 2.5;
+  r.mu = "laplace(1, 1)";
+  r.nu = "laplace(0, 1)";
+  r.exact = Estimate::from_log(-800, 1e-12, ErrorKind::quadrature, "test, with a comma");
+  r.exact.work = 1234;
+  r.cross = Estimate::infinite("inf route");
+  r.bound = 1.0 / 3.0;
+  r.bound_lower = 0.3;
+  r.bound_upper = std::numeric_limits<double>::infinity();
+  r.note = "line one\nline two";
+  r.verdict = Verdict::violated;
+  r.reason = "exact lower end > bound";
+  r.outside = "needs L <= 1";
+  return r;
+}
+
+bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+void check_same(const Estimate& a, const Estimate& b) {
+  CHECK(same(a.value, b.value));
+  CHECK(same(a.lower, b.lower));
+  CHECK(same(a.upper, b.upper));
+  CHECK(same(a.log_value, b.log_value));
+  CHECK(same(a.log_lower, b.log_lower));
+  CHECK(same(a.log_upper, b.log_upper));
+  CHECK(a.error_kind == b.error_kind);
+  CHECK(a.method == b.method);
+  CHECK(a.work == b.work);
+}
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("a row survives the codec bit for bit, between processes too", "[verify][report]") {
+  const Row r = sample_row();
+  const TaskRows tasks = {{7, {r}}, {9, {}}};
+  const TaskRows back = decode_rows(encode_rows(tasks));
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].first == 7);
+  CHECK(back[1].second.empty());
+  const Row& b = back[0].second.at(0);
+  CHECK(b.file == r.file);
+  CHECK(b.case_name == r.case_name);
+  CHECK(b.id == r.id);
+  CHECK(b.params.numbers == r.params.numbers);
+  CHECK(b.params.words == r.params.words);
+  CHECK(b.quantity == r.quantity);
+  CHECK(b.order == r.order);
+  check_same(b.exact, r.exact);
+  REQUIRE(b.cross);
+  check_same(*b.cross, *r.cross);
+  CHECK(b.bound == r.bound);
+  CHECK(b.bound_lower == r.bound_lower);
+  CHECK(b.bound_upper == r.bound_upper);
+  CHECK(b.note == r.note);
+  CHECK(b.verdict == r.verdict);
+  CHECK(b.reason == r.reason);
+  CHECK(b.outside == r.outside);
+  // Keyed, with non-finite numbers as strings; a malformed number is refused.
+  const nlohmann::json j = to_json(r);
+  CHECK(j["bound_upper"] == "inf");
+  CHECK(j["cross_check"]["value"] == "inf");
+  CHECK(j["parameters"]["noise"] == "laplace");
+  CHECK_THROWS_AS(number_from_json(nlohmann::json("infinity")), InvalidArgument);
+  // NaN is null and back.
+  CHECK(std::isnan(number_from_json(json_number(std::nan("")))));
+}
+
+TEST_CASE("the report writers: CSV fields quoted, JSON rows decodable, Markdown sections by verdict", "[verify][report]") {
+  Row held = sample_row();
+  held.verdict = Verdict::holds;
+  held.id = "T.held";
+  const std::vector<Row> rows = {sample_row(), held};
+  const auto dir = test::scratch() / "report";
+  std::filesystem::create_directories(dir);
+  write_csv(rows, dir / "results.csv");
+  write_json(rows, dir / "results.json");
+  write_markdown(rows, dir / "report.md");
+
+  const std::string csv = read(dir / "results.csv");
+  CHECK_THAT(csv, Contains("\"a case, with \"\"quotes\"\"\""));  // commas and quotes inside a quoted field
+  CHECK_THAT(csv, Contains("\"line one\nline two\""));
+  CHECK_THAT(csv, Contains(",violated,"));
+
+  const nlohmann::json json = nlohmann::json::parse(read(dir / "results.json"));
+  REQUIRE(json.size() == 2);
+  CHECK(row_from_json(json[1]).id == "T.held");
+  CHECK(json[0]["exact"]["log_value"] == -800);
+
+  const std::string md = read(dir / "report.md");
+  CHECK_THAT(md, Contains("## Violations (1)"));
+  CHECK_THAT(md, Contains("| T.x |"));
+  CHECK_THAT(md, Contains("## Errors (0)"));
+  CHECK_THAT(summary_table(rows), Contains("T.held"));
+
+  // A file that cannot be written is an error, not a silent loss.
+  CHECK_THROWS_AS(write_csv(rows, dir / "no_such_dir" / "results.csv"), InvalidArgument);
+  // And so is a write that fails after the file opened (a full disk).
+  if (std::filesystem::exists("/dev/full")) CHECK_THROWS_WITH(write_json(rows, "/dev/full"), Contains("the write failed"));
+}

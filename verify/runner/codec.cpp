@@ -1,0 +1,154 @@
+#include "verify/runner/codec.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+
+namespace privamp::verify {
+
+using nlohmann::json;
+
+json json_number(double x) {
+  if (std::isnan(x)) return nullptr;
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return x;
+}
+
+double number_from_json(const json& j) {
+  if (j.is_null()) return std::numeric_limits<double>::quiet_NaN();
+  if (j.is_number()) return j.get<double>();
+  if (j.is_string() && j.get<std::string>() == "inf") return std::numeric_limits<double>::infinity();
+  if (j.is_string() && j.get<std::string>() == "-inf") return -std::numeric_limits<double>::infinity();
+  throw InvalidArgument(fmt::format("expected a number, \"inf\", \"-inf\" or null, got {}", j.dump()));
+}
+
+namespace {
+
+ErrorKind error_kind_from(const std::string& s) {
+  for (ErrorKind k : {ErrorKind::exact, ErrorKind::certified, ErrorKind::quadrature, ErrorKind::statistical, ErrorKind::discretised})
+    if (to_string(k) == s) return k;
+  throw InvalidArgument(fmt::format("unknown error kind '{}'", s));
+}
+
+double number_at(const json& j, const char* key) { return j.contains(key) ? number_from_json(j.at(key)) : std::nan(""); }
+
+}  // namespace
+
+json to_json(const Estimate& e) {
+  json j = {{"value", json_number(e.value)},       {"lower", json_number(e.lower)},
+            {"upper", json_number(e.upper)},       {"log_value", json_number(e.log_value)},
+            {"log_lower", json_number(e.log_lower)}, {"log_upper", json_number(e.log_upper)},
+            {"error_kind", to_string(e.error_kind)}, {"level", e.level},
+            {"method", e.method},                  {"work", e.work},
+            {"seconds", e.seconds}};
+  if (e.error_kind == ErrorKind::discretised) {
+    j["numerical_error"] = e.numerical_error;
+    j["discretisation_error"] = e.discretisation_error;
+  }
+  return j;
+}
+
+Estimate estimate_from_json(const json& j) {
+  Estimate e;
+  e.value = number_at(j, "value");
+  e.lower = number_at(j, "lower");
+  e.upper = number_at(j, "upper");
+  e.log_value = number_at(j, "log_value");
+  e.log_lower = number_at(j, "log_lower");
+  e.log_upper = number_at(j, "log_upper");
+  e.error_kind = error_kind_from(j.at("error_kind").get<std::string>());
+  e.level = j.at("level").get<double>();
+  e.method = j.at("method").get<std::string>();
+  e.work = j.value("work", 0L);
+  e.seconds = j.value("seconds", 0.0);
+  e.numerical_error = j.value("numerical_error", 0.0);
+  e.discretisation_error = j.value("discretisation_error", 0.0);
+  return e;
+}
+
+json to_json(const Params& p) {
+  json j = json::object();
+  for (const auto& [k, v] : p.numbers) j[k] = v;
+  for (const auto& [k, v] : p.words) j[k] = v;
+  return j;
+}
+
+Params params_from_json(const json& j) {
+  Params p;
+  for (const auto& [k, v] : j.items()) {
+    if (v.is_number()) p.numbers[k] = v.get<double>();
+    else if (v.is_string()) p.words[k] = v.get<std::string>();
+    else throw InvalidArgument(fmt::format("parameter '{}': expected a number or a word, got {}", k, v.dump()));
+  }
+  return p;
+}
+
+json to_json(const Row& r) {
+  json j = {{"file", r.file},         {"case", r.case_name},
+            {"id", r.id},             {"parameters", to_json(r.params)},
+            {"quantity", r.quantity}, {"order", json_number(r.order)},
+            {"mu", r.mu},             {"nu", r.nu},
+            {"exact", to_json(r.exact)}};
+  if (r.cross) j["cross_check"] = to_json(*r.cross);
+  // A row is reproducible: an engine's timing is not part of it.
+  j["exact"].erase("seconds");
+  if (r.cross) j["cross_check"].erase("seconds");
+  j["bound"] = json_number(r.bound);
+  if (!std::isnan(r.bound_lower) || !std::isnan(r.bound_upper)) {
+    j["bound_lower"] = json_number(r.bound_lower);
+    j["bound_upper"] = json_number(r.bound_upper);
+  }
+  j["bound_over_exact"] = json_number(r.ratio());
+  j["verdict"] = to_string(r.verdict);
+  j["reason"] = r.reason;
+  j["note"] = r.note;
+  if (!r.outside.empty()) j["outside"] = r.outside;
+  return j;
+}
+
+Row row_from_json(const json& j) {
+  Row r;
+  r.file = j.at("file").get<std::string>();
+  r.case_name = j.at("case").get<std::string>();
+  r.id = j.at("id").get<std::string>();
+  r.params = params_from_json(j.at("parameters"));
+  r.quantity = j.at("quantity").get<std::string>();
+  r.order = number_at(j, "order");
+  r.mu = j.at("mu").get<std::string>();
+  r.nu = j.at("nu").get<std::string>();
+  r.exact = estimate_from_json(j.at("exact"));
+  if (j.contains("cross_check")) r.cross = estimate_from_json(j.at("cross_check"));
+  r.bound = number_at(j, "bound");
+  r.bound_lower = number_at(j, "bound_lower");
+  r.bound_upper = number_at(j, "bound_upper");
+  r.verdict = parse_verdict(j.at("verdict").get<std::string>());
+  r.reason = j.at("reason").get<std::string>();
+  r.note = j.at("note").get<std::string>();
+  r.outside = j.value("outside", std::string());
+  return r;
+}
+
+std::vector<std::uint8_t> encode_rows(const TaskRows& rows) {
+  json all = json::array();
+  for (const auto& [task, list] : rows) {
+    json t = {{"task", task}, {"rows", json::array()}};
+    for (const Row& r : list) t["rows"].push_back(to_json(r));
+    all.push_back(std::move(t));
+  }
+  return json::to_cbor(all);
+}
+
+TaskRows decode_rows(const std::vector<std::uint8_t>& bytes) {
+  TaskRows out;
+  for (const json& t : json::from_cbor(bytes)) {
+    std::vector<Row> list;
+    for (const json& r : t.at("rows")) list.push_back(row_from_json(r));
+    out.emplace_back(t.at("task").get<std::size_t>(), std::move(list));
+  }
+  return out;
+}
+
+}  // namespace privamp::verify
