@@ -11,7 +11,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "numerics/files.hpp"
 #include "verify/explore/explore.hpp"
+#include "verify/runner/run.hpp"
 
 namespace privamp::cli {
 
@@ -43,11 +45,7 @@ std::function<void(std::size_t done, std::size_t total)> terminal_progress(const
 std::vector<std::string> split(const std::string& s);
 // A comma-separated list option such as --only: its items, InvalidArgument when the text names none (",,").
 std::vector<std::string> list_option(const std::string& command, const std::string& option, const std::string& text);
-// An output directory (--out): checked before any work (a file there, or a parent that cannot hold it, is refused),
-// created only afterwards by make_output_dir, which probes that it is writable with a file of its own.
-void check_output_dir(const std::string& option, const std::filesystem::path& dir);
-void make_output_dir(const std::string& option, const std::filesystem::path& dir);
-// --jobs: 0 is the number of cores; outside [0, 1024] an InvalidArgument naming the command's option.
-int worker_count(const std::string& command, int jobs);
+// (Output directories: numerics/files.hpp; --jobs: verify::worker_count in verify/runner/run.hpp.)
+using verify::worker_count;
 
 }  // namespace privamp::cli

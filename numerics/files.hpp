@@ -29,6 +29,12 @@ class OutputFile {
   std::ofstream out_;
 };
 
+// An output directory (--out): checked before any work (a file there, or a parent that cannot hold it, is refused,
+// naming `option`), created only afterwards by make_output_dir, which probes that it is writable with a file of its
+// own (no file of the user's is touched).
+void check_output_dir(std::string_view option, const std::filesystem::path& dir);
+void make_output_dir(std::string_view option, const std::filesystem::path& dir);
+
 // The whole text to one file, checked.
 void write_file(const std::filesystem::path& path, std::string_view text);
 

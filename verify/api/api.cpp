@@ -16,6 +16,7 @@
 #include "verify/divergence/engines.hpp"
 #include "verify/report/report.hpp"
 #include "verify/runner/codec.hpp"
+#include "verify/runner/run.hpp"
 #include "verify/runner/runner.hpp"
 
 namespace privamp::api {
@@ -333,23 +334,17 @@ nlohmann::json to_json(const KernelResult& r) {
 }
 
 VerifyResult verify(const std::vector<std::string>& paths, const std::vector<std::string>& only, int jobs) {
-  if (jobs < 0 || jobs > 1024) throw_invalid("verify", "jobs", jobs, "1 <= jobs <= 1024 (0: the number of cores)");
   std::vector<std::filesystem::path> files(paths.begin(), paths.end());
   if (files.empty()) throw InvalidArgument("verify: give at least one case file or directory");
-  const verify::Loaded loaded = verify::load(files);  // a value: nothing of this call outlives it
-  const auto& cases = loaded.cases;
-  verify::RunOptions options;
-  options.only = only;
-  for (const auto& id : options.only) verify::find_bound(id, *loaded.bounds);
-  options.jobs = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const auto rows = verify::run_cases(cases, options);
+  verify::RunSettings settings;
+  settings.only = only;
+  settings.jobs = verify::worker_count("verify", jobs);  // checked before the files are read
+  const verify::RunResult r = verify::run(verify::load(files), settings);  // the load is a value of this call
   VerifyResult out;
-  out.rows_json = verify::rows_json(rows);
-  out.summary = verify::summary_table(rows);
-  for (const auto& r : rows) {
-    out.violated += r.verdict == verify::Verdict::violated;
-    out.errors += r.verdict == verify::Verdict::error;
-  }
+  out.rows_json = verify::rows_json(r.rows);
+  out.summary = verify::summary_table(r.rows);
+  out.violated = r.violated;
+  out.errors = r.errors;
   return out;
 }
 

@@ -144,6 +144,13 @@ void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& f
   checked.close();
 }
 
+void write_reports(const std::vector<Row>& rows, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  write_csv(rows, dir / "results.csv");
+  write_json(rows, dir / "results.json");
+  write_markdown(rows, dir / "report.md");
+}
+
 void check_golden_targets(const std::vector<Case>& cases, const std::filesystem::path& dir) {
   std::map<std::string, std::string> stems;  // stem → case file
   for (const Case& c : cases) {

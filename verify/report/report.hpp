@@ -16,6 +16,8 @@ void write_json(const std::vector<Row>& rows, const std::filesystem::path& file)
 // The rows as a JSON array (what write_json writes): "inf" strings for infinities, null for undefined values.
 std::string rows_json(const std::vector<Row>& rows, int indent = -1);
 void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& file);
+// results.csv, results.json and report.md in `dir` (created if missing): what `privamp verify --out DIR` writes.
+void write_reports(const std::vector<Row>& rows, const std::filesystem::path& dir);
 
 // Golden results: one JSON file per case file, <dir>/<stem>.json, keyed by Row::key(), each row with its case, ID
 // and parameters as fields beside its value, interval, bound and verdict.

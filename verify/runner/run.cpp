@@ -1,0 +1,48 @@
+#include "verify/runner/run.hpp"
+
+#include <thread>
+
+#include "numerics/errors.hpp"
+#include "verify/runner/codec.hpp"
+
+namespace privamp::verify {
+
+int worker_count(const std::string& command, int jobs) {
+  if (jobs < 0 || jobs > 1024) throw_invalid(command, "--jobs", jobs, "1 <= jobs <= 1024 (0: the number of cores)");
+  return jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+RunResult run(const Loaded& loaded, const RunSettings& settings) {
+  for (const auto& id : settings.only) find_bound(id, *loaded.bounds);  // InvalidArgument listing the known IDs
+  RunOptions options;
+  options.only = settings.only;
+  options.jobs = worker_count("verify", settings.jobs);
+  const Communicator one;
+  const Communicator& comm = settings.communicator ? *settings.communicator : one;
+  options.process = comm.rank();
+  options.processes = comm.size();
+  if (comm.rank() == 0) options.progress = settings.progress;
+  auto tasks = run_tasks(loaded.cases, options);
+  RunResult out;
+  if (comm.size() > 1) {
+    TaskRows mine;
+    for (std::size_t i = static_cast<std::size_t>(comm.rank()); i < tasks.size(); i += static_cast<std::size_t>(comm.size()))
+      mine.emplace_back(i, std::move(tasks[i]));
+    const auto all = comm.gather(encode_rows(mine));
+    if (comm.rank() != 0) {
+      out.reporting = false;
+      return out;
+    }
+    for (const auto& bytes : all)
+      for (auto& [i, list] : decode_rows(bytes)) tasks.at(i) = std::move(list);
+  }
+  for (auto& list : tasks)
+    out.rows.insert(out.rows.end(), std::make_move_iterator(list.begin()), std::make_move_iterator(list.end()));
+  for (const Row& r : out.rows) {
+    out.violated += r.verdict == Verdict::violated;
+    out.errors += r.verdict == Verdict::error;
+  }
+  return out;
+}
+
+}  // namespace privamp::verify
