@@ -79,9 +79,7 @@ const std::vector<std::string>& function_names() {
   return names;
 }
 
-bool is_divergence(const std::string& f) {
-  return f == "renyi" || f == "hockey_stick" || f == "kl" || f == "tv" || f == "renyi_inf";
-}
+bool is_divergence(const std::string& f) { return parse_divergence(f).has_value(); }
 
 // ------------------------------------------------------------------------------------------------------------------
 // Parsing
@@ -726,7 +724,7 @@ class Evaluator {
 
   Val divergence(const Node& n) {
     const std::string& f = n.text;
-    const bool ordered = f == "renyi" || f == "hockey_stick";
+    const bool ordered = has_order(*parse_divergence(f));
     if (ordered && n.args.size() == 2)
       fail(n, fmt::format("{}(mu, nu, {}): expected the order after nu", f, f == "renyi" ? "alpha" : "eps"));
     if (n.args.size() != (ordered ? 3u : 2u))
@@ -753,7 +751,7 @@ class Evaluator {
     const LawPtr mu = built(*n.args[0]), nu = built(*n.args[1]);
     Bracketed r;
     try {
-      r = (*divergence_)(*mu, *nu, f, order);
+      r = (*divergence_)(*mu, *nu, *parse_divergence(f), order);
     } catch (const InvalidArgument& e) {
       fail(n, e.what());
     }

@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 
+#include "sim/laws/divergence_kind.hpp"
 #include "sim/laws/law.hpp"
 
 namespace privamp::sim {
@@ -48,9 +49,8 @@ struct Bracketed {
   double value, lower, upper;  // lower = value = upper unless a divergence brought an interval
 };
 
-// How a divergence call is computed (the verify layer supplies its engines): kind is renyi, hockey_stick, kl, tv or
-// renyi_inf; order is alpha or eps (0 for the others).
-using DivergenceFunction = std::function<Bracketed(const Law& mu, const Law& nu, const std::string& kind, double order)>;
+// How a divergence call is computed (the verify layer supplies its engines): order is alpha or eps (0 for the others).
+using DivergenceFunction = std::function<Bracketed(const Law& mu, const Law& nu, Divergence kind, double order)>;
 
 struct Node;
 

@@ -127,8 +127,8 @@ TEST_CASE("verdicts: a deliberately wrong bound is caught as violated", "[verify
   CHECK(decide(Direction::upper, e, 0.8, 1e-6, why) == Verdict::violated);
   CHECK(decide(Direction::upper, e, 1.05, 0.1, why) == Verdict::tight);
   CHECK(decide(Direction::lower, e, 1.2, 1e-6, why) == Verdict::violated);
-  CHECK(decide(Direction::equal, e, 1.05, 1e-6, why) == Verdict::tight);
-  CHECK(decide(Direction::equal, e, 1.5, 1e-6, why) == Verdict::violated);
+  CHECK(decide(Direction::identity, e, 1.05, 1e-6, why) == Verdict::tight);
+  CHECK(decide(Direction::identity, e, 1.5, 1e-6, why) == Verdict::violated);
 }
 
 TEST_CASE("golden results: unchanged runs pass, moved values and changed verdicts are caught", "[verify][runner]") {

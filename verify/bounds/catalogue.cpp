@@ -13,7 +13,7 @@ std::string to_string(Direction d) {
   switch (d) {
     case Direction::upper: return "upper";
     case Direction::lower: return "lower";
-    case Direction::equal: return "equal";
+    case Direction::identity: return "identity";
   }
   return "?";
 }

@@ -23,8 +23,9 @@ class FiniteKernel;
 
 namespace privamp::verify {
 
-// upper: exact ≤ bound; lower: exact ≥ bound; equal: an identity (a closed form to confirm).
-enum class Direction { upper, lower, equal };
+// upper: exact ≤ bound; lower: exact ≥ bound; identity: exact = bound (a closed form to confirm). The names are
+// those of a [[bound]] table's `direction` key.
+enum class Direction { upper, lower, identity };
 std::string to_string(Direction d);
 
 struct BoundValue {

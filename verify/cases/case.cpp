@@ -155,10 +155,13 @@ class Reader : public TomlReader {
       e.check = std::move(d);
     }
     const std::string direction = text(t, "direction", "upper");
-    if (direction == "upper") e.direction = Direction::upper;
-    else if (direction == "lower") e.direction = Direction::lower;
-    else if (direction == "identity") e.direction = Direction::equal;
-    else fail(t.get("direction"), "direction", "must be upper, lower or identity");
+    bool known_direction = false;
+    for (Direction d : {Direction::upper, Direction::lower, Direction::identity})
+      if (to_string(d) == direction) {
+        e.direction = d;
+        known_direction = true;
+      }
+    if (!known_direction) fail(t.get("direction"), "direction", "must be upper, lower or identity");
     std::vector<std::string> requirements;
     if (const toml::node* r = t.get("requires")) {
       if (!r->is_array()) fail(r, "requires", "must be a list of conditions, e.g. [\"n >= 1\", \"b > 0\"]");
@@ -300,15 +303,10 @@ class Reader : public TomlReader {
     if (c.kind == Case::Kind::kernel) c.kernel = text(t, "kernel");
     if (c.kind != Case::Kind::property && c.kind != Case::Kind::value) {
       const std::string q = text(t, "quantity");
-      bool found = false;
-      for (auto k : {Quantity::Kind::renyi, Quantity::Kind::kl, Quantity::Kind::renyi_inf, Quantity::Kind::hockey_stick,
-                     Quantity::Kind::tv})
-        if (quantity_name(k) == q) {
-          c.quantity = k;
-          found = true;
-        }
-      if (!found) fail(t.get("quantity"), "quantity", "must be renyi, renyi_inf, kl, tv or hockey_stick");
-      if (c.quantity == Quantity::Kind::renyi || c.quantity == Quantity::Kind::hockey_stick) {
+      const auto kind = parse_quantity_kind(q);
+      if (!kind) fail(t.get("quantity"), "quantity", fmt::format("must be {}", kQuantityNames));
+      c.quantity = *kind;
+      if (sim::has_order(c.quantity)) {
         c.order = text(t, "order");
         if (c.order.find_first_not_of(" \t") == std::string::npos) fail(t.get("order"), "order", "must not be empty (a formula such as \"{alpha}\")");
       }

@@ -11,12 +11,11 @@ namespace privamp::verify {
 namespace {
 
 // Divergence calls in formulas: the engines' value with its interval; a bound never rests on a Monte Carlo value.
-sim::Bracketed engine_divergence(const sim::Law& mu, const sim::Law& nu, const std::string& kind, double order) {
-  const auto k = parse_quantity_kind(kind);
-  if (!k) throw InvalidArgument(fmt::format("unknown divergence '{}' (known: {})", kind, kQuantityNames));
-  const Quantity q = Quantity::of(*k, order);
+sim::Bracketed engine_divergence(const sim::Law& mu, const sim::Law& nu, sim::Divergence kind, double order) {
+  const Quantity q = Quantity::of(kind, order);
   const Estimate e = compute_divergence(mu, nu, q);
-  if (e.error_kind == ErrorKind::statistical) throw InvalidArgument(kind + ": a bound cannot rest on a Monte Carlo value");
+  if (e.error_kind == ErrorKind::statistical)
+    throw InvalidArgument(quantity_name(kind) + ": a bound cannot rest on a Monte Carlo value");
   return {e.value, e.lower, e.upper};
 }
 

@@ -134,26 +134,6 @@ Quantity Quantity::of(Kind kind, double order) {
   return kl();
 }
 
-namespace {
-constexpr std::pair<Quantity::Kind, const char*> kQuantityTable[] = {{Quantity::Kind::renyi, "renyi"},
-                                                                     {Quantity::Kind::kl, "kl"},
-                                                                     {Quantity::Kind::renyi_inf, "renyi_inf"},
-                                                                     {Quantity::Kind::hockey_stick, "hockey_stick"},
-                                                                     {Quantity::Kind::tv, "tv"}};
-}  // namespace
-
-std::string quantity_name(Quantity::Kind kind) {
-  for (const auto& [k, name] : kQuantityTable)
-    if (k == kind) return name;
-  return "?";
-}
-
-std::optional<Quantity::Kind> parse_quantity_kind(std::string_view name) {
-  for (const auto& [k, n] : kQuantityTable)
-    if (n == name) return k;
-  return std::nullopt;
-}
-
 Quantity Quantity::renyi(double alpha) {
   if (!(alpha > 1) || !(alpha <= 1e6))
     throw_invalid("renyi", "alpha", alpha,

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "sim/laws/divergence_kind.hpp"
+
 namespace privamp::verify {
 
 enum class ErrorKind {
@@ -61,7 +63,7 @@ struct Estimate {
 
 // What can be computed between two laws.
 struct Quantity {
-  enum class Kind { renyi, kl, renyi_inf, hockey_stick, tv };
+  using Kind = sim::Divergence;  // one enum and one name table for the program (sim/laws/divergence_kind.hpp)
   Kind kind;
   double parameter = 0;  // α for renyi, ε for hockey_stick
   std::string label() const;
@@ -75,10 +77,8 @@ struct Quantity {
   static Quantity of(Kind kind, double order);
 };
 
-// The one name table of the quantities: renyi, kl, renyi_inf, hockey_stick, tv (as written in case files, formulas,
-// the command line and labels).
-std::string quantity_name(Quantity::Kind kind);
-std::optional<Quantity::Kind> parse_quantity_kind(std::string_view name);
+inline std::string quantity_name(Quantity::Kind kind) { return sim::divergence_name(kind); }
+inline std::optional<Quantity::Kind> parse_quantity_kind(std::string_view name) { return sim::parse_divergence(name); }
 inline constexpr const char* kQuantityNames = "renyi, renyi_inf, kl, tv or hockey_stick";
 
 }  // namespace privamp::verify

@@ -98,7 +98,7 @@ double slack_of(Direction direction, bool property, double log_exact, double log
   switch (direction) {
     case Direction::upper: return log_bound - log_exact;
     case Direction::lower: return log_exact - log_bound;
-    case Direction::equal: return std::abs(log_bound - log_exact);
+    case Direction::identity: return std::abs(log_bound - log_exact);
   }
   return kNaN;
 }

@@ -81,7 +81,7 @@ Verdict decide(Direction dir, const Estimate& e, double b, double tol, std::stri
       if (e.lower >= b_hi * (1 - kSlack)) return Verdict::holds;
       reason = "the error bar straddles the bound";
       return Verdict::inconclusive;
-    case Direction::equal:
+    case Direction::identity:
       if (std::fabs(b - v) <= e.abs_error() + (b_hi - b_lo) + tol * std::fabs(v) + kSlack * std::fabs(b)) return Verdict::tight;
       reason = fmt::format("identity fails: exact {:.12g} vs formula {:.12g}", v, b);
       return Verdict::violated;
