@@ -415,3 +415,47 @@ t = 0.01
   CHECK_THAT(error_of([&] { parse_cases("[[bound]]\nid = \"MY.x\"\nexact = \"nope\"\nformula = \"1\"\n", "mine.toml"); }),
              Contains("unknown exact route 'nope' (known: blanket, gm_mse, mse_ratio, ou_mse)"));
 }
+
+TEST_CASE("built-in entries declare their parameters: missing, out-of-range and conditional ones refused at load",
+          "[verify][runner]") {
+  const std::string subsample = R"toml(
+[[case]]
+name = "table"
+bounds = ["SUB.table"]
+mu = "subsample(scheme={scheme}, base=gaussian, n=100, m=10, side=1, sigma=1)"
+nu = "subsample(scheme={scheme}, base=gaussian, n=100, m=10, side=0, sigma=1)"
+quantity = "hockey_stick"
+order = "{eps_prime}"
+[case.grid]
+eps_prime = 1
+base = "gaussian"
+sigma = 1
+)toml";
+  // wor reads m and n; poisson reads q (each only under its scheme).
+  CHECK_THAT(error_of([&] { parse_cases(subsample + "scheme = \"wor\"\nn = 100\n", "t.toml"); }),
+             Contains("key 'grid': at eps_prime=1, n=100, sigma=1, base=gaussian, scheme=wor: SUB.table (built in) reads "
+                      "parameter 'm' (an integer in [1, 1000000]) where scheme is wor or wr: missing"));
+  CHECK_NOTHROW(parse_cases(subsample + "scheme = \"wor\"\nn = 100\nm = 10\n", "t.toml"));
+  CHECK_THAT(error_of([&] { parse_cases(subsample + "scheme = \"poisson\"\nq = 0\n", "t.toml"); }),
+             Contains("key 'grid.q': at eps_prime=1, q=0, sigma=1, base=gaussian, scheme=poisson: SUB.table (built in) "
+                      "parameter 'q' = 0: must be a finite number in (0, 1]"));
+  // A property's instances, bounded before any work; an explore range's end is checked like a grid point.
+  const std::string property = R"toml(
+[[case]]
+name = "t2"
+bounds = ["T2"]
+kind = "property"
+[case.grid]
+alpha = 2
+seed = 1
+states = 4
+)toml";
+  CHECK_THAT(error_of([&] { parse_cases(property + "instances = 1e9\n", "p.toml"); }),
+             Contains("key 'grid.instances'"));
+  CHECK_THAT(error_of([&] { parse_cases(property + "instances = 10\n[case.explore]\nstates = {min = 2, max = 1000, integer = true}\n", "p.toml"); }),
+             Contains("key 'explore.states': at alpha=2, instances=10, seed=1, states=1000: T2 (built in) parameter 'states' = 1000"));
+  std::string worded = property;
+  worded.replace(worded.find("alpha = 2"), 9, "alpha = \"two\"");
+  CHECK_THAT(error_of([&] { parse_cases(worded + "instances = 10\n", "p.toml"); }),
+             Contains("parameter 'alpha' = 'two': must be a finite number > 1"));
+}
