@@ -69,6 +69,25 @@ double renyi_reference(double alpha) {
   return static_cast<double>(verify::renyi_log_integral(d, Real50(alpha)).log_value / (alpha - 1));
 }
 
+// The accuracy of a benchmark's values against its references, reported beside the time: the largest relative error
+// and the largest relative half-width of the intervals, and the time per value.
+struct Accuracy {
+  double max_err = 0, max_bar = 0;
+  long values = 0;
+  void add(const verify::Estimate& e, double reference) {
+    benchmark::DoNotOptimize(e.value);
+    max_err = std::max(max_err, std::fabs(e.value - reference) / reference);
+    max_bar = std::max(max_bar, (e.upper - e.lower) / 2 / e.value);
+    ++values;
+  }
+  void report(benchmark::State& state, const char* per_value) const {
+    state.SetItemsProcessed(values);
+    state.counters[per_value] = benchmark::Counter(static_cast<double>(values) / 1e6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["max_rel_err"] = max_err;
+    state.counters["max_rel_bar"] = max_bar;
+  }
+};
+
 // state.range(0): 0 = the quadrature, 1 = the monotone-loss closed form (engine auto; target ≤ 2 µs per value).
 void SubsampledGaussianDelta(benchmark::State& state) {
   const auto mu = sim::parse_law("mix(0.01, gaussian(0, 1), gaussian(1, 1))"), nu = sim::parse_law("gaussian(0, 1)");
@@ -76,24 +95,16 @@ void SubsampledGaussianDelta(benchmark::State& state) {
   o.engine = state.range(0) == 0 ? verify::Engine::quadrature : verify::Engine::automatic;
   std::vector<double> reference;
   for (double e : kEpsilons) reference.push_back(std::max(delta_reference(e, true), delta_reference(e, false)));
-  double max_err = 0, max_bar = 0;
-  long values = 0;
+  Accuracy accuracy;
   for (auto _ : state) {
     for (std::size_t i = 0; i < std::size(kEpsilons); ++i) {
       // One privacy-profile value: both directions, each from scratch (no work shared across calls).
       const auto add = verify::compute_divergence(*mu, *nu, Quantity::hockey_stick(kEpsilons[i]), o);
       const auto remove = verify::compute_divergence(*nu, *mu, Quantity::hockey_stick(kEpsilons[i]), o);
-      const auto& worst = add.value >= remove.value ? add : remove;
-      benchmark::DoNotOptimize(worst.value);
-      max_err = std::max(max_err, std::fabs(worst.value - reference[i]) / reference[i]);
-      max_bar = std::max(max_bar, (worst.upper - worst.lower) / 2 / worst.value);
-      ++values;
+      accuracy.add(add.value >= remove.value ? add : remove, reference[i]);
     }
   }
-  state.SetItemsProcessed(values);
-  state.counters["us_per_value"] = benchmark::Counter(static_cast<double>(values) / 1e6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-  state.counters["max_rel_err"] = max_err;
-  state.counters["max_rel_bar"] = max_bar;
+  accuracy.report(state, "us_per_value");
 }
 BENCHMARK(SubsampledGaussianDelta)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
@@ -116,21 +127,11 @@ void SubsampledGaussianRenyi(benchmark::State& state) {
   for (double a : alphas) reference.push_back(renyi_reference(a));
   verify::DivergenceOptions o;
   o.engine = verify::Engine::quadrature;  // not the GT.sgm closed form: the general engine is what is measured
-  double max_err = 0, max_bar = 0;
-  long orders = 0;
-  for (auto _ : state) {
-    for (std::size_t i = 0; i < std::size(alphas); ++i) {
-      const auto r = verify::compute_divergence(*mu, *nu, Quantity::renyi(alphas[i]), o);
-      benchmark::DoNotOptimize(r.value);
-      max_err = std::max(max_err, std::fabs(r.value - reference[i]) / reference[i]);
-      max_bar = std::max(max_bar, (r.upper - r.lower) / 2 / r.value);
-      ++orders;
-    }
-  }
-  state.SetItemsProcessed(orders);
-  state.counters["us_per_order"] = benchmark::Counter(static_cast<double>(orders) / 1e6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-  state.counters["max_rel_err"] = max_err;
-  state.counters["max_rel_bar"] = max_bar;
+  Accuracy accuracy;
+  for (auto _ : state)
+    for (std::size_t i = 0; i < std::size(alphas); ++i)
+      accuracy.add(verify::compute_divergence(*mu, *nu, Quantity::renyi(alphas[i]), o), reference[i]);
+  accuracy.report(state, "us_per_order");
 }
 BENCHMARK(SubsampledGaussianRenyi)->Unit(benchmark::kMicrosecond);
 

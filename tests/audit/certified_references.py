@@ -62,27 +62,7 @@ def hs(eps):
 out.append(("mix3", "log hs(900)", log(hs(900)), 0))
 out.append(("mix3", "hs(2)", hs(2), 0))
 out.append(("mix3", "tv", hs(0), 0))
-# chain exact
-K = [[Fraction(0.9), Fraction(0.1), Fraction(0)], [Fraction(0), Fraction(0.9), Fraction(0.1)], [Fraction(0.1), Fraction(0), Fraction(0.9)]]
-def matmul(A, B): return [[sum(A[i][k]*B[k][j] for k in range(3)) for j in range(3)] for i in range(3)]
-def matpow(A, t):
-    R = [[Fraction(int(i==j)) for j in range(3)] for i in range(3)]
-    while t:
-        if t & 1: R = matmul(R, A)
-        A = matmul(A, A); t >>= 1
-    return R
-for t in (2500, 5000):
-    Kt = matpow(K, t)
-    P = [Kt[0][j] for j in range(3)]; Q = [Kt[1][j] for j in range(3)]
-    mp.dps = 2000
-    Pm = [mpf(x.numerator)/mpf(x.denominator) for x in P]; Qm = [mpf(x.numerator)/mpf(x.denominator) for x in Q]
-    r2 = log(sum(Pm[i]**2/Qm[i] for i in range(3)))
-    klv = sum(Pm[i]*log(Pm[i]/Qm[i]) for i in range(3))
-    tv = sum(abs(Pm[i]-Qm[i]) for i in range(3))/2
-    out.append((f"chain t={t}", "log renyi(2)", log(r2), 0))
-    out.append((f"chain t={t}", "log kl", log(klv), 0))
-    out.append((f"chain t={t}", "log tv", log(tv), 0))
-    mp.dps = 50
+# (chains: exact rationals, normalised as privamp normalises them, at the end of this file)
 # clamp
 from mpmath import ncdf
 m1 = mpf(0.3)

@@ -22,6 +22,7 @@
 
 #include <unistd.h>
 
+#include "support/cases.hpp"
 #include "support/scratch.hpp"
 #include "numerics/errors.hpp"
 #include "plots/figures.hpp"
@@ -100,19 +101,7 @@ seed = 3
 eps = 1
 delta = 0.01
 )toml",
-    R"toml([[case]]
-name = "fuzz figure case"
-bounds = ["E1"]
-mu = "gaussian({delta}, 1)"
-nu = "gaussian(0, 1)"
-quantity = "renyi"
-order = "{alpha}"
-[case.grid]
-alpha = [2, 4]
-delta = 1
-sigma1 = 1
-sigma2 = 0
-[[figure]]
+    test::case_text({.name = "fuzz figure case", .grid = "alpha = [2, 4]\ndelta = 1\nsigma1 = 1\nsigma2 = 0\n"}) + R"toml([[figure]]
 name = "fuzzfig"
 title = "a title's 'quotes'"
 x = "alpha"

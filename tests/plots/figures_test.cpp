@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/cases.hpp"
 #include "support/scratch.hpp"
 #include "numerics/errors.hpp"
 #include "plots/figures.hpp"
@@ -69,38 +70,22 @@ TEST_CASE("grid ranges expand with both ends included", "[plots][cases]") {
   std::set<double> r;
   for (const auto& p : points) r.insert(p.at("r"));
   CHECK(r == std::set<double>{1, 2, 3, 4, 5});
-  const auto log = write_temp("privamp_range_log.toml", R"toml(
-[[case]]
-name = "log"
-bounds = ["E1"]
-mu = "gaussian({delta}, 1)"
-nu = "gaussian(0, 1)"
-quantity = "renyi"
-order = "{alpha}"
-[case.grid]
+  const auto log = write_temp("privamp_range_log.toml", test::case_text({.name = "log", .grid = R"toml(
 alpha = {from = 2, to = 200, points = 3, scale = "log"}
 delta = 1
 sigma1 = 1
 sigma2 = 1
-)toml");
+)toml"}));
   std::set<double> alphas;
   for (const auto& p : verify::load_cases({log})[0].points()) alphas.insert(p.at("alpha"));
   REQUIRE(alphas.size() == 3);
   CHECK(*alphas.begin() == 2);
   CHECK(*std::next(alphas.begin()) == Approx(20).epsilon(1e-14));
   CHECK(*alphas.rbegin() == 200);
-  const auto bad = write_temp("privamp_range_bad.toml", R"toml(
-[[case]]
-name = "bad"
-bounds = ["E1"]
-mu = "gaussian(1, 1)"
-nu = "gaussian(0, 1)"
-quantity = "renyi"
-order = "{alpha}"
-[case.grid]
-alpha = {from = 0, to = 2, points = 3, scale = "log"}
-)toml");
-  CHECK_THROWS_WITH(verify::load_cases({bad}), Catch::Contains("privamp_range_bad.toml:10: key 'grid.alpha'") &&
+  const auto bad = write_temp("privamp_range_bad.toml",
+                              test::case_text({.name = "bad", .mu = "gaussian(1, 1)",
+                                               .grid = "alpha = {from = 0, to = 2, points = 3, scale = \"log\"}\n"}));
+  CHECK_THROWS_WITH(verify::load_cases({bad}), Catch::Contains("privamp_range_bad.toml:9: key 'grid.alpha'") &&
                                                     Catch::Contains("from > 0"));
 }
 

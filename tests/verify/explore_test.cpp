@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/cases.hpp"
 #include "numerics/errors.hpp"
 #include "verify/explore/explore.hpp"
 #include "verify/explore/explore_report.hpp"
@@ -59,25 +60,17 @@ Case chain(double lmax) {
 }  // namespace
 
 TEST_CASE("the search space maps the unit cube onto ranges, integers and choices", "[explore]") {
-  const Case c = load_one(R"toml(
-[[case]]
-name = "space"
-bounds = ["E1"]
-mu = "gaussian({delta}, 1)"
-nu = "gaussian(0, 1)"
-quantity = "renyi"
-order = "{alpha}"
-[case.grid]
+  const Case c = load_one(test::case_text({.name = "space", .grid = R"toml(
 alpha = 2
 delta = [1, 2, 3]
 sigma1 = 1
 sigma2 = 1
 kind = "a"
-[case.explore]
+)toml", .more = R"toml([case.explore]
 alpha = {min = 2, max = 200, scale = "log"}
 sigma1 = {min = 1, max = 10, integer = true}
 kind = ["a", "b"]
-)toml");
+)toml"}));
   const SearchSpace s(c);
   REQUIRE(s.dimension() == 4);  // alpha, delta (several grid values: a choice), sigma1, kind; sigma2 fixed
   CHECK(s.fixed.at("sigma2") == 1);
@@ -274,21 +267,8 @@ TEST_CASE("results over two processes equal a one-process run", "[explore]") {
 }
 
 TEST_CASE("explore tables and options are checked", "[explore]") {
-  const std::string head = R"toml(
-[[case]]
-name = "bad"
-bounds = ["E1"]
-mu = "gaussian({delta}, 1)"
-nu = "gaussian(0, 1)"
-quantity = "renyi"
-order = "{alpha}"
-[case.grid]
-alpha = 2
-delta = 1
-sigma1 = 1
-sigma2 = 1
-[case.explore]
-)toml";
+  const std::string head = test::case_text({.name = "bad", .grid = "alpha = 2\ndelta = 1\nsigma1 = 1\nsigma2 = 1\n",
+                                            .more = "[case.explore]\n"});
   auto refused = [&](const std::string& line, const std::string& message) {
     CHECK_THROWS_WITH(parse_cases(head + line + "\n", "explore_bad.toml"), Catch::Contains(message));
   };

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/cases.hpp"
 #include "support/scratch.hpp"
 #include "support/check.hpp"
 #include "verify/bounds/catalogue.hpp"
@@ -257,19 +258,11 @@ quantity = "renyi"
 requires = ["n >= 100"]
 formula = "1"
 
-[[case]]
-name = "n-fold"
-bounds = ["TESTDECL.nfold", "TESTDECL.too-small", "TESTDECL.na"]
-mu = "laplace_nfold({n}, {Delta}, {b})"
-nu = "laplace_nfold({n}, 0, {b})"
-quantity = "renyi"
-order = "{alpha}"
-[case.grid]
-n = [1, 3]
-Delta = 1
-b = 1
-alpha = 2
-)toml";
+)toml" + test::case_text({.name = "n-fold",
+                                     .bounds = R"("TESTDECL.nfold", "TESTDECL.too-small", "TESTDECL.na")",
+                                     .mu = "laplace_nfold({n}, {Delta}, {b})",
+                                     .nu = "laplace_nfold({n}, 0, {b})",
+                                     .grid = "n = [1, 3]\nDelta = 1\nb = 1\nalpha = 2\n"});
   const auto cases = load_cases({temp_file("declared.toml", text)});
   CHECK(cases.front().entry("TESTDECL.nfold").formula == "n * renyi(laplace(Delta/n, b), laplace(0, b), alpha)");
   CHECK_THROWS_AS(find_bound("TESTDECL.nfold"), InvalidArgument);  // nothing of a load is global
@@ -418,19 +411,13 @@ t = 0.01
 
 TEST_CASE("built-in entries declare their parameters: missing, out-of-range and conditional ones refused at load",
           "[verify][runner]") {
-  const std::string subsample = R"toml(
-[[case]]
-name = "table"
-bounds = ["SUB.table"]
-mu = "subsample(scheme={scheme}, base=gaussian, n=100, m=10, side=1, sigma=1)"
-nu = "subsample(scheme={scheme}, base=gaussian, n=100, m=10, side=0, sigma=1)"
-quantity = "hockey_stick"
-order = "{eps_prime}"
-[case.grid]
-eps_prime = 1
-base = "gaussian"
-sigma = 1
-)toml";
+  const std::string subsample = test::case_text({.name = "table",
+                                                 .bounds = "\"SUB.table\"",
+                                                 .mu = "subsample(scheme={scheme}, base=gaussian, n=100, m=10, side=1, sigma=1)",
+                                                 .nu = "subsample(scheme={scheme}, base=gaussian, n=100, m=10, side=0, sigma=1)",
+                                                 .quantity = "hockey_stick",
+                                                 .order = "{eps_prime}",
+                                                 .grid = "eps_prime = 1\nbase = \"gaussian\"\nsigma = 1\n"});
   // wor reads m and n; poisson reads q (each only under its scheme).
   CHECK_THAT(error_of([&] { parse_cases(subsample + "scheme = \"wor\"\nn = 100\n", "t.toml"); }),
              Contains("key 'grid': at eps_prime=1, n=100, sigma=1, base=gaussian, scheme=wor: SUB.table (built in) reads "

@@ -1366,6 +1366,15 @@ Certified renyi(const sim::Law& lp, const sim::Law& lq, const Pair& pr, double a
   return out;
 }
 
+// log(m_p/m_q) at an atom x of μ with mass m_p; false when ν has no mass there (the divergence is +∞).
+bool atom_log_ratio(Ball& out, const Pair& pr, double x, const Ball& mp, slong prec) {
+  const auto it = pr.q.atoms.find(x);
+  if (it == pr.q.atoms.end() || arb_is_zero(it->second.get())) return false;
+  arb_div(out.get(), mp.get(), it->second.get(), prec);
+  arb_log(out.get(), out.get(), prec);
+  return true;
+}
+
 Certified kl(const Pair& pr, long goal, slong prec) {
   Certified out;
   Ball atoms;  // Σ m_p log(m_p/m_q) − m_p + m_q over the union of atoms (each term ≥ 0)
@@ -1375,13 +1384,11 @@ Certified kl(const Pair& pr, long goal, slong prec) {
       if (it != pr.q.atoms.end()) arb_add(atoms.get(), atoms.get(), it->second.get(), prec);
       continue;
     }
-    if (it == pr.q.atoms.end() || arb_is_zero(it->second.get())) {
+    Ball t;
+    if (!atom_log_ratio(t, pr, x, mp, prec)) {
       out.infinite = true;
       return out;
     }
-    Ball t;
-    arb_div(t.get(), mp.get(), it->second.get(), prec);
-    arb_log(t.get(), t.get(), prec);
     arb_mul(t.get(), t.get(), mp.get(), prec);
     arb_sub(t.get(), t.get(), mp.get(), prec);
     arb_add(t.get(), t.get(), it->second.get(), prec);
@@ -1453,14 +1460,11 @@ Certified renyi_inf(const Pair& pr, slong prec) {
   };
   for (const auto& [x, mp] : pr.p.atoms) {
     if (arb_is_zero(mp.get())) continue;
-    const auto it = pr.q.atoms.find(x);
-    if (it == pr.q.atoms.end() || arb_is_zero(it->second.get())) {
+    Ball t;
+    if (!atom_log_ratio(t, pr, x, mp, prec)) {
       out.infinite = true;
       return out;
     }
-    Ball t;
-    arb_div(t.get(), mp.get(), it->second.get(), prec);
-    arb_log(t.get(), t.get(), prec);
     note_lower(t);
     note_upper(t);
   }

@@ -283,28 +283,24 @@ LossScan<Real> scan_loss(const DensityPair<Real>& pair) {
   // (e^{−1e7}); hockey-stick divergences as small as e^{−125000} (Gaussian, ε = 500) are still located.
   const Real far_drop = 1e7;
   Real lp_max = -detail::inf<Real>();
-  for (const Real& x : pts) {
-    if (!detail::inside(pair, x)) continue;
+  auto sample = [&](const Real& x) {  // records the loss and log p(x); returns log p(x)
     Real lp;
     const Real l = detail::loss_at(pair, x, &lp);
     ++s.evaluations;
     s.x.push_back(x);
     s.loss.push_back(l);
     s.log_p.push_back(lp);
-    lp_max = std::max(lp_max, lp);
-  }
+    return lp;
+  };
+  for (const Real& x : pts)
+    if (detail::inside(pair, x)) lp_max = std::max(lp_max, sample(x));
   auto march = [&](Real x, Real dir) {
     Real step = pair.scale;
     for (int k = 0; k < 400; ++k) {
       x += dir * step;
       step *= 2;
       if (!detail::inside(pair, x) || !isfinite(x)) break;
-      Real lp;
-      const Real l = detail::loss_at(pair, x, &lp);
-      ++s.evaluations;
-      s.x.push_back(x);
-      s.loss.push_back(l);
-      s.log_p.push_back(lp);
+      const Real lp = sample(x);
       if (lp < lp_max - far_drop || lp == -detail::inf<Real>()) break;
     }
   };
