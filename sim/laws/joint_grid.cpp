@@ -127,12 +127,7 @@ LawPtr noisy_sgd_process_law(const NoisySgd& sgd, int i, double zi, int cells) {
         return joint_grid_laws(noisy_sgd_pair(sgd, i, mine[0], theirs[0], cells), noisy_sgd_pair(sgd, i, theirs[0], mine[0], cells));
       },
       [sgd, i, zi](Rng& rng, std::span<double> out) {  // simulated runs of Algorithm 1
-        for (double& v : out) {
-          double x = sgd.x0;
-          for (int j = 1; j <= sgd.n; ++j)
-            x = std::clamp(x - sgd.eta * (sgd.gradient(x, j == i ? zi : 0.0) + sgd.sigma * rng.normal()), -sgd.radius, sgd.radius);
-          v = x;
-        }
+        for (double& v : out) v = simulate_noisy_sgd_1d(sgd, i, zi, rng);
       });
 }
 
@@ -148,11 +143,7 @@ LawPtr projected_chain_process_law(const std::string& map, double lipschitz, dou
                                projected_chain_pair(psi, theirs[0], mine[0], r, sigma, lo, hi, cells));
       },
       [psi, x0, r, sigma, lo, hi](Rng& rng, std::span<double> out) {  // simulated paths
-        for (double& v : out) {
-          double x = x0;
-          for (int j = 0; j < r; ++j) x = std::clamp(psi(x) + sigma * rng.normal(), lo, hi);
-          v = x;
-        }
+        for (double& v : out) v = simulate_projected_chain(psi, x0, r, sigma, lo, hi, rng);
       });
 }
 

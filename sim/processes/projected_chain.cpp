@@ -205,4 +205,10 @@ IntervalLawPair projected_chain_pair(const Propagator::Map& psi, double x0, doub
   return pair;
 }
 
+double simulate_projected_chain(const Propagator::Map& psi, double x0, int r, double s, double lo, double hi, Rng& rng) {
+  double x = x0;
+  for (int j = 0; j < r; ++j) x = std::clamp(psi(x) + s * rng.normal(), lo, hi);
+  return x;
+}
+
 }  // namespace privamp::sim

@@ -14,6 +14,7 @@
 
 #include <Eigen/Core>
 
+#include "sim/random/rng.hpp"
 #include "sim/laws/projected.hpp"
 
 namespace privamp::sim {
@@ -73,6 +74,8 @@ IntervalLawPair propagate_pair(const IntervalLawPair& in, const Propagator& step
 
 // X_r of X_i = Π_[lo,hi](ψ(X_{i−1}) + N(0, s²)) from X_0 = x0.
 IntervalLaw projected_chain_law(const Propagator::Map& psi, double x0, int r, double s, double lo, double hi, int intervals);
+// One simulated path of the chain from x0: X_r (the simulator behind the law's samples).
+double simulate_projected_chain(const Propagator::Map& psi, double x0, int r, double s, double lo, double hi, Rng& rng);
 // The same from x0 and from x0_q, together.
 IntervalLawPair projected_chain_pair(const Propagator::Map& psi, double x0, double x0_q, int r, double s, double lo,
                                      double hi, int intervals);

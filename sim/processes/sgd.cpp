@@ -126,6 +126,13 @@ IntervalLawPair noisy_sgd_pair(const NoisySgd& sgd, int i, double zi, double zi_
   return pair;
 }
 
+double simulate_noisy_sgd_1d(const NoisySgd& sgd, int i, double zi, Rng& rng) {
+  double x = sgd.x0;
+  for (int j = 1; j <= sgd.n; ++j)
+    x = std::clamp(x - sgd.eta * (sgd.gradient(x, j == i ? zi : 0.0) + sgd.sigma * rng.normal()), -sgd.radius, sgd.radius);
+  return x;
+}
+
 Eigen::MatrixXd simulate_noisy_sgd(const NoisySgd& sgd, const std::vector<Eigen::VectorXd>& data, long runs,
                                    std::uint64_t seed) {
   sgd.check();

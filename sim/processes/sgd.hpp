@@ -20,6 +20,7 @@
 #include <Eigen/Core>
 
 #include "sim/processes/projected_chain.hpp"
+#include "sim/random/rng.hpp"
 
 namespace privamp::sim {
 
@@ -64,6 +65,9 @@ IntervalLaw noisy_sgd_law(const NoisySgd& sgd, int i, double zi, int intervals);
 // The laws for z_i = zi and z_i = zi_q, propagated together (see IntervalLawPair).
 IntervalLawPair noisy_sgd_pair(const NoisySgd& sgd, int i, double zi, double zi_q, int intervals);
 
+// One run of Algorithm 1 in one dimension on the dataset z_i = zi, z_j = 0 (j ≠ i): its final iterate. The
+// simulator behind the law's samples (the Monte Carlo second route of the exact law).
+double simulate_noisy_sgd_1d(const NoisySgd& sgd, int i, double zi, Rng& rng);
 // `runs` independent runs on the dataset `data` (n points of dimension d); returns the final iterates as rows.
 Eigen::MatrixXd simulate_noisy_sgd(const NoisySgd& sgd, const std::vector<Eigen::VectorXd>& data, long runs,
                                    std::uint64_t seed);

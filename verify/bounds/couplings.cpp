@@ -9,7 +9,8 @@
 
 #include "numerics/errors.hpp"
 #include "verify/bounds/catalogue.hpp"
-#include "sim/laws/joint_grid.hpp"
+#include "sim/laws/expression.hpp"
+#include "sim/processes/sgd.hpp"
 #include "verify/divergence/closed_form.hpp"
 #include "verify/divergence/engines.hpp"
 
@@ -39,25 +40,21 @@ sim::NoisySgd sgd_of(const Params& p) {
   return sgd;
 }
 
-// R_α between two laws of a projected process propagated on a grid (sim::ProcessLaw, computed jointly): the laws
-// carry their discretisation, so the engines evaluate them at N, 2N and 4N cells and extrapolate
-// (verify/divergence/discretised.hpp).
-Estimate propagated_renyi(const std::function<sim::LawPtr(bool first, int cells)>& law, double alpha, int intervals) {
-  auto discretised = [&](bool first) {
-    return sim::make_discretised([&law, first](int cells) { return law(first, cells); }, intervals, 2, 4, "grid propagation");
+// Exact per-index R_α of 1-D noisy projected SGD between the datasets z_i = ±(data bound) (all other z_j = 0). The
+// laws are built as the law expressions of a laws case build them (one path: the catalogue's limits on cells and
+// work, the discretisation at N, 2N and 4N cells with Richardson extrapolation, verify/divergence/discretised.hpp).
+Estimate noisy_sgd_renyi(const Params& p) {
+  const sim::NoisySgd sgd = sgd_of(p);
+  const double z = sgd.data_bound();
+  auto law = [&](double zi) {
+    return sim::parse_law(fmt::format("noisy_sgd(n={}, i={}, zi={:.17g}, eta={:.17g}, sigma={:.17g}, lambda={:.17g}, "
+                                      "R={:.17g}, cells={}, loss={}, A={:.17g})",
+                                      sgd.n, format_number(p.at("i")), zi, sgd.eta, sgd.sigma, sgd.lambda, sgd.radius,
+                                      format_number(p.at("intervals")), sim::to_string(sgd.loss), sgd.feature_bound));
   };
   DivergenceOptions o;
   o.engine = Engine::quadrature;
-  return compute_divergence(*discretised(true), *discretised(false), Quantity::renyi(alpha), o);
-}
-
-// Exact per-index R_α of 1-D noisy projected SGD between the datasets z_i = ±(data bound) (all other z_j = 0).
-Estimate noisy_sgd_renyi(const Params& p) {
-  const sim::NoisySgd sgd = sgd_of(p);
-  const int i = static_cast<int>(p.at("i"));
-  const double z = sgd.data_bound();
-  return propagated_renyi([&](bool first, int cells) { return sim::noisy_sgd_process_law(sgd, i, first ? z : -z, cells); },
-                          p.at("alpha"), static_cast<int>(p.at("intervals")));
+  return compute_divergence(*law(z), *law(-z), Quantity::renyi(p.at("alpha")), o);
 }
 
 std::optional<std::string> sgd_hypotheses(const Params& p) {
