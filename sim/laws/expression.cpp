@@ -29,11 +29,10 @@
 namespace privamp::sim {
 
 namespace {
-// Resolutions of the discretised laws. The error model evaluates them at 1x, 2x and 4x the base: grid propagation
-// holds an (N+1)² kernel (6400 cells: 330 MB), the generator's spectral route costs O(N³) (3200 cells: ~40 s).
-constexpr int kMinCells = 16, kMaxGridCells = 1600, kMaxGeneratorCells = 800;
-// steps × cells² at the base resolution: 2e8 is about 10 s for a jointly propagated pair at the three resolutions.
-constexpr double kMaxPropagationWork = 2e8;
+// Resolutions and work of the discretised laws (sim/laws/law.hpp).
+constexpr int kMinCells = DiscretisationLimits::min_cells, kMaxGridCells = DiscretisationLimits::max_grid_cells,
+              kMaxGeneratorCells = DiscretisationLimits::max_generator_cells;
+constexpr double kMaxPropagationWork = DiscretisationLimits::max_propagation_work;
 
 void check_propagation_work(const char* law, const char* steps_name, long steps, long cells) {
   const double work = static_cast<double>(steps) * static_cast<double>(cells) * static_cast<double>(cells);
@@ -417,8 +416,8 @@ const std::vector<LawSpec>& law_catalogue() {
          std::vector<double> at;
          for (Eigen::Index i = 0; i < law.size(); ++i) at.push_back(static_cast<double>(i));
          // Two chains with the same K and t are computed jointly against each other (their difference propagated).
-         std::string family = fmt::format("chain {} {}", t, k.rows());
-         for (Eigen::Index i = 0; i < k.size(); ++i) family += fmt::format(" {:.17g}", k.data()[i]);
+         ProcessIdentity family{"chain", {static_cast<double>(t), static_cast<double>(k.rows())}};
+         family.numbers.insert(family.numbers.end(), k.data(), k.data() + k.size());
          auto finite = std::make_shared<FiniteLaw>(at, law / law.sum());
          finite->set_exact_source({{}, k, mu, t});
          return std::make_shared<ProcessLaw>(

@@ -123,6 +123,18 @@ class Law {
 // generator): its resolution, the method's order in the cell width (error = C·h^order + o(h^order)) and a way to
 // rebuild the same law at a multiple of the resolution. The engines evaluate every quantity at several
 // resolutions, check the observed order against `order` and extrapolate (verify/divergence/discretised.hpp).
+// The limits of the discretised laws, in one place (the law catalogue and the case-file parameters of the entries
+// that build such laws read them). The error model evaluates a law at 1x, 2x and 4x its base resolution: grid
+// propagation holds an (N+1)² kernel (6400 cells: 330 MB), the generator's spectral route costs O(N³) (3200 cells:
+// ~40 s); steps × cells² at the base resolution of 2e8 is about 10 s for a jointly propagated pair at the three
+// resolutions.
+struct DiscretisationLimits {
+  static constexpr int min_cells = 16;
+  static constexpr int max_grid_cells = 1600;       // grid propagation (noisy_sgd, projected_chain)
+  static constexpr int max_generator_cells = 800;   // discretised generators (double_well)
+  static constexpr double max_propagation_work = 2e8;
+};
+
 struct Discretisation {
   int cells = 0;  // base resolution (the first discretised law of an expression)
   int order = 2;
@@ -184,8 +196,17 @@ inline std::shared_ptr<const DiscretisedLaw> make_discretised(std::function<LawP
   return std::make_shared<const DiscretisedLaw>(at(cells), std::move(d));
 }
 
+// Which process, with which parameters (all but those in which neighbours differ): two laws of one identity are
+// laws of the same process and can be computed together. Compared exactly, number by number.
+struct ProcessIdentity {
+  std::string process;
+  std::vector<double> numbers;
+  std::vector<std::string> words = {};
+  bool operator==(const ProcessIdentity&) const = default;
+};
+
 // A law of a process that can be recomputed together with another law of the same process (Law::joint_with).
-// `family` names the process and every parameter except the ones in which neighbours differ (`varying`: a
+// `identity` names the process and every parameter except the ones in which neighbours differ (`varying`: a
 // starting point, a data point, an initial law); `joint(mine, theirs)` recomputes both laws together.
 // Its samples, when `simulate` is given, are simulated runs of the process itself (not draws from the computed,
 // possibly discretised, law): Monte Carlo on them is an independent check of that law.
@@ -193,8 +214,8 @@ class ProcessLaw final : public LawDecorator {
  public:
   using Joint = std::function<std::pair<LawPtr, LawPtr>(const std::vector<double>& mine, const std::vector<double>& theirs)>;
   using Simulate = std::function<void(Rng& rng, std::span<double> out)>;
-  ProcessLaw(LawPtr base, std::string family, std::vector<double> varying, Joint joint, Simulate simulate = {})
-      : LawDecorator(std::move(base)), family_(std::move(family)), varying_(std::move(varying)), joint_(std::move(joint)),
+  ProcessLaw(LawPtr base, ProcessIdentity identity, std::vector<double> varying, Joint joint, Simulate simulate = {})
+      : LawDecorator(std::move(base)), identity_(std::move(identity)), varying_(std::move(varying)), joint_(std::move(joint)),
         simulate_(std::move(simulate)) {}
   std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override;
   const Law& unwrapped() const override { return *this; }
@@ -202,7 +223,7 @@ class ProcessLaw final : public LawDecorator {
   void sample(Rng& rng, std::span<double> out) const override;
 
  private:
-  std::string family_;
+  ProcessIdentity identity_;
   std::vector<double> varying_;
   Joint joint_;
   Simulate simulate_;

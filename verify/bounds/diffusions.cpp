@@ -203,7 +203,8 @@ std::vector<Parameter> ou_parameters() {
 std::vector<Parameter> t6_parameters() {
   std::vector<Parameter> out = {number("alpha").above(1), number("t"), word("potential", {"double_well"}).if_present()};
   for (const char* name : {"delta", "theta", "rho"}) out.push_back(number(name).when("potential", {""}));
-  out.push_back(integer("cells", 16, 800).when("potential", {"double_well"}));
+  out.push_back(integer("cells", sim::DiscretisationLimits::min_cells, sim::DiscretisationLimits::max_generator_cells)
+                    .when("potential", {"double_well"}));
   for (const char* name : {"lo", "hi", "x", "x2"}) out.push_back(number(name).when("potential", {"double_well"}));
   return out;
 }
