@@ -402,7 +402,7 @@ t = 0.01
 )toml");
   const auto rows = run_cases(load_cases({path}), {});
   REQUIRE(rows.size() == 1);
-  CHECK(rows[0].quantity == "E_OU/E_GM");
+  CHECK(rows[0].quantity() == "E_OU/E_GM");
   CHECK(rows[0].cross.has_value());
   CHECK(rows[0].verdict == Verdict::violated);  // the ratio is close to 1 at small t
   CHECK_THAT(error_of([&] { parse_cases("[[bound]]\nid = \"MY.x\"\nexact = \"nope\"\nformula = \"1\"\n", "mine.toml"); }),

@@ -108,13 +108,15 @@ void remove_stale_point_files(const std::filesystem::path& dir, const std::strin
 
 std::string divergence_command(const Row& row) {
   if (row.mu.empty() || row.nu.empty()) return "";
-  const std::string& q = row.quantity;
+  if (!row.divergence) return "";
   std::string flag;
-  if (q.rfind("renyi(", 0) == 0) flag = "--renyi " + format_number(row.order);
-  else if (q.rfind("hockey_stick(", 0) == 0) flag = "--hockey-stick " + format_number(row.order);
-  else if (q == "kl") flag = "--kl";
-  else if (q == "tv") flag = "--tv";
-  else return "";
+  switch (row.divergence->kind) {
+    case Quantity::Kind::renyi: flag = "--renyi " + format_number(row.divergence->parameter); break;
+    case Quantity::Kind::hockey_stick: flag = "--hockey-stick " + format_number(row.divergence->parameter); break;
+    case Quantity::Kind::renyi_inf: flag = "--renyi inf"; break;
+    case Quantity::Kind::kl: flag = "--kl"; break;
+    case Quantity::Kind::tv: flag = "--tv"; break;
+  }
   auto sh = [](const std::string& s) {
     std::string out = "'";
     for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -321,7 +323,7 @@ void write_explore_json(const ExploreResult& r, const ExploreOptions& o, const s
     j["best"].push_back({{"index", r.best_index[k]}, {"verdict", to_string(row.verdict)}, {"reason", row.reason},
                          {"exact", {num(row.exact.value), num(row.exact.lower), num(row.exact.upper)}},
                          {"bound", num(row.bound)}, {"outside", row.outside}, {"mu", row.mu}, {"nu", row.nu},
-                         {"quantity", row.quantity}});
+                         {"quantity", row.quantity()}});
   }
   write_file(file, j.dump(1) + "\n");
 }

@@ -41,12 +41,12 @@ std::map<std::string, Stats> by_id(const std::vector<Row>& rows) {
   for (const Row& r : rows) {
     Stats& st = s[r.id];
     ++st.points;
-    if (r.quantity != "property" && !std::isnan(r.exact.value) && r.verdict != Verdict::error) {
+    if (!r.is_property() && !std::isnan(r.exact.value) && r.verdict != Verdict::error) {
       ++st.valued;
       st.crossed += r.cross.has_value();
     }
     ++st.counts[r.verdict];
-    if (r.quantity != "property" && (r.verdict == Verdict::tight || r.verdict == Verdict::holds ||
+    if (!r.is_property() && (r.verdict == Verdict::tight || r.verdict == Verdict::holds ||
                                      r.verdict == Verdict::violated || r.verdict == Verdict::inconclusive)) {
       const double q = r.ratio();
       if (!std::isnan(q)) st.ratios.push_back(q);
@@ -94,7 +94,7 @@ void write_csv(const std::vector<Row>& rows, const std::filesystem::path& file) 
          "bound_over_exact,verdict,reason,note\n";
   for (const Row& r : rows) {
     out << csv_field(r.file) << ',' << csv_field(r.case_name) << ',' << r.id << ',' << csv_field(r.params.describe())
-        << ',' << csv_field(r.quantity) << ',' << csv_field(r.mu) << ',' << csv_field(r.nu) << ',' << r.exact.value
+        << ',' << csv_field(r.quantity()) << ',' << csv_field(r.mu) << ',' << csv_field(r.nu) << ',' << r.exact.value
         << ',' << r.exact.lower << ',' << r.exact.upper << ',' << to_string(r.exact.error_kind) << ','
         << csv_field(r.exact.method) << ',' << (r.cross ? csv_number(r.cross->value) : "") << ',' << csv_number(r.bound)
         << ',' << csv_number(r.ratio()) << ',' << to_string(r.verdict) << ',' << csv_field(r.reason) << ',' << csv_field(r.note)
@@ -130,7 +130,7 @@ void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& f
     out << "| ID | case | parameters | quantity | exact [interval] | bound | verdict | detail |\n|---|---|---|---|---|---|---|---|\n";
     for (const Row* r : sel)
       out << fmt::format("| {} | {} | {} | {} | {:.10g} [{:.10g}, {:.10g}] | {} | {} | {} {} |\n", r->id,
-                         r->case_name, r->params.describe(), r->quantity, r->exact.value, r->exact.lower,
+                         r->case_name, r->params.describe(), r->quantity(), r->exact.value, r->exact.lower,
                          r->exact.upper, std::isnan(r->bound) ? "undefined" : fmt::format("{:.10g}", r->bound),
                          to_string(r->verdict), r->reason, r->note);
     out << "\n";

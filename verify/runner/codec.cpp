@@ -89,9 +89,10 @@ Params params_from_json(const json& j) {
 json to_json(const Row& r) {
   json j = {{"file", r.file},         {"case", r.case_name},
             {"id", r.id},             {"parameters", to_json(r.params)},
-            {"quantity", r.quantity}, {"order", json_number(r.order)},
+            {"quantity", r.quantity()}, {"order", json_number(r.order)},
             {"mu", r.mu},             {"nu", r.nu},
             {"exact", to_json(r.exact)}};
+  if (r.divergence) j["divergence"] = {{"kind", quantity_name(r.divergence->kind)}, {"order", r.divergence->parameter}};
   if (r.cross) j["cross_check"] = to_json(*r.cross);
   // A row is reproducible: an engine's timing is not part of it.
   j["exact"].erase("seconds");
@@ -115,7 +116,13 @@ Row row_from_json(const json& j) {
   r.case_name = j.at("case").get<std::string>();
   r.id = j.at("id").get<std::string>();
   r.params = params_from_json(j.at("parameters"));
-  r.quantity = j.at("quantity").get<std::string>();
+  if (j.contains("divergence")) {
+    const auto kind = parse_quantity_kind(j.at("divergence").at("kind").get<std::string>());
+    if (!kind) throw InvalidArgument(fmt::format("unknown divergence {}", j.at("divergence").dump()));
+    r.divergence = Quantity::of(*kind, j.at("divergence").at("order").get<double>());
+  } else {
+    r.what = j.at("quantity").get<std::string>();
+  }
   r.order = number_at(j, "order");
   r.mu = j.at("mu").get<std::string>();
   r.nu = j.at("nu").get<std::string>();

@@ -100,7 +100,8 @@ bool overlap(const Estimate& a, const Estimate& b) {
 struct Exact {
   Estimate value;
   std::optional<Estimate> cross;
-  std::string quantity;  // the rows' label, e.g. "renyi(8)"
+  std::optional<Quantity> divergence;  // laws and kernel cases: what was computed
+  std::string what;                    // value cases: what the entry computes
   double order = std::numeric_limits<double>::quiet_NaN();
   std::string mu, nu;    // laws cases: the law expressions, in the direction that attained the value
   std::string note;      // what the computation chose: the worst map, the reverse direction, a route refused or settled
@@ -124,7 +125,7 @@ class ValueSource final : public ExactSource {
   explicit ValueSource(const PointOptions& options) : options_(options) {}
   Exact exact(const BoundEntry& entry, const Params& p, bool second_route) override {
     const ValueCheck& v = *entry.value();  // the loader admits value entries only
-    Exact out{v.exact(p), std::nullopt, entry.quantity};
+    Exact out{v.exact(p), std::nullopt, std::nullopt, entry.quantity};
     if (v.cross && second_route && options_.cross_check) {
       try {
         out.cross = v.cross(p);
@@ -151,7 +152,7 @@ class DivergenceSource : public ExactSource {
     if (it == cache_.end()) {
       const Quantity q = Quantity::of(case_.quantity, order);
       Exact x = compute(p, q);
-      x.quantity = q.label();
+      x.divergence = q;
       if (!case_.order.empty()) x.order = order;
       it = cache_.emplace(order, std::move(x)).first;
     }
@@ -169,7 +170,8 @@ class DivergenceSource : public ExactSource {
     for (std::size_t i = 0; i < violations.size(); ++i) {
       if (!violations[i]) continue;
       for (Row& r : rows)
-        if (r.quantity == quantities[i].label() && r.verdict != Verdict::not_applicable) {
+        if (r.divergence && r.divergence->kind == quantities[i].kind && r.divergence->parameter == quantities[i].parameter &&
+            r.verdict != Verdict::not_applicable) {
           r.verdict = Verdict::error;
           r.reason = *violations[i];
         }
@@ -299,7 +301,7 @@ Row make_row(const Case& c, const std::string& id, const Params& point) {
 
 // A property entry checks itself on its random instances.
 void property_row(Row& row, const PropertyCheck& check, const Params& p, double tolerance) {
-  row.quantity = "property";
+  row.what = Row::kPropertyLabel;
   const PropertyResult r = check.check(p);
   row.exact = Estimate::from_value(r.max_ratio, 0, ErrorKind::exact, fmt::format("{} random instances", r.instances));
   row.bound = 1;
@@ -315,7 +317,8 @@ void property_row(Row& row, const PropertyCheck& check, const Params& p, double 
 void take_exact(Row& row, const Exact& x) {
   row.exact = x.value;
   row.cross = x.cross;
-  row.quantity = x.quantity;
+  row.divergence = x.divergence;
+  row.what = x.what;
   row.order = x.order;
   row.mu = x.mu;
   row.nu = x.nu;
@@ -352,7 +355,7 @@ void not_applicable_row(Row& row, const BoundEntry& entry, ExactSource& source, 
                         std::string why) {
   row.verdict = Verdict::not_applicable;
   row.reason = std::move(why);
-  row.quantity = entry.quantity;
+  row.what = entry.quantity;
   try {
     Exact x;
     try {

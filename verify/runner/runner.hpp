@@ -30,7 +30,8 @@ Verdict parse_verdict(const std::string& s);
 struct Row {
   std::string file, case_name, id;
   Params params;
-  std::string quantity;           // e.g. "renyi(8)" (property rows: "property")
+  std::optional<Quantity> divergence;  // laws and kernel rows: the divergence computed, with its order
+  std::string what;               // otherwise what is bounded: a value entry's quantity ("E_OU/E_GM"), "property"
   double order = std::numeric_limits<double>::quiet_NaN();  // its alpha or eps (NaN: the quantity has none)
   std::string mu, nu;             // the law expressions (laws cases)
   Estimate exact;                 // property rows: value = max lhs/rhs, interval = [value, value]
@@ -43,6 +44,9 @@ struct Row {
   std::string reason;             // not-applicable reason, error message, or violation detail
   std::string outside;            // evaluated with ignore_hypotheses where this hypothesis fails
   double ratio() const;           // bound / exact (NaN where undefined)
+  std::string quantity() const { return divergence ? divergence->label() : what; }  // its label, as reports write it
+  bool is_property() const { return !divergence && what == kPropertyLabel; }
+  static constexpr const char* kPropertyLabel = "property";
   std::string key() const;        // case name + ID + parameters: identifies the row across runs
 };
 
