@@ -17,13 +17,14 @@
 
 namespace privamp::verify {
 
+namespace {
+constexpr std::pair<Case::Kind, const char*> kCaseKinds[] = {
+    {Case::Kind::laws, "laws"}, {Case::Kind::kernel, "kernel"}, {Case::Kind::property, "property"}, {Case::Kind::value, "value"}};
+}  // namespace
+
 std::string to_string(Case::Kind kind) {
-  switch (kind) {
-    case Case::Kind::laws: return "laws";
-    case Case::Kind::kernel: return "kernel";
-    case Case::Kind::property: return "property";
-    case Case::Kind::value: return "value";
-  }
+  for (const auto& [k, name] : kCaseKinds)
+    if (k == kind) return name;
   return "?";
 }
 
@@ -286,11 +287,9 @@ class Reader : public TomlReader {
       c.bounds.push_back(**e.as_string());
     }
     const std::string kind = text(t, "kind", "laws");
-    if (kind == "laws") c.kind = Case::Kind::laws;
-    else if (kind == "kernel") c.kind = Case::Kind::kernel;
-    else if (kind == "property") c.kind = Case::Kind::property;
-    else if (kind == "value") c.kind = Case::Kind::value;
-    else fail(t.get("kind"), "kind", "must be laws, kernel, property or value");
+    const auto kind_entry = std::find_if(std::begin(kCaseKinds), std::end(kCaseKinds), [&](const auto& k) { return kind == k.second; });
+    if (kind_entry == std::end(kCaseKinds)) fail(t.get("kind"), "kind", "must be laws, kernel, property or value");
+    c.kind = kind_entry->first;
     // Keys of one kind only: a key the case's kind ignores is a mistake, not a no-op.
     for (const char* key : {"mu", "nu"})
       if (c.kind != Case::Kind::laws && t.get(key)) fail(t.get(key), key, fmt::format("only laws cases take {} (this case is of kind {})", key, kind));
@@ -301,7 +300,7 @@ class Reader : public TomlReader {
       c.nu = text(t, "nu");
     }
     if (c.kind == Case::Kind::kernel) c.kernel = text(t, "kernel");
-    if (c.kind != Case::Kind::property && c.kind != Case::Kind::value) {
+    if (computes_divergence(c.kind)) {
       const std::string q = text(t, "quantity");
       const auto kind = parse_quantity_kind(q);
       if (!kind) fail(t.get("quantity"), "quantity", fmt::format("must be {}", kQuantityNames));
@@ -393,12 +392,12 @@ class Reader : public TomlReader {
     const toml::node* b = t.get("bounds");
     for (const std::string& id : c.bounds) {
       const BoundEntry& e = entry(id);
-      const bool ok = c.kind == Case::Kind::property ? e.property() != nullptr
-                      : c.kind == Case::Kind::value  ? e.value() != nullptr
-                                                     : e.bounded_divergence().has_value();
+      const bool ok = computes_divergence(c.kind) ? e.bounded_divergence().has_value()
+                      : c.kind == Case::Kind::value ? e.value() != nullptr
+                                                    : e.property() != nullptr;
       if (!ok)
         fail(b, "bounds", fmt::format("{} cannot be checked by a case of kind {} (it is {})", id, to_string(c.kind), e.kind_name()));
-      if ((c.kind == Case::Kind::laws || c.kind == Case::Kind::kernel) && *e.bounded_divergence() != c.quantity)
+      if (computes_divergence(c.kind) && *e.bounded_divergence() != c.quantity)
         fail(b, "bounds", fmt::format("{} bounds {} ({}), but this case computes {}", id, quantity_name(*e.bounded_divergence()),
                                       declared_at(e), quantity_name(c.quantity)));
     }

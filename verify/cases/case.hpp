@@ -97,6 +97,9 @@ struct Case {
 };
 
 std::string to_string(Case::Kind kind);
+// Laws and kernel cases compute a divergence of the case (they take quantity and order); property and value cases
+// let their entries compute.
+inline bool computes_divergence(Case::Kind kind) { return kind == Case::Kind::laws || kind == Case::Kind::kernel; }
 
 // A case file's size limit (a larger file is refused before it is read).
 inline constexpr std::uintmax_t kMaxCaseFileBytes = 4u << 20;

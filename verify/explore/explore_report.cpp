@@ -140,7 +140,7 @@ std::string one_point_case(const Case& c, const ExploreResult& r, std::size_t k)
   s += fmt::format("kind = {}\n", quoted(to_string(c.kind)));
   if (c.kind == Case::Kind::laws) s += fmt::format("mu = {}\nnu = {}\n", quoted(c.mu), quoted(c.nu));
   if (c.kind == Case::Kind::kernel) s += fmt::format("kernel = {}\n", quoted(c.kernel));
-  if (c.kind == Case::Kind::laws || c.kind == Case::Kind::kernel) {
+  if (computes_divergence(c.kind)) {
     s += fmt::format("quantity = {}\n", quoted(quantity_name(c.quantity)));
     if (!c.order.empty()) s += fmt::format("order = {}\n", quoted(c.order));
     s += fmt::format("symmetric = {}\nengine = {}\n", c.symmetric ? "true" : "false", quoted(to_string(c.engine)));
