@@ -113,6 +113,8 @@ printf '%s' "${case_text/quantity = \"renyi\"/kernel = \"dirichlet\"$'\n'quantit
 check 2 "key 'kernel': only kernel cases take kernel" "$privamp" verify kernel_on_laws.toml
 printf '[[case]]\nname = "k"\nbounds = ["T1.1"]\nkind = "kernel"\nkernel = "[[0.9, 0.1], [0.2, 0.8]]"\nquantity = "hockey_stick"\norder = "{eps}"\n[case.grid]\neps = 1\ndelta = 0.01\n' > kmatrix.toml
 check 2 "kmatrix.toml:[0-9]+: key 'kernel'.*allowed randomized_response" "$privamp" verify kmatrix.toml
+printf '[[case]]\nname = "k"\nbounds = ["T1.1"]\nkind = "kernel"\nkernel = "dirichlet"\nquantity = "hockey_stick"\norder = "{eps}"\n[case.grid]\nstates = 1024\nconcentration = 1\nseed = [1, 2]\neps = 1\ndelta = 0.01\n' > kbig.toml
+check 2 "kbig.toml:[0-9]+: key 'kernel'.*1024 states.*at most 64 states" "$privamp" verify kbig.toml
 printf '[[case]]\nname = "blanket"\nbounds = ["BLANKET"]\nkind = "value"\n[case.grid]\neps0 = 1\nk = 2\n' > blanket.toml
 check 2 "blanket.toml:[0-9]+: key 'grid': .*BLANKET \(built in\) reads parameter 'randomizer' \(one of rr, laplace, gaussian\): missing" "$privamp" verify blanket.toml
 figure 'log = "y"' 'yrange = [0, 1]'

@@ -14,6 +14,7 @@
 #include "sim/laws/expression.hpp"
 #include "verify/bounds/catalogue.hpp"
 #include "verify/cases/toml_reader.hpp"
+#include "verify/divergence/worst_case.hpp"
 
 namespace privamp::verify {
 
@@ -459,7 +460,12 @@ class Reader : public TomlReader {
       };
       Params q = p;
       if (c.kind == Case::Kind::kernel) try {
-          add_kernel_constants(c.kernel_at(p), q);  // the kernel (at most 1024 states) and what Theorem 1 reads
+          const sim::FiniteKernel kernel = c.kernel_at(p);
+          // A kernel case computes the exact worst case over states^4 maps: its size is bounded before anything runs.
+          if (kernel.size() > kMaxWorstCaseStates)
+            throw InvalidArgument(fmt::format("{} states; a kernel case computes the exact worst case over states^4 maps "
+                                              "of the canonical pair: at most {} states", kernel.size(), kMaxWorstCaseStates));
+          add_kernel_constants(kernel, q);  // what Theorem 1's entries read (O(states^3): cheap at 64 states)
         } catch (const InvalidArgument& e) {
           fail(t.get("kernel"), "kernel", where() + e.what());
         }
