@@ -124,7 +124,8 @@ class ValueSource final : public ExactSource {
  public:
   explicit ValueSource(const PointOptions& options) : options_(options) {}
   Exact exact(const BoundEntry& entry, const Params& p, bool second_route) override {
-    const ValueCheck& v = *entry.value();  // the loader admits value entries only
+    if (!entry.value()) throw InvalidArgument(fmt::format("{} is {}: a value case cannot check it", entry.id, entry.kind_name()));
+    const ValueCheck& v = *entry.value();
     Exact out{v.exact(p), std::nullopt, std::nullopt, entry.quantity};
     if (v.cross && second_route && options_.cross_check) {
       try {
@@ -414,6 +415,8 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
     try {
       if (const PropertyCheck* property = entry.property()) {
         property_row(row, *property, p, c.tolerance);
+      } else if (!source) {  // the loader refuses such a pairing; a caller of evaluate_point may not
+        throw InvalidArgument(fmt::format("{} is {}: a {} case cannot check it", id, entry.kind_name(), to_string(c.kind)));
       } else if (const auto outside = entry.outside(p); outside && !options.ignore_hypotheses) {
         not_applicable_row(row, entry, *source, p, c.tolerance, *outside);
       } else {
