@@ -41,6 +41,25 @@ void check_propagation_work(const char* law, const char* steps_name, long steps,
                                       "lower {} or cells", law, steps_name, steps, cells, work, kMaxPropagationWork,
                                       steps_name));
 }
+// The law at time t from x0 of the Langevin chain of `potential` on [lo, hi] (double_well and langevin).
+LawPtr langevin_law(const Args& a, const Potential& potential) {
+  const int cells = a.cells("cells", kMinCells, kMaxGeneratorCells, 4 * kMaxGeneratorCells, 2, "discretised generator");
+  const double lo = a.number("lo"), hi = a.number("hi"), x0 = a.number("x0");
+  const char* law = potential.formula ? "langevin" : "double_well";
+  if (!potential.formula) {  // U' = x^3 - x: beyond |x| = 10 the drift (~1000) is too stiff for the eigendecomposition
+    if (!(lo >= -10 && lo < 0)) throw_invalid(law, "lo", lo, "-10 <= lo < 0");
+    if (!(hi > 0 && hi <= 10)) throw_invalid(law, "hi", hi, "0 < hi <= 10");
+  } else if (!(lo < hi) || std::fabs(lo) > 100 || std::fabs(hi) > 100) {
+    throw_invalid(law, "hi", hi, fmt::format("lo = {} < hi, both within [-100, 100]", format_number(lo)));
+  }
+  if (!(x0 >= lo && x0 <= hi)) throw_invalid(law, "x0", x0, fmt::format("lo = {} <= x0 <= hi = {}", lo, hi));
+  potential.check(lo, hi);
+  const auto chain = langevin_chain(potential, lo, hi, cells);
+  const Eigen::VectorXd p = chain->law(chain->node(x0), a.number("t"));
+  std::vector<double> at(chain->x().data(), chain->x().data() + chain->nodes());
+  return std::make_shared<FiniteLaw>(at, p);
+}
+
 }  // namespace
 
 std::string to_string(ParamKind kind) {
@@ -52,6 +71,7 @@ std::string to_string(ParamKind kind) {
     case ParamKind::law: return "law";
     case ParamKind::laws: return "list of laws";
     case ParamKind::word: return "name";
+    case ParamKind::formula: return "formula";
   }
   return "?";
 }
@@ -115,8 +135,16 @@ LawPtr Args::law(const std::string& name) const {
 
 const std::string& Args::word(const std::string& name) const {
   const Value& v = get(name);
-  if (v.kind != Value::Kind::word) throw InvalidArgument(fmt::format("{}: parameter '{}' must be a name", law_, name));
+  if (v.kind != Value::Kind::word && v.kind != Value::Kind::formula)
+    throw InvalidArgument(fmt::format("{}: parameter '{}' must be a name", law_, name));
   return v.word;
+}
+
+std::shared_ptr<const Formula> Args::formula(const std::string& name) const {
+  const Value& v = get(name);
+  if (v.kind == Value::Kind::word) return nullptr;
+  if (v.kind != Value::Kind::formula) throw InvalidArgument(fmt::format("{}: parameter '{}' must be a formula", law_, name));
+  return v.formula;
 }
 
 int Args::cells(const std::string& name, int lo, int hi, int max_cells, int order, const std::string& what) const {
@@ -204,14 +232,21 @@ const std::vector<LawSpec>& law_catalogue() {
         {"R", K::number, "1", "radius of the domain [-R, R]"},
         {"x0", K::number, "0", "starting point"},
         {"cells", K::integer, "400", "grid cells of the propagated density, 16 <= cells <= 1600 (also computed at 2x and 4x for the error bar)"},
-        {"loss", K::word, "quadratic", "quadratic (lambda/2)(x - z)^2 | logistic log(1 + e^(-z x)) + (lambda/2) x^2",
-         {"quadratic", "logistic"}},
-        {"A", K::number, "1", "logistic: bound on |z|"}},
+        {"loss", K::formula, "quadratic", "quadratic (lambda/2)(x - z)^2 | logistic log(1 + e^(-z x)) + (lambda/2) x^2 | "
+         "a formula in x and z, e.g. \"if(abs(x - z) <= 0.5, (x - z)^2/2, 0.5*abs(x - z) - 0.125) + 0.1*x^2\" (gradient "
+         "by automatic differentiation; C, beta, rho certified over [-R, R] x [-A, A])",
+         {"quadratic", "logistic"}, {"x", "z"}},
+        {"A", K::number, "1", "logistic and formula losses: bound on |z|"}},
        "noisy_sgd(n=20, i=5, zi=1, eta=0.2, loss=logistic, lambda=0.5)",
        [](const Args& a) {
          NoisySgd sgd{static_cast<int>(a.integer("n")), a.number("eta"), a.number("sigma"), a.number("lambda"),
                       a.number("R"), a.number("x0")};
-         sgd.loss = parse_sgd_loss(a.word("loss"));
+         if (const auto f = a.formula("loss")) {
+           sgd.loss = SgdLoss::formula;
+           sgd.loss_formula = f;
+         } else {
+           sgd.loss = parse_sgd_loss(a.word("loss"));
+         }
          sgd.feature_bound = a.number("A");
          const int cells = a.cells("cells", kMinCells, kMaxGridCells, 4 * kMaxGridCells, 2, "grid propagation");
          check_propagation_work("noisy_sgd", "n", sgd.n, a.integer("cells"));
@@ -220,9 +255,10 @@ const std::vector<LawSpec>& law_catalogue() {
       {"projected_chain", "X_r of X_i = clamp(psi(X_(i-1)) + N(0, sigma^2), lo, hi) from x0, psi an L-Lipschitz map",
        {{"x0", K::number, std::nullopt, "starting point in [lo, hi]"},
         {"r", K::integer, "1", "number of steps, >= 1"},
-        {"map", K::word, "linear", "psi: linear L x | tanh L tanh(x) | sin L sin(x) | softsign L x/(1+|x|)",
-         {"linear", "tanh", "sin", "softsign"}},
-        {"L", K::number, "1", "Lipschitz constant of psi"},
+        {"map", K::formula, "linear", "psi: linear L x | tanh L tanh(x) | sin L sin(x) | softsign L x/(1+|x|) | a formula "
+         "in x, e.g. \"0.9*atan(x)\" (its Lipschitz constant: lipschitz(map, lo, hi) in a case file)",
+         {"linear", "tanh", "sin", "softsign"}, {"x"}},
+        {"L", K::number, "1", "Lipschitz constant of the named maps (a formula map ignores it)"},
         {"sigma", K::number, "1", "noise standard deviation per step, > 0"},
         {"lo", K::number, "-3", "lower end of the projection interval"},
         {"hi", K::number, "3", "upper end"},
@@ -231,7 +267,8 @@ const std::vector<LawSpec>& law_catalogue() {
        [](const Args& a) {
          const int cells = a.cells("cells", kMinCells, kMaxGridCells, 4 * kMaxGridCells, 2, "grid propagation");
          check_propagation_work("projected_chain", "r", a.integer("r"), a.integer("cells"));
-         return projected_chain_process_law(a.word("map"), a.number("L"), a.number("x0"), static_cast<int>(a.integer("r")),
+         const ChainMap map{a.word("map"), a.number("L"), a.formula("map")};
+         return projected_chain_process_law(map, a.number("x0"), static_cast<int>(a.integer("r")),
                                             a.number("sigma"), a.number("lo"), a.number("hi"), cells);
        }},
       {"double_well", "law at time t of the Langevin diffusion dX = -U'(X)dt + sqrt(2)dW, U = x^4/4 - x^2/2, from x0",
@@ -241,17 +278,19 @@ const std::vector<LawSpec>& law_catalogue() {
         {"hi", K::number, "4", "upper end of the domain"},
         {"cells", K::integer, "400", "grid cells of the discretised generator, 16 <= cells <= 800 (also computed at 2x and 4x for the error bar)"}},
        "double_well(x0=1, t=0.5)",
+       [](const Args& a) { return langevin_law(a, Potential::double_well()); }},
+      {"langevin", "law at time t of the Langevin diffusion dX = -U'(X)dt + sqrt(2)dW for a potential U given as a formula, from x0",
+       {{"potential", K::formula, std::nullopt, "U: double_well, or a formula in x, e.g. \"x^4/4 - x^2/2 + 0.2*x\" (|U'| <= 1000 on [lo, hi], certified)",
+         {"double_well"}, {"x"}},
+        {"x0", K::number, std::nullopt, "starting point, a node of the grid"},
+        {"t", K::number, std::nullopt, "time, > 0"},
+        {"lo", K::number, "-4", "lower end of the (reflecting) domain"},
+        {"hi", K::number, "4", "upper end of the domain"},
+        {"cells", K::integer, "400", "grid cells of the discretised generator, 16 <= cells <= 800 (also computed at 2x and 4x for the error bar)"}},
+       "langevin(potential=\"log(cosh(x))\", x0=1, t=0.5)",
        [](const Args& a) {
-         const int cells = a.cells("cells", kMinCells, kMaxGeneratorCells, 4 * kMaxGeneratorCells, 2, "discretised generator");
-         const double lo = a.number("lo"), hi = a.number("hi"), x0 = a.number("x0");
-         // U' = x^3 - x: beyond |x| = 10 the drift (~1000) makes the generator too stiff for its eigen-decomposition.
-         if (!(lo >= -10 && lo < 0)) throw_invalid("double_well", "lo", lo, "-10 <= lo < 0");
-         if (!(hi > 0 && hi <= 10)) throw_invalid("double_well", "hi", hi, "0 < hi <= 10");
-         if (!(x0 >= lo && x0 <= hi)) throw_invalid("double_well", "x0", x0, fmt::format("lo = {} <= x0 <= hi = {}", lo, hi));
-         const LangevinChain& chain = double_well_chain(lo, hi, cells);
-         const Eigen::VectorXd p = chain.law(chain.node(a.number("x0")), a.number("t"));
-         std::vector<double> at(chain.x().data(), chain.x().data() + chain.nodes());
-         return std::make_shared<FiniteLaw>(at, p);
+         const auto f = a.formula("potential");
+         return langevin_law(a, f ? Potential::of(f) : Potential::named(a.word("potential")));
        }},
       {"brownian", "Brownian semigroup P_t(x0) = N(x0, 2t) for dX = sqrt(2) dW (GT.bm.law)",
        {{"x0", K::number, std::nullopt, "starting point"}, {"t", K::number, std::nullopt, "time, > 0"}},

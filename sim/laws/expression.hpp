@@ -23,16 +23,21 @@
 
 namespace privamp::sim {
 
+class Formula;
+
 struct Value {
-  enum class Kind { number, list, law, word };
+  enum class Kind { number, list, law, word, formula };
   Kind kind = Kind::number;
   double number = 0;
-  std::string word;
+  std::string word;  // a word, or a formula's text (its parameters substituted)
   std::vector<Value> list;
   LawPtr law;
+  std::shared_ptr<const Formula> formula;
 };
 
-enum class ParamKind { number, integer, numbers, matrix, law, laws, word };
+// formula: a function of the parameter's `variables` (sim/formulas/formula.hpp), given as a quoted text, a word
+// parameter holding one, or the expression itself; `words` lists names it also accepts instead (built-in maps).
+enum class ParamKind { number, integer, numbers, matrix, law, laws, word, formula };
 
 struct ParamSpec {
   std::string name;
@@ -40,6 +45,7 @@ struct ParamSpec {
   std::optional<std::string> default_value;  // as it would be written; nullopt = required
   std::string doc;
   std::vector<std::string> words = {};  // a word parameter's allowed values (empty: any word), checked at load
+  std::vector<std::string> variables = {};  // a formula's variables
 };
 
 // How a discretised law inside an expression is built: its cells are multiplied by `resolution_factor`, and the
@@ -65,6 +71,9 @@ class Args {
   LawPtr law(const std::string& name) const;
   std::vector<LawPtr> laws(const std::string& name) const;
   const std::string& word(const std::string& name) const;  // a bare name, e.g. loss=logistic
+  // A formula parameter: the compiled formula, or null when one of the parameter's named alternatives was given
+  // (then word(name) is that name).
+  std::shared_ptr<const Formula> formula(const std::string& name) const;
   // The resolution of a discretised law: the parameter `name` (base cells, within [lo, hi]) times the build's
   // resolution factor, refinable up to `max_cells`; records the method's order for the error model.
   int cells(const std::string& name, int lo, int hi, int max_cells, int order, const std::string& what) const;

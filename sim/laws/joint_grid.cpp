@@ -121,7 +121,7 @@ LawPtr noisy_sgd_process_law(const NoisySgd& sgd, int i, double zi, int cells) {
   const ProcessIdentity family{"noisy_sgd",
                                {static_cast<double>(sgd.n), static_cast<double>(i), sgd.eta, sgd.sigma, sgd.lambda,
                                 sgd.radius, sgd.x0, static_cast<double>(cells), sgd.feature_bound},
-                               {to_string(sgd.loss)}};
+                               {sgd.loss_identity()}};
   return std::make_shared<ProcessLaw>(
       grid_law(noisy_sgd_law(sgd, i, zi, cells)), family, std::vector<double>{zi},
       [sgd, i, cells](const std::vector<double>& mine, const std::vector<double>& theirs) {
@@ -132,11 +132,11 @@ LawPtr noisy_sgd_process_law(const NoisySgd& sgd, int i, double zi, int cells) {
       });
 }
 
-LawPtr projected_chain_process_law(const std::string& map, double lipschitz, double x0, int r, double sigma, double lo,
-                                   double hi, int cells) {
-  const auto psi = lipschitz_map(map, lipschitz);
-  const ProcessIdentity family{"projected_chain",
-                               {static_cast<double>(r), lipschitz, sigma, lo, hi, static_cast<double>(cells)}, {map}};
+LawPtr projected_chain_process_law(const ChainMap& map, double x0, int r, double sigma, double lo, double hi, int cells) {
+  map.check(lo, hi);
+  const auto psi = map.psi();
+  const ProcessIdentity family{"projected_chain", {static_cast<double>(r), sigma, lo, hi, static_cast<double>(cells)},
+                               {map.identity()}};
   return std::make_shared<ProcessLaw>(
       grid_law(projected_chain_law(psi, x0, r, sigma, lo, hi, cells)), family, std::vector<double>{x0},
       [psi, r, sigma, lo, hi, cells](const std::vector<double>& mine, const std::vector<double>& theirs) {

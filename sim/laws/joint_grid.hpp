@@ -27,7 +27,6 @@ std::pair<LawPtr, LawPtr> joint_finite_laws(const std::vector<double>& at, const
 // The grid laws of the propagated processes as ProcessLaws: alone they are the process's law; against another law
 // of the same process (differing only in zi, resp. x0) the engines recompute both jointly.
 LawPtr noisy_sgd_process_law(const NoisySgd& sgd, int i, double zi, int cells);
-LawPtr projected_chain_process_law(const std::string& map, double lipschitz, double x0, int r, double sigma, double lo,
-                                   double hi, int cells);
+LawPtr projected_chain_process_law(const ChainMap& map, double x0, int r, double sigma, double lo, double hi, int cells);
 
 }  // namespace privamp::sim

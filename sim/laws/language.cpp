@@ -20,6 +20,9 @@
 #include "numerics/errors.hpp"
 #include "numerics/special.hpp"
 #include "sim/laws/expression.hpp"
+#include "sim/laws/node.hpp"
+#include "sim/formulas/certify.hpp"
+#include "sim/formulas/formula.hpp"
 
 namespace privamp::sim {
 
@@ -42,28 +45,13 @@ std::string Params::describe() const {
   return out;
 }
 
-struct Node {
-  enum class Kind { number, name, negate, binary, compare, call, list };
-  Kind kind = Kind::number;
-  std::size_t column = 0;
-  double number = 0;
-  std::string text;                 // a name, an operator, or the called law or function
-  std::vector<std::shared_ptr<const Node>> args;
-  std::vector<std::string> keys;    // a call's argument names ("" for positional ones)
-  int height = 1;                   // levels of the tree below and including this node
-};
-
 namespace {
 
 using NodePtr = std::shared_ptr<const Node>;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 [[noreturn]] void fail_at(const std::string& label, const std::string& text, std::size_t column, const std::string& why) {
-  // The text around the column (at most 60 characters each side), with a caret under it.
-  const std::size_t from = column > 60 ? column - 60 : 0, to = std::min(text.size(), column + 60);
-  const std::string before = from > 0 ? "..." : "", after = to < text.size() ? "..." : "";
-  throw InvalidArgument(fmt::format("{}, column {}: {}\n  {}{}{}\n  {}^", label, column + 1, why, before,
-                                    text.substr(from, to - from), after, std::string(before.size() + column - from, ' ')));
+  expression_error(label, text, column, why);
 }
 
 const LawSpec* find_law(const std::string& name) {
@@ -73,9 +61,9 @@ const LawSpec* find_law(const std::string& name) {
 }
 
 const std::vector<std::string>& function_names() {
-  static const std::vector<std::string> names = {"sqrt", "exp", "log", "log1p", "expm1", "sinh", "erf", "erfc", "Phi",
+  static const std::vector<std::string> names = {"sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tanh", "atan", "sinh", "cosh", "erf", "erfc", "Phi",
                                                  "logPhi", "lgamma", "floor", "ceil", "abs", "pow", "binom", "min", "max",
-                                                 "if", "sum", "default", "renyi", "hockey_stick", "kl", "tv", "renyi_inf"};
+                                                 "if", "sum", "default", "lipschitz", "gradient_bound", "smoothness", "strong_convexity", "renyi", "hockey_stick", "kl", "tv", "renyi_inf"};
   return names;
 }
 
@@ -226,6 +214,14 @@ class Parser {
       }
       return make(std::move(list));
     }
+    if (s_[pos_] == '"' || s_[pos_] == '\'') {  // a quoted text: a formula given as text, or a word
+      const char quote = s_[pos_];
+      const std::size_t close = s_.find(quote, pos_ + 1);
+      if (close == std::string_view::npos) fail(fmt::format("a text opened with {} is not closed", quote));
+      Node t{Node::Kind::text, at, 0, std::string(s_.substr(pos_ + 1, close - pos_ - 1)), {}, {}};
+      pos_ = close + 1;
+      return make(std::move(t));
+    }
     if (at_name()) {
       const std::string id = name();
       if (id == "inf" || id == "nan" || id == "infinity") fail("numbers must be finite", at);
@@ -359,6 +355,14 @@ LawPtr cached_law(const std::string& key, const std::function<LawPtr()>& build) 
 
 }  // namespace
 
+void expression_error(const std::string& label, const std::string& text, std::size_t column, const std::string& why) {
+  // The text around the column (at most 60 characters each side), with a caret under it.
+  const std::size_t from = column > 60 ? column - 60 : 0, to = std::min(text.size(), column + 60);
+  const std::string before = from > 0 ? "..." : "", after = to < text.size() ? "..." : "";
+  throw InvalidArgument(fmt::format("{}, column {}: {}\n  {}{}{}\n  {}^", label, column + 1, why, before,
+                                    text.substr(from, to - from), after, std::string(before.size() + column - from, ' ')));
+}
+
 std::string work_limit_message(double work) {
   return fmt::format("about {:.3g} steps of work for one evaluation; the limit is {:.0e} (each divergence call counts "
                      "{:.0e}): use fewer terms in sum()",
@@ -393,6 +397,12 @@ class Evaluator {
           w.word = n.text;
           w.unresolved = true;
         }
+        return w;
+      }
+      case Node::Kind::text: {
+        Val w;
+        w.kind = Val::Kind::word;
+        w.word = n.text;
         return w;
       }
       case Node::Kind::negate: {
@@ -452,6 +462,12 @@ class Evaluator {
     return std::make_shared<DiscretisedLaw>(std::move(v.law), std::move(d));
   }
 
+  // A formula argument as law_text writes it: a named alternative bare, a formula as a quoted text.
+  static std::string quoted(const Value& v) {
+    if (v.kind == Value::Kind::word) return v.word;
+    return v.word.find('"') == std::string::npos ? "\"" + v.word + "\"" : "'" + v.word + "'";
+  }
+
   // The text of a law (or any value) with its arguments' values.
   // A bare name that is no parameter is rendered as a word only where the law takes one (`words_ok`).
   std::string render(const Node& n, bool words_ok = false) {
@@ -469,8 +485,10 @@ class Evaluator {
             while (k < given.size() && spec->params[k].name != n.keys[i]) ++k;
           }
           const bool word = k < given.size() && spec->params[k].kind == ParamKind::word;
+          const bool formula = k < given.size() && spec->params[k].kind == ParamKind::formula;
           if (k < given.size()) given[k] = true;
-          parts.push_back(fmt::format("{}{}{}", n.keys[i], n.keys[i].empty() ? "" : "=", render(*n.args[i], word)));
+          const std::string value = formula ? quoted(formula_value(*n.args[i], spec->params[k])) : render(*n.args[i], word);
+          parts.push_back(fmt::format("{}{}{}", n.keys[i], n.keys[i].empty() ? "" : "=", value));
         }
         return fmt::format("{}({})", n.text, fmt::join(parts, ", "));
       }
@@ -605,6 +623,7 @@ class Evaluator {
       if (params_.has(a[0]->text)) return eval(*a[0]);
       return eval(*a[1]);
     }
+    if (f == "lipschitz" || f == "gradient_bound" || f == "smoothness" || f == "strong_convexity") return certified(n);
     std::vector<Val> x;
     for (const auto& e : a) x.push_back(number(*e));
     if (f == "sqrt") return want(1), monotone(x[0], [](double t) { return std::sqrt(t); });
@@ -613,6 +632,11 @@ class Evaluator {
     if (f == "log1p") return want(1), monotone(x[0], [](double t) { return std::log1p(t); });
     if (f == "expm1") return want(1), monotone(x[0], [](double t) { return std::expm1(t); });
     if (f == "sinh") return want(1), monotone(x[0], [](double t) { return std::sinh(t); });
+    if (f == "sin") return want(1), enclosed(x[0], [](const Enclosure& t) { return sin(t); }, [](double t) { return std::sin(t); });
+    if (f == "cos") return want(1), enclosed(x[0], [](const Enclosure& t) { return cos(t); }, [](double t) { return std::cos(t); });
+    if (f == "tanh") return want(1), enclosed(x[0], [](const Enclosure& t) { return tanh(t); }, [](double t) { return std::tanh(t); });
+    if (f == "atan") return want(1), enclosed(x[0], [](const Enclosure& t) { return atan(t); }, [](double t) { return std::atan(t); });
+    if (f == "cosh") return want(1), enclosed(x[0], [](const Enclosure& t) { return cosh(t); }, [](double t) { return std::cosh(t); });
     if (f == "erf") return want(1), monotone(x[0], [](double t) { return std::erf(t); });
     if (f == "erfc") return want(1), monotone(x[0], [](double t) { return std::erfc(t); });
     if (f == "Phi") return want(1), monotone(x[0], [](double t) { return 0.5 * std::erfc(-t / std::numbers::sqrt2); });
@@ -655,6 +679,64 @@ class Evaluator {
       }
     }
     return v;
+  }
+
+  // A function whose interval image comes from its Enclosure (non-monotone ones included: sin, cos, cosh).
+  template <class E, class D>
+  static Val enclosed(const Val& a, E on_enclosure, D on_double) {
+    const Enclosure r = on_enclosure(Enclosure(a.lo, a.hi));
+    Val v = Val::point(on_double(a.v));
+    if (!a.is_point()) {
+      v.lo = r.lo;
+      v.hi = r.hi;
+    }
+    return v;
+  }
+
+  // A formula argument in `variables`: a quoted text or a word parameter holding one (e.g. map = "0.9*atan(x)" in
+  // [case.grid]), or the expression itself (map = 0.9*atan(x)). Names other than the variables are the point's
+  // parameters.
+  std::shared_ptr<const Formula> formula(const Node& arg, const std::vector<std::string>& variables) {
+    const bool as_text = arg.kind == Node::Kind::text ||
+                         (arg.kind == Node::Kind::name && params_.words.count(arg.text) &&
+                          std::find(variables.begin(), variables.end(), arg.text) == variables.end());
+    if (!as_text) return Formula::compile(arg, variables, params_, expression_->label_, expression_->text_);
+    const std::string text = eval(arg).word;
+    try {
+      return Formula::parse(text, variables, params_, "formula");
+    } catch (const InvalidArgument& e) {
+      fail(arg, e.what());
+    }
+  }
+
+  // Certified constants of a formula (sim/formulas/certify.hpp), the conservative end of each enclosure:
+  //   lipschitz(psi, lo, hi)                     sup |psi'| over [lo, hi] (upper end)
+  //   gradient_bound(loss, lo, hi, zlo, zhi)     sup |d loss/dx| over x in [lo, hi], z in [zlo, zhi] (upper end)
+  //   smoothness(loss, lo, hi, zlo, zhi)         sup |d^2 loss/dx^2| (upper end)
+  //   strong_convexity(loss, lo, hi, zlo, zhi)   inf d^2 loss/dx^2 (lower end)
+  Val certified(const Node& n) {
+    const std::string& f = n.text;
+    const bool map = f == "lipschitz";
+    const std::size_t count = map ? 3 : 5;
+    if (n.args.size() != count)
+      fail(n, map ? "lipschitz(psi, lo, hi): a formula in x and the interval"
+                  : fmt::format("{}(loss, lo, hi, zlo, zhi): a formula in x and z, the domain and the data range", f));
+    const auto formula_of = this->formula(*n.args[0], map ? std::vector<std::string>{"x"} : std::vector<std::string>{"x", "z"});
+    std::vector<Enclosure> box;
+    for (std::size_t i = 1; i + 1 < count + 1; i += 2) {
+      const Val lo = number(*n.args[i]), hi = number(*n.args[i + 1]);
+      if (!lo.is_point() || !hi.is_point() || !(lo.v <= hi.v))
+        fail(*n.args[i], fmt::format("{}: the range [{}, {}] must be two numbers with lo <= hi", f, format_number(lo.v), format_number(hi.v)));
+      box.emplace_back(lo.v, hi.v);
+    }
+    try {
+      if (map) return Val::point(sup_abs(*formula_of, 0, 1, box).value.hi);
+      if (f == "gradient_bound") return Val::point(sup_abs(*formula_of, 0, 1, box).value.hi);
+      if (f == "smoothness") return Val::point(sup_abs(*formula_of, 0, 2, box).value.hi);
+      return Val::point(extremum(*formula_of, 0, 2, box, false).value.lo);
+    } catch (const InvalidArgument& e) {
+      fail(n, e.what());
+    }
   }
 
   // The binomial coefficient C(n, k) of integers: exact in 64 bits up to n = 66, else from lgamma with its rounding.
@@ -784,6 +866,10 @@ class Evaluator {
         ps = &*p;
       }
       if (values.count(key)) fail(arg, fmt::format("parameter '{}' given twice", key));
+      if (ps->kind == ParamKind::formula) {
+        values[key] = formula_value(arg, *ps);
+        continue;
+      }
       const Val v = eval(arg);
       if (ps->kind == ParamKind::law && v.kind != Val::Kind::law)
         fail(arg, fmt::format("{}: parameter '{}' must be a law", spec.name, ps->name));
@@ -808,6 +894,23 @@ class Evaluator {
       fail(n, e.what());
     }
     return v;
+  }
+
+  // A formula parameter's value: one of its named alternatives (a word), or the compiled formula with its text.
+  Value formula_value(const Node& arg, const ParamSpec& ps) {
+    Value out;
+    if (arg.kind == Node::Kind::name || arg.kind == Node::Kind::text) {
+      const Val v = eval(arg);
+      if (v.kind == Val::Kind::word && std::find(ps.words.begin(), ps.words.end(), v.word) != ps.words.end()) {
+        out.kind = Value::Kind::word;
+        out.word = v.word;
+        return out;
+      }
+    }
+    out.kind = Value::Kind::formula;
+    out.formula = formula(arg, ps.variables);
+    out.word = out.formula->text();
+    return out;
   }
 
   // Numbers given to laws are points; a bare name that is no parameter is a word only where the law takes one.

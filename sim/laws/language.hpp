@@ -63,6 +63,7 @@ class Expression : public std::enable_shared_from_this<Expression> {
   static std::shared_ptr<const Expression> parse_cached(const std::string& text, const std::string& label = "expression");
 
   const std::string& text() const { return text_; }
+  const Node& root() const { return *root_; }
 
   // The value as a number with its interval; InvalidArgument if it is not a finite number.
   Bracketed number(const Params& params, const DivergenceFunction* divergence = nullptr) const;
@@ -89,5 +90,10 @@ class Expression : public std::enable_shared_from_this<Expression> {
   std::shared_ptr<const Node> root_;
   friend class Evaluator;
 };
+
+// An error in the text of an expression: InvalidArgument naming `label` and the column, with the text around it and
+// a caret under the column.
+[[noreturn]] void expression_error(const std::string& label, const std::string& text, std::size_t column,
+                                   const std::string& why);
 
 }  // namespace privamp::sim

@@ -1,5 +1,6 @@
 #include "sim/processes/langevin.hpp"
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -12,6 +13,9 @@
 #include <boost/numeric/odeint/integrate/integrate_adaptive.hpp>
 #include <boost/numeric/odeint/stepper/generation.hpp>
 #include <boost/numeric/odeint/stepper/runge_kutta_dopri5.hpp>
+
+#include "sim/formulas/certify.hpp"
+#include "sim/formulas/formula.hpp"
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
@@ -21,6 +25,27 @@ namespace privamp::sim {
 
 Potential Potential::double_well() {
   return {"double_well", [](double x) { return x * x * x * x / 4 - x * x / 2; }};
+}
+
+Potential Potential::named(const std::string& text) {
+  if (text == "double_well") return double_well();
+  return of(Formula::parse(text, {"x"}, {}, "potential"));
+}
+
+Potential Potential::of(std::shared_ptr<const Formula> formula) {
+  Potential p{formula->text(), [formula](double x) { return (*formula)(x); }, formula};
+  return p;
+}
+
+void Potential::check(double lo, double hi) const {
+  if (!formula) return;
+  const Enclosure box[1] = {{lo, hi}};
+  extremum(*formula, 0, 0, box, true);  // throws where U is not finite
+  const Extremum drift = sup_abs(*formula, 0, 1, box);
+  if (drift.value.hi > kMaxDrift)
+    throw InvalidArgument(fmt::format("potential '{}': |U'| reaches {:.6g} on [{}, {}] (certified enclosure {}): above {}, the "
+                                      "discretised generator is too stiff; narrow [lo, hi]", name, drift.value.lo,
+                                      format_number(lo), format_number(hi), describe(drift, *formula), kMaxDrift));
 }
 
 Potential Potential::quadratic(double theta) {
@@ -180,13 +205,21 @@ double LangevinChain::intrinsic_sensitivity(int start, int other, double t) cons
   return std::exp(log_integrate<double>(h, {2 * t}, o).log_value);
 }
 
-const LangevinChain& double_well_chain(double lo, double hi, int cells) {
+std::shared_ptr<const LangevinChain> langevin_chain(const Potential& potential, double lo, double hi, int cells) {
+  using Key = std::tuple<std::string, double, double, int>;
   static std::mutex mutex;
-  static std::map<std::tuple<double, double, int>, std::unique_ptr<LangevinChain>> cache;
+  static std::deque<std::pair<Key, std::shared_ptr<const LangevinChain>>> cache;
+  const Key key{potential.name, lo, hi, cells};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const auto& [k, chain] : cache)
+      if (k == key) return chain;
+  }
+  auto chain = std::make_shared<const LangevinChain>(potential, lo, hi, cells);  // outside the lock: seconds
   std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = cache[{lo, hi, cells}];
-  if (!slot) slot = std::make_unique<LangevinChain>(Potential::double_well(), lo, hi, cells);
-  return *slot;
+  cache.emplace_back(key, chain);
+  if (cache.size() > 24) cache.pop_front();
+  return chain;
 }
 
 }  // namespace privamp::sim

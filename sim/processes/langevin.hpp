@@ -13,17 +13,28 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include <Eigen/Core>
 
 namespace privamp::sim {
 
+class Formula;
+
 struct Potential {
-  std::string name;
+  std::string name;  // what identifies it: double_well, or the formula's text
   std::function<double(double)> u;
+  std::shared_ptr<const Formula> formula = nullptr;  // when given as a formula
   static Potential double_well();          // x⁴/4 − x²/2
   static Potential quadratic(double theta);  // θx²/2: the OU process dX = −θX dt + √2 dW
+  // "double_well", or a formula in x (sim/formulas/formula.hpp), e.g. "x^4/4 - 0.3*x^2 + 0.1*x".
+  static Potential named(const std::string& text);
+  static Potential of(std::shared_ptr<const Formula> formula);
+  // InvalidArgument unless U is finite on [lo, hi] and |U'| ≤ kMaxDrift there (certified: sim/formulas/certify.hpp);
+  // a steeper drift makes the discretised generator too stiff for its eigendecomposition.
+  void check(double lo, double hi) const;
+  static constexpr double kMaxDrift = 1000;
 };
 
 class LangevinChain {
@@ -58,8 +69,9 @@ class LangevinChain {
   Eigen::MatrixXd eigenvectors_;
 };
 
-// The double-well chain on [lo, hi] with `cells` cells, built once per resolution and shared (thread-safe): the
-// spectral decomposition is the expensive part and every law and κ at that resolution reuses it.
-const LangevinChain& double_well_chain(double lo, double hi, int cells);
+// The chain of a potential on [lo, hi] with `cells` cells, built once per (potential, interval, resolution) and
+// shared (thread-safe; the latest 24 are kept): the spectral decomposition is the expensive part and every law and
+// κ at that resolution reuses it.
+std::shared_ptr<const LangevinChain> langevin_chain(const Potential& potential, double lo, double hi, int cells);
 
 }  // namespace privamp::sim

@@ -1,5 +1,8 @@
 #include "sim/processes/projected_chain.hpp"
 
+#include "sim/formulas/certify.hpp"
+#include "sim/formulas/formula.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -184,6 +187,19 @@ Propagator::Map lipschitz_map(const std::string& name, double lipschitz) {
   if (name == "sin") return [l](double x) { return l * std::sin(x); };
   if (name == "softsign") return [l](double x) { return l * x / (1 + std::fabs(x)); };
   throw InvalidArgument(fmt::format("map = '{}': allowed linear, tanh, sin, softsign", name));
+}
+
+Propagator::Map ChainMap::psi() const {
+  if (formula) return [f = formula](double x) { return (*f)(x); };
+  return lipschitz_map(name, lipschitz);
+}
+
+std::string ChainMap::identity() const { return formula ? formula->text() : fmt::format("{} {:.17g}", name, lipschitz); }
+
+void ChainMap::check(double lo, double hi) const {
+  if (!formula) return;
+  const Enclosure box[1] = {{lo, hi}};
+  extremum(*formula, 0, 0, box, true);  // InvalidArgument where ψ is not finite
 }
 
 IntervalLaw projected_chain_law(const Propagator::Map& psi, double x0, int r, double s, double lo, double hi,

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,22 @@ class Propagator {
 // Named Lipschitz maps for iterated projected noise (T4): ψ(x) = L·x, L·tanh(x), L·sin(x), L·x/(1+|x|)... all
 // L-Lipschitz; `name` ∈ {linear, tanh, sin, softsign}.
 Propagator::Map lipschitz_map(const std::string& name, double lipschitz);
+
+class Formula;
+
+// The map of a projected chain: a named map with its constant L, or a formula in x (sim/formulas/formula.hpp),
+// whose Lipschitz constant is certified where a theorem needs it (lipschitz(map, lo, hi) in a case file).
+struct ChainMap {
+  std::string name = "linear";
+  double lipschitz = 1;
+  std::shared_ptr<const Formula> formula = nullptr;
+
+  Propagator::Map psi() const;
+  // What identifies the map among processes: the name and L, or the formula's text.
+  std::string identity() const;
+  // InvalidArgument unless ψ is finite on [lo, hi] (certified by interval evaluation for a formula).
+  void check(double lo, double hi) const;
+};
 
 // The grid must resolve a step's noise: s ≥ h/2 (InvalidArgument naming `name` otherwise; a narrower kernel
 // falls between the nodes and the propagated law is meaningless).

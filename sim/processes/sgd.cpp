@@ -1,5 +1,12 @@
 #include "sim/processes/sgd.hpp"
 
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "sim/formulas/certify.hpp"
+#include "sim/formulas/formula.hpp"
+
 #include <cmath>
 
 #include <fmt/format.h>
@@ -15,7 +22,21 @@ SgdLoss parse_sgd_loss(const std::string& name) {
   throw InvalidArgument(fmt::format("loss = '{}': allowed quadratic, logistic", name));
 }
 
-std::string to_string(SgdLoss loss) { return loss == SgdLoss::quadratic ? "quadratic" : "logistic"; }
+std::string to_string(SgdLoss loss) {
+  return loss == SgdLoss::quadratic ? "quadratic" : loss == SgdLoss::logistic ? "logistic" : "formula";
+}
+
+void NoisySgd::set_loss(const std::string& text, const Params& params) {
+  if (text == "quadratic" || text == "logistic") {
+    loss = parse_sgd_loss(text);
+    loss_formula = nullptr;
+    return;
+  }
+  loss = SgdLoss::formula;
+  loss_formula = Formula::parse(text, {"x", "z"}, params, "loss");
+}
+
+std::string NoisySgd::loss_identity() const { return loss_formula ? loss_formula->text() : to_string(loss); }
 
 DomainShape parse_domain_shape(const std::string& name) {
   if (name == "ball") return DomainShape::ball;
@@ -41,11 +62,40 @@ void NoisySgd::check() const {
 
 double NoisySgd::data_bound() const { return loss == SgdLoss::quadratic ? radius : feature_bound; }
 
+namespace {
+// The certified constants of a formula loss, shared by the copies of one NoisySgd (computed once per loss and box).
+LossConstants certified(const Formula& loss, double radius, double data) {
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, double, double>, LossConstants> cache;
+  const auto key = std::make_tuple(loss.text(), radius, data);
+  {
+    std::lock_guard lock(mutex);
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  LossConstants c = loss_constants(loss, -radius, radius, -data, data);
+  std::lock_guard lock(mutex);
+  if (cache.size() > 256) cache.clear();
+  cache.emplace(key, c);
+  return c;
+}
+}  // namespace
+
+LossConstants NoisySgd::certified_constants() const {
+  if (!loss_formula) throw InvalidArgument("noisy_sgd: certified constants are computed for a formula loss");
+  return certified(*loss_formula, radius, feature_bound);
+}
+
 SgdConstants NoisySgd::constants() const {
   const double sqrt_d = std::sqrt(static_cast<double>(dim));
   const double max_norm = shape == DomainShape::ball ? radius : radius * sqrt_d;  // sup ‖x‖ over 𝕂
   SgdConstants c{};
-  if (loss == SgdLoss::quadratic) {
+  if (loss == SgdLoss::formula) {  // the conservative ends of the certified enclosures
+    if (dim != 1) throw_invalid("noisy_sgd", "d", dim, "d = 1 for a formula loss");
+    const LossConstants k = certified_constants();
+    c.C = k.C.value.hi;
+    c.beta = k.beta.value.hi;
+    c.rho = k.rho.value.lo;
+  } else if (loss == SgdLoss::quadratic) {
     c.C = 2 * lambda * max_norm;  // sup ‖λ(x − z)‖ over x, z ∈ 𝕂 = λ·diam(𝕂)
     c.beta = c.rho = lambda;
   } else {
@@ -70,11 +120,19 @@ double sigmoid(double t) { return t >= 0 ? 1 / (1 + std::exp(-t)) : std::exp(t) 
 }  // namespace
 
 Eigen::VectorXd NoisySgd::gradient(const Eigen::VectorXd& x, const Eigen::VectorXd& z) const {
+  if (loss_formula) {
+    if (x.size() != 1) throw_invalid("noisy_sgd", "d", static_cast<double>(x.size()), "d = 1 for a formula loss");
+    return Eigen::VectorXd::Constant(1, gradient(x[0], z[0]));
+  }
   if (loss == SgdLoss::quadratic) return lambda * (x - z);
   return -sigmoid(-z.dot(x)) * z + lambda * x;
 }
 
 double NoisySgd::gradient(double x, double z) const {
+  if (loss_formula) {
+    const double at[2] = {x, z};
+    return derivative(*loss_formula, at);
+  }
   if (loss == SgdLoss::quadratic) return lambda * (x - z);
   return -sigmoid(-z * x) * z + lambda * x;
 }

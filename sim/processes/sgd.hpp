@@ -14,17 +14,23 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include "sim/formulas/certify.hpp"
+#include "sim/laws/language.hpp"
 #include "sim/processes/projected_chain.hpp"
 #include "sim/random/rng.hpp"
 
 namespace privamp::sim {
 
-enum class SgdLoss { quadratic, logistic };
+// quadratic and logistic are built in; formula: any loss ℓ(x, z) written in the expression language
+// (sim/formulas/formula.hpp), in one dimension, with data |z| ≤ A; its gradient comes from dual numbers and its
+// constants C, β, ρ are certified enclosures (sim/formulas/certify.hpp) over [−R, R] × [−A, A].
+enum class SgdLoss { quadratic, logistic, formula };
 SgdLoss parse_sgd_loss(const std::string& name);  // InvalidArgument listing the losses
 std::string to_string(SgdLoss loss);
 
@@ -47,10 +53,16 @@ struct NoisySgd {
   double feature_bound = 1;  // logistic: ‖z‖ ≤ A
   int dim = 1;
   DomainShape shape = DomainShape::ball;
+  std::shared_ptr<const Formula> loss_formula = nullptr;  // loss = formula
+
+  // Sets the loss from a name (quadratic, logistic) or a formula in x and z whose other names are `params`.
+  void set_loss(const std::string& text, const Params& params = {});
+  std::string loss_identity() const;  // the loss's name or its formula's text
 
   // InvalidArgument naming the parameter. Requires η·β < 2 (a non-expansive gradient step), not the theorem's η.
   void check() const;
-  SgdConstants constants() const;
+  SgdConstants constants() const;  // a formula loss: the conservative ends of certified_constants()
+  LossConstants certified_constants() const;  // the enclosures (formula losses only)
   // InvalidArgument unless η ≤ 2/(β + ρ), the step sizes Theorem 5 allows.
   void check_theorem_step() const;
   double data_bound() const;  // sup ‖z‖ over admissible data: R (quadratic), A (logistic)

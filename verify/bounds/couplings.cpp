@@ -33,9 +33,12 @@ BoundValue iterated_laplace(const Params& p) {
   return {best / (a - 1), fmt::format("w* = {:.6g} (of Delta = {})", at, format_number(d))};
 }
 
+// The process of the point: loss quadratic, logistic, or a formula in x and z (its other names are the point's
+// parameters), whose constants are then certified enclosures.
 sim::NoisySgd sgd_of(const Params& p) {
-  sim::NoisySgd sgd{static_cast<int>(p.at("n")), p.at("eta"), p.at("sigma"), p.at("lambda"), p.at("R"), 0.0};
-  if (p.has("loss")) sgd.loss = sim::parse_sgd_loss(p.word("loss"));
+  sim::NoisySgd sgd{static_cast<int>(p.at("n")), p.at("eta"), p.at("sigma"), p.has("lambda") ? p.at("lambda") : 1.0,
+                    p.at("R"), 0.0};
+  if (p.has("loss")) sgd.set_loss(p.word("loss"), p);
   if (p.has("A")) sgd.feature_bound = p.at("A");
   return sgd;
 }
@@ -48,9 +51,9 @@ Estimate noisy_sgd_renyi(const Params& p) {
   const double z = sgd.data_bound();
   auto law = [&](double zi) {
     return sim::parse_law(fmt::format("noisy_sgd(n={}, i={}, zi={:.17g}, eta={:.17g}, sigma={:.17g}, lambda={:.17g}, "
-                                      "R={:.17g}, cells={}, loss={}, A={:.17g})",
+                                      "R={:.17g}, cells={}, loss=\"{}\", A={:.17g})",
                                       sgd.n, format_number(p.at("i")), zi, sgd.eta, sgd.sigma, sgd.lambda, sgd.radius,
-                                      format_number(p.at("intervals")), sim::to_string(sgd.loss), sgd.feature_bound));
+                                      format_number(p.at("intervals")), sgd.loss_identity(), sgd.feature_bound));
   };
   DivergenceOptions o;
   o.engine = Engine::quadrature;
@@ -60,6 +63,12 @@ Estimate noisy_sgd_renyi(const Params& p) {
 std::optional<std::string> sgd_hypotheses(const Params& p) {
   const sim::NoisySgd sgd = sgd_of(p);
   const auto c = sgd.constants();
+  if (sgd.loss_formula) {  // the certified enclosures decide
+    const sim::LossConstants k = sgd.certified_constants();
+    if (!(k.rho.value.lo > 0))
+      return fmt::format("needs a strongly convex loss: inf d2 loss/dx2 in {} is not certified > 0",
+                         sim::describe(k.rho, *sgd.loss_formula));
+  }
   if (sgd.eta > c.eta_max)
     return fmt::format("needs eta <= 2/(beta + rho) = {} (eta = {})", format_number(c.eta_max), format_number(sgd.eta));
   return std::nullopt;
@@ -68,13 +77,21 @@ std::optional<std::string> sgd_hypotheses(const Params& p) {
 // T5 with the loss's constants C, β, ρ on 𝕂 = [−R, R] (sim::NoisySgd::constants).
 BoundValue noisy_sgd_bound(const Params& p) {
   const double n = p.at("n"), i = p.at("i"), eta = p.at("eta"), s = p.at("sigma");
-  const auto k = sgd_of(p).constants();
+  const sim::NoisySgd sgd = sgd_of(p);
+  const auto k = sgd.constants();
   const double c = k.C, beta = k.beta, rho = k.rho;
+  std::string certified;
+  if (sgd.loss_formula) {
+    const sim::LossConstants e = sgd.certified_constants();
+    certified = fmt::format("; certified over [-R, R] x [-A, A]: sup|dl/dx| in {}, sup|d2l/dx2| in {}, inf d2l/dx2 in {}",
+                            sim::describe(e.C, *sgd.loss_formula), sim::describe(e.beta, *sgd.loss_formula),
+                            sim::describe(e.rho, *sgd.loss_formula));
+  }
   const double eps = i >= n ? 2 * c * c / (s * s)
                             : 2 * c * c / ((n - i) * s * s) * std::pow(1 - 2 * eta * beta * rho / (beta + rho), (n - i + 1) / 2);
   const double baseline = i >= n ? 2 * c * c / (s * s) : 2 * c * c / ((n - i) * s * s);
-  return {p.at("alpha") * eps, fmt::format("C = {:.4g}, beta = {:.4g}, rho = {:.4g}; convex baseline alpha 2C^2/((n-i) sigma^2) = {:.6g}",
-                                           c, beta, rho, p.at("alpha") * baseline)};
+  return {p.at("alpha") * eps, fmt::format("C = {:.4g}, beta = {:.4g}, rho = {:.4g}; convex baseline alpha 2C^2/((n-i) sigma^2) = {:.6g}{}",
+                                           c, beta, rho, p.at("alpha") * baseline, certified)};
 }
 
 }  // namespace
@@ -100,8 +117,8 @@ void add_coupling_bounds(std::vector<BoundEntry>& out) {
                                      .parameters = {integer("intervals", sim::DiscretisationLimits::min_cells,
                                                                     sim::DiscretisationLimits::max_grid_cells)}},
                  .parameters = {number("alpha").above(1), integer("n", 1, 1e6), integer("i", 1, 1e6), positive("eta"),
-                                positive("sigma"), number("lambda", 0), positive("R"),
-                                word("loss", {"quadratic", "logistic"}).if_present(), positive("A").if_present()},
+                                positive("sigma"), number("lambda", 0).when("loss", {"", "quadratic", "logistic"}), positive("R"),
+                                word("loss").if_present(), positive("A").if_present()},
                  .not_applicable = sgd_hypotheses,
                  .bound = noisy_sgd_bound});
 }

@@ -24,6 +24,12 @@ Parameter Parameter::when(std::string word, std::vector<std::string> values) con
   return p;
 }
 
+namespace {
+const std::string kAnyValue = "\x01any";  // when_present: a value no word can take
+}  // namespace
+
+Parameter Parameter::when_present(std::string word) const { return when(std::move(word), {kAnyValue}); }
+
 Parameter Parameter::if_present() const {
   Parameter p = *this;
   p.optional = true;
@@ -60,6 +66,7 @@ bool applies(const Parameter& p, const Params& point) {
   if (p.when_word.empty()) return true;
   const auto it = point.words.find(p.when_word);
   const std::string value = it == point.words.end() ? "" : it->second;
+  if (p.when_values == std::vector<std::string>{kAnyValue}) return it != point.words.end();
   return std::find(p.when_values.begin(), p.when_values.end(), value) != p.when_values.end();
 }
 
@@ -69,7 +76,9 @@ std::optional<ParameterProblem> check_parameters(const std::vector<Parameter>& s
   for (const Parameter& p : spec) {
     if (!applies(p, point)) continue;
     const std::string condition =
-        p.when_word.empty() ? "" : fmt::format(" where {} is {}", p.when_word, fmt::join(p.when_values, " or "));
+        p.when_word.empty() ? ""
+        : p.when_values == std::vector<std::string>{kAnyValue} ? fmt::format(" where {} is given", p.when_word)
+                                                               : fmt::format(" where {} is {}", p.when_word, fmt::join(p.when_values, " or "));
     const bool is_number = point.numbers.count(p.name) > 0, is_word = point.words.count(p.name) > 0;
     if (!is_number && !is_word) {
       if (p.optional) continue;

@@ -32,6 +32,7 @@ struct Parameter {
 
   Parameter above(double lower) const;  // min = lower, excluded
   Parameter when(std::string word, std::vector<std::string> values) const;
+  Parameter when_present(std::string word) const;  // read only when the word parameter `word` is given (any value)
   Parameter if_present() const;
   std::string describe() const;  // "an integer in [1, 100000]", "a number > 0", "one of poisson, wor, wr"
 };

@@ -1,0 +1,168 @@
+#include "sim/formulas/certify.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "numerics/errors.hpp"
+
+namespace privamp::sim {
+
+namespace {
+
+// g = the order-th derivative of f in variable `var`, enclosed over a box.
+Enclosure derivative_enclosure(const Formula& f, std::size_t var, int order, std::span<const Enclosure> box) {
+  if (order == 0) return f.evaluate<Enclosure>(box);
+  // A derivative is bounded only where the function (and the lower derivatives) are: otherwise NaN.
+  const auto checked = [](const Enclosure& g, std::initializer_list<Enclosure> lower) {
+    for (const Enclosure& e : lower)
+      if (!e.finite()) return Enclosure::nan();
+    return g;
+  };
+  if (order == 1) {
+    std::vector<Dual<Enclosure>> x;
+    for (std::size_t i = 0; i < box.size(); ++i) x.emplace_back(box[i], Enclosure(i == var ? 1.0 : 0.0));
+    const Dual<Enclosure> r = f.evaluate<Dual<Enclosure>>(x);
+    return checked(r.d, {r.v});
+  }
+  std::vector<Dual<Dual<Enclosure>>> x;
+  for (std::size_t i = 0; i < box.size(); ++i) {
+    const double s = i == var ? 1.0 : 0.0;
+    x.emplace_back(Dual<Enclosure>(box[i], Enclosure(s)), Dual<Enclosure>(Enclosure(s), Enclosure(0.0)));
+  }
+  const Dual<Dual<Enclosure>> r = f.evaluate<Dual<Dual<Enclosure>>>(x);
+  return checked(r.d.d, {r.v.v, r.v.d});
+}
+
+std::string where(const Formula& f, std::span<const Enclosure> box) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < box.size(); ++i)
+    parts.push_back(box[i].is_point() ? fmt::format("{} = {:.6g}", f.variables()[i], box[i].lo)
+                                      : fmt::format("{} in [{:.6g}, {:.6g}]", f.variables()[i], box[i].lo, box[i].hi));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string what(const Formula& f, std::size_t var, int order) {
+  if (order == 0) return fmt::format("'{}'", f.text());
+  return fmt::format("the {} derivative in {} of '{}'", order == 1 ? "first" : "second", f.variables()[var], f.text());
+}
+
+struct Piece {
+  double outer;  // upper end of (±) g over the piece
+  std::vector<Enclosure> box;
+  bool operator<(const Piece& o) const { return outer < o.outer; }
+};
+
+}  // namespace
+
+Extremum extremum(const Formula& f, std::size_t var, int order, std::span<const Enclosure> box, bool upper,
+                  const CertifyOptions& options) {
+  if (box.size() != f.variables().size())
+    throw InvalidArgument(fmt::format("formula '{}': a box of {} ranges for {} variables", f.text(), box.size(), f.variables().size()));
+  for (const Enclosure& b : box)
+    if (!b.finite() || !(b.lo <= b.hi)) throw InvalidArgument(fmt::format("formula '{}': a range must be finite and ordered", f.text()));
+  const double sign = upper ? 1 : -1;
+  Extremum result;
+  double inner = -INFINITY;  // of sign·g: a value g reaches
+  // sign·g at the midpoint of a piece: its enclosure's lower end is reached by g there.
+  auto at_point = [&](const std::vector<Enclosure>& b) {
+    std::vector<Enclosure> mid;
+    for (const Enclosure& e : b) mid.emplace_back(e.mid());
+    const Enclosure g = derivative_enclosure(f, var, order, mid);
+    ++result.evaluations;
+    if (!g.finite())
+      throw InvalidArgument(fmt::format("{} is not finite at {}", what(f, var, order), where(f, mid)));
+    const double v = upper ? g.lo : -g.hi;
+    if (v > inner) {
+      inner = v;
+      result.at.clear();
+      for (const Enclosure& e : mid) result.at.push_back(e.lo);
+    }
+  };
+  auto over = [&](std::vector<Enclosure> b) {
+    const Enclosure g = derivative_enclosure(f, var, order, b);
+    ++result.evaluations;
+    const double outer = !g.valid() ? INFINITY : upper ? g.hi : -g.lo;
+    return Piece{outer, std::move(b)};
+  };
+  // Start from 64 pieces along each variable with width (at most 4096 in all).
+  std::vector<std::vector<Enclosure>> start{std::vector<Enclosure>(box.begin(), box.end())};
+  const int wide = static_cast<int>(std::count_if(box.begin(), box.end(), [](const Enclosure& e) { return !e.is_point(); }));
+  const int per = wide <= 1 ? 64 : wide == 2 ? 16 : 4;
+  for (std::size_t i = 0; i < box.size(); ++i) {
+    if (box[i].is_point()) continue;
+    std::vector<std::vector<Enclosure>> next;
+    for (const auto& b : start)
+      for (int k = 0; k < per; ++k) {
+        auto c = b;
+        const double w = box[i].width();
+        c[i] = {k == 0 ? box[i].lo : box[i].lo + w * k / per, k == per - 1 ? box[i].hi : box[i].lo + w * (k + 1) / per};
+        next.push_back(std::move(c));
+      }
+    start = std::move(next);
+  }
+  std::priority_queue<Piece> pieces;
+  for (auto& b : start) {
+    at_point(b);
+    pieces.push(over(std::move(b)));
+  }
+  for (;;) {
+    const Piece& top = pieces.top();
+    const double gap = top.outer - inner;
+    if (gap <= options.tolerance * std::max(1.0, std::fabs(inner)) || result.evaluations >= options.max_evaluations) break;
+    Piece p = top;
+    pieces.pop();
+    // Bisect the variable widest relative to its range in the box.
+    std::size_t split = 0;
+    double widest = -1;
+    for (std::size_t i = 0; i < box.size(); ++i) {
+      const double w = box[i].is_point() ? 0 : p.box[i].width() / box[i].width();
+      if (w > widest) widest = w, split = i;
+    }
+    if (widest < 1e-12) {  // as small as a piece gets: what remains unbounded is unbounded
+      if (!std::isfinite(p.outer))
+        throw InvalidArgument(fmt::format("{} is not finite (or not bounded) near {}", what(f, var, order), where(f, p.box)));
+      pieces.push(std::move(p));
+      break;
+    }
+    const double m = p.box[split].mid();
+    auto left = p.box, right = p.box;
+    left[split].hi = m;
+    right[split].lo = m;
+    at_point(left);
+    at_point(right);
+    pieces.push(over(std::move(left)));
+    pieces.push(over(std::move(right)));
+  }
+  const double outer = pieces.top().outer;
+  if (!std::isfinite(outer))
+    throw InvalidArgument(fmt::format("{} could not be bounded near {} within {} evaluations", what(f, var, order),
+                                      where(f, pieces.top().box), options.max_evaluations));
+  result.value = upper ? Enclosure(inner, outer) : Enclosure(-outer, -inner);
+  return result;
+}
+
+Extremum sup_abs(const Formula& f, std::size_t var, int order, std::span<const Enclosure> box, const CertifyOptions& options) {
+  const Extremum hi = extremum(f, var, order, box, true, options), lo = extremum(f, var, order, box, false, options);
+  Extremum r = hi.value.lo >= -lo.value.hi ? hi : lo;
+  r.value = {std::max(hi.value.lo, -lo.value.hi), std::max(hi.value.hi, -lo.value.lo)};
+  r.evaluations = hi.evaluations + lo.evaluations;
+  return r;
+}
+
+std::string describe(const Extremum& e, const Formula& f) {
+  std::vector<std::string> at;
+  for (std::size_t i = 0; i < e.at.size() && i < f.variables().size(); ++i)
+    at.push_back(fmt::format("{} = {:.6g}", f.variables()[i], e.at[i]));
+  return fmt::format("[{:.10g}, {:.10g}] (reached at {})", e.value.lo, e.value.hi, fmt::join(at, ", "));
+}
+
+LossConstants loss_constants(const Formula& loss, double lo, double hi, double zlo, double zhi, const CertifyOptions& options) {
+  const Enclosure box[2] = {{lo, hi}, {zlo, zhi}};
+  return {sup_abs(loss, 0, 1, box, options), sup_abs(loss, 0, 2, box, options), extremum(loss, 0, 2, box, false, options)};
+}
+
+}  // namespace privamp::sim

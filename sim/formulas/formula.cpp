@@ -1,0 +1,342 @@
+#include "sim/formulas/formula.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "numerics/errors.hpp"
+#include "sim/laws/node.hpp"
+
+namespace privamp::sim {
+
+namespace {
+
+using Code = Formula::Code;
+using Op = Formula::Op;
+
+template <class T>
+T load_constant(double value, const Enclosure& enclosed) {
+  if constexpr (std::is_same_v<T, double>) return value;
+  else if constexpr (std::is_same_v<T, Enclosure>) return enclosed;
+  else {
+    using Inner = decltype(T{}.v);
+    return T(load_constant<Inner>(value, enclosed), Inner(0.0));
+  }
+}
+
+// Runs a program on a stack of T (its depth computed when the program was compiled).
+template <class T>
+T run(const std::vector<Op>& program, const std::vector<double>& constants, const std::vector<Enclosure>& enclosed,
+      std::span<const T> args, int depth) {
+  using std::sqrt, std::exp, std::log, std::log1p, std::expm1, std::sin, std::cos, std::tanh, std::atan, std::sinh,
+      std::cosh, std::erf, std::erfc, std::abs, std::pow, std::min, std::max;
+  std::vector<T> stack(static_cast<std::size_t>(std::max(depth, 1)));
+  std::size_t top = 0;  // the number of values on the stack
+  auto pop = [&]() -> T& { return stack[--top]; };
+  auto unary = [&](auto f) { stack[top - 1] = f(stack[top - 1]); };
+  auto binary = [&](auto f) {
+    const T b = pop();
+    stack[top - 1] = f(stack[top - 1], b);
+  };
+  for (const Op& op : program) {
+    switch (op.code) {
+      case Code::constant:
+        stack[top++] = load_constant<T>(constants[static_cast<std::size_t>(op.arg)], enclosed[static_cast<std::size_t>(op.arg)]);
+        break;
+      case Code::variable: stack[top++] = args[static_cast<std::size_t>(op.arg)]; break;
+      case Code::negate: unary([](const T& a) { return -a; }); break;
+      case Code::add: binary([](const T& a, const T& b) { return a + b; }); break;
+      case Code::subtract: binary([](const T& a, const T& b) { return a - b; }); break;
+      case Code::multiply: binary([](const T& a, const T& b) { return a * b; }); break;
+      case Code::divide: binary([](const T& a, const T& b) { return a / b; }); break;
+      case Code::power: binary([](const T& a, const T& b) { return pow(a, b); }); break;
+      case Code::power_int: unary([n = op.arg](const T& a) { return powi(a, n); }); break;
+      case Code::sqrt: unary([](const T& a) { return sqrt(a); }); break;
+      case Code::exp: unary([](const T& a) { return exp(a); }); break;
+      case Code::log: unary([](const T& a) { return log(a); }); break;
+      case Code::log1p: unary([](const T& a) { return log1p(a); }); break;
+      case Code::expm1: unary([](const T& a) { return expm1(a); }); break;
+      case Code::sin: unary([](const T& a) { return sin(a); }); break;
+      case Code::cos: unary([](const T& a) { return cos(a); }); break;
+      case Code::tanh: unary([](const T& a) { return tanh(a); }); break;
+      case Code::atan: unary([](const T& a) { return atan(a); }); break;
+      case Code::sinh: unary([](const T& a) { return sinh(a); }); break;
+      case Code::cosh: unary([](const T& a) { return cosh(a); }); break;
+      case Code::erf: unary([](const T& a) { return erf(a); }); break;
+      case Code::erfc: unary([](const T& a) { return erfc(a); }); break;
+      case Code::Phi: unary([](const T& a) { return Phi(a); }); break;
+      case Code::logPhi: unary([](const T& a) { return logPhi(a); }); break;
+      case Code::abs: unary([](const T& a) { return abs(a); }); break;
+      case Code::min: binary([](const T& a, const T& b) -> T { return min(a, b); }); break;
+      case Code::max: binary([](const T& a, const T& b) -> T { return max(a, b); }); break;
+      case Code::less: binary([](const T& a, const T& b) { return less(a, b); }); break;
+      case Code::less_equal: binary([](const T& a, const T& b) { return less_equal(a, b); }); break;
+      case Code::equal: binary([](const T& a, const T& b) { return equal(a, b); }); break;
+      case Code::not_equal: binary([](const T& a, const T& b) { return T(1.0) - equal(a, b); }); break;
+      case Code::select: {
+        const T b = pop(), a = pop();
+        const T& c = stack[top - 1];
+        const std::optional<bool> d = decided(c);
+        stack[top - 1] = d ? (*d ? a : b) : hull(a, b);
+        break;
+      }
+    }
+  }
+  return stack[0];
+}
+
+// Net stack effect of an operation.
+int effect(Code c) {
+  switch (c) {
+    case Code::constant:
+    case Code::variable: return 1;
+    case Code::add: case Code::subtract: case Code::multiply: case Code::divide: case Code::power: case Code::min:
+    case Code::max: case Code::less: case Code::less_equal: case Code::equal: case Code::not_equal: return -1;
+    case Code::select: return -2;
+    default: return 0;
+  }
+}
+
+const std::map<std::string, Code>& unary_functions() {
+  static const std::map<std::string, Code> f = {
+      {"sqrt", Code::sqrt}, {"exp", Code::exp},   {"log", Code::log},   {"log1p", Code::log1p}, {"expm1", Code::expm1},
+      {"sin", Code::sin},   {"cos", Code::cos},   {"tanh", Code::tanh}, {"atan", Code::atan},   {"sinh", Code::sinh},
+      {"cosh", Code::cosh}, {"erf", Code::erf},   {"erfc", Code::erfc}, {"Phi", Code::Phi},     {"logPhi", Code::logPhi},
+      {"abs", Code::abs}};
+  return f;
+}
+
+}  // namespace
+
+class FormulaCompiler {
+ public:
+  FormulaCompiler(const std::vector<std::string>& variables, const Params& params, const std::string& label,
+                  const std::string& source)
+      : variables_(variables), params_(params), label_(label), source_(source) {}
+
+  std::shared_ptr<const Formula> run(const Node& root) {
+    std::shared_ptr<Formula> f(new Formula());
+    f_ = f.get();
+    f->variables_ = variables_;
+    emit(root);
+    f->text_ = render(root);
+    int depth = 0;
+    for (const Op& op : f->program_) {
+      depth += effect(op.code);
+      f->stack_ = std::max(f->stack_, depth);
+    }
+    return f;
+  }
+
+ private:
+  [[noreturn]] void fail(const Node& n, const std::string& why) const { expression_error(label_, source_, n.column, why); }
+
+  void push(Code c, int arg = 0) { f_->program_.push_back({c, arg}); }
+  void push_constant(double value, Enclosure enclosed) {
+    f_->constants_.push_back(value);
+    f_->enclosed_constants_.push_back(enclosed);
+    push(Code::constant, static_cast<int>(f_->constants_.size() - 1));
+  }
+
+  // Emits the program of `n`; returns whether it depends on a variable. A constant subexpression of more than one
+  // operation is folded into one constant (its double value, and its enclosure for the rigorous types).
+  bool emit(const Node& n) {
+    const std::size_t start = f_->program_.size();
+    const bool variable = emit_node(n);
+    if (!variable && f_->program_.size() - start > 1) {
+      const std::vector<Op> sub(f_->program_.begin() + static_cast<std::ptrdiff_t>(start), f_->program_.end());
+      const double value = privamp::sim::run<double>(sub, f_->constants_, f_->enclosed_constants_, {}, static_cast<int>(sub.size()));
+      const Enclosure enclosed = privamp::sim::run<Enclosure>(sub, f_->constants_, f_->enclosed_constants_, {}, static_cast<int>(sub.size()));
+      f_->program_.resize(start);
+      push_constant(value, enclosed);
+    }
+    return variable;
+  }
+
+  // The integer exponent of x^n when n is a constant integer of moderate size (then x^n is defined for x < 0 and
+  // its enclosure is exact-where-possible).
+  std::optional<int> integer_constant(std::size_t at) const {
+    if (f_->program_.size() != at + 1 || f_->program_[at].code != Code::constant) return std::nullopt;
+    const double c = f_->constants_[static_cast<std::size_t>(f_->program_[at].arg)];
+    if (c == std::floor(c) && std::fabs(c) <= 64) return static_cast<int>(c);
+    return std::nullopt;
+  }
+
+  bool emit_node(const Node& n) {
+    switch (n.kind) {
+      case Node::Kind::number: push_constant(n.number, n.number); return false;
+      case Node::Kind::name: {
+        const auto v = std::find(variables_.begin(), variables_.end(), n.text);
+        if (v != variables_.end()) {
+          push(Code::variable, static_cast<int>(v - variables_.begin()));
+          return true;
+        }
+        if (const auto it = params_.numbers.find(n.text); it != params_.numbers.end()) {
+          push_constant(it->second, it->second);
+          return false;
+        }
+        if (params_.words.count(n.text)) fail(n, fmt::format("'{}' is a word parameter, not a number", n.text));
+        fail(n, fmt::format("unknown name '{}' (the formula's variable{}: {}; other names must be numeric parameters of "
+                            "the point)", n.text, variables_.size() == 1 ? "" : "s", fmt::join(variables_, ", ")));
+      }
+      case Node::Kind::text: fail(n, "a quoted text where a number is expected");
+      case Node::Kind::list: fail(n, "a list where a number is expected");
+      case Node::Kind::negate: {
+        const bool v = emit(*n.args[0]);
+        push(Code::negate);
+        return v;
+      }
+      case Node::Kind::binary: {
+        const bool a = emit(*n.args[0]);
+        const std::size_t exponent_at = f_->program_.size();
+        const bool b = emit(*n.args[1]);
+        if (n.text == "^") {
+          if (const auto k = integer_constant(exponent_at); k && !b) {
+            f_->program_.pop_back();
+            push(Code::power_int, *k);
+          } else {
+            push(Code::power);
+          }
+        } else {
+          push(n.text == "+" ? Code::add : n.text == "-" ? Code::subtract : n.text == "*" ? Code::multiply : Code::divide);
+        }
+        return a || b;
+      }
+      case Node::Kind::compare: {
+        const std::string& o = n.text;
+        const bool swap = o == ">" || o == ">=";
+        const bool a = emit(*n.args[swap ? 1 : 0]);
+        const bool b = emit(*n.args[swap ? 0 : 1]);
+        push(o == "<" || o == ">" ? Code::less : o == "<=" || o == ">=" ? Code::less_equal : o == "==" ? Code::equal : Code::not_equal);
+        return a || b;
+      }
+      case Node::Kind::call: return emit_call(n);
+    }
+    fail(n, "internal: unknown node");
+  }
+
+  bool emit_call(const Node& n) {
+    const std::string& f = n.text;
+    for (const auto& k : n.keys)
+      if (!k.empty()) fail(n, fmt::format("{} takes no named arguments in a formula", f));
+    const auto want = [&](std::size_t count) {
+      if (n.args.size() != count) fail(n, fmt::format("{} takes {} argument{}", f, count, count == 1 ? "" : "s"));
+    };
+    if (const auto it = unary_functions().find(f); it != unary_functions().end()) {
+      want(1);
+      const bool v = emit(*n.args[0]);
+      push(it->second);
+      return v;
+    }
+    if (f == "pow") {
+      want(2);
+      Node power{Node::Kind::binary, n.column, 0, "^", n.args, {}};
+      return emit_node(power);
+    }
+    if (f == "min" || f == "max") {
+      if (n.args.size() < 2) fail(n, f + " takes at least two arguments");
+      bool v = emit(*n.args[0]);
+      for (std::size_t i = 1; i < n.args.size(); ++i) {
+        v = emit(*n.args[i]) || v;
+        push(f == "min" ? Code::min : Code::max);
+      }
+      return v;
+    }
+    if (f == "if") {
+      want(3);
+      bool v = emit(*n.args[0]);
+      v = emit(*n.args[1]) || v;
+      v = emit(*n.args[2]) || v;
+      push(Code::select);
+      return v;
+    }
+    if (f == "default") {
+      want(2);
+      if (n.args[0]->kind != Node::Kind::name) fail(*n.args[0], "default(name, value): the first argument is a parameter name");
+      return emit(params_.has(n.args[0]->text) ? *n.args[0] : *n.args[1]);
+    }
+    if (f == "floor" || f == "ceil")
+      fail(n, fmt::format("{} is not continuous: not available in a formula of {} (its derivative is not defined at the "
+                          "jumps)", f, fmt::join(variables_, ", ")));
+    fail(n, fmt::format("'{}' is not available in a formula of {} (functions: sqrt, exp, log, log1p, expm1, sin, cos, tanh, "
+                        "atan, sinh, cosh, erf, erfc, Phi, logPhi, abs, min, max, pow, if)", f, fmt::join(variables_, ", ")));
+  }
+
+  // The text with the parameters' values substituted; operands that are operations are bracketed, so the text
+  // parses back to the same tree.
+  std::string render(const Node& n) const {
+    const auto operand = [&](const Node& a) {
+      const std::string s = render(a);
+      const bool simple = a.kind == Node::Kind::number || a.kind == Node::Kind::call ||
+                          (a.kind == Node::Kind::name && !s.starts_with("-"));
+      return simple ? s : "(" + s + ")";
+    };
+    switch (n.kind) {
+      case Node::Kind::number: return format_number(n.number);
+      case Node::Kind::name: {
+        if (std::find(variables_.begin(), variables_.end(), n.text) != variables_.end()) return n.text;
+        return format_number(params_.at(n.text));
+      }
+      case Node::Kind::negate: return "-" + operand(*n.args[0]);
+      case Node::Kind::binary:
+      case Node::Kind::compare: return operand(*n.args[0]) + " " + n.text + " " + operand(*n.args[1]);
+      case Node::Kind::call: {
+        if (n.text == "default") return render(params_.has(n.args[0]->text) ? *n.args[0] : *n.args[1]);
+        std::vector<std::string> parts;
+        for (const auto& a : n.args) parts.push_back(render(*a));
+        return fmt::format("{}({})", n.text, fmt::join(parts, ", "));
+      }
+      default: return "?";
+    }
+  }
+
+  const std::vector<std::string>& variables_;
+  const Params& params_;
+  const std::string& label_;
+  const std::string& source_;
+  Formula* f_ = nullptr;
+};
+
+std::shared_ptr<const Formula> Formula::compile(const Node& root, const std::vector<std::string>& variables,
+                                                const Params& params, const std::string& label, const std::string& source) {
+  return FormulaCompiler(variables, params, label, source).run(root);
+}
+
+std::shared_ptr<const Formula> Formula::parse(const std::string& text, const std::vector<std::string>& variables,
+                                              const Params& params, const std::string& label) {
+  const auto e = Expression::parse_cached(text, label);
+  return compile(e->root(), variables, params, label, text);
+}
+
+template <class T>
+T Formula::evaluate(std::span<const T> args) const {
+  if (args.size() != variables_.size())
+    throw InvalidArgument(fmt::format("formula '{}': {} values for {} variables", text_, args.size(), variables_.size()));
+  return run<T>(program_, constants_, enclosed_constants_, args, stack_);
+}
+
+template double Formula::evaluate<double>(std::span<const double>) const;
+template Enclosure Formula::evaluate<Enclosure>(std::span<const Enclosure>) const;
+template Dual<double> Formula::evaluate<Dual<double>>(std::span<const Dual<double>>) const;
+template Dual<Dual<double>> Formula::evaluate<Dual<Dual<double>>>(std::span<const Dual<Dual<double>>>) const;
+template Dual<Enclosure> Formula::evaluate<Dual<Enclosure>>(std::span<const Dual<Enclosure>>) const;
+template Dual<Dual<Enclosure>> Formula::evaluate<Dual<Dual<Enclosure>>>(std::span<const Dual<Dual<Enclosure>>>) const;
+
+double derivative(const Formula& f, std::span<const double> at, std::size_t var, int order) {
+  if (order == 1) {
+    std::vector<Dual<double>> x;
+    for (std::size_t i = 0; i < at.size(); ++i) x.emplace_back(at[i], i == var ? 1.0 : 0.0);
+    return f.evaluate<Dual<double>>(x).d;
+  }
+  std::vector<Dual<Dual<double>>> x;
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    const double seed = i == var ? 1.0 : 0.0;
+    x.emplace_back(Dual<double>(at[i], seed), Dual<double>(seed, 0.0));
+  }
+  return f.evaluate<Dual<Dual<double>>>(x).d.d;
+}
+
+}  // namespace privamp::sim

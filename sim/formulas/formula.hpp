@@ -1,0 +1,88 @@
+// A formula of the expression language (sim/laws/language.hpp) in named variables — a map ψ(x), a loss ℓ(x, z), a
+// potential U(x), a log-density — compiled once into a flat program and evaluated on any number type:
+//   double                 the value (simulators, grid propagation, densities);
+//   Enclosure              a rigorous enclosure of its range over a box (certified hypotheses);
+//   Dual<double>           value and derivative at a point (the gradient of a loss);
+//   Dual<Enclosure>        an enclosure of the derivative over a box (a certified Lipschitz constant);
+//   Dual<Dual<Enclosure>>  and of the second derivative (smoothness, strong convexity).
+// Names that are not variables are the point's parameters, substituted as constants when the formula is compiled;
+// constant subexpressions are folded (their enclosure kept for the rigorous types). The program is a sequence of
+// stack operations, so evaluation does not recurse however long the formula.
+//
+// A formula may use numbers, parameters, the variables, + − × ÷ ^, comparisons, if(c, a, b), min, max, abs, sqrt,
+// exp, log, log1p, expm1, sin, cos, tanh, atan, sinh, cosh, erf, erfc, Phi, logPhi and pow: functions with
+// derivatives everywhere they are defined, and continuous piecewise ones (abs, min, max, if()) whose derivatives
+// are enclosed by the hull of their branches'. floor, ceil, sum(), laws and divergences are not formulas of x.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/formulas/dual.hpp"
+#include "sim/formulas/enclosure.hpp"
+#include "sim/laws/language.hpp"
+
+namespace privamp::sim {
+
+struct Node;
+
+class Formula {
+ public:
+  // Compiles the tree `root` (parsed from `source`, named `label` in messages) as a function of `variables`.
+  // InvalidArgument with the column and a caret on anything that is not a function of them (an unknown name, a
+  // word, a law, a divergence, sum(), a list).
+  static std::shared_ptr<const Formula> compile(const Node& root, const std::vector<std::string>& variables,
+                                                const Params& params, const std::string& label, const std::string& source);
+  // Parses `text` (a process-wide cache keeps parsed texts) and compiles it.
+  static std::shared_ptr<const Formula> parse(const std::string& text, const std::vector<std::string>& variables,
+                                              const Params& params = {}, const std::string& label = "formula");
+
+  // The value at `args` (one per variable, in order).
+  template <class T>
+  T evaluate(std::span<const T> args) const;
+  double operator()(double x) const { return evaluate<double>(std::span<const double>(&x, 1)); }
+  double operator()(double x, double z) const {
+    const double a[2] = {x, z};
+    return evaluate<double>(a);
+  }
+
+  // The formula with its parameters' values substituted: parses back to the same formula (what a law's expression
+  // and a process's identity hold).
+  const std::string& text() const { return text_; }
+  const std::vector<std::string>& variables() const { return variables_; }
+  std::size_t operations() const { return program_.size(); }
+
+  enum class Code : std::uint8_t {
+    constant, variable, negate, add, subtract, multiply, divide, power, power_int, sqrt, exp, log, log1p, expm1,
+    sin, cos, tanh, atan, sinh, cosh, erf, erfc, Phi, logPhi, abs, min, max, less, less_equal, equal, not_equal, select
+  };
+  struct Op {
+    Code code;
+    int arg = 0;  // constant or variable index, or the integer exponent
+  };
+
+ private:
+  Formula() = default;
+  friend class FormulaCompiler;
+  std::vector<Op> program_;
+  std::vector<double> constants_;
+  std::vector<Enclosure> enclosed_constants_;
+  std::vector<std::string> variables_;
+  std::string text_;
+  int stack_ = 0;
+};
+
+extern template double Formula::evaluate<double>(std::span<const double>) const;
+extern template Enclosure Formula::evaluate<Enclosure>(std::span<const Enclosure>) const;
+extern template Dual<double> Formula::evaluate<Dual<double>>(std::span<const Dual<double>>) const;
+extern template Dual<Dual<double>> Formula::evaluate<Dual<Dual<double>>>(std::span<const Dual<Dual<double>>>) const;
+extern template Dual<Enclosure> Formula::evaluate<Dual<Enclosure>>(std::span<const Dual<Enclosure>>) const;
+extern template Dual<Dual<Enclosure>> Formula::evaluate<Dual<Dual<Enclosure>>>(std::span<const Dual<Dual<Enclosure>>>) const;
+
+// ∂f/∂(variable `var`) at a point, by dual numbers.
+double derivative(const Formula& f, std::span<const double> at, std::size_t var = 0, int order = 1);
+
+}  // namespace privamp::sim

@@ -1,0 +1,222 @@
+// Formulas as numbers: the compiled program against direct evaluation, its enclosures against sampled points,
+// dual-number derivatives against analytic ones, certified constants against constants derived by hand, and the
+// processes written as formulas against the built-in instances they generalise.
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "sim/formulas/certify.hpp"
+#include "sim/formulas/formula.hpp"
+#include "sim/laws/expression.hpp"
+#include "sim/processes/langevin.hpp"
+#include "sim/processes/projected_chain.hpp"
+#include "sim/processes/sgd.hpp"
+#include "sim/random/rng.hpp"
+#include "support/check.hpp"
+
+using namespace privamp;
+using sim::Enclosure;
+
+namespace {
+const std::vector<std::string> kX = {"x"};
+const std::vector<std::string> kXZ = {"x", "z"};
+double sigmoid(double t) { return 1 / (1 + std::exp(-t)); }
+}  // namespace
+
+TEST_CASE("formulas evaluate as written, with parameters substituted", "[formula]") {
+  sim::Params p;
+  p.numbers["lambda"] = 0.3;
+  const auto f = sim::Formula::parse("lambda * (x - z)^2 / 2 + if(x < 0, -x, x^3) + max(x, z, 0.5)", kXZ, p);
+  for (double x : {-1.3, -0.2, 0.0, 0.7, 2.5})
+    for (double z : {-1.0, 0.4}) {
+      const double expected = 0.3 * (x - z) * (x - z) / 2 + (x < 0 ? -x : x * x * x) + std::max({x, z, 0.5});
+      CHECK((*f)(x, z) == Approx(expected).epsilon(1e-15));
+    }
+  // The text holds the values: it parses back to the same function without the parameters.
+  CHECK(f->text().find("lambda") == std::string::npos);
+  const auto g = sim::Formula::parse(f->text(), kXZ);
+  CHECK((*g)(0.37, -0.81) == (*f)(0.37, -0.81));
+  // Constant subexpressions are folded into one constant.
+  CHECK(sim::Formula::parse("x * (2 + 3 * exp(1))", kX)->operations() == 3);
+}
+
+TEST_CASE("a formula's enclosure over a box contains its value at every point of the box", "[formula]") {
+  const std::vector<std::string> texts = {
+      "x^4/4 - x^2/2 + 0.3*x", "log(cosh(x))", "atan(3*x) - sin(x)*cos(2*x)", "sqrt(1 + x^2) / (2 + tanh(x))",
+      "exp(-x^2) * erf(x) + erfc(x)", "abs(x - 0.3) + min(x, 0.2) - max(2*x, -1)", "if(x <= 0.1, x^2, 0.2*x - 0.01)",
+      "Phi(x) + logPhi(x - 1) + sinh(x/3) + expm1(x/5) + log1p(x^2)", "x^-2 + pow(1 + x^2, 0.3)"};
+  sim::Rng rng(11);
+  for (const auto& text : texts) {
+    INFO(text);
+    const auto f = sim::Formula::parse(text, kX);
+    for (int trial = 0; trial < 200; ++trial) {
+      const double a = -3 + 6 * rng.uniform(), w = std::pow(10.0, -6 * rng.uniform());
+      const Enclosure box{a, a + w};
+      if (text.starts_with("x^-2") && box.contains(0)) continue;
+      const Enclosure e = f->evaluate<Enclosure>(std::span<const Enclosure>(&box, 1));
+      const auto d = f->evaluate<sim::Dual<Enclosure>>(std::vector<sim::Dual<Enclosure>>{{box, 1.0}});
+      for (int k = 0; k <= 8; ++k) {
+        const double x = a + w * k / 8;
+        const double v = (*f)(x);
+        CHECK(e.lo <= v);
+        CHECK(v <= e.hi);
+        // The derivative at x lies in the derivative's enclosure (away from the kinks of the piecewise formulas).
+        const double at[1] = {x};
+        const double dv = sim::derivative(*f, at);
+        CHECK(d.d.lo <= dv);
+        CHECK(dv <= d.d.hi);
+      }
+    }
+  }
+}
+
+TEST_CASE("enclosures stay exact where the arithmetic is exact", "[formula]") {
+  const Enclosure h{0, 0.25};
+  CHECK((Enclosure(1) + h).lo == 1);
+  CHECK((Enclosure(1) / (Enclosure(1) + h)).hi == 1);
+  CHECK(sim::powi(Enclosure(-2, 3), 2).lo == 0);
+  CHECK(sim::powi(Enclosure(-2, 3), 2).hi == 9);
+  CHECK(sim::powi(Enclosure(-2, 3), 3).lo == -8);
+  const Enclosure third = Enclosure(1) / Enclosure(3);
+  CHECK(third.lo < third.hi);  // 1/3 is not a double: the enclosure is one ulp wide
+  CHECK(third.lo <= 1.0 / 3 + 1e-17);
+}
+
+TEST_CASE("dual numbers give the derivatives of a formula", "[formula]") {
+  const auto f = sim::Formula::parse("log(1 + exp(-z*x)) + 0.25*x^2", kXZ);
+  for (double x : {-0.9, 0.0, 0.4})
+    for (double z : {-1.0, 0.6}) {
+      const double at[2] = {x, z};
+      CHECK(sim::derivative(*f, at) == Approx(-z * sigmoid(-z * x) + 0.5 * x).epsilon(1e-14));
+      CHECK(sim::derivative(*f, at, 0, 2) == Approx(z * z * sigmoid(z * x) * sigmoid(-z * x) + 0.5).epsilon(1e-14));
+      CHECK(sim::derivative(*f, at, 1) == Approx(-x * sigmoid(-z * x)).margin(1e-15));
+    }
+}
+
+TEST_CASE("certified constants enclose the analytic ones", "[formula][certify]") {
+  const Enclosure wide[1] = {{-3, 3}};
+  SECTION("Lipschitz constants of maps") {
+    struct Case {
+      const char* map;
+      double lo, hi, lipschitz;
+    };
+    for (const Case& c : {Case{"0.9*atan(x)", -3, 3, 0.9}, Case{"tanh(x)", -2, 2, 1.0},
+                          Case{"sin(x)", 0.2, 1.0, std::cos(0.2)}, Case{"max(0.5*x, 0.9*x)", -3, 3, 0.9},
+                          Case{"max(-2, min(2, 0.8*x))", -4, 4, 0.8}, Case{"x/(1 + abs(x))", 0.5, 2, 1 / 2.25}}) {
+      INFO(c.map);
+      const auto f = sim::Formula::parse(c.map, kX);
+      const Enclosure box[1] = {{c.lo, c.hi}};
+      const sim::Extremum e = sim::sup_abs(*f, 0, 1, box);
+      CHECK(e.value.lo <= c.lipschitz);
+      CHECK(c.lipschitz <= e.value.hi);
+      CHECK(e.value.hi - e.value.lo <= 1e-9);
+    }
+    // A kinked map attains its constant exactly: the enclosure is a point.
+    const auto kink = sim::Formula::parse("if(x < 0, 0.5*x, 0.9*x)", kX);
+    CHECK(sim::sup_abs(*kink, 0, 1, wide).value.hi == 0.9);
+  }
+  SECTION("a Huber loss with a ridge: C, beta and rho") {
+    // l = huber_0.5(x - z) + 0.1 x^2 on [-1, 1]^2: l_x = clamp(x - z, -0.5, 0.5) + 0.2 x, so C = 0.7; l_xx is 1.2
+    // inside the quadratic zone and 0.2 outside: beta = 1.2, rho = 0.2.
+    const auto huber = sim::Formula::parse("if(abs(x - z) <= 0.5, (x - z)^2/2, 0.5*abs(x - z) - 0.125) + 0.1*x^2", kXZ);
+    const sim::LossConstants k = sim::loss_constants(*huber, -1, 1, -1, 1);
+    CHECK(k.C.value.lo <= 0.7);
+    CHECK(0.7 <= k.C.value.hi);
+    CHECK(k.C.value.hi < 0.7 + 1e-9);
+    CHECK(k.beta.value.lo <= 1.2);
+    CHECK(1.2 <= k.beta.value.hi);
+    CHECK(k.rho.value.lo <= 0.2);
+    CHECK(0.2 <= k.rho.value.hi);
+  }
+  SECTION("the logistic loss written as a formula: the built-in bounds hold and the suprema are attained") {
+    // -z s(-zx) + l x on |x| <= 1, |z| <= 1 with l = 0.5: sup = s(1) + 0.5; l_xx = z^2 s'(zx) + 0.5 in [0.5, 0.75].
+    const auto logistic = sim::Formula::parse("log(1 + exp(-z*x)) + 0.5/2*x^2", kXZ);
+    const sim::LossConstants k = sim::loss_constants(*logistic, -1, 1, -1, 1);
+    const double c = sigmoid(1) + 0.5;
+    CHECK(k.C.value.lo <= c);
+    CHECK(c <= k.C.value.hi);
+    CHECK(k.C.value.hi - k.C.value.lo < 1e-8);
+    CHECK(k.beta.value.lo <= 0.75);
+    CHECK(0.75 <= k.beta.value.hi);
+    CHECK(k.rho.value.lo <= 0.5);
+    CHECK(0.5 <= k.rho.value.hi);
+    sim::NoisySgd builtin{10, 0.5, 1, 0.5, 1, 0};
+    builtin.loss = sim::SgdLoss::logistic;
+    CHECK(k.C.value.hi <= builtin.constants().C);  // the built-in C = A + lambda R is an upper bound
+    CHECK(k.beta.value.lo <= builtin.constants().beta);
+  }
+  SECTION("a formula that is not finite on the box is refused, naming where") {
+    const auto f = sim::Formula::parse("1/(x - 0.25)", kX);
+    CHECK_THAT(test::error_of([&] { sim::sup_abs(*f, 0, 1, wide); }), Catch::Matchers::Contains("not finite"));
+    const auto g = sim::Formula::parse("sqrt(x)", kX);
+    CHECK_THAT(test::error_of([&] { sim::extremum(*g, 0, 0, wide, true); }), Catch::Matchers::Contains("x = -"));
+  }
+}
+
+TEST_CASE("formula names, functions and values that are not functions of x are refused", "[formula]") {
+  sim::Params p;
+  p.words["noise"] = "laplace";
+  const auto error = [&](const std::string& text) { return test::error_of([&] { sim::Formula::parse(text, kX, p); }); };
+  CHECK_THAT(error("x + y"), Catch::Matchers::Contains("unknown name 'y'"));
+  CHECK_THAT(error("x * noise"), Catch::Matchers::Contains("word parameter"));
+  CHECK_THAT(error("floor(x)"), Catch::Matchers::Contains("not continuous"));
+  CHECK_THAT(error("sum(k, 1, 3, x^k)"), Catch::Matchers::Contains("not available in a formula"));
+  CHECK_THAT(error("kl(gaussian(0, 1), gaussian(x, 1))"), Catch::Matchers::Contains("not available in a formula"));
+  CHECK_THAT(error("[x, 1]"), Catch::Matchers::Contains("a list"));
+  CHECK_THAT(error("exp(x, 2)"), Catch::Matchers::Contains("takes 1 argument"));
+}
+
+TEST_CASE("processes written as formulas reproduce the built-in instances", "[formula][sim]") {
+  SECTION("projected chain: 0.7*tanh(x) against the named map") {
+    const sim::ChainMap named{"tanh", 0.7};
+    const sim::ChainMap formula{"", 1, sim::Formula::parse("0.7*tanh(x)", kX)};
+    const auto a = sim::projected_chain_law(named.psi(), 0.4, 5, 0.8, -3, 3, 200);
+    const auto b = sim::projected_chain_law(formula.psi(), 0.4, 5, 0.8, -3, 3, 200);
+    for (std::size_t k = 0; k < a.density.size(); ++k) CHECK(test::near_rel(a.density[k], b.density[k], 1e-13, 1e-300));
+  }
+  SECTION("noisy SGD: the quadratic loss as a formula") {
+    sim::NoisySgd builtin{12, 0.4, 1.5, 0.8, 1, 0};
+    sim::NoisySgd formula = builtin;
+    formula.set_loss("(lambda/2)*(x - z)^2", [] {
+      sim::Params p;
+      p.numbers["lambda"] = 0.8;
+      return p;
+    }());
+    formula.feature_bound = 1;  // data |z| <= A = R
+    CHECK(formula.gradient(0.3, -0.7) == Approx(builtin.gradient(0.3, -0.7)).epsilon(1e-15));
+    const auto a = sim::noisy_sgd_law(builtin, 7, 1.0, 200), b = sim::noisy_sgd_law(formula, 7, 1.0, 200);
+    for (std::size_t k = 0; k < a.density.size(); ++k) CHECK(test::near_rel(a.density[k], b.density[k], 1e-12, 1e-300));
+    // Certified constants of the formula against the built-in closed forms: C = 2 lambda R, beta = rho = lambda.
+    const auto c = formula.constants(), d = builtin.constants();
+    CHECK(c.C == Approx(d.C).epsilon(1e-9));
+    CHECK(c.beta == Approx(d.beta).epsilon(1e-9));
+    CHECK(c.rho == Approx(d.rho).epsilon(1e-9));
+    CHECK(c.C >= d.C);
+    CHECK(c.rho <= d.rho);
+  }
+  SECTION("Langevin: the double well as a formula") {
+    const auto a = sim::langevin_chain(sim::Potential::double_well(), -4, 4, 160);
+    const auto b = sim::langevin_chain(sim::Potential::named("x^4/4 - x^2/2"), -4, 4, 160);
+    const Eigen::VectorXd p = a->law(a->node(1.0), 0.7), q = b->law(b->node(1.0), 0.7);
+    CHECK((p - q).cwiseAbs().maxCoeff() < 1e-12);
+  }
+}
+
+TEST_CASE("certified constants in case formulas: lipschitz() and the loss constants", "[formula][certify]") {
+  sim::Params p;
+  p.words["map"] = "0.9*atan(x)";
+  p.words["loss"] = "if(abs(x - z) <= 0.5, (x - z)^2/2, 0.5*abs(x - z) - 0.125) + ridge*x^2";
+  p.numbers["K"] = 3;
+  p.numbers["ridge"] = 0.1;
+  const auto eval = [&](const std::string& text) { return sim::Expression::parse(text, "formula")->number(p).value; };
+  CHECK(eval("lipschitz(map, -K, K)") == Approx(0.9).epsilon(1e-9));
+  CHECK(eval("lipschitz(map, -K, K)") >= 0.9);
+  CHECK(eval("lipschitz('x/(1+abs(x))', 1, 2)") == Approx(0.25).epsilon(1e-9));
+  CHECK(eval("gradient_bound(loss, -1, 1, -1, 1)") == Approx(0.7).epsilon(1e-9));
+  CHECK(eval("smoothness(loss, -1, 1, -1, 1)") == Approx(1.2).epsilon(1e-9));
+  CHECK(eval("strong_convexity(loss, -1, 1, -1, 1)") <= 0.2);
+  CHECK(eval("strong_convexity(loss, -1, 1, -1, 1)") == Approx(0.2).epsilon(1e-9));
+  CHECK_THAT(test::error_of([&] { eval("lipschitz(map, K, -K)"); }), Catch::Matchers::Contains("lo <= hi"));
+}
