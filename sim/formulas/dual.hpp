@@ -16,7 +16,7 @@ namespace privamp::sim {
 
 template <class T>
 struct Dual {
-  T v{}, d{};
+  T v, d;  // not initialised by default: evaluation stacks are written before they are read
   Dual() = default;
   Dual(double c) : v(c), d(0.0) {}  // NOLINT: a constant
   Dual(T value, T derivative) : v(value), d(derivative) {}

@@ -1,6 +1,7 @@
 #include "sim/formulas/formula.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 
@@ -33,7 +34,11 @@ T run(const std::vector<Op>& program, const std::vector<double>& constants, cons
       std::span<const T> args, int depth) {
   using std::sqrt, std::exp, std::log, std::log1p, std::expm1, std::sin, std::cos, std::tanh, std::atan, std::sinh,
       std::cosh, std::erf, std::erfc, std::abs, std::pow, std::min, std::max;
-  std::vector<T> stack(static_cast<std::size_t>(std::max(depth, 1)));
+  // Formulas of moderate depth run on a stack in place (no allocation per evaluation: simulators call them in loops).
+  constexpr int kInPlace = 32;
+  std::array<T, kInPlace> local;  // NOLINT: written before read
+  std::vector<T> heap(depth > kInPlace ? static_cast<std::size_t>(depth) : 0);
+  T* stack = depth > kInPlace ? heap.data() : local.data();
   std::size_t top = 0;  // the number of values on the stack
   auto pop = [&]() -> T& { return stack[--top]; };
   auto unary = [&](auto f) { stack[top - 1] = f(stack[top - 1]); };
@@ -265,14 +270,24 @@ class FormulaCompiler {
                         "atan, sinh, cosh, erf, erfc, Phi, logPhi, abs, min, max, pow, if)", f, fmt::join(variables_, ", ")));
   }
 
-  // The text with the parameters' values substituted; operands that are operations are bracketed, so the text
-  // parses back to the same tree.
+  // The text with the parameters' values substituted, bracketed by precedence (comparison < + − < × ÷ < unary − <
+  // ^, left-associative except ^), so that it parses back to the same tree.
+  static int precedence(const Node& n) {
+    if (n.kind == Node::Kind::compare) return 1;
+    if (n.kind == Node::Kind::negate) return 4;
+    if (n.kind != Node::Kind::binary) return 6;
+    return n.text == "+" || n.text == "-" ? 2 : n.text == "^" ? 5 : 3;
+  }
   std::string render(const Node& n) const {
-    const auto operand = [&](const Node& a) {
+    // An operand, bracketed when it binds less tightly than its operator (or equally, on the side that
+    // associativity would regroup); a negative parameter value counts as a unary minus.
+    const auto operand = [&](const Node& a, int outer, bool right_side, bool right_assoc) {
       const std::string s = render(a);
-      const bool simple = a.kind == Node::Kind::number || a.kind == Node::Kind::call ||
-                          (a.kind == Node::Kind::name && !s.starts_with("-"));
-      return simple ? s : "(" + s + ")";
+      int p = precedence(a);
+      if (a.kind == Node::Kind::name && s.starts_with("-")) p = 4;
+      const bool bracket = p < outer || (p == outer && outer != 6 && right_side != right_assoc) ||
+                           (outer == 5 && p == 4);  // (-x)^2 is not -(x^2)
+      return bracket ? "(" + s + ")" : s;
     };
     switch (n.kind) {
       case Node::Kind::number: return format_number(n.number);
@@ -280,9 +295,14 @@ class FormulaCompiler {
         if (std::find(variables_.begin(), variables_.end(), n.text) != variables_.end()) return n.text;
         return format_number(params_.at(n.text));
       }
-      case Node::Kind::negate: return "-" + operand(*n.args[0]);
+      case Node::Kind::negate: return "-" + operand(*n.args[0], 4, true, true);
       case Node::Kind::binary:
-      case Node::Kind::compare: return operand(*n.args[0]) + " " + n.text + " " + operand(*n.args[1]);
+      case Node::Kind::compare: {
+        const int p = precedence(n);
+        const bool right_assoc = n.text == "^";
+        const std::string space = n.text == "^" ? "" : " ";
+        return operand(*n.args[0], p, false, right_assoc) + space + n.text + space + operand(*n.args[1], p, true, right_assoc);
+      }
       case Node::Kind::call: {
         if (n.text == "default") return render(params_.has(n.args[0]->text) ? *n.args[0] : *n.args[1]);
         std::vector<std::string> parts;
@@ -326,17 +346,19 @@ template Dual<Enclosure> Formula::evaluate<Dual<Enclosure>>(std::span<const Dual
 template Dual<Dual<Enclosure>> Formula::evaluate<Dual<Dual<Enclosure>>>(std::span<const Dual<Dual<Enclosure>>>) const;
 
 double derivative(const Formula& f, std::span<const double> at, std::size_t var, int order) {
+  constexpr std::size_t kMax = 8;  // variables held in place (simulators call this in their inner loops)
+  if (at.size() > kMax) throw InvalidArgument(fmt::format("formula '{}': derivatives in at most {} variables", f.text(), kMax));
   if (order == 1) {
-    std::vector<Dual<double>> x;
-    for (std::size_t i = 0; i < at.size(); ++i) x.emplace_back(at[i], i == var ? 1.0 : 0.0);
-    return f.evaluate<Dual<double>>(x).d;
+    std::array<Dual<double>, kMax> x;
+    for (std::size_t i = 0; i < at.size(); ++i) x[i] = Dual<double>(at[i], i == var ? 1.0 : 0.0);
+    return f.evaluate<Dual<double>>(std::span<const Dual<double>>(x.data(), at.size())).d;
   }
-  std::vector<Dual<Dual<double>>> x;
+  std::array<Dual<Dual<double>>, kMax> x;
   for (std::size_t i = 0; i < at.size(); ++i) {
     const double seed = i == var ? 1.0 : 0.0;
-    x.emplace_back(Dual<double>(at[i], seed), Dual<double>(seed, 0.0));
+    x[i] = Dual<Dual<double>>(Dual<double>(at[i], seed), Dual<double>(seed, 0.0));
   }
-  return f.evaluate<Dual<Dual<double>>>(x).d.d;
+  return f.evaluate<Dual<Dual<double>>>(std::span<const Dual<Dual<double>>>(x.data(), at.size())).d.d;
 }
 
 }  // namespace privamp::sim

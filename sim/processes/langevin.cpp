@@ -74,12 +74,19 @@ LangevinChain::LangevinChain(Potential potential, double lo, double hi, int cell
     up_[i] = std::exp(-(u[i + 1] - u[i]) / 2) / (h_ * h_);
     down_[i + 1] = std::exp(-(u[i] - u[i + 1]) / 2) / (h_ * h_);
   }
-  // π ∝ e^{−U}, normalised in log-space; symmetrised generator S = π^{1/2} Q π^{-1/2} has off-diagonal
-  // sqrt(q(i→i+1) q(i+1→i)) = h^{-2} (the exponentials cancel) and diagonal −(up + down).
+  // The end nodes stand for half cells (the reflecting boundary as a finite volume): their exit rates are doubled
+  // and their invariant weights halved. With full cells at the ends the law near a boundary that carries mass
+  // converges at first order only (seen on log-cosh, whose invariant law reaches the ends).
+  up_[0] *= 2;
+  down_[n - 1] *= 2;
+  // π_i ∝ w_i e^{−U_i} (w = 1/2 at the ends, 1 inside), normalised in log-space; the symmetrised generator
+  // S = π^{1/2} Q π^{-1/2} has off-diagonal sqrt(q(i→i+1) q(i+1→i)) (the exponentials cancel) and diagonal −(up + down).
   const double m = -u.minCoeff();
+  Eigen::VectorXd log_w = Eigen::VectorXd::Zero(n);
+  log_w[0] = log_w[n - 1] = -std::log(2.0);
   double z = 0;
-  for (int i = 0; i < n; ++i) z += std::exp(-u[i] - m);
-  log_pi_half_ = (-u.array() - m - std::log(z)) / 2;
+  for (int i = 0; i < n; ++i) z += std::exp(log_w[i] - u[i] - m);
+  log_pi_half_ = (log_w.array() - u.array() - m - std::log(z)) / 2;
   Eigen::VectorXd diagonal(n), off(n - 1);
   for (int i = 0; i < n; ++i) {
     diagonal[i] = -(up_[i] + down_[i]);

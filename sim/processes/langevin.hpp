@@ -3,7 +3,9 @@
 //
 // Space is discretised on N+1 nodes of [lo, hi] (reflecting ends) as the continuous-time Markov chain with rates
 //   q(i → i±1) = h^{-2} exp(−(U_{i±1} − U_i)/2),
-// which satisfies detailed balance with π_i ∝ e^{−U_i} exactly and whose generator is f'' − U'f' + O(h²).
+// which satisfies detailed balance with π_i ∝ e^{−U_i} exactly and whose generator is f'' − U'f' + O(h²). The end
+// nodes stand for half cells (the reflecting boundary as a finite volume): their rates are doubled and their weights
+// in π halved, which keeps the order 2 where the law carries mass at the ends.
 // Two routes give the law at time t from a node:
 //   spectral: the generator symmetrised by π^{1/2} is a symmetric tridiagonal matrix, diagonalised once (Eigen);
 //             P_t = π^{-1/2} V e^{Λt} V^T π^{1/2}

@@ -220,3 +220,27 @@ TEST_CASE("certified constants in case formulas: lipschitz() and the loss consta
   CHECK(eval("strong_convexity(loss, -1, 1, -1, 1)") == Approx(0.2).epsilon(1e-9));
   CHECK_THAT(test::error_of([&] { eval("lipschitz(map, K, -K)"); }), Catch::Matchers::Contains("lo <= hi"));
 }
+
+TEST_CASE("a formula's text keeps only the brackets its precedence needs and parses back to the same function", "[formula]") {
+  sim::Params p;
+  p.numbers["a"] = -0.5;
+  p.numbers["b"] = 2;
+  const auto text = [&](const std::string& t) { return sim::Formula::parse(t, kXZ, p)->text(); };
+  CHECK(text("(x - z)^2/2 + b*x") == "(x - z)^2 / 2 + 2 * x");
+  CHECK(text("x - (z - 1)") == "x - (z - 1)");
+  CHECK(text("(x - z) - 1") == "x - z - 1");
+  CHECK(text("x / (z * 2)") == "x / (z * 2)");
+  CHECK(text("x^z^2") == "x^z^2");
+  CHECK(text("(x^z)^2") == "(x^z)^2");
+  CHECK(text("(-x)^2") == "(-x)^2");
+  CHECK(text("a*x") == "-0.5 * x");
+  CHECK(text("x^a") == "x^(-0.5)");
+  CHECK(text("if(x < z, a, b)") == "if(x < z, -0.5, 2)");
+  for (const std::string t : {"(x - z)^2/2 + b*x", "x - (z - 1)", "x^z^2", "(x^z)^2", "(-x)^2", "a*x - -z", "x/(z*2)/3",
+                              "-x^2", "-(x - z)*a"}) {
+    const auto f = sim::Formula::parse(t, kXZ, p);
+    const auto g = sim::Formula::parse(f->text(), kXZ);
+    INFO(t << " -> " << f->text());
+    CHECK((*f)(1.3, 0.7) == (*g)(1.3, 0.7));
+  }
+}
