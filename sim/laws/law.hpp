@@ -105,6 +105,17 @@ class Law {
   };
   virtual std::optional<Lumped> lumped() const { return std::nullopt; }
 
+  // A bound on the absolute error of log_density (and of log P(atom)) anywhere, from a normalising constant or an
+  // inner integral computed numerically (density(), convolve()); 0 for laws known in closed form. Engines read it
+  // after they have evaluated the law (a law may learn its error as it is evaluated) and widen their intervals
+  // for it (verify/divergence/engines.cpp).
+  virtual double log_density_error() const { return 0; }
+
+  // The work of one log_density evaluation, in evaluations of a closed-form density (1 for those). A convolution's
+  // density is an integral over its operands' densities (hundreds of evaluations), so nesting multiplies it;
+  // convolve refuses laws whose cost would make a divergence take minutes (Convolution::kMaxDensityCost).
+  virtual double density_cost() const { return 1; }
+
   // Set for laws computed by discretisation (see Discretisation below); engines must then account for it.
   virtual const Discretisation* discretisation() const { return nullptr; }
 
@@ -170,6 +181,8 @@ class LawDecorator : public Law {
   void sample(Rng& rng, std::span<double> out) const override { base_->sample(rng, out); }
   std::optional<Lumped> lumped() const override { return base_->lumped(); }
   const Discretisation* discretisation() const override { return base_->discretisation(); }
+  double log_density_error() const override { return base_->log_density_error(); }
+  double density_cost() const override { return base_->density_cost(); }
   std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override { return base_->joint_with(other); }
   std::optional<PairLoss> loss_against(const Law& other) const override { return base_->loss_against(other); }
   const Law& unwrapped() const override { return base_->unwrapped(); }

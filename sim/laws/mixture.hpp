@@ -2,6 +2,8 @@
 // Densities combine by log-sum-exp; atoms at equal locations merge.
 #pragma once
 
+#include <algorithm>
+
 #include <functional>
 #include <optional>
 #include <vector>
@@ -29,6 +31,16 @@ class Mixture final : public Law {
   double log_sf(double x) const override;
   std::optional<double> mean() const override;
   double sample(Rng& rng) const override;
+  double log_density_error() const override {  // log Σ w p_i moves by at most the largest error of a component
+    double e = 0;
+    for (const LawPtr& c : components_) e = std::max(e, c->log_density_error());
+    return e;
+  }
+  double density_cost() const override {
+    double c = 0;
+    for (const LawPtr& l : components_) c += l->density_cost();
+    return c;
+  }
   const std::vector<double>& weights() const { return weights_; }
   const std::vector<LawPtr>& components() const { return components_; }
 

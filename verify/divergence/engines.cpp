@@ -55,6 +55,46 @@ void widen_for_lumping(Estimate& e, const sim::Law& p, const sim::Law& q, const 
   e.log_upper = e.upper > 0 ? std::log(e.upper) : -std::numeric_limits<double>::infinity();
   e.method += " + lumped outcomes";
 }
+// Laws whose log-density is known to ±e (Law::log_density_error: a normaliser or an inner integral computed
+// numerically) are p = p̂·e^a, q = q̂·e^b with |a| ≤ e_p, |b| ≤ e_q, where p̂, q̂ are what the engine integrated.
+// Then log ∫p^α q^{1−α} moves by at most α e_p + (α − 1) e_q; KL = e^a·KL̂ + (a − b) (p̂ has mass e^{−a}); a
+// hockey-stick integral is e^a ∫[p̂ − e^{ε+b−a} q̂]_+, its level moving by δ = e_p + e_q, which changes the integral by
+// at most e^{ε+e_q}·expm1(δ); R_∞ moves by δ.
+void widen_for_density_error(Estimate& e, const sim::Law& p, const sim::Law& q, const Quantity& quantity) {
+  const double ep = p.log_density_error(), eq = q.log_density_error();
+  if (!(ep > 0) && !(eq > 0)) return;
+  const double delta = ep + eq;
+  switch (quantity.kind) {
+    case Quantity::Kind::renyi: {
+      const double a = quantity.parameter, move = (a * ep + (a - 1) * eq) / (a - 1);
+      e.lower = std::max(0.0, e.lower - move);
+      e.upper += move;
+      break;
+    }
+    case Quantity::Kind::kl: {
+      const double move = std::expm1(ep) * std::max(std::fabs(e.lower), std::fabs(e.upper)) + delta;
+      e.lower = std::max(0.0, e.lower - move);
+      e.upper += move;
+      break;
+    }
+    case Quantity::Kind::hockey_stick:
+    case Quantity::Kind::tv: {
+      const double eps = quantity.kind == Quantity::Kind::tv ? 0.0 : quantity.parameter;
+      const double move = std::exp(eps + eq) * std::expm1(delta);
+      e.lower = std::max(0.0, std::exp(-ep) * (e.lower - move));
+      e.upper = std::min(1.0, std::exp(ep) * (e.upper + move));
+      break;
+    }
+    case Quantity::Kind::renyi_inf:
+      e.lower = std::max(0.0, e.lower - delta);
+      e.upper += delta;
+      break;
+  }
+  e.log_lower = e.lower > 0 ? std::log(e.lower) : -std::numeric_limits<double>::infinity();
+  e.log_upper = e.upper > 0 ? std::log(e.upper) : -std::numeric_limits<double>::infinity();
+  e.method += fmt::format(" (log-density error {:.1e} of the numerically normalised laws included)", delta);
+}
+
 // Laws computed jointly give the loss to ±δ (PairLoss::error); the interval must hold for every loss in that
 // range. Hockey-stick and TV grow with the loss: their ends are the values at the levels ε ∓ δ. The generators of
 // KL and of the excess Rényi route are convex with minimum 0 at L = 0: their ends push the loss away from and
@@ -253,6 +293,7 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
       }
     }
     widen_for_lumping(*result, p, q, quantity);
+    widen_for_density_error(*result, p, q, quantity);
     result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out.push_back(*result);
   }

@@ -1,0 +1,320 @@
+#include "sim/laws/density.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <boost/math/quadrature/exp_sinh.hpp>
+#include <boost/math/quadrature/tanh_sinh.hpp>
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+#include "numerics/log_integrate.hpp"
+#include "numerics/log_space.hpp"
+#include "sim/random/rng.hpp"
+
+namespace privamp::sim {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kDrop = 50;      // the window holds the points where f is within 50 of its maximum
+constexpr int kCells = 8192;      // of the sampler's table
+
+// The tail of log p beyond X on one side (right = +1, left = −1) from f(X) + f'(X)(x − X) + f''(X)(x − X)²/2.
+TailShape tail_at(const Formula& f, double x, int side) {
+  const double at[1] = {x};
+  const double d1 = derivative(f, at, 0, 1), d2 = derivative(f, at, 0, 2);
+  const double quad = std::max(0.0, -d2 / 2);
+  const double linear = d1 + 2 * quad * x;  // the coefficient of x once the quadratic part is −quad·x²
+  return {quad, side > 0 ? -linear : linear};
+}
+
+}  // namespace
+
+FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo, double hi, double loc, double scale)
+    : f_(std::move(log_pdf)), lo_(lo), hi_(hi), loc_(loc), scale_(scale) {
+  const char* law = "density";
+  if (f_->variables().size() != 1) throw InvalidArgument("density: log_pdf is a formula in x");
+  if (std::isnan(lo) || std::isnan(hi) || !(lo < hi)) throw_invalid(law, "hi", hi, fmt::format("hi > lo = {}", format_number(lo)));
+  check_finite(law, "loc", loc);
+  check_scale(law, "scale", scale);
+  if (!(loc >= lo && loc <= hi)) throw_invalid(law, "loc", loc, fmt::format("lo = {} <= loc <= hi = {}", lo, hi));
+  auto f = [&](double x) {
+    const double v = (*f_)(x);
+    if (std::isnan(v) || v == kInf)
+      throw InvalidArgument(fmt::format("density: log_pdf '{}' is {} at x = {} (allowed: finite, or -inf where the density "
+                                        "vanishes)", f_->text(), v, format_number(x)));
+    return v;
+  };
+  // The mode: a scan of ±64 scales around loc (and the ends of a bounded support).
+  max_ = -kInf;
+  std::vector<double> scan;
+  for (int k = -512; k <= 512; ++k) scan.push_back(loc + scale * k / 8.0);
+  for (double end : {lo, hi})
+    if (std::isfinite(end)) scan.push_back(end);
+  for (double x : scan) {
+    if (x < lo || x > hi) continue;
+    const double v = f(x);
+    if (v > max_) max_ = v, mode_ = x;
+  }
+  if (max_ == -kInf)
+    throw InvalidArgument(fmt::format("density: exp(log_pdf) vanishes at every point scanned within 64 scales of loc = {} "
+                                      "(give loc and scale where the mass is)", format_number(loc)));
+  // The window and the tails: march out of an unbounded side until f has fallen kDrop below its maximum.
+  for (int side : {-1, 1}) {
+    const double end = side < 0 ? lo : hi;
+    if (std::isfinite(end)) {
+      (side < 0 ? window_lo_ : window_hi_) = end;
+      (side < 0 ? left_ : right_) = TailShape::none();
+      continue;
+    }
+    double x = mode_;
+    bool decayed = false;
+    for (int k = 0; k < 64 && !decayed; ++k) {
+      x = mode_ + side * scale * std::ldexp(1.0, k);
+      decayed = f(x) < max_ - kDrop;
+    }
+    if (!decayed)
+      throw InvalidArgument(fmt::format("density: exp(log_pdf) is not normalisable: log_pdf '{}' does not decay towards "
+                                        "{}inf (it is {} at x = {:.6g}, its maximum {})", f_->text(), side < 0 ? "-" : "+",
+                                        f(x), x, max_));
+    const TailShape t = tail_at(*f_, x, side);
+    if (!(t.quad > 0 || t.lin > 0))
+      throw InvalidArgument(fmt::format("density: exp(log_pdf) is not normalisable: log_pdf '{}' does not keep decreasing "
+                                        "towards {}inf (slope {:.3g} at x = {:.6g})", f_->text(), side < 0 ? "-" : "+", t.lin, x));
+    (side < 0 ? window_lo_ : window_hi_) = x;
+    (side < 0 ? left_ : right_) = t;
+  }
+  // The normaliser, route 1: adaptive Gauss–Kronrod in log space over the whole support.
+  LogIntegrateOptions<double> o;
+  o.lo = lo;
+  o.hi = hi;
+  o.scale = scale;
+  o.rel_tol = 1e-14;
+  const std::function<double(double)> h = f;
+  const LogIntegral<double> z1 = log_integrate<double>(h, {mode_, loc}, o);
+  if (!z1.converged || !std::isfinite(z1.log_value))
+    throw NumericalError(fmt::format("density: the normaliser of exp('{}') did not converge (relative error {:.2g})",
+                                     f_->text(), z1.rel_error));
+  // Route 2: tanh-sinh on the finite parts, exp-sinh on the infinite ones, of e^{f − max} split at the mode.
+  double z2 = 0, z2_error = 0;
+  auto g = [&](double x) { return std::exp(f(x) - max_); };
+  for (int side : {-1, 1}) {
+    const double end = side < 0 ? lo : hi;
+    double error = 0, l1 = 0;
+    if (std::isfinite(end)) {
+      if (end == mode_) continue;
+      boost::math::quadrature::tanh_sinh<double> rule;
+      z2 += rule.integrate(g, std::min(end, mode_), std::max(end, mode_), 1e-14, &error, &l1);
+    } else {
+      boost::math::quadrature::exp_sinh<double> rule;
+      z2 += rule.integrate([&](double t) { return g(mode_ + side * t); }, 0.0, kInf, 1e-14, &error, &l1);
+    }
+    z2_error += error;
+  }
+  const double log_z2 = max_ + std::log(z2);
+  const double difference = std::fabs(z1.log_value - log_z2);
+  if (!(difference <= std::max(1e-9, 100 * (z1.rel_error + z2_error / z2))))
+    throw NumericalError(fmt::format("density: the two quadratures of the normaliser of exp('{}') disagree: log Z = {:.15g} "
+                                     "(Gauss-Kronrod) against {:.15g} (tanh-sinh/exp-sinh); give loc, scale (and lo, hi) "
+                                     "closer to the law's mass", f_->text(), z1.log_value, log_z2));
+  log_z_ = z1.log_value;
+  log_z_error_ = std::max(z1.rel_error, difference) + 8 * std::numeric_limits<double>::epsilon() * (std::fabs(log_z_) + 1);
+  // The sampler's table: trapezoid masses of e^{f − max} over the window.
+  cdf_.assign(kCells + 1, 0.0);
+  const double w = (window_hi_ - window_lo_) / kCells;
+  double previous = g(window_lo_);
+  for (int k = 1; k <= kCells; ++k) {
+    const double next = g(window_lo_ + k * w);
+    cdf_[static_cast<std::size_t>(k)] = cdf_[static_cast<std::size_t>(k - 1)] + 0.5 * (previous + next);
+    previous = next;
+  }
+  const double total = cdf_.back();
+  for (double& c : cdf_) c /= total;
+}
+
+std::string FormulaDensity::expression() const {
+  std::string out = fmt::format("density(log_pdf=\"{}\"", f_->text());
+  if (std::isfinite(lo_)) out += fmt::format(", lo={}", format_number(lo_));
+  if (std::isfinite(hi_)) out += fmt::format(", hi={}", format_number(hi_));
+  return out + fmt::format(", loc={}, scale={})", format_number(loc_), format_number(scale_));
+}
+
+double FormulaDensity::log_density(double x) const {
+  if (x < lo_ || x > hi_) return -kInf;
+  const double v = (*f_)(x);
+  if (std::isnan(v) || v == kInf)
+    throw NumericalError(fmt::format("density: log_pdf '{}' is {} at x = {}", f_->text(), v, format_number(x)));
+  return v - log_z_;
+}
+
+std::vector<double> FormulaDensity::breakpoints() const {
+  std::vector<double> out;
+  for (double end : {lo_, hi_})
+    if (std::isfinite(end)) out.push_back(end);
+  return out;
+}
+
+std::vector<double> FormulaDensity::anchors() const {
+  std::vector<double> out = {mode_, loc_};
+  for (double b : breakpoints()) out.push_back(b);
+  return out;
+}
+
+double FormulaDensity::sample(Rng& rng) const {
+  const double u = rng.uniform();
+  const auto it = std::lower_bound(cdf_.begin() + 1, cdf_.end(), u);
+  const auto k = static_cast<std::size_t>(std::min<std::ptrdiff_t>(it - cdf_.begin(), kCells));
+  const double within = cdf_[k] > cdf_[k - 1] ? (u - cdf_[k - 1]) / (cdf_[k] - cdf_[k - 1]) : 0.5;
+  const double w = (window_hi_ - window_lo_) / kCells;
+  return window_lo_ + w * (static_cast<double>(k - 1) + within);
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+
+namespace {
+
+// The tail of X + Y on one side from the tails of X and Y (log p ~ −quad x² − lin|x|): Gaussian parts combine as
+// variances add (quad = q1 q2/(q1 + q2), and their linear parts as the means do); an exponential tail (quad = 0)
+// dominates a Gaussian one, the heavier of two exponential ones dominates; a bounded law only shifts the other.
+TailShape combine(const TailShape& a, const TailShape& b, double shift_a, double shift_b) {
+  if (a.bounded() && b.bounded()) return TailShape::none();
+  if (a.bounded()) return {b.quad, b.lin - 2 * b.quad * shift_a};
+  if (b.bounded()) return {a.quad, a.lin - 2 * a.quad * shift_b};
+  if (a.quad == 0 && b.quad == 0) return {0, std::min(a.lin, b.lin)};
+  if (a.quad == 0) return a;
+  if (b.quad == 0) return b;
+  const double q = a.quad * b.quad / (a.quad + b.quad);
+  return {q, q * (a.lin / a.quad + b.lin / b.quad)};
+}
+
+double max_atom(const Law& l, int side) {
+  const auto atoms = l.atoms();
+  if (atoms.empty()) return 0;
+  return side > 0 ? atoms.back().x : atoms.front().x;
+}
+
+}  // namespace
+
+Convolution::Convolution(LawPtr a, LawPtr b) : a_(std::move(a)), b_(std::move(b)) {
+  if (a_->dimension() != 1 || b_->dimension() != 1) throw InvalidArgument("convolve: one-dimensional laws only");
+  const auto aa = a_->atoms(), ba = b_->atoms();
+  if (aa.size() * ba.size() > kMaxAtoms)
+    throw InvalidArgument(fmt::format("convolve: {} x {} pairs of atoms; at most {}", aa.size(), ba.size(), kMaxAtoms));
+  std::vector<Atom> pairs;
+  for (const Atom& x : aa)
+    for (const Atom& y : ba) pairs.push_back({x.x + y.x, x.log_mass + y.log_mass});
+  std::sort(pairs.begin(), pairs.end(), [](const Atom& u, const Atom& v) { return u.x < v.x; });
+  for (const Atom& p : pairs) {
+    if (!atoms_.empty() && atoms_.back().x == p.x) atoms_.back().log_mass = log_add(atoms_.back().log_mass, p.log_mass);
+    else atoms_.push_back(p);
+  }
+  const double ca = a_->continuous_mass(), cb = b_->continuous_mass();
+  continuous_mass_ = 1 - (1 - ca) * (1 - cb);
+  cost_ = (ca > 0 && cb > 0 ? kInnerEvaluations : 1.0) * (a_->density_cost() + b_->density_cost()) +
+          static_cast<double>(aa.size() + ba.size());
+  if (cost_ > kMaxDensityCost)
+    throw InvalidArgument(fmt::format("convolve: each density evaluation of this law would take about {:.2g} evaluations of "
+                                      "its parts (nested convolutions of densities integrate inside integrals); the limit "
+                                      "is {:.0e}: convolve at most two laws with densities, or use laplace_nfold, "
+                                      "laplace_sum or a Gaussian for sums of many", cost_, kMaxDensityCost));
+  // Support of the continuous part: density ⊗ density, density ⊗ atoms, atoms ⊗ density.
+  support_ = {kInf, -kInf};
+  auto cover = [&](double l, double h) {
+    support_.lo = std::min(support_.lo, l);
+    support_.hi = std::max(support_.hi, h);
+  };
+  const Interval sa = a_->support(), sb = b_->support();
+  if (ca > 0 && cb > 0) cover(sa.lo + sb.lo, sa.hi + sb.hi);
+  if (ca > 0 && !ba.empty()) cover(sa.lo + ba.front().x, sa.hi + ba.back().x);
+  if (cb > 0 && !aa.empty()) cover(sb.lo + aa.front().x, sb.hi + aa.back().x);
+  if (continuous_mass_ == 0) support_ = {};
+  // Tails: a law without density counts as bounded by its extreme atoms.
+  const TailShape la = ca > 0 ? a_->left_tail() : TailShape::none(), lb = cb > 0 ? b_->left_tail() : TailShape::none();
+  const TailShape ra = ca > 0 ? a_->right_tail() : TailShape::none(), rb = cb > 0 ? b_->right_tail() : TailShape::none();
+  left_ = combine(la, lb, max_atom(*a_, -1), max_atom(*b_, -1));
+  right_ = combine(ra, rb, max_atom(*a_, 1), max_atom(*b_, 1));
+}
+
+std::string Convolution::expression() const { return fmt::format("convolve({}, {})", a_->expression(), b_->expression()); }
+
+double Convolution::log_density(double z) const {
+  std::vector<double> terms;
+  const bool da = a_->continuous_mass() > 0, db = b_->continuous_mass() > 0;
+  if (da && db) {
+    const Interval sa = a_->support(), sb = b_->support();
+    LogIntegrateOptions<double> o;
+    o.lo = std::max(sa.lo, z - sb.hi);
+    o.hi = std::min(sa.hi, z - sb.lo);
+    if (o.lo < o.hi) {
+      o.scale = std::min(a_->scale(), b_->scale());
+      o.rel_tol = 1e-14;
+      std::vector<double> anchors;
+      for (double x : a_->anchors()) anchors.push_back(x);
+      for (double y : b_->anchors()) anchors.push_back(z - y);
+      for (double x : a_->breakpoints()) anchors.push_back(x);
+      for (double y : b_->breakpoints()) anchors.push_back(z - y);
+      std::erase_if(anchors, [&](double x) { return !(x >= o.lo && x <= o.hi); });
+      if (anchors.empty()) anchors.push_back(std::isfinite(o.lo) ? (std::isfinite(o.hi) ? 0.5 * (o.lo + o.hi) : o.lo) : o.hi);
+      const std::function<double(double)> h = [this, z](double x) { return a_->log_density(x) + b_->log_density(z - x); };
+      const LogIntegral<double> r = log_integrate<double>(h, anchors, o);
+      if (!r.converged)
+        throw NumericalError(fmt::format("convolve: the integral for the density at {} did not converge (relative error {:.2g})",
+                                         format_number(z), r.rel_error));
+      double seen = inner_error_.load();
+      while (r.rel_error > seen && !inner_error_.compare_exchange_weak(seen, r.rel_error)) {
+      }
+      terms.push_back(r.log_value);
+    }
+  }
+  if (da)
+    for (const Atom& y : b_->atoms()) terms.push_back(y.log_mass + a_->log_density(z - y.x));
+  if (db)
+    for (const Atom& x : a_->atoms()) terms.push_back(x.log_mass + b_->log_density(z - x.x));
+  if (terms.empty()) return -kInf;
+  return log_sum_exp<double>(std::span<const double>(terms));
+}
+
+std::vector<double> Convolution::breakpoints() const {
+  std::vector<double> out;
+  for (const Atom& x : a_->atoms())
+    for (double k : b_->breakpoints()) out.push_back(x.x + k);
+  for (const Atom& y : b_->atoms())
+    for (double k : a_->breakpoints()) out.push_back(y.x + k);
+  for (double end : {support_.lo, support_.hi})
+    if (std::isfinite(end)) out.push_back(end);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<double> Convolution::anchors() const {
+  std::vector<double> out;
+  const double la = a_->location(), lb = b_->location();
+  out.push_back(la + lb);
+  for (double x : a_->anchors()) out.push_back(x + lb);
+  for (double y : b_->anchors()) out.push_back(la + y);
+  for (double k : breakpoints()) out.push_back(k);
+  return out;
+}
+
+double Convolution::scale() const { return std::hypot(a_->scale(), b_->scale()); }
+
+std::optional<double> Convolution::mean() const {
+  const auto x = a_->mean(), y = b_->mean();
+  if (!x || !y) return std::nullopt;
+  return *x + *y;
+}
+
+std::optional<double> Convolution::variance() const {
+  const auto x = a_->variance(), y = b_->variance();
+  if (!x || !y) return std::nullopt;
+  return *x + *y;
+}
+
+double Convolution::log_density_error() const {
+  return inner_error_.load() + a_->log_density_error() + b_->log_density_error();
+}
+
+}  // namespace privamp::sim
