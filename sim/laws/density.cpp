@@ -86,6 +86,11 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
     (side < 0 ? window_lo_ : window_hi_) = x;
     (side < 0 ? left_ : right_) = t;
   }
+  for (double edge : {scan.front(), scan[1024]})  // the scan's ends inside the support: the maximum must not sit there
+    if (mode_ == edge && edge > lo && edge < hi)
+      throw InvalidArgument(fmt::format("density: log_pdf '{}' is largest at x = {}, the end of the scan within 64 scales "
+                                        "of loc = {} (scale = {}): give loc and scale where the mass is", f_->text(),
+                                        format_number(edge), format_number(loc), format_number(scale)));
   // The normaliser, route 1: adaptive Gauss–Kronrod in log space over the whole support.
   LogIntegrateOptions<double> o;
   o.lo = lo;
@@ -100,18 +105,23 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
   // Route 2: tanh-sinh on the finite parts, exp-sinh on the infinite ones, of e^{f − max} split at the mode.
   double z2 = 0, z2_error = 0;
   auto g = [&](double x) { return std::exp(f(x) - max_); };
-  for (int side : {-1, 1}) {
-    const double end = side < 0 ? lo : hi;
-    double error = 0, l1 = 0;
-    if (std::isfinite(end)) {
-      if (end == mode_) continue;
-      boost::math::quadrature::tanh_sinh<double> rule;
-      z2 += rule.integrate(g, std::min(end, mode_), std::max(end, mode_), 1e-14, &error, &l1);
-    } else {
-      boost::math::quadrature::exp_sinh<double> rule;
-      z2 += rule.integrate([&](double t) { return g(mode_ + side * t); }, 0.0, kInf, 1e-14, &error, &l1);
+  try {
+    for (int side : {-1, 1}) {
+      const double end = side < 0 ? lo : hi;
+      double error = 0, l1 = 0;
+      if (std::isfinite(end)) {
+        if (end == mode_) continue;
+        boost::math::quadrature::tanh_sinh<double> rule;
+        z2 += rule.integrate(g, std::min(end, mode_), std::max(end, mode_), 1e-14, &error, &l1);
+      } else {
+        boost::math::quadrature::exp_sinh<double> rule;
+        z2 += rule.integrate([&](double t) { return g(mode_ + side * t); }, 0.0, kInf, 1e-14, &error, &l1);
+      }
+      z2_error += error;
     }
-    z2_error += error;
+  } catch (const std::domain_error& e) {  // Boost's quadratures report an infinite or NaN integrand this way
+    throw NumericalError(fmt::format("density: the second quadrature of the normaliser of exp('{}') failed: {}", f_->text(),
+                                     e.what()));
   }
   const double log_z2 = max_ + std::log(z2);
   const double difference = std::fabs(z1.log_value - log_z2);
@@ -214,6 +224,14 @@ Convolution::Convolution(LawPtr a, LawPtr b) : a_(std::move(a)), b_(std::move(b)
   continuous_mass_ = 1 - (1 - ca) * (1 - cb);
   cost_ = (ca > 0 && cb > 0 ? kInnerEvaluations : 1.0) * (a_->density_cost() + b_->density_cost()) +
           static_cast<double>(aa.size() + ba.size());
+  if (cost_ <= kMaxDensityCost && ca > 0 && cb > 0) {  // the declared error of the inner integrals
+    double worst = 0;
+    for (double base : anchors())
+      for (double k : {0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0})
+        for (int side : {-1, 1})
+          if (const auto r = inner(base + side * k * scale())) worst = std::max(worst, r->second);
+    inner_error_ = 10 * worst;
+  }
   if (cost_ > kMaxDensityCost)
     throw InvalidArgument(fmt::format("convolve: each density evaluation of this law would take about {:.2g} evaluations of "
                                       "its parts (nested convolutions of densities integrate inside integrals); the limit "
@@ -239,35 +257,41 @@ Convolution::Convolution(LawPtr a, LawPtr b) : a_(std::move(a)), b_(std::move(b)
 
 std::string Convolution::expression() const { return fmt::format("convolve({}, {})", a_->expression(), b_->expression()); }
 
+std::optional<std::pair<double, double>> Convolution::inner(double z) const {
+  const Interval sa = a_->support(), sb = b_->support();
+  LogIntegrateOptions<double> o;
+  o.lo = std::max(sa.lo, z - sb.hi);
+  o.hi = std::min(sa.hi, z - sb.lo);
+  if (!(o.lo < o.hi)) return std::nullopt;
+  o.scale = std::min(a_->scale(), b_->scale());
+  o.rel_tol = 1e-14;
+  std::vector<double> anchors;
+  for (double x : a_->anchors()) anchors.push_back(x);
+  for (double y : b_->anchors()) anchors.push_back(z - y);
+  for (double x : a_->breakpoints()) anchors.push_back(x);
+  for (double y : b_->breakpoints()) anchors.push_back(z - y);
+  std::erase_if(anchors, [&](double x) { return !(x >= o.lo && x <= o.hi); });
+  if (anchors.empty()) anchors.push_back(std::isfinite(o.lo) ? (std::isfinite(o.hi) ? 0.5 * (o.lo + o.hi) : o.lo) : o.hi);
+  const std::function<double(double)> h = [this, z](double x) { return a_->log_density(x) + b_->log_density(z - x); };
+  const LogIntegral<double> r = log_integrate<double>(h, anchors, o);
+  if (!r.converged)
+    throw NumericalError(fmt::format("convolve: the integral for the density at {} did not converge (relative error {:.2g})",
+                                     format_number(z), r.rel_error));
+  return std::make_pair(r.log_value, r.rel_error);
+}
+
 double Convolution::log_density(double z) const {
   std::vector<double> terms;
   const bool da = a_->continuous_mass() > 0, db = b_->continuous_mass() > 0;
-  if (da && db) {
-    const Interval sa = a_->support(), sb = b_->support();
-    LogIntegrateOptions<double> o;
-    o.lo = std::max(sa.lo, z - sb.hi);
-    o.hi = std::min(sa.hi, z - sb.lo);
-    if (o.lo < o.hi) {
-      o.scale = std::min(a_->scale(), b_->scale());
-      o.rel_tol = 1e-14;
-      std::vector<double> anchors;
-      for (double x : a_->anchors()) anchors.push_back(x);
-      for (double y : b_->anchors()) anchors.push_back(z - y);
-      for (double x : a_->breakpoints()) anchors.push_back(x);
-      for (double y : b_->breakpoints()) anchors.push_back(z - y);
-      std::erase_if(anchors, [&](double x) { return !(x >= o.lo && x <= o.hi); });
-      if (anchors.empty()) anchors.push_back(std::isfinite(o.lo) ? (std::isfinite(o.hi) ? 0.5 * (o.lo + o.hi) : o.lo) : o.hi);
-      const std::function<double(double)> h = [this, z](double x) { return a_->log_density(x) + b_->log_density(z - x); };
-      const LogIntegral<double> r = log_integrate<double>(h, anchors, o);
-      if (!r.converged)
-        throw NumericalError(fmt::format("convolve: the integral for the density at {} did not converge (relative error {:.2g})",
-                                         format_number(z), r.rel_error));
-      double seen = inner_error_.load();
-      while (r.rel_error > seen && !inner_error_.compare_exchange_weak(seen, r.rel_error)) {
-      }
-      terms.push_back(r.log_value);
+  if (da && db)
+    if (const auto r = inner(z)) {
+      const double allowed = inner_error_ + 64 * std::numeric_limits<double>::epsilon() * (std::fabs(r->first) + 1);
+      if (r->second > allowed)
+        throw NumericalError(fmt::format("convolve: the integral for the density at {} has a relative error {:.2g} above "
+                                         "the {:.2g} declared for this law (probed around its mass)", format_number(z),
+                                         r->second, inner_error_));
+      terms.push_back(r->first);
     }
-  }
   if (da)
     for (const Atom& y : b_->atoms()) terms.push_back(y.log_mass + a_->log_density(z - y.x));
   if (db)
@@ -314,7 +338,7 @@ std::optional<double> Convolution::variance() const {
 }
 
 double Convolution::log_density_error() const {
-  return inner_error_.load() + a_->log_density_error() + b_->log_density_error();
+  return inner_error_ + a_->log_density_error() + b_->log_density_error();
 }
 
 }  // namespace privamp::sim

@@ -16,11 +16,17 @@ those expressions itself (its own parser, below) and computes the quantity by an
     trapezoid grid), exact normal-CDF atoms, convergence over three discretisations.
   * double_well: Legendre-Galerkin eigen-expansion of the Schroedinger form of the Fokker-Planck operator with
     the (natural) zero-flux boundary condition, convergence over basis sizes.
+  * density(log_pdf="...") / convolve(a, b): the formula parsed by this script; closed forms where recognised
+    (exp-power with Gamma normaliser and incomplete-gamma cdf, Laplace, truncated Gaussian via erfc,
+    Laplace+Gaussian, Laplace+Laplace by partial fractions), each also recomputed from the formula with its
+    normaliser by quadrature; other convolutions by nested quadrature (tanh-sinh vs Gauss-Legendre in u = sqrt|y|).
 
 Parameters written in the expressions are read as exact decimals; the effect of reading them as binary doubles
 (what privamp does) is computed by a second pass and included in ref_abs_error where it is computable cheaply.
 
-Run:  nice -n 19 python3 tests/audit/generate_references.py [--quick] [--only SUBSTRING]
+Run:  nice -n 19 python3 tests/audit/generate_references.py [--quick] [--only SUBSTRING [--update]]
+      (--only: rows whose mu or family name contains SUBSTRING, printed; with --update also written into the table,
+      all other rows kept as they are, e.g. --only convolve --update for the density()/convolve() rows)
 """
 
 import argparse
@@ -349,6 +355,670 @@ class Finite(Law):
 
 
 # ======================================================================================================
+# density(log_pdf="FORMULA", lo, hi) and convolve(a, b)
+#
+# A log_pdf formula is parsed by FormulaParser (below) into a tree of tuples and compiled into an mpmath closure.
+# build() recognises the formulas with closed forms (what the audit rows use) and falls back on a normaliser by
+# quadrature otherwise; the reference rows also recompute every recognised law from the formula itself
+# (RECOGNISE = False), so each closed form is checked against the generic route:
+#   -abs(x - c)^p        ExpPower: exp(-|x-c|^p) / (2 Gamma(1 + 1/p)), cdf via the regularised incomplete gamma
+#   -abs(x - c)          Laplace(c, 1) (the Laplace closed forms)
+#   -(x - c)^2/k, lo, hi TruncGauss: sd sqrt(k/2), normaliser and cdf via erfc
+# convolve(a, b): Laplace + Gaussian has the closed form
+#   (1/(2b)) e^{s^2/(2b^2)} [e^{-z/b} Phi(z/s - s/b) + e^{z/b} Phi(-z/s - s/b)]   (LaplaceGauss),
+# Laplace + Laplace is LaplaceSum (partial fractions when the scales differ), Gaussian + Gaussian a Gaussian, a
+# finite law convolved with anything a mixture of shifts; any other pair is NumConvolution: at each point, the
+# convolution integral by quadrature split at the kinks and at the maximum of the integrand.
+# ======================================================================================================
+
+RECOGNISE = True         # recognise the closed forms above (False: the generic formula / convolution routes)
+INNER_METHOD = "tanh-sinh"  # rule for the normalisers and convolution integrals ("gauss-legendre": second route)
+
+FORMULA_FUNCS = {"abs": 1, "exp": 1, "log": 1, "sqrt": 1, "cosh": 1, "sinh": 1, "tanh": 1, "atan": 1, "sin": 1,
+                 "cos": 1, "min": 2, "max": 2, "log1p": 1, "expm1": 1, "erf": 1, "erfc": 1}
+
+
+class FormulaParser:
+    """A log_pdf formula in x: numbers, x, + - * / ^, parentheses and FORMULA_FUNCS.  ^ is right-associative and
+    binds tighter than unary minus (-x^2 = -(x^2), 2^-1 = 0.5).  Returns a tree of tuples:
+    ("num", text), ("x",), ("neg", a), (op, a, b) for op in add sub mul div pow, ("call", name, [args])."""
+
+    def __init__(self, s):
+        self.s, self.p = s, 0
+
+    def peek(self):
+        while self.p < len(self.s) and self.s[self.p].isspace():
+            self.p += 1
+        return self.s[self.p] if self.p < len(self.s) else ""
+
+    def parse(self):
+        e = self.expr()
+        assert self.peek() == "", f"formula {self.s!r}: unexpected {self.s[self.p:]!r}"
+        return e
+
+    def expr(self):
+        a = self.term()
+        while self.peek() in ("+", "-"):
+            op = self.s[self.p]
+            self.p += 1
+            a = ("add" if op == "+" else "sub", a, self.term())
+        return a
+
+    def term(self):
+        a = self.unary()
+        while self.peek() in ("*", "/"):
+            op = self.s[self.p]
+            self.p += 1
+            a = ("mul" if op == "*" else "div", a, self.unary())
+        return a
+
+    def unary(self):
+        c = self.peek()
+        if c == "-":
+            self.p += 1
+            return ("neg", self.unary())
+        if c == "+":
+            self.p += 1
+            return self.unary()
+        return self.power()
+
+    def power(self):
+        a = self.primary()
+        if self.peek() == "^":
+            self.p += 1
+            return ("pow", a, self.unary())  # right-associative: the exponent is again a (signed) power
+        return a
+
+    def primary(self):
+        c = self.peek()
+        if c == "(":
+            self.p += 1
+            e = self.expr()
+            assert self.peek() == ")", f"formula {self.s!r}: expected ')'"
+            self.p += 1
+            return e
+        if c.isdigit() or c == ".":
+            st = self.p
+            while self.p < len(self.s) and (self.s[self.p].isdigit() or self.s[self.p] == "."):
+                self.p += 1
+            if self.p < len(self.s) and self.s[self.p] in "eE":
+                q = self.p + 1
+                if q < len(self.s) and self.s[q] in "+-":
+                    q += 1
+                if q < len(self.s) and self.s[q].isdigit():
+                    self.p = q
+                    while self.p < len(self.s) and self.s[self.p].isdigit():
+                        self.p += 1
+            tok = self.s[st:self.p]
+            float(tok)
+            return ("num", tok)
+        if c.isalpha():
+            st = self.p
+            while self.p < len(self.s) and (self.s[self.p].isalnum() or self.s[self.p] == "_"):
+                self.p += 1
+            w = self.s[st:self.p]
+            if w == "x":
+                return ("x",)
+            assert w in FORMULA_FUNCS, f"formula {self.s!r}: unknown name {w!r}"
+            assert self.peek() == "(", f"formula {self.s!r}: {w} needs arguments"
+            self.p += 1
+            args = [self.expr()]
+            while self.peek() == ",":
+                self.p += 1
+                args.append(self.expr())
+            assert self.peek() == ")", f"formula {self.s!r}: expected ')'"
+            self.p += 1
+            assert len(args) == FORMULA_FUNCS[w], f"formula {self.s!r}: {w} takes {FORMULA_FUNCS[w]} arguments"
+            return ("call", w, args)
+        raise AssertionError(f"formula {self.s!r}: unexpected {self.s[self.p:]!r}")
+
+
+def _fpow(b, e):
+    if b < 0 and e != int(e):
+        raise ArithmeticError("negative base to a non-integer power")
+    if b == 0:
+        if e > 0:
+            return mpf(0)
+        raise ArithmeticError("0 to a non-positive power")
+    if e == int(e) and abs(e) < 2 ** 31:
+        return b ** int(e)
+    return b ** e
+
+
+def _flog(v):
+    if v <= 0:
+        raise ArithmeticError("log of a non-positive number")
+    return mp.log(v)
+
+
+def _fsqrt(v):
+    if v < 0:
+        raise ArithmeticError("sqrt of a negative number")
+    return mp.sqrt(v)
+
+
+_FUNC1 = {"abs": abs, "exp": mp.exp, "log": _flog, "sqrt": _fsqrt, "cosh": mp.cosh, "sinh": mp.sinh, "tanh": mp.tanh,
+          "atan": mp.atan, "sin": mp.sin, "cos": mp.cos, "log1p": mp.log1p, "expm1": mp.expm1, "erf": mp.erf,
+          "erfc": mp.erfc}
+
+
+def compile_formula(node, switches):
+    """An mpmath closure x -> value.  Numbers are read with num() (decimal or double semantics).  switches collects
+    closures whose sign changes are the formula's kinks (the argument of abs, a - b for min(a, b) and max(a, b))."""
+    k = node[0]
+    if k == "num":
+        c = num(node[1])
+        return lambda x: c
+    if k == "x":
+        return lambda x: x
+    if k == "neg":
+        f = compile_formula(node[1], switches)
+        return lambda x: -f(x)
+    if k in ("add", "sub", "mul", "div", "pow"):
+        f, g = compile_formula(node[1], switches), compile_formula(node[2], switches)
+        if k == "add":
+            return lambda x: f(x) + g(x)
+        if k == "sub":
+            return lambda x: f(x) - g(x)
+        if k == "mul":
+            return lambda x: f(x) * g(x)
+        if k == "div":
+            return lambda x: f(x) / g(x)
+        return lambda x: _fpow(f(x), g(x))
+    assert k == "call", node
+    name, args = node[1], [compile_formula(a, switches) for a in node[2]]
+    if name in ("min", "max"):
+        f, g = args
+        switches.append(lambda x: f(x) - g(x))
+        return (lambda x: min(f(x), g(x))) if name == "min" else (lambda x: max(f(x), g(x)))
+    f, h = args[0], _FUNC1[name]
+    if name == "abs":
+        switches.append(f)
+    return lambda x: h(f(x))
+
+
+def _loc_of(node):
+    """c for the trees of x, x - c, x + c (c a number), else None."""
+    if node == ("x",):
+        return mpf(0)
+    if node[0] in ("sub", "add") and node[1] == ("x",) and node[2][0] == "num":
+        return num(node[2][1]) if node[0] == "sub" else -num(node[2][1])
+    return None
+
+
+def recognise_formula(tree, lo, hi):
+    """The closed-form law of a log_pdf tree, or None."""
+    if not RECOGNISE:
+        return None
+    unbounded = lo is None and hi is None
+    if tree[0] == "neg":
+        t = tree[1]
+        if unbounded and t[0] == "call" and t[1] == "abs" and _loc_of(t[2][0]) is not None:
+            return Laplace(_loc_of(t[2][0]), 1)
+        if unbounded and t[0] == "pow" and t[1][0] == "call" and t[1][1] == "abs" and _loc_of(t[1][2][0]) is not None \
+                and t[2][0] == "num" and num(t[2][1]) > 0:
+            p = num(t[2][1])
+            c = _loc_of(t[1][2][0])
+            return Laplace(c, 1) if p == 1 else ExpPower(c, p)
+    # -(x - c)^2 / k  (tree ("div", ("neg", ("pow", x - c, 2)), k)) or -((x - c)^2 / k)
+    sq = None
+    if tree[0] == "div" and tree[1][0] == "neg" and tree[2][0] == "num":
+        sq, kk = tree[1][1], num(tree[2][1])
+    elif tree[0] == "neg" and tree[1][0] == "div" and tree[1][2][0] == "num":
+        sq, kk = tree[1][1], num(tree[1][2][1])
+    if sq is not None and sq[0] == "pow" and sq[2] == ("num", "2") and _loc_of(sq[1]) is not None and kk > 0:
+        c, s = _loc_of(sq[1]), mp.sqrt(kk / 2)
+        if unbounded:
+            return Gaussian(c, s)
+        return TruncGauss(c, s, lo if lo is not None else NINF, hi if hi is not None else INF)
+    return None
+
+
+def _mode_and_width(f, l, r, c0, sc):
+    """The largest value of f among scan points from (c0, sc), refined by golden section, and the distance over
+    which f falls by 1 (the smaller side)."""
+    cand = scan_points(l, r, [(c0, sc)])
+    vals = [f(x) for x in cand]
+    i = max(range(len(vals)), key=lambda k: vals[k])
+    xm, vm = cand[i], vals[i]
+    if 0 < i < len(cand) - 1:
+        x2, v2 = golden_max(f, cand[i - 1], cand[i + 1])
+        if v2 > vm:
+            xm, vm = x2, v2
+    widths = []
+    for side in (1, -1):
+        d = sc * mpf(10) ** -3
+        for _ in range(200):
+            x = xm + side * d
+            if not _inside(x, l, r) or f(x) < vm - 1:
+                break
+            d *= 2
+        widths.append(d)
+    return xm, vm, min(widths)
+
+
+def clear_near(pts, sing, tol):
+    """pts without the points closer than tol to (but not at) a point of sing: a maximum refined by golden section
+    onto a kink lands a hair away from it, and the |y - e|^p singularity just outside an interval slows tanh-sinh
+    down (it copes with one at an end)."""
+    if not sing:
+        return pts
+    return [p for p in pts if p in sing or all(abs(p - e) >= tol for e in sing)]
+
+
+def quad_sub(f, pts, method, sing):
+    """mp.quad over the breakpoints pts; for Gauss-Legendre, an end of [pts[0], pts[-1]] listed in sing (a point
+    where the integrand behaves like |y - e|^p, p a half-integer) is removed by y = e +- u^2, so that the rule
+    sees an analytic integrand (tanh-sinh needs no help with end-point singularities)."""
+    a, b = pts[0], pts[-1]
+    if method != "gauss-legendre" or not any(e in sing for e in (a, b)):
+        return mp.quad(f, pts, method=method, error=True)
+    if a in sing and b in sing and len(pts) > 2:
+        m = pts[len(pts) // 2]
+        left = [p for p in pts if p <= m]
+        right = [p for p in pts if p >= m]
+        v1, e1 = quad_sub(f, left, method, {a})
+        v2, e2 = quad_sub(f, right, method, {b})
+        return v1 + v2, abs(e1) + abs(e2)
+    if a in sing:
+        us = [mp.sqrt(p - a) if p != INF else INF for p in pts]
+        return mp.quad(lambda u: 2 * u * f(a + u * u), us, method=method, error=True)
+    us = [mp.sqrt(b - p) if p != NINF else INF for p in pts][::-1]
+    return mp.quad(lambda u: 2 * u * f(b - u * u), us, method=method, error=True)
+
+
+def log_integral(logf, l, r, kinks, hints, method, sing=()):
+    """log of the integral of exp(logf) over (l, r), split at the kinks and around every local maximum."""
+    ks = sorted(k for k in kinks if l < k < r)
+    edges = [l] + ks + [r]
+    parts = []
+    for a, b in zip(edges[:-1], edges[1:]):
+        pts, top = place_points(logf, a, b, hints)
+        if top == NINF:
+            continue
+        pts = clear_near(pts, set(sing), min(s for _, s in hints) * mpf(10) ** -6)
+        v, e = quad_sub(lambda y: mp.exp(logf(y) - top), pts, method, set(sing))
+        parts.append((v, e, top))
+    top = max(t for _, _, t in parts)
+    s = sum(v * mp.exp(t - top) for v, _, t in parts)
+    e = sum(abs(err) * mp.exp(t - top) for _, err, t in parts)
+    return top + mp.log(s), e / s
+
+
+class FormulaDensity(Law):
+    """exp(f(x)) / Z on (lo, hi); Z by quadrature split at the kinks of f (sign changes of the arguments of abs, min,
+    max) and around the maxima."""
+    kind = "density"
+    has_density = True
+
+    def __init__(self, text, lo=None, hi=None, loc=None, scale=None):
+        self.text = text
+        self.switches = []
+        self.f = compile_formula(FormulaParser(text).parse(), self.switches)
+        l = lo if lo is not None else NINF
+        r = hi if hi is not None else INF
+        assert l < r
+        self.support = (l, r)
+        self.atoms = []
+        sc = scale if scale is not None else mpf(1)
+        if loc is not None:
+            c0 = loc
+        elif l < 0 < r:
+            c0 = mpf(0)
+        else:
+            c0 = (l + r) / 2 if (l != NINF and r != INF) else (l + sc if l != NINF else r - sc)
+        cand = scan_points(l, r, [(c0, sc)])
+        kinks = set()
+        for g in self.switches:
+            gv = [g(x) for x in cand]
+            for i in range(len(cand)):
+                if gv[i] == 0:
+                    kinks.add(cand[i])
+            for i in range(len(cand) - 1):
+                a, b, ga, gb = cand[i], cand[i + 1], gv[i], gv[i + 1]
+                if ga == 0 or gb == 0 or (ga > 0) == (gb > 0):
+                    continue
+                for _ in range(mp.mp.prec + 10):
+                    m = (a + b) / 2
+                    if m == a or m == b:
+                        break
+                    gm = g(m)
+                    if gm == 0:
+                        a = b = m
+                        break
+                    if (gm > 0) == (ga > 0):
+                        a, ga = m, gm
+                    else:
+                        b = m
+                kinks.add((a + b) / 2)
+        self.kinks = sorted(kinks)
+        self.root_kinks = list(self.kinks)
+        xm, vm, w = _mode_and_width(self.f, l, r, c0, sc)
+        self.hints = [(xm, w)]
+        S = max(w, sc)
+        for end, sign in ((r, 1), (l, -1)):
+            if end in (INF, NINF):
+                far = [self.f(xm + sign * S * mpf(10) ** k) for k in (6, 7)]
+                assert far[1] < far[0] - 1 and far[0] < vm - 100, f"density {text!r}: not normalisable"
+        self.logZ, self.logZ_err = log_integral(self.f, l, r, self.kinks, self.hints, INNER_METHOD, self.root_kinks)
+
+    def logpdf(self, x):
+        if not (self.support[0] < x < self.support[1]):
+            return NINF
+        return self.f(x) - self.logZ
+
+    def logpdf_closure(self, x):
+        return self.f(x) - self.logZ
+
+
+class ExpPower(Law):
+    """exp(-|x - c|^p) / (2 Gamma(1 + 1/p)); tails via the regularised upper incomplete gamma Q(1/p, t^p) / 2."""
+    kind = "exp_power"
+    has_density = True
+
+    def __init__(self, c, p):
+        self.c, self.p = mpf(c), mpf(p)
+        self.logZ = mp.log(2) + mp.loggamma(1 + 1 / self.p)
+        self.kinks = [self.c]
+        self.root_kinks = [self.c]
+        self.sd = mp.sqrt(mp.gamma(3 / self.p) / mp.gamma(1 / self.p))
+        self.hints = [(self.c, self.sd)]
+        self.atoms = []
+
+    def logpdf(self, x):
+        return -abs(x - self.c) ** self.p - self.logZ
+
+    def _upper(self, t):
+        return mp.gammainc(1 / self.p, t ** self.p, INF, regularized=True) / 2
+
+    def dsf(self, x):
+        if x == INF:
+            return mpf(0)
+        if x == NINF:
+            return mpf(1)
+        t = x - self.c
+        return self._upper(t) if t >= 0 else 1 - self._upper(-t)
+
+    def dcdf(self, x):
+        if x == INF:
+            return mpf(1)
+        if x == NINF:
+            return mpf(0)
+        t = self.c - x
+        return self._upper(t) if t >= 0 else 1 - self._upper(-t)
+
+
+class TruncGauss(Law):
+    """N(m, s^2) restricted to (lo, hi); normaliser and cdf via erfc (interval_mass_gauss)."""
+    kind = "trunc_gauss"
+    has_density = True
+
+    def __init__(self, m, s, lo, hi):
+        self.m, self.s, self.lo, self.hi = mpf(m), mpf(s), lo, hi
+        assert lo < hi
+        self.Z = interval_mass_gauss(self.m, self.s, lo, hi)
+        self.c = -mp.log(self.s) - log_sqrt_2pi() - mp.log(self.Z)
+        self.support = (lo, hi)
+        self.kinks = []
+        self.atoms = []
+        self.hints = [(self.m, self.s)]
+        if lo != NINF and hi != INF:
+            self.hints += [(lo, (hi - lo) / 4), (hi, (hi - lo) / 4)]
+
+    def logpdf(self, x):
+        if not (self.lo < x < self.hi):
+            return NINF
+        return self.logpdf_closure(x)
+
+    def logpdf_closure(self, x):
+        z = (x - self.m) / self.s
+        return self.c - z * z / 2
+
+    def dcdf(self, x):
+        return interval_mass_gauss(self.m, self.s, self.lo, min(max(x, self.lo), self.hi)) / self.Z
+
+    def dsf(self, x):
+        return interval_mass_gauss(self.m, self.s, min(max(x, self.lo), self.hi), self.hi) / self.Z
+
+
+def closed_truncgauss(P, Q, quantity, order):
+    """Divergences between N(m1, s^2) and N(m2, s^2) truncated to the same (lo, hi).
+    Renyi: int p^a q^(1-a) = exp(a(a-1) d^2/(2 s^2)) M(a m1 + (1-a) m2) / (Z1^a Z2^(1-a)), M(m) the N(m, s^2) mass
+    of (lo, hi); KL: log(Z2/Z1) + d (2 E_p X - m1 - m2)/(2 s^2), E_p X = m1 + s (phi(A) - phi(B)) / Z1; the log-ratio
+    log(Z2/Z1) + d (2x - m1 - m2)/(2 s^2) is linear, so HS/TV are tail masses beyond one crossing point."""
+    assert P.s == Q.s and (P.lo, P.hi) == (Q.lo, Q.hi)
+    s, lo, hi, m1, m2 = P.s, P.lo, P.hi, P.m, Q.m
+    d = m1 - m2
+    Z1, Z2 = P.Z, Q.Z
+    c0 = mp.log(Z2 / Z1)
+
+    def L(x):
+        return c0 + d * (2 * x - m1 - m2) / (2 * s * s)
+    if quantity == "renyi":
+        a = order
+        mb = a * m1 + (1 - a) * m2
+        S = mp.exp(a * (a - 1) * d * d / (2 * s * s)) * interval_mass_gauss(mb, s, lo, hi) / (Z1 ** a * Z2 ** (1 - a))
+        return mp.log(S) / (a - 1)
+    if quantity == "kl":
+        phi = lambda z: mp.exp(-z * z / 2) / mp.sqrt(2 * mp.pi) if z not in (INF, NINF) else mpf(0)
+        EX = m1 + s * (phi((lo - m1) / s) - phi((hi - m1) / s)) / Z1
+        return c0 + d * (2 * EX - m1 - m2) / (2 * s * s)
+    if quantity == "renyi_inf":
+        return max(L(lo), L(hi)) if d != 0 else c0
+    eps = mpf(0) if quantity == "tv" else order
+    if d == 0:
+        return max(mpf(0), 1 - mp.exp(eps)) if c0 == 0 else max(mpf(0), (1 - mp.exp(eps - c0)))
+    c = (m1 + m2) / 2 + s * s * (eps - c0) / d   # L(c) = eps
+    c = min(max(c, lo), hi)
+    a_, b_ = (c, hi) if d > 0 else (lo, c)
+    return max(mpf(0), interval_mass_gauss(m1, s, a_, b_) / Z1 - mp.exp(eps) * interval_mass_gauss(m2, s, a_, b_) / Z2)
+
+
+class LaplaceGauss(Law):
+    """Laplace(0, b) + N(0, s^2) shifted to loc:
+    f(z) = (1/(2b)) e^{s^2/(2b^2)} [e^{-z/b} Phi(z/s - s/b) + e^{z/b} Phi(-z/s - s/b)],
+    F(z) = Phi(z/s) - (1/2) e^{s^2/(2b^2)} [e^{-z/b} Phi(z/s - s/b) - e^{z/b} Phi(-z/s - s/b)] (Phi via erfc;
+    symmetric about loc, so the survival function is F(-z))."""
+    kind = "laplace_gauss"
+    has_density = True
+
+    def __init__(self, loc, b, s):
+        self.loc, self.b, self.s = mpf(loc), mpf(b), mpf(s)
+        self.k = self.s ** 2 / (2 * self.b ** 2)
+        self.kinks = []
+        self.atoms = []
+        self.hints = [(self.loc, self.b), (self.loc, self.s)]
+
+    def _terms(self, z):
+        b, s = self.b, self.s
+        return mp.exp(-z / b) * ncdf(z / s - s / b), mp.exp(z / b) * ncdf(-z / s - s / b)
+
+    def logpdf(self, x):
+        t1, t2 = self._terms(x - self.loc)
+        return mp.log(t1 + t2) + self.k - mp.log(2 * self.b)
+
+    def _F(self, z):
+        t1, t2 = self._terms(z)
+        return ncdf(z / self.s) - mp.exp(self.k) * (t1 - t2) / 2
+
+    def dcdf(self, x):
+        if x == INF:
+            return mpf(1)
+        if x == NINF:
+            return mpf(0)
+        z = x - self.loc
+        return self._F(z) if z <= 0 else 1 - self._F(-z)
+
+    def dsf(self, x):
+        if x == INF:
+            return mpf(0)
+        if x == NINF:
+            return mpf(1)
+        z = x - self.loc
+        return self._F(-z) if z >= 0 else 1 - self._F(z)
+
+
+class LaplaceSumCDF(LaplaceSum):
+    """LaplaceSum with distinct scales, plus its cdf from the partial fractions: F = sum_j c_j F_Laplace(b_j)."""
+
+    def _sf0(self, t):  # mass of (loc + t, inf), t >= 0
+        return sum(c * mp.exp(-t / b) for c, b in zip(self.coef, self.scales)) / 2
+
+    def dsf(self, x):
+        if x == INF:
+            return mpf(0)
+        if x == NINF:
+            return mpf(1)
+        t = x - self.loc
+        return self._sf0(t) if t >= 0 else 1 - self._sf0(-t)
+
+    def dcdf(self, x):
+        if x == INF:
+            return mpf(1)
+        if x == NINF:
+            return mpf(0)
+        t = self.loc - x
+        return self._sf0(t) if t >= 0 else 1 - self._sf0(-t)
+
+
+def inner_points(h, a, b, cand, smin):
+    """Breakpoints in [a, b] for the convolution integral of exp(h): every local maximum among the candidates
+    within e^-115 of the largest (refined by golden section), and around each the points xm +- w 2^k, w the
+    distance over which h falls by 1, until h has fallen by 115 (as place_points, with fewer candidates)."""
+    vals = [h(x) for x in cand]
+    fin = [v for v in vals if v != NINF]
+    if not fin:
+        return [a, b], NINF
+    vmax = max(fin)
+    n = len(cand)
+    maxima = [i for i in range(n) if vals[i] != NINF and vals[i] >= vmax - LOG_NEGLIGIBLE
+              and (i == 0 or vals[i] >= vals[i - 1]) and (i == n - 1 or vals[i] >= vals[i + 1])]
+    maxima = sorted(maxima, key=lambda i: -vals[i])[:4]
+    pts, best = {a, b}, vmax
+
+    def safe(x):
+        v = h(x)
+        return v if v != NINF else mpf(-10) ** 30
+    for i in maxima:
+        lo_ = cand[i - 1] if i > 0 else (a if a != NINF else cand[i] - 10 * smin)
+        hi_ = cand[i + 1] if i + 1 < n else (b if b != INF else cand[i] + 10 * smin)
+        xm, vm = golden_max(safe, lo_, hi_, iters=50)
+        if vals[i] > vm:
+            xm, vm = cand[i], vals[i]
+        best = max(best, vm)
+        pts.add(xm)
+        for side in (1, -1):
+            d = smin * mpf(10) ** -3
+            for _ in range(200):
+                x = xm + side * d
+                if not _inside(x, a, b) or h(x) < vm - 1:
+                    break
+                d *= 2
+            for k in range(-3, 200):
+                x = xm + side * d * mpf(2) ** k
+                if not _inside(x, a, b):
+                    break
+                pts.add(x)
+                if h(x) < vm - LOG_NEGLIGIBLE:
+                    break
+    return sorted(pts), best
+
+
+class NumConvolution(Law):
+    """X + Y for independent X ~ A, Y ~ B with densities: f(z) = int pA(y) pB(z - y) dy, at each z by quadrature
+    (INNER_METHOD at the working precision) split at A's kinks, at z - (B's kinks) and around every local maximum
+    of the integrand (candidates from both laws' hints), with 10 guard digits.  Values are memoised."""
+    kind = "convolution"
+    has_density = True
+
+    def __init__(self, A, B):
+        assert A.has_density and B.has_density and not A.atoms and not B.atoms
+        self.A, self.B = A, B
+        self.method = INNER_METHOD
+        self.support = (A.support[0] + B.support[0], A.support[1] + B.support[1])
+        self.kinks = sorted(set(ka + kb for ka in A.kinks for kb in B.kinks))
+        self.root_kinks = list(self.kinks)
+        self.atoms = []
+        self.hints = [(ca + cb, mp.sqrt(sa * sa + sb * sb)) for ca, sa in A.hints for cb, sb in B.hints]
+        self.memo = {}
+
+    def logpdf(self, z):
+        if not (self.support[0] < z < self.support[1]):
+            return NINF
+        if z in self.memo:
+            return self.memo[z]
+        A, B = self.A, self.B
+        l = max(A.support[0], z - B.support[1])
+        r = min(A.support[1], z - B.support[0])
+        if not l < r:
+            return NINF
+
+        def h(y):
+            la = A.logpdf(y)
+            return la if la == NINF else la + B.logpdf(z - y)
+        kinks = list(A.kinks) + [z - k for k in B.kinks]
+        sing = set(getattr(A, "root_kinks", ())) | set(z - k for k in getattr(B, "root_kinks", ()))
+        hints = list(A.hints) + [(z - c, s) for c, s in B.hints]
+        ks = sorted(set(k for k in kinks if l < k < r))
+        edges = [l] + ks + [r]
+        with mp.workdps(mp.mp.dps + 10):  # guard digits: tanh-sinh loses a few where the maximum sits on a kink
+            out = self._log_integral(h, edges, hints, sing)
+        out = +out
+        self.memo[z] = out
+        return out
+
+    def _log_integral(self, h, edges, hints, sing):
+        parts = []
+        for a, b in zip(edges[:-1], edges[1:]):
+            cand = sorted(set(x for c, s in hints for j in range(-12, 13) for x in [c + s * j / 2] if a < x < b))
+            if a != NINF:
+                cand = [a + (cand[0] - a) / 8 if cand else a + (b - a) / 8] + cand
+            if b != INF:
+                cand = cand + [b - (b - cand[-1]) / 8]
+            smin = min(s for _, s in hints)
+            pts, top = inner_points(h, a, b, cand, smin)
+            if top == NINF:
+                continue
+            pts = clear_near(pts, sing, smin * mpf(10) ** -6)
+            v, _ = quad_sub(lambda y: mp.exp(h(y) - top), pts, self.method, sing)
+            parts.append((v, top))
+        if not parts:
+            return NINF
+        top = max(t for _, t in parts)
+        s = sum(v * mp.exp(t - top) for v, t in parts)
+        return top + mp.log(s) if s > 0 else NINF
+
+
+def make_convolution(A, B):
+    if RECOGNISE:
+        for X, Y in ((A, B), (B, A)):
+            if isinstance(X, Laplace) and isinstance(Y, Gaussian):
+                return LaplaceGauss(X.m + Y.m, X.b, Y.s)
+        if isinstance(A, Gaussian) and isinstance(B, Gaussian):
+            return Gaussian(A.m + B.m, mp.sqrt(A.s ** 2 + B.s ** 2))
+        if isinstance(A, Laplace) and isinstance(B, Laplace):
+            if A.b == B.b:
+                return LaplaceSum(A.m + B.m, [A.b, B.b])
+            return LaplaceSumCDF(A.m + B.m, [A.b, B.b])
+    for X, Y in ((A, B), (B, A)):
+        if isinstance(X, Finite):
+            return make_mixture([m for _, m in X.atoms], [Shift(Y, x) for x, _ in X.atoms])
+    return NumConvolution(A, B)
+
+
+def describe_law(P):
+    """A few words on how a law of the convolve/density family is evaluated (for the notes)."""
+    return {"laplace_gauss": "Laplace+Gaussian closed-form density and cdf (Phi via erfc)",
+            "laplace_sum": "Laplace+Laplace density by partial fractions (cdf likewise)",
+            "exp_power": "exp(-|x-c|^p)/(2 Gamma(1+1/p)) and its cdf via the incomplete gamma",
+            "trunc_gauss": "truncated Gaussians (normalisers via erfc)",
+            "laplace": "the densities are laplace(c, 1)",
+            "density": "formula density with normaliser by quadrature",
+            "convolution": "convolution density by an inner quadrature at each point (split at the kinks and the maximum)",
+            }.get(P.kind, P.kind)
+
+
+# ======================================================================================================
 # Law expression parser (privamp's grammar: NAME(arg, ..., name=value); positional args fill the first
 # parameter, in listed order, not yet given; lists [a, b]; bare words; numbers)
 # ======================================================================================================
@@ -376,6 +1046,8 @@ CATALOGUE = {
     "shuffled_rr": [("n", None), ("eps0", None), ("ones", "0"), ("first", "0")],
     "chain": [("K", None), ("mu", None), ("t", "1")],
     "clamp": [("law", None), ("lo", None), ("hi", None)],
+    "density": [("log_pdf", None), ("lo", None), ("hi", None), ("loc", None), ("scale", None)],
+    "convolve": [("a", None), ("b", None)],
 }
 
 
@@ -415,6 +1087,11 @@ class Parser:
                     break
             assert self.eat("]"), self.s
             return ("list", out)
+        if c in "\"'":  # a quoted text (a formula)
+            close = self.s.index(c, self.p + 1)
+            t = self.s[self.p + 1:close]
+            self.p = close + 1
+            return ("text", t)
         if c.isalpha():
             save = self.p
             w = self.name()
@@ -651,6 +1328,18 @@ def build(node):
         return Finite([i for i, _ in keep], [e for _, e in keep], [e for _, e in keep])
     if lname == "clamp":
         return Clamp(build(a["law"]), v_num(a["lo"]), v_num(a["hi"]))
+    if lname == "density":
+        lf = a["log_pdf"]
+        assert lf[0] == "text", "density: log_pdf must be a quoted formula"
+        lo = v_num(a["lo"]) if "lo" in a else None
+        hi = v_num(a["hi"]) if "hi" in a else None
+        law = recognise_formula(FormulaParser(lf[1]).parse(), lo, hi)
+        if law is not None:
+            return law
+        return FormulaDensity(lf[1], lo, hi, v_num(a["loc"]) if "loc" in a else None,
+                              v_num(a["scale"]) if "scale" in a else None)
+    if lname == "convolve":
+        return make_convolution(build(a["a"]), build(a["b"]))
     if lname in ("noisy_sgd", "projected_chain"):
         return NystromSpec(lname, a)
     if lname == "double_well":
@@ -926,7 +1615,9 @@ def place_points(logf, l, r, hints, cand=None):
     return sorted(pts), best
 
 
-def quad_points(f, pts, method):
+def quad_points(f, pts, method, sing=(), tol=None):
+    if sing:  # root-type kinks of density()/convolve() laws: quad_sub substitutes y = e +- u^2 for Gauss-Legendre
+        return quad_sub(f, clear_near(pts, sing, tol), method, sing)
     val, err = mp.quad(f, pts, method=method, error=True)
     return val, err
 
@@ -987,6 +1678,8 @@ def generic_quantity(P, Q, quantity, order, method="tanh-sinh", want_cdf=False):
     eps = mpf(0) if quantity == "tv" else (order if quantity == "hockey_stick" else None)
     hints = sorted(set(list(P.hints) + list(Q.hints)))
     l, r = P.support if P.has_density else (mpf(0), mpf(0))
+    sing = set(getattr(P, "root_kinks", ())) | set(getattr(Q, "root_kinks", ()))
+    near = min(s_ for _, s_ in hints) * mpf(10) ** -6
 
     if quantity == "renyi_inf":
         best = max((mp.log(pa[x] / qa[x]) for x in pa), default=NINF)
@@ -1055,7 +1748,7 @@ def generic_quantity(P, Q, quantity, order, method="tanh-sinh", want_cdf=False):
                 pts, top = place_points(logf, a, b, hints)
                 if top == NINF:
                     continue
-                v, e_ = quad_points(lambda x: mp.exp(logf(x) - top), pts, method)
+                v, e_ = quad_points(lambda x: mp.exp(logf(x) - top), pts, method, sing, near)
                 v, e_ = v * mp.exp(top), e_ * mp.exp(top)
             elif quantity == "kl":
                 def logenv(x):
@@ -1073,7 +1766,7 @@ def generic_quantity(P, Q, quantity, order, method="tanh-sinh", want_cdf=False):
                     if lp == NINF:
                         return mpf(0)
                     return mp.exp(lp - top) * (lp - Q.logpdf(x))
-                v, e_ = quad_points(f, pts, method)
+                v, e_ = quad_points(f, pts, method, sing, near)
                 v, e_ = v * mp.exp(top), e_ * mp.exp(top)
             else:
                 def g(x):
@@ -1108,7 +1801,7 @@ def generic_quantity(P, Q, quantity, order, method="tanh-sinh", want_cdf=False):
                         if gx <= 0:
                             return mpf(0)
                         return mp.exp(P.logpdf(x) - top) * (-mp.expm1(-gx))
-                    vi, ei = quad_points(h, pts, method)
+                    vi, ei = quad_points(h, pts, method, sing, near)
                     vi, ei = vi * mp.exp(top), ei * mp.exp(top)
                     v += vi
                     e_ += ei
@@ -1673,7 +2366,92 @@ def self_checks(quick=False):
         for y in ["0", "1.3", "-2.5"]:
             y = mpf(y)
             check(f"double_well p_100(1, {y}) vs invariant e^-U/Z", mp.exp(C.logpdf(y)), mp.exp(-U_dw(y)) / Z, 1e-12)
+    self_checks_density(quick)
     log(f"self-checks done: {len(SELF_CHECKS)} passed")
+
+
+def self_checks_density(quick=False):
+    """density() and convolve(): the formula parser, the closed forms recognised from formulas against the generic
+    formula route, the convolution closed forms against the numerical convolution, cdfs against quadrature."""
+    global NUMBER_MODE, RECOGNISE, INNER_METHOD
+    NUMBER_MODE = "decimal"
+    with mp.workdps(40):
+        # 12. formula parser: precedence and associativity
+        cases = [("-x^2", "3", "-9"), ("2^3^2", "0", "512"), ("-2^2", "0", "-4"), ("2^-1", "0", "0.5"),
+                 ("8 - 2 - 1", "0", "5"), ("12/2/3", "0", "2"), ("-(x - 0.5)^2/2", "1.5", "-0.5"),
+                 ("min(x, 1) + max(x, 2)*abs(-x)", "3", "10"), ("exp(log(x)) + sqrt(x*x) - cosh(0)", "2", "3")]
+        worst = max(abs(compile_formula(FormulaParser(f).parse(), [])(mpf(x)) - mpf(want)) for f, x, want in cases)
+        check("formula parser: precedence, associativity, functions", worst + 1, 1, mpf(10) ** -35)
+        check("formula parser: 4 atan(1) = pi", compile_formula(FormulaParser("4*atan(1)").parse(), [])(0), mp.pi,
+              mpf(10) ** -38)
+        # 13. closed forms recognised from formulas vs the formula's normaliser by quadrature (both rules)
+        for text, closed in [('density(log_pdf="-abs(x - 1)^1.5")', mp.log(2 * mp.gamma(1 + 1 / mpf("1.5")))),
+                             ('density(log_pdf="-abs(x)")', mp.log(2)),
+                             ('density(log_pdf="-(x - 0.5)^2/2", lo=-1, hi=2)',
+                              mp.log(mp.sqrt(2 * mp.pi) * (ncdf(mpf("1.5")) - ncdf(mpf("-1.5")))))]:
+            for meth in ("tanh-sinh", "gauss-legendre"):
+                RECOGNISE, INNER_METHOD = False, meth
+                try:
+                    L = parse_law(text)
+                finally:
+                    RECOGNISE, INNER_METHOD = True, "tanh-sinh"
+                check(f"{text}: normaliser by {meth} vs closed form", L.logZ, closed, mpf(10) ** -36)
+        R = parse_law('density(log_pdf="-(x - 0.5)^2/2", lo=-1, hi=2)')
+        check("truncated Gaussian recognised: log density at 0.7 vs formula",
+              R.logpdf(mpf("0.7")), -mpf("0.2") ** 2 / 2 - mp.log(mp.sqrt(2 * mp.pi) * (ncdf(mpf("1.5")) - ncdf(mpf("-1.5")))),
+              mpf(10) ** -36)
+        # 14. exp-power cdf (incomplete gamma) vs quadrature of the density
+        E = parse_law('density(log_pdf="-abs(x - 1)^1.5")')
+        for x in ["0.5", "2.3", "-4"]:
+            x = mpf(x)
+            quad = mp.quad(lambda y: mp.exp(E.logpdf(y)), [x, 1, INF] if x < 1 else [x, INF])
+            check(f"exp-power survival function vs quadrature x={x}", E.dsf(x), quad, mpf(10) ** -32)
+        # 15. truncated Gaussians: closed forms vs generic quadrature
+        P = parse_law('density(log_pdf="-(x - 0.5)^2/2", lo=-1, hi=2)')
+        Q = parse_law('density(log_pdf="-x^2/2", lo=-1, hi=2)')
+        for q, o in [("renyi", "2"), ("renyi", "3.5"), ("kl", None), ("tv", None), ("hockey_stick", "0.2"),
+                     ("renyi_inf", None)]:
+            o = mpf(o) if o else None
+            check(f"truncated Gaussians closed vs quad {q} {o}", closed_truncgauss(P, Q, q, o),
+                  generic_quantity(P, Q, q, o)[0], mpf(10) ** -30)
+        # 16. Laplace + Gaussian and Laplace + Laplace closed forms vs the numerical convolution (both inner rules)
+        for text in ["convolve(laplace(1, 1), gaussian(0, 0.5))", "convolve(laplace(0.5, 1), laplace(0, 2))"]:
+            C = parse_law(text)
+            for meth in ("tanh-sinh", "gauss-legendre"):
+                RECOGNISE, INNER_METHOD = False, meth
+                try:
+                    N = parse_law(text)
+                finally:
+                    RECOGNISE, INNER_METHOD = True, "tanh-sinh"
+                assert isinstance(N, NumConvolution)
+                worst = max(abs(C.logpdf(mpf(z)) - N.logpdf(mpf(z))) for z in ["-7", "0", "0.5", "1", "3.5", "12"])
+                check(f"{text}: closed-form log density vs numerical convolution ({meth})", worst + 1, 1,
+                      mpf(10) ** -34)
+            for x in ["-2", "0.8", "4"]:
+                x = mpf(x)
+                quad = mp.quad(lambda y: mp.exp(C.logpdf(y)), sorted({x, C.hints[0][0]}) + [INF] if x < C.hints[0][0]
+                               else [x, INF])
+                check(f"{text}: survival function vs quadrature x={x}", C.dsf(x), quad, mpf(10) ** -32)
+            check(f"{text}: cdf + survival = 1", C.dcdf(mpf("0.3")) + C.dsf(mpf("0.3")), 1, mpf(10) ** -36)
+        # 17. convolve(exp-power, gaussian): the two inner rules, total mass, mean and variance
+        text = 'convolve(density(log_pdf="-abs(x)^1.5"), gaussian(0.3, 1))'
+        A = parse_law(text)
+        INNER_METHOD = "gauss-legendre"
+        try:
+            B = parse_law(text)
+        finally:
+            INNER_METHOD = "tanh-sinh"
+        worst = max(abs(A.logpdf(mpf(z)) - B.logpdf(mpf(z))) for z in ["-9", "0", "0.3", "2.7", "15"])
+        check("convolve(exp-power, gaussian): inner tanh-sinh vs Gauss-Legendre", worst + 1, 1, mpf(10) ** -34)
+    if not quick:
+        with mp.workdps(20):  # a sanity check of the convolution itself (the rules are compared above)
+            C = parse_law(text)
+            edges = [NINF, -12, -6, -3, -1, 0.3, 1.6, 3.6, 6.6, 12.6, INF]
+            moms = [mp.quad(lambda z: (z - mpf("0.3")) ** k * mp.exp(C.logpdf(z)), edges) for k in (0, 1, 2)]
+            var = mp.gamma(3 / mpf("1.5")) / mp.gamma(1 / mpf("1.5")) + 1
+            check("convolve(exp-power, gaussian): total mass", moms[0], 1, mpf(10) ** -16)
+            check("convolve(exp-power, gaussian): mean = 0.3", moms[1] + 1, 1, mpf(10) ** -16)
+            check("convolve(exp-power, gaussian): variance = Gamma(3/p)/Gamma(1/p) + 1", moms[2], var, mpf(10) ** -16)
 
 
 # ======================================================================================================
@@ -1796,6 +2574,16 @@ def _rows():
         add(f"double_well(x0=1, t={t})", f"double_well(x0=-1, t={t})", renyi("2") + ["tv", "kl"])
     add("double_well(x0=0.5, t=1)", "double_well(x0=-0.5, t=1)", renyi("2") + ["tv", "kl"])
     add("double_well(x0=1, t=0.5)", "double_well(x0=0.5, t=0.5)", renyi("2") + ["tv"])
+    # ---- density(log_pdf=...) and convolve(a, b) ----
+    add("convolve(laplace(1, 1), gaussian(0, 0.5))", "convolve(laplace(0, 1), gaussian(0, 0.5))",
+        renyi("2", "3.5") + ["kl", "tv"] + hs("0.5"))
+    add("convolve(laplace(0.5, 1), laplace(0, 2))", "convolve(laplace(0, 1), laplace(0, 2))", renyi("2") + ["kl", "tv"])
+    add('density(log_pdf="-abs(x - 1)^1.5")', 'density(log_pdf="-abs(x)^1.5")', renyi("2") + ["kl", "tv"] + hs("0.3"))
+    add('density(log_pdf="-abs(x - 1)")', 'density(log_pdf="-abs(x)")', renyi("2") + ["kl"])
+    add('density(log_pdf="-(x - 0.5)^2/2", lo=-1, hi=2)', 'density(log_pdf="-x^2/2", lo=-1, hi=2)',
+        renyi("2") + ["kl", "tv"])
+    add('convolve(density(log_pdf="-abs(x)^1.5"), gaussian(0.3, 1))',
+        'convolve(density(log_pdf="-abs(x)^1.5"), gaussian(0, 1))', renyi("2") + ["kl"])
     return R
 
 
@@ -1820,6 +2608,8 @@ def family(mu):
         return "chain"
     if head in ("shuffled_rr",):
         return "shuffled_rr"
+    if head in ("density", "convolve"):
+        return "convolve_density"
     return head
 
 
@@ -1838,13 +2628,39 @@ def row_family(mu, nu):
 # Driver
 # ======================================================================================================
 
-def compute(mu, nu, quantity, order_s, mode, dps, method="tanh-sinh", want_cdf=False):
-    """One evaluation.  Returns (value, quad_error, cdf_value, engine)."""
-    global NUMBER_MODE
+_LAW_CACHE = {}
+
+
+def parse_law_cached(text):
+    """parse_law, cached for density()/convolve() laws (their normalisers and memoised convolution densities are
+    costly) under the current number semantics, precision, inner rule and recognition."""
+    if "density(" not in text and "convolve(" not in text:
+        return parse_law(text)
+    key = (text, NUMBER_MODE, mp.mp.dps, INNER_METHOD, RECOGNISE)
+    if key not in _LAW_CACHE:
+        _LAW_CACHE[key] = parse_law(text)
+    return _LAW_CACHE[key]
+
+
+def compute(mu, nu, quantity, order_s, mode, dps, method="tanh-sinh", want_cdf=False, recognise=True):
+    """One evaluation.  Returns (value, quad_error, cdf_value, engine).  method is also the rule of the normalisers
+    and convolution integrals of density()/convolve() laws; recognise=False evaluates those from the formula (no
+    closed forms)."""
+    global NUMBER_MODE, INNER_METHOD, RECOGNISE
     NUMBER_MODE = mode
+    INNER_METHOD, RECOGNISE = method, recognise
+    try:
+        return _compute(mu, nu, quantity, order_s, dps, method, want_cdf)
+    finally:
+        INNER_METHOD, RECOGNISE = "tanh-sinh", True
+
+
+def _compute(mu, nu, quantity, order_s, dps, method, want_cdf):
     with mp.workdps(dps):
-        P, Q = parse_law(mu), parse_law(nu)
+        P, Q = parse_law_cached(mu), parse_law_cached(nu)
         order = num(order_s) if order_s else None
+        if isinstance(P, TruncGauss) and isinstance(Q, TruncGauss) and P.s == Q.s and P.support == Q.support:
+            return +closed_truncgauss(P, Q, quantity, order), mpf(0), None, "closed"
         if isinstance(P, Gaussian) and isinstance(Q, Gaussian):
             return +closed_gauss(P, Q, quantity, order), mpf(0), None, "closed"
         if isinstance(P, Laplace) and isinstance(Q, Laplace) and P.b == Q.b:
@@ -1878,9 +2694,48 @@ def fmt_err(e):
     return mp.nstr(mpf(e), 3, min_fixed=1, max_fixed=0)
 
 
+def reference_row_cd(mu, nu, quantity, order_s):
+    """Rows of the density()/convolve() family: the closed-form or quadrature routes of reference_row, and for
+    laws recognised from a formula also the generic route (the formula with its normaliser by quadrature)."""
+    global NUMBER_MODE
+    NUMBER_MODE = "decimal"
+    with mp.workdps(40):
+        P, Q = parse_law_cached(mu), parse_law_cached(nu)
+    desc = describe_law(P) if P.kind == Q.kind else f"{describe_law(P)} vs {describe_law(Q)}"
+    v1, e1, c1, engine = compute(mu, nu, quantity, order_s, "decimal", 40, want_cdf=True)
+    if v1 == INF:
+        return INF, mpf(0), "mu not absolutely continuous w.r.t. nu (or divergent integral)"
+    if engine == "closed":
+        v = compute(mu, nu, quantity, order_s, "decimal", 60)[0]
+        vd = compute(mu, nu, quantity, order_s, "double", 60)[0]
+        err = max(10 * abs(v - v1), abs(v - vd), mpf("1e-25") * abs(v))
+        note = f"{desc}; closed form (40 vs 60 digits; double-rounded parameters"
+    else:
+        v = v1
+        vg = compute(mu, nu, quantity, order_s, "decimal", 40, method="gauss-legendre")[0]
+        vd = compute(mu, nu, quantity, order_s, "double", 30)[0]
+        err = max(10 * abs(v - vg), abs(v - vd), 10 * abs(e1), mpf("1e-25") * abs(v))
+        if P.kind == "convolution":
+            note = (f"{desc}; nested quadrature (40 digits; tanh-sinh in y vs Gauss-Legendre in u = sqrt|y - kink|"
+                    " inside, tanh-sinh vs Gauss-Legendre outside")
+        else:
+            note = f"{desc}; quadrature (40 digits; tanh-sinh vs Gauss-Legendre"
+        if c1 is not None and quantity in ("tv", "hockey_stick"):
+            err = max(err, 10 * abs(v - c1))
+            note += "; HS also from closed-form CDFs"
+    if mu.startswith("density(") and nu.startswith("density(") and "density" not in (P.kind, Q.kind):
+        vf, ef, _, _ = compute(mu, nu, quantity, order_s, "decimal", 40, recognise=False)
+        err = max(err, 10 * abs(vf - v), 10 * abs(ef))
+        note += "; also the formula with its normaliser by quadrature"
+    note += ")"
+    return v, err, note
+
+
 def reference_row(mu, nu, quantity, order_s, nys_cache):
     fam = row_family(mu, nu)
     head = mu.split("(")[0]
+    if fam == "convolve_density":
+        return reference_row_cd(mu, nu, quantity, order_s)
     if head in ("noisy_sgd", "projected_chain"):
         global NUMBER_MODE
         NUMBER_MODE = "decimal"
@@ -1947,16 +2802,51 @@ def reference_row(mu, nu, quantity, order_s, nys_cache):
     return v1, err, note
 
 
+def update_table(path, rows, out):
+    """Rewrites path with the recomputed rows and every other row of the existing file unchanged, byte for byte;
+    every row of the table (ROWS) must be in the file or recomputed, and the file must hold no other row."""
+    import io
+    with open(path, newline="") as fh:
+        lines = fh.read().split("\n")
+    header, body = lines[0], [ln for ln in lines[1:] if ln]
+    old = {}
+    for ln in body:
+        f = next(csv.reader([ln]))
+        old[tuple(f[:4])] = ln
+    new = {}
+    for r in out:
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerow(r)
+        new[tuple(r[:4])] = buf.getvalue().rstrip("\n")
+    keys = [(mu, nu, q, o) for mu, nu, q, o in ROWS]
+    missing = [k for k in keys if k not in old and k not in new]
+    extra = [k for k in old if k not in set(keys)]
+    if missing or extra:
+        raise SystemExit(f"--update: {len(missing)} table rows are not in {path} and {len(extra)} rows of it are not in "
+                         f"the table (first: {(missing + extra)[0]}); regenerate the whole table")
+    text = "\n".join([header] + [new.get(k, old.get(k)) for k in keys]) + "\n"
+    tmp = path + ".tmp"
+    with open(tmp, "w", newline="") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+    log(f"updated {path}: {len(new)} rows recomputed, {len(keys) - len(new)} kept")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer self-checks")
-    ap.add_argument("--only", default=None, help="only rows whose mu contains this substring (output to stdout)")
+    ap.add_argument("--only", default=None, help="only rows whose mu or family name (e.g. convolve_density) contains "
+                    "this substring (output to stdout)")
+    ap.add_argument("--update", action="store_true", help="with --only: write the selected rows, recomputed, into "
+                    "--out and keep every other row of that file as it is (rows in table order)")
     ap.add_argument("--no-checks", action="store_true")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "references.csv"))
     args = ap.parse_args()
     if not args.no_checks:
         self_checks(args.quick)
-    rows = [r for r in ROWS if args.only is None or args.only in r[0]]
+    if args.update and args.only is None:
+        ap.error("--update needs --only (without --only the whole table is written anyway)")
+    rows = [r for r in ROWS if args.only is None or args.only in r[0] or args.only in row_family(r[0], r[1])]
     log(f"{len(rows)} rows")
     out = []
     nys_cache = {}
@@ -1976,6 +2866,8 @@ def main():
             w.writerow(["mu", "nu", "quantity", "order", "reference", "ref_abs_error", "note"])
             w.writerows(out)
         log(f"wrote {args.out}")
+    elif args.update:
+        update_table(args.out, rows, out)
     log("time per family: " + ", ".join(f"{k} {v:.0f}s" for k, v in sorted(timing.items(), key=lambda x: -x[1])))
     counts = {}
     for mu, nu, q, *_ in rows:

@@ -1,0 +1,93 @@
+// Laws from formulas and sums of laws: density() against the closed-form laws it can express, its normaliser
+// against known integrals, convolve() against the closed forms of sums (Gaussians, Laplace sums, mixtures), and
+// the refusals of what cannot be computed.
+#include <cmath>
+#include <numbers>
+
+#include <catch2/catch.hpp>
+
+#include "sim/laws/density.hpp"
+#include "sim/laws/expression.hpp"
+#include "sim/random/rng.hpp"
+#include "support/check.hpp"
+#include "verify/divergence/engines.hpp"
+
+using namespace privamp;
+
+namespace {
+sim::LawPtr law(const std::string& text) { return sim::parse_law(text); }
+}  // namespace
+
+TEST_CASE("density(): log-densities of closed-form laws reproduce them, normaliser included", "[density]") {
+  const auto a = law("density(log_pdf=\"-abs(x - 1)\")"), b = law("laplace(1, 1)");
+  const auto c = law("density(log_pdf=\"-x^2/2\")"), d = law("gaussian(0, 1)");
+  for (double x : {-7.0, -1.0, 0.0, 0.3, 1.0, 2.5, 9.0}) {
+    CHECK(a->log_density(x) == Approx(b->log_density(x)).margin(1e-13));
+    CHECK(c->log_density(x) == Approx(d->log_density(x)).margin(1e-13));
+  }
+  // Generalised Gaussian: Z = 2 Γ(1 + 1/p); a truncated Gaussian on [-1, 2]: Z = √(2π)(Φ(2) − Φ(−1)).
+  const auto g = std::dynamic_pointer_cast<const sim::FormulaDensity>(law("density(log_pdf=\"-abs(x)^1.5\")"));
+  REQUIRE(g);
+  CHECK(g->log_normaliser() == Approx(std::log(2 * std::tgamma(1 + 1 / 1.5))).epsilon(1e-13));
+  CHECK(g->log_density_error() < 1e-12);
+  const auto t = std::dynamic_pointer_cast<const sim::FormulaDensity>(law("density(log_pdf=\"-x^2/2\", lo=-1, hi=2)"));
+  REQUIRE(t);
+  const double phi2 = 0.5 * std::erfc(-2 / std::numbers::sqrt2), phim1 = 0.5 * std::erfc(1 / std::numbers::sqrt2);
+  CHECK(t->log_normaliser() == Approx(std::log(std::sqrt(2 * std::numbers::pi) * (phi2 - phim1))).epsilon(1e-13));
+  CHECK(t->log_density(-1.5) == -std::numeric_limits<double>::infinity());
+  CHECK(t->support().lo == -1);
+  CHECK(t->right_tail().bounded());
+  // Its samples follow it: the mean of the truncated Gaussian, (φ(−1) − φ(2))/(Φ(2) − Φ(−1)).
+  sim::Rng rng(5);
+  double sum = 0;
+  const int n = 200000;
+  for (int i = 0; i < n; ++i) sum += t->sample(rng);
+  const double phi = [](double x) { return std::exp(-x * x / 2) / std::sqrt(2 * std::numbers::pi); }(-1.0) -
+                     std::exp(-2.0) / std::sqrt(2 * std::numbers::pi);
+  CHECK(sum / n == Approx(phi / (phi2 - phim1)).margin(0.01));
+}
+
+TEST_CASE("convolve(): sums of laws against their closed forms", "[density]") {
+  SECTION("two Gaussians") {
+    const auto a = law("convolve(gaussian(1, 0.6), gaussian(-0.5, 0.8))"), b = law("gaussian(0.5, 1)");
+    for (double z : {-6.0, -1.0, 0.5, 2.0, 7.0}) CHECK(a->log_density(z) == Approx(b->log_density(z)).epsilon(1e-12));
+    CHECK(a->log_density_error() < 1e-11);
+    CHECK(*a->variance() == Approx(1.0));
+  }
+  SECTION("Laplaces of distinct scales (partial fractions in laplace_sum)") {
+    const auto a = law("convolve(laplace(0.5, 1), laplace(0, 2))"), b = law("laplace_sum(0.5, [1, 2])");
+    for (double z : {-12.0, -2.0, 0.0, 0.5, 1.3, 15.0}) CHECK(a->log_density(z) == Approx(b->log_density(z)).epsilon(1e-12));
+  }
+  SECTION("atoms: a pmf plus a density is a mixture, a pmf plus a pmf a pmf") {
+    const auto a = law("convolve(pmf(p=[0.25, 0.75], at=[0, 2]), gaussian(0, 1))");
+    const auto b = law("mixture(weights=[0.25, 0.75], laws=[gaussian(0, 1), gaussian(2, 1)])");
+    for (double z : {-3.0, 0.0, 1.0, 4.0}) CHECK(a->log_density(z) == Approx(b->log_density(z)).epsilon(1e-14));
+    const auto c = law("convolve(pmf(p=[0.5, 0.5], at=[0, 1]), pmf(p=[0.5, 0.5], at=[0, 1]))");
+    REQUIRE(c->atoms().size() == 3);
+    CHECK(std::exp(c->atoms()[1].log_mass) == Approx(0.5).epsilon(1e-15));
+    CHECK(c->continuous_mass() == 0);
+  }
+  SECTION("the divergence engines on a convolution agree with the closed form of the sum") {
+    verify::DivergenceOptions o;
+    const auto e = verify::compute_divergence(*law("convolve(laplace(0.5, 1), laplace(0, 2))"),
+                                              *law("convolve(laplace(0, 1), laplace(0, 2))"), verify::Quantity::renyi(2), o);
+    const auto f = verify::compute_divergence(*law("laplace_sum(0.5, [1, 2])"), *law("laplace_sum(0, [1, 2])"),
+                                              verify::Quantity::renyi(2), o);
+    INFO(test::describe(e) << " against " << test::describe(f));
+    CHECK(e.lower <= f.upper);
+    CHECK(f.lower <= e.upper);
+    CHECK(e.method.find("log-density error") != std::string::npos);
+  }
+}
+
+TEST_CASE("density() and convolve() refuse what they cannot compute", "[density]") {
+  const auto error = [](const std::string& text) { return test::error_of([&] { sim::parse_law(text); }); };
+  CHECK_THAT(error("density(log_pdf=\"x\")"), Catch::Matchers::Contains("not normalisable"));
+  CHECK_THAT(error("density(log_pdf=\"-x^2 + 0*log(x)\")"), Catch::Matchers::Contains("log_pdf"));
+  CHECK_THAT(error("density(log_pdf=\"-x^2\", lo=2, hi=1)"), Catch::Matchers::Contains("'hi' = 1"));
+  CHECK_THAT(error("density(log_pdf=\"-x^2\", lo=0, hi=1, loc=5)"), Catch::Matchers::Contains("'loc' = 5"));
+  CHECK_THAT(error("density(log_pdf=\"-x^2 + y\")"), Catch::Matchers::Contains("unknown name 'y'"));
+  CHECK_THAT(error("density(log_pdf=\"-(x - 1000)^2\")"), Catch::Matchers::Contains("give loc and scale"));
+  CHECK_THAT(error("convolve(convolve(gaussian(0, 1), laplace(0, 1)), convolve(laplace(0, 1), gaussian(0, 1)))"),
+             Catch::Matchers::Contains("the limit"));
+}
