@@ -59,6 +59,8 @@ class Propagator {
   double lo_, hi_, s_;
   Map psi_;
   Eigen::MatrixXd kernel_;          // density at output node j from density at input node k
+  std::vector<std::pair<int, int>> band_;  // per column k, the rows [first, last] where the kernel is not 0
+  bool banded_ = false;             // the bands leave out at least a quarter of the kernel: products skip the zeros
   Eigen::RowVectorXd to_lo_, to_hi_;  // mass sent beyond the ends from input node k
 };
 

@@ -158,10 +158,25 @@ void check_exact_law(const NoisySgd& sgd, int i, double zi, int intervals) {
     throw_invalid("noisy_sgd", "zi", zi, sgd.loss == SgdLoss::quadratic ? "|zi| <= R" : "|zi| <= A");
 }
 
-// The projected gradient step with data point z, as a propagator on `intervals` cells.
-Propagator sgd_step(const NoisySgd& sgd, double z, int intervals) {
-  return Propagator(-sgd.radius, sgd.radius, intervals, [&sgd, z](double x) { return x - sgd.eta * sgd.gradient(x, z); },
-                    sgd.eta * sgd.sigma);
+// The projected gradient step with data point z, as a propagator on `intervals` cells. Building one evaluates its
+// (N+1)² kernel entries, more than the steps of a short run cost; the laws alone, both laws of a pair and both
+// directions use the same three steps (plain, z_i, z_i'), so the latest 9 are kept (thread-safe).
+std::shared_ptr<const Propagator> sgd_step(const NoisySgd& sgd, double z, int intervals) {
+  using Key = std::tuple<std::string, std::vector<double>, int>;
+  static std::mutex mutex;
+  static std::deque<std::pair<Key, std::shared_ptr<const Propagator>>> cache;
+  const Key key{sgd.loss_identity(), {sgd.eta, sgd.sigma, sgd.lambda, sgd.radius, sgd.feature_bound, z}, intervals};
+  {
+    std::lock_guard lock(mutex);
+    for (const auto& [k, step] : cache)
+      if (k == key) return step;
+  }
+  auto step = std::make_shared<const Propagator>(
+      -sgd.radius, sgd.radius, intervals, [sgd, z](double x) { return x - sgd.eta * sgd.gradient(x, z); }, sgd.eta * sgd.sigma);
+  std::lock_guard lock(mutex);
+  cache.emplace_back(key, step);
+  if (cache.size() > 9) cache.pop_front();
+  return step;
 }
 
 }  // namespace
@@ -202,7 +217,8 @@ IntervalLaw prefix_law(const NoisySgd& sgd, int steps, int intervals) {
       if (k == key) return *law;
   }
   IntervalLaw law = IntervalLaw::point(sgd.x0, -sgd.radius, sgd.radius, intervals);
-  const Propagator plain = sgd_step(sgd, 0.0, intervals);
+  const auto plain_step = sgd_step(sgd, 0.0, intervals);  // held: the cache may drop it meanwhile
+  const Propagator& plain = *plain_step;
   int above_at = -1, below_at = -1;  // the last step with change ≥ 1e-8, the first after it with change < 1e-11
   double above = 0, rate = 1;
   for (int j = 1; j <= steps; ++j) {
@@ -229,7 +245,8 @@ IntervalLaw prefix_law(const NoisySgd& sgd, int steps, int intervals) {
 IntervalLaw noisy_sgd_law(const NoisySgd& sgd, int i, double zi, int intervals) {
   check_exact_law(sgd, i, zi, intervals);
   IntervalLaw law = prefix_law(sgd, i - 1, intervals);
-  const Propagator plain = sgd_step(sgd, 0.0, intervals), differing = sgd_step(sgd, zi, intervals);
+  const auto plain_step = sgd_step(sgd, 0.0, intervals), differing_step = sgd_step(sgd, zi, intervals);
+  const Propagator &plain = *plain_step, &differing = *differing_step;
   for (int j = i; j <= sgd.n; ++j) law = j == i ? differing(law) : plain(law);
   return law;
 }
@@ -243,8 +260,9 @@ IntervalLawPair noisy_sgd_pair(const NoisySgd& sgd, int i, double zi, double zi_
   std::fill(d.density.begin(), d.density.end(), 0.0);
   for (auto& [x, w] : d.atoms) w = 0;
   IntervalLawPair pair{std::move(p), std::move(d)};
-  const Propagator plain = sgd_step(sgd, 0.0, intervals), differing_p = sgd_step(sgd, zi, intervals),
-                   differing_q = sgd_step(sgd, zi_q, intervals);
+  const auto plain_step = sgd_step(sgd, 0.0, intervals), p_step = sgd_step(sgd, zi, intervals),
+             q_step = sgd_step(sgd, zi_q, intervals);
+  const Propagator &plain = *plain_step, &differing_p = *p_step, &differing_q = *q_step;
   for (int j = i; j <= sgd.n; ++j)
     pair = j == i ? propagate_pair(pair, differing_p, differing_q) : propagate_pair(pair, plain, plain);
   return pair;
