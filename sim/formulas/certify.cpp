@@ -64,7 +64,10 @@ Extremum extremum(const Formula& f, std::size_t var, int order, std::span<const 
     throw InvalidArgument(fmt::format("formula '{}': a box of {} ranges for {} variables", f.text(), box.size(), f.variables().size()));
   for (const Enclosure& b : box)
     if (!b.finite() || !(b.lo <= b.hi)) throw InvalidArgument(fmt::format("formula '{}': a range must be finite and ordered", f.text()));
-  const double sign = upper ? 1 : -1;
+  // The budget in evaluations, scaled down for long formulas (about 4·10^6 operations: a second at most); the
+  // enclosure stays rigorous, only wider.
+  const long budget = std::min<long>(options.max_evaluations,
+                                     std::max<long>(4096, static_cast<long>(4e6 / static_cast<double>(std::max<std::size_t>(f.operations(), 1)))));
   Extremum result;
   double inner = -INFINITY;  // of sign·g: a value g reaches
   // sign·g at the midpoint of a piece: its enclosure's lower end is reached by g there.
@@ -112,7 +115,7 @@ Extremum extremum(const Formula& f, std::size_t var, int order, std::span<const 
   for (;;) {
     const Piece& top = pieces.top();
     const double gap = top.outer - inner;
-    if (gap <= options.tolerance * std::max(1.0, std::fabs(inner)) || result.evaluations >= options.max_evaluations) break;
+    if (gap <= options.tolerance * std::max(1.0, std::fabs(inner)) || result.evaluations >= budget) break;
     Piece p = top;
     pieces.pop();
     // Bisect the variable widest relative to its range in the box.
@@ -140,7 +143,7 @@ Extremum extremum(const Formula& f, std::size_t var, int order, std::span<const 
   const double outer = pieces.top().outer;
   if (!std::isfinite(outer))
     throw InvalidArgument(fmt::format("{} could not be bounded near {} within {} evaluations", what(f, var, order),
-                                      where(f, pieces.top().box), options.max_evaluations));
+                                      where(f, pieces.top().box), budget));
   result.value = upper ? Enclosure(inner, outer) : Enclosure(-outer, -inner);
   return result;
 }

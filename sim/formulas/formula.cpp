@@ -127,6 +127,10 @@ class FormulaCompiler {
     f_ = f.get();
     f->variables_ = variables_;
     emit(root);
+    if (f->program_.size() > Formula::kMaxOperations)
+      fail(root, fmt::format("a formula of {} has {} operations after folding its constants; the limit is {} (it is "
+                             "evaluated at every grid node, simulated step and certification piece)",
+                             fmt::join(variables_, ", "), f->program_.size(), Formula::kMaxOperations));
     f->text_ = render(root);
     int depth = 0;
     for (const Op& op : f->program_) {

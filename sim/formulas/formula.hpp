@@ -31,6 +31,10 @@ struct Node;
 
 class Formula {
  public:
+  // A formula of x is evaluated at every node of a grid, at every step of every simulated run and tens of thousands
+  // of times to certify a constant: longer ones are refused when compiled, naming the limit.
+  static constexpr std::size_t kMaxOperations = 1000;
+
   // Compiles the tree `root` (parsed from `source`, named `label` in messages) as a function of `variables`.
   // InvalidArgument with the column and a caret on anything that is not a function of them (an unknown name, a
   // word, a law, a divergence, sum(), a list).

@@ -166,6 +166,13 @@ TEST_CASE("formula names, functions and values that are not functions of x are r
   CHECK_THAT(error("kl(gaussian(0, 1), gaussian(x, 1))"), Catch::Matchers::Contains("not available in a formula"));
   CHECK_THAT(error("[x, 1]"), Catch::Matchers::Contains("a list"));
   CHECK_THAT(error("exp(x, 2)"), Catch::Matchers::Contains("takes 1 argument"));
+  // Long formulas are refused when compiled (constants fold, so only operations on x count).
+  std::string sum = "x";
+  for (int k = 0; k < 40; ++k) sum += "+(x*x+x*x+x*x+x*x+x*x+x*x+x*x+x*x+x*x+x*x)";  // 40 x 40 operations
+  CHECK_THAT(error(sum), Catch::Matchers::Contains("the limit is 1000"));
+  std::string constant = "x";
+  for (int k = 0; k < 200; ++k) constant += "+2*3";
+  CHECK_NOTHROW(sim::Formula::parse("x*(" + constant.substr(2) + ")", kX));
 }
 
 TEST_CASE("processes written as formulas reproduce the built-in instances", "[formula][sim]") {
