@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "sim/formulas/certify.hpp"
 #include "sim/formulas/formula.hpp"
@@ -15,6 +16,7 @@
 #include "sim/processes/sgd.hpp"
 #include "sim/random/rng.hpp"
 #include "support/check.hpp"
+#include "verify/divergence/engines.hpp"
 
 using namespace privamp;
 using sim::Enclosure;
@@ -250,4 +252,19 @@ TEST_CASE("a formula's text keeps only the brackets its precedence needs and par
     INFO(t << " -> " << f->text());
     CHECK((*f)(1.3, 0.7) == (*g)(1.3, 0.7));
   }
+}
+
+TEST_CASE("a linear map written as a formula reproduces the Gaussian chain's closed form within its interval", "[formula][sim]") {
+  // X_r of X_i = clamp(0.9 X_(i-1) + N(0, 1), -12, 12) from ±0.5: the clamp moves less than 1e-30 of mass, so R_2
+  // is that of the unprojected chain, N(±0.5·0.9^3, Σ 0.81^j) (gaussian_chain, a closed form).
+  const auto chain = [](double x0) {
+    return sim::parse_law(fmt::format("projected_chain(x0={}, r=3, map=\"0.9*x\", sigma=1, lo=-12, hi=12, cells=400)", x0));
+  };
+  const auto gaussian = [](double x0) { return sim::parse_law(fmt::format("gaussian_chain(x0={}, r=3, L=0.9, sigma=1)", x0)); };
+  const verify::Estimate grid = verify::compute_divergence(*chain(0.5), *chain(-0.5), verify::Quantity::renyi(2));
+  const verify::Estimate exact = verify::compute_divergence(*gaussian(0.5), *gaussian(-0.5), verify::Quantity::renyi(2));
+  INFO(test::describe(grid) << " against " << test::describe(exact));
+  CHECK(grid.lower <= exact.upper);
+  CHECK(exact.lower <= grid.upper);
+  CHECK(grid.upper - grid.lower < 1e-6 * exact.value);
 }
