@@ -110,11 +110,12 @@ inline constexpr int kMaxExpressionDepth = 64;
 // Height of an expression's tree (brackets, calls and each operator of a chain count one level), its text's length,
 // and the work of one evaluation (nodes evaluated; a divergence call counts kDivergenceWork): larger inputs are
 // refused with a message naming the limit, so that no input length sets the depth of a recursion or an unbounded
-// amount of work.
+// amount of work. A certified constant (lipschitz() and the loss constants) counts kCertifyWork.
 inline constexpr int kMaxTreeHeight = 256;
 inline constexpr std::size_t kMaxExpressionLength = 1'000'000;
 inline constexpr std::uint64_t kMaxFormulaWork = 20'000'000;
 inline constexpr std::uint64_t kDivergenceWork = 10'000;
+inline constexpr std::uint64_t kCertifyWork = 1'000'000;  // a certified constant (lipschitz(), …): at most 20 per evaluation
 inline constexpr double kMaxSumTerms = 1e6;  // terms of one sum() (10^6, as the messages say)
 // The refusal of an evaluation of about `work` steps: the limit and what counts.
 std::string work_limit_message(double work);

@@ -69,6 +69,10 @@ const std::vector<std::string>& function_names() {
 
 bool is_divergence(const std::string& f) { return parse_divergence(f).has_value(); }
 
+bool is_certified_constant(const std::string& f) {
+  return f == "lipschitz" || f == "gradient_bound" || f == "smoothness" || f == "strong_convexity";
+}
+
 // ------------------------------------------------------------------------------------------------------------------
 // Parsing
 
@@ -365,8 +369,9 @@ void expression_error(const std::string& label, const std::string& text, std::si
 
 std::string work_limit_message(double work) {
   return fmt::format("about {:.3g} steps of work for one evaluation; the limit is {:.0e} (each divergence call counts "
-                     "{:.0e}): use fewer terms in sum()",
-                     work, static_cast<double>(kMaxFormulaWork), static_cast<double>(kDivergenceWork));
+                     "{:.0e}, each certified constant {:.0e}): use fewer terms in sum()",
+                     work, static_cast<double>(kMaxFormulaWork), static_cast<double>(kDivergenceWork),
+                     static_cast<double>(kCertifyWork));
 }
 
 // ------------------------------------------------------------------------------------------------------------------
@@ -623,7 +628,7 @@ class Evaluator {
       if (params_.has(a[0]->text)) return eval(*a[0]);
       return eval(*a[1]);
     }
-    if (f == "lipschitz" || f == "gradient_bound" || f == "smoothness" || f == "strong_convexity") return certified(n);
+    if (is_certified_constant(f)) return certified(n);
     std::vector<Val> x;
     for (const auto& e : a) x.push_back(number(*e));
     if (f == "sqrt") return want(1), monotone(x[0], [](double t) { return std::sqrt(t); });
@@ -716,6 +721,8 @@ class Evaluator {
   //   strong_convexity(loss, lo, hi, zlo, zhi)   inf d^2 loss/dx^2 (lower end)
   Val certified(const Node& n) {
     const std::string& f = n.text;
+    work_ += kCertifyWork;
+    if (work_ > kMaxFormulaWork) over_budget(n, static_cast<double>(work_));
     const bool map = f == "lipschitz";
     const std::size_t count = map ? 3 : 5;
     if (n.args.size() != count)
@@ -1007,6 +1014,7 @@ double Expression::work(const Node& n, Params& params) const {
   if (n.text == "if" && n.args.size() == 3)
     return 1 + work(*n.args[0], params) + std::max(work(*n.args[1], params), work(*n.args[2], params));
   if (is_divergence(n.text)) return static_cast<double>(kDivergenceWork) + children(0);
+  if (is_certified_constant(n.text)) return static_cast<double>(kCertifyWork) + children(0);
   if (n.text != "sum" || n.args.size() != 4 || n.args[0]->kind != Node::Kind::name) return 1 + children(0);
   const auto bound = [&](const Node& b) -> std::optional<double> {
     try {

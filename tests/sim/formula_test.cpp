@@ -228,6 +228,8 @@ TEST_CASE("certified constants in case formulas: lipschitz() and the loss consta
   CHECK(eval("strong_convexity(loss, -1, 1, -1, 1)") <= 0.2);
   CHECK(eval("strong_convexity(loss, -1, 1, -1, 1)") == Approx(0.2).epsilon(1e-9));
   CHECK_THAT(test::error_of([&] { eval("lipschitz(map, K, -K)"); }), Catch::Matchers::Contains("lo <= hi"));
+  // Each certification is up to a second of work: a sum of many is refused before it runs.
+  CHECK_THAT(test::error_of([&] { eval("sum(k, 1, 100, lipschitz('x*k', 0, 1))"); }), Catch::Matchers::Contains("limit"));
 }
 
 TEST_CASE("a formula's text keeps only the brackets its precedence needs and parses back to the same function", "[formula]") {
