@@ -31,8 +31,10 @@ namespace {
 std::vector<std::string> csv_fields(const std::string& line) {
   std::vector<std::string> out{""};
   bool quoted = false;
-  for (char c : line) {
-    if (c == '"') quoted = !quoted;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') out.back() += line[++i];  // "" inside quotes
+    else if (c == '"') quoted = !quoted;
     else if (c == ',' && !quoted) out.emplace_back();
     else out.back() += c;
   }
@@ -63,7 +65,7 @@ TEST_CASE("audit: every interval contains the independent reference and is not v
   REQUIRE(in);
   std::string line;
   std::getline(in, line);  // header
-  int rows = 0, wider = 0;
+  int rows = 0, wider = 0, wider_numerical = 0;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     const auto f = csv_fields(line);
@@ -98,7 +100,10 @@ TEST_CASE("audit: every interval contains the independent reference and is not v
     // R_∞ is a supremum search (reached at infinity for mixtures and sums of Laplaces): 1e-5 there.
     const double floor = quantity.kind == Quantity::Kind::renyi_inf ? 1e-5 : 1e-7;
     CHECK(half_width <= std::max(100 * error_made, floor * ref));
-    wider += half_width > std::max(100 * error_made, 1e-13 * ref);
+    // Laws normalised or convolved numerically (density(), convolve()) carry their declared log-density error
+    // (~1e-11) in every interval: counted apart from the 1e-13 target.
+    const bool numerical = mu.find("density(") != std::string::npos || mu.find("convolve(") != std::string::npos;
+    (numerical ? wider_numerical : wider) += half_width > std::max(100 * error_made, 1e-13 * ref);
   }
   CHECK(rows >= 300);
   // The rows beyond the 1e-13 target (see the top): a regression if it grows. (Among them, the rows where the
@@ -106,6 +111,8 @@ TEST_CASE("audit: every interval contains the independent reference and is not v
   // can tell from a loss rounded to 0; those rows widen to at most 3.2e-13.)
   INFO(wider << " rows wider than max(100 x error, 1e-13 relative)");
   CHECK(wider <= 37);
+  INFO(wider_numerical << " rows of density()/convolve() wider than that");
+  CHECK(wider_numerical <= 19);
 }
 
 // The same table through the certified engine, wherever it covers the pair: each enclosure contains the reference
