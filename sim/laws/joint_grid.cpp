@@ -45,8 +45,10 @@ struct JointGrid {
   }
   // The error bound of the loss from a second computation with the roles swapped (d_backward = μ − ν): the
   // largest disagreement relative to min(p, q), times a safety factor, plus the rounding of the last step's sums
-  // relative to the largest loss.
-  void set_error(const std::vector<double>& d_backward_nodes, const std::vector<double>& d_backward_atoms, std::size_t terms) {
+  // and the propagation's own estimate of what it left out (`relative`, e.g. an extrapolation, times the safety
+  // factor), both relative to the largest loss.
+  void set_error(const std::vector<double>& d_backward_nodes, const std::vector<double>& d_backward_atoms, std::size_t terms,
+                 double relative = 0) {
     double worst = 0, largest = 0;
     auto compare = [&](double p_f, double d_f, double d_b) {
       const double scale = std::min(p_f, p_f + d_f);
@@ -56,7 +58,8 @@ struct JointGrid {
     };
     for (std::size_t k = 0; k < p.size(); ++k) compare(p[k], d[k], d_backward_nodes[k]);
     for (std::size_t k = 0; k < p_atoms.size(); ++k) compare(p_atoms[k].second, d_atoms[k].second, d_backward_atoms[k]);
-    error = kErrorSafety * worst + 4 * std::sqrt(static_cast<double>(terms)) * std::numeric_limits<double>::epsilon() * largest;
+    error = kErrorSafety * worst +
+            (4 * std::sqrt(static_cast<double>(terms)) * std::numeric_limits<double>::epsilon() + kErrorSafety * relative) * largest;
   }
 };
 
@@ -111,7 +114,7 @@ std::pair<LawPtr, LawPtr> joint_grid_laws(const IntervalLawPair& forward, const 
   // laws, q = p + d, and does not reach the loss.)
   std::vector<double> backward_atoms;
   for (const auto& [x, w] : backward.d.atoms) backward_atoms.push_back(w);
-  joint->set_error(backward.d.density, backward_atoms, n);
+  joint->set_error(backward.d.density, backward_atoms, n, std::max(forward.extrapolation_error, backward.extrapolation_error));
   std::shared_ptr<const JointGrid> shared = joint;
   return {std::make_shared<const PairedLaw>(grid_law(forward.p), shared, 0),
           std::make_shared<const PairedLaw>(grid_law(sum(forward)), shared, 1)};
@@ -122,10 +125,12 @@ LawPtr noisy_sgd_process_law(const NoisySgd& sgd, int i, double zi, int cells) {
                                {static_cast<double>(sgd.n), static_cast<double>(i), sgd.eta, sgd.sigma, sgd.lambda,
                                 sgd.radius, sgd.x0, static_cast<double>(cells), sgd.feature_bound},
                                {sgd.loss_identity()}};
+  check_exact_law(sgd, i, zi, cells);
   return std::make_shared<ProcessLaw>(
-      grid_law(noisy_sgd_law(sgd, i, zi, cells)), family, std::vector<double>{zi},
+      std::make_shared<const LazyLaw>([sgd, i, zi, cells] { return grid_law(noisy_sgd_law(sgd, i, zi, cells)); }), family, std::vector<double>{zi},
       [sgd, i, cells](const std::vector<double>& mine, const std::vector<double>& theirs) {
-        return joint_grid_laws(noisy_sgd_pair(sgd, i, mine[0], theirs[0], cells), noisy_sgd_pair(sgd, i, theirs[0], mine[0], cells));
+        const auto [forward, backward] = noisy_sgd_pairs(sgd, i, mine[0], theirs[0], cells);
+        return joint_grid_laws(forward, backward);
       },
       [sgd, i, zi](Rng& rng, std::span<double> out) {  // simulated runs of Algorithm 1
         for (double& v : out) v = simulate_noisy_sgd_1d(sgd, i, zi, rng);
@@ -134,14 +139,15 @@ LawPtr noisy_sgd_process_law(const NoisySgd& sgd, int i, double zi, int cells) {
 
 LawPtr projected_chain_process_law(const ChainMap& map, double x0, int r, double sigma, double lo, double hi, int cells) {
   map.check(lo, hi);
+  check_projected_chain(x0, r, sigma, lo, hi, cells);
   const auto psi = map.psi();
   const ProcessIdentity family{"projected_chain", {static_cast<double>(r), sigma, lo, hi, static_cast<double>(cells)},
                                {map.identity()}};
   return std::make_shared<ProcessLaw>(
-      grid_law(projected_chain_law(psi, x0, r, sigma, lo, hi, cells)), family, std::vector<double>{x0},
+      std::make_shared<const LazyLaw>([=] { return grid_law(projected_chain_law(psi, x0, r, sigma, lo, hi, cells)); }), family, std::vector<double>{x0},
       [psi, r, sigma, lo, hi, cells](const std::vector<double>& mine, const std::vector<double>& theirs) {
-        return joint_grid_laws(projected_chain_pair(psi, mine[0], theirs[0], r, sigma, lo, hi, cells),
-                               projected_chain_pair(psi, theirs[0], mine[0], r, sigma, lo, hi, cells));
+        const auto [forward, backward] = projected_chain_pairs(psi, mine[0], theirs[0], r, sigma, lo, hi, cells);
+        return joint_grid_laws(forward, backward);
       },
       [psi, x0, r, sigma, lo, hi](Rng& rng, std::span<double> out) {  // simulated paths
         for (double& v : out) v = simulate_projected_chain(psi, x0, r, sigma, lo, hi, rng);

@@ -13,6 +13,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <utility>
@@ -158,34 +159,35 @@ struct Discretisation {
 class LawDecorator : public Law {
  public:
   explicit LawDecorator(LawPtr base) : base_(std::move(base)) {}
-  const Law& base() const { return *base_; }
+  // The law forwarded to (a decorator that builds it on first use overrides this).
+  virtual const Law& base() const { return *base_; }
 
-  std::string expression() const override { return base_->expression(); }
-  int dimension() const override { return base_->dimension(); }
-  double log_density(double x) const override { return base_->log_density(x); }
-  void log_density(std::span<const double> x, std::span<double> out) const override { base_->log_density(x, out); }
-  double continuous_mass() const override { return base_->continuous_mass(); }
-  std::span<const Atom> atoms() const override { return base_->atoms(); }
-  Interval support() const override { return base_->support(); }
-  std::vector<double> breakpoints() const override { return base_->breakpoints(); }
-  std::vector<double> anchors() const override { return base_->anchors(); }
-  double location() const override { return base_->location(); }
-  double scale() const override { return base_->scale(); }
-  TailShape left_tail() const override { return base_->left_tail(); }
-  TailShape right_tail() const override { return base_->right_tail(); }
-  double log_cdf(double x) const override { return base_->log_cdf(x); }
-  double log_sf(double x) const override { return base_->log_sf(x); }
-  std::optional<double> mean() const override { return base_->mean(); }
-  std::optional<double> variance() const override { return base_->variance(); }
-  double sample(Rng& rng) const override { return base_->sample(rng); }
-  void sample(Rng& rng, std::span<double> out) const override { base_->sample(rng, out); }
-  std::optional<Lumped> lumped() const override { return base_->lumped(); }
-  const Discretisation* discretisation() const override { return base_->discretisation(); }
-  double log_density_error() const override { return base_->log_density_error(); }
-  double density_cost() const override { return base_->density_cost(); }
-  std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override { return base_->joint_with(other); }
-  std::optional<PairLoss> loss_against(const Law& other) const override { return base_->loss_against(other); }
-  const Law& unwrapped() const override { return base_->unwrapped(); }
+  std::string expression() const override { return base().expression(); }
+  int dimension() const override { return base().dimension(); }
+  double log_density(double x) const override { return base().log_density(x); }
+  void log_density(std::span<const double> x, std::span<double> out) const override { base().log_density(x, out); }
+  double continuous_mass() const override { return base().continuous_mass(); }
+  std::span<const Atom> atoms() const override { return base().atoms(); }
+  Interval support() const override { return base().support(); }
+  std::vector<double> breakpoints() const override { return base().breakpoints(); }
+  std::vector<double> anchors() const override { return base().anchors(); }
+  double location() const override { return base().location(); }
+  double scale() const override { return base().scale(); }
+  TailShape left_tail() const override { return base().left_tail(); }
+  TailShape right_tail() const override { return base().right_tail(); }
+  double log_cdf(double x) const override { return base().log_cdf(x); }
+  double log_sf(double x) const override { return base().log_sf(x); }
+  std::optional<double> mean() const override { return base().mean(); }
+  std::optional<double> variance() const override { return base().variance(); }
+  double sample(Rng& rng) const override { return base().sample(rng); }
+  void sample(Rng& rng, std::span<double> out) const override { base().sample(rng, out); }
+  std::optional<Lumped> lumped() const override { return base().lumped(); }
+  const Discretisation* discretisation() const override { return base().discretisation(); }
+  double log_density_error() const override { return base().log_density_error(); }
+  double density_cost() const override { return base().density_cost(); }
+  std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override { return base().joint_with(other); }
+  std::optional<PairLoss> loss_against(const Law& other) const override { return base().loss_against(other); }
+  const Law& unwrapped() const override { return base().unwrapped(); }
 
  private:
   LawPtr base_;
@@ -200,6 +202,22 @@ class DiscretisedLaw final : public LawDecorator {
 
  private:
   Discretisation discretisation_;
+};
+
+// A law built on first use, from any thread (once): a process law whose divergences are computed from a joint
+// propagation (Law::joint_with) never needs its law alone.
+class LazyLaw final : public LawDecorator {
+ public:
+  explicit LazyLaw(std::function<LawPtr()> make) : LawDecorator(nullptr), make_(std::move(make)) {}
+  const Law& base() const override {
+    std::call_once(built_, [this] { law_ = make_(); });
+    return *law_;
+  }
+
+ private:
+  std::function<LawPtr()> make_;
+  mutable std::once_flag built_;
+  mutable LawPtr law_;
 };
 
 // The law `at(cells)` with its discretisation: refinable by factors up to `max_factor` of `cells`.

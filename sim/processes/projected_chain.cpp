@@ -80,58 +80,61 @@ IntervalLaw propagate(const IntervalLaw& in, double a, double b, double s) {
 Propagator::Propagator(double lo, double hi, int intervals, double a, double b, double s)
     : Propagator(lo, hi, intervals, [a, b](double x) { return a * x + b; }, s) {}
 
-Propagator::Propagator(double lo, double hi, int intervals, Map psi, double s)
+Propagator::Propagator(double lo, double hi, int intervals, Map psi, double s, Use use)
     : lo_(lo), hi_(hi), s_(s), psi_(std::move(psi)) {
   check_positive_finite("propagate", "s", s);
   if (!(lo < hi)) throw InvalidArgument("propagate: need lo < hi");
   const int nodes = intervals + 1;
-  const double h = (hi - lo) / intervals, inv = 1 / (s * std::sqrt(2 * std::numbers::pi));
-  kernel_.resize(nodes, nodes);
+  const double h = (hi - lo) / intervals;
+  means_.resize(nodes);
   to_lo_.resize(nodes);
   to_hi_.resize(nodes);
-  // Each column is a Gaussian sampled at equally spaced nodes: e^{−z_j²/2} with z_j = z_{j−1} + Δ, Δ = h/s, satisfies
-  // e_j = e_{j−1}·g_{j−1}, g_j = g_{j−1}·e^{−Δ²}, two products per entry instead of an exponential. The recurrence
-  // runs outwards from the node nearest the column's centre (where the values are largest) and restarts from exact
-  // exponentials every 32 nodes, so its relative error stays within ~100 ulps; far entries underflow to 0 as exp does.
-  const double delta = h / s, shrink = std::exp(-delta * delta);
   for (int k = 0; k < nodes; ++k) {
     const double w = h * (k == 0 || k + 1 == nodes ? 0.5 : 1.0), m = psi_(lo + k * h);
     if (!std::isfinite(m)) throw InvalidArgument(fmt::format("propagate: the map is not finite at x = {}", lo + k * h));
-    const double scale = w * inv;
-    auto z_at = [&](int j) { return (lo + j * h - m) / s; };
-    const int centre = static_cast<int>(std::clamp(std::round((m - lo) / h), 0.0, static_cast<double>(nodes - 1)));
-    for (int direction : {1, -1}) {
-      double e = 0, g = 0;
-      for (int j = centre, count = 0; j >= 0 && j < nodes; j += direction, ++count) {
-        if (count % 32 == 0 || e == 0) {  // restart exactly (also once the values underflow: they stay 0)
-          const double z = z_at(j);
-          e = std::exp(-0.5 * z * z);
-          g = std::exp(-direction * z * delta - 0.5 * delta * delta);
-        } else {
-          e *= g;
-          g *= shrink;
-        }
-        kernel_(j, k) = scale * e;
-        if (e == 0 && direction * z_at(j) > 0) {  // beyond: all zero
-          for (int r = j; r >= 0 && r < nodes; r += direction) kernel_(r, k) = 0;
-          break;
-        }
-      }
-    }
+    means_[k] = m;
     to_lo_[k] = w * normal_cdf((lo - m) / s);
     to_hi_[k] = w * normal_sf((hi - m) / s);
   }
-  // The rows where each column is not 0 (a narrow noise against the interval leaves most of the kernel at 0).
+  if (use == Use::once) return;  // raw() computes each column when it needs it
+  kernel_.resize(nodes, nodes);
   band_.resize(static_cast<std::size_t>(nodes));
-  double kept = 0;
-  for (int k = 0; k < nodes; ++k) {
-    int first = 0, last = nodes - 1;
-    while (first < nodes && kernel_(first, k) == 0) ++first;
-    while (last >= first && kernel_(last, k) == 0) --last;
-    band_[static_cast<std::size_t>(k)] = {first, last};
-    kept += std::max(0, last - first + 1);
+  for (int k = 0; k < nodes; ++k) band_[static_cast<std::size_t>(k)] = column(k, &kernel_(0, k));
+}
+
+std::pair<int, int> Propagator::column(int k, double* out) const {
+  // A column is a Gaussian sampled at equally spaced nodes: e^{−z_j²/2} with z_j = z_{j−1} + Δ, Δ = h/s, satisfies
+  // e_j = e_{j−1}·g_{j−1}, g_j = g_{j−1}·e^{−Δ²}, two products per entry instead of an exponential. The recurrence
+  // runs outwards from the node nearest the column's centre (where the values are largest) and restarts from exact
+  // exponentials every 32 nodes, so its relative error stays within ~100 ulps; far entries underflow to 0 as exp does.
+  const int nodes = static_cast<int>(means_.size());
+  const double h = (hi_ - lo_) / (nodes - 1), s = s_, delta = h / s, shrink = std::exp(-delta * delta);
+  const double w = h * (k == 0 || k + 1 == nodes ? 0.5 : 1.0), m = means_[k];
+  const double scale = w / (s * std::sqrt(2 * std::numbers::pi));
+  auto z_at = [&](int j) { return (lo_ + j * h - m) / s; };
+  const int centre = static_cast<int>(std::clamp(std::round((m - lo_) / h), 0.0, static_cast<double>(nodes - 1)));
+  int first = 0, last = nodes - 1;  // the rows where the column is not 0 (a narrow noise leaves most of it at 0)
+  for (int direction : {1, -1}) {
+    double e = 0, g = 0;
+    for (int j = centre, count = 0; j >= 0 && j < nodes; j += direction, ++count) {
+      if (count % 32 == 0 || e == 0) {  // restart exactly (also once the values underflow: they stay 0)
+        const double z = z_at(j);
+        e = std::exp(-0.5 * z * z);
+        g = std::exp(-direction * z * delta - 0.5 * delta * delta);
+      } else {
+        e *= g;
+        g *= shrink;
+      }
+      out[j] = scale * e;
+      if (e == 0 && direction * z_at(j) > 0) {  // beyond: all zero
+        for (int r = j; r >= 0 && r < nodes; r += direction) out[r] = 0;
+        break;
+      }
+    }
   }
-  banded_ = kept < 0.75 * static_cast<double>(nodes) * nodes;
+  while (first < nodes && out[first] == 0) ++first;
+  while (last >= first && out[last] == 0) --last;
+  return {first, last};
 }
 
 IntervalLaw Propagator::operator()(const IntervalLaw& in) const {
@@ -143,33 +146,89 @@ IntervalLaw Propagator::operator()(const IntervalLaw& in) const {
   return out;
 }
 
+namespace {
+
+// o(j, c) += a[c]·k[j] for j in [first, first + length) and each of the m columns of o (column-major, n rows): the
+// whole cost of a step. Compiled twice on x86-64 (AVX2 and the baseline), chosen when the program starts; AVX2
+// without FMA does the same roundings as the baseline, so results do not depend on the processor.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void band_update(double* __restrict o, Eigen::Index n, Eigen::Index m, const double* __restrict k,
+                 const double* __restrict a, Eigen::Index first, Eigen::Index length) {
+  for (Eigen::Index c = 0; c < m; ++c) {
+    double* __restrict column = o + c * n + first;
+    const double* __restrict kernel = k + first;
+    const double weight = a[c];
+    for (Eigen::Index j = 0; j < length; ++j) column[j] += weight * kernel[j];
+  }
+}
+
+}  // namespace
+
 IntervalLaw Propagator::raw(const IntervalLaw& in) const {
-  const Eigen::Map<const Eigen::VectorXd> d(in.density.data(), static_cast<Eigen::Index>(in.density.size()));
-  if (d.size() != kernel_.cols()) throw InvalidArgument("propagate: the law's grid does not match the propagator's");
-  IntervalLaw out{lo_, hi_, std::vector<double>(in.density.size()), {}};
-  Eigen::Map<Eigen::VectorXd> o(out.density.data(), d.size());
-  if (banded_) {  // the same sums without the zero entries
-    o.setZero();
-    for (Eigen::Index k = 0; k < d.size(); ++k) {
-      const auto [first, last] = band_[static_cast<std::size_t>(k)];
-      if (d[k] == 0 || last < first) continue;
-      o.segment(first, last - first + 1).noalias() += kernel_.col(k).segment(first, last - first + 1) * d[k];
-    }
-  } else {
-    o = kernel_ * d;
+  const IntervalLaw* one[] = {&in};
+  return std::move(raw(one).front());
+}
+
+std::vector<IntervalLaw> Propagator::raw(std::span<const IntervalLaw* const> in) const {
+  const auto n = static_cast<Eigen::Index>(means_.size()), m = static_cast<Eigen::Index>(in.size());
+  Eigen::MatrixXd d(n, m);
+  for (Eigen::Index c = 0; c < m; ++c) {
+    const auto& law = *in[static_cast<std::size_t>(c)];
+    if (static_cast<Eigen::Index>(law.density.size()) != n)
+      throw InvalidArgument("propagate: the law's grid does not match the propagator's");
+    d.col(c) = Eigen::Map<const Eigen::VectorXd>(law.density.data(), n);
   }
-  double mass_lo = to_lo_ * d, mass_hi = to_hi_ * d;
-  const double h = in.h(), inv = 1 / (s_ * std::sqrt(2 * std::numbers::pi));
-  for (const auto& [x, w] : in.atoms) {
-    const double m = psi_(x);
-    for (Eigen::Index j = 0; j < o.size(); ++j) {
-      const double z = (lo_ + static_cast<double>(j) * h - m) / s_;
-      o[j] += w * inv * std::exp(-0.5 * z * z);
-    }
-    mass_lo += w * normal_cdf((lo_ - m) / s_);
-    mass_hi += w * normal_sf((hi_ - m) / s_);
+  // Column by column over the kernel's non-zero band: each kernel column is read from memory once for all m laws
+  // (a step is limited by reading the kernel, so m laws cost little more than one).
+  Eigen::MatrixXd o = Eigen::MatrixXd::Zero(n, m);
+  std::vector<double> scratch(kernel_.size() == 0 ? static_cast<std::size_t>(n) : 0);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    if ((d.row(k).array() == 0).all()) continue;
+    const double* values = kernel_.size() == 0 ? scratch.data() : &kernel_(0, k);
+    const auto [first, last] = kernel_.size() == 0 ? column(static_cast<int>(k), scratch.data()) : band_[static_cast<std::size_t>(k)];
+    if (last < first) continue;
+    const Eigen::RowVectorXd weights = d.row(k);
+    band_update(o.data(), n, m, values, weights.data(), first, last - first + 1);
   }
-  out.atoms = {{lo_, mass_lo}, {hi_, mass_hi}};
+  Eigen::RowVectorXd mass_lo(m), mass_hi(m);
+  for (Eigen::Index c = 0; c < m; ++c) mass_lo[c] = to_lo_.dot(d.col(c)), mass_hi[c] = to_hi_.dot(d.col(c));
+  // Atoms go through the Gaussian exactly; laws on one grid share their atoms' locations (the ends), so each
+  // location's column of densities is computed once.
+  const double h = (hi_ - lo_) / static_cast<double>(n - 1), inv = 1 / (s_ * std::sqrt(2 * std::numbers::pi));
+  struct AtomImage {
+    double x;
+    Eigen::VectorXd density;
+    double to_lo, to_hi;
+  };
+  std::vector<AtomImage> images;
+  auto image = [&](double x) -> const AtomImage& {
+    for (const auto& a : images)
+      if (a.x == x) return a;
+    const double mean = psi_(x);
+    AtomImage a{x, Eigen::VectorXd(n), normal_cdf((lo_ - mean) / s_), normal_sf((hi_ - mean) / s_)};
+    for (Eigen::Index j = 0; j < n; ++j) {
+      const double z = (lo_ + static_cast<double>(j) * h - mean) / s_;
+      a.density[j] = inv * std::exp(-0.5 * z * z);
+    }
+    return images.emplace_back(std::move(a));
+  };
+  std::vector<IntervalLaw> out;
+  out.reserve(in.size());
+  for (Eigen::Index c = 0; c < m; ++c) {
+    IntervalLaw law{lo_, hi_, std::vector<double>(static_cast<std::size_t>(n)), {}};
+    Eigen::Map<Eigen::VectorXd> density(law.density.data(), n);
+    density = o.col(c);
+    for (const auto& [x, w] : in[static_cast<std::size_t>(c)]->atoms) {
+      const AtomImage& a = image(x);
+      density += w * a.density;
+      mass_lo[c] += w * a.to_lo;
+      mass_hi[c] += w * a.to_hi;
+    }
+    law.atoms = {{lo_, mass_lo[c]}, {hi_, mass_hi[c]}};
+    out.push_back(std::move(law));
+  }
   return out;
 }
 
@@ -205,13 +264,12 @@ IntervalLawPair IntervalLawPair::points(double x_p, double x_q, double lo, doubl
   return pair;
 }
 
-IntervalLawPair propagate_pair(const IntervalLawPair& in, const Propagator& step_p, const Propagator& step_q) {
-  // Unnormalised images P = K_p p and D = K_q(p + d) − K_p p, then both laws normalised:
-  //   p' = P/s_P,  q' = (P + D)/(s_P + s_D)  ⇒  d' = q' − p' = (D − p'·s_D)/(s_P + s_D),
-  // with s_D the (small) mass of D computed from D itself, never as a difference of two masses.
-  const IntervalLaw P = step_p.raw(in.p);
-  IntervalLaw D = step_q.raw(in.d);
-  if (&step_p != &step_q) D = combine(1, D, 1, combine(1, step_q.raw(in.p), -1, P));
+namespace {
+
+// The pair after a step from its unnormalised images P = K_p p and D = K_q(p + d) − K_p p: both laws normalised,
+//   p' = P/s_P,  q' = (P + D)/(s_P + s_D)  ⇒  d' = q' − p' = (D − p'·s_D)/(s_P + s_D),
+// with s_D the (small) mass of D computed from D itself, never as a difference of two masses.
+IntervalLawPair normalised_pair(const IntervalLaw& P, const IntervalLaw& D) {
   const double s_p = P.total_mass(), s_d = D.total_mass();
   IntervalLawPair out{combine(1 / s_p, P, 0, P), {}};
   out.d = combine(1 / (s_p + s_d), D, -s_d / (s_p + s_d), out.p);
@@ -219,6 +277,127 @@ IntervalLawPair propagate_pair(const IntervalLawPair& in, const Propagator& step
   // direction does not contract): remove it.
   out.d = combine(1, out.d, -out.d.total_mass(), out.p);
   return out;
+}
+
+}  // namespace
+
+IntervalLawPair propagate_pair(const IntervalLawPair& in, const Propagator& step_p, const Propagator& step_q) {
+  if (&step_p == &step_q) {
+    IntervalLawPair out = in;
+    propagate_pairs({&out, 1}, step_p);
+    return out;
+  }
+  const IntervalLaw P = step_p.raw(in.p);
+  const IntervalLaw D = combine(1, step_q.raw(in.d), 1, combine(1, step_q.raw(in.p), -1, P));
+  return normalised_pair(P, D);
+}
+
+std::array<IntervalLawPair, 2> differing_pairs(const IntervalLaw& p, const Propagator& step_p, const Propagator& step_q) {
+  // The difference before the step is 0, so D = K_q p − K_p p: one application of each step.
+  const IntervalLaw P = step_p.raw(p), Q = step_q.raw(p);
+  return {normalised_pair(P, combine(1, Q, -1, P)), normalised_pair(Q, combine(1, P, -1, Q))};
+}
+
+void propagate_pairs(std::span<IntervalLawPair> pairs, const Propagator& step) {
+  std::vector<const IntervalLaw*> in;
+  for (const auto& pair : pairs) in.insert(in.end(), {&pair.p, &pair.d});
+  const auto images = step.raw(in);
+  for (std::size_t c = 0; c < pairs.size(); ++c) pairs[c] = normalised_pair(images[2 * c], images[2 * c + 1]);
+}
+
+bool GeometricSettling::settled_after(double change) {
+  ++step_;
+  if (change >= 1e-8) {
+    above_at_ = step_, above_ = change, below_at_ = -1;
+  } else if (change < 1e-11 && above_at_ > 0 && below_at_ < 0) {
+    below_at_ = step_;
+    rate_ = std::pow(change / above_, 1.0 / (below_at_ - above_at_));
+  }
+  return below_at_ > 0 && rate_ < 1 && change * rate_ / (1 - rate_) < kSettled;
+}
+
+double relative_change(const IntervalLaw& a, const IntervalLaw& b) {
+  double change = 0;
+  auto add = [&](double x, double y) {
+    if (x != y) change = std::max(change, std::fabs(x - y) / std::max(std::fabs(x), std::fabs(y)));
+  };
+  for (std::size_t k = 0; k < a.density.size(); ++k) add(a.density[k], b.density[k]);
+  for (std::size_t k = 0; k < a.atoms.size() && k < b.atoms.size(); ++k) add(a.atoms[k].second, b.atoms[k].second);
+  return change;
+}
+
+namespace {
+
+constexpr double kExtrapolationTolerance = 1e-13;
+
+// How well d_new = λ·d_old holds for λ fitted by least squares: the largest |d_new − λ d_old|/p relative to the
+// largest |d_new|/p (errors of the loss log(1 + d/p) relative to its largest value), over the entries where p > 0.
+struct Decay {
+  double lambda = 0, residual = 1;
+};
+Decay fit_decay(const IntervalLaw& p, const IntervalLaw& d_old, const IntervalLaw& d_new) {
+  double dot = 0, norm = 0;
+  auto each = [&](auto&& f) {
+    for (std::size_t k = 0; k < p.density.size(); ++k) f(p.density[k], d_old.density[k], d_new.density[k]);
+    for (std::size_t k = 0; k < p.atoms.size(); ++k) f(p.atoms[k].second, d_old.atoms[k].second, d_new.atoms[k].second);
+  };
+  each([&](double, double o, double n) { dot += o * n, norm += o * o; });
+  if (!(norm > 0)) return {};
+  Decay fit{dot / norm, 0};
+  double largest = 0, residual = 0;
+  each([&](double w, double o, double n) {
+    if (!(w > 1e-300)) return;
+    largest = std::max(largest, std::fabs(n) / w);
+    residual = std::max(residual, std::fabs(n - fit.lambda * o) / w);
+  });
+  fit.residual = largest > 0 ? residual / largest : 1;
+  return fit;
+}
+
+}  // namespace
+
+void propagate_pairs(std::span<IntervalLawPair> pairs, const Propagator& step, int steps) {
+  GeometricSettling settling;
+  int j = 0;
+  for (; j < steps; ++j) {  // all laws, until every p has settled
+    std::vector<IntervalLaw> before;
+    for (const auto& pair : pairs) before.push_back(pair.p);
+    propagate_pairs(pairs, step);
+    double change = 0;
+    for (std::size_t c = 0; c < pairs.size(); ++c) change = std::max(change, relative_change(before[c], pairs[c].p));
+    if (settling.settled_after(j > 0 ? change : 1.0)) {
+      ++j;
+      break;
+    }
+  }
+  if (j >= steps) return;
+  // The p's are fixed (to kSettled) and so is the step on the differences: d ↦ (K d − p·s_D)/(s_P + s_D), minus
+  // its mass, with P = K p computed once.
+  std::vector<const IntervalLaw*> ps, ds;
+  for (const auto& pair : pairs) ps.push_back(&pair.p), ds.push_back(&pair.d);
+  const std::vector<IntervalLaw> images = step.raw(ps);
+  std::vector<Decay> previous(pairs.size());
+  for (; j < steps; ++j) {
+    const std::vector<IntervalLaw> moved = step.raw(ds);
+    const int remaining = steps - j - 1;
+    double error = 0;
+    std::vector<Decay> decay(pairs.size());
+    for (std::size_t c = 0; c < pairs.size(); ++c) {
+      IntervalLaw d = normalised_pair(images[c], moved[c]).d;
+      decay[c] = fit_decay(pairs[c].p, pairs[c].d, d);
+      const double drift = previous[c].lambda != 0 ? std::fabs(decay[c].lambda - previous[c].lambda) : 1.0;
+      error = std::max(error, decay[c].residual + remaining * drift / std::fabs(decay[c].lambda));
+      pairs[c].d = std::move(d);
+    }
+    previous = decay;
+    if (remaining > 0 && error < kExtrapolationTolerance) {
+      for (std::size_t c = 0; c < pairs.size(); ++c) {
+        pairs[c].d = combine(std::pow(decay[c].lambda, remaining), pairs[c].d, 0, pairs[c].d);
+        pairs[c].extrapolation_error = error;
+      }
+      return;
+    }
+  }
 }
 
 Propagator::Map lipschitz_map(const std::string& name, double lipschitz) {
@@ -244,23 +423,29 @@ void ChainMap::check(double lo, double hi) const {
   extremum(*formula, 0, 0, box, true);  // InvalidArgument where ψ is not finite
 }
 
+void check_projected_chain(double x0, int r, double s, double lo, double hi, int intervals) {
+  if (r < 1 || r > 100000) throw_invalid("projected_chain", "r", r, "1 <= r <= 100000");
+  IntervalLaw::point(x0, lo, hi, intervals);
+  check_noise_resolved("projected_chain", "sigma", s, lo, hi, intervals);
+}
+
 IntervalLaw projected_chain_law(const Propagator::Map& psi, double x0, int r, double s, double lo, double hi,
                                 int intervals) {
-  if (r < 1 || r > 100000) throw_invalid("projected_chain", "r", r, "1 <= r <= 100000");
+  check_projected_chain(x0, r, s, lo, hi, intervals);
   IntervalLaw law = IntervalLaw::point(x0, lo, hi, intervals);
-  check_noise_resolved("projected_chain", "sigma", s, lo, hi, intervals);
   const Propagator step(lo, hi, intervals, psi, s);
   for (int j = 0; j < r; ++j) law = step(law);
   return law;
 }
 
-IntervalLawPair projected_chain_pair(const Propagator::Map& psi, double x0, double x0_q, int r, double s, double lo,
-                                     double hi, int intervals) {
-  if (r < 1 || r > 100000) throw_invalid("projected_chain", "r", r, "1 <= r <= 100000");
-  IntervalLawPair pair = IntervalLawPair::points(x0, x0_q, lo, hi, intervals);
-  const Propagator step(lo, hi, intervals, psi, s);
-  for (int j = 0; j < r; ++j) pair = propagate_pair(pair, step, step);
-  return pair;
+std::array<IntervalLawPair, 2> projected_chain_pairs(const Propagator::Map& psi, double x0, double x0_q, int r, double s,
+                                                    double lo, double hi, int intervals) {
+  check_projected_chain(x0, r, s, lo, hi, intervals);
+  check_projected_chain(x0_q, r, s, lo, hi, intervals);
+  std::array<IntervalLawPair, 2> pairs{IntervalLawPair::points(x0, x0_q, lo, hi, intervals),
+                                       IntervalLawPair::points(x0_q, x0, lo, hi, intervals)};
+  propagate_pairs(pairs, Propagator(lo, hi, intervals, psi, s), r);
+  return pairs;
 }
 
 double simulate_projected_chain(const Propagator::Map& psi, double x0, int r, double s, double lo, double hi, Rng& rng) {

@@ -8,7 +8,9 @@
 
 #pragma once
 
+#include <array>
 #include <functional>
+#include <span>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +40,8 @@ struct IntervalLaw {
 // gives d (the mass direction is the one a step does not contract).
 struct IntervalLawPair {
   IntervalLaw p, d;
+  // An estimate of the error of d/p left by propagate_pairs' extrapolation, relative to the largest |d/p|.
+  double extrapolation_error = 0;
   static IntervalLawPair points(double x_p, double x_q, double lo, double hi, int intervals);
 };
 
@@ -49,18 +53,26 @@ IntervalLaw propagate(const IntervalLaw& in, double a, double b, double s);
 class Propagator {
  public:
   using Map = std::function<double(double)>;
-  Propagator(double lo, double hi, int intervals, Map psi, double s);
+  // `kept`: the kernel is computed once and stored (a step used many times); `once`: each application computes the
+  // same entries as it goes (a step used once: its (N+1)² entries are not worth storing).
+  enum class Use { kept, once };
+  Propagator(double lo, double hi, int intervals, Map psi, double s, Use use = Use::kept);
   Propagator(double lo, double hi, int intervals, double a, double b, double s);
   IntervalLaw operator()(const IntervalLaw& in) const;
   // The step without renormalisation, linear in `in` (which may be a signed difference of laws).
   IntervalLaw raw(const IntervalLaw& in) const;
+  // The same for several laws on this grid, with one pass over the kernel.
+  std::vector<IntervalLaw> raw(std::span<const IntervalLaw* const> in) const;
 
  private:
   double lo_, hi_, s_;
   Map psi_;
-  Eigen::MatrixXd kernel_;          // density at output node j from density at input node k
+  // Column k of the kernel into out[0..N], returning the rows [first, last] where it is not 0.
+  std::pair<int, int> column(int k, double* out) const;
+
+  std::vector<double> means_;       // ψ at the nodes
+  Eigen::MatrixXd kernel_;          // density at output node j from density at input node k (empty when used once)
   std::vector<std::pair<int, int>> band_;  // per column k, the rows [first, last] where the kernel is not 0
-  bool banded_ = false;             // the bands leave out at least a quarter of the kernel: products skip the zeros
   Eigen::RowVectorXd to_lo_, to_hi_;  // mass sent beyond the ends from input node k
 };
 
@@ -90,13 +102,45 @@ void check_noise_resolved(const char* law, const char* name, double s, double lo
 
 // p through step_p and q = p + d through step_q (pass the same object for a step both laws share).
 IntervalLawPair propagate_pair(const IntervalLawPair& in, const Propagator& step_p, const Propagator& step_q);
+// From one law p, the pair (p through step_p, p through step_q) and the pair with the roles swapped: the step at
+// which neighbouring processes differ.
+std::array<IntervalLawPair, 2> differing_pairs(const IntervalLaw& p, const Propagator& step_p, const Propagator& step_q);
+// Several pairs through one step that both laws of each share, with one pass over the kernel (in place).
+void propagate_pairs(std::span<IntervalLawPair> pairs, const Propagator& step);
 
+// When an iteration that contracts has settled: fed the largest relative change of each step, it measures the
+// contraction rate r between two steps whose changes are both above rounding (the last change ≥ 1e-8 and the first
+// after it < 1e-11) and says "settled" once the change still to come, change·r/(1 − r), is below kSettled (the
+// rounding of one step is a few 1e-16). Without such a measurement (slow contraction, a short run) never.
+class GeometricSettling {
+ public:
+  static constexpr double kSettled = 1e-14;  // a hundred ulps: far below the discretisation and quadrature errors
+  bool settled_after(double change);
+
+ private:
+  int step_ = 0, above_at_ = -1, below_at_ = -1;
+  double above_ = 0, rate_ = 1;
+};
+
+// The largest relative change of an entry (density node or atom) from `a` to `b`.
+double relative_change(const IntervalLaw& a, const IntervalLaw& b);
+
+// `steps` steps of one step that both laws of each pair share. Once every p has settled (GeometricSettling), only
+// the differences are propagated; each then shrinks by a factor λ per step (the step's leading contraction) and,
+// once d_{t+1} = λ·d_t holds to 1e-15 of the largest |d/p| and the estimate of λ has settled, the remaining m steps
+// are d·λ^m. The estimate of what that leaves out, (the residual + m·|Δλ/λ|), is kept in extrapolation_error
+// (below 1e-13 or no extrapolation is made); the joint laws add it to the loss's error bound.
+void propagate_pairs(std::span<IntervalLawPair> pairs, const Propagator& step, int steps);
+
+// InvalidArgument unless the chain's law below can be computed for these arguments.
+void check_projected_chain(double x0, int r, double s, double lo, double hi, int intervals);
 // X_r of X_i = Π_[lo,hi](ψ(X_{i−1}) + N(0, s²)) from X_0 = x0.
 IntervalLaw projected_chain_law(const Propagator::Map& psi, double x0, int r, double s, double lo, double hi, int intervals);
 // One simulated path of the chain from x0: X_r (the simulator behind the law's samples).
 double simulate_projected_chain(const Propagator::Map& psi, double x0, int r, double s, double lo, double hi, Rng& rng);
-// The same from x0 and from x0_q, together.
-IntervalLawPair projected_chain_pair(const Propagator::Map& psi, double x0, double x0_q, int r, double s, double lo,
-                                     double hi, int intervals);
+// The pair from (x0, x0_q) and the pair with the roles swapped, propagated together (the joint laws' two
+// directions, sim/laws/joint_grid.hpp).
+std::array<IntervalLawPair, 2> projected_chain_pairs(const Propagator::Map& psi, double x0, double x0_q, int r, double s,
+                                                    double lo, double hi, int intervals);
 
 }  // namespace privamp::sim

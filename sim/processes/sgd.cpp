@@ -147,8 +147,6 @@ void NoisySgd::project(Eigen::VectorXd& x) const {
   if (norm > radius) x = x / norm * radius;  // in 1-D exactly ±R: the boundary atoms stay atoms
 }
 
-namespace {
-
 void check_exact_law(const NoisySgd& sgd, int i, double zi, int intervals) {
   sgd.check();
   check_noise_resolved("noisy_sgd", "eta*sigma", sgd.eta * sgd.sigma, -sgd.radius, sgd.radius, intervals);
@@ -158,9 +156,17 @@ void check_exact_law(const NoisySgd& sgd, int i, double zi, int intervals) {
     throw_invalid("noisy_sgd", "zi", zi, sgd.loss == SgdLoss::quadratic ? "|zi| <= R" : "|zi| <= A");
 }
 
+namespace {
+
 // The projected gradient step with data point z, as a propagator on `intervals` cells. Building one evaluates its
-// (N+1)² kernel entries, more than the steps of a short run cost; the laws alone, both laws of a pair and both
-// directions use the same three steps (plain, z_i, z_i'), so the latest 9 are kept (thread-safe).
+// (N+1)² kernel entries, more than the steps of a short run cost; the plain step (z = 0) of the laws alone, both laws
+// of a pair and both directions is kept (the latest 9 processes and resolutions; thread-safe). The step at the
+// differing index is applied once per law and computes its entries as it goes.
+Propagator sgd_step_once(const NoisySgd& sgd, double z, int intervals) {
+  return {-sgd.radius, sgd.radius, intervals, [sgd, z](double x) { return x - sgd.eta * sgd.gradient(x, z); },
+          sgd.eta * sgd.sigma, Propagator::Use::once};
+}
+
 std::shared_ptr<const Propagator> sgd_step(const NoisySgd& sgd, double z, int intervals) {
   using Key = std::tuple<std::string, std::vector<double>, int>;
   static std::mutex mutex;
@@ -183,29 +189,12 @@ std::shared_ptr<const Propagator> sgd_step(const NoisySgd& sgd, double z, int in
 
 namespace {
 
-// The largest relative change of an entry (density node or atom) from `a` to `b`.
-double relative_change(const IntervalLaw& a, const IntervalLaw& b) {
-  double change = 0;
-  auto add = [&](double x, double y) {
-    if (x != y) change = std::max(change, std::fabs(x - y) / std::max(std::fabs(x), std::fabs(y)));
-  };
-  for (std::size_t k = 0; k < a.density.size(); ++k) add(a.density[k], b.density[k]);
-  for (std::size_t k = 0; k < a.atoms.size() && k < b.atoms.size(); ++k) add(a.atoms[k].second, b.atoms[k].second);
-  return change;
-}
-
 // The law after `steps` steps on the data z = 0 from x0: the prefix that every law of the process whose differing
 // index comes after it shares (both laws of a pair, both directions of a joint computation, the laws alone), cached
 // per process and resolution (the latest 8; thread-safe).
 //
-// The plain step contracts, so the prefix converges geometrically to the stationary law and, after a few hundred
-// steps, each further step changes the entries only by rounding. The iteration stops early when the change still to
-// come is below kSettled relative: the contraction rate r is measured between two steps whose changes are both above
-// rounding (the last change ≥ 1e-8 and the first one < 1e-11), and the iteration continues until the geometric
-// remainder change·r/(1 − r) is below kSettled (the rounding of one step is a few 1e-16). Without such a measurement (slow contraction, or a short prefix)
-// every step is computed.
-constexpr double kSettled = 1e-14;  // a hundred ulps: far below the discretisation and quadrature errors reported
-
+// The plain step contracts, so the prefix converges geometrically to the stationary law: the iteration stops once
+// the change still to come is below kSettled relative (GeometricSettling, sim/processes/projected_chain.hpp).
 IntervalLaw prefix_law(const NoisySgd& sgd, int steps, int intervals) {
   using Key = std::tuple<std::string, std::vector<double>, int, int>;
   static std::mutex mutex;
@@ -219,19 +208,12 @@ IntervalLaw prefix_law(const NoisySgd& sgd, int steps, int intervals) {
   IntervalLaw law = IntervalLaw::point(sgd.x0, -sgd.radius, sgd.radius, intervals);
   const auto plain_step = sgd_step(sgd, 0.0, intervals);  // held: the cache may drop it meanwhile
   const Propagator& plain = *plain_step;
-  int above_at = -1, below_at = -1;  // the last step with change ≥ 1e-8, the first after it with change < 1e-11
-  double above = 0, rate = 1;
+  GeometricSettling settling;
   for (int j = 1; j <= steps; ++j) {
     IntervalLaw next = plain(law);
     const double change = j > 1 ? relative_change(law, next) : 1.0;
     law = std::move(next);
-    if (change >= 1e-8) {
-      above_at = j, above = change, below_at = -1;
-    } else if (change < 1e-11 && above_at > 0 && below_at < 0) {
-      below_at = j;
-      rate = std::pow(change / above, 1.0 / (below_at - above_at));
-    }
-    if (below_at > 0 && rate < 1 && change * rate / (1 - rate) < kSettled) break;
+    if (settling.settled_after(change)) break;
   }
   auto shared = std::make_shared<const IntervalLaw>(law);
   std::lock_guard lock(mutex);
@@ -245,27 +227,20 @@ IntervalLaw prefix_law(const NoisySgd& sgd, int steps, int intervals) {
 IntervalLaw noisy_sgd_law(const NoisySgd& sgd, int i, double zi, int intervals) {
   check_exact_law(sgd, i, zi, intervals);
   IntervalLaw law = prefix_law(sgd, i - 1, intervals);
-  const auto plain_step = sgd_step(sgd, 0.0, intervals), differing_step = sgd_step(sgd, zi, intervals);
-  const Propagator &plain = *plain_step, &differing = *differing_step;
+  const auto plain_step = sgd_step(sgd, 0.0, intervals);
+  const Propagator &plain = *plain_step, differing = sgd_step_once(sgd, zi, intervals);
   for (int j = i; j <= sgd.n; ++j) law = j == i ? differing(law) : plain(law);
   return law;
 }
 
-IntervalLawPair noisy_sgd_pair(const NoisySgd& sgd, int i, double zi, double zi_q, int intervals) {
+std::array<IntervalLawPair, 2> noisy_sgd_pairs(const NoisySgd& sgd, int i, double zi, double zi_q, int intervals) {
   check_exact_law(sgd, i, zi, intervals);
   check_exact_law(sgd, i, zi_q, intervals);
-  // Before index i both laws are the prefix law and their difference is 0 (what propagating the pair from two equal
-  // points gives, step for step).
-  IntervalLaw p = prefix_law(sgd, i - 1, intervals), d = p;
-  std::fill(d.density.begin(), d.density.end(), 0.0);
-  for (auto& [x, w] : d.atoms) w = 0;
-  IntervalLawPair pair{std::move(p), std::move(d)};
-  const auto plain_step = sgd_step(sgd, 0.0, intervals), p_step = sgd_step(sgd, zi, intervals),
-             q_step = sgd_step(sgd, zi_q, intervals);
-  const Propagator &plain = *plain_step, &differing_p = *p_step, &differing_q = *q_step;
-  for (int j = i; j <= sgd.n; ++j)
-    pair = j == i ? propagate_pair(pair, differing_p, differing_q) : propagate_pair(pair, plain, plain);
-  return pair;
+  // Before index i both laws are the prefix law.
+  const IntervalLaw p = prefix_law(sgd, i - 1, intervals);
+  auto pairs = differing_pairs(p, sgd_step_once(sgd, zi, intervals), sgd_step_once(sgd, zi_q, intervals));
+  propagate_pairs(pairs, *sgd_step(sgd, 0.0, intervals), sgd.n - i);
+  return pairs;
 }
 
 double simulate_noisy_sgd_1d(const NoisySgd& sgd, int i, double zi, Rng& rng) {

@@ -13,6 +13,7 @@
 // z_i = zi.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -72,10 +73,13 @@ struct NoisySgd {
   void project(Eigen::VectorXd& x) const;
 };
 
+// InvalidArgument unless the exact law below can be computed for these arguments.
+void check_exact_law(const NoisySgd& sgd, int i, double zi, int intervals);
 // Law of x_n (d = 1) for the dataset with z_i = zi and z_j = 0 for j ≠ i (1 ≤ i ≤ n), on `intervals` cells.
 IntervalLaw noisy_sgd_law(const NoisySgd& sgd, int i, double zi, int intervals);
-// The laws for z_i = zi and z_i = zi_q, propagated together (see IntervalLawPair).
-IntervalLawPair noisy_sgd_pair(const NoisySgd& sgd, int i, double zi, double zi_q, int intervals);
+// The laws for z_i = zi and z_i = zi_q, propagated together (see IntervalLawPair), and the pair with the roles
+// swapped, both in one pass per step.
+std::array<IntervalLawPair, 2> noisy_sgd_pairs(const NoisySgd& sgd, int i, double zi, double zi_q, int intervals);
 
 // One run of Algorithm 1 in one dimension on the dataset z_i = zi, z_j = 0 (j ≠ i): its final iterate. The
 // simulator behind the law's samples (the Monte Carlo second route of the exact law).

@@ -1,5 +1,7 @@
 // Projected noisy iterations: the grid-propagated law against simulation, its convergence rate under refinement,
 // and the unprojected limit against the exact Gaussian chain.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -122,4 +124,45 @@ TEST_CASE("projected chain of a nonlinear Lipschitz map: the propagated law matc
   CHECK(std::fabs(static_cast<double>(at_hi) / runs - p_hi) < 5 * std::sqrt(p_hi * (1 - p_hi) / runs) + 1e-4);
   CHECK(std::fabs(sum / runs - mean(law)) < 5 * 1.5 / std::sqrt(runs));
   CHECK_THAT(test::error_of([] { sim::lipschitz_map("exp", 1.0); }), Catch::Matchers::Contains("allowed linear, tanh"));
+}
+
+TEST_CASE("grid steps: a kernel applied once, several laws at once and one by one give the same numbers", "[sim][projected]") {
+  const auto psi = sim::lipschitz_map("tanh", 0.8);
+  const sim::Propagator kept(-3, 3, 150, psi, 0.4), once(-3, 3, 150, psi, 0.4, sim::Propagator::Use::once);
+  const auto a = kept(sim::IntervalLaw::point(0.7, -3, 3, 150)), b = kept(kept(sim::IntervalLaw::point(-2, -3, 3, 150)));
+  const sim::IntervalLaw* both[] = {&a, &b};
+  for (const auto* step : {&kept, &once}) {
+    const auto images = step->raw(both);
+    REQUIRE(images.size() == 2);
+    CHECK(images[0].density == kept.raw(a).density);
+    CHECK(images[1].density == kept.raw(b).density);
+    CHECK(images[1].atoms == kept.raw(b).atoms);
+  }
+}
+
+TEST_CASE("grid pairs: the extrapolated tail of a long run agrees with every step computed, within its stated error",
+          "[sim][projected]") {
+  const auto psi = sim::lipschitz_map("tanh", 0.8);
+  const int r = 400, cells = 200;
+  const auto fast = sim::projected_chain_pairs(psi, 1.0, -0.5, r, 0.6, -3, 3, cells);
+  std::array<sim::IntervalLawPair, 2> slow{sim::IntervalLawPair::points(1.0, -0.5, -3, 3, cells),
+                                           sim::IntervalLawPair::points(-0.5, 1.0, -3, 3, cells)};
+  const sim::Propagator step(-3, 3, cells, psi, 0.6);
+  for (int j = 0; j < r; ++j) sim::propagate_pairs(slow, step);
+  for (int c = 0; c < 2; ++c) {
+    const double stated = fast[c].extrapolation_error;
+    CHECK(stated > 0);  // the run was long enough to extrapolate
+    CHECK(stated < 1e-13);
+    double largest = 0, worst = 0;
+    for (std::size_t k = 0; k < slow[c].p.density.size(); ++k) {
+      const double p = slow[c].p.density[k];
+      if (!(p > 1e-300)) continue;
+      largest = std::max(largest, std::fabs(slow[c].d.density[k]) / p);
+      worst = std::max(worst, std::fabs(fast[c].d.density[k] - slow[c].d.density[k]) / p);
+      CHECK(fast[c].p.density[k] == Approx(p).epsilon(1e-13));
+    }
+    INFO("loss error " << worst / largest << " relative, stated " << stated);
+    CHECK(largest < 1e-20);  // the difference has decayed by many orders: what the extrapolation is for
+    CHECK(worst <= 10 * stated * largest);
+  }
 }
