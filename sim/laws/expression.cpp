@@ -260,7 +260,8 @@ const std::vector<LawSpec>& law_catalogue() {
         {"map", K::formula, "linear", "psi: linear L x | tanh L tanh(x) | sin L sin(x) | softsign L x/(1+|x|) | a formula "
          "in x, e.g. \"0.9*atan(x)\" (its Lipschitz constant: lipschitz(map, lo, hi) in a case file)",
          {"linear", "tanh", "sin", "softsign"}, {"x"}},
-        {"L", K::number, "1", "Lipschitz constant of the named maps (a formula map ignores it)"},
+        {"L", K::number, "... (1)", "Lipschitz constant of the named maps (default 1); with a formula map, optional: "
+         "checked against the certified sup |psi'| over [lo, hi] (refused unless it is at least the enclosure's upper end)"},
         {"sigma", K::number, "1", "noise standard deviation per step, > 0"},
         {"lo", K::number, "-3", "lower end of the projection interval"},
         {"hi", K::number, "3", "upper end"},
@@ -269,7 +270,7 @@ const std::vector<LawSpec>& law_catalogue() {
        [](const Args& a) {
          const int cells = a.cells("cells", kMinCells, kMaxGridCells, 4 * kMaxGridCells, 2, "grid propagation");
          check_propagation_work("projected_chain", "r", a.integer("r"), a.integer("cells"));
-         const ChainMap map{a.word("map"), a.number("L"), a.formula("map")};
+         const ChainMap map{a.word("map"), a.has("L") ? a.number("L") : 1.0, a.formula("map"), a.has("L")};
          return projected_chain_process_law(map, a.number("x0"), static_cast<int>(a.integer("r")),
                                             a.number("sigma"), a.number("lo"), a.number("hi"), cells);
        }},

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <utility>
 
 #include <Eigen/Core>
 #include <fmt/format.h>
@@ -330,28 +331,31 @@ namespace {
 
 constexpr double kExtrapolationTolerance = 1e-13;
 
-// How well d_new = λ·d_old holds for λ fitted by least squares: the largest |d_new − λ d_old|/p relative to the
-// largest |d_new|/p (errors of the loss log(1 + d/p) relative to its largest value), over the entries where p > 0.
-struct Decay {
-  double lambda = 0, residual = 1;
-};
-Decay fit_decay(const IntervalLaw& p, const IntervalLaw& d_old, const IntervalLaw& d_new) {
+// The decay per step over a window of kWindow steps: the least-squares ratio of d_t to d_{t−W}, its W-th root (W
+// odd keeps the sign of an alternating decay). The rounding of one step's ratio (~1e-15) shrinks by W.
+constexpr int kWindow = 31;
+template <class F>
+void each_entry(const IntervalLaw& p, const IntervalLaw& a, const IntervalLaw& b, F&& f) {
+  for (std::size_t k = 0; k < p.density.size(); ++k) f(p.density[k], a.density[k], b.density[k]);
+  for (std::size_t k = 0; k < p.atoms.size(); ++k) f(p.atoms[k].second, a.atoms[k].second, b.atoms[k].second);
+}
+double window_rate(const IntervalLaw& p, const IntervalLaw& from, const IntervalLaw& to) {
   double dot = 0, norm = 0;
-  auto each = [&](auto&& f) {
-    for (std::size_t k = 0; k < p.density.size(); ++k) f(p.density[k], d_old.density[k], d_new.density[k]);
-    for (std::size_t k = 0; k < p.atoms.size(); ++k) f(p.atoms[k].second, d_old.atoms[k].second, d_new.atoms[k].second);
-  };
-  each([&](double, double o, double n) { dot += o * n, norm += o * o; });
-  if (!(norm > 0)) return {};
-  Decay fit{dot / norm, 0};
+  each_entry(p, from, to, [&](double, double o, double n) { dot += o * n, norm += o * o; });
+  if (!(norm > 0) || dot == 0) return 0;
+  const double r = dot / norm;
+  return std::copysign(std::pow(std::fabs(r), 1.0 / kWindow), r);
+}
+// How well d_new = λ·d_old holds: the largest |d_new − λ d_old|/p relative to the largest |d_new|/p (errors of the
+// loss log(1 + d/p) relative to its largest value), over the entries where p > 0.
+double loss_residual(const IntervalLaw& p, const IntervalLaw& d_old, const IntervalLaw& d_new, double lambda) {
   double largest = 0, residual = 0;
-  each([&](double w, double o, double n) {
+  each_entry(p, d_old, d_new, [&](double w, double o, double n) {
     if (!(w > 1e-300)) return;
     largest = std::max(largest, std::fabs(n) / w);
-    residual = std::max(residual, std::fabs(n - fit.lambda * o) / w);
+    residual = std::max(residual, std::fabs(n - lambda * o) / w);
   });
-  fit.residual = largest > 0 ? residual / largest : 1;
-  return fit;
+  return largest > 0 ? residual / largest : 1;
 }
 
 }  // namespace
@@ -376,23 +380,30 @@ void propagate_pairs(std::span<IntervalLawPair> pairs, const Propagator& step, i
   std::vector<const IntervalLaw*> ps, ds;
   for (const auto& pair : pairs) ps.push_back(&pair.p), ds.push_back(&pair.d);
   const std::vector<IntervalLaw> images = step.raw(ps);
-  std::vector<Decay> previous(pairs.size());
-  for (; j < steps; ++j) {
+  std::vector<IntervalLaw> window_start;  // each d at the start of the current window
+  for (const auto& pair : pairs) window_start.push_back(pair.d);
+  std::vector<double> previous_rate(pairs.size(), 0.0);
+  for (int in_window = 1; j < steps; ++j, ++in_window) {
     const std::vector<IntervalLaw> moved = step.raw(ds);
+    std::vector<IntervalLaw> last;
+    for (std::size_t c = 0; c < pairs.size(); ++c) last.push_back(std::exchange(pairs[c].d, normalised_pair(images[c], moved[c]).d));
     const int remaining = steps - j - 1;
+    if (in_window < kWindow || remaining == 0) continue;
+    in_window = 0;
     double error = 0;
-    std::vector<Decay> decay(pairs.size());
+    std::vector<double> rate(pairs.size());
     for (std::size_t c = 0; c < pairs.size(); ++c) {
-      IntervalLaw d = normalised_pair(images[c], moved[c]).d;
-      decay[c] = fit_decay(pairs[c].p, pairs[c].d, d);
-      const double drift = previous[c].lambda != 0 ? std::fabs(decay[c].lambda - previous[c].lambda) : 1.0;
-      error = std::max(error, decay[c].residual + remaining * drift / std::fabs(decay[c].lambda));
-      pairs[c].d = std::move(d);
+      rate[c] = window_rate(pairs[c].p, window_start[c], pairs[c].d);
+      const double drift = previous_rate[c] != 0 ? std::fabs(rate[c] - previous_rate[c]) : 1.0;
+      error = std::max(error, rate[c] == 0 ? 1.0
+                                           : loss_residual(pairs[c].p, last[c], pairs[c].d, rate[c]) +
+                                                 remaining * drift / std::fabs(rate[c]));
+      window_start[c] = pairs[c].d;
     }
-    previous = decay;
-    if (remaining > 0 && error < kExtrapolationTolerance) {
+    previous_rate = rate;
+    if (error < kExtrapolationTolerance) {
       for (std::size_t c = 0; c < pairs.size(); ++c) {
-        pairs[c].d = combine(std::pow(decay[c].lambda, remaining), pairs[c].d, 0, pairs[c].d);
+        pairs[c].d = combine(std::pow(rate[c], remaining), pairs[c].d, 0, pairs[c].d);
         pairs[c].extrapolation_error = error;
       }
       return;
@@ -421,6 +432,14 @@ void ChainMap::check(double lo, double hi) const {
   if (!formula) return;
   const Enclosure box[1] = {{lo, hi}};
   extremum(*formula, 0, 0, box, true);  // InvalidArgument where ψ is not finite
+  if (!declared) return;
+  const Extremum slope = sup_abs(*formula, 0, 1, box);
+  if (lipschitz >= slope.value.hi) return;
+  throw_invalid("projected_chain", "L", lipschitz,
+                fmt::format(">= sup |psi'| of '{}' over [{}, {}], certified in {}: {}", formula->text(), format_number(lo),
+                            format_number(hi), describe(slope, *formula),
+                            lipschitz < slope.value.lo ? fmt::format("the map is not {}-Lipschitz", format_number(lipschitz))
+                                                       : "L is inside the enclosure and cannot be certified"));
 }
 
 void check_projected_chain(double x0, int r, double s, double lo, double hi, int intervals) {

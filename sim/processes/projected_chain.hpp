@@ -88,11 +88,14 @@ struct ChainMap {
   std::string name = "linear";
   double lipschitz = 1;
   std::shared_ptr<const Formula> formula = nullptr;
+  bool declared = false;  // a formula map with L given by the user: L is a claim to check
 
   Propagator::Map psi() const;
   // What identifies the map among processes: the name and L, or the formula's text.
   std::string identity() const;
-  // InvalidArgument unless ψ is finite on [lo, hi] (certified by interval evaluation for a formula).
+  // InvalidArgument unless ψ is finite on [lo, hi] (certified by interval evaluation for a formula) and, for a
+  // formula with a declared L, unless L ≥ the upper end of the certified enclosure of sup |ψ'| over [lo, hi]: the
+  // message gives the enclosure and where ψ' reaches it ("not L-Lipschitz" when the enclosure lies above L).
   void check(double lo, double hi) const;
 };
 
@@ -126,10 +129,11 @@ class GeometricSettling {
 double relative_change(const IntervalLaw& a, const IntervalLaw& b);
 
 // `steps` steps of one step that both laws of each pair share. Once every p has settled (GeometricSettling), only
-// the differences are propagated; each then shrinks by a factor λ per step (the step's leading contraction) and,
-// once d_{t+1} = λ·d_t holds to 1e-15 of the largest |d/p| and the estimate of λ has settled, the remaining m steps
-// are d·λ^m. The estimate of what that leaves out, (the residual + m·|Δλ/λ|), is kept in extrapolation_error
-// (below 1e-13 or no extrapolation is made); the joint laws add it to the loss's error bound.
+// the differences are propagated; each then shrinks by a factor λ per step (the step's leading contraction),
+// measured over windows of 31 steps. Once d_{t+1} = λ·d_t holds to ~1e-15 of the largest |d/p| and λ agrees with the
+// previous window's, the remaining m steps are d·λ^m. The estimate of what that leaves out (the residual +
+// m·|Δλ/λ|) is kept in extrapolation_error (below 1e-13 or no extrapolation is made); the joint laws add it, times
+// their safety factor, to the loss's error bound.
 void propagate_pairs(std::span<IntervalLawPair> pairs, const Propagator& step, int steps);
 
 // InvalidArgument unless the chain's law below can be computed for these arguments.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -163,6 +164,7 @@ TEST_CASE("grid pairs: the extrapolated tail of a long run agrees with every ste
     }
     INFO("loss error " << worst / largest << " relative, stated " << stated);
     CHECK(largest < 1e-20);  // the difference has decayed by many orders: what the extrapolation is for
-    CHECK(worst <= 10 * stated * largest);
+    // The step-by-step route carries its own rounding, a few ulps per step (the extrapolation skips those steps).
+    CHECK(worst <= (10 * stated + r * std::numeric_limits<double>::epsilon()) * largest);
   }
 }
