@@ -1,5 +1,6 @@
 #include "sim/laws/expression.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -27,6 +28,7 @@
 #include "sim/processes/sgd.hpp"
 #include "sim/processes/shuffling.hpp"
 #include "sim/processes/subsampling.hpp"
+#include "sim/random/rng.hpp"
 
 namespace privamp::sim {
 
@@ -57,9 +59,20 @@ LawPtr langevin_law(const Args& a, const Potential& potential) {
   if (!(x0 >= lo && x0 <= hi)) throw_invalid(law, "x0", x0, fmt::format("lo = {} <= x0 <= hi = {}", lo, hi));
   potential.check(lo, hi);
   const auto chain = langevin_chain(potential, lo, hi, cells);
-  const Eigen::VectorXd p = chain->law(chain->node(x0), a.number("t"));
+  const double t = a.number("t");
+  const Eigen::VectorXd p = chain->law(chain->node(x0), t);
   std::vector<double> at(chain->x().data(), chain->x().data() + chain->nodes());
-  return std::make_shared<FiniteLaw>(at, p);
+  // Samples are simulated paths of the diffusion itself, each counted at the node whose cell it ends in (the
+  // chain's probabilities are the cells' masses): Monte Carlo on them checks the discretised generator.
+  const ProcessIdentity identity{law, {lo, hi, t, static_cast<double>(cells)}, {potential.name}};
+  return std::make_shared<ProcessLaw>(
+      std::make_shared<FiniteLaw>(at, p), identity, std::vector<double>{x0}, ProcessLaw::Joint{},
+      [potential, x0, t, lo, hi, h = chain->h(), last = chain->nodes() - 1](Rng& rng, std::span<double> out) {
+        for (double& v : out) {
+          const long k = std::clamp(std::lround((simulate_langevin(potential, x0, t, lo, hi, rng) - lo) / h), 0L, static_cast<long>(last));
+          v = lo + static_cast<double>(k) * h;  // the node, as the chain places it
+        }
+      });
 }
 
 }  // namespace

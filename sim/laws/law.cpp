@@ -49,7 +49,7 @@ void ProcessLaw::sample(Rng& rng, std::span<double> out) const {
 
 std::optional<std::pair<LawPtr, LawPtr>> ProcessLaw::joint_with(const Law& other) const {
   const auto* o = dynamic_cast<const ProcessLaw*>(&other.unwrapped());
-  if (!o || !(o->identity_ == identity_)) return std::nullopt;
+  if (!joint_ || !o || !(o->identity_ == identity_)) return std::nullopt;
   return joint_(varying_, o->varying_);
 }
 

@@ -238,7 +238,8 @@ struct ProcessIdentity {
 
 // A law of a process that can be recomputed together with another law of the same process (Law::joint_with).
 // `identity` names the process and every parameter except the ones in which neighbours differ (`varying`: a
-// starting point, a data point, an initial law); `joint(mine, theirs)` recomputes both laws together.
+// starting point, a data point, an initial law); `joint(mine, theirs)` recomputes both laws together (none: the
+// laws are computed apart).
 // Its samples, when `simulate` is given, are simulated runs of the process itself (not draws from the computed,
 // possibly discretised, law): Monte Carlo on them is an independent check of that law.
 class ProcessLaw final : public LawDecorator {

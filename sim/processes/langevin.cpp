@@ -1,4 +1,5 @@
 #include "sim/processes/langevin.hpp"
+#include "sim/random/rng.hpp"
 
 #include <deque>
 #include <map>
@@ -24,7 +25,7 @@
 namespace privamp::sim {
 
 Potential Potential::double_well() {
-  return {"double_well", [](double x) { return x * x * x * x / 4 - x * x / 2; }};
+  return {"double_well", [](double x) { return x * x * x * x / 4 - x * x / 2; }, nullptr, [](double x) { return x * x * x - x; }};
 }
 
 Potential Potential::named(const std::string& text) {
@@ -33,8 +34,8 @@ Potential Potential::named(const std::string& text) {
 }
 
 Potential Potential::of(std::shared_ptr<const Formula> formula) {
-  Potential p{formula->text(), [formula](double x) { return (*formula)(x); }, formula};
-  return p;
+  return {formula->text(), [formula](double x) { return (*formula)(x); }, formula,
+          [formula](double x) { return derivative(*formula, std::span<const double>(&x, 1)); }};
 }
 
 void Potential::check(double lo, double hi) const {
@@ -50,7 +51,28 @@ void Potential::check(double lo, double hi) const {
 
 Potential Potential::quadratic(double theta) {
   check_positive_finite("quadratic potential", "theta", theta);
-  return {fmt::format("quadratic({})", theta), [theta](double x) { return theta * x * x / 2; }};
+  return {fmt::format("quadratic({})", theta), [theta](double x) { return theta * x * x / 2; }, nullptr,
+          [theta](double x) { return theta * x; }};
+}
+
+double simulate_langevin(const Potential& potential, double x0, double t, double lo, double hi, Rng& rng) {
+  if (!potential.slope) throw InvalidArgument(fmt::format("langevin: potential '{}' has no slope to simulate with", potential.name));
+  const double steps_wanted = std::ceil(std::max(100.0, t * kSimulationSteps));
+  if (!(steps_wanted <= 20000))
+    throw_invalid("langevin simulation", "t", t, fmt::format("<= {} (at most 20,000 steps of 1/{})", 20000 / kSimulationSteps, kSimulationSteps));
+  const int steps = static_cast<int>(steps_wanted);
+  const double dt = t / steps, noise = std::sqrt(2 * dt);
+  auto reflect = [lo, hi](double x) {
+    for (int k = 0; k < 4 && (x < lo || x > hi); ++k) x = x < lo ? 2 * lo - x : 2 * hi - x;
+    return std::clamp(x, lo, hi);  // a jump of several widths (a steep drift): the nearest end
+  };
+  double x = x0;
+  for (int k = 0; k < steps; ++k) {
+    const double w = noise * rng.normal(), a = -potential.slope(x);
+    const double predictor = reflect(x + a * dt + w);
+    x = reflect(x + 0.5 * (a - potential.slope(predictor)) * dt + w);
+  }
+  return x;
 }
 
 LangevinChain::LangevinChain(Potential potential, double lo, double hi, int cells)

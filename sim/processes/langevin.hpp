@@ -23,11 +23,13 @@
 namespace privamp::sim {
 
 class Formula;
+class Rng;
 
 struct Potential {
   std::string name;  // what identifies it: double_well, or the formula's text
   std::function<double(double)> u;
   std::shared_ptr<const Formula> formula = nullptr;  // when given as a formula
+  std::function<double(double)> slope = nullptr;     // U' (a formula's by dual numbers)
   static Potential double_well();          // x⁴/4 − x²/2
   static Potential quadratic(double theta);  // θx²/2: the OU process dX = −θX dt + √2 dW
   // "double_well", or a formula in x (sim/formulas/formula.hpp), e.g. "x^4/4 - 0.3*x^2 + 0.1*x".
@@ -70,6 +72,13 @@ class LangevinChain {
   Eigen::VectorXd eigenvalues_;      // of the symmetrised generator (≤ 0)
   Eigen::MatrixXd eigenvectors_;
 };
+
+// One simulated path of dX = −U'(X) dt + √2 dW from x0, reflected at lo and hi, to time t: the stochastic Heun
+// scheme (weak order 2 for additive noise away from the ends) with kSimulationSteps per unit time (at least 100
+// steps, at most 20,000: InvalidArgument beyond). X_t is returned. A second route to the chain's law that shares
+// nothing with its discretisation of space (the Monte Carlo engine's samples of langevin and double_well laws).
+double simulate_langevin(const Potential& potential, double x0, double t, double lo, double hi, Rng& rng);
+inline constexpr int kSimulationSteps = 2000;
 
 // The chain of a potential on [lo, hi] with `cells` cells, built once per (potential, interval, resolution) and
 // shared (thread-safe; the latest 24 are kept): the spectral decomposition is the expensive part and every law and
