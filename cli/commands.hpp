@@ -41,6 +41,10 @@ bool built_with_mpi();
 
 // A progress bar on standard error when it is a terminal (otherwise an empty function: logs stay clean).
 std::function<void(std::size_t done, std::size_t total)> terminal_progress(const std::string& unit);
+// The shipped data `name` (cases, plots): `name` in the working directory when it exists there (a source tree),
+// otherwise the installed copy beside the executable (<prefix>/share/privamp/name) when there is one, otherwise
+// `name` (whose absence the caller reports).
+std::string data_path(const std::string& name);
 // "a,b,,c" -> {a, b, c}
 std::vector<std::string> split(const std::string& s);
 // A comma-separated list option such as --only: its items, InvalidArgument when the text names none (",,").

@@ -23,7 +23,7 @@ namespace privamp::cli {
 Action add_explore_command(CLI::App& app) {
   struct Args {
     std::vector<std::string> targets;
-    std::string case_name, id, goal = "loosest", out = "explore", cases_dir = "cases";
+    std::string case_name, id, goal = "loosest", out = "explore", cases_dir = data_path("cases");
     double budget = 200;
     int jobs = 0, starts = 3;
     long long seed = 1;

@@ -16,7 +16,7 @@
 namespace privamp::cli {
 
 Action add_list_command(CLI::App& app) {
-  auto cases_dir = std::make_shared<std::string>("cases");
+  auto cases_dir = std::make_shared<std::string>(data_path("cases"));
   auto extra = std::make_shared<std::vector<std::string>>();
   auto* cmd = app.add_subcommand("list", "List the theorem catalogue: ID, statement, source, cases, latest verdicts; "
                                          "bounds declared in case files beside the built-in ones");

@@ -5,12 +5,15 @@
 
 #include "numerics/errors.hpp"
 #include "cli/commands.hpp"
+#include "cli/version.hpp"
 
 int main(int argc, char** argv) {
   const privamp::cli::Processes processes(&argc, &argv);
   const bool root = privamp::cli::process_communicator().rank() == 0;  // only rank 0 reports errors
   CLI::App app{"privamp — exact Renyi and hockey-stick divergences, and checks of privacy-amplification theorems"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("privamp ") + privamp::cli::kVersion + " (commit " + privamp::cli::kCommit + ")",
+                       "print the version and the commit it was built from, and exit");
   std::vector<privamp::cli::Action> actions = {
       privamp::cli::add_verify_command(app), privamp::cli::add_list_command(app), privamp::cli::add_figures_command(app),
       privamp::cli::add_divergence_command(app), privamp::cli::add_laws_command(app),

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -10,6 +11,15 @@
 #include "numerics/errors.hpp"
 
 namespace privamp::cli {
+
+std::string data_path(const std::string& name) {
+  std::error_code error;
+  if (std::filesystem::exists(name, error)) return name;
+  const auto executable = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return name;
+  const auto installed = executable.parent_path().parent_path() / "share" / "privamp" / name;
+  return std::filesystem::exists(installed, error) ? installed.string() : name;
+}
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;

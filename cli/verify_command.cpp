@@ -45,7 +45,7 @@ Action add_verify_command(CLI::App& app) {
     settings.only = list_option("verify", "--only", args->only);
     if (!args->out.empty()) check_output_dir("--out", args->out);  // found unusable now, not after the whole run
     std::vector<std::filesystem::path> paths(args->paths.begin(), args->paths.end());
-    if (paths.empty()) paths.emplace_back("cases");
+    if (paths.empty()) paths.emplace_back(data_path("cases"));
     const verify::Loaded loaded = verify::load(paths);  // all validation happens before anything runs or is written
     for (const auto& id : settings.only) verify::find_bound(id, *loaded.bounds);
     const std::filesystem::path golden =
