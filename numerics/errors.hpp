@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace privamp {
 
@@ -34,5 +35,10 @@ void check_greater(std::string_view where, std::string_view parameter, double va
 
 // Formats a double the way every message and table in privamp does (shortest round-trip form).
 std::string format_number(double x);
+
+// "did you mean 'gaussian'? " for a misspelt name: the candidates nearest to `word` (case-insensitive edit distance,
+// transpositions counting one, at most max(1, |word|/3)); names the word begins (three letters at least) come
+// first; "" if none, or more than three equally near.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
 }  // namespace privamp

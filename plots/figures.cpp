@@ -146,7 +146,7 @@ class FigureReader : public verify::TomlReader {
     if (!found) {
       std::vector<std::string> names;
       for (const Case& c : cases_) names.push_back("'" + c.name + "'");
-      fail(t.get("case"), "series.case", fmt::format("no case named '{}' (loaded: {})", name, fmt::join(names, ", ")));
+      fail(t.get("case"), "series.case", fmt::format("no case named '{}' ({}loaded: {})", name, did_you_mean(name, names), fmt::join(names, ", ")));
     }
     return *found;
   }

@@ -447,7 +447,7 @@ class Evaluator {
     if (n.kind == Node::Kind::call && !find_law(n.text)) {
       std::vector<std::string> names;
       for (const LawSpec& l : law_catalogue()) names.push_back(l.name);
-      fail(n, fmt::format("unknown law '{}' (known: {})", n.text, fmt::join(names, ", ")));
+      fail(n, fmt::format("unknown law '{}' ({}known: {})", n.text, did_you_mean(n.text, names), fmt::join(names, ", ")));
     }
     const Val v = eval(n);
     if (v.kind != Val::Kind::law) fail(n, "expected a law such as gaussian(0, 1)");
@@ -868,7 +868,8 @@ class Evaluator {
         if (p == spec.params.end()) {
           std::vector<std::string> names;
           for (const ParamSpec& s : spec.params) names.push_back(s.name);
-          fail(arg, fmt::format("unknown parameter '{}' for {} (parameters: {})", key, spec.name, fmt::join(names, ", ")));
+          fail(arg, fmt::format("unknown parameter '{}' for {} ({}parameters: {})", key, spec.name, did_you_mean(key, names),
+                                fmt::join(names, ", ")));
         }
         ps = &*p;
       }
@@ -966,8 +967,9 @@ void validate_node(const std::string& label, const std::string& text, const Node
       for (const LawSpec& l : law_catalogue()) laws.push_back(l.name);
       fail_at(label, text, n.column,
               label == "law expression"
-                  ? fmt::format("unknown law '{}' (known: {})", n.text, fmt::join(laws, ", "))
-                  : fmt::format("unknown function '{}' (functions: {}; laws: see privamp laws)", n.text, fmt::join(functions, ", ")));
+                  ? fmt::format("unknown law '{}' ({}known: {})", n.text, did_you_mean(n.text, laws), fmt::join(laws, ", "))
+                  : fmt::format("unknown function '{}' ({}functions: {}; laws: see privamp laws)", n.text,
+                                did_you_mean(n.text, functions), fmt::join(functions, ", ")));
     }
     if (is_divergence(n.text))
       for (std::size_t i = 0; i < std::min<std::size_t>(2, n.args.size()); ++i) {
@@ -987,7 +989,8 @@ void validate_node(const std::string& label, const std::string& text, const Node
           std::vector<std::string> names;
           for (const ParamSpec& p : spec->params) names.push_back(p.name);
           fail_at(label, text, n.args[i]->column,
-                  fmt::format("unknown parameter '{}' for {} (parameters: {})", n.keys[i], spec->name, fmt::join(names, ", ")));
+                  fmt::format("unknown parameter '{}' for {} ({}parameters: {})", n.keys[i], spec->name,
+                              did_you_mean(n.keys[i], names), fmt::join(names, ", ")));
         }
       }
     }

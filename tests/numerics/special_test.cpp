@@ -38,3 +38,20 @@ TEST_CASE("log_binomial_pmf is accurate at n = 1e6 where lgamma differences lose
   CHECK(log_binomial_pmf(-1, 10, 0.5) == -std::numeric_limits<double>::infinity());
   CHECK_THROWS_AS(log_binomial_pmf(1, 10, 1.5), InvalidArgument);
 }
+
+TEST_CASE("did you mean: near names are offered, far ones and crowds are not", "[numerics][messages]") {
+  const std::vector<std::string> laws = {"gaussian", "gaussian_nd", "laplace", "laplace_sum", "noisy_sgd", "ou"};
+  CHECK(did_you_mean("lapalce", laws) == "did you mean 'laplace'? ");    // a transposition
+  CHECK(did_you_mean("Gausian", laws) == "did you mean 'gaussian'? ");   // a letter missing, case ignored
+  CHECK(did_you_mean("noisy_sgd", laws) == "did you mean 'noisy_sgd'? ");  // (callers ask only for unknown words)
+  CHECK(did_you_mean("laplace_", laws) == "did you mean 'laplace_sum'? ");  // the name it begins before a slip
+  CHECK(did_you_mean("laplace_s", laws) == "did you mean 'laplace_sum'? ");
+  CHECK(did_you_mean("xyz", laws).empty());
+  CHECK(did_you_mean("o", laws) == "did you mean 'ou'? ");  // one edit
+  CHECK(did_you_mean("x", laws).empty());
+  CHECK(did_you_mean("", laws).empty());
+  CHECK(did_you_mean(std::string(1000, 'a'), laws).empty());
+  const std::vector<std::string> ids = {"T1.1", "T1.2", "T1.3", "T1.4", "T4.path", "T4.closed"};
+  CHECK(did_you_mean("T1", ids).empty());  // four equally near: no guess
+  CHECK(did_you_mean("t4.closd", ids) == "did you mean 'T4.closed'? ");
+}
