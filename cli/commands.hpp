@@ -39,7 +39,8 @@ using verify::Communicator;
 const Communicator& process_communicator();
 bool built_with_mpi();
 
-// A progress bar on standard error when it is a terminal (otherwise an empty function: logs stay clean).
+// Progress on standard error, with the time left: a bar on a terminal, otherwise a line every 5 s (nothing for a
+// run shorter than that).
 std::function<void(std::size_t done, std::size_t total)> terminal_progress(const std::string& unit);
 // The shipped data `name` (cases, plots): `name` in the working directory when it exists there (a source tree),
 // otherwise the installed copy beside the executable (<prefix>/share/privamp/name) when there is one, otherwise

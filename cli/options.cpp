@@ -2,6 +2,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <mutex>
+#include <memory>
+#include <cmath>
+#include <chrono>
 #include <filesystem>
 #include <sstream>
 
@@ -37,13 +41,50 @@ std::vector<std::string> list_option(const std::string& command, const std::stri
   return items;
 }
 
+namespace {
+
+std::string duration_text(double seconds) {
+  if (seconds < 60) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 3600) return fmt::format("{:.0f} min {:02.0f} s", std::floor(seconds / 60), std::fmod(seconds, 60));
+  return fmt::format("{:.0f} h {:02.0f} min", std::floor(seconds / 3600), std::floor(std::fmod(seconds, 3600) / 60));
+}
+
+}  // namespace
+
 std::function<void(std::size_t, std::size_t)> terminal_progress(const std::string& unit) {
-  if (!isatty(STDERR_FILENO)) return {};
-  return [unit](std::size_t done, std::size_t total) {
-    const int width = 40, filled = static_cast<int>(width * done / std::max<std::size_t>(total, 1));
-    std::fprintf(stderr, "\r[%s%s] %zu/%zu %s", std::string(filled, '#').c_str(), std::string(width - filled, ' ').c_str(),
-                 done, total, unit.c_str());
-    if (done == total) std::fprintf(stderr, "\n");
+  // On a terminal a bar redrawn in place (at most ten times a second); otherwise (a log, CI) one line every
+  // kLogSeconds, so long runs show they are alive without flooding the log. Both with the time left, extrapolated
+  // from the rate so far.
+  constexpr double kLogSeconds = 5;
+  struct State {
+    std::mutex mutex;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now(), last = start;
+    bool printed = false;
+  };
+  const bool tty = isatty(STDERR_FILENO);
+  return [unit, tty, state = std::make_shared<State>()](std::size_t done, std::size_t total) {
+    std::lock_guard lock(state->mutex);
+    const auto now = std::chrono::steady_clock::now();
+    const double since_last = std::chrono::duration<double>(now - state->last).count(),
+                 elapsed = std::chrono::duration<double>(now - state->start).count();
+    const bool finished = done >= total;
+    if (!finished && since_last < (tty ? 0.1 : kLogSeconds)) return;
+    if (finished && !tty && !state->printed) return;  // a short run: nothing to report
+    state->last = now;
+    state->printed = true;
+    const std::string left = done > 0 && !finished
+                                 ? ", about " + duration_text(elapsed * static_cast<double>(total - done) / static_cast<double>(done)) + " left"
+                                 : "";
+    if (tty) {
+      const int width = 40, filled = static_cast<int>(width * done / std::max<std::size_t>(total, 1));
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu %s%s   ", std::string(filled, '#').c_str(), std::string(width - filled, ' ').c_str(),
+                   done, total, unit.c_str(), left.c_str());
+      if (finished) std::fprintf(stderr, "\n");
+    } else {
+      std::fprintf(stderr, "privamp: %zu/%zu %s (%.0f%%), %s elapsed%s\n", done, total, unit.c_str(),
+                   100.0 * static_cast<double>(done) / static_cast<double>(std::max<std::size_t>(total, 1)),
+                   duration_text(elapsed).c_str(), left.c_str());
+    }
   };
 }
 
