@@ -67,7 +67,7 @@ std::string csv_field(const std::string& s) {
 
 std::string summary_table(const std::vector<Row>& rows) {
   std::string out = fmt::format("{:<18} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>6}   {:>10} {:>10} {:>10}\n", "theorem",
-                                "points", "tight", "holds", "incon", "VIOL", "n/a", "error", "cross", "bound/exact", "median", "max");
+                                "points", "tight", "holds", "incon", "VIOL", "n/a", "error", "cross", "min ratio", "median", "max");
   for (const auto& [id, st] : by_id(rows)) {
     auto n = [&](Verdict v) {
       const auto it = st.counts.find(v);
