@@ -17,6 +17,7 @@
 using namespace privamp;
 using namespace privamp::verify;
 using Catch::Matchers::Contains;
+using Catch::Matchers::EndsWith;
 
 namespace {
 
@@ -119,6 +120,14 @@ TEST_CASE("the report writers: CSV fields quoted, JSON rows decodable, Markdown 
   CHECK_THAT(csv, Contains("\"a case, with \"\"quotes\"\"\""));  // commas and quotes inside a quoted field
   CHECK_THAT(csv, Contains("\"line one\nline two\""));
   CHECK_THAT(csv, Contains(",violated,"));
+  // One column per parameter after the fixed ones, in name order; a parameter named like a fixed column is prefixed.
+  const std::string header = csv.substr(0, csv.find('\n'));
+  CHECK_THAT(header, EndsWith(",reason,note,alpha,delta,noise"));
+  CHECK_THAT(csv, Contains(",2.5,1e-300,laplace\n"));
+  Row clash = held;
+  clash.params.numbers = {{"exact", 3}};
+  write_csv({clash}, dir / "clash.csv");
+  CHECK_THAT(read(dir / "clash.csv"), Contains(",note,param_exact,noise\n"));
 
   const nlohmann::json json = nlohmann::json::parse(read(dir / "results.json"));
   REQUIRE(json.size() == 2);

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "numerics/errors.hpp"
@@ -90,15 +92,32 @@ void write_csv(const std::vector<Row>& rows, const std::filesystem::path& file) 
   OutputFile checked(file);
   std::ostream& out = checked.stream();
   out.precision(17);
-  out << "file,case,id,parameters,quantity,mu,nu,exact,exact_lower,exact_upper,error_kind,method,cross_check,bound,"
-         "bound_over_exact,verdict,reason,note\n";
+  // The fixed columns, then one column per parameter over all rows (empty where a row has no such parameter),
+  // named by the parameter ("param_" before a name that is also a fixed column).
+  const std::vector<std::string> fixed = {"file", "case", "id", "parameters", "quantity", "mu", "nu", "exact", "exact_lower",
+                                          "exact_upper", "error_kind", "method", "cross_check", "bound", "bound_over_exact",
+                                          "verdict", "reason", "note"};
+  std::set<std::string> names;
+  for (const Row& r : rows) {
+    for (const auto& [name, value] : r.params.numbers) names.insert(name);
+    for (const auto& [name, value] : r.params.words) names.insert(name);
+  }
+  out << fmt::format("{}", fmt::join(fixed, ","));
+  for (const auto& name : names)
+    out << ',' << csv_field(std::find(fixed.begin(), fixed.end(), name) == fixed.end() ? name : "param_" + name);
+  out << '\n';
   for (const Row& r : rows) {
     out << csv_field(r.file) << ',' << csv_field(r.case_name) << ',' << r.id << ',' << csv_field(r.params.describe())
         << ',' << csv_field(r.quantity()) << ',' << csv_field(r.mu) << ',' << csv_field(r.nu) << ',' << r.exact.value
         << ',' << r.exact.lower << ',' << r.exact.upper << ',' << to_string(r.exact.error_kind) << ','
         << csv_field(r.exact.method) << ',' << (r.cross ? csv_number(r.cross->value) : "") << ',' << csv_number(r.bound)
-        << ',' << csv_number(r.ratio()) << ',' << to_string(r.verdict) << ',' << csv_field(r.reason) << ',' << csv_field(r.note)
-        << '\n';
+        << ',' << csv_number(r.ratio()) << ',' << to_string(r.verdict) << ',' << csv_field(r.reason) << ',' << csv_field(r.note);
+    for (const auto& name : names) {
+      out << ',';
+      if (const auto n = r.params.numbers.find(name); n != r.params.numbers.end()) out << csv_number(n->second);
+      else if (const auto w = r.params.words.find(name); w != r.params.words.end()) out << csv_field(w->second);
+    }
+    out << '\n';
   }
   checked.close();
 }
