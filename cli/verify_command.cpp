@@ -18,7 +18,7 @@ struct VerifyArgs {
   int jobs = 0;
   std::string out;
   bool check_golden = false, update_golden = false;
-  std::string golden_dir;
+  std::string golden_dir, junit;
 };
 
 }  // namespace
@@ -30,6 +30,7 @@ Action add_verify_command(CLI::App& app) {
   cmd->add_option("--only", args->only, "comma-separated theorem IDs to check (e.g. T1.3,E2)");
   cmd->add_option("--jobs,-j", args->jobs, "parallel workers (default: the number of cores)");
   cmd->add_option("--out", args->out, "write results.csv, results.json and report.md to this directory");
+  cmd->add_option("--junit", args->junit, "write a JUnit XML report to this file (one test case per theorem ID and case)");
   cmd->add_flag("--check-golden", args->check_golden,
                 "compare with the golden results (exit 1 if a verdict changed or a value moved beyond its error bar)");
   cmd->add_flag("--update-golden", args->update_golden, "rewrite the golden results from this run");
@@ -44,6 +45,11 @@ Action add_verify_command(CLI::App& app) {
     settings.jobs = worker_count("verify", args->jobs);
     settings.only = list_option("verify", "--only", args->only);
     if (!args->out.empty()) check_output_dir("--out", args->out);  // found unusable now, not after the whole run
+    if (!args->junit.empty()) {
+      if (std::filesystem::is_directory(args->junit))
+        throw InvalidArgument(fmt::format("--junit {}: a directory (give a file name)", args->junit));
+      check_output_dir("--junit", std::filesystem::absolute(args->junit).parent_path());
+    }
     std::vector<std::filesystem::path> paths(args->paths.begin(), args->paths.end());
     if (paths.empty()) paths.emplace_back(data_path("cases"));
     const verify::Loaded loaded = verify::load(paths);  // all validation happens before anything runs or is written
@@ -64,6 +70,10 @@ Action add_verify_command(CLI::App& app) {
     if (!args->out.empty()) {
       verify::write_reports(rows, args->out);
       std::cout << fmt::format("wrote {}/results.csv, results.json, report.md\n", args->out);
+    }
+    if (!args->junit.empty()) {
+      verify::write_junit(rows, args->junit);
+      std::cout << fmt::format("wrote {}\n", args->junit);
     }
     for (const auto& r : rows)
       if (r.verdict == verify::Verdict::error) std::cerr << "error: " << r.key() << ": " << r.reason << "\n";

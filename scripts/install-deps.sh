@@ -8,6 +8,7 @@ packages=(
   libbenchmark-dev gnuplot-nox
   libopenmpi-dev openmpi-bin
   pybind11-dev python3-dev
+  libxml2-utils
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -140,6 +140,19 @@ TEST_CASE("the report writers: CSV fields quoted, JSON rows decodable, Markdown 
   CHECK_THAT(md, Contains("## Errors (0)"));
   CHECK_THAT(summary_table(rows), Contains("T.held"));
 
+  // JUnit: one test case per ID and case; texts from case files escaped for XML (markup, control bytes, bad UTF-8).
+  Row hostile = held;
+  hostile.case_name = "a <case> & \"its\" 'quotes'\x01 \xff end \xc3\xa9";
+  hostile.verdict = Verdict::error;
+  hostile.reason = "</testcase><injected/>";
+  write_junit({sample_row(), held, hostile}, dir / "junit.xml");
+  const std::string xml = read(dir / "junit.xml");
+  CHECK_THAT(xml, Contains("tests=\"3\" failures=\"1\" errors=\"1\""));
+  CHECK_THAT(xml, Contains("name=\"a &lt;case&gt; &amp; &quot;its&quot; &apos;quotes&apos;\xEF\xBF\xBD \xEF\xBF\xBD end \xc3\xa9\""));
+  CHECK_THAT(xml, Contains("&lt;/testcase&gt;&lt;injected/&gt;"));
+  CHECK(xml.find('\x01') == std::string::npos);
+  CHECK(xml.find("<injected") == std::string::npos);
+
   // A file that cannot be written is an error, not a silent loss.
   CHECK_THROWS_AS(write_csv(rows, dir / "no_such_dir" / "results.csv"), InvalidArgument);
   // And so is a write that fails after the file opened (a full disk).

@@ -163,6 +163,87 @@ void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& f
   checked.close();
 }
 
+namespace {
+
+// Text for XML 1.0 character data and attribute values: the five markup characters escaped, and the characters
+// XML 1.0 cannot carry (control characters other than tab and line breaks, invalid UTF-8) replaced by U+FFFD.
+std::string xml_text(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&apos;"; break;
+        default: out += c < 0x20 && c != '\t' && c != '\n' && c != '\r' ? std::string("\xEF\xBF\xBD") : std::string(1, static_cast<char>(c));
+      }
+      ++i;
+      continue;
+    }
+    // A multi-byte UTF-8 sequence is kept when well formed, replaced otherwise.
+    const std::size_t length = c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+    bool valid = length > 0 && i + length <= s.size();
+    for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+    out += valid ? std::string(s.substr(i, length)) : std::string("\xEF\xBF\xBD");
+    i += valid ? length : 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+void write_junit(const std::vector<Row>& rows, const std::filesystem::path& file) {
+  // One test case per theorem ID and case (in the order of the rows): a failure lists its violated rows, an error
+  // its rows in error; a case whose rows are all not-applicable is skipped.
+  struct Test {
+    std::string id, case_name;
+    long rows = 0, failures = 0, errors = 0, not_applicable = 0;
+    std::string failure_text, error_text;
+  };
+  std::vector<Test> tests;
+  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  for (const Row& r : rows) {
+    const auto [it, fresh] = index.emplace(std::make_pair(r.id, r.case_name), tests.size());
+    if (fresh) tests.push_back({r.id, r.case_name});
+    Test& t = tests[it->second];
+    ++t.rows;
+    const std::string line = fmt::format("{} ({}): {}\n", r.params.describe(), r.quantity(), r.reason);
+    if (r.verdict == Verdict::violated) ++t.failures, t.failure_text += line;
+    else if (r.verdict == Verdict::error) ++t.errors, t.error_text += line;
+    else if (r.verdict == Verdict::not_applicable) ++t.not_applicable;
+  }
+  long failures = 0, errors = 0, skipped = 0;
+  for (const Test& t : tests) {
+    failures += t.failures > 0;
+    errors += t.errors > 0 && t.failures == 0;
+    skipped += t.not_applicable == t.rows;
+  }
+  OutputFile checked(file);
+  std::ostream& out = checked.stream();
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << fmt::format("<testsuites name=\"privamp verify\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n", tests.size(), failures, errors);
+  out << fmt::format("  <testsuite name=\"privamp verify\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">\n",
+                     tests.size(), failures, errors, skipped);
+  for (const Test& t : tests) {
+    out << fmt::format("    <testcase classname=\"{}\" name=\"{}\">", xml_text(t.id), xml_text(t.case_name));
+    if (t.failures > 0)
+      out << fmt::format("\n      <failure type=\"violation\" message=\"{} of {} rows violate the bound\">{}</failure>", t.failures,
+                         t.rows, xml_text(t.failure_text));
+    else if (t.errors > 0)
+      out << fmt::format("\n      <error type=\"error\" message=\"{} of {} rows could not be computed\">{}</error>", t.errors, t.rows,
+                         xml_text(t.error_text));
+    else if (t.not_applicable == t.rows)
+      out << "\n      <skipped message=\"the bound's hypotheses fail at every point\"/>";
+    out << (t.failures > 0 || t.errors > 0 || t.not_applicable == t.rows ? "\n    </testcase>\n" : "</testcase>\n");
+  }
+  out << "  </testsuite>\n</testsuites>\n";
+  checked.close();
+}
+
 void write_reports(const std::vector<Row>& rows, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   write_csv(rows, dir / "results.csv");

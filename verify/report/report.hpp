@@ -18,6 +18,9 @@ std::string rows_json(const std::vector<Row>& rows, int indent = -1);
 void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& file);
 // results.csv, results.json and report.md in `dir` (created if missing): what `privamp verify --out DIR` writes.
 void write_reports(const std::vector<Row>& rows, const std::filesystem::path& dir);
+// A JUnit XML report for CI systems: one test case per theorem ID and case, a failure listing its violated rows,
+// an error its rows in error, skipped where every row is not-applicable. Texts from case files are escaped.
+void write_junit(const std::vector<Row>& rows, const std::filesystem::path& file);
 
 // Golden results: one JSON file per case file, <dir>/<stem>.json, keyed by Row::key(), each row with its case, ID
 // and parameters as fields beside its value, interval, bound and verdict.
