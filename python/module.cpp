@@ -17,6 +17,7 @@ using namespace privamp;
 
 PYBIND11_MODULE(_privamp, m) {
   m.doc() = "privamp's engines (use the privamp package, not this module)";
+  m.attr("__version__") = PRIVAMP_VERSION;
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

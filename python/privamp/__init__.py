@@ -9,11 +9,15 @@ that cannot be finished raises ``RuntimeError``. The engines release the GIL whi
 
 import json as _json
 import math as _math
+import time as _time
 from collections import namedtuple as _namedtuple
 
 from . import _privamp
 
-__all__ = ["divergence", "kernel", "verify", "laws", "Estimate", "Divergences"]
+__all__ = ["divergence", "privacy_profile", "epsilon", "kernel", "verify", "laws", "Estimate", "Divergences",
+           "ProfilePoint", "__version__"]
+
+__version__ = _privamp.__version__
 
 Estimate = _namedtuple(
     "Estimate",
@@ -89,6 +93,86 @@ def divergence(mu, nu, renyi=None, hockey_stick=None, kl=False, tv=False, engine
         for r in out["results"]
     ]
     return Divergences(records, out["p"], out["q"], out["engine"])
+
+
+ProfilePoint = _namedtuple("ProfilePoint", ["eps", "delta", "lower", "upper", "direction", "error_kind"])
+ProfilePoint.__doc__ = """delta(eps) = max(H_eps(mu || nu), H_eps(nu || mu)) at one eps: the value, an interval that
+contains it (the larger of the two directions' intervals, end by end), which direction gives the value
+("mu||nu" or "nu||mu") and the kind of error behind the interval."""
+
+
+def privacy_profile(mu, nu, eps, **options):
+    """The privacy profile delta(eps) of the pair (mu, nu): the larger hockey-stick divergence of the two
+    directions at each eps >= 0 (a scalar, list or NumPy array), as a list of `ProfilePoint`. `options` are
+    those of `divergence` (engine, rel_tol, samples, seed, level)."""
+    forward = divergence(mu, nu, hockey_stick=eps, **options)
+    backward = divergence(nu, mu, hockey_stick=eps, **options)
+    points = []
+    for e, f, b in zip(_numbers(eps, "eps"), forward, backward):
+        for r in (f, b):
+            if r.error:
+                raise RuntimeError(f"privacy_profile at eps = {e}: {r.error}")
+        larger = f if f.value >= b.value else b
+        points.append(ProfilePoint(e, larger.value, max(f.lower, b.lower), max(f.upper, b.upper),
+                                   "mu||nu" if larger is f else "nu||mu", larger.error_kind))
+    return points
+
+
+def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
+    """The smallest eps >= 0 with delta(eps) <= delta for the pair's exact privacy profile, with an interval:
+    returns an `Estimate` whose [lower, upper] brackets the true eps. Bisection on the profile's intervals:
+    delta(lower) is certainly above `delta` (its interval's lower end is) and delta(upper) certainly at most
+    `delta` (its interval's upper end is), so the true eps lies between; the bracket narrows to rel_tol, or
+    stops where the profile's own interval straddles `delta` (then the bracket is as wide as the profile's
+    error makes it). ValueError for delta outside (0, 1) or when delta(eps_max) is not below `delta`."""
+    delta = float(delta)
+    if not 0 < delta < 1:
+        raise ValueError(f"epsilon: delta = {delta!r} is out of range (allowed: 0 < delta < 1)")
+    if not 0 < float(eps_max) <= 1e6:
+        raise ValueError(f"epsilon: eps_max = {eps_max!r} is out of range (allowed: 0 < eps_max <= 1e6)")
+    evaluations = 0
+    start = _time.perf_counter()
+
+    def profile(e):
+        nonlocal evaluations
+        evaluations += 1
+        return privacy_profile(mu, nu, [e], **options)[0]
+
+    at_zero = profile(0.0)
+    if at_zero.upper <= delta:
+        return Estimate("epsilon(delta)", 0.0, 0.0, 0.0, -_math.inf, -_math.inf, -_math.inf, at_zero.error_kind,
+                        1.0, "delta(0) is already at most delta", evaluations, _time.perf_counter() - start)
+    lower, upper = 0.0, None  # eps >= 0 always; lower only ever moves to points where delta(eps) > delta for sure
+    hi = min(1.0, float(eps_max))
+    while upper is None:  # a bracket: double until the profile is certainly below delta
+        point = profile(hi)
+        if point.upper <= delta:
+            upper = hi
+        elif point.lower > delta:
+            lower = hi
+            if hi >= eps_max:
+                raise ValueError(f"epsilon: delta({hi:g}) >= {point.lower:.6g} > delta = {delta:g} up to eps_max = {eps_max:g}")
+            hi = min(2 * hi, float(eps_max))
+        else:
+            raise RuntimeError(f"epsilon: the profile's interval at eps = {hi:g}, [{point.lower:.6g}, {point.upper:.6g}], "
+                               f"straddles delta = {delta:g} before a bracket was found")
+    straddled = False
+    while upper - lower > rel_tol * max(1.0, upper):
+        middle = 0.5 * (lower + upper)
+        point = profile(middle)
+        if point.upper <= delta:
+            upper = middle
+        elif point.lower > delta:
+            lower = middle
+        else:
+            straddled = True
+            break
+    kind = "bracketed root of the exact profile" + (" (stopped where the profile's interval straddles delta)" if straddled else "")
+    value = 0.5 * (lower + upper)
+    return Estimate("epsilon(delta)", value, lower, upper, _math.log(value) if value > 0 else -_math.inf,
+                    _math.log(lower) if lower > 0 else -_math.inf, _math.log(upper), kind, 1.0,
+                    f"bisection on max(H_eps(mu||nu), H_eps(nu||mu)) from {at_zero.error_kind} intervals",
+                    evaluations, _time.perf_counter() - start)
 
 
 def kernel(K, eps=None, dp=None, eps_prime=None, renyi=None):

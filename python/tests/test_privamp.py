@@ -126,6 +126,54 @@ class Verify(unittest.TestCase):
             privamp.verify(os.path.join(SOURCE, "cases", "diffusions.toml"), only="NOPE")
 
 
+def gaussian_delta(eps, mu):
+    """delta(eps) of N(mu, 1) against N(0, 1) (either direction), from the closed form by erfc (an independent route)."""
+    phi = lambda x: 0.5 * math.erfc(-x / math.sqrt(2))
+    return phi(-eps / mu + mu / 2) - math.exp(eps) * phi(-eps / mu - mu / 2)
+
+
+class Profile(unittest.TestCase):
+    def test_version(self):
+        self.assertRegex(privamp.__version__, r"^[0-9]+\.[0-9]+\.[0-9]+$")
+        out = subprocess.run([EXE, "--version"], check=True, capture_output=True, text=True).stdout
+        self.assertIn(privamp.__version__, out)
+
+    def test_profile_is_the_larger_direction(self):
+        # Subsampled Gaussian: the two directions differ; the profile takes the larger, interval end by end.
+        mu, nu = "mix(q=0.2, gaussian(0,1), gaussian(1,1))", "gaussian(0,1)"
+        eps = [0.0, 0.1, 0.5]
+        points = privamp.privacy_profile(mu, nu, eps)
+        forward = privamp.divergence(mu, nu, hockey_stick=eps)
+        backward = privamp.divergence(nu, mu, hockey_stick=eps)
+        for p, f, b in zip(points, forward, backward):
+            self.assertEqual(p.delta, max(f.value, b.value))
+            self.assertEqual((p.lower, p.upper), (max(f.lower, b.lower), max(f.upper, b.upper)))
+            self.assertLessEqual(p.lower, p.delta)
+            self.assertLessEqual(p.delta, p.upper)
+            self.assertEqual(p.direction, "mu||nu" if f.value >= b.value else "nu||mu")
+        self.assertNotEqual(forward[2].value, backward[2].value)  # the directions do differ
+
+    def test_epsilon_brackets_the_closed_form(self):
+        for mu, delta in ((1.0, 1e-5), (0.5, 1e-3), (2.0, 1e-8)):
+            e = privamp.epsilon(f"gaussian({mu}, 1)", "gaussian(0, 1)", delta)
+            # The reference: bisection on the closed form (erfc), to 1e-13.
+            a, b = 0.0, 100.0
+            for _ in range(200):
+                m = 0.5 * (a + b)
+                a, b = (m, b) if gaussian_delta(m, mu) > delta else (a, m)
+            self.assertLessEqual(e.lower, b + 1e-12, (mu, delta, e))
+            self.assertLessEqual(a - 1e-12, e.upper, (mu, delta, e))
+            self.assertLess(e.upper - e.lower, 1e-8 * max(1.0, e.upper))
+            self.assertIn("bracketed root", e.error_kind)
+
+    def test_epsilon_bad_input(self):
+        with self.assertRaisesRegex(ValueError, "delta = 1.5 is out of range"):
+            privamp.epsilon("gaussian(1, 1)", "gaussian(0, 1)", 1.5)
+        with self.assertRaisesRegex(ValueError, "eps_max"):
+            privamp.epsilon("gaussian(10, 1)", "gaussian(0, 1)", 1e-300, eps_max=2)
+        self.assertEqual(privamp.epsilon("gaussian(0.001, 1)", "gaussian(0, 1)", 0.5).value, 0.0)
+
+
 class Laws(unittest.TestCase):
     def test_catalogue(self):
         names = {law["name"] for law in privamp.laws()}
