@@ -74,6 +74,7 @@ class Convolution final : public Law {
   double sample(Rng& rng) const override { return a_->sample(rng) + b_->sample(rng); }
   double log_density_error() const override;
   double density_cost() const override { return cost_; }
+  double sample_cost() const override { return a_->sample_cost() + b_->sample_cost(); }
 
   static constexpr std::size_t kMaxAtoms = 100000;  // pairs of atoms
   // One density evaluation integrates over the operands' densities with about kInnerEvaluations of them; a

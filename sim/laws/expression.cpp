@@ -72,7 +72,8 @@ LawPtr langevin_law(const Args& a, const Potential& potential) {
           const long k = std::clamp(std::lround((simulate_langevin(potential, x0, t, lo, hi, rng) - lo) / h), 0L, static_cast<long>(last));
           v = lo + static_cast<double>(k) * h;  // the node, as the chain places it
         }
-      });
+      },
+      2.0 * langevin_simulation_steps(t));  // two drift evaluations per step
 }
 
 }  // namespace

@@ -134,7 +134,8 @@ LawPtr noisy_sgd_process_law(const NoisySgd& sgd, int i, double zi, int cells) {
       },
       [sgd, i, zi](Rng& rng, std::span<double> out) {  // simulated runs of Algorithm 1
         for (double& v : out) v = simulate_noisy_sgd_1d(sgd, i, zi, rng);
-      });
+      },
+      sgd.n);
 }
 
 LawPtr projected_chain_process_law(const ChainMap& map, double x0, int r, double sigma, double lo, double hi, int cells) {
@@ -151,7 +152,8 @@ LawPtr projected_chain_process_law(const ChainMap& map, double x0, int r, double
       },
       [psi, x0, r, sigma, lo, hi](Rng& rng, std::span<double> out) {  // simulated paths
         for (double& v : out) v = simulate_projected_chain(psi, x0, r, sigma, lo, hi, rng);
-      });
+      },
+      r);
 }
 
 std::pair<LawPtr, LawPtr> joint_finite_laws(const std::vector<double>& at, const Eigen::VectorXd& p,

@@ -116,6 +116,9 @@ class Law {
   // density is an integral over its operands' densities (hundreds of evaluations), so nesting multiplies it;
   // convolve refuses laws whose cost would make a divergence take minutes (Convolution::kMaxDensityCost).
   virtual double density_cost() const { return 1; }
+  // The work of one sample, in elementary steps (1 for a direct draw; a process law's samples are simulated runs:
+  // its steps per run). The Monte Carlo engine bounds samples × this before it starts.
+  virtual double sample_cost() const { return 1; }
 
   // Set for laws computed by discretisation (see Discretisation below); engines must then account for it.
   virtual const Discretisation* discretisation() const { return nullptr; }
@@ -185,6 +188,7 @@ class LawDecorator : public Law {
   const Discretisation* discretisation() const override { return base().discretisation(); }
   double log_density_error() const override { return base().log_density_error(); }
   double density_cost() const override { return base().density_cost(); }
+  double sample_cost() const override { return base().sample_cost(); }
   std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override { return base().joint_with(other); }
   std::optional<PairLoss> loss_against(const Law& other) const override { return base().loss_against(other); }
   const Law& unwrapped() const override { return base().unwrapped(); }
@@ -246,19 +250,23 @@ class ProcessLaw final : public LawDecorator {
  public:
   using Joint = std::function<std::pair<LawPtr, LawPtr>(const std::vector<double>& mine, const std::vector<double>& theirs)>;
   using Simulate = std::function<void(Rng& rng, std::span<double> out)>;
-  ProcessLaw(LawPtr base, ProcessIdentity identity, std::vector<double> varying, Joint joint, Simulate simulate = {})
+  // `steps`: the work of one simulated run (Law::sample_cost).
+  ProcessLaw(LawPtr base, ProcessIdentity identity, std::vector<double> varying, Joint joint, Simulate simulate = {},
+             double steps = 1)
       : LawDecorator(std::move(base)), identity_(std::move(identity)), varying_(std::move(varying)), joint_(std::move(joint)),
-        simulate_(std::move(simulate)) {}
+        simulate_(std::move(simulate)), steps_(steps) {}
   std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override;
   const Law& unwrapped() const override { return *this; }
   double sample(Rng& rng) const override;
   void sample(Rng& rng, std::span<double> out) const override;
+  double sample_cost() const override { return simulate_ ? steps_ : LawDecorator::sample_cost(); }
 
  private:
   ProcessIdentity identity_;
   std::vector<double> varying_;
   Joint joint_;
   Simulate simulate_;
+  double steps_;
 };
 
 }  // namespace privamp::sim

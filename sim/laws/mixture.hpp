@@ -41,6 +41,11 @@ class Mixture final : public Law {
     for (const LawPtr& l : components_) c += l->density_cost();
     return c;
   }
+  double sample_cost() const override {
+    double c = 0;
+    for (const LawPtr& l : components_) c = std::max(c, l->sample_cost());
+    return c;
+  }
   const std::vector<double>& weights() const { return weights_; }
   const std::vector<LawPtr>& components() const { return components_; }
 

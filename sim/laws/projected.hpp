@@ -29,6 +29,7 @@ class Clamped final : public Law {
   TailShape left_tail() const override { return TailShape::none(); }
   TailShape right_tail() const override { return TailShape::none(); }
   double sample(Rng& rng) const override;
+  double sample_cost() const override { return base_->sample_cost(); }
   const Law& base() const { return *base_; }
   double lo() const { return lo_; }
   double hi() const { return hi_; }

@@ -31,6 +31,7 @@ class Shifted final : public Law {
   double sample(Rng& rng) const override { return base_->sample(rng) + by_; }
   double log_density_error() const override { return base_->log_density_error(); }
   double density_cost() const override { return base_->density_cost(); }
+  double sample_cost() const override { return base_->sample_cost(); }
   const Law& base() const { return *base_; }
   double by() const { return by_; }
   // False when `by` is a rounded product (binomial_mix: k·step): the certified engine then refuses the law.

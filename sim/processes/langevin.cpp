@@ -55,9 +55,11 @@ Potential Potential::quadratic(double theta) {
           [theta](double x) { return theta * x; }};
 }
 
+double langevin_simulation_steps(double t) { return std::ceil(std::max(100.0, t * kSimulationSteps)); }
+
 double simulate_langevin(const Potential& potential, double x0, double t, double lo, double hi, Rng& rng) {
   if (!potential.slope) throw InvalidArgument(fmt::format("langevin: potential '{}' has no slope to simulate with", potential.name));
-  const double steps_wanted = std::ceil(std::max(100.0, t * kSimulationSteps));
+  const double steps_wanted = langevin_simulation_steps(t);
   if (!(steps_wanted <= 20000))
     throw_invalid("langevin simulation", "t", t, fmt::format("<= {} (at most 20,000 steps of 1/{})", 20000 / kSimulationSteps, kSimulationSteps));
   const int steps = static_cast<int>(steps_wanted);

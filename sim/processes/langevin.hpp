@@ -79,6 +79,8 @@ class LangevinChain {
 // nothing with its discretisation of space (the Monte Carlo engine's samples of langevin and double_well laws).
 double simulate_langevin(const Potential& potential, double x0, double t, double lo, double hi, Rng& rng);
 inline constexpr int kSimulationSteps = 2000;
+// The steps of one simulated path to time t (what simulate_langevin takes; it refuses more than 20,000).
+double langevin_simulation_steps(double t);
 
 // The chain of a potential on [lo, hi] with `cells` cells, built once per (potential, interval, resolution) and
 // shared (thread-safe; the latest 24 are kept): the spectral decomposition is the expensive part and every law and

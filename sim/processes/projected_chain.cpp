@@ -282,17 +282,6 @@ IntervalLawPair normalised_pair(const IntervalLaw& P, const IntervalLaw& D) {
 
 }  // namespace
 
-IntervalLawPair propagate_pair(const IntervalLawPair& in, const Propagator& step_p, const Propagator& step_q) {
-  if (&step_p == &step_q) {
-    IntervalLawPair out = in;
-    propagate_pairs({&out, 1}, step_p);
-    return out;
-  }
-  const IntervalLaw P = step_p.raw(in.p);
-  const IntervalLaw D = combine(1, step_q.raw(in.d), 1, combine(1, step_q.raw(in.p), -1, P));
-  return normalised_pair(P, D);
-}
-
 std::array<IntervalLawPair, 2> differing_pairs(const IntervalLaw& p, const Propagator& step_p, const Propagator& step_q) {
   // The difference before the step is 0, so D = K_q p − K_p p: one application of each step.
   const IntervalLaw P = step_p.raw(p), Q = step_q.raw(p);

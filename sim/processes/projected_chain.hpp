@@ -103,8 +103,6 @@ struct ChainMap {
 // falls between the nodes and the propagated law is meaningless).
 void check_noise_resolved(const char* law, const char* name, double s, double lo, double hi, int intervals);
 
-// p through step_p and q = p + d through step_q (pass the same object for a step both laws share).
-IntervalLawPair propagate_pair(const IntervalLawPair& in, const Propagator& step_p, const Propagator& step_q);
 // From one law p, the pair (p through step_p, p through step_q) and the pair with the roles swapped: the step at
 // which neighbouring processes differ.
 std::array<IntervalLawPair, 2> differing_pairs(const IntervalLaw& p, const Propagator& step_p, const Propagator& step_q);

@@ -17,6 +17,9 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr long kChunk = 1 << 16;  // samples per random stream: results do not depend on how chunks are scheduled
+constexpr long kPilotSamples = 200'000;  // at most, before the main run (hockey-stick: a plain pilot and five shifts)
+// Simulated steps in one call (samples × a process law's steps per run): a few minutes at most.
+constexpr double kMaxSimulationWork = 2e9;
 
 // Running mean and variance (Welford), merged chunk by chunk in a fixed order.
 struct Moments {
@@ -126,6 +129,13 @@ Estimate monte_carlo_divergence(const sim::Law& p, const sim::Law& q, const Quan
   if (!(options.level >= 0.5 && options.level <= 1 - 1e-12))
     throw_invalid("monte_carlo", "level", options.level, "0.5 <= level <= 1 - 1e-12");
   if (p.dimension() != 1 || q.dimension() != 1) throw InvalidArgument("monte_carlo: needs one-dimensional laws");
+  // Simulated processes cost their steps per sample: the whole run (pilot runs included) is bounded before it starts.
+  const double cost = std::max(p.sample_cost(), q.sample_cost()),
+               work = (static_cast<double>(options.samples) + kPilotSamples) * cost;
+  if (work > kMaxSimulationWork)
+    throw InvalidArgument(fmt::format("monte_carlo: {} samples (and up to {} for pilot runs) x {:.4g} simulated steps each = "
+                                      "{:.3g} steps exceeds the work limit {:.0e}; lower the samples", options.samples,
+                                      kPilotSamples, cost, work, kMaxSimulationWork));
   const long n = options.samples;
   const double z = normal_quantile(options.level);
   Estimate e;
