@@ -5,17 +5,17 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
-
 #include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "numerics/files.hpp"
 #include "cli/commands.hpp"
 #include "numerics/errors.hpp"
+#include "numerics/files.hpp"
 #include "plots/explore_plots.hpp"
 #include "plots/figures.hpp"
+#include "verify/api/api.hpp"
 #include "verify/explore/explore_report.hpp"
 
 namespace privamp::cli {
@@ -60,37 +60,11 @@ Action add_explore_command(CLI::App& app) {
     options.ignore_hypotheses = args->ignore_hypotheses;
     options.communicator = comm.size() > 1 ? &comm : nullptr;
 
-    // Which cases and IDs.
-    std::vector<std::filesystem::path> paths;
-    std::string only_id = args->id;
-    if (args->all) {
-      for (const auto& t : args->targets) paths.emplace_back(t);
-      if (paths.empty()) paths.emplace_back(args->cases_dir);
-    } else {
-      if (args->targets.size() != 1) throw InvalidArgument("explore: give one case file or theorem ID (or --all)");
-      const std::string& t = args->targets.front();
-      if (std::filesystem::exists(t)) {
-        paths.emplace_back(t);
-      } else {
-        verify::find_bound(t);  // an unknown ID (not a file either) is refused with the list of IDs
-        paths.emplace_back(args->cases_dir);
-        if (!only_id.empty() && only_id != t) throw InvalidArgument(fmt::format("--id {} contradicts the target {}", only_id, t));
-        only_id = t;
-      }
-    }
     check_output_dir("--out", args->out);
-    const auto loaded = verify::load_cases(paths);
+    const api::ExploreSelection selection =
+        api::select_explore({args->targets, args->case_name, args->id, args->cases_dir, args->all});
     std::vector<std::pair<const verify::Case*, std::string>> runs;
-    for (const verify::Case& c : loaded) {
-      if (!args->case_name.empty() && c.name != args->case_name) continue;
-      if (c.explore.empty() && (args->all || args->case_name.empty())) continue;
-      for (const std::string& id : c.bounds)
-        if (only_id.empty() || id == only_id) runs.emplace_back(&c, id);
-    }
-    if (runs.empty())
-      throw InvalidArgument(fmt::format("explore: no case {}{}with a [case.explore] table in {}",
-                                        args->case_name.empty() ? "" : "named '" + args->case_name + "' ",
-                                        only_id.empty() ? "" : "checking " + only_id + " ", fmt::join(args->targets.empty() ? std::vector<std::string>{args->cases_dir} : args->targets, ", ")));
+    for (const auto& [index, id] : selection.runs) runs.emplace_back(&selection.cases[index], id);
     const std::filesystem::path dir(args->out);
     if (root) {
       make_output_dir("--out", dir);

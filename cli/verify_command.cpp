@@ -45,11 +45,7 @@ Action add_verify_command(CLI::App& app) {
     settings.jobs = worker_count("verify", args->jobs);
     settings.only = list_option("verify", "--only", args->only);
     if (!args->out.empty()) check_output_dir("--out", args->out);  // found unusable now, not after the whole run
-    if (!args->junit.empty()) {
-      if (std::filesystem::is_directory(args->junit))
-        throw InvalidArgument(fmt::format("--junit {}: a directory (give a file name)", args->junit));
-      check_output_dir("--junit", std::filesystem::absolute(args->junit).parent_path());
-    }
+    if (!args->junit.empty()) check_output_file("--junit", args->junit);
     std::vector<std::filesystem::path> paths(args->paths.begin(), args->paths.end());
     if (paths.empty()) paths.emplace_back(data_path("cases"));
     const verify::Loaded loaded = verify::load(paths);  // all validation happens before anything runs or is written

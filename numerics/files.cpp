@@ -43,6 +43,13 @@ void check_output_dir(std::string_view option, const std::filesystem::path& dir)
     throw InvalidArgument(fmt::format("{} {}: cannot be created (no permission to write in {})", option, dir.string(), up.string()));
 }
 
+void check_output_file(std::string_view option, const std::filesystem::path& file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    throw InvalidArgument(fmt::format("{} {}: a directory (give a file name)", option, file.string()));
+  check_output_dir(option, std::filesystem::absolute(file, ec).parent_path());
+}
+
 void make_output_dir(std::string_view option, const std::filesystem::path& dir) {
   check_output_dir(option, dir);
   std::error_code ec;

@@ -34,6 +34,8 @@ class OutputFile {
 // own (no file of the user's is touched).
 void check_output_dir(std::string_view option, const std::filesystem::path& dir);
 void make_output_dir(std::string_view option, const std::filesystem::path& dir);
+// An output file (--junit): not a directory, in a directory that exists or can be created; checked before any work.
+void check_output_file(std::string_view option, const std::filesystem::path& file);
 
 // The whole text to one file, checked.
 void write_file(const std::filesystem::path& path, std::string_view text);

@@ -1,19 +1,194 @@
-// _privamp: the compiled half of the `privamp` Python package (python/privamp/__init__.py is the other). Every
-// function takes plain values and returns the same JSON text the command line prints, so both front ends give the
-// same numbers; the GIL is released while the engines run. Errors: InvalidArgument → ValueError, NumericalError →
-// RuntimeError, with the command line's message.
+// _privamp: the compiled half of the `privamp` Python package (python/privamp/__init__.py is the other). Results
+// cross as Python objects built here from the engines' own results — dicts, lists, floats (infinities and NaN as
+// floats), strings — never as text; the package wraps them in named tuples and NumPy arrays. Every function runs
+// the same entry points as the command line (verify/api/api.hpp), so both front ends give the same numbers; the GIL
+// is released while the engines run. Errors: InvalidArgument → ValueError, NumericalError → RuntimeError, with the
+// command line's message.
+#include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "numerics/errors.hpp"
+#include "sim/laws/expression.hpp"
 #include "verify/api/api.hpp"
+#include "verify/explore/explore_report.hpp"
+#include "verify/report/report.hpp"
+#include "verify/runner/run.hpp"
 
 namespace py = pybind11;
 using namespace privamp;
+
+namespace {
+
+py::dict estimate_dict(const verify::Estimate& e) {
+  py::dict d;
+  d["value"] = e.value;
+  d["lower"] = e.lower;
+  d["upper"] = e.upper;
+  d["log_value"] = e.log_value;
+  d["log_lower"] = e.log_lower;
+  d["log_upper"] = e.log_upper;
+  d["error_kind"] = std::isnan(e.value) ? std::string("none") : verify::to_string(e.error_kind);  // none: not computed
+  d["level"] = e.level;
+  d["method"] = e.method;
+  d["work"] = e.work;
+  d["seconds"] = e.seconds;
+  return d;
+}
+
+py::object cell_object(const verify::Cell& c) {
+  if (const double* x = std::get_if<double>(&c)) return py::float_(*x);
+  if (const std::string* s = std::get_if<std::string>(&c)) return py::str(*s);
+  return py::none();
+}
+
+// A table as a list of dicts, one key per column (in the columns' order).
+py::list table_dicts(const verify::FlatTable& t) {
+  py::list out;
+  for (const auto& cells : t.rows) {
+    py::dict d;
+    for (std::size_t i = 0; i < cells.size(); ++i) d[py::str(t.columns[i])] = cell_object(cells[i]);
+    out.append(d);
+  }
+  return out;
+}
+
+py::list matrix_rows(const Eigen::MatrixXd& m) {
+  py::list rows;
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    py::list row;
+    for (Eigen::Index j = 0; j < m.cols(); ++j) row.append(m(i, j));
+    rows.append(row);
+  }
+  return rows;
+}
+
+py::list vector_list(const Eigen::VectorXd& v) {
+  py::list out;
+  for (Eigen::Index i = 0; i < v.size(); ++i) out.append(v(i));
+  return out;
+}
+
+// A kernel from a 2-D float64 buffer (the package turns any NumPy array into one) or from nested sequences; the
+// shape is checked before any number is copied.
+sim::FiniteKernel kernel_from_object(const py::object& K) {
+  if (py::isinstance<py::buffer>(K) && !py::isinstance<py::str>(K) && !py::isinstance<py::bytes>(K)) {
+    const py::buffer_info b = py::reinterpret_borrow<py::buffer>(K).request();
+    if (b.ndim != 2) throw InvalidArgument(fmt::format("K: a {}-dimensional array; a kernel is a 2-dimensional matrix", b.ndim));
+    if (b.format != py::format_descriptor<double>::format() || b.itemsize != sizeof(double))
+      throw InvalidArgument(fmt::format("K: array of element format '{}'; expected float64", b.format));
+    api::check_kernel_shape(static_cast<std::size_t>(b.shape[0]), static_cast<std::size_t>(b.shape[1]));
+    std::vector<std::vector<double>> rows(static_cast<std::size_t>(b.shape[0]));
+    const auto* base = static_cast<const char*>(b.ptr);
+    for (py::ssize_t i = 0; i < b.shape[0]; ++i)
+      for (py::ssize_t j = 0; j < b.shape[1]; ++j)
+        rows[static_cast<std::size_t>(i)].push_back(*reinterpret_cast<const double*>(base + i * b.strides[0] + j * b.strides[1]));
+    return api::kernel_from_rows(rows);
+  }
+  const py::sequence seq = py::reinterpret_borrow<py::sequence>(K);
+  api::check_kernel_shape(seq.size(), seq.size() == 0 ? 0 : py::len(seq[0]));
+  return api::kernel_from_rows(K.cast<std::vector<std::vector<double>>>());
+}
+
+py::dict coefficient_dict(double value, double rounding) {
+  py::dict d;
+  d["value"] = value;
+  d["lower"] = std::max(0.0, value - rounding);
+  d["upper"] = std::min(1.0, value + rounding);
+  return d;
+}
+
+py::dict kernel_dict(const api::KernelResult& r) {
+  py::dict out;
+  out["states"] = r.matrix.rows();
+  out["K"] = matrix_rows(r.matrix);
+  const auto& c = r.coefficients;
+  out["dobrushin"] = coefficient_dict(c.dobrushin, r.rounding);
+  py::dict doeblin = coefficient_dict(c.doeblin, r.rounding);
+  doeblin["omega"] = vector_list(c.omega);
+  out["doeblin"] = doeblin;
+  py::dict ultra = coefficient_dict(c.ultra_mixing, r.rounding);
+  ultra["log_ratio_bound"] = c.ultra_mixing_ldp;
+  out["ultra_mixing"] = ultra;
+  py::list at;
+  for (const auto& [e, g] : r.dobrushin_at) {
+    py::dict d = coefficient_dict(g, r.rounding);
+    d["eps"] = e;
+    at.append(d);
+  }
+  out["dobrushin_at"] = at;
+  if (!r.dp) return out;
+  py::dict dp;
+  dp["eps"] = r.dp->first;
+  dp["delta"] = r.dp->second;
+  out["dp"] = dp;
+  py::list theorem1, profile, renyi;
+  for (const auto& t : r.theorem1) {
+    py::dict d;
+    d["id"] = t.id;
+    d["statement"] = t.statement;
+    d["eps_prime"] = t.eps_prime;
+    d["delta_prime"] = t.delta_prime;
+    theorem1.append(d);
+  }
+  for (const auto& p : r.profile) {
+    py::dict d = estimate_dict(p.exact.value);
+    d["eps_prime"] = p.eps_prime;
+    d["map"] = std::vector<int>(p.exact.map.begin(), p.exact.map.end());
+    if (p.cross) d["cross_check"] = estimate_dict(*p.cross);
+    py::dict bounds;
+    for (std::size_t i = 0; i < p.bounds.size(); ++i)
+      bounds[py::str(r.theorem1[i].id)] = p.bounds[i] ? py::object(py::float_(*p.bounds[i])) : py::object(py::none());
+    d["bounds"] = bounds;
+    profile.append(d);
+  }
+  for (const auto& [alpha, w] : r.renyi) {
+    py::dict d = estimate_dict(w.value);
+    d["alpha"] = alpha;
+    d["map"] = std::vector<int>(w.map.begin(), w.map.end());
+    renyi.append(d);
+  }
+  out["theorem1"] = theorem1;
+  out["profile"] = profile;
+  out["renyi"] = renyi;
+  return out;
+}
+
+// One search: every evaluated point (its parameters as columns) and the best points re-evaluated in full.
+py::dict explore_dict(const verify::ExploreResult& r, double seconds) {
+  py::dict out;
+  out["file"] = r.file;
+  out["case"] = r.case_name;
+  out["id"] = r.id;
+  out["goal"] = verify::to_string(r.goal);
+  out["direction"] = verify::to_string(r.direction);
+  py::list axes, best_index;
+  py::dict influence, coverage;
+  for (std::size_t a = 0; a < r.space.axes.size(); ++a) {
+    const std::string& name = r.space.axes[a].name;
+    axes.append(name);
+    if (a < r.influence.size()) influence[py::str(name)] = r.influence[a];
+    if (a < r.coverage.size()) coverage[py::str(name)] = r.coverage[a];
+  }
+  for (std::size_t i : r.best_index) best_index.append(i);
+  out["axes"] = axes;
+  out["points"] = table_dicts(verify::explore_table(r));
+  out["global_points"] = r.global_points;
+  out["best"] = table_dicts(verify::flat_table(r.best));
+  out["best_index"] = best_index;
+  out["influence"] = influence;
+  out["coverage"] = coverage;
+  out["seconds"] = seconds;
+  return out;
+}
+
+}  // namespace
 
 PYBIND11_MODULE(_privamp, m) {
   m.doc() = "privamp's engines (use the privamp package, not this module)";
@@ -28,7 +203,7 @@ PYBIND11_MODULE(_privamp, m) {
     }
   });
   m.def(
-      "divergence_json",
+      "divergence",
       [](const std::string& mu, const std::string& nu, const std::vector<double>& renyi,
          const std::vector<double>& hockey_stick, bool kl, bool tv, const std::string& engine, double rel_tol,
          long samples, std::uint64_t seed, double level) {
@@ -42,12 +217,29 @@ PYBIND11_MODULE(_privamp, m) {
         r.samples = samples;
         r.seed = seed;
         r.level = level;
-        return api::to_json(api::divergence(mu, nu, r)).dump();
+        api::DivergenceResult result;
+        {
+          py::gil_scoped_release release;
+          result = api::divergence(mu, nu, r);
+        }
+        py::dict out;
+        out["p"] = result.p;
+        out["q"] = result.q;
+        out["engine"] = result.engine;
+        py::list estimates;
+        for (std::size_t i = 0; i < result.estimates.size(); ++i) {
+          py::dict d = estimate_dict(result.estimates[i]);
+          d["quantity"] = result.quantities[i].label();
+          d["error"] = result.errors[i];
+          estimates.append(d);
+        }
+        out["results"] = estimates;
+        return out;
       },
-      py::call_guard<py::gil_scoped_release>(), "divergences between two law expressions, as JSON text");
+      "divergences between two law expressions");
   m.def(
-      "kernel_json",
-      [](const std::string& matrix, const std::vector<double>& eps, const std::vector<double>& dp,
+      "kernel",
+      [](const py::object& K, const std::vector<double>& eps, const std::vector<double>& dp,
          const std::vector<double>& eps_prime, const std::vector<double>& renyi) {
         api::KernelRequest r;
         r.eps = eps;
@@ -57,19 +249,76 @@ PYBIND11_MODULE(_privamp, m) {
         }
         r.eps_prime = eps_prime;
         r.renyi = renyi;
-        return api::to_json(api::kernel(api::parse_kernel(matrix), r)).dump();
+        const sim::FiniteKernel k = kernel_from_object(K);
+        api::KernelResult result;
+        {
+          py::gil_scoped_release release;
+          result = api::kernel(k, r);
+        }
+        return kernel_dict(result);
       },
-      py::call_guard<py::gil_scoped_release>(), "coefficients and exact amplification of a finite kernel, as JSON text");
+      "coefficients and exact amplification of a finite kernel");
   m.def(
-      "verify_json",
-      [](const std::vector<std::string>& paths, const std::vector<std::string>& only, int jobs) {
+      "verify",
+      [](const std::vector<std::string>& paths, const std::vector<std::string>& only, int jobs, const std::string& out,
+         const std::string& junit) {
         api::VerifyResult r;
         {
           py::gil_scoped_release release;
-          r = api::verify(paths, only, jobs);
+          r = api::verify(paths, {only, jobs, out, junit});
         }
-        return py::make_tuple(r.rows_json, r.summary, r.violated, r.errors);
+        return py::make_tuple(table_dicts(verify::flat_table(r.rows)), r.summary, r.violated, r.errors);
       },
-      "the rows of privamp verify as JSON text, the summary table, violations and errors");
-  m.def("laws_json", []() { return api::laws().dump(); }, "the law catalogue as JSON text");
+      "the rows of privamp verify (dicts with a key per column of results.csv), the summary table, violations, errors");
+  m.def(
+      "explore",
+      [](const std::vector<std::string>& targets, const std::string& case_name, const std::string& id,
+         const std::string& cases_dir, bool all, const std::string& goal, int budget, std::uint64_t seed, int starts,
+         int jobs, bool ignore_hypotheses) {
+        verify::ExploreOptions options;
+        options.goal = verify::parse_goal(goal);
+        options.budget = budget;
+        options.seed = seed;
+        options.starts = starts;
+        options.jobs = verify::worker_count("explore", jobs);
+        options.ignore_hypotheses = ignore_hypotheses;
+        std::vector<std::pair<verify::ExploreResult, double>> results;
+        {
+          py::gil_scoped_release release;
+          const api::ExploreSelection selection = api::select_explore({targets, case_name, id, cases_dir, all});
+          for (const auto& [index, run_id] : selection.runs) {
+            const auto start = std::chrono::steady_clock::now();
+            verify::ExploreResult r = verify::explore(selection.cases[index], run_id, options);
+            results.emplace_back(std::move(r), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+          }
+        }
+        py::list out;
+        for (const auto& [r, seconds] : results) out.append(explore_dict(r, seconds));
+        return out;
+      },
+      "searches of privamp explore: per case and ID, the evaluated points and the best points");
+  m.def(
+      "laws",
+      []() {
+        py::list out;
+        for (const sim::LawSpec& law : sim::law_catalogue()) {
+          py::list params;
+          for (const sim::ParamSpec& p : law.params) {
+            py::dict d;
+            d["name"] = p.name;
+            d["kind"] = sim::to_string(p.kind);
+            d["default"] = p.default_value ? py::object(py::str(*p.default_value)) : py::object(py::none());
+            d["doc"] = p.doc;
+            params.append(d);
+          }
+          py::dict d;
+          d["name"] = law.name;
+          d["summary"] = law.summary;
+          d["example"] = law.example;
+          d["params"] = params;
+          out.append(d);
+        }
+        return out;
+      },
+      "the law catalogue");
 }

@@ -2,20 +2,20 @@
 privacy-amplification theorems.
 
 The functions mirror the command line (``privamp divergence``, ``privamp kernel``, ``privamp verify``,
-``privamp laws``) and return the same numbers: both call the same C++ engines, and every value comes with an
-interval that contains the truth. Bad input raises ``ValueError`` with the command line's message; a computation
+``privamp explore``, ``privamp laws``) and return the same numbers: both call the same C++ engines, and every
+value comes with an interval that contains the truth. Results cross from C++ as Python objects (floats,
+infinities as ``float('inf')``), never as text. Bad input raises ``ValueError`` with the command line's message; a computation
 that cannot be finished raises ``RuntimeError``. The engines release the GIL while they run.
 """
 
-import json as _json
 import math as _math
 import time as _time
 from collections import namedtuple as _namedtuple
 
 from . import _privamp
 
-__all__ = ["divergence", "privacy_profile", "epsilon", "kernel", "verify", "laws", "Estimate", "Divergences",
-           "ProfilePoint", "__version__"]
+__all__ = ["divergence", "privacy_profile", "epsilon", "kernel", "verify", "explore", "laws", "Estimate",
+           "Divergences", "ProfilePoint", "VerifyResult", "Search", "__version__"]
 
 __version__ = _privamp.__version__
 
@@ -30,15 +30,6 @@ confidence `level` for Monte Carlo), natural logs of the three (finite where the
 the kind of error behind the interval, the method, the work done and the time taken. `error` is empty, or says
 why this quantity has no value (NaN; the call's other quantities are still computed) or which ordering it
 violates together with another value of the call."""
-
-
-def _number(x):
-    """JSON numbers of the engines: infinities are the strings "inf"/"-inf", undefined values null."""
-    if x is None:
-        return _math.nan
-    if isinstance(x, str):
-        return float(x)
-    return x
 
 
 def _numbers(values, name):
@@ -82,16 +73,9 @@ def divergence(mu, nu, renyi=None, hockey_stick=None, kl=False, tv=False, engine
     renyi: orders alpha > 1 (float('inf') for R_inf); hockey_stick: epsilons >= 0 (scalars, lists or NumPy
     arrays); kl, tv: flags. engine: auto | closed | sum | quadrature | gsl | mc | certified. Returns `Divergences`, a list
     of `Estimate` in the order renyi, hockey_stick, kl, tv."""
-    text = _privamp.divergence_json(str(mu), str(nu), _numbers(renyi, "renyi"),
-                                    _numbers(hockey_stick, "hockey_stick"), bool(kl), bool(tv), str(engine),
-                                    float(rel_tol), int(samples), int(seed), float(level))
-    out = _json.loads(text)
-    records = [
-        Estimate(r["quantity"], _number(r["value"]), _number(r["lower"]), _number(r["upper"]),
-                 _number(r["log_value"]), _number(r["log_lower"]), _number(r["log_upper"]), r["error_kind"],
-                 r["level"], r["method"], r["work"], r["seconds"], r.get("error", ""))
-        for r in out["results"]
-    ]
+    out = _privamp.divergence(str(mu), str(nu), _numbers(renyi, "renyi"), _numbers(hockey_stick, "hockey_stick"),
+                              bool(kl), bool(tv), str(engine), float(rel_tol), int(samples), int(seed), float(level))
+    records = [Estimate(**r) for r in out["results"]]
     return Divergences(records, out["p"], out["q"], out["engine"])
 
 
@@ -176,33 +160,91 @@ def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
 
 
 def kernel(K, eps=None, dp=None, eps_prime=None, renyi=None):
-    """Mixing coefficients of a finite Markov kernel K (rows: nested lists or a 2-D NumPy array, each row a
-    probability vector) and, with dp=(eps, delta), its exact worst-case amplification of (eps, delta)-DP
-    mechanisms at eps_prime (with the maximising map and Theorem 1's four bounds) and the worst-case Renyi
-    divergence at the orders renyi, like ``privamp kernel --json``. Returns that JSON object as a dict."""
+    """Mixing coefficients of a finite Markov kernel K (a 2-D NumPy array, or nested lists; each row a probability
+    vector) and, with dp=(eps, delta), its exact worst-case amplification of (eps, delta)-DP mechanisms at
+    eps_prime (with the maximising map and Theorem 1's four bounds) and the worst-case Renyi divergence at the
+    orders renyi. Returns a dict with the keys of ``privamp kernel --json`` (numbers as floats, infinities as
+    float('inf'), a bound that does not apply as None)."""
+    if hasattr(K, "__array__"):
+        import numpy as np
+        K = np.ascontiguousarray(K, dtype=np.float64)
+    else:
+        try:
+            K = [[float(v) for v in row] for row in K]
+        except (TypeError, ValueError):
+            raise ValueError("K: expected a list of rows of numbers (a square matrix) or a 2-D NumPy array") from None
+    return _privamp.kernel(K, _numbers(eps, "eps"), _numbers(dp, "dp"), _numbers(eps_prime, "eps_prime"),
+                           _numbers(renyi, "renyi"))
+
+
+VerifyResult = _namedtuple("VerifyResult", ["rows", "summary", "violated", "errors"])
+VerifyResult.__doc__ = """What `verify` returns: `rows`, a list of dicts with the columns of results.csv (file, case, id,
+parameters, quantity, mu, nu, exact, exact_lower, exact_upper, error_kind, method, cross_check, bound,
+bound_over_exact, verdict, reason, note, then one column per parameter: ``pandas.DataFrame(result.rows)`` is the
+flat table); `summary`, the printed table per theorem; the counts of `violated` and `errors` rows."""
+
+
+def _names(values, name):
+    """A comma-separated string or an iterable of strings, as a list."""
+    if values is None:
+        return []
+    if isinstance(values, str):
+        return [s for s in values.split(",") if s]
     try:
-        rows = [[float(v) for v in row] for row in K]
+        return [str(v) for v in values]
     except TypeError:
-        raise ValueError("K: expected a list of rows (a square matrix)") from None
-    text = _privamp.kernel_json(_json.dumps(rows), _numbers(eps, "eps"), _numbers(dp, "dp"),
-                                _numbers(eps_prime, "eps_prime"), _numbers(renyi, "renyi"))
-    return _json.loads(text, parse_constant=float)
+        raise ValueError(f"{name}: expected a name or a list of names, got {values!r}") from None
 
 
-def verify(files, only=None, jobs=0):
-    """Runs the theorem catalogue over case files or directories, like ``privamp verify``.
+def _integer(value, name, low, high):
+    """An integer in [low, high], or ValueError naming it, its value and the range."""
+    try:
+        ok = float(value) == int(value) and low <= int(value) <= high
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise ValueError(f"{name} = {value!r} is out of range (allowed: an integer with {low} <= {name} <= {high})")
+    return int(value)
 
-    Returns (rows, summary): rows is a list of dicts, one per point and theorem ID, as in results.json
-    (``pandas.DataFrame(rows)`` makes a table of it); summary is the printed table per theorem."""
-    if isinstance(files, str):
-        files = [files]
-    if isinstance(only, str):
-        only = [s for s in only.split(",") if s]
-    rows_text, summary, _violated, _errors = _privamp.verify_json([str(f) for f in files], list(only or []),
-                                                                  int(jobs))
-    return _json.loads(rows_text), summary
+
+def verify(files, only=None, jobs=0, out=None, junit=None):
+    """Runs the theorem catalogue over case files or directories, like ``privamp verify``: `only` the theorem IDs
+    given (a list, or "E2,T5"), with `jobs` workers (0: the cores). With `out`, writes results.csv, results.json
+    and report.md there (as ``--out``); with `junit`, the JUnit XML report (as ``--junit``). Returns a
+    `VerifyResult` (rows, summary, violated, errors)."""
+    rows, summary, violated, errors = _privamp.verify(_names(files, "files"), _names(only, "only"), _integer(jobs, "jobs", 0, 1024),
+                                                      "" if out is None else str(out),
+                                                      "" if junit is None else str(junit))
+    return VerifyResult(rows, summary, violated, errors)
+
+
+Search = _namedtuple("Search", ["file", "case", "id", "goal", "direction", "axes", "points", "global_points", "best",
+                                "best_index", "influence", "coverage", "seconds"])
+Search.__doc__ = """One search of `explore` (one case and bound ID): `points`, every evaluation as a dict with the columns
+of the command's STEM.csv (index, phase ("global" or "localK"), the searched axes, status, verdict, outside,
+exact, exact_lower, exact_upper, bound, bound_lower, bound_upper, slack, ratio, objective, message), in the
+order evaluated; `best`, the best
+distinct points re-evaluated in full with the case's own engines, as rows with the columns of `verify`, and
+`best_index`, their positions in `points`; `influence` and `coverage` per searched axis (`axes`); `slack` is
+log(bound/exact) for an upper bound (log(exact/bound) for a lower one) and `ratio` its exponential."""
+
+
+def explore(target, case=None, id=None, goal="loosest", budget=200, seed=1, starts=3, jobs=0,
+            ignore_hypotheses=False, all=False, cases="cases"):
+    """Searches a case's parameter space for where a bound is loosest, tightest or violated, like ``privamp
+    explore``: `target` is a case file or a theorem ID (then its cases with a [case.explore] table in the
+    directory `cases`); with `all=True`, every case with such a table in `target` (a file, a directory or a list
+    of them; default: `cases`). goal: loosest | tightest | violation; budget: evaluations per case and ID; seed:
+    of the Sobol rotation (results are reproducible from it). Returns a list of `Search`, one per case and ID."""
+    targets = [] if target is None else _names([target] if isinstance(target, str) else target, "target")
+    runs = _privamp.explore(targets, "" if case is None else str(case), "" if id is None else str(id), str(cases),
+                            bool(all), str(goal), _integer(budget, "budget", 2, 10**7),
+                            _integer(seed, "seed", 0, 2**63 - 1), _integer(starts, "starts", 1, 64),
+                            _integer(jobs, "jobs", 0, 1024),
+                            bool(ignore_hypotheses))
+    return [Search(**r) for r in runs]
 
 
 def laws():
     """The law catalogue: a list of dicts with name, summary, example and params (name, kind, default, doc)."""
-    return _json.loads(_privamp.laws_json())
+    return _privamp.laws()

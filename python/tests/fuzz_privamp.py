@@ -73,7 +73,7 @@ def main():
         low = write("low.toml", CASE.format(formula="0"))
         high = write("high.toml", CASE.format(formula="1e300"))
         uses = write("uses.toml", USES)
-        rows, _ = privamp.verify(low)
+        rows = privamp.verify(low).rows
         if not all(r["verdict"] == "violated" for r in rows):
             failures.append("a bound of 0 on R_alpha was not violated")
         expect_refusal("a bound declared by an earlier call", lambda: privamp.verify(uses))
@@ -84,7 +84,7 @@ def main():
 
         def run(path, want):
             for _ in range(5):
-                for r in privamp.verify(path)[0]:
+                for r in privamp.verify(path).rows:
                     if r["verdict"] != want:
                         wrong.append((path, r["verdict"]))
 

@@ -1,9 +1,11 @@
 """Tests of the privamp Python module against the command line's JSON (run by CTest with the system Python)."""
 
+import csv
 import json
 import math
 import os
 import subprocess
+import tempfile
 import threading
 import unittest
 
@@ -102,6 +104,33 @@ class Kernel(unittest.TestCase):
         self.assertEqual(got["profile"][2]["bounds"]["T1.1"], 0.004)
         self.assertIsNone(got["profile"][0]["bounds"]["T1.1"])  # Theorem 1 (1) says nothing at eps' < eps
 
+    def test_numpy_array(self):
+        try:
+            import numpy as np
+        except ImportError:
+            self.skipTest("NumPy is not installed")
+        lists = privamp.kernel(self.K, dp=(1, 0.01), eps_prime=[0.5])
+        for K in (np.array(self.K), np.asfortranarray(self.K)):
+            got = privamp.kernel(K, dp=(1, 0.01), eps_prime=[0.5])
+            self.assertEqual(got["doeblin"], lists["doeblin"])
+            self.assertEqual(got["profile"][0]["value"], lists["profile"][0]["value"])
+        # Integer matrices are converted; a view with strides is read element by element.
+        eye = privamp.kernel(np.eye(3, dtype=int))
+        self.assertEqual(eye["dobrushin"]["value"], 1.0)
+        wide = np.array([[0.5, 9, 0.5, 9], [0.2, 9, 0.8, 9]])[:, ::2]
+        self.assertEqual(privamp.kernel(wide)["K"], [[0.5, 0.5], [0.2, 0.8]])
+        with self.assertRaisesRegex(ValueError, "3-dimensional"):
+            privamp.kernel(np.ones((2, 2, 2)) / 2)
+        with self.assertRaisesRegex(ValueError, "2 x 3"):
+            privamp.kernel(np.ones((2, 3)) / 3)
+        with self.assertRaisesRegex(ValueError, "allowed at most 1024"):
+            privamp.kernel(np.ones((2000, 2000)) / 2000)
+
+    def test_infinities_are_floats(self):
+        # A column with a zero and a non-zero entry: the ultra-mixing log ratio is unbounded.
+        got = privamp.kernel([[1.0, 0.0], [0.5, 0.5]])
+        self.assertEqual(got["ultra_mixing"]["log_ratio_bound"], float("inf"))
+
     def test_bad_kernel(self):
         with self.assertRaisesRegex(ValueError, "row 0 sums to 1.01"):
             privamp.kernel([[0.5, 0.3, 0.21], [0.1, 0.6, 0.3], [0.25, 0.25, 0.5]])
@@ -111,19 +140,105 @@ class Kernel(unittest.TestCase):
             privamp.kernel(self.K, dp=[1, 0.1, 3], eps_prime=[1])
 
 
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def same_cell(python, text):
+    """A Python cell against the CSV's text of it (numbers printed with 17 digits, empty for NaN or missing)."""
+    if python is None:
+        return text == ""
+    if isinstance(python, float):
+        return (math.isnan(python) and text == "") or python == float(text)
+    return python == text
+
+
 class Verify(unittest.TestCase):
-    def test_rows_of_a_case_file(self):
-        rows, summary = privamp.verify(os.path.join(SOURCE, "cases", "diffusions.toml"), only="E4,E5", jobs=2)
-        self.assertIn("E4", summary)
-        self.assertEqual({r["id"] for r in rows}, {"E4", "E5"})
-        self.assertTrue(all(r["verdict"] == "tight" for r in rows))
-        self.assertTrue(all(r["exact"]["lower"] <= r["bound"] * (1 + 1e-12) for r in rows))
+    CASES = os.path.join(SOURCE, "cases", "diffusions.toml")
+
+    def test_rows_are_the_command_lines_csv(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            cli_out, py_out = os.path.join(tmp, "cli"), os.path.join(tmp, "py")
+            subprocess.run([EXE, "verify", self.CASES, "--only", "E4,E5", "--out", cli_out], check=True,
+                           capture_output=True)
+            result = privamp.verify(self.CASES, only="E4,E5", jobs=2, out=py_out,
+                                    junit=os.path.join(tmp, "junit.xml"))
+            want = read_csv(os.path.join(cli_out, "results.csv"))
+            self.assertEqual(len(result.rows), len(want))
+            self.assertEqual(list(result.rows[0].keys()), list(want[0].keys()))
+            for got_row, want_row in zip(result.rows, want):
+                for column, text in want_row.items():
+                    self.assertTrue(same_cell(got_row[column], text), (column, got_row[column], text))
+            # out= writes the same files as --out.
+            with open(os.path.join(cli_out, "results.csv")) as a, open(os.path.join(py_out, "results.csv")) as b:
+                self.assertEqual(a.read(), b.read())
+            self.assertTrue(os.path.exists(os.path.join(py_out, "report.md")))
+            with open(os.path.join(tmp, "junit.xml")) as f:
+                self.assertIn("<testsuites", f.read())
+        self.assertIn("E4", result.summary)
+        self.assertEqual((result.violated, result.errors), (0, 0))
+        self.assertEqual({r["id"] for r in result.rows}, {"E4", "E5"})
+        self.assertTrue(all(r["verdict"] == "tight" for r in result.rows))
+        self.assertTrue(all(r["exact_lower"] <= r["bound"] * (1 + 1e-12) for r in result.rows))
+        self.assertIsInstance(result.rows[0]["t"], float)  # parameters are columns, numbers as numbers
+
+    def test_data_frame(self):
+        try:
+            import pandas
+        except ImportError:
+            self.skipTest("pandas is not installed")
+        frame = pandas.DataFrame(privamp.verify(self.CASES, only="E4").rows)
+        self.assertIn("t", frame.columns)
+        self.assertEqual(frame["verdict"].unique().tolist(), ["tight"])
 
     def test_bad_case_file(self):
         with self.assertRaisesRegex(ValueError, "key 'bounds'"):
             privamp.verify(os.path.join(SOURCE, "tests", "cli", "bad_case.toml"))
         with self.assertRaisesRegex(ValueError, "unknown theorem|unknown bound|known"):
-            privamp.verify(os.path.join(SOURCE, "cases", "diffusions.toml"), only="NOPE")
+            privamp.verify(self.CASES, only="NOPE")
+        with self.assertRaisesRegex(ValueError, "jobs = -1 is out of range"):
+            privamp.verify(self.CASES, jobs=-1)
+        with tempfile.NamedTemporaryFile() as f:
+            with self.assertRaisesRegex(ValueError, "is a file, not a directory"):
+                privamp.verify(self.CASES, out=f.name)
+
+
+class Explore(unittest.TestCase):
+    COUPLINGS = os.path.join(SOURCE, "cases", "couplings.toml")
+    CASE = "iterated Laplace Lap(f(D), l1) then Lap(x, l2)"
+
+    def test_same_search_as_the_command_line(self):
+        searches = privamp.explore(self.COUPLINGS, case=self.CASE, budget=24, seed=3, jobs=2)
+        self.assertEqual([s.id for s in searches], ["E2"])
+        got = searches[0]
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run([EXE, "explore", self.COUPLINGS, "--case", self.CASE, "--budget", "24", "--seed", "3",
+                            "--out", tmp], check=True, capture_output=True)
+            stems = [f[:-5] for f in os.listdir(tmp) if f.endswith(".json")]
+            self.assertEqual(len(stems), 1)
+            want = read_csv(os.path.join(tmp, stems[0] + ".csv"))
+        self.assertEqual(len(got.points), len(want))
+        self.assertEqual(list(got.points[0].keys()), list(want[0].keys()))
+        for p, w in zip(got.points, want):
+            for column, text in w.items():
+                self.assertTrue(same_cell(p[column], text), (column, p[column], text))
+        self.assertEqual(got.goal, "loosest")
+        self.assertGreaterEqual(len(got.best), 1)
+        best = got.points[got.best_index[0]]
+        self.assertEqual(best["slack"], max(p["slack"] for p in got.points if p["status"] == "ok"))
+        self.assertAlmostEqual(best["ratio"], best["bound"] / best["exact"], delta=1e-12 * best["ratio"])
+        self.assertEqual(got.best[0]["id"], "E2")
+        self.assertIn(got.best[0]["verdict"], ("holds", "tight"))
+        self.assertEqual(set(got.influence), set(got.axes))
+
+    def test_bad_input(self):
+        with self.assertRaisesRegex(ValueError, "budget = 1 is out of range"):
+            privamp.explore(self.COUPLINGS, budget=1)
+        with self.assertRaisesRegex(ValueError, "goal 'worst'"):
+            privamp.explore(self.COUPLINGS, goal="worst")
+        with self.assertRaisesRegex(ValueError, "unknown theorem ID 'NOPE'"):
+            privamp.explore("NOPE", cases=os.path.join(SOURCE, "cases"))
 
 
 def gaussian_delta(eps, mu):
@@ -180,7 +295,8 @@ class Laws(unittest.TestCase):
         self.assertTrue({"gaussian", "laplace_sum", "noisy_sgd", "chain"} <= names)
 
     def test_docstrings(self):
-        for f in (privamp.divergence, privamp.kernel, privamp.verify, privamp.laws, privamp.Divergences.arrays):
+        for f in (privamp.divergence, privamp.kernel, privamp.verify, privamp.explore, privamp.laws,
+                  privamp.Divergences.arrays):
             self.assertTrue(f.__doc__ and len(f.__doc__) > 40, f.__name__)
 
 

@@ -12,6 +12,7 @@
 #include <toml++/toml.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/files.hpp"
 #include "sim/laws/expression.hpp"
 #include "verify/divergence/engines.hpp"
 #include "verify/report/report.hpp"
@@ -117,9 +118,6 @@ nlohmann::json to_json(const DivergenceResult& r) {
 
 namespace {
 
-// The largest kernel read at all: its coefficients take O(states³) (the exact profiles have smaller limits).
-constexpr std::size_t kMaxKernelStates = 1024;
-
 Eigen::MatrixXd to_matrix(const std::vector<std::vector<double>>& rows, const std::string& what) {
   if (rows.empty()) throw InvalidArgument(fmt::format("{}: the matrix is empty", what));
   const std::size_t n = rows.size();
@@ -200,6 +198,17 @@ sim::FiniteKernel parse_kernel(const std::string& text) {
     return sim::FiniteKernel(to_matrix(rows_from_json(j, what), what));
   }
   return sim::FiniteKernel(to_matrix(rows_from_csv(text, what), what));
+}
+
+void check_kernel_shape(std::size_t rows, std::size_t columns) {
+  if (rows == 0) throw InvalidArgument("K: the matrix is empty");
+  if (rows > kMaxKernelStates) throw InvalidArgument(fmt::format("K: {} rows; allowed at most {}", rows, kMaxKernelStates));
+  if (columns != rows)
+    throw InvalidArgument(fmt::format("K: {} x {}; a kernel on {} states is a square {} x {} matrix", rows, columns, rows, rows, rows));
+}
+
+sim::FiniteKernel kernel_from_rows(const std::vector<std::vector<double>>& rows) {
+  return sim::FiniteKernel(to_matrix(rows, "K"));
 }
 
 sim::FiniteKernel read_kernel_file(const std::string& path) {
@@ -333,18 +342,59 @@ nlohmann::json to_json(const KernelResult& r) {
   return out;
 }
 
-VerifyResult verify(const std::vector<std::string>& paths, const std::vector<std::string>& only, int jobs) {
+VerifyResult verify(const std::vector<std::string>& paths, const VerifyRequest& request) {
   std::vector<std::filesystem::path> files(paths.begin(), paths.end());
   if (files.empty()) throw InvalidArgument("verify: give at least one case file or directory");
   verify::RunSettings settings;
-  settings.only = only;
-  settings.jobs = verify::worker_count("verify", jobs);  // checked before the files are read
-  const verify::RunResult r = verify::run(verify::load(files), settings);  // the load is a value of this call
+  settings.only = request.only;
+  settings.jobs = verify::worker_count("verify", request.jobs);  // checked before the files are read
+  if (!request.out.empty()) check_output_dir("out", request.out);
+  if (!request.junit.empty()) check_output_file("junit", request.junit);
+  const verify::RunResult r = verify::run(verify::load(files), settings);  // IDs and jobs checked before it runs
   VerifyResult out;
-  out.rows_json = verify::rows_json(r.rows);
   out.summary = verify::summary_table(r.rows);
   out.violated = r.violated;
   out.errors = r.errors;
+  if (!request.out.empty()) verify::write_reports(r.rows, request.out);
+  if (!request.junit.empty()) verify::write_junit(r.rows, request.junit);
+  out.rows = r.rows;
+  return out;
+}
+
+// ---- searches ----
+
+ExploreSelection select_explore(const ExploreRequest& request) {
+  std::vector<std::filesystem::path> paths;
+  std::string only_id = request.id;
+  if (request.all) {
+    for (const auto& t : request.targets) paths.emplace_back(t);
+    if (paths.empty()) paths.emplace_back(request.cases_dir);
+  } else {
+    if (request.targets.size() != 1) throw InvalidArgument("explore: give one case file or theorem ID (or --all)");
+    const std::string& t = request.targets.front();
+    if (std::filesystem::exists(t)) {
+      paths.emplace_back(t);
+    } else {
+      verify::find_bound(t);  // an unknown ID (not a file either) is refused with the list of IDs
+      paths.emplace_back(request.cases_dir);
+      if (!only_id.empty() && only_id != t) throw InvalidArgument(fmt::format("--id {} contradicts the target {}", only_id, t));
+      only_id = t;
+    }
+  }
+  ExploreSelection out;
+  out.cases = verify::load_cases(paths);
+  for (std::size_t i = 0; i < out.cases.size(); ++i) {
+    const verify::Case& c = out.cases[i];
+    if (!request.case_name.empty() && c.name != request.case_name) continue;
+    if (c.explore.empty() && (request.all || request.case_name.empty())) continue;
+    for (const std::string& id : c.bounds)
+      if (only_id.empty() || id == only_id) out.runs.emplace_back(i, id);
+  }
+  if (out.runs.empty())
+    throw InvalidArgument(fmt::format("explore: no case {}{}with a [case.explore] table in {}",
+                                      request.case_name.empty() ? "" : "named '" + request.case_name + "' ",
+                                      only_id.empty() ? "" : "checking " + only_id + " ",
+                                      fmt::join(request.targets.empty() ? std::vector<std::string>{request.cases_dir} : request.targets, ", ")));
   return out;
 }
 

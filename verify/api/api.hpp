@@ -14,6 +14,7 @@
 
 #include "sim/kernels/finite_kernel.hpp"
 #include "verify/bounds/catalogue.hpp"
+#include "verify/explore/explore.hpp"
 #include "verify/divergence/estimate.hpp"
 #include "verify/divergence/worst_case.hpp"
 
@@ -54,6 +55,11 @@ nlohmann::json to_json(const DivergenceResult& result);  // the stable object do
 sim::FiniteKernel parse_kernel(const std::string& text);
 // From a file: .csv, .json, or .toml with a key K = [[...]].
 sim::FiniteKernel read_kernel_file(const std::string& path);
+// From rows of numbers (Python's nested lists or a NumPy array). `check_kernel_shape` refuses a shape before its
+// numbers are copied: square, at least one and at most kMaxKernelStates states.
+inline constexpr std::size_t kMaxKernelStates = 1024;  // its coefficients take O(states^3)
+void check_kernel_shape(std::size_t rows, std::size_t columns);
+sim::FiniteKernel kernel_from_rows(const std::vector<std::vector<double>>& rows);
 
 struct KernelRequest {
   std::vector<double> eps;                      // (γ, ε)-Dobrushin coefficients at these ε
@@ -84,13 +90,33 @@ KernelResult kernel(const sim::FiniteKernel& kernel, const KernelRequest& reques
 nlohmann::json to_json(const KernelResult& result);
 
 // ---- the theorem catalogue over case files (`privamp verify`) ----
+struct VerifyRequest {
+  std::vector<std::string> only;  // theorem IDs (empty: all)
+  int jobs = 0;                   // workers (0: the cores)
+  std::string out;                // when given: results.csv, results.json and report.md there, as `verify --out`
+  std::string junit;              // when given: the JUnit XML report, as `verify --junit`
+};
 struct VerifyResult {
-  std::string rows_json;  // the rows of results.json
-  std::string summary;    // the summary table per theorem ID
+  std::vector<verify::Row> rows;
+  std::string summary;  // the summary table per theorem ID
   long violated = 0, errors = 0;
 };
-// Loads (and validates) every case file or directory, runs the points with `jobs` workers (0: the cores).
-VerifyResult verify(const std::vector<std::string>& paths, const std::vector<std::string>& only, int jobs);
+// Loads (and validates) every case file or directory (and checks the output paths) before anything runs.
+VerifyResult verify(const std::vector<std::string>& paths, const VerifyRequest& request);
+
+// ---- searches (`privamp explore`) ----
+struct ExploreRequest {
+  std::vector<std::string> targets;  // one case file or theorem ID; with `all`, files and directories (none: cases_dir)
+  std::string case_name, id;         // only the case of this name, only this ID (empty: all)
+  std::string cases_dir;             // where a theorem ID and `all` look for cases
+  bool all = false;                  // every case with a [case.explore] table
+};
+// The cases a request reads and the (case index, ID) pairs it explores, in order; InvalidArgument when none.
+struct ExploreSelection {
+  std::vector<verify::Case> cases;
+  std::vector<std::pair<std::size_t, std::string>> runs;
+};
+ExploreSelection select_explore(const ExploreRequest& request);
 
 // ---- the law catalogue (`privamp laws`) ----
 nlohmann::json laws();

@@ -270,28 +270,30 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
   return s;
 }
 
-void write_explore_csv(const ExploreResult& r, const std::filesystem::path& file) {
-  OutputFile checked(file);
-  std::ostream& out = checked.stream();
-  out << "index,phase";
-  for (const auto& a : r.space.axes) out << "," << a.name;
-  out << ",status,verdict,outside,exact,exact_lower,exact_upper,bound,bound_lower,bound_upper,slack,objective,message\n";
-  out.precision(17);
+FlatTable explore_table(const ExploreResult& r) {
+  FlatTable t;
+  t.columns = {"index", "phase"};
+  for (const auto& a : r.space.axes) t.columns.push_back(a.name);
+  for (const char* c : {"status", "verdict", "outside", "exact", "exact_lower", "exact_upper", "bound", "bound_lower",
+                        "bound_upper", "slack", "ratio", "objective", "message"})
+    t.columns.emplace_back(c);
   for (std::size_t i = 0; i < r.evaluations.size(); ++i) {
     const Evaluation& e = r.evaluations[i];
-    out << i << "," << (e.start < 0 ? std::string("global") : "local" + std::to_string(e.start + 1));
-    for (const auto& a : r.space.axes) out << "," << value_text(e.point, a.name);
-    out << "," << to_string(e.status) << "," << to_string(e.verdict) << "," << (e.outside ? 1 : 0);
-    for (double v : {e.exact, e.exact_lower, e.exact_upper, e.bound, e.bound_lower, e.bound_upper, e.slack, objective(r.goal, e.slack)}) {
-      out << ",";
-      if (!std::isnan(v)) out << v;
+    std::vector<Cell> cells = {static_cast<double>(i), e.start < 0 ? std::string("global") : "local" + std::to_string(e.start + 1)};
+    for (const auto& a : r.space.axes) {
+      if (const auto n = e.point.numbers.find(a.name); n != e.point.numbers.end()) cells.emplace_back(n->second);
+      else cells.emplace_back(e.point.word(a.name));
     }
-    std::string message = e.message.substr(0, e.message.find('\n'));  // one line, quoted
-    std::replace(message.begin(), message.end(), '"', '\'');
-    out << ",\"" << message << "\"\n";
+    for (Cell c : std::initializer_list<Cell>{to_string(e.status), to_string(e.verdict), e.outside ? 1.0 : 0.0, e.exact,
+                                              e.exact_lower, e.exact_upper, e.bound, e.bound_lower, e.bound_upper, e.slack,
+                                              std::exp(e.slack), objective(r.goal, e.slack), e.message})
+      cells.push_back(std::move(c));
+    t.rows.push_back(std::move(cells));
   }
-  checked.close();
+  return t;
 }
+
+void write_explore_csv(const ExploreResult& r, const std::filesystem::path& file) { write_table_csv(explore_table(r), file); }
 
 void write_explore_json(const ExploreResult& r, const ExploreOptions& o, const std::filesystem::path& file) {
   using nlohmann::json;

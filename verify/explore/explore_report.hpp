@@ -7,6 +7,7 @@
 #include <string>
 
 #include "verify/explore/explore.hpp"
+#include "verify/report/report.hpp"
 
 namespace privamp::verify {
 
@@ -17,6 +18,10 @@ std::string ratio_text(double slack);
 
 std::string explore_markdown(const Case& c, const ExploreResult& r, const ExploreOptions& options,
                              const std::string& stem);
+// Every evaluation as a row (what STEM.csv holds and Python's explore returns): index, phase ("global" or
+// "local K"), the searched axes, status, verdict, outside (0/1), exact, exact_lower, exact_upper, bound,
+// bound_lower, bound_upper, slack, ratio (e^slack: bound/exact, exact/bound for a lower bound), objective, message.
+FlatTable explore_table(const ExploreResult& r);
 void write_explore_csv(const ExploreResult& r, const std::filesystem::path& file);
 void write_explore_json(const ExploreResult& r, const ExploreOptions& options, const std::filesystem::path& file);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -58,7 +59,7 @@ std::map<std::string, Stats> by_id(const std::vector<Row>& rows) {
 }
 
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
@@ -88,35 +89,51 @@ std::string summary_table(const std::vector<Row>& rows) {
   return out;
 }
 
-void write_csv(const std::vector<Row>& rows, const std::filesystem::path& file) {
-  OutputFile checked(file);
-  std::ostream& out = checked.stream();
-  out.precision(17);
-  // The fixed columns, then one column per parameter over all rows (empty where a row has no such parameter),
-  // named by the parameter ("param_" before a name that is also a fixed column).
-  const std::vector<std::string> fixed = {"file", "case", "id", "parameters", "quantity", "mu", "nu", "exact", "exact_lower",
-                                          "exact_upper", "error_kind", "method", "cross_check", "bound", "bound_over_exact",
-                                          "verdict", "reason", "note"};
+FlatTable flat_table(const std::vector<Row>& rows) {
+  FlatTable t;
+  t.columns = {"file", "case", "id", "parameters", "quantity", "mu", "nu", "exact", "exact_lower", "exact_upper",
+               "error_kind", "method", "cross_check", "bound", "bound_over_exact", "verdict", "reason", "note"};
+  const std::size_t fixed = t.columns.size();
   std::set<std::string> names;
   for (const Row& r : rows) {
     for (const auto& [name, value] : r.params.numbers) names.insert(name);
     for (const auto& [name, value] : r.params.words) names.insert(name);
   }
-  out << fmt::format("{}", fmt::join(fixed, ","));
   for (const auto& name : names)
-    out << ',' << csv_field(std::find(fixed.begin(), fixed.end(), name) == fixed.end() ? name : "param_" + name);
-  out << '\n';
+    t.columns.push_back(std::find(t.columns.begin(), t.columns.begin() + static_cast<std::ptrdiff_t>(fixed), name) ==
+                                t.columns.begin() + static_cast<std::ptrdiff_t>(fixed)
+                            ? name
+                            : "param_" + name);
+  t.rows.reserve(rows.size());
+  const double none = std::numeric_limits<double>::quiet_NaN();
   for (const Row& r : rows) {
-    out << csv_field(r.file) << ',' << csv_field(r.case_name) << ',' << r.id << ',' << csv_field(r.params.describe())
-        << ',' << csv_field(r.quantity()) << ',' << csv_field(r.mu) << ',' << csv_field(r.nu) << ',' << r.exact.value
-        << ',' << r.exact.lower << ',' << r.exact.upper << ',' << to_string(r.exact.error_kind) << ','
-        << csv_field(r.exact.method) << ',' << (r.cross ? csv_number(r.cross->value) : "") << ',' << csv_number(r.bound)
-        << ',' << csv_number(r.ratio()) << ',' << to_string(r.verdict) << ',' << csv_field(r.reason) << ',' << csv_field(r.note);
+    std::vector<Cell> cells = {r.file, r.case_name, r.id, r.params.describe(), r.quantity(), r.mu, r.nu, r.exact.value,
+                               r.exact.lower, r.exact.upper, to_string(r.exact.error_kind), r.exact.method,
+                               r.cross ? r.cross->value : none, r.bound, r.ratio(), to_string(r.verdict), r.reason, r.note};
     for (const auto& name : names) {
-      out << ',';
-      if (const auto n = r.params.numbers.find(name); n != r.params.numbers.end()) out << csv_number(n->second);
-      else if (const auto w = r.params.words.find(name); w != r.params.words.end()) out << csv_field(w->second);
+      if (const auto n = r.params.numbers.find(name); n != r.params.numbers.end()) cells.emplace_back(n->second);
+      else if (const auto w = r.params.words.find(name); w != r.params.words.end()) cells.emplace_back(w->second);
+      else cells.emplace_back(std::monostate{});
     }
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
+}
+
+void write_csv(const std::vector<Row>& rows, const std::filesystem::path& file) { write_table_csv(flat_table(rows), file); }
+
+void write_table_csv(const FlatTable& t, const std::filesystem::path& file) {
+  OutputFile checked(file);
+  std::ostream& out = checked.stream();
+  auto cell = [](const Cell& c) {
+    if (const double* x = std::get_if<double>(&c)) return csv_number(*x);
+    if (const std::string* s = std::get_if<std::string>(&c)) return csv_field(*s);
+    return std::string();
+  };
+  for (std::size_t i = 0; i < t.columns.size(); ++i) out << (i ? "," : "") << csv_field(t.columns[i]);
+  out << '\n';
+  for (const auto& cells : t.rows) {
+    for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << cell(cells[i]);
     out << '\n';
   }
   checked.close();
@@ -208,7 +225,11 @@ void write_junit(const std::vector<Row>& rows, const std::filesystem::path& file
   std::map<std::pair<std::string, std::string>, std::size_t> index;
   for (const Row& r : rows) {
     const auto [it, fresh] = index.emplace(std::make_pair(r.id, r.case_name), tests.size());
-    if (fresh) tests.push_back({r.id, r.case_name});
+    if (fresh) {
+      tests.emplace_back();
+      tests.back().id = r.id;
+      tests.back().case_name = r.case_name;
+    }
     Test& t = tests[it->second];
     ++t.rows;
     const std::string line = fmt::format("{} ({}): {}\n", r.params.describe(), r.quantity(), r.reason);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "verify/runner/runner.hpp"
@@ -11,6 +12,21 @@
 namespace privamp::verify {
 
 std::string summary_table(const std::vector<Row>& rows);
+
+// The rows as one flat table (what results.csv holds and Python's verify returns): the fixed columns (file, case,
+// id, parameters, quantity, mu, nu, exact, exact_lower, exact_upper, error_kind, method, cross_check, bound,
+// bound_over_exact, verdict, reason, note), then one column per parameter over all rows, sorted by name ("param_"
+// before a name that is also a fixed column). A cell is empty (a row without that parameter), a number (NaN where
+// undefined) or a text.
+using Cell = std::variant<std::monostate, double, std::string>;
+struct FlatTable {
+  std::vector<std::string> columns;
+  std::vector<std::vector<Cell>> rows;
+};
+FlatTable flat_table(const std::vector<Row>& rows);
+// A table as CSV (RFC 4180: a field with a comma, quote or line break quoted; numbers with 17 digits, NaN and
+// empty cells as empty fields).
+void write_table_csv(const FlatTable& table, const std::filesystem::path& file);
 void write_csv(const std::vector<Row>& rows, const std::filesystem::path& file);
 void write_json(const std::vector<Row>& rows, const std::filesystem::path& file);
 // The rows as a JSON array (what write_json writes): "inf" strings for infinities, null for undefined values.
