@@ -52,6 +52,10 @@ Action add_list_command(CLI::App& app) {
       if (!b.formula.empty())
         std::cout << fmt::format("  {}: {}\n", b.declared_in.empty() ? "formula (verify/bounds/catalogue.toml)" : "declared in " + verify::declared_at(b),
                                  b.formula);
+      std::vector<std::string> reads;
+      for (const verify::Parameter& p : b.parameters) reads.push_back(fmt::format("{} ({}{})", p.name, p.describe(), p.optional ? ", optional" : ""));
+      if (!reads.empty()) std::cout << fmt::format("  parameters: {}\n", fmt::join(reads, ", "));
+      else if (!b.formula.empty()) std::cout << "  parameters: the names in its formula\n";
       const auto ex = exercised.find(b.id);
       std::cout << "  cases: " << (ex == exercised.end() ? "none" : fmt::format("{}", fmt::join(ex->second, "; "))) << "\n";
       const auto v = verdicts.find(b.id);

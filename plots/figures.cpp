@@ -46,9 +46,7 @@ class FigureReader : public verify::TomlReader {
   FigureReader(std::string file, const std::vector<Case>& cases) : TomlReader(std::move(file)), cases_(cases) {}
 
   Figure read(const toml::table& t) const {
-    static const std::set<std::string> known = {"name", "title", "description", "x", "xlabel", "ylabel",
-                                                "log", "xrange", "yrange", "key", "series"};
-    unknown_keys(t, known, "");
+    check_keys(t, verify::kFigureKeys);
     Figure f;
     f.file = file_;
     f.name = text(t, "name");
@@ -77,12 +75,6 @@ class FigureReader : public verify::TomlReader {
   }
 
  private:
-  void unknown_keys(const toml::table& t, const std::set<std::string>& known, const std::string& prefix) const {
-    for (const auto& [k, v] : t)
-      if (!known.count(std::string(k.str())))
-        fail(&v, prefix + std::string(k.str()), fmt::format("unknown key (known: {})", fmt::join(known, ", ")));
-  }
-
   // Text drawn by gnuplot (titles, labels): any characters but control characters, which would end its command.
   std::string label(const toml::table& t, const std::string& key, const std::string& fallback) const {
     std::string s = text(t, key, fallback);
@@ -103,9 +95,7 @@ class FigureReader : public verify::TomlReader {
       }
     if (!n->is_table()) fail(n, "key", "must be words such as \"below nobox\" or a table {position = \"top left\", box = true}");
     const toml::table& k = *n->as_table();
-    for (const auto& [name, v] : k)
-      if (name.str() != "position" && name.str() != "box" && name.str() != "opaque" && name.str() != "columns" && name.str() != "off")
-        fail(&v, "key." + std::string(name.str()), "unknown key (known: position, box, opaque, columns, off)");
+    check_keys(k, verify::kFigureKeyKeys, "key.");
     KeyOptions o;
     o.position = text(k, "position", o.position);
     if (o.position.find_first_not_of(' ') == std::string::npos) fail(k.get("position"), "key.position", "must not be empty");
@@ -152,7 +142,7 @@ class FigureReader : public verify::TomlReader {
   }
 
   Series read_series(const toml::table& t, const Figure& f, int index) const {
-    unknown_keys(t, {"case", "id", "y", "where", "scale", "title", "style", "line"}, "series.");
+    check_keys(t, verify::kSeriesKeys, "series.");
     Series s;
     s.case_name = text(t, "case");
     const Case& c = find_case(t, s.case_name);

@@ -115,11 +115,7 @@ class Reader : public TomlReader {
   // A [[bound]] table: a bound declared as data. user: a user's file (its IDs may not be built-in ones); otherwise
   // the catalogue's own tables.
   BoundEntry read_bound(const toml::table& t, bool user) const {
-    static const std::set<std::string> known = {"id", "source", "statement", "quantity", "direction", "requires",
-                                                "formula", "order", "family", "exact", "comment"};
-    for (const auto& [k, v] : t)
-      if (!known.count(std::string(k.str())))
-        fail(&v, "bound." + std::string(k.str()), fmt::format("unknown key (known: {})", fmt::join(known, ", ")));
+    check_keys(t, kBoundKeys, "bound.");
     BoundEntry e;
     e.id = text(t, "id");
     if (e.id.empty() || e.id.find_first_of(" \t,") != std::string::npos)
@@ -193,9 +189,7 @@ class Reader : public TomlReader {
 
   // A grid axis given as a range: {from = a, to = b, points = n, scale = "linear" | "log"} (both ends included).
   std::vector<std::variant<double, std::string>> grid_range(const toml::table& r, const std::string& key) const {
-    for (const auto& [k, v] : r)
-      if (k.str() != "from" && k.str() != "to" && k.str() != "points" && k.str() != "scale")
-        fail(&v, key + "." + std::string(k.str()), "unknown key (a range has from, to, points, scale)");
+    check_keys(r, kGridRangeKeys, key + ".");
     const double a = number(r, "from"), b = number(r, "to"), n = number(r, "points");
     if (!std::isfinite(a)) fail(&r, key + ".from", "missing or not finite");
     if (!std::isfinite(b)) fail(&r, key + ".to", "missing or not finite");
@@ -235,9 +229,7 @@ class Reader : public TomlReader {
         if (a.choices.empty()) fail(&v, key, "empty list of choices");
       } else if (v.is_table()) {
         const toml::table& r = *v.as_table();
-        for (const auto& [rk, rv] : r)
-          if (rk.str() != "min" && rk.str() != "max" && rk.str() != "scale" && rk.str() != "integer")
-            fail(&rv, key + "." + std::string(rk.str()), "unknown key (a range has min, max, scale, integer)");
+        check_keys(r, kExploreRangeKeys, key + ".");
         a.min = number(r, "min");
         a.max = number(r, "max");
         if (!std::isfinite(a.min)) fail(&r, key + ".min", "missing or not finite");
@@ -260,12 +252,7 @@ class Reader : public TomlReader {
   }
 
   Case read(const toml::table& t) const {
-    static const std::set<std::string> known = {"name", "bounds", "kind", "mu", "nu", "kernel", "quantity", "order",
-                                                "symmetric", "engine", "cross_check", "tolerance", "grid", "derived",
-                                                "explore", "comment"};
-    for (const auto& [k, v] : t)
-      if (!known.count(std::string(k.str())))
-        fail(&v, std::string(k.str()), fmt::format("unknown key (known: {})", fmt::join(known, ", ")));
+    check_keys(t, kCaseKeys);
     Case c;
     c.file = file_;
     c.line = static_cast<int>(t.source().begin.line);
@@ -560,7 +547,7 @@ void add_declared(DeclaredBounds& all, std::vector<BoundEntry> bounds) {
 std::vector<Case> cases_of(const toml::table& doc, const std::string& name, std::shared_ptr<const DeclaredBounds> declared) {
   Reader reader(name, std::move(declared));
   for (const auto& [k, v] : doc)
-    if (k.str() != "case" && k.str() != "bound" && k.str() != "figure")
+    if (std::find(kFileKeys.keys.begin(), kFileKeys.keys.end(), k.str()) == kFileKeys.keys.end())
       reader.fail(&v, std::string(k.str()),
                   "unknown top-level key (cases are [[case]] tables, bounds [[bound]] tables, figures [[figure]] tables)");
   const toml::node* cases = doc.get("case");

@@ -1,5 +1,5 @@
 // Case files (cases/*.toml): declarative scenarios, parameter grids, quantities, engines, bound IDs and
-// tolerances. One file per theorem family; each [[case]] table is one scenario:
+// tolerances (every key: docs/case-files.md). One file per theorem family; each [[case]] table is one scenario:
 //
 //   [[case]]
 //   name = "iterated Gaussian"          # unique within the file

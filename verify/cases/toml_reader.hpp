@@ -8,9 +8,11 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <toml++/toml.h>
 
 #include "numerics/errors.hpp"
+#include "verify/cases/keys.hpp"
 
 namespace privamp::verify {
 
@@ -47,6 +49,16 @@ class TomlReader {
     if (!n) return fallback;
     if (!n->is_boolean()) fail(n, key, "must be true or false");
     return **n->as_boolean();
+  }
+
+  // Every key of `t` is one of `keys` (failure names the key, with `prefix` before it, and the known ones).
+  void check_keys(const toml::table& t, const KeyTable& keys, const std::string& prefix = "") const {
+    for (const auto& [k, v] : t) {
+      bool known = false;
+      for (std::string_view key : keys.keys) known = known || key == k.str();
+      if (!known)
+        fail(&v, prefix + std::string(k.str()), fmt::format("unknown key in {} (known: {})", keys.name, fmt::join(keys.keys, ", ")));
+    }
   }
 
   const std::string& file() const { return file_; }

@@ -1,0 +1,35 @@
+// Every table a case file may hold and the keys each accepts. The readers (verify/cases/case.cpp for cases and
+// bounds, plots/figures.cpp for figures) check a file's keys against these lists, and docs/case-files.md documents
+// each key of each table: a test reads the reference and fails on any key it does not document.
+#pragma once
+
+#include <array>
+#include <string_view>
+#include <vector>
+
+namespace privamp::verify {
+
+struct KeyTable {
+  std::string_view name;  // as the reference heads its section: "[[case]]", "[case.grid] ranges", ...
+  std::vector<std::string_view> keys;
+};
+
+inline const KeyTable kFileKeys{"top level", {"case", "bound", "figure"}};
+inline const KeyTable kCaseKeys{"[[case]]",
+                                {"name", "bounds", "kind", "mu", "nu", "kernel", "quantity", "order", "symmetric", "engine",
+                                 "cross_check", "tolerance", "grid", "derived", "explore", "comment"}};
+inline const KeyTable kGridRangeKeys{"[case.grid] ranges", {"from", "to", "points", "scale"}};
+inline const KeyTable kExploreRangeKeys{"[case.explore] ranges", {"min", "max", "scale", "integer"}};
+inline const KeyTable kBoundKeys{"[[bound]]",
+                                 {"id", "source", "statement", "quantity", "direction", "requires", "formula", "order",
+                                  "family", "exact", "comment"}};
+inline const KeyTable kFigureKeys{"[[figure]]",
+                                  {"name", "title", "description", "x", "xlabel", "ylabel", "log", "xrange", "yrange",
+                                   "key", "series"}};
+inline const KeyTable kFigureKeyKeys{"[figure.key]", {"position", "box", "opaque", "columns", "off"}};
+inline const KeyTable kSeriesKeys{"[[figure.series]]", {"case", "id", "y", "where", "scale", "title", "style", "line"}};
+
+inline const std::array<const KeyTable*, 8> kAllKeyTables = {&kFileKeys,   &kCaseKeys,   &kGridRangeKeys, &kExploreRangeKeys,
+                                                             &kBoundKeys,  &kFigureKeys, &kFigureKeyKeys, &kSeriesKeys};
+
+}  // namespace privamp::verify
