@@ -98,13 +98,13 @@ bool overlap(const Estimate& a, const Estimate& b) {
 
 // The exact value of one point for one entry, as the case's kind computes it, with its second route.
 struct Exact {
-  Estimate value;
-  std::optional<Estimate> cross;
-  std::optional<Quantity> divergence;  // laws and kernel cases: what was computed
-  std::string what;                    // value cases: what the entry computes
+  Estimate value = {};
+  std::optional<Estimate> cross = {};
+  std::optional<Quantity> divergence = {};  // laws and kernel cases: what was computed
+  std::string what = {};                    // value cases: what the entry computes
   double order = std::numeric_limits<double>::quiet_NaN();
-  std::string mu, nu;    // laws cases: the law expressions, in the direction that attained the value
-  std::string note;      // what the computation chose: the worst map, the reverse direction, a route refused or settled
+  std::string mu = {}, nu = {};  // laws cases: the law expressions, in the direction that attained the value
+  std::string note = {};         // what the computation chose: the worst map, the reverse direction, a route refused or settled
 };
 
 constexpr const char* kReversedNote = "the reverse direction (nu || mu of the case) attains the maximum";
