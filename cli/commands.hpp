@@ -46,6 +46,10 @@ std::function<void(std::size_t done, std::size_t total)> terminal_progress(const
 // otherwise the installed copy beside the executable (<prefix>/share/privamp/name) when there is one, otherwise
 // `name` (whose absence the caller reports).
 std::string data_path(const std::string& name);
+
+// The command line as typed (each argument shell-quoted where needed), for the reports' metadata: set once by main.
+void set_command_line(int argc, const char* const* argv);
+const std::string& command_line();
 // "a,b,,c" -> {a, b, c}
 std::vector<std::string> split(const std::string& s);
 // A comma-separated list option such as --only: its items, InvalidArgument when the text names none (",,").

@@ -10,6 +10,7 @@
 int main(int argc, char** argv) {
   const privamp::cli::Processes processes(&argc, &argv);
   const bool root = privamp::cli::process_communicator().rank() == 0;  // only rank 0 reports errors
+  privamp::cli::set_command_line(argc, argv);
   CLI::App app{"privamp — exact Renyi and hockey-stick divergences, and checks of privacy-amplification theorems"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("privamp ") + privamp::cli::kVersion + " (commit " + privamp::cli::kCommit + ")",

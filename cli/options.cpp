@@ -25,6 +25,32 @@ std::string data_path(const std::string& name) {
   return std::filesystem::exists(installed, error) ? installed.string() : name;
 }
 
+namespace {
+std::string& command_line_text() {
+  static std::string text;
+  return text;
+}
+}  // namespace
+
+void set_command_line(int argc, const char* const* argv) {
+  std::string& text = command_line_text();
+  text.clear();
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=,:+-") == std::string::npos;
+    if (i > 0) text += ' ';
+    if (plain) {
+      text += a;
+      continue;
+    }
+    text += '\'';
+    for (char c : a) text += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    text += '\'';
+  }
+}
+
+const std::string& command_line() { return command_line_text(); }
+
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream in(s);

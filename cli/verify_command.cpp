@@ -1,8 +1,10 @@
+#include <chrono>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/version.hpp"
 #include "numerics/errors.hpp"
 #include "numerics/files.hpp"
 #include "verify/report/report.hpp"
@@ -18,7 +20,7 @@ struct VerifyArgs {
   int jobs = 0;
   std::string out;
   bool check_golden = false, update_golden = false;
-  std::string golden_dir, junit;
+  std::string golden_dir, junit, html;
 };
 
 }  // namespace
@@ -29,7 +31,8 @@ Action add_verify_command(CLI::App& app) {
   cmd->add_option("paths", args->paths, "case files or directories (default: cases)");
   cmd->add_option("--only", args->only, "comma-separated theorem IDs to check (e.g. T1.3,E2)");
   cmd->add_option("--jobs,-j", args->jobs, "parallel workers (default: the number of cores)");
-  cmd->add_option("--out", args->out, "write results.csv, results.json and report.md to this directory");
+  cmd->add_option("--out", args->out, "write results.csv, results.json, report.md and summary.tex to this directory");
+  cmd->add_option("--html", args->html, "write a self-contained HTML report, index.html, to this directory");
   cmd->add_option("--junit", args->junit, "write a JUnit XML report to this file (one test case per theorem ID and case)");
   cmd->add_flag("--check-golden", args->check_golden,
                 "compare with the golden results (exit 1 if a verdict changed or a value moved beyond its error bar)");
@@ -46,6 +49,7 @@ Action add_verify_command(CLI::App& app) {
     settings.only = list_option("verify", "--only", args->only);
     if (!args->out.empty()) check_output_dir("--out", args->out);  // found unusable now, not after the whole run
     if (!args->junit.empty()) check_output_file("--junit", args->junit);
+    if (!args->html.empty()) check_output_dir("--html", args->html);
     std::vector<std::filesystem::path> paths(args->paths.begin(), args->paths.end());
     if (paths.empty()) paths.emplace_back(data_path("cases"));
     const verify::Loaded loaded = verify::load(paths);  // all validation happens before anything runs or is written
@@ -56,16 +60,24 @@ Action add_verify_command(CLI::App& app) {
             : std::filesystem::path(args->golden_dir);
     if (args->update_golden) verify::check_golden_targets(loaded.cases, golden);
     if (!args->out.empty()) make_output_dir("--out", args->out);
+    if (!args->html.empty()) make_output_dir("--html", args->html);
     const Communicator& comm = process_communicator();
     settings.communicator = &comm;
     settings.progress = terminal_progress("points");
+    const auto start = std::chrono::steady_clock::now();
     const verify::RunResult result = verify::run(loaded, settings);
     if (!result.reporting) return 0;  // another process reports
     const auto& rows = result.rows;
     std::cout << verify::summary_table(rows);
+    const verify::ReportMeta meta = verify::report_meta(rows, *loaded.bounds, kVersion, kCommit, command_line(),
+                                                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (!args->out.empty()) {
-      verify::write_reports(rows, args->out);
-      std::cout << fmt::format("wrote {}/results.csv, results.json, report.md\n", args->out);
+      verify::write_reports(rows, meta, args->out);
+      std::cout << fmt::format("wrote {}/results.csv, results.json, report.md, summary.tex\n", args->out);
+    }
+    if (!args->html.empty()) {
+      verify::write_html(rows, meta, args->html);
+      std::cout << fmt::format("wrote {}/index.html\n", args->html);
     }
     if (!args->junit.empty()) {
       verify::write_junit(rows, args->junit);

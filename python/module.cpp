@@ -261,11 +261,11 @@ PYBIND11_MODULE(_privamp, m) {
   m.def(
       "verify",
       [](const std::vector<std::string>& paths, const std::vector<std::string>& only, int jobs, const std::string& out,
-         const std::string& junit) {
+         const std::string& junit, const std::string& html, const std::string& command) {
         api::VerifyResult r;
         {
           py::gil_scoped_release release;
-          r = api::verify(paths, {only, jobs, out, junit});
+          r = api::verify(paths, {only, jobs, out, junit, html, PRIVAMP_VERSION, PRIVAMP_COMMIT, command});
         }
         return py::make_tuple(table_dicts(verify::flat_table(r.rows)), r.summary, r.violated, r.errors);
       },

@@ -8,7 +8,7 @@ packages=(
   libbenchmark-dev gnuplot-nox
   libopenmpi-dev openmpi-bin
   pybind11-dev python3-dev
-  libxml2-utils python3-numpy
+  libxml2-utils python3-numpy chromium
 )
 missing=()
 for p in "${packages[@]}"; do

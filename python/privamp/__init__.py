@@ -207,14 +207,17 @@ def _integer(value, name, low, high):
     return int(value)
 
 
-def verify(files, only=None, jobs=0, out=None, junit=None):
+def verify(files, only=None, jobs=0, out=None, junit=None, html=None):
     """Runs the theorem catalogue over case files or directories, like ``privamp verify``: `only` the theorem IDs
-    given (a list, or "E2,T5"), with `jobs` workers (0: the cores). With `out`, writes results.csv, results.json
-    and report.md there (as ``--out``); with `junit`, the JUnit XML report (as ``--junit``). Returns a
-    `VerifyResult` (rows, summary, violated, errors)."""
-    rows, summary, violated, errors = _privamp.verify(_names(files, "files"), _names(only, "only"), _integer(jobs, "jobs", 0, 1024),
+    given (a list, or "E2,T5"), with `jobs` workers (0: the cores). With `out`, writes results.csv, results.json,
+    report.md and summary.tex there (as ``--out``); with `junit`, the JUnit XML report (as ``--junit``); with
+    `html`, the HTML report (as ``--html``). Returns a `VerifyResult` (rows, summary, violated, errors)."""
+    files, only = _names(files, "files"), _names(only, "only")
+    command = f"privamp.verify({files!r}, only={only!r})"
+    rows, summary, violated, errors = _privamp.verify(files, only, _integer(jobs, "jobs", 0, 1024),
                                                       "" if out is None else str(out),
-                                                      "" if junit is None else str(junit))
+                                                      "" if junit is None else str(junit),
+                                                      "" if html is None else str(html), command)
     return VerifyResult(rows, summary, violated, errors)
 
 

@@ -163,7 +163,7 @@ class Verify(unittest.TestCase):
             subprocess.run([EXE, "verify", self.CASES, "--only", "E4,E5", "--out", cli_out], check=True,
                            capture_output=True)
             result = privamp.verify(self.CASES, only="E4,E5", jobs=2, out=py_out,
-                                    junit=os.path.join(tmp, "junit.xml"))
+                                    junit=os.path.join(tmp, "junit.xml"), html=os.path.join(tmp, "html"))
             want = read_csv(os.path.join(cli_out, "results.csv"))
             self.assertEqual(len(result.rows), len(want))
             self.assertEqual(list(result.rows[0].keys()), list(want[0].keys()))
@@ -176,6 +176,12 @@ class Verify(unittest.TestCase):
             self.assertTrue(os.path.exists(os.path.join(py_out, "report.md")))
             with open(os.path.join(tmp, "junit.xml")) as f:
                 self.assertIn("<testsuites", f.read())
+            with open(os.path.join(tmp, "html", "index.html")) as f:
+                page = f.read()
+            self.assertIn("<h3>E4</h3>", page)
+            self.assertIn(f"privamp {privamp.__version__}", page)
+            with open(os.path.join(py_out, "report.md")) as f:
+                self.assertIn("privamp.verify(", f.read())  # the call, as the run's command
         self.assertIn("E4", result.summary)
         self.assertEqual((result.violated, result.errors), (0, 0))
         self.assertEqual({r["id"] for r in result.rows}, {"E4", "E5"})

@@ -114,7 +114,10 @@ TEST_CASE("the report writers: CSV fields quoted, JSON rows decodable, Markdown 
   std::filesystem::create_directories(dir);
   write_csv(rows, dir / "results.csv");
   write_json(rows, dir / "results.json");
-  write_markdown(rows, dir / "report.md");
+  ReportMeta meta;
+  meta.version = "9.9.9";
+  meta.theorems["T.x"] = {"R_alpha <= |f(D)|", "a paper"};
+  write_markdown(rows, meta, dir / "report.md");
 
   const std::string csv = read(dir / "results.csv");
   CHECK_THAT(csv, Contains("\"a case, with \"\"quotes\"\"\""));  // commas and quotes inside a quoted field
@@ -138,6 +141,9 @@ TEST_CASE("the report writers: CSV fields quoted, JSON rows decodable, Markdown 
   CHECK_THAT(md, Contains("## Violations (1)"));
   CHECK_THAT(md, Contains("| T.x |"));
   CHECK_THAT(md, Contains("## Errors (0)"));
+  CHECK_THAT(md, Contains("privamp 9.9.9"));
+  CHECK_THAT(md, Contains("| T.x | R_alpha <= \\|f(D)\\| | a paper |"));  // '|' escaped inside a table cell
+  CHECK_THAT(md, Contains("Kinds of interval behind the exact values (rows): a-posteriori 2."));
   CHECK_THAT(summary_table(rows), Contains("T.held"));
 
   // JUnit: one test case per ID and case; texts from case files escaped for XML (markup, control bytes, bad UTF-8).
@@ -157,4 +163,57 @@ TEST_CASE("the report writers: CSV fields quoted, JSON rows decodable, Markdown 
   CHECK_THROWS_AS(write_csv(rows, dir / "no_such_dir" / "results.csv"), InvalidArgument);
   // And so is a write that fails after the file opened (a full disk).
   if (std::filesystem::exists("/dev/full")) CHECK_THROWS_WITH(write_json(rows, "/dev/full"), Contains("the write failed"));
+}
+
+TEST_CASE("reports name the loosest and tightest rows per theorem; LaTeX and HTML escape texts from case files", "[verify][report]") {
+  auto row = [](double exact, double bound, Verdict v, double alpha) {
+    Row r;
+    r.file = "cases/x.toml";
+    r.case_name = "c & <d> 100% _x_";
+    r.id = "T_1&2";
+    r.params.numbers = {{"alpha", alpha}};
+    r.divergence = Quantity::renyi(alpha);
+    r.exact = Estimate::from_value(exact, 0, ErrorKind::exact, "closed form");
+    r.bound = bound;
+    r.verdict = v;
+    r.reason = "<script>alert(1)</script>";
+    return r;
+  };
+  const std::vector<Row> rows = {row(1, 2, Verdict::holds, 2), row(1, 1e20, Verdict::holds, 3), row(1, 1.5, Verdict::holds, 4),
+                                 row(2, 1, Verdict::violated, 5)};
+  const auto summaries = theorem_summaries(rows);
+  REQUIRE(summaries.size() == 1);
+  const TheoremSummary& st = summaries.front();
+  REQUIRE(st.loosest);
+  REQUIRE(st.tightest);
+  CHECK(st.loosest->params.at("alpha") == 3);   // ratio 1e20
+  CHECK(st.tightest->params.at("alpha") == 5);  // ratio 0.5 (violated)
+  CHECK(st.ratios == std::vector<double>{0.5, 1.5, 2, 1e20});
+  CHECK(st.count(Verdict::violated) == 1);
+  CHECK_THAT(ratio_at(st.loosest), Contains("1e+20 at alpha=3 (c & <d> 100% _x_)"));
+
+  ReportMeta meta;
+  meta.version = "1.2.3";
+  meta.commit = "abc";
+  meta.command = "privamp verify 'a b' --html <out>";
+  meta.theorems["T_1&2"] = {"exact <= bound & more", "paper <i>"};
+  const std::string tex = latex_summary(rows, meta);
+  CHECK_THAT(tex, Contains("\\begin{tabular}"));
+  CHECK_THAT(tex, Contains("\\toprule"));
+  CHECK_THAT(tex, Contains("\\bottomrule"));
+  CHECK_THAT(tex, Contains("T\\_1\\&2 & 4 & 0 & 3 & 0 & 1 & 0 & 0 & 0.5 & 2 & $1\\times 10^{20}$ \\\\"));
+
+  const auto dir = test::scratch() / "html-report";
+  write_html(rows, meta, dir);
+  const std::string page = read(dir / "index.html");
+  CHECK_THAT(page, Contains("<!DOCTYPE html>"));
+  CHECK_THAT(page, Contains("<h3>T_1&amp;2</h3>"));
+  CHECK_THAT(page, Contains("exact &lt;= bound &amp; more"));
+  CHECK_THAT(page, Contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+  CHECK_THAT(page, Contains("<code>privamp verify &#39;a b&#39; --html &lt;out&gt;</code>"));
+  CHECK_THAT(page, Contains("<svg"));
+  CHECK_THAT(page, Contains("<h2>Violations (1)</h2>"));
+  CHECK(page.find("<script") == std::string::npos);  // nothing runs
+  CHECK(page.find("src=") == std::string::npos);     // nothing is loaded
+  CHECK(page.find("href=") == std::string::npos);
 }

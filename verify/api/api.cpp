@@ -2,6 +2,7 @@
 
 #include "verify/divergence/consistency.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -350,12 +351,20 @@ VerifyResult verify(const std::vector<std::string>& paths, const VerifyRequest& 
   settings.jobs = verify::worker_count("verify", request.jobs);  // checked before the files are read
   if (!request.out.empty()) check_output_dir("out", request.out);
   if (!request.junit.empty()) check_output_file("junit", request.junit);
-  const verify::RunResult r = verify::run(verify::load(files), settings);  // IDs and jobs checked before it runs
+  if (!request.html.empty()) check_output_dir("html", request.html);
+  const verify::Loaded loaded = verify::load(files);
+  const auto start = std::chrono::steady_clock::now();
+  const verify::RunResult r = verify::run(loaded, settings);  // IDs and jobs checked before it runs
   VerifyResult out;
   out.summary = verify::summary_table(r.rows);
   out.violated = r.violated;
   out.errors = r.errors;
-  if (!request.out.empty()) verify::write_reports(r.rows, request.out);
+  if (!request.out.empty() || !request.html.empty()) {
+    const verify::ReportMeta meta = verify::report_meta(r.rows, *loaded.bounds, request.version, request.commit, request.command,
+                                                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (!request.out.empty()) verify::write_reports(r.rows, meta, request.out);
+    if (!request.html.empty()) verify::write_html(r.rows, meta, request.html);
+  }
   if (!request.junit.empty()) verify::write_junit(r.rows, request.junit);
   out.rows = r.rows;
   return out;

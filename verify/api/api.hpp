@@ -95,6 +95,8 @@ struct VerifyRequest {
   int jobs = 0;                   // workers (0: the cores)
   std::string out;                // when given: results.csv, results.json and report.md there, as `verify --out`
   std::string junit;              // when given: the JUnit XML report, as `verify --junit`
+  std::string html;               // when given: index.html there, as `verify --html`
+  std::string version, commit, command;  // what the reports say produced them
 };
 struct VerifyResult {
   std::vector<verify::Row> rows;

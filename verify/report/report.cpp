@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -32,32 +33,6 @@ std::string show(double x) {
   return fmt::format("{:.4g}", x);
 }
 
-struct Stats {
-  long points = 0;
-  long valued = 0, crossed = 0;  // rows with an exact value; of those, with a second route
-  std::map<Verdict, long> counts;
-  std::vector<double> ratios;
-};
-
-std::map<std::string, Stats> by_id(const std::vector<Row>& rows) {
-  std::map<std::string, Stats> s;
-  for (const Row& r : rows) {
-    Stats& st = s[r.id];
-    ++st.points;
-    if (!r.is_property() && !std::isnan(r.exact.value) && r.verdict != Verdict::error) {
-      ++st.valued;
-      st.crossed += r.cross.has_value();
-    }
-    ++st.counts[r.verdict];
-    if (!r.is_property() && (r.verdict == Verdict::tight || r.verdict == Verdict::holds ||
-                                     r.verdict == Verdict::violated || r.verdict == Verdict::inconclusive)) {
-      const double q = r.ratio();
-      if (!std::isnan(q)) st.ratios.push_back(q);
-    }
-  }
-  return s;
-}
-
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
@@ -68,25 +43,75 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
+long TheoremSummary::count(Verdict v) const {
+  const auto it = counts.find(v);
+  return it == counts.end() ? 0L : it->second;
+}
+
+std::vector<TheoremSummary> theorem_summaries(const std::vector<Row>& rows) {
+  std::map<std::string, TheoremSummary> by_id;
+  for (const Row& r : rows) {
+    TheoremSummary& st = by_id[r.id];
+    st.id = r.id;
+    ++st.points;
+    if (!r.is_property() && !std::isnan(r.exact.value) && r.verdict != Verdict::error) {
+      ++st.valued;
+      st.crossed += r.cross.has_value();
+    }
+    ++st.counts[r.verdict];
+    if (!r.is_property() && (r.verdict == Verdict::tight || r.verdict == Verdict::holds ||
+                             r.verdict == Verdict::violated || r.verdict == Verdict::inconclusive)) {
+      const double q = r.ratio();
+      if (std::isnan(q)) continue;
+      if (st.ratios.empty() || q < st.tightest->ratio()) st.tightest = &r;
+      if (st.ratios.empty() || q > st.loosest->ratio()) st.loosest = &r;
+      st.ratios.push_back(q);
+    }
+  }
+  std::vector<TheoremSummary> out;
+  for (auto& [id, st] : by_id) {
+    std::sort(st.ratios.begin(), st.ratios.end());
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
 std::string summary_table(const std::vector<Row>& rows) {
   std::string out = fmt::format("{:<18} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>6}   {:>10} {:>10} {:>10}\n", "theorem",
                                 "points", "tight", "holds", "incon", "VIOL", "n/a", "error", "cross", "min ratio", "median", "max");
-  for (const auto& [id, st] : by_id(rows)) {
-    auto n = [&](Verdict v) {
-      const auto it = st.counts.find(v);
-      return it == st.counts.end() ? 0L : it->second;
-    };
-    std::vector<double> r = st.ratios;
-    std::sort(r.begin(), r.end());
+  for (const TheoremSummary& st : theorem_summaries(rows)) {
+    const auto& r = st.ratios;
     const std::string lo = r.empty() ? "-" : show(r.front()), med = r.empty() ? "-" : show(r[r.size() / 2]),
                       hi = r.empty() ? "-" : show(r.back());
     // The share of valued rows whose exact value was confirmed by a second, independent route.
     const std::string cross = st.valued == 0 ? "-" : fmt::format("{:.0f}%", 100.0 * static_cast<double>(st.crossed) / static_cast<double>(st.valued));
-    out += fmt::format("{:<18} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>6}   {:>10} {:>10} {:>10}\n", id, st.points,
-                       n(Verdict::tight), n(Verdict::holds), n(Verdict::inconclusive), n(Verdict::violated),
-                       n(Verdict::not_applicable), n(Verdict::error), cross, lo, med, hi);
+    out += fmt::format("{:<18} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>6}   {:>10} {:>10} {:>10}\n", st.id, st.points,
+                       st.count(Verdict::tight), st.count(Verdict::holds), st.count(Verdict::inconclusive),
+                       st.count(Verdict::violated), st.count(Verdict::not_applicable), st.count(Verdict::error), cross, lo,
+                       med, hi);
   }
   return out;
+}
+
+ReportMeta report_meta(const std::vector<Row>& rows, const DeclaredBounds& declared, std::string version,
+                       std::string commit, std::string command, double seconds) {
+  ReportMeta m;
+  m.version = std::move(version);
+  m.commit = std::move(commit);
+  m.command = std::move(command);
+  m.seconds = seconds;
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", &utc);
+  m.date = date;
+  for (const Row& r : rows)
+    if (!m.theorems.count(r.id)) {
+      const BoundEntry& e = find_bound(r.id, declared);
+      m.theorems[r.id] = {e.statement, e.source};
+    }
+  return m;
 }
 
 FlatTable flat_table(const std::vector<Row>& rows) {
@@ -149,11 +174,48 @@ void write_json(const std::vector<Row>& rows, const std::filesystem::path& file)
   write_file(file, rows_json(rows, 1) + "\n");
 }
 
-void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& file) {
+namespace {
+
+// A Markdown table cell: one line, '|' escaped.
+std::string md_cell(std::string_view s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : c == '\n' || c == '\r' ? std::string(" ") : std::string(1, c);
+  return out;
+}
+
+}  // namespace
+
+std::string ratio_at(const Row* r) {
+  if (!r) return "-";
+  return fmt::format("{} at {} ({})", show(r->ratio()), r->params.describe(), r->case_name);
+}
+
+std::string interval_kinds(const std::vector<Row>& rows) {
+  std::map<std::string, long> kinds;
+  for (const Row& r : rows)
+    if (!r.is_property() && !std::isnan(r.exact.value)) ++kinds[to_string(r.exact.error_kind)];
+  std::vector<std::string> parts;
+  for (const auto& [kind, n] : kinds) parts.push_back(fmt::format("{} {}", kind, n));
+  return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+void write_markdown(const std::vector<Row>& rows, const ReportMeta& meta, const std::filesystem::path& file) {
   OutputFile checked(file);
   std::ostream& out = checked.stream();
-  out << "# privamp verify report\n\n## Summary per theorem\n\n```\n" << summary_table(rows) << "```\n\n";
-  out << "bound/exact: for upper bounds ≥ 1 when the bound holds (1 = tight); for lower bounds (L3) ≤ 1.\n\n";
+  out << "# privamp verify report\n\n";
+  out << fmt::format("privamp {} (commit {}), {}, {:.1f} s: `{}`\n\n", meta.version, meta.commit, meta.date, meta.seconds,
+                     meta.command);
+  out << fmt::format("Kinds of interval behind the exact values (rows): {}.\n\n", interval_kinds(rows));
+  out << "## Summary per theorem\n\n```\n" << summary_table(rows) << "```\n\n";
+  out << "bound/exact: for upper bounds ≥ 1 when the bound holds (1 = tight); for lower bounds, exact/bound.\n\n";
+  out << "## Theorems\n\n| ID | statement | source | loosest: ratio at | tightest: ratio at |\n|---|---|---|---|---|\n";
+  for (const TheoremSummary& st : theorem_summaries(rows)) {
+    const auto t = meta.theorems.find(st.id);
+    out << fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(st.id), md_cell(t == meta.theorems.end() ? "" : t->second.statement),
+                       md_cell(t == meta.theorems.end() ? "" : t->second.source), md_cell(ratio_at(st.loosest)),
+                       md_cell(ratio_at(st.tightest)));
+  }
+  out << "\n";
   auto section = [&](const char* title, auto keep) {
     std::vector<const Row*> sel;
     for (const Row& r : rows)
@@ -165,10 +227,10 @@ void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& f
     }
     out << "| ID | case | parameters | quantity | exact [interval] | bound | verdict | detail |\n|---|---|---|---|---|---|---|---|\n";
     for (const Row* r : sel)
-      out << fmt::format("| {} | {} | {} | {} | {:.10g} [{:.10g}, {:.10g}] | {} | {} | {} {} |\n", r->id,
-                         r->case_name, r->params.describe(), r->quantity(), r->exact.value, r->exact.lower,
-                         r->exact.upper, std::isnan(r->bound) ? "undefined" : fmt::format("{:.10g}", r->bound),
-                         to_string(r->verdict), r->reason, r->note);
+      out << fmt::format("| {} | {} | {} | {} | {:.10g} [{:.10g}, {:.10g}] | {} | {} | {} |\n", md_cell(r->id),
+                         md_cell(r->case_name), md_cell(r->params.describe()), md_cell(r->quantity()), r->exact.value,
+                         r->exact.lower, r->exact.upper, std::isnan(r->bound) ? "undefined" : fmt::format("{:.10g}", r->bound),
+                         to_string(r->verdict), md_cell(r->reason + " " + r->note));
     out << "\n";
   };
   section("Violations", [](const Row& r) { return r.verdict == Verdict::violated; });
@@ -178,6 +240,55 @@ void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& f
   out << "## All rows\n\nSee results.csv and results.json beside this file: every row lists its case, parameters, the "
          "law expressions, the engine and method, the interval and the verdict.\n";
   checked.close();
+}
+
+namespace {
+
+// Text for LaTeX: its special characters escaped.
+std::string latex_text(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '\\': out += "\\textbackslash{}"; break;
+      case '{': case '}': case '_': case '&': case '%': case '$': case '#': out += '\\'; out += c; break;
+      case '~': out += "\\textasciitilde{}"; break;
+      case '^': out += "\\textasciicircum{}"; break;
+      default: out += c == '\n' || c == '\r' ? ' ' : c;
+    }
+  }
+  return out;
+}
+
+// A ratio for LaTeX: 4 significant digits, powers of ten as \times 10^{k}.
+std::string latex_number(double x) {
+  if (std::isnan(x)) return "--";
+  if (std::isinf(x)) return x > 0 ? "$\\infty$" : "$-\\infty$";
+  const std::string s = fmt::format("{:.4g}", x);
+  const auto e = s.find('e');
+  if (e == std::string::npos) return s;
+  return fmt::format("${}\\times 10^{{{}}}$", s.substr(0, e), std::stoi(s.substr(e + 1)));
+}
+
+}  // namespace
+
+std::string latex_summary(const std::vector<Row>& rows, const ReportMeta& meta) {
+  std::string out = fmt::format("% privamp {} (commit {}), {}: the summary per theorem. Needs \\usepackage{{booktabs}}.\n"
+                                "% Ratios are bound/exact (exact/bound for lower bounds) over the rows that have one.\n",
+                                meta.version, meta.commit, meta.date);
+  out += "\\begin{tabular}{lrrrrrrrrrr}\n\\toprule\n";
+  out += "Theorem & Points & Tight & Holds & Incon. & Viol. & n/a & Error & \\multicolumn{3}{c}{bound/exact} \\\\\n"
+         "\\cmidrule(l){9-11}\n & & & & & & & & Min & Median & Max \\\\\n\\midrule\n";
+  for (const TheoremSummary& st : theorem_summaries(rows)) {
+    const auto& r = st.ratios;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    out += fmt::format("{} & {} & {} & {} & {} & {} & {} & {} & {} & {} & {} \\\\\n", latex_text(st.id), st.points,
+                       st.count(Verdict::tight), st.count(Verdict::holds), st.count(Verdict::inconclusive),
+                       st.count(Verdict::violated), st.count(Verdict::not_applicable), st.count(Verdict::error),
+                       latex_number(r.empty() ? nan : r.front()), latex_number(r.empty() ? nan : r[r.size() / 2]),
+                       latex_number(r.empty() ? nan : r.back()));
+  }
+  out += "\\bottomrule\n\\end{tabular}\n";
+  return out;
 }
 
 namespace {
@@ -265,11 +376,12 @@ void write_junit(const std::vector<Row>& rows, const std::filesystem::path& file
   checked.close();
 }
 
-void write_reports(const std::vector<Row>& rows, const std::filesystem::path& dir) {
+void write_reports(const std::vector<Row>& rows, const ReportMeta& meta, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   write_csv(rows, dir / "results.csv");
   write_json(rows, dir / "results.json");
-  write_markdown(rows, dir / "report.md");
+  write_markdown(rows, meta, dir / "report.md");
+  write_file(dir / "summary.tex", latex_summary(rows, meta));
 }
 
 void check_golden_targets(const std::vector<Case>& cases, const std::filesystem::path& dir) {

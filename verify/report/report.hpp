@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -11,7 +12,38 @@
 
 namespace privamp::verify {
 
+// Per theorem ID (in ID order): the counts per verdict, the share of valued rows a second route confirmed, and the
+// ratios bound/exact (exact/bound for lower bounds) over the rows that have one, with the rows where the ratio is
+// smallest (tightest) and largest (loosest). Rows of properties and rows without a ratio (an exact value below the
+// double range, an undefined bound) have none.
+struct TheoremSummary {
+  std::string id;
+  long points = 0, valued = 0, crossed = 0;
+  std::map<Verdict, long> counts;
+  std::vector<double> ratios;  // sorted
+  const Row* tightest = nullptr;
+  const Row* loosest = nullptr;
+  long count(Verdict v) const;
+};
+std::vector<TheoremSummary> theorem_summaries(const std::vector<Row>& rows);
+std::string ratio_at(const Row* row);  // "1.106 at eps=1, delta=0.01 (case name)", "-" for none
+// The kinds of interval behind the rows' exact values, with their counts ("certified 530, exact 412").
+std::string interval_kinds(const std::vector<Row>& rows);
 std::string summary_table(const std::vector<Row>& rows);
+
+// What the reports say beside the rows: the run (version, commit, command line, UTC date, wall time) and each
+// theorem's statement and source.
+struct ReportMeta {
+  std::string version, commit, command, date;
+  double seconds = 0;
+  struct Theorem {
+    std::string statement, source;
+  };
+  std::map<std::string, Theorem> theorems;
+};
+// The statements and sources of the rows' IDs (the catalogue and the load's declared bounds) and today's date.
+ReportMeta report_meta(const std::vector<Row>& rows, const DeclaredBounds& declared, std::string version,
+                       std::string commit, std::string command, double seconds);
 
 // The rows as one flat table (what results.csv holds and Python's verify returns): the fixed columns (file, case,
 // id, parameters, quantity, mu, nu, exact, exact_lower, exact_upper, error_kind, method, cross_check, bound,
@@ -31,9 +63,18 @@ void write_csv(const std::vector<Row>& rows, const std::filesystem::path& file);
 void write_json(const std::vector<Row>& rows, const std::filesystem::path& file);
 // The rows as a JSON array (what write_json writes): "inf" strings for infinities, null for undefined values.
 std::string rows_json(const std::vector<Row>& rows, int indent = -1);
-void write_markdown(const std::vector<Row>& rows, const std::filesystem::path& file);
-// results.csv, results.json and report.md in `dir` (created if missing): what `privamp verify --out DIR` writes.
-void write_reports(const std::vector<Row>& rows, const std::filesystem::path& dir);
+// report.md: the run, the summary, each theorem's statement, source and loosest and tightest rows, then the rows
+// that are violated, in error, inconclusive or not applicable.
+void write_markdown(const std::vector<Row>& rows, const ReportMeta& meta, const std::filesystem::path& file);
+// The summary per theorem as a LaTeX table (booktabs: \usepackage{booktabs}); texts escaped for LaTeX.
+std::string latex_summary(const std::vector<Row>& rows, const ReportMeta& meta);
+// results.csv, results.json, report.md and summary.tex in `dir` (created if missing): what `privamp verify --out
+// DIR` writes.
+void write_reports(const std::vector<Row>& rows, const ReportMeta& meta, const std::filesystem::path& dir);
+// A self-contained HTML report, DIR/index.html (no script, no file or network resource): the run, the summary,
+// per theorem its statement and source, loosest and tightest rows and a plot of bound/exact over its rows, and
+// every violated or erroneous row. Texts from case files are escaped.
+void write_html(const std::vector<Row>& rows, const ReportMeta& meta, const std::filesystem::path& dir);
 // A JUnit XML report for CI systems: one test case per theorem ID and case, a failure listing its violated rows,
 // an error its rows in error, skipped where every row is not-applicable. Texts from case files are escaped.
 void write_junit(const std::vector<Row>& rows, const std::filesystem::path& file);
