@@ -23,7 +23,9 @@ namespace privamp::cli {
 Action add_explore_command(CLI::App& app) {
   struct Args {
     std::vector<std::string> targets;
-    std::string case_name, id, goal = "loosest", out = "explore", cases_dir = data_path("cases");
+    std::string case_name, id, goal = "loosest", out = "explore", cases_dir = data_path("cases"), frontier;
+    std::vector<std::string> where;
+    int bins = 8;
     double budget = 200;
     int jobs = 0, starts = 3;
     long long seed = 1;
@@ -42,6 +44,12 @@ Action add_explore_command(CLI::App& app) {
   cmd->add_option("--out", args->out, "output directory")->capture_default_str();
   cmd->add_option("--cases", args->cases_dir, "where theorem IDs and --all look for cases")->capture_default_str();
   cmd->add_flag("--all", args->all, "explore every case with a [case.explore] table (in the targets, or in --cases)");
+  cmd->add_option("--where", args->where,
+                  "a condition a point must meet to be a candidate, e.g. \"exact >= 1e-12\" or \"gamma_doeblin <= 0.9\" "
+                  "(repeatable; added to the case's [case.explore] where)");
+  cmd->add_option("--frontier", args->frontier,
+                  "the best ratio as a function of this parameter or derived quantity (binned, each bin searched)");
+  cmd->add_option("--bins", args->bins, "bins of --frontier")->capture_default_str();
   cmd->add_flag("--ignore-hypotheses", args->ignore_hypotheses,
                 "also search outside the bound's hypotheses (and report where its conclusion fails)");
   return [cmd, args]() {
@@ -58,6 +66,9 @@ Action add_explore_command(CLI::App& app) {
     options.starts = args->starts;
     options.jobs = worker_count("explore", args->jobs);
     options.ignore_hypotheses = args->ignore_hypotheses;
+    options.where = args->where;
+    if (!args->frontier.empty() && !(args->bins >= 1 && args->bins <= 100))
+      throw_invalid("explore", "--bins", args->bins, "an integer with 1 <= bins <= 100");
     options.communicator = comm.size() > 1 ? &comm : nullptr;
 
     check_output_dir("--out", args->out);
@@ -80,7 +91,7 @@ Action add_explore_command(CLI::App& app) {
                                     args->goal, args->budget, args->seed, args->ignore_hypotheses ? ", hypotheses ignored" : "",
                                     "ratio");
     int refuted = 0;
-    if (root)
+    if (root && args->frontier.empty())
       std::cout << fmt::format("{:<52} {:<20} {:>14} {:>34} {:>14} {:>7}\n", "case", "ID", "best ratio", "re-evaluated exact / bound",
                                "verdict", "time");
     // One file stem per run: distinct names that map to the same stem ("a b", "a_b") get -2, -3, ...
@@ -97,14 +108,38 @@ Action add_explore_command(CLI::App& app) {
       const auto& [c, id] = runs[run];
       const auto start = std::chrono::steady_clock::now();
       options.progress = root ? terminal_progress(fmt::format("evaluations ({})", id)) : nullptr;
+      if (!args->frontier.empty()) {
+        const verify::FrontierResult f = verify::frontier(*c, id, options, args->frontier, args->bins);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!root) continue;
+        const std::string stem = stems[run] + "_frontier";
+        write_file(dir / (stem + ".md"), verify::frontier_markdown(*c, f, options, stems[run]));
+        verify::write_table_csv(verify::frontier_table(f), dir / (stem + ".csv"));
+        verify::write_explore_csv(f.search, dir / (stems[run] + ".csv"));
+        if (figures) plots::render_frontier(f, options.ignore_hypotheses, dir, stems[run]);
+        std::cout << fmt::format("{} {} along {} in '{}' ({:.1f} s):\n{:>4} {:>25} {:>10} {:>14} {:>14}  {}\n", id, args->goal,
+                                 args->frontier, c->name, seconds, "bin", args->frontier, "candidates",
+                                 "best " + verify::slack_ratio_name(f.search.direction), "verdict", "degenerate optimum");
+        for (std::size_t b = 0; b < f.bins.size(); ++b) {
+          const verify::FrontierBin& bin = f.bins[b];
+          const std::string ratio = bin.best ? verify::ratio_text(f.search.evaluations[*bin.best_index].slack) : "-";
+          std::cout << fmt::format("{:>4} {:>25} {:>10} {:>14} {:>14}  {}\n", b + 1, fmt::format("[{:.4g}, {:.4g}]", bin.lower, bin.upper),
+                                   bin.candidates, ratio, bin.best ? verify::to_string(bin.best->verdict) : "-",
+                                   bin.degenerate ? verify::ratio_text(f.search.evaluations[*bin.degenerate_index].slack) + " (" +
+                                                        f.search.evaluations[*bin.degenerate_index].degenerate + ")"
+                                                  : "");
+          if (bin.best) refuted += bin.best->verdict == verify::Verdict::violated && bin.best->outside.empty();
+        }
+        index += fmt::format("| {} | {} | frontier along {}: see {}.md | | | {} | {:.1f} s |\n", c->name, id, args->frontier, stem,
+                             f.search.evaluations.size(), seconds);
+        continue;
+      }
       const verify::ExploreResult r = verify::explore(*c, id, options);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (!root) continue;
       const std::string& stem = stems[run];
       verify::remove_stale_point_files(dir, stem);
-      {
-        write_file(dir / (stem + ".md"), verify::explore_markdown(*c, r, options, stem));
-      }
+      write_file(dir / (stem + ".md"), verify::explore_markdown(*c, r, options, stem));
       verify::write_explore_csv(r, dir / (stem + ".csv"));
       verify::write_explore_json(r, options, dir / (stem + ".json"));
       for (std::size_t k = 0; k < r.best.size(); ++k)
@@ -120,12 +155,22 @@ Action add_explore_command(CLI::App& app) {
       }
       std::string name = c->name.size() > 52 ? c->name.substr(0, 49) + "..." : c->name;
       std::cout << fmt::format("{:<52} {:<20} {:>14} {:>34} {:>14} {:>6.1f}s\n", name, id, best, again, verdict, seconds);
+      if (r.degenerate)
+        std::cout << fmt::format("{:<52} {:<20} {:>14} degenerate: {}\n", "", "", verify::ratio_text(r.evaluations[*r.degenerate_index].slack),
+                                 r.evaluations[*r.degenerate_index].degenerate);
       index += fmt::format("| {} | {} | {} | {} | {} | {} | {:.1f} s |\n", c->name, id, best, again, verdict, r.evaluations.size(), seconds);
     }
     if (!root) return 0;
-    write_file(dir / "summary.md", index);
-    std::cout << fmt::format("wrote {}/summary.md and, per case and ID, STEM.md, .csv, .json, _point*.toml{}\n", dir.string(),
-                             figures ? ", _map and _convergence figures" : "");
+    // Runs never overwrite each other's summary: summary.md, then summary-2.md, ...
+    std::filesystem::path summary = dir / "summary.md";
+    for (int k = 2; std::filesystem::exists(summary); ++k) summary = dir / fmt::format("summary-{}.md", k);
+    write_file(summary, index);
+    if (args->frontier.empty())
+      std::cout << fmt::format("wrote {} and, per case and ID, STEM.md, .csv, .json, _point*.toml{}\n", summary.string(),
+                               figures ? ", _map and _convergence figures" : "");
+    else
+      std::cout << fmt::format("wrote {} and, per case and ID, STEM_frontier.md, STEM_frontier.csv, STEM.csv{}\n", summary.string(),
+                               figures ? ", the _frontier figure" : "");
     if (refuted > 0) std::cout << fmt::format("{} re-evaluated point(s) violate a bound inside its hypotheses\n", refuted);
     return refuted > 0 ? 1 : 0;
   };

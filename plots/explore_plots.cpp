@@ -30,7 +30,7 @@ double coordinate(const ExploreAxis& a, const verify::Params& p) {
 }
 
 std::string axis_settings(const ExploreAxis& a, char axis) {
-  std::string s = fmt::format("set {}label {}\n", axis, quoted(a.name));
+  std::string s = fmt::format("set {}label {}\n", axis, quoted(literal(a.name)));
   const bool words = a.kind == ExploreAxis::Kind::choice &&
                      std::any_of(a.choices.begin(), a.choices.end(), [](const auto& c) { return std::holds_alternative<std::string>(c); });
   if (words) {
@@ -44,7 +44,82 @@ std::string axis_settings(const ExploreAxis& a, char axis) {
   return s;
 }
 
+// A point the search may answer with (the map colours these).
+bool candidate(const Evaluation& e, bool ignore) {
+  return e.status == Evaluation::Status::ok && std::isfinite(e.slack) && (!e.outside || ignore) && e.in_region &&
+         e.degenerate.empty();
+}
+
+// The map's palette: perceptually uniform (viridis) over the central 96% of the candidates' log ratios, so that a
+// few extreme points do not take the whole range; for a violation search, diverging and centred at ratio 1.
+std::string palette(const verify::ExploreResult& r) {
+  std::vector<double> l;
+  for (const Evaluation& e : r.evaluations)
+    if (e.status == Evaluation::Status::ok && std::isfinite(e.slack)) l.push_back(e.slack / std::log(10.0));
+  if (l.empty()) return "";
+  std::sort(l.begin(), l.end());
+  const double lo = l[static_cast<std::size_t>(0.02 * static_cast<double>(l.size() - 1))];
+  const double hi = l[static_cast<std::size_t>(0.98 * static_cast<double>(l.size() - 1))];
+  if (r.goal == verify::Goal::violation) {
+    const double m = std::max({std::abs(lo), std::abs(hi), 1e-3});
+    return fmt::format("set palette defined (-1 '#b2182b', -0.5 '#ef8a62', 0 '#f7f7f7', 0.5 '#67a9cf', 1 '#2166ac')\n"
+                       "set cbrange [{}:{}]\n", -m, m);
+  }
+  return fmt::format("set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')\n{}",
+                     hi > lo ? fmt::format("set cbrange [{}:{}]\n", lo, hi) : std::string());
+}
+
 }  // namespace
+
+void render_frontier(const verify::FrontierResult& f, bool ignore, const std::filesystem::path& dir, const std::string& stem) {
+  const verify::ExploreResult& r = f.search;
+  std::filesystem::create_directories(dir);
+  const std::string ratio = verify::slack_ratio_name(r.direction);
+  const auto csv = dir / (stem + "_frontier_points.csv");
+  bool any = false;
+  {
+    OutputFile checked(csv);
+    std::ostream& out = checked.stream();
+    out.precision(17);
+    out << fmt::format("# {},log10({}) (blocks: candidate points; each bin's best point re-evaluated; degenerate optima)\n", f.name, ratio);
+    const auto value = [&](const Evaluation& e) {
+      const verify::Params p = verify::with_search_values(e.point, e.exact, e.bound);
+      const auto it = p.numbers.find(f.name);
+      return it == p.numbers.end() ? std::nan("") : it->second;
+    };
+    for (const Evaluation& e : r.evaluations)
+      if (candidate(e, ignore) && std::isfinite(value(e))) {
+        out << value(e) << "," << e.slack / std::log(10.0) << "\n";
+        any = true;
+      }
+    out << "\n\n";
+    for (const verify::FrontierBin& bin : f.bins)
+      if (bin.best_index) {
+        const Evaluation& e = r.evaluations[*bin.best_index];
+        out << value(e) << "," << e.slack / std::log(10.0) << "\n";
+      }
+    out << "\n\n";
+    bool degenerate = false;
+    for (const verify::FrontierBin& bin : f.bins)
+      if (bin.degenerate_index) {
+        const Evaluation& e = r.evaluations[*bin.degenerate_index];
+        out << value(e) << "," << e.slack / std::log(10.0) << "\n";
+        degenerate = true;
+      }
+    if (!degenerate) out << "nan,nan\n";  // an empty block would end the file early for gnuplot
+    checked.close();
+  }
+  if (!any) return;
+  const std::string file = quoted(csv.filename().string());
+  const std::string body = fmt::format(
+      "set datafile separator ','\nset xlabel {}\n{}set ylabel 'log_{{10}}({})'\nset key below nobox\nset offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n"
+      "plot {} index 0 using 1:2 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'candidate points', \\\n"
+      "     {} index 1 using 1:2 with linespoints ls 1 lw 2 pt 7 title 'best per bin ({})', \\\n"
+      "     {} index 2 using 1:2 with points pt 8 ps 1.5 lc rgb '#b2182b' title 'degenerate optimum (no amplification)'\n",
+      quoted(literal(f.name)), f.log ? "set logscale x\n" : "", ratio, file, file, verify::to_string(r.goal), file);
+  render_gnuplot(dir, stem + "_frontier", literal(fmt::format("{}: {} {} along {} ({})", r.id, verify::to_string(r.goal), ratio, f.name, r.case_name)),
+                 fmt::format("privamp explore --frontier {}: case {}; data {}", f.name, r.case_name, csv.filename().string()), body);
+}
 
 void render_explore(const verify::ExploreResult& r, bool ignore, const std::filesystem::path& dir, const std::string& stem) {
   std::filesystem::create_directories(dir);
@@ -69,7 +144,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
     std::vector<std::string> blocks[3];
     for (const Evaluation& e : r.evaluations) {
       const double x = coordinate(ax, e.point);
-      const bool has = e.status == Evaluation::Status::ok && std::isfinite(e.slack) && (!e.outside || ignore);
+      const bool has = candidate(e, ignore);
       const double l = has ? e.slack / std::log(10.0) : std::nan("");
       const double y = two ? coordinate(*ay, e.point) : l;
       if (!std::isfinite(x) || !std::isfinite(y)) continue;
@@ -90,7 +165,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
         plots.push_back(two ? fmt::format("{} index {} using 1:2:3 with points pt 7 ps 0.9 palette title 'log_{{10}}({})'", file, index, ratio)
                             : fmt::format("{} index {} using 1:2 with points ls 1 title 'log_{{10}}({})'", file, index, ratio));
       else if (b == 1)
-        plots.push_back(two ? fmt::format("{} index {} using 1:2 with points pt 1 ps 0.6 lc rgb '#999999' title 'no ratio (n/a, error, 0 or inf)'", file, index)
+        plots.push_back(two ? fmt::format("{} index {} using 1:2 with points pt 1 ps 0.6 lc rgb '#999999' title 'not a candidate (n/a, error, no ratio, outside the region, degenerate)'", file, index)
                             : std::string());
       else
         plots.push_back(fmt::format("{} index {} using 1:2 with points pt 6 ps 2.5 lw 2 lc rgb 'black' title 'reported points'", file, index));
@@ -101,10 +176,10 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
   }
   if (plots.empty()) return;  // nothing evaluated successfully: the summary says so
   std::string body = axis_settings(ax, 'x');
-  if (two) body += axis_settings(*ay, 'y') + fmt::format("set cblabel 'log_{{10}}({})'\nset palette rgbformulae 33,13,10\n", ratio);
+  if (two) body += axis_settings(*ay, 'y') + fmt::format("set cblabel 'log_{{10}}({})'\n", ratio) + palette(r);
   else body += fmt::format("set ylabel 'log_{{10}}({})'\n", ratio);
   body += "set key below nobox\nplot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
-  render_gnuplot(dir, stem + "_map", fmt::format("{}: {} ({})", r.id, r.case_name, verify::to_string(r.goal)),
+  render_gnuplot(dir, stem + "_map", literal(fmt::format("{}: {} ({})", r.id, r.case_name, verify::to_string(r.goal))),
                  fmt::format("privamp explore: every evaluated point over the two most influential axes; data {}", map_csv.filename().string()),
                  body);
 
@@ -115,28 +190,32 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
     OutputFile checked(conv_csv);
     std::ostream& out = checked.stream();
     out.precision(17);
-    out << "# evaluations,best log10 ratio so far\n";
+    out << "# evaluations,best log10 ratio so far,this evaluation's log10 ratio (empty: not a candidate)\n";
     double best = std::nan("");
     for (std::size_t i = 0; i < r.evaluations.size(); ++i) {
       const Evaluation& e = r.evaluations[i];
-      if (e.status == Evaluation::Status::ok && std::isfinite(e.slack) && (!e.outside || ignore)) {
+      const bool has = candidate(e, ignore);
+      if (has) {
         const double v = verify::objective(r.goal, e.slack);
         if (std::isnan(best) || v < best) best = v;
       }
       if (!std::isnan(best)) {
         const double slack = r.goal == verify::Goal::loosest ? -best : best;
-        out << i + 1 << "," << slack / std::log(10.0) << "\n";
+        out << i + 1 << "," << slack / std::log(10.0) << "," << (has ? fmt::format("{}", e.slack / std::log(10.0)) : "") << "\n";
         ++rows;
       }
     }
     checked.close();
   }
   if (rows == 0) return;  // no candidate point: nothing converges
+  // Evaluations on a log axis, so that the early descent is visible; every evaluation behind the best-so-far line.
+  const std::string file = quoted(conv_csv.filename().string());
   const std::string cbody = fmt::format(
-      "set xlabel 'evaluations'\nset ylabel 'best log_{{10}}({}) so far'\nset key below nobox\n"
+      "set datafile separator ','\nset xlabel 'evaluations'\nset logscale x\nset ylabel 'log_{{10}}({})'\nset key below nobox\n"
       "set arrow from {}, graph 0 to {}, graph 1 nohead ls 9\n"
-      "plot {} using 1:2 with steps ls 1 title 'best so far ({}; the dashed line ends the global phase)'\n",
-      ratio, r.global_points + 0.5, r.global_points + 0.5, quoted(conv_csv.filename().string()),
+      "plot {} using 1:3 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation', \\\n"
+      "     {} using 1:2 with steps ls 1 lw 2 title 'best so far ({}; the dashed line ends the global phase)'\n",
+      ratio, r.global_points + 0.5, r.global_points + 0.5, file, file,
       r.goal == verify::Goal::tightest ? "|log|" : verify::to_string(r.goal));
   render_gnuplot(dir, stem + "_convergence", fmt::format("{}: convergence of the search", r.id),
                  fmt::format("privamp explore: best objective so far; data {}", conv_csv.filename().string()), cbody);

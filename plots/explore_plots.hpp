@@ -13,5 +13,10 @@ namespace privamp::plots {
 
 void render_explore(const verify::ExploreResult& r, bool ignore_hypotheses, const std::filesystem::path& dir,
                     const std::string& stem);
+// A frontier (STEM_frontier.{csv,gp,pdf,png}): every candidate point's ratio against the frontier's quantity (grey),
+// the best point of each bin re-evaluated (a line through them), and each bin's degenerate optimum where it beats
+// the best point (open red triangles).
+void render_frontier(const verify::FrontierResult& f, bool ignore_hypotheses, const std::filesystem::path& dir,
+                     const std::string& stem);
 
 }  // namespace privamp::plots

@@ -28,6 +28,15 @@ std::string quoted(const std::string& text) {
   return q + "'";
 }
 
+std::string literal(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '_' || c == '^' || c == '@' || c == '&' || c == '~' || c == '{' || c == '}' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 bool has_control_character(const std::string& text) {
   for (char c : text)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;

@@ -11,6 +11,9 @@
 
 namespace privamp::plots {
 
+// Text shown literally in gnuplot's enhanced mode (a parameter's name such as gamma_doeblin): the characters that
+// mark subscripts, superscripts and groups escaped with a backslash (for quoted(), a single-quoted string).
+std::string literal(const std::string& text);
 // A gnuplot single-quoted string literal for any text.
 std::string quoted(const std::string& text);
 

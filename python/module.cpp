@@ -274,8 +274,9 @@ PYBIND11_MODULE(_privamp, m) {
       "explore",
       [](const std::vector<std::string>& targets, const std::string& case_name, const std::string& id,
          const std::string& cases_dir, bool all, const std::string& goal, int budget, std::uint64_t seed, int starts,
-         int jobs, bool ignore_hypotheses) {
+         int jobs, bool ignore_hypotheses, const std::vector<std::string>& where) {
         verify::ExploreOptions options;
+        options.where = where;
         options.goal = verify::parse_goal(goal);
         options.budget = budget;
         options.seed = seed;

@@ -233,18 +233,19 @@ log(bound/exact) for an upper bound (log(exact/bound) for a lower one) and `rati
 
 
 def explore(target, case=None, id=None, goal="loosest", budget=200, seed=1, starts=3, jobs=0,
-            ignore_hypotheses=False, all=False, cases="cases"):
+            ignore_hypotheses=False, all=False, cases="cases", where=None):
     """Searches a case's parameter space for where a bound is loosest, tightest or violated, like ``privamp
     explore``: `target` is a case file or a theorem ID (then its cases with a [case.explore] table in the
     directory `cases`); with `all=True`, every case with such a table in `target` (a file, a directory or a list
     of them; default: `cases`). goal: loosest | tightest | violation; budget: evaluations per case and ID; seed:
-    of the Sobol rotation (results are reproducible from it). Returns a list of `Search`, one per case and ID."""
+    of the Sobol rotation (results are reproducible from it); where: conditions a candidate must meet (a string or
+    a list, as ``--where``). Returns a list of `Search`, one per case and ID."""
     targets = [] if target is None else _names([target] if isinstance(target, str) else target, "target")
     runs = _privamp.explore(targets, "" if case is None else str(case), "" if id is None else str(id), str(cases),
                             bool(all), str(goal), _integer(budget, "budget", 2, 10**7),
                             _integer(seed, "seed", 0, 2**63 - 1), _integer(starts, "starts", 1, 64),
                             _integer(jobs, "jobs", 0, 1024),
-                            bool(ignore_hypotheses))
+                            bool(ignore_hypotheses), [where] if isinstance(where, str) else list(where or []))
     return [Search(**r) for r in runs]
 
 

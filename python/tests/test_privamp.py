@@ -238,6 +238,12 @@ class Explore(unittest.TestCase):
         self.assertIn(got.best[0]["verdict"], ("holds", "tight"))
         self.assertEqual(set(got.influence), set(got.axes))
 
+    def test_where(self):
+        got = privamp.explore(self.COUPLINGS, case=self.CASE, budget=24, seed=3, where="alpha <= 3")[0]
+        for i in got.best_index:
+            self.assertLessEqual(got.points[i]["alpha"], 3)
+        self.assertTrue(all(row["alpha"] <= 3 for row in got.best))
+
     def test_bad_input(self):
         with self.assertRaisesRegex(ValueError, "budget = 1 is out of range"):
             privamp.explore(self.COUPLINGS, budget=1)

@@ -323,3 +323,155 @@ TEST_CASE("rows survive the encoding between processes bit for bit", "[explore][
   CHECK(b.outside == r.outside);
   CHECK(b.exact.method == "test");
 }
+
+TEST_CASE("distinct points differ by 1% of a real axis, or in a choice or an integer", "[explore]") {
+  const Case c = load_one(test::case_text({.name = "distinct", .grid = R"toml(
+alpha = 2
+delta = [1, 2, 3]
+sigma1 = 1
+sigma2 = 1
+)toml", .more = R"toml([case.explore]
+alpha = {min = 2, max = 200, scale = "log"}
+sigma1 = {min = 1, max = 3, integer = true}
+)toml"}));
+  const SearchSpace s(c);  // axes: alpha, delta (choice), sigma1
+  const std::vector<double> a = {0.5, 0.10, 0.50};
+  CHECK_FALSE(s.distinct(a, std::vector<double>{0.505, 0.20, 0.45}));  // same choice, same integer, 0.5% apart
+  CHECK(s.distinct(a, std::vector<double>{0.52, 0.10, 0.50}));         // 2% of alpha's (log) range
+  CHECK(s.distinct(a, std::vector<double>{0.5, 0.50, 0.50}));          // another choice of delta
+  CHECK(s.distinct(a, std::vector<double>{0.5, 0.10, 0.99}));          // another integer
+}
+
+TEST_CASE("a region of interest: points outside the where conditions are never candidates", "[explore]") {
+  Case c = chain(1.0);
+  ExploreOptions o;
+  o.budget = 60;
+  o.goal = Goal::loosest;
+  const ExploreResult free = explore(c, "T4.closed", o);
+  REQUIRE_FALSE(free.best.empty());
+  CHECK(free.best.front().params.at("r") > 10);  // unconstrained, the loosest point has many steps
+  o.where = {"r <= 5", "ratio < 1e6"};
+  const ExploreResult r = explore(c, "T4.closed", o);
+  REQUIRE_FALSE(r.best.empty());
+  CHECK(r.where == o.where);
+  std::size_t outside = 0;
+  for (const Evaluation& e : r.evaluations)
+    if (e.status == Evaluation::Status::ok) {
+      CHECK(e.in_region == (e.point.at("r") <= 5 && e.bound / e.exact < 1e6));
+      outside += !e.in_region;
+    }
+  CHECK(outside > 0);
+  for (const Row& row : r.best) CHECK(row.params.at("r") <= 5);
+  // A condition naming no parameter is refused before anything runs.
+  o.where = {"rr <= 5"};
+  CHECK_THROWS_WITH(explore(c, "T4.closed", o), Catch::Contains("--where 'rr <= 5'") && Catch::Contains("unknown parameter 'rr'"));
+  // In a case file: checked at load, with file, line and key.
+  std::string text = std::string(kChain) + "where = [\"r <=\"]\n";
+  text.replace(text.find("LMAX"), 4, "1");
+  CHECK_THROWS_WITH(parse_cases(text, "w.toml"), Catch::Contains("explore.where"));
+}
+
+namespace {
+// Random Dirichlet kernels: at small concentrations the kernel barely mixes and T1.3 is trivially tight.
+const char* kKernels = R"toml(
+[[case]]
+name = "kernels"
+bounds = ["T1.3"]
+kind = "kernel"
+kernel = "dirichlet"
+quantity = "hockey_stick"
+order = "{eps}"
+[case.grid]
+states = 4
+concentration = 1
+seed = 1
+eps = 1
+delta = 0.1
+[case.explore]
+concentration = {min = 0.05, max = 10, scale = "log"}
+seed = {min = 1, max = 500, integer = true}
+eps = {min = 0.1, max = 3, scale = "log"}
+delta = {min = 1e-3, max = 0.5, scale = "log"}
+DEGENERATE
+)toml";
+
+Case kernels(const std::string& degenerate) {
+  std::string text = kKernels;
+  text.replace(text.find("DEGENERATE"), 10, degenerate);
+  return load_one(text);
+}
+}  // namespace
+
+TEST_CASE("degenerate points are searched apart and named, never the answer", "[explore]") {
+  ExploreOptions o;
+  o.budget = 150;
+  o.goal = Goal::tightest;
+  const ExploreResult plain = explore(kernels(""), "T1.3", o);
+  const Case c = kernels("degenerate = [\"gamma_doeblin >= 0.999\", \"exact >= 0.999 * delta\"]");
+  const ExploreResult r = explore(c, "T1.3", o);
+  REQUIRE_FALSE(plain.best.empty());
+  REQUIRE_FALSE(r.best.empty());
+  std::size_t degenerate = 0;
+  for (const Evaluation& e : r.evaluations) {
+    if (e.status != Evaluation::Status::ok) continue;
+    const bool is = e.point.at("gamma_doeblin") >= 0.999 || e.exact >= 0.999 * e.point.at("delta");
+    CHECK(e.degenerate.empty() != is);
+    degenerate += is;
+  }
+  CHECK(degenerate > 0);
+  for (std::size_t i : r.best_index) CHECK(r.evaluations[i].degenerate.empty());
+  // Without the conditions the tightest point is a degenerate one; with them it is named and set apart.
+  const Evaluation& first = plain.evaluations[plain.best_index.front()];
+  const Params p = with_search_values(first.point, first.exact, first.bound);
+  REQUIRE((p.at("gamma_doeblin") >= 0.999 || p.at("exact") >= 0.999 * p.at("delta")));
+  REQUIRE(r.degenerate_index);
+  REQUIRE(r.degenerate);
+  CHECK_FALSE(r.evaluations[*r.degenerate_index].degenerate.empty());
+  CHECK(std::abs(r.evaluations[*r.degenerate_index].slack) <= std::abs(r.evaluations[r.best_index.front()].slack));
+}
+
+TEST_CASE("a frontier: the best ratio per bin of a derived quantity, each bin searched on its own", "[explore]") {
+  const Case c = kernels("degenerate = [\"gamma_doeblin >= 0.999\"]");
+  ExploreOptions o;
+  o.budget = 200;
+  o.goal = Goal::tightest;
+  const FrontierResult f = frontier(c, "T1.3", o, "gamma_doeblin", 5);
+  REQUIRE(f.bins.size() == 5);
+  CHECK(f.name == "gamma_doeblin");
+  std::size_t with_best = 0;
+  for (std::size_t b = 0; b < f.bins.size(); ++b) {
+    const FrontierBin& bin = f.bins[b];
+    if (b > 0) CHECK(bin.lower == f.bins[b - 1].upper);
+    if (!bin.best_index) continue;
+    ++with_best;
+    REQUIRE(bin.best);
+    const Evaluation& best = f.search.evaluations[*bin.best_index];
+    const double g = best.point.at("gamma_doeblin");
+    CHECK(g >= bin.lower);
+    CHECK(g <= bin.upper);
+    CHECK(best.degenerate.empty());
+    // No candidate in the bin is tighter.
+    for (const Evaluation& e : f.search.evaluations)
+      if (e.status == Evaluation::Status::ok && e.degenerate.empty() && e.point.at("gamma_doeblin") >= bin.lower &&
+          e.point.at("gamma_doeblin") < bin.upper)
+        CHECK(std::abs(best.slack) <= std::abs(e.slack));
+    CHECK(bin.best->verdict != Verdict::error);
+  }
+  CHECK(with_best >= 3);
+  CHECK(f.search.evaluations.size() > f.search.global_points);  // the bins were refined
+  // An unknown quantity is refused with the names there are.
+  CHECK_THROWS_WITH(frontier(c, "T1.3", o, "gamma_dobelin", 5), Catch::Contains("known:") && Catch::Contains("gamma_doeblin"));
+  CHECK_THROWS_AS(frontier(c, "T1.3", o, "gamma_doeblin", 0), InvalidArgument);
+}
+
+TEST_CASE("values below the smallest normal double have no ratio", "[explore][report]") {
+  Row r;
+  r.exact = Estimate::from_value(7.39e-309, 0, ErrorKind::exact, "closed form");
+  r.bound = 1;
+  CHECK(std::isnan(r.ratio()));
+  r.exact = Estimate::from_value(1e-300, 0, ErrorKind::exact, "closed form");
+  CHECK(r.ratio() == Approx(1e300));
+  r.bound = 5e-320;
+  CHECK(std::isnan(r.ratio()));
+  CHECK(std::isnan(with_search_values({}, 7.39e-309, 1).at("ratio")));
+}

@@ -88,6 +88,7 @@ struct BoundEntry {
   std::string formula = {};
   std::string declared_in = {};
   int declared_line = 0;
+  std::string declaration = {};  // the [[bound]] table's keys as TOML (what a self-contained file repeats)
 
   const DivergenceCheck* divergence() const { return std::get_if<DivergenceCheck>(&check); }
   const ValueCheck* value() const { return std::get_if<ValueCheck>(&check); }

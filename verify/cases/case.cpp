@@ -80,6 +80,14 @@ sim::FiniteKernel Case::kernel_at(const Params& p) const {
   throw InvalidArgument(fmt::format("kernel = '{}': allowed randomized_response, dirichlet, lazy_dirichlet, sparse", kind));
 }
 
+Params with_search_values(Params point, double exact, double bound) {
+  const auto tiny = [](double x) { return x != 0 && std::abs(x) < std::numeric_limits<double>::min(); };
+  point.numbers["exact"] = exact;
+  point.numbers["bound"] = bound;
+  point.numbers["ratio"] = exact == 0 || tiny(exact) || tiny(bound) ? std::numeric_limits<double>::quiet_NaN() : bound / exact;
+  return point;
+}
+
 std::vector<Params> Case::points() const {
   std::vector<Params> out{Params{}};
   for (const auto& [key, values] : grid) {
@@ -123,6 +131,11 @@ class Reader : public TomlReader {
     e.family = text(t, "family", std::filesystem::path(file_).stem().string());
     e.declared_in = file_;
     e.declared_line = static_cast<int>(t.source().begin.line);
+    {
+      std::ostringstream text;
+      text << toml::toml_formatter{t};
+      e.declaration = text.str();
+    }
     if (user)
       for (const BoundEntry& b : bound_catalogue())
         if (b.id == e.id) fail(t.get("id"), "id", fmt::format("bound ID '{}' is built in: choose another ID for a declared bound", e.id));
@@ -209,12 +222,30 @@ class Reader : public TomlReader {
     return values;
   }
 
-  // [case.explore]: each key a grid parameter, as {min, max, scale, integer} or a list of choices.
-  std::vector<ExploreAxis> explore_axes(const toml::node& node, const Case& c) const {
+  // [case.explore]'s conditions: a list of formula strings (checked at every point in check_points).
+  std::vector<std::string> conditions(const toml::node& v, const std::string& key) const {
+    if (!v.is_array()) fail(&v, key, "must be a list of conditions, e.g. [\"exact >= 1e-12\", \"gamma_doeblin <= 0.9\"]");
+    std::vector<std::string> out;
+    for (const auto& e : *v.as_array()) {
+      if (!e.is_string() || (**e.as_string()).find_first_not_of(" \t") == std::string::npos)
+        fail(&e, key, "conditions must be non-empty formula strings");
+      out.push_back(**e.as_string());
+    }
+    if (out.size() > 64) fail(&v, key, fmt::format("{} conditions; at most 64", out.size()));
+    return out;
+  }
+
+  // [case.explore]: each key a grid parameter, as {min, max, scale, integer} or a list of choices; and the
+  // conditions `where` and `degenerate`.
+  std::vector<ExploreAxis> explore_axes(const toml::node& node, Case& c) const {
     if (!node.is_table()) fail(&node, "explore", "must be a table of ranges ({min = a, max = b}) or lists of choices");
     std::vector<ExploreAxis> axes;
     for (const auto& [k, v] : *node.as_table()) {
       const std::string name(k.str()), key = "explore." + name;
+      if (name == "where" || name == "degenerate") {
+        (name == "where" ? c.explore_where : c.explore_degenerate) = conditions(v, key);
+        continue;
+      }
       const auto in_grid = std::find_if(c.grid.begin(), c.grid.end(), [&](const auto& g) { return g.first == name; });
       if (in_grid == c.grid.end()) fail(&v, key, "is not a grid parameter of the case (a range replaces a grid axis)");
       ExploreAxis a;
@@ -482,6 +513,15 @@ class Reader : public TomlReader {
           fail(b, "bounds", fmt::format("{} ({}): {}{}", id, e.declared_in, where(), err.what()));
         }
       }
+      // The search's conditions: names and syntax once (with exact, bound and ratio set to 1), work everywhere.
+      for (const auto* list : {&c.explore_where, &c.explore_degenerate})
+        for (const std::string& condition : *list) try {
+            Params r = with_search_values(q, 1, 1);
+            check_formula_work(condition, r);
+            if (checked_formulas.insert("explore: " + condition).second) evaluate_formula(condition, r);
+          } catch (const InvalidArgument& e) {
+            fail(t.get("explore"), list == &c.explore_where ? "explore.where" : "explore.degenerate", where() + e.what());
+          }
       if (!c.order.empty()) try {
           Quantity::of(c.quantity, evaluate_formula(c.order, p));
         } catch (const InvalidArgument& e) {

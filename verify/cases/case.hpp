@@ -66,6 +66,10 @@ struct ExploreAxis {
   std::vector<std::variant<double, std::string>> choices;
 };
 
+// A point's parameters with what a search knows besides them, for [case.explore]'s conditions: `exact`, `bound`
+// and `ratio` (bound/exact; NaN where there is none, which makes every comparison with it false).
+Params with_search_values(Params point, double exact, double bound);
+
 struct Case {
   enum class Kind { laws, kernel, property, value };
   std::string file;  // as given (relative path)
@@ -83,6 +87,11 @@ struct Case {
   std::vector<std::pair<std::string, std::vector<std::variant<double, std::string>>>> grid;
   std::vector<std::pair<std::string, std::string>> derived;
   std::vector<ExploreAxis> explore;  // [case.explore]: ranges replacing grid axes (empty: no search space)
+  // [case.explore] where = [...]: the regime of interest, conditions (formulas of the point's parameters, derived
+  // quantities, exact, bound and ratio) that a point must satisfy to be a candidate of a search;
+  // degenerate = [...]: conditions under which a point is degenerate (no amplification happens, the bound is
+  // trivially tight): searched and reported apart, never as the answer.
+  std::vector<std::string> explore_where, explore_degenerate;
   // The bounds declared by the files loaded with this case (shared by the cases of one load).
   std::shared_ptr<const DeclaredBounds> declared;
 

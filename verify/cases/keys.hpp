@@ -20,6 +20,8 @@ inline const KeyTable kCaseKeys{"[[case]]",
                                  "cross_check", "tolerance", "grid", "derived", "explore", "comment"}};
 inline const KeyTable kGridRangeKeys{"[case.grid] ranges", {"from", "to", "points", "scale"}};
 inline const KeyTable kExploreRangeKeys{"[case.explore] ranges", {"min", "max", "scale", "integer"}};
+// [case.explore]'s keys besides the grid parameters it searches.
+inline const KeyTable kExploreKeys{"[case.explore] conditions", {"where", "degenerate"}};
 inline const KeyTable kBoundKeys{"[[bound]]",
                                  {"id", "source", "statement", "quantity", "direction", "requires", "formula", "order",
                                   "family", "exact", "comment"}};
@@ -29,7 +31,8 @@ inline const KeyTable kFigureKeys{"[[figure]]",
 inline const KeyTable kFigureKeyKeys{"[figure.key]", {"position", "box", "opaque", "columns", "off"}};
 inline const KeyTable kSeriesKeys{"[[figure.series]]", {"case", "id", "y", "where", "scale", "title", "style", "line"}};
 
-inline const std::array<const KeyTable*, 8> kAllKeyTables = {&kFileKeys,   &kCaseKeys,   &kGridRangeKeys, &kExploreRangeKeys,
-                                                             &kBoundKeys,  &kFigureKeys, &kFigureKeyKeys, &kSeriesKeys};
+inline const std::array<const KeyTable*, 9> kAllKeyTables = {&kFileKeys,  &kCaseKeys,   &kGridRangeKeys, &kExploreRangeKeys,
+                                                             &kExploreKeys, &kBoundKeys, &kFigureKeys, &kFigureKeyKeys,
+                                                             &kSeriesKeys};
 
 }  // namespace privamp::verify

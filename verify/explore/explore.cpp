@@ -15,6 +15,8 @@
 #include <nlopt.h>
 
 #include "numerics/errors.hpp"
+#include "sim/kernels/finite_kernel.hpp"
+#include "verify/cases/formula.hpp"
 #include "verify/runner/codec.hpp"
 
 namespace privamp::verify {
@@ -51,6 +53,9 @@ nlohmann::json to_json(const Evaluation& e) {
           {"status", to_string(e.status)},
           {"outside", e.outside},
           {"slack", json_number(e.slack)},
+          {"in_region", e.in_region},
+          {"degenerate", e.degenerate},
+          {"point", verify::to_json(e.point)},
           {"message", e.message}};
 }
 
@@ -66,10 +71,14 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.verdict = parse_verdict(j.at("verdict").get<std::string>());
   const std::string status = j.at("status").get<std::string>();
   for (auto s : {Evaluation::Status::ok, Evaluation::Status::not_applicable, Evaluation::Status::error,
-                 Evaluation::Status::exact_zero, Evaluation::Status::bound_infinite, Evaluation::Status::bound_underflow})
+                 Evaluation::Status::exact_zero, Evaluation::Status::exact_underflow, Evaluation::Status::bound_infinite,
+                 Evaluation::Status::bound_underflow})
     if (to_string(s) == status) e.status = s;
   e.outside = j.at("outside").get<bool>();
   e.slack = number_from_json(j.at("slack"));
+  e.in_region = j.at("in_region").get<bool>();
+  e.degenerate = j.at("degenerate").get<std::string>();
+  e.point = params_from_json(j.at("point"));
   e.message = j.at("message").get<std::string>();
   return e;
 }
@@ -118,13 +127,14 @@ class Explorer {
     search_.cross_check = false;
     search_.ignore_hypotheses = o.ignore_hypotheses;
     search_.rel_tol = o.search_rel_tol;
+    where_ = c.explore_where;
+    where_.insert(where_.end(), o.where.begin(), o.where.end());
+    check_conditions(o.where);
   }
 
   ExploreResult run() {
-    ExploreResult r{case_.file, case_.name, id_, options_.goal, entry_.direction, space_, {}, 0, {}, {}, {}, {}};
-    bool local = false;
-    for (std::size_t j = 0; j < space_.dimension(); ++j) local = local || space_.continuous(j);
-    const int local_budget = local ? static_cast<int>(std::lround(options_.budget * options_.local_share)) : 0;
+    ExploreResult r = empty_result();
+    const int local_budget = this->local_budget();
     const int global = options_.budget - local_budget;
     total_ = static_cast<std::size_t>(options_.budget);
     r.evaluations = global_phase(global);
@@ -134,17 +144,134 @@ class Explorer {
     }
     if (options_.progress && rank() == 0 && done_ * static_cast<std::size_t>(size()) < total_)
       options_.progress(total_, total_);  // the local runs converged before the budget was spent
-    for (Evaluation& e : r.evaluations) try {  // the evaluating process computed it; the others recompute it from u
-        e.point = case_.with_derived(space_.point(e.u));
-      } catch (const InvalidArgument&) {
-        e.point = space_.point(e.u);  // a derived parameter failed there: the row is an error already
-      }
+    r.where = where_;
     statistics(r);
     reevaluate(r);
     return r;
   }
 
+  FrontierResult run_frontier(const std::string& name, int bins) {
+    if (!(bins >= 1 && bins <= 100)) throw_invalid("explore", "--bins", bins, "an integer with 1 <= bins <= 100");
+    FrontierResult f;
+    f.name = name;
+    ExploreResult& r = f.search;
+    r = empty_result();
+    r.where = where_;
+    total_ = static_cast<std::size_t>(options_.budget);
+    const int local_budget = this->local_budget();
+    r.evaluations = global_phase(options_.budget - local_budget);
+    r.global_points = r.evaluations.size();
+    // The quantity's value at an evaluation: a parameter, derived quantity or mixing constant, or exact, bound, ratio.
+    const auto value = [&](const Evaluation& e) {
+      const Params p = with_search_values(e.point, e.exact, e.bound);
+      const auto it = p.numbers.find(name);
+      return it == p.numbers.end() ? kNaN : it->second;
+    };
+    const auto any = [&](bool degenerate) {
+      return [&, degenerate](const Evaluation& e) { return candidate(e, degenerate); };
+    };
+    // Its range: the axis's, or the values seen at the candidates.
+    const auto axis = std::find_if(space_.axes.begin(), space_.axes.end(), [&](const ExploreAxis& a) { return a.name == name; });
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    if (axis != space_.axes.end() && axis->kind != ExploreAxis::Kind::choice) {
+      lo = axis->min;
+      hi = axis->max;
+      f.log = axis->log;
+    } else {
+      bool known = false;
+      for (const Evaluation& e : r.evaluations) {
+        known = known || !std::isnan(value(e)) || e.point.numbers.count(name);
+        if (!(any(false)(e) || any(true)(e)) || !std::isfinite(value(e))) continue;
+        lo = std::min(lo, value(e));
+        hi = std::max(hi, value(e));
+      }
+      if (!known) {
+        std::vector<std::string> names = {"exact", "bound", "ratio"};
+        for (const Evaluation& e : r.evaluations)
+          if (e.status == Evaluation::Status::ok) {
+            for (const auto& [k, v] : e.point.numbers) names.push_back(k);
+            break;
+          }
+        throw InvalidArgument(fmt::format("--frontier {}: not a number of the points of case '{}' (known: {})", name, case_.name,
+                                          fmt::join(names, ", ")));
+      }
+      if (!(lo < hi))
+        throw InvalidArgument(fmt::format("--frontier {}: the candidate points {} (a frontier needs a range of values)", name,
+                                          lo > hi ? "are none: widen the search or its region" : "all have " + name + " = " + format_number(lo)));
+      f.log = lo > 0 && hi / lo >= 100;
+    }
+    std::vector<double> edges(static_cast<std::size_t>(bins) + 1);
+    for (int b = 0; b <= bins; ++b) {
+      const double t = static_cast<double>(b) / bins;
+      edges[static_cast<std::size_t>(b)] = b == bins ? hi : f.log ? lo * std::pow(hi / lo, t) : lo + (hi - lo) * t;
+    }
+    const auto bin_of = [&](const Evaluation& e) -> int {
+      const double v = value(e);
+      if (!(v >= lo && v <= hi)) return -1;
+      const auto it = std::upper_bound(edges.begin() + 1, edges.end() - 1, v);
+      return static_cast<int>(it - edges.begin()) - 1;
+    };
+    // Each bin searched on its own: local runs from its best points, the bin a constraint.
+    const std::vector<Evaluation> global = r.evaluations;
+    for (int b = 0; b < bins && local_budget > 0; ++b)
+      for (Evaluation& e : local_phase(global, local_budget / bins, [&, b](const Evaluation& e) { return bin_of(e) == b; }))
+        r.evaluations.push_back(std::move(e));
+    if (options_.progress && rank() == 0) options_.progress(total_, total_);
+    statistics(r);
+    // Per bin: the best candidate and, when it is better, the best degenerate point.
+    f.bins.resize(static_cast<std::size_t>(bins));
+    for (int b = 0; b < bins; ++b) {
+      FrontierBin& bin = f.bins[static_cast<std::size_t>(b)];
+      bin.lower = edges[static_cast<std::size_t>(b)];
+      bin.upper = edges[static_cast<std::size_t>(b) + 1];
+    }
+    for (std::size_t i = 0; i < r.evaluations.size(); ++i) {
+      const Evaluation& e = r.evaluations[i];
+      const int b = bin_of(e);
+      if (b < 0) continue;
+      FrontierBin& bin = f.bins[static_cast<std::size_t>(b)];
+      for (const bool degenerate : {false, true}) {
+        if (!candidate(e, degenerate)) continue;
+        bin.candidates += !degenerate;
+        auto& best = degenerate ? bin.degenerate_index : bin.best_index;
+        if (!best || better(e, r.evaluations[*best])) best = i;
+      }
+    }
+    std::vector<std::size_t> points;
+    for (FrontierBin& bin : f.bins) {
+      if (bin.degenerate_index && bin.best_index && !better(r.evaluations[*bin.degenerate_index], r.evaluations[*bin.best_index]))
+        bin.degenerate_index.reset();
+      if (bin.best_index) points.push_back(*bin.best_index);
+      if (bin.degenerate_index) points.push_back(*bin.degenerate_index);
+    }
+    const std::vector<Row> rows = reevaluate_points(r.evaluations, points);
+    if (rank() != 0) return f;
+    std::size_t k = 0;
+    for (FrontierBin& bin : f.bins) {
+      if (bin.best_index) {
+        bin.best = rows[k++];
+        r.best_index.push_back(*bin.best_index);
+        r.best.push_back(*bin.best);
+      }
+      if (bin.degenerate_index) bin.degenerate = rows[k++];
+    }
+    return f;
+  }
+
  private:
+  ExploreResult empty_result() const {
+    ExploreResult r{.file = case_.file, .case_name = case_.name, .id = id_, .goal = options_.goal, .direction = entry_.direction,
+                    .space = space_};
+    return r;
+  }
+
+  // The local refinement's share of the budget (none without a continuous axis).
+  int local_budget() const {
+    bool local = false;
+    for (std::size_t j = 0; j < space_.dimension(); ++j) local = local || space_.continuous(j);
+    return local ? static_cast<int>(std::lround(options_.budget * options_.local_share)) : 0;
+  }
+
   int rank() const { return options_.communicator ? options_.communicator->rank() : 0; }
   int size() const { return options_.communicator ? options_.communicator->size() : 1; }
 
@@ -160,8 +287,10 @@ class Explorer {
     Evaluation e;
     e.u = std::move(u);
     try {
-      e.point = case_.with_derived(space_.point(e.u));
+      e.point = space_.point(e.u);  // what is known if the derived parameters fail
+      e.point = case_.with_derived(e.point);
       const Row row = evaluate_point(case_, e.point, {id_}, search_).front();
+      if (case_.kind == Case::Kind::kernel) add_kernel_constants(case_.kernel_at(e.point), e.point);  // for conditions, frontiers
       fill(e, row);
     } catch (const std::exception& err) {
       e.status = Evaluation::Status::error;
@@ -197,6 +326,10 @@ class Explorer {
       e.status = Evaluation::Status::exact_zero;
       return;
     }
+    if (!property && log_exact < std::log(std::numeric_limits<double>::min())) {  // digits lost: no ratio
+      e.status = Evaluation::Status::exact_underflow;
+      return;
+    }
     if (!std::isfinite(e.bound)) {
       e.status = Evaluation::Status::bound_infinite;
       return;
@@ -219,6 +352,43 @@ class Explorer {
     }
     e.status = Evaluation::Status::ok;
     e.slack = slack_of(entry_.direction, property, log_exact, std::log(e.bound));
+    classify(e, e.point);
+  }
+
+  // The region and degeneracy of a point with a slack: `where` and `degenerate` at its parameters, exact and bound.
+  void classify(Evaluation& e, const Params& params) const {
+    if (where_.empty() && case_.explore_degenerate.empty()) return;
+    const Params p = with_search_values(params, e.exact, e.bound);
+    for (const std::string& c : where_)
+      if (evaluate_formula(c, p) == 0) {
+        e.in_region = false;
+        break;
+      }
+    for (const std::string& c : case_.explore_degenerate)
+      if (evaluate_formula(c, p) != 0) {
+        e.degenerate = c;
+        break;
+      }
+  }
+
+  // Conditions given with the options: their syntax and names at a point of the space (the case's own are checked
+  // when it is loaded), before anything runs.
+  void check_conditions(const std::vector<std::string>& conditions) const {
+    if (conditions.empty()) return;
+    Params p;
+    try {
+      p = case_.with_derived(space_.point(std::vector<double>(space_.dimension(), 0.5)));
+      if (case_.kind == Case::Kind::kernel) add_kernel_constants(case_.kernel_at(p), p);
+    } catch (const InvalidArgument&) {
+      return;  // that point is refused: the conditions are checked where they are evaluated
+    }
+    p = with_search_values(p, 1, 1);
+    for (const std::string& c : conditions) try {
+        check_formula_work(c, p);
+        evaluate_formula(c, p);
+      } catch (const InvalidArgument& err) {
+        throw InvalidArgument(fmt::format("--where '{}': {}", c, err.what()));
+      }
   }
 
   // Evaluates `points` spread over processes (i % size == rank) and threads; every process ends with all results.
@@ -264,6 +434,7 @@ class Explorer {
     std::vector<std::size_t> dims;  // the refined axes
     std::vector<Evaluation> trajectory;
     std::map<std::vector<double>, double> cache;
+    std::function<bool(const Evaluation&)> accept = {};  // a further constraint (a frontier's bin); empty: none
   };
 
   static double local_objective(unsigned n, const double* x, double* /*grad*/, void* data) {
@@ -273,7 +444,7 @@ class Explorer {
     if (const auto it = run->cache.find(u); it != run->cache.end()) return it->second;
     Evaluation e = run->self->evaluate(u);
     const double g = objective(run->self->options_.goal, e.slack);
-    const bool candidate = e.status == Evaluation::Status::ok && (!e.outside || run->self->options_.ignore_hypotheses);
+    const bool candidate = run->self->candidate(e) && (!run->accept || run->accept(e));
     const double value = candidate && std::isfinite(g) ? g : (candidate && g < 0 ? -kBarrier : kBarrier);
     run->trajectory.push_back(std::move(e));
     run->cache.emplace(std::move(u), value);
@@ -296,11 +467,12 @@ class Explorer {
     nlopt_destroy(opt);
   }
 
-  std::vector<Evaluation> local_phase(const std::vector<Evaluation>& global, int budget) {
-    // The best distinct candidates of the global phase start the local runs.
+  // Local runs from the best distinct candidates of `global` (those `accept` takes, when given).
+  std::vector<Evaluation> local_phase(const std::vector<Evaluation>& global, int budget,
+                                      const std::function<bool(const Evaluation&)>& accept = {}) {
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < global.size(); ++i)
-      if (candidate(global[i])) order.push_back(i);
+      if (candidate(global[i]) && (!accept || accept(global[i]))) order.push_back(i);
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
       return objective(options_.goal, global[a].slack) < objective(options_.goal, global[b].slack);
     });
@@ -312,7 +484,7 @@ class Explorer {
     // its first model).
     std::vector<Evaluation> out;
     std::size_t next = 0;
-    int left = budget, round = 0, started = 0;
+    int left = budget, round = 0;
     std::vector<std::size_t> used;
     while (left >= 12 && next < order.size() && round < 16) {
       const int starts = std::max(1, std::min(options_.starts, left / 12));
@@ -321,11 +493,11 @@ class Explorer {
         const std::size_t i = order[next++];
         if (!distinct(global[i].u, global, used)) continue;
         used.push_back(i);
-        runs.push_back({this, global[i].u, dims, {}, {}});
+        runs.push_back({this, global[i].u, dims, {}, {}, accept});
       }
       if (runs.empty()) break;
-      std::vector<Evaluation> batch = refine_all(runs, left / static_cast<int>(runs.size()), started);
-      started += static_cast<int>(runs.size());
+      std::vector<Evaluation> batch = refine_all(runs, left / static_cast<int>(runs.size()), starts_used_);
+      starts_used_ += static_cast<int>(runs.size());
       left -= static_cast<int>(batch.size());
       for (Evaluation& e : batch) out.push_back(std::move(e));
       ++round;
@@ -365,18 +537,19 @@ class Explorer {
     return out;
   }
 
-  // Reported points differ by at least 1% of some axis's range (a local run's neighbouring steps are one point).
-  static bool distinct(const std::vector<double>& u, const std::vector<Evaluation>& all, const std::vector<std::size_t>& chosen) {
-    for (std::size_t k : chosen) {
-      double d = 0;
-      for (std::size_t j = 0; j < u.size(); ++j) d = std::max(d, std::abs(u[j] - all[k].u[j]));
-      if (d < 0.01) return false;
-    }
+  // Reported points are distinct: some axis differs by at least 1% of its range (of its logarithm's, on a log
+  // axis), or a choice or an integer differs (a local run's neighbouring steps are one point).
+  bool distinct(const std::vector<double>& u, const std::vector<Evaluation>& all, const std::vector<std::size_t>& chosen) const {
+    for (std::size_t k : chosen)
+      if (!space_.distinct(u, all[k].u)) return false;
     return true;
   }
 
-  bool candidate(const Evaluation& e) const {
-    return e.status == Evaluation::Status::ok && (!e.outside || options_.ignore_hypotheses) && !std::isnan(e.slack);
+  // A point the search may answer with: a slack, inside the region and the hypotheses (unless ignored), not
+  // degenerate (`degenerate` instead: the same, but degenerate).
+  bool candidate(const Evaluation& e, bool degenerate = false) const {
+    return e.status == Evaluation::Status::ok && e.in_region && e.degenerate.empty() != degenerate &&
+           (!e.outside || options_.ignore_hypotheses) && !std::isnan(e.slack);
   }
 
   void statistics(ExploreResult& r) const {
@@ -428,27 +601,51 @@ class Explorer {
       if (static_cast<int>(r.best_index.size()) == options_.starts) break;
       if (distinct(r.evaluations[i].u, r.evaluations, r.best_index)) r.best_index.push_back(i);
     }
+    // The best degenerate point, when it beats the best one: reported apart.
+    for (std::size_t i = 0; i < r.evaluations.size(); ++i)
+      if (candidate(r.evaluations[i], true) &&
+          (!r.degenerate_index || better(r.evaluations[i], r.evaluations[*r.degenerate_index])))
+        r.degenerate_index = i;
+    if (r.degenerate_index && !r.best_index.empty() && !better(r.evaluations[*r.degenerate_index], r.evaluations[r.best_index.front()]))
+      r.degenerate_index.reset();
+    std::vector<std::size_t> points = r.best_index;
+    if (r.degenerate_index) points.push_back(*r.degenerate_index);
+    const std::vector<Row> rows = reevaluate_points(r.evaluations, points);
+    if (rank() != 0) {
+      r.best_index.clear();  // only the first process reports
+      r.degenerate_index.reset();
+      return;
+    }
+    r.best.assign(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(r.best_index.size()));
+    if (r.degenerate_index) r.degenerate = rows.back();
+  }
+
+  bool better(const Evaluation& a, const Evaluation& b) const {
+    return objective(options_.goal, a.slack) < objective(options_.goal, b.slack);
+  }
+
+  // The points (indices in `all`) re-evaluated with the case's full options, spread over processes (point k on rank
+  // k % size) and threads; the rows in the points' order on the first process (empty on the others).
+  std::vector<Row> reevaluate_points(const std::vector<Evaluation>& all, const std::vector<std::size_t>& points) const {
     PointOptions full;
     full.ignore_hypotheses = options_.ignore_hypotheses;
     std::vector<std::size_t> mine;
-    for (std::size_t k = static_cast<std::size_t>(rank()); k < r.best_index.size(); k += static_cast<std::size_t>(size()))
+    for (std::size_t k = static_cast<std::size_t>(rank()); k < points.size(); k += static_cast<std::size_t>(size()))
       mine.push_back(k);
     TaskRows rows(mine.size());
     parallel_for(mine.size(), options_.jobs, [&](std::size_t m) {
-      rows[m] = {mine[m], evaluate_point(case_, r.evaluations[r.best_index[mine[m]]].point, {id_}, full)};
+      rows[m] = {mine[m], evaluate_point(case_, case_.with_derived(space_.point(all[points[mine[m]]].u)), {id_}, full)};
     });
     if (size() > 1) {
-      const auto all = options_.communicator->gather(encode_rows(rows));
+      const auto gathered = options_.communicator->gather(encode_rows(rows));
       rows.clear();
-      for (const auto& bytes : all)
+      for (const auto& bytes : gathered)
         for (auto& t : decode_rows(bytes)) rows.push_back(std::move(t));
     }
-    if (rank() != 0) {
-      r.best_index.clear();  // only the first process reports
-      return;
-    }
-    r.best.resize(r.best_index.size());
-    for (auto& [k, list] : rows) r.best.at(k) = std::move(list.front());
+    if (rank() != 0) return {};
+    std::vector<Row> out(points.size());
+    for (auto& [k, list] : rows) out.at(k) = std::move(list.front());
+    return out;
   }
 
   const Case& case_;
@@ -457,6 +654,8 @@ class Explorer {
   ExploreOptions options_;
   SearchSpace space_;
   PointOptions search_;
+  std::vector<std::string> where_;
+  int starts_used_ = 0;  // local runs started so far (they are numbered in order)
   std::atomic<std::size_t> done_{0};
   std::size_t total_ = 0;
   std::mutex progress_mutex_;
@@ -486,6 +685,7 @@ std::string to_string(Evaluation::Status s) {
     case Evaluation::Status::not_applicable: return "not-applicable";
     case Evaluation::Status::error: return "error";
     case Evaluation::Status::exact_zero: return "exact-zero";
+    case Evaluation::Status::exact_underflow: return "exact-underflow";
     case Evaluation::Status::bound_underflow: return "bound-underflow";
     case Evaluation::Status::bound_infinite: return "bound-infinite";
   }
@@ -526,6 +726,19 @@ bool SearchSpace::continuous(std::size_t axis) const {
   return a.kind == ExploreAxis::Kind::real || (a.kind == ExploreAxis::Kind::integer && a.max - a.min >= 7);
 }
 
+bool SearchSpace::distinct(std::span<const double> a, std::span<const double> b, double share) const {
+  const Params pa = point(a), pb = point(b);
+  for (std::size_t j = 0; j < axes.size(); ++j) {
+    const ExploreAxis& x = axes[j];
+    if (x.kind == ExploreAxis::Kind::real) {
+      if (std::abs(std::clamp(a[j], 0.0, 1.0) - std::clamp(b[j], 0.0, 1.0)) >= share) return true;
+    } else if (pa.numbers.count(x.name) ? pa.numbers.at(x.name) != pb.numbers.at(x.name) : pa.words.at(x.name) != pb.words.at(x.name)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 Params SearchSpace::point(std::span<const double> u) const {
   if (u.size() != axes.size()) throw InvalidArgument("SearchSpace::point: wrong dimension");
   Params p = fixed;
@@ -547,6 +760,10 @@ Params SearchSpace::point(std::span<const double> u) const {
 
 ExploreResult explore(const Case& c, const std::string& id, const ExploreOptions& options) {
   return Explorer(c, id, options).run();
+}
+
+FrontierResult frontier(const Case& c, const std::string& id, const ExploreOptions& options, const std::string& name, int bins) {
+  return Explorer(c, id, options).run_frontier(name, bins);
 }
 
 }  // namespace privamp::verify

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -43,19 +44,24 @@ struct SearchSpace {
   std::vector<ExploreAxis> axes;
   Params fixed;  // single-valued grid parameters
 
+  SearchSpace() = default;
   explicit SearchSpace(const Case& c);
   std::size_t dimension() const { return axes.size(); }
   // u ∈ [0, 1]^d to the grid parameters (without derived ones): log or linear ranges, integers rounded,
   // choices by equal shares of [0, 1].
   Params point(std::span<const double> u) const;
   bool continuous(std::size_t axis) const;  // refined locally (real ranges, integer ranges of 8 values or more)
+  // Two points of [0, 1]^d are distinct when a real axis differs by at least `share` of its range (of its log's on
+  // a log axis) or a choice or an integer differs.
+  bool distinct(std::span<const double> a, std::span<const double> b, double share = 0.01) const;
 };
 
 struct Evaluation {
-  // bound_underflow: a nonzero bound below the smallest normal double (2.2e-308) has lost its relative precision
-  enum class Status { ok, not_applicable, error, exact_zero, bound_infinite, bound_underflow };
+  // exact_underflow, bound_underflow: a nonzero value below the smallest normal double (2.2e-308) has lost its
+  // relative precision: no ratio (as in verify's reports)
+  enum class Status { ok, not_applicable, error, exact_zero, exact_underflow, bound_infinite, bound_underflow };
   std::vector<double> u;
-  Params point;     // grid and derived parameters
+  Params point;     // grid and derived parameters, and a kernel case's mixing constants
   int start = -1;   // -1: the global phase; k: local refinement from the k-th start
   double exact = std::numeric_limits<double>::quiet_NaN(), exact_lower = exact, exact_upper = exact;
   double bound = exact, bound_lower = exact, bound_upper = exact;
@@ -63,6 +69,8 @@ struct Evaluation {
   Status status = Status::error;
   bool outside = false;  // outside the bound's hypotheses (evaluated with ignore_hypotheses)
   double slack = std::numeric_limits<double>::quiet_NaN();  // NaN unless status is ok
+  bool in_region = true;   // every `where` condition holds (only points with a slack are tested)
+  std::string degenerate;  // the `degenerate` condition that holds here (empty: none)
   std::string message;   // error or not-applicable reason (known to the process that evaluated it)
 };
 std::string to_string(Evaluation::Status s);
@@ -78,22 +86,48 @@ struct ExploreOptions {
   double search_rel_tol = 1e-9;  // quadrature target while searching (reported points: the engines' default)
   std::function<void(std::size_t done, std::size_t total)> progress;
   const Communicator* communicator = nullptr;  // null: one process
+  std::vector<std::string> where;  // conditions added to the case's [case.explore] where
 };
 
 struct ExploreResult {
-  std::string file, case_name, id;
+  std::string file = {}, case_name = {}, id = {};
   Goal goal = Goal::loosest;
   Direction direction = Direction::upper;
-  SearchSpace space;
-  std::vector<Evaluation> evaluations;  // global phase first, then each start's trajectory
+  SearchSpace space = {};
+  std::vector<Evaluation> evaluations = {};  // global phase first, then each start's trajectory
   std::size_t global_points = 0;
-  std::vector<Row> best;                 // the best distinct points, re-evaluated in full (rank 0 only)
-  std::vector<std::size_t> best_index;   // their indices in `evaluations`
-  std::vector<double> influence;         // per axis: share of the objective's variance its main effect explains
-  std::vector<double> coverage;          // per axis: share of its 10 bins (or choices) the global phase visited
+  std::vector<Row> best = {};                // the best distinct points, re-evaluated in full (rank 0 only)
+  std::vector<std::size_t> best_index = {};  // their indices in `evaluations`
+  // The best degenerate point when it beats the best one (a trivially tight bound where nothing is amplified),
+  // re-evaluated in full: reported as such, never as the answer.
+  std::optional<std::size_t> degenerate_index = {};
+  std::optional<Row> degenerate = {};
+  std::vector<std::string> where = {};       // the conditions in force (the case's and the options')
+  std::vector<double> influence = {};        // per axis: share of the objective's variance its main effect explains
+  std::vector<double> coverage = {};         // per axis: share of its 10 bins (or choices) the global phase visited
 };
 
 ExploreResult explore(const Case& c, const std::string& id, const ExploreOptions& options);
+
+// The frontier of a bound along one quantity: the best ratio (for the goal) as a function of a parameter or
+// derived quantity `name` (a kernel case's gamma_doeblin, say). The global phase's points are binned by `name`
+// (equal widths over the axis's range, or over the values seen for a derived quantity; log widths where they span
+// two decades or more); each bin is searched on its own (local refinement from its best points, with the bin as a
+// constraint) and its best point re-evaluated in full. Degenerate points are kept apart in each bin.
+struct FrontierBin {
+  double lower = 0, upper = 0;  // [lower, upper) (the last bin includes its upper end)
+  std::size_t candidates = 0;   // candidate points in the bin (global and local)
+  std::optional<std::size_t> best_index, degenerate_index;
+  std::optional<Row> best, degenerate;  // re-evaluated in full (rank 0 only)
+};
+struct FrontierResult {
+  std::string name;
+  bool log = false;
+  ExploreResult search;  // every evaluation, the axes' statistics; best: the bins' best points
+  std::vector<FrontierBin> bins;
+};
+FrontierResult frontier(const Case& c, const std::string& id, const ExploreOptions& options, const std::string& name,
+                        int bins);
 
 // The objective minimised for a goal (NaN where the slack is undefined).
 double objective(Goal goal, double slack);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -54,7 +55,7 @@ std::string quoted(const std::string& s) {
 double best_so_far(Goal goal, const std::vector<Evaluation>& e, std::size_t upto, bool ignore) {
   double best = std::numeric_limits<double>::quiet_NaN();
   for (std::size_t i = 0; i < upto; ++i) {
-    if (e[i].status != Evaluation::Status::ok || (e[i].outside && !ignore)) continue;
+    if (e[i].status != Evaluation::Status::ok || (e[i].outside && !ignore) || !e[i].in_region || !e[i].degenerate.empty()) continue;
     const double v = objective(goal, e[i].slack);
     if (std::isnan(best) || v < best) best = v;
   }
@@ -75,16 +76,25 @@ std::string slack_ratio_name(Direction direction) {
 }
 
 std::string explore_stem(const std::string& case_name, const std::string& id) {
-  std::string s;
-  for (char c : case_name + "__" + id) {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') s += c;
-    else if ((c == '.' || c == '-') && !s.empty()) s += '-';
-    else if (!s.empty() && s.back() != '_') s += '_';
+  // Letters, digits and single '_' or '-' separators; the case's name cut at a separator before 32 characters.
+  auto clean = [](const std::string& text) {
+    std::string s;
+    for (char c : text) {
+      if (std::isalnum(static_cast<unsigned char>(c))) s += c;
+      else if ((c == '.' || c == '-') && !s.empty() && s.back() != '_' && s.back() != '-') s += '-';
+      else if (!s.empty() && s.back() != '_' && s.back() != '-') s += '_';
+    }
+    while (!s.empty() && (s.back() == '_' || s.back() == '-')) s.pop_back();
+    return s;
+  };
+  std::string name = clean(case_name);
+  if (name.size() > 32) {
+    const auto cut = name.find_last_of("_-", 32);
+    name = name.substr(0, cut == std::string::npos || cut < 12 ? 32 : cut);
   }
-  // A stem never starts with '-' or '.' (an option or a hidden file): names made only of dots and slashes start
-  // with "case".
-  if (s.empty() || !std::isalnum(static_cast<unsigned char>(s.front()))) s = "case" + s;
-  return s.substr(0, 120);
+  // A stem never starts with '-' or '.' (an option or a hidden file): names without a letter or digit are "case".
+  if (name.empty() || !std::isalnum(static_cast<unsigned char>(name.front()))) name = "case" + name;
+  return (name + "_" + clean(id)).substr(0, 64);
 }
 
 void remove_stale_point_files(const std::filesystem::path& dir, const std::string& stem) {
@@ -130,10 +140,11 @@ std::string one_point_case(const Case& c, const ExploreResult& r, std::size_t k)
   const BoundEntry& entry = c.entry(r.id);
   std::string s = fmt::format("{} point {} of the {} search for {} in case '{}' ({}).\n", kPointFileHeader, k + 1,
                               to_string(r.goal), r.id, c.name, c.file);
-  s += entry.declared_in.empty() ? "# Reproduce: privamp verify THIS_FILE\n"
-                                 : fmt::format("# Reproduce: privamp verify {} THIS_FILE ({} is declared there)\n", entry.declared_in, r.id);
+  s += "# Reproduce: privamp verify THIS_FILE (self-contained";
+  s += entry.declared_in.empty() ? ")\n" : fmt::format(": {} is declared below, as in {})\n", r.id, entry.declared_in);
   if (!e.outside) s += "\n";
   else s += "# This point is outside the bound's hypotheses: verify reports it as not-applicable, with what the formula gives.\n\n";
+  if (!entry.declared_in.empty()) s += "[[bound]]\n" + entry.declaration + "\n\n";
   s += "[[case]]\n";
   s += fmt::format("name = {}\n", quoted(c.name + " (explore point " + std::to_string(k + 1) + ")"));
   s += fmt::format("bounds = [{}]\n", quoted(r.id));
@@ -181,22 +192,36 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
                    "explains alone (main effect); coverage: the share of its ten bins (or choices) the global phase "
                    "visited.\n\n",
                    fixed.empty() ? "nothing" : fmt::format("{}", fmt::join(fixed, ", ")));
-  std::size_t counts[6] = {0, 0, 0, 0, 0, 0}, outside = 0, violating = 0, violating_outside = 0;
+  std::map<Evaluation::Status, std::size_t> counts;
+  std::size_t outside = 0, violating = 0, violating_outside = 0, out_of_region = 0, degenerate = 0;
   for (const Evaluation& e : r.evaluations) {
-    ++counts[static_cast<int>(e.status)];
+    ++counts[e.status];
     outside += e.outside;
+    if (e.status == Evaluation::Status::ok) {
+      out_of_region += !e.in_region;
+      degenerate += e.in_region && !e.degenerate.empty();
+    }
     if (e.verdict == Verdict::violated) {
       ++violating;
       violating_outside += e.outside;
     }
   }
+  using S = Evaluation::Status;
   s += fmt::format("Evaluated points: {} with a slack, {} not-applicable (a hypothesis fails), {} errors, {} where the exact "
-                   "value is 0 ({}), {} where the bound is infinite, {} where the bound underflows double precision "
-                   "(below 2.2e-308: no ratio){}.\n\n",
-                   counts[0], counts[1], counts[2], counts[3],
-                   r.direction == Direction::upper ? "infinitely loose where the bound is positive" : "no ratio", counts[4],
-                   counts[5],
+                   "value is 0 ({}), {} where the exact value and {} where the bound underflow double precision (below "
+                   "2.2e-308: no ratio), {} where the bound is infinite{}.\n\n",
+                   counts[S::ok], counts[S::not_applicable], counts[S::error], counts[S::exact_zero],
+                   r.direction == Direction::upper ? "infinitely loose where the bound is positive" : "no ratio",
+                   counts[S::exact_underflow], counts[S::bound_underflow], counts[S::bound_infinite],
                    o.ignore_hypotheses ? fmt::format("; {} outside the hypotheses", outside) : "");
+  if (!r.where.empty())
+    s += fmt::format("Region of interest: {} (`where`; exact, bound and ratio = bound/exact are the point's values): {} of the "
+                     "points with a slack lie outside it and are not candidates.\n\n",
+                     fmt::join(r.where, ", "), out_of_region);
+  if (!c.explore_degenerate.empty())
+    s += fmt::format("Degenerate where {} (`degenerate`: no amplification happens, so the bound is trivially tight or loose "
+                     "there): {} points, searched and reported apart, never as the answer.\n\n",
+                     fmt::join(c.explore_degenerate, " or "), degenerate);
   s += fmt::format("## Best points (re-evaluated with the case's engines{})\n\n", c.cross_check ? " and its cross-check" : "");
   if (r.best.empty()) s += "No candidate point: every evaluated point was not-applicable, an error, or without a ratio.\n\n";
   else {
@@ -211,13 +236,19 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
                        row.outside.empty() ? "" : " (outside: " + row.outside + ")",
                        row.cross ? fmt::format("{} [{}, {}]", g(row.cross->value), g(row.cross->lower), g(row.cross->upper)) : "none");
     }
-    s += "\nReproduce:\n\n```sh\n";
+    s += "\nReproduce, in this directory (each point file is self-contained):\n\n```sh\n";
     for (std::size_t k = 0; k < r.best.size(); ++k) {
-      s += fmt::format("privamp verify {}{}_point{}.toml\n", c.entry(r.id).declared_in.empty() ? "" : c.entry(r.id).declared_in + " ",
-                       stem, k + 1);
+      s += fmt::format("privamp verify {}_point{}.toml\n", stem, k + 1);
       if (const std::string d = divergence_command(r.best[k]); !d.empty()) s += d + "\n";
     }
     s += "```\n\n";
+  }
+  if (r.degenerate) {
+    const Evaluation& d = r.evaluations.at(*r.degenerate_index);
+    s += fmt::format("**The optimum over all points is degenerate** ({} holds there): {} = {} at {} (exact {}, bound {}, "
+                     "{}). No amplification happens there; the best non-degenerate point is #1 above.\n\n",
+                     d.degenerate, ratio, ratio_text(d.slack), axes_text(r, r.degenerate->params), g(r.degenerate->exact.value),
+                     g(r.degenerate->bound), to_string(r.degenerate->verdict));
   }
   s += fmt::format("## Trajectory\n\nBest objective so far ({}):\n\n| evaluations | best | {} |\n| --- | --- | --- |\n",
                    r.goal == Goal::loosest ? "−log ratio, minimised" : r.goal == Goal::tightest ? "|log ratio|" : "log ratio", ratio);
@@ -294,6 +325,84 @@ FlatTable explore_table(const ExploreResult& r) {
 }
 
 void write_explore_csv(const ExploreResult& r, const std::filesystem::path& file) { write_table_csv(explore_table(r), file); }
+
+namespace {
+// The ratio of a re-evaluated row in the search's direction, from the logs where the engine has them.
+double row_slack(Direction direction, const Row& row) {
+  const double log_exact = std::isfinite(row.exact.log_value) ? row.exact.log_value : std::log(row.exact.value);
+  return direction == Direction::lower ? log_exact - std::log(row.bound) : std::log(row.bound) - log_exact;
+}
+}  // namespace
+
+FlatTable frontier_table(const FrontierResult& f) {
+  const ExploreResult& r = f.search;
+  FlatTable t;
+  t.columns = {"bin", f.name + "_lower", f.name + "_upper", "candidates", "best_" + f.name, "best_ratio", "point", "exact",
+               "exact_lower", "exact_upper", "bound", "verdict", "degenerate_ratio", "degenerate_point", "degenerate_condition"};
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t b = 0; b < f.bins.size(); ++b) {
+    const FrontierBin& bin = f.bins[b];
+    std::vector<Cell> cells = {static_cast<double>(b + 1), bin.lower, bin.upper, static_cast<double>(bin.candidates)};
+    if (bin.best) {
+      const Row& row = *bin.best;
+      const auto v = row.params.numbers.find(f.name);
+      const Evaluation& e = r.evaluations.at(*bin.best_index);
+      cells.insert(cells.end(), {v == row.params.numbers.end() ? with_search_values(e.point, e.exact, e.bound).numbers.at(f.name) : v->second,
+                                 std::exp(row_slack(r.direction, row)), axes_text(r, row.params), row.exact.value, row.exact.lower,
+                                 row.exact.upper, row.bound, to_string(row.verdict)});
+    } else {
+      for (int k = 0; k < 8; ++k) cells.emplace_back(std::monostate{});
+    }
+    if (bin.degenerate) {
+      cells.insert(cells.end(), {std::exp(row_slack(r.direction, *bin.degenerate)), axes_text(r, bin.degenerate->params),
+                                 r.evaluations.at(*bin.degenerate_index).degenerate});
+    } else {
+      cells.insert(cells.end(), {nan, std::monostate{}, std::monostate{}});
+    }
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
+}
+
+std::string frontier_markdown(const Case& c, const FrontierResult& f, const ExploreOptions& o, const std::string& stem) {
+  const ExploreResult& r = f.search;
+  const std::string ratio = slack_ratio_name(r.direction);
+  std::string s = fmt::format("# privamp explore: the {} frontier of {} along {} on '{}' ({})\n\n", to_string(r.goal), r.id, f.name,
+                              c.name, c.file);
+  s += fmt::format("The best {} ({}) as a function of `{}`: {} bins of equal {} width; the global phase's {} Sobol points "
+                   "are binned by their value of `{}`, each bin is then searched on its own (local refinement with the bin "
+                   "as a constraint), and its best point is re-evaluated with the case's engines{}. Budget {}, seed {}; {} "
+                   "evaluations in all.\n\n",
+                   ratio, to_string(r.goal), f.name, f.bins.size(), f.log ? "logarithmic" : "linear", r.global_points, f.name,
+                   c.cross_check ? " and its cross-check" : "", o.budget, o.seed, r.evaluations.size());
+  if (!r.where.empty()) s += fmt::format("Region of interest: {}.\n\n", fmt::join(r.where, ", "));
+  if (!c.explore_degenerate.empty())
+    s += fmt::format("Degenerate where {}: such points are kept apart; a bin whose optimum is degenerate lists it beside "
+                     "its best non-degenerate point.\n\n",
+                     fmt::join(c.explore_degenerate, " or "));
+  s += fmt::format("| bin | {} | candidates | best {} | at | exact [interval] | bound | verdict | degenerate optimum |\n"
+                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+                   f.name, ratio);
+  for (std::size_t b = 0; b < f.bins.size(); ++b) {
+    const FrontierBin& bin = f.bins[b];
+    const std::string range = fmt::format("[{}, {}{}", g(bin.lower), g(bin.upper), b + 1 == f.bins.size() ? "]" : ")");
+    if (!bin.best) {
+      s += fmt::format("| {} | {} | {} | - | no candidate | | | | {} |\n", b + 1, range, bin.candidates,
+                       bin.degenerate ? ratio_text(row_slack(r.direction, *bin.degenerate)) + " (degenerate only)" : "");
+      continue;
+    }
+    const Row& row = *bin.best;
+    s += fmt::format("| {} | {} | {} | {} | {} | {} [{}, {}] | {} | {} | {} |\n", b + 1, range, bin.candidates,
+                     ratio_text(row_slack(r.direction, row)), axes_text(r, row.params), g(row.exact.value), g(row.exact.lower),
+                     g(row.exact.upper), g(row.bound), to_string(row.verdict),
+                     bin.degenerate ? fmt::format("{} at {} ({})", ratio_text(row_slack(r.direction, *bin.degenerate)),
+                                                  axes_text(r, bin.degenerate->params), r.evaluations.at(*bin.degenerate_index).degenerate)
+                                    : "");
+  }
+  s += fmt::format("\nEvery evaluated point: {}.csv (its `{}` in the point's parameters); the figure: {}_frontier.pdf/.png.\n", stem,
+                   f.name, stem);
+  return s;
+}
 
 void write_explore_json(const ExploreResult& r, const ExploreOptions& o, const std::filesystem::path& file) {
   using nlohmann::json;

@@ -23,6 +23,10 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
 // bound_lower, bound_upper, slack, ratio (e^slack: bound/exact, exact/bound for a lower bound), objective, message.
 FlatTable explore_table(const ExploreResult& r);
 void write_explore_csv(const ExploreResult& r, const std::filesystem::path& file);
+// A frontier per bin (STEM_frontier.csv): lower, upper, candidates, the best point's ratio and parameters, its
+// re-evaluated exact value, bound and verdict, and the bin's degenerate optimum where it beats the best point.
+FlatTable frontier_table(const FrontierResult& f);
+std::string frontier_markdown(const Case& c, const FrontierResult& f, const ExploreOptions& options, const std::string& stem);
 void write_explore_json(const ExploreResult& r, const ExploreOptions& options, const std::filesystem::path& file);
 
 // A case file with the k-th best point as its only grid point (`privamp verify FILE` reproduces the row).

@@ -39,6 +39,9 @@ Verdict parse_verdict(const std::string& s) {
 }
 
 double Row::ratio() const {
+  // A value below the smallest normal double (2.2e-308) has lost its relative precision: no ratio.
+  const auto tiny = [](double x) { return x != 0 && std::abs(x) < std::numeric_limits<double>::min(); };
+  if (tiny(exact.value) || tiny(bound)) return std::nan("");
   if (exact.value == 0) return bound == 0 ? 1.0 : std::nan("");
   return bound / exact.value;
 }

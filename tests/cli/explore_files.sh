@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# explore_files.sh PRIVAMP WORK_DIR: an exploration of a case that checks a user's [[bound]] writes point files that
+# verify alone (the bound is inlined), and two runs into one directory keep both summaries.
+set -euo pipefail
+privamp=$1 work=$2
+rm -rf "$work" && mkdir -p "$work"
+cat > "$work/mine.toml" <<'TOML'
+[[bound]]
+id = "MY.half"
+statement = "R_alpha(N(delta, 1) || N(0, 1)) <= alpha delta^2 / 2 (Gaussian, tight)"
+quantity = "renyi"
+requires = ["delta > 0"]
+formula = "alpha * delta^2 / 2"
+
+[[case]]
+name = "Gaussian shift against my bound"
+bounds = ["MY.half"]
+mu = "gaussian({delta}, 1)"
+nu = "gaussian(0, 1)"
+quantity = "renyi"
+order = "{alpha}"
+[case.grid]
+alpha = 2
+delta = 1
+[case.explore]
+alpha = {min = 1.5, max = 50, scale = "log"}
+delta = {min = 0.1, max = 3}
+where = ["delta >= 0.5"]
+TOML
+"$privamp" explore "$work/mine.toml" --budget 20 --out "$work/out" > "$work/log1" 2>&1
+"$privamp" explore "$work/mine.toml" --budget 20 --goal tightest --out "$work/out" > "$work/log2" 2>&1
+[ -f "$work/out/summary.md" ] && [ -f "$work/out/summary-2.md" ] || { echo "the second run overwrote the first summary"; ls "$work/out"; exit 1; }
+grep -q "tightest" "$work/out/summary-2.md" && grep -q "loosest" "$work/out/summary.md"
+# The point file alone (another directory, no other file): the bound is declared inside it.
+point=$(ls "$work"/out/*_point1.toml | head -1)
+mkdir -p "$work/alone" && cp "$point" "$work/alone/point.toml"
+(cd "$work/alone" && "$privamp" verify point.toml > log 2>&1) || { echo "the point file does not verify alone"; cat "$work/alone/log"; exit 1; }
+grep -q "MY.half" "$work/alone/log"
+grep -q '^\[\[bound\]\]' "$work/alone/point.toml"
+# The region held: every re-evaluated point has delta >= 0.5; the names are short.
+for f in "$work"/out/*_point*.toml; do
+  awk -F' = ' '$1 == "delta" { exit !($2 >= 0.5) }' "$f" || { echo "a reported point is outside the region: $f"; exit 1; }
+  [ "$(basename "$f" | wc -c)" -le 70 ] || { echo "a long file name: $f"; exit 1; }
+done
+echo "explore files: self-contained point files, two summaries kept, the region held"
