@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "numerics/errors.hpp"
 #include "numerics/files.hpp"
 #include "verify/cases/toml_reader.hpp"
+#include "verify/report/report.hpp"
 
 namespace privamp::plots {
 
@@ -45,10 +47,62 @@ class FigureReader : public verify::TomlReader {
  public:
   FigureReader(std::string file, const std::vector<Case>& cases) : TomlReader(std::move(file)), cases_(cases) {}
 
-  Figure read(const toml::table& t) const {
+  // A [style] table (or a figure's style = {...}) over `base`.
+  Style style(const toml::node* n, const std::string& key, Style base) const {
+    if (!n) return base;
+    if (!n->is_table()) fail(n, key, "must be a table of style keys (size, width, height, font, font_size, line_width, palette, outputs)");
+    const toml::table& t = *n->as_table();
+    check_keys(t, verify::kStyleKeys, key + ".");
+    if (const toml::node* size = t.get("size")) {
+      const std::string v = text(t, "size");
+      if (v == "single") base.width = 3.5, base.height = 2.6;
+      else if (v == "double") base.width = 7.0, base.height = 3.0;
+      else fail(size, key + ".size", "must be single (3.5 x 2.6 in) or double (7 x 3 in); or give width and height");
+    }
+    auto bounded = [&](const char* name, double value, double lo, double hi, const char* unit) {
+      const double v = number(t, name, value);
+      if (!(v >= lo && v <= hi)) fail(t.get(name), key + "." + name, fmt::format("must be in [{}, {}] {} (got {})", lo, hi, unit, v));
+      return v;
+    };
+    base.width = bounded("width", base.width, 1, 20, "inches");
+    base.height = bounded("height", base.height, 1, 20, "inches");
+    base.font_size = bounded("font_size", base.font_size, 4, 30, "points");
+    base.line_width = bounded("line_width", base.line_width, 0.25, 8, "");
+    base.font = text(t, "font", base.font);
+    base.show_title = boolean(t, "show_title", base.show_title);
+    if (base.font.empty() || base.font.size() > 64 ||
+        base.font.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -") != std::string::npos)
+      fail(t.get("font"), key + ".font", "must be a font family name of letters, digits, spaces and '-'");
+    auto words = [&](const char* name) {
+      std::vector<std::string> out;
+      const toml::node* a = t.get(name);
+      if (!a->is_array() || a->as_array()->empty() || a->as_array()->size() > 16) fail(a, key + "." + name, "must be a list of 1 to 16 strings");
+      for (const auto& e : *a->as_array()) {
+        if (!e.is_string()) fail(&e, key + "." + name, "must list strings");
+        out.push_back(**e.as_string());
+      }
+      return out;
+    };
+    if (t.get("palette")) {
+      base.palette = words("palette");
+      for (const std::string& c : base.palette)
+        if (c.size() != 7 || c[0] != '#' || c.find_first_not_of("0123456789abcdefABCDEF", 1) != std::string::npos)
+          fail(t.get("palette"), key + ".palette", fmt::format("'{}' is not a colour: give #RRGGBB", c));
+    }
+    if (t.get("outputs")) {
+      base.outputs = words("outputs");
+      for (const std::string& o : base.outputs)
+        if (o != "pdf" && o != "png" && o != "pgfplots")
+          fail(t.get("outputs"), key + ".outputs", fmt::format("'{}': allowed pdf, png, pgfplots", o));
+    }
+    return base;
+  }
+
+  Figure read(const toml::table& t, const Style& file_style) const {
     check_keys(t, verify::kFigureKeys);
     Figure f;
     f.file = file_;
+    f.style = style(t.get("style"), "style", file_style);
     f.name = text(t, "name");
     if (f.name.empty() || f.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos)
       fail(t.get("name"), "name", "must be a non-empty file stem of letters, digits, '_' and '-'");
@@ -217,8 +271,9 @@ FigureSet load_figures(const std::vector<std::filesystem::path>& paths) {
     if (!figures) continue;
     FigureReader reader(file.string(), set.cases);
     if (!figures->is_array_of_tables()) reader.fail(figures, "figure", "figures are [[figure]] tables");
+    const Style file_style = reader.style(doc.get("style"), "style", Style{});
     for (const auto& t : *figures->as_array()) {
-      Figure f = reader.read(*t.as_table());
+      Figure f = reader.read(*t.as_table(), file_style);
       if (!names.insert(f.name).second) reader.fail(&t, "name", fmt::format("figure '{}' is declared twice", f.name));
       set.figures.push_back(std::move(f));
     }
@@ -278,6 +333,7 @@ std::vector<std::vector<Point>> select(const Figure& figure, const std::vector<R
           p = {x, b / e.value, b_lo / e.upper, b_hi / e.lower, p.verdict};
           break;
       }
+      p.params = row.params;
       if (!s.scale.empty()) {
         const double k = verify::evaluate_formula(s.scale, row.params);
         p.y *= k;
@@ -296,21 +352,193 @@ std::vector<std::vector<Point>> select(const Figure& figure, const std::vector<R
   return out;
 }
 
-std::string style_preamble(const std::string& output, bool pdf) {
+namespace {
+
+const char* y_name(Series::Y y) { return y == Series::Y::exact ? "exact" : y == Series::Y::bound ? "bound" : "bound/exact"; }
+
+// One row per drawn point: which series, its ID, case and quantity, x, the value, its interval, the verdict and the
+// row's parameters (a column each, over all series): for pandas, matplotlib or pgfplots without the gnuplot blocks.
+void write_tidy_csv(const Figure& figure, const std::vector<std::vector<Point>>& data, const std::filesystem::path& dir) {
+  verify::FlatTable t;
+  t.columns = {"series", "id", "case", "y", figure.x == "order" ? "order" : "x_" + figure.x, "value", "lower", "upper", "verdict"};
+  std::set<std::string> names;
+  for (const auto& points : data)
+    for (const Point& p : points) {
+      for (const auto& [k, v] : p.params.numbers) names.insert(k);
+      for (const auto& [k, v] : p.params.words) names.insert(k);
+    }
+  for (const std::string& n : names) t.columns.push_back(n);
+  for (std::size_t k = 0; k < data.size(); ++k)
+    for (const Point& p : data[k]) {
+      const Series& s = figure.series[k];
+      std::vector<verify::Cell> cells = {s.title.empty() ? fmt::format("{} {}", s.id, y_name(s.y)) : s.title, s.id, s.case_name,
+                                         std::string(y_name(s.y)), p.x, p.y, p.lower, p.upper, p.verdict};
+      for (const std::string& n : names) {
+        if (const auto it = p.params.numbers.find(n); it != p.params.numbers.end()) cells.emplace_back(it->second);
+        else if (const auto w = p.params.words.find(n); w != p.params.words.end()) cells.emplace_back(w->second);
+        else cells.emplace_back(std::monostate{});
+      }
+      t.rows.push_back(std::move(cells));
+    }
+  verify::write_table_csv(t, dir / (figure.name + "_tidy.csv"));
+}
+
+// What a caption needs: the figure, each series' selection, the verdicts drawn, and whether the intervals show.
+std::string caption(const Figure& figure, const std::vector<std::vector<Point>>& data) {
+  std::string out = figure.title + ".\n";
+  if (!figure.description.empty()) out += figure.description + "\n";
+  std::map<std::string, long> verdicts;
+  double widest = 0;  // the largest relative width of an interval drawn
+  for (std::size_t k = 0; k < data.size(); ++k) {
+    const Series& s = figure.series[k];
+    std::vector<std::string> where;
+    for (const auto& [key, v] : s.where)
+      where.push_back(fmt::format("{} = {}", key, std::holds_alternative<double>(v) ? format_number(std::get<double>(v)) : std::get<std::string>(v)));
+    out += fmt::format("- {}: {} of {} in case '{}'{}{}, {} points\n", s.title.empty() ? s.id : s.title, y_name(s.y), s.id,
+                       s.case_name, where.empty() ? "" : fmt::format(" at {}", fmt::join(where, ", ")),
+                       s.scale.empty() ? "" : fmt::format(", times {}", s.scale), data[k].size());
+    for (const Point& p : data[k]) {
+      ++verdicts[p.verdict];
+      if (p.y != 0 && std::isfinite(p.upper - p.lower)) widest = std::max(widest, (p.upper - p.lower) / std::abs(p.y));
+    }
+  }
+  std::vector<std::string> counts;
+  for (const auto& [v, n] : verdicts) counts.push_back(fmt::format("{} {}", n, v));
+  out += fmt::format("Verdicts of the points drawn: {}.\n", fmt::join(counts, ", "));
+  out += widest < 1e-3 ? fmt::format("Every interval is narrower than its mark (largest relative width {:.2g}): the error bars are "
+                                     "not visible at this scale.\n", widest)
+                       : fmt::format("Error bars show each exact value's interval (largest relative width {:.2g}).\n", widest);
+  return out;
+}
+
+std::string tex_number(double x) { return fmt::format("{:.10g}", x); }
+
+// A pgfplots figure: the axes, each series with its points inline (error bars for intervals), labels typeset by
+// LaTeX (the gnuplot markup translated), the style's size and palette.
+std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>& data) {
+  const Style& st = figure.style;
+  std::string out = fmt::format("% {} (privamp figures; data: {}_tidy.csv). Needs \\usepackage{{pgfplots}} (and xcolor).\n",
+                                figure.name, figure.name);
+  for (std::size_t k = 0; k < st.palette.size(); ++k)
+    out += fmt::format("\\definecolor{{privamp{}}}{{HTML}}{{{}}}\n", static_cast<char>('A' + k), st.palette[k].substr(1));
+  const bool logx = figure.log.find('x') != std::string::npos, logy = figure.log.find('y') != std::string::npos;
+  out += fmt::format("\\begin{{tikzpicture}}\n\\begin{{axis}}[width={}in, height={}in, {}xlabel={{{}}}, ylabel={{{}}},\n"
+                     "  xmode={}, ymode={}, legend pos=outer north east, legend style={{font=\\footnotesize}}, grid=major{}{}]\n",
+                     st.width, st.height, st.show_title ? fmt::format("title={{{}}}, ", enhanced_to_latex(figure.title)) : "",
+                     enhanced_to_latex(figure.xlabel),
+                     enhanced_to_latex(figure.ylabel), logx ? "log" : "normal", logy ? "log" : "normal",
+                     figure.xrange ? fmt::format(", xmin={}, xmax={}", figure.xrange->first, figure.xrange->second) : "",
+                     figure.yrange ? fmt::format(", ymin={}, ymax={}", figure.yrange->first, figure.yrange->second) : "");
+  for (std::size_t k = 0; k < data.size(); ++k) {
+    if (data[k].empty()) continue;
+    const Series& s = figure.series[k];
+    const std::string colour = s.line == 9 ? "black" : fmt::format("privamp{}", static_cast<char>('A' + (s.line - 1) % st.palette.size()));
+    const std::string look = s.style == "points" ? "only marks, mark=*" : s.style == "lines" ? "no marks" : "mark=*";
+    out += fmt::format("\\addplot+[{}, color={}, line width={}pt, mark size=1pt, error bars/.cd, y dir=both, y explicit]\n"
+                       "  table[x=x, y=y, y error plus=ep, y error minus=em, row sep=\\\\] {{\n  x y ep em \\\\\n",
+                       look, colour, st.line_width * 0.5, s.line == 9 ? ", dashed" : "");
+    for (const Point& p : data[k])
+      out += fmt::format("  {} {} {} {} \\\\\n", tex_number(p.x), tex_number(p.y), tex_number(p.upper - p.y), tex_number(p.y - p.lower));
+    out += "};\n";
+    out += s.title.empty() ? "\\addlegendentry{}\n" : fmt::format("\\addlegendentry{{{}}}\n", enhanced_to_latex(s.title));
+  }
+  out += "\\end{axis}\n\\end{tikzpicture}\n";
+  return out;
+}
+
+}  // namespace
+
+std::string enhanced_to_latex(const std::string& text) {
+  static const std::map<char, std::string> greek = {
+      {'a', "\\alpha"}, {'b', "\\beta"}, {'g', "\\gamma"}, {'d', "\\delta"}, {'e', "\\varepsilon"}, {'h', "\\eta"},
+      {'q', "\\theta"}, {'k', "\\kappa"}, {'l', "\\lambda"}, {'m', "\\mu"}, {'n', "\\nu"}, {'p', "\\pi"},
+      {'r', "\\rho"}, {'s', "\\sigma"}, {'t', "\\tau"}, {'f', "\\phi"}, {'c', "\\chi"}, {'y', "\\psi"},
+      {'w', "\\omega"}, {'D', "\\Delta"}, {'G', "\\Gamma"}, {'L', "\\Lambda"}, {'S', "\\Sigma"}, {'W', "\\Omega"},
+      {'\245', "\\infty"}};
+  // In math: a Greek letter, or a group's text escaped for math.
+  std::function<std::string(const std::string&)> math = [&](const std::string& t) {
+    if (t.size() == 9 && t.compare(0, 8, "/Symbol ") == 0 && greek.count(t[8])) return greek.at(t[8]) + " ";  // _{/Symbol a}
+    std::string out;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (t.compare(i, 9, "{/Symbol ") == 0) {
+        const auto end = t.find('}', i);
+        if (end != std::string::npos && end == i + 10 && greek.count(t[i + 9])) {
+          out += greek.at(t[i + 9]);
+          out += ' ';
+          i = end;
+          continue;
+        }
+      }
+      const char c = t[i];
+      if (c == '{' || c == '}') continue;
+      if (c == '%' || c == '#' || c == '&' || c == '$' || c == '_' || c == '^') out += std::string("\\") + c;
+      else if (c == '\\' || c == '~') out += ' ';
+      else out += c;
+    }
+    return out;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (text.compare(i, 9, "{/Symbol ") == 0) {
+      const auto end = text.find('}', i);
+      if (end != std::string::npos) {
+        out += '$';
+        out += math(text.substr(i, end - i + 1));
+        out += '$';
+        i = end;
+        continue;
+      }
+    }
+    if ((c == '_' || c == '^') && i + 1 < text.size()) {
+      std::string group;
+      if (text[i + 1] == '{') {  // to the matching brace
+        int depth = 0;
+        std::size_t j = i + 1;
+        for (; j < text.size(); ++j) {
+          depth += text[j] == '{' ? 1 : text[j] == '}' ? -1 : 0;
+          if (depth == 0) break;
+        }
+        group = text.substr(i + 2, j - i - 2);
+        i = j;
+      } else {
+        group = text.substr(i + 1, 1);
+        ++i;
+      }
+      out += fmt::format("${}{{{}}}$", c, math(group));
+      continue;
+    }
+    switch (c) {
+      case '\\': out += "\\textbackslash{}"; break;
+      case '{': case '}': break;  // gnuplot's grouping
+      case '_': case '&': case '%': case '$': case '#': out += '\\'; out += c; break;
+      case '~': out += "\\textasciitilde{}"; break;
+      case '^': out += "\\textasciicircum{}"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+bool Style::wants(const std::string& output) const { return std::find(outputs.begin(), outputs.end(), output) != outputs.end(); }
+
+std::string style_preamble(const std::string& output, bool pdf, const Style& style) {
   // One look for every figure: cairo terminals, a light grid, a boxed opaque key, six distinguishable line styles
-  // (colour-blind safe palette, also distinct in grey by dash and point type) and a thin black reference style 9.
-  std::string s = pdf ? "set terminal pdfcairo enhanced color size 5in,3.6in font 'Helvetica,10'\n"
-                      : "set terminal pngcairo enhanced color size 1000,720 font 'Helvetica,15'\n";
+  // (the palette; also distinct in grey by dash and point type) and a thin black reference style 9. The PNG is the
+  // PDF's picture at 200 pixels per inch.
+  constexpr double dpi = 200;
+  std::string s = pdf ? fmt::format("set terminal pdfcairo enhanced color size {}in,{}in font '{},{}'\n", style.width, style.height,
+                                    style.font, style.font_size)
+                      : fmt::format("set terminal pngcairo enhanced color size {},{} font '{},{:.1f}'\n", std::lround(style.width * dpi),
+                                    std::lround(style.height * dpi), style.font, style.font_size * dpi / 96);
   s += fmt::format("set output {}\n", quoted(output));
   s += "set datafile separator ','\nset grid linecolor rgb '#cccccc' linewidth 0.5\nset key box opaque\nset border lw 1\n"
-       "set bars small\n"
-       "set style line 1 lc rgb '#0072B2' lw 2 pt 7 ps 0.8 dt 1\n"
-       "set style line 2 lc rgb '#D55E00' lw 2 pt 5 ps 0.8 dt 1\n"
-       "set style line 3 lc rgb '#009E73' lw 2 pt 9 ps 0.9 dt 1\n"
-       "set style line 4 lc rgb '#CC79A7' lw 2 pt 11 ps 0.9 dt 4\n"
-       "set style line 5 lc rgb '#E69F00' lw 2 pt 13 ps 0.9 dt 2\n"
-       "set style line 6 lc rgb '#56B4E9' lw 2 pt 3 ps 0.9 dt 3\n"
-       "set style line 9 lc rgb 'black' lw 1 dt 2\n";
+       "set bars small\nset clip two\nunset clip points\n";
+  const int points[6] = {7, 5, 9, 11, 13, 3}, dashes[6] = {1, 1, 1, 4, 2, 3};
+  for (int k = 0; k < 6; ++k)
+    s += fmt::format("set style line {} lc rgb '{}' lw {} pt {} ps 0.6 dt {}\n", k + 1, style.palette[static_cast<std::size_t>(k) % style.palette.size()],
+                     style.line_width, points[k], dashes[k]);
+  s += fmt::format("set style line 9 lc rgb 'black' lw {} dt 2\n", std::max(0.5, style.line_width / 2));
   return s;
 }
 
@@ -340,9 +568,11 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
     }
     checked.close();
   }
-  std::string body;
-  if (figure.log == "x" || figure.log == "xy") body += "set logscale x\n";
-  if (figure.log == "y" || figure.log == "xy") body += "set logscale y\nset format y '10^{%L}'\n";
+  // Axis ranges from the data with a small margin (not padded to whole decades); no minor ticks on log axes (over
+  // many decades they bunch into combs).
+  std::string body = "set autoscale fix\nset offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n";
+  if (figure.log == "x" || figure.log == "xy") body += "set logscale x\nunset mxtics\n";
+  if (figure.log == "y" || figure.log == "xy") body += "set logscale y\nset format y '10^{%L}'\nunset mytics\n";
   body += fmt::format("set xlabel {}\nset ylabel {}\nset key {}\n", quoted(figure.xlabel), quoted(figure.ylabel), figure.key.render());
   if (figure.xrange) body += fmt::format("set xrange [{}:{}]\n", figure.xrange->first, figure.xrange->second);
   if (figure.yrange) body += fmt::format("set yrange [{}:{}]\n", figure.yrange->first, figure.yrange->second);
@@ -356,30 +586,48 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
     // Intervals as error bars (visible where wider than the mark), drawn under the series itself.
     if (s.y != Series::Y::bound || std::any_of(data[k].begin(), data[k].end(), [](const Point& p) { return p.lower < p.upper; }))
       plots.push_back(fmt::format("{} index {} using 2:3:4:5 with yerrorbars ls {} pt -1 notitle", file, index, s.line));
-    plots.push_back(fmt::format("{} index {} using 2:3 with {} ls {} title {}", file, index, style, s.line, quoted(s.title)));
+    // Markers of a points-only series are the size of a letter; on lines they stay small.
+    plots.push_back(fmt::format("{} index {} using 2:3 with {} ls {}{} title {}", file, index, style, s.line,
+                                style == "points" ? " ps 1.3" : "", quoted(s.title)));
+  }
+  // Violated and inconclusive points marked over their series, each kind once in the key.
+  for (const auto& [verdict, mark] : {std::pair{"violated", "pt 2 ps 1.4 lw 2 lc rgb '#d62728'"},
+                                      std::pair{"inconclusive", "pt 6 ps 1.4 lw 1.5 lc rgb '#ff7f0e'"}}) {
+    bool titled = false;
+    for (std::size_t k = 0, block = 0; k < data.size(); ++k) {
+      if (data[k].empty()) continue;
+      const std::size_t index = block++;
+      if (std::none_of(data[k].begin(), data[k].end(), [&](const Point& p) { return p.verdict == verdict; })) continue;
+      plots.push_back(fmt::format("{} index {} using 2:(strcol(6) eq '{}' ? $3 : 1/0) with points {} {}", file, index, verdict, mark,
+                                  titled ? "notitle" : fmt::format("title '{}'", verdict)));
+      titled = true;
+    }
   }
   body += "plot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
-  render_gnuplot(dir, figure.name, figure.title,
-                 fmt::format("{}\ndeclared in {}; data: {} (series, x, y, interval, verdict; one block per series)",
-                             figure.description, figure.file, csv.filename().string()),
-                 body);
+  write_tidy_csv(figure, data, dir);
+  write_file(dir / (figure.name + "_caption.txt"), caption(figure, data));
+  if (figure.style.wants("pgfplots")) write_file(dir / (figure.name + ".tex"), pgfplots(figure, data));
+  if (figure.style.wants("pdf") || figure.style.wants("png"))
+    render_gnuplot(dir, figure.name, figure.title,
+                   fmt::format("{}\ndeclared in {}; data: {} (series, x, y, interval, verdict; one block per series)",
+                               figure.description, figure.file, csv.filename().string()),
+                   body, figure.style);
 }
 
 void render_gnuplot(const std::filesystem::path& dir, const std::string& name, const std::string& title,
-                    const std::string& comment, const std::string& body) {
+                    const std::string& comment, const std::string& body, const Style& style) {
   if (!gnuplot_available())
     throw InvalidArgument("gnuplot was not found: install gnuplot-nox (scripts/install-deps.sh does) to render figures");
   const std::string script = name + ".gp";
   {
     OutputFile checked(dir / script);
     std::ostream& out = checked.stream();
-    const std::string set_title = "set title " + quoted(title) + "\n";
+    const std::string set_title = style.show_title ? "set title " + quoted(title) + "\n" : "unset title\n";
     std::string commented = "# ";  // every line of the comment a comment line, whatever ends it
     for (char c : comment) commented += c == '\n' ? std::string("\n# ") : has_control_character(std::string(1, c)) ? " " : std::string(1, c);
     out << commented << "\n";
-    out << style_preamble(name + ".pdf", true) << set_title << body;
-    out << "set output\n" << style_preamble(name + ".png", false) << set_title << body;
-    out << "set output\n";
+    if (style.wants("pdf")) out << style_preamble(name + ".pdf", true, style) << set_title << body << "set output\n";
+    if (style.wants("png")) out << style_preamble(name + ".png", false, style) << set_title << body << "set output\n";
     checked.close();
   }
   run_gnuplot(dir, script, name + ".log");  // gnuplot's messages go to NAME.log; a failure quotes them

@@ -1,5 +1,5 @@
 // Figures as data. A figure is a selection of the rows that `verify` computes plus presentation, declared in a
-// [[figure]] table beside the cases it draws from (plots/figures.toml ships the nine paper figures):
+// [[figure]] table beside the cases it draws from (plots/figures.toml ships the paper figures; every key: docs/case-files.md):
 //
 //   [[figure]]
 //   name = "iteration"                     # file stem of NAME.csv, NAME.gp, NAME.pdf, NAME.png
@@ -51,6 +51,22 @@ struct Series {
   int line = 1;
 };
 
+// How a figure looks, as data: a file's [style] table applies to its figures, a figure's style = {...} over it.
+// Sizes in inches: size = "single" (one column of a two-column paper, 3.5 x 2.6, the default) or "double" (the
+// page width, 7 x 3), or width and height; the font and its size in points are those of the PDF (the PNG is the
+// same picture at 200 pixels per inch); outputs: pdf, png (gnuplot's cairo terminals) and pgfplots (NAME.tex, a
+// tikzpicture whose labels the paper's LaTeX typesets, with the data inline).
+struct Style {
+  double width = 3.5, height = 2.6;
+  std::string font = "Helvetica";
+  double font_size = 9;
+  double line_width = 1.5;
+  std::vector<std::string> palette = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"};  // Okabe-Ito
+  std::vector<std::string> outputs = {"pdf", "png"};
+  bool show_title = true;  // false: no title over the plot (a paper's caption says it; NAME_caption.txt has it)
+  bool wants(const std::string& output) const;
+};
+
 struct Figure {
   std::string file = {};  // where it was declared
   std::string name = {}, title = {}, description = {};
@@ -58,6 +74,7 @@ struct Figure {
   KeyOptions key = {};
   std::optional<std::pair<double, double>> xrange = {}, yrange = {};
   std::vector<Series> series = {};
+  Style style = {};
 };
 
 struct FigureSet {
@@ -77,21 +94,28 @@ std::vector<verify::Case> cases_for(const std::vector<const Figure*>& figures, c
 struct Point {
   double x, y, lower, upper;  // lower = upper = y for bounds
   std::string verdict;
+  verify::Params params = {};
 };
 
 // Each series' points, sorted by x, from the verified rows.
 std::vector<std::vector<Point>> select(const Figure& figure, const std::vector<verify::Row>& rows);
 
-std::string style_preamble(const std::string& output, bool pdf);
+// The gnuplot settings of the shared look, for the PDF (pdf = true) or the PNG of `style`.
+std::string style_preamble(const std::string& output, bool pdf, const Style& style = {});
 
 // Writes NAME.csv (one block per series with points, two blank lines apart: series index, x, y, lower, upper,
-// verdict), NAME.gp, and runs gnuplot for NAME.pdf and NAME.png. Throws InvalidArgument with a clear message when gnuplot is not installed,
-// NumericalError if it fails.
+// verdict) and NAME.gp and runs gnuplot for the style's PDF and PNG; NAME_tidy.csv (one row per point: series,
+// its ID, case and quantity, x, value, lower, upper, verdict, the row's parameters); NAME_caption.txt (what is
+// drawn, the series' selections, the verdicts, whether the intervals are visible); NAME.tex for pgfplots when the
+// style asks. Throws InvalidArgument with a clear message when gnuplot is not installed, NumericalError if it fails.
 void render(const Figure& figure, const std::vector<std::vector<Point>>& data, const std::filesystem::path& dir);
 
 // Writes NAME.gp (the comment, the shared style, the title and the body, for the PDF then the PNG) and runs gnuplot
 // in `dir` (the body names its files relative to `dir`; user text in it must come through quoted()).
 void render_gnuplot(const std::filesystem::path& dir, const std::string& name, const std::string& title,
-                    const std::string& comment, const std::string& body);
+                    const std::string& comment, const std::string& body, const Style& style = {});
+
+// Gnuplot enhanced text ({/Symbol a}, R_{x}, e^2) as LaTeX ($\alpha$, R$_{x}$, e$^{2}$), other characters escaped.
+std::string enhanced_to_latex(const std::string& text);
 
 }  // namespace privamp::plots

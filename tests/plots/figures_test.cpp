@@ -1,10 +1,12 @@
 // Figures as data: the shipped declarations load and name existing cases, IDs and parameters; bad declarations are
 // refused with file, line and key; the selection of verified rows keeps intervals, filters, scales and leaves out
 // rows in error; a reduced figure renders to CSV, script, PDF and PNG of the configured size.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include <catch2/catch.hpp>
 
@@ -14,8 +16,17 @@
 #include "plots/figures.hpp"
 
 using namespace privamp;
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
 
 namespace {
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 const std::filesystem::path kFigures = std::filesystem::path(PRIVAMP_SOURCE_DIR) / "plots" / "figures.toml";
 
@@ -50,7 +61,7 @@ TEST_CASE("the shipped figures are declared as data over existing cases", "[plot
     CHECK(!f.series.empty());
     CHECK(!f.description.empty());
   }
-  CHECK(names == std::set<std::string>{"ou_vs_gaussian", "sgd_per_index", "mixing_kernel", "iterated_laplace", "iteration",
+  CHECK(names == std::set<std::string>{"ou_vs_gaussian", "sgd_per_index", "mixing_kernel", "mixing_kernel_dirichlet", "iterated_laplace", "iteration",
                                        "diffusions", "repeated_noise", "shuffling", "subsampling", "formula_maps"});
   // Every case of the file is drawn by some figure (no dead cases), and reduction keeps the x axes short.
   std::vector<const plots::Figure*> all;
@@ -107,7 +118,10 @@ TEST_CASE("bad figure declarations are refused with file, line and key", "[plots
 }
 
 TEST_CASE("a figure draws only verified rows, with their intervals", "[plots]") {
-  plots::Figure f{.name = "f", .x = "r", .log = "y"};
+  plots::Figure f;
+  f.name = "f";
+  f.x = "r";
+  f.log = "y";
   plots::Series exact{"chain", "T4.closed", plots::Series::Y::exact, {{"L", 0.5}}, "", "exact", "points", 1};
   plots::Series bound{"chain", "T4.closed", plots::Series::Y::bound, {{"L", 0.5}}, "2*r", "bound", "lines", 2};
   plots::Series ratio{"chain", "T4.closed", plots::Series::Y::ratio, {}, "", "ratio", "lines", 3};
@@ -154,10 +168,16 @@ TEST_CASE("a reduced figure renders CSV, script, PDF and PNG of the configured s
     return;
   }
   const auto path = write_temp("privamp_render_figure.toml", kCase, R"toml(
+[style]
+width = 4
+height = 3
+font_size = 8
+
 [[figure]]
 name = "chain"
 x = "r"
 log = "y"
+ylabel = "R_{/Symbol a} (100%)"
 [[figure.series]]
 case = "chain"
 id = "T4.closed"
@@ -180,15 +200,83 @@ title = "T4.closed"
     INFO(ext);
     CHECK(std::filesystem::file_size(dir / (std::string("chain") + ext)) > 100);
   }
-  // PNG header: width and height are big-endian at bytes 16..23 (1000 x 720 in the shared style).
+  // PNG header: width and height are big-endian at bytes 16..23 (the file's [style]: 4 x 3 in at 200 px per inch).
   std::ifstream png(dir / "chain.png", std::ios::binary);
   unsigned char header[24];
   png.read(reinterpret_cast<char*>(header), 24);
   const auto be = [&](int at) { return (header[at] << 24) | (header[at + 1] << 16) | (header[at + 2] << 8) | header[at + 3]; };
-  CHECK(be(16) == 1000);
-  CHECK(be(20) == 720);
+  CHECK(be(16) == 800);
+  CHECK(be(20) == 600);
+  const std::string script = read_text(dir / "chain.gp");
+  CHECK_THAT(script, Contains("size 4in,3in font 'Helvetica,8'"));
+  CHECK(script.find(dir.string()) == std::string::npos);  // relative paths only
+  // The tidy CSV: one row per point, the series by title, the parameters as columns.
+  const std::string tidy = read_text(dir / "chain_tidy.csv");
+  CHECK_THAT(tidy, StartsWith("series,id,case,y,x_r,value,lower,upper,verdict,"));
+  CHECK(std::count(tidy.begin(), tidy.end(), '\n') == 1 + 12);
+  CHECK_THAT(tidy, Contains("\nT4.closed,T4.closed,chain,bound,"));
+  const std::string caption = read_text(dir / "chain_caption.txt");
+  CHECK_THAT(caption, Contains("- exact: exact of T4.closed in case 'chain', 6 points"));
+  CHECK_THAT(caption, Contains("not visible at this scale"));
+  CHECK_FALSE(std::filesystem::exists(dir / "chain.tex"));  // pgfplots only when asked
   std::ifstream pdf(dir / "chain.pdf", std::ios::binary);
   std::string magic(5, '\0');
   pdf.read(magic.data(), 5);
   CHECK(magic == "%PDF-");
+}
+
+TEST_CASE("figure style as data: presets, outputs, pgfplots with LaTeX labels; bad style refused", "[plots]") {
+  CHECK(plots::enhanced_to_latex("R_{/Symbol a}(i), {/Symbol a} = 2") == "R$_{\\alpha }$(i), $\\alpha $ = 2");
+  CHECK(plots::enhanced_to_latex("E_{OU} / E_{GM}") == "E$_{OU}$ / E$_{GM}$");
+  CHECK(plots::enhanced_to_latex("50% & $x^2 #") == "50\\% \\& \\$x$^{2}$ \\#");
+  const auto path = write_temp("privamp_style_figure.toml", kCase, R"toml(
+[[figure]]
+name = "styled"
+x = "r"
+log = "y"
+xlabel = "steps r"
+ylabel = "R_{/Symbol a}"
+style = {size = "double", outputs = ["pgfplots"], palette = ["#112233", "#445566"], line_width = 2}
+[[figure.series]]
+case = "chain"
+id = "T4.closed"
+title = "exact, {/Symbol s} = 1"
+[[figure.series]]
+case = "chain"
+id = "T4.closed"
+y = "bound"
+title = "Theorem 4"
+)toml");
+  const plots::FigureSet set = plots::load_figures({path});
+  REQUIRE(set.figures.size() == 1);
+  const plots::Style& st = set.figures[0].style;
+  CHECK(st.width == 7.0);
+  CHECK(st.height == 3.0);
+  CHECK(st.line_width == 2);
+  CHECK(st.outputs == std::vector<std::string>{"pgfplots"});
+  const auto cases = plots::cases_for({&set.figures[0]}, set, true);
+  const auto data = plots::select(set.figures[0], verify::run_cases(cases, {}));
+  const auto dir = test::scratch() / "styled";
+  plots::render(set.figures[0], data, dir);
+  CHECK_FALSE(std::filesystem::exists(dir / "styled.pdf"));  // not asked for
+  const std::string tex = read_text(dir / "styled.tex");
+  CHECK_THAT(tex, Contains("\\begin{axis}[width=7in, height=3in"));
+  CHECK_THAT(tex, Contains("ylabel={R$_{\\alpha }$}"));
+  CHECK_THAT(tex, Contains("ymode=log"));
+  CHECK_THAT(tex, Contains("\\definecolor{privampA}{HTML}{112233}"));
+  CHECK_THAT(tex, Contains("\\addlegendentry{exact, $\\sigma $ = 1}"));
+  CHECK(std::count(tex.begin(), tex.end(), '{') == std::count(tex.begin(), tex.end(), '}'));
+  CHECK(tex.find("\\end{tikzpicture}") != std::string::npos);
+
+  auto refused = [&](const std::string& style, const std::string& message) {
+    const auto bad = write_temp("privamp_bad_style.toml", kCase, "\n[style]\n" + style + "\n[[figure]]\nname = \"f\"\nx = \"r\"\n"
+                                "[[figure.series]]\ncase = \"chain\"\nid = \"T4.closed\"\n");
+    CHECK_THROWS_WITH(plots::load_figures({bad}), Catch::Contains(message));
+  };
+  refused("size = \"a4\"", "must be single (3.5 x 2.6 in) or double");
+  refused("width = 100", "key 'style.width': must be in [1, 20] inches");
+  refused("palette = [\"red\"]", "'red' is not a colour");
+  refused("outputs = [\"svg\"]", "'svg': allowed pdf, png, pgfplots");
+  refused("font = \"Helvetica'; system 'x\"", "key 'style.font': must be a font family name");
+  refused("colour = 1", "unknown key in [style]");
 }

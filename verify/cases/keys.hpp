@@ -14,7 +14,7 @@ struct KeyTable {
   std::vector<std::string_view> keys;
 };
 
-inline const KeyTable kFileKeys{"top level", {"case", "bound", "figure"}};
+inline const KeyTable kFileKeys{"top level", {"case", "bound", "figure", "style"}};
 inline const KeyTable kCaseKeys{"[[case]]",
                                 {"name", "bounds", "kind", "mu", "nu", "kernel", "quantity", "order", "symmetric", "engine",
                                  "cross_check", "tolerance", "grid", "derived", "explore", "comment"}};
@@ -27,12 +27,15 @@ inline const KeyTable kBoundKeys{"[[bound]]",
                                   "family", "exact", "comment"}};
 inline const KeyTable kFigureKeys{"[[figure]]",
                                   {"name", "title", "description", "x", "xlabel", "ylabel", "log", "xrange", "yrange",
-                                   "key", "series"}};
+                                   "key", "series", "style"}};
+// A figure's look: [style] for every figure of a file, style = {...} in a [[figure]] over it.
+inline const KeyTable kStyleKeys{"[style]",
+                                 {"size", "width", "height", "font", "font_size", "line_width", "palette", "outputs", "show_title"}};
 inline const KeyTable kFigureKeyKeys{"[figure.key]", {"position", "box", "opaque", "columns", "off"}};
 inline const KeyTable kSeriesKeys{"[[figure.series]]", {"case", "id", "y", "where", "scale", "title", "style", "line"}};
 
-inline const std::array<const KeyTable*, 9> kAllKeyTables = {&kFileKeys,  &kCaseKeys,   &kGridRangeKeys, &kExploreRangeKeys,
-                                                             &kExploreKeys, &kBoundKeys, &kFigureKeys, &kFigureKeyKeys,
-                                                             &kSeriesKeys};
+inline const std::array<const KeyTable*, 10> kAllKeyTables = {&kFileKeys,    &kCaseKeys,   &kGridRangeKeys, &kExploreRangeKeys,
+                                                              &kExploreKeys, &kBoundKeys,  &kFigureKeys,    &kFigureKeyKeys,
+                                                              &kSeriesKeys,  &kStyleKeys};
 
 }  // namespace privamp::verify
