@@ -385,7 +385,7 @@ void write_tidy_csv(const Figure& figure, const std::vector<std::vector<Point>>&
 
 // What a caption needs: the figure, each series' selection, the verdicts drawn, and whether the intervals show.
 std::string caption(const Figure& figure, const std::vector<std::vector<Point>>& data) {
-  std::string out = figure.title + ".\n";
+  std::string out = enhanced_to_latex(figure.title) + ".\n";  // texts as LaTeX: a caption goes into a paper
   if (!figure.description.empty()) out += figure.description + "\n";
   std::map<std::string, long> verdicts;
   double widest = 0;  // the largest relative width of an interval drawn
@@ -394,7 +394,7 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
     std::vector<std::string> where;
     for (const auto& [key, v] : s.where)
       where.push_back(fmt::format("{} = {}", key, std::holds_alternative<double>(v) ? format_number(std::get<double>(v)) : std::get<std::string>(v)));
-    out += fmt::format("- {}: {} of {} in case '{}'{}{}, {} points\n", s.title.empty() ? s.id : s.title, y_name(s.y), s.id,
+    out += fmt::format("- {}: {} of {} in case '{}'{}{}, {} points\n", s.title.empty() ? s.id : enhanced_to_latex(s.title), y_name(s.y), s.id,
                        s.case_name, where.empty() ? "" : fmt::format(" at {}", fmt::join(where, ", ")),
                        s.scale.empty() ? "" : fmt::format(", times {}", s.scale), data[k].size());
     for (const Point& p : data[k]) {
@@ -571,8 +571,26 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
   // Axis ranges from the data with a small margin (not padded to whole decades); no minor ticks on log axes (over
   // many decades they bunch into combs).
   std::string body = "set autoscale fix\nset offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n";
-  if (figure.log == "x" || figure.log == "xy") body += "set logscale x\nunset mxtics\n";
-  if (figure.log == "y" || figure.log == "xy") body += "set logscale y\nset format y '10^{%L}'\nunset mytics\n";
+  for (const char axis : {'x', 'y'}) {
+    if (figure.log.find(axis) == std::string::npos) continue;
+    double lo = HUGE_VAL, hi = 0;  // the positive values drawn on this axis
+    for (const auto& points : data)
+      for (const Point& p : points)
+        for (double v : axis == 'x' ? std::vector<double>{p.x} : std::vector<double>{p.lower, p.y, p.upper})
+          if (v > 0 && std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+    body += fmt::format("set logscale {}\n", axis);
+    if (axis == 'y') body += "set format y '10^{%L}'\n";
+    if (!(hi > lo)) continue;
+    if (std::log10(hi / lo) < 2) {  // under two decades: ticks at 1, 2 and 5 times the powers of ten in range
+      std::vector<std::string> tics;
+      for (int k = static_cast<int>(std::floor(std::log10(lo))); k <= static_cast<int>(std::ceil(std::log10(hi))); ++k)
+        for (double m : {1.0, 2.0, 5.0})
+          if (const double t = m * std::pow(10.0, k); t >= lo * 0.999 && t <= hi * 1.001) tics.push_back(fmt::format("{:g}", t));
+      if (tics.size() >= 2) body += fmt::format("set {}tics ({})\nset format {} '%g'\n", axis, fmt::join(tics, ", "), axis);
+    } else if (std::log10(hi / lo) > 6) {
+      body += fmt::format("unset m{}tics\n", axis);  // over many decades minor ticks bunch into combs
+    }
+  }
   body += fmt::format("set xlabel {}\nset ylabel {}\nset key {}\n", quoted(figure.xlabel), quoted(figure.ylabel), figure.key.render());
   if (figure.xrange) body += fmt::format("set xrange [{}:{}]\n", figure.xrange->first, figure.xrange->second);
   if (figure.yrange) body += fmt::format("set yrange [{}:{}]\n", figure.yrange->first, figure.yrange->second);

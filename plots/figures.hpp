@@ -106,7 +106,7 @@ std::string style_preamble(const std::string& output, bool pdf, const Style& sty
 // Writes NAME.csv (one block per series with points, two blank lines apart: series index, x, y, lower, upper,
 // verdict) and NAME.gp and runs gnuplot for the style's PDF and PNG; NAME_tidy.csv (one row per point: series,
 // its ID, case and quantity, x, value, lower, upper, verdict, the row's parameters); NAME_caption.txt (what is
-// drawn, the series' selections, the verdicts, whether the intervals are visible); NAME.tex for pgfplots when the
+// drawn, the series' selections, the verdicts, whether the intervals are visible; titles in LaTeX); NAME.tex for pgfplots when the
 // style asks. Throws InvalidArgument with a clear message when gnuplot is not installed, NumericalError if it fails.
 void render(const Figure& figure, const std::vector<std::vector<Point>>& data, const std::filesystem::path& dir);
 
