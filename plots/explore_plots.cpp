@@ -44,6 +44,15 @@ std::string axis_settings(const ExploreAxis& a, char axis) {
   return s;
 }
 
+// The look of the exploration figures: the page width of a two-column paper, a little taller than the figures'
+// (a colour bar and a longer key), 9 pt.
+Style explore_style() {
+  Style s;
+  s.width = 7;
+  s.height = 4.2;
+  return s;
+}
+
 // A point the search may answer with (the map colours these).
 bool candidate(const Evaluation& e, bool ignore) {
   return e.status == Evaluation::Status::ok && std::isfinite(e.slack) && (!e.outside || ignore) && e.in_region &&
@@ -118,7 +127,8 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
       "     {} index 2 using 1:2 with points pt 8 ps 1.5 lc rgb '#b2182b' title 'degenerate optimum (no amplification)'\n",
       quoted(literal(f.name)), f.log ? "set logscale x\n" : "", ratio, file, file, verify::to_string(r.goal), file);
   render_gnuplot(dir, stem + "_frontier", literal(fmt::format("{}: {} {} along {} ({})", r.id, verify::to_string(r.goal), ratio, f.name, r.case_name)),
-                 fmt::format("privamp explore --frontier {}: case {}; data {}", f.name, r.case_name, csv.filename().string()), body);
+                 fmt::format("privamp explore --frontier {}: case {}; data {}", f.name, r.case_name, csv.filename().string()), body,
+                 explore_style());
 }
 
 void render_explore(const verify::ExploreResult& r, bool ignore, const std::filesystem::path& dir, const std::string& stem) {
@@ -139,37 +149,46 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
     OutputFile checked(map_csv);
     std::ostream& out = checked.stream();
     out.precision(17);
-    out << fmt::format("# {},{},log10({}) (blocks: points with a slack; points without one; the reported points)\n", ax.name,
+    out << fmt::format("# {},{},log10({}) (blocks, those with points: candidates; outside the hypotheses; degenerate; other "
+                       "points without a ratio; the reported points)\n", ax.name,
                        two ? ay->name : "log10 ratio", ratio);
-    std::vector<std::string> blocks[3];
+    // Blocks: candidates (coloured by their ratio), points outside the bound's hypotheses (where its conclusion is
+    // not claimed: the hypothesis boundary is the edge of this region), degenerate points, the other points without
+    // a ratio (errors, zeros, underflows, outside the region of interest), and the reported points.
+    enum Block { candidates, hypotheses, degenerate, other, reported, blocks_count };
+    std::vector<std::string> blocks[blocks_count];
     for (const Evaluation& e : r.evaluations) {
       const double x = coordinate(ax, e.point);
       const bool has = candidate(e, ignore);
       const double l = has ? e.slack / std::log(10.0) : std::nan("");
       const double y = two ? coordinate(*ay, e.point) : l;
-      if (!std::isfinite(x) || !std::isfinite(y)) continue;
-      blocks[has ? 0 : 1].push_back(fmt::format("{},{},{}", x, y, has ? fmt::format("{}", l) : ""));
+      if (!std::isfinite(x) || (two && !std::isfinite(y))) continue;
+      const Block b = has                                                                      ? candidates
+                      : e.status == Evaluation::Status::not_applicable || (e.outside && !ignore) ? hypotheses
+                      : e.status == Evaluation::Status::ok && !e.degenerate.empty()               ? degenerate
+                                                                                                  : other;
+      if (!two && b != candidates) continue;  // one axis: only ratios have a y
+      blocks[b].push_back(fmt::format("{},{},{}", x, y, has ? fmt::format("{}", l) : ""));
     }
     for (std::size_t i : r.best_index) {
       const Evaluation& e = r.evaluations[i];
       const double l = e.slack / std::log(10.0);
-      blocks[2].push_back(fmt::format("{},{},{}", coordinate(ax, e.point), two ? coordinate(*ay, e.point) : l, l));
+      blocks[reported].push_back(fmt::format("{},{},{}", coordinate(ax, e.point), two ? coordinate(*ay, e.point) : l, l));
     }
     const std::string file = quoted(map_csv.filename().string());  // gnuplot runs in `dir`
+    const std::string styles[blocks_count] = {
+        two ? fmt::format("using 1:2:3 with points pt 7 ps 0.9 palette title 'log_{{10}}({})'", ratio)
+            : fmt::format("using 1:2 with points ls 1 title 'log_{{10}}({})'", ratio),
+        "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
+        "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
+        "using 1:2 with points pt 1 ps 0.6 lc rgb '#aaaaaa' title 'no ratio, error, or outside the region'",
+        "using 1:2 with points pt 6 ps 2.5 lw 2 lc rgb 'black' title 'reported points'"};
     int index = 0;
-    for (int b = 0; b < 3; ++b) {
+    for (int b = 0; b < blocks_count; ++b) {
       if (blocks[b].empty()) continue;
       if (index) out << "\n\n";
       for (const auto& line : blocks[b]) out << line << "\n";
-      if (b == 0)
-        plots.push_back(two ? fmt::format("{} index {} using 1:2:3 with points pt 7 ps 0.9 palette title 'log_{{10}}({})'", file, index, ratio)
-                            : fmt::format("{} index {} using 1:2 with points ls 1 title 'log_{{10}}({})'", file, index, ratio));
-      else if (b == 1)
-        plots.push_back(two ? fmt::format("{} index {} using 1:2 with points pt 1 ps 0.6 lc rgb '#999999' title 'not a candidate (n/a, error, no ratio, outside the region, degenerate)'", file, index)
-                            : std::string());
-      else
-        plots.push_back(fmt::format("{} index {} using 1:2 with points pt 6 ps 2.5 lw 2 lc rgb 'black' title 'reported points'", file, index));
-      if (plots.back().empty()) plots.pop_back();
+      plots.push_back(fmt::format("{} index {} {}", file, index, styles[b]));
       ++index;
     }
     checked.close();
@@ -181,7 +200,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
   body += "set key below nobox\nplot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
   render_gnuplot(dir, stem + "_map", literal(fmt::format("{}: {} ({})", r.id, r.case_name, verify::to_string(r.goal))),
                  fmt::format("privamp explore: every evaluated point over the two most influential axes; data {}", map_csv.filename().string()),
-                 body);
+                 body, explore_style());
 
   // Convergence: the best slack so far (as log10 ratio) against the number of evaluations.
   const auto conv_csv = dir / (stem + "_convergence.csv");
@@ -218,7 +237,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
       ratio, r.global_points + 0.5, r.global_points + 0.5, file, file,
       r.goal == verify::Goal::tightest ? "|log|" : verify::to_string(r.goal));
   render_gnuplot(dir, stem + "_convergence", fmt::format("{}: convergence of the search", r.id),
-                 fmt::format("privamp explore: best objective so far; data {}", conv_csv.filename().string()), cbody);
+                 fmt::format("privamp explore: best objective so far; data {}", conv_csv.filename().string()), cbody, explore_style());
 }
 
 }  // namespace privamp::plots
