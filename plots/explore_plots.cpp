@@ -121,7 +121,7 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
   if (!any) return;
   const std::string file = quoted(csv.filename().string());
   const std::string body = fmt::format(
-      "set datafile separator ','\nset xlabel {}\n{}set ylabel 'log_{{10}}({})'\nset key below nobox\nset offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n"
+      "set datafile separator ','\nset xlabel {}\n{}set ylabel 'log_{{10}}({})'\nset key below nobox height 1\nset offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n"
       "plot {} index 0 using 1:2 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'candidate points', \\\n"
       "     {} index 1 using 1:2 with linespoints ls 1 lw 2 pt 7 title 'best per bin ({})', \\\n"
       "     {} index 2 using 1:2 with points pt 8 ps 1.5 lc rgb '#b2182b' title 'degenerate optimum (no amplification)'\n",
@@ -197,7 +197,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
   std::string body = axis_settings(ax, 'x');
   if (two) body += axis_settings(*ay, 'y') + fmt::format("set cblabel 'log_{{10}}({})'\n", ratio) + palette(r);
   else body += fmt::format("set ylabel 'log_{{10}}({})'\n", ratio);
-  body += "set key below nobox\nplot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
+  body += "set key below nobox height 1\nplot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
   render_gnuplot(dir, stem + "_map", literal(fmt::format("{}: {} ({})", r.id, r.case_name, verify::to_string(r.goal))),
                  fmt::format("privamp explore: every evaluated point over the two most influential axes; data {}", map_csv.filename().string()),
                  body, explore_style());
@@ -230,7 +230,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
   // Evaluations on a log axis, so that the early descent is visible; every evaluation behind the best-so-far line.
   const std::string file = quoted(conv_csv.filename().string());
   const std::string cbody = fmt::format(
-      "set datafile separator ','\nset xlabel 'evaluations'\nset logscale x\nset ylabel 'log_{{10}}({})'\nset key below nobox\n"
+      "set datafile separator ','\nset xlabel 'evaluations'\nset logscale x\nset ylabel 'log_{{10}}({})'\nset key below nobox height 1\n"
       "set arrow from {}, graph 0 to {}, graph 1 nohead ls 9\n"
       "plot {} using 1:3 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation', \\\n"
       "     {} using 1:2 with steps ls 1 lw 2 title 'best so far ({}; the dashed line ends the global phase)'\n",

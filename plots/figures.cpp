@@ -406,7 +406,8 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
   for (const auto& [v, n] : verdicts) counts.push_back(fmt::format("{} {}", n, v));
   out += fmt::format("Verdicts of the points drawn: {}.\n", fmt::join(counts, ", "));
   out += widest < 1e-3 ? fmt::format("Every interval is narrower than its mark (largest relative width {:.2g}): the error bars are "
-                                     "not visible at this scale.\n", widest)
+                                     "not visible at this scale (a series with y = \"ratio\" draws bound/exact, where the "
+                                     "distance to 1 shows).\n", widest)
                        : fmt::format("Error bars show each exact value's interval (largest relative width {:.2g}).\n", widest);
   return out;
 }

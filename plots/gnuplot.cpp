@@ -54,6 +54,8 @@ std::string KeyOptions::render() const {
   s += box ? " box" : " nobox";
   s += opaque ? " opaque" : " noopaque";
   if (columns > 0) s += fmt::format(" maxcols {}", columns);
+  // Below the plot, a line of space above the key keeps it clear of the x axis label.
+  if (position.find("below") != std::string::npos) s += " height 1";
   return s;
 }
 
