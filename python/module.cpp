@@ -160,6 +160,10 @@ py::dict kernel_dict(const api::KernelResult& r) {
   return out;
 }
 
+py::object row_dict(const verify::Row& row) { return table_dicts(verify::flat_table({row}))[0]; }
+
+py::object index_or_none(const std::optional<std::size_t>& i) { return i ? py::object(py::int_(*i)) : py::object(py::none()); }
+
 // One search: every evaluated point (its parameters as columns) and the best points re-evaluated in full.
 py::dict explore_dict(const verify::ExploreResult& r, double seconds) {
   py::dict out;
@@ -182,9 +186,37 @@ py::dict explore_dict(const verify::ExploreResult& r, double seconds) {
   out["global_points"] = r.global_points;
   out["best"] = table_dicts(verify::flat_table(r.best));
   out["best_index"] = best_index;
+  out["degenerate"] = r.degenerate ? row_dict(*r.degenerate) : py::object(py::none());
+  out["degenerate_index"] = r.degenerate_index ? py::object(py::int_(*r.degenerate_index)) : py::object(py::none());
+  out["where"] = r.where;
+  out["frontier"] = py::none();
   out["influence"] = influence;
   out["coverage"] = coverage;
   out["seconds"] = seconds;
+  return out;
+}
+
+// A frontier: the search's dict, with per bin its range, candidates and best (and degenerate) point re-evaluated.
+py::dict frontier_dict(const verify::FrontierResult& f, double seconds) {
+  py::dict out = explore_dict(f.search, seconds);
+  py::list bins;
+  for (const verify::FrontierBin& bin : f.bins) {
+    py::dict d;
+    d["lower"] = bin.lower;
+    d["upper"] = bin.upper;
+    d["candidates"] = bin.candidates;
+    d["best_index"] = index_or_none(bin.best_index);
+    d["best"] = bin.best ? row_dict(*bin.best) : py::object(py::none());
+    d["degenerate_index"] = index_or_none(bin.degenerate_index);
+    d["degenerate"] = bin.degenerate ? row_dict(*bin.degenerate) : py::object(py::none());
+    d["degenerate_condition"] = bin.degenerate_index ? f.search.evaluations.at(*bin.degenerate_index).degenerate : std::string();
+    bins.append(d);
+  }
+  py::dict frontier;
+  frontier["name"] = f.name;
+  frontier["log"] = f.log;
+  frontier["bins"] = bins;
+  out["frontier"] = frontier;
   return out;
 }
 
@@ -274,7 +306,7 @@ PYBIND11_MODULE(_privamp, m) {
       "explore",
       [](const std::vector<std::string>& targets, const std::string& case_name, const std::string& id,
          const std::string& cases_dir, bool all, const std::string& goal, int budget, std::uint64_t seed, int starts,
-         int jobs, bool ignore_hypotheses, const std::vector<std::string>& where) {
+         int jobs, bool ignore_hypotheses, const std::vector<std::string>& where, const std::string& frontier, int bins) {
         verify::ExploreOptions options;
         options.where = where;
         options.goal = verify::parse_goal(goal);
@@ -283,18 +315,20 @@ PYBIND11_MODULE(_privamp, m) {
         options.starts = starts;
         options.jobs = verify::worker_count("explore", jobs);
         options.ignore_hypotheses = ignore_hypotheses;
-        std::vector<std::pair<verify::ExploreResult, double>> results;
+        std::vector<std::pair<verify::FrontierResult, double>> results;  // a plain search fills .search only
         {
           py::gil_scoped_release release;
           const api::ExploreSelection selection = api::select_explore({targets, case_name, id, cases_dir, all});
           for (const auto& [index, run_id] : selection.runs) {
             const auto start = std::chrono::steady_clock::now();
-            verify::ExploreResult r = verify::explore(selection.cases[index], run_id, options);
-            results.emplace_back(std::move(r), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            verify::FrontierResult f;
+            if (frontier.empty()) f.search = verify::explore(selection.cases[index], run_id, options);
+            else f = verify::frontier(selection.cases[index], run_id, options, frontier, bins);
+            results.emplace_back(std::move(f), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
           }
         }
         py::list out;
-        for (const auto& [r, seconds] : results) out.append(explore_dict(r, seconds));
+        for (const auto& [f, seconds] : results) out.append(frontier.empty() ? explore_dict(f.search, seconds) : frontier_dict(f, seconds));
         return out;
       },
       "searches of privamp explore: per case and ID, the evaluated points and the best points");

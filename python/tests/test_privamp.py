@@ -244,6 +244,27 @@ class Explore(unittest.TestCase):
             self.assertLessEqual(got.points[i]["alpha"], 3)
         self.assertTrue(all(row["alpha"] <= 3 for row in got.best))
 
+    def test_frontier_and_degenerate_points(self):
+        mixing = os.path.join(SOURCE, "cases", "mixing.toml")
+        got = privamp.explore(mixing, case="random Dirichlet kernels", id="T1.3", goal="tightest", budget=120,
+                              frontier="gamma_doeblin", bins=4)[0]
+        f = got.frontier
+        self.assertEqual((f["name"], len(f["bins"])), ("gamma_doeblin", 4))
+        for b in f["bins"]:
+            if b["best"] is None:
+                continue
+            point = got.points[b["best_index"]]
+            self.assertEqual(b["best"]["id"], "T1.3")
+            self.assertEqual(b["best"]["concentration"], point["concentration"])
+        plain = privamp.explore(mixing, case="random Dirichlet kernels", id="T1.3", goal="tightest", budget=120)[0]
+        self.assertIsNone(plain.frontier)
+        self.assertEqual(plain.where, [])
+        # A kernel that barely mixes is tighter still: named apart, never among the best points.
+        self.assertIsNotNone(plain.degenerate)
+        self.assertNotIn(plain.degenerate_index, plain.best_index)
+        self.assertNotEqual(plain.points[plain.degenerate_index]["status"], "")
+        self.assertLessEqual(abs(plain.points[plain.degenerate_index]["slack"]), abs(plain.points[plain.best_index[0]]["slack"]))
+
     def test_bad_input(self):
         with self.assertRaisesRegex(ValueError, "budget = 1 is out of range"):
             privamp.explore(self.COUPLINGS, budget=1)
