@@ -5,13 +5,11 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 
-#include <fstream>
-
+#include "cli/commands.hpp"
 #include "verify/bounds/catalogue.hpp"
 #include "verify/cases/case.hpp"
-#include "cli/commands.hpp"
+#include "verify/report/report.hpp"
 
 namespace privamp::cli {
 
@@ -33,17 +31,7 @@ Action add_list_command(CLI::App& app) {
     for (const auto& c : loaded.cases)
       for (const auto& id : c.bounds) exercised[id].insert(fmt::format("{} ({})", c.file, c.name));
     // Latest verdicts: the golden results.
-    std::map<std::string, std::map<std::string, int>> verdicts;
-    const auto expected = std::filesystem::path(*cases_dir) / "expected";
-    if (std::filesystem::is_directory(expected))
-      for (const auto& e : std::filesystem::directory_iterator(expected)) {
-        std::ifstream in(e.path());
-        nlohmann::json j;
-        in >> j;
-        for (const auto& row : j) {
-          if (row.contains("id")) ++verdicts[row["id"].get<std::string>()][row["verdict"].get<std::string>()];
-        }
-      }
+    const auto verdicts = verify::golden_verdicts(std::filesystem::path(*cases_dir) / "expected");
     std::vector<verify::BoundEntry> all = verify::bound_catalogue();
     for (const auto& b : *loaded.bounds) all.push_back(b);
     for (const auto& b : all) {

@@ -430,6 +430,30 @@ void update_golden(const std::vector<Row>& rows, const std::filesystem::path& di
   for (const auto& [stem, rows_json] : files) write_file(dir / (stem + ".json"), rows_json.dump(1) + "\n");
 }
 
+std::map<std::string, std::map<std::string, int>> golden_verdicts(const std::filesystem::path& dir) {
+  std::map<std::string, std::map<std::string, int>> out;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return out;
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
+    std::ifstream in(file);
+    try {
+      const nlohmann::json j = nlohmann::json::parse(in);
+      if (!j.is_array()) throw InvalidArgument("not a list of rows");
+      for (const auto& row : j) {
+        if (!row.is_object() || !row.contains("id") || !row.contains("verdict")) throw InvalidArgument("a row without id and verdict");
+        ++out[row.at("id").get<std::string>()][row.at("verdict").get<std::string>()];
+      }
+    } catch (const std::exception& e) {
+      throw InvalidArgument(fmt::format("{}: not a privamp golden file: {}", file.string(), e.what()));
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> check_golden(const std::vector<Row>& rows, const std::filesystem::path& dir, bool partial) {
   std::vector<std::string> problems;
   std::map<std::string, std::map<std::string, nlohmann::json>> golden;  // stem → key → row

@@ -86,6 +86,9 @@ void update_golden(const std::vector<Row>& rows, const std::filesystem::path& di
 // file already (a JSON list of rows with key and verdict), and no two case files share a stem; InvalidArgument
 // naming the file otherwise, so that no unrelated file is overwritten.
 void check_golden_targets(const std::vector<Case>& cases, const std::filesystem::path& dir);
+// The verdicts recorded in the golden files of `dir` (*.json), counted per theorem ID and verdict; InvalidArgument
+// naming a file that is not a golden file.
+std::map<std::string, std::map<std::string, int>> golden_verdicts(const std::filesystem::path& dir);
 // Differences that matter: a verdict changed, a value moved beyond its error bar, a row appeared or vanished.
 std::vector<std::string> check_golden(const std::vector<Row>& rows, const std::filesystem::path& dir, bool partial);
 
