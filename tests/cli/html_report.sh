@@ -11,7 +11,7 @@ browser=$(command -v chromium || command -v chromium-browser || true)
 
 # Loads FILE headless and offline: its DOM to FILE.dom, the browser's log (console messages) to FILE.log.
 load() {
-  timeout 120 "$browser" --headless=new --no-sandbox --disable-gpu --no-first-run --disable-extensions \
+  timeout 120 "$browser" --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run --disable-extensions \
     --user-data-dir="$work/profile" --enable-logging=stderr --v=0 --dump-dom "file://$1" > "$1.dom" 2> "$1.log"
 }
 
