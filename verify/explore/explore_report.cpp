@@ -76,7 +76,7 @@ std::string slack_ratio_name(Direction direction) {
 }
 
 std::string explore_stem(const std::string& case_name, const std::string& id) {
-  // Letters, digits and single '_' or '-' separators; the case's name cut at a separator before 32 characters.
+  // Letters, digits and single '_' or '-' separators; the case's name cut at a separator before 40 characters.
   auto clean = [](const std::string& text) {
     std::string s;
     for (char c : text) {
@@ -88,9 +88,9 @@ std::string explore_stem(const std::string& case_name, const std::string& id) {
     return s;
   };
   std::string name = clean(case_name);
-  if (name.size() > 32) {
-    const auto cut = name.find_last_of("_-", 32);
-    name = name.substr(0, cut == std::string::npos || cut < 12 ? 32 : cut);
+  if (name.size() > 40) {
+    const auto cut = name.find_last_of("_-", 40);
+    name = name.substr(0, cut == std::string::npos || cut < 12 ? 40 : cut);
   }
   // A stem never starts with '-' or '.' (an option or a hidden file): names without a letter or digit are "case".
   if (name.empty() || !std::isalnum(static_cast<unsigned char>(name.front()))) name = "case" + name;
