@@ -8,8 +8,11 @@
 //                 verify::worst_case_renyi(k, ε, δ, αs), verify::theorem1_points(k, ε, δ)
 //   the runner    verify::load_cases(paths), verify::run_cases(cases, options) → verify::Row; verify::summary_table(rows)
 //   formulas      sim::Expression::parse("alpha * delta^2 / 2")->number(params): the expression language of case files
-//   search        verify::explore(case, "T4.closed", {.goal = verify::Goal::loosest, .budget = 400}) → verify::ExploreResult
-//   front ends    api::divergence / api::kernel / api::verify: the same results with the command line's JSON form
+//   search        verify::explore(case, "T4.closed", {.goal = verify::Goal::loosest, .budget = 400}) → verify::ExploreResult;
+//                 verify::frontier(case, "T1.3", options, "gamma_doeblin", 8) → verify::FrontierResult
+//   front ends    api::divergence / api::kernel (results, and their JSON form), api::verify (rows, summary, counts; the
+//                 command's files on request), api::select_explore: what the command line and Python run
+//   reports       verify::flat_table(rows) (results.csv's columns), verify::write_reports, verify::write_html
 //
 // Every function reports bad input with privamp::InvalidArgument (the message names the parameter, its value and
 // the allowed range) and computations it cannot finish honestly with privamp::NumericalError.
