@@ -53,11 +53,8 @@ Style explore_style() {
   return s;
 }
 
-// A point the search may answer with (the map colours these).
-bool candidate(const Evaluation& e, bool ignore) {
-  return e.status == Evaluation::Status::ok && std::isfinite(e.slack) && (!e.outside || ignore) && e.in_region &&
-         e.degenerate.empty();
-}
+// A point the search may answer with and a figure can place (a finite ratio).
+bool candidate(const Evaluation& e, bool ignore) { return verify::is_candidate(e, ignore) && std::isfinite(e.slack); }
 
 // The map's palette: perceptually uniform (viridis) over the central 96% of the candidates' log ratios, so that a
 // few extreme points do not take the whole range; for a violation search, diverging and centred at ratio 1.

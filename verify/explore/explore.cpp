@@ -167,9 +167,6 @@ class Explorer {
       const auto it = p.numbers.find(name);
       return it == p.numbers.end() ? kNaN : it->second;
     };
-    const auto any = [&](bool degenerate) {
-      return [&, degenerate](const Evaluation& e) { return candidate(e, degenerate); };
-    };
     // Its range: the axis's, or the values seen at the candidates.
     const auto axis = std::find_if(space_.axes.begin(), space_.axes.end(), [&](const ExploreAxis& a) { return a.name == name; });
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
@@ -180,10 +177,11 @@ class Explorer {
     } else {
       bool known = false;
       for (const Evaluation& e : r.evaluations) {
-        known = known || !std::isnan(value(e)) || e.point.numbers.count(name);
-        if (!(any(false)(e) || any(true)(e)) || !std::isfinite(value(e))) continue;
-        lo = std::min(lo, value(e));
-        hi = std::max(hi, value(e));
+        const double v = value(e);
+        known = known || !std::isnan(v);
+        if (!(candidate(e) || candidate(e, true)) || !std::isfinite(v)) continue;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
       }
       if (!known) {
         std::vector<std::string> names = {"exact", "bound", "ratio"};
@@ -545,12 +543,7 @@ class Explorer {
     return true;
   }
 
-  // A point the search may answer with: a slack, inside the region and the hypotheses (unless ignored), not
-  // degenerate (`degenerate` instead: the same, but degenerate).
-  bool candidate(const Evaluation& e, bool degenerate = false) const {
-    return e.status == Evaluation::Status::ok && e.in_region && e.degenerate.empty() != degenerate &&
-           (!e.outside || options_.ignore_hypotheses) && !std::isnan(e.slack);
-  }
+  bool candidate(const Evaluation& e, bool degenerate = false) const { return is_candidate(e, options_.ignore_hypotheses, degenerate); }
 
   void statistics(ExploreResult& r) const {
     const std::size_t d = space_.dimension();
@@ -690,6 +683,11 @@ std::string to_string(Evaluation::Status s) {
     case Evaluation::Status::bound_infinite: return "bound-infinite";
   }
   return "?";
+}
+
+bool is_candidate(const Evaluation& e, bool ignore_hypotheses, bool degenerate) {
+  return e.status == Evaluation::Status::ok && e.in_region && e.degenerate.empty() != degenerate &&
+         (!e.outside || ignore_hypotheses) && !std::isnan(e.slack);
 }
 
 double objective(Goal goal, double slack) {

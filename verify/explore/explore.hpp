@@ -74,6 +74,9 @@ struct Evaluation {
   std::string message;   // error or not-applicable reason (known to the process that evaluated it)
 };
 std::string to_string(Evaluation::Status s);
+// A point a search may answer with: a slack, inside the region and the hypotheses (unless they are ignored), not
+// degenerate (with `degenerate`: the same, but degenerate). One rule for the search, its reports and its figures.
+bool is_candidate(const Evaluation& e, bool ignore_hypotheses, bool degenerate = false);
 
 struct ExploreOptions {
   Goal goal = Goal::loosest;

@@ -55,7 +55,7 @@ std::string quoted(const std::string& s) {
 double best_so_far(Goal goal, const std::vector<Evaluation>& e, std::size_t upto, bool ignore) {
   double best = std::numeric_limits<double>::quiet_NaN();
   for (std::size_t i = 0; i < upto; ++i) {
-    if (e[i].status != Evaluation::Status::ok || (e[i].outside && !ignore) || !e[i].in_region || !e[i].degenerate.empty()) continue;
+    if (!is_candidate(e[i], ignore)) continue;
     const double v = objective(goal, e[i].slack);
     if (std::isnan(best) || v < best) best = v;
   }
