@@ -373,11 +373,7 @@ void write_tidy_csv(const Figure& figure, const std::vector<std::vector<Point>>&
       const Series& s = figure.series[k];
       std::vector<verify::Cell> cells = {s.title.empty() ? fmt::format("{} {}", s.id, y_name(s.y)) : s.title, s.id, s.case_name,
                                          std::string(y_name(s.y)), p.x, p.y, p.lower, p.upper, p.verdict};
-      for (const std::string& n : names) {
-        if (const auto it = p.params.numbers.find(n); it != p.params.numbers.end()) cells.emplace_back(it->second);
-        else if (const auto w = p.params.words.find(n); w != p.params.words.end()) cells.emplace_back(w->second);
-        else cells.emplace_back(std::monostate{});
-      }
+      for (const std::string& n : names) cells.push_back(verify::parameter_cell(p.params, n));
       t.rows.push_back(std::move(cells));
     }
   verify::write_table_csv(t, dir / (figure.name + "_tidy.csv"));

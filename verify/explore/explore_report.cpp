@@ -311,10 +311,7 @@ FlatTable explore_table(const ExploreResult& r) {
   for (std::size_t i = 0; i < r.evaluations.size(); ++i) {
     const Evaluation& e = r.evaluations[i];
     std::vector<Cell> cells = {static_cast<double>(i), e.start < 0 ? std::string("global") : "local" + std::to_string(e.start + 1)};
-    for (const auto& a : r.space.axes) {
-      if (const auto n = e.point.numbers.find(a.name); n != e.point.numbers.end()) cells.emplace_back(n->second);
-      else cells.emplace_back(e.point.word(a.name));
-    }
+    for (const auto& a : r.space.axes) cells.push_back(parameter_cell(e.point, a.name));
     for (Cell c : std::initializer_list<Cell>{to_string(e.status), to_string(e.verdict), e.outside ? 1.0 : 0.0, e.exact,
                                               e.exact_lower, e.exact_upper, e.bound, e.bound_lower, e.bound_upper, e.slack,
                                               std::exp(e.slack), objective(r.goal, e.slack), e.message})

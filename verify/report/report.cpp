@@ -114,6 +114,12 @@ ReportMeta report_meta(const std::vector<Row>& rows, const DeclaredBounds& decla
   return m;
 }
 
+Cell parameter_cell(const Params& point, const std::string& name) {
+  if (const auto n = point.numbers.find(name); n != point.numbers.end()) return n->second;
+  if (const auto w = point.words.find(name); w != point.words.end()) return w->second;
+  return std::monostate{};
+}
+
 FlatTable flat_table(const std::vector<Row>& rows) {
   FlatTable t;
   t.columns = {"file", "case", "id", "parameters", "quantity", "mu", "nu", "exact", "exact_lower", "exact_upper",
@@ -135,11 +141,7 @@ FlatTable flat_table(const std::vector<Row>& rows) {
     std::vector<Cell> cells = {r.file, r.case_name, r.id, r.params.describe(), r.quantity(), r.mu, r.nu, r.exact.value,
                                r.exact.lower, r.exact.upper, to_string(r.exact.error_kind), r.exact.method,
                                r.cross ? r.cross->value : none, r.bound, r.ratio(), to_string(r.verdict), r.reason, r.note};
-    for (const auto& name : names) {
-      if (const auto n = r.params.numbers.find(name); n != r.params.numbers.end()) cells.emplace_back(n->second);
-      else if (const auto w = r.params.words.find(name); w != r.params.words.end()) cells.emplace_back(w->second);
-      else cells.emplace_back(std::monostate{});
-    }
+    for (const auto& name : names) cells.push_back(parameter_cell(r.params, name));
     t.rows.push_back(std::move(cells));
   }
   return t;

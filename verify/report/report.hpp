@@ -56,6 +56,8 @@ struct FlatTable {
   std::vector<std::vector<Cell>> rows;
 };
 FlatTable flat_table(const std::vector<Row>& rows);
+// A parameter of a point as a cell: its number, its word, or empty where the point has no such parameter.
+Cell parameter_cell(const Params& point, const std::string& name);
 // A table as CSV (RFC 4180: a field with a comma, quote or line break quoted; numbers with 17 digits, NaN and
 // empty cells as empty fields).
 void write_table_csv(const FlatTable& table, const std::filesystem::path& file);
