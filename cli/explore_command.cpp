@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "numerics/errors.hpp"
+#include "numerics/escape.hpp"
 #include "numerics/files.hpp"
 #include "plots/explore_plots.hpp"
 #include "plots/figures.hpp"
@@ -77,9 +78,8 @@ Action add_explore_command(CLI::App& app) {
     std::vector<std::pair<const verify::Case*, std::string>> runs;
     for (const auto& [index, id] : selection.runs) runs.emplace_back(&selection.cases[index], id);
     const std::filesystem::path dir(args->out);
-    if (root) {
-      make_output_dir("--out", dir);
-    }
+    OutputLock lock;  // held until the files are written: a second run into the folder is refused
+    on_first_process(comm, [&] { lock = make_output_dir("--out", dir); });
     const bool figures = plots::gnuplot_available();
     if (root && !figures) std::cerr << "gnuplot not found: the exploration figures are skipped (install gnuplot-nox)\n";
     if (root && comm.size() > 1)
@@ -130,7 +130,7 @@ Action add_explore_command(CLI::App& app) {
                                                   : "");
           if (bin.best) refuted += bin.best->verdict == verify::Verdict::violated && bin.best->outside.empty();
         }
-        index += fmt::format("| {} | {} | frontier along {}: see {}.md | | | {} | {:.1f} s |\n", c->name, id, args->frontier, stem,
+        index += fmt::format("| {} | {} | frontier along {}: see {}.md | | | {} | {:.1f} s |\n", escape::markdown(c->name), escape::markdown(id), escape::markdown(args->frontier), escape::markdown(stem),
                              f.search.evaluations.size(), seconds);
         continue;
       }
@@ -158,7 +158,7 @@ Action add_explore_command(CLI::App& app) {
       if (r.degenerate)
         std::cout << fmt::format("{:<52} {:<20} {:>14} degenerate: {}\n", "", "", verify::ratio_text(r.evaluations[*r.degenerate_index].slack),
                                  r.evaluations[*r.degenerate_index].degenerate);
-      index += fmt::format("| {} | {} | {} | {} | {} | {} | {:.1f} s |\n", c->name, id, best, again, verdict, r.evaluations.size(), seconds);
+      index += fmt::format("| {} | {} | {} | {} | {} | {} | {:.1f} s |\n", escape::markdown(c->name), escape::markdown(id), best, again, verdict, r.evaluations.size(), seconds);
     }
     if (!root) return 0;
     // Runs never overwrite each other's summary: summary.md, then summary-2.md, ...

@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "numerics/errors.hpp"
+#include "numerics/files.hpp"
 #include "plots/figures.hpp"
 #include "verify/report/report.hpp"
 
@@ -53,6 +54,11 @@ Action add_figures_command(CLI::App& app) {
     }
     if (!plots::gnuplot_available())  // before the computation, not after it
       throw InvalidArgument("gnuplot was not found: install gnuplot-nox (scripts/install-deps.sh does) to render figures");
+    check_output_dir("--out", args->out);  // a file named like the folder, or links where figures go: refused now
+    const OutputLock lock = make_output_dir("--out", args->out);
+    for (const plots::Figure* f : chosen)
+      for (const char* ext : {".csv", ".gp", ".pdf", ".png", ".log", ".tex", "_caption.txt", "_tidy.csv"})
+        check_target("--out", std::filesystem::path(args->out) / (f->name + ext));
     // The rows are verified exactly as `privamp verify` would: the same runner, verdicts, cross-checks.
     const auto start = std::chrono::steady_clock::now();
     verify::RunOptions options;

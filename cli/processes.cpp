@@ -3,9 +3,11 @@
 // initialises MPI, so it behaves exactly like the default build.
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "numerics/errors.hpp"
 
 #ifdef PRIVAMP_MPI
 #include <mpi.h>
@@ -104,6 +106,23 @@ const verify::Communicator& process_communicator() {
   if (mpi_started) return world;
 #endif
   return single();
+}
+
+void on_first_process(const verify::Communicator& comm, const std::function<void()>& f) {
+  std::string refusal;
+  if (comm.rank() == 0) {
+    try {
+      f();
+    } catch (const InvalidArgument& e) {
+      refusal = e.what();
+      if (refusal.empty()) refusal = "refused";
+    }
+  }
+  if (comm.size() > 1) {
+    const auto all = comm.all_gather(std::vector<std::uint8_t>(refusal.begin(), refusal.end()));
+    refusal.assign(all.front().begin(), all.front().end());
+  }
+  if (!refusal.empty()) throw InvalidArgument(refusal);
 }
 
 bool built_with_mpi() {

@@ -59,9 +59,23 @@ Action add_verify_command(CLI::App& app) {
             ? (std::filesystem::is_directory(paths.front()) ? paths.front() : paths.front().parent_path()) / "expected"
             : std::filesystem::path(args->golden_dir);
     if (args->update_golden) verify::check_golden_targets(loaded.cases, golden);
-    if (!args->out.empty()) make_output_dir("--out", args->out);
-    if (!args->html.empty()) make_output_dir("--html", args->html);
+    // Each output folder locked for the run (a second run into one is refused) and its files checked now: a link
+    // planted where privamp would write is refused before the computation, not after it.
+    // Only the first process writes (the others send it their rows), so only it locks.
     const Communicator& comm = process_communicator();
+    std::vector<OutputLock> locks;
+    on_first_process(comm, [&] {
+      if (!args->out.empty()) {
+        locks.push_back(make_output_dir("--out", args->out));
+        for (const char* f : {"results.csv", "results.json", "report.md", "summary.tex"}) check_target("--out", std::filesystem::path(args->out) / f);
+      }
+      if (!args->html.empty()) {
+        std::error_code ec;
+        if (args->out.empty() || !std::filesystem::equivalent(args->out, args->html, ec)) locks.push_back(make_output_dir("--html", args->html));
+        check_target("--html", std::filesystem::path(args->html) / "index.html");
+      }
+      if (args->update_golden) locks.emplace_back("--update-golden", golden);
+    });
     settings.communicator = &comm;
     settings.progress = terminal_progress("points");
     const auto start = std::chrono::steady_clock::now();

@@ -1,6 +1,9 @@
 #include "numerics/files.hpp"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,17 +15,94 @@
 
 namespace privamp {
 
-OutputFile::OutputFile(std::filesystem::path path) : path_(std::move(path)), out_(path_) {
-  if (!out_) throw InvalidArgument(fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
+namespace {
+
+constexpr std::string_view kTemporary = ".privamp-tmp-";  // in the names of temporary files (and render folders)
+
+std::string strerror_text() { return std::strerror(errno); }
+
+// The folder a target lives in ("." for a bare name).
+std::filesystem::path folder_of(const std::filesystem::path& path) {
+  const auto parent = path.parent_path();
+  return parent.empty() ? std::filesystem::path(".") : parent;
 }
+
+void sync_folder(const std::filesystem::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // best effort: the rename itself is atomic
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+void check_target(std::string_view option, const std::filesystem::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return;  // absent: it will be created
+  const std::string named = option.empty() ? path.string() : fmt::format("{} {}", option, path.string());
+  if (S_ISLNK(st.st_mode))
+    throw InvalidArgument(fmt::format("{}: is a symbolic link; privamp never writes through a link (remove it, or choose "
+                                      "another output folder)", named));
+  if (!S_ISREG(st.st_mode))
+    throw InvalidArgument(fmt::format("{}: is not a regular file (a folder, device or pipe); privamp writes only regular files", named));
+}
+
+OutputFile::OutputFile(std::filesystem::path path) : path_(std::move(path)) { check_target("", path_); }
 
 OutputFile::~OutputFile() = default;
 
 void OutputFile::close() {
-  out_.flush();
-  const bool written = static_cast<bool>(out_);
-  out_.close();
-  if (!written || out_.fail()) throw InvalidArgument(fmt::format("cannot write {}: the write failed", path_.string()));
+  if (closed_) return;
+  closed_ = true;
+  write_file(path_, out_.view());
+}
+
+void write_file(const std::filesystem::path& path, std::string_view text) {
+  check_target("", path);
+  const auto dir = folder_of(path);
+  std::string temporary = (dir / fmt::format(".{}{}XXXXXX", path.filename().string(), kTemporary)).string();
+  const int fd = ::mkostemp(temporary.data(), O_CLOEXEC);  // a new file of our own: O_EXCL, no link followed
+  if (fd < 0) throw InvalidArgument(fmt::format("cannot write {}: {}", path.string(), strerror_text()));
+  auto fail = [&](const std::string& why) {
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    throw InvalidArgument(fmt::format("cannot write {}: {}", path.string(), why));
+  };
+  // mkostemp creates 0600; an output file gets the permissions the umask allows, as any new file would.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  if (::fchmod(fd, 0666 & ~mask) != 0) fail(strerror_text());
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail(strerror_text());
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) fail(strerror_text());
+  if (::close(fd) != 0) {
+    ::unlink(temporary.c_str());
+    throw InvalidArgument(fmt::format("cannot write {}: {}", path.string(), strerror_text()));
+  }
+  move_into_place(temporary, path);
+}
+
+void move_into_place(const std::filesystem::path& from, const std::filesystem::path& target) {
+  try {
+    check_target("", target);  // a link planted since the last check is refused too
+  } catch (...) {
+    ::unlink(from.c_str());
+    throw;
+  }
+  // rename() replaces the directory entry itself: were a link planted after the check, the link is replaced, never
+  // followed.
+  if (::rename(from.c_str(), target.c_str()) != 0) {
+    const std::string why = strerror_text();
+    ::unlink(from.c_str());
+    throw InvalidArgument(fmt::format("cannot write {}: {}", target.string(), why));
+  }
+  sync_folder(folder_of(target));
 }
 
 void check_output_dir(std::string_view option, const std::filesystem::path& dir) {
@@ -47,26 +127,70 @@ void check_output_file(std::string_view option, const std::filesystem::path& fil
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec))
     throw InvalidArgument(fmt::format("{} {}: a directory (give a file name)", option, file.string()));
+  check_target(option, file);
   check_output_dir(option, std::filesystem::absolute(file, ec).parent_path());
 }
 
-void make_output_dir(std::string_view option, const std::filesystem::path& dir) {
+OutputLock make_output_dir(std::string_view option, const std::filesystem::path& dir) {
   check_output_dir(option, dir);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InvalidArgument(fmt::format("{} {}: cannot be created: {}", option, dir.string(), ec.message()));
   // A probe file of our own (a unique name, created exclusively): no file of the user's is touched.
   std::string probe = (dir / ".privamp-probe-XXXXXX").string();
-  const int fd = ::mkstemp(probe.data());
+  const int fd = ::mkostemp(probe.data(), O_CLOEXEC);
   if (fd < 0) throw InvalidArgument(fmt::format("{} {}: cannot write there", option, dir.string()));
   ::close(fd);
   ::unlink(probe.c_str());
+  return OutputLock(option, dir);
 }
 
-void write_file(const std::filesystem::path& path, std::string_view text) {
-  OutputFile out(path);
-  out.stream().write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
+OutputLock::OutputLock(std::string_view option, const std::filesystem::path& dir) {
+  const auto file = dir / ".privamp.lock";
+  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    throw InvalidArgument(fmt::format("{} {}: cannot lock the folder ({}: {})", option, dir.string(), file.string(), strerror_text()));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    char text[32] = {};
+    const ssize_t n = ::pread(fd_, text, sizeof text - 1, 0);
+    std::string holder(text, n > 0 ? static_cast<std::size_t>(n) : 0);
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    ::close(fd_);
+    fd_ = -1;
+    throw InvalidArgument(fmt::format("{} {}: another privamp run{} is writing into this folder; wait for it to end or "
+                                      "choose another folder",
+                                      option, dir.string(), holder.empty() ? "" : fmt::format(" (pid {})", holder)));
+  }
+  const std::string pid = fmt::format("{}\n", ::getpid());
+  if (::ftruncate(fd_, 0) == 0) {
+    [[maybe_unused]] const ssize_t n = ::pwrite(fd_, pid.data(), pid.size(), 0);
+  }
+  // Temporary files and render folders that a killed run left behind: no live run owns them while we hold the lock.
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 1 && name[0] == '.' && name.find(kTemporary) != std::string::npos) std::filesystem::remove_all(entry.path(), ec);
+  }
+}
+
+OutputLock::~OutputLock() {
+  if (fd_ >= 0) ::close(fd_);  // the lock goes with the descriptor; the lock file stays (removing it would race)
+}
+
+OutputLock& OutputLock::operator=(OutputLock&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+std::filesystem::path make_temporary_folder(const std::filesystem::path& dir, std::string_view name) {
+  std::string folder = (dir / fmt::format(".{}{}XXXXXX", name, kTemporary)).string();
+  if (::mkdtemp(folder.data()) == nullptr)
+    throw InvalidArgument(fmt::format("cannot create a temporary folder in {}: {}", dir.string(), strerror_text()));
+  return folder;
 }
 
 }  // namespace privamp

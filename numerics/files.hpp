@@ -1,17 +1,24 @@
-// Output files whose every failure is an error: a file that cannot be opened, and a write or close that fails (a
-// full disk, an I/O error), throw InvalidArgument naming the file. Every file privamp writes goes through here.
+// Output files: every file privamp writes goes through here, and every failure is an error naming the file.
+//
+// A file is written whole or not at all: its text goes to a fresh temporary file beside the target (created
+// exclusively, never through a link), which is flushed, synced and renamed over the target. A run killed at any
+// moment leaves the target either as it was or complete. A target that is a symbolic link or not a regular file is
+// refused (InvalidArgument naming the path): privamp never writes through a link. A folder that a run writes into is
+// locked for that run (OutputLock), so a second run into it is refused while the first holds it.
 #pragma once
 
 #include <filesystem>
-#include <fstream>
+#include <span>
+#include <sstream>
+#include <string>
 #include <string_view>
 
 namespace privamp {
 
 class OutputFile {
  public:
-  explicit OutputFile(std::filesystem::path path);  // InvalidArgument if it cannot be opened
-  ~OutputFile();                                    // closes without checking: call close() to check
+  explicit OutputFile(std::filesystem::path path);  // InvalidArgument if the target may not be written (a link, a folder)
+  ~OutputFile();                                    // without close(): nothing is written, the target is untouched
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
 
@@ -21,23 +28,56 @@ class OutputFile {
     out_ << x;
     return *this;
   }
-  // Flushes and closes; InvalidArgument if anything written was lost.
+  // Writes the text atomically (temporary file, fsync, rename); InvalidArgument if anything failed.
   void close();
 
  private:
   std::filesystem::path path_;
-  std::ofstream out_;
+  std::ostringstream out_;
+  bool closed_ = false;
 };
+
+// The whole text to one file, atomically (as OutputFile).
+void write_file(const std::filesystem::path& path, std::string_view text);
+
+// A target path that may be written: absent, or a regular file (not a symbolic link, folder, device or pipe).
+// InvalidArgument naming `option` and the path otherwise.
+void check_target(std::string_view option, const std::filesystem::path& path);
+
+// Moves a finished file (written by a helper program into a private folder) onto `target` by rename, with the same
+// refusal of links as write_file.
+void move_into_place(const std::filesystem::path& from, const std::filesystem::path& target);
+
+// A new private folder inside `dir` (mkdtemp: created exclusively, mode 0700) for a helper program's files, named
+// like the temporary files so that a killed run's folder is removed by the next OutputLock. The caller removes it.
+std::filesystem::path make_temporary_folder(const std::filesystem::path& dir, std::string_view name);
 
 // An output directory (--out): checked before any work (a file there, or a parent that cannot hold it, is refused,
 // naming `option`), created only afterwards by make_output_dir, which probes that it is writable with a file of its
-// own (no file of the user's is touched).
+// own (no file of the user's is touched) and locks it for the run (keep the OutputLock until the files are written).
 void check_output_dir(std::string_view option, const std::filesystem::path& dir);
-void make_output_dir(std::string_view option, const std::filesystem::path& dir);
+// (make_output_dir: declared after OutputLock below)
 // An output file (--junit): not a directory, in a directory that exists or can be created; checked before any work.
 void check_output_file(std::string_view option, const std::filesystem::path& file);
 
-// The whole text to one file, checked.
-void write_file(const std::filesystem::path& path, std::string_view text);
+// A run's hold on an output folder: an exclusive lock on DIR/.privamp.lock (flock, released by the kernel when the
+// process ends, however it ends), holding the pid of its holder. A second run into the folder is refused with
+// InvalidArgument naming the folder and the holder's pid. On taking the lock, temporary files that a killed run left
+// in the folder are removed.
+class OutputLock {
+ public:
+  OutputLock() = default;
+  OutputLock(std::string_view option, const std::filesystem::path& dir);
+  ~OutputLock();
+  OutputLock(OutputLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  OutputLock& operator=(OutputLock&& o) noexcept;
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+[[nodiscard]] OutputLock make_output_dir(std::string_view option, const std::filesystem::path& dir);
 
 }  // namespace privamp

@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/escape.hpp"
 #include "numerics/files.hpp"
 #include "verify/cases/toml_reader.hpp"
 #include "verify/report/report.hpp"
@@ -382,17 +383,19 @@ void write_tidy_csv(const Figure& figure, const std::vector<std::vector<Point>>&
 // What a caption needs: the figure, each series' selection, the verdicts drawn, and whether the intervals show.
 std::string caption(const Figure& figure, const std::vector<std::vector<Point>>& data) {
   std::string out = enhanced_to_latex(figure.title) + ".\n";  // texts as LaTeX: a caption goes into a paper
-  if (!figure.description.empty()) out += figure.description + "\n";
+  // Every text of the figure file goes through the LaTeX escaper: the caption is \input into a paper.
+  using escape::latex;
+  if (!figure.description.empty()) out += latex(figure.description) + "\n";
   std::map<std::string, long> verdicts;
   double widest = 0;  // the largest relative width of an interval drawn
   for (std::size_t k = 0; k < data.size(); ++k) {
     const Series& s = figure.series[k];
     std::vector<std::string> where;
     for (const auto& [key, v] : s.where)
-      where.push_back(fmt::format("{} = {}", key, std::holds_alternative<double>(v) ? format_number(std::get<double>(v)) : std::get<std::string>(v)));
-    out += fmt::format("- {}: {} of {} in case '{}'{}{}, {} points\n", s.title.empty() ? s.id : enhanced_to_latex(s.title), y_name(s.y), s.id,
-                       s.case_name, where.empty() ? "" : fmt::format(" at {}", fmt::join(where, ", ")),
-                       s.scale.empty() ? "" : fmt::format(", times {}", s.scale), data[k].size());
+      where.push_back(latex(fmt::format("{} = {}", key, std::holds_alternative<double>(v) ? format_number(std::get<double>(v)) : std::get<std::string>(v))));
+    out += fmt::format("- {}: {} of {} in case '{}'{}{}, {} points\n", s.title.empty() ? latex(s.id) : enhanced_to_latex(s.title), y_name(s.y),
+                       latex(s.id), latex(s.case_name), where.empty() ? "" : fmt::format(" at {}", fmt::join(where, ", ")),
+                       s.scale.empty() ? "" : fmt::format(", times {}", latex(s.scale)), data[k].size());
     for (const Point& p : data[k]) {
       ++verdicts[p.verdict];
       if (p.y != 0 && std::isfinite(p.upper - p.lower)) widest = std::max(widest, (p.upper - p.lower) / std::abs(p.y));
@@ -445,7 +448,8 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
 
 }  // namespace
 
-std::string enhanced_to_latex(const std::string& text) {
+std::string enhanced_to_latex(const std::string& input) {
+  const std::string text = escape::plain(input);  // valid UTF-8, no control or bidirectional characters
   static const std::map<char, std::string> greek = {
       {'a', "\\alpha"}, {'b', "\\beta"}, {'g', "\\gamma"}, {'d', "\\delta"}, {'e', "\\varepsilon"}, {'h', "\\eta"},
       {'q', "\\theta"}, {'k', "\\kappa"}, {'l', "\\lambda"}, {'m', "\\mu"}, {'n', "\\nu"}, {'p', "\\pi"},
@@ -506,12 +510,10 @@ std::string enhanced_to_latex(const std::string& text) {
       continue;
     }
     switch (c) {
-      case '\\': out += "\\textbackslash{}"; break;
       case '{': case '}': break;  // gnuplot's grouping
-      case '_': case '&': case '%': case '$': case '#': out += '\\'; out += c; break;
-      case '~': out += "\\textasciitilde{}"; break;
-      case '^': out += "\\textasciicircum{}"; break;
-      default: out += c;
+      default:  // one escaper for LaTeX text (bytes of multi-byte characters pass whole)
+        if (static_cast<unsigned char>(c) < 0x80) out += escape::latex(std::string_view(&c, 1));
+        else out += c;
     }
   }
   return out;
@@ -633,19 +635,33 @@ void render_gnuplot(const std::filesystem::path& dir, const std::string& name, c
                     const std::string& comment, const std::string& body, const Style& style) {
   if (!gnuplot_available())
     throw InvalidArgument("gnuplot was not found: install gnuplot-nox (scripts/install-deps.sh does) to render figures");
-  const std::string script = name + ".gp";
-  {
-    OutputFile checked(dir / script);
+  // gnuplot runs in `dir` (it reads the data files there) and writes its script's outputs and its log into a private
+  // folder of ours; finished files are moved into place by rename, refusing links, like every file privamp writes.
+  std::vector<std::string> outputs = {name + ".gp", name + ".log"};
+  for (const char* kind : {"pdf", "png"})
+    if (style.wants(kind)) outputs.push_back(name + "." + kind);
+  for (const auto& file : outputs) check_target("", dir / file);
+  const std::filesystem::path work = make_temporary_folder(dir, name);
+  const std::string in = work.filename().string() + "/";
+  try {
+    OutputFile checked(work / (name + ".gp"));
     std::ostream& out = checked.stream();
     const std::string set_title = style.show_title ? "set title " + quoted(title) + "\n" : "unset title\n";
     std::string commented = "# ";  // every line of the comment a comment line, whatever ends it
     for (char c : comment) commented += c == '\n' ? std::string("\n# ") : has_control_character(std::string(1, c)) ? " " : std::string(1, c);
     out << commented << "\n";
-    if (style.wants("pdf")) out << style_preamble(name + ".pdf", true, style) << set_title << body << "set output\n";
-    if (style.wants("png")) out << style_preamble(name + ".png", false, style) << set_title << body << "set output\n";
+    if (style.wants("pdf")) out << style_preamble(in + name + ".pdf", true, style) << set_title << body << "set output\n";
+    if (style.wants("png")) out << style_preamble(in + name + ".png", false, style) << set_title << body << "set output\n";
     checked.close();
+    run_gnuplot(dir, in + name + ".gp", in + name + ".log");  // gnuplot's messages go to NAME.log; a failure quotes them
+    for (const auto& file : outputs) move_into_place(work / file, dir / file);
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove_all(work, ec);
+    throw;
   }
-  run_gnuplot(dir, script, name + ".log");  // gnuplot's messages go to NAME.log; a failure quotes them
+  std::error_code ec;
+  std::filesystem::remove_all(work, ec);
 }
 
 }  // namespace privamp::plots

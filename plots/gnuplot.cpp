@@ -120,7 +120,7 @@ void run_gnuplot(const std::filesystem::path& dir, const std::string& script, co
   if (pid < 0) throw NumericalError(fmt::format("cannot start gnuplot: {}", std::strerror(errno)));
   if (pid == 0) {
     if (::chdir(where.data()) != 0) ::_exit(126);
-    const int fd = ::open(log_name.data(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int fd = ::open(log_name.data(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) ::_exit(126);
     ::dup2(fd, STDOUT_FILENO);
     ::dup2(fd, STDERR_FILENO);

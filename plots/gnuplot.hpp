@@ -33,8 +33,8 @@ KeyOptions parse_key_words(const std::string& words);
 bool is_key_position_word(const std::string& word);
 
 bool gnuplot_available();
-// Runs `gnuplot SCRIPT` in `dir` (SCRIPT a file name there), its output going to LOG there. NumericalError quoting
-// the log when gnuplot fails.
+// Runs `gnuplot SCRIPT` in `dir` (SCRIPT a path relative to it), its output going to LOG (relative to `dir`, a new
+// file: created exclusively, never through a link). NumericalError quoting the log when gnuplot fails.
 void run_gnuplot(const std::filesystem::path& dir, const std::string& script, const std::string& log);
 
 }  // namespace privamp::plots

@@ -79,10 +79,13 @@ def divergence(mu, nu, renyi=None, hockey_stick=None, kl=False, tv=False, engine
     return Divergences(records, out["p"], out["q"], out["engine"])
 
 
-ProfilePoint = _namedtuple("ProfilePoint", ["eps", "delta", "lower", "upper", "direction", "error_kind"])
+ProfilePoint = _namedtuple("ProfilePoint", ["eps", "delta", "lower", "upper", "direction", "error_kind",
+                                           "log_delta", "log_lower", "log_upper"])
 ProfilePoint.__doc__ = """delta(eps) = max(H_eps(mu || nu), H_eps(nu || mu)) at one eps: the value, an interval that
 contains it (the larger of the two directions' intervals, end by end), which direction gives the value
-("mu||nu" or "nu||mu") and the kind of error behind the interval."""
+("mu||nu" or "nu||mu"), the kind of error behind the interval, and the natural logs of the value and the ends
+(finite where delta is below the double range and `delta` prints 0: log_delta = -1235 at eps = 50 for the
+subsampled Gaussian; -inf only for an exact zero)."""
 
 
 def privacy_profile(mu, nu, eps, **options):
@@ -96,9 +99,11 @@ def privacy_profile(mu, nu, eps, **options):
         for r in (f, b):
             if r.error:
                 raise RuntimeError(f"privacy_profile at eps = {e}: {r.error}")
-        larger = f if f.value >= b.value else b
+        # The larger direction by its log (both values may underflow a double).
+        larger = f if (f.log_value, f.value) >= (b.log_value, b.value) else b
         points.append(ProfilePoint(e, larger.value, max(f.lower, b.lower), max(f.upper, b.upper),
-                                   "mu||nu" if larger is f else "nu||mu", larger.error_kind))
+                                   "mu||nu" if larger is f else "nu||mu", larger.error_kind, larger.log_value,
+                                   max(f.log_lower, b.log_lower), max(f.log_upper, b.log_upper)))
     return points
 
 

@@ -7,8 +7,10 @@
 //
 // A theorem's constants come from here: the Lipschitz constant of a map ψ (sup |ψ'|), and of a loss ℓ(x, z) the
 // gradient bound C = sup |∂ℓ/∂x|, the smoothness β = sup |∂²ℓ/∂x²| and the strong convexity ρ = inf ∂²ℓ/∂x² over the
-// domain and the data range. A derivative that is not finite somewhere in the box is an InvalidArgument naming
-// where.
+// domain and the data range. The derivatives are those of the formula as written (dual.hpp): a jump (a comparison,
+// an if() whose branches differ at the switch) or a kink makes the derivative above it unbounded, and the extremum
+// is then ±inf with where (Extremum::unbounded_near), so that a hypothesis such as "L-Lipschitz" is not certified.
+// A formula that is not finite somewhere in the box is an InvalidArgument naming where.
 #pragma once
 
 #include <span>
@@ -24,6 +26,12 @@ struct Extremum {
   Enclosure value;          // the extremum lies in [value.lo, value.hi]
   std::vector<double> at;   // a point where g reaches the inner end
   long evaluations = 0;     // of g over pieces and at points
+  // Where g is unbounded (the extremum is ±inf: a jump of the function or of a lower derivative, as written, with
+  // comparisons and if() included), or "".
+  std::string unbounded_near;
+  // Pieces with a switch (if, abs, min, max) that the budget left above the floor width (1e-12 of the range): a jump
+  // smaller than the branches' variation over such a piece would not show. 0 in one variable.
+  long unresolved_switches = 0;
 };
 
 struct CertifyOptions {

@@ -1,13 +1,23 @@
 // Dual numbers: a value and its derivative, carried through every operation by the chain rule (forward-mode
 // automatic differentiation). Dual<double> gives f'(x) at a point; Dual<Enclosure> an enclosure of f' over an
-// interval (what certifies a Lipschitz constant); Dual<Dual<T>> the second derivative. Where a function is not
-// differentiable (abs at 0, min/max, if() at a switch) and the argument's enclosure does not decide the branch, the
-// derivative is the hull of the branches' derivatives, which contains the one-sided derivatives (Clarke's
-// generalised gradient) of a continuous piecewise formula.
+// interval (what certifies a Lipschitz constant); Dual<Dual<T>> the second derivative.
+//
+// Where the enclosure of an argument does not decide a branch, the derivative is valid for the formula as written,
+// jumps and kinks included:
+//  - a comparison (x < c, x != c) is a step: undecided over a box, its derivative is unbounded there;
+//  - a switch between two branches (if() with an undecided condition, abs, min, max) joins them: the value is the hull
+//    of the branches' values, and each derivative level is the hull of the branches' derivatives only where the
+//    branches' lower levels have a point in common; where they are disjoint the function (or a lower derivative)
+//    jumps inside the box, and the derivative is unbounded. So abs(x - z) has the first derivative [-1, 1] and an
+//    unbounded second derivative near x = z (a kink), and if(x < 0, -1, 1) an unbounded first derivative near 0.
+//  - A join whose branches' lower levels overlap has not proven continuity, only failed to disprove it on this box:
+//    it is counted in JoinNotes, and the certifier (certify.hpp) refines such pieces until a jump would show.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <limits>
 #include <optional>
 
 #include "sim/formulas/enclosure.hpp"
@@ -39,11 +49,46 @@ template <class T> Dual<T> operator/(const Dual<T>& a, const Dual<T>& b) {
   return {q, (a.d - q * b.d) / b.v};
 }
 
-template <class T> Dual<T> less(const Dual<T>& a, const Dual<T>& b) { return {less(a.v, b.v), T(0.0)}; }
-template <class T> Dual<T> less_equal(const Dual<T>& a, const Dual<T>& b) { return {less_equal(a.v, b.v), T(0.0)}; }
-template <class T> Dual<T> equal(const Dual<T>& a, const Dual<T>& b) { return {equal(a.v, b.v), T(0.0)}; }
 template <class T> std::optional<bool> decided(const Dual<T>& c) { return decided(c.v); }
-template <class T> Dual<T> hull(const Dual<T>& a, const Dual<T>& b) { return {hull(a.v, b.v), hull(a.d, b.d)}; }
+
+// An unbounded value of the number type: the whole line for enclosures (NaN for points, never reached: points are
+// always decided).
+template <class T>
+T unbounded() {
+  if constexpr (std::is_same_v<T, Enclosure>) return {-INFINITY, INFINITY};
+  else if constexpr (std::is_same_v<T, double>) return std::numeric_limits<double>::quiet_NaN();
+  else return T(unbounded<decltype(T{}.v)>(), unbounded<decltype(T{}.v)>());
+}
+
+// Whether two values have a point in common (every level of a dual).
+inline bool overlaps(const Enclosure& a, const Enclosure& b) { return a.lo <= b.hi && b.lo <= a.hi; }
+inline bool overlaps(double a, double b) { return a == b; }
+template <class T> bool overlaps(const Dual<T>& a, const Dual<T>& b) { return overlaps(a.v, b.v) && overlaps(a.d, b.d); }
+
+// Joins of branches whose continuity the enclosures could not decide (see above).
+struct JoinNotes {
+  long unproven = 0;
+};
+
+// The switch between branches a and b somewhere in the box (see the rules above).
+inline Enclosure join(const Enclosure& a, const Enclosure& b, JoinNotes*) { return hull(a, b); }
+inline double join(double a, double b, JoinNotes*) { return a == b ? a : std::numeric_limits<double>::quiet_NaN(); }
+template <class T>
+Dual<T> join(const Dual<T>& a, const Dual<T>& b, JoinNotes* notes) {
+  if (!overlaps(a.v, b.v)) return {join(a.v, b.v, notes), unbounded<T>()};  // a jump in the box: no derivative bound
+  if (notes) ++notes->unproven;
+  return {join(a.v, b.v, notes), join(a.d, b.d, notes)};
+}
+template <class T> Dual<T> hull(const Dual<T>& a, const Dual<T>& b) { return join(a, b, nullptr); }
+
+// A comparison: a step, whose derivative is 0 where decided and unbounded where the box may hold its jump.
+template <class T> Dual<T> step(const T& value) {
+  if (decided(value)) return {value, T(0.0)};
+  return {value, unbounded<T>()};
+}
+template <class T> Dual<T> less(const Dual<T>& a, const Dual<T>& b) { return step(less(a.v, b.v)); }
+template <class T> Dual<T> less_equal(const Dual<T>& a, const Dual<T>& b) { return step(less_equal(a.v, b.v)); }
+template <class T> Dual<T> equal(const Dual<T>& a, const Dual<T>& b) { return step(equal(a.v, b.v)); }
 
 // The chain rule: f(a) with f(a.v) = fv and f'(a.v) = fd.
 template <class T> Dual<T> chain(const Dual<T>& a, const T& fv, const T& fd) { return {fv, fd * a.d}; }
@@ -119,25 +164,36 @@ template <class T> Dual<T> powi(const Dual<T>& a, int n) {
 }
 template <class T> Dual<T> pow(const Dual<T>& a, const Dual<T>& b) { return exp(b * log(a)); }
 
-template <class T> Dual<T> abs(const Dual<T>& a) {
+inline Enclosure abs(const Enclosure& a, JoinNotes*) { return abs(a); }
+inline Enclosure min(const Enclosure& a, const Enclosure& b, JoinNotes*) { return min(a, b); }
+inline Enclosure max(const Enclosure& a, const Enclosure& b, JoinNotes*) { return max(a, b); }
+inline double abs(double a, JoinNotes*) { return std::fabs(a); }
+inline double min(double a, double b, JoinNotes*) { return std::min(a, b); }
+inline double max(double a, double b, JoinNotes*) { return std::max(a, b); }
+
+// Kinks: continuous switches (the value's join is the exact abs/min/max; derivatives by the join rule).
+template <class T> Dual<T> abs(const Dual<T>& a, JoinNotes* notes = nullptr) {
   const auto negative = decided(less(a.v, T(0.0))), positive = decided(less(T(0.0), a.v));
   if (negative && *negative) return -a;
   if (positive && *positive) return a;
   if (negative && positive) return {T(0.0), T(0.0)};  // a point at 0: the subgradient 0
-  using std::abs;
-  return {abs(a.v), hull(a.d, -a.d)};
+  Dual<T> r = join(-a, a, notes);
+  r.v = abs(a.v, notes);
+  return r;
 }
-template <class T> Dual<T> min(const Dual<T>& a, const Dual<T>& b) {
-  using std::min;
+template <class T> Dual<T> min(const Dual<T>& a, const Dual<T>& b, JoinNotes* notes = nullptr) {
   const auto c = decided(less_equal(a.v, b.v));
   if (c) return *c ? a : b;
-  return {min(a.v, b.v), hull(a.d, b.d)};
+  Dual<T> r = join(a, b, notes);
+  r.v = min(a.v, b.v, notes);
+  return r;
 }
-template <class T> Dual<T> max(const Dual<T>& a, const Dual<T>& b) {
-  using std::max;
+template <class T> Dual<T> max(const Dual<T>& a, const Dual<T>& b, JoinNotes* notes = nullptr) {
   const auto c = decided(less_equal(b.v, a.v));
   if (c) return *c ? a : b;
-  return {max(a.v, b.v), hull(a.d, b.d)};
+  Dual<T> r = join(a, b, notes);
+  r.v = max(a.v, b.v, notes);
+  return r;
 }
 
 }  // namespace privamp::sim

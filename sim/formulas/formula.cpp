@@ -28,10 +28,27 @@ T load_constant(double value, const Enclosure& enclosed) {
   }
 }
 
+// abs, min and max: on points and plain enclosures the library's; on duals the kink rules of dual.hpp, with notes.
+template <class T> T kink_abs(const T& a, JoinNotes* notes) {
+  using std::abs;
+  if constexpr (std::is_same_v<T, double> || std::is_same_v<T, Enclosure>) return abs(a);
+  else return abs(a, notes);
+}
+template <class T> T kink_min(const T& a, const T& b, JoinNotes* notes) {
+  using std::min;
+  if constexpr (std::is_same_v<T, double> || std::is_same_v<T, Enclosure>) return min(a, b);
+  else return min(a, b, notes);
+}
+template <class T> T kink_max(const T& a, const T& b, JoinNotes* notes) {
+  using std::max;
+  if constexpr (std::is_same_v<T, double> || std::is_same_v<T, Enclosure>) return max(a, b);
+  else return max(a, b, notes);
+}
+
 // Runs a program on a stack of T (its depth computed when the program was compiled).
 template <class T>
 T run(const std::vector<Op>& program, const std::vector<double>& constants, const std::vector<Enclosure>& enclosed,
-      std::span<const T> args, int depth) {
+      std::span<const T> args, int depth, JoinNotes* notes) {
   using std::sqrt, std::exp, std::log, std::log1p, std::expm1, std::sin, std::cos, std::tanh, std::atan, std::sinh,
       std::cosh, std::erf, std::erfc, std::abs, std::pow, std::min, std::max;
   // Formulas of moderate depth run on a stack in place (no allocation per evaluation: simulators call them in loops).
@@ -74,9 +91,9 @@ T run(const std::vector<Op>& program, const std::vector<double>& constants, cons
       case Code::erfc: unary([](const T& a) { return erfc(a); }); break;
       case Code::Phi: unary([](const T& a) { return Phi(a); }); break;
       case Code::logPhi: unary([](const T& a) { return logPhi(a); }); break;
-      case Code::abs: unary([](const T& a) { return abs(a); }); break;
-      case Code::min: binary([](const T& a, const T& b) -> T { return min(a, b); }); break;
-      case Code::max: binary([](const T& a, const T& b) -> T { return max(a, b); }); break;
+      case Code::abs: unary([&](const T& a) { return kink_abs(a, notes); }); break;
+      case Code::min: binary([&](const T& a, const T& b) -> T { return kink_min(a, b, notes); }); break;
+      case Code::max: binary([&](const T& a, const T& b) -> T { return kink_max(a, b, notes); }); break;
       case Code::less: binary([](const T& a, const T& b) { return less(a, b); }); break;
       case Code::less_equal: binary([](const T& a, const T& b) { return less_equal(a, b); }); break;
       case Code::equal: binary([](const T& a, const T& b) { return equal(a, b); }); break;
@@ -85,7 +102,7 @@ T run(const std::vector<Op>& program, const std::vector<double>& constants, cons
         const T b = pop(), a = pop();
         const T& c = stack[top - 1];
         const std::optional<bool> d = decided(c);
-        stack[top - 1] = d ? (*d ? a : b) : hull(a, b);
+        stack[top - 1] = d ? (*d ? a : b) : join(a, b, notes);
         break;
       }
     }
@@ -157,8 +174,8 @@ class FormulaCompiler {
     const bool variable = emit_node(n);
     if (!variable && f_->program_.size() - start > 1) {
       const std::vector<Op> sub(f_->program_.begin() + static_cast<std::ptrdiff_t>(start), f_->program_.end());
-      const double value = privamp::sim::run<double>(sub, f_->constants_, f_->enclosed_constants_, {}, static_cast<int>(sub.size()));
-      const Enclosure enclosed = privamp::sim::run<Enclosure>(sub, f_->constants_, f_->enclosed_constants_, {}, static_cast<int>(sub.size()));
+      const double value = privamp::sim::run<double>(sub, f_->constants_, f_->enclosed_constants_, {}, static_cast<int>(sub.size()), nullptr);
+      const Enclosure enclosed = privamp::sim::run<Enclosure>(sub, f_->constants_, f_->enclosed_constants_, {}, static_cast<int>(sub.size()), nullptr);
       f_->program_.resize(start);
       push_constant(value, enclosed);
     }
@@ -336,18 +353,18 @@ std::shared_ptr<const Formula> Formula::parse(const std::string& text, const std
 }
 
 template <class T>
-T Formula::evaluate(std::span<const T> args) const {
+T Formula::evaluate(std::span<const T> args, JoinNotes* notes) const {
   if (args.size() != variables_.size())
     throw InvalidArgument(fmt::format("formula '{}': {} values for {} variables", text_, args.size(), variables_.size()));
-  return run<T>(program_, constants_, enclosed_constants_, args, stack_);
+  return run<T>(program_, constants_, enclosed_constants_, args, stack_, notes);
 }
 
-template double Formula::evaluate<double>(std::span<const double>) const;
-template Enclosure Formula::evaluate<Enclosure>(std::span<const Enclosure>) const;
-template Dual<double> Formula::evaluate<Dual<double>>(std::span<const Dual<double>>) const;
-template Dual<Dual<double>> Formula::evaluate<Dual<Dual<double>>>(std::span<const Dual<Dual<double>>>) const;
-template Dual<Enclosure> Formula::evaluate<Dual<Enclosure>>(std::span<const Dual<Enclosure>>) const;
-template Dual<Dual<Enclosure>> Formula::evaluate<Dual<Dual<Enclosure>>>(std::span<const Dual<Dual<Enclosure>>>) const;
+template double Formula::evaluate<double>(std::span<const double>, JoinNotes*) const;
+template Enclosure Formula::evaluate<Enclosure>(std::span<const Enclosure>, JoinNotes*) const;
+template Dual<double> Formula::evaluate<Dual<double>>(std::span<const Dual<double>>, JoinNotes*) const;
+template Dual<Dual<double>> Formula::evaluate<Dual<Dual<double>>>(std::span<const Dual<Dual<double>>>, JoinNotes*) const;
+template Dual<Enclosure> Formula::evaluate<Dual<Enclosure>>(std::span<const Dual<Enclosure>>, JoinNotes*) const;
+template Dual<Dual<Enclosure>> Formula::evaluate<Dual<Dual<Enclosure>>>(std::span<const Dual<Dual<Enclosure>>>, JoinNotes*) const;
 
 double derivative(const Formula& f, std::span<const double> at, std::size_t var, int order) {
   constexpr std::size_t kMax = 8;  // variables held in place (simulators call this in their inner loops)

@@ -44,9 +44,10 @@ class Formula {
   static std::shared_ptr<const Formula> parse(const std::string& text, const std::vector<std::string>& variables,
                                               const Params& params = {}, const std::string& label = "formula");
 
-  // The value at `args` (one per variable, in order).
+  // The value at `args` (one per variable, in order). On dual enclosures, `notes` counts the switches (if, abs, min,
+  // max) whose continuity the enclosures could not decide (dual.hpp).
   template <class T>
-  T evaluate(std::span<const T> args) const;
+  T evaluate(std::span<const T> args, JoinNotes* notes = nullptr) const;
   double operator()(double x) const { return evaluate<double>(std::span<const double>(&x, 1)); }
   double operator()(double x, double z) const {
     const double a[2] = {x, z};
@@ -79,12 +80,12 @@ class Formula {
   int stack_ = 0;
 };
 
-extern template double Formula::evaluate<double>(std::span<const double>) const;
-extern template Enclosure Formula::evaluate<Enclosure>(std::span<const Enclosure>) const;
-extern template Dual<double> Formula::evaluate<Dual<double>>(std::span<const Dual<double>>) const;
-extern template Dual<Dual<double>> Formula::evaluate<Dual<Dual<double>>>(std::span<const Dual<Dual<double>>>) const;
-extern template Dual<Enclosure> Formula::evaluate<Dual<Enclosure>>(std::span<const Dual<Enclosure>>) const;
-extern template Dual<Dual<Enclosure>> Formula::evaluate<Dual<Dual<Enclosure>>>(std::span<const Dual<Dual<Enclosure>>>) const;
+extern template double Formula::evaluate<double>(std::span<const double>, JoinNotes*) const;
+extern template Enclosure Formula::evaluate<Enclosure>(std::span<const Enclosure>, JoinNotes*) const;
+extern template Dual<double> Formula::evaluate<Dual<double>>(std::span<const Dual<double>>, JoinNotes*) const;
+extern template Dual<Dual<double>> Formula::evaluate<Dual<Dual<double>>>(std::span<const Dual<Dual<double>>>, JoinNotes*) const;
+extern template Dual<Enclosure> Formula::evaluate<Dual<Enclosure>>(std::span<const Dual<Enclosure>>, JoinNotes*) const;
+extern template Dual<Dual<Enclosure>> Formula::evaluate<Dual<Dual<Enclosure>>>(std::span<const Dual<Dual<Enclosure>>>, JoinNotes*) const;
 
 // ∂f/∂(variable `var`) at a point, by dual numbers.
 double derivative(const Formula& f, std::span<const double> at, std::size_t var = 0, int order = 1);

@@ -60,7 +60,14 @@ LawPtr langevin_law(const Args& a, const Potential& potential) {
   potential.check(lo, hi);
   const auto chain = langevin_chain(potential, lo, hi, cells);
   const double t = a.number("t");
-  const Eigen::VectorXd p = chain->law(chain->node(x0), t);
+  // The spectral sums lose the relative digits of entries far below the law's maximum (cancellation): at short t a
+  // far node reads 0 or rounding noise where the other start's law has mass, and a divergence would print inf. There
+  // the law comes from uniformization instead (a Poisson sum of non-negative terms: every entry keeps its digits down
+  // to the double range), when its work (rate·t·nodes) is bounded; the same generator, the same discretisation.
+  Eigen::VectorXd p = chain->law(chain->node(x0), t);
+  if (p.minCoeff() < 1e-11 * p.maxCoeff() && t > 0 &&
+      chain->max_rate() * t * static_cast<double>(chain->nodes()) <= 4e8)  // about a second at most
+    p = chain->law_uniformized(chain->node(x0), t);
   std::vector<double> at(chain->x().data(), chain->x().data() + chain->nodes());
   // Samples are simulated paths of the diffusion itself, each counted at the node whose cell it ends in (the
   // chain's probabilities are the cells' masses): Monte Carlo on them checks the discretised generator.

@@ -1077,10 +1077,10 @@ std::shared_ptr<const Expression> Expression::parse_cached(const std::string& te
   return e;
 }
 
-Bracketed Expression::number(const Params& params, const DivergenceFunction* divergence) const {
+Bracketed Expression::number(const Params& params, const DivergenceFunction* divergence, bool allow_infinite) const {
   Evaluator ev(shared_from_this(), params, divergence, Evaluator::Mode::evaluate);
   const Val v = ev.number(*root_);
-  if (!std::isfinite(v.v) || std::isnan(v.lo) || std::isnan(v.hi))
+  if (std::isnan(v.v) || (!allow_infinite && !std::isfinite(v.v)) || std::isnan(v.lo) || std::isnan(v.hi))
     throw InvalidArgument(fmt::format("{} '{}' is not finite ({})", label_, text_, params.describe()));
   return {v.v, v.lo, v.hi};
 }

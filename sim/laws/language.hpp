@@ -66,7 +66,9 @@ class Expression : public std::enable_shared_from_this<Expression> {
   const Node& root() const { return *root_; }
 
   // The value as a number with its interval; InvalidArgument if it is not a finite number.
-  Bracketed number(const Params& params, const DivergenceFunction* divergence = nullptr) const;
+  // The value; InvalidArgument if it is not a number, or (unless allow_infinite) infinite. A certified constant of a
+  // formula that jumps or kinks as written (lipschitz(), smoothness(), ...) is ±inf: derived parameters allow it.
+  Bracketed number(const Params& params, const DivergenceFunction* divergence = nullptr, bool allow_infinite = false) const;
   // The value as a law, built (discretised laws come wrapped so that they can be rebuilt finer).
   LawPtr law(const Params& params) const;
   // law() through a small process-wide cache keyed by law_text() (laws are immutable; the expensive ones take ~1 s);

@@ -170,7 +170,7 @@ Eigen::VectorXd LangevinChain::law_uniformized(int start, double t) const {
   check_nonnegative_finite("langevin", "t", t);
   const Eigen::Index n = nodes();
   if (start < 0 || start >= n) throw InvalidArgument(fmt::format("langevin: start node {} outside [0, {})", start, n));
-  const double rate = (up_ + down_).maxCoeff(), mean = rate * t;
+  const double rate = max_rate(), mean = rate * t;
   if (mean == 0) {  // t = 0: the point mass at the start
     Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
     e[start] = 1;

@@ -58,6 +58,7 @@ class LangevinChain {
   // the Poisson mass left out is below e^{−300}; Λt is limited to 1e7.
   // An algorithm independent of the eigendecomposition: the second route of the double-well cases.
   Eigen::VectorXd law_uniformized(int start, double t) const;
+  double max_rate() const { return (up_ + down_).maxCoeff(); }  // the largest exit rate of a node
   Eigen::VectorXd invariant() const;                         // π
   // sup of the squared slope of log(p_t(x,·)/p_t(x',·)) over the nodes where both laws carry mass above 1e-6 of
   // their maxima (beyond, the computed ratio is rounding noise)

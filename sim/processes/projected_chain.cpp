@@ -427,8 +427,9 @@ void ChainMap::check(double lo, double hi) const {
   throw_invalid("projected_chain", "L", lipschitz,
                 fmt::format(">= sup |psi'| of '{}' over [{}, {}], certified in {}: {}", formula->text(), format_number(lo),
                             format_number(hi), describe(slope, *formula),
-                            lipschitz < slope.value.lo ? fmt::format("the map is not {}-Lipschitz", format_number(lipschitz))
-                                                       : "L is inside the enclosure and cannot be certified"));
+                            !slope.unbounded_near.empty() ? std::string("the map is not Lipschitz as written (it jumps there)")
+                            : lipschitz < slope.value.lo ? fmt::format("the map is not {}-Lipschitz", format_number(lipschitz))
+                                                         : "L is inside the enclosure and cannot be certified"));
 }
 
 void check_projected_chain(double x0, int r, double s, double lo, double hi, int intervals) {

@@ -280,3 +280,50 @@ title = "Theorem 4"
   refused("font = \"Helvetica'; system 'x\"", "key 'style.font': must be a font family name");
   refused("colour = 1", "unknown key in [style]");
 }
+
+TEST_CASE("a figure file's texts reach the caption, the pgfplots file and the gnuplot script escaped", "[plots][escape]") {
+  // A hostile co-author's figure file: LaTeX commands that would read or write files in the paper that inputs the
+  // caption, and gnuplot/shell syntax. Nothing of them may survive as a command.
+  const std::string payload_case = R"toml(
+[[case]]
+name = "c\\input{/etc/passwd}$x$"
+bounds = ["T4.closed"]
+mu = "gaussian_chain(x0=1, r={r}, L={L})"
+nu = "gaussian_chain(x0=0, r={r}, L={L})"
+quantity = "renyi"
+order = "{alpha}"
+[case.grid]
+alpha = 2
+delta = 1
+sigma = 1
+L = 0.5
+r = [1, 2]
+)toml";
+  const auto path = write_temp("privamp_hostile_figure.toml", payload_case, R"toml(
+[[figure]]
+name = "hostile"
+x = "r"
+title = "\\input{/etc/passwd} `rm -rf ~` 100%"
+description = "\\immediate\\write18{touch pwned} \\openout5=x & # ^ _ ~ <script>"
+style = {outputs = ["pgfplots"]}
+[[figure.series]]
+case = "c\\input{/etc/passwd}$x$"
+id = "T4.closed"
+title = "a\\input{b}"
+)toml");
+  const plots::FigureSet set = plots::load_figures({path});
+  const auto rows = verify::run_cases(plots::cases_for({&set.figures[0]}, set, true), {});
+  const auto data = plots::select(set.figures[0], rows);
+  const auto dir = test::scratch() / "hostile";
+  std::filesystem::create_directories(dir);
+  plots::render(set.figures[0], data, dir);
+  for (const char* file : {"hostile_caption.txt", "hostile.tex"}) {
+    INFO(file);
+    const std::string text = read_text(dir / file);
+    for (const char* command : {"\\input", "\\immediate", "\\write18", "\\openout", "$x$"}) CHECK(text.find(command) == std::string::npos);
+    CHECK_THAT(text, Contains("\\textbackslash{}"));
+  }
+  const std::string caption = read_text(dir / "hostile_caption.txt");
+  CHECK_THAT(caption, Contains("\\textbackslash{}input\\{/etc/passwd\\}"));
+  CHECK_THAT(caption, Contains("\\& \\# \\textasciicircum{} \\_ \\textasciitilde{} \\textless{}script\\textgreater{}"));
+}

@@ -270,3 +270,69 @@ TEST_CASE("a linear map written as a formula reproduces the Gaussian chain's clo
   CHECK(exact.lower <= grid.upper);
   CHECK(grid.upper - grid.lower < 1e-6 * exact.value);
 }
+
+TEST_CASE("certified constants are those of the formula as written: jumps and kinks are not hidden", "[formula][certify]") {
+  sim::Params p;
+  const auto eval = [&](const std::string& text) { return sim::Expression::parse(text, "formula")->number(p, nullptr, true).value; };
+  // Jumps: a comparison used as a number, an if() whose branches differ at the switch. Not Lipschitz: +inf, so a
+  // theorem that needs an L-Lipschitz map is not-applicable (the audit found these certified at 0, 0.5 and 1).
+  CHECK(eval("lipschitz('if(x < 0, -1, 1)', -1, 1)") == INFINITY);
+  CHECK(eval("lipschitz('0.5*x + (x > 0)', -3, 3)") == INFINITY);
+  CHECK(eval("lipschitz('x*(x != 0.3)', -3, 3)") == INFINITY);
+  CHECK(eval("lipschitz('if(x < 0, 0.5*x - 0.5, 0.5*x + 0.5)', -3, 3)") == INFINITY);
+  CHECK(eval("lipschitz('if(x < 0, x, x + 0.01)', -3, 3)") == INFINITY);       // smaller than a starting piece
+  CHECK(eval("lipschitz('if(x < 0.3, x, x + 1e-6)', -3, 3)") == INFINITY);     // at a point no bisection hits
+  CHECK(eval("gradient_bound('(x > z)*x', -1, 1, -1, 1)") == INFINITY);
+  // Kinks: the first derivative is the hull of the one-sided ones; the second is unbounded.
+  CHECK(eval("lipschitz('if(x < 0, -x, x)', -1, 1)") == Approx(1).epsilon(1e-12));
+  CHECK(eval("lipschitz('if(x <= 1, 2*x, x + 1)', 0, 3)") == Approx(2).epsilon(1e-12));
+  CHECK(eval("gradient_bound('abs(x - z)', -1, 1, -1, 1)") == Approx(1).epsilon(1e-12));
+  CHECK(eval("smoothness('abs(x - z)', -1, 1, -1, 1)") == INFINITY);
+  CHECK(eval("strong_convexity('x^2 - abs(x - z)', -1, 1, -1, 1)") == -INFINITY);
+  CHECK(eval("strong_convexity('x^2 + abs(x - z)', -1, 1, -1, 1)") <= 2);  // sound (a convex kink is not credited)
+  // A C^1 switch (Huber): the second derivative jumps but stays bounded.
+  CHECK(eval("smoothness('if(abs(x - z) <= 0.5, (x - z)^2/2, 0.5*abs(x - z) - 0.125)', -1, 1, -1, 1)") == Approx(1).epsilon(1e-9));
+}
+
+TEST_CASE("certified Lipschitz constants of random piecewise-linear maps, continuous or with a jump", "[formula][certify]") {
+  // Maps written as nested if()s with breakpoints at random points: continuous ones have the constant max |slope|
+  // (enclosed); one jump of random size from 1e-6 to 1 anywhere makes it +inf. The seed is fixed: a failing instance
+  // is reproduced by its printed formula.
+  sim::Rng rng(20261127);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int pieces = 2 + trial % 4;
+    std::vector<double> breaks;
+    for (int k = 1; k < pieces; ++k) breaks.push_back(-2.5 + 5 * rng.uniform());
+    std::sort(breaks.begin(), breaks.end());
+    std::vector<double> slopes, offsets;
+    double lipschitz = 0;
+    for (int k = 0; k < pieces; ++k) {
+      slopes.push_back(-2 + 4 * rng.uniform());
+      lipschitz = std::max(lipschitz, std::fabs(slopes.back()));
+      // Continuity at the previous breakpoint: a_k + s_k b = a_{k-1} + s_{k-1} b.
+      offsets.push_back(k == 0 ? rng.uniform() : offsets[k - 1] + (slopes[k - 1] - slopes[k]) * breaks[k - 1]);
+    }
+    const bool jump = trial % 2 == 1;
+    const int where = static_cast<int>(rng.uniform() * (pieces - 1));
+    if (jump) offsets[static_cast<std::size_t>(where) + 1] += std::pow(10.0, -6 * rng.uniform()) * (rng.uniform() < 0.5 ? -1 : 1);
+    if (jump)  // a jump moves every later piece with it (the later breakpoints stay continuous)
+      for (std::size_t k = static_cast<std::size_t>(where) + 2; k < offsets.size(); ++k) offsets[k] = offsets[k - 1] + (slopes[k - 1] - slopes[k]) * breaks[k - 1];
+    std::string text = fmt::format("{:.17g} + {:.17g}*x", offsets.back(), slopes.back());
+    for (int k = pieces - 2; k >= 0; --k)
+      text = fmt::format("if(x < {:.17g}, {:.17g} + {:.17g}*x, {})", breaks[static_cast<std::size_t>(k)], offsets[static_cast<std::size_t>(k)],
+                         slopes[static_cast<std::size_t>(k)], text);
+    INFO(text);
+    const auto f = sim::Formula::parse(text, kX);
+    const Enclosure box[1] = {{-3, 3}};
+    const sim::Extremum e = sim::sup_abs(*f, 0, 1, box);
+    if (jump) {
+      CHECK(e.value.hi == INFINITY);
+      CHECK_FALSE(e.unbounded_near.empty());
+    } else {
+      CHECK(e.value.lo <= lipschitz * (1 + 1e-12));
+      CHECK(lipschitz <= e.value.hi);
+      CHECK(e.value.hi <= lipschitz * (1 + 1e-9));
+      CHECK(e.unresolved_switches == 0);
+    }
+  }
+}

@@ -360,6 +360,11 @@ VerifyResult verify(const std::vector<std::string>& paths, const VerifyRequest& 
   out.violated = r.violated;
   out.errors = r.errors;
   if (!request.out.empty() || !request.html.empty()) {
+    std::vector<OutputLock> locks;  // as the command: each folder held while its files are written
+    if (!request.out.empty()) locks.push_back(make_output_dir("out", request.out));
+    std::error_code ec;
+    if (!request.html.empty() && (request.out.empty() || !std::filesystem::equivalent(request.out, request.html, ec)))
+      locks.push_back(make_output_dir("html", request.html));
     const verify::ReportMeta meta = verify::report_meta(r.rows, *loaded.bounds, request.version, request.commit, request.command,
                                                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (!request.out.empty()) verify::write_reports(r.rows, meta, request.out);

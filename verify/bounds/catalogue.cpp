@@ -1,5 +1,7 @@
 #include "verify/bounds/catalogue.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -98,6 +100,15 @@ const BoundEntry& find_bound(const std::string& id, const DeclaredBounds& declar
 
 std::string declared_at(const BoundEntry& e) {
   return e.declared_in.empty() ? "built in" : fmt::format("{}:{}", e.declared_in, e.declared_line);
+}
+
+std::optional<std::string> BoundEntry::outside(const Params& p) const {
+  for (const auto& [name, value] : p.numbers)
+    if (std::isinf(value))
+      return fmt::format("{} = {}: unbounded as certified (the formula it is derived from jumps or kinks as written), so the "
+                         "theorem's hypothesis on {} does not hold",
+                         name, value > 0 ? "inf" : "-inf", name);
+  return not_applicable ? not_applicable(p) : std::nullopt;
 }
 
 }  // namespace privamp::verify

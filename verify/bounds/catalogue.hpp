@@ -95,7 +95,9 @@ struct BoundEntry {
   const PropertyCheck* property() const { return std::get_if<PropertyCheck>(&check); }
   // The divergence it bounds in laws and kernel cases (nullopt: it cannot be checked by one).
   std::optional<Quantity::Kind> bounded_divergence() const;
-  std::optional<std::string> outside(const Params& p) const { return not_applicable ? not_applicable(p) : std::nullopt; }
+  // Why the theorem does not apply at p (nullopt: it does): its own hypotheses, and for every bound a parameter that
+  // is infinite (a certified constant that is unbounded: its hypothesis, such as L-Lipschitz, is not certified).
+  std::optional<std::string> outside(const Params& p) const;
   std::string kind_name() const;  // "a divergence bound", "a value bound", "a property"
 };
 

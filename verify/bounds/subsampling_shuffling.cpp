@@ -3,6 +3,7 @@
 // slot); the base mechanism's own profile δ(ε) enters the bounds through its closed form.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 
 #include <Eigen/Core>
@@ -26,13 +27,27 @@ namespace {
 const std::string kSlides = "Balle, Privacy Amplification (talk slides)";
 
 // δ_M(ε) of the base mechanism on a counting query between datasets differing in k records (group privacy).
-double base_delta(const Params& p, double eps, double k = 1) {
+// δ(ε) of the base mechanism with an interval containing it: the closed forms' own error bars, and the rounding of
+// ε itself (the level is computed in double from ε' and η): δ is non-increasing in ε, so its lower end is taken at
+// the level rounded up and its upper end at the level rounded down.
+struct BaseDelta {
+  double value, lower, upper;
+};
+BaseDelta base_delta(const Params& p, double eps, double k = 1) {
   const std::string& base = p.word("base");
-  if (base == "gaussian") return gaussian_hockey_stick(k, p.at("sigma"), eps).value;
-  if (base == "laplace") return laplace_hockey_stick(k, p.at("scale"), eps).value;
+  const double slack = 8 * std::numeric_limits<double>::epsilon() * std::fabs(eps) + 1e-300;
+  const double up = eps + slack, down = eps - slack;
+  auto closed = [&](auto f) {
+    const Estimate at = f(eps), hi = f(down), lo = f(up);
+    return BaseDelta{at.value, std::min(at.lower, lo.lower), std::max(at.upper, hi.upper)};
+  };
+  if (base == "gaussian") return closed([&](double e) { return gaussian_hockey_stick(k, p.at("sigma"), e); });
+  if (base == "laplace") return closed([&](double e) { return laplace_hockey_stick(k, p.at("scale"), e); });
   if (base == "rr" && k == 1) {  // binary randomized response: [p − e^ε (1 − p)]_+, p = e^{ε0}/(1 + e^{ε0})
     const double truthful = 1 / (1 + std::exp(-p.at("eps0")));
-    return std::max(0.0, truthful - std::exp(eps) * (1 - truthful));
+    auto delta = [&](double e) { return std::max(0.0, truthful - std::exp(e) * (1 - truthful)); };
+    const double v = delta(eps), r = 4 * std::numeric_limits<double>::epsilon();
+    return {v, std::max(0.0, delta(up) - r), delta(down) + r};
   }
   throw InvalidArgument(fmt::format("base = '{}': allowed gaussian, laplace, rr (one record)", base));
 }
@@ -53,11 +68,19 @@ BoundValue subsampled(const Params& p) {
   if (p.word("scheme") == "wr") {
     // δ' = Σ_{k≥1} C(m,k)(1/n)^k(1−1/n)^{m−k} δ_k(ε): the record drawn k times, group privacy for k records.
     const long m = static_cast<long>(p.at("m"));
-    double delta = 0;
-    for (long k = 1; k <= m; ++k) delta += std::exp(log_binomial_pmf(k, m, 1 / p.at("n"))) * base_delta(p, eps, static_cast<double>(k));
-    return {delta, fmt::format("eta = {:.6g}, base eps = {:.6g}", h, eps)};
+    double delta = 0, lower = 0, upper = 0;
+    for (long k = 1; k <= m; ++k) {
+      const double w = std::exp(log_binomial_pmf(k, m, 1 / p.at("n")));
+      const BaseDelta d = base_delta(p, eps, static_cast<double>(k));
+      delta += w * d.value, lower += w * d.lower, upper += w * d.upper;
+    }
+    // The sum's weights and additions round at a few ulps per term.
+    const double r = 4 * static_cast<double>(m + 2) * std::numeric_limits<double>::epsilon();
+    return {delta, fmt::format("eta = {:.6g}, base eps = {:.6g}", h, eps), lower * (1 - r), upper * (1 + r)};
   }
-  return {h * base_delta(p, eps), fmt::format("eta = {:.6g}, base eps = {:.6g}", h, eps)};
+  const BaseDelta d = base_delta(p, eps);
+  const double r = 4 * std::numeric_limits<double>::epsilon();
+  return {h * d.value, fmt::format("eta = {:.6g}, base eps = {:.6g}", h, eps), h * d.lower * (1 - r), h * d.upper * (1 + r)};
 }
 
 // The local randomizer of a case: randomized response on [k], or Laplace (scale 1/eps0) or Gaussian (sigma) on

@@ -40,7 +40,7 @@ void resolve_derived(const std::vector<std::pair<std::string, std::string>>& der
     std::string last_error;
     for (const auto& entry : pending) {
       try {
-        p.numbers[entry.first] = evaluate_formula(entry.second, p);
+        p.numbers[entry.first] = evaluate_derived(entry.second, p);
         if (order) order->push_back(entry);
       } catch (const InvalidArgument& e) {
         still.push_back(entry);

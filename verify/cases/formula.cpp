@@ -32,6 +32,10 @@ FormulaValue evaluate_formula_interval(const std::string& formula, const Params&
   return {v.value, v.lower, v.upper};
 }
 
+double evaluate_derived(const std::string& formula, const Params& params) {
+  return sim::Expression::parse_cached(formula, "formula")->number(params, &kEngines, true).value;
+}
+
 void check_formula_work(const std::string& formula, const Params& params) {
   const double w = sim::Expression::parse_cached(formula, "formula")->work(params);
   if (w > static_cast<double>(sim::kMaxFormulaWork))

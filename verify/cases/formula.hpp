@@ -25,6 +25,9 @@ struct FormulaValue {
 };
 FormulaValue evaluate_formula_interval(const std::string& formula, const Params& params);
 double evaluate_formula(const std::string& formula, const Params& params);  // the value
+// A derived parameter's value: as evaluate_formula, but ±inf is a value (an unbounded certified constant, such as
+// lipschitz() of a map that jumps); a bound is not-applicable at a point with an infinite parameter.
+double evaluate_derived(const std::string& formula, const Params& params);
 // InvalidArgument when one evaluation of the formula at `params` would exceed the work limit (sim::kMaxFormulaWork),
 // estimated without evaluating it.
 void check_formula_work(const std::string& formula, const Params& params);

@@ -1629,6 +1629,8 @@ void release_caches_at_thread_exit() {
 
 }  // namespace
 
+bool certified_reads_chain(const sim::Law& p, const sim::Law& q) { return is_finite_chain(p) || is_finite_chain(q); }
+
 std::optional<std::string> certified_refusal(const sim::Law& p, const sim::Law& q) {
   release_caches_at_thread_exit();
   try {
@@ -1716,7 +1718,7 @@ Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quanti
   e.log_lower = log_of(false);
   e.log_upper = bounded ? std::min(0.0, log_of(true)) : log_of(true);
   e.log_value = e.value > 0 ? std::log(e.value) : (e.log_lower + (e.log_upper - e.log_lower) / 2);
-  if (e.value == 0 && !std::isfinite(e.log_lower) && std::isfinite(e.log_upper)) e.log_value = -kInf;
+  if (e.value == 0 && !std::isfinite(e.log_lower)) e.log_value = -kInf;  // an exact zero, or a value below every double
   const double rel = e.upper > 0 ? (e.upper - e.lower) / e.upper : 0;
   if (rel > 0.5 && e.upper > 1e-30)
     throw NumericalError(fmt::format("certified engine: the enclosure [{:.6g}, {:.6g}] of {} is too wide at {} bits "

@@ -35,6 +35,10 @@ struct CertifiedOptions {
 // Why the certified engine does not cover the pair, or nullopt if it does.
 std::optional<std::string> certified_refusal(const sim::Law& p, const sim::Law& q);
 
+// Whether one of the laws is a finite chain mu K^t, which the certified engine recomputes exactly (in balls) where
+// the law in double has rounded away every difference below 1e-16 of a probability.
+bool certified_reads_chain(const sim::Law& p, const sim::Law& q);
+
 // A rigorous enclosure of the quantity, or NumericalError saying what could not be certified.
 Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quantity& quantity,
                               const CertifiedOptions& options = {});

@@ -200,6 +200,24 @@ std::optional<std::vector<Estimate>> reduced_gaussian_nd(const sim::Law& p, cons
   return out;
 }
 
+// The certified engine's enclosure, or nullopt where it does not cover the pair or cannot certify in its budget.
+std::optional<Estimate> certified_or_nothing(const sim::Law& p, const sim::Law& q, const Quantity& quantity,
+                                             const DivergenceOptions& options) {
+  if (certified_refusal(p, q)) return std::nullopt;
+  CertifiedOptions co;
+  co.seconds = options.certified_seconds;
+  try {
+    const auto start = std::chrono::steady_clock::now();
+    Estimate e = certified_divergence(p, q, quantity, co);
+    e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return e;
+  } catch (const NumericalError&) {
+    return std::nullopt;
+  } catch (const InvalidArgument&) {
+    return std::nullopt;
+  }
+}
+
 std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
                                         const DivergenceOptions& options) {
   if (options.engine == Engine::certified) {  // reads the laws' exact forms itself: no joint recomputation
@@ -212,6 +230,18 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
       out.back().seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     return out;
+  }
+  // Finite chains: mu K^t in double keeps no difference below 1e-16 of a probability, so a finite sum over it would
+  // print "exact" values that are rounding (or 0). The certified engine recomputes the chain in balls (about a
+  // millisecond a value): in auto mode it decides, and the fast route runs only where it refuses.
+  if (options.engine == Engine::automatic && certified_reads_chain(p, q)) {
+    std::vector<Estimate> out;
+    for (const Quantity& quantity : quantities) {
+      auto e = certified_or_nothing(p, q, quantity, options);
+      if (!e) break;
+      out.push_back(std::move(*e));
+    }
+    if (out.size() == quantities.size()) return out;
   }
   if (options.engine != Engine::automatic && options.engine != Engine::closed_form)
     if (auto reduced = reduced_gaussian_nd(p, q, quantities, options)) return std::move(*reduced);
@@ -230,8 +260,10 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
     const auto start = std::chrono::steady_clock::now();
     Engine engine = options.engine;
     std::optional<Estimate> result;
+    bool closed = false;  // a closed form answered
     if (engine == Engine::automatic || engine == Engine::closed_form) {
       result = closed_form(p, q, quantity);
+      closed = result.has_value();
       if (!result && engine == Engine::closed_form)
         throw InvalidArgument(fmt::format("no closed form for {} between {} and {}", quantity.label(), p.expression(),
                                           q.expression()));
@@ -283,6 +315,14 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
           }
           if (pp.loss_error > 0 && std::isfinite(result->value))
             widen_for_loss_error(*result, quantity, route, pp.loss_error, pp.loss_error_from_rounding, estimate);
+          // GSL integrates in double: a value below the smallest normal double is an underflow, not a value. Its
+          // interval keeps only what it knows, [0, 2.2e-308], never a silent [0, 0].
+          if (!boost && pp.p_has_density && !(result->upper >= std::numeric_limits<double>::min()) && !std::isfinite(result->log_upper)) {
+            result->upper = std::numeric_limits<double>::min();
+            result->log_upper = std::log(result->upper);
+            result->method += " (below the double range: GSL integrates in double, so only an upper end; the default or "
+                              "certified engine gives the value in log space)";
+          }
           result->work = work;
           break;
         }
@@ -294,6 +334,15 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
     }
     widen_for_lumping(*result, p, q, quantity);
     widen_for_density_error(*result, p, q, quantity);
+    // Below the smallest normal double (an exact 0 included) a fast engine's value may be an underflow or a rounding
+    // floor rather than the value: in auto mode the certified engine, where it covers the pair, gives the value in
+    // log space instead (closed forms are exact there and keep theirs).
+    if (options.engine == Engine::automatic && !closed &&
+        !(result->value >= std::numeric_limits<double>::min()))
+      if (auto certified = certified_or_nothing(p, q, quantity, options)) {
+        certified->method += fmt::format(" (the fast route, {}, gave {:.3g}: below the double range)", result->method, result->value);
+        result = std::move(*certified);
+      }
     result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out.push_back(*result);
   }

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "numerics/escape.hpp"
 #include "numerics/errors.hpp"
 #include "numerics/files.hpp"
 
@@ -94,7 +95,11 @@ std::string explore_stem(const std::string& case_name, const std::string& id) {
   }
   // A stem never starts with '-' or '.' (an option or a hidden file): names without a letter or digit are "case".
   if (name.empty() || !std::isalnum(static_cast<unsigned char>(name.front()))) name = "case" + name;
-  return (name + "_" + clean(id)).substr(0, 64);
+  // Cleaning loses characters ("x " and "x", "MY.a" and "MY-a"): six hex digits of a hash of the exact case name and
+  // ID keep two different pairs apart (FNV-1a, 64 bits; the same pair gives the same stem on every run).
+  std::uint64_t h = 1469598103934665603ULL;
+  for (const char c : case_name + '\x1f' + id) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  return fmt::format("{}-{:06x}", (name + "_" + clean(id)).substr(0, 56), h & 0xFFFFFF);
 }
 
 void remove_stale_point_files(const std::filesystem::path& dir, const std::string& stem) {
@@ -170,9 +175,12 @@ std::string one_point_case(const Case& c, const ExploreResult& r, std::size_t k)
   return s;
 }
 
+// Markdown text from a case file (names, words, regions): one escaper (numerics/escape.hpp).
+static std::string md(std::string_view text) { return escape::markdown(text); }
+
 std::string explore_markdown(const Case& c, const ExploreResult& r, const ExploreOptions& o, const std::string& stem) {
   const std::string ratio = slack_ratio_name(r.direction);
-  std::string s = fmt::format("# privamp explore: {} on '{}' ({})\n\n", r.id, c.name, c.file);
+  std::string s = fmt::format("# privamp explore: {} on '{}' ({})\n\n", md(r.id), md(c.name), md(c.file));
   s += fmt::format("Goal: **{}** — {}. Budget {}: {} evaluations ({} global Sobol points, {} in local BOBYQA refinements; "
                    "local runs that converge early leave the rest unspent), seed {}{}.\n\n",
                    to_string(r.goal),
@@ -183,15 +191,15 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
                    o.ignore_hypotheses ? ", **hypotheses ignored**" : "");
   s += "## Search space\n\n| axis | range | influence | coverage |\n| --- | --- | --- | --- |\n";
   for (std::size_t j = 0; j < r.space.axes.size(); ++j)
-    s += fmt::format("| {} | {} | {:.0f}% | {:.0f}% |\n", r.space.axes[j].name, axis_text(r.space.axes[j]), 100 * r.influence[j],
+    s += fmt::format("| {} | {} | {:.0f}% | {:.0f}% |\n", md(r.space.axes[j].name), md(axis_text(r.space.axes[j])), 100 * r.influence[j],
                      100 * r.coverage[j]);
   std::vector<std::string> fixed;
   for (const auto& [k, v] : r.space.fixed.numbers) fixed.push_back(fmt::format("{}={}", k, format_number(v)));
-  for (const auto& [k, v] : r.space.fixed.words) fixed.push_back(fmt::format("{}={}", k, v));
+  for (const auto& [k, v] : r.space.fixed.words) fixed.push_back(fmt::format("{}={}", k, v));  // escaped with the whole list below
   s += fmt::format("\nFixed: {}. Influence: the share of the objective's variance over the global points that the axis "
                    "explains alone (main effect); coverage: the share of its ten bins (or choices) the global phase "
                    "visited.\n\n",
-                   fixed.empty() ? "nothing" : fmt::format("{}", fmt::join(fixed, ", ")));
+                   fixed.empty() ? "nothing" : md(fmt::format("{}", fmt::join(fixed, ", "))));
   std::map<Evaluation::Status, std::size_t> counts;
   std::size_t outside = 0, violating = 0, violating_outside = 0, out_of_region = 0, degenerate = 0;
   for (const Evaluation& e : r.evaluations) {
@@ -217,11 +225,11 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
   if (!r.where.empty())
     s += fmt::format("Region of interest: {} (`where`; exact, bound and ratio = bound/exact are the point's values): {} of the "
                      "points with a slack lie outside it and are not candidates.\n\n",
-                     fmt::join(r.where, ", "), out_of_region);
+                     md(fmt::format("{}", fmt::join(r.where, ", "))), out_of_region);
   if (!c.explore_degenerate.empty())
     s += fmt::format("Degenerate where {} (`degenerate`: no amplification happens, so the bound is trivially tight or loose "
                      "there): {} points, searched and reported apart, never as the answer.\n\n",
-                     fmt::join(c.explore_degenerate, " or "), degenerate);
+                     md(fmt::format("{}", fmt::join(c.explore_degenerate, " or "))), degenerate);
   s += fmt::format("## Best points (re-evaluated with the case's engines{})\n\n", c.cross_check ? " and its cross-check" : "");
   if (r.best.empty()) s += "No candidate point: every evaluated point was not-applicable, an error, or without a ratio.\n\n";
   else {
@@ -231,9 +239,9 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
       // The ratio from the logs where the engine has them (values below the smallest double keep their digits).
       const double log_exact = std::isfinite(row.exact.log_value) ? row.exact.log_value : std::log(row.exact.value);
       const double q_slack = r.direction == Direction::lower ? log_exact - std::log(row.bound) : std::log(row.bound) - log_exact;
-      s += fmt::format("| {} | {} | {} [{}, {}] | {} | {} | {}{} | {} |\n", k + 1, axes_text(r, row.params), g(row.exact.value),
+      s += fmt::format("| {} | {} | {} [{}, {}] | {} | {} | {}{} | {} |\n", k + 1, md(axes_text(r, row.params)), g(row.exact.value),
                        g(row.exact.lower), g(row.exact.upper), g(row.bound), ratio_text(q_slack), to_string(row.verdict),
-                       row.outside.empty() ? "" : " (outside: " + row.outside + ")",
+                       row.outside.empty() ? "" : " (outside: " + md(row.outside) + ")",
                        row.cross ? fmt::format("{} [{}, {}]", g(row.cross->value), g(row.cross->lower), g(row.cross->upper)) : "none");
     }
     s += "\nReproduce, in this directory (each point file is self-contained):\n\n```sh\n";
@@ -247,7 +255,7 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
     const Evaluation& d = r.evaluations.at(*r.degenerate_index);
     s += fmt::format("**The optimum over all points is degenerate** ({} holds there): {} = {} at {} (exact {}, bound {}, "
                      "{}). No amplification happens there; the best non-degenerate point is #1 above.\n\n",
-                     d.degenerate, ratio, ratio_text(d.slack), axes_text(r, r.degenerate->params), g(r.degenerate->exact.value),
+                     md(d.degenerate), ratio, ratio_text(d.slack), md(axes_text(r, r.degenerate->params)), g(r.degenerate->exact.value),
                      g(r.degenerate->bound), to_string(r.degenerate->verdict));
   }
   s += fmt::format("## Trajectory\n\nBest objective so far ({}):\n\n| evaluations | best | {} |\n| --- | --- | --- |\n",
@@ -277,7 +285,7 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
           if (e.status != Evaluation::Status::ok) continue;
           (e.verdict == Verdict::violated ? bad : good).insert(value_text(e.point, a.name));
         }
-        s += fmt::format("| {} | {{{}}} | {{{}}} | |\n", a.name, fmt::join(bad, ", "), fmt::join(good, ", "));
+        s += fmt::format("| {} | {{{}}} | {{{}}} | |\n", md(a.name), md(fmt::format("{}", fmt::join(bad, ", "))), md(fmt::format("{}", fmt::join(good, ", "))));
         continue;
       }
       double blo = INFINITY, bhi = -INFINITY, glo = INFINITY, ghi = -INFINITY;
@@ -292,8 +300,8 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
           glo = std::min(glo, v), ghi = std::max(ghi, v);
         }
       }
-      s += fmt::format("| {} | [{}, {}] | [{}, {}] | {} |\n", a.name, g(blo), g(bhi), g(glo), g(ghi),
-                       smallest ? fmt::format("{} ({} = {}, bound {})", axes_text(r, smallest->point), r.id, g(smallest->exact), g(smallest->bound)) : "");
+      s += fmt::format("| {} | [{}, {}] | [{}, {}] | {} |\n", md(a.name), g(blo), g(bhi), g(glo), g(ghi),
+                       smallest ? fmt::format("{} ({} = {}, bound {})", md(axes_text(r, smallest->point)), md(r.id), g(smallest->exact), g(smallest->bound)) : "");
     }
     s += "\nViolations seen while searching use looser quadrature and no second route; only the re-evaluated rows "
          "above decide.\n";
@@ -364,19 +372,19 @@ FlatTable frontier_table(const FrontierResult& f) {
 std::string frontier_markdown(const Case& c, const FrontierResult& f, const ExploreOptions& o, const std::string& stem) {
   const ExploreResult& r = f.search;
   const std::string ratio = slack_ratio_name(r.direction);
-  std::string s = fmt::format("# privamp explore: the {} frontier of {} along {} on '{}' ({})\n\n", to_string(r.goal), r.id, f.name,
-                              c.name, c.file);
+  std::string s = fmt::format("# privamp explore: the {} frontier of {} along {} on '{}' ({})\n\n", to_string(r.goal), md(r.id), md(f.name),
+                              md(c.name), md(c.file));
   s += fmt::format("The best {} ({}) as a function of `{}`: {} bins of equal {} width; the global phase's {} Sobol points "
                    "are binned by their value of `{}`, each bin is then searched on its own (local refinement with the bin "
                    "as a constraint), and its best point is re-evaluated with the case's engines{}. Budget {}, seed {}; {} "
                    "evaluations in all.\n\n",
                    ratio, to_string(r.goal), f.name, f.bins.size(), f.log ? "logarithmic" : "linear", r.global_points, f.name,
                    c.cross_check ? " and its cross-check" : "", o.budget, o.seed, r.evaluations.size());
-  if (!r.where.empty()) s += fmt::format("Region of interest: {}.\n\n", fmt::join(r.where, ", "));
+  if (!r.where.empty()) s += fmt::format("Region of interest: {}.\n\n", md(fmt::format("{}", fmt::join(r.where, ", "))));
   if (!c.explore_degenerate.empty())
     s += fmt::format("Degenerate where {}: such points are kept apart; a bin whose optimum is degenerate lists it beside "
                      "its best non-degenerate point.\n\n",
-                     fmt::join(c.explore_degenerate, " or "));
+                     md(fmt::format("{}", fmt::join(c.explore_degenerate, " or "))));
   s += fmt::format("| bin | {} | candidates | best {} | at | exact [interval] | bound | verdict | degenerate optimum |\n"
                    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
                    f.name, ratio);
@@ -390,10 +398,10 @@ std::string frontier_markdown(const Case& c, const FrontierResult& f, const Expl
     }
     const Row& row = *bin.best;
     s += fmt::format("| {} | {} | {} | {} | {} | {} [{}, {}] | {} | {} | {} |\n", b + 1, range, bin.candidates,
-                     ratio_text(row_slack(r.direction, row)), axes_text(r, row.params), g(row.exact.value), g(row.exact.lower),
+                     ratio_text(row_slack(r.direction, row)), md(axes_text(r, row.params)), g(row.exact.value), g(row.exact.lower),
                      g(row.exact.upper), g(row.bound), to_string(row.verdict),
                      bin.degenerate ? fmt::format("{} at {} ({})", ratio_text(row_slack(r.direction, *bin.degenerate)),
-                                                  axes_text(r, bin.degenerate->params), r.evaluations.at(*bin.degenerate_index).degenerate)
+                                                  md(axes_text(r, bin.degenerate->params)), md(r.evaluations.at(*bin.degenerate_index).degenerate))
                                     : "");
   }
   s += fmt::format("\nEvery evaluated point: {}.csv (its `{}` in the point's parameters); the figure: {}_frontier.pdf/.png.\n", stem,

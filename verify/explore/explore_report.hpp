@@ -34,7 +34,8 @@ std::string one_point_case(const Case& c, const ExploreResult& r, std::size_t k)
 // `privamp divergence 'mu' 'nu' --renyi 2` for a laws row (empty for other kinds or quantities).
 std::string divergence_command(const Row& row);
 
-// The file stem of a (case, ID) exploration: the case name and the ID, in letters, digits, '-' and '_'.
+// The file stem of a (case, ID) exploration: the case name and the ID, in letters, digits, '-' and '_', then six hex
+// digits of a hash of the exact pair (distinct pairs get distinct stems, although cleaning maps "x " and "x" alike).
 std::string explore_stem(const std::string& case_name, const std::string& id);
 // The first words of every one-point case file explore writes.
 inline constexpr const char* kPointFileHeader = "# Written by privamp explore:";

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "numerics/escape.hpp"
 #include "numerics/files.hpp"
 #include "verify/report/report.hpp"
 
@@ -15,22 +16,6 @@ namespace privamp::verify {
 
 namespace {
 
-// Text for HTML character data and attribute values.
-std::string html(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string number(double x) {
   if (std::isnan(x)) return "-";
@@ -103,9 +88,9 @@ void row_table(std::string& out, const std::vector<const Row*>& rows) {
   for (const Row* r : rows)
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} [{}, {}]</td><td>{}</td><td>{}</td>"
                        "<td style=\"color:{}\">{}</td><td>{}</td></tr>\n",
-                       html(r->id), html(r->case_name), html(r->params.describe()), html(r->quantity()), number(r->exact.value),
-                       number(r->exact.lower), number(r->exact.upper), html(to_string(r->exact.error_kind)), number(r->bound),
-                       colour(r->verdict), html(to_string(r->verdict)), html(r->reason + " " + r->note));
+                       escape::html(r->id), escape::html(r->case_name), escape::html(r->params.describe()), escape::html(r->quantity()), number(r->exact.value),
+                       number(r->exact.lower), number(r->exact.upper), escape::html(to_string(r->exact.error_kind)), number(r->bound),
+                       colour(r->verdict), escape::html(to_string(r->verdict)), escape::html(r->reason + " " + r->note));
   out += "</table>\n";
 }
 
@@ -119,10 +104,10 @@ void write_html(const std::vector<Row>& rows, const ReportMeta& meta, const std:
       "vertical-align:top}\nth{background:#eee}\npre{background:#f6f6f6;padding:1em;overflow-x:auto}\n"
       ".note{color:#555}\nsection{border-top:1px solid #ccc;margin-top:2em}\n</style>\n</head>\n<body>\n";
   out += "<h1>privamp verify report</h1>\n";
-  out += fmt::format("<p>privamp {} (commit {}), {}, {:.1f} s: <code>{}</code></p>\n", html(meta.version), html(meta.commit),
-                     html(meta.date), meta.seconds, html(meta.command));
-  out += fmt::format("<p>Kinds of interval behind the exact values (rows): {}.</p>\n", html(interval_kinds(rows)));
-  out += "<h2 id=\"summary\">Summary per theorem</h2>\n<pre>" + html(summary_table(rows)) + "</pre>\n";
+  out += fmt::format("<p>privamp {} (commit {}), {}, {:.1f} s: <code>{}</code></p>\n", escape::html(meta.version), escape::html(meta.commit),
+                     escape::html(meta.date), meta.seconds, escape::html(meta.command));
+  out += fmt::format("<p>Kinds of interval behind the exact values (rows): {}.</p>\n", escape::html(interval_kinds(rows)));
+  out += "<h2 id=\"summary\">Summary per theorem</h2>\n<pre>" + escape::html(summary_table(rows)) + "</pre>\n";
   out += "<p class=\"note\">bound/exact: for upper bounds at least 1 when the bound holds (1 = tight); for lower bounds, "
          "exact/bound. Colours: <span style=\"color:#1b7837\">tight</span>, <span style=\"color:#2166ac\">holds</span>, "
          "<span style=\"color:#e08214\">inconclusive</span>, <span style=\"color:#b2182b\">violated</span>.</p>\n";
@@ -132,13 +117,13 @@ void write_html(const std::vector<Row>& rows, const ReportMeta& meta, const std:
     for (const Row& r : rows)
       if (r.id == st.id) mine.push_back(&r);
     const auto t = meta.theorems.find(st.id);
-    out += fmt::format("<section id=\"theorem-{0}\">\n<h3>{0}</h3>\n", html(st.id));
+    out += fmt::format("<section id=\"theorem-{0}\">\n<h3>{0}</h3>\n", escape::html(st.id));
     if (t != meta.theorems.end())
-      out += fmt::format("<p>{}</p>\n<p class=\"note\">Source: {}</p>\n", html(t->second.statement), html(t->second.source));
+      out += fmt::format("<p>{}</p>\n<p class=\"note\">Source: {}</p>\n", escape::html(t->second.statement), escape::html(t->second.source));
     out += fmt::format("<p>{} rows: {} tight, {} holds, {} inconclusive, {} violated, {} not applicable, {} errors.</p>\n", st.points,
                        st.count(Verdict::tight), st.count(Verdict::holds), st.count(Verdict::inconclusive),
                        st.count(Verdict::violated), st.count(Verdict::not_applicable), st.count(Verdict::error));
-    out += fmt::format("<p>Loosest: {}<br>Tightest: {}</p>\n", html(ratio_at(st.loosest)), html(ratio_at(st.tightest)));
+    out += fmt::format("<p>Loosest: {}<br>Tightest: {}</p>\n", escape::html(ratio_at(st.loosest)), escape::html(ratio_at(st.tightest)));
     out += ratio_plot(mine) + "</section>\n";
   }
   for (const auto& [title, verdict] : {std::pair{"Violations", Verdict::violated}, std::pair{"Errors", Verdict::error}}) {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "numerics/errors.hpp"
+#include "numerics/escape.hpp"
 #include "numerics/files.hpp"
 #include "verify/runner/codec.hpp"
 
@@ -33,12 +34,6 @@ std::string show(double x) {
   return fmt::format("{:.4g}", x);
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 
 }  // namespace
@@ -154,10 +149,10 @@ void write_table_csv(const FlatTable& t, const std::filesystem::path& file) {
   std::ostream& out = checked.stream();
   auto cell = [](const Cell& c) {
     if (const double* x = std::get_if<double>(&c)) return csv_number(*x);
-    if (const std::string* s = std::get_if<std::string>(&c)) return csv_field(*s);
+    if (const std::string* s = std::get_if<std::string>(&c)) return escape::csv(*s);
     return std::string();
   };
-  for (std::size_t i = 0; i < t.columns.size(); ++i) out << (i ? "," : "") << csv_field(t.columns[i]);
+  for (std::size_t i = 0; i < t.columns.size(); ++i) out << (i ? "," : "") << escape::csv(t.columns[i]);
   out << '\n';
   for (const auto& cells : t.rows) {
     for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << cell(cells[i]);
@@ -178,12 +173,6 @@ void write_json(const std::vector<Row>& rows, const std::filesystem::path& file)
 
 namespace {
 
-// A Markdown table cell: one line, '|' escaped.
-std::string md_cell(std::string_view s) {
-  std::string out;
-  for (char c : s) out += c == '|' ? std::string("\\|") : c == '\n' || c == '\r' ? std::string(" ") : std::string(1, c);
-  return out;
-}
 
 }  // namespace
 
@@ -213,9 +202,9 @@ void write_markdown(const std::vector<Row>& rows, const ReportMeta& meta, const 
   out << "## Theorems\n\n| ID | statement | source | loosest: ratio at | tightest: ratio at |\n|---|---|---|---|---|\n";
   for (const TheoremSummary& st : theorem_summaries(rows)) {
     const auto t = meta.theorems.find(st.id);
-    out << fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(st.id), md_cell(t == meta.theorems.end() ? "" : t->second.statement),
-                       md_cell(t == meta.theorems.end() ? "" : t->second.source), md_cell(ratio_at(st.loosest)),
-                       md_cell(ratio_at(st.tightest)));
+    out << fmt::format("| {} | {} | {} | {} | {} |\n", escape::markdown(st.id), escape::markdown(t == meta.theorems.end() ? "" : t->second.statement),
+                       escape::markdown(t == meta.theorems.end() ? "" : t->second.source), escape::markdown(ratio_at(st.loosest)),
+                       escape::markdown(ratio_at(st.tightest)));
   }
   out << "\n";
   auto section = [&](const char* title, auto keep) {
@@ -229,10 +218,10 @@ void write_markdown(const std::vector<Row>& rows, const ReportMeta& meta, const 
     }
     out << "| ID | case | parameters | quantity | exact [interval] | bound | verdict | detail |\n|---|---|---|---|---|---|---|---|\n";
     for (const Row* r : sel)
-      out << fmt::format("| {} | {} | {} | {} | {:.10g} [{:.10g}, {:.10g}] | {} | {} | {} |\n", md_cell(r->id),
-                         md_cell(r->case_name), md_cell(r->params.describe()), md_cell(r->quantity()), r->exact.value,
+      out << fmt::format("| {} | {} | {} | {} | {:.10g} [{:.10g}, {:.10g}] | {} | {} | {} |\n", escape::markdown(r->id),
+                         escape::markdown(r->case_name), escape::markdown(r->params.describe()), escape::markdown(r->quantity()), r->exact.value,
                          r->exact.lower, r->exact.upper, std::isnan(r->bound) ? "undefined" : fmt::format("{:.10g}", r->bound),
-                         to_string(r->verdict), md_cell(r->reason + " " + r->note));
+                         to_string(r->verdict), escape::markdown(r->reason + " " + r->note));
     out << "\n";
   };
   section("Violations", [](const Row& r) { return r.verdict == Verdict::violated; });
@@ -246,20 +235,6 @@ void write_markdown(const std::vector<Row>& rows, const ReportMeta& meta, const 
 
 namespace {
 
-// Text for LaTeX: its special characters escaped.
-std::string latex_text(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '\\': out += "\\textbackslash{}"; break;
-      case '{': case '}': case '_': case '&': case '%': case '$': case '#': out += '\\'; out += c; break;
-      case '~': out += "\\textasciitilde{}"; break;
-      case '^': out += "\\textasciicircum{}"; break;
-      default: out += c == '\n' || c == '\r' ? ' ' : c;
-    }
-  }
-  return out;
-}
 
 // A ratio for LaTeX: 4 significant digits, powers of ten as \times 10^{k}.
 std::string latex_number(double x) {
@@ -283,7 +258,7 @@ std::string latex_summary(const std::vector<Row>& rows, const ReportMeta& meta) 
   for (const TheoremSummary& st : theorem_summaries(rows)) {
     const auto& r = st.ratios;
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    out += fmt::format("{} & {} & {} & {} & {} & {} & {} & {} & {} & {} & {} \\\\\n", latex_text(st.id), st.points,
+    out += fmt::format("{} & {} & {} & {} & {} & {} & {} & {} & {} & {} & {} \\\\\n", escape::latex(st.id), st.points,
                        st.count(Verdict::tight), st.count(Verdict::holds), st.count(Verdict::inconclusive),
                        st.count(Verdict::violated), st.count(Verdict::not_applicable), st.count(Verdict::error),
                        latex_number(r.empty() ? nan : r.front()), latex_number(r.empty() ? nan : r[r.size() / 2]),
@@ -295,34 +270,6 @@ std::string latex_summary(const std::vector<Row>& rows, const ReportMeta& meta) 
 
 namespace {
 
-// Text for XML 1.0 character data and attribute values: the five markup characters escaped, and the characters
-// XML 1.0 cannot carry (control characters other than tab and line breaks, invalid UTF-8) replaced by U+FFFD.
-std::string xml_text(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&apos;"; break;
-        default: out += c < 0x20 && c != '\t' && c != '\n' && c != '\r' ? std::string("\xEF\xBF\xBD") : std::string(1, static_cast<char>(c));
-      }
-      ++i;
-      continue;
-    }
-    // A multi-byte UTF-8 sequence is kept when well formed, replaced otherwise.
-    const std::size_t length = c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-    bool valid = length > 0 && i + length <= s.size();
-    for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-    out += valid ? std::string(s.substr(i, length)) : std::string("\xEF\xBF\xBD");
-    i += valid ? length : 1;
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -363,13 +310,13 @@ void write_junit(const std::vector<Row>& rows, const std::filesystem::path& file
   out << fmt::format("  <testsuite name=\"privamp verify\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">\n",
                      tests.size(), failures, errors, skipped);
   for (const Test& t : tests) {
-    out << fmt::format("    <testcase classname=\"{}\" name=\"{}\">", xml_text(t.id), xml_text(t.case_name));
+    out << fmt::format("    <testcase classname=\"{}\" name=\"{}\">", escape::xml(t.id), escape::xml(t.case_name));
     if (t.failures > 0)
       out << fmt::format("\n      <failure type=\"violation\" message=\"{} of {} rows violate the bound\">{}</failure>", t.failures,
-                         t.rows, xml_text(t.failure_text));
+                         t.rows, escape::xml(t.failure_text));
     else if (t.errors > 0)
       out << fmt::format("\n      <error type=\"error\" message=\"{} of {} rows could not be computed\">{}</error>", t.errors, t.rows,
-                         xml_text(t.error_text));
+                         escape::xml(t.error_text));
     else if (t.not_applicable == t.rows)
       out << "\n      <skipped message=\"the bound's hypotheses fail at every point\"/>";
     out << (t.failures > 0 || t.errors > 0 || t.not_applicable == t.rows ? "\n    </testcase>\n" : "</testcase>\n");

@@ -1,5 +1,6 @@
 #include "verify/runner/runner.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <deque>
@@ -341,6 +342,25 @@ void judge(Row& row, const BoundEntry& entry, const BoundValue& b, double tolera
     row.reason = fmt::format("engines disagree: {} gives [{:.12g}, {:.12g}], {} gives [{:.12g}, {:.12g}]", row.exact.method,
                              row.exact.lower, row.exact.upper, row.cross->method, row.cross->lower, row.cross->upper);
     return;
+  }
+  // The verdict rests on the best interval the routes give: a certified second route (it overlaps the first, checked
+  // above) replaces an estimate as the row's interval, and the estimate becomes the second route; two rigorous
+  // intervals (exact and certified) are intersected. So a verdict never rests on an estimate where a certificate
+  // exists, and a certificate that straddles the bound makes the row inconclusive, whatever the estimate says.
+  if (row.cross && row.cross->error_kind == ErrorKind::certified && row.exact.error_kind != ErrorKind::certified) {
+    if (row.exact.error_kind == ErrorKind::exact) {
+      row.exact.lower = std::max(row.exact.lower, row.cross->lower);
+      row.exact.upper = std::min(row.exact.upper, row.cross->upper);
+      row.exact.log_lower = std::max(row.exact.log_lower, row.cross->log_lower);
+      row.exact.log_upper = std::min(row.exact.log_upper, row.cross->log_upper);
+      if (row.exact.lower <= row.exact.upper) row.exact.value = std::clamp(row.exact.value, row.exact.lower, row.exact.upper);
+      if (row.exact.log_lower <= row.exact.log_upper)
+        row.exact.log_value = std::clamp(row.exact.log_value, row.exact.log_lower, row.exact.log_upper);
+    } else {
+      std::swap(row.exact, *row.cross);
+      const std::string note = fmt::format("verdict on the certified enclosure; the {} estimate is the second route", to_string(row.cross->error_kind));
+      row.note = row.note.empty() ? note : row.note + "; " + note;
+    }
   }
   row.verdict = decide(entry.direction, row.exact, row.bound, tolerance, row.reason, b.lower, b.upper);
   if (row.verdict == Verdict::violated && row.exact.error_kind == ErrorKind::statistical) {

@@ -1,0 +1,143 @@
+#include "numerics/escape.hpp"
+
+#include <cstdlib>
+
+namespace privamp::escape {
+
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// The code point of the well-formed UTF-8 sequence at s[i] and its length, or length 0 if ill-formed.
+std::pair<char32_t, std::size_t> decode(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) return {c, 1};
+  std::size_t n = 0;
+  char32_t cp = 0;
+  if (c >= 0xC2 && c < 0xE0) n = 2, cp = c & 0x1F;
+  else if (c >= 0xE0 && c < 0xF0) n = 3, cp = c & 0x0F;
+  else if (c >= 0xF0 && c < 0xF5) n = 4, cp = c & 0x07;
+  else return {0, 0};
+  if (i + n > s.size()) return {0, 0};
+  for (std::size_t k = 1; k < n; ++k) {
+    const auto t = static_cast<unsigned char>(s[i + k]);
+    if ((t & 0xC0) != 0x80) return {0, 0};
+    cp = (cp << 6) | (t & 0x3F);
+  }
+  // Overlong forms, surrogates and values past U+10FFFF are ill-formed.
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF)) return {0, 0};
+  return {cp, n};
+}
+
+bool unwanted(char32_t cp) {
+  if (cp >= 0x80 && cp < 0xA0) return true;                               // C1 controls
+  if (cp == 0x200E || cp == 0x200F || cp == 0x061C) return true;          // direction marks
+  if (cp >= 0x202A && cp <= 0x202E) return true;                          // embeddings and overrides
+  if (cp >= 0x2066 && cp <= 0x2069) return true;                          // isolates
+  if (cp >= 0xFDD0 && cp <= 0xFDEF) return true;                          // noncharacters
+  if ((cp & 0xFFFE) == 0xFFFE) return true;                               // U+xFFFE, U+xFFFF in every plane
+  return false;
+}
+
+bool is_number(std::string_view s) {
+  if (s.empty()) return false;
+  const std::string t(s);
+  char* end = nullptr;
+  std::strtod(t.c_str(), &end);
+  return end == t.c_str() + t.size();
+}
+
+}  // namespace
+
+std::string plain(std::string_view s, bool keep_newlines) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const auto [cp, n] = decode(s, i);
+    if (n == 0) {
+      out += kReplacement;
+      ++i;
+      continue;
+    }
+    if (cp < 0x20 || cp == 0x7F) out += keep_newlines && cp == '\n' ? '\n' : ' ';
+    else if (unwanted(cp)) out += kReplacement;
+    else out.append(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+std::string latex(std::string_view text) {
+  std::string out;
+  for (char c : plain(text)) {
+    switch (c) {
+      case '\\': out += "\\textbackslash{}"; break;
+      case '{': case '}': case '$': case '&': case '#': case '_': case '%': out += '\\'; out += c; break;
+      case '~': out += "\\textasciitilde{}"; break;
+      case '^': out += "\\textasciicircum{}"; break;
+      case '<': out += "\\textless{}"; break;
+      case '>': out += "\\textgreater{}"; break;
+      case '|': out += "\\textbar{}"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string xml(std::string_view text) {
+  std::string out;
+  for (char c : plain(text, true)) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string html(std::string_view text) {
+  std::string out;
+  for (char c : plain(text, true)) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string markdown(std::string_view text) {
+  std::string out;
+  for (char c : plain(text)) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '\\': case '|': case '[': case ']': case '(': case ')': case '!': case '*': case '_': case '`': case '#':
+        out += '\\';
+        out += c;
+        break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string csv(std::string_view text) {
+  std::string s = plain(text, true);
+  if (!s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@') && !is_number(s)) s.insert(s.begin(), '\'');
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace privamp::escape

@@ -1,0 +1,39 @@
+// One escaper per output language. Every text that reaches an output file from a case file, a figure file or the
+// command line passes through exactly one of these, chosen by the file's language; none of them lets a text change
+// the structure of its output (start a command, a tag, a cell, a link or a formula).
+//
+// All of them first make the text plain: invalid UTF-8 and the code points no output should carry (control
+// characters, the bidirectional overrides and isolates that reorder what a reader sees, U+FFFE/U+FFFF and the other
+// noncharacters that XML 1.0 forbids) become U+FFFD or a space. The gnuplot escaper (a single-quoted gnuplot
+// string) is plots::quoted, beside the code that writes gnuplot scripts.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace privamp::escape {
+
+// Valid UTF-8 without control characters (newlines and tabs become spaces unless keep_newlines), bidirectional
+// controls or noncharacters.
+std::string plain(std::string_view text, bool keep_newlines = false);
+
+// LaTeX text mode: \ { } $ & # ^ _ % ~ written as their text-mode commands, < > | as \textless{} \textgreater{}
+// \textbar{} (so that T1 and OT1 encodings print them), newlines kept as spaces. No command can be formed.
+std::string latex(std::string_view text);
+
+// XML 1.0 character data and attribute values: & < > " ' as entities.
+std::string xml(std::string_view text);
+
+// HTML character data and attribute values: & < > " ' as entities.
+std::string html(std::string_view text);
+
+// Markdown inline text (a table cell, a heading): what would start markup — HTML tags and entities (& < >), links and
+// images ([ ] ( ) !), emphasis and code (* _ `), the cell separator | and the backslash — escaped, so the text
+// renders as written and no link, script or raw HTML reaches the page.
+std::string markdown(std::string_view text);
+
+// A CSV field (RFC 4180): quoted when it holds a comma, quote or line break; a text that a spreadsheet would take
+// for a formula (starting with = + - @, a tab or a carriage return, and not a number) gets a leading apostrophe.
+std::string csv(std::string_view text);
+
+}  // namespace privamp::escape

@@ -1,0 +1,99 @@
+// The one writer of output files: whole or nothing, never through a link; one run per output folder.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+#include "numerics/errors.hpp"
+#include "numerics/files.hpp"
+#include "support/scratch.hpp"
+
+using namespace privamp;
+
+namespace {
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::size_t entries(const std::filesystem::path& dir) {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("write_file replaces a file whole and leaves no temporary file", "[files]") {
+  const auto dir = test::scratch() / "atomic";
+  std::filesystem::create_directories(dir);
+  write_file(dir / "a.csv", "old\n");
+  write_file(dir / "a.csv", "new text\n");
+  CHECK(read(dir / "a.csv") == "new text\n");
+  CHECK(entries(dir) == 1);
+  struct stat st {};
+  REQUIRE(::stat((dir / "a.csv").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0444) == 0444);  // not left at mkstemp's 0600
+}
+
+TEST_CASE("an OutputFile that is not closed leaves the old file as it was", "[files]") {
+  const auto dir = test::scratch() / "unclosed";
+  std::filesystem::create_directories(dir);
+  write_file(dir / "r.json", "[1, 2]\n");
+  {
+    OutputFile out(dir / "r.json");
+    out << "[3";  // an exception between here and close() (a failed computation, a caught signal)
+  }
+  CHECK(read(dir / "r.json") == "[1, 2]\n");
+  CHECK(entries(dir) == 1);
+}
+
+TEST_CASE("a symbolic link where an output goes is refused, and the file it points to is untouched", "[files]") {
+  const auto dir = test::scratch() / "links";
+  std::filesystem::create_directories(dir / "out");
+  write_file(dir / "outside.txt", "precious\n");
+  std::filesystem::create_symlink(dir / "outside.txt", dir / "out" / "results.csv");
+  std::filesystem::create_symlink(dir / "nowhere.txt", dir / "out" / "report.md");  // dangling: would create a file
+  CHECK_THROWS_WITH(write_file(dir / "out" / "results.csv", "x"), Catch::Contains("symbolic link") && Catch::Contains("results.csv"));
+  CHECK_THROWS_AS(write_file(dir / "out" / "report.md", "x"), InvalidArgument);
+  CHECK_THROWS_AS(OutputFile(dir / "out" / "results.csv"), InvalidArgument);
+  CHECK_THROWS_WITH(check_target("--out", dir / "out" / "report.md"), Catch::Contains("--out"));
+  CHECK(read(dir / "outside.txt") == "precious\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "nowhere.txt"));
+  std::filesystem::create_directories(dir / "out" / "a_folder");
+  CHECK_THROWS_WITH(write_file(dir / "out" / "a_folder", "x"), Catch::Contains("not a regular file"));
+}
+
+TEST_CASE("move_into_place refuses a link and removes what it would have moved", "[files]") {
+  const auto dir = test::scratch() / "move";
+  std::filesystem::create_directories(dir);
+  write_file(dir / "outside.pdf", "keep");
+  write_file(dir / "made.pdf", "new");
+  std::filesystem::create_symlink(dir / "outside.pdf", dir / "fig.pdf");
+  CHECK_THROWS_AS(move_into_place(dir / "made.pdf", dir / "fig.pdf"), InvalidArgument);
+  CHECK(read(dir / "outside.pdf") == "keep");
+  CHECK_FALSE(std::filesystem::exists(dir / "made.pdf"));
+}
+
+TEST_CASE("one run per output folder: a second lock is refused naming the holder", "[files]") {
+  const auto dir = test::scratch() / "locked";
+  const OutputLock first = make_output_dir("--out", dir);
+  CHECK_THROWS_WITH(OutputLock("--out", dir), Catch::Contains("another privamp run (pid " + std::to_string(::getpid()) + ")") &&
+                                                   Catch::Contains("--out"));
+  // Temporary files of a killed run are removed by the next run that takes the lock, and nothing else is.
+  const auto other = test::scratch() / "stale";
+  std::filesystem::create_directories(other);
+  write_file(other / ".results.csv.privamp-tmp-abc123", "half");
+  write_file(other / "results.csv", "whole");
+  { const OutputLock lock("--out", other); }
+  CHECK_FALSE(std::filesystem::exists(other / ".results.csv.privamp-tmp-abc123"));
+  CHECK(read(other / "results.csv") == "whole");
+  // Released with its holder: the folder can be locked again.
+  { const OutputLock again("--out", other); }
+}
