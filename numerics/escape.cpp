@@ -84,7 +84,10 @@ std::string latex(std::string_view text) {
   return out;
 }
 
-std::string xml(std::string_view text) {
+namespace {
+
+// Markup languages: & < > " and the apostrophe as entities (XML's &apos; is not HTML 4's).
+std::string entities(std::string_view text, std::string_view apostrophe) {
   std::string out;
   for (char c : plain(text, true)) {
     switch (c) {
@@ -92,27 +95,18 @@ std::string xml(std::string_view text) {
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '\'': out += apostrophe; break;
       default: out += c;
     }
   }
   return out;
 }
 
-std::string html(std::string_view text) {
-  std::string out;
-  for (char c : plain(text, true)) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+}  // namespace
+
+std::string xml(std::string_view text) { return entities(text, "&apos;"); }
+
+std::string html(std::string_view text) { return entities(text, "&#39;"); }
 
 std::string markdown(std::string_view text) {
   std::string out;

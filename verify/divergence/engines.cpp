@@ -245,9 +245,27 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
   }
   if (options.engine != Engine::automatic && options.engine != Engine::closed_form)
     if (auto reduced = reduced_gaussian_nd(p, q, quantities, options)) return std::move(*reduced);
+  // A chain's law in double resolves no value below the double range (the masses' differences underflow), whatever
+  // the sum over it: such a value keeps only its upper end (the certified engine gives it).
+  const bool chain = certified_reads_chain(p, q);
+  auto unresolved_below_double_range = [chain](std::vector<Estimate> out) {
+    constexpr double tiny = std::numeric_limits<double>::min();
+    if (chain)
+      for (Estimate& e : out)
+        if (e.error_kind != ErrorKind::certified && e.value < tiny) {
+          e.value = e.lower = 0;
+          e.upper = std::max(e.upper, tiny);
+          e.log_value = e.log_lower = -std::numeric_limits<double>::infinity();
+          e.log_upper = std::log(e.upper);
+          e.method += " (below the double range: the chain's law in double cannot resolve it, so only an upper end; "
+                      "--engine auto or certified recomputes the chain in balls)";
+        }
+    return out;
+  };
   // Laws of one process that differ in a start or a data point are recomputed together first (sim::Law::joint_with).
   if (options.engine != Engine::monte_carlo)
-    if (const auto joint = p.joint_with(q)) return plain_divergences(*joint->first, *joint->second, quantities, options);
+    if (const auto joint = p.joint_with(q))
+      return unresolved_below_double_range(plain_divergences(*joint->first, *joint->second, quantities, options));
   std::unique_ptr<PreparedPair> prepared;
   auto pair = [&]() -> PreparedPair& {
     if (!prepared) {
@@ -346,7 +364,7 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
     result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out.push_back(*result);
   }
-  return out;
+  return unresolved_below_double_range(std::move(out));
 }
 
 }  // namespace
