@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include <boost/math/quadrature/exp_sinh.hpp>
 #include <boost/math/quadrature/tanh_sinh.hpp>
@@ -28,6 +29,60 @@ TailShape tail_at(const Formula& f, double x, int side) {
   const double quad = std::max(0.0, -d2 / 2);
   const double linear = d1 + 2 * quad * x;  // the coefficient of x once the quadratic part is −quad·x²
   return {quad, side > 0 ? -linear : linear};
+}
+
+// Where exp(f) may hold mass that a scan at fixed spacing misses (a component narrower than the spacing, or one far
+// beyond where f first decays): branch and bound on the formula's interval enclosure over [from, to]. A piece whose
+// enclosure bounds its mass, width·e^{sup f}, below `negligible` (a log) is dropped; one whose enclosure is within
+// 1/2 of f at its midpoint holds no hidden peak and is done; the others are bisected. Returns the points where f
+// peaks within pieces the scan's spacing could not resolve (their midpoints at the finest level reached, highest
+// first, with the width at which each was resolved), or InvalidArgument naming where mass could not be bounded within
+// the budget.
+std::vector<std::pair<double, double>> hidden_peaks(const Formula& f, double from, double to, double spacing, double negligible, int start) {
+  struct Piece {
+    double a, b;
+    int depth;
+  };
+  std::vector<Piece> pending;
+  for (int k = 0; k < start; ++k)
+    pending.push_back({from + (to - from) * k / start, k == start - 1 ? to : from + (to - from) * (k + 1) / start, 0});
+  std::vector<std::tuple<double, double, double>> found;  // (f, x, the width of the piece that resolved it)
+  long evaluations = 0;
+  constexpr long kBudget = 400000;
+  while (!pending.empty()) {
+    const Piece p = pending.back();
+    pending.pop_back();
+    const Enclosure box[1] = {{p.a, p.b}};
+    const Enclosure e = f.evaluate<Enclosure>(box);
+    const double mid = 0.5 * p.a + 0.5 * p.b, at = f(mid);
+    evaluations += 2;
+    const double width = p.b - p.a;
+    if (e.valid() && e.hi + std::log(width) < negligible) continue;  // at most a negligible mass here
+    if (e.valid() && e.hi - at <= 0.5) {                              // f is known within 1/2 over the piece
+      if (width < spacing && p.depth > 0) found.emplace_back(at, mid, width);  // resolved only by refining: finer than the scan
+      continue;
+    }
+    if (width <= 1e-12 * std::max(1.0, std::fabs(mid)) || evaluations > kBudget) {
+      if (e.valid() && at > negligible - std::log(width) - 40) {  // a peak at the finest width: its point is known
+        found.emplace_back(at, mid, width);
+        continue;
+      }
+      throw InvalidArgument(fmt::format("density: the mass of exp(log_pdf '{}') in [{:.6g}, {:.6g}] cannot be bounded (its "
+                                        "enclosure there reaches {:.6g}, its value at the middle is {:.6g}): give loc and "
+                                        "scale where the mass is, or lo and hi",
+                                        f.text(), p.a, p.b, e.hi, at));
+    }
+    pending.push_back({p.a, mid, p.depth + 1});
+    pending.push_back({mid, p.b, p.depth + 1});
+  }
+  std::sort(found.begin(), found.end(), std::greater<>());
+  std::vector<std::pair<double, double>> peaks;  // (x, width)
+  for (const auto& [value, x, width] : found) {
+    if (peaks.size() >= 32) break;
+    if (std::none_of(peaks.begin(), peaks.end(), [&](const auto& y) { return std::fabs(y.first - x) < spacing; }))
+      peaks.emplace_back(x, width);
+  }
+  return peaks;
 }
 
 }  // namespace
@@ -91,6 +146,46 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
       throw InvalidArgument(fmt::format("density: log_pdf '{}' is largest at x = {}, the end of the scan within 64 scales "
                                         "of loc = {} (scale = {}): give loc and scale where the mass is", f_->text(),
                                         format_number(edge), format_number(loc), format_number(scale)));
+  // Mass the scan could miss: a certified search with the formula's enclosure, over the window and dyadic shells
+  // beyond it out to 2^40 scales (or the support's ends). Peaks found become anchors of every quadrature; one beyond
+  // the window extends it (and its tail is taken past that peak).
+  {
+    double scan_mass = 0;  // a Riemann sum over the scan: the scale of the total mass, for what is negligible
+    for (double x : scan)
+      if (x >= lo && x <= hi) scan_mass += std::exp(f(x) - max_) * scale / 8;
+    const double negligible = max_ + std::log(scan_mass) + std::log(1e-16);
+    const double reach = std::ldexp(scale, 40);
+    std::vector<std::pair<double, double>> ranges = {{window_lo_, window_hi_}};  // the window first, in 1024 pieces
+    for (int side : {-1, 1}) {
+      double inner = side < 0 ? window_lo_ : window_hi_;
+      const double end = side < 0 ? std::max(lo, loc - reach) : std::min(hi, loc + reach);
+      for (double width = std::max(scale, window_hi_ - window_lo_); side * (end - inner) > 0; width *= 2) {
+        const double outer = side < 0 ? std::max(end, inner - width) : std::min(end, inner + width);
+        ranges.emplace_back(std::min(inner, outer), std::max(inner, outer));
+        inner = outer;
+      }
+    }
+    for (std::size_t r = 0; r < ranges.size(); ++r)
+      for (const auto& [x, width] : hidden_peaks(*f_, ranges[r].first, ranges[r].second, scale / 8, negligible, r == 0 ? 1024 : 16)) {
+        peaks_.push_back(x);
+        // A ladder around a narrow peak, from the width that resolved it out to the scan's spacing: the quadratures'
+        // first pieces then see its shape.
+        for (double w = width; w < scale / 8; w *= 8)
+          for (int side : {-1, 1})
+            if (const double y = x + side * w; y > lo && y < hi) ladder_.push_back(y);
+      }
+    for (double x : peaks_) {
+      const double v = f(x);
+      if (v > max_) max_ = v, mode_ = x;
+      for (int side : {-1, 1}) {  // a peak beyond the window: the window reaches past it, the tail starts there
+        if (side * (x - (side < 0 ? window_lo_ : window_hi_)) <= 0) continue;
+        double y = x;
+        for (int k = 0; k < 64 && f(y) >= max_ - kDrop; ++k) y = x + side * scale * std::ldexp(1.0, k);
+        (side < 0 ? window_lo_ : window_hi_) = y;
+        (side < 0 ? left_ : right_) = tail_at(*f_, y, side);
+      }
+    }
+  }
   // The normaliser, route 1: adaptive Gauss–Kronrod in log space over the whole support.
   LogIntegrateOptions<double> o;
   o.lo = lo;
@@ -98,7 +193,10 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
   o.scale = scale;
   o.rel_tol = 1e-14;
   const std::function<double(double)> h = f;
-  const LogIntegral<double> z1 = log_integrate<double>(h, {mode_, loc}, o);
+  std::vector<double> split = {mode_, loc};
+  split.insert(split.end(), peaks_.begin(), peaks_.end());
+  split.insert(split.end(), ladder_.begin(), ladder_.end());
+  const LogIntegral<double> z1 = log_integrate<double>(h, split, o);
   if (!z1.converged || !std::isfinite(z1.log_value))
     throw NumericalError(fmt::format("density: the normaliser of exp('{}') did not converge (relative error {:.2g})",
                                      f_->text(), z1.rel_error));
@@ -106,16 +204,28 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
   double z2 = 0, z2_error = 0;
   auto g = [&](double x) { return std::exp(f(x) - max_); };
   try {
+    // Split at the mode and the peaks found: tanh-sinh between them, exp-sinh beyond the outermost on an unbounded side.
+    std::vector<double> points = {mode_};
+    for (double x : peaks_)
+      if (x > lo && x < hi) points.push_back(x);
+    points.insert(points.end(), ladder_.begin(), ladder_.end());
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    boost::math::quadrature::tanh_sinh<double> finite_rule;
+    for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+      double error = 0, l1 = 0;
+      z2 += finite_rule.integrate(g, points[i], points[i + 1], 1e-14, &error, &l1);
+      z2_error += error;
+    }
     for (int side : {-1, 1}) {
-      const double end = side < 0 ? lo : hi;
+      const double end = side < 0 ? lo : hi, from = side < 0 ? points.front() : points.back();
       double error = 0, l1 = 0;
       if (std::isfinite(end)) {
-        if (end == mode_) continue;
-        boost::math::quadrature::tanh_sinh<double> rule;
-        z2 += rule.integrate(g, std::min(end, mode_), std::max(end, mode_), 1e-14, &error, &l1);
+        if (end == from) continue;
+        z2 += finite_rule.integrate(g, std::min(end, from), std::max(end, from), 1e-14, &error, &l1);
       } else {
         boost::math::quadrature::exp_sinh<double> rule;
-        z2 += rule.integrate([&](double t) { return g(mode_ + side * t); }, 0.0, kInf, 1e-14, &error, &l1);
+        z2 += rule.integrate([&](double t) { return g(from + side * t); }, 0.0, kInf, 1e-14, &error, &l1);
       }
       z2_error += error;
     }
@@ -168,6 +278,7 @@ std::vector<double> FormulaDensity::breakpoints() const {
 
 std::vector<double> FormulaDensity::anchors() const {
   std::vector<double> out = {mode_, loc_};
+  out.insert(out.end(), peaks_.begin(), peaks_.end());
   for (double b : breakpoints()) out.push_back(b);
   return out;
 }
