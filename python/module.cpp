@@ -11,10 +11,13 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <signal.h>
+
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/interrupt.hpp"
 #include "sim/laws/expression.hpp"
 #include "verify/api/api.hpp"
 #include "verify/explore/explore_report.hpp"
@@ -222,6 +225,30 @@ py::dict frontier_dict(const verify::FrontierResult& f, double seconds) {
 
 }  // namespace
 
+// Ctrl-C while a call computes (the GIL released, so Python's own handler only sets a flag Python reads later): for
+// the call's duration SIGINT sets privamp's interrupt flag, which the long loops read; the call then raises
+// KeyboardInterrupt. The previous handler is restored afterwards.
+class InterruptScope {
+ public:
+  InterruptScope() {
+    clear_interrupt();
+    struct sigaction mine {};
+    mine.sa_handler = [](int) { request_interrupt(); };
+    sigemptyset(&mine.sa_mask);
+    installed_ = ::sigaction(SIGINT, &mine, &previous_) == 0;
+  }
+  ~InterruptScope() {
+    if (installed_) ::sigaction(SIGINT, &previous_, nullptr);
+    clear_interrupt();
+  }
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+  bool installed_ = false;
+};
+
 PYBIND11_MODULE(_privamp, m) {
   m.doc() = "privamp's engines (use the privamp package, not this module)";
   m.attr("__version__") = PRIVAMP_VERSION;
@@ -232,6 +259,8 @@ PYBIND11_MODULE(_privamp, m) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const NumericalError& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const Interrupted&) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
     }
   });
   m.def(
@@ -252,6 +281,7 @@ PYBIND11_MODULE(_privamp, m) {
         api::DivergenceResult result;
         {
           py::gil_scoped_release release;
+          const InterruptScope interruptible;
           result = api::divergence(mu, nu, r);
         }
         py::dict out;
@@ -285,6 +315,7 @@ PYBIND11_MODULE(_privamp, m) {
         api::KernelResult result;
         {
           py::gil_scoped_release release;
+          const InterruptScope interruptible;
           result = api::kernel(k, r);
         }
         return kernel_dict(result);
@@ -297,6 +328,7 @@ PYBIND11_MODULE(_privamp, m) {
         api::VerifyResult r;
         {
           py::gil_scoped_release release;
+          const InterruptScope interruptible;
           r = api::verify(paths, {only, jobs, out, junit, html, PRIVAMP_VERSION, PRIVAMP_COMMIT, command});
         }
         return py::make_tuple(table_dicts(verify::flat_table(r.rows)), r.summary, r.violated, r.errors);
@@ -318,6 +350,7 @@ PYBIND11_MODULE(_privamp, m) {
         std::vector<std::pair<verify::FrontierResult, double>> results;  // a plain search fills .search only
         {
           py::gil_scoped_release release;
+          const InterruptScope interruptible;
           const api::ExploreSelection selection = api::select_explore({targets, case_name, id, cases_dir, all});
           for (const auto& [index, run_id] : selection.runs) {
             const auto start = std::chrono::steady_clock::now();

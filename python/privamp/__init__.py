@@ -32,16 +32,44 @@ why this quantity has no value (NaN; the call's other quantities are still compu
 violates together with another value of the call."""
 
 
+_MAX_VALUES = 10000  # as a divergence call: at most 10,000 quantities
+
+
+def _number(v, name):
+    """One value as a float: ValueError naming the parameter (never OverflowError) for what a double cannot hold."""
+    try:
+        return float(v)
+    except OverflowError:
+        text = repr(v) if len(repr(v)) <= 24 else f"{repr(v)[:12]}... ({len(repr(v))} digits)"
+        raise ValueError(f"{name}: {text} is out of the range of doubles (allowed: |x| < 1.8e308)") from None
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected a number, got {v!r}") from None
+
+
 def _numbers(values, name):
-    """A scalar, an iterable (list, tuple, NumPy array, range) or None, as a list of floats."""
+    """A scalar, an iterable (list, tuple, NumPy array, range) or None, as a list of floats. Its length is checked
+    before it is materialised (range(2, 10**9) is refused at once), and values a double cannot hold are a
+    ValueError naming the parameter."""
     if values is None:
         return []
     if isinstance(values, (int, float)):
-        return [float(values)]
+        return [_number(values, name)]
     try:
-        return [float(v) for v in values]
+        n = len(values)
+    except TypeError:
+        n = None
+    if n is not None and n > _MAX_VALUES:
+        raise ValueError(f"{name}: {n} values; at most {_MAX_VALUES} in one call")
+    try:
+        iterator = iter(values)
     except TypeError:
         raise ValueError(f"{name}: expected a number or a list of numbers, got {values!r}") from None
+    out = []
+    for v in iterator:
+        if len(out) >= _MAX_VALUES:
+            raise ValueError(f"{name}: more than {_MAX_VALUES} values; at most {_MAX_VALUES} in one call")
+        out.append(_number(v, name))
+    return out
 
 
 class Divergences(list):

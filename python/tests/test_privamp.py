@@ -4,7 +4,9 @@ import csv
 import json
 import math
 import os
+import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import unittest
@@ -331,6 +333,38 @@ class Laws(unittest.TestCase):
         for f in (privamp.divergence, privamp.kernel, privamp.verify, privamp.explore, privamp.laws,
                   privamp.Divergences.arrays):
             self.assertTrue(f.__doc__ and len(f.__doc__) > 40, f.__name__)
+
+
+class UntrustedInput(unittest.TestCase):
+    def test_sizes_checked_before_materialising(self):
+        with self.assertRaisesRegex(ValueError, "renyi: 999999998 values; at most 10000"):
+            privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=range(2, 10**9))
+        with self.assertRaisesRegex(ValueError, "more than 10000 values"):
+            privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=(2 + k for k in range(10**9)))
+
+    def test_huge_numbers_are_value_errors(self):
+        with self.assertRaisesRegex(ValueError, r"renyi: 100000000000\.\.\. \(401 digits\) is out of the range of doubles"):
+            privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=10**400)
+        with self.assertRaisesRegex(ValueError, "hockey_stick: expected a number"):
+            privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", hockey_stick=["x"])
+
+    def test_ctrl_c_stops_a_long_call(self):
+        # 10^8 Monte Carlo samples take many seconds; SIGINT after one second must raise KeyboardInterrupt within a
+        # few, not when the call would have returned.
+        script = ("import privamp, time\n"
+                  "start = time.time()\n"
+                  "try:\n"
+                  "    privamp.divergence('gaussian(1, 1)', 'gaussian(0, 1)', kl=True, engine='mc', samples=10**8)\n"
+                  "    print('returned', time.time() - start)\n"
+                  "except KeyboardInterrupt:\n"
+                  "    print('interrupted', time.time() - start)\n")
+        child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                                 env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+        threading.Timer(1.0, lambda: child.send_signal(signal.SIGINT)).start()
+        out, _ = child.communicate(timeout=60)
+        words = out.split()
+        self.assertEqual(words[0], "interrupted", out)
+        self.assertLess(float(words[1]), 5.0, out)
 
 
 if __name__ == "__main__":

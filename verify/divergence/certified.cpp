@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/interrupt.hpp"
 #include "sim/laws/finite.hpp"
 #include "sim/laws/gaussian.hpp"
 #include "sim/laws/laplace.hpp"
@@ -160,6 +161,7 @@ class Refused : public std::runtime_error {
 // The time budget of the current value (CertifiedOptions::seconds), checked inside every loop of the engine.
 thread_local std::chrono::steady_clock::time_point t_deadline = std::chrono::steady_clock::time_point::max();
 void check_deadline() {
+  throw_if_interrupted();
   if (std::chrono::steady_clock::now() > t_deadline) throw Refused("the time budget ran out (CertifiedOptions::seconds)");
 }
 

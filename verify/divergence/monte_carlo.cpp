@@ -6,6 +6,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/interrupt.hpp"
 #include "numerics/log_space.hpp"
 #include "sim/random/rng.hpp"
 #include "verify/divergence/density_engines.hpp"
@@ -66,6 +67,7 @@ Moments run(const sim::Law& p, const sim::Law& q, long samples, std::uint64_t se
   Moments total;
   std::vector<double> x(kChunk), l(kChunk), tmp(kChunk), base(kChunk), lp_shift(kChunk);
   for (long start = 0, chunk = 0; start < samples; start += kChunk, ++chunk) {
+    throw_if_interrupted();
     const std::size_t n = static_cast<std::size_t>(std::min(kChunk, samples - start));
     sim::Rng rng(seed, static_cast<std::uint64_t>(chunk));
     std::span<double> xs(x.data(), n), ls(l.data(), n);

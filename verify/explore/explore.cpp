@@ -15,6 +15,7 @@
 #include <nlopt.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/interrupt.hpp"
 #include "sim/kernels/finite_kernel.hpp"
 #include "verify/cases/formula.hpp"
 #include "verify/runner/codec.hpp"
@@ -284,6 +285,11 @@ class Explorer {
   Evaluation evaluate(std::vector<double> u) {
     Evaluation e;
     e.u = std::move(u);
+    if (interrupt_requested()) {  // stop quickly: the entry point throws Interrupted once the search unwinds
+      e.status = Evaluation::Status::error;
+      e.message = "interrupted";
+      return e;
+    }
     try {
       e.point = space_.point(e.u);  // what is known if the derived parameters fail
       e.point = case_.with_derived(e.point);
@@ -757,11 +763,15 @@ Params SearchSpace::point(std::span<const double> u) const {
 }
 
 ExploreResult explore(const Case& c, const std::string& id, const ExploreOptions& options) {
-  return Explorer(c, id, options).run();
+  ExploreResult r = Explorer(c, id, options).run();
+  throw_if_interrupted();
+  return r;
 }
 
 FrontierResult frontier(const Case& c, const std::string& id, const ExploreOptions& options, const std::string& name, int bins) {
-  return Explorer(c, id, options).run_frontier(name, bins);
+  FrontierResult f = Explorer(c, id, options).run_frontier(name, bins);
+  throw_if_interrupted();
+  return f;
 }
 
 }  // namespace privamp::verify

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/interrupt.hpp"
 #include "sim/kernels/finite_kernel.hpp"
 #include "sim/laws/expression.hpp"
 #include "verify/divergence/certified.hpp"
@@ -489,6 +490,7 @@ std::vector<std::vector<Row>> run_tasks(const std::vector<Case>& cases, const Ru
   std::mutex progress_mutex;
   auto worker = [&]() {
     for (std::size_t k = next++; k < mine.size(); k = next++) {
+      if (interrupt_requested()) break;  // the calling thread throws once the workers have stopped
       const std::size_t i = mine[k];
       results[i] = evaluate_point(*tasks[i].c, tasks[i].point, tasks[i].ids, {}, options.extra_bounds);
       const std::size_t d = ++done;
@@ -503,6 +505,7 @@ std::vector<std::vector<Row>> run_tasks(const std::vector<Case>& cases, const Ru
   for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
   worker();
   for (auto& t : threads) t.join();
+  throw_if_interrupted();
   return results;
 }
 
