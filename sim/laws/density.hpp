@@ -49,6 +49,7 @@ class FormulaDensity final : public Law {
   std::vector<double> cdf_;  // on the window's cells, normalised to 1
   std::vector<double> peaks_;   // where exp(f) peaks finer than the mode scan or beyond its window (anchors)
   std::vector<double> ladder_;  // split points around the narrow ones, at their widths times powers of 8
+  std::vector<double> kinks_;   // where log_pdf is not smooth (breakpoints)
 };
 
 // X + Y. Its density at z is ∫ p_X(x) p_Y(z − x) dx (log-space adaptive quadrature, split at the anchors and kinks

@@ -35,6 +35,9 @@ struct Atom {
 struct TailShape {
   double quad = 0;
   double lin = 0;
+  // Read off a formula's derivatives at one point (density()): known to a relative 1e-6, not exactly, so a
+  // comparison of two such tails (which is heavier: R_∞ = inf) needs a margin.
+  bool estimated = false;
   bool bounded() const { return quad == std::numeric_limits<double>::infinity(); }
   static TailShape none() {
     return {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};

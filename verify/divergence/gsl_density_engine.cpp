@@ -42,6 +42,35 @@ std::pair<double, double> gsl_log_integral(const PreparedPair& pair, const std::
   if (pts.empty()) pts.push_back(std::isfinite(lo) ? lo + pair.density.scale : 0.0);
   std::sort(pts.begin(), pts.end());
   pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
+  // The integrand's mass may sit far beyond every anchor (a Rényi integrand at a large order, tilted towards where
+  // the laws' tails differ): a geometric march into each side, 2^k scales out, adds the largest point it meets.
+  for (int side : {-1, 1}) {
+    const double from = side < 0 ? pts.front() : pts.back(), end = side < 0 ? lo : hi;
+    double best = -kInf, at = from;
+    for (int k = 0; k < 64; ++k) {
+      const double x = from + side * pair.density.scale * std::ldexp(1.0, k);
+      if (side * (x - end) >= 0) break;
+      const double v = h(x);
+      ++evaluations;
+      if (v > best) best = v, at = x;
+    }
+    if (best > -kInf && at != from) {
+      // Refine to the maximum between its neighbours on the march (golden section, 60 steps).
+      double a = from + side * (side * (at - from) / 2), b = from + side * (side * (at - from) * 2);
+      if (side * (b - end) >= 0) b = 0.5 * at + 0.5 * end;
+      if (a > b) std::swap(a, b);
+      for (int i = 0; i < 60; ++i) {
+        const double m1 = a + 0.382 * (b - a), m2 = a + 0.618 * (b - a);
+        evaluations += 2;
+        if (h(m1) < h(m2)) a = m1;
+        else b = m2;
+      }
+      pts.push_back(0.5 * (a + b));
+      pts.push_back(at);
+    }
+  }
+  std::sort(pts.begin(), pts.end());
+  pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
   // Between the kinks (and a kink and a finite end) h may be positive on a region narrower than any scale.
   std::vector<double> mids;
   for (std::size_t i = 0; i + 1 < pts.size(); ++i) mids.push_back(pts[i] + (pts[i + 1] - pts[i]) / 2);

@@ -16,9 +16,18 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 
 // True if μ's tail on one side decays slower than ν's (the likelihood ratio is unbounded there).
+// Whether tail a decays strictly slower than tail b (then the loss grows without bound there: R_∞ = inf). Tails read
+// off a formula's derivatives are known to a relative 1e-6 (and a quadratic part below 1e-12 of the linear one is
+// rounding): they count as heavier only by more than that margin, otherwise the supremum search decides.
 bool heavier(const sim::TailShape& a, const sim::TailShape& b) {
-  if (a.quad != b.quad) return a.quad < b.quad;
-  return a.lin < b.lin;
+  if (!a.estimated && !b.estimated) {
+    if (a.quad != b.quad) return a.quad < b.quad;
+    return a.lin < b.lin;
+  }
+  const double scale = std::max({std::fabs(a.lin), std::fabs(b.lin), 1e-300});
+  const double qa = a.quad < 1e-12 * scale ? 0 : a.quad, qb = b.quad < 1e-12 * scale ? 0 : b.quad;
+  if (std::fabs(qa - qb) > 1e-6 * std::max(qa, qb)) return qa < qb;
+  return a.lin < b.lin - 1e-6 * scale;
 }
 }  // namespace
 
@@ -277,8 +286,15 @@ Estimate renyi_inf(PreparedPair& pair, const std::string& method) {
   ErrorKind kind = ErrorKind::exact;
   long work = static_cast<long>(pair.atom_log_p.size());
   if (pair.p_has_density) {
-    if (heavier(pair.p.left_tail(), pair.q.left_tail()) || heavier(pair.p.right_tail(), pair.q.right_tail()))
-      return Estimate::infinite(method);
+    const bool left = heavier(pair.p.left_tail(), pair.q.left_tail()), right = heavier(pair.p.right_tail(), pair.q.right_tail());
+    if (left || right) {
+      const sim::TailShape& a = left ? pair.p.left_tail() : pair.p.right_tail();
+      const sim::TailShape& b = left ? pair.q.left_tail() : pair.q.right_tail();
+      if (!a.estimated && !b.estimated) return Estimate::infinite(method);
+      Estimate e = Estimate::infinite(method + " (a tail of mu decays slower than nu's, as read off the formulas' derivatives)");
+      e.error_kind = ErrorKind::quadrature;  // an estimate's conclusion, not an exact one
+      return e;
+    }
     const auto sup = sup_loss(pair.density, pair.loss_scan());
     if (sup.value == kInf) return Estimate::infinite(method);
     if (sup.value > best) best = sup.value;
