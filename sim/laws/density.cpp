@@ -37,10 +37,12 @@ TailShape tail_at(const Formula& f, double x, int side) {
 // beyond where f first decays): branch and bound on the formula's interval enclosure over [from, to]. A piece whose
 // enclosure bounds its mass, width·e^{sup f}, below `negligible` (a log) is dropped; one whose enclosure is within
 // 1/2 of f at its midpoint holds no hidden peak and is done; the others are bisected. Returns the points where f
-// peaks within pieces the scan's spacing could not resolve (their midpoints at the finest level reached, highest
-// first, with the width at which each was resolved), or InvalidArgument naming where mass could not be bounded within
-// the budget.
-std::vector<std::pair<double, double>> hidden_peaks(const Formula& f, double from, double to, double spacing, double negligible, int start) {
+// peaks within pieces the scan's spacing could not resolve that `keep(x, f(x))` accepts (their midpoints at the
+// finest level reached, highest first, with the width at which each was resolved), or InvalidArgument naming where
+// mass could not be bounded within the budget.
+template <class Keep>
+std::vector<std::pair<double, double>> hidden_peaks(const Formula& f, double from, double to, double spacing, double negligible, int start,
+                                                    Keep keep) {
   struct Piece {
     double a, b;
     int depth;
@@ -81,6 +83,7 @@ std::vector<std::pair<double, double>> hidden_peaks(const Formula& f, double fro
   std::vector<std::pair<double, double>> peaks;  // (x, width)
   for (const auto& [value, x, width] : found) {
     if (peaks.size() >= 32) break;
+    if (!keep(x, value)) continue;
     if (std::none_of(peaks.begin(), peaks.end(), [&](const auto& y) { return std::fabs(y.first - x) < spacing; }))
       peaks.emplace_back(x, width);
   }
@@ -197,8 +200,17 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
         inner = outer;
       }
     }
+    // A point is a hidden peak if it lies beyond the window with a value the window's mass would notice, or inside
+    // it above both neighbouring points of the scan (which did not see it) by more than 1/2.
+    const double spacing = scale / 8;
+    auto keep = [&](double x, double value) {
+      if (x < window_lo_ || x > window_hi_) return value >= max_ - kDrop;
+      const double left = loc + spacing * std::floor((x - loc) / spacing), right = left + spacing;
+      const double seen = std::max(left >= lo && left <= hi ? f(left) : -kInf, right >= lo && right <= hi ? f(right) : -kInf);
+      return value > seen + 0.5 && value >= max_ - kDrop;
+    };
     for (std::size_t r = 0; r < ranges.size(); ++r)
-      for (const auto& [x, width] : hidden_peaks(*f_, ranges[r].first, ranges[r].second, scale / 8, negligible, r == 0 ? 1024 : 16)) {
+      for (const auto& [x, width] : hidden_peaks(*f_, ranges[r].first, ranges[r].second, spacing, negligible, r == 0 ? 1024 : 16, keep)) {
         peaks_.push_back(x);
         // A ladder around a narrow peak, from the width that resolved it out to the scan's spacing: the quadratures'
         // first pieces then see its shape.

@@ -30,7 +30,7 @@ struct Workspace {
 // log of the integral and its relative error (GSL's abserr / result).
 std::pair<double, double> gsl_log_integral(const PreparedPair& pair, const std::function<double(double)>& h,
                                            double rel_tol, long& evaluations, bool over_q = false,
-                                           const std::vector<double>& kinks = {}) {
+                                           const std::vector<double>& kinks = {}, double loosest = 1e-8, bool march = false) {
   const double lo = over_q ? pair.density.q_lo : pair.density.lo, hi = over_q ? pair.density.q_hi : pair.density.hi;
   gsl_set_error_handler_off();
   // Scale: the largest value of h at the anchors, the kinks, and on a coarse grid around them.
@@ -45,6 +45,7 @@ std::pair<double, double> gsl_log_integral(const PreparedPair& pair, const std::
   // The integrand's mass may sit far beyond every anchor (a Rényi integrand at a large order, tilted towards where
   // the laws' tails differ): a geometric march into each side, 2^k scales out, adds the largest point it meets.
   for (int side : {-1, 1}) {
+    if (!march) break;
     const double from = side < 0 ? pts.front() : pts.back(), end = side < 0 ? lo : hi;
     double best = -kInf, at = from;
     for (int k = 0; k < 64; ++k) {
@@ -53,6 +54,7 @@ std::pair<double, double> gsl_log_integral(const PreparedPair& pair, const std::
       const double v = h(x);
       ++evaluations;
       if (v > best) best = v, at = x;
+      else if (v < best - 100) break;  // fallen far below the best seen: the mass is behind
     }
     if (best > -kInf && at != from) {
       // Refine to the maximum between its neighbours on the march (golden section, 60 steps).
@@ -119,8 +121,8 @@ std::pair<double, double> gsl_log_integral(const PreparedPair& pair, const std::
         err += e;
         return;
       }
-      if (tol >= 1e-8)
-        throw NumericalError(fmt::format("GSL {} could not reach relative accuracy 1e-8: {}", what, gsl_strerror(status)));
+      if (tol >= loosest)
+        throw NumericalError(fmt::format("GSL {} could not reach relative accuracy {:g}: {}", what, loosest, gsl_strerror(status)));
     }
   };
   if (std::isfinite(lo)) pts.insert(pts.begin(), lo);
@@ -204,7 +206,7 @@ double rounding_bar(const PreparedPair& pair, const std::function<double(double)
   const auto [lr, rel] = gsl_log_integral(pair, [&](double x) {
     const double v = h(x);
     return v == -kInf ? v : v + std::log(static_cast<double>(err(x)));
-  }, 1e-6, evaluations, over_q, kinks);
+  }, 1e-6, evaluations, over_q, kinks, 0.5);  // an error bar: a few digits suffice (it jumps at the crossings)
   return lr == -kInf ? 0 : std::exp(lr - log_value) * (1 + rel);
 }
 
@@ -254,7 +256,7 @@ Part density_part_gsl(PreparedPair& pair, const Quantity& quantity) {
         const double l = loss(x, lp);
         return lp == -kInf ? -kInf : lp + (a - 1) * l;
       };
-      const auto [lv, rel] = gsl_log_integral(pair, h, rel_tol, evals, false, tilted);
+      const auto [lv, rel] = gsl_log_integral(pair, h, rel_tol, evals, false, tilted, 1e-8, true);
       part.add(lv, rel + rounding_bar(pair, h, lv, [&](double x) { return detail::rounding(a, d.log_p(x), a - 1, d.log_q(x)); },
                                       evals, false, tilted));
       break;
