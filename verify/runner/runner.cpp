@@ -244,14 +244,28 @@ class LawsSource final : public DivergenceSource {
     };
     out.value = divergence(case_.engine, true);
     const bool certifiable = case_.engine != Engine::certified && !certified_refusal(*mu, *nu);
-    if (case_.cross_check && options_.cross_check) {
+    // A second route for every laws case: the certified engine where it covers the pair, else the case's
+    // cross_check, else (the user's own laws, with no cross_check) GSL on the densities when the deciding engine is
+    // not GSL and both laws have densities on the line; a row without one says so.
+    std::optional<Engine> second = case_.cross_check;
+    if (!second && case_.engine != Engine::gsl && case_.engine != Engine::monte_carlo && mu->dimension() == 1 &&
+        nu->dimension() == 1 && mu->continuous_mass() > 0 && nu->continuous_mass() > 0 && !mu->discretisation() &&
+        !nu->discretisation())
+      second = Engine::gsl;
+    if (options_.cross_check && (second || certifiable)) {
       try {
-        out.cross = divergence(certifiable ? Engine::certified : *case_.cross_check, false);
+        out.cross = divergence(certifiable ? Engine::certified : *second, false);
       } catch (const NumericalError& e) {  // the certified engine refused (budget): the case's own second route
         if (!certifiable) throw;
-        out.cross = divergence(*case_.cross_check, false);
-        out.note = fmt::format("certified engine refused ({}); second route {}", e.what(), to_string(*case_.cross_check));
+        if (second) {
+          out.cross = divergence(*second, false);
+          out.note = fmt::format("certified engine refused ({}); second route {}", e.what(), to_string(*second));
+        } else {
+          out.note = fmt::format("certified engine refused ({}); no other second route applies", e.what());
+        }
       }
+    } else if (options_.cross_check) {
+      out.note = "no second route applies to these laws (give the case a cross_check, e.g. mc)";
     }
     if (out.cross && !overlap(out.value, *out.cross)) settle(out, certifiable, divergence);
     if (reversed) {
