@@ -130,6 +130,10 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
   check_finite(law, "loc", loc);
   check_scale(law, "scale", scale);
   if (!(loc >= lo && loc <= hi)) throw_invalid(law, "loc", loc, fmt::format("lo = {} <= loc <= hi = {}", lo, hi));
+  // A support the scan's steps cannot resolve (a search step that underflows never advances): refused before any work.
+  if (!(hi - lo >= std::max(1e-300, 1e-12 * scale)))
+    throw_invalid(law, "hi", hi, fmt::format("hi - lo >= max(1e-300, 1e-12 * scale) with lo = {}, scale = {} (give a scale near the "
+                                             "support's width)", format_number(lo), format_number(scale)));
   auto f = [&](double x) {
     const double v = (*f_)(x);
     if (std::isnan(v) || v == kInf)

@@ -56,6 +56,7 @@ std::vector<TheoremSummary> theorem_summaries(const std::vector<Row>& rows) {
     ++st.counts[r.verdict];
     if (!r.is_property() && (r.verdict == Verdict::tight || r.verdict == Verdict::holds ||
                              r.verdict == Verdict::violated || r.verdict == Verdict::inconclusive)) {
+      ++st.decided_on[r.exact.error_kind];
       const double q = r.ratio();
       if (std::isnan(q)) continue;
       if (st.ratios.empty() || q < st.tightest->ratio()) st.tightest = &r;
@@ -71,19 +72,46 @@ std::vector<TheoremSummary> theorem_summaries(const std::vector<Row>& rows) {
   return out;
 }
 
+double TheoremSummary::proven_share() const {
+  long all = 0, proven = 0;
+  for (const auto& [kind, n] : decided_on) {
+    all += n;
+    if (kind == ErrorKind::exact || kind == ErrorKind::certified) proven += n;
+  }
+  return all == 0 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(proven) / static_cast<double>(all);
+}
+
 std::string summary_table(const std::vector<Row>& rows) {
-  std::string out = fmt::format("{:<18} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>6}   {:>10} {:>10} {:>10}\n", "theorem",
-                                "points", "tight", "holds", "incon", "VIOL", "n/a", "error", "cross", "min ratio", "median", "max");
-  for (const TheoremSummary& st : theorem_summaries(rows)) {
+  std::string out = fmt::format("{:<18} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>6}   {:>10} {:>10} {:>10} {:>7}\n", "theorem",
+                                "points", "tight", "holds", "incon", "VIOL", "n/a", "error", "cross", "min ratio", "median", "max",
+                                "proven");
+  std::map<ErrorKind, long> total;
+  const auto summaries = theorem_summaries(rows);
+  for (const TheoremSummary& st : summaries)
+    for (const auto& [kind, n] : st.decided_on) total[kind] += n;
+  for (const TheoremSummary& st : summaries) {
     const auto& r = st.ratios;
     const std::string lo = r.empty() ? "-" : show(r.front()), med = r.empty() ? "-" : show(r[r.size() / 2]),
                       hi = r.empty() ? "-" : show(r.back());
     // The share of valued rows whose exact value was confirmed by a second, independent route.
     const std::string cross = st.valued == 0 ? "-" : fmt::format("{:.0f}%", 100.0 * static_cast<double>(st.crossed) / static_cast<double>(st.valued));
-    out += fmt::format("{:<18} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>6}   {:>10} {:>10} {:>10}\n", st.id, st.points,
+    // The share of its verdicts that rest on an exact or certified interval (the rest: estimates, confidence intervals).
+    const double share = st.proven_share();
+    out += fmt::format("{:<18} {:>6} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>6}   {:>10} {:>10} {:>10} {:>7}\n", st.id, st.points,
                        st.count(Verdict::tight), st.count(Verdict::holds), st.count(Verdict::inconclusive),
                        st.count(Verdict::violated), st.count(Verdict::not_applicable), st.count(Verdict::error), cross, lo,
-                       med, hi);
+                       med, hi, std::isnan(share) ? "-" : fmt::format("{:.0f}%", 100 * share));
+  }
+  long all = 0;
+  std::vector<std::string> parts;
+  for (const auto& [kind, n] : total) {
+    all += n;
+    parts.push_back(fmt::format("{} {}", to_string(kind), n));
+  }
+  if (all > 0) {
+    const long proven = (total.count(ErrorKind::exact) ? total[ErrorKind::exact] : 0) + (total.count(ErrorKind::certified) ? total[ErrorKind::certified] : 0);
+    out += fmt::format("verdicts on exact or certified intervals: {} of {} ({:.0f}%); by interval: {}\n", proven, all,
+                       100.0 * static_cast<double>(proven) / static_cast<double>(all), fmt::join(parts, ", "));
   }
   return out;
 }

@@ -19,6 +19,9 @@ namespace privamp::verify {
 struct TheoremSummary {
   std::string id;
   long points = 0, valued = 0, crossed = 0;
+  // The verdicts (tight, holds, inconclusive, violated) by the kind of interval they rest on.
+  std::map<ErrorKind, long> decided_on;
+  double proven_share() const;  // of those verdicts, the share on exact or certified intervals (NaN: none)
   std::map<Verdict, long> counts;
   std::vector<double> ratios;  // sorted
   const Row* tightest = nullptr;
