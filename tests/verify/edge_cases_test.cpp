@@ -47,6 +47,9 @@ TEST_CASE("edge inputs: intervals contain the independent references", "[verify]
       {"gaussian(1, 1)", "gaussian(0, 2)", Quantity::tv(), 0.390065660121055661052951368821},
       {"gaussian(loc=1, sigma=1e-300)", "gaussian(0, 2)", Quantity::kl(), 691.093675078773650514814668527},
       {"gaussian(1, 1.0000001)", "gaussian(0, 1)", Quantity::kl(), 0.500000000000009999999666666692},
+      // An atom μ does not have: its loss is −inf exactly, and the bar stays the rounding (once [0, 6.2e234]).
+      {"pmf(p=[0.5, 0.5, 0])", "pmf(p=[0.25, 0.25, 0.5])", Quantity::kl(), 0.693147180559945309417232121458},
+      {"pmf(p=[0.5, 0.5, 0])", "pmf(p=[0.25, 0.25, 0.5])", Quantity::renyi(2), 0.693147180559945309417232121458},
       // Extreme ratios Δ/σ: in logs.
       {"gaussian(1e-300, 2)", "gaussian(0, 2)", Quantity::tv(), 1.9947114020071633897e-301},
       // Long chains: the difference of the laws is 1e-21 of either. Exact rational arithmetic on K as privamp holds it

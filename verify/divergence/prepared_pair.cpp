@@ -193,7 +193,8 @@ Part atom_part(const PreparedPair& pair, const Quantity& quantity, RenyiRoute ro
     const double l = joint && lp > -kInf ? pair.atom_loss[k] : lp - lq;  // −inf where μ has no atom
     // Rounding of the loss, in units of eps: of log p − log q, or, for a joint loss (relatively accurate; its own
     // error is evaluated by `push`), of the loss itself.
-    const double loss_error = joint ? std::fabs(l) + 1e-300 : std::fabs(lp == -kInf ? 0 : lp) + std::fabs(lq);
+    // An atom that μ does not have (p = 0 exactly) has the loss −inf exactly: nothing to amplify.
+    const double loss_error = lp == -kInf ? 0 : joint ? std::fabs(l) + 1e-300 : std::fabs(lp) + std::fabs(lq);
     // The convex generators over the loss's range ±δ (see DensityPair::loss_push).
     auto generator = [&](auto log_g) {
       const double d = pair.loss_error;
