@@ -248,7 +248,8 @@ class LawsSource final : public DivergenceSource {
     // cross_check, else (the user's own laws, with no cross_check) GSL on the densities when the deciding engine is
     // not GSL and both laws have densities on the line; a row without one says so.
     std::optional<Engine> second = case_.cross_check;
-    if (!second && case_.engine != Engine::gsl && case_.engine != Engine::monte_carlo && mu->dimension() == 1 &&
+    // (R_∞ is left out: both quadrature engines share the supremum search, so GSL would not be a second route.)
+    if (!second && q.kind != Quantity::Kind::renyi_inf && case_.engine != Engine::gsl && case_.engine != Engine::monte_carlo && mu->dimension() == 1 &&
         nu->dimension() == 1 && mu->continuous_mass() > 0 && nu->continuous_mass() > 0 && !mu->discretisation() &&
         !nu->discretisation())
       second = Engine::gsl;
