@@ -46,7 +46,7 @@ Action add_figures_command(CLI::App& app) {
     } else {
       std::vector<std::string> names;
       for (const auto& f : set.figures) names.push_back(f.name);
-      for (const std::string& name : split(args->only)) {
+      for (const std::string& name : list_option("figures", "--only", args->only)) {
         const auto it = std::find_if(set.figures.begin(), set.figures.end(), [&](const plots::Figure& f) { return f.name == name; });
         if (it == set.figures.end()) throw InvalidArgument(fmt::format("unknown figure '{}' ({}known: {})", name, did_you_mean(name, names), fmt::join(names, ", ")));
         chosen.push_back(&*it);

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -55,6 +56,22 @@ void OutputFile::close() {
   if (closed_) return;
   closed_ = true;
   write_file(path_, out_.view());
+}
+
+std::string read_input_file(std::string_view what, const std::filesystem::path& path, std::size_t max_bytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw InvalidArgument(fmt::format("{} {}: cannot be read: {}", what, path.string(), strerror_text()));
+  if (!S_ISREG(st.st_mode))
+    throw InvalidArgument(fmt::format("{} {}: not a regular file (a folder, device or pipe is not read)", what, path.string()));
+  if (static_cast<std::size_t>(st.st_size) > max_bytes)
+    throw InvalidArgument(fmt::format("{} {}: {} bytes; at most {}", what, path.string(), st.st_size, max_bytes));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InvalidArgument(fmt::format("{} {}: cannot be read", what, path.string()));
+  std::string text(max_bytes + 1, '\0');  // a file that grew since stat() is cut off here and refused
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > max_bytes) throw InvalidArgument(fmt::format("{} {}: more than {} bytes", what, path.string(), max_bytes));
+  return text;
 }
 
 void write_file(const std::filesystem::path& path, std::string_view text) {

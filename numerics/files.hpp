@@ -37,6 +37,10 @@ class OutputFile {
   bool closed_ = false;
 };
 
+// The text of an input file (a case, figure or kernel file), at most max_bytes: a path that is not a regular file
+// (a folder, /dev/zero, a pipe) or a longer file is InvalidArgument naming `what` and the path, before it is read.
+std::string read_input_file(std::string_view what, const std::filesystem::path& path, std::size_t max_bytes);
+
 // The whole text to one file, atomically (as OutputFile).
 void write_file(const std::filesystem::path& path, std::string_view text);
 

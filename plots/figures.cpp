@@ -264,7 +264,7 @@ FigureSet load_figures(const std::vector<std::filesystem::path>& paths) {
   for (const auto& file : verify::case_files(paths)) {
     toml::table doc;
     try {
-      doc = toml::parse_file(file.string());
+      doc = toml::parse(read_input_file("figure file", file, 4u << 20), file.string());
     } catch (const toml::parse_error& e) {
       throw InvalidArgument(fmt::format("{}:{}: {}", file.string(), e.source().begin.line, e.description()));
     }

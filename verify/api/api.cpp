@@ -213,10 +213,7 @@ sim::FiniteKernel kernel_from_rows(const std::vector<std::vector<double>>& rows)
 }
 
 sim::FiniteKernel read_kernel_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InvalidArgument(fmt::format("--K-file {}: cannot be read", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  std::stringstream buffer(read_input_file("--K-file", path, 64u << 20));
   if (path.size() > 5 && path.substr(path.size() - 5) == ".toml") {
     toml::table t;
     try {

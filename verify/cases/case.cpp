@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/files.hpp"
 #include "sim/kernels/finite_kernel.hpp"
 #include "sim/laws/expression.hpp"
 #include "verify/bounds/catalogue.hpp"
@@ -644,15 +645,7 @@ Loaded load(const std::vector<std::filesystem::path>& paths) {
   const std::vector<std::filesystem::path> files = case_files(paths);
   std::vector<toml::table> docs;
   for (const auto& f : files) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(f, ec);
-    if (!ec && size > kMaxCaseFileBytes)
-      throw InvalidArgument(fmt::format("{}: {} bytes; case files are at most {} bytes", f.string(), size, kMaxCaseFileBytes));
-    std::ifstream in(f);
-    if (!in) throw InvalidArgument(fmt::format("{}: cannot read", f.string()));
-    std::stringstream text;
-    text << in.rdbuf();
-    docs.push_back(parse_document(text.str(), f.string()));
+    docs.push_back(parse_document(read_input_file("case file", f, kMaxCaseFileBytes), f.string()));
   }
   // Bounds first, from every file, so that a case may use a bound declared in another file.
   DeclaredBounds declared;
