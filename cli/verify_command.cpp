@@ -59,6 +59,7 @@ Action add_verify_command(CLI::App& app) {
             ? (std::filesystem::is_directory(paths.front()) ? paths.front() : paths.front().parent_path()) / "expected"
             : std::filesystem::path(args->golden_dir);
     if (args->update_golden) verify::check_golden_targets(loaded.cases, golden);
+    if (args->check_golden) verify::golden_verdicts(golden);  // a malformed golden file: exit 2 now, not after the run
     // Each output folder locked for the run (a second run into one is refused) and its files checked now: a link
     // planted where privamp would write is refused before the computation, not after it.
     // Only the first process writes (the others send it their rows), so only it locks.

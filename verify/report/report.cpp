@@ -407,6 +407,37 @@ void update_golden(const std::vector<Row>& rows, const std::filesystem::path& di
   for (const auto& [stem, rows_json] : files) write_file(dir / (stem + ".json"), rows_json.dump(1) + "\n");
 }
 
+namespace {
+
+// One golden file, checked: a list of rows, each with texts key, id and verdict and numbers value, lower, upper. A
+// file that is not one is InvalidArgument naming it and the first bad row (exit 2), never a JSON type error.
+std::map<std::string, nlohmann::json> read_golden(const std::filesystem::path& file) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(read_input_file("golden file", file, 256u << 20));
+    if (!j.is_array()) throw InvalidArgument("not a list of rows");
+    std::map<std::string, nlohmann::json> out;
+    std::size_t n = 0;
+    for (const auto& row : j) {
+      ++n;
+      if (!row.is_object()) throw InvalidArgument(fmt::format("row {} is not a table", n));
+      for (const char* k : {"key", "id", "verdict"})
+        if (!row.contains(k) || !row[k].is_string()) throw InvalidArgument(fmt::format("row {} has no text '{}'", n, k));
+      for (const char* k : {"value", "lower", "upper"}) {
+        if (!row.contains(k)) throw InvalidArgument(fmt::format("row {} has no '{}'", n, k));
+        number_from_json(row[k]);
+      }
+      out[row["key"].get<std::string>()] = row;
+    }
+    return out;
+  } catch (const nlohmann::json::exception& e) {
+    throw InvalidArgument(fmt::format("{}: not a privamp golden file: {}", file.string(), e.what()));
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(fmt::format("{}: not a privamp golden file: {}", file.string(), e.what()));
+  }
+}
+
+}  // namespace
+
 std::map<std::string, std::map<std::string, int>> golden_verdicts(const std::filesystem::path& dir) {
   std::map<std::string, std::map<std::string, int>> out;
   std::error_code ec;
@@ -415,19 +446,8 @@ std::map<std::string, std::map<std::string, int>> golden_verdicts(const std::fil
   for (const auto& e : std::filesystem::directory_iterator(dir, ec))
     if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
   std::sort(files.begin(), files.end());
-  for (const auto& file : files) {
-    std::ifstream in(file);
-    try {
-      const nlohmann::json j = nlohmann::json::parse(in);
-      if (!j.is_array()) throw InvalidArgument("not a list of rows");
-      for (const auto& row : j) {
-        if (!row.is_object() || !row.contains("id") || !row.contains("verdict")) throw InvalidArgument("a row without id and verdict");
-        ++out[row.at("id").get<std::string>()][row.at("verdict").get<std::string>()];
-      }
-    } catch (const std::exception& e) {
-      throw InvalidArgument(fmt::format("{}: not a privamp golden file: {}", file.string(), e.what()));
-    }
-  }
+  for (const auto& file : files)
+    for (const auto& [key, row] : read_golden(file)) ++out[row["id"].get<std::string>()][row["verdict"].get<std::string>()];
   return out;
 }
 
@@ -438,20 +458,13 @@ std::vector<std::string> check_golden(const std::vector<Row>& rows, const std::f
   for (const Row& r : rows) current[std::filesystem::path(r.file).stem().string()].push_back(&r);
   for (const auto& [stem, list] : current) {
     const auto file = dir / (stem + ".json");
-    std::ifstream in(file);
-    if (!in) {
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) {
       problems.push_back(fmt::format("{}: no golden file (run --update-golden)", file.string()));
       continue;
     }
-    nlohmann::json j;
-    try {
-      in >> j;
-    } catch (const std::exception& e) {
-      problems.push_back(fmt::format("{}: unreadable golden file: {}", file.string(), e.what()));
-      continue;
-    }
     auto& g = golden[stem];
-    for (const auto& e : j) g[e["key"].get<std::string>()] = e;
+    g = read_golden(file);
     for (const Row* r : list) {
       const auto it = g.find(r->key());
       if (it == g.end()) {
