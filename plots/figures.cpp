@@ -635,14 +635,14 @@ void render_gnuplot(const std::filesystem::path& dir, const std::string& name, c
                     const std::string& comment, const std::string& body, const Style& style) {
   if (!gnuplot_available())
     throw InvalidArgument("gnuplot was not found: install gnuplot-nox (scripts/install-deps.sh does) to render figures");
-  // gnuplot runs in `dir` (it reads the data files there) and writes its script's outputs and its log into a private
-  // folder of ours; finished files are moved into place by rename, refusing links, like every file privamp writes.
+  // gnuplot runs in a private folder of ours inside `dir` (reading the data files from `dir` through its loadpath),
+  // where it writes its outputs and its log; the finished files are moved into place by rename, refusing links, like
+  // every file privamp writes. The script names its files as they are published, so it reruns in `dir` as it is.
   std::vector<std::string> outputs = {name + ".gp", name + ".log"};
   for (const char* kind : {"pdf", "png"})
     if (style.wants(kind)) outputs.push_back(name + "." + kind);
   for (const auto& file : outputs) check_target("", dir / file);
   const std::filesystem::path work = make_temporary_folder(dir, name);
-  const std::string in = work.filename().string() + "/";
   try {
     OutputFile checked(work / (name + ".gp"));
     std::ostream& out = checked.stream();
@@ -650,10 +650,10 @@ void render_gnuplot(const std::filesystem::path& dir, const std::string& name, c
     std::string commented = "# ";  // every line of the comment a comment line, whatever ends it
     for (char c : comment) commented += c == '\n' ? std::string("\n# ") : has_control_character(std::string(1, c)) ? " " : std::string(1, c);
     out << commented << "\n";
-    if (style.wants("pdf")) out << style_preamble(in + name + ".pdf", true, style) << set_title << body << "set output\n";
-    if (style.wants("png")) out << style_preamble(in + name + ".png", false, style) << set_title << body << "set output\n";
+    if (style.wants("pdf")) out << style_preamble(name + ".pdf", true, style) << set_title << body << "set output\n";
+    if (style.wants("png")) out << style_preamble(name + ".png", false, style) << set_title << body << "set output\n";
     checked.close();
-    run_gnuplot(dir, in + name + ".gp", in + name + ".log");  // gnuplot's messages go to NAME.log; a failure quotes them
+    run_gnuplot(work, name + ".gp", name + ".log", "..");  // gnuplot's messages go to NAME.log; a failure quotes them
     for (const auto& file : outputs) move_into_place(work / file, dir / file);
   } catch (...) {
     std::error_code ec;

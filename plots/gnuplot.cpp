@@ -103,19 +103,23 @@ std::string find_on_path(const std::string& name) {
 
 bool gnuplot_available() { return !find_on_path("gnuplot").empty(); }
 
-void run_gnuplot(const std::filesystem::path& dir, const std::string& script, const std::string& log) {
+void run_gnuplot(const std::filesystem::path& dir, const std::string& script, const std::string& log, const std::string& data_dir) {
   const std::string gnuplot = find_on_path("gnuplot");
   if (gnuplot.empty())
     throw InvalidArgument("gnuplot was not found: install gnuplot-nox (scripts/install-deps.sh does) to render figures");
   const std::string directory = dir.string();
   // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
+  // Data files not found in `dir` are looked up in `data_dir` (gnuplot's loadpath; a quoted gnuplot string).
+  const std::string loadpath = "set loadpath " + quoted(data_dir.empty() ? "." : data_dir);
   std::vector<char> program(gnuplot.begin(), gnuplot.end()), script_arg(script.begin(), script.end()),
-      log_name(log.begin(), log.end()), where(directory.begin(), directory.end());
+      log_name(log.begin(), log.end()), where(directory.begin(), directory.end()), e_flag{'-', 'e', '\0'},
+      e_arg(loadpath.begin(), loadpath.end());
   program.push_back('\0');
   script_arg.push_back('\0');
   log_name.push_back('\0');
   where.push_back('\0');
-  char* const argv[] = {program.data(), script_arg.data(), nullptr};
+  e_arg.push_back('\0');
+  char* const argv[] = {program.data(), e_flag.data(), e_arg.data(), script_arg.data(), nullptr};
   const pid_t pid = ::fork();
   if (pid < 0) throw NumericalError(fmt::format("cannot start gnuplot: {}", std::strerror(errno)));
   if (pid == 0) {

@@ -34,7 +34,8 @@ bool is_key_position_word(const std::string& word);
 
 bool gnuplot_available();
 // Runs `gnuplot SCRIPT` in `dir` (SCRIPT a path relative to it), its output going to LOG (relative to `dir`, a new
-// file: created exclusively, never through a link). NumericalError quoting the log when gnuplot fails.
-void run_gnuplot(const std::filesystem::path& dir, const std::string& script, const std::string& log);
+// file: created exclusively, never through a link); data files not in `dir` are read from `data_dir` (relative to
+// `dir`). NumericalError quoting the log when gnuplot fails.
+void run_gnuplot(const std::filesystem::path& dir, const std::string& script, const std::string& log, const std::string& data_dir = "");
 
 }  // namespace privamp::plots
