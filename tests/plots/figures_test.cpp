@@ -284,21 +284,9 @@ title = "Theorem 4"
 TEST_CASE("a figure file's texts reach the caption, the pgfplots file and the gnuplot script escaped", "[plots][escape]") {
   // A hostile co-author's figure file: LaTeX commands that would read or write files in the paper that inputs the
   // caption, and gnuplot/shell syntax. Nothing of them may survive as a command.
-  const std::string payload_case = R"toml(
-[[case]]
-name = "c\\input{/etc/passwd}$x$"
-bounds = ["T4.closed"]
-mu = "gaussian_chain(x0=1, r={r}, L={L})"
-nu = "gaussian_chain(x0=0, r={r}, L={L})"
-quantity = "renyi"
-order = "{alpha}"
-[case.grid]
-alpha = 2
-delta = 1
-sigma = 1
-L = 0.5
-r = [1, 2]
-)toml";
+  // The shared test case under a hostile name.
+  std::string payload_case = kCase;
+  payload_case.replace(payload_case.find("name = \"chain\""), 14, "name = \"c\\\\input{/etc/passwd}$x$\"");
   const auto path = write_temp("privamp_hostile_figure.toml", payload_case, R"toml(
 [[figure]]
 name = "hostile"
