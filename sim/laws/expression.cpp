@@ -13,6 +13,7 @@
 #include "numerics/errors.hpp"
 #include "numerics/special.hpp"
 #include "sim/kernels/finite_kernel.hpp"
+#include "sim/laws/composition.hpp"
 #include "sim/laws/density.hpp"
 #include "sim/laws/finite.hpp"
 #include "sim/laws/gaussian.hpp"
@@ -370,6 +371,21 @@ const std::vector<LawSpec>& law_catalogue() {
        {{"a", K::law, std::nullopt, "the law of X"}, {"b", K::law, std::nullopt, "the law of Y"}},
        "convolve(laplace(0, 1), gaussian(0, 0.5))",
        [](const Args& a) { return std::make_shared<Convolution>(a.law("a"), a.law("b")); }},
+      {"power", "T independent releases of a law, law^(x T): composed with power(nu, T) it gives the T-fold composition",
+       {{"law", K::law, std::nullopt, "the law of one release"},
+        {"T", K::integer, std::nullopt, "number of releases, 1 <= T <= 10^7"}},
+       "power(mix(q=0.01, gaussian(0, 1), gaussian(1, 1)), 1000)",
+       [](const Args& a) {
+         const double t = a.number("T");
+         if (!(t >= 1 && t <= static_cast<double>(Composition::kMaxCount) && t == std::floor(t)))
+           throw_invalid("power", "T", t, fmt::format("an integer, 1 <= T <= {}", Composition::kMaxCount));
+         return compose_power(a.law("law"), static_cast<long>(t));
+       }},
+      {"product", "releases of different laws in sequence: product(power(a, 150), power(b, 20)) (heterogeneous composition)",
+       {{"laws", K::laws, std::nullopt, "the laws released, in order (powers or single laws), at most 64"}},
+       "product(power(gaussian(1, 1), 150), power(gaussian(1, 2), 20))",
+       [](const Args& a) { return compose_product(a.laws("laws")); },
+       /*variadic=*/true},
       {"mixture", "finite mixture sum_i weights[i] * laws[i]",
        {{"weights", K::numbers, std::nullopt, "non-negative, summing to 1"},
         {"laws", K::laws, std::nullopt, "the components (any one-dimensional laws)"}},

@@ -91,6 +91,9 @@ struct LawSpec {
   std::vector<ParamSpec> params;
   std::string example;
   std::function<LawPtr(const Args&)> build;
+  // Positional arguments are gathered into the first parameter (a list of laws): product(a, b, c) is
+  // product(laws=[a, b, c]).
+  bool variadic = false;
 };
 
 const std::vector<LawSpec>& law_catalogue();

@@ -853,7 +853,20 @@ class Evaluator {
   Val make_law(const Node& n, const LawSpec& spec) {
     std::map<std::string, Value> values;
     std::size_t positional = 0;
-    for (std::size_t i = 0; i < n.args.size(); ++i) {
+    const bool gathered = spec.variadic && !n.args.empty() &&
+                          !(n.args.size() == 1 && n.args.front()->kind == Node::Kind::list) &&
+                          std::all_of(n.keys.begin(), n.keys.end(), [](const std::string& k) { return k.empty(); });
+    if (gathered) {  // product(a, b, c): the laws form the first parameter's list
+      Value list;
+      list.kind = Value::Kind::list;
+      for (const auto& arg : n.args) {
+        const Val v = eval(*arg);
+        if (v.kind != Val::Kind::law) fail(*arg, fmt::format("{}: every argument must be a law", spec.name));
+        list.list.push_back(to_law_value(v));
+      }
+      values[spec.params.front().name] = std::move(list);
+    }
+    for (std::size_t i = 0; i < n.args.size() && !gathered; ++i) {
       const Node& arg = *n.args[i];
       std::string key = n.keys[i];
       const ParamSpec* ps = nullptr;
@@ -977,7 +990,7 @@ void validate_node(const std::string& label, const std::string& text, const Node
         if (a.kind != Node::Kind::call || !find_law(a.text))
           fail_at(label, text, a.column, fmt::format("'{}' is not a law (see privamp laws)", a.kind == Node::Kind::call || a.kind == Node::Kind::name ? a.text : "this"));
       }
-    if (spec) {
+    if (spec && !spec->variadic) {
       std::size_t positional = 0;
       for (std::size_t i = 0; i < n.args.size(); ++i) {
         if (n.keys[i].empty()) {

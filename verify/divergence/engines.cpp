@@ -12,6 +12,7 @@
 #include "numerics/errors.hpp"
 #include "verify/divergence/certified.hpp"
 #include "verify/divergence/closed_form.hpp"
+#include "verify/divergence/composition.hpp"
 #include "verify/divergence/density_engines.hpp"
 #include "verify/divergence/discretised.hpp"
 #include "verify/divergence/prepared_pair.hpp"
@@ -372,6 +373,11 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
 std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
                                           const DivergenceOptions& options) {
   check_positive_finite("divergence", "rel_tol", options.rel_tol);
+  if (is_composition(p) || is_composition(q))
+    return composed_divergences(p, q, quantities, options,
+                                [&options](const sim::Law& a, const sim::Law& b, std::span<const Quantity> qs) {
+                                  return compute_divergences(a, b, qs, options);
+                                });
   if (p.dimension() != q.dimension())
     throw InvalidArgument(fmt::format("the laws live in different dimensions: mu in R^{} ({}), nu in R^{} ({})",
                                       p.dimension(), p.expression(), q.dimension(), q.expression()));

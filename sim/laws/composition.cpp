@@ -1,0 +1,82 @@
+#include "sim/laws/composition.hpp"
+
+#include <climits>
+
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+
+namespace privamp::sim {
+
+Composition::Composition(std::vector<Factor> factors) : factors_(std::move(factors)) {
+  if (factors_.empty()) throw InvalidArgument("product: at least one law is needed");
+  if (static_cast<int>(factors_.size()) > kMaxFactors)
+    throw_invalid("product", "number of factors", static_cast<double>(factors_.size()),
+                  fmt::format("at most {} factors (write repeated releases as power(law, T))", kMaxFactors));
+  double releases = 0, dimension = 0;
+  for (const Factor& f : factors_) {
+    if (!f.law) throw InvalidArgument("product: a factor is not a law");
+    if (dynamic_cast<const Composition*>(f.law.get())) throw InvalidArgument("composition: factors must be flattened");
+    if (f.count < 1) throw_invalid("power", "T", static_cast<double>(f.count), "a positive integer");
+    releases += static_cast<double>(f.count);
+    dimension += static_cast<double>(f.count) * f.law->dimension();
+  }
+  if (releases > static_cast<double>(kMaxCount))
+    throw_invalid("power", "T", releases, fmt::format("1 <= T <= {} releases in all", kMaxCount));
+  if (dimension > static_cast<double>(INT_MAX))
+    throw_invalid("power", "T", releases, fmt::format("a composition of dimension <= {}", INT_MAX));
+  releases_ = static_cast<long>(releases);
+  dimension_ = static_cast<int>(dimension);
+}
+
+std::string Composition::expression() const {
+  auto power = [](const Factor& f) { return fmt::format("power({}, {})", f.law->expression(), f.count); };
+  if (factors_.size() == 1) return power(factors_.front());
+  std::vector<std::string> parts;
+  for (const Factor& f : factors_) parts.push_back(power(f));
+  return fmt::format("product({})", fmt::join(parts, ", "));
+}
+
+namespace {
+[[noreturn]] void no_line_law(const Composition& c) {
+  throw InvalidArgument(c.expression() +
+                        ": a composition is a law of several releases, with no density on the line; compare it with a "
+                        "composition of the same structure (power(mu, T) against power(nu, T))");
+}
+}  // namespace
+
+double Composition::log_density(double) const { no_line_law(*this); }
+double Composition::location() const { no_line_law(*this); }
+double Composition::scale() const { no_line_law(*this); }
+TailShape Composition::left_tail() const { no_line_law(*this); }
+TailShape Composition::right_tail() const { no_line_law(*this); }
+double Composition::sample(Rng&) const { no_line_law(*this); }
+
+LawPtr compose_product(const std::vector<LawPtr>& laws) {
+  std::vector<Composition::Factor> factors;
+  for (const LawPtr& law : laws) {
+    if (const auto* c = dynamic_cast<const Composition*>(law.get()))
+      factors.insert(factors.end(), c->factors().begin(), c->factors().end());
+    else
+      factors.push_back({law, 1});
+  }
+  return std::make_shared<Composition>(std::move(factors));
+}
+
+LawPtr compose_power(const LawPtr& law, long count) {
+  if (count < 1 || count > Composition::kMaxCount)
+    throw_invalid("power", "T", static_cast<double>(count), fmt::format("an integer, 1 <= T <= {}", Composition::kMaxCount));
+  if (const auto* c = dynamic_cast<const Composition*>(law.get())) {
+    std::vector<Composition::Factor> factors = c->factors();
+    for (auto& f : factors) {
+      const double n = static_cast<double>(f.count) * static_cast<double>(count);
+      if (n > static_cast<double>(Composition::kMaxCount))
+        throw_invalid("power", "T", n, fmt::format("1 <= T <= {} releases in all", Composition::kMaxCount));
+      f.count *= count;
+    }
+    return std::make_shared<Composition>(std::move(factors));
+  }
+  return std::make_shared<Composition>(std::vector<Composition::Factor>{{law, count}});
+}
+
+}  // namespace privamp::sim

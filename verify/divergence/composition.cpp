@@ -1,0 +1,717 @@
+#include "verify/divergence/composition.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <cmath>
+#include <complex>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <numbers>
+#include <optional>
+
+#include <boost/math/quadrature/gauss.hpp>
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+#include "numerics/interrupt.hpp"
+#include "numerics/log_space.hpp"
+#include "sim/laws/composition.hpp"
+#include "sim/laws/gaussian.hpp"
+#include "verify/divergence/closed_form.hpp"
+
+namespace privamp::verify {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kU = std::numeric_limits<double>::epsilon() / 2;  // unit roundoff
+
+// One factor of the pairing: T releases of μ against T releases of ν.
+struct ReleasePair {
+  const sim::Law* mu;
+  const sim::Law* nu;
+  long count;
+};
+
+// Walks both compositions' factors in order, consuming releases: power(a, 3) against product(b, power(c, 2)) pairs
+// (a, b) once and (a, c) twice.
+std::vector<ReleasePair> pair_releases(const sim::Law& p, const sim::Law& q) {
+  const auto* cp = dynamic_cast<const sim::Composition*>(&p);
+  const auto* cq = dynamic_cast<const sim::Composition*>(&q);
+  if (!cp || !cq)
+    throw InvalidArgument(fmt::format("a composition is compared with a composition of as many releases: {} against {} "
+                                      "(write power(nu, T) for the {} law)",
+                                      p.expression(), q.expression(), cp ? "second" : "first"));
+  if (cp->releases() != cq->releases())
+    throw InvalidArgument(fmt::format("the compositions have different numbers of releases: {} ({}) against {} ({})",
+                                      cp->releases(), p.expression(), cq->releases(), q.expression()));
+  const auto& fp = cp->factors();
+  const auto& fq = cq->factors();
+  std::vector<ReleasePair> out;
+  std::size_t i = 0, j = 0;
+  long ri = fp[0].count, rj = fq[0].count;
+  while (i < fp.size() && j < fq.size()) {
+    const long k = std::min(ri, rj);
+    if (!out.empty() && out.back().mu == fp[i].law.get() && out.back().nu == fq[j].law.get())
+      out.back().count += k;
+    else
+      out.push_back({fp[i].law.get(), fq[j].law.get(), k});
+    if ((ri -= k) == 0 && ++i < fp.size()) ri = fp[i].count;
+    if ((rj -= k) == 0 && ++j < fq.size()) rj = fq[j].count;
+  }
+  for (const ReleasePair& r : out)
+    if (r.mu->dimension() != r.nu->dimension())
+      throw InvalidArgument(fmt::format("released laws of different dimensions are paired: {} (R^{}) against {} (R^{})",
+                                        r.mu->expression(), r.mu->dimension(), r.nu->expression(), r.nu->dimension()));
+  return out;
+}
+
+int weakness(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::exact: return 0;
+    case ErrorKind::certified: return 1;
+    case ErrorKind::quadrature: return 2;
+    case ErrorKind::discretised: return 3;
+    case ErrorKind::statistical: return 4;
+  }
+  return 4;
+}
+
+// Σ_i T_i·D_i in log space (the terms are ≥ 0), each end from the terms' ends; the multiplications and the
+// log-sum-exp round by a few ulps per term, carried outwards.
+Estimate add_up(const std::vector<std::pair<Estimate, long>>& terms) {
+  Estimate out;
+  out.value = 0;
+  std::vector<double> lv, ll, lu;
+  ErrorKind kind = ErrorKind::exact;
+  double missing_level = 0;
+  std::vector<std::string> methods;
+  for (const auto& [e, count] : terms) {
+    if (std::isinf(e.value) || std::isinf(e.upper)) {
+      Estimate inf = Estimate::infinite(fmt::format("{} (one release's divergence is infinite)", e.method));
+      inf.error_kind = e.error_kind;
+      return inf;
+    }
+    const double lt = std::log(static_cast<double>(count));
+    lv.push_back(e.log_value + lt);
+    ll.push_back(e.log_lower + lt);
+    lu.push_back(e.log_upper + lt);
+    if (weakness(e.error_kind) > weakness(kind)) kind = e.error_kind;
+    if (e.error_kind == ErrorKind::statistical) missing_level += 1 - e.level;
+    methods.push_back(count == 1 ? e.method : fmt::format("{} x [{}]", count, e.method));
+    out.work += e.work;
+  }
+  const double r = 8 * kU * static_cast<double>(terms.size() + 2);
+  out.log_value = log_sum_exp<double>(lv);
+  out.log_lower = log_sum_exp<double>(ll) + std::log1p(-r);
+  out.log_upper = log_sum_exp<double>(lu) + std::log1p(r);
+  out.value = std::exp(out.log_value);
+  out.lower = std::nextafter(std::exp(out.log_lower), 0.0);
+  out.upper = out.log_upper == -kInf ? 0.0 : std::nextafter(std::exp(out.log_upper), kInf);
+  out.error_kind = kind;
+  out.level = kind == ErrorKind::statistical ? std::max(0.0, 1 - missing_level) : 1;  // Bonferroni
+  out.method = fmt::format("sum over the releases: {}", fmt::join(methods, " + "));
+  return out;
+}
+
+bool additive(const Quantity& q) { return q.kind != Quantity::Kind::hockey_stick && q.kind != Quantity::Kind::tv; }
+double level_of(const Quantity& q) { return q.kind == Quantity::Kind::tv ? 0.0 : q.parameter; }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Gaussian pairs of equal σ: the composition is one Gaussian pair with μ² = Σ T_i (Δ_i/σ_i)².
+
+std::optional<double> gaussian_shift(const sim::Law& a, const sim::Law& b) {
+  const auto* ga = dynamic_cast<const sim::Gaussian*>(&a);
+  const auto* gb = dynamic_cast<const sim::Gaussian*>(&b);
+  if (ga && gb && ga->sigma() == gb->sigma()) return std::fabs(*ga->mean() - *gb->mean()) / ga->sigma();
+  const auto* na = dynamic_cast<const sim::GaussianND*>(&a);
+  const auto* nb = dynamic_cast<const sim::GaussianND*>(&b);
+  if (na && nb && na->sigma() == nb->sigma() && na->dimension() == nb->dimension()) {
+    double d2 = 0;
+    for (std::size_t i = 0; i < na->mean_vector().size(); ++i) {
+      const double d = (na->mean_vector()[i] - nb->mean_vector()[i]) / na->sigma();
+      d2 += d * d;
+    }
+    return std::sqrt(d2);
+  }
+  return std::nullopt;
+}
+
+std::optional<Estimate> gaussian_composition(const std::vector<ReleasePair>& pairs, double eps) {
+  double m2 = 0, terms = 0;
+  for (const ReleasePair& r : pairs) {
+    const auto d = gaussian_shift(*r.mu, *r.nu);
+    if (!d) return std::nullopt;
+    m2 += static_cast<double>(r.count) * *d * *d;
+    terms += static_cast<double>(r.mu->dimension() + 4);
+  }
+  const double mu = std::sqrt(m2);
+  // μ is correct to a relative few ulps per term; HS is non-decreasing in μ (the smaller shift is a post-processing
+  // of the larger), so the ends come from μ at the ends of its rounding interval.
+  const double r = 4 * (terms + 4) * kU;
+  Estimate e = gaussian_hockey_stick(mu, 1.0, eps);
+  if (mu > 0) {
+    const Estimate lo = gaussian_hockey_stick(mu * (1 - r), 1.0, eps), hi = gaussian_hockey_stick(mu * (1 + r), 1.0, eps);
+    e.lower = std::min(e.lower, lo.lower);
+    e.log_lower = std::min(e.log_lower, lo.log_lower);
+    e.upper = std::max(e.upper, hi.upper);
+    e.log_upper = std::max(e.log_upper, hi.log_upper);
+  }
+  e.method = fmt::format("closed form GT.gauss.hs of the composed Gaussian pair (mu = sqrt(sum T_i Delta_i^2/sigma_i^2) = {:.17g})", mu);
+  return e;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Pmfs: the composed loss takes the values Σ_j n_j v_j over count vectors n (Σ n_j = T) of the release's distinct
+// loss values v_j, with multinomial probabilities under μ. Releases whose loss is +∞ (μ-atoms where ν has none)
+// make the sum +∞ and contribute fully.
+
+struct LossAtoms {
+  std::vector<double> value;     // distinct finite loss values
+  std::vector<double> log_mass;  // their log-masses under μ
+  double log_infinite = -kInf;   // log μ(L = +∞)
+};
+
+LossAtoms loss_atoms(const sim::Law& mu, const sim::Law& nu) {
+  LossAtoms out;
+  std::map<double, double> by_value;
+  for (const sim::Atom& a : mu.atoms()) {
+    if (a.log_mass == -kInf) continue;
+    const double lq = nu.log_atom_mass(a.x);
+    if (lq == -kInf) {
+      out.log_infinite = log_add(out.log_infinite, a.log_mass);
+      continue;
+    }
+    const double l = a.log_mass - lq;
+    auto [it, fresh] = by_value.try_emplace(l, a.log_mass);
+    if (!fresh) it->second = log_add(it->second, a.log_mass);
+  }
+  for (const auto& [v, lm] : by_value) {
+    out.value.push_back(v);
+    out.log_mass.push_back(lm);
+  }
+  return out;
+}
+
+double count_vectors(long t, std::size_t k) {  // C(t + k − 1, k − 1)
+  if (k <= 1) return 1;
+  return std::exp(std::lgamma(static_cast<double>(t + static_cast<long>(k))) - std::lgamma(static_cast<double>(t + 1)) -
+                  std::lgamma(static_cast<double>(k)));
+}
+
+// One pair's composed loss as (value, log-mass, |error of value|, |error of log-mass|) over its count vectors.
+struct LossPoint {
+  double value, log_mass, value_error, log_error;
+};
+
+std::vector<LossPoint> composed_atoms(const LossAtoms& atoms, long t) {
+  std::vector<LossPoint> out;
+  const std::size_t k = atoms.value.size();
+  if (k == 0) return out;
+  std::vector<long> n(k, 0);
+  const double lg_t = std::lgamma(static_cast<double>(t) + 1);
+  // Enumerate count vectors of sum t (the last entry takes the rest).
+  std::function<void(std::size_t, long)> visit = [&](std::size_t j, long rest) {
+    if (j + 1 == k) {
+      n[j] = rest;
+      double value = 0, scale = 0, lm = lg_t, lscale = std::fabs(lg_t);
+      for (std::size_t i = 0; i < k; ++i) {
+        if (n[i] == 0) continue;
+        const double ni = static_cast<double>(n[i]);
+        value += ni * atoms.value[i];
+        scale += ni * std::fabs(atoms.value[i]);
+        const double lgi = std::lgamma(ni + 1);
+        lm += ni * atoms.log_mass[i] - lgi;
+        lscale += std::fabs(ni * atoms.log_mass[i]) + std::fabs(lgi);
+      }
+      // Each product and sum rounds by u of the running magnitude; lgamma is within a few ulps (16 taken).
+      out.push_back({value, lm, 2 * static_cast<double>(k + 1) * kU * scale, 16 * static_cast<double>(k + 2) * kU * lscale});
+      return;
+    }
+    for (long c = 0; c <= rest; ++c) {
+      n[j] = c;
+      visit(j + 1, rest - c);
+    }
+  };
+  visit(0, t);
+  return out;
+}
+
+Estimate finite_composition(const std::vector<ReleasePair>& pairs, double eps) {
+  double terms = 1, log_no_infinite = 0;
+  std::vector<LossAtoms> atoms;
+  for (const ReleasePair& r : pairs) {
+    atoms.push_back(loss_atoms(*r.mu, *r.nu));
+    terms *= count_vectors(r.count, atoms.back().value.size());
+    if (atoms.back().log_infinite > -kInf)
+      log_no_infinite += static_cast<double>(r.count) * log1mexp(atoms.back().log_infinite);
+  }
+  if (terms > kMaxCompositionTerms)
+    throw InvalidArgument(fmt::format(
+        "the exact sum over this composition of pmfs visits {:.3g} count vectors (at most {:.0e}: C(T + k - 1, k - 1) "
+        "per factor with k distinct loss values); fewer releases or fewer distinct loss values are needed",
+        terms, kMaxCompositionTerms));
+  // The composed loss's points, pair by pair (lists multiply).
+  std::vector<LossPoint> points{{0, 0, 0, 0}};
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const std::vector<LossPoint> one = composed_atoms(atoms[i], pairs[i].count);
+    std::vector<LossPoint> next;
+    next.reserve(points.size() * one.size());
+    for (const LossPoint& a : points)
+      for (const LossPoint& b : one) {
+        const double v = a.value + b.value;
+        next.push_back({v, a.log_mass + b.log_mass, a.value_error + b.value_error + kU * std::fabs(v),
+                        a.log_error + b.log_error + kU * std::fabs(a.log_mass + b.log_mass)});
+      }
+    points = std::move(next);
+    throw_if_interrupted();
+  }
+  // HS_ε = P(S = ∞) + Σ_points P(point)·(1 − e^{ε − S})_+ ; the finite points carry mass P(no infinite release).
+  // (1 − e^{ε−S})_+ is non-decreasing in S: the ends use S ∓ its error; the masses their log ∓ error.
+  std::vector<double> lv, ll, lu;
+  auto gain = [eps](double s) { return s <= eps ? -kInf : log1mexp(eps - s); };
+  double max_log_error = 0;
+  for (const LossPoint& p : points) {
+    lv.push_back(p.log_mass + gain(p.value));
+    ll.push_back(p.log_mass - p.log_error + gain(p.value - p.value_error));
+    lu.push_back(p.log_mass + p.log_error + gain(p.value + p.value_error));
+    max_log_error = std::max(max_log_error, p.log_error);
+  }
+  const double log_infinite_part = log_no_infinite == 0 ? -kInf : log1mexp(log_no_infinite);
+  const double sum_error = 4 * kU * static_cast<double>(points.size() + 4);
+  Estimate e;
+  e.log_value = log_add(log_infinite_part, log_sum_exp<double>(lv));
+  e.log_lower = log_add(log_infinite_part, log_sum_exp<double>(ll) + std::log1p(-sum_error));
+  e.log_upper = log_add(log_infinite_part, log_sum_exp<double>(lu) + std::log1p(sum_error));
+  e.value = std::exp(e.log_value);
+  e.lower = std::max(0.0, std::nextafter(std::exp(e.log_lower), 0.0));
+  e.upper = std::min(1.0, std::nextafter(std::exp(e.log_upper), kInf));
+  e.error_kind = ErrorKind::exact;
+  e.method = fmt::format("exact sum over the composed loss ({} count vectors, log space)", points.size());
+  e.work = static_cast<long>(points.size());
+  return e;
+}
+
+bool finite_pair(const ReleasePair& r) {
+  return r.mu->dimension() == 1 && r.nu->dimension() == 1 && r.mu->continuous_mass() == 0 &&
+         r.nu->continuous_mass() == 0;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Densities: the contour integral (see the header).
+
+using Gauss = boost::math::quadrature::gauss<double, 20>;
+
+// The tilted law of one release's loss at abscissa c: nodes x_j with weights π_j ∝ w_j p(x_j) e^{c L(x_j)} (Σ π_j = 1)
+// and their losses, so that M(c + it) = M(c)·Σ_j π_j e^{itL_j}.
+struct Tilted {
+  std::vector<double> loss, weight;
+  double log_m = 0;      // log M(c)
+  double mean = 0, variance = 0;  // of L under the tilted law
+};
+
+class ReleaseLoss {
+ public:
+  ReleaseLoss(const sim::Law& mu, const sim::Law& nu) : mu_(&mu), nu_(&nu) {
+    auto refuse = [&](const std::string& why) {
+      throw InvalidArgument(fmt::format("no engine for the composed hockey-stick of {} against {}: {}", mu.expression(),
+                                        nu.expression(), why));
+    };
+    if (mu.dimension() != 1) refuse("only one-dimensional laws (and Gaussians of equal sigma) are composed");
+    if (!mu.atoms().empty() || !nu.atoms().empty() || mu.continuous_mass() < 1 || nu.continuous_mass() < 1)
+      refuse("laws with both atoms and a density are not composed yet (pmfs and densities are)");
+    if (mu.lumped() || nu.lumped() || mu.discretisation() || nu.discretisation() || mu.log_density_error() > 0 ||
+        nu.log_density_error() > 0)
+      refuse("laws computed numerically (lumped, discretised or numerically normalised) are not composed yet");
+    if (auto joint = mu.joint_with(nu)) {
+      joint_ = *joint;
+      loss_ = joint_->first->loss_against(*joint_->second);
+      mu_ = joint_->first.get();
+      nu_ = joint_->second.get();
+    }
+    const sim::Interval sm = mu_->support(), sn = nu_->support();
+    if (sm.lo < sn.lo || sm.hi > sn.hi)
+      refuse("mu has mass where nu has none (the loss is +inf there): R_inf and the hockey-stick near 1 come from that "
+             "mass; such pairs are not composed yet");
+    support_ = sm;
+    scale_ = std::max(mu_->scale(), nu_->scale());
+    centre_ = 0.5 * (mu_->location() + nu_->location());
+    for (const sim::Law* l : {mu_, nu_})
+      for (double b : l->breakpoints())
+        if (b > support_.lo && b < support_.hi) breaks_.push_back(b);
+    std::sort(breaks_.begin(), breaks_.end());
+    breaks_.erase(std::unique(breaks_.begin(), breaks_.end()), breaks_.end());
+    c_max_ = tail_limit(mu_->left_tail(), nu_->left_tail());
+    c_max_ = std::min(c_max_, tail_limit(mu_->right_tail(), nu_->right_tail()));
+  }
+
+  // M(s) is finite for real s in (−1, c_max).
+  double c_max() const { return c_max_; }
+
+  double loss(double x) const {
+    if (loss_) return loss_->density(x);
+    return mu_->log_density(x) - nu_->log_density(x);
+  }
+  double log_tilted(double x, double c) const {
+    const double lp = mu_->log_density(x);
+    if (lp == -kInf) return -kInf;
+    return lp + c * loss(x);
+  }
+
+  // The tilted law at c, with panels that keep the phase t·L within 2 radians for t ≤ t_max; `refine` halves every
+  // panel that many times (the error estimate compares refine 0 and 1).
+  Tilted tilted(double c, double t_max, int refine) const {
+    const auto [lo, hi] = range(c);
+    std::vector<double> cuts{lo};
+    for (double b : breaks_)
+      if (b > lo && b < hi) cuts.push_back(b);
+    cuts.push_back(hi);
+    std::vector<std::pair<double, double>> panels;
+    for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+      const double a = cuts[i], b = cuts[i + 1];
+      const int n = std::max(1, static_cast<int>(std::ceil((b - a) / (0.5 * scale_))));
+      for (int k = 0; k < n; ++k) split(a + (b - a) * k / n, a + (b - a) * (k + 1) / n, t_max, panels, 0);
+    }
+    for (int r = 0; r < refine; ++r) {
+      std::vector<std::pair<double, double>> finer;
+      for (const auto& [a, b] : panels) {
+        finer.push_back({a, 0.5 * (a + b)});
+        finer.push_back({0.5 * (a + b), b});
+      }
+      panels = std::move(finer);
+    }
+    if (panels.size() > 200'000)
+      throw NumericalError(fmt::format("the tilted law of {} needs more than 200000 panels", mu_->expression()));
+    Tilted out;
+    std::vector<double> lw;
+    for (const auto& [a, b] : panels) {
+      const double half = 0.5 * (b - a), mid = 0.5 * (a + b);
+      const auto& x = Gauss::abscissa();
+      const auto& w = Gauss::weights();
+      for (std::size_t k = 0; k < x.size(); ++k)
+        for (int sign : {-1, 1}) {
+          if (k == 0 && sign < 0 && x.size() % 2 == 1) continue;  // the centre node once
+          const double xx = mid + sign * half * x[k];
+          const double lp = mu_->log_density(xx);
+          if (lp == -kInf) continue;
+          const double l = loss(xx);
+          if (!std::isfinite(l)) continue;
+          lw.push_back(std::log(w[k] * half) + lp + c * l);
+          out.loss.push_back(l);
+        }
+    }
+    out.log_m = log_sum_exp<double>(lw);
+    out.weight.resize(lw.size());
+    double mean = 0;
+    for (std::size_t j = 0; j < lw.size(); ++j) {
+      out.weight[j] = std::exp(lw[j] - out.log_m);
+      mean += out.weight[j] * out.loss[j];
+    }
+    double var = 0;
+    for (std::size_t j = 0; j < lw.size(); ++j) var += out.weight[j] * (out.loss[j] - mean) * (out.loss[j] - mean);
+    out.mean = mean;
+    out.variance = var;
+    return out;
+  }
+
+ private:
+  // The largest s with ∫ p^{1+s} q^{−s} finite on one tail, from log p ≈ −a x² − b|x| and log q ≈ −a' x² − b'|x|:
+  // the exponent (1+s)(a, b) − s(a', b') must stay positive (lexicographically).
+  static double tail_limit(const sim::TailShape& p, const sim::TailShape& q) {
+    if (p.bounded()) return kInf;
+    if (q.bounded()) return 0;  // μ reaches where ν does not: refused earlier
+    const double margin = (p.estimated || q.estimated) ? 0.9 : 0.999;
+    // x² coefficient a + s(a − a'), |x| coefficient b + s(b − b') of −log(p^{1+s} q^{−s}).
+    if (q.quad > p.quad) return margin * p.quad / (q.quad - p.quad);
+    if (p.quad > 0) return kInf;
+    if (q.lin > p.lin) return p.lin > 0 ? margin * p.lin / (q.lin - p.lin) : 0;
+    return p.lin > 0 ? kInf : 0;
+  }
+
+  // Where the tilted integrand holds its mass: within e^{−75} of its largest value, found on a grid of scale/4
+  // steps around the laws and walked outwards from the largest point.
+  std::pair<double, double> range(double c) const {
+    const double step = 0.25 * scale_;
+    double best = -kInf, at = centre_;
+    auto clip = [&](double x) { return std::clamp(x, support_.lo, support_.hi); };
+    for (int k = -400; k <= 400; ++k) {
+      const double x = clip(centre_ + k * step);
+      const double v = log_tilted(x, c);
+      if (v > best) best = v, at = x;
+    }
+    // The tilted law may sit far out (its centre moves with c): follow the increase beyond the grid.
+    for (int dir : {-1, 1}) {
+      double x = at;
+      for (int k = 0; k < 100'000; ++k) {
+        const double y = clip(x + dir * step * (1 << std::min(k / 64, 20)));
+        if (y == x) break;
+        const double v = log_tilted(y, c);
+        if (!(v > best)) break;
+        best = v, at = y, x = y;
+      }
+    }
+    if (!std::isfinite(best))
+      throw NumericalError(fmt::format("the tilted law of {} at c = {} has no finite mass point", mu_->expression(), c));
+    double ends[2];
+    for (int side = 0; side < 2; ++side) {
+      const int dir = side == 0 ? -1 : 1;
+      double x = at;
+      long k = 0;
+      for (; k < 400'000; ++k) {
+        const double y = clip(x + dir * step);
+        if (y == x) break;
+        x = y;
+        if (log_tilted(x, c) < best - 75) break;
+      }
+      if (k == 400'000)
+        throw NumericalError(fmt::format("the tilted law of {} at c = {} has tails too heavy to integrate", mu_->expression(), c));
+      ends[side] = x;
+    }
+    return {ends[0], ends[1]};
+  }
+
+  // A panel whose loss moves by more than 2/t_max radians of phase is halved (up to 30 times).
+  void split(double a, double b, double t_max, std::vector<std::pair<double, double>>& out, int depth) const {
+    if (t_max > 0 && depth < 30) {
+      const double la = loss(a), lb = loss(b), lm = loss(0.5 * (a + b));
+      const double change = std::max({std::fabs(lb - la), std::fabs(lm - la), std::fabs(lb - lm)});
+      if (std::isfinite(change) && t_max * change > 2) {
+        split(a, 0.5 * (a + b), t_max, out, depth + 1);
+        split(0.5 * (a + b), b, t_max, out, depth + 1);
+        return;
+      }
+    }
+    out.push_back({a, b});
+  }
+
+  const sim::Law* mu_;
+  const sim::Law* nu_;
+  std::optional<std::pair<sim::LawPtr, sim::LawPtr>> joint_;
+  std::optional<sim::PairLoss> loss_;
+  sim::Interval support_;
+  double scale_ = 1, centre_ = 0, c_max_ = kInf;
+  std::vector<double> breaks_;
+};
+
+// Σ_j π_j e^{itL_j}
+std::complex<double> ratio(const Tilted& t, double time) {
+  double re = 0, im = 0;
+  for (std::size_t j = 0; j < t.loss.size(); ++j) {
+    const double ph = time * t.loss[j];
+    re += t.weight[j] * std::cos(ph);
+    im += t.weight[j] * std::sin(ph);
+  }
+  return {re, im};
+}
+
+class ContourEngine {
+ public:
+  explicit ContourEngine(const std::vector<ReleasePair>& pairs) {
+    for (const ReleasePair& r : pairs) {
+      releases_.emplace_back(*r.mu, *r.nu);
+      counts_.push_back(static_cast<double>(r.count));
+      c_max_ = std::min(c_max_, releases_.back().c_max());
+    }
+  }
+
+  Estimate hockey_stick(double eps) const {
+    const Saddle s = saddle(eps);
+    // The tilted laws at c, resolved up to t_max; t_max doubles while the integrand has not decayed there.
+    double t_max = 0, step = 0.25;  // the trapezoid's step in units of the saddle's width σ_t
+    for (int attempt = 0; attempt < 12; ++attempt) {
+      std::vector<Tilted> coarse, fine;
+      double sum_var = 0, log_a = -s.c * eps;
+      for (std::size_t i = 0; i < releases_.size(); ++i) {
+        if (t_max == 0) {
+          const Tilted probe = releases_[i].tilted(s.c, 0, 0);
+          sum_var += counts_[i] * probe.variance;
+        }
+      }
+      if (t_max == 0) {
+        if (!(sum_var > 0)) return identical(eps);
+        t_max = 24 / std::sqrt(sum_var);
+      }
+      for (std::size_t i = 0; i < releases_.size(); ++i) {
+        coarse.push_back(releases_[i].tilted(s.c, t_max, 0));
+        fine.push_back(releases_[i].tilted(s.c, t_max, 1));
+        log_a += counts_[i] * fine.back().log_m;
+      }
+      double var = 0;
+      for (std::size_t i = 0; i < releases_.size(); ++i) var += counts_[i] * fine[i].variance;
+      const double sigma_t = 1 / std::sqrt(var);
+      const double strip = std::min(std::fabs(s.c), 1 + s.c);
+      const double h = std::min(step * sigma_t, step * strip / 2);
+      const long points = static_cast<long>(std::ceil(t_max / (0.5 * h)));
+      if (points > 400'000)
+        throw NumericalError(fmt::format("the contour needs {} points (at most 400000): the composed loss is too "
+                                         "spread for this level", points));
+      // f(t) = Re[Π R_i(t)^{T_i} e^{−itε} / ((c+it)(1+c+it))] on the grid t_k = k·h/2.
+      double sum_h = 0, sum_half = 0, abs_sum = 0, inner = 0, last = 0;
+      for (long k = 0; k <= points; ++k) {
+        if (k % 256 == 0) throw_if_interrupted();
+        const double t = k * 0.5 * h;
+        std::complex<double> log_r = {0, -t * eps};
+        double log_mod_err = 0;  // relative error of Π R^T from the inner quadrature
+        for (std::size_t i = 0; i < releases_.size(); ++i) {
+          const std::complex<double> rf = ratio(fine[i], t), rc = ratio(coarse[i], t);
+          const double err = std::abs(rf - rc) + std::fabs(fine[i].log_m - coarse[i].log_m) * std::abs(rf) +
+                             64 * kU;  // the sum over nodes rounds too
+          log_r += counts_[i] * std::log(rf);
+          log_mod_err += counts_[i] * err / std::max(std::abs(rf), 1e-300);
+        }
+        const std::complex<double> s_k{s.c, t}, kernel = 1.0 / (s_k * (s_k + 1.0));
+        const std::complex<double> value = std::exp(log_r) * kernel;
+        const double weight = k == 0 ? 0.5 : 1.0;
+        sum_half += weight * value.real();
+        if (k % 2 == 0) sum_h += weight * value.real();
+        abs_sum += weight * std::abs(value);
+        inner += weight * std::abs(value) * std::expm1(std::min(log_mod_err, 700.0));
+        if (k >= points * 9 / 10) last = std::max(last, std::exp(log_r.real()));
+      }
+      const double j_half = sum_half * 0.5 * h / std::numbers::pi, j_h = sum_h * h / std::numbers::pi;
+      // Beyond t_max: |kernel| ≤ 1/t², so the rest is at most sup|Π R^T|/(π t_max); the observed modulus over the
+      // last tenth stands for the sup (×10).
+      const double tail = 10 * last / (std::numbers::pi * t_max);
+      if (tail > 1e-13 * std::fabs(j_half) + 1e-300 && attempt < 11) {
+        t_max *= 2;
+        continue;
+      }
+      const double trap = std::fabs(j_half - j_h);
+      // A composed loss far from Gaussian (a few large per-release losses: Poisson-like tails) aliases at a step
+      // that suits its width: halve the step while h and h/2 disagree beyond 1e-11.
+      if (trap > 1e-11 * std::fabs(j_half) && attempt < 11 && 2 * points <= 400'000) {
+        step /= 2;
+        continue;
+      }
+      const double rounding = 32 * kU * abs_sum * 0.5 * h / std::numbers::pi * std::sqrt(static_cast<double>(points + 1));
+      const double inner_err = inner * 0.5 * h / std::numbers::pi;
+      const double err_j = trap + tail + rounding + inner_err;
+      if (std::getenv("PRIVAMP_DEBUG_CONTOUR"))
+        fmt::print(stderr, "c={} t_max={} h={} points={} J={} trap={} tail={} rounding={} inner={} log_a={}\n", s.c, t_max, h, points, j_half, trap, tail, rounding, inner_err, log_a);
+      // HS = A·J (c > 0) or 1 + A·J (−1 < c < 0: the residue 1 at s = 0 crossed), A = Π M_i(c)^{T_i} e^{−cε}.
+      const char* method = "contour integral of the composed loss's moment generating function (saddle point, trapezoid rule; a-posteriori error)";
+      Estimate e;
+      if (s.c > 0) {
+        if (!(j_half > 0)) throw NumericalError("the contour integral lost its digits (non-positive value)");
+        const double rel = err_j / j_half;
+        if (!(rel < 0.5)) throw NumericalError(fmt::format("the contour integral's error estimate is {:.2g} of its value", rel));
+        e = Estimate::from_log(log_a + std::log(j_half), rel, ErrorKind::quadrature, method);
+      } else {
+        const double a = std::exp(log_a);
+        const double value = 1 + a * j_half, err = a * err_j + 4 * kU;
+        e = Estimate::from_value(value, err, ErrorKind::quadrature, method);
+        e.upper = std::min(e.upper, 1.0);
+      }
+      e.work = points * static_cast<long>(releases_.size());
+      e.method += fmt::format(" at c = {:.6g}, {} points", s.c, points + 1);
+      return e;
+    }
+    throw NumericalError("the contour integral did not decay within 2^11 times its first range");
+  }
+
+ private:
+  struct Saddle {
+    double c;
+  };
+
+  // log of the integrand's modulus on the real axis at c: Σ T_i log M_i(c) − cε − log|c(1+c)|.
+  double height(double c, double eps) const {
+    double g = -c * eps - std::log(std::fabs(c * (1 + c)));
+    for (std::size_t i = 0; i < releases_.size(); ++i) g += counts_[i] * releases_[i].tilted(c, 0, 0).log_m;
+    return g;
+  }
+
+  // The abscissa that minimises the height on (0, c_max) and on (−1, 0), whichever is lower (the smaller
+  // integrand: the better-conditioned line). Golden sections on log c and on the logit of −c.
+  Saddle saddle(double eps) const {
+    auto golden = [&](auto to_c, double lo, double hi) {
+      const double g = 0.5 * (std::sqrt(5.0) - 1);
+      double a = lo, b = hi, x1 = b - g * (b - a), x2 = a + g * (b - a);
+      double f1 = height(to_c(x1), eps), f2 = height(to_c(x2), eps);
+      for (int it = 0; it < 40; ++it) {
+        if (f1 < f2) {
+          b = x2, x2 = x1, f2 = f1, x1 = b - g * (b - a), f1 = height(to_c(x1), eps);
+        } else {
+          a = x1, x1 = x2, f1 = f2, x2 = a + g * (b - a), f2 = height(to_c(x2), eps);
+        }
+      }
+      return f1 < f2 ? std::make_pair(to_c(x1), f1) : std::make_pair(to_c(x2), f2);
+    };
+    const double top = std::min(c_max_, 200.0);
+    const auto left = golden([](double u) { return -1 / (1 + std::exp(-u)); }, -12.0, 12.0);
+    if (!(top > 1e-5)) return {left.first};
+    const auto right = golden([](double u) { return std::exp(u); }, std::log(1e-6), std::log(top));
+    return {right.second <= left.second ? right.first : left.first};
+  }
+
+  Estimate identical(double eps) const {
+    Estimate e = Estimate::from_value(std::max(0.0, -std::expm1(eps)), 0, ErrorKind::quadrature,
+                                      "the releases' losses vanish at every quadrature node (equal laws)");
+    return e;
+  }
+
+  std::vector<ReleaseLoss> releases_;
+  std::vector<double> counts_;
+  double c_max_ = kInf;
+};
+
+}  // namespace
+
+bool is_composition(const sim::Law& law) { return dynamic_cast<const sim::Composition*>(&law) != nullptr; }
+
+std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
+                                           const DivergenceOptions& options, const ReleaseDivergences& release) {
+  const std::vector<ReleasePair> pairs = pair_releases(p, q);
+  if (pairs.size() == 1 && pairs.front().count == 1) return release(*pairs.front().mu, *pairs.front().nu, quantities);
+
+  std::vector<Estimate> out(quantities.size());
+  // Additive quantities: one call of the one-release engines per distinct pair.
+  std::vector<Quantity> sums;
+  for (const Quantity& qt : quantities)
+    if (additive(qt)) sums.push_back(qt);
+  if (!sums.empty()) {
+    std::vector<std::vector<Estimate>> per_pair;
+    for (const ReleasePair& r : pairs) per_pair.push_back(release(*r.mu, *r.nu, sums));
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < quantities.size(); ++i) {
+      if (!additive(quantities[i])) continue;
+      std::vector<std::pair<Estimate, long>> terms;
+      for (std::size_t j = 0; j < pairs.size(); ++j) terms.push_back({per_pair[j][k], pairs[j].count});
+      out[i] = add_up(terms);
+      ++k;
+    }
+  }
+  // Hockey-stick and TV: the composed loss.
+  std::optional<ContourEngine> contour;
+  for (std::size_t i = 0; i < quantities.size(); ++i) {
+    if (additive(quantities[i])) continue;
+    const double eps = level_of(quantities[i]);
+    const Engine engine = options.engine;
+    if (engine == Engine::monte_carlo)
+      throw InvalidArgument("Monte Carlo of a composed hockey-stick divergence is not built: use the default engine");
+    if (engine != Engine::quadrature && engine != Engine::gsl)
+      if (auto g = gaussian_composition(pairs, eps)) {
+        out[i] = std::move(*g);
+        continue;
+      }
+    if (std::all_of(pairs.begin(), pairs.end(), finite_pair) && engine != Engine::closed_form) {
+      out[i] = finite_composition(pairs, eps);
+      continue;
+    }
+    if (engine == Engine::closed_form || engine == Engine::certified || engine == Engine::finite_sum)
+      throw InvalidArgument(fmt::format(
+          "no {} value of a composed hockey-stick divergence for {} against {}: {}", to_string(engine),
+          p.expression(), q.expression(),
+          engine == Engine::finite_sum ? "the exact sum needs pmfs"
+                                       : "only Gaussian pairs of equal sigma compose in closed form, and pmfs by exact "
+                                         "sums; the default engine gives an a-posteriori estimate (contour integral)"));
+    if (!contour) contour.emplace(pairs);
+    const auto start = std::chrono::steady_clock::now();
+    out[i] = contour->hockey_stick(eps);
+    out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  return out;
+}
+
+}  // namespace privamp::verify
