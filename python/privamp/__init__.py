@@ -94,13 +94,23 @@ class Divergences(list):
         return columns
 
 
+def _composed(mu, nu, compositions):
+    """power(mu, T) and power(nu, T) for compositions=T (None: the laws as given)."""
+    if compositions is None:
+        return str(mu), str(nu)
+    t = _integer(compositions, "compositions", 1, 10_000_000)
+    return f"power({mu}, {t})", f"power({nu}, {t})"
+
+
 def divergence(mu, nu, renyi=None, hockey_stick=None, kl=False, tv=False, engine="auto", rel_tol=1e-13,
-               samples=1_000_000, seed=1, level=0.99):
+               samples=1_000_000, seed=1, level=0.99, compositions=None):
     """Divergences D(mu || nu) between two law expressions (see `laws()`), like ``privamp divergence``.
 
     renyi: orders alpha > 1 (float('inf') for R_inf); hockey_stick: epsilons >= 0 (scalars, lists or NumPy
-    arrays); kl, tv: flags. engine: auto | closed | sum | quadrature | gsl | mc | certified. Returns `Divergences`, a list
-    of `Estimate` in the order renyi, hockey_stick, kl, tv."""
+    arrays); kl, tv: flags. engine: auto | closed | sum | quadrature | gsl | mc | certified. compositions=T compares
+    T independent releases of each law (the same as the laws power(mu, T) and power(nu, T)). Returns `Divergences`,
+    a list of `Estimate` in the order renyi, hockey_stick, kl, tv."""
+    mu, nu = _composed(mu, nu, compositions)
     out = _privamp.divergence(str(mu), str(nu), _numbers(renyi, "renyi"), _numbers(hockey_stick, "hockey_stick"),
                               bool(kl), bool(tv), str(engine), float(rel_tol), int(samples), int(seed), float(level))
     records = [Estimate(**r) for r in out["results"]]
@@ -119,7 +129,7 @@ subsampled Gaussian; -inf only for an exact zero)."""
 def privacy_profile(mu, nu, eps, **options):
     """The privacy profile delta(eps) of the pair (mu, nu): the larger hockey-stick divergence of the two
     directions at each eps >= 0 (a scalar, list or NumPy array), as a list of `ProfilePoint`. `options` are
-    those of `divergence` (engine, rel_tol, samples, seed, level)."""
+    those of `divergence` (engine, rel_tol, samples, seed, level, compositions: the profile of T releases)."""
     forward = divergence(mu, nu, hockey_stick=eps, **options)
     backward = divergence(nu, mu, hockey_stick=eps, **options)
     points = []
@@ -155,14 +165,20 @@ def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
         evaluations += 1
         return privacy_profile(mu, nu, [e], **options)[0]
 
-    at_zero = profile(0.0)
+    kinds = []  # the weakest interval kind met decides the bracket's kind
+
+    def checked(point):
+        kinds.append(point.error_kind)
+        return point
+
+    at_zero = checked(profile(0.0))
     if at_zero.upper <= delta:
         return Estimate("epsilon(delta)", 0.0, 0.0, 0.0, -_math.inf, -_math.inf, -_math.inf, at_zero.error_kind,
                         1.0, "delta(0) is already at most delta", evaluations, _time.perf_counter() - start)
     lower, upper = 0.0, None  # eps >= 0 always; lower only ever moves to points where delta(eps) > delta for sure
     hi = min(1.0, float(eps_max))
     while upper is None:  # a bracket: double until the profile is certainly below delta
-        point = profile(hi)
+        point = checked(profile(hi))
         if point.upper <= delta:
             upper = hi
         elif point.lower > delta:
@@ -176,7 +192,7 @@ def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
     straddled = False
     while upper - lower > rel_tol * max(1.0, upper):
         middle = 0.5 * (lower + upper)
-        point = profile(middle)
+        point = checked(profile(middle))
         if point.upper <= delta:
             upper = middle
         elif point.lower > delta:
@@ -184,12 +200,14 @@ def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
         else:
             straddled = True
             break
-    kind = "bracketed root of the exact profile" + (" (stopped where the profile's interval straddles delta)" if straddled else "")
+    order = ["exact", "certified", "a-posteriori", "a-posteriori + discretisation", "statistical"]
+    kind = max(kinds, key=lambda k: order.index(k) if k in order else len(order))
     value = 0.5 * (lower + upper)
+    how = " (stopped where the profile's interval straddles delta)" if straddled else ""
     return Estimate("epsilon(delta)", value, lower, upper, _math.log(value) if value > 0 else -_math.inf,
                     _math.log(lower) if lower > 0 else -_math.inf, _math.log(upper), kind, 1.0,
-                    f"bisection on max(H_eps(mu||nu), H_eps(nu||mu)) from {at_zero.error_kind} intervals",
-                    evaluations, _time.perf_counter() - start)
+                    f"bisection on max(H_eps(mu||nu), H_eps(nu||mu)): a bracket of the root from {kind} "
+                    f"intervals of the profile{how}", evaluations, _time.perf_counter() - start)
 
 
 def kernel(K, eps=None, dp=None, eps_prime=None, renyi=None):
