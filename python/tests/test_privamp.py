@@ -314,7 +314,30 @@ class Profile(unittest.TestCase):
             self.assertLessEqual(e.lower, b + 1e-12, (mu, delta, e))
             self.assertLessEqual(a - 1e-12, e.upper, (mu, delta, e))
             self.assertLess(e.upper - e.lower, 1e-8 * max(1.0, e.upper))
-            self.assertIn("bracketed root", e.error_kind)
+            self.assertEqual(e.error_kind, "exact")  # the profile's intervals are closed forms
+            self.assertIn("bracket of the root", e.method)
+
+    def test_compositions(self):
+        # T releases of the Gaussian mechanism are one Gaussian pair with mu = sqrt(T)/sigma: 10^4 releases at
+        # sigma = 100 are gaussian(1, 1) (the expectation prv_accountant's tests use).
+        one = privamp.epsilon("gaussian(1, 1)", "gaussian(0, 1)", 1e-5)
+        many = privamp.epsilon("gaussian(1, 100)", "gaussian(0, 100)", 1e-5, compositions=10_000)
+        self.assertLessEqual(many.lower, one.upper)
+        self.assertLessEqual(one.lower, many.upper)
+        self.assertEqual(many.error_kind, "exact")
+        # DP-SGD, q = 0.01, sigma = 1, T = 1000: PRV's bracket [1.8182, 1.8382] and PLD's 1.8282 (README); the
+        # contour's intervals are a-posteriori estimates, and the bracket says so.
+        e = privamp.epsilon("mix(q=0.01, gaussian(0, 1), gaussian(1, 1))", "gaussian(0, 1)", 1e-5, compositions=1000,
+                            rel_tol=1e-7)
+        self.assertEqual(e.error_kind, "a-posteriori")
+        self.assertTrue(1.8182 <= e.lower <= e.upper <= 1.8382, e)
+        self.assertLess(e.upper - e.lower, 1e-6)
+        # The expression form is the same computation.
+        r = privamp.divergence("power(gaussian(1, 1), 4)", "power(gaussian(0, 1), 4)", renyi=[2])
+        self.assertAlmostEqual(r[0].value, 4.0, places=12)
+        for bad in (0, 2.5, 10**8, "x"):
+            with self.assertRaisesRegex(ValueError, "compositions"):
+                privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=[2], compositions=bad)
 
     def test_epsilon_bad_input(self):
         with self.assertRaisesRegex(ValueError, "delta = 1.5 is out of range"):
