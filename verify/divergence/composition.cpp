@@ -5,7 +5,6 @@
 #include <functional>
 #include <cmath>
 #include <complex>
-#include <cstdlib>
 #include <limits>
 #include <map>
 #include <numbers>
@@ -638,17 +637,16 @@ class ContourEngine {
         continue;
       }
       const double trap = std::fabs(j_half - j_h);
+      const double rounding = 32 * kU * abs_sum * 0.5 * h / std::numbers::pi * std::sqrt(static_cast<double>(points + 1));
+      const double inner_err = inner * 0.5 * h / std::numbers::pi;
       // A composed loss far from Gaussian (a few large per-release losses: Poisson-like tails) aliases at a step
-      // that suits its width: halve the step while h and h/2 disagree beyond 1e-11.
-      if (trap > 1e-11 * std::fabs(j_half) && attempt < 11 && 2 * points <= 400'000) {
+      // that suits its width: halve the step while h and h/2 disagree beyond 1e-11 and beyond the noise of the terms
+      // themselves (the inner quadrature's error raised to the power T, the rounding), which no step removes.
+      if (trap > std::max(1e-11 * std::fabs(j_half), 4 * (rounding + inner_err)) && attempt < 11 && 2 * points <= 400'000) {
         step /= 2;
         continue;
       }
-      const double rounding = 32 * kU * abs_sum * 0.5 * h / std::numbers::pi * std::sqrt(static_cast<double>(points + 1));
-      const double inner_err = inner * 0.5 * h / std::numbers::pi;
       const double err_j = trap + tail + rounding + inner_err;
-      if (std::getenv("PRIVAMP_DEBUG_CONTOUR"))
-        fmt::print(stderr, "c={} t_max={} h={} points={} J={} trap={} tail={} rounding={} inner={} log_a={}\n", s.c, t_max, h, points, j_half, trap, tail, rounding, inner_err, log_a);
       // HS = A·J (c > 0) or 1 + A·J (−1 < c < 0: the residue 1 at s = 0 crossed), A = Π M_i(c)^{T_i} e^{−cε}.
       const char* method = "contour integral of the composed loss's moment generating function (saddle point, trapezoid rule; a-posteriori error)";
       Estimate e;
@@ -675,34 +673,57 @@ class ContourEngine {
     double c;
   };
 
-  // log of the integrand's modulus on the real axis at c: Σ T_i log M_i(c) − cε − log|c(1+c)|.
-  double height(double c, double eps) const {
-    double g = -c * eps - std::log(std::fabs(c * (1 + c)));
-    for (std::size_t i = 0; i < releases_.size(); ++i) g += counts_[i] * releases_[i].tilted(c, 0, 0).log_m;
-    return g;
+  // The log of the integrand's modulus on the real axis, g(c) = Σ T_i log M_i(c) − cε − log|c(1+c)|, with its first
+  // two derivatives: g' = Σ T_i E_c[L_i] − ε − 1/c − 1/(1+c), g'' = Σ T_i Var_c[L_i] + 1/c² + 1/(1+c)² > 0 (the
+  // tilted laws' mean and variance). g is convex on (−1, 0) and on (0, c_max).
+  struct Height {
+    double g, slope, curvature;
+  };
+  Height height(double c, double eps) const {
+    Height h{-c * eps - std::log(std::fabs(c * (1 + c))), -eps - 1 / c - 1 / (1 + c), 1 / (c * c) + 1 / ((1 + c) * (1 + c))};
+    for (std::size_t i = 0; i < releases_.size(); ++i) {
+      const Tilted t = releases_[i].tilted(c, 0, 0);
+      h.g += counts_[i] * t.log_m;
+      h.slope += counts_[i] * t.mean;
+      h.curvature += counts_[i] * t.variance;
+    }
+    return h;
   }
 
-  // The abscissa that minimises the height on (0, c_max) and on (−1, 0), whichever is lower (the smaller
-  // integrand: the better-conditioned line). Golden sections on log c and on the logit of −c.
+  // The abscissa that minimises g on (0, c_max) and on (−1, 0), whichever is lower (the smaller integrand: the
+  // better-conditioned line): Newton's method on g' inside a bracket that bisection keeps (g' < 0 at its left end,
+  // > 0 at its right end; geometric bisection on (0, c_max)). Any abscissa gives the same integral: the saddle
+  // only makes the integrand narrow and smooth.
   Saddle saddle(double eps) const {
-    auto golden = [&](auto to_c, double lo, double hi) {
-      const double g = 0.5 * (std::sqrt(5.0) - 1);
-      double a = lo, b = hi, x1 = b - g * (b - a), x2 = a + g * (b - a);
-      double f1 = height(to_c(x1), eps), f2 = height(to_c(x2), eps);
-      for (int it = 0; it < 40; ++it) {
-        if (f1 < f2) {
-          b = x2, x2 = x1, f2 = f1, x1 = b - g * (b - a), f1 = height(to_c(x1), eps);
-        } else {
-          a = x1, x1 = x2, f1 = f2, x2 = a + g * (b - a), f2 = height(to_c(x2), eps);
-        }
+    auto minimise = [&](double lo, double hi, bool geometric) {
+      double a = lo, b = hi, x = geometric ? std::sqrt(lo * hi) : 0.5 * (lo + hi);
+      Height h = height(x, eps);
+      for (int it = 0; it < 60; ++it) {
+        if (h.slope < 0) a = x;
+        else b = x;
+        double next = x - h.slope / h.curvature;
+        if (!(next > a && next < b)) next = geometric ? std::sqrt(a * b) : 0.5 * (a + b);
+        const bool done = std::fabs(next - x) <= 1e-7 * std::fabs(x);
+        x = next;
+        h = height(x, eps);
+        if (done) break;
       }
-      return f1 < f2 ? std::make_pair(to_c(x1), f1) : std::make_pair(to_c(x2), f2);
+      return std::make_pair(x, h);
+    };
+    // A saddle closer to a pole of 1/(s(s+1)) than the integrand's width σ_t (a level near the composed loss's mean)
+    // would make the trapezoid's step follow the pole: the line moves to a distance σ_t (at most 1/4) from it, which
+    // raises the integrand by at most e^{1/2} — half a digit of the sum, none of the value.
+    auto away_from_poles = [](double c, const Height& h, bool right) {
+      const double spread = h.curvature - 1 / (c * c) - 1 / ((1 + c) * (1 + c));  // Σ T_i Var_c[L_i]
+      const double m = spread > 0 ? std::min(0.25, 1 / std::sqrt(spread)) : 0.25;
+      return right ? std::max(c, m) : std::clamp(c, -1 + m, -m);
     };
     const double top = std::min(c_max_, 1e5);
-    const auto left = golden([](double u) { return -1 / (1 + std::exp(-u)); }, -12.0, 12.0);
-    if (!(top > 1e-5)) return {left.first};
-    const auto right = golden([](double u) { return std::exp(u); }, std::log(1e-6), std::log(top));
-    return {right.second <= left.second ? right.first : left.first};
+    const auto left = minimise(-1 + 1e-9, -1e-9, false);
+    if (!(top > 1e-5)) return {away_from_poles(left.first, left.second, false)};
+    const auto right = minimise(1e-6, top, true);
+    if (right.second.g <= left.second.g) return {std::min(away_from_poles(right.first, right.second, true), top)};
+    return {away_from_poles(left.first, left.second, false)};
   }
 
   Estimate identical(double eps) const {
