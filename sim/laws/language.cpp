@@ -1050,6 +1050,9 @@ double Expression::work(const Node& n, Params& params) const {
     if (end) params.numbers[k] = *end;
     else params.numbers.erase(k);
     body = std::max(body, work(*n.args[3], params));
+    // Over the limit at one end already: the other end cannot bring it back (and nested sums would otherwise be
+    // estimated at both ends of every level, 2^depth estimates).
+    if (terms * body > static_cast<double>(kMaxFormulaWork)) break;
   }
   if (saved) params.numbers[k] = *saved;
   else params.numbers.erase(k);

@@ -1,6 +1,7 @@
 // Untrusted input: expression sizes and work, bounds declared per load, the gnuplot text escaping and key
 // vocabulary, and the far-tail hockey-stick of shifted Gaussians (references: mpmath at 80 digits, computed once by
 // log(ncdf(a) - exp(eps) ncdf(b)) with a = Delta/2sigma - eps sigma/Delta, b = -Delta/2sigma - eps sigma/Delta).
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -50,6 +51,11 @@ TEST_CASE("sum(): integer index, bounds up to 2^53, work estimated before it run
   CHECK_THAT(error_of([&] { verify::check_formula_work("sum(k, 1, n, sum(j, 1, n, 1))", p); }), Contains("steps of work"));
   CHECK_THAT(error_of([&] { verify::check_formula_work("sum(k, 1, n, renyi(gaussian(1,1), gaussian(0,1), 2))", p); }),
              Contains("steps of work"));
+  // Nested sums 40 deep: refused by the estimate alone, which stops at the first end that is over the limit (it
+  // used to estimate both ends of every level: 2^40 estimates, a test that would not end).
+  std::string deep = "1";
+  for (int k = 0; k < 40; ++k) deep = fmt::format("sum(j{}, 1, 10, {})", k, deep);
+  CHECK_THAT(error_of([&] { verify::check_formula_work(deep, p); }), Contains("steps of work"));
   // Two bare words compared: a missing parameter, not a silent false.
   CHECK_THAT(error_of([&] { verify::evaluate_formula("randomizer == rr", p); }), Contains("neither 'randomizer' nor 'rr'"));
 }
