@@ -4,6 +4,7 @@
 // tests/audit/certified_references.py), orderings that must hold over dense grids of orders, honest refusals, and
 // the ordering checks of one call.
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -177,6 +178,58 @@ TEST_CASE("orderings: a proven violation names both values; overlaps and Monte C
   {  // the same numbers as confidence intervals: not proof
     const std::vector<verify::Estimate> mc = {est(0.5, 0.51, verify::ErrorKind::statistical), est(0.3, 0.31)};
     for (const auto& v : verify::ordering_violations(std::span(qs).first(2), mc)) CHECK_FALSE(v);
+  }
+}
+
+TEST_CASE("orderings: the sorted check flags exactly the values an all-pairs check flags", "[verify][certified]") {
+  // The check runs over prefix maxima and suffix minima (O(n log n)); here against all pairs, written out, on random
+  // lists with repeated orders and levels, TV, KL, R_inf, zeros known only in logs, and Monte Carlo values.
+  using K = Quantity::Kind;
+  auto proven = [](const verify::Estimate& small, const verify::Estimate& large) {
+    if (std::isfinite(small.log_lower) && std::isfinite(large.log_upper) && small.lower == 0 && large.upper == 0)
+      return small.log_lower > large.log_upper + 1e-12 * std::fabs(large.log_upper);
+    return small.lower > large.upper * (1 + 1e-12) + 1e-300;
+  };
+  auto key = [](const Quantity& q) {
+    return q.kind == K::kl ? 1.0 : q.kind == K::renyi_inf ? INFINITY : q.kind == K::tv ? 0.0 : q.parameter;
+  };
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int n = 1 + static_cast<int>(rng() % 30);
+    std::vector<Quantity> qs;
+    std::vector<verify::Estimate> es;
+    for (int i = 0; i < n; ++i) {
+      const int kind = static_cast<int>(rng() % 5);
+      const double order = 1 + static_cast<double>(rng() % 6) / 2;
+      qs.push_back(kind == 0 ? Quantity::renyi(1 + order) : kind == 1 ? Quantity::kl() : kind == 2 ? Quantity::renyi_inf()
+                 : kind == 3 ? Quantity::hockey_stick(order - 1) : Quantity::tv());
+      verify::Estimate e;
+      if (rng() % 6 == 0) {  // below the double range: only log ends
+        const double l = -800 - 50 * u(rng);
+        e = verify::Estimate::from_log_interval(l, 5 * u(rng), verify::ErrorKind::certified, "t");
+        e.lower = e.upper = e.value = 0;
+      } else {
+        const double lo = u(rng), hi = lo + 0.2 * u(rng);
+        e = verify::Estimate::from_interval(lo, hi, rng() % 7 == 0 ? verify::ErrorKind::statistical : verify::ErrorKind::quadrature, "t");
+      }
+      es.push_back(e);
+    }
+    std::vector<bool> expected(n, false);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        if (i == j || es[i].error_kind == verify::ErrorKind::statistical || es[j].error_kind == verify::ErrorKind::statistical) continue;
+        const bool hs_i = qs[i].kind == K::hockey_stick || qs[i].kind == K::tv, hs_j = qs[j].kind == K::hockey_stick || qs[j].kind == K::tv;
+        if (hs_i != hs_j) continue;
+        // i must be at most j: a smaller Rényi order, or a larger hockey-stick level.
+        const bool i_below_j = hs_i ? key(qs[i]) > key(qs[j]) : key(qs[i]) < key(qs[j]);
+        if (i_below_j && proven(es[i], es[j])) expected[i] = expected[j] = true;
+      }
+    const auto got = verify::ordering_violations(qs, es);
+    for (int i = 0; i < n; ++i) {
+      INFO("trial " << trial << ", value " << i << " (" << qs[i].label() << ")");
+      CHECK(static_cast<bool>(got[i]) == expected[i]);
+    }
   }
 }
 
