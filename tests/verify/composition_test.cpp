@@ -5,6 +5,7 @@
 //     below those tests' tolerance (1e-3 relative);
 //   - randomized response composed: a binomial sum in long double, written out here;
 //   - Rényi and KL: T times the one-release value, which the one-release engines compute;
+//   - the RDP accountant's expectations of TensorFlow Privacy's tests (compute_rdp over 50 and 10 steps);
 //   - hostile inputs: T out of range, mismatched compositions, pairs no engine composes.
 // The subsampled Gaussian composed 300–2,000 times is checked against 25-digit contour references computed in
 // mpmath at two different abscissas (tests/verify/composition_references.hpp).
@@ -148,6 +149,23 @@ TEST_CASE("Renyi, KL and R_inf of a composition are T times one release's", "[co
   CHECK(inf.lower <= 5.0);
   CHECK(5.0 <= inf.upper);
   CHECK(std::isinf(divergence("power(gaussian(1, 1), 2)", "power(gaussian(0, 1), 2)", Quantity::renyi_inf()).value));
+}
+
+TEST_CASE("the RDP accountant's expectations (TensorFlow Privacy's rdp_accountant_test)", "[composition]") {
+  // compute_rdp(q=0.01, noise_multiplier=2.5, steps=50, orders) and compute_rdp(0.1, 2, 10, 5), which that suite checks
+  // to 1e-5 (assertSequenceAlmostEqual, delta=1e-5): privamp's intervals must lie within that tolerance of the
+  // expected values and be far narrower than it.
+  const std::string p = "power(mix(q=0.01, gaussian(0, 2.5), gaussian(1, 2.5)), 50)", q = "power(gaussian(0, 2.5), 50)";
+  const std::pair<double, double> expected[] = {{1.5, 0.00065}, {2.5, 0.001085}, {5, 0.00218075}, {50, 0.023846}, {100, 167.416307}};
+  for (const auto& [alpha, value] : expected) {
+    const auto e = divergence(p, q, Quantity::renyi(alpha));
+    INFO("alpha = " << alpha << ": [" << e.lower << ", " << e.upper << "] " << e.method);
+    CHECK(std::fabs(e.value - value) <= 1e-5);
+    CHECK(e.upper - e.lower <= 1e-9 * std::max(1.0, e.value));
+  }
+  CHECK(std::isinf(divergence(p, q, Quantity::renyi_inf()).value));
+  const auto scalar = divergence("power(mix(q=0.1, gaussian(0, 2), gaussian(1, 2)), 10)", "power(gaussian(0, 2), 10)", Quantity::renyi(5));
+  CHECK(std::fabs(scalar.value - 0.07737) <= 5e-6);  // assertAlmostEqual(places=5)
 }
 
 TEST_CASE("the composed subsampled Gaussian against contour references at 25 digits", "[composition]") {
