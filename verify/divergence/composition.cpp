@@ -86,8 +86,9 @@ Estimate add_up(const std::vector<std::pair<Estimate, long>>& terms) {
   ErrorKind kind = ErrorKind::exact;
   double missing_level = 0;
   std::vector<std::string> methods;
+  bool unbounded = false;  // a term known only from below (a Monte Carlo Rényi value's upper end may be +inf)
   for (const auto& [e, count] : terms) {
-    if (std::isinf(e.value) || std::isinf(e.upper)) {
+    if (std::isinf(e.value)) {
       Estimate inf = Estimate::infinite(fmt::format("{} (one release's divergence is infinite)", e.method));
       inf.error_kind = e.error_kind;
       return inf;
@@ -95,7 +96,8 @@ Estimate add_up(const std::vector<std::pair<Estimate, long>>& terms) {
     const double lt = std::log(static_cast<double>(count));
     lv.push_back(e.log_value + lt);
     ll.push_back(e.log_lower + lt);
-    lu.push_back(e.log_upper + lt);
+    if (std::isinf(e.upper)) unbounded = true;
+    else lu.push_back(e.log_upper + lt);
     if (weakness(e.error_kind) > weakness(kind)) kind = e.error_kind;
     if (e.error_kind == ErrorKind::statistical) missing_level += 1 - e.level;
     methods.push_back(count == 1 ? e.method : fmt::format("{} x [{}]", count, e.method));
@@ -108,6 +110,7 @@ Estimate add_up(const std::vector<std::pair<Estimate, long>>& terms) {
   out.value = std::exp(out.log_value);
   out.lower = std::nextafter(std::exp(out.log_lower), 0.0);
   out.upper = out.log_upper == -kInf ? 0.0 : std::nextafter(std::exp(out.log_upper), kInf);
+  if (unbounded) out.upper = out.log_upper = kInf;
   out.error_kind = kind;
   out.level = kind == ErrorKind::statistical ? std::max(0.0, 1 - missing_level) : 1;  // Bonferroni
   out.method = fmt::format("sum over the releases: {}", fmt::join(methods, " + "));
@@ -270,19 +273,21 @@ Estimate finite_composition(const std::vector<ReleasePair>& pairs, double eps) {
   // (1 − e^{ε−S})_+ is non-decreasing in S: the ends use S ∓ its error; the masses their log ∓ error.
   std::vector<double> lv, ll, lu;
   auto gain = [eps](double s) { return s <= eps ? -kInf : log1mexp(eps - s); };
-  double max_log_error = 0;
   for (const LossPoint& p : points) {
     lv.push_back(p.log_mass + gain(p.value));
     ll.push_back(p.log_mass - p.log_error + gain(p.value - p.value_error));
     lu.push_back(p.log_mass + p.log_error + gain(p.value + p.value_error));
-    max_log_error = std::max(max_log_error, p.log_error);
   }
+  // P(some release's loss is +∞) = 1 − (1 − m_∞)^T: its log carries the rounding of T·log(1 − m_∞) (relative to
+  // the result, amplified by |x|/(1 − e^x) for x = T·log(1 − m_∞)).
   const double log_infinite_part = log_no_infinite == 0 ? -kInf : log1mexp(log_no_infinite);
+  const double infinite_error =
+      log_no_infinite == 0 ? 0 : 16 * kU * (static_cast<double>(pairs.size()) + 2) * (1 + std::fabs(log_no_infinite) / -std::expm1(log_no_infinite));
   const double sum_error = 4 * kU * static_cast<double>(points.size() + 4);
   Estimate e;
   e.log_value = log_add(log_infinite_part, log_sum_exp<double>(lv));
-  e.log_lower = log_add(log_infinite_part, log_sum_exp<double>(ll) + std::log1p(-sum_error));
-  e.log_upper = log_add(log_infinite_part, log_sum_exp<double>(lu) + std::log1p(sum_error));
+  e.log_lower = log_add(log_infinite_part + std::log1p(-std::min(infinite_error, 0.5)), log_sum_exp<double>(ll) + std::log1p(-sum_error));
+  e.log_upper = log_add(log_infinite_part + std::log1p(infinite_error), log_sum_exp<double>(lu) + std::log1p(sum_error));
   e.value = std::exp(e.log_value);
   e.lower = std::max(0.0, std::nextafter(std::exp(e.log_lower), 0.0));
   e.upper = e.log_upper == -kInf ? 0.0 : std::min(1.0, std::nextafter(std::exp(e.log_upper), kInf));  // 0: no point above ε
