@@ -656,9 +656,19 @@ class ContourEngine {
       const char* method = "contour integral of the composed loss's moment generating function (saddle point, trapezoid rule; a-posteriori error)";
       Estimate e;
       if (s.c > 0) {
-        if (!(j_half > 0)) throw NumericalError("the contour integral lost its digits (non-positive value)");
         const double rel = err_j / j_half;
-        if (!(rel < 0.5)) throw NumericalError(fmt::format("the contour integral's error estimate is {:.2g} of its value", rel));
+        if (!(j_half > 0) || !(rel < 0.5)) {
+          // The value is below what the line resolves (a level near the largest composed loss): only an upper end,
+          // Chernoff's P(S > ε) ≤ Π M_i(c)^{T_i} e^{−cε} (HS ≤ P(S > ε)), with the quadrature's error of log M.
+          e.value = e.lower = 0;
+          e.log_value = e.log_lower = -kInf;
+          e.log_upper = log_a + 1e-6 * (1 + std::fabs(log_a));
+          e.upper = std::exp(e.log_upper);
+          e.error_kind = ErrorKind::quadrature;
+          e.method = fmt::format("below what the contour resolves (its sum is {:.3g} +- {:.3g}): only the Chernoff bound "
+                                 "prod M_i(c)^T_i e^(-c eps) at c = {:.6g} as an upper end", j_half, err_j, s.c);
+          return e;
+        }
         e = Estimate::from_log(log_a + std::log(j_half), rel, ErrorKind::quadrature, method);
       } else {
         const double a = std::exp(log_a);
