@@ -1,0 +1,483 @@
+#include "verify/divergence/contour.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <numbers>
+#include <optional>
+
+#include <boost/math/quadrature/gauss.hpp>
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+#include "numerics/interrupt.hpp"
+#include "numerics/log_space.hpp"
+
+namespace privamp::verify {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kU = std::numeric_limits<double>::epsilon() / 2;  // unit roundoff
+
+// ---------------------------------------------------------------------------------------------------------------
+// Densities: the contour integral (the formula and its error bar: composition.hpp).
+
+using Gauss = boost::math::quadrature::gauss<double, 20>;
+
+// The tilted law of one release's loss at abscissa c: nodes x_j with weights π_j ∝ w_j p(x_j) e^{c L(x_j)} (Σ π_j = 1)
+// and their losses, so that M(c + it) = M(c)·Σ_j π_j e^{itL_j}.
+struct Tilted {
+  std::vector<double> loss, weight;
+  double log_m = 0;      // log M(c)
+  double mean = 0, variance = 0;  // of L under the tilted law
+};
+
+class ReleaseLoss {
+ public:
+  ReleaseLoss(const sim::Law& mu, const sim::Law& nu) : mu_(&mu), nu_(&nu) {
+    auto refuse = [&](const std::string& why) {
+      throw InvalidArgument(fmt::format("no engine for the composed hockey-stick of {} against {}: {}", mu.expression(),
+                                        nu.expression(), why));
+    };
+    if (mu.dimension() != 1) refuse("only one-dimensional laws (and Gaussians of equal sigma) are composed");
+    if (!mu.atoms().empty() || !nu.atoms().empty() || mu.continuous_mass() < 1 || nu.continuous_mass() < 1)
+      refuse("laws with both atoms and a density are not composed yet (pmfs and densities are)");
+    if (mu.lumped() || nu.lumped() || mu.discretisation() || nu.discretisation() || mu.log_density_error() > 0 ||
+        nu.log_density_error() > 0)
+      refuse("laws computed numerically (lumped, discretised or numerically normalised) are not composed yet");
+    if (auto joint = mu.joint_with(nu)) {
+      joint_ = *joint;
+      loss_ = joint_->first->loss_against(*joint_->second);
+      mu_ = joint_->first.get();
+      nu_ = joint_->second.get();
+    }
+    const sim::Interval sm = mu_->support(), sn = nu_->support();
+    if (sm.lo < sn.lo || sm.hi > sn.hi)
+      refuse("mu has mass where nu has none (the loss is +inf there): R_inf and the hockey-stick near 1 come from that "
+             "mass; such pairs are not composed yet");
+    support_ = sm;
+    scale_ = std::max(mu_->scale(), nu_->scale());
+    centre_ = 0.5 * (mu_->location() + nu_->location());
+    for (const sim::Law* l : {mu_, nu_})
+      for (double b : l->breakpoints())
+        if (b > support_.lo && b < support_.hi) breaks_.push_back(b);
+    std::sort(breaks_.begin(), breaks_.end());
+    breaks_.erase(std::unique(breaks_.begin(), breaks_.end()), breaks_.end());
+    c_max_ = tail_limit(mu_->left_tail(), nu_->left_tail());
+    c_max_ = std::min(c_max_, tail_limit(mu_->right_tail(), nu_->right_tail()));
+  }
+
+  // M(s) is finite for real s in (−1, c_max).
+  double c_max() const { return c_max_; }
+
+  double loss(double x) const {
+    if (loss_) return loss_->density(x);
+    return mu_->log_density(x) - nu_->log_density(x);
+  }
+  double log_tilted(double x, double c) const {
+    const double lp = mu_->log_density(x);
+    if (lp == -kInf) return -kInf;
+    return lp + c * loss(x);
+  }
+
+  // The tilted law at c, with panels that keep the phase t·L within 2 radians for t ≤ t_max; `refine` halves every
+  // panel that many times (the error estimate compares refine 0 and 1).
+  Tilted tilted(double c, double t_max, int refine) const {
+    const auto [lo, hi] = range(c);
+    std::vector<double> cuts{lo};
+    for (double b : breaks_)
+      if (b > lo && b < hi) cuts.push_back(b);
+    cuts.push_back(hi);
+    std::vector<std::pair<double, double>> panels;
+    for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+      const double a = cuts[i], b = cuts[i + 1];
+      const int n = std::max(1, static_cast<int>(std::ceil((b - a) / (0.5 * scale_))));
+      for (int k = 0; k < n; ++k) split(a + (b - a) * k / n, a + (b - a) * (k + 1) / n, t_max, panels, 0);
+    }
+    for (int r = 0; r < refine; ++r) {
+      std::vector<std::pair<double, double>> finer;
+      for (const auto& [a, b] : panels) {
+        finer.push_back({a, 0.5 * (a + b)});
+        finer.push_back({0.5 * (a + b), b});
+      }
+      panels = std::move(finer);
+    }
+    if (panels.size() > 200'000)
+      throw NumericalError(fmt::format("the tilted law of {} needs more than 200000 panels", mu_->expression()));
+    Tilted out;
+    std::vector<double> lw;
+    for (const auto& [a, b] : panels) {
+      const double half = 0.5 * (b - a), mid = 0.5 * (a + b);
+      const auto& x = Gauss::abscissa();
+      const auto& w = Gauss::weights();
+      for (std::size_t k = 0; k < x.size(); ++k)
+        for (int sign : {-1, 1}) {
+          if (k == 0 && sign < 0 && x.size() % 2 == 1) continue;  // the centre node once
+          const double xx = mid + sign * half * x[k];
+          const double lp = mu_->log_density(xx);
+          if (lp == -kInf) continue;
+          const double l = loss(xx);
+          if (!std::isfinite(l)) continue;
+          lw.push_back(std::log(w[k] * half) + lp + c * l);
+          out.loss.push_back(l);
+        }
+    }
+    out.log_m = log_sum_exp<double>(lw);
+    out.weight.resize(lw.size());
+    double mean = 0;
+    for (std::size_t j = 0; j < lw.size(); ++j) {
+      out.weight[j] = std::exp(lw[j] - out.log_m);
+      mean += out.weight[j] * out.loss[j];
+    }
+    double var = 0;
+    for (std::size_t j = 0; j < lw.size(); ++j) var += out.weight[j] * (out.loss[j] - mean) * (out.loss[j] - mean);
+    out.mean = mean;
+    out.variance = var;
+    // Nodes below 1e-30 of the mass change no digit of M (at most 1e-30 per node against a target of 1e-13).
+    std::size_t kept = 0;
+    for (std::size_t j = 0; j < lw.size(); ++j)
+      if (out.weight[j] >= 1e-30) {
+        out.weight[kept] = out.weight[j];
+        out.loss[kept++] = out.loss[j];
+      }
+    out.weight.resize(kept);
+    out.loss.resize(kept);
+    return out;
+  }
+
+ private:
+  // The largest s with ∫ p^{1+s} q^{−s} finite on one tail, from log p ≈ −a x² − b|x| and log q ≈ −a' x² − b'|x|:
+  // the exponent (1+s)(a, b) − s(a', b') must stay positive (lexicographically).
+  static double tail_limit(const sim::TailShape& p, const sim::TailShape& q) {
+    if (p.bounded()) return kInf;
+    if (q.bounded()) return 0;  // μ reaches where ν does not: refused earlier
+    const double margin = (p.estimated || q.estimated) ? 0.9 : 0.999;
+    // x² coefficient a + s(a − a'), |x| coefficient b + s(b − b') of −log(p^{1+s} q^{−s}).
+    if (q.quad > p.quad) return margin * p.quad / (q.quad - p.quad);
+    if (p.quad > 0) return kInf;
+    if (q.lin > p.lin) return p.lin > 0 ? margin * p.lin / (q.lin - p.lin) : 0;
+    return p.lin > 0 ? kInf : 0;
+  }
+
+  // Where the tilted integrand holds its mass: within e^{−75} of its largest value, found on a grid of scale/4
+  // steps around the laws and walked outwards from the largest point.
+  std::pair<double, double> range(double c) const {
+    const double step = 0.25 * scale_;
+    double best = -kInf, at = centre_;
+    auto clip = [&](double x) { return std::clamp(x, support_.lo, support_.hi); };
+    for (int k = -400; k <= 400; ++k) {
+      const double x = clip(centre_ + k * step);
+      const double v = log_tilted(x, c);
+      if (v > best) best = v, at = x;
+    }
+    // The tilted law may sit far out (its centre moves with c): follow the increase beyond the grid.
+    for (int dir : {-1, 1}) {
+      double x = at;
+      for (int k = 0; k < 100'000; ++k) {
+        const double y = clip(x + dir * step * (1 << std::min(k / 64, 20)));
+        if (y == x) break;
+        const double v = log_tilted(y, c);
+        if (!(v > best)) break;
+        best = v, at = y, x = y;
+      }
+    }
+    if (!std::isfinite(best))
+      throw NumericalError(fmt::format("the tilted law of {} at c = {} has no finite mass point", mu_->expression(), c));
+    double ends[2];
+    for (int side = 0; side < 2; ++side) {
+      const int dir = side == 0 ? -1 : 1;
+      double x = at;
+      long k = 0;
+      for (; k < 400'000; ++k) {
+        const double y = clip(x + dir * step);
+        if (y == x) break;
+        x = y;
+        if (log_tilted(x, c) < best - 75) break;
+      }
+      if (k == 400'000)
+        throw NumericalError(fmt::format("the tilted law of {} at c = {} has tails too heavy to integrate", mu_->expression(), c));
+      ends[side] = x;
+    }
+    return {ends[0], ends[1]};
+  }
+
+  // A panel whose loss moves by more than 2/t_max radians of phase is halved (up to 30 times).
+  void split(double a, double b, double t_max, std::vector<std::pair<double, double>>& out, int depth) const {
+    if (t_max > 0 && depth < 30) {
+      const double la = loss(a), lb = loss(b), lm = loss(0.5 * (a + b));
+      const double change = std::max({std::fabs(lb - la), std::fabs(lm - la), std::fabs(lb - lm)});
+      if (std::isfinite(change) && t_max * change > 2) {
+        split(a, 0.5 * (a + b), t_max, out, depth + 1);
+        split(0.5 * (a + b), b, t_max, out, depth + 1);
+        return;
+      }
+    }
+    out.push_back({a, b});
+  }
+
+  const sim::Law* mu_;
+  const sim::Law* nu_;
+  std::optional<std::pair<sim::LawPtr, sim::LawPtr>> joint_;
+  std::optional<sim::PairLoss> loss_;
+  sim::Interval support_;
+  double scale_ = 1, centre_ = 0, c_max_ = kInf;
+  std::vector<double> breaks_;
+};
+
+// R(t_k) = Σ_j π_j e^{i t_k L_j} at t_k = k·dt, k = 0, 1, 2, …: the phasors advance by one multiplication per node
+// and step, and are recomputed from sin and cos every 32 steps (so their rounding stays below 100 ulps).
+class Phasors {
+ public:
+  Phasors(const Tilted& t, double dt) : t_(&t), dt_(dt), re_(t.loss.size()), im_(t.loss.size()), step_re_(t.loss.size()), step_im_(t.loss.size()) {
+    for (std::size_t j = 0; j < t.loss.size(); ++j) {
+      step_re_[j] = std::cos(dt * t.loss[j]);
+      step_im_[j] = std::sin(dt * t.loss[j]);
+    }
+  }
+  std::complex<double> next() {
+    const std::size_t n = t_->loss.size();
+    const auto& w = t_->weight;
+    if (k_ % 32 == 0) {
+      const double time = static_cast<double>(k_) * dt_;
+      for (std::size_t j = 0; j < n; ++j) {
+        re_[j] = std::cos(time * t_->loss[j]);
+        im_[j] = std::sin(time * t_->loss[j]);
+      }
+    } else {
+      for (std::size_t j = 0; j < n; ++j) {
+        const double r = re_[j] * step_re_[j] - im_[j] * step_im_[j];
+        im_[j] = re_[j] * step_im_[j] + im_[j] * step_re_[j];
+        re_[j] = r;
+      }
+    }
+    double sr = 0, si = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      sr += w[j] * re_[j];
+      si += w[j] * im_[j];
+    }
+    ++k_;
+    return {sr, si};
+  }
+
+ private:
+  const Tilted* t_;
+  double dt_;
+  long k_ = 0;
+  std::vector<double> re_, im_, step_re_, step_im_;
+};
+
+class ContourEngine {
+ public:
+  explicit ContourEngine(const std::vector<ReleasePair>& pairs) {
+    for (const ReleasePair& r : pairs) {
+      releases_.emplace_back(*r.mu, *r.nu);
+      counts_.push_back(static_cast<double>(r.count));
+      c_max_ = std::min(c_max_, releases_.back().c_max());
+    }
+  }
+
+  Estimate hockey_stick(double eps) const {
+    const Saddle s = saddle(eps);
+    // The tilted laws at c, resolved up to t_max; t_max doubles while the integrand has not decayed there.
+    double t_max = 0, step = 0.25;  // the trapezoid's step in units of the saddle's width σ_t
+    double built_for = -1;           // the t_max the node sets below resolve
+    std::vector<Tilted> coarse, fine;
+    double log_a = 0, var = 0;
+    for (int attempt = 0; attempt < 12; ++attempt) {
+      if (t_max == 0) {
+        double sum_var = 0;
+        for (std::size_t i = 0; i < releases_.size(); ++i) sum_var += counts_[i] * releases_[i].tilted(s.c, 0, 0).variance;
+        if (!(sum_var > 0)) return identical(eps);
+        t_max = 24 / std::sqrt(sum_var);
+      }
+      if (built_for != t_max) {
+        coarse.clear();
+        fine.clear();
+        log_a = -s.c * eps;
+        var = 0;
+        for (std::size_t i = 0; i < releases_.size(); ++i) {
+          coarse.push_back(releases_[i].tilted(s.c, t_max, 0));
+          fine.push_back(releases_[i].tilted(s.c, t_max, 1));
+          log_a += counts_[i] * fine.back().log_m;
+          var += counts_[i] * fine.back().variance;
+        }
+        built_for = t_max;
+      }
+      const double sigma_t = 1 / std::sqrt(var);
+      const double strip = std::min(std::fabs(s.c), 1 + s.c);
+      const double h = std::min(step * sigma_t, step * strip / 2);
+      const long points = static_cast<long>(std::ceil(t_max / (0.5 * h)));
+      double nodes = 0;
+      for (std::size_t i = 0; i < fine.size(); ++i) nodes += static_cast<double>(fine[i].loss.size() + coarse[i].loss.size());
+      const double work = static_cast<double>(points + 1) * nodes;
+      if (points > 400'000 || work > kMaxContourWork)
+        throw NumericalError(fmt::format(
+            "the contour integral would need {} points x {:.0f} quadrature nodes (at most {:.0e} evaluations): its "
+            "integrand does not decay along the line. That happens where a few large per-release losses decide the "
+            "value (a composed loss far from Gaussian at this level: fewer releases or a smaller level help) or where "
+            "a release's loss law has atoms (the loss constant where the law has mass, as between Laplace laws)",
+            points + 1, nodes, kMaxContourWork));
+      std::vector<Phasors> fine_ratio, coarse_ratio;
+      for (std::size_t i = 0; i < fine.size(); ++i) {
+        fine_ratio.emplace_back(fine[i], 0.5 * h);
+        coarse_ratio.emplace_back(coarse[i], 0.5 * h);
+      }
+      // f(t) = Re[Π R_i(t)^{T_i} e^{−itε} / ((c+it)(1+c+it))] on the grid t_k = k·h/2.
+      double sum_h = 0, sum_half = 0, abs_sum = 0, inner = 0, last = 0;
+      for (long k = 0; k <= points; ++k) {
+        if (k % 256 == 0) throw_if_interrupted();
+        const double t = k * 0.5 * h;
+        std::complex<double> log_r = {0, -t * eps};
+        double log_mod_err = 0;  // relative error of Π R^T from the inner quadrature
+        for (std::size_t i = 0; i < releases_.size(); ++i) {
+          const std::complex<double> rf = fine_ratio[i].next(), rc = coarse_ratio[i].next();
+          const double err = std::abs(rf - rc) + std::fabs(fine[i].log_m - coarse[i].log_m) * std::abs(rf) +
+                             64 * kU;  // the sum over nodes rounds too
+          log_r += counts_[i] * std::log(rf);
+          log_mod_err += counts_[i] * err / std::max(std::abs(rf), 1e-300);
+        }
+        const std::complex<double> s_k{s.c, t}, kernel = 1.0 / (s_k * (s_k + 1.0));
+        const std::complex<double> value = std::exp(log_r) * kernel;
+        const double weight = k == 0 ? 0.5 : 1.0;
+        sum_half += weight * value.real();
+        if (k % 2 == 0) sum_h += weight * value.real();
+        abs_sum += weight * std::abs(value);
+        inner += weight * std::abs(value) * std::expm1(std::min(log_mod_err, 700.0));
+        if (k >= points * 9 / 10) last = std::max(last, std::exp(log_r.real()));
+      }
+      const double j_half = sum_half * 0.5 * h / std::numbers::pi, j_h = sum_h * h / std::numbers::pi;
+      // Beyond t_max: |kernel| ≤ 1/t², so the rest is at most sup|Π R^T|/(π t_max); the observed modulus over the
+      // last tenth stands for the sup (×10).
+      const double tail = 10 * last / (std::numbers::pi * t_max);
+      if (tail > 1e-13 * std::fabs(j_half) + 1e-300) {
+        if (attempt == 11)
+          throw NumericalError("the contour integral's integrand did not decay within 2^11 times its first range");
+        t_max *= 2;
+        continue;
+      }
+      const double trap = std::fabs(j_half - j_h);
+      const double rounding = 32 * kU * abs_sum * 0.5 * h / std::numbers::pi * std::sqrt(static_cast<double>(points + 1));
+      const double inner_err = inner * 0.5 * h / std::numbers::pi;
+      // A composed loss far from Gaussian (a few large per-release losses: Poisson-like tails) aliases at a step
+      // that suits its width: halve the step while h and h/2 disagree beyond 1e-11 and beyond the noise of the terms
+      // themselves (the inner quadrature's error raised to the power T, the rounding), which no step removes.
+      if (trap > std::max(1e-11 * std::fabs(j_half), 4 * (rounding + inner_err)) && attempt < 11 && 2 * points <= 400'000) {
+        step /= 2;
+        continue;
+      }
+      const double err_j = trap + tail + rounding + inner_err;
+      // HS = A·J (c > 0) or 1 + A·J (−1 < c < 0: the residue 1 at s = 0 crossed), A = Π M_i(c)^{T_i} e^{−cε}.
+      const char* method = "contour integral of the composed loss's moment generating function (saddle point, trapezoid rule; a-posteriori error)";
+      Estimate e;
+      if (s.c > 0) {
+        const double rel = err_j / j_half;
+        if (!(j_half > 0) || !(rel < 0.5)) {
+          // The value is below what the line resolves (a level near the largest composed loss): only an upper end,
+          // Chernoff's P(S > ε) ≤ Π M_i(c)^{T_i} e^{−cε} (HS ≤ P(S > ε)), with the quadrature's error of log M.
+          e.value = e.lower = 0;
+          e.log_value = e.log_lower = -kInf;
+          e.log_upper = log_a + 1e-6 * (1 + std::fabs(log_a));
+          e.upper = std::exp(e.log_upper);
+          e.error_kind = ErrorKind::quadrature;
+          e.method = fmt::format("below what the contour resolves (its sum is {:.3g} +- {:.3g}): only the Chernoff bound "
+                                 "prod M_i(c)^T_i e^(-c eps) at c = {:.6g} as an upper end", j_half, err_j, s.c);
+          return e;
+        }
+        e = Estimate::from_log(log_a + std::log(j_half), rel, ErrorKind::quadrature, method);
+      } else {
+        const double a = std::exp(log_a);
+        const double value = 1 + a * j_half, err = a * err_j + 4 * kU;
+        e = Estimate::from_value(value, err, ErrorKind::quadrature, method);
+        e.upper = std::min(e.upper, 1.0);
+      }
+      e.work = points * static_cast<long>(releases_.size());
+      e.method += fmt::format(" at c = {:.6g}, {} points", s.c, points + 1);
+      return e;
+    }
+    throw NumericalError("the contour integral did not decay within 2^11 times its first range");
+  }
+
+ private:
+  struct Saddle {
+    double c;
+  };
+
+  // The log of the integrand's modulus on the real axis, g(c) = Σ T_i log M_i(c) − cε − log|c(1+c)|, with its first
+  // two derivatives: g' = Σ T_i E_c[L_i] − ε − 1/c − 1/(1+c), g'' = Σ T_i Var_c[L_i] + 1/c² + 1/(1+c)² > 0 (the
+  // tilted laws' mean and variance). g is convex on (−1, 0) and on (0, c_max).
+  struct Height {
+    double g, slope, curvature;
+  };
+  Height height(double c, double eps) const {
+    Height h{-c * eps - std::log(std::fabs(c * (1 + c))), -eps - 1 / c - 1 / (1 + c), 1 / (c * c) + 1 / ((1 + c) * (1 + c))};
+    for (std::size_t i = 0; i < releases_.size(); ++i) {
+      const Tilted t = releases_[i].tilted(c, 0, 0);
+      h.g += counts_[i] * t.log_m;
+      h.slope += counts_[i] * t.mean;
+      h.curvature += counts_[i] * t.variance;
+    }
+    return h;
+  }
+
+  // The abscissa that minimises g on (0, c_max) and on (−1, 0), whichever is lower (the smaller integrand: the
+  // better-conditioned line): Newton's method on g' inside a bracket that bisection keeps (g' < 0 at its left end,
+  // > 0 at its right end; geometric bisection on (0, c_max)). Any abscissa gives the same integral: the saddle
+  // only makes the integrand narrow and smooth.
+  Saddle saddle(double eps) const {
+    auto minimise = [&](double lo, double hi, bool geometric) {
+      double a = lo, b = hi, x = geometric ? std::sqrt(lo * hi) : 0.5 * (lo + hi);
+      Height h = height(x, eps);
+      for (int it = 0; it < 60; ++it) {
+        if (h.slope < 0) a = x;
+        else b = x;
+        double next = x - h.slope / h.curvature;
+        if (!(next > a && next < b)) next = geometric ? std::sqrt(a * b) : 0.5 * (a + b);
+        const bool done = std::fabs(next - x) <= 1e-7 * std::fabs(x);
+        x = next;
+        h = height(x, eps);
+        if (done) break;
+      }
+      return std::make_pair(x, h);
+    };
+    // A saddle closer to a pole of 1/(s(s+1)) than the integrand's width σ_t (a level near the composed loss's mean)
+    // would make the trapezoid's step follow the pole: the line moves to a distance σ_t (at most 1/4) from it, which
+    // raises the integrand by at most e^{1/2} — half a digit of the sum, none of the value.
+    auto away_from_poles = [](double c, const Height& h, bool right) {
+      const double spread = h.curvature - 1 / (c * c) - 1 / ((1 + c) * (1 + c));  // Σ T_i Var_c[L_i]
+      const double m = spread > 0 ? std::min(0.25, 1 / std::sqrt(spread)) : 0.25;
+      return right ? std::max(c, m) : std::clamp(c, -1 + m, -m);
+    };
+    const double top = std::min(c_max_, 1e5);
+    const auto left = minimise(-1 + 1e-9, -1e-9, false);
+    if (!(top > 1e-5)) return {away_from_poles(left.first, left.second, false)};
+    const auto right = minimise(1e-6, top, true);
+    if (right.second.g <= left.second.g) return {std::min(away_from_poles(right.first, right.second, true), top)};
+    return {away_from_poles(left.first, left.second, false)};
+  }
+
+  Estimate identical(double eps) const {
+    Estimate e = Estimate::from_value(std::max(0.0, -std::expm1(eps)), 0, ErrorKind::quadrature,
+                                      "the releases' losses vanish at every quadrature node (equal laws)");
+    return e;
+  }
+
+  std::vector<ReleaseLoss> releases_;
+  std::vector<double> counts_;
+  double c_max_ = kInf;
+};
+
+
+}  // namespace
+
+class ContourIntegral::Engine : public ContourEngine {
+ public:
+  using ContourEngine::ContourEngine;
+};
+
+ContourIntegral::ContourIntegral(const std::vector<ReleasePair>& pairs) : engine_(std::make_unique<Engine>(pairs)) {}
+ContourIntegral::~ContourIntegral() = default;
+ContourIntegral::ContourIntegral(ContourIntegral&&) noexcept = default;
+Estimate ContourIntegral::hockey_stick(double eps) const { return engine_->hockey_stick(eps); }
+
+}  // namespace privamp::verify

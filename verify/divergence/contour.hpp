@@ -1,0 +1,39 @@
+// The hockey-stick divergence of a composition of one-dimensional density pairs by the saddle-point contour
+// integral (the formula, its error bar and its refusals: composition.hpp and the README's "Compositions").
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "sim/laws/law.hpp"
+#include "verify/divergence/estimate.hpp"
+
+namespace privamp::verify {
+
+// T releases of μ against T releases of ν.
+struct ReleasePair {
+  const sim::Law* mu;
+  const sim::Law* nu;
+  long count;
+};
+
+// Evaluations of e^{itL} (points × nodes) one contour may take: about a second.
+inline constexpr double kMaxContourWork = 3e8;
+
+class ContourIntegral {
+ public:
+  // InvalidArgument naming the pair where a release cannot be composed this way (atoms beside a density, laws
+  // computed numerically, μ charging where ν does not).
+  explicit ContourIntegral(const std::vector<ReleasePair>& pairs);
+  ~ContourIntegral();
+  ContourIntegral(ContourIntegral&&) noexcept;
+  // HS_ε of the composition (ε ≥ 0), an a-posteriori estimate; NumericalError where the line needs more than
+  // kMaxContourWork evaluations.
+  Estimate hockey_stick(double eps) const;
+
+ private:
+  class Engine;
+  std::unique_ptr<Engine> engine_;
+};
+
+}  // namespace privamp::verify
