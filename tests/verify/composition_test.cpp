@@ -151,6 +151,28 @@ TEST_CASE("Renyi, KL and R_inf of a composition are T times one release's", "[co
   CHECK(std::isinf(divergence("power(gaussian(1, 1), 2)", "power(gaussian(0, 1), 2)", Quantity::renyi_inf()).value));
 }
 
+TEST_CASE("a composed hockey-stick beneath what the contour resolves keeps an upper end, never a silent 0", "[composition]") {
+  // N(0, 1) against the subsampled Gaussian, 10 releases: the loss is at most 10·log(1/0.99) = 0.100503. At ε = 0.1
+  // the contour resolves ~8.7e-61; just below the largest loss it cannot, and only Chernoff's bound is printed; at
+  // and above it the value is 0 exactly.
+  const std::string p = "power(gaussian(0, 1), 10)", q = "power(mix(q=0.01, gaussian(0, 1), gaussian(1, 1)), 10)";
+  const auto resolved = divergence(p, q, Quantity::hockey_stick(0.1));
+  CHECK(resolved.value > 0);
+  for (double eps : {0.1004, 0.1005}) {
+    const auto e = divergence(p, q, Quantity::hockey_stick(eps));
+    INFO("eps = " << eps << ": " << e.method);
+    CHECK(e.error_kind == ErrorKind::quadrature);
+    CHECK(e.value == 0);
+    CHECK(e.lower == 0);
+    CHECK(std::isfinite(e.log_upper));  // an upper end, also where it underflows
+    CHECK(e.log_upper < resolved.log_upper);  // HS decreases in ε: the bound sits below HS(0.1)'s upper end here
+    CHECK_THAT(e.method, Catch::Contains("Chernoff"));
+  }
+  const auto beyond = divergence(p, q, Quantity::hockey_stick(0.2));
+  CHECK(beyond.upper == 0);
+  CHECK_THAT(beyond.method, Catch::Contains("the composed loss is at most"));
+}
+
 TEST_CASE("the RDP accountant's expectations (TensorFlow Privacy's rdp_accountant_test)", "[composition]") {
   // compute_rdp(q=0.01, noise_multiplier=2.5, steps=50, orders) and compute_rdp(0.1, 2, 10, 5), which that suite checks
   // to 1e-5 (assertSequenceAlmostEqual, delta=1e-5): privamp's intervals must lie within that tolerance of the
