@@ -1,3 +1,4 @@
+#include "numerics/constants.hpp"
 #include "sim/formulas/enclosure.hpp"
 
 #include <array>
@@ -9,7 +10,6 @@ namespace privamp::sim {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 double down(double x, int ulps = 1) {

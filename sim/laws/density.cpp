@@ -1,3 +1,4 @@
+#include "numerics/constants.hpp"
 #include "sim/laws/density.hpp"
 
 #include <algorithm>
@@ -18,7 +19,6 @@ namespace privamp::sim {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kDrop = 50;      // the window holds the points where f is within 50 of its maximum
 constexpr int kCells = 8192;      // of the sampler's table
 

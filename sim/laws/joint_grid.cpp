@@ -1,3 +1,4 @@
+#include "numerics/constants.hpp"
 #include "sim/laws/joint_grid.hpp"
 
 #include <algorithm>
@@ -14,7 +15,6 @@ namespace privamp::sim {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kErrorSafety = 10;
 
 struct JointGrid {

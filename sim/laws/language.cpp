@@ -1,3 +1,4 @@
+#include "numerics/constants.hpp"
 #include "sim/laws/language.hpp"
 
 #include <algorithm>
@@ -48,7 +49,6 @@ std::string Params::describe() const {
 namespace {
 
 using NodePtr = std::shared_ptr<const Node>;
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 [[noreturn]] void fail_at(const std::string& label, const std::string& text, std::size_t column, const std::string& why) {
   expression_error(label, text, column, why);

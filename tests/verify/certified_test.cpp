@@ -32,7 +32,7 @@ verify::Estimate certified(const std::string& mu, const std::string& nu, const Q
 std::string mix_gauss(double q, double s) { return fmt::format("mix(q={}, gaussian(0,{}), gaussian(1,{}))", q, s, s); }
 std::string mix_laplace(double q, double b) { return fmt::format("mix(q={}, laplace(0,{}), laplace(1,{}))", q, b, b); }
 
-struct Reference {
+struct CertifiedReference {
   std::string mu, nu;
   Quantity quantity;
   double value;      // 0 when the value is below the double range: then log_value
@@ -44,7 +44,7 @@ struct Reference {
 TEST_CASE("certified: enclosures contain independent references at new points", "[verify][certified]") {
   const std::string chain = "K=[[0.9,0.1,0],[0,0.9,0.1],[0.1,0,0.9]]";
   auto chain_at = [&](const char* mu, int t) { return fmt::format("chain({}, mu={}, t={})", chain, mu, t); };
-  const std::vector<Reference> table = {
+  const std::vector<CertifiedReference> table = {
       // Poisson-subsampled Gaussian at non-integer orders in the tilted-mode window (the mass sits near α·Δ).
       {mix_gauss(0.002, 3), "gaussian(0,3)", Quantity::renyi(37.3), 8.843242421413045413e-06, 0},
       {mix_gauss(0.002, 3), "gaussian(0,3)", Quantity::renyi(88.8), 2.132618496738213616e-05, 0},
@@ -78,7 +78,7 @@ TEST_CASE("certified: enclosures contain independent references at new points", 
       {"clamp(gaussian(0.3,1), lo=0, hi=1)", "clamp(gaussian(0,1), lo=0, hi=1)", Quantity::tv(), 0.1192353847404850315, 0},
       {"clamp(gaussian(0.3,1), lo=0, hi=1)", "clamp(gaussian(0,1), lo=0, hi=1)", Quantity::renyi_inf(), 0.4220538834777318548, 0},
   };
-  for (const Reference& r : table) {
+  for (const CertifiedReference& r : table) {
     INFO(r.mu << " || " << r.nu << " " << r.quantity.label());
     const verify::Estimate e = certified(r.mu, r.nu, r.quantity);
     INFO(test::describe(e));

@@ -17,7 +17,7 @@ using namespace privamp;
 using Catch::Matchers::Contains;
 
 namespace {
-std::string error_of(const std::function<void()>& f) {
+std::string message_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const std::exception& e) {
@@ -30,13 +30,13 @@ std::string error_of(const std::function<void()>& f) {
 TEST_CASE("expressions: long flat chains and deep trees are refused before any recursion", "[untrusted]") {
   std::string chain = "0";
   for (int i = 0; i < 10000; ++i) chain += "+0";
-  CHECK_THAT(error_of([&] { verify::evaluate_formula(chain, {}); }), Contains("more than 256 levels deep"));
-  CHECK_THAT(error_of([&] { sim::parse_law("gaussian(" + chain + ", 1)"); }), Contains("more than 256 levels deep"));
+  CHECK_THAT(message_of([&] { verify::evaluate_formula(chain, {}); }), Contains("more than 256 levels deep"));
+  CHECK_THAT(message_of([&] { sim::parse_law("gaussian(" + chain + ", 1)"); }), Contains("more than 256 levels deep"));
   // 200 terms are fine, and the message of a long text shows only the text around the column.
   std::string ok = "1";
   for (int i = 0; i < 200; ++i) ok += "+1";
   CHECK(verify::evaluate_formula(ok, {}) == 201);
-  CHECK(error_of([&] { verify::evaluate_formula(chain, {}); }).size() < 600);
+  CHECK(message_of([&] { verify::evaluate_formula(chain, {}); }).size() < 600);
 }
 
 TEST_CASE("sum(): integer index, bounds up to 2^53, work estimated before it runs", "[untrusted]") {
@@ -44,25 +44,25 @@ TEST_CASE("sum(): integer index, bounds up to 2^53, work estimated before it run
   p.numbers = {{"n", 1e5}};
   CHECK(verify::evaluate_formula("sum(k, 1, 3, k)", p) == 6);
   CHECK(verify::evaluate_formula("sum(k, 9007199254740990, 9007199254740992, 1)", p) == 3);
-  CHECK_THAT(error_of([&] { verify::evaluate_formula("sum(k, 1e17, 1e17, 1)", p); }), Contains("at most 2^53"));
-  CHECK_THAT(error_of([&] { verify::evaluate_formula("sum(k, 1, 1e6, sum(j, 1, 1e6, 1))", p); }), Contains("the limit is 2e+07"));
+  CHECK_THAT(message_of([&] { verify::evaluate_formula("sum(k, 1e17, 1e17, 1)", p); }), Contains("at most 2^53"));
+  CHECK_THAT(message_of([&] { verify::evaluate_formula("sum(k, 1, 1e6, sum(j, 1, 1e6, 1))", p); }), Contains("the limit is 2e+07"));
   // The estimate at load follows the grid: n terms of an inner sum of n terms.
   CHECK_NOTHROW(verify::check_formula_work("sum(k, 1, 1000, sum(j, 1, k, 1))", p));
-  CHECK_THAT(error_of([&] { verify::check_formula_work("sum(k, 1, n, sum(j, 1, n, 1))", p); }), Contains("steps of work"));
-  CHECK_THAT(error_of([&] { verify::check_formula_work("sum(k, 1, n, renyi(gaussian(1,1), gaussian(0,1), 2))", p); }),
+  CHECK_THAT(message_of([&] { verify::check_formula_work("sum(k, 1, n, sum(j, 1, n, 1))", p); }), Contains("steps of work"));
+  CHECK_THAT(message_of([&] { verify::check_formula_work("sum(k, 1, n, renyi(gaussian(1,1), gaussian(0,1), 2))", p); }),
              Contains("steps of work"));
   // Nested sums 40 deep: refused by the estimate alone, which stops at the first end that is over the limit (it
   // used to estimate both ends of every level: 2^40 estimates, a test that would not end).
   std::string deep = "1";
   for (int k = 0; k < 40; ++k) deep = fmt::format("sum(j{}, 1, 10, {})", k, deep);
-  CHECK_THAT(error_of([&] { verify::check_formula_work(deep, p); }), Contains("steps of work"));
+  CHECK_THAT(message_of([&] { verify::check_formula_work(deep, p); }), Contains("steps of work"));
   // Two bare words compared: a missing parameter, not a silent false.
-  CHECK_THAT(error_of([&] { verify::evaluate_formula("randomizer == rr", p); }), Contains("neither 'randomizer' nor 'rr'"));
+  CHECK_THAT(message_of([&] { verify::evaluate_formula("randomizer == rr", p); }), Contains("neither 'randomizer' nor 'rr'"));
 }
 
 TEST_CASE("a load's declared bounds are its own: twice is refused, nothing is global", "[untrusted]") {
   const std::string a = "[[bound]]\nid = \"U.x\"\nquantity = \"renyi\"\nformula = \"1\"\n";
-  CHECK_THAT(error_of([&] { verify::parse_cases(a + "\n" + a, "twice.toml"); }),
+  CHECK_THAT(message_of([&] { verify::parse_cases(a + "\n" + a, "twice.toml"); }),
              Contains("twice.toml:6: key 'id': bound 'U.x' is declared twice: here and at twice.toml:1"));
   CHECK(verify::parse_cases(a, "one.toml").empty());
   CHECK_THROWS_AS(verify::find_bound("U.x"), InvalidArgument);
@@ -73,7 +73,7 @@ TEST_CASE("gnuplot text: quoted without substitution or line ends; the key from 
   CHECK(plots::quoted("t\nsystem \"x\"\r#") == "'t system \"x\" #'");
   CHECK(plots::parse_key_words("below nobox").render() == "below nobox opaque height 1");  // the style's opaque key, clear of the x label
   CHECK(plots::parse_key_words("top left box opaque").render() == "top left box opaque");
-  CHECK_THAT(error_of([] { plots::parse_key_words("below nobox; system 'touch x'"); }), Contains("'nobox;' is not a key word"));
+  CHECK_THAT(message_of([] { plots::parse_key_words("below nobox; system 'touch x'"); }), Contains("'nobox;' is not a key word"));
   CHECK(plots::has_control_character("a\tb"));
   CHECK_FALSE(plots::has_control_character("αβ 'x'"));
 }

@@ -23,6 +23,10 @@ class FiniteKernel;
 
 namespace privamp::verify {
 
+// The source paper, as the catalogue's rows cite it ("Privacy amplification by mixing and diffusion mechanisms",
+// NeurIPS 2019).
+inline const std::string kPaper = "Balle, Barthe, Gaboardi, Geumlek 2019";
+
 // upper: exact ≤ bound; lower: exact ≥ bound; identity: exact = bound (a closed form to confirm). The names are
 // those of a [[bound]] table's `direction` key.
 enum class Direction { upper, lower, identity };

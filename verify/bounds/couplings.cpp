@@ -18,7 +18,6 @@ namespace privamp::verify {
 
 namespace {
 
-const std::string kSource = "Balle, Barthe, Gaboardi, Geumlek 2019";
 
 // log g_α(z) = (α − 1)·R_α(Lap(z, 1) ‖ Lap(0, 1)) (GT.lap.renyi).
 double log_g(double alpha, double z) { return (alpha - 1) * laplace_renyi(z, 1.0, alpha).value; }
@@ -99,7 +98,7 @@ BoundValue noisy_sgd_bound(const Params& p) {
 void add_coupling_bounds(std::vector<BoundEntry>& out) {
   out.push_back({.id = "E2",
                  .family = "couplings",
-                 .source = kSource + ", Example 2 (via Theorem 2)",
+                 .source = kPaper + ", Example 2 (via Theorem 2)",
                  .statement = "iterated Laplace: R_alpha <= min_w log(g(|w-v|/l1) g(|u-w|/l2))/(alpha-1)",
                  .quantity = "renyi(alpha)",
                  .check = DivergenceCheck{.quantity = Quantity::Kind::renyi},
@@ -107,7 +106,7 @@ void add_coupling_bounds(std::vector<BoundEntry>& out) {
                  .bound = iterated_laplace});
   out.push_back({.id = "T5",
                  .family = "noisy_sgd",
-                 .source = kSource + ", Theorem 5",
+                 .source = kPaper + ", Theorem 5",
                  .statement = "NoisyProjSGD, C-Lipschitz beta-smooth rho-strongly convex loss, eta <= 2/(beta+rho): (alpha, alpha "
                               "eps_i)-RDP at index i, eps_i = 2C^2/((n-i)sigma^2) (1 - 2 eta beta rho/(beta+rho))^((n-i+1)/2), "
                               "eps_n = 2C^2/sigma^2",

@@ -23,7 +23,6 @@ namespace privamp::verify {
 
 namespace {
 
-const std::string kSource = "Balle, Barthe, Gaboardi, Geumlek 2019";
 
 std::optional<std::string> positive_time(const Params& p) { return requires_positive("t")(p); }
 
@@ -223,7 +222,7 @@ std::vector<Parameter> t6_parameters() {
 void add_diffusion_bounds(std::vector<BoundEntry>& out) {
   out.push_back({.id = "T6",
                  .family = "diffusions",
-                 .source = kSource + ", Theorem 6",
+                 .source = kPaper + ", Theorem 6",
                  .statement = "diffusion mechanism is (alpha, alpha Lambda(t))-RDP, Lambda(t) = int_t^inf kappa(s) ds",
                  .quantity = "renyi(alpha)",
                  .check = ValueCheck{.exact = [](const Params& p) { return double_well_renyi(p, true); },
@@ -236,7 +235,7 @@ void add_diffusion_bounds(std::vector<BoundEntry>& out) {
   // (MSE.ou, MSE.gm, T8.a and T8.b are closed forms in catalogue.toml, with the exact routes below.)
   out.push_back({.id = "MSE.pgm",
                  .family = "diffusions",
-                 .source = kSource + ", Section 5.2 (typo corrected: R^2)",
+                 .source = kPaper + ", Section 5.2 (typo corrected: R^2)",
                  .statement = "E_PGM <= E_GM (1 + d sigma~^2/R^2)^(-1)",
                  .quantity = "E_PGM (optimal beta, worst |f| <= R)",
                  .check = ValueCheck{.exact = [](const Params& p) { return pgm_mse(p); },

@@ -17,7 +17,6 @@ namespace privamp::verify {
 
 namespace {
 
-const std::string kPaper = "Balle, Barthe, Gaboardi, Geumlek 2019";
 
 struct Instances {
   std::mt19937_64 rng;

@@ -1,3 +1,4 @@
+#include "numerics/constants.hpp"
 #include "verify/divergence/certified.hpp"
 
 #include <acb.h>
@@ -29,7 +30,6 @@ namespace privamp::verify {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr long kMaxPieces = 256;            // density pieces of one law: every evaluation visits each
 constexpr long kMaxChainStates = 64;        // μK^t in balls costs states³·log t products at up to 65,536 bits
 constexpr long kMaxEvaluations = 400'000;   // sign / supremum subdivision steps per value

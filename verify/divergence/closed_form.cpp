@@ -1,3 +1,4 @@
+#include "numerics/constants.hpp"
 #include "verify/divergence/closed_form.hpp"
 
 #include <cmath>
@@ -14,8 +15,6 @@
 namespace privamp::verify {
 
 namespace {
-constexpr double kEps = std::numeric_limits<double>::epsilon();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 Estimate zero(const char* method) { return Estimate::from_value(0, 0, ErrorKind::exact, method); }
 

@@ -1,3 +1,4 @@
+#include "numerics/constants.hpp"
 #include "verify/divergence/composition.hpp"
 
 #include <algorithm>
@@ -21,8 +22,6 @@
 namespace privamp::verify {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kU = std::numeric_limits<double>::epsilon() / 2;  // unit roundoff
 
 // Walks both compositions' factors in order, consuming releases: power(a, 3) against product(b, power(c, 2)) pairs
 // (a, b) once and (a, c) twice.

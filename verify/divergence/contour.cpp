@@ -1,3 +1,4 @@
+#include "numerics/constants.hpp"
 #include "verify/divergence/contour.hpp"
 
 #include <algorithm>
@@ -17,8 +18,6 @@
 namespace privamp::verify {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kU = std::numeric_limits<double>::epsilon() / 2;  // unit roundoff
 
 // ---------------------------------------------------------------------------------------------------------------
 // Densities: the contour integral (the formula and its error bar: composition.hpp).

@@ -8,6 +8,7 @@
 #include <gsl/gsl_integration.h>
 #include <gsl/gsl_roots.h>
 
+#include "numerics/constants.hpp"
 #include "numerics/errors.hpp"
 #include "numerics/log_space.hpp"
 #include "verify/divergence/density_engine_impl.hpp"
@@ -18,7 +19,6 @@ namespace privamp::verify {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 struct Workspace {
   gsl_integration_workspace* w;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gsl/gsl_cdf.h>
 
+#include "numerics/constants.hpp"
 #include "numerics/errors.hpp"
 #include "numerics/interrupt.hpp"
 #include "numerics/log_space.hpp"
@@ -16,7 +17,6 @@ namespace privamp::verify {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr long kChunk = 1 << 16;  // samples per random stream: results do not depend on how chunks are scheduled
 constexpr long kPilotSamples = 200'000;  // at most, before the main run (hockey-stick: a plain pilot and five shifts)
 // Simulated steps in one call (samples × a process law's steps per run): a few minutes at most.

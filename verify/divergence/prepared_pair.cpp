@@ -1,3 +1,4 @@
+#include "numerics/constants.hpp"
 #include "verify/divergence/prepared_pair.hpp"
 
 #include <algorithm>
@@ -12,8 +13,6 @@
 namespace privamp::verify {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kEps = std::numeric_limits<double>::epsilon();
 
 // True if μ's tail on one side decays slower than ν's (the likelihood ratio is unbounded there).
 // Whether tail a decays strictly slower than tail b (then the loss grows without bound there: R_∞ = inf). Tails read

@@ -1,0 +1,12 @@
+// The floating-point constants every engine uses, spelled once.
+#pragma once
+
+#include <limits>
+
+namespace privamp {
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr double kEps = std::numeric_limits<double>::epsilon();  // the spacing of doubles at 1
+inline constexpr double kU = kEps / 2;                                  // unit roundoff of round-to-nearest
+
+}  // namespace privamp
