@@ -80,8 +80,9 @@ Action add_explore_command(CLI::App& app) {
     const std::filesystem::path dir(args->out);
     OutputLock lock;  // held until the files are written: a second run into the folder is refused
     on_first_process(comm, [&] { lock = make_output_dir("--out", dir); });
-    const bool figures = plots::gnuplot_available();
-    if (root && !figures) std::cerr << "gnuplot not found: the exploration figures are skipped (install gnuplot-nox)\n";
+    const std::string missing_tools = plots::missing_plot_tools();
+    const bool figures = missing_tools.empty();
+    if (root && !figures) std::cerr << missing_tools << ": the exploration figures are skipped\n";
     if (root && comm.size() > 1)
       std::cout << fmt::format("{} processes x {} threads\n", comm.size(), options.jobs);
 

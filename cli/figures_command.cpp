@@ -52,8 +52,8 @@ Action add_figures_command(CLI::App& app) {
         chosen.push_back(&*it);
       }
     }
-    if (!plots::gnuplot_available())  // before the computation, not after it
-      throw InvalidArgument("gnuplot was not found: install gnuplot-nox (scripts/install-deps.sh does) to render figures");
+    if (const std::string missing = plots::missing_plot_tools(); !missing.empty())  // before the computation
+      throw InvalidArgument(missing);
     check_output_dir("--out", args->out);  // a file named like the folder, or links where figures go: refused now
     const OutputLock lock = make_output_dir("--out", args->out);
     for (const plots::Figure* f : chosen)
@@ -88,7 +88,11 @@ Action add_figures_command(CLI::App& app) {
                                    f->series[k].id, f->series[k].case_name);
       }
       plots::render(*f, data, args->out);
-      std::cout << fmt::format("{:<18} {}/{}.{{csv,gp,pdf,png}}  {} points\n", f->name, args->out, f->name, points);
+      std::vector<std::string> kinds = {"csv", "gp"};
+      for (const char* kind : {"pdf", "png"})
+        if (f->style.wants(kind)) kinds.emplace_back(kind);
+      if (f->style.wants("pgfplots")) kinds.emplace_back("tex");
+      std::cout << fmt::format("{:<18} {}/{}.{{{}}}  {} points\n", f->name, args->out, f->name, fmt::join(kinds, ","), points);
     }
     return bad > 0 ? 1 : 0;
   };

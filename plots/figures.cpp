@@ -56,8 +56,8 @@ class FigureReader : public verify::TomlReader {
     check_keys(t, verify::kStyleKeys, key + ".");
     if (const toml::node* size = t.get("size")) {
       const std::string v = text(t, "size");
-      if (v == "single") base.width = 3.5, base.height = 2.6;
-      else if (v == "double") base.width = 7.0, base.height = 3.0;
+      if (v == "single") base.width = 3.5, base.height = 2.6, base.size = v;
+      else if (v == "double") base.width = 7.0, base.height = 3.0, base.size = v;
       else fail(size, key + ".size", "must be single (3.5 x 2.6 in) or double (7 x 3 in); or give width and height");
     }
     auto bounded = [&](const char* name, double value, double lo, double hi, const char* unit) {
@@ -65,6 +65,7 @@ class FigureReader : public verify::TomlReader {
       if (!(v >= lo && v <= hi)) fail(t.get(name), key + "." + name, fmt::format("must be in [{}, {}] {} (got {})", lo, hi, unit, v));
       return v;
     };
+    if (t.get("width") || t.get("height")) base.size.clear();  // a size of the file's own, not a preset
     base.width = bounded("width", base.width, 1, 20, "inches");
     base.height = bounded("height", base.height, 1, 20, "inches");
     base.font_size = bounded("font_size", base.font_size, 4, 30, "points");
@@ -413,43 +414,152 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
 
 std::string tex_number(double x) { return fmt::format("{:.10g}", x); }
 
-// A pgfplots figure: the axes, each series with its points inline (error bars for intervals), labels typeset by
-// LaTeX (the gnuplot markup translated), the style's size and palette.
+// The positive values drawn on an axis ('x' or 'y'): their least and largest (lo > hi when there is none).
+std::pair<double, double> positive_span(const std::vector<std::vector<Point>>& data, char axis) {
+  double lo = HUGE_VAL, hi = 0;
+  for (const auto& points : data)
+    for (const Point& p : points)
+      for (double v : axis == 'x' ? std::vector<double>{p.x} : std::vector<double>{p.lower, p.y, p.upper})
+        if (v > 0 && std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  return {lo, hi};
+}
+
+// The ticks of a log axis, the same for both renderers: under two decades 1, 2 and 5 times the powers of ten in
+// range (an axis of a few decades would otherwise get fractional powers, 10^{-0.3}); empty: whole decades.
+std::vector<double> log_ticks(std::pair<double, double> span) {
+  const auto [lo, hi] = span;
+  std::vector<double> tics;
+  if (!(hi > lo) || std::log10(hi / lo) >= 2) return tics;
+  for (int k = static_cast<int>(std::floor(std::log10(lo))); k <= static_cast<int>(std::ceil(std::log10(hi))); ++k)
+    for (double m : {1.0, 2.0, 5.0})
+      if (const double t = m * std::pow(10.0, k); t >= lo * 0.999 && t <= hi * 1.001) tics.push_back(t);
+  if (tics.size() < 2) tics.clear();
+  return tics;
+}
+
+// The marks for violated and inconclusive points, in both renderers and each once in the key.
+struct VerdictMark {
+  const char* verdict;
+  const char* gnuplot;
+  const char* pgf;
+};
+constexpr VerdictMark kVerdictMarks[] = {
+    {"violated", "pt 2 ps 1.4 lw 2 lc rgb '#d62728'", "only marks, mark=x, mark size=3pt, line width=1pt, color={rgb,255:red,214;green,39;blue,40}"},
+    {"inconclusive", "pt 6 ps 1.4 lw 1.5 lc rgb '#ff7f0e'", "only marks, mark=o, mark size=3pt, line width=0.8pt, color={rgb,255:red,255;green,127;blue,14}"}};
+
+// The legend's columns in a pgfplots figure `width_in` inches wide: as many as fit, estimated from the longest label
+// at \footnotesize (0.055 in per character plus the sample line, 5 % to spare), at most the number of entries.
+int legend_columns(const std::vector<std::string>& labels, double width_in, int declared) {
+  std::size_t longest = 1;
+  for (const std::string& l : labels) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      if (l.compare(i, 8, "/Symbol ") == 0) i += 7;
+      else if (l[i] != '{' && l[i] != '}' && l[i] != '_' && l[i] != '^' && (static_cast<unsigned char>(l[i]) & 0xC0) != 0x80) ++n;
+    }
+    longest = std::max(longest, n);
+  }
+  const int fit = std::max(1, static_cast<int>(0.95 * width_in / (0.055 * static_cast<double>(longest) + 0.4)));
+  int columns = std::min<int>(fit, static_cast<int>(std::max<std::size_t>(1, labels.size())));
+  if (declared > 0) columns = std::min(columns, declared);
+  return columns;
+}
+
+// A pgfplots figure: the axes, each series with its points inline (error bars where an interval shows), the
+// violated and inconclusive marks, labels typeset by LaTeX (the gnuplot markup translated), the style's palette,
+// dash patterns and marks, the legend below the axes in as many columns as fit. "single" is \columnwidth wide,
+// "double" \textwidth.
 std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>& data) {
   const Style& st = figure.style;
-  std::string out = fmt::format("% {} (privamp figures; data: {}_tidy.csv). Needs \\usepackage{{pgfplots}} (and xcolor).\n",
-                                figure.name, figure.name);
+  const std::string width = st.size == "single" ? "\\columnwidth" : st.size == "double" ? "\\textwidth" : fmt::format("{}in", st.width);
+  std::string out = fmt::format("% {} (privamp figures; data: {}_tidy.csv). Needs \\usepackage{{pgfplots}} (compat 1.17 or later).\n"
+                                "% size: {} ({} wide)\n",
+                                figure.name, figure.name, st.size.empty() ? "custom" : st.size, width);
   for (std::size_t k = 0; k < st.palette.size(); ++k)
     out += fmt::format("\\definecolor{{privamp{}}}{{HTML}}{{{}}}\n", static_cast<char>('A' + k), st.palette[k].substr(1));
   const bool logx = figure.log.find('x') != std::string::npos, logy = figure.log.find('y') != std::string::npos;
-  out += fmt::format("\\begin{{tikzpicture}}\n\\begin{{axis}}[width={}in, height={}in, {}xlabel={{{}}}, ylabel={{{}}},\n"
-                     "  xmode={}, ymode={}, legend pos=outer north east, legend style={{font=\\footnotesize}}, grid=major{}{}]\n",
-                     st.width, st.height, st.show_title ? fmt::format("title={{{}}}, ", enhanced_to_latex(figure.title)) : "",
-                     enhanced_to_latex(figure.xlabel),
-                     enhanced_to_latex(figure.ylabel), logx ? "log" : "normal", logy ? "log" : "normal",
-                     figure.xrange ? fmt::format(", xmin={}, xmax={}", figure.xrange->first, figure.xrange->second) : "",
-                     figure.yrange ? fmt::format(", ymin={}, ymax={}", figure.yrange->first, figure.yrange->second) : "");
+  std::vector<std::string> labels;
+  for (std::size_t k = 0; k < data.size(); ++k)
+    if (!data[k].empty() && !figure.series[k].title.empty()) labels.push_back(figure.series[k].title);
+  for (const VerdictMark& m : kVerdictMarks)
+    for (const auto& points : data)
+      if (std::any_of(points.begin(), points.end(), [&](const Point& p) { return p.verdict == m.verdict; })) {
+        labels.push_back(m.verdict);
+        break;
+      }
+  std::string legend_name = "privamp-legend-" + figure.name;
+  std::replace(legend_name.begin(), legend_name.end(), '_', '-');
+  const bool legend = !figure.key.off && !labels.empty();
+  std::string options = fmt::format("width={}, height={}in, xlabel={{{}}}, ylabel={{{}}}, grid=major,\n  xmode={}, ymode={}", width,
+                                    st.height, enhanced_to_latex(figure.xlabel), enhanced_to_latex(figure.ylabel),
+                                    logx ? "log" : "normal", logy ? "log" : "normal");
+  if (st.show_title)  // a long title wraps over the axes (about the width less pgfplots' 45 pt for labels)
+    options += fmt::format(", title={{{}}}, title style={{align=center, text width=\\privampfigurewidth-45pt}}", enhanced_to_latex(figure.title));
+  for (const char axis : {'x', 'y'}) {
+    if (figure.log.find(axis) == std::string::npos) continue;
+    const auto ticks = log_ticks(positive_span(data, axis));
+    if (ticks.empty()) continue;
+    std::vector<std::string> t, labels;
+    for (double v : ticks) t.push_back(tex_number(v)), labels.push_back(fmt::format("{:g}", v));
+    options += fmt::format(",\n  {}tick={{{}}}, {}ticklabels={{{}}}", axis, fmt::join(t, ","), axis, fmt::join(labels, ","));
+  }
+  if (figure.xrange) options += fmt::format(", xmin={}, xmax={}", figure.xrange->first, figure.xrange->second);
+  if (figure.yrange) options += fmt::format(", ymin={}, ymax={}", figure.yrange->first, figure.yrange->second);
+  if (legend)
+    options += fmt::format(",\n  legend to name={}, legend columns={}, legend style={{font=\\footnotesize, draw=none, "
+                           "/tikz/every even column/.append style={{column sep=0.8em}}}}",
+                           legend_name, legend_columns(labels, st.width, figure.key.columns));
+  // pgfplots sizes the axes by estimating the room its labels take; the picture is typeset once in a box, and if it
+  // came out wider than the width the axes are narrowed by the excess and it is typeset again: it fits exactly.
+  out += "\\ifdefined\\privampfigurebox\\else\\newsavebox\\privampfigurebox\\newlength\\privampfigurewidth\\fi\n\\begingroup\n";
+  out += fmt::format("\\setlength\\privampfigurewidth{{{}}}%\n\\def\\privampfigure{{%\n", width);
+  options.replace(0, options.find(','), "width=\\privampfigurewidth");
+  out += fmt::format("\\begin{{tikzpicture}}\n\\begin{{axis}}[{}]\n", options);
   for (std::size_t k = 0; k < data.size(); ++k) {
     if (data[k].empty()) continue;
     const Series& s = figure.series[k];
+    const SeriesLook look = series_look(s.line);
     const std::string colour = s.line == 9 ? "black" : fmt::format("privamp{}", static_cast<char>('A' + (s.line - 1) % st.palette.size()));
-    const std::string look = s.style == "points" ? "only marks, mark=*" : s.style == "lines" ? "no marks" : "mark=*";
-    out += fmt::format("\\addplot+[{}, color={}, line width={}pt, mark size=1pt, error bars/.cd, y dir=both, y explicit]\n"
-                       "  table[x=x, y=y, y error plus=ep, y error minus=em, row sep=\\\\] {{\n  x y ep em \\\\\n",
-                       look, colour, st.line_width * 0.5, s.line == 9 ? ", dashed" : "");
+    const std::string how = s.style == "points"  ? fmt::format("only marks, mark={}, mark size=1.8pt", look.pgf_mark)
+                            : s.style == "lines" ? fmt::format("no marks, {}", look.pgf_dash)
+                                                 : fmt::format("mark={}, mark size=1.3pt, mark options={{solid}}, {}", look.pgf_mark, look.pgf_dash);
+    const bool bars = std::any_of(data[k].begin(), data[k].end(), [](const Point& p) { return p.lower < p.upper; });
+    out += fmt::format("\\addplot[{}, color={}, line width={}pt{}{}]\n  table[x=x, y=y{}, row sep=\\\\] {{\n  x y ep em \\\\\n", how, colour,
+                       s.line == 9 ? st.line_width * 0.3 : st.line_width * 0.5,
+                       bars ? ", error bars/.cd, y dir=both, y explicit" : "", s.title.empty() ? ", forget plot" : "",
+                       bars ? ", y error plus=ep, y error minus=em" : "");
     for (const Point& p : data[k])
       out += fmt::format("  {} {} {} {} \\\\\n", tex_number(p.x), tex_number(p.y), tex_number(p.upper - p.y), tex_number(p.y - p.lower));
     out += "};\n";
-    out += s.title.empty() ? "\\addlegendentry{}\n" : fmt::format("\\addlegendentry{{{}}}\n", enhanced_to_latex(s.title));
+    if (!s.title.empty()) out += fmt::format("\\addlegendentry{{{}}}\n", enhanced_to_latex(s.title));
   }
-  out += "\\end{axis}\n\\end{tikzpicture}\n";
+  for (const VerdictMark& m : kVerdictMarks) {
+    std::string points;
+    for (const auto& series : data)
+      for (const Point& p : series)
+        if (p.verdict == m.verdict) points += fmt::format("({}, {}) ", tex_number(p.x), tex_number(p.y));
+    if (points.empty()) continue;
+    out += fmt::format("\\addplot[{}] coordinates {{{}}};\n\\addlegendentry{{{}}}\n", m.pgf, points, m.verdict);
+  }
+  out += "\\end{axis}\n";
+  if (legend) out += fmt::format("\\node[anchor=north] at (current axis.below south) {{\\pgfplotslegendfromname{{{}}}}};\n", legend_name);
+  out += "\\end{tikzpicture}}%\n\\sbox\\privampfigurebox{\\privampfigure}%\n";
+  out += fmt::format("\\ifdim\\wd\\privampfigurebox>{0}\\relax\n  \\addtolength\\privampfigurewidth{{{0}}}\\addtolength\\privampfigurewidth{{-\\wd\\privampfigurebox}}%\n"
+                     "  \\sbox\\privampfigurebox{{\\privampfigure}}%\n\\fi\n\\usebox\\privampfigurebox\n\\endgroup\n", width);
   return out;
 }
 
 }  // namespace
 
 std::string enhanced_to_latex(const std::string& input) {
-  const std::string text = escape::plain(input);  // valid UTF-8, no control or bidirectional characters
+  const std::string plain = escape::plain(input);  // valid UTF-8, no control or bidirectional characters
+  // gnuplot's octal escape for the Symbol font's infinity (R_{/Symbol \245}) as the one byte the table knows.
+  std::string text;
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    const bool infinity = plain.compare(i, 12, "/Symbol \\245") == 0;
+    text += infinity ? std::string("/Symbol \245") : std::string(1, plain[i]);
+    if (infinity) i += 11;
+  }
   static const std::map<char, std::string> greek = {
       {'a', "\\alpha"}, {'b', "\\beta"}, {'g', "\\gamma"}, {'d', "\\delta"}, {'e', "\\varepsilon"}, {'h', "\\eta"},
       {'q', "\\theta"}, {'k', "\\kappa"}, {'l', "\\lambda"}, {'m', "\\mu"}, {'n', "\\nu"}, {'p', "\\pi"},
@@ -521,29 +631,34 @@ std::string enhanced_to_latex(const std::string& input) {
 
 bool Style::wants(const std::string& output) const { return std::find(outputs.begin(), outputs.end(), output) != outputs.end(); }
 
-std::string style_preamble(const std::string& output, bool pdf, const Style& style) {
-  // One look for every figure: cairo terminals, a light grid, a boxed opaque key, six distinguishable line styles
-  // (the palette; also distinct in grey by dash and point type) and a thin black reference style 9. The PNG is the
-  // PDF's picture at 200 pixels per inch.
-  constexpr double dpi = 200;
-  std::string s = pdf ? fmt::format("set terminal pdfcairo enhanced color size {}in,{}in font '{},{}'\n", style.width, style.height,
-                                    style.font, style.font_size)
-                      : fmt::format("set terminal pngcairo enhanced color size {},{} font '{},{:.1f}'\n", std::lround(style.width * dpi),
-                                    std::lround(style.height * dpi), style.font, style.font_size * dpi / 96);
+SeriesLook series_look(int line) {
+  // Colour, dash pattern and marker all differ from line to line: the six read apart in grayscale print too.
+  static constexpr SeriesLook kLooks[6] = {{7, "1", "*", "solid"},           {5, "2", "square*", "dashed"},
+                                           {9, "4", "triangle*", "dashdotted"}, {13, "3", "diamond*", "dotted"},
+                                           {15, "5", "pentagon*", "dashdotdotted"}, {3, "(12,5)", "asterisk", "loosely dashed"}};
+  if (line == 9) return {0, "2", "none", "densely dashed"};
+  return kLooks[static_cast<std::size_t>(std::clamp(line, 1, 6) - 1)];
+}
+
+std::string style_preamble(const std::string& output, const Style& style) {
+  // One look for every figure: the cairo PDF terminal (the PNG is this PDF rasterised), a light grid, a boxed
+  // opaque key, six line styles distinct in colour, dash and point type, and a thin black reference style 9.
+  std::string s = fmt::format("set terminal pdfcairo enhanced color size {}in,{}in font '{},{}'\n", style.width, style.height,
+                              style.font, style.font_size);
   s += fmt::format("set output {}\n", quoted(output));
   s += "set datafile separator ','\nset grid linecolor rgb '#cccccc' linewidth 0.5\nset key box opaque\nset border lw 1\n"
        "set bars small\nset clip two\nunset clip points\n";
-  const int points[6] = {7, 5, 9, 11, 13, 3}, dashes[6] = {1, 1, 1, 4, 2, 3};
-  for (int k = 0; k < 6; ++k)
-    s += fmt::format("set style line {} lc rgb '{}' lw {} pt {} ps 0.6 dt {}\n", k + 1, style.palette[static_cast<std::size_t>(k) % style.palette.size()],
-                     style.line_width, points[k], dashes[k]);
-  s += fmt::format("set style line 9 lc rgb 'black' lw {} dt 2\n", std::max(0.5, style.line_width / 2));
+  for (int k = 1; k <= 6; ++k) {
+    const SeriesLook look = series_look(k);
+    s += fmt::format("set style line {} lc rgb '{}' lw {} pt {} ps 0.6 dt {}\n", k, style.palette[static_cast<std::size_t>(k - 1) % style.palette.size()],
+                     style.line_width, look.point, look.dash);
+  }
+  s += fmt::format("set style line 9 lc rgb 'black' lw {} dt {}\n", std::max(0.5, style.line_width / 2), series_look(9).dash);
   return s;
 }
 
 void render(const Figure& figure, const std::vector<std::vector<Point>>& data, const std::filesystem::path& dir) {
-  if (!gnuplot_available())
-    throw InvalidArgument("gnuplot was not found: install gnuplot-nox (scripts/install-deps.sh does) to render figures");
+  if (const std::string missing = missing_plot_tools(); !missing.empty()) throw InvalidArgument(missing);
   if (std::all_of(data.begin(), data.end(), [](const auto& s) { return s.empty(); }))
     throw NumericalError(fmt::format("figure '{}': no verified row to draw", figure.name));
   std::filesystem::create_directories(dir);
@@ -572,51 +687,44 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
   std::string body = "set autoscale fix\nset offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n";
   for (const char axis : {'x', 'y'}) {
     if (figure.log.find(axis) == std::string::npos) continue;
-    double lo = HUGE_VAL, hi = 0;  // the positive values drawn on this axis
-    for (const auto& points : data)
-      for (const Point& p : points)
-        for (double v : axis == 'x' ? std::vector<double>{p.x} : std::vector<double>{p.lower, p.y, p.upper})
-          if (v > 0 && std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+    const auto span = positive_span(data, axis);
     body += fmt::format("set logscale {}\n", axis);
     if (axis == 'y') body += "set format y '10^{%L}'\n";
-    if (!(hi > lo)) continue;
-    if (std::log10(hi / lo) < 2) {  // under two decades: ticks at 1, 2 and 5 times the powers of ten in range
+    if (const auto ticks = log_ticks(span); !ticks.empty()) {
       std::vector<std::string> tics;
-      for (int k = static_cast<int>(std::floor(std::log10(lo))); k <= static_cast<int>(std::ceil(std::log10(hi))); ++k)
-        for (double m : {1.0, 2.0, 5.0})
-          if (const double t = m * std::pow(10.0, k); t >= lo * 0.999 && t <= hi * 1.001) tics.push_back(fmt::format("{:g}", t));
-      if (tics.size() >= 2) body += fmt::format("set {}tics ({})\nset format {} '%g'\n", axis, fmt::join(tics, ", "), axis);
-    } else if (std::log10(hi / lo) > 6) {
+      for (double t : ticks) tics.push_back(fmt::format("{:g}", t));
+      body += fmt::format("set {}tics ({})\nset format {} '%g'\n", axis, fmt::join(tics, ", "), axis);
+    } else if (span.second > span.first && std::log10(span.second / span.first) > 6) {
       body += fmt::format("unset m{}tics\n", axis);  // over many decades minor ticks bunch into combs
     }
   }
   body += fmt::format("set xlabel {}\nset ylabel {}\nset key {}\n", quoted(figure.xlabel), quoted(figure.ylabel), figure.key.render());
   if (figure.xrange) body += fmt::format("set xrange [{}:{}]\n", figure.xrange->first, figure.xrange->second);
   if (figure.yrange) body += fmt::format("set yrange [{}:{}]\n", figure.yrange->first, figure.yrange->second);
-  std::vector<std::string> plots;
+  // Error bars first (all of them, without points: a point type would paint over the markers of the series drawn
+  // before), then the series, then the verdict marks on top.
+  std::vector<std::string> bars, plots;
   const std::string file = quoted(csv.filename().string());  // gnuplot runs in `dir`
   for (std::size_t k = 0, block = 0; k < data.size(); ++k) {
     if (data[k].empty()) continue;  // nothing verified to draw (say, every row in error), and no block in the file
     const Series& s = figure.series[k];
     const std::size_t index = block++;
     const std::string style = s.style == "points" ? "points" : s.style == "lines" ? "lines" : "linespoints";
-    // Intervals as error bars (visible where wider than the mark), drawn under the series itself.
-    if (s.y != Series::Y::bound || std::any_of(data[k].begin(), data[k].end(), [](const Point& p) { return p.lower < p.upper; }))
-      plots.push_back(fmt::format("{} index {} using 2:3:4:5 with yerrorbars ls {} pt -1 notitle", file, index, s.line));
+    if (std::any_of(data[k].begin(), data[k].end(), [](const Point& p) { return p.lower < p.upper; }))
+      bars.push_back(fmt::format("{} index {} using 2:3:4:5 with yerrorbars ls {} dt 1 ps 0 notitle", file, index, s.line));
     // Markers of a points-only series are the size of a letter; on lines they stay small.
     plots.push_back(fmt::format("{} index {} using 2:3 with {} ls {}{} title {}", file, index, style, s.line,
                                 style == "points" ? " ps 1.3" : "", quoted(s.title)));
   }
-  // Violated and inconclusive points marked over their series, each kind once in the key.
-  for (const auto& [verdict, mark] : {std::pair{"violated", "pt 2 ps 1.4 lw 2 lc rgb '#d62728'"},
-                                      std::pair{"inconclusive", "pt 6 ps 1.4 lw 1.5 lc rgb '#ff7f0e'"}}) {
+  plots.insert(plots.begin(), bars.begin(), bars.end());
+  for (const VerdictMark& m : kVerdictMarks) {
     bool titled = false;
     for (std::size_t k = 0, block = 0; k < data.size(); ++k) {
       if (data[k].empty()) continue;
       const std::size_t index = block++;
-      if (std::none_of(data[k].begin(), data[k].end(), [&](const Point& p) { return p.verdict == verdict; })) continue;
-      plots.push_back(fmt::format("{} index {} using 2:(strcol(6) eq '{}' ? $3 : 1/0) with points {} {}", file, index, verdict, mark,
-                                  titled ? "notitle" : fmt::format("title '{}'", verdict)));
+      if (std::none_of(data[k].begin(), data[k].end(), [&](const Point& p) { return p.verdict == m.verdict; })) continue;
+      plots.push_back(fmt::format("{} index {} using 2:(strcol(6) eq '{}' ? $3 : 1/0) with points {} {}", file, index, m.verdict, m.gnuplot,
+                                  titled ? "notitle" : fmt::format("title '{}'", m.verdict)));
       titled = true;
     }
   }
@@ -633,8 +741,7 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
 
 void render_gnuplot(const std::filesystem::path& dir, const std::string& name, const std::string& title,
                     const std::string& comment, const std::string& body, const Style& style) {
-  if (!gnuplot_available())
-    throw InvalidArgument("gnuplot was not found: install gnuplot-nox (scripts/install-deps.sh does) to render figures");
+  if (const std::string missing = missing_plot_tools(); !missing.empty()) throw InvalidArgument(missing);
   // gnuplot runs in a private folder of ours inside `dir` (reading the data files from `dir` through its loadpath),
   // where it writes its outputs and its log; the finished files are moved into place by rename, refusing links, like
   // every file privamp writes. The script names its files as they are published, so it reruns in `dir` as it is.
@@ -649,11 +756,12 @@ void render_gnuplot(const std::filesystem::path& dir, const std::string& name, c
     const std::string set_title = style.show_title ? "set title " + quoted(title) + "\n" : "unset title\n";
     std::string commented = "# ";  // every line of the comment a comment line, whatever ends it
     for (char c : comment) commented += c == '\n' ? std::string("\n# ") : has_control_character(std::string(1, c)) ? " " : std::string(1, c);
-    out << commented << "\n";
-    if (style.wants("pdf")) out << style_preamble(name + ".pdf", true, style) << set_title << body << "set output\n";
-    if (style.wants("png")) out << style_preamble(name + ".png", false, style) << set_title << body << "set output\n";
+    out << commented << "\n# The PNG is this PDF rasterised at 200 pixels per inch (pdftoppm -png -r 200 -singlefile).\n";
+    out << style_preamble(name + ".pdf", style) << set_title << body << "set output\n";
     checked.close();
     run_gnuplot(work, name + ".gp", name + ".log", "..");  // gnuplot's messages go to NAME.log; a failure quotes them
+    // One picture: the PNG is the PDF's raster (same legend, proportions and marks), not a second rendering.
+    if (style.wants("png")) run_program(work, "pdftoppm", {"-png", "-r", "200", "-singlefile", name + ".pdf", name}, name + ".log");
     for (const auto& file : outputs) move_into_place(work / file, dir / file);
   } catch (...) {
     std::error_code ec;

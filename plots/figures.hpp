@@ -53,10 +53,12 @@ struct Series {
 
 // How a figure looks, as data: a file's [style] table applies to its figures, a figure's style = {...} over it.
 // Sizes in inches: size = "single" (one column of a two-column paper, 3.5 x 2.6, the default) or "double" (the
-// page width, 7 x 3), or width and height; the font and its size in points are those of the PDF (the PNG is the
-// same picture at 200 pixels per inch); outputs: pdf, png (gnuplot's cairo terminals) and pgfplots (NAME.tex, a
-// tikzpicture whose labels the paper's LaTeX typesets, with the data inline).
+// page width, 7 x 3), or width and height; the font and its size in points are those of the PDF; outputs: pdf
+// (gnuplot's cairo terminal), png (that PDF rasterised at 200 pixels per inch by pdftoppm: the same picture, legend
+// and proportions) and pgfplots (NAME.tex, a tikzpicture whose labels the paper's LaTeX typesets, with the data
+// inline, \columnwidth wide for "single" and \textwidth for "double", the legend below the axes).
 struct Style {
+  std::string size = "single";  // "single", "double", or "" for a width and height of the file's
   double width = 3.5, height = 2.6;
   std::string font = "Helvetica";
   double font_size = 9;
@@ -100,8 +102,18 @@ struct Point {
 // Each series' points, sorted by x, from the verified rows.
 std::vector<std::vector<Point>> select(const Figure& figure, const std::vector<verify::Row>& rows);
 
-// The gnuplot settings of the shared look, for the PDF (pdf = true) or the PNG of `style`.
-std::string style_preamble(const std::string& output, bool pdf, const Style& style = {});
+// The gnuplot settings of the shared look: the PDF terminal of `style` writing `output`, the grid and key, and the
+// series' line styles (line k of the figure files: colour, dash pattern and point type all distinct, so that a
+// figure reads in grayscale; line 9 a thin black dashed reference).
+std::string style_preamble(const std::string& output, const Style& style = {});
+// The dash pattern and point type of line k (1..6, 9) in gnuplot's terms, and its pgfplots mark and dash pattern.
+struct SeriesLook {
+  int point;
+  const char* dash;
+  const char* pgf_mark;
+  const char* pgf_dash;
+};
+SeriesLook series_look(int line);
 
 // Writes NAME.csv (one block per series with points, two blank lines apart: series index, x, y, lower, upper,
 // verdict) and NAME.gp and runs gnuplot for the style's PDF and PNG; NAME_tidy.csv (one row per point: series,

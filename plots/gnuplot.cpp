@@ -101,48 +101,65 @@ std::string find_on_path(const std::string& name) {
 
 }  // namespace
 
-bool gnuplot_available() { return !find_on_path("gnuplot").empty(); }
+bool program_available(const std::string& name) { return !find_on_path(name).empty(); }
+std::string missing_plot_tools() {
+  if (!program_available("gnuplot"))
+    return "gnuplot was not found: install gnuplot-nox (scripts/install-deps.sh does) to render figures";
+  if (!program_available("pdftoppm"))
+    return "pdftoppm was not found: install poppler-utils (scripts/install-deps.sh does); a figure's PNG is its PDF "
+           "rasterised";
+  return "";
+}
+bool gnuplot_available() { return missing_plot_tools().empty(); }
 
-void run_gnuplot(const std::filesystem::path& dir, const std::string& script, const std::string& log, const std::string& data_dir) {
-  const std::string gnuplot = find_on_path("gnuplot");
-  if (gnuplot.empty())
-    throw InvalidArgument("gnuplot was not found: install gnuplot-nox (scripts/install-deps.sh does) to render figures");
-  const std::string directory = dir.string();
+void run_program(const std::filesystem::path& dir, const std::string& name, const std::vector<std::string>& args,
+                 const std::string& log) {
+  const std::string path = find_on_path(name);
+  if (path.empty()) throw InvalidArgument(fmt::format("{} was not found on PATH (scripts/install-deps.sh installs it)", name));
   // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
-  // Data files not found in `dir` are looked up in `data_dir` (gnuplot's loadpath; a quoted gnuplot string).
-  const std::string loadpath = "set loadpath " + quoted(data_dir.empty() ? "." : data_dir);
-  std::vector<char> program(gnuplot.begin(), gnuplot.end()), script_arg(script.begin(), script.end()),
-      log_name(log.begin(), log.end()), where(directory.begin(), directory.end()), e_flag{'-', 'e', '\0'},
-      e_arg(loadpath.begin(), loadpath.end());
-  program.push_back('\0');
-  script_arg.push_back('\0');
-  log_name.push_back('\0');
-  where.push_back('\0');
-  e_arg.push_back('\0');
-  char* const argv[] = {program.data(), e_flag.data(), e_arg.data(), script_arg.data(), nullptr};
+  std::vector<std::vector<char>> storage;
+  const auto keep = [&](const std::string& text) {
+    storage.emplace_back(text.begin(), text.end());
+    storage.back().push_back('\0');
+  };
+  keep(path);
+  for (const auto& a : args) keep(a);
+  keep(log);
+  keep(dir.string());
+  std::vector<char*> argv;
+  for (std::size_t k = 0; k + 2 < storage.size(); ++k) argv.push_back(storage[k].data());
+  argv.push_back(nullptr);
+  char* const log_name = storage[storage.size() - 2].data();
+  char* const where = storage.back().data();
   const pid_t pid = ::fork();
-  if (pid < 0) throw NumericalError(fmt::format("cannot start gnuplot: {}", std::strerror(errno)));
+  if (pid < 0) throw NumericalError(fmt::format("cannot start {}: {}", name, std::strerror(errno)));
   if (pid == 0) {
-    if (::chdir(where.data()) != 0) ::_exit(126);
-    const int fd = ::open(log_name.data(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (::chdir(where) != 0) ::_exit(126);
+    // The log is appended to (several programs write one), never through a link.
+    const int fd = ::open(log_name, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) ::_exit(126);
     ::dup2(fd, STDOUT_FILENO);
     ::dup2(fd, STDERR_FILENO);
     const int null = ::open("/dev/null", O_RDONLY);
     if (null >= 0) ::dup2(null, STDIN_FILENO);
-    ::execv(program.data(), argv);
+    ::execv(argv[0], argv.data());
     ::_exit(127);
   }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw NumericalError(fmt::format("waiting for gnuplot: {}", std::strerror(errno)));
+    if (errno != EINTR) throw NumericalError(fmt::format("waiting for {}: {}", name, std::strerror(errno)));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::ifstream in(dir / log);
     std::stringstream text;
     text << in.rdbuf();
-    throw NumericalError(fmt::format("gnuplot failed on {} (exit {}):\n{}", (dir / script).string(),
+    throw NumericalError(fmt::format("{} failed in {} (exit {}):\n{}", name, dir.string(),
                                      WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()));
   }
+}
+
+void run_gnuplot(const std::filesystem::path& dir, const std::string& script, const std::string& log, const std::string& data_dir) {
+  // Data files not found in `dir` are looked up in `data_dir` (gnuplot's loadpath; a quoted gnuplot string).
+  run_program(dir, "gnuplot", {"-e", "set loadpath " + quoted(data_dir.empty() ? "." : data_dir), script}, log);
 }
 
 }  // namespace privamp::plots

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace privamp::plots {
 
@@ -32,10 +33,17 @@ struct KeyOptions {
 KeyOptions parse_key_words(const std::string& words);
 bool is_key_position_word(const std::string& word);
 
-bool gnuplot_available();
-// Runs `gnuplot SCRIPT` in `dir` (SCRIPT a path relative to it), its output going to LOG (relative to `dir`, a new
-// file: created exclusively, never through a link); data files not in `dir` are read from `data_dir` (relative to
-// `dir`). NumericalError quoting the log when gnuplot fails.
+// What `figures` and `explore` need to draw: "" when gnuplot and pdftoppm are installed, else what to install.
+std::string missing_plot_tools();
+bool gnuplot_available();  // missing_plot_tools().empty()
+bool program_available(const std::string& name);  // on PATH and executable
+// Runs NAME (looked up on PATH, started by its absolute path with fork/execv and ARGS; no shell) in `dir`, its
+// output appended to LOG (relative to `dir`; never through a link). NumericalError quoting the log when it fails;
+// InvalidArgument when it is not installed.
+void run_program(const std::filesystem::path& dir, const std::string& name, const std::vector<std::string>& args,
+                 const std::string& log);
+// Runs `gnuplot SCRIPT` in `dir` (SCRIPT a path relative to it), its output going to LOG (relative to `dir`); data
+// files not in `dir` are read from `data_dir` (relative to `dir`). NumericalError quoting the log when gnuplot fails.
 void run_gnuplot(const std::filesystem::path& dir, const std::string& script, const std::string& log, const std::string& data_dir = "");
 
 }  // namespace privamp::plots

@@ -5,7 +5,8 @@ packages=(
   cmake g++ make
   libeigen3-dev libboost-dev libgsl-dev libnlopt-dev catch2 libflint-arb-dev
   libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
-  libbenchmark-dev gnuplot-nox
+  libbenchmark-dev gnuplot-nox poppler-utils
+  texlive-latex-recommended texlive-pictures
   libopenmpi-dev openmpi-bin
   pybind11-dev python3-dev
   libxml2-utils python3-numpy chromium

@@ -72,6 +72,37 @@ TEST_CASE("the shipped figures are declared as data over existing cases", "[plot
     for (const auto& [key, values] : c.grid) CHECK(values.size() <= 8);
 }
 
+TEST_CASE("every series of a shipped figure reads apart in grayscale", "[plots]") {
+  // The six line styles differ in dash pattern and point type (not only in colour), in gnuplot and pgfplots alike.
+  std::set<std::string> dashes, points, pgf_dashes, pgf_marks;
+  for (int line = 1; line <= 6; ++line) {
+    const plots::SeriesLook look = plots::series_look(line);
+    dashes.insert(look.dash);
+    points.insert(std::to_string(look.point));
+    pgf_dashes.insert(look.pgf_dash);
+    pgf_marks.insert(look.pgf_mark);
+  }
+  CHECK(dashes.size() == 6);
+  CHECK(points.size() == 6);
+  CHECK(pgf_dashes.size() == 6);
+  CHECK(pgf_marks.size() == 6);
+  const std::string preamble = plots::style_preamble("f.pdf");
+  for (int line = 1; line <= 6; ++line) {
+    const plots::SeriesLook look = plots::series_look(line);
+    CHECK_THAT(preamble, Contains(fmt::format("set style line {} ", line)) && Contains(fmt::format("pt {} ps 0.6 dt {}\n", look.point, look.dash)));
+  }
+  // Within a figure, two series that share a line style must differ in how they are drawn (points against lines),
+  // or a reader in grayscale cannot tell them apart.
+  const plots::FigureSet set = plots::load_figures({kFigures});
+  for (const auto& f : set.figures) {
+    std::set<std::pair<int, std::string>> looks;
+    for (const auto& s : f.series) {
+      INFO(f.name << ": series '" << s.title << "' (line " << s.line << ", " << s.style << ")");
+      CHECK(looks.emplace(s.line, s.style.empty() ? (s.y == plots::Series::Y::exact ? "points" : "lines") : s.style).second);
+    }
+  }
+}
+
 TEST_CASE("grid ranges expand with both ends included", "[plots][cases]") {
   const auto path = write_temp("privamp_range_case.toml", kCase);
   const auto cases = verify::load_cases({path});
@@ -209,6 +240,17 @@ title = "T4.closed"
   CHECK(be(20) == 600);
   const std::string script = read_text(dir / "chain.gp");
   CHECK_THAT(script, Contains("size 4in,3in font 'Helvetica,8'"));
+  // One picture: the PNG is the PDF rasterised, not a second rendering with its own fonts and marks.
+  CHECK(script.find("pngcairo") == std::string::npos);
+  CHECK(std::count(script.begin(), script.end(), '\n') > 10);
+  // Error bars carry no point (gnuplot's point type -1 paints a background disk over the markers beneath) and are
+  // drawn before every series, so no marker looks hollow.
+  CHECK(script.find("pt -1") == std::string::npos);
+  const auto bars = script.rfind("with yerrorbars"), first_series = script.find("using 2:3 with");
+  REQUIRE(bars != std::string::npos);
+  REQUIRE(first_series != std::string::npos);
+  CHECK(bars < first_series);
+  CHECK_THAT(script, Contains("with yerrorbars ls 1 dt 1 ps 0 notitle"));
   CHECK(script.find(dir.string()) == std::string::npos);  // relative paths only
   // The tidy CSV: one row per point, the series by title, the parameters as columns.
   const std::string tidy = read_text(dir / "chain_tidy.csv");
@@ -228,6 +270,7 @@ title = "T4.closed"
 TEST_CASE("figure style as data: presets, outputs, pgfplots with LaTeX labels; bad style refused", "[plots]") {
   CHECK(plots::enhanced_to_latex("R_{/Symbol a}(i), {/Symbol a} = 2") == "R$_{\\alpha }$(i), $\\alpha $ = 2");
   CHECK(plots::enhanced_to_latex("E_{OU} / E_{GM}") == "E$_{OU}$ / E$_{GM}$");
+  CHECK(plots::enhanced_to_latex("R_{/Symbol \\245}") == "R$_{\\infty }$");  // gnuplot's octal escape for infinity
   CHECK(plots::enhanced_to_latex("50% & $x^2 #") == "50\\% \\& \\$x$^{2}$ \\#");
   const auto path = write_temp("privamp_style_figure.toml", kCase, R"toml(
 [[figure]]
@@ -260,7 +303,12 @@ title = "Theorem 4"
   plots::render(set.figures[0], data, dir);
   CHECK_FALSE(std::filesystem::exists(dir / "styled.pdf"));  // not asked for
   const std::string tex = read_text(dir / "styled.tex");
-  CHECK_THAT(tex, Contains("\\begin{axis}[width=7in, height=3in"));
+  CHECK_THAT(tex, Contains("\\setlength\\privampfigurewidth{\\textwidth}"));  // "double": the text width
+  CHECK_THAT(tex, Contains("\\begin{axis}[width=\\privampfigurewidth, height=3in"));
+  CHECK_THAT(tex, Contains("\\ifdim\\wd\\privampfigurebox>\\textwidth"));  // narrowed to fit when pgfplots' estimate overshoots
+  CHECK_THAT(tex, Contains("% size: double"));
+  CHECK_THAT(tex, Contains("mark=square*") || Contains("dashed"));  // the second series' own look
+  CHECK_THAT(tex, Contains("legend to name=privamp-legend-styled"));  // below the axes, inside the text width
   CHECK_THAT(tex, Contains("ylabel={R$_{\\alpha }$}"));
   CHECK_THAT(tex, Contains("ymode=log"));
   CHECK_THAT(tex, Contains("\\definecolor{privampA}{HTML}{112233}"));

@@ -202,7 +202,7 @@ TEST_CASE("reports name the loosest and tightest rows per theorem; LaTeX and HTM
   meta.command = "privamp verify 'a b' --html <out>";
   meta.theorems["T_1&2"] = {"exact <= bound & more", "paper <i>"};
   const std::string tex = latex_summary(rows, meta);
-  CHECK_THAT(tex, Contains("\\begin{tabular}"));
+  CHECK_THAT(tex, Contains("\\begin{tabular*}{\\linewidth}"));
   CHECK_THAT(tex, Contains("\\toprule"));
   CHECK_THAT(tex, Contains("\\bottomrule"));
   CHECK_THAT(tex, Contains("T\\_1\\&2 & 4 & 0 & 3 & 0 & 1 & 0 & 0 & 0.5 & 2 & $1\\times 10^{20}$ \\\\"));

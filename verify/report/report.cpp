@@ -268,7 +268,7 @@ namespace {
 std::string latex_number(double x) {
   if (std::isnan(x)) return "--";
   if (std::isinf(x)) return x > 0 ? "$\\infty$" : "$-\\infty$";
-  const std::string s = fmt::format("{:.4g}", x);
+  const std::string s = fmt::format("{:.3g}", x);
   const auto e = s.find('e');
   if (e == std::string::npos) return s;
   return fmt::format("${}\\times 10^{{{}}}$", s.substr(0, e), std::stoi(s.substr(e + 1)));
@@ -278,11 +278,12 @@ std::string latex_number(double x) {
 
 std::string latex_summary(const std::vector<Row>& rows, const ReportMeta& meta) {
   std::string out = fmt::format("% privamp {} (commit {}), {}: the summary per theorem. Needs \\usepackage{{booktabs}}.\n"
-                                "% Ratios are bound/exact (exact/bound for lower bounds) over the rows that have one.\n",
+                                "% Ratios are bound/exact (exact/bound for lower bounds) over the rows that have one. The table is as wide as\n"
+                                "% \\linewidth (a one-column text, or table* across two columns).\n",
                                 meta.version, meta.commit, meta.date);
-  out += "\\begin{tabular}{lrrrrrrrrrr}\n\\toprule\n";
-  out += "Theorem & Points & Tight & Holds & Incon. & Viol. & n/a & Error & \\multicolumn{3}{c}{bound/exact} \\\\\n"
-         "\\cmidrule(l){9-11}\n & & & & & & & & Min & Median & Max \\\\\n\\midrule\n";
+  out += "{\\small\\setlength{\\tabcolsep}{3pt}\n\\begin{tabular*}{\\linewidth}{@{\\extracolsep{\\fill}}lrrrrrrrrrr}\n\\toprule\n";
+  out += "Theorem & Points & Tight & Holds & Inc. & Viol. & n/a & Error & \\multicolumn{3}{c}{bound/exact} \\\\\n"
+         "\\cmidrule(l){9-11}\n & & & & & & & & min & median & max \\\\\n\\midrule\n";
   for (const TheoremSummary& st : theorem_summaries(rows)) {
     const auto& r = st.ratios;
     const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -292,7 +293,7 @@ std::string latex_summary(const std::vector<Row>& rows, const ReportMeta& meta) 
                        latex_number(r.empty() ? nan : r.front()), latex_number(r.empty() ? nan : r[r.size() / 2]),
                        latex_number(r.empty() ? nan : r.back()));
   }
-  out += "\\bottomrule\n\\end{tabular}\n";
+  out += "\\bottomrule\n\\end{tabular*}}\n";
   return out;
 }
 

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# latex_check.sh PRIVAMP SOURCE_DIR WORK_DIR: the paper-ready check of the LaTeX outputs. Every shipped figure is
+# generated as pgfplots (reduced grids) at size = "single" and typeset in a two-column paper, and at size = "double"
+# in a one-column paper, each with its caption file \input in \caption; verify's summary.tex in a one-column paper
+# and across the columns of a two-column one.
+# The page is a typical paper's: a 7 in text block (two columns of 3.35 in). Fails on a LaTeX error, an overfull box wider than 1 pt, or a missing glyph, naming the file.
+set -euo pipefail
+privamp=$1 source=$2 work=$3
+command -v pdflatex > /dev/null ||
+  { echo "pdflatex was not found: scripts/install-deps.sh installs texlive-latex-recommended and texlive-pictures"; exit 1; }
+rm -rf "$work" && mkdir -p "$work"
+failures=0
+
+# typeset NAME CLASS_OPTIONS BODY_FILE: compiles a document around BODY_FILE's text; reports what does not fit.
+typeset() {
+  local name=$1 options=$2 body=$3
+  {
+    printf '\\documentclass[%s]{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[textwidth=7in, columnsep=0.3in]{geometry}\n\\usepackage{booktabs}\n\\usepackage{pgfplots}\n' "$options"
+    printf '\\pgfplotsset{compat=1.17}\n\\begin{document}\n'
+    cat "$body"
+    printf '\\end{document}\n'
+  } > "$work/$name.tex"
+  if ! (cd "$work" && pdflatex -interaction=nonstopmode -halt-on-error -no-shell-escape "$name.tex" > /dev/null 2>&1); then
+    echo "$name: pdflatex failed:"; grep -A4 '^!' "$work/$name.log" | head -20
+    failures=$((failures + 1)); return
+  fi
+  # Overfull boxes over 1 pt (LaTeX reports every one with its excess), and glyphs the font does not have.
+  local wide
+  wide=$(grep -o 'Overfull \\[hv]box ([0-9.]*pt too [a-z]*)' "$work/$name.log" | awk -F'[(p]' '$2 + 0 > 1' || true)
+  if [ -n "$wide" ]; then echo "$name: $wide"; failures=$((failures + 1)); fi
+  if grep -q 'Missing character' "$work/$name.log"; then
+    echo "$name: $(grep 'Missing character' "$work/$name.log" | head -3)"; failures=$((failures + 1))
+  fi
+}
+
+# The check itself must be able to fail: a box 20 pt too wide is reported.
+printf '\\noindent\\rule{\\dimexpr\\linewidth+20pt\\relax}{1pt}\n' > "$work/body.tex"
+typeset canary onecolumn "$work/body.tex" > "$work/canary.out"
+grep -q "canary: Overfull" "$work/canary.out" || { echo "the overfull-box check missed a 20 pt overflow"; exit 1; }
+failures=0
+
+for size in single double; do
+  # The shipped figure file at this size, pgfplots only (the look is data: no rebuild).
+  sed -e '/^outputs = /d' -e "s/^size = \"double\"$/size = \"$size\"\noutputs = [\"pgfplots\"]/" "$source/plots/figures.toml" > "$work/figures_$size.toml"
+  grep -q "^size = \"$size\"" "$work/figures_$size.toml"
+  "$privamp" figures "$work/figures_$size.toml" --reduced --out "$work/$size" > "$work/figures_$size.log" 2>&1 ||
+    { echo "privamp figures ($size) failed:"; tail -20 "$work/figures_$size.log"; exit 1; }
+  count=0
+  for tex in "$work/$size"/*.tex; do
+    stem=$(basename "$tex" .tex)
+    grep -q "^% size: $size " "$tex" || { echo "$stem.tex: no '% size: $size' line"; failures=$((failures + 1)); }
+    printf '\\begin{figure*}[p]\n\\centering\n\\input{%s/%s.tex}\n\\caption{\\protect\\input{%s/%s_caption.txt}}\n\\end{figure*}\n' \
+      "$size" "$stem" "$size" "$stem" > "$work/body.tex"
+    [ "$size" = double ] || sed -i 's/figure\*/figure/' "$work/body.tex"
+    typeset "${size}_$stem" "$([ "$size" = single ] && echo twocolumn || echo onecolumn)" "$work/body.tex"
+    count=$((count + 1))
+  done
+  [ "$count" -ge 14 ] || { echo "only $count figures at size $size (expected the 14 shipped)"; exit 1; }
+  echo "$count figures typeset at size $size"
+done
+
+# verify's summary table: in a one-column paper's text, and across both columns of a two-column one (table*).
+"$privamp" verify "$source/cases" --only E1,T1.1,SUB.table,DIV.hs.monotone --out "$work/verify" > "$work/verify.log" 2>&1 ||
+  { echo "privamp verify failed:"; tail -20 "$work/verify.log"; exit 1; }
+printf '\\begin{table}\n\\input{verify/summary.tex}\n\\end{table}\n' > "$work/body.tex"
+typeset summary_onecolumn onecolumn "$work/body.tex"
+sed -i 's/{table}/{table*}/' "$work/body.tex"
+typeset summary_twocolumn twocolumn "$work/body.tex"
+
+[ "$failures" -eq 0 ] || { echo "$failures LaTeX outputs do not fit"; exit 1; }
+echo "every figure and summary.tex typeset without an overfull box over 1 pt"
