@@ -67,7 +67,15 @@ std::string palette(const verify::ExploreResult& r) {
   const double lo = l[static_cast<std::size_t>(0.02 * static_cast<double>(l.size() - 1))];
   const double hi = l[static_cast<std::size_t>(0.98 * static_cast<double>(l.size() - 1))];
   if (r.goal == verify::Goal::violation) {
-    const double m = std::max({std::abs(lo), std::abs(hi), 1e-3});
+    // A diverging scale around ratio 1 (log 0) as wide as the points that matter: the violations (90 % of them
+    // inside the scale), or with none the quarter of the points closest to one. Points beyond saturate; a scale
+    // from all the points would paint violations of a few percent white beside ratios of 10^100.
+    std::vector<double> violations;
+    for (double v : l)
+      if (v < 0) violations.push_back(-v);
+    std::sort(violations.begin(), violations.end());
+    const double m = std::max(1e-3, violations.empty() ? l[static_cast<std::size_t>(0.25 * static_cast<double>(l.size() - 1))]
+                                                       : violations[static_cast<std::size_t>(0.9 * static_cast<double>(violations.size() - 1))]);
     return fmt::format("set palette defined (-1 '#b2182b', -0.5 '#ef8a62', 0 '#f7f7f7', 0.5 '#67a9cf', 1 '#2166ac')\n"
                        "set cbrange [{}:{}]\n", -m, m);
   }
@@ -152,7 +160,9 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
     // Blocks: candidates (coloured by their ratio), points outside the bound's hypotheses (where its conclusion is
     // not claimed: the hypothesis boundary is the edge of this region), degenerate points, the other points without
     // a ratio (errors, zeros, underflows, outside the region of interest), and the reported points.
-    enum Block { candidates, hypotheses, degenerate, other, reported, blocks_count };
+    // With the hypotheses ignored, the points outside them are candidates too and are ringed, so the boundary shows
+    // in the mode meant for testing hypotheses.
+    enum Block { candidates, hypotheses, degenerate, other, outside_ringed, reported, blocks_count };
     std::vector<std::string> blocks[blocks_count];
     for (const Evaluation& e : r.evaluations) {
       const double x = coordinate(ax, e.point);
@@ -166,6 +176,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
                                                                                                   : other;
       if (!two && b != candidates) continue;  // one axis: only ratios have a y
       blocks[b].push_back(fmt::format("{},{},{}", x, y, has ? fmt::format("{}", l) : ""));
+      if (ignore && e.outside && two) blocks[outside_ringed].push_back(fmt::format("{},{},", x, y));
     }
     for (std::size_t i : r.best_index) {
       const Evaluation& e = r.evaluations[i];
@@ -179,6 +190,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
         "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
         "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
         "using 1:2 with points pt 1 ps 0.6 lc rgb '#aaaaaa' title 'no ratio, error, or outside the region'",
+        "using 1:2 with points pt 4 ps 1.3 lw 0.8 lc rgb '#555555' title 'outside the hypotheses (evaluated anyway)'",
         "using 1:2 with points pt 6 ps 2.5 lw 2 lc rgb 'black' title 'reported points'"};
     int index = 0;
     for (int b = 0; b < blocks_count; ++b) {

@@ -466,6 +466,7 @@ TEST_CASE("a frontier: the best ratio per bin of a derived quantity, each bin se
 
 TEST_CASE("values below the smallest normal double have no ratio", "[explore][report]") {
   Row r;
+  r.verdict = Verdict::holds;  // a ratio only where the verdict compared the two
   r.exact = Estimate::from_value(7.39e-309, 0, ErrorKind::exact, "closed form");
   r.bound = 1;
   CHECK(std::isnan(r.ratio()));

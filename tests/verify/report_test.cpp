@@ -131,6 +131,25 @@ TEST_CASE("the report writers: CSV fields quoted, JSON rows decodable, Markdown 
   clash.params.numbers = {{"exact", 3}};
   write_csv({clash}, dir / "clash.csv");
   CHECK_THAT(read(dir / "clash.csv"), Contains(",note,param_exact,noise\n"));
+  // For data frames: the order as a number beside the quantity, and no ratio on a row whose verdict compared
+  // nothing (a not-applicable bound's value must not reach a min() over the column).
+  CHECK_THAT(header, Catch::Matchers::StartsWith("file,case,id,parameters,quantity,order,mu,nu,exact,"));
+  Row compared = held;
+  compared.exact = Estimate::from_value(0.25, 0, ErrorKind::exact, "closed form");
+  Row inapplicable = compared;
+  inapplicable.verdict = Verdict::not_applicable;
+  inapplicable.bound = -3.4e19;
+  CHECK(std::isnan(inapplicable.ratio()));
+  CHECK(compared.ratio() == Approx(4.0 / 3.0));
+  const FlatTable flat = flat_table({compared, inapplicable});
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(flat.columns.begin(), flat.columns.end(), name) - flat.columns.begin());
+  };
+  CHECK(std::get<double>(flat.rows[0][column("order")]) == held.order);
+  CHECK(std::isnan(std::get<double>(flat.rows[1][column("bound_over_exact")])));
+  Row kl = compared;
+  kl.order = std::nan("");
+  CHECK(std::holds_alternative<std::monostate>(flat_table({kl}).rows[0][column("order")]));
 
   const nlohmann::json json = nlohmann::json::parse(read(dir / "results.json"));
   REQUIRE(json.size() == 2);

@@ -145,7 +145,7 @@ Cell parameter_cell(const Params& point, const std::string& name) {
 
 FlatTable flat_table(const std::vector<Row>& rows) {
   FlatTable t;
-  t.columns = {"file", "case", "id", "parameters", "quantity", "mu", "nu", "exact", "exact_lower", "exact_upper",
+  t.columns = {"file", "case", "id", "parameters", "quantity", "order", "mu", "nu", "exact", "exact_lower", "exact_upper",
                "error_kind", "method", "cross_check", "bound", "bound_over_exact", "verdict", "reason", "note"};
   const std::size_t fixed = t.columns.size();
   std::set<std::string> names;
@@ -161,7 +161,9 @@ FlatTable flat_table(const std::vector<Row>& rows) {
   t.rows.reserve(rows.size());
   const double none = std::numeric_limits<double>::quiet_NaN();
   for (const Row& r : rows) {
-    std::vector<Cell> cells = {r.file, r.case_name, r.id, r.params.describe(), r.quantity(), r.mu, r.nu, r.exact.value,
+    // The order as a number beside the quantity's label: alpha of renyi(alpha), eps of hockey_stick(eps).
+    const Cell order = std::isnan(r.order) ? Cell(std::monostate{}) : Cell(r.order);
+    std::vector<Cell> cells = {r.file, r.case_name, r.id, r.params.describe(), r.quantity(), order, r.mu, r.nu, r.exact.value,
                                r.exact.lower, r.exact.upper, to_string(r.exact.error_kind), r.exact.method,
                                r.cross ? r.cross->value : none, r.bound, r.ratio(), to_string(r.verdict), r.reason, r.note};
     for (const auto& name : names) cells.push_back(parameter_cell(r.params, name));

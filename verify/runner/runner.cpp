@@ -41,6 +41,9 @@ Verdict parse_verdict(const std::string& s) {
 }
 
 double Row::ratio() const {
+  // Only where the verdict compared the two: a not-applicable or failed row has no ratio (a data frame's min() over
+  // the column must not pick up the numbers of a bound whose hypotheses fail).
+  if (verdict == Verdict::not_applicable || verdict == Verdict::error) return std::nan("");
   // A value below the smallest normal double (2.2e-308) has lost its relative precision: no ratio.
   const auto tiny = [](double x) { return x != 0 && std::abs(x) < std::numeric_limits<double>::min(); };
   if (tiny(exact.value) || tiny(bound)) return std::nan("");

@@ -43,7 +43,7 @@ struct Row {
   Verdict verdict = Verdict::error;
   std::string reason;             // not-applicable reason, error message, or violation detail
   std::string outside;            // evaluated with ignore_hypotheses where this hypothesis fails
-  double ratio() const;           // bound / exact (NaN where undefined)
+  double ratio() const;           // bound / exact (NaN where undefined, and on not-applicable and error rows)
   std::string quantity() const { return divergence ? divergence->label() : what; }  // its label, as reports write it
   bool is_property() const { return !divergence && what == kPropertyLabel; }
   static constexpr const char* kPropertyLabel = "property";
