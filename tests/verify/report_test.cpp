@@ -235,6 +235,12 @@ TEST_CASE("reports name the loosest and tightest rows per theorem; LaTeX and HTM
   CHECK_THAT(page, Contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
   CHECK_THAT(page, Contains("<code>privamp verify &#39;a b&#39; --html &lt;out&gt;</code>"));
   CHECK_THAT(page, Contains("<svg"));
+  // The plot: a tooltip per point (its row's parameters, escaped), decades as powers of ten, not "1e0".
+  CHECK_THAT(page, Contains("</title></circle>"));
+  CHECK_THAT(page, Contains("<title>alpha=3 (c &amp; &lt;d&gt; 100% _x_): renyi(3), bound/exact 1e+20, holds</title>"));
+  CHECK_THAT(page, Contains(">alpha (") && Contains(" rows with a ratio"));  // the varied parameter as the x axis
+  CHECK_THAT(page, Contains("10<tspan dy=\"-5\" font-size=\"8\">20</tspan>"));
+  CHECK(page.find(">1e0<") == std::string::npos);
   CHECK_THAT(page, Contains("<h2>Violations (1)</h2>"));
   CHECK(page.find("<script") == std::string::npos);  // nothing runs
   CHECK(page.find("src=") == std::string::npos);     // nothing is loaded

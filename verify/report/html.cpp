@@ -33,26 +33,53 @@ const char* colour(Verdict v) {
   }
 }
 
-// bound/exact of one theorem's rows (in their order) on a log scale, each point coloured by its verdict, with the
-// line ratio = 1 (tight). Rows without a ratio are counted under the plot, not drawn.
+// A power of ten as SVG text: 1, 10 and 0.1 as numbers, others as 10 with a raised exponent.
+std::string decade_label(int k) {
+  if (k >= -1 && k <= 1) return fmt::format("{:g}", std::pow(10.0, k));
+  return fmt::format("10<tspan dy=\"-5\" font-size=\"8\">{}</tspan>", k);
+}
+
+// bound/exact of one theorem's rows on a log scale against the first parameter that varies among them (row order
+// when none does), each point coloured by its verdict with a tooltip (an SVG <title>: parameters, quantity, ratio,
+// verdict), and the line ratio = 1 (tight). Rows without a ratio are counted under the plot, not drawn.
 std::string ratio_plot(const std::vector<const Row*>& rows) {
-  std::vector<std::pair<double, Verdict>> points;
-  for (const Row* r : rows) {
-    const double q = r->ratio();
-    if (!r->is_property() && std::isfinite(q) && q > 0) points.emplace_back(std::log10(q), r->verdict);
+  struct Point {
+    double x, y;
+    const Row* row;
+  };
+  std::vector<const Row*> with_ratio;
+  for (const Row* r : rows)
+    if (const double q = r->ratio(); !r->is_property() && std::isfinite(q) && q > 0) with_ratio.push_back(r);
+  if (with_ratio.empty()) return "<p class=\"note\">No row of this theorem has a ratio to plot.</p>\n";
+  // The x axis: the first numeric parameter (in name order) with more than one value among the plotted rows.
+  std::string axis;
+  for (const auto& [name, value] : with_ratio.front()->params.numbers) {
+    const bool everywhere = std::all_of(with_ratio.begin(), with_ratio.end(), [&](const Row* r) {
+      const auto it = r->params.numbers.find(name);
+      return it != r->params.numbers.end() && std::isfinite(it->second);
+    });
+    const bool varies = std::any_of(with_ratio.begin(), with_ratio.end(), [&](const Row* r) { return r->params.numbers.at(name) != value; });
+    if (everywhere && varies) {
+      axis = name;
+      break;
+    }
   }
-  if (points.empty()) return "<p class=\"note\">No row of this theorem has a ratio to plot.</p>\n";
-  double lo = 0, hi = 0;  // the range always shows ratio 1
-  for (const auto& point : points) {
-    lo = std::min(lo, point.first);
-    hi = std::max(hi, point.first);
+  std::vector<Point> points;
+  for (std::size_t i = 0; i < with_ratio.size(); ++i)
+    points.push_back({axis.empty() ? static_cast<double>(i) : with_ratio[i]->params.numbers.at(axis), std::log10(with_ratio[i]->ratio()), with_ratio[i]});
+  double xlo = HUGE_VAL, xhi = -HUGE_VAL, lo = 0, hi = 0;  // the y range always shows ratio 1
+  for (const Point& p : points) {
+    xlo = std::min(xlo, p.x), xhi = std::max(xhi, p.x);
+    lo = std::min(lo, p.y), hi = std::max(hi, p.y);
   }
+  const bool logx = !axis.empty() && xlo > 0 && xhi / xlo > 100;  // a parameter spanning decades on a log axis
+  const auto fx = [&](double x) { return logx ? std::log10(x) : x; };
   const double pad = std::max(0.05, 0.05 * (hi - lo));
   lo -= pad;
   hi += pad;
-  constexpr double width = 720, height = 220, left = 70, right = 10, top = 10, bottom = 30;
+  constexpr double width = 720, height = 230, left = 70, right = 14, top = 10, bottom = 40;
   const double plot_w = width - left - right, plot_h = height - top - bottom;
-  auto px = [&](std::size_t i) { return left + plot_w * (points.size() == 1 ? 0.5 : static_cast<double>(i) / static_cast<double>(points.size() - 1)); };
+  auto px = [&](double x) { return left + plot_w * (fx(xhi) == fx(xlo) ? 0.5 : 0.03 + 0.94 * (fx(x) - fx(xlo)) / (fx(xhi) - fx(xlo))); };
   auto py = [&](double y) { return top + plot_h * (hi - y) / (hi - lo); };
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\" "
@@ -63,22 +90,34 @@ std::string ratio_plot(const std::vector<const Row*>& rows) {
   const int step = std::max(1, (last - first) / 8 + 1);
   for (int k = first; k <= last; k += step)
     svg += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4:.1f}\" "
-                       "text-anchor=\"end\" font-size=\"11\">1e{5}</text>\n",
-                       left, left + plot_w, py(k), left - 6, py(k) + 4, k);
+                       "text-anchor=\"end\" font-size=\"11\">{5}</text>\n",
+                       left, left + plot_w, py(k), left - 6, py(k) + 4, decade_label(k));
   if (last - first < 1)  // less than two decades in view: label the data's own ends too
     for (double y : {lo + pad, hi - pad})
       if (std::abs(y) > 1e-12)
         svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"11\">{:.4g}</text>\n", left - 6, py(y) + 4,
                            std::pow(10.0, y));
+  // x ticks: the smallest and largest value and, on a log axis, the decades between.
+  if (!axis.empty()) {
+    std::vector<double> ticks = {xlo, xhi};
+    if (logx)
+      for (int k = static_cast<int>(std::ceil(std::log10(xlo))); k <= static_cast<int>(std::floor(std::log10(xhi))); ++k) ticks.push_back(std::pow(10.0, k));
+    for (double t : ticks)
+      svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\">{:.4g}</text>\n", px(t), top + plot_h + 13, t);
+  }
   svg += fmt::format("<text x=\"14\" y=\"{0:.1f}\" font-size=\"11\" transform=\"rotate(-90 14 {0:.1f})\" "
                      "text-anchor=\"middle\">bound/exact</text>\n", top + plot_h / 2);
   svg += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#1b7837\" stroke-dasharray=\"4 3\"/>\n", left,
                      left + plot_w, py(0));
-  for (std::size_t i = 0; i < points.size(); ++i)
-    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"/>\n", px(i), py(points[i].first), colour(points[i].second));
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">rows in case order ({} with a ratio; dashed: "
-                     "bound = exact)</text>\n</svg>\n",
-                     left + plot_w / 2, height - 8, points.size());
+  for (const Point& p : points)
+    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{} ({}): {}, bound/exact {:.6g}, {}</title></circle>\n",
+                       px(p.x), py(p.y), colour(p.row->verdict), escape::html(p.row->params.describe()), escape::html(p.row->case_name),
+                       escape::html(p.row->quantity()),
+                       std::pow(10.0, p.y), escape::html(to_string(p.row->verdict)));
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{} ({} rows with a ratio; dashed: "
+                     "bound = exact; hover a point for its row)</text>\n</svg>\n",
+                     left + plot_w / 2, height - 8,
+                     axis.empty() ? std::string("rows in case order") : escape::html(axis) + (logx ? " (log scale)" : ""), points.size());
   return svg;
 }
 
