@@ -21,8 +21,12 @@ std::string data_path(const std::string& name) {
   if (std::filesystem::exists(name, error)) return name;
   const auto executable = std::filesystem::read_symlink("/proc/self/exe", error);
   if (error) return name;
-  const auto installed = executable.parent_path().parent_path() / "share" / "privamp" / name;
-  return std::filesystem::exists(installed, error) ? installed.string() : name;
+  // Installed by CMake (PREFIX/bin/privamp, PREFIX/share/privamp) or inside the Python package (privamp/bin/privamp,
+  // privamp/data).
+  const auto root = executable.parent_path().parent_path();
+  for (const auto& installed : {root / "share" / "privamp" / name, root / "data" / name})
+    if (std::filesystem::exists(installed, error)) return installed.string();
+  return name;
 }
 
 namespace {

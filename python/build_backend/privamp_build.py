@@ -2,8 +2,10 @@
 offline in any environment (Debian 12 has no scikit-build-core, and a fresh venv has no `wheel`).
 
 build_wheel configures and builds the extension with the project's CMake (Release, no tests or benchmarks, the
-interpreter running pip), then writes the wheel itself: the package (python/privamp/__init__.py), the compiled
-module, and the .dist-info files (METADATA, WHEEL, RECORD with sha256 hashes). The CMake build directory is
+interpreter running pip) and the privamp command, then writes the wheel itself: the package (python/privamp), the
+compiled module, the command (privamp/bin/privamp, started by the `privamp` entry point), the catalogue
+(privamp/data: the case files with their golden results, the figures) and the .dist-info files (METADATA, WHEEL,
+entry_points.txt, RECORD with sha256 hashes). The CMake build directory is
 build-pip/ in the source tree, or $PRIVAMP_BUILD_DIR when set (an existing build tree is reused as it is).
 """
 
@@ -12,6 +14,7 @@ import hashlib
 import os
 import pathlib
 import re
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -39,14 +42,24 @@ def _build_extension():
                         "-DPRIVAMP_BUILD_TESTS=OFF", "-DPRIVAMP_BUILD_BENCH=OFF", "-DPRIVAMP_BUILD_PYTHON=ON",
                         f"-DPython3_EXECUTABLE={sys.executable}"], check=True, stdout=sys.stderr)
     jobs = str(os.cpu_count() or 2)
-    subprocess.run(["cmake", "--build", str(build), "--target", "_privamp", "-j", jobs], check=True, stdout=sys.stderr)
+    subprocess.run(["cmake", "--build", str(build), "--target", "_privamp", "privamp", "-j", jobs], check=True, stdout=sys.stderr)
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     module = build / "python" / "privamp" / f"_privamp{suffix}"
     if not module.exists():
         found = sorted((build / "python" / "privamp").glob("_privamp*.so"))
         raise RuntimeError(f"the build made no {module.name} for this interpreter (found: {[f.name for f in found]}); "
                            "set PRIVAMP_BUILD_DIR to a build tree configured for it, or remove it")
-    return module
+    return module, build / "privamp"
+
+
+def _catalogue():
+    """The shipped catalogue as (path in the wheel, bytes): the case files with their golden results, the figures."""
+    out = {}
+    for path in sorted((SOURCE / "cases").rglob("*")):
+        if path.is_file() and path.suffix in (".toml", ".json"):
+            out[f"{NAME}/data/cases/{path.relative_to(SOURCE / 'cases').as_posix()}"] = path.read_bytes()
+    out[f"{NAME}/data/plots/figures.toml"] = (SOURCE / "plots" / "figures.toml").read_bytes()
+    return out
 
 
 def _record_line(path, data):
@@ -70,25 +83,36 @@ def _metadata():
     return {
         "METADATA": (f"Metadata-Version: 2.1\nName: {NAME}\nVersion: {_version()}\n"
                      "Summary: Exact Renyi and hockey-stick divergences with error bars, and checks of "
-                     "privacy-amplification theorems\nRequires-Python: >=3.9\n"),
+                     "privacy-amplification theorems\nRequires-Python: >=3.9\n"
+                     # NumPy is optional (arrays for kernels and profiles); offline, a venv made with
+                     # --system-site-packages uses Debian's python3-numpy.
+                     "Provides-Extra: numpy\nRequires-Dist: numpy; extra == \"numpy\"\n"),
         "WHEEL": f"Wheel-Version: 1.0\nGenerator: privamp_build\nRoot-Is-Purelib: false\nTag: {_tag()}\n",
+        "entry_points.txt": "[console_scripts]\nprivamp = privamp.__main__:main\n",
     }
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    module = _build_extension()
+    module, command = _build_extension()
     version = _version()
     info = f"{NAME}-{version}.dist-info"
     files = {
         f"{NAME}/__init__.py": (SOURCE / "python" / "privamp" / "__init__.py").read_bytes(),
+        f"{NAME}/__main__.py": (SOURCE / "python" / "privamp" / "__main__.py").read_bytes(),
         f"{NAME}/{module.name}": module.read_bytes(),
+        f"{NAME}/bin/privamp": command.read_bytes(),  # the command line, run by the `privamp` entry point
     }
+    files.update(_catalogue())
     for name, text in _metadata().items():
         files[f"{info}/{name}"] = text.encode()
     record = [_record_line(path, data) for path, data in files.items()] + [f"{info}/RECORD,,"]
     wheel = f"{NAME}-{version}-{_tag()}.whl"
     with zipfile.ZipFile(pathlib.Path(wheel_directory) / wheel, "w", zipfile.ZIP_DEFLATED) as z:
         for path, data in files.items():
-            z.writestr(path, data)
+            entry = zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0))
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            # A regular file's type and mode bits: pip makes the command executable only when both are there.
+            entry.external_attr = (stat.S_IFREG | (0o755 if path.endswith("/bin/privamp") else 0o644)) << 16
+            z.writestr(entry, data)
         z.writestr(f"{info}/RECORD", "\n".join(record) + "\n")
     return wheel

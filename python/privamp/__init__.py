@@ -9,13 +9,18 @@ that cannot be finished raises ``RuntimeError``. The engines release the GIL whi
 """
 
 import math as _math
+import os as _os
+import pathlib as _pathlib
+import re as _re
+import shutil as _shutil
+import subprocess as _subprocess
 import time as _time
 from collections import namedtuple as _namedtuple
 
 from . import _privamp
 
-__all__ = ["divergence", "privacy_profile", "epsilon", "kernel", "verify", "explore", "laws", "Estimate",
-           "Divergences", "ProfilePoint", "VerifyResult", "Search", "__version__"]
+__all__ = ["divergence", "privacy_profile", "epsilon", "kernel", "verify", "explore", "figures", "laws", "data_dir",
+           "Estimate", "Divergences", "ProfilePoint", "VerifyResult", "Search", "FiguresResult", "__version__"]
 
 __version__ = _privamp.__version__
 
@@ -33,6 +38,39 @@ violates together with another value of the call."""
 
 
 _MAX_VALUES = 10000  # as a divergence call: at most 10,000 quantities
+
+_PACKAGE = _pathlib.Path(__file__).resolve().parent
+
+
+def data_dir():
+    """The catalogue shipped with the package: a folder with ``cases/`` (the case files and their golden results in
+    ``cases/expected``) and ``plots/figures.toml`` (the paper figures). `verify`, `explore` and `figures` find it
+    when a name they are given does not exist in the current folder."""
+    return _PACKAGE / "data"
+
+
+def _shipped(path):
+    """A path as given when it exists; else the same relative path in the shipped catalogue when it is there."""
+    given = _pathlib.Path(str(path))
+    if given.exists() or given.is_absolute():
+        return str(given)
+    shipped = data_dir() / given
+    return str(shipped) if shipped.exists() else str(given)
+
+
+_THEOREM_ID = _re.compile(r"^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$")
+
+
+def _command():
+    """The privamp command of this installation (the package's bin/privamp), else the one on PATH."""
+    packaged = _PACKAGE / "bin" / "privamp"
+    if packaged.is_file() and _os.access(packaged, _os.X_OK):
+        return str(packaged)
+    found = _shutil.which("privamp")
+    if found is None:
+        raise RuntimeError("the privamp command is not part of this installation and not on PATH "
+                           "(pip install . ships it; a CMake build has it at build/privamp)")
+    return found
 
 
 def _number(v, name):
@@ -265,6 +303,14 @@ def verify(files, only=None, jobs=0, out=None, junit=None, html=None):
     `html`, the HTML report (as ``--html``). Returns a `VerifyResult` (rows, summary, violated, errors)."""
     files, only = _names(files, "files"), _names(only, "only")
     command = f"privamp.verify({files!r}, only={only!r})"
+    # Names that are neither files here nor in the shipped catalogue but read as theorem IDs select those theorems
+    # over the shipped cases: privamp.verify("SUB.table") works from any folder.
+    ids = [f for f in files if not _pathlib.Path(_shipped(f)).exists() and not f.endswith(".toml") and _THEOREM_ID.match(f)]
+    files = [_shipped(f) for f in files if f not in ids]
+    if ids:
+        only = only + ids
+        if not files:
+            files = [_shipped("cases")]
     rows, summary, violated, errors = _privamp.verify(files, only, _integer(jobs, "jobs", 0, 1024),
                                                       "" if out is None else str(out),
                                                       "" if junit is None else str(junit),
@@ -299,13 +345,46 @@ def explore(target, case=None, id=None, goal="loosest", budget=200, seed=1, star
     a list, as ``--where``); frontier, bins: the best ratio per bin of a parameter or derived quantity, as
     ``--frontier NAME --bins K``. Returns a list of `Search`, one per case and ID."""
     targets = [] if target is None else _names([target] if isinstance(target, str) else target, "target")
-    runs = _privamp.explore(targets, "" if case is None else str(case), "" if id is None else str(id), str(cases),
+    targets = [_shipped(t) for t in targets]  # a case file or folder here, else in the shipped catalogue
+    runs = _privamp.explore(targets, "" if case is None else str(case), "" if id is None else str(id), _shipped(cases),
                             bool(all), str(goal), _integer(budget, "budget", 2, 10**7),
                             _integer(seed, "seed", 0, 2**63 - 1), _integer(starts, "starts", 1, 64),
                             _integer(jobs, "jobs", 0, 1024),
                             bool(ignore_hypotheses), [where] if isinstance(where, str) else list(where or []),
                             "" if frontier is None else str(frontier), _integer(bins, "bins", 1, 100))
     return [Search(**r) for r in runs]
+
+
+FiguresResult = _namedtuple("FiguresResult", ["files", "violated", "output"])
+FiguresResult.__doc__ = """What `figures` returns: `files`, the paths written (PDF, PNG, pgfplots, CSV, caption and
+script of every figure); `violated`, whether a drawn bound is violated (the command's exit status 1); `output`, what
+the command printed."""
+
+
+def figures(files=None, only=None, out="figures", reduced=False, jobs=0):
+    """Draws figures like ``privamp figures``: the [[figure]] tables of `files` (default: the paper figures shipped
+    with the package, ``data_dir()/plots``), `only` the figures named (a list or "a,b"), into the folder `out`;
+    `reduced`: three points per x axis (a quick look). Every figure is drawn from rows verified as by `verify`.
+    Runs the package's privamp command (no shell). ValueError for bad input (the command's message),
+    RuntimeError when a computation fails."""
+    paths = [_shipped(f) for f in _names(files, "files")] or [str(data_dir() / "plots")]
+    names = _names(only, "only")
+    argv = [_command(), "figures", *paths, "--out", str(out)]
+    if _integer(jobs, "jobs", 0, 1024):
+        argv += ["--jobs", str(int(jobs))]
+    if names:
+        argv += ["--only", ",".join(names)]
+    if reduced:
+        argv.append("--reduced")
+    start = _time.time()
+    run = _subprocess.run(argv, capture_output=True, text=True)
+    if run.returncode == 2:
+        raise ValueError(run.stderr.strip().removeprefix("privamp: error: "))
+    if run.returncode not in (0, 1):
+        raise RuntimeError(run.stderr.strip() or f"privamp figures exited with status {run.returncode}")
+    folder = _pathlib.Path(out)
+    written = sorted(str(p) for p in folder.glob("*") if p.is_file() and p.stat().st_mtime >= start - 1)
+    return FiguresResult(written, run.returncode == 1, run.stdout + run.stderr)
 
 
 def laws():

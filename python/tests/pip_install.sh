@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # pip_install.sh PYTHON SOURCE_DIR BUILD_DIR WORK_DIR PRIVAMP: `pip install .` into a fresh venv, offline (no
 # index, no build isolation), with the build backend reusing BUILD_DIR; then `import privamp` from elsewhere gives
-# the version the command line reports, and a divergence.
+# the version the command line reports, a divergence, the shipped catalogue (verify by theorem ID, a figure) and the
+# `privamp` command of the wheel.
 set -euo pipefail
 python=$1 source=$2 build=$3 work=$4 privamp=$5
 rm -rf "$work" && mkdir -p "$work"
@@ -17,6 +18,21 @@ assert privamp.__file__.startswith(__import__("sys").prefix), privamp.__file__  
 r = privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=2)[0]
 assert r.lower <= 1 <= r.upper, r
 PY
+# The package carries its catalogue and its command: the shipped cases by theorem ID and the paper figures from a
+# folder that has neither, and the `privamp` entry point of the wheel.
+"$work/venv/bin/python" - <<'PY'
+import pathlib
+import privamp
+assert not pathlib.Path("cases").exists()
+r = privamp.verify("SUB.table")
+assert len(r.rows) > 0 and r.violated == 0 and r.errors == 0, (len(r.rows), r.violated, r.errors)
+assert {row["id"] for row in r.rows} == {"SUB.table"}
+assert (privamp.data_dir() / "cases" / "expected").is_dir()
+f = privamp.figures(only="subsampling_rr", reduced=True, out="figs")
+assert not f.violated and any(p.endswith("subsampling_rr.pdf") for p in f.files), f
+PY
+"$work/venv/bin/privamp" --version | grep -q "^privamp $version "
+"$work/venv/bin/privamp" verify --only SUB.table --check-golden --out "$work/verify" | grep -q "golden check against"
 "$work/venv/bin/pip" uninstall -y privamp > /dev/null
 ! "$work/venv/bin/python" -c "import privamp" 2> /dev/null
 echo "pip install into a fresh venv: privamp $version"
