@@ -59,6 +59,61 @@ for size in single double; do
   echo "$count figures typeset at size $size"
 done
 
+# A hostile co-author's figure file: LaTeX that would read a file into the paper, write one, or (with -shell-escape,
+# which papers using minted or svg turn on) run a command, in every text that reaches the caption and the pgfplots
+# file. Typeset with -shell-escape, nothing of it may act: no file written, no command run, no line of the file read.
+mkdir -p "$work/hostile"
+printf 'privamp-secret-line\n' > "$work/hostile/secret.txt"
+cat > "$work/hostile/figure.toml" <<TOML
+[[case]]
+name = 'c\input{$work/hostile/secret.txt}\$x\$'
+bounds = ["T4.closed"]
+mu = "gaussian_chain(x0=1, r={r}, L=0.5)"
+nu = "gaussian_chain(x0=0, r={r}, L=0.5)"
+quantity = "renyi"
+order = "{alpha}"
+[case.grid]
+alpha = 2
+delta = 1
+sigma = 1
+L = 0.5
+r = [1, 2, 3]
+
+[[figure]]
+name = "hostile"
+x = "r"
+title = '\input{$work/hostile/secret.txt} \immediate\write18{touch $work/hostile/pwned-title}'
+description = '\immediate\write18{touch $work/hostile/pwned} \immediate\openout5=$work/hostile/written.tex & # ^ _ ~ %'
+xlabel = '\input{$work/hostile/secret.txt}'
+ylabel = 'R_{\write18{touch $work/hostile/pwned-label}}'
+style = {size = "single", outputs = ["pgfplots"]}
+[[figure.series]]
+case = 'c\input{$work/hostile/secret.txt}\$x\$'
+id = "T4.closed"
+title = '\input{$work/hostile/secret.txt}'
+TOML
+"$privamp" figures "$work/hostile/figure.toml" --out "$work/hostile/out" > "$work/hostile/figures.log" 2>&1 ||
+  { echo "privamp figures (hostile) failed:"; tail -20 "$work/hostile/figures.log"; exit 1; }
+printf '\\begin{figure}\n\\input{hostile/out/hostile.tex}\n\\caption{\\protect\\input{hostile/out/hostile_caption.txt}}\n\\end{figure}\n' > "$work/body.tex"
+{
+  printf '\\documentclass[twocolumn]{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{pgfplots}\n\\pgfplotsset{compat=1.17}\n'
+  printf '\\begin{document}\n'; cat "$work/body.tex"; printf '\\end{document}\n'
+} > "$work/hostile_paper.tex"
+# The detection must work here: a paper that does read, write and run does show all three.
+printf '\\documentclass{article}\n\\begin{document}\n\\input{hostile/secret.txt}\\immediate\\write18{touch hostile/canary}\n\\end{document}\n' > "$work/canary_paper.tex"
+(cd "$work" && pdflatex -interaction=nonstopmode -shell-escape canary_paper.tex > /dev/null 2>&1) || true
+[ -e "$work/hostile/canary" ] && pdftotext "$work/canary_paper.pdf" - | grep -q privamp-secret-line ||
+  { echo "the injection check cannot see a file read or a command run with this TeX"; exit 1; }
+(cd "$work" && pdflatex -interaction=nonstopmode -halt-on-error -shell-escape hostile_paper.tex > /dev/null 2>&1) ||
+  { echo "hostile_paper: pdflatex failed:"; grep -A4 '^!' "$work/hostile_paper.log" | head -20; failures=$((failures + 1)); }
+for f in pwned pwned-title pwned-label written.tex; do
+  [ ! -e "$work/hostile/$f" ] || { echo "hostile_paper: the caption or figure wrote $f"; failures=$((failures + 1)); }
+done
+if pdftotext "$work/hostile_paper.pdf" - 2> /dev/null | grep -q privamp-secret-line; then
+  echo "hostile_paper: secret.txt's text reached the PDF"; failures=$((failures + 1))
+fi
+echo "a hostile figure file typeset with -shell-escape: nothing read, written or run"
+
 # verify's summary table: in a one-column paper's text, and across both columns of a two-column one (table*).
 "$privamp" verify "$source/cases" --only E1,T1.1,SUB.table,DIV.hs.monotone --out "$work/verify" > "$work/verify.log" 2>&1 ||
   { echo "privamp verify failed:"; tail -20 "$work/verify.log"; exit 1; }
