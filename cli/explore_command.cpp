@@ -150,7 +150,7 @@ Action add_explore_command(CLI::App& app) {
       if (!r.best.empty()) {
         const verify::Row& row = r.best.front();
         best = verify::ratio_text(r.evaluations[r.best_index.front()].slack);
-        again = fmt::format("{:.6g} [{:.3g}, {:.3g}] / {:.6g}", row.exact.value, row.exact.lower, row.exact.upper, row.bound);
+        again = fmt::format("{:.6g} [{:.6g}, {:.6g}] / {:.6g}", row.exact.value, row.exact.lower, row.exact.upper, row.bound);
         verdict = verify::to_string(row.verdict) + (row.outside.empty() ? "" : " (outside)");
         for (const verify::Row& b : r.best) refuted += b.verdict == verify::Verdict::violated && b.outside.empty();
       }

@@ -90,7 +90,7 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
   std::filesystem::create_directories(dir);
   const std::string ratio = verify::slack_ratio_name(r.direction);
   const auto csv = dir / (stem + "_frontier_points.csv");
-  bool any = false;
+  bool any = false, degenerate = false;
   {
     OutputFile checked(csv);
     std::ostream& out = checked.stream();
@@ -113,7 +113,6 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
         out << value(e) << "," << e.slack / std::log(10.0) << "\n";
       }
     out << "\n\n";
-    bool degenerate = false;
     for (const verify::FrontierBin& bin : f.bins)
       if (bin.degenerate_index) {
         const Evaluation& e = r.evaluations[*bin.degenerate_index];
@@ -126,11 +125,15 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
   if (!any) return;
   const std::string file = quoted(csv.filename().string());
   const std::string body = fmt::format(
-      "set datafile separator ','\nset xlabel {}\n{}set ylabel 'log_{{10}}({})'\nset key below nobox height 1\nset offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n"
+      "set datafile separator ','\nset xlabel {}\n{}set ylabel 'log_{{10}}({})'\nset key below nobox height 1\n"
+      "set autoscale xfix\nset offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n"
       "plot {} index 0 using 1:2 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'candidate points', \\\n"
-      "     {} index 1 using 1:2 with linespoints ls 1 lw 2 pt 7 title 'best per bin ({})', \\\n"
-      "     {} index 2 using 1:2 with points pt 8 ps 1.5 lc rgb '#b2182b' title 'degenerate optimum (no amplification)'\n",
-      quoted(literal(f.name)), f.log ? "set logscale x\n" : "", ratio, file, file, verify::to_string(r.goal), file);
+      "     {} index 1 using 1:2 with linespoints ls 1 lw 2 pt 7 title 'best per bin ({})'{}\n",
+      quoted(literal(f.name)), f.log ? "set logscale x\n" : "", ratio, file, file, verify::to_string(r.goal),
+      // The degenerate optima only when there is one (an entry in the key for nothing misleads).
+      degenerate ? fmt::format(", \\\n     {} index 2 using 1:2 with points pt 8 ps 1.5 lc rgb '#b2182b' title "
+                               "'degenerate optimum (no amplification)'", file)
+                 : std::string());
   render_gnuplot(dir, stem + "_frontier", literal(fmt::format("{}: {} {} along {} ({})", r.id, verify::to_string(r.goal), ratio, f.name, r.case_name)),
                  fmt::format("privamp explore --frontier {}: case {}; data {}", f.name, r.case_name, csv.filename().string()), body,
                  explore_style());
