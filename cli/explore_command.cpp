@@ -131,6 +131,13 @@ Action add_explore_command(CLI::App& app) {
                                                   : "");
           if (bin.best) refuted += bin.best->verdict == verify::Verdict::violated && bin.best->outside.empty();
         }
+        // Bins without their own local search are said to be so (their best point is the global phase's).
+        const auto unrefined = std::count_if(f.bins.begin(), f.bins.end(), [](const verify::FrontierBin& b) { return !b.not_refined.empty(); });
+        if (unrefined > 0) {
+          const auto first = std::find_if(f.bins.begin(), f.bins.end(), [](const verify::FrontierBin& b) { return !b.not_refined.empty(); });
+          std::cout << fmt::format("note: {} of {} bins not refined (bin {}: {})\n", unrefined, f.bins.size(),
+                                   first - f.bins.begin() + 1, first->not_refined);
+        }
         index += fmt::format("| {} | {} | frontier along {}: see {}.md | | | {} | {:.1f} s |\n", escape::markdown(c->name), escape::markdown(id), escape::markdown(args->frontier), escape::markdown(stem),
                              f.search.evaluations.size(), seconds);
         continue;

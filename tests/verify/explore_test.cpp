@@ -459,6 +459,7 @@ TEST_CASE("a frontier: the best ratio per bin of a derived quantity, each bin se
   }
   CHECK(with_best >= 3);
   CHECK(f.search.evaluations.size() > f.search.global_points);  // the bins were refined
+  for (const auto& bin : f.bins) CHECK((bin.refined > 0) == bin.not_refined.empty());  // each says whether, or why not
   // An unknown quantity is refused with the names there are.
   CHECK_THROWS_WITH(frontier(c, "T1.3", o, "gamma_dobelin", 5), Catch::Contains("known:") && Catch::Contains("gamma_doeblin"));
   CHECK_THROWS_AS(frontier(c, "T1.3", o, "gamma_doeblin", 0), InvalidArgument);

@@ -22,6 +22,10 @@
 
 namespace privamp::verify {
 
+// The fewest evaluations a local (BOBYQA) run is started with: it needs 2n + 1 to build its first model.
+constexpr int kLocalRunMinimum = 12;
+
+
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -211,14 +215,34 @@ class Explorer {
       return static_cast<int>(it - edges.begin()) - 1;
     };
     // Each bin searched on its own: local runs from its best points, the bin a constraint.
+    // A bin whose share is below what one local run needs is not refined, and says so (its best point is then the
+    // global phase's).
     const std::vector<Evaluation> global = r.evaluations;
-    for (int b = 0; b < bins && local_budget > 0; ++b)
-      for (Evaluation& e : local_phase(global, local_budget / bins, [&, b](const Evaluation& e) { return bin_of(e) == b; }))
+    f.bins.resize(static_cast<std::size_t>(bins));
+    for (int b = 0; b < bins; ++b) {
+      FrontierBin& bin = f.bins[static_cast<std::size_t>(b)];
+      const int share = local_budget / bins;
+      if (share < kLocalRunMinimum) {
+        bin.not_refined = local_budget == 0 ? "no continuous axis to refine"
+                                            : fmt::format("its share of the budget, {} evaluations, is below the {} a local run needs "
+                                                          "(raise --budget to {} or more)", share, kLocalRunMinimum,
+                                                          static_cast<int>(std::ceil(kLocalRunMinimum * bins / options_.local_share)));
+        continue;
+      }
+      const auto accept = [&, b](const Evaluation& e) { return bin_of(e) == b; };
+      if (std::none_of(global.begin(), global.end(), [&](const Evaluation& e) { return candidate(e) && accept(e); })) {
+        bin.not_refined = "no candidate point of the global phase in the bin to start from";
+        continue;
+      }
+      for (Evaluation& e : local_phase(global, share, accept)) {
         r.evaluations.push_back(std::move(e));
+        ++bin.refined;
+      }
+      if (bin.refined == 0) bin.not_refined = "no distinct start point in the bin";
+    }
     if (options_.progress && rank() == 0) options_.progress(total_, total_);
     statistics(r);
     // Per bin: the best candidate and, when it is better, the best degenerate point.
-    f.bins.resize(static_cast<std::size_t>(bins));
     for (int b = 0; b < bins; ++b) {
       FrontierBin& bin = f.bins[static_cast<std::size_t>(b)];
       bin.lower = edges[static_cast<std::size_t>(b)];
@@ -490,8 +514,8 @@ class Explorer {
     std::size_t next = 0;
     int left = budget, round = 0;
     std::vector<std::size_t> used;
-    while (left >= 12 && next < order.size() && round < 16) {
-      const int starts = std::max(1, std::min(options_.starts, left / 12));
+    while (left >= kLocalRunMinimum && next < order.size() && round < 16) {
+      const int starts = std::max(1, std::min(options_.starts, left / kLocalRunMinimum));
       std::vector<LocalRun> runs;
       while (static_cast<int>(runs.size()) < starts && next < order.size()) {
         const std::size_t i = order[next++];

@@ -122,6 +122,8 @@ struct FrontierBin {
   std::size_t candidates = 0;   // candidate points in the bin (global and local)
   std::optional<std::size_t> best_index, degenerate_index;
   std::optional<Row> best, degenerate;  // re-evaluated in full (rank 0 only)
+  std::size_t refined = 0;       // evaluations of the bin's own local refinement
+  std::string not_refined;       // why it had none (empty when it had some)
 };
 struct FrontierResult {
   std::string name;

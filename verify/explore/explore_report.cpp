@@ -370,13 +370,17 @@ FlatTable frontier_table(const FrontierResult& f) {
 }
 
 std::string frontier_markdown(const Case& c, const FrontierResult& f, const ExploreOptions& o, const std::string& stem) {
+  // Whether the bin had its own local search, with how many evaluations, or why not.
+  const auto refined = [](const FrontierBin& bin) {
+    return bin.not_refined.empty() ? fmt::format("{} evaluations", bin.refined) : "no: " + md(bin.not_refined);
+  };
   const ExploreResult& r = f.search;
   const std::string ratio = slack_ratio_name(r.direction);
   std::string s = fmt::format("# privamp explore: the {} frontier of {} along {} on '{}' ({})\n\n", to_string(r.goal), md(r.id), md(f.name),
                               md(c.name), md(c.file));
   s += fmt::format("The best {} ({}) as a function of `{}`: {} bins of equal {} width; the global phase's {} Sobol points "
-                   "are binned by their value of `{}`, each bin is then searched on its own (local refinement with the bin "
-                   "as a constraint), and its best point is re-evaluated with the case's engines{}. Budget {}, seed {}; {} "
+                   "are binned by their value of `{}`, each bin is then searched on its own where its share of the budget "
+                   "allows (local refinement with the bin as a constraint; the column `refined` says), and its best point is re-evaluated with the case's engines{}. Budget {}, seed {}; {} "
                    "evaluations in all.\n\n",
                    ratio, to_string(r.goal), f.name, f.bins.size(), f.log ? "logarithmic" : "linear", r.global_points, f.name,
                    c.cross_check ? " and its cross-check" : "", o.budget, o.seed, r.evaluations.size());
@@ -385,19 +389,19 @@ std::string frontier_markdown(const Case& c, const FrontierResult& f, const Expl
     s += fmt::format("Degenerate where {}: such points are kept apart; a bin whose optimum is degenerate lists it beside "
                      "its best non-degenerate point.\n\n",
                      md(fmt::format("{}", fmt::join(c.explore_degenerate, " or "))));
-  s += fmt::format("| bin | {} | candidates | best {} | at | exact [interval] | bound | verdict | degenerate optimum |\n"
-                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+  s += fmt::format("| bin | {} | candidates | refined | best {} | at | exact [interval] | bound | verdict | degenerate optimum |\n"
+                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
                    f.name, ratio);
   for (std::size_t b = 0; b < f.bins.size(); ++b) {
     const FrontierBin& bin = f.bins[b];
     const std::string range = fmt::format("[{}, {}{}", g(bin.lower), g(bin.upper), b + 1 == f.bins.size() ? "]" : ")");
     if (!bin.best) {
-      s += fmt::format("| {} | {} | {} | - | no candidate | | | | {} |\n", b + 1, range, bin.candidates,
+      s += fmt::format("| {} | {} | {} | {} | - | no candidate | | | | {} |\n", b + 1, range, bin.candidates, refined(bin),
                        bin.degenerate ? ratio_text(row_slack(r.direction, *bin.degenerate)) + " (degenerate only)" : "");
       continue;
     }
     const Row& row = *bin.best;
-    s += fmt::format("| {} | {} | {} | {} | {} | {} [{}, {}] | {} | {} | {} |\n", b + 1, range, bin.candidates,
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} [{}, {}] | {} | {} | {} |\n", b + 1, range, bin.candidates, refined(bin),
                      ratio_text(row_slack(r.direction, row)), md(axes_text(r, row.params)), g(row.exact.value), g(row.exact.lower),
                      g(row.exact.upper), g(row.bound), to_string(row.verdict),
                      bin.degenerate ? fmt::format("{} at {} ({})", ratio_text(row_slack(r.direction, *bin.degenerate)),
