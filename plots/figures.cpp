@@ -246,6 +246,8 @@ class FigureReader : public verify::TomlReader {
     const double line = number(t, "line", 1 + index % 6);
     if (!((line >= 1 && line <= 6 && line == std::floor(line)) || line == 9)) fail(t.get("line"), "series.line", "must be 1..6 or 9");
     s.line = static_cast<int>(line);
+    s.point_size = number(t, "point_size", s.point_size);
+    if (!(s.point_size >= 0.3 && s.point_size <= 4)) fail(t.get("point_size"), "series.point_size", "must be in [0.3, 4]");
     return s;
   }
 
@@ -520,7 +522,7 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
     const Series& s = figure.series[k];
     const SeriesLook look = series_look(s.line);
     const std::string colour = s.line == 9 ? "black" : fmt::format("privamp{}", static_cast<char>('A' + (s.line - 1) % st.palette.size()));
-    const std::string how = s.style == "points"  ? fmt::format("only marks, mark={}, mark size=1.8pt", look.pgf_mark)
+    const std::string how = s.style == "points"  ? fmt::format("only marks, mark={}, mark size={:.3g}pt", look.pgf_mark, 1.4 * s.point_size)
                             : s.style == "lines" ? fmt::format("no marks, {}", look.pgf_dash)
                                                  : fmt::format("mark={}, mark size=1.3pt, mark options={{solid}}, {}", look.pgf_mark, look.pgf_dash);
     const bool bars = std::any_of(data[k].begin(), data[k].end(), [](const Point& p) { return p.lower < p.upper; });
@@ -714,7 +716,7 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
       bars.push_back(fmt::format("{} index {} using 2:3:4:5 with yerrorbars ls {} dt 1 ps 0 notitle", file, index, s.line));
     // Markers of a points-only series are the size of a letter; on lines they stay small.
     plots.push_back(fmt::format("{} index {} using 2:3 with {} ls {}{} title {}", file, index, style, s.line,
-                                style == "points" ? " ps 1.3" : "", quoted(s.title)));
+                                style == "points" ? fmt::format(" ps {}", s.point_size) : "", quoted(s.title)));
   }
   plots.insert(plots.begin(), bars.begin(), bars.end());
   for (const VerdictMark& m : kVerdictMarks) {

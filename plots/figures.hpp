@@ -21,6 +21,7 @@
 //   title = "exact, L = 0.5"
 //   style = "points"                       # points | lines | linespoints (default: points for exact, lines else)
 //   line = 1                               # the shared style's line 1..6, or 9 (thin black reference)
+//   point_size = 1.3                       # markers of a points series (a larger one shows under a coinciding one)
 //
 // `privamp figures` runs the cases its figures use through the same runner as `verify` (verdicts and all) and
 // draws only those rows, so a figure cannot show a number that was not verified. Rows in error are not drawn;
@@ -49,6 +50,7 @@ struct Series {
   std::string title;
   std::string style;  // points | lines | linespoints
   int line = 1;
+  double point_size = 1.3;  // the markers of a points series, relative to gnuplot's size (pgfplots: 1.4 pt per unit)
 };
 
 // How a figure looks, as data: a file's [style] table applies to its figures, a figure's style = {...} over it.

@@ -146,6 +146,15 @@ TEST_CASE("bad figure declarations are refused with file, line and key", "[plots
   refused("\n[[figure]]\nname = \"a b\"\nx = \"r\"\n[[figure.series]]\ncase = \"chain\"\nid = \"T4.closed\"\n",
           "privamp_bad_figure.toml:17: key 'name'");
   refused("\n[[figure]]\nname = \"f\"\nx = \"r\"\n", "a figure needs [[figure.series]] tables");
+  refused(head + "case = \"chain\"\nid = \"T4.closed\"\npoint_size = 9\n", "key 'series.point_size': must be in [0.3, 4]");
+  // A declared marker size reaches the script: the shipped Theorem 1 (1) marker is drawn large under (2)'s, where the
+  // theorem puts both at eps' = 1.
+  const plots::FigureSet shipped = plots::load_figures({kFigures});
+  for (const auto& f : shipped.figures)
+    if (f.name == "mixing_kernel") {
+      REQUIRE(f.series.size() >= 4);
+      CHECK(f.series[2].point_size > f.series[3].point_size);
+    }
 }
 
 TEST_CASE("a figure draws only verified rows, with their intervals", "[plots]") {

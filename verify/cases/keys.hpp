@@ -32,7 +32,7 @@ inline const KeyTable kFigureKeys{"[[figure]]",
 inline const KeyTable kStyleKeys{"[style]",
                                  {"size", "width", "height", "font", "font_size", "line_width", "palette", "outputs", "show_title"}};
 inline const KeyTable kFigureKeyKeys{"[figure.key]", {"position", "box", "opaque", "columns", "off"}};
-inline const KeyTable kSeriesKeys{"[[figure.series]]", {"case", "id", "y", "where", "scale", "title", "style", "line"}};
+inline const KeyTable kSeriesKeys{"[[figure.series]]", {"case", "id", "y", "where", "scale", "title", "style", "line", "point_size"}};
 
 inline const std::array<const KeyTable*, 10> kAllKeyTables = {&kFileKeys,    &kCaseKeys,   &kGridRangeKeys, &kExploreRangeKeys,
                                                               &kExploreKeys, &kBoundKeys,  &kFigureKeys,    &kFigureKeyKeys,
