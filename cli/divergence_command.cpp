@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "numerics/errors.hpp"
 #include "sim/laws/expression.hpp"
@@ -15,7 +16,7 @@ namespace {
 
 struct DivergenceArgs {
   std::string p, q;
-  std::vector<std::string> renyi, hockey_stick;
+  std::vector<std::string> renyi, hockey_stick, epsilon;
   bool kl = false, tv = false, json = false;
   std::string engine = "auto";
   double rel_tol = 1e-13;
@@ -45,6 +46,9 @@ Action add_divergence_command(CLI::App& app) {
   cmd->add_option("--renyi", args->renyi,
                   "Renyi orders alpha > 1: a list '2,4.5,inf', a range 'a:b:step' or 'a:b:xN' (N log-spaced)");
   cmd->add_option("--hockey-stick", args->hockey_stick, "hockey-stick epsilons >= 0 (same list and range forms)");
+  cmd->add_option("--epsilon", args->epsilon,
+                  "deltas in (0, 1): eps(delta) of the pair, the smallest eps with max(H_eps(mu||nu), H_eps(nu||mu)) <= delta, "
+                  "bracketed by bisection on the profile's intervals");
   cmd->add_flag("--kl", args->kl, "Kullback-Leibler divergence");
   cmd->add_flag("--tv", args->tv, "total variation distance");
   cmd->add_option("--engine", args->engine, "auto | closed | sum | quadrature | gsl | mc | certified")->capture_default_str();
@@ -62,14 +66,45 @@ Action add_divergence_command(CLI::App& app) {
       for (double e : parse_number_list(item, "--hockey-stick")) request.hockey_stick.push_back(e);
     request.kl = args->kl;
     request.tv = args->tv;
-    if (request.renyi.empty() && request.hockey_stick.empty() && !request.kl && !request.tv)
-      throw InvalidArgument("nothing to compute: give --renyi, --hockey-stick, --kl or --tv");
+    std::vector<double> deltas;
+    for (const std::string& item : args->epsilon)
+      for (double d : parse_number_list(item, "--epsilon")) {
+        if (!(d > 0 && d < 1)) throw_invalid("divergence", "--epsilon", d, "0 < delta < 1");
+        deltas.push_back(d);
+      }
+    if (deltas.size() > 100) throw_invalid("divergence", "--epsilon", static_cast<double>(deltas.size()), "at most 100 deltas");
+    const bool quantities_asked = !request.renyi.empty() || !request.hockey_stick.empty() || request.kl || request.tv;
+    if (!quantities_asked && deltas.empty())
+      throw InvalidArgument("nothing to compute: give --renyi, --hockey-stick, --kl, --tv or --epsilon");
     request.engine = args->engine;
     request.rel_tol = args->rel_tol;
     request.samples = args->samples;
     if (args->seed < 0) throw_invalid("divergence", "--seed", static_cast<double>(args->seed), "seed >= 0");
     request.seed = static_cast<std::uint64_t>(args->seed);
     request.level = args->level;
+    if (quantities_asked && !deltas.empty())
+      throw InvalidArgument("--epsilon is its own request: give it without --renyi, --hockey-stick, --kl and --tv");
+    // eps(delta) per delta, computed before anything is printed (bad laws are refused by the first).
+    std::vector<verify::Estimate> epsilons;
+    for (double d : deltas) epsilons.push_back(api::epsilon_for_delta(args->p, args->q, d, request));
+    if (!quantities_asked) {
+      if (args->json) {
+        nlohmann::json j = nlohmann::json::array();
+        for (std::size_t i = 0; i < deltas.size(); ++i)
+          j.push_back({{"delta", deltas[i]}, {"value", epsilons[i].value}, {"lower", epsilons[i].lower}, {"upper", epsilons[i].upper},
+                       {"error_kind", verify::to_string(epsilons[i].error_kind)}, {"method", epsilons[i].method},
+                       {"profile_evaluations", epsilons[i].work}, {"seconds", epsilons[i].seconds}});
+        std::cout << nlohmann::json{{"epsilon", j}}.dump(2) << "\n";
+        return 0;
+      }
+      std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13} {:>10}  {}\n", "quantity", "value", "interval", "error", "time", "method");
+      for (std::size_t i = 0; i < deltas.size(); ++i) {
+        const verify::Estimate& e = epsilons[i];
+        std::cout << fmt::format("{:<20} {:>20.12g} {:>44} {:<13} {:>8.3g}s  {}\n", fmt::format("epsilon({:g})", deltas[i]), e.value,
+                                 fmt::format("[{:.12g}, {:.12g}]", e.lower, e.upper), verify::to_string(e.error_kind), e.seconds, e.method);
+      }
+      return 0;
+    }
     const api::DivergenceResult r = api::divergence(args->p, args->q, request);
     if (args->json) {
       std::cout << api::to_json(r).dump(2) << "\n";

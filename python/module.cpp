@@ -264,6 +264,27 @@ PYBIND11_MODULE(_privamp, m) {
     }
   });
   m.def(
+      "epsilon",
+      [](const std::string& mu, const std::string& nu, double delta, double eps_max, double rel_tol, const std::string& engine,
+         long samples, std::uint64_t seed, double level) {
+        api::DivergenceRequest r;
+        r.engine = engine;
+        r.samples = samples;
+        r.seed = seed;
+        r.level = level;
+        verify::Estimate e;
+        {
+          py::gil_scoped_release release;
+          const InterruptScope interruptible;
+          e = api::epsilon_for_delta(mu, nu, delta, r, eps_max, rel_tol);
+        }
+        py::dict d = estimate_dict(e);
+        d["quantity"] = std::string("epsilon(delta)");
+        d["error"] = std::string();
+        return d;
+      },
+      "eps(delta) of the pair as a bracket (see privamp.epsilon)");
+  m.def(
       "divergence",
       [](const std::string& mu, const std::string& nu, const std::vector<double>& renyi,
          const std::vector<double>& hockey_stick, bool kl, bool tv, const std::string& engine, double rel_tol,

@@ -53,7 +53,7 @@ def _shipped(path):
     """A path as given when it exists; else the same relative path in the shipped catalogue when it is there."""
     given = _pathlib.Path(str(path))
     if given.exists() or given.is_absolute():
-        return str(given)
+        return str(path)  # as written: rows name their file as the command line would
     shipped = data_dir() / given
     return str(shipped) if shipped.exists() else str(given)
 
@@ -190,62 +190,16 @@ def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
     `delta` (its interval's upper end is), so the true eps lies between; the bracket narrows to rel_tol, or
     stops where the profile's own interval straddles `delta` (then the bracket is as wide as the profile's
     error makes it). ValueError for delta outside (0, 1) or when delta(eps_max) is not below `delta`."""
-    delta = float(delta)
-    if not 0 < delta < 1:
-        raise ValueError(f"epsilon: delta = {delta!r} is out of range (allowed: 0 < delta < 1)")
-    if not 0 < float(eps_max) <= 1e6:
-        raise ValueError(f"epsilon: eps_max = {eps_max!r} is out of range (allowed: 0 < eps_max <= 1e6)")
-    evaluations = 0
-    start = _time.perf_counter()
-
-    def profile(e):
-        nonlocal evaluations
-        evaluations += 1
-        return privacy_profile(mu, nu, [e], **options)[0]
-
-    kinds = []  # the weakest interval kind met decides the bracket's kind
-
-    def checked(point):
-        kinds.append(point.error_kind)
-        return point
-
-    at_zero = checked(profile(0.0))
-    if at_zero.upper <= delta:
-        return Estimate("epsilon(delta)", 0.0, 0.0, 0.0, -_math.inf, -_math.inf, -_math.inf, at_zero.error_kind,
-                        1.0, "delta(0) is already at most delta", evaluations, _time.perf_counter() - start)
-    lower, upper = 0.0, None  # eps >= 0 always; lower only ever moves to points where delta(eps) > delta for sure
-    hi = min(1.0, float(eps_max))
-    while upper is None:  # a bracket: double until the profile is certainly below delta
-        point = checked(profile(hi))
-        if point.upper <= delta:
-            upper = hi
-        elif point.lower > delta:
-            lower = hi
-            if hi >= eps_max:
-                raise ValueError(f"epsilon: delta({hi:g}) >= {point.lower:.6g} > delta = {delta:g} up to eps_max = {eps_max:g}")
-            hi = min(2 * hi, float(eps_max))
-        else:
-            raise RuntimeError(f"epsilon: the profile's interval at eps = {hi:g}, [{point.lower:.6g}, {point.upper:.6g}], "
-                               f"straddles delta = {delta:g} before a bracket was found")
-    straddled = False
-    while upper - lower > rel_tol * max(1.0, upper):
-        middle = 0.5 * (lower + upper)
-        point = checked(profile(middle))
-        if point.upper <= delta:
-            upper = middle
-        elif point.lower > delta:
-            lower = middle
-        else:
-            straddled = True
-            break
-    order = ["exact", "certified", "a-posteriori", "a-posteriori + discretisation", "statistical"]
-    kind = max(kinds, key=lambda k: order.index(k) if k in order else len(order))
-    value = 0.5 * (lower + upper)
-    how = " (stopped where the profile's interval straddles delta)" if straddled else ""
-    return Estimate("epsilon(delta)", value, lower, upper, _math.log(value) if value > 0 else -_math.inf,
-                    _math.log(lower) if lower > 0 else -_math.inf, _math.log(upper), kind, 1.0,
-                    f"bisection on max(H_eps(mu||nu), H_eps(nu||mu)): a bracket of the root from {kind} "
-                    f"intervals of the profile{how}", evaluations, _time.perf_counter() - start)
+    options = dict(options)
+    mu, nu = _composed(mu, nu, options.pop("compositions", None))
+    unknown = set(options) - {"engine", "samples", "seed", "level"}
+    if unknown:
+        raise ValueError(f"epsilon: unknown option(s) {sorted(unknown)} (allowed: engine, samples, seed, level, compositions)")
+    # One implementation, in C++ (verify/api: api::epsilon_for_delta), shared with the command line's --epsilon.
+    d = _privamp.epsilon(str(mu), str(nu), _number(delta, "delta"), _number(eps_max, "eps_max"), _number(rel_tol, "rel_tol"),
+                         str(options.get("engine", "auto")), int(options.get("samples", 1_000_000)),
+                         _integer(options.get("seed", 1), "seed", 0, 2**63 - 1), float(options.get("level", 0.99)))
+    return Estimate(**d)
 
 
 def kernel(K, eps=None, dp=None, eps_prime=None, renyi=None):

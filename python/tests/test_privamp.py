@@ -340,7 +340,7 @@ class Profile(unittest.TestCase):
                 privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=[2], compositions=bad)
 
     def test_epsilon_bad_input(self):
-        with self.assertRaisesRegex(ValueError, "delta = 1.5 is out of range"):
+        with self.assertRaisesRegex(ValueError, "'delta' = 1.5 is out of range"):
             privamp.epsilon("gaussian(1, 1)", "gaussian(0, 1)", 1.5)
         with self.assertRaisesRegex(ValueError, "eps_max"):
             privamp.epsilon("gaussian(10, 1)", "gaussian(0, 1)", 1e-300, eps_max=2)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -92,6 +93,93 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
   for (std::size_t i = 0; i < violations.size(); ++i)
     if (violations[i] && out.errors[i].empty()) out.errors[i] = *violations[i];
   return out;
+}
+
+namespace {
+
+// How weak an interval kind is, for the bracket's label: the weakest kind used decides.
+int weakness(verify::ErrorKind k) {
+  switch (k) {
+    case verify::ErrorKind::exact: return 0;
+    case verify::ErrorKind::certified: return 1;
+    case verify::ErrorKind::quadrature: return 2;
+    case verify::ErrorKind::discretised: return 3;
+    case verify::ErrorKind::statistical: return 4;
+  }
+  return 4;
+}
+
+}  // namespace
+
+verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu, double delta, const DivergenceRequest& request,
+                                   double eps_max, double rel_tol) {
+  if (!(delta > 0 && delta < 1)) throw_invalid("epsilon", "delta", delta, "0 < delta < 1");
+  if (!(eps_max > 0 && eps_max <= 1e6)) throw_invalid("epsilon", "eps_max", eps_max, "0 < eps_max <= 1e6");
+  if (!(rel_tol >= 1e-15 && rel_tol < 1)) throw_invalid("epsilon", "rel_tol", rel_tol, "1e-15 <= rel_tol < 1");
+  const auto start = std::chrono::steady_clock::now();
+  long evaluations = 0;
+  verify::ErrorKind kind = verify::ErrorKind::exact;
+  double level = 1;
+  // The profile at eps: both directions' hockey-stick values, the interval [max of lowers, max of uppers].
+  const auto profile = [&](double eps) {
+    DivergenceRequest r = request;
+    r.renyi.clear();
+    r.hockey_stick = {eps};
+    r.kl = r.tv = false;
+    std::pair<double, double> interval{0, 0};
+    for (const auto& [a, b] : {std::pair{&mu, &nu}, std::pair{&nu, &mu}}) {
+      const DivergenceResult d = divergence(*a, *b, r);
+      if (!d.ok()) throw NumericalError(fmt::format("epsilon: the profile at eps = {:g} ({} || {}): {}", eps, *a, *b, d.errors[0]));
+      const verify::Estimate& e = d.estimates[0];
+      interval.first = std::max(interval.first, e.lower);
+      interval.second = std::max(interval.second, e.upper);
+      if (weakness(e.error_kind) > weakness(kind)) kind = e.error_kind;
+      level = std::min(level, e.level);
+    }
+    ++evaluations;
+    return interval;
+  };
+  const auto finish = [&](double lower, double upper, const std::string& how) {
+    verify::Estimate e = verify::Estimate::from_interval(lower, upper, kind, how);
+    e.level = level;
+    e.work = evaluations;
+    e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return e;
+  };
+  if (profile(0).second <= delta) return finish(0, 0, "delta(0) is already at most delta");
+  double lower = 0, hi = std::min(1.0, eps_max);
+  std::optional<double> upper;
+  while (!upper) {  // a bracket: double until the profile is certainly at most delta
+    const auto [lo_d, hi_d] = profile(hi);
+    if (hi_d <= delta) {
+      upper = hi;
+    } else if (lo_d > delta) {
+      lower = hi;
+      if (hi >= eps_max)
+        throw InvalidArgument(fmt::format("epsilon: delta({:g}) >= {:.6g} > delta = {:g} up to eps_max = {:g} (raise eps_max)", hi, lo_d,
+                                          delta, eps_max));
+      hi = std::min(2 * hi, eps_max);
+    } else {
+      throw NumericalError(fmt::format("epsilon: the profile's interval at eps = {:g}, [{:.6g}, {:.6g}], straddles delta = {:g} "
+                                       "before a bracket was found",
+                                       hi, lo_d, hi_d, delta));
+    }
+  }
+  bool straddled = false;
+  while (*upper - lower > rel_tol * std::max(1.0, *upper)) {
+    const double middle = 0.5 * (lower + *upper);
+    const auto [lo_d, hi_d] = profile(middle);
+    if (hi_d <= delta) upper = middle;
+    else if (lo_d > delta) lower = middle;
+    else {
+      straddled = true;
+      break;
+    }
+  }
+  return finish(lower, *upper,
+                fmt::format("bisection on max(H_eps(mu||nu), H_eps(nu||mu)): a bracket of the root from {} intervals of the "
+                            "profile{}",
+                            verify::to_string(kind), straddled ? " (stopped where the profile's interval straddles delta)" : ""));
 }
 
 bool DivergenceResult::ok() const {

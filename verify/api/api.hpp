@@ -48,6 +48,16 @@ struct DivergenceResult {
 };
 
 DivergenceResult divergence(const std::string& mu, const std::string& nu, const DivergenceRequest& request);
+
+// ε(δ) of the pair: the smallest ε ≥ 0 with δ(ε) = max(H_ε(μ‖ν), H_ε(ν‖μ)) ≤ δ, as a bracket [lower, upper] by
+// bisection on the profile's intervals (computed as `request` says; its quantities are ignored): δ(lower) is
+// certainly above δ (its interval's lower end is) and δ(upper) certainly at most δ, so the true ε lies between. The
+// bracket narrows to `rel_tol` or stops where the profile's own interval straddles δ (the method says so); its kind
+// is the weakest kind of the profile intervals it used. InvalidArgument for δ outside (0, 1), eps_max outside
+// (0, 10^6] or rel_tol outside [1e-15, 1), or when δ(eps_max) is still above δ; NumericalError when the profile's
+// interval straddles δ before a bracket is found or a profile value cannot be computed.
+verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu, double delta, const DivergenceRequest& request,
+                                   double eps_max = 1e3, double rel_tol = 1e-9);
 nlohmann::json to_json(const DivergenceResult& result);  // the stable object documented in the README
 
 // ---- a finite Markov kernel (`privamp kernel`) ----
