@@ -492,7 +492,7 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
   std::string legend_name = "privamp-legend-" + figure.name;
   std::replace(legend_name.begin(), legend_name.end(), '_', '-');
   const bool legend = !figure.key.off && !labels.empty();
-  std::string options = fmt::format("width={}, height={}in, xlabel={{{}}}, ylabel={{{}}}, grid=major,\n  xmode={}, ymode={}", width,
+  std::string options = fmt::format("width=\\privampfigurewidth, height={}in, xlabel={{{}}}, ylabel={{{}}}, grid=major,\n  xmode={}, ymode={}",
                                     st.height, enhanced_to_latex(figure.xlabel), enhanced_to_latex(figure.ylabel),
                                     logx ? "log" : "normal", logy ? "log" : "normal");
   if (st.show_title)  // a long title wraps over the axes (about the width less pgfplots' 45 pt for labels)
@@ -501,9 +501,9 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
     if (figure.log.find(axis) == std::string::npos) continue;
     const auto ticks = log_ticks(positive_span(data, axis));
     if (ticks.empty()) continue;
-    std::vector<std::string> t, labels;
-    for (double v : ticks) t.push_back(tex_number(v)), labels.push_back(fmt::format("{:g}", v));
-    options += fmt::format(",\n  {}tick={{{}}}, {}ticklabels={{{}}}", axis, fmt::join(t, ","), axis, fmt::join(labels, ","));
+    std::vector<std::string> positions, tick_labels;
+    for (double v : ticks) positions.push_back(tex_number(v)), tick_labels.push_back(fmt::format("{:g}", v));
+    options += fmt::format(",\n  {}tick={{{}}}, {}ticklabels={{{}}}", axis, fmt::join(positions, ","), axis, fmt::join(tick_labels, ","));
   }
   if (figure.xrange) options += fmt::format(", xmin={}, xmax={}", figure.xrange->first, figure.xrange->second);
   if (figure.yrange) options += fmt::format(", ymin={}, ymax={}", figure.yrange->first, figure.yrange->second);
@@ -515,7 +515,6 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
   // came out wider than the width the axes are narrowed by the excess and it is typeset again: it fits exactly.
   out += "\\ifdefined\\privampfigurebox\\else\\newsavebox\\privampfigurebox\\newlength\\privampfigurewidth\\fi\n\\begingroup\n";
   out += fmt::format("\\setlength\\privampfigurewidth{{{}}}%\n\\def\\privampfigure{{%\n", width);
-  options.replace(0, options.find(','), "width=\\privampfigurewidth");
   out += fmt::format("\\begin{{tikzpicture}}\n\\begin{{axis}}[{}]\n", options);
   for (std::size_t k = 0; k < data.size(); ++k) {
     if (data[k].empty()) continue;
