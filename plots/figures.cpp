@@ -508,7 +508,7 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
   if (figure.xrange) options += fmt::format(", xmin={}, xmax={}", figure.xrange->first, figure.xrange->second);
   if (figure.yrange) options += fmt::format(", ymin={}, ymax={}", figure.yrange->first, figure.yrange->second);
   if (legend)
-    options += fmt::format(",\n  legend to name={}, legend columns={}, legend style={{font=\\footnotesize, draw=none, "
+    options += fmt::format(",\n  legend to name={}, legend columns={}, legend cell align=left, legend style={{font=\\footnotesize, draw=none, "
                            "/tikz/every even column/.append style={{column sep=0.8em}}}}",
                            legend_name, legend_columns(labels, st.width, figure.key.columns));
   // pgfplots sizes the axes by estimating the room its labels take; the picture is typeset once in a box, and if it
