@@ -6,7 +6,8 @@ interpreter running pip) and the privamp command, then writes the wheel itself: 
 compiled module, the command (privamp/bin/privamp, started by the `privamp` entry point), the catalogue
 (privamp/data: the case files with their golden results, the figures) and the .dist-info files (METADATA, WHEEL,
 entry_points.txt, RECORD with sha256 hashes). The CMake build directory is
-build-pip/ in the source tree, or $PRIVAMP_BUILD_DIR when set (an existing build tree is reused as it is).
+build-pip/ in the source tree, or $PRIVAMP_BUILD_DIR when set (an existing build tree that holds the module and the
+command is used as it is, not rebuilt).
 """
 
 import base64
@@ -41,10 +42,15 @@ def _build_extension():
         subprocess.run(["cmake", "-S", str(SOURCE), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
                         "-DPRIVAMP_BUILD_TESTS=OFF", "-DPRIVAMP_BUILD_BENCH=OFF", "-DPRIVAMP_BUILD_PYTHON=ON",
                         f"-DPython3_EXECUTABLE={sys.executable}"], check=True, stdout=sys.stderr)
-    jobs = str(os.cpu_count() or 2)
-    subprocess.run(["cmake", "--build", str(build), "--target", "_privamp", "privamp", "-j", jobs], check=True, stdout=sys.stderr)
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     module = build / "python" / "privamp" / f"_privamp{suffix}"
+    # A build tree given as PRIVAMP_BUILD_DIR is used as it is when it holds both products: building it again could
+    # relink the privamp command while other programs run it (the test suite does, beside this install).
+    given = "PRIVAMP_BUILD_DIR" in os.environ and module.exists() and (build / "privamp").exists()
+    if not given:
+        jobs = str(os.cpu_count() or 2)
+        subprocess.run(["cmake", "--build", str(build), "--target", "_privamp", "privamp", "-j", jobs], check=True,
+                       stdout=sys.stderr)
     if not module.exists():
         found = sorted((build / "python" / "privamp").glob("_privamp*.so"))
         raise RuntimeError(f"the build made no {module.name} for this interpreter (found: {[f.name for f in found]}); "
