@@ -12,7 +12,8 @@ rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*"; exit 1; }
 RANDOM=$seed
 echo "seed $seed"
-run() { "$privamp" figures "$figures" --only iteration --reduced --out "$work/out" --jobs 1; }
+args=(figures "$figures" --only iteration --reduced --out "$work/out" --jobs 1)
+run() { "$privamp" "${args[@]}"; }
 
 start=$(date +%s.%N)
 run > /dev/null 2>&1 || fail "the reference run failed"
@@ -28,7 +29,7 @@ signals=(KILL INT TERM)
 for trial in 1 2 3 4 5 6; do
   signal=${signals[$((trial % 3))]}
   delay=$(awk -v d="$duration" -v r="$((20 + RANDOM % 90))" 'BEGIN { printf "%.3f", d * r / 100 }')
-  run > /dev/null 2>&1 &
+  "$privamp" "${args[@]}" > /dev/null 2>&1 &  # a simple command: $! is privamp itself, which the signal reaches
   pid=$!
   sleep "$delay"
   kill -s "$signal" "$pid" 2>/dev/null
@@ -40,6 +41,6 @@ for trial in 1 2 3 4 5 6; do
   whole_pdf "$work/out/iteration.pdf" || fail "trial $trial: iteration.pdf is truncated"
   whole_png "$work/out/iteration.png" || fail "trial $trial: iteration.png is truncated"
 done
-run > /dev/null 2>&1 || fail "a run after the kills failed"
+run > "$work/after.log" 2>&1 || fail "a run after the kills failed: $(tail -3 "$work/after.log")"
 if ls -a "$work/out" | grep -q privamp-tmp; then fail "temporary files remain after a complete run"; fi
 echo "6 killed runs: every figure file whole"
