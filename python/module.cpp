@@ -45,6 +45,17 @@ py::dict estimate_dict(const verify::Estimate& e) {
   return d;
 }
 
+// How a divergence call computes (its engine and their settings), as divergence() and epsilon() take it.
+api::DivergenceRequest engine_request(const std::string& engine, double rel_tol, long samples, std::uint64_t seed, double level) {
+  api::DivergenceRequest r;
+  r.engine = engine;
+  r.rel_tol = rel_tol;
+  r.samples = samples;
+  r.seed = seed;
+  r.level = level;
+  return r;
+}
+
 py::object cell_object(const verify::Cell& c) {
   if (const double* x = std::get_if<double>(&c)) return py::float_(*x);
   if (const std::string* s = std::get_if<std::string>(&c)) return py::str(*s);
@@ -267,11 +278,7 @@ PYBIND11_MODULE(_privamp, m) {
       "epsilon",
       [](const std::string& mu, const std::string& nu, double delta, double eps_max, double rel_tol, const std::string& engine,
          long samples, std::uint64_t seed, double level) {
-        api::DivergenceRequest r;
-        r.engine = engine;
-        r.samples = samples;
-        r.seed = seed;
-        r.level = level;
+        const api::DivergenceRequest r = engine_request(engine, api::DivergenceRequest{}.rel_tol, samples, seed, level);
         verify::Estimate e;
         {
           py::gil_scoped_release release;
@@ -289,16 +296,11 @@ PYBIND11_MODULE(_privamp, m) {
       [](const std::string& mu, const std::string& nu, const std::vector<double>& renyi,
          const std::vector<double>& hockey_stick, bool kl, bool tv, const std::string& engine, double rel_tol,
          long samples, std::uint64_t seed, double level) {
-        api::DivergenceRequest r;
+        api::DivergenceRequest r = engine_request(engine, rel_tol, samples, seed, level);
         r.renyi = renyi;
         r.hockey_stick = hockey_stick;
         r.kl = kl;
         r.tv = tv;
-        r.engine = engine;
-        r.rel_tol = rel_tol;
-        r.samples = samples;
-        r.seed = seed;
-        r.level = level;
         api::DivergenceResult result;
         {
           py::gil_scoped_release release;
