@@ -153,7 +153,7 @@ std::shared_ptr<const Mixture> binomial_mixture(long m, double p, const std::fun
     if (w < 1e-300) continue;
     weights.push_back(w);
     laws.push_back(component(k));
-    source.k.push_back(k);
+    source.moves.push_back({k, laws.size() - 1, 1.0});
     total += w;
   }
   for (double& w : weights) w /= total;

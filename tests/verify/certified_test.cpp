@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 
 #include "sim/laws/expression.hpp"
+#include "sim/laws/gaussian.hpp"
+#include "sim/laws/mixture.hpp"
 #include "support/check.hpp"
 #include "verify/api/api.hpp"
 #include "verify/divergence/certified.hpp"
@@ -136,6 +138,38 @@ TEST_CASE("certified: laws without an exact form are refused with the reason", "
                     Catch::Contains("tail could not be bounded"));
   // One piece each: the same divergence is certified infinite.
   CHECK(std::isinf(certified("gaussian(0,3)", "gaussian(0,2)", Quantity::renyi(2)).value));
+}
+
+TEST_CASE("certified: a mixture's weights come from their exact source, a binomial carried by a plan", "[verify][certified]") {
+  // Bin(3, 0.4) = (0.216, 0.432, 0.288, 0.064) with atom 1 moved half to 0 and half to 2 (fractions 1 and 1, which
+  // the engine normalises): weights 0.432, 0.504, 0.064 on the centres 0, 2, 3. The stored doubles are off by 1e-3
+  // on purpose, so an engine reading them instead of the plan misses the reference.
+  auto gauss = [](double m) {
+    auto g = std::make_shared<sim::Gaussian>(m, 1.0);
+    g->set_parameters_exact();
+    return g;
+  };
+  auto moved = std::make_shared<sim::Mixture>(std::vector<double>{0.433, 0.503, 0.064},
+                                              std::vector<sim::LawPtr>{gauss(0), gauss(2), gauss(3)});
+  moved->set_binomial_weights({3, 0.4, {{0, 0, 1.0}, {1, 0, 1.0}, {1, 1, 1.0}, {2, 1, 1.0}, {3, 2, 1.0}}});
+  const auto nu = sim::parse_law("binomial_mix(m=3, p=0.3, law=gaussian(0, 1))");
+  const auto exact_weights = sim::parse_law("mixture(weights=[0.432, 0.504, 0.064], laws=[gaussian(0, 1), gaussian(2, 1), gaussian(3, 1)])");
+  for (const Quantity& q : {Quantity::renyi(2), Quantity::renyi(7.5), Quantity::kl(), Quantity::hockey_stick(0.5)}) {
+    verify::DivergenceOptions o;
+    o.engine = verify::Engine::certified;
+    const auto c = verify::compute_divergence(*moved, *nu, q, o);
+    o.engine = verify::Engine::quadrature;
+    const auto reference = verify::compute_divergence(*exact_weights, *nu, q, o);
+    INFO(q.label() << ": certified " << test::describe(c) << ", quadrature with the plan's weights " << test::describe(reference));
+    CHECK(c.error_kind == verify::ErrorKind::certified);
+    CHECK(c.upper - c.lower <= 1e-12 * c.value);
+    CHECK(c.lower <= reference.upper * (1 + 1e-12));
+    CHECK(c.upper >= reference.lower * (1 - 1e-12));
+  }
+  // A plan that leaves a component unreached is refused.
+  auto unreached = std::make_shared<sim::Mixture>(std::vector<double>{0.5, 0.5}, std::vector<sim::LawPtr>{gauss(0), gauss(1)});
+  unreached->set_binomial_weights({1, 0.5, {{0, 0, 1.0}, {1, 0, 1.0}}});
+  CHECK(verify::certified_refusal(*unreached, *nu).has_value());
 }
 
 TEST_CASE("certified: infinite and exactly-zero values", "[verify][certified]") {

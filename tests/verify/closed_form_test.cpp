@@ -10,6 +10,7 @@
 #include "sim/laws/expression.hpp"
 #include "support/check.hpp"
 #include "support/reference.hpp"
+#include "verify/bounds/catalogue.hpp"
 #include "verify/divergence/closed_form.hpp"
 #include "verify/divergence/engines.hpp"
 
@@ -200,4 +201,26 @@ TEST_CASE("subsampled Gaussian hockey-stick by its monotone loss: both direction
           CHECK(cert.lower <= closed->upper * (1 + 1e-12));
           CHECK(closed->upper - closed->lower <= 1e-8 * closed->value);  // far levels: the level's rounding, amplified
         }
+}
+
+TEST_CASE("SHUF.cor: the exact bracket of eps(delta) contains 50-digit references", "[verify][closed_form]") {
+  // tests/audit/shuffled_epsilon_reference.py: exact binomial sums in mpmath, bisection to 1e-30.
+  struct Point {
+    double n, eps0, delta, reference;
+  };
+  const Point points[] = {{1000, 1, 1e-6, 0.1266144809608783647261094},
+                          {1000, 2, 1e-10, 0.4982163843044453803546441},
+                          {3000, 0.7, 1e-8, 0.05969786262301701486479562}};
+  const verify::BoundEntry& entry = verify::find_bound("SHUF.cor");
+  REQUIRE(entry.value());
+  for (const Point& pt : points) {
+    verify::Params p;
+    p.numbers = {{"n", pt.n}, {"eps0", pt.eps0}, {"delta", pt.delta}};
+    const verify::Estimate e = entry.value()->exact(p);
+    INFO(p.describe() << ": " << test::describe(e) << ", reference " << pt.reference);
+    CHECK(e.error_kind == verify::ErrorKind::exact);
+    CHECK(e.lower <= pt.reference);
+    CHECK(e.upper >= pt.reference);
+    CHECK(e.upper - e.lower <= 1e-9);
+  }
 }

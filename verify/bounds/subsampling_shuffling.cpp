@@ -159,18 +159,42 @@ std::pair<double, double> invert_profile(Profile delta_of, double delta, double 
   return {hi, hi - lo};
 }
 
+// The smallest ε at which a non-increasing profile δ(ε) is ≤ δ, from enclosures [lower, upper] of δ(ε): a point
+// whose lower end exceeds δ lies below the answer, one whose upper end is ≤ δ at or above it; bisection stops at
+// 1e-10 or where an enclosure straddles δ. The bracket returned contains the answer.
+template <class Profile>
+std::pair<double, double> invert_enclosed_profile(Profile enclosure_at, double delta, double hi) {
+  double lo = 0;  // ε ≥ 0
+  if (enclosure_at(lo).second <= delta) return {0.0, 0.0};
+  for (int k = 0; enclosure_at(hi).second > delta; ++k) {
+    if (k == 60) throw NumericalError(fmt::format("no eps up to {:.6g} has a hockey-stick below delta = {:.6g}", hi, delta));
+    lo = hi, hi *= 2;
+  }
+  for (int k = 0; k < 200 && hi - lo > 1e-10; ++k) {
+    const double mid = (lo + hi) / 2;
+    const auto [lower, upper] = enclosure_at(mid);
+    if (lower > delta) lo = mid;
+    else if (upper <= delta) hi = mid;
+    else break;  // the enclosure straddles δ: no finer bracket can be certified from it
+  }
+  return {lo, hi};
+}
+
 // Exact ε(δ) of shuffled binary randomized response (other users all 0, worse of the two directions): the
-// profile from exact sums, inverted by bisection; the error bar is the bisection bracket.
+// profile from exact finite sums (enclosures), inverted by the bisection above; the interval is its bracket.
 Estimate shuffled_epsilon(const Params& p) {
   const long n = static_cast<long>(p.at("n"));
   const auto a = sim::shuffled_rr_counts(n, p.at("eps0"), 0, 1), b = sim::shuffled_rr_counts(n, p.at("eps0"), 0, 0);
-  auto profile = [&](double eps) {
+  ErrorKind kind = ErrorKind::exact;
+  auto enclosure_at = [&](double eps) {
     const Quantity q = Quantity::hockey_stick(eps);
-    // The upper ends of the intervals: the ε found is then an upper estimate within the bracket.
-    return std::max(compute_divergence(a, b, q).upper, compute_divergence(b, a, q).upper);
+    const Estimate one_zero = compute_divergence(a, b, q), zero_one = compute_divergence(b, a, q);
+    for (const Estimate* e : {&one_zero, &zero_one})
+      if (e->error_kind != ErrorKind::exact) kind = ErrorKind::quadrature;
+    return std::pair{std::max(one_zero.lower, zero_one.lower), std::max(one_zero.upper, zero_one.upper)};
   };
-  const auto [eps, bracket] = invert_profile(profile, p.at("delta"), 1.0);
-  return Estimate::from_value(eps, bracket, ErrorKind::quadrature, "exact profile by finite sums, inverted by bisection");
+  const auto [lo, hi] = invert_enclosed_profile(enclosure_at, p.at("delta"), 1.0);
+  return Estimate::from_interval(lo, hi, kind, "exact profile by finite sums, inverted by a bisection on its enclosures");
 }
 
 // Second route for ε(δ) of shuffled binary randomized response: the count law written out from its definition

@@ -282,6 +282,36 @@ void finite_atoms(const sim::FiniteLaw& f, const Ball& log_w, double shift, Side
   }
 }
 
+// A mixture's weights from their exact source: Bin(k; m, p) = C(m, k) p^k (1 − p)^{m−k} (1 − p exact in balls),
+// carried onto the components by the plan's fractions, each atom's fractions normalised to sum 1.
+std::vector<Ball> binomial_weights(const sim::Mixture::BinomialWeights& b, std::size_t components, slong prec) {
+  std::map<long, Ball> pmf, row;
+  for (const auto& mv : b.moves) {
+    if (mv.component >= components || mv.k < 0 || mv.k > b.m || !(mv.fraction >= 0))
+      throw Refused("a mixture's binomial plan does not match its components");
+    arb_add(row[mv.k].get(), row[mv.k].get(), Ball(mv.fraction).get(), prec);
+    if (pmf.count(mv.k)) continue;
+    Ball c, pk, qk;
+    arb_bin_uiui(c.get(), static_cast<ulong>(b.m), static_cast<ulong>(mv.k), prec);
+    arb_set_d(pk.get(), b.p);
+    arb_pow_ui(pk.get(), pk.get(), static_cast<ulong>(mv.k), prec);
+    arb_one(qk.get());
+    arb_sub(qk.get(), qk.get(), Ball(b.p).get(), prec);
+    arb_pow_ui(qk.get(), qk.get(), static_cast<ulong>(b.m - mv.k), prec);
+    arb_mul(c.get(), c.get(), pk.get(), prec);
+    arb_mul(pmf[mv.k].get(), c.get(), qk.get(), prec);
+  }
+  std::vector<Ball> out(components);
+  for (const auto& mv : b.moves) {
+    if (mv.fraction == 0) continue;
+    Ball share;
+    arb_mul(share.get(), pmf[mv.k].get(), Ball(mv.fraction).get(), prec);
+    arb_div(share.get(), share.get(), row[mv.k].get(), prec);
+    arb_add(out[mv.component].get(), out[mv.component].get(), share.get(), prec);
+  }
+  return out;
+}
+
 // Reads a law into pieces and atoms; Refused names what is not covered.
 void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, slong prec) {
   if (law.discretisation())
@@ -317,23 +347,13 @@ void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, 
     if (!by) throw Refused("nested shifts that do not add exactly");
     read_law(s->base(), log_w, *by, side, prec);
   } else if (const auto* mx = dynamic_cast<const sim::Mixture*>(&law)) {
-    const auto* binomial = mx->binomial_weights();
+    const auto exact = mx->binomial_weights() ? binomial_weights(*mx->binomial_weights(), mx->components().size(), prec)
+                                              : std::vector<Ball>{};
     for (std::size_t i = 0; i < mx->components().size(); ++i) {
       const double w = mx->weights()[i];
       if (w == 0) continue;
-      Ball lw = with_ulp(w);
-      if (binomial) {  // Bin(k; m, p) = C(m, k) p^k (1 − p)^{m−k}, exactly (1 − p rounded once: one ulp)
-        const long k = binomial->k[i], m = binomial->m;
-        Ball c, pk, qk;
-        arb_bin_uiui(c.get(), static_cast<ulong>(m), static_cast<ulong>(k), prec);
-        arb_set_d(pk.get(), binomial->p);
-        arb_pow_ui(pk.get(), pk.get(), static_cast<ulong>(k), prec);
-        arb_one(qk.get());
-        arb_sub(qk.get(), qk.get(), Ball(binomial->p).get(), prec);
-        arb_pow_ui(qk.get(), qk.get(), static_cast<ulong>(m - k), prec);
-        arb_mul(lw.get(), c.get(), pk.get(), prec);
-        arb_mul(lw.get(), lw.get(), qk.get(), prec);
-      }
+      Ball lw = exact.empty() ? with_ulp(w) : exact[i];
+      if (!arb_is_positive(lw.get())) throw Refused("a mixture component that its binomial plan does not reach");
       arb_log(lw.get(), lw.get(), prec);
       arb_add(lw.get(), lw.get(), log_w.get(), prec);
       read_law(*mx->components()[i], lw, shift, side, prec);
