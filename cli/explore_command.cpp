@@ -146,12 +146,12 @@ Action add_explore_command(CLI::App& app) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (!root) continue;
       const std::string& stem = stems[run];
-      verify::remove_stale_point_files(dir, stem);
       write_file(dir / (stem + ".md"), verify::explore_markdown(*c, r, options, stem));
       verify::write_explore_csv(r, dir / (stem + ".csv"));
       verify::write_explore_json(r, options, dir / (stem + ".json"));
       for (std::size_t k = 0; k < r.best.size(); ++k)
         write_file(dir / fmt::format("{}_point{}.toml", stem, k + 1), verify::one_point_case(*c, r, k));
+      verify::remove_stale_point_files(dir, stem, r.best.size());
       if (figures) plots::render_explore(r, options.ignore_hypotheses, dir, stem);
       std::string best = "-", again = "no candidate", verdict = "-";
       if (!r.best.empty()) {

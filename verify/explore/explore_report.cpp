@@ -102,7 +102,7 @@ std::string explore_stem(const std::string& case_name, const std::string& id) {
   return fmt::format("{}-{:06x}", (name + "_" + clean(id)).substr(0, 56), h & 0xFFFFFF);
 }
 
-void remove_stale_point_files(const std::filesystem::path& dir, const std::string& stem) {
+void remove_stale_point_files(const std::filesystem::path& dir, const std::string& stem, std::size_t kept) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) return;
   const std::string prefix = stem + "_point";
@@ -110,7 +110,8 @@ void remove_stale_point_files(const std::filesystem::path& dir, const std::strin
     const std::string name = e.path().filename().string();
     if (!e.is_regular_file() || !name.starts_with(prefix) || !name.ends_with(".toml")) continue;
     const std::string k = name.substr(prefix.size(), name.size() - prefix.size() - 5);
-    if (k.empty() || k.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (k.empty() || k.size() > 9 || k.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (std::stoul(k) <= kept) continue;
     std::ifstream in(e.path());
     std::string first;
     std::getline(in, first);

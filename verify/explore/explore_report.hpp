@@ -39,8 +39,10 @@ std::string divergence_command(const Row& row);
 std::string explore_stem(const std::string& case_name, const std::string& id);
 // The first words of every one-point case file explore writes.
 inline constexpr const char* kPointFileHeader = "# Written by privamp explore:";
-// Removes the STEM_pointK.toml files an earlier run wrote in `dir` (those starting with kPointFileHeader; any other
-// file is left alone), so that a directory never mixes the points of two runs.
-void remove_stale_point_files(const std::filesystem::path& dir, const std::string& stem);
+// Removes the STEM_pointK.toml files with K > `kept` that an earlier run wrote in `dir` (those starting with
+// kPointFileHeader; any other file is left alone), so that a directory never mixes the points of two runs. Called
+// after the new points 1..kept are written (each replaces its old file atomically): a run killed before it leaves
+// the old files whole.
+void remove_stale_point_files(const std::filesystem::path& dir, const std::string& stem, std::size_t kept);
 
 }  // namespace privamp::verify
