@@ -27,7 +27,7 @@ Action add_explore_command(CLI::App& app) {
     std::string case_name, id, goal = "loosest", out = "explore", cases_dir = data_path("cases"), frontier;
     std::vector<std::string> where;
     int bins = 8;
-    double budget = 200;
+    double budget = 200, max_seconds = 0;
     int jobs = 0, starts = 3;
     long long seed = 1;
     bool all = false, ignore_hypotheses = false;
@@ -39,6 +39,9 @@ Action add_explore_command(CLI::App& app) {
   cmd->add_option("--id", args->id, "explore only this bound ID of the case (default: each of its IDs)");
   cmd->add_option("--goal", args->goal, "loosest | tightest | violation")->capture_default_str();
   cmd->add_option("--budget", args->budget, "evaluations per case and ID (global Sobol points + local refinement)")->capture_default_str();
+  cmd->add_option("--max-seconds", args->max_seconds,
+                  "stop each case and ID's search after this many seconds (0: no limit); its best points are then re-evaluated")
+      ->capture_default_str();
   cmd->add_option("--seed", args->seed, "seed of the Sobol rotation (results are reproducible from it)")->capture_default_str();
   cmd->add_option("--starts", args->starts, "local refinements from the best distinct global points")->capture_default_str();
   cmd->add_option("--jobs,-j", args->jobs, "threads per process (default: the number of cores)");
@@ -63,6 +66,9 @@ Action add_explore_command(CLI::App& app) {
       throw_invalid("explore", "--budget", args->budget, "an integer with 2 <= budget <= 10^7");
     if (args->seed < 0) throw_invalid("explore", "--seed", static_cast<double>(args->seed), "seed >= 0");
     options.budget = static_cast<int>(args->budget);
+    if (!(args->max_seconds >= 0 && args->max_seconds <= 1e7))
+      throw_invalid("explore", "--max-seconds", args->max_seconds, "0 (no limit) <= max-seconds <= 10^7");
+    options.max_seconds = args->max_seconds;
     options.seed = static_cast<std::uint64_t>(args->seed);
     options.starts = args->starts;
     options.jobs = worker_count("explore", args->jobs);
@@ -131,6 +137,7 @@ Action add_explore_command(CLI::App& app) {
                                                   : "");
           if (bin.best) refuted += bin.best->verdict == verify::Verdict::violated && bin.best->outside.empty();
         }
+        if (!f.search.stopped.empty()) std::cout << "note: the search was " << f.search.stopped << "\n";
         // Bins without their own local search are said to be so (their best point is the global phase's).
         const auto unrefined = std::count_if(f.bins.begin(), f.bins.end(), [](const verify::FrontierBin& b) { return !b.not_refined.empty(); });
         if (unrefined > 0) {
@@ -163,6 +170,7 @@ Action add_explore_command(CLI::App& app) {
       }
       std::string name = c->name.size() > 52 ? c->name.substr(0, 49) + "..." : c->name;
       std::cout << fmt::format("{:<52} {:<20} {:>14} {:>34} {:>14} {:>6.1f}s\n", name, id, best, again, verdict, seconds);
+      if (!r.stopped.empty()) std::cout << fmt::format("{:<52} {:<20} note: {}\n", "", "", r.stopped);
       if (r.degenerate)
         std::cout << fmt::format("{:<52} {:<20} {:>14} degenerate: {}\n", "", "", verify::ratio_text(r.evaluations[*r.degenerate_index].slack),
                                  r.evaluations[*r.degenerate_index].degenerate);

@@ -203,6 +203,7 @@ py::dict explore_dict(const verify::ExploreResult& r, double seconds) {
   out["degenerate"] = r.degenerate ? row_dict(*r.degenerate) : py::object(py::none());
   out["degenerate_index"] = r.degenerate_index ? py::object(py::int_(*r.degenerate_index)) : py::object(py::none());
   out["where"] = r.where;
+  out["stopped"] = r.stopped.empty() ? py::object(py::none()) : py::object(py::str(r.stopped));
   out["frontier"] = py::none();
   out["influence"] = influence;
   out["coverage"] = coverage;
@@ -361,8 +362,10 @@ PYBIND11_MODULE(_privamp, m) {
       "explore",
       [](const std::vector<std::string>& targets, const std::string& case_name, const std::string& id,
          const std::string& cases_dir, bool all, const std::string& goal, int budget, std::uint64_t seed, int starts,
-         int jobs, bool ignore_hypotheses, const std::vector<std::string>& where, const std::string& frontier, int bins) {
+         int jobs, bool ignore_hypotheses, const std::vector<std::string>& where, const std::string& frontier, int bins,
+         double max_seconds) {
         verify::ExploreOptions options;
+        options.max_seconds = max_seconds;
         options.where = where;
         options.goal = verify::parse_goal(goal);
         options.budget = budget;

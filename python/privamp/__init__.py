@@ -273,15 +273,16 @@ def verify(files, only=None, jobs=0, out=None, junit=None, html=None):
 
 
 Search = _namedtuple("Search", ["file", "case", "id", "goal", "direction", "axes", "points", "global_points", "best",
-                                "best_index", "degenerate", "degenerate_index", "where", "frontier", "influence",
-                                "coverage", "seconds"])
+                                "best_index", "degenerate", "degenerate_index", "where", "stopped", "frontier",
+                                "influence", "coverage", "seconds"])
 Search.__doc__ = """One search of `explore` (one case and bound ID): `points`, every evaluation as a dict with the columns
 of the command's STEM.csv (index, phase ("global" or "localK"), the searched axes, status, verdict, outside,
 exact, exact_lower, exact_upper, bound, bound_lower, bound_upper, slack, ratio, objective, message), in the
 order evaluated; `best`, the best
 distinct points re-evaluated in full with the case's own engines, as rows with the columns of `verify`, and
 `best_index`, their positions in `points`; `degenerate` (with `degenerate_index`), the best degenerate point
-re-evaluated when it beats the best one (None otherwise); `where`, the region's conditions; `frontier` (with
+re-evaluated when it beats the best one (None otherwise); `where`, the region's conditions; `stopped`, None or
+what was done when `max_seconds` ended the search (then the budget was not spent); `frontier` (with
 ``frontier=NAME``), a dict with the quantity's `name`, whether the bins are `log`, and `bins`: per bin `lower`,
 `upper`, `candidates`, the `best` point re-evaluated (a `verify` row, or None) with its `best_index`, and the
 bin's `degenerate` optimum with its condition where it beats the best point; `influence` and `coverage` per
@@ -290,14 +291,15 @@ searched axis (`axes`); `slack` is log(bound/exact) for an upper bound (log(exac
 
 
 def explore(target, case=None, id=None, goal="loosest", budget=200, seed=1, starts=3, jobs=0,
-            ignore_hypotheses=False, all=False, cases="cases", where=None, frontier=None, bins=8):
+            ignore_hypotheses=False, all=False, cases="cases", where=None, frontier=None, bins=8, max_seconds=0):
     """Searches a case's parameter space for where a bound is loosest, tightest or violated, like ``privamp
     explore``: `target` is a case file or a theorem ID (then its cases with a [case.explore] table in the
     directory `cases`); with `all=True`, every case with such a table in `target` (a file, a directory or a list
     of them; default: `cases`). goal: loosest | tightest | violation; budget: evaluations per case and ID; seed:
     of the Sobol rotation (results are reproducible from it); where: conditions a candidate must meet (a string or
     a list, as ``--where``); frontier, bins: the best ratio per bin of a parameter or derived quantity, as
-    ``--frontier NAME --bins K``. Returns a list of `Search`, one per case and ID."""
+    ``--frontier NAME --bins K``; max_seconds: as ``--max-seconds`` (0: no limit), each search stops there and its
+    best points are re-evaluated. Returns a list of `Search`, one per case and ID."""
     targets = [] if target is None else _names([target] if isinstance(target, str) else target, "target")
     targets = [_shipped(t) for t in targets]  # a case file or folder here, else in the shipped catalogue
     runs = _privamp.explore(targets, "" if case is None else str(case), "" if id is None else str(id), _shipped(cases),
@@ -305,8 +307,17 @@ def explore(target, case=None, id=None, goal="loosest", budget=200, seed=1, star
                             _integer(seed, "seed", 0, 2**63 - 1), _integer(starts, "starts", 1, 64),
                             _integer(jobs, "jobs", 0, 1024),
                             bool(ignore_hypotheses), [where] if isinstance(where, str) else list(where or []),
-                            "" if frontier is None else str(frontier), _integer(bins, "bins", 1, 100))
+                            "" if frontier is None else str(frontier), _integer(bins, "bins", 1, 100),
+                            _seconds(max_seconds))
     return [Search(**r) for r in runs]
+
+
+def _seconds(v):
+    """--max-seconds: 0 (no limit) to 10^7 seconds."""
+    x = _number(v, "max_seconds")
+    if not 0 <= x <= 1e7:
+        raise ValueError(f"max_seconds: {v!r} is out of range (allowed: 0 (no limit) <= max_seconds <= 10^7)")
+    return x
 
 
 FiguresResult = _namedtuple("FiguresResult", ["files", "violated", "output"])

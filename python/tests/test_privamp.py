@@ -267,7 +267,17 @@ class Explore(unittest.TestCase):
         self.assertNotEqual(plain.points[plain.degenerate_index]["status"], "")
         self.assertLessEqual(abs(plain.points[plain.degenerate_index]["slack"]), abs(plain.points[plain.best_index[0]]["slack"]))
 
+    def test_max_seconds(self):
+        mixing = os.path.join(SOURCE, "cases", "mixing.toml")
+        got = privamp.explore(mixing, case="random Dirichlet kernels", id="T1.3", budget=10**6, max_seconds=0.5)[0]
+        self.assertRegex(got.stopped, r"stopped by --max-seconds 0.5 after \d+ of 1000000 evaluations")
+        self.assertLess(len(got.points), 10**6)
+        self.assertGreaterEqual(len(got.best), 1)
+        self.assertIsNone(privamp.explore(self.COUPLINGS, case=self.CASE, budget=24, seed=3)[0].stopped)
+
     def test_bad_input(self):
+        with self.assertRaisesRegex(ValueError, "max_seconds: -1 is out of range"):
+            privamp.explore(self.COUPLINGS, max_seconds=-1)
         with self.assertRaisesRegex(ValueError, "budget = 1 is out of range"):
             privamp.explore(self.COUPLINGS, budget=1)
         with self.assertRaisesRegex(ValueError, "goal 'worst'"):

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -129,6 +130,7 @@ class Explorer {
     if (o.budget < 2 || o.budget > 10'000'000) throw_invalid("explore", "budget", o.budget, "2 <= budget <= 10^7");
     if (o.starts < 1 || o.starts > 64) throw_invalid("explore", "starts", o.starts, "1 <= starts <= 64");
     if (!(o.local_share >= 0 && o.local_share < 1)) throw_invalid("explore", "local_share", o.local_share, "0 <= local_share < 1");
+    if (!(o.max_seconds >= 0 && o.max_seconds <= 1e7)) throw_invalid("explore", "max_seconds", o.max_seconds, "0 (no limit) <= max_seconds <= 10^7");
     search_.cross_check = false;
     search_.ignore_hypotheses = o.ignore_hypotheses;
     search_.rel_tol = o.search_rel_tol;
@@ -138,6 +140,7 @@ class Explorer {
   }
 
   ExploreResult run() {
+    start_clock();
     ExploreResult r = empty_result();
     const int local_budget = this->local_budget();
     const int global = options_.budget - local_budget;
@@ -150,6 +153,7 @@ class Explorer {
     if (options_.progress && rank() == 0 && done_ * static_cast<std::size_t>(size()) < total_)
       options_.progress(total_, total_);  // the local runs converged before the budget was spent
     r.where = where_;
+    note_time_limit(r);
     statistics(r);
     reevaluate(r);
     return r;
@@ -157,6 +161,7 @@ class Explorer {
 
   FrontierResult run_frontier(const std::string& name, int bins) {
     if (!(bins >= 1 && bins <= 100)) throw_invalid("explore", "--bins", bins, "an integer with 1 <= bins <= 100");
+    start_clock();
     FrontierResult f;
     f.name = name;
     ExploreResult& r = f.search;
@@ -238,9 +243,10 @@ class Explorer {
         r.evaluations.push_back(std::move(e));
         ++bin.refined;
       }
-      if (bin.refined == 0) bin.not_refined = "no distinct start point in the bin";
+      if (bin.refined == 0) bin.not_refined = out_of_time() ? "the --max-seconds limit was reached" : "no distinct start point in the bin";
     }
     if (options_.progress && rank() == 0) options_.progress(total_, total_);
+    note_time_limit(r);
     statistics(r);
     // Per bin: the best candidate and, when it is better, the best degenerate point.
     for (int b = 0; b < bins; ++b) {
@@ -306,9 +312,36 @@ class Explorer {
     }
   }
 
+  // --max-seconds: the clock starts with the search; evaluations asked for after the limit are not run (they are
+  // marked, then dropped from the results), and the local runs stop.
+  void start_clock() {
+    deadline_ = options_.max_seconds > 0
+                    ? std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                             std::chrono::duration<double>(options_.max_seconds))
+                    : std::chrono::steady_clock::time_point::max();
+    limited_ = false;
+  }
+  bool out_of_time() const { return std::chrono::steady_clock::now() >= deadline_; }
+  double seconds_left() const {
+    return std::chrono::duration<double>(deadline_ - std::chrono::steady_clock::now()).count();
+  }
+  static bool unrun(const Evaluation& e) { return e.status == Evaluation::Status::error && e.message == kUnrun; }
+  static void drop_unrun(std::vector<Evaluation>& v) { std::erase_if(v, unrun); }
+  void note_time_limit(ExploreResult& r) const {
+    if (limited_)
+      r.stopped = fmt::format("stopped by --max-seconds {} after {} of {} evaluations", format_number(options_.max_seconds),
+                              r.evaluations.size(), options_.budget);
+  }
+
   Evaluation evaluate(std::vector<double> u) {
     Evaluation e;
     e.u = std::move(u);
+    if (out_of_time()) {
+      limited_ = true;
+      e.status = Evaluation::Status::error;
+      e.message = kUnrun;
+      return e;
+    }
     if (interrupt_requested()) {  // stop quickly: the entry point throws Interrupted once the search unwinds
       e.status = Evaluation::Status::error;
       e.message = "interrupted";
@@ -428,6 +461,7 @@ class Explorer {
     std::vector<Evaluation> out(points.size());
     if (size() == 1) {
       for (std::size_t k = 0; k < mine.size(); ++k) out[mine[k]] = std::move(local[k]);
+      drop_unrun(out);
       return out;
     }
     const auto all = exchange_evaluations(*options_.communicator, {local});
@@ -436,6 +470,8 @@ class Explorer {
       for (std::size_t i = static_cast<std::size_t>(r); i < points.size(); i += static_cast<std::size_t>(size()))
         out[i] = all[r].at(0).at(k++);
     }
+    limited_ = limited_ || std::any_of(out.begin(), out.end(), unrun);
+    drop_unrun(out);
     return out;
   }
 
@@ -471,6 +507,7 @@ class Explorer {
     for (unsigned k = 0; k < n; ++k) u[run->dims[k]] = std::clamp(x[k], 0.0, 1.0);
     if (const auto it = run->cache.find(u); it != run->cache.end()) return it->second;
     Evaluation e = run->self->evaluate(u);
+    if (unrun(e)) return kBarrier;  // out of time: NLopt's own time limit ends the run
     const double g = objective(run->self->options_.goal, e.slack);
     const bool candidate = run->self->candidate(e) && (!run->accept || run->accept(e));
     const double value = candidate && std::isfinite(g) ? g : (candidate && g < 0 ? -kBarrier : kBarrier);
@@ -489,6 +526,7 @@ class Explorer {
     nlopt_set_initial_step(opt, step.data());
     nlopt_set_min_objective(opt, &Explorer::local_objective, &run);
     nlopt_set_maxeval(opt, budget);
+    if (deadline_ != std::chrono::steady_clock::time_point::max()) nlopt_set_maxtime(opt, std::max(1e-3, seconds_left()));
     nlopt_set_xtol_abs1(opt, 1e-6);
     double f = 0;
     nlopt_optimize(opt, x.data(), &f);  // the trajectory is the result; stopping codes are not errors here
@@ -514,7 +552,7 @@ class Explorer {
     std::size_t next = 0;
     int left = budget, round = 0;
     std::vector<std::size_t> used;
-    while (left >= kLocalRunMinimum && next < order.size() && round < 16) {
+    while (left >= kLocalRunMinimum && next < order.size() && round < 16 && !out_of_time()) {
       const int starts = std::max(1, std::min(options_.starts, left / kLocalRunMinimum));
       std::vector<LocalRun> runs;
       while (static_cast<int>(runs.size()) < starts && next < order.size()) {
@@ -682,6 +720,9 @@ class Explorer {
   std::atomic<std::size_t> done_{0};
   std::size_t total_ = 0;
   std::mutex progress_mutex_;
+  static constexpr const char* kUnrun = "not run: the --max-seconds limit was reached";
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  std::atomic<bool> limited_ = false;
 };
 
 }  // namespace

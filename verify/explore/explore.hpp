@@ -81,6 +81,7 @@ bool is_candidate(const Evaluation& e, bool ignore_hypotheses, bool degenerate =
 struct ExploreOptions {
   Goal goal = Goal::loosest;
   int budget = 200;  // evaluations in all (global + local)
+  double max_seconds = 0;  // > 0: the search stops at this wall-clock time (the best points are then re-evaluated)
   std::uint64_t seed = 1;
   int jobs = 1;      // threads per process
   bool ignore_hypotheses = false;
@@ -108,6 +109,7 @@ struct ExploreResult {
   std::vector<std::string> where = {};       // the conditions in force (the case's and the options')
   std::vector<double> influence = {};        // per axis: share of the objective's variance its main effect explains
   std::vector<double> coverage = {};         // per axis: share of its 10 bins (or choices) the global phase visited
+  std::string stopped = {};  // non-empty when --max-seconds ended the search early: what was done by then
 };
 
 ExploreResult explore(const Case& c, const std::string& id, const ExploreOptions& options);

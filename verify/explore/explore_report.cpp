@@ -190,6 +190,7 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
                                               : "minimise log(" + ratio + "): below 0 refutes the bound",
                    o.budget, r.evaluations.size(), r.global_points, r.evaluations.size() - r.global_points, o.seed,
                    o.ignore_hypotheses ? ", **hypotheses ignored**" : "");
+  if (!r.stopped.empty()) s += fmt::format("**The search was {}**: the budget was not spent.\n\n", md(r.stopped));
   s += "## Search space\n\n| axis | range | influence | coverage |\n| --- | --- | --- | --- |\n";
   for (std::size_t j = 0; j < r.space.axes.size(); ++j)
     s += fmt::format("| {} | {} | {:.0f}% | {:.0f}% |\n", md(r.space.axes[j].name), md(axis_text(r.space.axes[j])), 100 * r.influence[j],
@@ -426,6 +427,7 @@ void write_explore_json(const ExploreResult& r, const ExploreOptions& o, const s
   j["seed"] = o.seed;
   j["ignore_hypotheses"] = o.ignore_hypotheses;
   j["global_points"] = r.global_points;
+  if (!r.stopped.empty()) j["stopped"] = r.stopped;
   for (std::size_t a = 0; a < r.space.axes.size(); ++a)
     j["axes"].push_back({{"name", r.space.axes[a].name}, {"range", axis_text(r.space.axes[a])},
                          {"influence", r.influence[a]}, {"coverage", r.coverage[a]}});
