@@ -79,6 +79,14 @@ TEST_CASE("certified: enclosures contain independent references at new points", 
       {"clamp(gaussian(0.3,1), lo=0, hi=1)", "clamp(gaussian(0,1), lo=0, hi=1)", Quantity::kl(), 0.03701463628954663324, 0},
       {"clamp(gaussian(0.3,1), lo=0, hi=1)", "clamp(gaussian(0,1), lo=0, hi=1)", Quantity::tv(), 0.1192353847404850315, 0},
       {"clamp(gaussian(0.3,1), lo=0, hi=1)", "clamp(gaussian(0,1), lo=0, hi=1)", Quantity::renyi_inf(), 0.4220538834777318548, 0},
+      // Sums of Laplaces (partial fractions; the n-fold polynomial), against densities convolved by hand
+      // (tests/audit/laplace_sum_references.py); the audit table holds rows up to n = 50 and three scales.
+      {"laplace_sum(0.7, [0.4, 1.3])", "laplace_sum(0, [0.4, 1.3])", Quantity::renyi(2.7), 0.2233382359316841631395, 0},
+      {"laplace_sum(0.7, [0.4, 1.3])", "laplace_sum(0, [0.4, 1.3])", Quantity::kl(), 0.09195736806403767746419, 0},
+      {"laplace_sum(0.7, [0.4, 1.3])", "laplace_sum(0, [0.4, 1.3])", Quantity::hockey_stick(0.35), 0.05748280394141586111765, 0},
+      {"laplace_sum(-1.9, [0.8, 0.8])", "laplace_sum(0, [0.8, 0.8])", Quantity::renyi(5.5), 1.583738054470112773333, 0},
+      {"laplace_sum(-1.9, [0.8, 0.8])", "laplace_sum(0, [0.8, 0.8])", Quantity::kl(), 0.7428523617852264338329, 0},
+      {"laplace_sum(-1.9, [0.8, 0.8])", "laplace_sum(0, [0.8, 0.8])", Quantity::hockey_stick(1.1), 0.1949511611305573065467, 0},
   };
   for (const CertifiedReference& r : table) {
     INFO(r.mu << " || " << r.nu << " " << r.quantity.label());
@@ -128,7 +136,11 @@ TEST_CASE("certified: laws without an exact form are refused with the reason", "
   auto refusal = [](const std::string& mu, const std::string& nu) {
     return verify::certified_refusal(*sim::parse_law(mu), *sim::parse_law(nu)).value_or("(covered)");
   };
-  CHECK_THAT(refusal("laplace_sum(1, [1, 1])", "laplace_sum(0, [1, 1])"), Catch::Contains("no exact form"));
+  CHECK_THAT(refusal("density(log_pdf=\"-abs(x)^1.5\")", "laplace(0, 1)"), Catch::Contains("no exact form"));
+  CHECK(refusal("laplace_sum(1, [1, 1])", "laplace_sum(0, [1, 1])") == "(covered)");
+  // R_inf of a Laplace sum (a supremum at infinity) and Renyi orders above 256 of one are refused, not guessed.
+  CHECK_THROWS_WITH(certified("laplace_sum(1, [1, 2])", "laplace_sum(0, [1, 2])", Quantity::renyi_inf()), Catch::Contains("R_inf of a Laplace sum"));
+  CHECK_THROWS_WITH(certified("laplace_nfold(n=3, loc=1)", "laplace_nfold(n=3)", Quantity::renyi(300)), Catch::Contains("above 256"));
   CHECK_THAT(refusal("double_well(x0=1, t=0.5)", "double_well(x0=-1, t=0.5)"), Catch::Contains("computed by discretised generator"));
   CHECK_THAT(refusal("shuffled_rr(n=100, eps0=1, first=1)", "shuffled_rr(n=100, eps0=1)"), Catch::Contains("floating point"));
   CHECK(refusal("subsample(scheme=poisson, base=laplace, q=0.1, side=1)", "subsample(scheme=poisson, base=laplace, q=0.1, side=0)") ==

@@ -43,7 +43,7 @@ Instance draw(std::mt19937_64& rng) {
   auto num = [&](double lo, double hi) { return fmt::format("{:.6g}", lo + (hi - lo) * u(rng)); };
   auto logu = [&](double lo, double hi) { return fmt::format("{:.6g}", std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) * u(rng))); };
   Instance in{"", "", Quantity::kl()};
-  switch (rng() % 8) {
+  switch (rng() % 9) {
     case 0: in.mu = fmt::format("gaussian({}, {})", num(-5, 5), logu(0.05, 5)), in.nu = fmt::format("gaussian({}, {})", num(-5, 5), logu(0.05, 5)); break;
     case 1: {
       const std::string b = logu(0.1, 3);
@@ -86,9 +86,23 @@ Instance draw(std::mt19937_64& rng) {
       in.nu = fmt::format("clamp(gaussian({}, {}), lo=-3, hi=3)", num(-1, 1), s);
       break;
     }
-    default: {
+    case 7: {
       const std::string s = logu(0.5, 3);
       in.mu = fmt::format("shift(laplace(0, {}), by={})", s, num(0.1, 4)), in.nu = fmt::format("gaussian(0, {})", s);
+      break;
+    }
+    default: {  // sums of Laplaces: n equal scales, or two or three distinct ones; shifted, or against one Laplace
+      std::string scales;
+      if (rng() % 2) {
+        const std::string b = logu(0.2, 3);
+        const int n = 1 + static_cast<int>(rng() % 12);
+        for (int k = 0; k < n; ++k) scales += (k ? ", " : "") + b;
+      } else {
+        double b = std::exp(std::log(0.2) + std::log(5.0) * u(rng));
+        for (int k = 0, n = 2 + static_cast<int>(rng() % 2); k < n; ++k, b *= 1.2 + 2 * u(rng)) scales += fmt::format("{}{:.6g}", k ? ", " : "", b);
+      }
+      in.mu = fmt::format("laplace_sum({}, [{}])", num(-3, 3), scales);
+      in.nu = rng() % 3 ? fmt::format("laplace_sum({}, [{}])", num(-1, 1), scales) : fmt::format("laplace(0, {})", logu(0.5, 4));
       break;
     }
   }

@@ -6,8 +6,11 @@
 #include <arb.h>
 #include <arb_hypgeom.h>
 #include <arb_mat.h>
+#include <arb_poly.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -35,6 +38,8 @@ constexpr long kMaxChainStates = 64;        // μK^t in balls costs states³·lo
 constexpr long kMaxEvaluations = 400'000;   // sign / supremum subdivision steps per value
 constexpr int kMaxExpansions = 48;          // window doublings while a tail is not yet negligible
 constexpr long kGoodBits = 45;              // relative accuracy at which the precision stops doubling
+constexpr double kMaxSumOrder = 256;        // Rényi orders of Laplace sums (their work grows with the order)
+constexpr long kGoalBits = 72;              // relative accuracy asked of each integral (the output prints 12 digits)
 
 // RAII wrappers of Arb's real and complex balls.
 class Ball {
@@ -120,17 +125,145 @@ Ball with_ulp(double d) {
 
 // ---- the laws in exact terms ----------------------------------------------------------------------------------
 
-// w·f(x) on [lo, hi] (the density restricted, not renormalised), f a Gaussian N(m, s²) or a Laplace(m, s).
+// w·f(x) on [lo, hi] (the density restricted, not renormalised), f a Gaussian N(m, s²) or a Laplace(m, s), or
+// a sum of independent Laplace(0, b_j) shifted to m: f = e^{−t} G(t)/s with t = |x − m|/s, s the largest scale,
+//   equal scales (n of them):  G(t) = P(t) = Σ_k c_k t^k, c_k = (2n−2−k)! 2^k / ((n−1)! 2^{2n−1} k! (n−1−k)!);
+//   distinct scales:           G(t) = Σ_j a_j e^{−κ_j t}, a_j = C_j s/(2 b_j), κ_j = s/b_j − 1,
+//                              C_j = Π_{k≠j} b_j²/(b_j² − b_k²) (partial fractions; signed).
+// All exact rationals in balls. The sum's density is log-concave (a convolution of log-concave densities), so
+// log G is concave on t ≥ 0, and G increases there ((log f)' ≥ −1/s: the heaviest term's log-derivative bounds it).
 struct Piece {
   bool laplace = false;
+  std::vector<double> scales;  // a Laplace sum's scales (laplace is then set too); empty otherwise
   Ball m;          // centre (a ball: a shifted centre need not be a double)
   double m_d = 0;  // centre rounded, for breakpoints
   double s = 1;
   double lo = -kInf, hi = kInf;
   Ball log_w;
-  // Set by finish(): s² (exact), and log_w minus the log of the normaliser (s√(2π) or 2s).
+  // Set by finish(): s² (exact), and log_w minus the log of the normaliser (s√(2π) or 2s; s for a Laplace sum).
   Ball s2, log_c;
+  // Set by finish() for a Laplace sum: P, P' and E (∫_t^∞ e^{−u}P(u) du = e^{−t} E(t)); or the a_j, κ_j.
+  std::vector<Ball> poly, dpoly, tail, amp, kappa;
+  std::uint64_t id = 0;  // a Laplace sum's G, set by finish(): distinct for every G computed (a cache key)
+  bool sum() const { return !scales.empty(); }
 };
+
+void laplace_sum_polynomials(Piece& pc, slong prec) {
+  if (std::any_of(pc.scales.begin(), pc.scales.end(), [&](double b) { return b != pc.scales.front(); })) {
+    // Distinct scales: a_j and κ_j (s = the largest scale).
+    const std::size_t n = pc.scales.size();
+    pc.amp.assign(n, Ball());
+    pc.kappa.assign(n, Ball());
+    for (std::size_t j = 0; j < n; ++j) {
+      Ball c, bj2, t;
+      arb_one(c.get());
+      arb_set_d(bj2.get(), pc.scales[j]);
+      arb_sqr(bj2.get(), bj2.get(), prec);
+      for (std::size_t k = 0; k < n; ++k) {
+        if (k == j) continue;
+        arb_set_d(t.get(), pc.scales[k]);
+        arb_sqr(t.get(), t.get(), prec);
+        arb_sub(t.get(), bj2.get(), t.get(), prec);
+        arb_div(t.get(), bj2.get(), t.get(), prec);
+        arb_mul(c.get(), c.get(), t.get(), prec);
+      }
+      arb_set_d(t.get(), pc.s);
+      arb_div(t.get(), t.get(), Ball(pc.scales[j]).get(), prec);  // s/b_j
+      arb_sub_si(pc.kappa[j].get(), t.get(), 1, prec);
+      arb_mul(c.get(), c.get(), t.get(), prec);
+      arb_mul_2exp_si(pc.amp[j].get(), c.get(), -1);
+    }
+    return;
+  }
+  const long n = static_cast<long>(pc.scales.size());
+  pc.poly.assign(static_cast<std::size_t>(n), Ball());
+  pc.dpoly.assign(static_cast<std::size_t>(std::max<long>(n - 1, 1)), Ball());
+  pc.tail.assign(static_cast<std::size_t>(n), Ball());
+  Ball den, t;
+  arb_fac_ui(den.get(), static_cast<ulong>(n - 1), prec);
+  arb_mul_2exp_si(den.get(), den.get(), 2 * n - 1);
+  for (long k = 0; k < n; ++k) {
+    Ball& c = pc.poly[static_cast<std::size_t>(k)];
+    arb_fac_ui(c.get(), static_cast<ulong>(2 * n - 2 - k), prec);
+    arb_mul_2exp_si(c.get(), c.get(), k);
+    arb_div(c.get(), c.get(), den.get(), prec);
+    arb_fac_ui(t.get(), static_cast<ulong>(k), prec);
+    arb_div(c.get(), c.get(), t.get(), prec);
+    arb_fac_ui(t.get(), static_cast<ulong>(n - 1 - k), prec);
+    arb_div(c.get(), c.get(), t.get(), prec);
+    if (k > 0) arb_mul_si(pc.dpoly[static_cast<std::size_t>(k - 1)].get(), c.get(), k, prec);
+  }
+  Ball suffix;  // E's coefficients e_j = Σ_{k≥j} c_k k!/j!, since ∫_t^∞ u^k e^{−u} du = k! e^{−t} Σ_{j≤k} t^j/j!
+  for (long j = n - 1; j >= 0; --j) {
+    arb_fac_ui(t.get(), static_cast<ulong>(j), prec);
+    arb_mul(t.get(), t.get(), pc.poly[static_cast<std::size_t>(j)].get(), prec);
+    arb_add(suffix.get(), suffix.get(), t.get(), prec);
+    arb_fac_ui(t.get(), static_cast<ulong>(j), prec);
+    arb_div(pc.tail[static_cast<std::size_t>(j)].get(), suffix.get(), t.get(), prec);
+  }
+}
+
+// Σ c_k t^k (Arb's polynomial evaluation: rectangular splitting, real coefficients at a real or complex t). A
+// vector of Balls is a contiguous array of arb_struct.
+static_assert(sizeof(Ball) == sizeof(arb_struct));
+void horner(arb_ptr out, const std::vector<Ball>& c, const Ball& t, slong prec) {
+  _arb_poly_evaluate(out, reinterpret_cast<arb_srcptr>(c.data()), static_cast<slong>(c.size()), t.get(), prec);
+}
+void horner(acb_ptr out, const std::vector<Ball>& c, const acb_t t, slong prec) {
+  _arb_poly_evaluate_acb(out, reinterpret_cast<arb_srcptr>(c.data()), static_cast<slong>(c.size()), t, prec);
+}
+
+// G(t), G'(t) and E(t) (∫_t^∞ e^{−u} G(u) du = e^{−t} E(t)) of a Laplace sum.
+void g_value(arb_ptr out, const Piece& pc, const Ball& t, slong prec) {
+  if (!pc.poly.empty()) return horner(out, pc.poly, t, prec);
+  arb_zero(out);
+  Ball e;
+  for (std::size_t j = 0; j < pc.amp.size(); ++j) {
+    arb_mul(e.get(), pc.kappa[j].get(), t.get(), prec);
+    arb_neg(e.get(), e.get());
+    arb_exp(e.get(), e.get(), prec);
+    arb_addmul(out, pc.amp[j].get(), e.get(), prec);
+  }
+}
+void g_value(acb_ptr out, const Piece& pc, const acb_t t, slong prec) {
+  if (!pc.poly.empty()) return horner(out, pc.poly, t, prec);
+  acb_zero(out);
+  acb_t e;
+  acb_init(e);
+  for (std::size_t j = 0; j < pc.amp.size(); ++j) {
+    acb_mul_arb(e, t, pc.kappa[j].get(), prec);
+    acb_neg(e, e);
+    acb_exp(e, e, prec);
+    acb_mul_arb(e, e, pc.amp[j].get(), prec);
+    acb_add(out, out, e, prec);
+  }
+  acb_clear(e);
+}
+void g_derivative(arb_ptr out, const Piece& pc, const Ball& t, slong prec) {
+  if (!pc.poly.empty()) return horner(out, pc.dpoly, t, prec);
+  arb_zero(out);
+  Ball e;
+  for (std::size_t j = 0; j < pc.amp.size(); ++j) {
+    arb_mul(e.get(), pc.kappa[j].get(), t.get(), prec);
+    arb_neg(e.get(), e.get());
+    arb_exp(e.get(), e.get(), prec);
+    arb_mul(e.get(), e.get(), pc.kappa[j].get(), prec);
+    arb_submul(out, pc.amp[j].get(), e.get(), prec);
+  }
+}
+void g_tail(arb_ptr out, const Piece& pc, const Ball& t, slong prec) {
+  if (!pc.poly.empty()) return horner(out, pc.tail, t, prec);
+  arb_zero(out);
+  Ball e, d;
+  for (std::size_t j = 0; j < pc.amp.size(); ++j) {
+    arb_mul(e.get(), pc.kappa[j].get(), t.get(), prec);
+    arb_neg(e.get(), e.get());
+    arb_exp(e.get(), e.get(), prec);
+    arb_add_si(d.get(), pc.kappa[j].get(), 1, prec);
+    arb_div(e.get(), e.get(), d.get(), prec);
+    arb_addmul(out, pc.amp[j].get(), e.get(), prec);
+  }
+}
 
 void finish(Piece& pc, slong prec) {
   arb_set_d(pc.s2.get(), pc.s);
@@ -142,10 +275,15 @@ void finish(Piece& pc, slong prec) {
     arb_sqrt(k.get(), k.get(), prec);
     mul_d(k.get(), k.get(), pc.s, prec);
   } else {
-    arb_set_d(k.get(), 2 * pc.s);
+    arb_set_d(k.get(), pc.sum() ? pc.s : 2 * pc.s);
   }
   arb_log(k.get(), k.get(), prec);
   arb_sub(pc.log_c.get(), pc.log_w.get(), k.get(), prec);
+  if (pc.sum()) {
+    laplace_sum_polynomials(pc, prec);
+    static std::atomic<std::uint64_t> ids{0};
+    pc.id = ++ids;
+  }
 }
 
 struct Side {
@@ -203,6 +341,32 @@ Ball piece_mass(const Piece& pc, double a, double b, slong prec) {
       mul_d(d.get(), d.get(), pc.s, prec);
       arb_div(t.get(), t.get(), d.get(), prec);
       arb_hypgeom_erfc(r.get(), t.get(), prec);
+    } else if (pc.sum()) {  // G(t) = e^{−t} E(t) for t ≥ 0, 1 − G(−t) for t < 0; a t around 0: [G(|t|), 1 − G(|t|)]
+      div_d(t.get(), t.get(), pc.s, prec);
+      auto g = [&](const Ball& u) {
+        Ball e, v;
+        g_tail(v.get(), pc, u, prec);
+        arb_neg(e.get(), u.get());
+        arb_exp(e.get(), e.get(), prec);
+        arb_mul(v.get(), v.get(), e.get(), prec);
+        return v;
+      };
+      if (arb_is_nonnegative(t.get())) {
+        r = g(t);
+      } else if (arb_is_negative(t.get())) {
+        arb_neg(t.get(), t.get());
+        Ball v = g(t);
+        arb_one(r.get());
+        arb_sub(r.get(), r.get(), v.get(), prec);
+      } else {
+        Ball a;
+        arb_get_abs_ubound_arf(arb_midref(a.get()), t.get(), prec);
+        Ball v = g(a), w;
+        arb_one(w.get());
+        arb_sub(w.get(), w.get(), v.get(), prec);
+        arb_union(r.get(), v.get(), w.get(), prec);
+      }
+      arb_mul_2exp_si(r.get(), r.get(), 1);  // halved below with the other shapes
     } else {  // t ≥ 0: ½ e^{−t/s}; t < 0: 1 − ½ e^{t/s}
       div_d(t.get(), t.get(), pc.s, prec);
       if (arb_is_nonnegative(t.get())) {
@@ -341,6 +505,17 @@ void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, 
     pc.s = l->scale();
     pc.log_w = log_w;
     side.pieces.push_back(std::move(pc));
+  } else if (const auto* ls = dynamic_cast<const sim::LaplaceSum*>(&law)) {
+    const auto m = exact_sum(ls->location(), shift);
+    if (!m) throw Refused("a shifted Laplace sum's centre is not a double (its kink would be uncertain)");
+    Piece pc;
+    pc.laplace = true;
+    pc.scales = ls->scales();
+    pc.m = Ball(*m);
+    pc.m_d = *m;
+    pc.s = *std::max_element(pc.scales.begin(), pc.scales.end());
+    pc.log_w = log_w;
+    side.pieces.push_back(std::move(pc));
   } else if (const auto* s = dynamic_cast<const sim::Shifted*>(&law)) {
     if (!s->by_exact()) throw Refused(fmt::format("{}: its shift is a rounded product", law.expression()));
     const auto by = exact_sum(s->by(), shift);
@@ -382,8 +557,9 @@ void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, 
     add_atom(side, *lo, at_lo, prec);
     add_atom(side, *hi, at_hi, prec);
   } else {
-    throw Refused(fmt::format("{}: no exact form for this law (covered: gaussian, laplace, their shifts, mixtures "
-                              "and clamps, subsample(poisson), binomial_mix, pmf, chain)", law.expression()));
+    throw Refused(fmt::format("{}: no exact form for this law (covered: gaussian, laplace, laplace_sum, "
+                              "laplace_nfold, their shifts, mixtures and clamps, subsample(poisson), binomial_mix, "
+                              "pmf, chain)", law.expression()));
   }
   if (static_cast<long>(side.pieces.size()) > kMaxPieces)
     throw Refused(fmt::format("more than {} density pieces (every evaluation visits each)", kMaxPieces));
@@ -404,8 +580,9 @@ Segment active_on(const Side& side, double u, double v) {
   return out;
 }
 
-// log(w f(z)) of one active piece (an entire function of z on the segment's branch).
-void log_piece(acb_t out, const Active& a, const acb_t z, slong prec) {
+// log(w f(z)) of one active piece (an analytic function of z on the segment's branch: entire for a Gaussian or a
+// Laplace; for a Laplace sum, log P(τ) is analytic where P does not vanish, which `analytic` asks Arb to check).
+void log_piece(acb_t out, const Active& a, const acb_t z, slong prec, int analytic = 0) {
   const Piece& pc = *a.piece;
   acb_t t;
   acb_init(t);
@@ -415,11 +592,33 @@ void log_piece(acb_t out, const Active& a, const acb_t z, slong prec) {
     acb_div_arb(t, t, pc.s2.get(), prec);
     acb_mul_2exp_si(t, t, -1);
     acb_neg(t, t);
-  } else {  // ∓(z−m)/s
+  } else {  // ∓(z−m)/s = −τ
     acb_div_arb(t, t, Ball(pc.s).get(), prec);
     if (a.sign > 0) acb_neg(t, t);
   }
   acb_add_arb(out, t, pc.log_c.get(), prec);
+  if (pc.sum()) {  // + log G(τ), τ = −t; the last values are kept (each integrand point asks for each piece twice)
+    struct Entry {
+      std::uint64_t id = 0;  // the piece's G (0: empty)
+      slong prec = 0;
+      int analytic = 0;
+      Complex tau, value;
+    };
+    thread_local std::array<Entry, 4> cache;
+    thread_local std::size_t next = 0;
+    acb_neg(t, t);
+    Entry* hit = nullptr;
+    for (Entry& e : cache)
+      if (e.id == pc.id && e.prec == prec && e.analytic == analytic && acb_equal(e.tau.get(), t)) hit = &e;
+    if (!hit) {
+      hit = &cache[next++ % cache.size()];
+      g_value(hit->value.get(), pc, t, prec);
+      acb_log_analytic(hit->value.get(), hit->value.get(), analytic, prec);
+      acb_set(hit->tau.get(), t);
+      hit->id = pc.id, hit->prec = prec, hit->analytic = analytic;
+    }
+    acb_add(out, out, hit->value.get(), prec);
+  }
   acb_clear(t);
 }
 
@@ -427,9 +626,13 @@ void log_piece(acb_t out, const Active& a, const acb_t z, slong prec) {
 // P̃ = Σ_i w_i f_i/f_r, and log(w_i f_i/f_r) is written without the cancellation of two large squares when the
 // shapes agree (then it is linear in z, or constant). Ball radii then grow with the integrand's own variation,
 // not with |z|²/s² times the order α.
-void log_relative(acb_t out, const Active& a, const Active& r, const acb_t z, slong prec) {
+void log_relative(acb_t out, const Active& a, const Active& r, const acb_t z, slong prec, int analytic = 0) {
   const Piece& A = *a.piece;
   const Piece& R = *r.piece;
+  if (&A == &R) {  // the reference itself: its weight
+    acb_set_arb(out, A.log_w.get());
+    return;
+  }
   Ball c;  // log_c_a − (log_c_r − log_w_r): weight of a, normalisers of a and r
   arb_sub(c.get(), A.log_c.get(), R.log_c.get(), prec);
   arb_add(c.get(), c.get(), R.log_w.get(), prec);
@@ -445,7 +648,7 @@ void log_relative(acb_t out, const Active& a, const Active& r, const acb_t z, sl
     acb_add_arb(out, out, c.get(), prec);
     return;
   }
-  if (A.laplace && R.laplace && A.s == R.s && a.sign == r.sign) {  // ±(m_a − m_r)/s: constant
+  if (A.laplace && R.laplace && A.s == R.s && a.sign == r.sign && !A.sum() && !R.sum()) {  // ±(m_a − m_r)/s: constant
     Ball d;
     arb_sub(d.get(), A.m.get(), R.m.get(), prec);
     div_d(d.get(), d.get(), a.sign > 0 ? A.s : -A.s, prec);
@@ -455,34 +658,34 @@ void log_relative(acb_t out, const Active& a, const Active& r, const acb_t z, sl
   }
   acb_t t;
   acb_init(t);
-  log_piece(out, a, z, prec);
-  log_piece(t, r, z, prec);
+  log_piece(out, a, z, prec, analytic);
+  log_piece(t, r, z, prec, analytic);
   acb_sub(out, out, t, prec);
   acb_add_arb(out, out, R.log_w.get(), prec);
   acb_clear(t);
 }
 
 // log f_r(z) (r's weight excluded).
-void log_reference(acb_t out, const Active& r, const acb_t z, slong prec) {
-  log_piece(out, r, z, prec);
+void log_reference(acb_t out, const Active& r, const acb_t z, slong prec, int analytic = 0) {
+  log_piece(out, r, z, prec, analytic);
   acb_sub_arb(out, out, r.piece->log_w.get(), prec);
 }
 
 // P̃ = Σ w_i f_i/f_r over the segment's pieces, and its log.
-void relative_sum(acb_t out, const Segment& seg, const Active& r, const acb_t z, slong prec) {
+void relative_sum(acb_t out, const Segment& seg, const Active& r, const acb_t z, slong prec, int analytic = 0) {
   acb_zero(out);
   acb_t t;
   acb_init(t);
   for (const Active& a : seg) {
-    log_relative(t, a, r, z, prec);
+    log_relative(t, a, r, z, prec, analytic);
     acb_exp(t, t, prec);
     acb_add(out, out, t, prec);
   }
   acb_clear(t);
 }
 void relative_log(acb_t out, const Segment& seg, const Active& r, const acb_t z, int analytic, slong prec) {
-  if (seg.size() == 1) return log_relative(out, seg.front(), r, z, prec);
-  relative_sum(out, seg, r, z, prec);
+  if (seg.size() == 1) return log_relative(out, seg.front(), r, z, prec, analytic);
+  relative_sum(out, seg, r, z, prec, analytic);
   acb_log_analytic(out, out, analytic, prec);
 }
 
@@ -548,7 +751,7 @@ int integrand(acb_ptr out, const acb_t z, void* param, slong order, slong prec) 
   acb_init(a);
   acb_init(b);
   acb_init(base);
-  log_reference(base, r, z, prec);
+  log_reference(base, r, z, prec, analytic);
   switch (j.kind) {
     case Integrand::renyi:  // log f_r + α log P̃ + (1 − α) log Q̃ − C
       relative_log(a, *j.p, r, z, analytic, prec);
@@ -562,7 +765,7 @@ int integrand(acb_ptr out, const acb_t z, void* param, slong order, slong prec) 
       break;
     case Integrand::kl:  // f_r·[P̃ log(P̃/Q̃) − P̃ + Q̃] = f_r Q̃ φ(P̃/Q̃ − 1); where p vanishes, q
       if (j.p->empty()) {
-        relative_sum(out, *j.q, r, z, prec);
+        relative_sum(out, *j.q, r, z, prec, analytic);
       } else {
         relative_log(a, *j.p, r, z, analytic, prec);
         relative_log(b, *j.q, r, z, analytic, prec);
@@ -594,9 +797,9 @@ int integrand(acb_ptr out, const acb_t z, void* param, slong order, slong prec) 
       acb_mul(out, out, base, prec);
       break;
     case Integrand::hs:  // f_r (P̃ − e^ε Q̃)
-      relative_sum(a, *j.p, r, z, prec);
+      relative_sum(a, *j.p, r, z, prec, analytic);
       if (!j.q->empty()) {
-        relative_sum(b, *j.q, r, z, prec);
+        relative_sum(b, *j.q, r, z, prec, analytic);
         acb_mul_arb(b, b, j.exp_eps.get(), prec);
         acb_sub(a, a, b, prec);
       }
@@ -653,10 +856,19 @@ Ball relative_derivative(const Active& a, const Active& r, const Ball& x, slong 
     arb_div(d.get(), d.get(), A.s2.get(), prec);
     return d;
   }
-  if (A.laplace && R.laplace && A.s == R.s && a.sign == r.sign) return d;  // exactly 0
+  if (A.laplace && R.laplace && A.s == R.s && a.sign == r.sign && !A.sum() && !R.sum()) return d;  // exactly 0
   auto single = [&](const Active& p) {
     Ball v;
-    if (p.piece->laplace) {
+    if (p.piece->sum()) {  // (sign/s)(G'(τ)/G(τ) − 1), τ = sign·(x − m)/s ≥ 0
+      Ball tau, pv, dv;
+      arb_sub(tau.get(), x.get(), p.piece->m.get(), prec);
+      div_d(tau.get(), tau.get(), p.sign > 0 ? p.piece->s : -p.piece->s, prec);
+      g_value(pv.get(), *p.piece, tau, prec);
+      g_derivative(dv.get(), *p.piece, tau, prec);
+      arb_div(v.get(), dv.get(), pv.get(), prec);
+      arb_sub_si(v.get(), v.get(), 1, prec);
+      div_d(v.get(), v.get(), p.sign > 0 ? p.piece->s : -p.piece->s, prec);
+    } else if (p.piece->laplace) {
       arb_set_si(v.get(), p.sign > 0 ? -1 : 1);
       div_d(v.get(), v.get(), p.piece->s, prec);
     } else {
@@ -761,11 +973,111 @@ struct Quad {
   Ball a, b, c;  // a x² + b x + c
 };
 
-// α·log f_i + β·log f_j on the right tail (x ≥ both centres), weights excluded; exact cancellations kept exact.
-Quad combine(const Piece& i, const Piece& j, const Ball& alpha, const Ball& beta, slong prec) {
-  auto coefficients = [&](const Piece& pc) {
+// log G(T) and g(T) = G'(T)/G(T) of a Laplace sum at a ball T > 0. log G is concave on t ≥ 0 (Piece), so
+//   log G(τ) ≤ log G(T) + g(T)(τ − T) for every τ ≥ T (the tangent), and log G(τ) ≥ log G(T) (G increases).
+std::pair<Ball, Ball> log_g_and_slope(const Piece& pc, const Ball& T, slong prec) {
+  Ball v, d;
+  g_value(v.get(), pc, T, prec);
+  g_derivative(d.get(), pc, T, prec);
+  arb_div(d.get(), d.get(), v.get(), prec);
+  arb_log(v.get(), v.get(), prec);
+  return {std::move(v), std::move(d)};
+}
+
+// The same bound for two Laplace sums of one shape (α ≥ 0 ≥ β), kept tight by pairing them: with τ = (x − m)/s,
+//   α log f_i + β log f_j = α(c_i − τ_i) + β(c_j − τ_j) + (α + β) log G(τ_i) + |β| (log G(τ_i) − log G(τ_j)),
+// and by concavity log G(τ_j + Δ) − log G(τ_j) ≤ g(T_j)·Δ for Δ = τ_i − τ_j = (m_j − m_i)/s > 0 (≤ 0 for Δ ≤ 0),
+// while (α + β) log G(τ_i) takes the one-piece bound of its sign: the decay needs g(T) < 1, not α·g(T) < 1.
+Quad combine_sums(const Piece& i, const Piece& j, const Ball& alpha, const Ball& beta, double B, slong prec) {
+  Quad q;
+  Ball Ti, Tj, sum, t;
+  for (auto [T, pc] : {std::pair{&Ti, &i}, std::pair{&Tj, &j}}) {
+    arb_sub(T->get(), Ball(B).get(), pc->m.get(), prec);
+    div_d(T->get(), T->get(), pc->s, prec);
+    if (!arb_is_positive(T->get())) {
+      arb_pos_inf(q.c.get());
+      return q;
+    }
+  }
+  arb_add(sum.get(), alpha.get(), beta.get(), prec);
+  // Linear parts: −(α + β) x/s + α(c_i + m_i/s) + β(c_j + m_j/s), c = log_c − log_w.
+  for (auto [coef, pc] : {std::pair{&alpha, &i}, std::pair{&beta, &j}}) {
+    Ball c;
+    arb_sub(c.get(), pc->log_c.get(), pc->log_w.get(), prec);
+    div_d(t.get(), pc->m.get(), pc->s, prec);
+    arb_add(c.get(), c.get(), t.get(), prec);
+    arb_mul(c.get(), c.get(), coef->get(), prec);
+    arb_add(q.c.get(), q.c.get(), c.get(), prec);
+  }
+  arb_neg(q.b.get(), sum.get());
+  div_d(q.b.get(), q.b.get(), i.s, prec);
+  // (α + β) log G(τ_i): the tangent at T_i from above, log G(T_i) from below.
+  if (!arb_is_zero(sum.get())) {
+    auto [logg, slope] = log_g_and_slope(i, Ti, prec);
+    if (arb_is_positive(sum.get())) {
+      arb_mul(t.get(), slope.get(), Ti.get(), prec);  // g(T)(τ − T), τ = (x − m_i)/s
+      arb_sub(logg.get(), logg.get(), t.get(), prec);
+      div_d(slope.get(), slope.get(), i.s, prec);
+      arb_mul(t.get(), slope.get(), i.m.get(), prec);
+      arb_sub(logg.get(), logg.get(), t.get(), prec);
+      arb_mul(slope.get(), slope.get(), sum.get(), prec);
+      arb_add(q.b.get(), q.b.get(), slope.get(), prec);
+    } else if (!arb_is_negative(sum.get())) {
+      arb_pos_inf(q.c.get());  // α + β of unknown sign
+      return q;
+    }
+    arb_mul(logg.get(), logg.get(), sum.get(), prec);
+    arb_add(q.c.get(), q.c.get(), logg.get(), prec);
+  }
+  // |β| (log G(τ_i) − log G(τ_j)) ≤ |β| max(0, g(T_j)·Δ).
+  Ball delta;
+  arb_sub(delta.get(), j.m.get(), i.m.get(), prec);
+  div_d(delta.get(), delta.get(), i.s, prec);
+  if (!arb_is_nonpositive(delta.get()) && !arb_is_zero(beta.get())) {
+    Ball g = log_g_and_slope(j, Tj, prec).second;
+    arb_mul(g.get(), g.get(), delta.get(), prec);
+    arb_nonnegative_part(g.get(), g.get());
+    arb_neg(t.get(), beta.get());
+    arb_mul(g.get(), g.get(), t.get(), prec);
+    arb_add(q.c.get(), q.c.get(), g.get(), prec);
+  }
+  return q;
+}
+
+// An upper bound a x² + b x + c of α·log f_i + β·log f_j on the right tail [B, ∞) (B ≥ both centres), weights
+// excluded; exact for Gaussians and Laplaces (exact cancellations kept exact). A Laplace sum's log G(τ) is bounded
+// on τ ≥ T = (B − m)/s by its tangent at T from above and by log G(T) from below (log_g_and_slope), taking the
+// side its coefficient's sign needs; at T ≤ 0 the bound is +∞ (the caller's window grows).
+Quad combine(const Piece& i, const Piece& j, const Ball& alpha, const Ball& beta, double B, slong prec) {
+  if (i.sum() && j.sum() && i.scales == j.scales && arb_is_nonnegative(alpha.get()) &&
+      arb_is_nonpositive(beta.get()))
+    return combine_sums(i, j, alpha, beta, B, prec);
+  bool unbounded = false;
+  auto coefficients = [&](const Piece& pc, const Ball& coefficient) {
     Quad q;  // log_c carries log w: subtract it back, weights are handled by the callers
     arb_sub(q.c.get(), pc.log_c.get(), pc.log_w.get(), prec);
+    if (pc.sum()) {
+      Ball T;
+      arb_sub(T.get(), Ball(B).get(), pc.m.get(), prec);
+      div_d(T.get(), T.get(), pc.s, prec);
+      if (!arb_is_positive(T.get())) {
+        unbounded = true;
+        return q;
+      }
+      auto [logg, slope] = log_g_and_slope(pc, T, prec);
+      arb_add(q.c.get(), q.c.get(), logg.get(), prec);
+      arb_set_si(q.b.get(), -1);  // the slope in τ: −1, or −1 + g(T) for the upper bound (the tangent)
+      if (!arb_is_negative(coefficient.get())) {
+        arb_add(q.b.get(), q.b.get(), slope.get(), prec);
+        arb_mul(slope.get(), slope.get(), T.get(), prec);
+        arb_sub(q.c.get(), q.c.get(), slope.get(), prec);
+      }
+      div_d(q.b.get(), q.b.get(), pc.s, prec);  // in x: b, and c − b·m
+      Ball t;
+      arb_mul(t.get(), q.b.get(), pc.m.get(), prec);
+      arb_sub(q.c.get(), q.c.get(), t.get(), prec);
+      return q;
+    }
     if (!pc.laplace) {  // −(x−m)²/(2s²) − log(s√(2π)) = a x² + (m/s²) x − m²/(2s²) − log(s√(2π))
       arb_inv(q.a.get(), pc.s2.get(), prec);
       arb_mul_2exp_si(q.a.get(), q.a.get(), -1);
@@ -784,8 +1096,12 @@ Quad combine(const Piece& i, const Piece& j, const Ball& alpha, const Ball& beta
     }
     return q;
   };
-  const Quad qi = coefficients(i), qj = coefficients(j);
+  const Quad qi = coefficients(i, alpha), qj = coefficients(j, beta);
   Quad out;
+  if (unbounded) {
+    arb_pos_inf(out.c.get());
+    return out;
+  }
   auto mix = [&](arb_ptr r, arb_srcptr x, arb_srcptr y) {
     Ball t;
     arb_mul(r, x, alpha.get(), prec);
@@ -795,7 +1111,7 @@ Quad combine(const Piece& i, const Piece& j, const Ball& alpha, const Ball& beta
   mix(out.a.get(), qi.a.get(), qj.a.get());
   mix(out.b.get(), qi.b.get(), qj.b.get());
   mix(out.c.get(), qi.c.get(), qj.c.get());
-  if (i.laplace == j.laplace && i.s == j.s) {
+  if (i.laplace == j.laplace && i.s == j.s && !i.sum() && !j.sum()) {
     Ball sum;  // α + β exactly (doubles): equal shapes cancel exactly when α = −β
     arb_add(sum.get(), alpha.get(), beta.get(), prec);
     if (!i.laplace) {
@@ -900,7 +1216,7 @@ const Piece* tail_piece(const Side& q) {
   const Piece* best = nullptr;
   for (const Piece& pc : q.pieces) {
     if (pc.hi != kInf) continue;
-    auto key = [](const Piece& x) { return std::make_tuple(x.laplace, x.s, x.m_d); };
+    auto key = [](const Piece& x) { return std::make_tuple(x.laplace, x.s, x.scales.size(), x.m_d); };
     if (!best || key(pc) > key(*best)) best = &pc;
   }
   return best;
@@ -938,7 +1254,12 @@ Tail renyi_tail(const Side& p, const Side& q, const Ball& alpha, double B, slong
   arb_neg(beta.get(), beta.get());
   for (const Piece& pc : p.pieces) {
     if (pc.hi <= B) continue;
-    const auto v = integral_right(combine(pc, *j, alpha, beta, prec), std::max(B, std::max(pc.m_d, j->m_d)), prec);
+    const double from = std::max(B, std::max(pc.m_d, j->m_d));
+    const auto v = integral_right(combine(pc, *j, alpha, beta, from, prec), from, prec);
+    if (!v && (pc.sum() || j->sum())) {  // a Laplace sum's bound is not exact: not yet decaying is not divergence
+      arb_pos_inf(out.value.get());
+      return out;
+    }
     if (!v) {
       out.kind = (p.pieces.size() == 1 && q.pieces.size() == 1) ? Tail::Kind::infinite_divergence : Tail::Kind::unbounded;
       return out;
@@ -994,8 +1315,8 @@ LossSup loss_sup_tail(const Side& p, const Side& q, double B, slong prec) {
   for (const Piece& pc : p.pieces) {
     if (pc.hi <= B) continue;
     bool outgrows_all = true;
-    for (const Piece& k : q.pieces)
-      if (k.hi > B && !grows(combine(pc, k, Ball(1), Ball(-1), prec))) outgrows_all = false;
+    for (const Piece& k : q.pieces)  // (a Laplace sum's bound is one-sided: it cannot certify growth)
+      if (k.hi > B && (pc.sum() || k.sum() || !grows(combine(pc, k, Ball(1), Ball(-1), B, prec)))) outgrows_all = false;
     if (outgrows_all) {
       out.infinite = true;
       return out;
@@ -1004,7 +1325,8 @@ LossSup loss_sup_tail(const Side& p, const Side& q, double B, slong prec) {
   Ball sum;
   for (const Piece& pc : p.pieces) {
     if (pc.hi <= B) continue;
-    const auto v = sup_right(combine(pc, *j, Ball(1), Ball(-1), prec), std::max(B, std::max(pc.m_d, j->m_d)), prec);
+    const double from = std::max(B, std::max(pc.m_d, j->m_d));
+    const auto v = sup_right(combine(pc, *j, Ball(1), Ball(-1), from, prec), from, prec);
     if (!v) return out;
     Ball t;
     arb_add(t.get(), v->get(), pc.log_w.get(), prec);
@@ -1623,13 +1945,27 @@ Certified compute(const sim::Law& p, const sim::Law& q, const Quantity& quantity
   // p^α amplifies a weight's relative uncertainty (2^-53) α-fold.
   const double amplification = quantity.kind == Quantity::Kind::renyi ? std::max(1.0, quantity.parameter) : 1.0;
   const long goal = inexact ? std::min<long>(prec - 24, 49 - static_cast<long>(std::ceil(std::log2(amplification))))
-                            : prec - 24;
+                            : std::min<long>(prec - 24, kGoalBits);
+  // A Laplace sum's polynomial factor grows off the real line, and P^α with it: the integrator's work grows with α
+  // (n = 2: 0.4 s at α = 256, 10 s at 512). Refused above 256, before any work.
+  if (quantity.kind == Quantity::Kind::renyi && quantity.parameter > kMaxSumOrder)
+    for (const Side* side : {&pr.p, &pr.q})
+      for (const Piece& pc : side->pieces)
+        if (pc.sum())
+          throw Refused(fmt::format("Renyi order {} above {} for a Laplace sum (the work grows with the order)",
+                                    format_number(quantity.parameter), kMaxSumOrder));
   switch (quantity.kind) {
     case Quantity::Kind::hockey_stick: return hockey_stick(pr, quantity.parameter, goal, prec);
     case Quantity::Kind::tv: return hockey_stick(pr, 0, goal, prec);
     case Quantity::Kind::renyi: return renyi(p, q, pr, quantity.parameter, goal, prec);
     case Quantity::Kind::kl: return kl(pr, goal, prec);
-    case Quantity::Kind::renyi_inf: return renyi_inf(pr, prec);
+    case Quantity::Kind::renyi_inf:
+      for (const Side* side : {&pr.p, &pr.q})
+        for (const Piece& pc : side->pieces)
+          if (pc.sum())
+            throw Refused("R_inf of a Laplace sum is not covered (its supremum is approached at infinity, where the "
+                          "tail bounds of log P are one-sided)");
+      return renyi_inf(pr, prec);
   }
   throw Refused("unknown quantity");
 }
