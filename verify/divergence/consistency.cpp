@@ -1,3 +1,4 @@
+#include "numerics/constants.hpp"
 #include "verify/divergence/consistency.hpp"
 
 #include <algorithm>
@@ -9,7 +10,6 @@ namespace privamp::verify {
 
 namespace {
 
-constexpr double kSlack = 1e-12;  // relative: rounding of the interval ends themselves
 
 bool comparable(const Estimate& e) {
   return e.error_kind != ErrorKind::statistical && !std::isnan(e.lower) && !std::isnan(e.upper);

@@ -17,7 +17,7 @@ namespace privamp::verify {
 namespace {
 
 
-std::string number(double x) {
+std::string html_number(double x) {
   if (std::isnan(x)) return "-";
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
   return fmt::format("{:.6g}", x);
@@ -127,8 +127,8 @@ void row_table(std::string& out, const std::vector<const Row*>& rows) {
   for (const Row* r : rows)
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} [{}, {}]</td><td>{}</td><td>{}</td>"
                        "<td style=\"color:{}\">{}</td><td>{}</td></tr>\n",
-                       escape::html(r->id), escape::html(r->case_name), escape::html(r->params.describe()), escape::html(r->quantity()), number(r->exact.value),
-                       number(r->exact.lower), number(r->exact.upper), escape::html(to_string(r->exact.error_kind)), number(r->bound),
+                       escape::html(r->id), escape::html(r->case_name), escape::html(r->params.describe()), escape::html(r->quantity()), html_number(r->exact.value),
+                       html_number(r->exact.lower), html_number(r->exact.upper), escape::html(to_string(r->exact.error_kind)), html_number(r->bound),
                        colour(r->verdict), escape::html(to_string(r->verdict)), escape::html(r->reason + " " + r->note));
   out += "</table>\n";
 }

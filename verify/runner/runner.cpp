@@ -1,3 +1,4 @@
+#include "numerics/constants.hpp"
 #include "verify/runner/runner.hpp"
 
 #include <algorithm>
@@ -54,7 +55,6 @@ double Row::ratio() const {
 std::string Row::key() const { return fmt::format("{} | {} | {}", case_name, id, params.describe()); }
 
 namespace {
-constexpr double kSlack = 1e-12;
 }  // namespace
 
 Verdict decide(Direction dir, const Estimate& e, double b, double tol, std::string& reason, double b_lo, double b_hi) {

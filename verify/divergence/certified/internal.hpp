@@ -1,0 +1,260 @@
+// The certified engine's parts (verify/divergence/certified.hpp says what it computes): Arb balls, the laws in exact
+// terms (pieces and atoms), the integrands, the enclosures of the privacy loss, the tails and the quantities. One
+// header for the folder; nothing outside verify/divergence/certified* includes it.
+//   laws.cpp         reading laws into pieces (Gaussian, Laplace, Laplace sums) and atoms; masses; the pair
+//   integrands.cpp   the integrands of R_alpha, KL and HS on a segment, and the rigorous quadrature
+//   loss.cpp         enclosures of the privacy loss L - eps and its derivative on an interval
+//   tails.cpp        closed-form bounds beyond the integration window
+//   quantities.cpp   HS/TV, R_alpha, KL and R_inf from the above
+#pragma once
+
+#include <acb.h>
+#include <acb_calc.h>
+#include <arb.h>
+#include <arb_hypgeom.h>
+#include <arb_mat.h>
+#include <arb_poly.h>
+
+#include <chrono>
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "numerics/constants.hpp"
+#include "sim/laws/finite.hpp"
+#include "sim/laws/law.hpp"
+#include "sim/laws/mixture.hpp"
+
+namespace privamp::verify::certified_detail {
+
+constexpr long kMaxPieces = 256;            // density pieces of one law: every evaluation visits each
+constexpr long kMaxChainStates = 64;        // μK^t in balls costs states³·log t products at up to 65,536 bits
+constexpr long kMaxEvaluations = 400'000;   // sign / supremum subdivision steps per value
+constexpr int kMaxExpansions = 48;          // window doublings while a tail is not yet negligible
+constexpr long kGoodBits = 45;              // relative accuracy at which the precision stops doubling
+constexpr double kMaxSumOrder = 256;        // Rényi orders of Laplace sums (their work grows with the order)
+constexpr long kGoalBits = 72;              // relative accuracy asked of each integral (the output prints 12 digits)
+
+// RAII wrappers of Arb's real and complex balls.
+// RAII wrappers of Arb's real and complex balls.
+class Ball {
+ public:
+  Ball() { arb_init(x_); }
+  explicit Ball(double d) {
+    arb_init(x_);
+    arb_set_d(x_, d);
+  }
+  Ball(const Ball& o) {
+    arb_init(x_);
+    arb_set(x_, o.x_);
+  }
+  Ball(Ball&& o) noexcept {
+    arb_init(x_);
+    arb_swap(x_, o.x_);
+  }
+  Ball& operator=(const Ball& o) {
+    arb_set(x_, o.x_);
+    return *this;
+  }
+  Ball& operator=(Ball&& o) noexcept {
+    arb_swap(x_, o.x_);
+    return *this;
+  }
+  ~Ball() { arb_clear(x_); }
+  arb_ptr get() { return x_; }
+  arb_srcptr get() const { return x_; }
+
+ private:
+  arb_t x_;
+};
+
+class Complex {
+ public:
+  Complex() { acb_init(z_); }
+  Complex(const Complex&) = delete;
+  Complex& operator=(const Complex&) = delete;
+  ~Complex() { acb_clear(z_); }
+  acb_ptr get() { return z_; }
+  acb_srcptr get() const { return z_; }
+
+ private:
+  acb_t z_;
+};
+
+// An end of a ball as a double, rounded outwards.
+inline double end_d(const Ball& b, bool upper) {
+  arf_t t;
+  arf_init(t);
+  if (upper) arb_get_ubound_arf(t, b.get(), 64);
+  else arb_get_lbound_arf(t, b.get(), 64);
+  const double d = arf_get_d(t, upper ? ARF_RND_CEIL : ARF_RND_FLOOR);
+  arf_clear(t);
+  return d;
+}
+inline double lower_d(const Ball& b) { return end_d(b, false); }
+inline double upper_d(const Ball& b) { return end_d(b, true); }
+// x·d or x/d for a double d (exact as a ball).
+inline void mul_d(arb_ptr r, arb_srcptr x, double d, slong prec, bool divide = false) {
+  arb_t t;
+  arb_init(t);
+  arb_set_d(t, d);
+  if (divide) arb_div(r, x, t, prec);
+  else arb_mul(r, x, t, prec);
+  arb_clear(t);
+}
+inline void div_d(arb_ptr r, arb_srcptr x, double d, slong prec) { mul_d(r, x, d, prec, true); }
+inline double mid_d(const Ball& b) { return arf_get_d(arb_midref(b.get()), ARF_RND_NEAR); }
+
+// A double with a radius of one unit in the last place: a stored number that was rounded once.
+inline Ball with_ulp(double d) {
+  Ball b(d);
+  if (d != 0) {
+    mag_t r;
+    mag_init(r);
+    mag_set_d(r, std::fabs(std::nextafter(d, kInf) - d));
+    arb_add_error_mag(b.get(), r);
+    mag_clear(r);
+  }
+  return b;
+}
+
+
+// w·f(x) on [lo, hi] (the density restricted, not renormalised), f a Gaussian N(m, s²) or a Laplace(m, s), or
+// a sum of independent Laplace(0, b_j) shifted to m: f = e^{−t} G(t)/s with t = |x − m|/s, s the largest scale,
+//   equal scales (n of them):  G(t) = P(t) = Σ_k c_k t^k, c_k = (2n−2−k)! 2^k / ((n−1)! 2^{2n−1} k! (n−1−k)!);
+//   distinct scales:           G(t) = Σ_j a_j e^{−κ_j t}, a_j = C_j s/(2 b_j), κ_j = s/b_j − 1,
+//                              C_j = Π_{k≠j} b_j²/(b_j² − b_k²) (partial fractions; signed).
+// All exact rationals in balls. The sum's density is log-concave (a convolution of log-concave densities), so
+// log G is concave on t ≥ 0, and G increases there ((log f)' ≥ −1/s: the heaviest term's log-derivative bounds it).
+struct Piece {
+  bool laplace = false;
+  std::vector<double> scales;  // a Laplace sum's scales (laplace is then set too); empty otherwise
+  Ball m;          // centre (a ball: a shifted centre need not be a double)
+  double m_d = 0;  // centre rounded, for breakpoints
+  double s = 1;
+  double lo = -kInf, hi = kInf;
+  Ball log_w;
+  // Set by finish(): s² (exact), and log_w minus the log of the normaliser (s√(2π) or 2s; s for a Laplace sum).
+  Ball s2, log_c;
+  // Set by finish() for a Laplace sum: P, P' and E (∫_t^∞ e^{−u}P(u) du = e^{−t} E(t)); or the a_j, κ_j.
+  std::vector<Ball> poly, dpoly, tail, amp, kappa;
+  std::uint64_t id = 0;  // a Laplace sum's G, set by finish(): distinct for every G computed (a cache key)
+  bool sum() const { return !scales.empty(); }
+};
+
+struct Side {
+  std::vector<Piece> pieces;
+  std::map<double, Ball> atoms;  // location → mass
+};
+
+class Refused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Active {
+  const Piece* piece;
+  int sign;  // Laplace: +1 right of the centre, −1 left
+};
+
+using Segment = std::vector<Active>;
+
+enum class Integrand { renyi, kl, hs };
+
+struct Job {
+  Integrand kind;
+  const Segment* p;
+  const Segment* q;
+  Ball alpha, beta;  // renyi: α and 1 − α
+  Ball exp_eps;      // hs: e^ε
+  Ball shift;        // renyi: the integrand is divided by e^C
+  Active ref() const { return q->empty() ? p->front() : q->front(); }
+};
+
+struct Quad {
+  Ball a, b, c;  // a x² + b x + c
+};
+
+struct Tail {
+  enum class Kind { bounded, infinite_divergence, unbounded } kind = Kind::bounded;
+  Ball value;
+};
+
+// sup over [B, ∞) of log p − log q (an upper bound), nullopt if unbounded, −inf encoded by `none` when p vanishes.
+struct LossSup {
+  bool p_vanishes = false;
+  bool q_vanishes = false;
+  bool infinite = false;   // L → +∞ along the tail (certified)
+  std::optional<Ball> sup;  // an upper bound of L on the tail
+};
+
+struct Pair {
+  Side p, q;
+  double s_min = kInf, s_max = 0;
+  std::vector<double> breakpoints;  // kinks, support ends, sorted
+  double lo = kInf, hi = -kInf;     // span of centres and breakpoints
+};
+
+struct Certified {
+  Ball value;
+  bool infinite = false;
+  std::string detail;
+};
+
+// The time budget of the current value (CertifiedOptions::seconds), checked inside every loop of the engine.
+extern thread_local std::chrono::steady_clock::time_point t_deadline;
+
+void laplace_sum_polynomials(Piece& pc, slong prec);
+void horner(arb_ptr out, const std::vector<Ball>& c, const Ball& t, slong prec);
+void horner(acb_ptr out, const std::vector<Ball>& c, const acb_t t, slong prec);
+void g_value(arb_ptr out, const Piece& pc, const Ball& t, slong prec);
+void g_value(acb_ptr out, const Piece& pc, const acb_t t, slong prec);
+void g_derivative(arb_ptr out, const Piece& pc, const Ball& t, slong prec);
+void g_tail(arb_ptr out, const Piece& pc, const Ball& t, slong prec);
+void finish(Piece& pc, slong prec);
+void check_deadline();
+std::optional<double> exact_sum(double a, double b);
+void add_atom(Side& side, double x, const Ball& mass, slong prec);
+Ball piece_mass(const Piece& pc, double a, double b, slong prec);
+void finite_atoms(const sim::FiniteLaw& f, const Ball& log_w, double shift, Side& side, slong prec);
+std::vector<Ball> binomial_weights(const sim::Mixture::BinomialWeights& b, std::size_t components, slong prec);
+void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, slong prec);
+Pair read_pair(const sim::Law& p, const sim::Law& q, slong prec);
+std::vector<std::pair<double, double>> segments(const Pair& pr, double u, double v);
+Segment active_on(const Side& side, double u, double v);
+void log_piece(acb_t out, const Active& a, const acb_t z, slong prec, int analytic = 0);
+void log_relative(acb_t out, const Active& a, const Active& r, const acb_t z, slong prec, int analytic = 0);
+void log_reference(acb_t out, const Active& r, const acb_t z, slong prec, int analytic = 0);
+void relative_sum(acb_t out, const Segment& seg, const Active& r, const acb_t z, slong prec, int analytic = 0);
+void relative_log(acb_t out, const Segment& seg, const Active& r, const acb_t z, int analytic, slong prec);
+void phi(acb_t out, const acb_t u, int analytic, slong prec);
+int integrand(acb_ptr out, const acb_t z, void* param, slong order, slong prec);
+Ball integrate(Job& job, double u, double v, long goal, const Ball& tol_scale, slong prec);
+Ball relative_derivative(const Active& a, const Active& r, const Ball& x, slong prec);
+Ball log_derivative(const Segment& seg, const Active& r, const Ball& x, slong prec);
+Ball loss_at(const Segment& p, const Segment& q, const Ball& x, const Ball& eps, slong prec);
+Ball interval_ball(double u, double v, slong prec);
+Ball loss_on(const Segment& p, const Segment& q, double u, double v, const Ball& eps, slong prec,
+             bool* constant = nullptr);
+std::pair<Ball, Ball> log_g_and_slope(const Piece& pc, const Ball& T, slong prec);
+Quad combine_sums(const Piece& i, const Piece& j, const Ball& alpha, const Ball& beta, double B, slong prec);
+Quad combine(const Piece& i, const Piece& j, const Ball& alpha, const Ball& beta, double B, slong prec);
+std::optional<Ball> integral_right(const Quad& q, double B, slong prec);
+std::optional<Ball> sup_right(const Quad& q, double B, slong prec);
+Side mirrored(const Side& s);
+const Piece* tail_piece(const Side& q);
+Ball weight_sum(const Side& p, double B, slong prec);
+Tail renyi_tail(const Side& p, const Side& q, const Ball& alpha, double B, slong prec);
+Ball mass_tail(const Side& p, double B, slong prec);
+LossSup loss_sup_tail(const Side& p, const Side& q, double B, slong prec);
+Certified hockey_stick(const Pair& pr, double eps_d, long goal, slong prec);
+Certified renyi(const sim::Law& lp, const sim::Law& lq, const Pair& pr, double alpha_d, long goal, slong prec);
+Certified kl(const Pair& pr, long goal, slong prec);
+Certified renyi_inf(const Pair& pr, slong prec);
+
+}  // namespace privamp::verify::certified_detail
