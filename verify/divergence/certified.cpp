@@ -46,7 +46,7 @@ Certified compute(const sim::Law& p, const sim::Law& q, const Quantity& quantity
         for (const Piece& pc : side->pieces)
           if (pc.sum())
             throw Refused("R_inf of a Laplace sum is not covered (its supremum is approached at infinity, where the "
-                          "tail bounds of log P are one-sided)");
+                          "tail bounds of log G are one-sided)");
       return renyi_inf(pr, prec);
   }
   throw Refused("unknown quantity");
