@@ -12,7 +12,7 @@
 set -u
 privamp=$1 case_file=$2 case_name=$3 work=$4 seed=${5:-1}
 rm -rf "$work" && mkdir -p "$work"
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/kill_common.sh"
 RANDOM=$seed
 echo "seed $seed"
 args=(explore "$case_file" --case "$case_name" --budget 60 --seed 3 --jobs 1 --out "$work/out")
@@ -20,7 +20,7 @@ run() { "$privamp" "${args[@]}"; }
 
 start=$(date +%s.%N)
 run > /dev/null 2>&1 || fail "the reference run failed"
-duration=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+duration=$(elapsed "$start")
 echo "one run takes ${duration} s"
 mkdir -p "$work/ref"
 (cd "$work/out" && ls) > "$work/files"
@@ -28,8 +28,6 @@ mkdir -p "$work/ref"
 grep -q '\.pdf$' "$work/files" && grep -q '\.png$' "$work/files" || fail "the reference run drew no figure"
 while read -r f; do cp "$work/out/$f" "$work/ref/"; done < "$work/files"
 
-whole_pdf() { tail -c 64 "$1" | grep -q '%%EOF'; }
-whole_png() { [ "$(tail -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "49454e44ae426082" ]; }
 # The checks catch what they are for: a truncated copy of each kind fails them.
 sample_pdf=$(grep -m1 '\.pdf$' "$work/files") sample_png=$(grep -m1 '\.png$' "$work/files")
 head -c 2000 "$work/ref/$sample_pdf" > "$work/cut.pdf" && head -c 2000 "$work/ref/$sample_png" > "$work/cut.png"
@@ -40,11 +38,7 @@ signals=(KILL INT TERM)
 for trial in 1 2 3 4 5 6; do
   signal=${signals[$((trial % 3))]}
   delay=$(awk -v d="$duration" -v r="$((10 + RANDOM % 90))" 'BEGIN { printf "%.3f", d * r / 100 }')
-  "$privamp" "${args[@]}" > /dev/null 2>&1 &  # a simple command: $! is privamp itself, which the signal reaches
-  pid=$!
-  sleep "$delay"
-  kill -s "$signal" "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
+  kill_after "$delay" "$signal" "$privamp" "${args[@]}"
   echo "trial $trial: SIG$signal after ${delay} s"
   while read -r f; do
     case "$f" in

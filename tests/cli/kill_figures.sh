@@ -9,7 +9,7 @@
 set -u
 privamp=$1 figures=$2 work=$3 seed=${4:-1}
 rm -rf "$work" && mkdir -p "$work"
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/kill_common.sh"
 RANDOM=$seed
 echo "seed $seed"
 args=(figures "$figures" --only iteration --reduced --out "$work/out" --jobs 1)
@@ -17,23 +17,17 @@ run() { "$privamp" "${args[@]}"; }
 
 start=$(date +%s.%N)
 run > /dev/null 2>&1 || fail "the reference run failed"
-duration=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+duration=$(elapsed "$start")
 echo "one run takes ${duration} s"
 texts=(iteration.csv iteration_tidy.csv iteration_caption.txt iteration.tex iteration.gp)
 mkdir -p "$work/ref" && for f in "${texts[@]}"; do cp "$work/out/$f" "$work/ref/" || fail "the reference run wrote no $f"; done
 
-whole_pdf() { tail -c 64 "$1" | grep -q '%%EOF'; }
-whole_png() { [ "$(tail -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "49454e44ae426082" ]; }
 
 signals=(KILL INT TERM)
 for trial in 1 2 3 4 5 6; do
   signal=${signals[$((trial % 3))]}
   delay=$(awk -v d="$duration" -v r="$((20 + RANDOM % 90))" 'BEGIN { printf "%.3f", d * r / 100 }')
-  "$privamp" "${args[@]}" > /dev/null 2>&1 &  # a simple command: $! is privamp itself, which the signal reaches
-  pid=$!
-  sleep "$delay"
-  kill -s "$signal" "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
+  kill_after "$delay" "$signal" "$privamp" "${args[@]}"
   echo "trial $trial: SIG$signal after ${delay} s"
   for f in "${texts[@]}"; do
     cmp -s "$work/out/$f" "$work/ref/$f" || fail "trial $trial: $f is neither the old file nor the complete new one"

@@ -11,7 +11,7 @@
 set -u
 privamp=$1 case_file=$2 slow_case=$3 work=$4 seed=${5:-1}
 rm -rf "$work" && mkdir -p "$work/golden"
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/kill_common.sh"
 RANDOM=$seed
 echo "seed $seed"
 
@@ -21,7 +21,7 @@ mkdir -p "$work/ref" && cp "$work/out/results.csv" "$work/out/results.json" "$wo
 cp -r "$work/golden" "$work/ref_golden"
 start=$(date +%s.%N)
 "$privamp" verify "$case_file" --out "$work/timing" --jobs 1 >/dev/null 2>&1
-duration=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+duration=$(elapsed "$start")
 echo "one run takes ${duration} s"
 
 signals=(KILL INT TERM)
