@@ -197,6 +197,14 @@ TEST_CASE("certified: infinite and exactly-zero values", "[verify][certified]") 
   CHECK(sup.lower <= 1);
   CHECK(sup.upper >= 1);
   CHECK(sup.upper - sup.lower <= 1e-14);
+  // Identical laws: the value 0 in an enclosure [0, u], u tiny (the sums' paired logs do not cancel exactly).
+  for (const char* law : {"laplace(0.5, 1)", "laplace_sum(0.5, [1, 2])", "laplace_nfold(n=4, loc=0.5)"})
+    for (const Quantity& q : {Quantity::renyi(2), Quantity::kl(), Quantity::tv()}) {
+      const auto zero = certified(law, law, q);
+      INFO(law << " " << q.label() << ": " << test::describe(zero));
+      CHECK(zero.lower == 0);
+      CHECK(zero.upper <= 1e-15);
+    }
   // An atom of mu that nu does not charge.
   CHECK(std::isinf(certified("pmf(p=[0.5, 0.5])", "pmf(p=[1, 0])", Quantity::kl()).value));
 }

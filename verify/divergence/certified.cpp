@@ -164,7 +164,9 @@ Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quanti
   e.log_value = e.value > 0 ? std::log(e.value) : (e.log_lower + (e.log_upper - e.log_lower) / 2);
   if (e.value == 0 && !std::isfinite(e.log_lower)) e.log_value = -kInf;  // an exact zero, or a value below every double
   const double rel = e.upper > 0 ? (e.upper - e.lower) / e.upper : 0;
-  if (rel > 0.5 && e.upper > 1e-30)
+  // Too wide is refused, except an enclosure [0, u] with u tiny: a value that may be exactly 0 (two identical laws),
+  // bounded above (relative 2^-50 of the scale of a probability).
+  if (rel > 0.5 && e.upper > 1e-30 && !(e.lower == 0 && e.upper <= 1e-15))
     throw NumericalError(fmt::format("certified engine: the enclosure [{:.6g}, {:.6g}] of {} is too wide at {} bits "
                                      "within the budget ({} vs {})", e.lower, e.upper, quantity.label(), used,
                                      p.expression(), q.expression()));

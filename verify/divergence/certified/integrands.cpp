@@ -102,7 +102,7 @@ void log_relative(acb_t out, const Active& a, const Active& r, const acb_t z, sl
     acb_add_arb(out, out, c.get(), prec);
     return;
   }
-  if (A.laplace && R.laplace && A.s == R.s && a.sign == r.sign && !A.sum() && !R.sum()) {  // ±(m_a − m_r)/s: constant
+  if (same_shape(a, r)) {  // ±(m_a − m_r)/s: constant (log G cancels exactly for two sums with one centre)
     Ball d;
     arb_sub(d.get(), A.m.get(), R.m.get(), prec);
     div_d(d.get(), d.get(), a.sign > 0 ? A.s : -A.s, prec);

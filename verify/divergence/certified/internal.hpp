@@ -206,6 +206,16 @@ struct Certified {
   std::string detail;
 };
 
+// Two active pieces whose log-densities differ by a constant on the segment: Laplaces of one scale on one side of
+// their centres, or Laplace sums of one shape (the same G) with one centre.
+inline bool same_shape(const Active& a, const Active& r) {
+  const Piece& A = *a.piece;
+  const Piece& R = *r.piece;
+  if (!A.laplace || !R.laplace || A.s != R.s || a.sign != r.sign) return false;
+  if (!A.sum() && !R.sum()) return true;
+  return A.sum() && R.sum() && A.scales == R.scales && arb_equal(A.m.get(), R.m.get());
+}
+
 // The time budget of the current value (CertifiedOptions::seconds), checked inside every loop of the engine.
 extern thread_local std::chrono::steady_clock::time_point t_deadline;
 

@@ -37,7 +37,7 @@ Ball relative_derivative(const Active& a, const Active& r, const Ball& x, slong 
     arb_div(d.get(), d.get(), A.s2.get(), prec);
     return d;
   }
-  if (A.laplace && R.laplace && A.s == R.s && a.sign == r.sign && !A.sum() && !R.sum()) return d;  // exactly 0
+  if (same_shape(a, r)) return d;  // exactly 0
   auto single = [&](const Active& p) {
     Ball v;
     if (p.piece->sum()) {  // (sign/s)(G'(τ)/G(τ) − 1), τ = sign·(x − m)/s ≥ 0
