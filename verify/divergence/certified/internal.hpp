@@ -141,8 +141,9 @@ struct Piece {
   Ball log_w;
   // Set by finish(): s² (exact), and log_w minus the log of the normaliser (s√(2π) or 2s; s for a Laplace sum).
   Ball s2, log_c;
-  // Set by finish() for a Laplace sum: P, P' and E (∫_t^∞ e^{−u}P(u) du = e^{−t} E(t)); or the a_j, κ_j.
-  std::vector<Ball> poly, dpoly, tail, amp, kappa;
+  // Set by finish() for a Laplace sum: P, P' and E (∫_t^∞ e^{−u}P(u) du = e^{−t} E(t)); or the κ_j and the
+  // coefficients a_j, −κ_j a_j and a_j/(1 + κ_j) of G, G' and E.
+  std::vector<Ball> poly, dpoly, tail, amp, damp, tamp, kappa;
   std::uint64_t id = 0;  // a Laplace sum's G, set by finish(): distinct for every G computed (a cache key)
   bool sum() const { return !scales.empty(); }
 };
@@ -226,6 +227,7 @@ void g_value(arb_ptr out, const Piece& pc, const Ball& t, slong prec);
 void g_value(acb_ptr out, const Piece& pc, const acb_t t, slong prec);
 void g_derivative(arb_ptr out, const Piece& pc, const Ball& t, slong prec);
 void g_tail(arb_ptr out, const Piece& pc, const Ball& t, slong prec);
+void exp_sum(arb_ptr out, const std::vector<Ball>& c, const std::vector<Ball>& kappa, const Ball& t, slong prec);
 void finish(Piece& pc, slong prec);
 void check_deadline();
 std::optional<double> exact_sum(double a, double b);

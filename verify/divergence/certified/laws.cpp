@@ -32,6 +32,8 @@ void laplace_sum_polynomials(Piece& pc, slong prec) {
     // Distinct scales: a_j and κ_j (s = the largest scale).
     const std::size_t n = pc.scales.size();
     pc.amp.assign(n, Ball());
+    pc.damp.assign(n, Ball());
+    pc.tamp.assign(n, Ball());
     pc.kappa.assign(n, Ball());
     for (std::size_t j = 0; j < n; ++j) {
       Ball c, bj2, t;
@@ -51,6 +53,10 @@ void laplace_sum_polynomials(Piece& pc, slong prec) {
       arb_sub_si(pc.kappa[j].get(), t.get(), 1, prec);
       arb_mul(c.get(), c.get(), t.get(), prec);
       arb_mul_2exp_si(pc.amp[j].get(), c.get(), -1);
+      arb_mul(pc.damp[j].get(), pc.amp[j].get(), pc.kappa[j].get(), prec);
+      arb_neg(pc.damp[j].get(), pc.damp[j].get());
+      arb_add_si(t.get(), pc.kappa[j].get(), 1, prec);
+      arb_div(pc.tamp[j].get(), pc.amp[j].get(), t.get(), prec);
     }
     return;
   }
@@ -92,17 +98,23 @@ void horner(acb_ptr out, const std::vector<Ball>& c, const acb_t t, slong prec) 
   _arb_poly_evaluate_acb(out, reinterpret_cast<arb_srcptr>(c.data()), static_cast<slong>(c.size()), t, prec);
 }
 
-// G(t), G'(t) and E(t) (∫_t^∞ e^{−u} G(u) du = e^{−t} E(t)) of a Laplace sum.
-void g_value(arb_ptr out, const Piece& pc, const Ball& t, slong prec) {
-  if (!pc.poly.empty()) return horner(out, pc.poly, t, prec);
+// Σ_j c_j e^{−κ_j t} (a real t).
+void exp_sum(arb_ptr out, const std::vector<Ball>& c, const std::vector<Ball>& kappa, const Ball& t, slong prec) {
   arb_zero(out);
   Ball e;
-  for (std::size_t j = 0; j < pc.amp.size(); ++j) {
-    arb_mul(e.get(), pc.kappa[j].get(), t.get(), prec);
+  for (std::size_t j = 0; j < c.size(); ++j) {
+    arb_mul(e.get(), kappa[j].get(), t.get(), prec);
     arb_neg(e.get(), e.get());
     arb_exp(e.get(), e.get(), prec);
-    arb_addmul(out, pc.amp[j].get(), e.get(), prec);
+    arb_addmul(out, c[j].get(), e.get(), prec);
   }
+}
+
+// G(t), G'(t) and E(t) (∫_t^∞ e^{−u} G(u) du = e^{−t} E(t)) of a Laplace sum: a polynomial each (equal scales), or
+// sums of the same exponentials e^{−κ_j t} with coefficients a_j, −κ_j a_j and a_j/(1 + κ_j) (distinct scales).
+void g_value(arb_ptr out, const Piece& pc, const Ball& t, slong prec) {
+  if (!pc.poly.empty()) return horner(out, pc.poly, t, prec);
+  exp_sum(out, pc.amp, pc.kappa, t, prec);
 }
 void g_value(acb_ptr out, const Piece& pc, const acb_t t, slong prec) {
   if (!pc.poly.empty()) return horner(out, pc.poly, t, prec);
@@ -120,28 +132,11 @@ void g_value(acb_ptr out, const Piece& pc, const acb_t t, slong prec) {
 }
 void g_derivative(arb_ptr out, const Piece& pc, const Ball& t, slong prec) {
   if (!pc.poly.empty()) return horner(out, pc.dpoly, t, prec);
-  arb_zero(out);
-  Ball e;
-  for (std::size_t j = 0; j < pc.amp.size(); ++j) {
-    arb_mul(e.get(), pc.kappa[j].get(), t.get(), prec);
-    arb_neg(e.get(), e.get());
-    arb_exp(e.get(), e.get(), prec);
-    arb_mul(e.get(), e.get(), pc.kappa[j].get(), prec);
-    arb_submul(out, pc.amp[j].get(), e.get(), prec);
-  }
+  exp_sum(out, pc.damp, pc.kappa, t, prec);
 }
 void g_tail(arb_ptr out, const Piece& pc, const Ball& t, slong prec) {
   if (!pc.poly.empty()) return horner(out, pc.tail, t, prec);
-  arb_zero(out);
-  Ball e, d;
-  for (std::size_t j = 0; j < pc.amp.size(); ++j) {
-    arb_mul(e.get(), pc.kappa[j].get(), t.get(), prec);
-    arb_neg(e.get(), e.get());
-    arb_exp(e.get(), e.get(), prec);
-    arb_add_si(d.get(), pc.kappa[j].get(), 1, prec);
-    arb_div(e.get(), e.get(), d.get(), prec);
-    arb_addmul(out, pc.amp[j].get(), e.get(), prec);
-  }
+  exp_sum(out, pc.tamp, pc.kappa, t, prec);
 }
 
 void finish(Piece& pc, slong prec) {
