@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "numerics/range.hpp"
 #include "sim/laws/language.hpp"
 #include "sim/laws/law.hpp"
 
@@ -46,6 +47,16 @@ struct ParamSpec {
   std::string doc;
   std::vector<std::string> words = {};  // a word parameter's allowed values (empty: any word), checked at load
   std::vector<std::string> variables = {};  // a formula's variables
+  // A number's (or each listed number's) allowed values, checked wherever the parameter is read: at load for every
+  // grid point of a case (where nothing is built) and before the law is built. Conditions that tie two parameters
+  // together (lo < hi, i <= n) stay with the law's builder.
+  Range range = {};
+
+  ParamSpec within(Range r) const {
+    ParamSpec out = *this;
+    out.range = r;
+    return out;
+  }
 };
 
 // How a discretised law inside an expression is built: its cells are multiplied by `resolution_factor`, and the
@@ -104,8 +115,8 @@ const std::vector<LawSpec>& law_catalogue();
 LawPtr parse_law(std::string_view text);
 
 // Checks a law expression's syntax, law and parameter names and required parameters without building anything
-// (cheap even for laws that take seconds to compute); InvalidArgument as parse_law. Parameter ranges are checked
-// when the law is built.
+// (cheap even for laws that take seconds to compute), with every number's declared range (ParamSpec::range) and
+// integrality; InvalidArgument as parse_law. Conditions between parameters are checked when the law is built.
 void check_law_syntax(std::string_view text);
 
 // Nesting depth of brackets and calls that the parser accepts.

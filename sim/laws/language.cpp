@@ -894,7 +894,7 @@ class Evaluator {
       const Val v = eval(arg);
       if (ps->kind == ParamKind::law && v.kind != Val::Kind::law)
         fail(arg, fmt::format("{}: parameter '{}' must be a law", spec.name, ps->name));
-      check_argument(arg, v, *ps);
+      check_argument(arg, v, spec, *ps);
       values[key] = to_law_value(v);
     }
     // Defaults (written in the catalogue as expressions) for parameters not given.
@@ -935,12 +935,24 @@ class Evaluator {
   }
 
   // Numbers given to laws are points; a bare name that is no parameter is a word only where the law takes one.
-  void check_argument(const Node& arg, const Val& v, const ParamSpec& ps) const {
+  void check_argument(const Node& arg, const Val& v, const LawSpec& spec, const ParamSpec& ps) const {
     if (v.kind == Val::Kind::number && !v.is_point())
       fail(arg, "a law's parameter cannot carry an interval (a divergence inside a law)");
     // Every law's numbers are finite, also those its other parameters make it ignore (subsample's q for scheme wr).
     if (v.kind == Val::Kind::number && !std::isfinite(v.v))
       fail(arg, fmt::format("parameter '{}' = {}: allowed a finite number", ps.name, v.v));
+    // The declared range and integrality, here so that a load-time check (nothing built) sees them at every point.
+    const auto check_number = [&](double x) {
+      if (ps.kind == ParamKind::integer && (x != std::floor(x) || std::fabs(x) > 9e15))
+        fail(arg, fmt::format("{}: parameter '{}' = {} must be an integer", spec.name, ps.name, format_number(x)));
+      if (!ps.range.contains(x))
+        fail(arg, fmt::format("{}: parameter '{}' = {} is out of range (allowed: {})", spec.name, ps.name,
+                              format_number(x), ps.range.text()));
+    };
+    if (v.kind == Val::Kind::number) check_number(v.v);
+    if (v.kind == Val::Kind::list && ps.kind == ParamKind::numbers)
+      for (const Val& e : v.list)
+        if (e.kind == Val::Kind::number && e.is_point()) check_number(e.v);
     if (v.unresolved && ps.kind != ParamKind::word) fail(arg, fmt::format("unknown parameter '{}'", v.word));
     if (ps.kind == ParamKind::word && !ps.words.empty() &&
         (v.kind != Val::Kind::word || std::find(ps.words.begin(), ps.words.end(), v.word) == ps.words.end()))

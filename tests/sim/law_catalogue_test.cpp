@@ -106,6 +106,7 @@ TEST_CASE("every law of the catalogue: example, normalisation, samples, mean, ba
         case ParamKind::word: bad = "no_such_word"; break;
         case ParamKind::law: bad = "1"; break;
         case ParamKind::laws: case ParamKind::numbers: case ParamKind::matrix: bad = "gaussian(0, 1)"; break;
+        case ParamKind::formula: bad = "x +"; break;  // a syntax error
       }
       if (p.kind == ParamKind::word && p.words.empty()) continue;  // any word is allowed
       const std::string text = with_argument(spec, p.name, bad);
@@ -140,4 +141,43 @@ TEST_CASE("every law of the catalogue: example, normalisation, samples, mean, ba
       CHECK(std::fabs(sample_mean - *mean) <= 6 * se + 1e-12);
     }
   }
+}
+
+// Declared ranges (ParamSpec::range) are what a case file's load-time check sees at every grid point, where nothing
+// is built: a value just outside either end is refused there with the range in the message, the value at the lower
+// end (or just above an open one) is not, and every default lies inside. (That no range is stricter than its law is
+// checked by every shipped case, example and figure loading as before.)
+TEST_CASE("every declared parameter range is checked at load without building", "[sim][laws]") {
+  int ranged = 0;
+  for (const LawSpec& spec : law_catalogue())
+    for (const ParamSpec& p : spec.params) {
+      if (!p.range.bounded()) continue;
+      REQUIRE((p.kind == ParamKind::number || p.kind == ParamKind::integer || p.kind == ParamKind::numbers));
+      ++ranged;
+      const Range& r = p.range;
+      const bool integer = p.kind == ParamKind::integer;
+      const auto text = [&](double x) {
+        const std::string v = fmt::format("{}", x);
+        return with_argument(spec, p.name, p.kind == ParamKind::numbers ? "[" + v + "]" : v);
+      };
+      const std::string refusal = fmt::format("parameter '{}' = ", p.name);
+      std::vector<double> outside;
+      if (std::isfinite(r.lo)) outside.push_back(r.lo_open ? r.lo : integer ? r.lo - 1 : std::nextafter(r.lo, -INFINITY));
+      if (std::isfinite(r.hi)) outside.push_back(r.hi_open ? r.hi : integer ? r.hi + 1 : std::nextafter(r.hi, INFINITY));
+      for (double x : outside) {
+        INFO(text(x));
+        CHECK_THROWS_WITH(check_law_syntax(text(x)),
+                          Catch::Contains(refusal) && Catch::Contains("is out of range (allowed: " + r.text() + ")"));
+      }
+      if (std::isfinite(r.lo)) {
+        const double inside = r.lo_open ? r.lo + std::max(1.0, std::fabs(r.lo)) * 1e-6 : r.lo;
+        INFO(text(inside));
+        CHECK_NOTHROW(check_law_syntax(text(inside)));
+      }
+      if (p.default_value && p.default_value->find("...") == std::string::npos && p.kind != ParamKind::numbers) {
+        INFO(spec.name << "." << p.name << " default " << *p.default_value);
+        CHECK(r.contains(Expression::parse(*p.default_value)->number({}).value));
+      }
+    }
+  CHECK(ranged >= 50);
 }

@@ -58,6 +58,13 @@ Quantity quantity_of(const std::string& name, const std::string& order) {
   throw std::runtime_error("unknown quantity " + name);
 }
 
+// Under the sanitizers one row in four (see tests/CMakeLists.txt); the counts below hold for the whole table.
+#ifdef PRIVAMP_SANITIZED_BUILD
+constexpr int kRowStride = 4;
+#else
+constexpr int kRowStride = 1;
+#endif
+
 }  // namespace
 
 TEST_CASE("audit: every interval contains the independent reference and is not vacuous", "[verify][audit]") {
@@ -65,9 +72,9 @@ TEST_CASE("audit: every interval contains the independent reference and is not v
   REQUIRE(in);
   std::string line;
   std::getline(in, line);  // header
-  int rows = 0, wider = 0, wider_numerical = 0;
+  int rows = 0, wider = 0, wider_numerical = 0, read = 0;
   while (std::getline(in, line)) {
-    if (line.empty()) continue;
+    if (line.empty() || read++ % kRowStride != 0) continue;
     const auto f = csv_fields(line);
     REQUIRE(f.size() >= 6);
     const std::string &mu = f[0], &nu = f[1], &ref_text = f[4];
@@ -105,7 +112,8 @@ TEST_CASE("audit: every interval contains the independent reference and is not v
     const bool numerical = mu.find("density(") != std::string::npos || mu.find("convolve(") != std::string::npos;
     (numerical ? wider_numerical : wider) += half_width > std::max(100 * error_made, 1e-13 * ref);
   }
-  CHECK(rows >= 300);
+  CHECK(rows * kRowStride >= 300);
+  if (kRowStride != 1) return;
   // The rows beyond the 1e-13 target (see the top): a regression if it grows. (Among them, the rows where the
   // laws coincide on a region, as gaussian and clamp(gaussian) do on [lo, hi]: L is exactly 0 there, which no engine
   // can tell from a loss rounded to 0; those rows widen to at most 3.2e-13.)

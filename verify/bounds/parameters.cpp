@@ -12,8 +12,8 @@ namespace privamp::verify {
 
 Parameter Parameter::above(double lower) const {
   Parameter p = *this;
-  p.min = lower;
-  p.min_open = true;
+  p.range.lo = lower;
+  p.range.lo_open = true;
   return p;
 }
 
@@ -39,25 +39,42 @@ Parameter Parameter::if_present() const {
 std::string Parameter::describe() const {
   if (kind == Kind::word) return words.empty() ? "a word" : fmt::format("one of {}", fmt::join(words, ", "));
   const std::string what = kind == Kind::integer ? "an integer" : "a finite number";
-  const bool low = std::isfinite(min), high = std::isfinite(max);
-  if (low && high) return fmt::format("{} in {}{}, {}]", what, min_open ? "(" : "[", format_number(min), format_number(max));
-  if (low) return fmt::format("{} {} {}", what, min_open ? ">" : ">=", format_number(min));
-  if (high) return fmt::format("{} <= {}", what, format_number(max));
+  const Range& r = range;
+  const bool low = std::isfinite(r.lo), high = std::isfinite(r.hi);
+  if (low && high)
+    return fmt::format("{} in {}{}, {}{}", what, r.lo_open ? "(" : "[", format_number(r.lo), format_number(r.hi), r.hi_open ? ")" : "]");
+  if (low) return fmt::format("{} {} {}", what, r.lo_open ? ">" : ">=", format_number(r.lo));
+  if (high) return fmt::format("{} {} {}", what, r.hi_open ? "<" : "<=", format_number(r.hi));
   return what;
 }
 
+namespace {
+Parameter of_kind(std::string name, Parameter::Kind kind) {
+  Parameter p;
+  p.name = std::move(name);
+  p.kind = kind;
+  return p;
+}
+}  // namespace
+
 Parameter number(std::string name, double min, double max) {
-  return {.name = std::move(name), .kind = Parameter::Kind::number, .min = min, .max = max};
+  Parameter p = of_kind(std::move(name), Parameter::Kind::number);
+  p.range = Range::between(min, max);
+  return p;
 }
 
 Parameter positive(std::string name) { return number(std::move(name)).above(0); }
 
 Parameter integer(std::string name, double min, double max) {
-  return {.name = std::move(name), .kind = Parameter::Kind::integer, .min = min, .max = max};
+  Parameter p = of_kind(std::move(name), Parameter::Kind::integer);
+  p.range = Range::between(min, max);
+  return p;
 }
 
 Parameter word(std::string name, std::vector<std::string> allowed) {
-  return {.name = std::move(name), .kind = Parameter::Kind::word, .words = std::move(allowed)};
+  Parameter p = of_kind(std::move(name), Parameter::Kind::word);
+  p.words = std::move(allowed);
+  return p;
 }
 
 namespace {
@@ -94,7 +111,7 @@ std::optional<ParameterProblem> check_parameters(const std::vector<Parameter>& s
     }
     if (!is_number) return ParameterProblem{p.name, fmt::format("parameter '{}' = '{}': must be {}", p.name, point.words.at(p.name), p.describe())};
     const double v = point.numbers.at(p.name);
-    const bool ok = std::isfinite(v) && (p.min_open ? v > p.min : v >= p.min) && v <= p.max &&
+    const bool ok = std::isfinite(v) && p.range.contains(v) &&
                     (p.kind != Parameter::Kind::integer || v == std::floor(v));
     if (!ok) return ParameterProblem{p.name, fmt::format("parameter '{}' = {}: must be {}", p.name, format_number(v), p.describe())};
   }

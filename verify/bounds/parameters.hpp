@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "numerics/range.hpp"
 #include "verify/cases/formula.hpp"
 
 namespace privamp::verify {
@@ -22,15 +23,14 @@ struct Parameter {
   enum class Kind { number, integer, word };
   std::string name;
   Kind kind = Kind::number;
-  double min = -std::numeric_limits<double>::infinity(), max = std::numeric_limits<double>::infinity();
-  bool min_open = false;            // min excluded (number("alpha").above(1): alpha > 1)
+  Range range = {};                 // a number's allowed values (number("alpha").above(1): alpha > 1)
   std::vector<std::string> words;   // a word's allowed values (empty: any word)
   bool optional = false;            // read only when present
   // Read only when the word parameter `when_word` takes one of `when_values` ("" stands for "absent").
   std::string when_word;
   std::vector<std::string> when_values;
 
-  Parameter above(double lower) const;  // min = lower, excluded
+  Parameter above(double lower) const;  // the lower end: lower, excluded
   Parameter when(std::string word, std::vector<std::string> values) const;
   Parameter when_present(std::string word) const;  // read only when the word parameter `word` is given (any value)
   Parameter if_present() const;

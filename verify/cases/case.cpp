@@ -504,9 +504,12 @@ class Reader : public TomlReader {
         }
         if (e.formula.empty()) continue;
         try {
-          check_formula_work(e.formula, q);  // at every point: the work of a sum() may depend on the grid
-          if (!e.outside(q) && !checked_formulas.count(id)) {
-            e.bound(q);  // syntax, parameter names, the laws inside (one evaluation per case)
+          // At every point: the work of a sum() may depend on the grid. A formula without divergence calls is cheap
+          // and evaluated at every point (a value that is not finite at one of them is refused here, not found
+          // later as an error row); one with them costs what its divergences cost and is evaluated once per case.
+          const bool cheap = check_formula_work(e.formula, q) < static_cast<double>(sim::kDivergenceWork);
+          if (!e.outside(q) && (cheap || !checked_formulas.count(id))) {
+            e.bound(q);  // syntax, parameter names, the laws inside
             if (const DivergenceCheck* d = e.divergence(); d && d->order) d->order(q);
             checked_formulas.insert(id);
           }

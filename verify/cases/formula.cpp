@@ -36,11 +36,12 @@ double evaluate_derived(const std::string& formula, const Params& params) {
   return sim::Expression::parse_cached(formula, "formula")->number(params, &kEngines, true).value;
 }
 
-void check_formula_work(const std::string& formula, const Params& params) {
+double check_formula_work(const std::string& formula, const Params& params) {
   const double w = sim::Expression::parse_cached(formula, "formula")->work(params);
   if (w > static_cast<double>(sim::kMaxFormulaWork))
     throw InvalidArgument(fmt::format("'{}': {}", formula.size() > 80 ? formula.substr(0, 77) + "..." : formula,
                                       sim::work_limit_message(w)));
+  return w;
 }
 
 double evaluate_formula(const std::string& formula, const Params& params) {

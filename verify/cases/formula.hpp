@@ -29,8 +29,9 @@ double evaluate_formula(const std::string& formula, const Params& params);  // t
 // lipschitz() of a map that jumps); a bound is not-applicable at a point with an infinite parameter.
 double evaluate_derived(const std::string& formula, const Params& params);
 // InvalidArgument when one evaluation of the formula at `params` would exceed the work limit (sim::kMaxFormulaWork),
-// estimated without evaluating it.
-void check_formula_work(const std::string& formula, const Params& params);
+// estimated without evaluating it. Returns the estimate (a formula with a divergence call costs at least
+// sim::kDivergenceWork).
+double check_formula_work(const std::string& formula, const Params& params);
 
 // A law template at a point: its text with the values of its arguments (what `privamp divergence` takes), and the
 // law itself (built from the parsed tree, through a small cache of the latest laws; `text` receives its text).
