@@ -1,6 +1,8 @@
 #include "verify/explore/explore.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <memory>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -477,19 +479,30 @@ class Explorer {
 
   std::vector<Evaluation> global_phase(int n) {
     const std::size_t d = space_.dimension();
-    gsl_qrng* q = gsl_qrng_alloc(gsl_qrng_sobol, static_cast<unsigned>(d));
+    const std::unique_ptr<gsl_qrng, void (*)(gsl_qrng*)> sobol(gsl_qrng_alloc(gsl_qrng_sobol, static_cast<unsigned>(d)),
+                                                               gsl_qrng_free);
+    gsl_qrng* q = sobol.get();
     if (!q) throw NumericalError("explore: cannot allocate the Sobol generator");
     std::mt19937_64 rng(options_.seed);
     std::uniform_real_distribution<double> uniform(0, 1);
     std::vector<double> shift(d);
     for (double& s : shift) s = uniform(rng);
-    std::vector<std::vector<double>> points(static_cast<std::size_t>(n), std::vector<double>(d));
-    for (auto& u : points) {
-      gsl_qrng_get(q, u.data());
-      for (std::size_t j = 0; j < d; ++j) u[j] = std::fmod(u[j] + shift[j], 1.0);
+    // In chunks, so that memory grows with the evaluations run, not with the budget (10^7 points of 40 axes held at
+    // once would be gigabytes), and a --max-seconds stop ends the phase after the chunk it falls in. (`limited_` is
+    // the same on every process after a chunk's exchange, so all of them leave the loop together.)
+    const std::size_t chunk = 1024 * static_cast<std::size_t>(size());
+    std::vector<Evaluation> out;
+    for (std::size_t done = 0; done < static_cast<std::size_t>(n) && !limited_;) {
+      std::vector<std::vector<double>> points(std::min(chunk, static_cast<std::size_t>(n) - done), std::vector<double>(d));
+      for (auto& u : points) {
+        gsl_qrng_get(q, u.data());
+        for (std::size_t j = 0; j < d; ++j) u[j] = std::fmod(u[j] + shift[j], 1.0);
+      }
+      done += points.size();
+      std::vector<Evaluation> part = evaluate_all(points);
+      out.insert(out.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
     }
-    gsl_qrng_free(q);
-    return evaluate_all(points);
+    return out;
   }
 
   struct LocalRun {
