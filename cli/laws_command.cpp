@@ -17,8 +17,9 @@ Action add_laws_command(CLI::App& app) {
     for (const sim::LawSpec& law : sim::law_catalogue()) {
       std::cout << fmt::format("{}  —  {}\n", law.name, law.summary);
       for (const sim::ParamSpec& p : law.params)
-        std::cout << fmt::format("    {:<9} {:<16} {:<22} {}\n", p.name, sim::to_string(p.kind),
-                                 p.default_value ? "default " + *p.default_value : "required", p.doc);
+        std::cout << fmt::format("    {:<9} {:<16} {:<22} {}{}\n", p.name, sim::to_string(p.kind),
+                                 p.default_value ? "default " + *p.default_value : "required", p.doc,
+                                 p.range.bounded() ? " [allowed: " + p.range.text() + "]" : "");
       std::cout << fmt::format("    example: {}\n\n", law.example);
     }
     return 0;

@@ -403,6 +403,7 @@ PYBIND11_MODULE(_privamp, m) {
             d["kind"] = sim::to_string(p.kind);
             d["default"] = p.default_value ? py::object(py::str(*p.default_value)) : py::object(py::none());
             d["doc"] = p.doc;
+            d["allowed"] = p.range.bounded() ? py::object(py::str(p.range.text())) : py::object(py::none());
             params.append(d);
           }
           py::dict d;

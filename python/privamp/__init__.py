@@ -353,5 +353,6 @@ def figures(files=None, only=None, out="figures", reduced=False, jobs=0):
 
 
 def laws():
-    """The law catalogue: a list of dicts with name, summary, example and params (name, kind, default, doc)."""
+    """The law catalogue: a list of dicts with name, summary, example and params (name, kind, default, doc, and
+    allowed: the declared range of a number, e.g. "0 < value < inf", or None)."""
     return _privamp.laws()

@@ -362,6 +362,9 @@ class Laws(unittest.TestCase):
     def test_catalogue(self):
         names = {law["name"] for law in privamp.laws()}
         self.assertTrue({"gaussian", "laplace_sum", "noisy_sgd", "chain"} <= names)
+        gaussian = next(law for law in privamp.laws() if law["name"] == "gaussian")
+        allowed = {p["name"]: p["allowed"] for p in gaussian["params"]}
+        self.assertEqual(allowed, {"loc": None, "sigma": "1e-300 <= value < inf"})
 
     def test_docstrings(self):
         for f in (privamp.divergence, privamp.kernel, privamp.verify, privamp.explore, privamp.laws,

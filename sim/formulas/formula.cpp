@@ -54,6 +54,7 @@ T run(const std::vector<Op>& program, const std::vector<double>& constants, cons
   // Formulas of moderate depth run on a stack in place (no allocation per evaluation: simulators call them in loops).
   constexpr int kInPlace = 32;
   std::array<T, kInPlace> local;  // NOLINT: written before read
+  local[0] = T(0.0);              // (an empty program reads it: GCC sees that path)
   std::vector<T> heap(depth > kInPlace ? static_cast<std::size_t>(depth) : 0);
   T* stack = depth > kInPlace ? heap.data() : local.data();
   std::size_t top = 0;  // the number of values on the stack
@@ -316,7 +317,10 @@ class FormulaCompiler {
         if (std::find(variables_.begin(), variables_.end(), n.text) != variables_.end()) return n.text;
         return format_number(params_.at(n.text));
       }
-      case Node::Kind::negate: return "-" + operand(*n.args[0], 4, true, true);
+      case Node::Kind::negate: {  // (not "-" + string: GCC 12 warns falsely of an overlapping copy, bug 105651)
+        std::string out = "-";
+        return out += operand(*n.args[0], 4, true, true);
+      }
       case Node::Kind::binary:
       case Node::Kind::compare: {
         const int p = precedence(n);

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include <Eigen/Core>
 #include <fmt/format.h>
@@ -202,6 +203,16 @@ std::vector<LawPtr> Args::laws(const std::string& name) const {
   return out;
 }
 
+std::vector<long> Args::dimensions(const std::string& name) const {
+  const Value& v = get(name);
+  if (v.kind == Value::Kind::law) return {v.dimension};
+  std::vector<long> out;
+  if (v.kind == Value::Kind::list)
+    for (const Value& e : v.list)
+      if (e.kind == Value::Kind::law) out.push_back(e.dimension);
+  return out;
+}
+
 const std::vector<LawSpec>& law_catalogue() {
   using K = ParamKind;
   static const std::vector<LawSpec> catalogue = {
@@ -216,7 +227,8 @@ const std::vector<LawSpec>& law_catalogue() {
       {"gaussian_nd", "isotropic normal law N(loc, sigma^2 I) on R^d (closed-form divergences only)",
        {{"loc", K::numbers, std::nullopt, "mean vector"}, ParamSpec{"sigma", K::number, "1", "standard deviation, > 0"}.within(Range::scale())},
        "gaussian_nd(loc=[1, 0, 2], sigma=1)",
-       [](const Args& a) { return std::make_shared<GaussianND>(a.numbers("loc"), a.number("sigma")); }},
+       [](const Args& a) { return std::make_shared<GaussianND>(a.numbers("loc"), a.number("sigma")); },
+       /*variadic=*/false, [](const Args& a) { return static_cast<long>(a.numbers("loc").size()); }},
       {"ou", "Ornstein-Uhlenbeck semigroup P_t(x0) for dX = -theta X dt + sqrt(2) rho dW (GT.ou.law)",
        {{"x0", K::number, std::nullopt, "starting point"},
         ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive()),
@@ -234,7 +246,8 @@ const std::vector<LawSpec>& law_catalogue() {
        "ou_nd(x0=[1, 0], t=1, theta=1, rho=1)",
        [](const Args& a) {
          return std::make_shared<GaussianND>(OrnsteinUhlenbeck(a.number("theta"), a.number("rho")).law(a.numbers("x0"), a.number("t")));
-       }},
+       },
+       /*variadic=*/false, [](const Args& a) { return static_cast<long>(a.numbers("x0").size()); }},
       {"gaussian_chain", "X_r of X_i = L X_(i-1) + N(0, sigma^2) from X_0 ~ N(x0, sigma0^2) (exact Gaussian law)",
        {{"x0", K::number, std::nullopt, "mean of X_0"},
         ParamSpec{"r", K::integer, "1", "number of steps, >= 1"}.within(Range::between(1, 100000)),
@@ -324,7 +337,8 @@ const std::vector<LawSpec>& law_catalogue() {
       {"brownian_nd", "d-dimensional Brownian semigroup N(x0, 2t I)",
        {{"x0", K::numbers, std::nullopt, "starting point in R^d"}, ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive())},
        "brownian_nd(x0=[1, 2], t=0.25)",
-       [](const Args& a) { return std::make_shared<GaussianND>(OrnsteinUhlenbeck(0, 1).law(a.numbers("x0"), a.number("t"))); }},
+       [](const Args& a) { return std::make_shared<GaussianND>(OrnsteinUhlenbeck(0, 1).law(a.numbers("x0"), a.number("t"))); },
+       /*variadic=*/false, [](const Args& a) { return static_cast<long>(a.numbers("x0").size()); }},
       {"laplace", "Laplace law with density exp(-|x-loc|/scale)/(2 scale)",
        {{"loc", K::number, "0", "centre"}, ParamSpec{"scale", K::number, "1", "scale b, > 0"}.within(Range::scale())},
        "laplace(loc=1, scale=0.5)",
@@ -380,12 +394,16 @@ const std::vector<LawSpec>& law_catalogue() {
          if (!(t >= 1 && t <= static_cast<double>(Composition::kMaxCount) && t == std::floor(t)))
            throw_invalid("power", "T", t, fmt::format("an integer, 1 <= T <= {}", Composition::kMaxCount));
          return compose_power(a.law("law"), static_cast<long>(t));
-       }},
+       },
+       /*variadic=*/false, [](const Args& a) { return a.dimensions("law").front() * a.integer("T"); }},
       {"product", "releases of different laws in sequence: product(power(a, 150), power(b, 20)) (heterogeneous composition)",
        {{"laws", K::laws, std::nullopt, "the laws released, in order (powers or single laws), at most 64"}},
        "product(power(gaussian(1, 1), 150), power(gaussian(1, 2), 20))",
        [](const Args& a) { return compose_product(a.laws("laws")); },
-       /*variadic=*/true},
+       /*variadic=*/true, [](const Args& a) {
+         const std::vector<long> d = a.dimensions("laws");
+         return std::accumulate(d.begin(), d.end(), 0L);
+       }},
       {"mixture", "finite mixture sum_i weights[i] * laws[i]",
        {ParamSpec{"weights", K::numbers, std::nullopt, "non-negative, summing to 1"}.within(Range::probability()),
         {"laws", K::laws, std::nullopt, "the components (any one-dimensional laws)"}},

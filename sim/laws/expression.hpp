@@ -33,6 +33,7 @@ struct Value {
   std::string word;  // a word, or a formula's text (its parameters substituted)
   std::vector<Value> list;
   LawPtr law;
+  long dimension = 1;  // a law's, known also where it is only checked (not built)
   std::shared_ptr<const Formula> formula;
 };
 
@@ -81,6 +82,7 @@ class Args {
   std::vector<std::vector<double>> matrix(const std::string& name) const;  // a list of equal-length rows
   LawPtr law(const std::string& name) const;
   std::vector<LawPtr> laws(const std::string& name) const;
+  std::vector<long> dimensions(const std::string& name) const;  // of a law or a list of laws, built or only checked
   const std::string& word(const std::string& name) const;  // a bare name, e.g. loss=logistic
   // A formula parameter: the compiled formula, or null when one of the parameter's named alternatives was given
   // (then word(name) is that name).
@@ -105,6 +107,9 @@ struct LawSpec {
   // Positional arguments are gathered into the first parameter (a list of laws): product(a, b, c) is
   // product(laws=[a, b, c]).
   bool variadic = false;
+  // The dimension of the law it builds, from its arguments without building (a case file's laws are compared at
+  // load at every grid point). Empty: the dimension its law arguments share (all must agree), 1 when it has none.
+  std::function<long(const Args&)> dimension = {};
 };
 
 const std::vector<LawSpec>& law_catalogue();

@@ -280,7 +280,8 @@ struct Val {
   bool unresolved = false;  // a bare name that is no parameter (fine as a word, an error as a number)
   std::vector<Val> list;
   LawPtr law;  // null when only checked
-  static Val point(double x) { return {Kind::number, x, x, x, {}, false, {}, nullptr}; }
+  long dimension = 1;  // a law's (known also when it is only checked)
+  static Val point(double x) { return {Kind::number, x, x, x, {}, false, {}, nullptr, 1}; }
   bool is_point() const { return lo == v && hi == v; }
 };
 
@@ -336,6 +337,7 @@ Value to_law_value(const Val& v) {
     case Val::Kind::law:
       out.kind = Value::Kind::law;
       out.law = v.law;
+      out.dimension = v.dimension;
       break;
   }
   return out;
@@ -791,7 +793,8 @@ class Evaluator {
     const std::int64_t first = static_cast<std::int64_t>(from.v), last = static_cast<std::int64_t>(to.v);
     if (static_cast<double>(last - first) + 1 > kMaxSumTerms)
       fail(n, fmt::format("sum: {} terms; at most 10^6", static_cast<double>(last - first) + 1));
-    const auto saved = params_.numbers.find(k) != params_.numbers.end() ? std::optional<double>(params_.numbers[k]) : std::nullopt;
+    const bool had = params_.numbers.count(k) > 0;
+    const double saved = had ? params_.numbers[k] : 0.0;  // restored after the sum (no optional: GCC 12 warns falsely)
     Val total = Val::point(0);
     for (std::int64_t i = first; i <= last; ++i) {
       params_.numbers[k] = static_cast<double>(i);
@@ -806,7 +809,7 @@ class Evaluator {
       r.hi = total.hi + t.hi;
       total = outward(r);
     }
-    if (saved) params_.numbers[k] = *saved;
+    if (had) params_.numbers[k] = saved;
     else params_.numbers.erase(k);
     return total;
   }
@@ -825,8 +828,10 @@ class Evaluator {
       order = o.v;
     }
     if (mode_ == Mode::check) {
-      law(*n.args[0]);
-      law(*n.args[1]);
+      const Val mu = law(*n.args[0]), nu = law(*n.args[1]);
+      if (mu.dimension != nu.dimension)
+        fail(n, fmt::format("{}(mu, nu): the laws live in different dimensions: mu in R^{}, nu in R^{}", f, mu.dimension,
+                            nu.dimension));
       return Val::point(0);
     }
     if (!divergence_) fail(n, "a divergence is computed only in formulas of case files (privamp verify)");
@@ -908,13 +913,35 @@ class Evaluator {
     }
     Val v;
     v.kind = Val::Kind::law;
+    v.dimension = dimension_of(n, spec, values);
     if (mode_ == Mode::check) return v;
     try {
       v.law = spec.build(Args(spec.name, std::move(values), &context_));
     } catch (const InvalidArgument& e) {
       fail(n, e.what());
     }
+    v.dimension = v.law->dimension();
     return v;
+  }
+
+  // The dimension of the law a call builds, from its arguments (LawSpec::dimension, or the one its laws share).
+  long dimension_of(const Node& n, const LawSpec& spec, const std::map<std::string, Value>& values) const {
+    const Args args(spec.name, values);
+    if (spec.dimension) try {
+        return spec.dimension(args);
+      } catch (const InvalidArgument& e) {
+        fail(n, e.what());
+      }
+    std::optional<long> shared;
+    for (const ParamSpec& ps : spec.params) {
+      if ((ps.kind != ParamKind::law && ps.kind != ParamKind::laws) || !values.count(ps.name)) continue;
+      for (long d : args.dimensions(ps.name)) {
+        if (shared && *shared != d)
+          fail(n, fmt::format("{}: its laws live in different dimensions (R^{} and R^{})", spec.name, *shared, d));
+        shared = d;
+      }
+    }
+    return shared.value_or(1);
   }
 
   // A formula parameter's value: one of its named alternatives (a word), or the compiled formula with its text.
@@ -1056,7 +1083,8 @@ double Expression::work(const Node& n, Params& params) const {
   const double terms = from && to ? std::clamp(*to - *from + 1, 0.0, kMaxSumTerms) : kMaxSumTerms;
   if (terms == 0) return 1 + children(1);
   const std::string& k = n.args[0]->text;
-  const auto saved = params.numbers.find(k) != params.numbers.end() ? std::optional<double>(params.numbers[k]) : std::nullopt;
+  const bool had = params.numbers.count(k) > 0;
+  const double saved = had ? params.numbers[k] : 0.0;
   double body = 0;
   for (const std::optional<double>& end : {from, to}) {
     if (end) params.numbers[k] = *end;
@@ -1066,7 +1094,7 @@ double Expression::work(const Node& n, Params& params) const {
     // estimated at both ends of every level, 2^depth estimates).
     if (terms * body > static_cast<double>(kMaxFormulaWork)) break;
   }
-  if (saved) params.numbers[k] = *saved;
+  if (had) params.numbers[k] = saved;
   else params.numbers.erase(k);
   return 1 + work(*n.args[1], params) + work(*n.args[2], params) + terms * body;
 }
@@ -1130,9 +1158,9 @@ std::string Expression::law_text(const Params& params) const {
   return ev.render(*root_);
 }
 
-void Expression::check_law(const Params& params) const {
+long Expression::check_law(const Params& params) const {
   Evaluator ev(shared_from_this(), params, nullptr, Evaluator::Mode::check);
-  ev.law(*root_);
+  return ev.law(*root_).dimension;
 }
 
 // The law-expression entry points (see expression.hpp): one language, parsed once per text.

@@ -76,8 +76,9 @@ class Expression : public std::enable_shared_from_this<Expression> {
   LawPtr law_cached(const Params& params, std::string* text = nullptr) const;
   // The law with the values of its arguments, e.g. "gaussian(1, 2.5)": what `privamp divergence` takes.
   std::string law_text(const Params& params) const;
-  // Checks names, parameters and required arguments of laws and the parameters used, building nothing.
-  void check_law(const Params& params) const;
+  // Checks names, parameters (their declared ranges) and required arguments of laws and the parameters used,
+  // building nothing; returns the law's dimension.
+  long check_law(const Params& params) const;
   // The work one evaluation at `params` would take (steps; a divergence call counts kDivergenceWork), estimated
   // from the tree without evaluating it: compared with kMaxFormulaWork before anything runs.
   double work(const Params& params) const;

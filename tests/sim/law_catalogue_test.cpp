@@ -181,3 +181,23 @@ TEST_CASE("every declared parameter range is checked at load without building", 
     }
   CHECK(ranged >= 50);
 }
+
+// The dimension a case file's load-time check compares (mu's against nu's, at every grid point) is known without
+// building: it agrees with the built law's for every example and for compositions, and laws of different
+// dimensions inside one law are refused there.
+TEST_CASE("a law's dimension is known without building it and agrees with the built law", "[sim][laws]") {
+  std::vector<std::string> texts;
+  for (const LawSpec& spec : law_catalogue()) texts.push_back(spec.example);
+  texts.insert(texts.end(), {"power(gaussian_nd(loc=[1, 0], sigma=1), 3)", "brownian_nd(x0=[1, 2, 3], t=1)",
+                             "product(power(gaussian(1, 1), 2), gaussian_nd(loc=[1, 2, 3]))"});
+  for (const std::string& text : texts) {
+    INFO(text);
+    const long checked = Expression::parse(text)->check_law({});
+    CHECK(checked == parse_law(text)->dimension());
+  }
+  CHECK(Expression::parse("power(gaussian_nd(loc=[1, 0], sigma=1), 3)")->check_law({}) == 6);
+  CHECK_THROWS_WITH(check_law_syntax("mix(q=0.5, gaussian_nd(loc=[1, 0]), gaussian(0, 1))"),
+                    Catch::Contains("mix: its laws live in different dimensions (R^2 and R^1)"));
+  CHECK_THROWS_WITH(Expression::parse("renyi(gaussian_nd(loc=[1, 0]), gaussian(0, 1), 2)")->number({}),
+                    Catch::Contains("a divergence is computed only in formulas"));
+}

@@ -30,6 +30,8 @@ TEST_CASE("quantities and engines reject what they cannot do, with a clear messa
   CHECK_THAT(error_of([&] { verify::compute_divergence(*g, *l, Quantity::kl(), mc); }), Contains("parameter 'samples' = 10"));
   CHECK_THAT(error_of([&] { verify::compute_divergence(*nd, *nd2, Quantity::kl()); }), Contains("isotropic Gaussians of equal sigma"));
   CHECK_THAT(error_of([] { sim::parse_law("mix(0.5, gaussian_nd([0, 1], 1), gaussian(0, 1))"); }),
+             Contains("mix: its laws live in different dimensions (R^2 and R^1)"));
+  CHECK_THAT(error_of([] { sim::parse_law("mix(0.5, gaussian_nd([0, 1], 1), gaussian_nd([1, 1], 1))"); }),
              Contains("components must be one-dimensional"));
 }
 

@@ -488,12 +488,17 @@ class Reader : public TomlReader {
         } catch (const InvalidArgument& e) {
           fail(t.get("kernel"), "kernel", where() + e.what());
         }
-      if (c.kind == Case::Kind::laws)
+      if (c.kind == Case::Kind::laws) {
+        long dimension[2] = {1, 1};
         for (const char* key : {"mu", "nu"}) try {
-            check_law(key[0] == 'm' ? c.mu : c.nu, p);
+            dimension[key[0] == 'n'] = check_law(key[0] == 'm' ? c.mu : c.nu, p);
           } catch (const InvalidArgument& e) {
             fail(t.get(key), key, where() + e.what());
           }
+        if (dimension[0] != dimension[1])
+          fail(t.get("nu"), "nu", fmt::format("{}the laws live in different dimensions: mu in R^{}, nu in R^{}", where(),
+                                              dimension[0], dimension[1]));
+      }
       for (const std::string& id : c.bounds) {
         const BoundEntry& e = entry(id);
         std::optional<ParameterProblem> problem = check_parameters(e.parameters, q);

@@ -56,6 +56,6 @@ sim::LawPtr build_law(const std::string& expression, const Params& params, std::
   return law_expression(expression)->law_cached(params, text);
 }
 
-void check_law(const std::string& expression, const Params& params) { law_expression(expression)->check_law(params); }
+long check_law(const std::string& expression, const Params& params) { return law_expression(expression)->check_law(params); }
 
 }  // namespace privamp::verify

@@ -37,7 +37,8 @@ double check_formula_work(const std::string& formula, const Params& params);
 // law itself (built from the parsed tree, through a small cache of the latest laws; `text` receives its text).
 std::string law_text(const std::string& expression, const Params& params);
 sim::LawPtr build_law(const std::string& expression, const Params& params, std::string* text = nullptr);
-// Checks a law template's names, parameters and required arguments at a point, building nothing.
-void check_law(const std::string& expression, const Params& params);
+// Checks a law template's names, parameters (their declared ranges) and required arguments at a point, building
+// nothing; returns the law's dimension.
+long check_law(const std::string& expression, const Params& params);
 
 }  // namespace privamp::verify
