@@ -500,7 +500,11 @@ class Explorer {
       }
       done += points.size();
       std::vector<Evaluation> part = evaluate_all(points);
+      const bool interrupted = std::any_of(part.begin(), part.end(), [](const Evaluation& e) {
+        return e.status == Evaluation::Status::error && e.message == "interrupted";
+      });
       out.insert(out.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+      if (interrupted) break;  // (seen in the exchanged results: every process leaves here)
     }
     return out;
   }
