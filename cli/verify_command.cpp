@@ -75,7 +75,7 @@ Action add_verify_command(CLI::App& app) {
         if (args->out.empty() || !std::filesystem::equivalent(args->out, args->html, ec)) locks.push_back(make_output_dir("--html", args->html));
         check_target("--html", std::filesystem::path(args->html) / "index.html");
       }
-      if (args->update_golden) locks.emplace_back("--update-golden", golden);
+      if (args->update_golden) locks.push_back(make_output_dir("--update-golden", golden));  // created on the first update
     });
     settings.communicator = &comm;
     settings.progress = terminal_progress("points");
