@@ -29,7 +29,6 @@ struct Range {
   static Range probability() { return {0, 1, false, false}; }
   static Range between(double lo, double hi) { return {lo, hi, std::isinf(lo), std::isinf(hi)}; }  // ends included
   static Range at_least(double lo) { return between(lo, kInf); }
-  static Range above(double lo) { return {lo, kInf, true, true}; }
 
  private:
   static constexpr double kInf = std::numeric_limits<double>::infinity();

@@ -926,16 +926,15 @@ class Evaluator {
 
   // The dimension of the law a call builds, from its arguments (LawSpec::dimension, or the one its laws share).
   long dimension_of(const Node& n, const LawSpec& spec, const std::map<std::string, Value>& values) const {
-    const Args args(spec.name, values);
     if (spec.dimension) try {
-        return spec.dimension(args);
+        return spec.dimension(Args(spec.name, values));
       } catch (const InvalidArgument& e) {
         fail(n, e.what());
       }
     std::optional<long> shared;
     for (const ParamSpec& ps : spec.params) {
       if ((ps.kind != ParamKind::law && ps.kind != ParamKind::laws) || !values.count(ps.name)) continue;
-      for (long d : args.dimensions(ps.name)) {
+      for (long d : Args(spec.name, {{ps.name, values.at(ps.name)}}).dimensions(ps.name)) {
         if (shared && *shared != d)
           fail(n, fmt::format("{}: its laws live in different dimensions (R^{} and R^{})", spec.name, *shared, d));
         shared = d;
