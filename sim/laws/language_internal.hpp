@@ -1,0 +1,40 @@
+// What the language's two halves share (grammar.cpp parses and validates, language.cpp evaluates): the names of
+// laws and functions, and the error at a column. Internal to sim/laws/.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/laws/expression.hpp"
+#include "sim/laws/language.hpp"
+#include "sim/laws/node.hpp"
+
+namespace privamp::sim {
+
+using NodePtr = std::shared_ptr<const Node>;
+
+[[noreturn]] inline void fail_at(const std::string& label, const std::string& text, std::size_t column, const std::string& why) {
+  expression_error(label, text, column, why);
+}
+
+inline const LawSpec* find_law(const std::string& name) {
+  for (const LawSpec& spec : law_catalogue())
+    if (spec.name == name) return &spec;
+  return nullptr;
+}
+
+inline const std::vector<std::string>& function_names() {
+  static const std::vector<std::string> names = {"sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tanh", "atan", "sinh", "cosh", "erf", "erfc", "Phi",
+                                                 "logPhi", "lgamma", "floor", "ceil", "abs", "pow", "binom", "min", "max",
+                                                 "if", "sum", "default", "lipschitz", "gradient_bound", "smoothness", "strong_convexity", "renyi", "hockey_stick", "kl", "tv", "renyi_inf"};
+  return names;
+}
+
+inline bool is_divergence(const std::string& f) { return parse_divergence(f).has_value(); }
+
+inline bool is_certified_constant(const std::string& f) {
+  return f == "lipschitz" || f == "gradient_bound" || f == "smoothness" || f == "strong_convexity";
+}
+
+}  // namespace privamp::sim
