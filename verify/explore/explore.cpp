@@ -1,12 +1,14 @@
 #include "verify/explore/explore.hpp"
 
 #include <algorithm>
-#include <iterator>
-#include <memory>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <set>
@@ -668,6 +670,8 @@ class Explorer {
 
   // The best distinct candidates, re-evaluated with the case's full options: spread over processes (point k on
   // rank k % size) and threads; the first process collects the rows.
+  // A point whose full re-evaluation is an error (an engine refusing what the search's options accepted) is passed
+  // over for the next distinct candidate, up to 2 x --starts such points; the rest are reported as they are.
   void reevaluate(ExploreResult& r) const {
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < r.evaluations.size(); ++i)
@@ -675,9 +679,31 @@ class Explorer {
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
       return objective(options_.goal, r.evaluations[a].slack) < objective(options_.goal, r.evaluations[b].slack);
     });
-    for (std::size_t i : order) {
-      if (static_cast<int>(r.best_index.size()) == options_.starts) break;
-      if (distinct(r.evaluations[i].u, r.evaluations, r.best_index)) r.best_index.push_back(i);
+    const std::size_t starts = static_cast<std::size_t>(options_.starts), max_passed = 2 * starts;
+    std::vector<std::size_t> taken;  // kept and passed over: a next candidate must be distinct from both
+    std::vector<std::pair<std::size_t, Row>> kept;  // (index, row); rows on the first process only
+    for (std::size_t next = 0; kept.size() < starts && next < order.size();) {
+      std::vector<std::size_t> batch;
+      for (; next < order.size() && kept.size() + batch.size() < starts; ++next)
+        if (distinct(r.evaluations[order[next]].u, r.evaluations, taken)) {
+          batch.push_back(order[next]);
+          taken.push_back(order[next]);
+        }
+      if (batch.empty()) break;
+      std::vector<bool> failed;
+      std::vector<Row> rows = reevaluate_points(r.evaluations, batch, &failed);
+      for (std::size_t k = 0; k < batch.size(); ++k) {
+        if (failed[k] && r.passed_over < max_passed) {
+          if (r.passed_over++ == 0 && rank() == 0) r.passed_over_reason = rows[k].reason;
+          continue;
+        }
+        kept.emplace_back(batch[k], rank() == 0 ? std::move(rows[k]) : Row{});
+      }
+    }
+    std::stable_sort(kept.begin(), kept.end(), [&](const auto& a, const auto& b) { return better(r.evaluations[a.first], r.evaluations[b.first]); });
+    for (auto& [i, row] : kept) {
+      r.best_index.push_back(i);
+      if (rank() == 0) r.best.push_back(std::move(row));
     }
     // The best degenerate point, when it beats the best one: reported apart.
     for (std::size_t i = 0; i < r.evaluations.size(); ++i)
@@ -686,15 +712,13 @@ class Explorer {
         r.degenerate_index = i;
     if (r.degenerate_index && !r.best_index.empty() && !better(r.evaluations[*r.degenerate_index], r.evaluations[r.best_index.front()]))
       r.degenerate_index.reset();
-    std::vector<std::size_t> points = r.best_index;
-    if (r.degenerate_index) points.push_back(*r.degenerate_index);
-    const std::vector<Row> rows = reevaluate_points(r.evaluations, points);
+    std::vector<Row> rows;
+    if (r.degenerate_index) rows = reevaluate_points(r.evaluations, {*r.degenerate_index});
     if (rank() != 0) {
       r.best_index.clear();  // only the first process reports
       r.degenerate_index.reset();
       return;
     }
-    r.best.assign(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(r.best_index.size()));
     if (r.degenerate_index) r.degenerate = rows.back();
   }
 
@@ -703,8 +727,10 @@ class Explorer {
   }
 
   // The points (indices in `all`) re-evaluated with the case's full options, spread over processes (point k on rank
-  // k % size) and threads; the rows in the points' order on the first process (empty on the others).
-  std::vector<Row> reevaluate_points(const std::vector<Evaluation>& all, const std::vector<std::size_t>& points) const {
+  // k % size) and threads; the rows in the points' order on the first process (empty on the others). `failed`, if
+  // given, receives on every process which rows are errors.
+  std::vector<Row> reevaluate_points(const std::vector<Evaluation>& all, const std::vector<std::size_t>& points,
+                                     std::vector<bool>* failed = nullptr) const {
     PointOptions full;
     full.ignore_hypotheses = options_.ignore_hypotheses;
     std::vector<std::size_t> mine;
@@ -714,6 +740,22 @@ class Explorer {
     parallel_for(mine.size(), options_.jobs, [&](std::size_t m) {
       rows[m] = {mine[m], evaluate_point(case_, case_.with_derived(space_.point(all[points[mine[m]]].u)), {id_}, full)};
     });
+    if (failed) {  // every process learns which rows are errors (the choice of the next points depends on it)
+      failed->assign(points.size(), false);
+      std::vector<std::uint8_t> mine;  // the indices of this process's error rows, 8 bytes each
+      for (const auto& [k, list] : rows)
+        if (list.front().verdict == Verdict::error) {
+          const std::uint64_t index = k;
+          const auto* b = reinterpret_cast<const std::uint8_t*>(&index);
+          mine.insert(mine.end(), b, b + sizeof index);
+        }
+      for (const auto& bytes : size() > 1 ? options_.communicator->all_gather(mine) : std::vector<std::vector<std::uint8_t>>{mine})
+        for (std::size_t o = 0; o + sizeof(std::uint64_t) <= bytes.size(); o += sizeof(std::uint64_t)) {
+          std::uint64_t index = 0;
+          std::memcpy(&index, bytes.data() + o, sizeof index);
+          failed->at(index) = true;
+        }
+    }
     if (size() > 1) {
       const auto gathered = options_.communicator->gather(encode_rows(rows));
       rows.clear();

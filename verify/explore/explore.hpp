@@ -110,6 +110,10 @@ struct ExploreResult {
   std::vector<double> influence = {};        // per axis: share of the objective's variance its main effect explains
   std::vector<double> coverage = {};         // per axis: share of its 10 bins (or choices) the global phase visited
   std::string stopped = {};  // non-empty when --max-seconds ended the search early: what was done by then
+  // Better points whose full re-evaluation was an error (an engine's refusal the search's options did not meet):
+  // passed over for the next distinct candidates (at most 2 x --starts of them), counted with the first reason.
+  std::size_t passed_over = 0;
+  std::string passed_over_reason = {};
 };
 
 ExploreResult explore(const Case& c, const std::string& id, const ExploreOptions& options);

@@ -191,6 +191,9 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
                    o.budget, r.evaluations.size(), r.global_points, r.evaluations.size() - r.global_points, o.seed,
                    o.ignore_hypotheses ? ", **hypotheses ignored**" : "");
   if (!r.stopped.empty()) s += fmt::format("**The search was {}**: the budget was not spent.\n\n", md(r.stopped));
+  if (r.passed_over > 0)
+    s += fmt::format("{} better point(s) re-evaluated in full as errors were passed over for the next distinct candidates "
+                     "(the first: {}).\n\n", r.passed_over, md(r.passed_over_reason));
   s += "## Search space\n\n| axis | range | influence | coverage |\n| --- | --- | --- | --- |\n";
   for (std::size_t j = 0; j < r.space.axes.size(); ++j)
     s += fmt::format("| {} | {} | {:.0f}% | {:.0f}% |\n", md(r.space.axes[j].name), md(axis_text(r.space.axes[j])), 100 * r.influence[j],
@@ -428,6 +431,7 @@ void write_explore_json(const ExploreResult& r, const ExploreOptions& o, const s
   j["ignore_hypotheses"] = o.ignore_hypotheses;
   j["global_points"] = r.global_points;
   if (!r.stopped.empty()) j["stopped"] = r.stopped;
+  if (r.passed_over > 0) j["passed_over"] = {{"count", r.passed_over}, {"first_reason", r.passed_over_reason}};
   for (std::size_t a = 0; a < r.space.axes.size(); ++a)
     j["axes"].push_back({{"name", r.space.axes[a].name}, {"range", axis_text(r.space.axes[a])},
                          {"influence", r.influence[a]}, {"coverage", r.coverage[a]}});
