@@ -246,7 +246,8 @@ class LawsSource final : public DivergenceSource {
       return reversed ? back : forward;
     };
     out.value = divergence(case_.engine, true);
-    const bool certifiable = case_.engine != Engine::certified && !certified_refusal(*mu, *nu);
+    const std::optional<std::string> uncovered = certified_refusal(*mu, *nu);
+    const bool certifiable = case_.engine != Engine::certified && !uncovered;
     // A second route for every laws case: the certified engine where it covers the pair, else the case's
     // cross_check, else (the user's own laws, with no cross_check) GSL on the densities when the deciding engine is
     // not GSL and both laws have densities on the line; a row without one says so.
@@ -256,18 +257,28 @@ class LawsSource final : public DivergenceSource {
         nu->dimension() == 1 && mu->continuous_mass() > 0 && nu->continuous_mass() > 0 && !mu->discretisation() &&
         !nu->discretisation())
       second = Engine::gsl;
+    // A cross_check = certified that does not cover these laws is no second route (said in the row's note), not an
+    // error: the row stays decided by its own engine and says which kind of interval that is.
+    std::string not_covered;
+    if (second == Engine::certified && !certifiable) {
+      not_covered = uncovered ? fmt::format("cross_check = certified does not cover these laws ({})", *uncovered)
+                              : "cross_check = certified is the case's own engine";
+      second.reset();
+    }
     if (options_.cross_check && (second || certifiable)) {
       try {
         out.cross = divergence(certifiable ? Engine::certified : *second, false);
-      } catch (const NumericalError& e) {  // the certified engine refused (budget): the case's own second route
+      } catch (const NumericalError& e) {  // the certified engine refused (budget, or a quantity it does not cover)
         if (!certifiable) throw;
-        if (second) {
+        if (second && *second != Engine::certified) {
           out.cross = divergence(*second, false);
           out.note = fmt::format("certified engine refused ({}); second route {}", e.what(), to_string(*second));
         } else {
           out.note = fmt::format("certified engine refused ({}); no other second route applies", e.what());
         }
       }
+    } else if (options_.cross_check && !not_covered.empty()) {
+      out.note = not_covered;
     } else if (options_.cross_check) {
       out.note = "no second route applies to these laws (give the case a cross_check, e.g. mc)";
     }
