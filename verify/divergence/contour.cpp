@@ -17,7 +17,9 @@
 
 namespace privamp::verify {
 
-namespace {
+// (A named namespace, not an anonymous one: ContourIntegral::Engine, a member of a class with linkage, derives from
+// ContourEngine.)
+namespace contour_detail {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Densities: the contour integral (the formula and its error bar: composition.hpp).
@@ -467,11 +469,11 @@ class ContourEngine {
 };
 
 
-}  // namespace
+}  // namespace contour_detail
 
-class ContourIntegral::Engine : public ContourEngine {
+class ContourIntegral::Engine : public contour_detail::ContourEngine {
  public:
-  using ContourEngine::ContourEngine;
+  using contour_detail::ContourEngine::ContourEngine;
 };
 
 ContourIntegral::ContourIntegral(const std::vector<ReleasePair>& pairs) : engine_(std::make_unique<Engine>(pairs)) {}
