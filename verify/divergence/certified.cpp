@@ -12,6 +12,7 @@
 #include "numerics/errors.hpp"
 #include "sim/laws/finite.hpp"
 #include "verify/divergence/certified/internal.hpp"
+#include "verify/divergence/composition.hpp"
 
 namespace privamp::verify {
 
@@ -59,6 +60,31 @@ bool is_finite_chain(const sim::Law& law) {
   return f && f->exact_source() && f->exact_source()->K.size() > 0;
 }
 
+Estimate enclosure_estimate(const Ball& v, slong used, bool bounded) {
+  Estimate e;
+  e.error_kind = ErrorKind::certified;
+  e.lower = std::max(0.0, lower_d(v));
+  e.upper = upper_d(v);
+  if (bounded) e.upper = std::min(1.0, e.upper);
+  if (e.upper < e.lower) e.upper = e.lower;
+  e.value = std::clamp(mid_d(v), e.lower, e.upper);
+  // Logs of the ends, from the balls themselves: exact far below the double range.
+  auto log_of = [&](bool upper_end) {
+    Ball end;
+    if (upper_end) arb_get_ubound_arf(arb_midref(end.get()), v.get(), used);
+    else arb_get_lbound_arf(arb_midref(end.get()), v.get(), used);
+    if (arf_sgn(arb_midref(end.get())) <= 0) return -kInf;
+    Ball l;
+    arb_log(l.get(), end.get(), used);
+    return upper_end ? upper_d(l) : lower_d(l);
+  };
+  e.log_lower = log_of(false);
+  e.log_upper = bounded ? std::min(0.0, log_of(true)) : log_of(true);
+  e.log_value = e.value > 0 ? std::log(e.value) : (e.log_lower + (e.log_upper - e.log_lower) / 2);
+  if (e.value == 0 && !std::isfinite(e.log_lower)) e.log_value = -kInf;  // an exact zero, or a value below every double
+  return e;
+}
+
 // Arb keeps per-thread caches (constants, exp tables): released when a thread that used them ends.
 void release_caches_at_thread_exit() {
   thread_local struct FlintCaches {
@@ -76,6 +102,13 @@ bool certified_reads_chain(const sim::Law& p, const sim::Law& q) {
 std::optional<std::string> certified_refusal(const sim::Law& p, const sim::Law& q) {
   using namespace certified_detail;
   release_caches_at_thread_exit();
+  if (is_composition(p) || is_composition(q)) {
+    try {
+      return certified_composition_refusal(release_pairs(p, q));
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+  }
   try {
     read_pair(p, q, 64);
   } catch (const Refused& e) {
@@ -140,29 +173,8 @@ Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quanti
   if (!arb_is_finite(v.get()))
     throw NumericalError(fmt::format("certified engine: no finite enclosure of {} at {} bits ({} vs {})", quantity.label(),
                                      used, p.expression(), q.expression()));
-  // Divergences are ≥ 0 and hockey-stick/TV ≤ 1: intersect.
-  const bool bounded = quantity.kind == Quantity::Kind::hockey_stick || quantity.kind == Quantity::Kind::tv;
-  Estimate e;
-  e.error_kind = ErrorKind::certified;
-  e.lower = std::max(0.0, lower_d(v));
-  e.upper = upper_d(v);
-  if (bounded) e.upper = std::min(1.0, e.upper);
-  if (e.upper < e.lower) e.upper = e.lower;
-  e.value = std::clamp(mid_d(v), e.lower, e.upper);
-  // Logs of the ends, from the balls themselves: exact far below the double range.
-  auto log_of = [&](bool upper_end) {
-    Ball end;
-    if (upper_end) arb_get_ubound_arf(arb_midref(end.get()), v.get(), used);
-    else arb_get_lbound_arf(arb_midref(end.get()), v.get(), used);
-    if (arf_sgn(arb_midref(end.get())) <= 0) return -kInf;
-    Ball l;
-    arb_log(l.get(), end.get(), used);
-    return upper_end ? upper_d(l) : lower_d(l);
-  };
-  e.log_lower = log_of(false);
-  e.log_upper = bounded ? std::min(0.0, log_of(true)) : log_of(true);
-  e.log_value = e.value > 0 ? std::log(e.value) : (e.log_lower + (e.log_upper - e.log_lower) / 2);
-  if (e.value == 0 && !std::isfinite(e.log_lower)) e.log_value = -kInf;  // an exact zero, or a value below every double
+  // Divergences are ≥ 0 and hockey-stick/TV ≤ 1.
+  Estimate e = enclosure_estimate(v, used, quantity.kind == Quantity::Kind::hockey_stick || quantity.kind == Quantity::Kind::tv);
   const double rel = e.upper > 0 ? (e.upper - e.lower) / e.upper : 0;
   // Too wide is refused, except an enclosure [0, u] with u tiny: a value that may be exactly 0 (two identical laws),
   // bounded above (relative 2^-50 of the scale of a probability).

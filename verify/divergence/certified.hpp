@@ -23,6 +23,7 @@
 #include <string>
 
 #include "sim/laws/law.hpp"
+#include "verify/divergence/contour.hpp"
 #include "verify/divergence/estimate.hpp"
 
 namespace privamp::verify {
@@ -38,6 +39,18 @@ std::optional<std::string> certified_refusal(const sim::Law& p, const sim::Law& 
 // Whether one of the laws is a finite chain mu K^t, which the certified engine recomputes exactly (in balls) where
 // the law in double has rounded away every difference below 1e-16 of a probability.
 bool certified_reads_chain(const sim::Law& p, const sim::Law& q);
+
+// Compositions (power/product pairs) are covered where every release is a subsampled Gaussian (a two-component
+// mixture of Gaussians of equal sigma, one of which is the other law, in either direction) or a Gaussian pair of
+// equal sigma, at least one being a mixture: R_alpha, KL and R_inf as sums of the releases' certified values, the
+// hockey-stick and TV by the certified contour integral (certified/composition.cpp gives its error analysis).
+std::optional<std::string> certified_composition_refusal(const std::vector<ReleasePair>& pairs);
+
+// HS_eps of the composition by the contour integral on the line Re s = c (c > 0, or -1 < c < 0 with the residue
+// at 0), enclosed rigorously; `hint` (an estimate of the value, > 0) sets the tolerances, never the enclosure.
+// NumericalError says what could not be certified.
+Estimate certified_composed_hockey_stick(const std::vector<ReleasePair>& pairs, double eps, double c, double hint,
+                                         const CertifiedOptions& options = {});
 
 // A rigorous enclosure of the quantity, or NumericalError saying what could not be certified.
 Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quantity& quantity,

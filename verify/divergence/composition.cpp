@@ -16,6 +16,7 @@
 #include "numerics/log_space.hpp"
 #include "sim/laws/composition.hpp"
 #include "sim/laws/gaussian.hpp"
+#include "verify/divergence/certified.hpp"
 #include "verify/divergence/closed_form.hpp"
 #include "verify/divergence/contour.hpp"
 
@@ -25,7 +26,7 @@ namespace {
 
 // Walks both compositions' factors in order, consuming releases: power(a, 3) against product(b, power(c, 2)) pairs
 // (a, b) once and (a, c) twice.
-std::vector<ReleasePair> pair_releases(const sim::Law& p, const sim::Law& q) {
+std::vector<ReleasePair> pair_up(const sim::Law& p, const sim::Law& q) {
   const auto* cp = dynamic_cast<const sim::Composition*>(&p);
   const auto* cq = dynamic_cast<const sim::Composition*>(&q);
   if (!cp || !cq)
@@ -296,9 +297,11 @@ bool finite_pair(const ReleasePair& r) {
 
 bool is_composition(const sim::Law& law) { return dynamic_cast<const sim::Composition*>(&law) != nullptr; }
 
+std::vector<ReleasePair> release_pairs(const sim::Law& p, const sim::Law& q) { return pair_up(p, q); }
+
 std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
                                            const DivergenceOptions& options, const ReleaseDivergences& release) {
-  const std::vector<ReleasePair> pairs = pair_releases(p, q);
+  const std::vector<ReleasePair> pairs = pair_up(p, q);
   if (pairs.size() == 1 && pairs.front().count == 1) return release(*pairs.front().mu, *pairs.front().nu, quantities);
 
   std::vector<Estimate> out(quantities.size());
@@ -336,7 +339,20 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
       out[i] = finite_composition(pairs, eps);
       continue;
     }
-    if (engine == Engine::closed_form || engine == Engine::certified || engine == Engine::finite_sum)
+    if (engine == Engine::certified) {
+      // The double-precision contour gives the line's abscissa and the size of the value (they set the work, not the
+      // enclosure).
+      if (auto why = certified_composition_refusal(pairs))
+        throw NumericalError(fmt::format("certified engine: {} (composed hockey-stick of {} against {})", *why,
+                                         p.expression(), q.expression()));
+      if (!contour) contour.emplace(pairs);
+      const auto start = std::chrono::steady_clock::now();
+      const Estimate estimate = contour->hockey_stick(eps);
+      out[i] = certified_composed_hockey_stick(pairs, eps, contour->abscissa(eps), estimate.value);
+      out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      continue;
+    }
+    if (engine == Engine::closed_form || engine == Engine::finite_sum)
       throw InvalidArgument(fmt::format(
           "no {} value of a composed hockey-stick divergence for {} against {}: {}", to_string(engine),
           p.expression(), q.expression(),

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "sim/laws/law.hpp"
+#include "verify/divergence/contour.hpp"
 #include "verify/divergence/engines.hpp"
 #include "verify/divergence/estimate.hpp"
 
@@ -34,6 +35,9 @@ namespace privamp::verify {
 inline constexpr double kMaxCompositionTerms = 2e7;
 
 bool is_composition(const sim::Law& law);
+
+// The releases of two compositions paired in order (InvalidArgument naming both where they do not pair up).
+std::vector<ReleasePair> release_pairs(const sim::Law& p, const sim::Law& q);
 
 // The one-release engines, as compute_divergences (engines.cpp) runs them for a pair of factors.
 using ReleaseDivergences =

@@ -278,6 +278,8 @@ class ContourEngine {
     }
   }
 
+  double abscissa(double eps) const { return saddle(eps).c; }
+
   Estimate hockey_stick(double eps) const {
     const Saddle s = saddle(eps);
     // The tilted laws at c, resolved up to t_max; t_max doubles while the integrand has not decayed there.
@@ -480,5 +482,6 @@ ContourIntegral::ContourIntegral(const std::vector<ReleasePair>& pairs) : engine
 ContourIntegral::~ContourIntegral() = default;
 ContourIntegral::ContourIntegral(ContourIntegral&&) noexcept = default;
 Estimate ContourIntegral::hockey_stick(double eps) const { return engine_->hockey_stick(eps); }
+double ContourIntegral::abscissa(double eps) const { return engine_->abscissa(eps); }
 
 }  // namespace privamp::verify

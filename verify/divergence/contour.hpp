@@ -30,6 +30,8 @@ class ContourIntegral {
   // HS_ε of the composition (ε ≥ 0), an a-posteriori estimate; NumericalError where the line needs more than
   // kMaxContourWork evaluations.
   Estimate hockey_stick(double eps) const;
+  // The abscissa of the line hockey_stick(eps) integrates on (the saddle point of the integrand's modulus).
+  double abscissa(double eps) const;
 
  private:
   class Engine;

@@ -29,6 +29,7 @@
 #include "sim/laws/finite.hpp"
 #include "sim/laws/law.hpp"
 #include "sim/laws/mixture.hpp"
+#include "verify/divergence/estimate.hpp"
 
 namespace privamp::verify::certified_detail {
 
@@ -268,5 +269,10 @@ Certified hockey_stick(const Pair& pr, double eps_d, long goal, slong prec);
 Certified renyi(const sim::Law& lp, const sim::Law& lq, const Pair& pr, double alpha_d, long goal, slong prec);
 Certified kl(const Pair& pr, long goal, slong prec);
 Certified renyi_inf(const Pair& pr, slong prec);
+// The estimate of an enclosure computed at `prec` bits (ends rounded outwards, logs of the ends from the ball
+// itself); `bounded`: a hockey-stick or TV value, clipped to [0, 1].
+Estimate enclosure_estimate(const Ball& v, slong prec, bool bounded);
+// Arb's per-thread caches, released when a thread that used them ends.
+void release_caches_at_thread_exit();
 
 }  // namespace privamp::verify::certified_detail
