@@ -339,19 +339,10 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
       out[i] = finite_composition(pairs, eps);
       continue;
     }
-    if (engine == Engine::certified) {
-      // The double-precision contour gives the line's abscissa and the size of the value (they set the work, not the
-      // enclosure).
+    if (engine == Engine::certified)
       if (auto why = certified_composition_refusal(pairs))
         throw NumericalError(fmt::format("certified engine: {} (composed hockey-stick of {} against {})", *why,
                                          p.expression(), q.expression()));
-      if (!contour) contour.emplace(pairs);
-      const auto start = std::chrono::steady_clock::now();
-      const Estimate estimate = contour->hockey_stick(eps);
-      out[i] = certified_composed_hockey_stick(pairs, eps, contour->abscissa(eps), estimate.value);
-      out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      continue;
-    }
     if (engine == Engine::closed_form || engine == Engine::finite_sum)
       throw InvalidArgument(fmt::format(
           "no {} value of a composed hockey-stick divergence for {} against {}: {}", to_string(engine),
@@ -371,6 +362,16 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
       out[i] = Estimate::from_value(0, 0, sup_loss->error_kind == ErrorKind::statistical ? ErrorKind::quadrature : sup_loss->error_kind,
                                     fmt::format("the composed loss is at most sum T_i R_inf = {:.17g} <= eps ({})",
                                                 sup_loss->upper, sup_loss->method));
+      continue;
+    }
+    if (engine == Engine::certified) {
+      // The double-precision contour gives the line's abscissa and the size of the value (they set the work, not the
+      // enclosure).
+      if (!contour) contour.emplace(pairs);
+      const auto start = std::chrono::steady_clock::now();
+      const Estimate estimate = contour->hockey_stick(eps);
+      out[i] = certified_composed_hockey_stick(pairs, eps, contour->abscissa(eps), estimate.value);
+      out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       continue;
     }
     if (!contour) contour.emplace(pairs);

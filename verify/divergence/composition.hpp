@@ -16,7 +16,9 @@
 //                    bar is an a-posteriori estimate (kind `quadrature`): the trapezoid at step h against h/2, the
 //                    inner quadrature against twice its panels (carried through the T-th power), and the part of
 //                    the line beyond the last point bounded by the observed modulus there. It is not a certified
-//                    enclosure; a certified engine for composed hockey-sticks is not built yet.
+//                    enclosure. The certified engine (engine = certified, and the second route wherever it covers the
+//                    releases: subsampled Gaussians and Gaussian pairs) encloses the same integral rigorously
+//                    (verify/divergence/certified/composition.cpp), on the line this estimate chooses.
 // A single release (T = 1) is the one-release engines' answer.
 #pragma once
 
