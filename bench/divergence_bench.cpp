@@ -19,6 +19,7 @@
 #include <boost/math/special_functions/erf.hpp>
 
 #include "numerics/real50.hpp"
+#include "verify/api/api.hpp"
 #include "sim/laws/expression.hpp"
 #include "sim/processes/diffusion.hpp"
 #include "sim/processes/sgd.hpp"
@@ -304,39 +305,28 @@ BENCHMARK(NoisySgd1000Steps)->Arg(1000)->Arg(1)->Unit(benchmark::kMillisecond)->
 
 // The exact δ(ε) of shuffled k-ary randomized response at n = 10^4, ε0 = 1, at ten ε (worse of both directions),
 // laws built from scratch each time.
-// Compositions (issue: DP-SGD accountants): ε at δ = 1e-5 of the Poisson-subsampled Gaussian composed T times,
-// q = 0.01, σ = 1 (state.range(0) = T) and q = 0.004, σ = 0.9 (range(1) = 1), by bisection on the contour integral's
-// δ(ε) (add direction, the worse one for this mechanism) until the bracket is 1e-6 relative. Counters: the bracket's
-// relative width, the δ evaluations, ε itself. PRV (eps_error 0.01) takes 0.28 s and dp_accounting's PLD 7.6 s at
-// T = 1000 on this machine's class of hardware (issue 31).
+// Compositions (DP-SGD accountants): ε at δ = 1e-5 of the Poisson-subsampled Gaussian composed T times, q = 0.01,
+// σ = 1 (state.range(0) = T) and q = 0.004, σ = 0.9 (range(1) = 1), as a user gets it: `privamp divergence ...
+// --epsilon 1e-5` (api::epsilon_for_delta: both directions, the bracketed root search on the profile's intervals) to
+// a bracket 1e-6 relative; range(2) = 1 asks the certified engine. Counters: the bracket's relative width, the
+// profile evaluations (each both directions), ε itself. PRV (eps_error 0.01) takes 0.28 s and dp_accounting's PLD
+// 7.6 s at T = 1000 on this machine's class of hardware (issue 31).
 void ComposedSubsampledGaussianEpsilon(benchmark::State& state) {
   const long t = state.range(0);
   const bool second = state.range(1) == 1;
   const double q = second ? 0.004 : 0.01, sigma = second ? 0.9 : 1;
-  const auto mu = sim::parse_law(fmt::format("power(mix(q={}, gaussian(0, {}), gaussian(1, {})), {})", q, sigma, sigma, t));
-  const auto nu = sim::parse_law(fmt::format("power(gaussian(0, {}), {})", sigma, t));
-  double lower = 0, upper = 0;
-  long evaluations = 0;
-  for (auto _ : state) {
-    auto delta = [&](double eps) {
-      ++evaluations;
-      return verify::compute_divergence(*mu, *nu, Quantity::hockey_stick(eps));
-    };
-    lower = 0, upper = 1;
-    while (delta(upper).lower > 1e-5) lower = upper, upper *= 2;
-    while (upper - lower > 1e-6 * upper) {
-      const double mid = 0.5 * (lower + upper);
-      const auto e = delta(mid);
-      if (e.upper <= 1e-5) upper = mid;
-      else if (e.lower > 1e-5) lower = mid;
-      else break;  // the estimate's interval straddles 1e-5
-    }
-  }
-  state.counters["eps"] = 0.5 * (lower + upper);
-  state.counters["rel_width"] = (upper - lower) / upper;
-  state.counters["evaluations"] = static_cast<double>(evaluations) / static_cast<double>(state.iterations());
+  const std::string mu = fmt::format("power(mix(q={}, gaussian(0, {}), gaussian(1, {})), {})", q, sigma, sigma, t);
+  const std::string nu = fmt::format("power(gaussian(0, {}), {})", sigma, t);
+  api::DivergenceRequest request;
+  if (state.range(2) == 1) request.engine = "certified";
+  verify::Estimate e;
+  for (auto _ : state) e = api::epsilon_for_delta(mu, nu, 1e-5, request, 1e3, 1e-6);
+  state.counters["eps"] = e.value;
+  state.counters["rel_width"] = (e.upper - e.lower) / e.upper;
+  state.counters["evaluations"] = static_cast<double>(e.work);
+  state.counters["certified"] = e.error_kind == verify::ErrorKind::certified ? 1 : 0;
 }
-BENCHMARK(ComposedSubsampledGaussianEpsilon)->ArgsProduct({{1000, 10000, 100000, 1000000}, {0}})->Args({10000, 1})
+BENCHMARK(ComposedSubsampledGaussianEpsilon)->ArgsProduct({{1000, 10000, 100000, 1000000}, {0}, {0}})->Args({10000, 1, 0})->Args({1000, 0, 1})
     ->Unit(benchmark::kMillisecond)->Iterations(1);
 
 void ShuffledRrProfile(benchmark::State& state) {

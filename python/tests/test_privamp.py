@@ -343,6 +343,13 @@ class Profile(unittest.TestCase):
         self.assertEqual(e.error_kind, "a-posteriori")
         self.assertTrue(1.8182 <= e.lower <= e.upper <= 1.8382, e)
         self.assertLess(e.upper - e.lower, 1e-6)
+        # The certified engine encloses the same contour integral in ball arithmetic: a certified bracket, which must
+        # contain the 25-digit mpmath reference (tests/verify/composition_references.hpp).
+        c = privamp.epsilon("mix(q=0.01, gaussian(0, 1), gaussian(1, 1))", "gaussian(0, 1)", 1e-5, compositions=1000,
+                            rel_tol=1e-6, engine="certified")
+        self.assertEqual(c.error_kind, "certified")
+        self.assertTrue(c.lower <= 1.828236666516576842614438 <= c.upper, c)
+        self.assertLess(c.upper - c.lower, 2e-6)
         # The expression form is the same computation.
         r = privamp.divergence("power(gaussian(1, 1), 4)", "power(gaussian(0, 1), 4)", renyi=[2])
         self.assertAlmostEqual(r[0].value, 4.0, places=12)

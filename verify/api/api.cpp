@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <future>
+#include <tuple>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -13,6 +15,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "numerics/constants.hpp"
 #include "numerics/errors.hpp"
 #include "numerics/files.hpp"
 #include "sim/laws/expression.hpp"
@@ -127,10 +130,13 @@ verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu,
     r.hockey_stick = {eps};
     r.kl = r.tv = false;
     std::pair<double, double> interval{0, 0};
-    for (const auto& [a, b] : {std::pair{&mu, &nu}, std::pair{&nu, &mu}}) {
-      const DivergenceResult d = divergence(*a, *b, r);
-      if (!d.ok()) throw NumericalError(fmt::format("epsilon: the profile at eps = {:g} ({} || {}): {}", eps, *a, *b, d.errors[0]));
-      const verify::Estimate& e = d.estimates[0];
+    // The two directions at once (the reverse one on a second thread).
+    auto reverse = std::async(std::launch::async, [&] { return divergence(nu, mu, r); });
+    const DivergenceResult forward = divergence(mu, nu, r);
+    const DivergenceResult back = reverse.get();
+    for (const auto& [d, a, b] : {std::tuple{&forward, &mu, &nu}, std::tuple{&back, &nu, &mu}}) {
+      if (!d->ok()) throw NumericalError(fmt::format("epsilon: the profile at eps = {:g} ({} || {}): {}", eps, *a, *b, d->errors[0]));
+      const verify::Estimate& e = d->estimates[0];
       interval.first = std::max(interval.first, e.lower);
       interval.second = std::max(interval.second, e.upper);
       if (weakness(e.error_kind) > weakness(kind)) kind = e.error_kind;
@@ -146,15 +152,24 @@ verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu,
     e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return e;
   };
-  if (profile(0).second <= delta) return finish(0, 0, "delta(0) is already at most delta");
-  double lower = 0, hi = std::min(1.0, eps_max);
+  const double log_delta = std::log(delta);
+  const auto log_mid = [](const std::pair<double, double>& d) {
+    const double m = 0.5 * (d.first + d.second);
+    return m > 0 ? std::log(m) : -kInf;
+  };
+  const auto at_zero = profile(0);
+  if (at_zero.second <= delta) return finish(0, 0, "delta(0) is already at most delta");
+  double lower = 0, hi = std::min(1.0, eps_max), f_lower = log_mid(at_zero) - log_delta, f_upper = -kInf;
   std::optional<double> upper;
   while (!upper) {  // a bracket: double until the profile is certainly at most delta
-    const auto [lo_d, hi_d] = profile(hi);
+    const auto d = profile(hi);
+    const auto [lo_d, hi_d] = d;
     if (hi_d <= delta) {
       upper = hi;
+      f_upper = log_mid(d) - log_delta;
     } else if (lo_d > delta) {
       lower = hi;
+      f_lower = log_mid(d) - log_delta;
       if (hi >= eps_max)
         throw InvalidArgument(fmt::format("epsilon: delta({:g}) >= {:.6g} > delta = {:g} up to eps_max = {:g} (raise eps_max)", hi, lo_d,
                                           delta, eps_max));
@@ -165,19 +180,39 @@ verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu,
                                        hi, lo_d, hi_d, delta));
     }
   }
+  // Inside the bracket: the secant through the last two probes of log δ(ε) (smooth and nearly linear in ε: a few steps
+  // reach the root), a probe half the tolerance past the last one where the secant lands that close to it (so that
+  // the other end closes in too), and a bisection whenever three probes have not halved the bracket. A probe moves an
+  // end only by the rule of the bracket: δ certainly above (lower) or certainly at most (upper).
   bool straddled = false;
+  double x_prev = lower, f_prev = f_lower, x_last = *upper, f_last = f_upper, checkpoint = *upper - lower;
+  int since_halved = 0;
   while (*upper - lower > rel_tol * std::max(1.0, *upper)) {
-    const double middle = 0.5 * (lower + *upper);
-    const auto [lo_d, hi_d] = profile(middle);
-    if (hi_d <= delta) upper = middle;
-    else if (lo_d > delta) lower = middle;
+    const double tol = rel_tol * std::max(1.0, *upper);
+    double x = 0.5 * (lower + *upper);
+    if (since_halved < 3 && std::isfinite(f_prev) && std::isfinite(f_last) && f_prev != f_last) {
+      const double secant = x_last - f_last * (x_last - x_prev) / (f_last - f_prev);
+      if (secant > lower && secant < *upper) {
+        x = secant;
+        if (std::fabs(x - x_last) < 0.5 * tol) x = x_last + (x_last == lower ? 0.5 : -0.5) * tol;
+        x = std::clamp(x, lower + 0.25 * tol, *upper - 0.25 * tol);
+      }
+    }
+    const auto d = profile(x);
+    const auto [lo_d, hi_d] = d;
+    if (hi_d <= delta) upper = x;
+    else if (lo_d > delta) lower = x;
     else {
       straddled = true;
       break;
     }
+    x_prev = x_last, f_prev = f_last;
+    x_last = x, f_last = log_mid(d) - log_delta;
+    if (*upper - lower <= 0.5 * checkpoint) checkpoint = *upper - lower, since_halved = 0;
+    else ++since_halved;
   }
   return finish(lower, *upper,
-                fmt::format("bisection on max(H_eps(mu||nu), H_eps(nu||mu)): a bracket of the root from {} intervals of the "
+                fmt::format("bracketed root search (regula falsi and bisection) on max(H_eps(mu||nu), H_eps(nu||mu)): a bracket of the root from {} intervals of the "
                             "profile{}",
                             verify::to_string(kind), straddled ? " (stopped where the profile's interval straddles delta)" : ""));
 }

@@ -30,7 +30,7 @@ struct DivergenceRequest {
   std::vector<double> renyi;         // orders α > 1; +inf for R_∞
   std::vector<double> hockey_stick;  // ε ≥ 0
   bool kl = false, tv = false;
-  std::string engine = "auto";       // auto | closed | sum | quadrature | gsl | mc
+  std::string engine = "auto";       // auto | closed | sum | quadrature | gsl | mc | certified
   double rel_tol = 1e-13;
   long samples = 1'000'000;  // at most kMaxSamples
   std::uint64_t seed = 1;

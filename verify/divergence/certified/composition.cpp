@@ -116,7 +116,7 @@ Ball normal_density(const Ball& v, slong prec) {
   return t;
 }
 
-// An upper bound of ∫_{|x| ≥ R} weight(x) φ(x + s) u(x)^a dx (R ≥ 2μ + 1, so that Y = μx − μ²/2 > 0 on the right
+// An upper bound of ∫_{|x| ≥ R} weight(x) φ(x + s) u(x)^a dx for every a in the ball (R ≥ 2μ + 1, so that Y = μx − μ²/2 > 0 on the right
 // and < 0 on the left). The weight is at most α0 + α1|x + s| (|log u| ≤ K0 + |Y| ≤ K0 + μ²/2 + μ|x|, K0 the larger of
 // |log w0| and |log(w0 + w1)|). Right: u^a ≤ β^a e^{aY} with β = w0 e^{−Y(R)} + w1 (a ≥ 0), u^a ≤ w0^a (a < 0), and
 // φ(y) e^{aμy} = φ(y − aμ) e^{(aμ)²/2}; left: u lies in [w0, w0 + w1].
@@ -146,10 +146,10 @@ Ball tail_bound(const Release& r, const Ball& a, Weight w, const Ball& R, slong 
     return out;
   };
   Ball total, v, zero;
-  // Right tail.
+  // Right tail, for every a in the ball (a ball across 0 takes both bounds, each valid on its side).
   arb_add(v.get(), R.get(), s.get(), prec);
-  if (arb_is_nonnegative(a.get())) {
-    Ball yr, beta, m, f, g;
+  if (!arb_is_negative(a.get())) {
+    Ball yr, beta, m, f, g, t;
     arb_mul(yr.get(), r.mu.get(), R.get(), prec);
     arb_sub(yr.get(), yr.get(), r.half_mu2.get(), prec);
     arb_neg(yr.get(), yr.get());
@@ -158,21 +158,20 @@ Ball tail_bound(const Release& r, const Ball& a, Weight w, const Ball& R, slong 
     arb_add(beta.get(), beta.get(), r.w1.get(), prec);
     arb_pow(f.get(), beta.get(), a.get(), prec);
     arb_mul(m.get(), a.get(), r.mu.get(), prec);  // aμ
-    // exponent (aμ)²/2 − aμ s − aμ²/2
-    arb_sqr(g.get(), m.get(), prec);
+    arb_sqr(g.get(), m.get(), prec);               // (aμ)²/2 − aμ s − aμ²/2
     arb_mul_2exp_si(g.get(), g.get(), -1);
-    Ball t;
     arb_mul(t.get(), m.get(), s.get(), prec);
     arb_sub(g.get(), g.get(), t.get(), prec);
     arb_mul(t.get(), a.get(), r.half_mu2.get(), prec);
     arb_sub(g.get(), g.get(), t.get(), prec);
     arb_exp(g.get(), g.get(), prec);
     arb_mul(f.get(), f.get(), g.get(), prec);
-    arb_mul(total.get(), f.get(), weighted(v, m).get(), prec);
-  } else {
+    arb_addmul(total.get(), f.get(), weighted(v, m).get(), prec);
+  }
+  if (!arb_is_nonnegative(a.get())) {
     Ball f;
     arb_pow(f.get(), r.w0.get(), a.get(), prec);
-    arb_mul(total.get(), f.get(), weighted(v, zero).get(), prec);
+    arb_addmul(total.get(), f.get(), weighted(v, zero).get(), prec);
   }
   // Left tail: y = x + s ≤ −(R − s).
   Ball top, f0, f1, sum;
@@ -189,10 +188,9 @@ Ball tail_bound(const Release& r, const Ball& a, Weight w, const Ball& R, slong 
 // and the tails as an error.
 void moment(acb_t out, const Release& r, const acb_t z, Weight w, long goal, const Ball& scale, slong prec) {
   check_deadline();
-  Ball a_lo, a_hi;  // the ends of Re z, exact
-  arb_get_lbound_arf(arb_midref(a_lo.get()), acb_realref(z), prec);
-  arb_get_ubound_arf(arb_midref(a_hi.get()), acb_realref(z), prec);
-  const double a_max = std::max(std::fabs(lower_d(a_lo)), std::fabs(upper_d(a_hi)));
+  Ball a;  // Re z
+  arb_set(a.get(), acb_realref(z));
+  const double a_max = std::max(std::fabs(lower_d(a)), std::fabs(upper_d(a)));
   const double mu = upper_d(r.mu);
   const double R_d = std::ceil(std::max(2 * mu + 1, a_max * mu + 1) + std::sqrt(2.0 * (goal + 40) * std::numbers::ln2));
   const Ball R(R_d);
@@ -219,9 +217,8 @@ void moment(acb_t out, const Release& r, const acb_t z, Weight w, long goal, con
     acb_calc_integrate(out, moment_integrand, &job, lo.get(), hi.get(), goal, tol, opt, prec);
   }
   mag_clear(tol);
-  // |u^z| = u^{Re z}: the tail bound at both ends of Re z (log-convex in a: its largest value is at an end).
-  Ball t1 = tail_bound(r, a_lo, w, R, prec), t2 = tail_bound(r, a_hi, w, R, prec), t;
-  arb_max(t.get(), t1.get(), t2.get(), prec);
+  // |u^z| = u^{Re z} on the real line.
+  const Ball t = tail_bound(r, a, w, R, prec);
   mag_t e;
   mag_init(e);
   arb_get_mag(e, t.get());
