@@ -61,7 +61,7 @@ TEST_CASE("the shipped figures are declared as data over existing cases", "[plot
     CHECK(!f.series.empty());
     CHECK(!f.description.empty());
   }
-  CHECK(names == std::set<std::string>{"ou_vs_gaussian", "sgd_per_index", "mixing_kernel", "mixing_kernel_dirichlet", "iterated_laplace", "iteration",
+  CHECK(names == std::set<std::string>{"ou_vs_gaussian", "sgd_per_index", "sgd_steps", "mixing_kernel", "mixing_kernel_dirichlet", "iterated_laplace", "iteration",
                                        "diffusions", "repeated_noise", "shuffling", "shuffling_epsilon", "subsampling", "subsampling_replacement", "subsampling_rr", "formula_maps"});
   // Every case of the file is drawn by some figure (no dead cases), and reduction keeps the x axes short.
   std::vector<const plots::Figure*> all;
