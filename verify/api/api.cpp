@@ -112,38 +112,48 @@ int weakness(verify::ErrorKind k) {
   return 4;
 }
 
-}  // namespace
+// The profile at eps: both directions' hockey-stick values, the interval [max of lowers, max of uppers], with the
+// weakest kind of interval and the smallest level of the two. The two directions at once (the reverse one on a
+// second thread).
+struct ProfileAt {
+  double lower = 0, upper = 0;
+  verify::ErrorKind kind = verify::ErrorKind::exact;
+  double level = 1;
+};
 
-verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu, double delta, const DivergenceRequest& request,
-                                   double eps_max, double rel_tol) {
-  if (!(delta > 0 && delta < 1)) throw_invalid("epsilon", "delta", delta, "0 < delta < 1");
-  if (!(eps_max > 0 && eps_max <= 1e6)) throw_invalid("epsilon", "eps_max", eps_max, "0 < eps_max <= 1e6");
-  if (!(rel_tol >= 1e-15 && rel_tol < 1)) throw_invalid("epsilon", "rel_tol", rel_tol, "1e-15 <= rel_tol < 1");
+ProfileAt profile_at(const std::string& mu, const std::string& nu, double eps, const DivergenceRequest& request) {
+  DivergenceRequest r = request;
+  r.renyi.clear();
+  r.hockey_stick = {eps};
+  r.kl = r.tv = false;
+  auto reverse = std::async(std::launch::async, [&] { return divergence(nu, mu, r); });
+  const DivergenceResult forward = divergence(mu, nu, r);
+  const DivergenceResult back = reverse.get();
+  ProfileAt out;
+  for (const auto& [d, a, b] : {std::tuple{&forward, &mu, &nu}, std::tuple{&back, &nu, &mu}}) {
+    if (!d->ok()) throw NumericalError(fmt::format("epsilon: the profile at eps = {:g} ({} || {}): {}", eps, *a, *b, d->errors[0]));
+    const verify::Estimate& e = d->estimates[0];
+    out.lower = std::max(out.lower, e.lower);
+    out.upper = std::max(out.upper, e.upper);
+    if (weakness(e.error_kind) > weakness(out.kind)) out.kind = e.error_kind;
+    out.level = std::min(out.level, e.level);
+  }
+  return out;
+}
+
+// The bracket of ε(δ) by a search on the profile's intervals (epsilon_for_delta checks the inputs).
+verify::Estimate bracket_epsilon(const std::string& mu, const std::string& nu, double delta, const DivergenceRequest& request,
+                                 double eps_max, double rel_tol) {
   const auto start = std::chrono::steady_clock::now();
   long evaluations = 0;
   verify::ErrorKind kind = verify::ErrorKind::exact;
   double level = 1;
-  // The profile at eps: both directions' hockey-stick values, the interval [max of lowers, max of uppers].
   const auto profile = [&](double eps) {
-    DivergenceRequest r = request;
-    r.renyi.clear();
-    r.hockey_stick = {eps};
-    r.kl = r.tv = false;
-    std::pair<double, double> interval{0, 0};
-    // The two directions at once (the reverse one on a second thread).
-    auto reverse = std::async(std::launch::async, [&] { return divergence(nu, mu, r); });
-    const DivergenceResult forward = divergence(mu, nu, r);
-    const DivergenceResult back = reverse.get();
-    for (const auto& [d, a, b] : {std::tuple{&forward, &mu, &nu}, std::tuple{&back, &nu, &mu}}) {
-      if (!d->ok()) throw NumericalError(fmt::format("epsilon: the profile at eps = {:g} ({} || {}): {}", eps, *a, *b, d->errors[0]));
-      const verify::Estimate& e = d->estimates[0];
-      interval.first = std::max(interval.first, e.lower);
-      interval.second = std::max(interval.second, e.upper);
-      if (weakness(e.error_kind) > weakness(kind)) kind = e.error_kind;
-      level = std::min(level, e.level);
-    }
+    const ProfileAt p = profile_at(mu, nu, eps, request);
+    if (weakness(p.kind) > weakness(kind)) kind = p.kind;
+    level = std::min(level, p.level);
     ++evaluations;
-    return interval;
+    return std::pair{p.lower, p.upper};
   };
   const auto finish = [&](double lower, double upper, const std::string& how) {
     verify::Estimate e = verify::Estimate::from_interval(lower, upper, kind, how);
@@ -212,9 +222,50 @@ verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu,
     else ++since_halved;
   }
   return finish(lower, *upper,
-                fmt::format("bracketed root search (regula falsi and bisection) on max(H_eps(mu||nu), H_eps(nu||mu)): a bracket of the root from {} intervals of the "
+                fmt::format("bracketed root search (secant and bisection) on max(H_eps(mu||nu), H_eps(nu||mu)): a bracket of the root from {} intervals of the "
                             "profile{}",
                             verify::to_string(kind), straddled ? " (stopped where the profile's interval straddles delta)" : ""));
+}
+
+}  // namespace
+
+verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu, double delta, const DivergenceRequest& request,
+                                   double eps_max, double rel_tol) {
+  if (!(delta > 0 && delta < 1)) throw_invalid("epsilon", "delta", delta, "0 < delta < 1");
+  if (!(eps_max > 0 && eps_max <= 1e6)) throw_invalid("epsilon", "eps_max", eps_max, "0 < eps_max <= 1e6");
+  if (!(rel_tol >= 1e-15 && rel_tol < 1)) throw_invalid("epsilon", "rel_tol", rel_tol, "1e-15 <= rel_tol < 1");
+  if (request.engine != "certified") return bracket_epsilon(mu, nu, delta, request, eps_max, rel_tol);
+  // Certified: a bracket rests on its two ends alone (δ certainly above at the lower one, certainly at most δ at
+  // the upper one), whatever located them. So the default engine locates the root, and the certified engine is
+  // asked only at the bracket's ends; where either end is not confirmed, the search runs again on certified values
+  // throughout.
+  const auto start = std::chrono::steady_clock::now();
+  DivergenceRequest fast = request;
+  fast.engine = "auto";
+  std::optional<verify::Estimate> located;
+  try {
+    located = bracket_epsilon(mu, nu, delta, fast, eps_max, rel_tol);
+  } catch (const std::exception&) {
+  }
+  if (located) {
+    std::optional<ProfileAt> low, high;
+    if (located->lower > 0) low = profile_at(mu, nu, located->lower, request);
+    high = profile_at(mu, nu, located->upper, request);
+    if ((!low || low->lower > delta) && high->upper <= delta) {
+      verify::ErrorKind kind = high->kind;
+      if (low && weakness(low->kind) > weakness(kind)) kind = low->kind;
+      verify::Estimate e = verify::Estimate::from_interval(
+          located->lower, located->upper, kind,
+          fmt::format("a bracket of the root whose ends rest on {} intervals of max(H_eps(mu||nu), H_eps(nu||mu)) "
+                      "(located by a search on the default engine's profile, {} evaluations)",
+                      verify::to_string(kind), located->work));
+      e.level = std::min(high->level, low ? low->level : 1.0);
+      e.work = located->work + (low ? 2 : 1);
+      e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return e;
+    }
+  }
+  return bracket_epsilon(mu, nu, delta, request, eps_max, rel_tol);
 }
 
 bool DivergenceResult::ok() const {
