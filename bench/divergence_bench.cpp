@@ -306,7 +306,8 @@ BENCHMARK(NoisySgd1000Steps)->Arg(1000)->Arg(1)->Unit(benchmark::kMillisecond)->
 // The exact δ(ε) of shuffled k-ary randomized response at n = 10^4, ε0 = 1, at ten ε (worse of both directions),
 // laws built from scratch each time.
 // Compositions (DP-SGD accountants): ε at δ = 1e-5 of the Poisson-subsampled Gaussian composed T times, q = 0.01,
-// σ = 1 (state.range(0) = T) and q = 0.004, σ = 0.9 (range(1) = 1), as a user gets it: `privamp divergence ...
+// σ = 1 (state.range(0) = T), q = 0.004, σ = 0.9 (range(1) = 1) and a heterogeneous sequence (range(1) = 2), as a
+// user gets it: `privamp divergence ...
 // --epsilon 1e-5` (api::epsilon_for_delta: both directions, the bracketed root search on the profile's intervals) to
 // a bracket 1e-6 relative; range(2) = 1 asks the certified engine. Counters: the bracket's relative width, the
 // profile evaluations (each both directions), ε itself. PRV (eps_error 0.01) takes 0.28 s and dp_accounting's PLD
@@ -315,8 +316,12 @@ void ComposedSubsampledGaussianEpsilon(benchmark::State& state) {
   const long t = state.range(0);
   const bool second = state.range(1) == 1;
   const double q = second ? 0.004 : 0.01, sigma = second ? 0.9 : 1;
-  const std::string mu = fmt::format("power(mix(q={}, gaussian(0, {}), gaussian(1, {})), {})", q, sigma, sigma, t);
-  const std::string nu = fmt::format("power(gaussian(0, {}), {})", sigma, t);
+  std::string mu = fmt::format("power(mix(q={}, gaussian(0, {}), gaussian(1, {})), {})", q, sigma, sigma, t);
+  std::string nu = fmt::format("power(gaussian(0, {}), {})", sigma, t);
+  if (state.range(1) == 2) {  // a heterogeneous sequence: T steps at q = 0.01, σ = 1, then T at q = 0.02, σ = 2
+    mu = fmt::format("product({}, power(mix(q=0.02, gaussian(0, 2), gaussian(1, 2)), {}))", mu, t);
+    nu = fmt::format("product({}, power(gaussian(0, 2), {}))", nu, t);
+  }
   api::DivergenceRequest request;
   if (state.range(2) == 1) request.engine = "certified";
   verify::Estimate e;
@@ -326,7 +331,7 @@ void ComposedSubsampledGaussianEpsilon(benchmark::State& state) {
   state.counters["evaluations"] = static_cast<double>(e.work);
   state.counters["certified"] = e.error_kind == verify::ErrorKind::certified ? 1 : 0;
 }
-BENCHMARK(ComposedSubsampledGaussianEpsilon)->ArgsProduct({{1000, 10000, 100000, 1000000}, {0}, {0}})->Args({10000, 1, 0})->Args({1000, 0, 1})
+BENCHMARK(ComposedSubsampledGaussianEpsilon)->ArgsProduct({{1000, 10000, 100000, 1000000}, {0}, {0}})->Args({10000, 1, 0})->Args({1000, 2, 0})->Args({1000, 0, 1})
     ->Unit(benchmark::kMillisecond)->Iterations(1);
 
 void ShuffledRrProfile(benchmark::State& state) {
