@@ -120,13 +120,7 @@ std::optional<std::string> certified_refusal(const sim::Law& p, const sim::Law& 
 Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quantity& quantity,
                               const CertifiedOptions& options) {
   using namespace certified_detail;
-  release_caches_at_thread_exit();
-  const auto start = std::chrono::steady_clock::now();
-  t_deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                           std::chrono::duration<double>(std::max(0.0, options.seconds)));
-  struct Reset {
-    ~Reset() { t_deadline = std::chrono::steady_clock::time_point::max(); }
-  } reset;
+  const Budget budget(options.seconds);
   const long cap = is_finite_chain(p) || is_finite_chain(q) ? std::min(16 * options.max_precision, 65536L) : options.max_precision;
   std::optional<Certified> best;
   std::optional<Ball> previous;
@@ -166,7 +160,7 @@ Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quanti
       if (stalled) break;
     }
     previous = best->value;
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = budget.elapsed();
     if (2 * prec > cap || seconds * 3 > options.seconds) break;
   }
   Ball v = best->value;

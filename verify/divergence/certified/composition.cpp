@@ -624,13 +624,7 @@ std::optional<std::string> certified_composition_refusal(const std::vector<Relea
 Estimate certified_composed_hockey_stick(const std::vector<ReleasePair>& pairs, double eps, double c, double hint,
                                          const CertifiedOptions& options) {
   using namespace certified_detail;
-  release_caches_at_thread_exit();
-  const auto start = std::chrono::steady_clock::now();
-  t_deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                           std::chrono::duration<double>(std::max(0.0, options.seconds)));
-  struct Reset {
-    ~Reset() { t_deadline = std::chrono::steady_clock::time_point::max(); }
-  } reset;
+  const Budget budget(options.seconds);
   const auto refuse = [&](const std::string& why) {
     return NumericalError(fmt::format("certified engine: {} (composed hockey-stick at eps = {})", why, format_number(eps)));
   };

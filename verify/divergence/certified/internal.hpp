@@ -275,4 +275,22 @@ Estimate enclosure_estimate(const Ball& v, slong prec, bool bounded);
 // Arb's per-thread caches, released when a thread that used them ends.
 void release_caches_at_thread_exit();
 
+// One value's time budget: sets t_deadline `seconds` from now (and registers the thread's Arb caches for release),
+// lifts it when the value is done.
+class Budget {
+ public:
+  explicit Budget(double seconds) : start_(std::chrono::steady_clock::now()) {
+    release_caches_at_thread_exit();
+    t_deadline = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(seconds > 0 ? seconds : 0.0));
+  }
+  ~Budget() { t_deadline = std::chrono::steady_clock::time_point::max(); }
+  Budget(const Budget&) = delete;
+  Budget& operator=(const Budget&) = delete;
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
 }  // namespace privamp::verify::certified_detail
