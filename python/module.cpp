@@ -204,6 +204,8 @@ py::dict explore_dict(const verify::ExploreResult& r, double seconds) {
   out["degenerate_index"] = r.degenerate_index ? py::object(py::int_(*r.degenerate_index)) : py::object(py::none());
   out["where"] = r.where;
   out["stopped"] = r.stopped.empty() ? py::object(py::none()) : py::object(py::str(r.stopped));
+  out["passed_over"] = r.passed_over;
+  out["passed_over_reason"] = r.passed_over_reason.empty() ? py::object(py::none()) : py::object(py::str(r.passed_over_reason));
   out["frontier"] = py::none();
   out["influence"] = influence;
   out["coverage"] = coverage;

@@ -273,8 +273,8 @@ def verify(files, only=None, jobs=0, out=None, junit=None, html=None):
 
 
 Search = _namedtuple("Search", ["file", "case", "id", "goal", "direction", "axes", "points", "global_points", "best",
-                                "best_index", "degenerate", "degenerate_index", "where", "stopped", "frontier",
-                                "influence", "coverage", "seconds"])
+                                "best_index", "degenerate", "degenerate_index", "where", "stopped", "passed_over",
+                                "passed_over_reason", "frontier", "influence", "coverage", "seconds"])
 Search.__doc__ = """One search of `explore` (one case and bound ID): `points`, every evaluation as a dict with the columns
 of the command's STEM.csv (index, phase ("global" or "localK"), the searched axes, status, verdict, outside,
 exact, exact_lower, exact_upper, bound, bound_lower, bound_upper, slack, ratio, objective, message), in the
@@ -282,7 +282,9 @@ order evaluated; `best`, the best
 distinct points re-evaluated in full with the case's own engines, as rows with the columns of `verify`, and
 `best_index`, their positions in `points`; `degenerate` (with `degenerate_index`), the best degenerate point
 re-evaluated when it beats the best one (None otherwise); `where`, the region's conditions; `stopped`, None or
-what was done when `max_seconds` ended the search (then the budget was not spent); `frontier` (with
+what was done when `max_seconds` ended the search (then the budget was not spent); `passed_over`, how many best
+candidates were passed over because their full re-evaluation failed, with the first failure's message in
+`passed_over_reason` (None when none was); `frontier` (with
 ``frontier=NAME``), a dict with the quantity's `name`, whether the bins are `log`, and `bins`: per bin `lower`,
 `upper`, `candidates`, the `best` point re-evaluated (a `verify` row, or None) with its `best_index`, and the
 bin's `degenerate` optimum with its condition where it beats the best point; `influence` and `coverage` per
