@@ -24,7 +24,6 @@
 // The abscissa c (any c > 0 or −1 < c < 0 gives the same integral) and the tolerance come from the double-precision
 // contour (the saddle point and its estimate): they choose the work, never the enclosure.
 #include <algorithm>
-#include <cstdlib>
 #include <cmath>
 #include <numbers>
 #include <optional>
@@ -376,7 +375,8 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
   const Ball H(h);
   const long goal = std::min<long>(prec - 16, 56 + static_cast<long>(std::ceil(std::log2(static_cast<double>(releases)))) +
                                                  std::max<long>(0, static_cast<long>((upper_d(log_a) - std::log(hint_d)) / std::numbers::ln2)));
-  // 1. The trapezoid rule at the nodes t_k = k·h (exact balls), until four terms in a row are far below the target.
+  // 1. The trapezoid rule at the nodes t_k = k·h (exact balls), until four nodes in a row are far below the target
+  //    with the slope margin of a segment.
   Ball sum;
   Complex s, m, f, k, total;
   long K = 0;
@@ -386,15 +386,19 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
     arb_set(acb_realref(s.get()), c.get());
     arb_mul_si(acb_imagref(s.get()), H.get(), K, prec);
     acb_one(total.get());
-    Ball log_mod;  // log of Π |M_i(c+it)|^{T_i} e^{−cε}
+    Ball log_mod;  // log of Π (|M_i(c+it)| + h·D_i)^{T_i} e^{−cε}
     arb_mul(log_mod.get(), c.get(), eps.get(), prec);
     arb_neg(log_mod.get(), log_mod.get());
     for (const Release& r : rs) {
       release_mgf(m.get(), r, s.get(), goal, r.moment, prec);
       acb_pow_ui(f.get(), m.get(), static_cast<ulong>(r.count), prec);
       acb_mul(total.get(), total.get(), f.get(), prec);
+      // The modulus a segment of half-width h starting here would be bounded by (|M| + h·D): the nodes continue
+      // until that bound, raised to the T-th power, is negligible — where |M|/M(c) is still close to 1 (many
+      // releases), the slope term would otherwise dominate every segment.
       Ball mod;
       acb_abs(mod.get(), m.get(), prec);
+      if (!r.gaussian) arb_addmul(mod.get(), H.get(), r.slope.get(), prec);
       arb_log(mod.get(), mod.get(), prec);
       arb_addmul_si(log_mod.get(), mod.get(), r.count, prec);
     }
@@ -486,8 +490,8 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
     arb_sqr(ta2.get(), TA.get(), prec);
     arb_div(seg.get(), seg.get(), ta2.get(), prec);
     arb_div(seg.get(), seg.get(), pi.get(), prec);
-    if (upper_d(seg) > per_segment && r_seg > h) {
-      r_seg = std::max(h, r_seg / 4);
+    if (upper_d(seg) > per_segment && r_seg > h / 16) {  // narrower, down to segments of at most one node
+      r_seg = std::max(h / 16, r_seg / 4);
       continue;
     }
     arb_add(trunc.get(), trunc.get(), upper(seg, prec).get(), prec);
@@ -497,7 +501,6 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
   }
   Ball err;
   arb_add(err.get(), upper(disc, prec).get(), trunc.get(), prec);
-  if (std::getenv("PRIVAMP_DEBUG_CONTOUR")) fmt::print(stderr, "disc {} trunc {} sum {} K {} segs {}\n", upper_d(disc), upper_d(trunc), arb_get_str(value.get(), 20, 0), K, segments);
   mag_t e;
   mag_init(e);
   arb_get_mag(e, err.get());
@@ -641,7 +644,6 @@ Estimate certified_composed_hockey_stick(const std::vector<ReleasePair>& pairs, 
       if (best) break;
       throw refuse(e.what());
     }
-    if (std::getenv("PRIVAMP_DEBUG_CONTOUR")) fmt::print(stderr, "prec {} bits {} value {}\n", prec, arb_rel_accuracy_bits(best->value.get()), arb_get_str(best->value.get(), 20, 0));
     // More bits help only where the rounding, not the stored weights (a one-ulp radius each, raised to the T-th
     // power), limits the enclosure.
     if (arb_rel_accuracy_bits(best->value.get()) >= 30) break;
