@@ -24,39 +24,6 @@ namespace privamp::verify {
 
 namespace {
 
-// Walks both compositions' factors in order, consuming releases: power(a, 3) against product(b, power(c, 2)) pairs
-// (a, b) once and (a, c) twice.
-std::vector<ReleasePair> pair_up(const sim::Law& p, const sim::Law& q) {
-  const auto* cp = dynamic_cast<const sim::Composition*>(&p);
-  const auto* cq = dynamic_cast<const sim::Composition*>(&q);
-  if (!cp || !cq)
-    throw InvalidArgument(fmt::format("a composition is compared with a composition of as many releases: {} against {} "
-                                      "(write power(nu, T) for the {} law)",
-                                      p.expression(), q.expression(), cp ? "second" : "first"));
-  if (cp->releases() != cq->releases())
-    throw InvalidArgument(fmt::format("the compositions have different numbers of releases: {} ({}) against {} ({})",
-                                      cp->releases(), p.expression(), cq->releases(), q.expression()));
-  const auto& fp = cp->factors();
-  const auto& fq = cq->factors();
-  std::vector<ReleasePair> out;
-  std::size_t i = 0, j = 0;
-  long ri = fp[0].count, rj = fq[0].count;
-  while (i < fp.size() && j < fq.size()) {
-    const long k = std::min(ri, rj);
-    if (!out.empty() && out.back().mu == fp[i].law.get() && out.back().nu == fq[j].law.get())
-      out.back().count += k;
-    else
-      out.push_back({fp[i].law.get(), fq[j].law.get(), k});
-    if ((ri -= k) == 0 && ++i < fp.size()) ri = fp[i].count;
-    if ((rj -= k) == 0 && ++j < fq.size()) rj = fq[j].count;
-  }
-  for (const ReleasePair& r : out)
-    if (r.mu->dimension() != r.nu->dimension())
-      throw InvalidArgument(fmt::format("released laws of different dimensions are paired: {} (R^{}) against {} (R^{})",
-                                        r.mu->expression(), r.mu->dimension(), r.nu->expression(), r.nu->dimension()));
-  return out;
-}
-
 int weakness(ErrorKind k) {
   switch (k) {
     case ErrorKind::exact: return 0;
@@ -297,11 +264,42 @@ bool finite_pair(const ReleasePair& r) {
 
 bool is_composition(const sim::Law& law) { return dynamic_cast<const sim::Composition*>(&law) != nullptr; }
 
-std::vector<ReleasePair> release_pairs(const sim::Law& p, const sim::Law& q) { return pair_up(p, q); }
+// Walks both compositions' factors in order, consuming releases: power(a, 3) against product(b, power(c, 2)) pairs
+// (a, b) once and (a, c) twice.
+std::vector<ReleasePair> release_pairs(const sim::Law& p, const sim::Law& q) {
+  const auto* cp = dynamic_cast<const sim::Composition*>(&p);
+  const auto* cq = dynamic_cast<const sim::Composition*>(&q);
+  if (!cp || !cq)
+    throw InvalidArgument(fmt::format("a composition is compared with a composition of as many releases: {} against {} "
+                                      "(write power(nu, T) for the {} law)",
+                                      p.expression(), q.expression(), cp ? "second" : "first"));
+  if (cp->releases() != cq->releases())
+    throw InvalidArgument(fmt::format("the compositions have different numbers of releases: {} ({}) against {} ({})",
+                                      cp->releases(), p.expression(), cq->releases(), q.expression()));
+  const auto& fp = cp->factors();
+  const auto& fq = cq->factors();
+  std::vector<ReleasePair> out;
+  std::size_t i = 0, j = 0;
+  long ri = fp[0].count, rj = fq[0].count;
+  while (i < fp.size() && j < fq.size()) {
+    const long k = std::min(ri, rj);
+    if (!out.empty() && out.back().mu == fp[i].law.get() && out.back().nu == fq[j].law.get())
+      out.back().count += k;
+    else
+      out.push_back({fp[i].law.get(), fq[j].law.get(), k});
+    if ((ri -= k) == 0 && ++i < fp.size()) ri = fp[i].count;
+    if ((rj -= k) == 0 && ++j < fq.size()) rj = fq[j].count;
+  }
+  for (const ReleasePair& r : out)
+    if (r.mu->dimension() != r.nu->dimension())
+      throw InvalidArgument(fmt::format("released laws of different dimensions are paired: {} (R^{}) against {} (R^{})",
+                                        r.mu->expression(), r.mu->dimension(), r.nu->expression(), r.nu->dimension()));
+  return out;
+}
 
 std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
                                            const DivergenceOptions& options, const ReleaseDivergences& release) {
-  const std::vector<ReleasePair> pairs = pair_up(p, q);
+  const std::vector<ReleasePair> pairs = release_pairs(p, q);
   if (pairs.size() == 1 && pairs.front().count == 1) return release(*pairs.front().mu, *pairs.front().nu, quantities);
 
   std::vector<Estimate> out(quantities.size());
