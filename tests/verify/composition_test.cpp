@@ -322,6 +322,19 @@ TEST_CASE("the certified composition covers subsampled Gaussians and refuses the
   refused("power(mix(q=0.1, gaussian(0, 1), gaussian(1, 2)), 10)", "power(gaussian(0, 1), 10)", "sigma");
   refused("power(mix(q=0.1, gaussian(2, 1), gaussian(1, 1)), 10)", "power(gaussian(0, 1), 10)", "not a subsampled Gaussian");
   refused("power(mix(q=0.1, gaussian(0, 1), gaussian(1, 1)), 10)", "power(gaussian(0, 1), 11)", "different numbers of releases");
+  // Far in the tail (e^-630, the line at c = 1851): certified, in log space too, and meeting the estimate; nearer the
+  // largest composed loss (c = 7582) refused before any work, naming the abscissa.
+  {
+    const std::string n = "power(gaussian(0, 1), 300)", m = "power(mix(q=0.01, gaussian(0, 1), gaussian(1, 1)), 300)";
+    const auto c = divergence(n, m, Quantity::hockey_stick(2.7), Engine::certified);
+    const auto a = divergence(n, m, Quantity::hockey_stick(2.7));
+    INFO(c.method);
+    CHECK(c.error_kind == ErrorKind::certified);
+    CHECK(c.log_lower <= a.log_upper);
+    CHECK(a.log_lower <= c.log_upper);
+    CHECK(c.log_upper - c.log_lower < 1e-8);
+    CHECK_THROWS_WITH(divergence(n, m, Quantity::hockey_stick(2.9), Engine::certified), Catch::Contains("abscissa c = 7581"));
+  }
   // Hostile: the value below what the estimate resolves is refused, not certified as 0.
   CHECK_THROWS_WITH(divergence("power(mix(q=0.01, gaussian(0, 1), gaussian(1, 1)), 1000)", "power(gaussian(0, 1), 1000)",
                                Quantity::hockey_stick(60), Engine::certified),

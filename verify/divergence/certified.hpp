@@ -47,9 +47,9 @@ bool certified_reads_chain(const sim::Law& p, const sim::Law& q);
 std::optional<std::string> certified_composition_refusal(const std::vector<ReleasePair>& pairs);
 
 // HS_eps of the composition by the contour integral on the line Re s = c (c > 0, or -1 < c < 0 with the residue
-// at 0), enclosed rigorously; `hint` (an estimate of the value, > 0) sets the tolerances, never the enclosure.
-// NumericalError says what could not be certified.
-Estimate certified_composed_hockey_stick(const std::vector<ReleasePair>& pairs, double eps, double c, double hint,
+// at 0), enclosed rigorously; `log_hint` (the log of an estimate of the value, finite: values below the double range
+// too) sets the tolerances, never the enclosure. NumericalError says what could not be certified.
+Estimate certified_composed_hockey_stick(const std::vector<ReleasePair>& pairs, double eps, double c, double log_hint,
                                          const CertifiedOptions& options = {});
 
 // A rigorous enclosure of the quantity, or NumericalError saying what could not be certified.

@@ -368,7 +368,7 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
       if (!contour) contour.emplace(pairs);
       const auto start = std::chrono::steady_clock::now();
       const Estimate estimate = contour->hockey_stick(eps);
-      out[i] = certified_composed_hockey_stick(pairs, eps, contour->abscissa(eps), estimate.value);
+      out[i] = certified_composed_hockey_stick(pairs, eps, contour->abscissa(eps), estimate.log_value);
       out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       continue;
     }

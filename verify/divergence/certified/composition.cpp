@@ -189,7 +189,9 @@ void moment(acb_t out, const Release& r, const acb_t z, Weight w, long goal, con
   check_deadline();
   Ball a;  // Re z
   arb_set(a.get(), acb_realref(z));
-  const double a_max = std::max(std::fabs(lower_d(a)), std::fabs(upper_d(a)));
+  // u^a with a > 0 moves the mass right, to about aμ (φ(x)e^{aμx} = φ(x − aμ)e^{(aμ)²/2}); with a ≤ 0 it stays in
+  // the Gaussian's bulk (u ≥ w0 there).
+  const double a_max = std::max(0.0, upper_d(a));
   const double mu = upper_d(r.mu);
   const double R_d = std::ceil(std::max(2 * mu + 1, a_max * mu + 1) + std::sqrt(2.0 * (goal + 40) * std::numbers::ln2));
   const Ball R(R_d);
@@ -327,7 +329,7 @@ Ball gaussian_modulus(const Release& r, const Ball& c, const Ball& ta, slong pre
   return e;
 }
 
-Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, double hint_d, slong prec) {
+Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, double log_hint, slong prec) {
   const Ball eps(eps_d), c(c_d);
   Ball pi;
   arb_const_pi(pi.get(), prec);
@@ -348,7 +350,7 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
     arb_min(pole.get(), pole.get(), right.get(), prec);
   }
   const Ball log_a = log_height(rs, c, eps, 60, prec);
-  const double log_tol = std::log(hint_d) - 48 * std::numbers::ln2;  // the parts' target: 2^{−48} of the value
+  const double log_tol = log_hint - 48 * std::numbers::ln2;  // the parts' target: 2^{−48} of the value
   // The strip: the half-width d (a fraction of the distance to the poles) that allows the largest step h, with
   // N/(π(e^{2πd/h} − 1)) ≤ tol/4, N ≤ max(E(c − d), E(c + d))·π/(pole − d).
   double best_h = 0, best_d = 0;
@@ -374,7 +376,7 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
   const double h = best_h;
   const Ball H(h);
   const long goal = std::min<long>(prec - 16, 56 + static_cast<long>(std::ceil(std::log2(static_cast<double>(releases)))) +
-                                                 std::max<long>(0, static_cast<long>((upper_d(log_a) - std::log(hint_d)) / std::numbers::ln2)));
+                                                 std::max<long>(0, static_cast<long>((upper_d(log_a) - log_hint) / std::numbers::ln2)));
   // 1. The trapezoid rule at the nodes t_k = k·h (exact balls), until four nodes in a row are far below the target
   //    with the slope margin of a segment.
   Ball sum;
@@ -624,21 +626,28 @@ std::optional<std::string> certified_composition_refusal(const std::vector<Relea
   return std::nullopt;
 }
 
-Estimate certified_composed_hockey_stick(const std::vector<ReleasePair>& pairs, double eps, double c, double hint,
+Estimate certified_composed_hockey_stick(const std::vector<ReleasePair>& pairs, double eps, double c, double log_hint,
                                          const CertifiedOptions& options) {
   using namespace certified_detail;
   const Budget budget(options.seconds);
   const auto refuse = [&](const std::string& why) {
     return NumericalError(fmt::format("certified engine: {} (composed hockey-stick at eps = {})", why, format_number(eps)));
   };
-  if (!(hint > 0) || !std::isfinite(hint)) throw refuse("the value is below what the contour resolves");
+  if (!std::isfinite(log_hint)) throw refuse("the value is below what the contour resolves");
   if (!(c > 0) && !(c > -1 && c < 0)) throw refuse(fmt::format("no line between the poles at abscissa {}", c));
+  // u^z varies over e^{|z| log u}: beyond this abscissa (levels near the largest composed loss, values like
+  // e^{-1300}) the moment integrals' work outgrows any budget (c = 1851 takes 1.3 s, c = 7582 more than 60 s).
+  constexpr double kMaxAbscissa = 2000;
+  if (c > kMaxAbscissa)
+    throw refuse(fmt::format("the line's abscissa c = {:.6g} is above {} (a level near the largest composed loss: the "
+                             "moment integrals' range grows like e^(c log u)); the default engine's estimate stands",
+                             c, kMaxAbscissa));
   std::optional<Contour> best;
   slong used = 0;
   for (slong prec = 128; prec <= 256; prec *= 2) {
     try {
       std::vector<Release> rs = read_releases(pairs, prec);
-      best = integrate_line(rs, eps, c, hint, prec);
+      best = integrate_line(rs, eps, c, log_hint, prec);
       used = prec;
     } catch (const Refused& e) {
       if (best) break;
