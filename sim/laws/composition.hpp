@@ -16,10 +16,7 @@ namespace privamp::sim {
 
 class Composition final : public Law {
  public:
-  struct Factor {
-    LawPtr law;  // a law that is not itself a composition
-    long count;  // its number of independent releases, >= 1
-  };
+  using Factor = ReleaseFactor;
   // The limits on a composition, checked when it is built (InvalidArgument naming the value and the range).
   static constexpr long kMaxCount = 10'000'000;  // releases in all
   static constexpr int kMaxFactors = 64;
@@ -27,6 +24,7 @@ class Composition final : public Law {
   explicit Composition(std::vector<Factor> factors);
   const std::vector<Factor>& factors() const { return factors_; }
   long releases() const { return releases_; }
+  ExactForm exact_form() const override { return form::Composition{factors_, releases_}; }
 
   std::string expression() const override;
   // The dimension of one release times the number of releases (at most kMaxCount × a factor's dimension).

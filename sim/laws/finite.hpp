@@ -38,14 +38,10 @@ class FiniteLaw final : public Law {
   // What produced the masses in exact terms, when known: the certified engine recomputes them from it in ball
   // arithmetic instead of trusting the rounded doubles. Either masses as given (normalised by their exact sum)
   // or a finite chain mu K^t (K non-empty).
-  struct ExactSource {
-    std::vector<double> masses;
-    Eigen::MatrixXd K;
-    std::vector<double> mu;
-    long t = 0;
-  };
+  using ExactSource = FiniteSource;
   const ExactSource* exact_source() const { return exact_source_ ? &*exact_source_ : nullptr; }
   void set_exact_source(ExactSource source) { exact_source_ = std::move(source); }
+  ExactForm exact_form() const override { return form::Finite{atoms_, exact_source()}; }
 
  private:
   FiniteLaw() = default;

@@ -31,6 +31,7 @@ class Gaussian final : public Law {
   // point): only then does the certified engine take the law as exact.
   bool parameters_exact() const { return parameters_exact_; }
   void set_parameters_exact() { parameters_exact_ = true; }
+  ExactForm exact_form() const override { return form::Gaussian{mean_, sigma_, parameters_exact_}; }
 
  private:
   double mean_, sigma_, log_norm_;
@@ -44,6 +45,7 @@ class GaussianND final : public Law {
   int dimension() const override { return static_cast<int>(mean_.size()); }
   const std::vector<double>& mean_vector() const { return mean_; }
   double sigma() const { return sigma_; }
+  ExactForm exact_form() const override { return form::GaussianND{mean_, sigma_}; }
   // 1-D interface: not defined for d > 1 (throws); engines use the reduction above.
   double log_density(double x) const override;
   double location() const override;

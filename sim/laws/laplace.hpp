@@ -32,6 +32,7 @@ class Laplace final : public Law {
   // As Gaussian::parameters_exact: location and scale as the user gave them.
   bool parameters_exact() const { return parameters_exact_; }
   void set_parameters_exact() { parameters_exact_ = true; }
+  ExactForm exact_form() const override { return form::Laplace{mean_, b_, parameters_exact_}; }
 
  private:
   double mean_, b_, log_norm_;
@@ -54,6 +55,7 @@ class LaplaceSum final : public Law {
   std::optional<double> variance() const override;
   double sample(Rng& rng) const override;
   const std::vector<double>& scales() const { return scales_; }
+  ExactForm exact_form() const override { return form::LaplaceSum{loc_, scales_}; }
 
  private:
   double loc_;

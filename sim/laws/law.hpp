@@ -10,6 +10,7 @@
 // built at run time and nest (mixtures of mixtures).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -19,6 +20,8 @@
 #include <utility>
 #include <string>
 #include <vector>
+
+#include "sim/laws/exact_form.hpp"
 
 namespace privamp::sim {
 
@@ -135,6 +138,9 @@ class Law {
   virtual std::optional<PairLoss> loss_against(const Law& /*other*/) const { return std::nullopt; }
   // The law under its decorators (DiscretisedLaw, ProcessLaw): what joint_with and loss_against compare.
   virtual const Law& unwrapped() const { return *this; }
+  // The family and parameters that engines working with formulas read (sim/laws/exact_form.hpp); none for a law
+  // computed numerically.
+  virtual ExactForm exact_form() const { return form::None{}; }
 };
 
 // The error model of a law computed by discretising a continuous object (a grid propagation, a discretised
@@ -195,6 +201,7 @@ class LawDecorator : public Law {
   std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override { return base().joint_with(other); }
   std::optional<PairLoss> loss_against(const Law& other) const override { return base().loss_against(other); }
   const Law& unwrapped() const override { return base().unwrapped(); }
+  ExactForm exact_form() const override { return base().exact_form(); }
 
  private:
   LawPtr base_;
@@ -215,16 +222,29 @@ class DiscretisedLaw final : public LawDecorator {
 // propagation (Law::joint_with) never needs its law alone.
 class LazyLaw final : public LawDecorator {
  public:
-  explicit LazyLaw(std::function<LawPtr()> make) : LawDecorator(nullptr), make_(std::move(make)) {}
+  // `dimension`: declared, so that reading it (the expression language does, for every law it builds) does not
+  // build the law.
+  explicit LazyLaw(std::function<LawPtr()> make, int dimension = 1)
+      : LawDecorator(nullptr), make_(std::move(make)), dimension_(dimension) {}
+  int dimension() const override { return dimension_; }
+  // Built on first use means computed (a propagated process's law): no exact form, and no need to build it to say so.
+  ExactForm exact_form() const override { return form::None{"computed when first used"}; }
   const Law& base() const override {
-    std::call_once(built_, [this] { law_ = make_(); });
+    std::call_once(built_, [this] {
+      law_ = make_();
+      was_built_ = true;
+    });
     return *law_;
   }
+  // Whether the law has been built (a test reads it: a joint route must not build the laws alone).
+  bool built() const { return was_built_; }
 
  private:
   std::function<LawPtr()> make_;
+  int dimension_;
   mutable std::once_flag built_;
   mutable LawPtr law_;
+  mutable std::atomic<bool> was_built_{false};
 };
 
 // The law `at(cells)` with its discretisation: refinable by factors up to `max_factor` of `cells`.

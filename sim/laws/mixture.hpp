@@ -49,22 +49,12 @@ class Mixture final : public Law {
   const std::vector<double>& weights() const { return weights_; }
   const std::vector<LawPtr>& components() const { return components_; }
 
-  // The weights' exact source, for the certified engine (which recomputes them in ball arithmetic): a binomial law
-  // Bin(m, p) whose atoms k are carried onto the components by a plan. Component c receives the sum, over the moves
-  // (k, c, f), of Bin(k; m, p)·f / (the sum of f over k's moves). binomial_mixture moves each k to its own
-  // component (the terms below 1e-300 are dropped); a lattice law shifted by a transport plan splits atoms.
-  struct BinomialWeights {
-    struct Move {
-      long k = 0;
-      std::size_t component = 0;
-      double fraction = 1;
-    };
-    long m = 0;
-    double p = 0;
-    std::vector<Move> moves;
-  };
+  // The weights' exact source, for the certified engine (which recomputes them in ball arithmetic; see
+  // sim/laws/exact_form.hpp).
+  using BinomialWeights = sim::BinomialWeights;
   const BinomialWeights* binomial_weights() const { return binomial_ ? &*binomial_ : nullptr; }
   void set_binomial_weights(BinomialWeights b) { binomial_ = std::move(b); }
+  ExactForm exact_form() const override { return form::Mixture{weights_, components_, binomial_weights()}; }
 
  private:
   std::optional<BinomialWeights> binomial_;

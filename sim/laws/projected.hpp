@@ -33,6 +33,7 @@ class Clamped final : public Law {
   const Law& base() const { return *base_; }
   double lo() const { return lo_; }
   double hi() const { return hi_; }
+  ExactForm exact_form() const override { return form::Clamped{base_.get(), lo_, hi_}; }
 
  private:
   LawPtr base_;

@@ -37,6 +37,7 @@ class Shifted final : public Law {
   // False when `by` is a rounded product (binomial_mix: k·step): the certified engine then refuses the law.
   bool by_exact() const { return by_exact_; }
   void set_by_inexact() { by_exact_ = false; }
+  ExactForm exact_form() const override { return form::Shifted{base_.get(), by_, by_exact_}; }
 
  private:
   LawPtr base_;

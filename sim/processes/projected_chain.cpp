@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <thread>
 #include <utility>
 
 #include <Eigen/Core>
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/parallel.hpp"
 #include "numerics/special.hpp"
 
 namespace privamp::sim {
@@ -98,9 +100,17 @@ Propagator::Propagator(double lo, double hi, int intervals, Map psi, double s, U
     to_hi_[k] = w * normal_sf((hi - m) / s);
   }
   if (use == Use::once) return;  // raw() computes each column when it needs it
-  kernel_.resize(nodes, nodes);
+  // Stored in panels of kPanelRows rows: panel b holds K(b·R + r, k) at (k·R + r), so a block of rows reads its
+  // kernel entries in one contiguous sweep. Rows past the last node are 0.
+  const auto blocks = static_cast<std::size_t>((nodes + kPanelRows - 1) / kPanelRows);
+  kernel_.assign(blocks * static_cast<std::size_t>(nodes) * kPanelRows, 0.0);
   band_.resize(static_cast<std::size_t>(nodes));
-  for (int k = 0; k < nodes; ++k) band_[static_cast<std::size_t>(k)] = column(k, &kernel_(0, k));
+  std::vector<double> values(static_cast<std::size_t>(nodes));
+  for (int k = 0; k < nodes; ++k) {
+    band_[static_cast<std::size_t>(k)] = column(k, values.data());
+    for (int j = 0; j < nodes; ++j)
+      kernel_[(static_cast<std::size_t>(j / kPanelRows) * nodes + k) * kPanelRows + j % kPanelRows] = values[static_cast<std::size_t>(j)];
+  }
 }
 
 std::pair<int, int> Propagator::column(int k, double* out) const {
@@ -149,12 +159,16 @@ IntervalLaw Propagator::operator()(const IntervalLaw& in) const {
 
 namespace {
 
-// o(j, c) += a[c]·k[j] for j in [first, first + length) and each of the m columns of o (column-major, n rows): the
-// whole cost of a step. Compiled twice on x86-64 (AVX2 and the baseline), chosen when the program starts; AVX2
-// without FMA does the same roundings as the baseline, so results do not depend on the processor.
+// o(j, c) += a[c]·k[j] for j in [first, first + length) and each of the m columns of o (column-major, n rows): a
+// step whose kernel is computed column by column as it goes. Compiled twice on x86-64 (AVX2 and the baseline),
+// chosen when the program starts; AVX2 without FMA does the same roundings as the baseline, so results do not
+// depend on the processor.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("avx2", "default")))
+#define PRIVAMP_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PRIVAMP_CLONES
 #endif
+PRIVAMP_CLONES
 void band_update(double* __restrict o, Eigen::Index n, Eigen::Index m, const double* __restrict k,
                  const double* __restrict a, Eigen::Index first, Eigen::Index length) {
   for (Eigen::Index c = 0; c < m; ++c) {
@@ -162,6 +176,37 @@ void band_update(double* __restrict o, Eigen::Index n, Eigen::Index m, const dou
     const double* __restrict kernel = k + first;
     const double weight = a[c];
     for (Eigen::Index j = 0; j < length; ++j) column[j] += weight * kernel[j];
+  }
+}
+
+// The same product with the kernel stored in panels (Propagator::kPanelRows rows each): o(j, c) = Σ_k K(j, k)·d(k, c)
+// over the columns `active` (those where some d(k, ·) ≠ 0), k ascending — the order, and so the roundings, of
+// band_update. The M sums of a panel's rows stay in registers while its kernel entries stream past once, instead
+// of every column of o being read and written once per k.
+// Products of at least this many kernel entries × laws are split between two cores when one is free (a thread
+// costs tens of microseconds; this much work ~1 ms).
+constexpr Eigen::Index kSplitWork = 1 << 20;
+
+template <int M>
+PRIVAMP_CLONES void panel_product(double* __restrict o, Eigen::Index n, const double* __restrict kernel,
+                                  const double* __restrict d, const int* __restrict active, Eigen::Index count,
+                                  const std::pair<int, int>* __restrict band, Eigen::Index from, Eigen::Index to) {
+  constexpr Eigen::Index R = Propagator::kPanelRows;
+  for (Eigen::Index j0 = from; j0 < to; j0 += R) {
+    const double* __restrict panel = kernel + j0 * n;  // (j0 / R)·n·R
+    double sum[M][R] = {};
+    for (Eigen::Index i = 0; i < count; ++i) {
+      const Eigen::Index k = active[i];
+      if (band[k].second < j0 || band[k].first >= j0 + R) continue;  // column k is 0 on these rows
+      const double* __restrict entries = panel + k * R;
+      for (int c = 0; c < M; ++c) {
+        const double weight = d[c * n + k];
+        for (Eigen::Index r = 0; r < R; ++r) sum[c][r] += weight * entries[r];
+      }
+    }
+    const Eigen::Index rows = std::min(R, n - j0);
+    for (int c = 0; c < M; ++c)
+      for (Eigen::Index r = 0; r < rows; ++r) o[c * n + j0 + r] = sum[c][r];
   }
 }
 
@@ -184,14 +229,45 @@ std::vector<IntervalLaw> Propagator::raw(std::span<const IntervalLaw* const> in)
   // Column by column over the kernel's non-zero band: each kernel column is read from memory once for all m laws
   // (a step is limited by reading the kernel, so m laws cost little more than one).
   Eigen::MatrixXd o = Eigen::MatrixXd::Zero(n, m);
-  std::vector<double> scratch(kernel_.size() == 0 ? static_cast<std::size_t>(n) : 0);
-  for (Eigen::Index k = 0; k < n; ++k) {
-    if ((d.row(k).array() == 0).all()) continue;
-    const double* values = kernel_.size() == 0 ? scratch.data() : &kernel_(0, k);
-    const auto [first, last] = kernel_.size() == 0 ? column(static_cast<int>(k), scratch.data()) : band_[static_cast<std::size_t>(k)];
-    if (last < first) continue;
-    const Eigen::RowVectorXd weights = d.row(k);
-    band_update(o.data(), n, m, values, weights.data(), first, last - first + 1);
+  if (kernel_.size() == 0) {  // used once: each column computed as it goes
+    std::vector<double> scratch(static_cast<std::size_t>(n));
+    for (Eigen::Index k = 0; k < n; ++k) {
+      if ((d.row(k).array() == 0).all()) continue;
+      const auto [first, last] = column(static_cast<int>(k), scratch.data());
+      if (last < first) continue;
+      const Eigen::RowVectorXd weights = d.row(k);
+      band_update(o.data(), n, m, scratch.data(), weights.data(), first, last - first + 1);
+    }
+  } else {
+    // Up to four laws per pass over the kernel (their sums fill the registers).
+    for (Eigen::Index c0 = 0; c0 < m; c0 += 4) {
+      const Eigen::Index width = std::min<Eigen::Index>(4, m - c0);
+      std::vector<int> active;
+      for (Eigen::Index k = 0; k < n; ++k)
+        if (!(d.block(k, c0, 1, width).array() == 0).all() && band_[static_cast<std::size_t>(k)].first <= band_[static_cast<std::size_t>(k)].second)
+          active.push_back(static_cast<int>(k));
+      const auto count = static_cast<Eigen::Index>(active.size());
+      double* out = o.data() + c0 * n;
+      const double* in = d.data() + c0 * n;
+      auto rows = [&](Eigen::Index from, Eigen::Index to) {
+        switch (width) {
+          case 1: panel_product<1>(out, n, kernel_.data(), in, active.data(), count, band_.data(), from, to); break;
+          case 2: panel_product<2>(out, n, kernel_.data(), in, active.data(), count, band_.data(), from, to); break;
+          case 3: panel_product<3>(out, n, kernel_.data(), in, active.data(), count, band_.data(), from, to); break;
+          default: panel_product<4>(out, n, kernel_.data(), in, active.data(), count, band_.data(), from, to); break;
+        }
+      };
+      // A large step splits its panels with a free core (the rows are independent: the same numbers either way).
+      const HelperClaim helper(n * count * width >= kSplitWork ? 1 : 0);
+      if (helper.granted() > 0) {
+        const Eigen::Index middle = (n / 2 / kPanelRows) * kPanelRows;
+        std::thread other([&] { rows(middle, n); });
+        rows(0, middle);
+        other.join();
+      } else {
+        rows(0, n);
+      }
+    }
   }
   Eigen::RowVectorXd mass_lo(m), mass_hi(m);
   for (Eigen::Index c = 0; c < m; ++c) mass_lo[c] = to_lo_.dot(d.col(c)), mass_hi[c] = to_hi_.dot(d.col(c));

@@ -64,14 +64,17 @@ class Propagator {
   // The same for several laws on this grid, with one pass over the kernel.
   std::vector<IntervalLaw> raw(std::span<const IntervalLaw* const> in) const;
 
+  static constexpr long kPanelRows = 8;
+
  private:
   double lo_, hi_, s_;
   Map psi_;
   // Column k of the kernel into out[0..N], returning the rows [first, last] where it is not 0.
   std::pair<int, int> column(int k, double* out) const;
 
-  std::vector<double> means_;       // ψ at the nodes
-  Eigen::MatrixXd kernel_;          // density at output node j from density at input node k (empty when used once)
+  std::vector<double> means_;  // ψ at the nodes
+  // Density at output node j from density at input node k, in panels of kPanelRows rows (empty when used once).
+  std::vector<double> kernel_;
   std::vector<std::pair<int, int>> band_;  // per column k, the rows [first, last] where the kernel is not 0
   Eigen::RowVectorXd to_lo_, to_hi_;  // mass sent beyond the ends from input node k
 };

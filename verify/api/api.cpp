@@ -18,6 +18,7 @@
 #include "numerics/constants.hpp"
 #include "numerics/errors.hpp"
 #include "numerics/files.hpp"
+#include "numerics/parallel.hpp"
 #include "sim/laws/expression.hpp"
 #include "verify/divergence/engines.hpp"
 #include "verify/report/report.hpp"
@@ -58,8 +59,9 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
   if (!(r.level > 0 && r.level < 1)) throw_invalid("divergence", "level", r.level, "0 < level < 1");
   const sim::LawPtr p = sim::parse_law(mu), q = sim::parse_law(nu);
   // The canonical expression (defaults filled in), unless the law is tabulated (grid laws of propagated processes
-  // print every node): then the expression as typed.
+  // print every node, and would be built only to be printed: a joint route never needs them): then as typed.
   auto shown = [](const sim::Law& law, const std::string& typed) {
+    if (law.discretisation()) return typed;
     std::string e = law.expression();
     return e.size() <= 300 ? e : typed;
   };
@@ -126,7 +128,11 @@ ProfileAt profile_at(const std::string& mu, const std::string& nu, double eps, c
   r.renyi.clear();
   r.hockey_stick = {eps};
   r.kl = r.tv = false;
-  auto reverse = std::async(std::launch::async, [&] { return divergence(nu, mu, r); });
+  auto reverse = std::async(std::launch::async, [&] {
+    const WorkerClaim claim;
+    return divergence(nu, mu, r);
+  });
+  const WorkerClaim claim;
   const DivergenceResult forward = divergence(mu, nu, r);
   const DivergenceResult back = reverse.get();
   ProfileAt out;

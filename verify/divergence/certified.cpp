@@ -10,7 +10,6 @@
 
 #include "numerics/constants.hpp"
 #include "numerics/errors.hpp"
-#include "sim/laws/finite.hpp"
 #include "verify/divergence/certified/internal.hpp"
 #include "verify/divergence/composition.hpp"
 
@@ -54,10 +53,9 @@ Certified compute(const sim::Law& p, const sim::Law& q, const Quantity& quantity
 }
 
 bool is_finite_chain(const sim::Law& law) {
-  const sim::Law* l = &law;
-  while (const auto* d = dynamic_cast<const sim::LawDecorator*>(l)) l = &d->base();
-  const auto* f = dynamic_cast<const sim::FiniteLaw*>(l);
-  return f && f->exact_source() && f->exact_source()->K.size() > 0;
+  const sim::ExactForm form = law.exact_form();
+  const auto* f = std::get_if<sim::form::Finite>(&form);
+  return f && f->source && f->source->K.size() > 0;
 }
 
 Estimate enclosure_estimate(const Ball& v, slong used, bool bounded) {

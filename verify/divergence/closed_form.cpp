@@ -8,9 +8,6 @@
 #include "numerics/errors.hpp"
 #include "numerics/log_space.hpp"
 #include "numerics/special.hpp"
-#include "sim/laws/gaussian.hpp"
-#include "sim/laws/laplace.hpp"
-#include "sim/laws/mixture.hpp"
 
 namespace privamp::verify {
 
@@ -261,14 +258,15 @@ std::optional<Estimate> subsampled_gaussian_hockey_stick(double q, double delta,
 }
 
 // Recognises (1−q)·N(a, σ²) + q·N(a+Δ, σ²) against N(a, σ²).
-std::optional<std::pair<double, double>> subsampled_gaussian(const sim::Law& p, const sim::Gaussian& q) {
-  const auto* mix = dynamic_cast<const sim::Mixture*>(&p);
-  if (!mix || mix->components().size() != 2) return std::nullopt;
-  const auto* g0 = dynamic_cast<const sim::Gaussian*>(mix->components()[0].get());
-  const auto* g1 = dynamic_cast<const sim::Gaussian*>(mix->components()[1].get());
+std::optional<std::pair<double, double>> subsampled_gaussian(const sim::ExactForm& p, const sim::form::Gaussian& q) {
+  const auto* mix = std::get_if<sim::form::Mixture>(&p);
+  if (!mix || mix->components.size() != 2) return std::nullopt;
+  const sim::ExactForm c0 = mix->components[0]->exact_form(), c1 = mix->components[1]->exact_form();
+  const auto* g0 = std::get_if<sim::form::Gaussian>(&c0);
+  const auto* g1 = std::get_if<sim::form::Gaussian>(&c1);
   if (!g0 || !g1) return std::nullopt;
-  if (g0->sigma() != q.sigma() || g1->sigma() != q.sigma() || *g0->mean() != *q.mean()) return std::nullopt;
-  return std::make_pair(mix->weights()[1], std::fabs(*g1->mean() - *q.mean()));
+  if (g0->sigma != q.sigma || g1->sigma != q.sigma || g0->mean != q.mean) return std::nullopt;
+  return std::make_pair(mix->weights[1], std::fabs(g1->mean - q.mean));
 }
 
 std::optional<Estimate> gaussian_pair(double delta, double sigma, const Quantity& quantity) {
@@ -289,8 +287,8 @@ std::optional<Estimate> gaussian_pair(double delta, double sigma, const Quantity
 //   R_∞ = −log r + Δ²/(2(σ2² − σ1²)) if σ1 < σ2, +inf otherwise (μ has the heavier tails).
 // Hockey-stick and TV go to quadrature. Error bars: a few eps of each term's magnitude, plus the cancellation in
 // σ_α² (relative eps·(ασ2² + (α−1)σ1²)/σ_α²) carried into both terms that use it.
-std::optional<Estimate> gaussian_unequal(const sim::Gaussian& p, const sim::Gaussian& q, const Quantity& quantity) {
-  const double s1 = p.sigma(), s2 = q.sigma(), d = *p.mean() - *q.mean();
+std::optional<Estimate> gaussian_unequal(const sim::form::Gaussian& p, const sim::form::Gaussian& q, const Quantity& quantity) {
+  const double s1 = p.sigma, s2 = q.sigma, d = p.mean - q.mean;
   const double log_r = std::log(s1) - std::log(s2);
   const double z2 = (d / s2) * (d / s2);  // Δ²/σ2², without overflowing Δ² first
   switch (quantity.kind) {
@@ -326,26 +324,27 @@ std::optional<Estimate> gaussian_unequal(const sim::Gaussian& p, const sim::Gaus
 }  // namespace
 
 std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const Quantity& quantity) {
-  const auto* gp = dynamic_cast<const sim::Gaussian*>(&p);
-  const auto* gq = dynamic_cast<const sim::Gaussian*>(&q);
-  if (gp && gq && gp->sigma() == gq->sigma()) return gaussian_pair(std::fabs(*gp->mean() - *gq->mean()), gp->sigma(), quantity);
+  const sim::ExactForm fp = p.exact_form(), fq = q.exact_form();
+  const auto* gp = std::get_if<sim::form::Gaussian>(&fp);
+  const auto* gq = std::get_if<sim::form::Gaussian>(&fq);
+  if (gp && gq && gp->sigma == gq->sigma) return gaussian_pair(std::fabs(gp->mean - gq->mean), gp->sigma, quantity);
   if (gp && gq) return gaussian_unequal(*gp, *gq, quantity);
 
-  const auto* np = dynamic_cast<const sim::GaussianND*>(&p);
-  const auto* nq = dynamic_cast<const sim::GaussianND*>(&q);
-  if (np && nq && np->sigma() == nq->sigma() && np->dimension() == nq->dimension()) {
+  const auto* np = std::get_if<sim::form::GaussianND>(&fp);
+  const auto* nq = std::get_if<sim::form::GaussianND>(&fq);
+  if (np && nq && np->sigma == nq->sigma && np->mean.size() == nq->mean.size()) {
     double d2 = 0;
-    for (std::size_t i = 0; i < np->mean_vector().size(); ++i) {
-      const double d = np->mean_vector()[i] - nq->mean_vector()[i];
+    for (std::size_t i = 0; i < np->mean.size(); ++i) {
+      const double d = np->mean[i] - nq->mean[i];
       d2 += d * d;
     }
-    return gaussian_pair(std::sqrt(d2), np->sigma(), quantity);
+    return gaussian_pair(std::sqrt(d2), np->sigma, quantity);
   }
 
-  const auto* lp = dynamic_cast<const sim::Laplace*>(&p);
-  const auto* lq = dynamic_cast<const sim::Laplace*>(&q);
-  if (lp && lq && lp->scale() == lq->scale()) {
-    const double delta = std::fabs(*lp->mean() - *lq->mean()), b = lp->scale();
+  const auto* lp = std::get_if<sim::form::Laplace>(&fp);
+  const auto* lq = std::get_if<sim::form::Laplace>(&fq);
+  if (lp && lq && lp->scale == lq->scale) {
+    const double delta = std::fabs(lp->mean - lq->mean), b = lp->scale;
     switch (quantity.kind) {
       case Quantity::Kind::renyi: return laplace_renyi(delta, b, quantity.parameter);
       case Quantity::Kind::kl: return laplace_kl(delta, b);
@@ -362,15 +361,15 @@ std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const 
   if (quantity.kind == Quantity::Kind::hockey_stick || quantity.kind == Quantity::Kind::tv) {
     const double eps = quantity.kind == Quantity::Kind::tv ? 0.0 : quantity.parameter;
     if (gq)
-      if (const auto sg = subsampled_gaussian(p, *gq)) return subsampled_gaussian_hockey_stick(sg->first, sg->second, gq->sigma(), eps, true);
-    if (const auto* gp = dynamic_cast<const sim::Gaussian*>(&p))
-      if (const auto sg = subsampled_gaussian(q, *gp)) return subsampled_gaussian_hockey_stick(sg->first, sg->second, gp->sigma(), eps, false);
+      if (const auto sg = subsampled_gaussian(fp, *gq)) return subsampled_gaussian_hockey_stick(sg->first, sg->second, gq->sigma, eps, true);
+    if (gp)
+      if (const auto sg = subsampled_gaussian(fq, *gp)) return subsampled_gaussian_hockey_stick(sg->first, sg->second, gp->sigma, eps, false);
   }
 
   if (gq && quantity.kind == Quantity::Kind::renyi && quantity.parameter == std::floor(quantity.parameter) &&
       quantity.parameter <= 1e6) {
-    if (const auto sg = subsampled_gaussian(p, *gq))
-      return subsampled_gaussian_renyi(sg->first, sg->second, gq->sigma(), static_cast<long>(quantity.parameter));
+    if (const auto sg = subsampled_gaussian(fp, *gq))
+      return subsampled_gaussian_renyi(sg->first, sg->second, gq->sigma, static_cast<long>(quantity.parameter));
   }
   return std::nullopt;
 }

@@ -14,8 +14,6 @@
 #include "numerics/errors.hpp"
 #include "numerics/interrupt.hpp"
 #include "numerics/log_space.hpp"
-#include "sim/laws/composition.hpp"
-#include "sim/laws/gaussian.hpp"
 #include "verify/divergence/certified.hpp"
 #include "verify/divergence/closed_form.hpp"
 #include "verify/divergence/contour.hpp"
@@ -82,15 +80,16 @@ double level_of(const Quantity& q) { return q.kind == Quantity::Kind::tv ? 0.0 :
 // Gaussian pairs of equal σ: the composition is one Gaussian pair with μ² = Σ T_i (Δ_i/σ_i)².
 
 std::optional<double> gaussian_shift(const sim::Law& a, const sim::Law& b) {
-  const auto* ga = dynamic_cast<const sim::Gaussian*>(&a);
-  const auto* gb = dynamic_cast<const sim::Gaussian*>(&b);
-  if (ga && gb && ga->sigma() == gb->sigma()) return std::fabs(*ga->mean() - *gb->mean()) / ga->sigma();
-  const auto* na = dynamic_cast<const sim::GaussianND*>(&a);
-  const auto* nb = dynamic_cast<const sim::GaussianND*>(&b);
-  if (na && nb && na->sigma() == nb->sigma() && na->dimension() == nb->dimension()) {
+  const sim::ExactForm fa = a.exact_form(), fb = b.exact_form();
+  const auto* ga = std::get_if<sim::form::Gaussian>(&fa);
+  const auto* gb = std::get_if<sim::form::Gaussian>(&fb);
+  if (ga && gb && ga->sigma == gb->sigma) return std::fabs(ga->mean - gb->mean) / ga->sigma;
+  const auto* na = std::get_if<sim::form::GaussianND>(&fa);
+  const auto* nb = std::get_if<sim::form::GaussianND>(&fb);
+  if (na && nb && na->sigma == nb->sigma && na->mean.size() == nb->mean.size()) {
     double d2 = 0;
-    for (std::size_t i = 0; i < na->mean_vector().size(); ++i) {
-      const double d = (na->mean_vector()[i] - nb->mean_vector()[i]) / na->sigma();
+    for (std::size_t i = 0; i < na->mean.size(); ++i) {
+      const double d = (na->mean[i] - nb->mean[i]) / na->sigma;
       d2 += d * d;
     }
     return std::sqrt(d2);
@@ -262,22 +261,23 @@ bool finite_pair(const ReleasePair& r) {
 
 }  // namespace
 
-bool is_composition(const sim::Law& law) { return dynamic_cast<const sim::Composition*>(&law) != nullptr; }
+bool is_composition(const sim::Law& law) { return std::holds_alternative<sim::form::Composition>(law.exact_form()); }
 
 // Walks both compositions' factors in order, consuming releases: power(a, 3) against product(b, power(c, 2)) pairs
 // (a, b) once and (a, c) twice.
 std::vector<ReleasePair> release_pairs(const sim::Law& p, const sim::Law& q) {
-  const auto* cp = dynamic_cast<const sim::Composition*>(&p);
-  const auto* cq = dynamic_cast<const sim::Composition*>(&q);
+  const sim::ExactForm form_p = p.exact_form(), form_q = q.exact_form();
+  const auto* cp = std::get_if<sim::form::Composition>(&form_p);
+  const auto* cq = std::get_if<sim::form::Composition>(&form_q);
   if (!cp || !cq)
     throw InvalidArgument(fmt::format("a composition is compared with a composition of as many releases: {} against {} "
                                       "(write power(nu, T) for the {} law)",
                                       p.expression(), q.expression(), cp ? "second" : "first"));
-  if (cp->releases() != cq->releases())
+  if (cp->releases != cq->releases)
     throw InvalidArgument(fmt::format("the compositions have different numbers of releases: {} ({}) against {} ({})",
-                                      cp->releases(), p.expression(), cq->releases(), q.expression()));
-  const auto& fp = cp->factors();
-  const auto& fq = cq->factors();
+                                      cp->releases, p.expression(), cq->releases, q.expression()));
+  const auto fp = cp->factors;
+  const auto fq = cq->factors;
   std::vector<ReleasePair> out;
   std::size_t i = 0, j = 0;
   long ri = fp[0].count, rj = fq[0].count;

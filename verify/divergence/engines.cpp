@@ -171,16 +171,16 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
 std::optional<std::vector<Estimate>> reduced_gaussian_nd(const sim::Law& p, const sim::Law& q,
                                                          std::span<const Quantity> quantities,
                                                          const DivergenceOptions& options) {
-  const auto* a = dynamic_cast<const sim::GaussianND*>(&p);
-  const auto* b = dynamic_cast<const sim::GaussianND*>(&q);
-  if (!a || !b || a->sigma() != b->sigma() || a->dimension() < 2) return std::nullopt;
+  const sim::ExactForm fp = p.exact_form(), fq = q.exact_form();
+  const auto* a = std::get_if<sim::form::GaussianND>(&fp);
+  const auto* b = std::get_if<sim::form::GaussianND>(&fq);
+  if (!a || !b || a->sigma != b->sigma || a->mean.size() < 2 || a->mean.size() != b->mean.size()) return std::nullopt;
   double scale = 0;
-  for (std::size_t i = 0; i < a->mean_vector().size(); ++i)
-    scale = std::max(scale, std::fabs(a->mean_vector()[i] - b->mean_vector()[i]));
+  for (std::size_t i = 0; i < a->mean.size(); ++i) scale = std::max(scale, std::fabs(a->mean[i] - b->mean[i]));
   double sum = 0;
   if (scale > 0)
-    for (std::size_t i = 0; i < a->mean_vector().size(); ++i) {
-      const double d = (a->mean_vector()[i] - b->mean_vector()[i]) / scale;
+    for (std::size_t i = 0; i < a->mean.size(); ++i) {
+      const double d = (a->mean[i] - b->mean[i]) / scale;
       sum += d * d;
     }
   const double distance = scale * std::sqrt(sum);
@@ -188,15 +188,16 @@ std::optional<std::vector<Estimate>> reduced_gaussian_nd(const sim::Law& p, cons
   // non-decreasing in Δ (data processing: the smaller shift is a post-processing of the larger one), so the
   // engines run at both ends of Δ's rounding interval: the lower end comes from the smaller Δ, the upper end
   // from the larger.
-  const double r = 2.0 * (a->dimension() + 4) * std::numeric_limits<double>::epsilon();
-  const sim::Gaussian low_p(distance * (1 - r), a->sigma()), high_p(distance * (1 + r), a->sigma()), base(0, a->sigma());
+  const double dimension = static_cast<double>(a->mean.size());
+  const double r = 2.0 * (dimension + 4) * std::numeric_limits<double>::epsilon();
+  const sim::Gaussian low_p(distance * (1 - r), a->sigma), high_p(distance * (1 + r), a->sigma), base(0, a->sigma);
   const std::vector<Estimate> low = plain_divergences(low_p, base, quantities, options);
   std::vector<Estimate> out = plain_divergences(high_p, base, quantities, options);
   for (std::size_t i = 0; i < out.size(); ++i) {
     out[i].lower = std::min(out[i].lower, low[i].lower);
     out[i].log_lower = std::min(out[i].log_lower, low[i].log_lower);
     out[i].work += low[i].work;
-    out[i].method += fmt::format(" on the line through the means (R^{} reduced to R)", a->dimension());
+    out[i].method += fmt::format(" on the line through the means (R^{} reduced to R)", a->mean.size());
   }
   return out;
 }

@@ -21,6 +21,7 @@
 
 #include "numerics/errors.hpp"
 #include "numerics/interrupt.hpp"
+#include "numerics/parallel.hpp"
 #include "sim/kernels/finite_kernel.hpp"
 #include "verify/cases/formula.hpp"
 #include "verify/runner/codec.hpp"
@@ -41,6 +42,7 @@ template <class F>
 void parallel_for(std::size_t n, int jobs, F&& f) {
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
+    const WorkerClaim claim;
     for (std::size_t i = next++; i < n; i = next++) f(i);
   };
   std::vector<std::thread> threads;

@@ -14,6 +14,7 @@
 
 #include "numerics/errors.hpp"
 #include "numerics/interrupt.hpp"
+#include "numerics/parallel.hpp"
 #include "sim/kernels/finite_kernel.hpp"
 #include "sim/laws/expression.hpp"
 #include "verify/divergence/certified.hpp"
@@ -518,6 +519,7 @@ std::vector<std::vector<Row>> run_tasks(const std::vector<Case>& cases, const Ru
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex progress_mutex;
   auto worker = [&]() {
+    const WorkerClaim claim;  // a core for this worker: computations inside it take helpers only from free ones
     for (std::size_t k = next++; k < mine.size(); k = next++) {
       if (interrupt_requested()) break;  // the calling thread throws once the workers have stopped
       const std::size_t i = mine[k];

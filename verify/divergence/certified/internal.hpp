@@ -20,15 +20,14 @@
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "numerics/constants.hpp"
-#include "sim/laws/finite.hpp"
 #include "sim/laws/law.hpp"
-#include "sim/laws/mixture.hpp"
 #include "verify/divergence/estimate.hpp"
 
 namespace privamp::verify::certified_detail {
@@ -234,8 +233,9 @@ void check_deadline();
 std::optional<double> exact_sum(double a, double b);
 void add_atom(Side& side, double x, const Ball& mass, slong prec);
 Ball piece_mass(const Piece& pc, double a, double b, slong prec);
-void finite_atoms(const sim::FiniteLaw& f, const Ball& log_w, double shift, Side& side, slong prec);
-std::vector<Ball> binomial_weights(const sim::Mixture::BinomialWeights& b, std::size_t components, slong prec);
+void finite_atoms(const sim::FiniteSource& source, std::span<const sim::Atom> atoms, const Ball& log_w, double shift,
+                  Side& side, slong prec);
+std::vector<Ball> binomial_weights(const sim::BinomialWeights& b, std::size_t components, slong prec);
 void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, slong prec);
 Pair read_pair(const sim::Law& p, const sim::Law& q, slong prec);
 std::vector<std::pair<double, double>> segments(const Pair& pr, double u, double v);

@@ -15,12 +15,6 @@
 
 #include "numerics/errors.hpp"
 #include "numerics/interrupt.hpp"
-#include "sim/laws/finite.hpp"
-#include "sim/laws/gaussian.hpp"
-#include "sim/laws/laplace.hpp"
-#include "sim/laws/mixture.hpp"
-#include "sim/laws/projected.hpp"
-#include "sim/laws/shifted.hpp"
 
 namespace privamp::verify::certified_detail {
 
@@ -267,10 +261,9 @@ Ball piece_mass(const Piece& pc, double a, double b, slong prec) {
 }
 
 // Masses of a finite law from its exact source (pmf as given, or mu K^t), times exp(log_w).
-void finite_atoms(const sim::FiniteLaw& f, const Ball& log_w, double shift, Side& side, slong prec) {
-  const auto* src = f.exact_source();
-  if (!src) throw Refused(fmt::format("{}: its masses were computed in floating point (no exact source)", f.expression()));
-  const auto atoms = f.atoms();
+void finite_atoms(const sim::FiniteSource& source, std::span<const sim::Atom> atoms, const Ball& log_w, double shift,
+                  Side& side, slong prec) {
+  const auto* src = &source;
   std::vector<Ball> mass(atoms.size());
   if (src->K.size() == 0) {
     if (src->masses.size() != atoms.size()) throw Refused("pmf: internal size mismatch");
@@ -314,7 +307,7 @@ void finite_atoms(const sim::FiniteLaw& f, const Ball& log_w, double shift, Side
 
 // A mixture's weights from their exact source: Bin(k; m, p) = C(m, k) p^k (1 − p)^{m−k} (1 − p exact in balls),
 // carried onto the components by the plan's fractions, each atom's fractions normalised to sum 1.
-std::vector<Ball> binomial_weights(const sim::Mixture::BinomialWeights& b, std::size_t components, slong prec) {
+std::vector<Ball> binomial_weights(const sim::BinomialWeights& b, std::size_t components, slong prec) {
   std::map<long, Ball> pmf, row;
   for (const auto& mv : b.moves) {
     if (mv.component >= components || mv.k < 0 || mv.k > b.m || !(mv.fraction >= 0))
@@ -342,70 +335,70 @@ std::vector<Ball> binomial_weights(const sim::Mixture::BinomialWeights& b, std::
   return out;
 }
 
-// Reads a law into pieces and atoms; Refused names what is not covered.
+// Reads a law into pieces and atoms from its exact form; Refused names what is not covered.
 void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, slong prec) {
   if (law.discretisation())
     throw Refused(fmt::format("{} is computed by {}: its error is an estimate, not an enclosure", law.expression(),
                               law.discretisation()->what));
   if (law.dimension() != 1) throw Refused("only one-dimensional laws");
-  if (const auto* d = dynamic_cast<const sim::LawDecorator*>(&law)) return read_law(d->base(), log_w, shift, side, prec);
-  if (const auto* g = dynamic_cast<const sim::Gaussian*>(&law)) {
-    if (!g->parameters_exact())
+  const sim::ExactForm form = law.exact_form();
+  if (const auto* g = std::get_if<sim::form::Gaussian>(&form)) {
+    if (!g->exact)
       throw Refused(fmt::format("{}: its mean and sigma were computed from a process's parameters in floating point "
                                 "(the closed forms cover it)", law.expression()));
     Piece pc;
-    arb_add(pc.m.get(), Ball(g->location()).get(), Ball(shift).get(), prec);
+    arb_add(pc.m.get(), Ball(g->mean).get(), Ball(shift).get(), prec);
     pc.m_d = mid_d(pc.m);
-    pc.s = g->sigma();
+    pc.s = g->sigma;
     pc.log_w = log_w;
     side.pieces.push_back(std::move(pc));
-  } else if (const auto* l = dynamic_cast<const sim::Laplace*>(&law)) {
-    if (!l->parameters_exact())
-      throw Refused(fmt::format("{}: its parameters were computed in floating point", law.expression()));
-    const auto m = exact_sum(l->location(), shift);
+  } else if (const auto* l = std::get_if<sim::form::Laplace>(&form)) {
+    if (!l->exact) throw Refused(fmt::format("{}: its parameters were computed in floating point", law.expression()));
+    const auto m = exact_sum(l->mean, shift);
     if (!m) throw Refused("a shifted Laplace centre is not a double (its kink would be uncertain)");
     Piece pc;
     pc.laplace = true;
     pc.m = Ball(*m);
     pc.m_d = *m;
-    pc.s = l->scale();
+    pc.s = l->scale;
     pc.log_w = log_w;
     side.pieces.push_back(std::move(pc));
-  } else if (const auto* ls = dynamic_cast<const sim::LaplaceSum*>(&law)) {
-    const auto m = exact_sum(ls->location(), shift);
+  } else if (const auto* ls = std::get_if<sim::form::LaplaceSum>(&form)) {
+    const auto m = exact_sum(ls->location, shift);
     if (!m) throw Refused("a shifted Laplace sum's centre is not a double (its kink would be uncertain)");
     Piece pc;
     pc.laplace = true;
-    pc.scales = ls->scales();
+    pc.scales.assign(ls->scales.begin(), ls->scales.end());
     pc.m = Ball(*m);
     pc.m_d = *m;
     pc.s = *std::max_element(pc.scales.begin(), pc.scales.end());
     pc.log_w = log_w;
     side.pieces.push_back(std::move(pc));
-  } else if (const auto* s = dynamic_cast<const sim::Shifted*>(&law)) {
-    if (!s->by_exact()) throw Refused(fmt::format("{}: its shift is a rounded product", law.expression()));
-    const auto by = exact_sum(s->by(), shift);
+  } else if (const auto* s = std::get_if<sim::form::Shifted>(&form)) {
+    if (!s->exact) throw Refused(fmt::format("{}: its shift is a rounded product", law.expression()));
+    const auto by = exact_sum(s->by, shift);
     if (!by) throw Refused("nested shifts that do not add exactly");
-    read_law(s->base(), log_w, *by, side, prec);
-  } else if (const auto* mx = dynamic_cast<const sim::Mixture*>(&law)) {
-    const auto exact = mx->binomial_weights() ? binomial_weights(*mx->binomial_weights(), mx->components().size(), prec)
-                                              : std::vector<Ball>{};
-    for (std::size_t i = 0; i < mx->components().size(); ++i) {
-      const double w = mx->weights()[i];
+    read_law(*s->base, log_w, *by, side, prec);
+  } else if (const auto* mx = std::get_if<sim::form::Mixture>(&form)) {
+    const auto exact = mx->binomial ? binomial_weights(*mx->binomial, mx->components.size(), prec) : std::vector<Ball>{};
+    for (std::size_t i = 0; i < mx->components.size(); ++i) {
+      const double w = mx->weights[i];
       if (w == 0) continue;
       Ball lw = exact.empty() ? with_ulp(w) : exact[i];
       if (!arb_is_positive(lw.get())) throw Refused("a mixture component that its binomial plan does not reach");
       arb_log(lw.get(), lw.get(), prec);
       arb_add(lw.get(), lw.get(), log_w.get(), prec);
-      read_law(*mx->components()[i], lw, shift, side, prec);
+      read_law(*mx->components[i], lw, shift, side, prec);
     }
-  } else if (const auto* f = dynamic_cast<const sim::FiniteLaw*>(&law)) {
-    finite_atoms(*f, log_w, shift, side, prec);
-  } else if (const auto* c = dynamic_cast<const sim::Clamped*>(&law)) {
-    const auto lo = exact_sum(c->lo(), shift), hi = exact_sum(c->hi(), shift);
+  } else if (const auto* f = std::get_if<sim::form::Finite>(&form)) {
+    if (!f->source)
+      throw Refused(fmt::format("{}: its masses were computed in floating point (no exact source)", law.expression()));
+    finite_atoms(*f->source, f->atoms, log_w, shift, side, prec);
+  } else if (const auto* c = std::get_if<sim::form::Clamped>(&form)) {
+    const auto lo = exact_sum(c->lo, shift), hi = exact_sum(c->hi, shift);
     if (!lo || !hi) throw Refused("a shifted clamp's ends are not doubles");
     Side base;
-    read_law(c->base(), log_w, shift, base, prec);
+    read_law(*c->base, log_w, shift, base, prec);
     Ball at_lo, at_hi;
     for (Piece& pc : base.pieces) {
       Ball below = piece_mass(pc, -kInf, *lo, prec), above = piece_mass(pc, *hi, kInf, prec);
@@ -423,9 +416,10 @@ void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, 
     add_atom(side, *lo, at_lo, prec);
     add_atom(side, *hi, at_hi, prec);
   } else {
-    throw Refused(fmt::format("{}: no exact form for this law (covered: gaussian, laplace, laplace_sum, "
+    const auto* none = std::get_if<sim::form::None>(&form);
+    throw Refused(fmt::format("{}: no exact form for this law ({}covered: gaussian, laplace, laplace_sum, "
                               "laplace_nfold, their shifts, mixtures and clamps, subsample(poisson), binomial_mix, "
-                              "pmf, chain)", law.expression()));
+                              "pmf, chain)", law.expression(), none && !none->why.empty() ? none->why + "; " : ""));
   }
   if (static_cast<long>(side.pieces.size()) > kMaxPieces)
     throw Refused(fmt::format("more than {} density pieces (every evaluation visits each)", kMaxPieces));
