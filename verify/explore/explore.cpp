@@ -24,6 +24,7 @@
 #include "numerics/parallel.hpp"
 #include "sim/kernels/finite_kernel.hpp"
 #include "verify/cases/formula.hpp"
+#include "verify/explore/exchange.hpp"
 #include "verify/runner/codec.hpp"
 
 namespace privamp::verify {
@@ -49,69 +50,6 @@ void parallel_for(std::size_t n, int jobs, F&& f) {
   for (int j = 1; j < std::min<int>(jobs, static_cast<int>(n)); ++j) threads.emplace_back(worker);
   worker();
   for (auto& t : threads) t.join();
-}
-
-// What of an evaluation travels between processes, keyed, through the codec's numbers (the point is recomputed
-// from u everywhere).
-nlohmann::json to_json(const Evaluation& e) {
-  return {{"u", e.u},
-          {"exact", json_number(e.exact)},
-          {"exact_lower", json_number(e.exact_lower)},
-          {"exact_upper", json_number(e.exact_upper)},
-          {"bound", json_number(e.bound)},
-          {"bound_lower", json_number(e.bound_lower)},
-          {"bound_upper", json_number(e.bound_upper)},
-          {"verdict", to_string(e.verdict)},
-          {"status", to_string(e.status)},
-          {"outside", e.outside},
-          {"slack", json_number(e.slack)},
-          {"in_region", e.in_region},
-          {"degenerate", e.degenerate},
-          {"point", verify::to_json(e.point)},
-          {"message", e.message}};
-}
-
-Evaluation evaluation_from_json(const nlohmann::json& j) {
-  Evaluation e;
-  e.u = j.at("u").get<std::vector<double>>();
-  e.exact = number_from_json(j.at("exact"));
-  e.exact_lower = number_from_json(j.at("exact_lower"));
-  e.exact_upper = number_from_json(j.at("exact_upper"));
-  e.bound = number_from_json(j.at("bound"));
-  e.bound_lower = number_from_json(j.at("bound_lower"));
-  e.bound_upper = number_from_json(j.at("bound_upper"));
-  e.verdict = parse_verdict(j.at("verdict").get<std::string>());
-  const std::string status = j.at("status").get<std::string>();
-  for (auto s : {Evaluation::Status::ok, Evaluation::Status::not_applicable, Evaluation::Status::error,
-                 Evaluation::Status::exact_zero, Evaluation::Status::exact_underflow, Evaluation::Status::bound_infinite,
-                 Evaluation::Status::bound_underflow})
-    if (to_string(s) == status) e.status = s;
-  e.outside = j.at("outside").get<bool>();
-  e.slack = number_from_json(j.at("slack"));
-  e.in_region = j.at("in_region").get<bool>();
-  e.degenerate = j.at("degenerate").get<std::string>();
-  e.point = params_from_json(j.at("point"));
-  e.message = j.at("message").get<std::string>();
-  return e;
-}
-
-// Every process's lists of evaluations, exchanged as CBOR: out[r] are process r's lists, in its order.
-std::vector<std::vector<std::vector<Evaluation>>> exchange_evaluations(const Communicator& c, const std::vector<std::vector<Evaluation>>& mine) {
-  nlohmann::json lists = nlohmann::json::array();
-  for (const auto& list : mine) {
-    nlohmann::json l = nlohmann::json::array();
-    for (const Evaluation& e : list) l.push_back(to_json(e));
-    lists.push_back(std::move(l));
-  }
-  std::vector<std::vector<std::vector<Evaluation>>> out;
-  for (const auto& bytes : c.all_gather(nlohmann::json::to_cbor(lists))) {
-    auto& theirs = out.emplace_back();
-    for (const auto& l : nlohmann::json::from_cbor(bytes)) {
-      auto& list = theirs.emplace_back();
-      for (const auto& e : l) list.push_back(evaluation_from_json(e));
-    }
-  }
-  return out;
 }
 
 double slack_of(Direction direction, bool property, double log_exact, double log_bound) {

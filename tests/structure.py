@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""The source tree's structural rules, checked on every test run.
+
+1. Layers: numerics/ < sim/ < verify/ < plots/ < cli/ (and the Python binding above verify/): no file includes a
+   header of a layer above its own.
+2. No source file over 800 lines.
+3. The divergence engines (verify/divergence/) read a law's exact form (sim/laws/exact_form.hpp), never its class:
+   no dynamic_cast there.
+Prints every breach with its file and line; exit 1 if any.
+"""
+import pathlib
+import re
+import sys
+
+root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+layers = ["numerics", "sim", "verify", "plots", "cli"]
+include = re.compile(r'#include "([a-z_]+)/')
+breaches = []
+for folder in layers + ["python", "include"]:
+    for path in sorted((root / folder).rglob("*")):
+        if path.suffix not in (".cpp", ".hpp", ".h"):
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines()
+        name = path.relative_to(root)
+        if len(lines) > 800:
+            breaches.append(f"{name}: {len(lines)} lines (at most 800)")
+        for number, line in enumerate(lines, 1):
+            m = include.match(line.strip())
+            if m and folder in layers and m.group(1) in layers and layers.index(m.group(1)) > layers.index(folder):
+                breaches.append(f"{name}:{number}: {folder}/ includes {m.group(1)}/, a layer above it")
+            if str(name).startswith("verify/divergence/") and "dynamic_cast" in line and not line.strip().startswith("//"):
+                breaches.append(f"{name}:{number}: dynamic_cast in an engine (read law.exact_form())")
+for b in breaches:
+    print(b)
+print(f"structure: {len(breaches)} breach(es)")
+sys.exit(1 if breaches else 0)
