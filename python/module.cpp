@@ -366,30 +366,18 @@ PYBIND11_MODULE(_privamp, m) {
          const std::string& cases_dir, bool all, const std::string& goal, int budget, std::uint64_t seed, int starts,
          int jobs, bool ignore_hypotheses, const std::vector<std::string>& where, const std::string& frontier, int bins,
          double max_seconds) {
-        verify::ExploreOptions options;
-        options.max_seconds = max_seconds;
-        options.where = where;
-        options.goal = verify::parse_goal(goal);
-        options.budget = budget;
-        options.seed = seed;
-        options.starts = starts;
-        options.jobs = verify::worker_count("explore", jobs);
-        options.ignore_hypotheses = ignore_hypotheses;
-        std::vector<std::pair<verify::FrontierResult, double>> results;  // a plain search fills .search only
+        const api::ExploreSettings settings{goal, static_cast<double>(budget), max_seconds, static_cast<long long>(seed),
+                                            starts, jobs, ignore_hypotheses, where, frontier, bins};
+        std::vector<api::ExploreRun> runs;
         {
           py::gil_scoped_release release;
           const InterruptScope interruptible;
-          const api::ExploreSelection selection = api::select_explore({targets, case_name, id, cases_dir, all});
-          for (const auto& [index, run_id] : selection.runs) {
-            const auto start = std::chrono::steady_clock::now();
-            verify::FrontierResult f;
-            if (frontier.empty()) f.search = verify::explore(selection.cases[index], run_id, options);
-            else f = verify::frontier(selection.cases[index], run_id, options, frontier, bins);
-            results.emplace_back(std::move(f), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-          }
+          const verify::ExploreOptions options = api::explore_options(settings);
+          runs = api::explore(api::select_explore({targets, case_name, id, cases_dir, all}), settings, options);
         }
         py::list out;
-        for (const auto& [f, seconds] : results) out.append(frontier.empty() ? explore_dict(f.search, seconds) : frontier_dict(f, seconds));
+        for (const api::ExploreRun& run : runs)
+          out.append(frontier.empty() ? explore_dict(run.result.search, run.seconds) : frontier_dict(run.result, run.seconds));
         return out;
       },
       "searches of privamp explore: per case and ID, the evaluated points and the best points");

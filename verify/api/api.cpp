@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <future>
 #include <tuple>
 #include <limits>
@@ -21,6 +23,7 @@
 #include "numerics/parallel.hpp"
 #include "sim/laws/expression.hpp"
 #include "verify/divergence/engines.hpp"
+#include "verify/explore/explore_report.hpp"
 #include "verify/report/report.hpp"
 #include "verify/runner/codec.hpp"
 #include "verify/runner/run.hpp"
@@ -591,6 +594,48 @@ ExploreSelection select_explore(const ExploreRequest& request) {
                                       only_id.empty() ? "" : "checking " + only_id + " ",
                                       fmt::join(request.targets.empty() ? std::vector<std::string>{request.cases_dir} : request.targets, ", ")));
   return out;
+}
+
+verify::ExploreOptions explore_options(const ExploreSettings& s, const std::string& prefix) {
+  verify::ExploreOptions options;
+  options.goal = verify::parse_goal(s.goal);
+  if (!(s.budget >= 2 && s.budget <= 1e7 && s.budget == std::floor(s.budget)))
+    throw_invalid("explore", prefix + "budget", s.budget, "an integer with 2 <= budget <= 10^7");
+  if (s.seed < 0) throw_invalid("explore", prefix + "seed", static_cast<double>(s.seed), "seed >= 0");
+  if (!(s.max_seconds >= 0 && s.max_seconds <= 1e7))
+    throw_invalid("explore", prefix + (prefix.empty() ? "max_seconds" : "max-seconds"), s.max_seconds,
+                  "0 (no limit) <= max-seconds <= 10^7");
+  if (!s.frontier.empty() && !(s.bins >= 1 && s.bins <= 100))
+    throw_invalid("explore", prefix + "bins", s.bins, "an integer with 1 <= bins <= 100");
+  options.budget = static_cast<int>(s.budget);
+  options.max_seconds = s.max_seconds;
+  options.seed = static_cast<std::uint64_t>(s.seed);
+  options.starts = s.starts;
+  options.jobs = verify::worker_count("explore", s.jobs);
+  options.ignore_hypotheses = s.ignore_hypotheses;
+  options.where = s.where;
+  return options;
+}
+
+std::vector<ExploreRun> explore(const ExploreSelection& selection, const ExploreSettings& settings,
+                                verify::ExploreOptions options, const ExploreHooks& hooks) {
+  std::vector<ExploreRun> runs;
+  std::map<std::string, int> used;
+  for (const auto& [index, id] : selection.runs) {
+    const std::string base = verify::explore_stem(selection.cases[index].name, id);
+    const int n = ++used[base];
+    runs.push_back({index, id, n == 1 ? base : fmt::format("{}-{}", base, n), {}, 0});
+  }
+  for (ExploreRun& run : runs) {
+    const verify::Case& c = selection.cases[run.case_index];
+    const auto start = std::chrono::steady_clock::now();
+    if (hooks.progress) options.progress = hooks.progress(run.id);
+    if (settings.frontier.empty()) run.result.search = verify::explore(c, run.id, options);
+    else run.result = verify::frontier(c, run.id, options, settings.frontier, settings.bins);
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (hooks.done) hooks.done(run);
+  }
+  return runs;
 }
 
 nlohmann::json laws() {

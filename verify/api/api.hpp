@@ -129,6 +129,35 @@ struct ExploreSelection {
   std::vector<std::pair<std::size_t, std::string>> runs;
 };
 ExploreSelection select_explore(const ExploreRequest& request);
+// How to search, as the command line and Python take it.
+struct ExploreSettings {
+  std::string goal = "loosest";
+  double budget = 200, max_seconds = 0;
+  long long seed = 1;
+  int starts = 3, jobs = 0;  // jobs 0: the number of cores
+  bool ignore_hypotheses = false;
+  std::vector<std::string> where;
+  std::string frontier;  // a parameter or derived quantity: the best ratio per bin of it
+  int bins = 8;
+};
+// The search options of these settings; InvalidArgument naming the setting as its caller spells it (`prefix`
+// "--" on the command line), its value and the range.
+verify::ExploreOptions explore_options(const ExploreSettings& settings, const std::string& prefix = "");
+struct ExploreRun {
+  std::size_t case_index = 0;
+  std::string id;
+  std::string stem;               // the file stem of its outputs: distinct per run ("a b", "a_b" -> a_b, a_b-2)
+  verify::FrontierResult result;  // a plain search fills .search only
+  double seconds = 0;
+};
+struct ExploreHooks {
+  std::function<std::function<void(std::size_t done, std::size_t total)>(const std::string& id)> progress;  // per run
+  std::function<void(const ExploreRun&)> done;  // each run as it ends (the command writes its files then)
+};
+// Every run of the selection in order, with `options` (from explore_options, plus a communicator): the one loop of
+// the command and Python.
+std::vector<ExploreRun> explore(const ExploreSelection& selection, const ExploreSettings& settings,
+                                verify::ExploreOptions options, const ExploreHooks& hooks = {});
 
 // ---- the law catalogue (`privamp laws`) ----
 nlohmann::json laws();
