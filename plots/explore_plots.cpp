@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "numerics/constants.hpp"
 #include "numerics/errors.hpp"
 #include "numerics/files.hpp"
 #include "plots/figures.hpp"
@@ -217,6 +218,8 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
   // Convergence: the best slack so far (as log10 ratio) against the number of evaluations.
   const auto conv_csv = dir / (stem + "_convergence.csv");
   std::size_t rows = 0;
+  double line_lo = kInf, line_hi = -kInf;  // the best-so-far line's range (log10 ratio)
+  std::vector<double> each;                // every candidate's log10 ratio
   {
     OutputFile checked(conv_csv);
     std::ostream& out = checked.stream();
@@ -234,19 +237,30 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
         const double slack = r.goal == verify::Goal::loosest ? -best : best;
         out << i + 1 << "," << slack / std::log(10.0) << "," << (has ? fmt::format("{}", e.slack / std::log(10.0)) : "") << "\n";
         ++rows;
+        if (std::isfinite(slack)) line_lo = std::min(line_lo, slack / std::log(10.0)), line_hi = std::max(line_hi, slack / std::log(10.0));
+        if (has && std::isfinite(e.slack)) each.push_back(e.slack / std::log(10.0));
       }
     }
     checked.close();
   }
   if (rows == 0) return;  // no candidate point: nothing converges
   // Evaluations on a log axis, so that the early descent is visible; every evaluation behind the best-so-far line.
+  // The y range is the line's, padded (a few evaluations hundreds of decades away would squash the progress into
+  // a flat line); how many evaluations lie beyond it is said in the key.
   const std::string file = quoted(conv_csv.filename().string());
+  std::string range, beyond;
+  if (line_lo <= line_hi) {
+    const double pad = std::max(0.1 * (line_hi - line_lo), 0.05 * std::max(1.0, std::fabs(line_hi))), lo = line_lo - pad, hi = line_hi + pad;
+    const auto outside = std::count_if(each.begin(), each.end(), [&](double v) { return v < lo || v > hi; });
+    range = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi);
+    if (outside > 0) beyond = fmt::format(" ({} beyond the range shown)", outside);
+  }
   const std::string cbody = fmt::format(
       "set datafile separator ','\nset xlabel 'evaluations'\nset logscale x\nset ylabel 'log_{{10}}({})'\nset key below nobox height 1\n"
-      "set arrow from {}, graph 0 to {}, graph 1 nohead ls 9\n"
-      "plot {} using 1:3 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation', \\\n"
+      "{}set arrow from {}, graph 0 to {}, graph 1 nohead ls 9\n"
+      "plot {} using 1:3 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation{}', \\\n"
       "     {} using 1:2 with steps ls 1 lw 2 title 'best so far ({}; the dashed line ends the global phase)'\n",
-      ratio, r.global_points + 0.5, r.global_points + 0.5, file, file,
+      ratio, range, r.global_points + 0.5, r.global_points + 0.5, file, beyond, file,
       r.goal == verify::Goal::tightest ? "|log|" : verify::to_string(r.goal));
   render_gnuplot(dir, stem + "_convergence", fmt::format("{}: convergence of the search", r.id),
                  fmt::format("privamp explore: best objective so far; data {}", conv_csv.filename().string()), cbody, explore_style());
