@@ -326,6 +326,38 @@ PYBIND11_MODULE(_privamp, m) {
       },
       "divergences between two law expressions");
   m.def(
+      "privacy_profile",
+      [](const std::string& mu, const std::string& nu, const std::vector<double>& eps, const std::string& engine,
+         double rel_tol, long samples, std::uint64_t seed, double level) {
+        api::DivergenceRequest r = engine_request(engine, rel_tol, samples, seed, level);
+        r.hockey_stick = eps;
+        api::PrivacyProfile profile;
+        {
+          py::gil_scoped_release release;
+          const InterruptScope interruptible;
+          profile = api::privacy_profile(mu, nu, r);
+        }
+        // Columns, one list per field: no Python object per value until the caller builds its points.
+        const std::size_t n = profile.delta.size();
+        auto column = [&](auto get) {
+          py::list out(n);
+          for (std::size_t i = 0; i < n; ++i) out[i] = get(i);
+          return out;
+        };
+        py::dict out;
+        out["eps"] = column([&](std::size_t i) { return profile.eps[i]; });
+        out["delta"] = column([&](std::size_t i) { return profile.delta[i].value; });
+        out["lower"] = column([&](std::size_t i) { return profile.delta[i].lower; });
+        out["upper"] = column([&](std::size_t i) { return profile.delta[i].upper; });
+        out["direction"] = column([&](std::size_t i) { return profile.reversed[i] ? "nu||mu" : "mu||nu"; });
+        out["error_kind"] = column([&](std::size_t i) { return verify::to_string(profile.delta[i].error_kind); });
+        out["log_delta"] = column([&](std::size_t i) { return profile.delta[i].log_value; });
+        out["log_lower"] = column([&](std::size_t i) { return profile.delta[i].log_lower; });
+        out["log_upper"] = column([&](std::size_t i) { return profile.delta[i].log_upper; });
+        return out;
+      },
+      "the privacy profile of two law expressions, both directions at once, as columns");
+  m.def(
       "kernel",
       [](const py::object& K, const std::vector<double>& eps, const std::vector<double>& dp,
          const std::vector<double>& eps_prime, const std::vector<double>& renyi) {

@@ -168,19 +168,19 @@ def privacy_profile(mu, nu, eps, **options):
     """The privacy profile delta(eps) of the pair (mu, nu): the larger hockey-stick divergence of the two
     directions at each eps >= 0 (a scalar, list or NumPy array), as a list of `ProfilePoint`. `options` are
     those of `divergence` (engine, rel_tol, samples, seed, level, compositions: the profile of T releases)."""
-    forward = divergence(mu, nu, hockey_stick=eps, **options)
-    backward = divergence(nu, mu, hockey_stick=eps, **options)
-    points = []
-    for e, f, b in zip(_numbers(eps, "eps"), forward, backward):
-        for r in (f, b):
-            if r.error:
-                raise RuntimeError(f"privacy_profile at eps = {e}: {r.error}")
-        # The larger direction by its log (both values may underflow a double).
-        larger = f if (f.log_value, f.value) >= (b.log_value, b.value) else b
-        points.append(ProfilePoint(e, larger.value, max(f.lower, b.lower), max(f.upper, b.upper),
-                                   "mu||nu" if larger is f else "nu||mu", larger.error_kind, larger.log_value,
-                                   max(f.log_lower, b.log_lower), max(f.log_upper, b.log_upper)))
-    return points
+    options = dict(options)
+    mu, nu = _composed(mu, nu, options.pop("compositions", None))
+    unknown = set(options) - {"engine", "rel_tol", "samples", "seed", "level"}
+    if unknown:
+        raise ValueError(f"privacy_profile: unknown option(s) {sorted(unknown)} "
+                         "(allowed: engine, rel_tol, samples, seed, level, compositions)")
+    # One call: both directions in C++ (verify/api: api::privacy_profile, the larger by its log since both values
+    # may underflow a double), returned as columns.
+    c = _privamp.privacy_profile(str(mu), str(nu), _numbers(eps, "eps"), str(options.get("engine", "auto")),
+                                 float(options.get("rel_tol", 1e-13)), int(options.get("samples", 1_000_000)),
+                                 int(options.get("seed", 1)), float(options.get("level", 0.99)))
+    return list(map(ProfilePoint, c["eps"], c["delta"], c["lower"], c["upper"], c["direction"], c["error_kind"],
+                    c["log_delta"], c["log_lower"], c["log_upper"]))
 
 
 def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):

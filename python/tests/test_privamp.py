@@ -317,6 +317,19 @@ class Profile(unittest.TestCase):
             self.assertLessEqual(p.delta, p.upper)
             self.assertEqual(p.direction, "mu||nu" if f.value >= b.value else "nu||mu")
         self.assertNotEqual(forward[2].value, backward[2].value)  # the directions do differ
+        # Below the double range the larger direction is chosen by its log, and the logs are the larger ends.
+        far = privamp.privacy_profile(mu, nu, 50.0)[0]
+        f, b = privamp.divergence(mu, nu, hockey_stick=50.0)[0], privamp.divergence(nu, mu, hockey_stick=50.0)[0]
+        self.assertEqual(far.delta, 0.0)
+        self.assertEqual(far.log_delta, max(f.log_value, b.log_value))
+        self.assertEqual((far.log_lower, far.log_upper), (max(f.log_lower, b.log_lower), max(f.log_upper, b.log_upper)))
+        self.assertTrue(-1e4 < far.log_delta < -100)
+        # Compositions, and options it does not know.
+        composed = privamp.privacy_profile(mu, nu, [1.0], compositions=20)[0]
+        self.assertEqual(composed.delta, max(privamp.divergence(mu, nu, hockey_stick=1.0, compositions=20)[0].value,
+                                             privamp.divergence(nu, mu, hockey_stick=1.0, compositions=20)[0].value))
+        with self.assertRaisesRegex(ValueError, "unknown option"):
+            privamp.privacy_profile(mu, nu, [1.0], renyi=2)
 
     def test_epsilon_brackets_the_closed_form(self):
         for mu, delta in ((1.0, 1e-5), (0.5, 1e-3), (2.0, 1e-8)):

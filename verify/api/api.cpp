@@ -117,9 +117,53 @@ int weakness(verify::ErrorKind k) {
   return 4;
 }
 
-// The profile at eps: both directions' hockey-stick values, the interval [max of lowers, max of uppers], with the
-// weakest kind of interval and the smallest level of the two. The two directions at once (the reverse one on a
-// second thread).
+}  // namespace
+
+PrivacyProfile privacy_profile(const std::string& mu, const std::string& nu, const DivergenceRequest& request) {
+  DivergenceRequest r = request;
+  r.renyi.clear();
+  r.kl = r.tv = false;
+  auto reverse = std::async(std::launch::async, [&] {
+    const WorkerClaim claim;
+    return divergence(nu, mu, r);
+  });
+  std::optional<DivergenceResult> forward;
+  {
+    const WorkerClaim claim;
+    try {
+      forward = divergence(mu, nu, r);
+    } catch (...) {
+      reverse.wait();  // the other thread reads r, mu and nu
+      throw;
+    }
+  }
+  const DivergenceResult back = reverse.get();
+  PrivacyProfile out{forward->p, forward->q, r.hockey_stick, {}, {}};
+  for (std::size_t i = 0; i < r.hockey_stick.size(); ++i) {
+    const DivergenceResult& fwd = *forward;
+    for (const auto& [d, a, b] : {std::tuple{&fwd, &mu, &nu}, std::tuple{&back, &nu, &mu}})
+      if (!d->errors[i].empty())
+        throw NumericalError(fmt::format("the privacy profile at eps = {:g} ({} || {}): {}", r.hockey_stick[i], *a, *b, d->errors[i]));
+    const verify::Estimate &f = forward->estimates[i], &g = back.estimates[i];
+    const bool reversed = std::pair(g.log_value, g.value) > std::pair(f.log_value, f.value);
+    verify::Estimate e = reversed ? g : f;
+    e.lower = std::max(f.lower, g.lower);
+    e.upper = std::max(f.upper, g.upper);
+    e.log_lower = std::max(f.log_lower, g.log_lower);
+    e.log_upper = std::max(f.log_upper, g.log_upper);
+    if (weakness(f.error_kind) > weakness(e.error_kind)) e.error_kind = f.error_kind;
+    if (weakness(g.error_kind) > weakness(e.error_kind)) e.error_kind = g.error_kind;
+    e.level = std::min(f.level, g.level);
+    out.delta.push_back(std::move(e));
+    out.reversed.push_back(reversed);
+  }
+  return out;
+}
+
+namespace {
+
+// The profile at one eps: the interval [max of lowers, max of uppers], with the weakest kind of interval and the
+// smallest level of the two directions.
 struct ProfileAt {
   double lower = 0, upper = 0;
   verify::ErrorKind kind = verify::ErrorKind::exact;
@@ -128,26 +172,9 @@ struct ProfileAt {
 
 ProfileAt profile_at(const std::string& mu, const std::string& nu, double eps, const DivergenceRequest& request) {
   DivergenceRequest r = request;
-  r.renyi.clear();
   r.hockey_stick = {eps};
-  r.kl = r.tv = false;
-  auto reverse = std::async(std::launch::async, [&] {
-    const WorkerClaim claim;
-    return divergence(nu, mu, r);
-  });
-  const WorkerClaim claim;
-  const DivergenceResult forward = divergence(mu, nu, r);
-  const DivergenceResult back = reverse.get();
-  ProfileAt out;
-  for (const auto& [d, a, b] : {std::tuple{&forward, &mu, &nu}, std::tuple{&back, &nu, &mu}}) {
-    if (!d->ok()) throw NumericalError(fmt::format("epsilon: the profile at eps = {:g} ({} || {}): {}", eps, *a, *b, d->errors[0]));
-    const verify::Estimate& e = d->estimates[0];
-    out.lower = std::max(out.lower, e.lower);
-    out.upper = std::max(out.upper, e.upper);
-    if (weakness(e.error_kind) > weakness(out.kind)) out.kind = e.error_kind;
-    out.level = std::min(out.level, e.level);
-  }
-  return out;
+  const verify::Estimate e = privacy_profile(mu, nu, r).delta.front();
+  return {e.lower, e.upper, e.error_kind, e.level};
 }
 
 // The bracket of ε(δ) by a search on the profile's intervals (epsilon_for_delta checks the inputs).

@@ -59,6 +59,18 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
 verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu, double delta, const DivergenceRequest& request,
                                    double eps_max = 1e3, double rel_tol = 1e-9);
 nlohmann::json to_json(const DivergenceResult& result);  // the stable object documented in the README
+// The privacy profile δ(ε) = max(H_ε(μ‖ν), H_ε(ν‖μ)) at each ε of `request.hockey_stick` (its other quantities are
+// ignored), both directions in one pass each, on two threads when a core is free. Per ε: the larger direction's
+// estimate (chosen by its log: both may be below the double range), with lower/upper (and their logs) the larger
+// ends of the two intervals, the weaker kind of interval and the smaller level. NumericalError naming ε and the
+// direction when a value cannot be computed.
+struct PrivacyProfile {
+  std::string p, q;  // as DivergenceResult
+  std::vector<double> eps;
+  std::vector<verify::Estimate> delta;
+  std::vector<bool> reversed;  // the larger value is H_ε(ν‖μ)
+};
+PrivacyProfile privacy_profile(const std::string& mu, const std::string& nu, const DivergenceRequest& request);
 
 // ---- a finite Markov kernel (`privamp kernel`) ----
 // A matrix from text: a JSON-style list of rows "[[0.5, 0.5], [0.1, 0.9]]", or CSV (one row per line).
