@@ -383,30 +383,46 @@ void write_tidy_csv(const Figure& figure, const std::vector<std::vector<Point>>&
   verify::write_table_csv(t, dir / (figure.name + "_tidy.csv"));
 }
 
-// What a caption needs: the figure, each series' selection, the verdicts drawn, and whether the intervals show.
+// The largest relative width of an interval drawn: whether error bars show at the plot's scale.
+double widest_interval(const std::vector<std::vector<Point>>& data) {
+  double widest = 0;
+  for (const auto& series : data)
+    for (const Point& p : series)
+      if (p.y != 0 && std::isfinite(p.upper - p.lower)) widest = std::max(widest, (p.upper - p.lower) / std::abs(p.y));
+  return widest;
+}
+
+// A paper's caption: what is drawn and what the error bars mean, in LaTeX (it is \input into a paper: every text
+// goes through the LaTeX escaper). Where each series comes from is NAME_provenance.txt.
 std::string caption(const Figure& figure, const std::vector<std::vector<Point>>& data) {
-  std::string out = enhanced_to_latex(figure.title) + ".\n";  // texts as LaTeX: a caption goes into a paper
-  // Every text of the figure file goes through the LaTeX escaper: the caption is \input into a paper.
-  using escape::latex;
-  if (!figure.description.empty()) out += latex(figure.description) + "\n";
+  std::string out = enhanced_to_latex(figure.title) + ".\n";
+  if (!figure.description.empty()) out += escape::latex(figure.description) + (figure.description.back() == '.' ? "\n" : ".\n");
+  const double widest = widest_interval(data);
+  out += widest < 1e-3 ? fmt::format("Each exact value is computed with an error bar narrower than its mark (at most {:.2g} of the "
+                                     "value).\n", widest)
+                       : fmt::format("Error bars show each exact value's interval (at most {:.2g} of the value).\n", widest);
+  return out;
+}
+
+// Where each series comes from (bound ID, case, selection), the verdicts of the points drawn and the intervals'
+// widths: plain text beside the figure, for its authors and reviewers of the numbers, not for the paper.
+std::string provenance(const Figure& figure, const std::vector<std::vector<Point>>& data) {
+  std::string out = fmt::format("figure {}: {}\n", figure.name, figure.title);
   std::map<std::string, long> verdicts;
-  double widest = 0;  // the largest relative width of an interval drawn
   for (std::size_t k = 0; k < data.size(); ++k) {
     const Series& s = figure.series[k];
     std::vector<std::string> where;
     for (const auto& [key, v] : s.where)
-      where.push_back(latex(fmt::format("{} = {}", key, std::holds_alternative<double>(v) ? format_number(std::get<double>(v)) : std::get<std::string>(v))));
-    out += fmt::format("- {}: {} of {} in case '{}'{}{}, {} points\n", s.title.empty() ? latex(s.id) : enhanced_to_latex(s.title), y_name(s.y),
-                       latex(s.id), latex(s.case_name), where.empty() ? "" : fmt::format(" at {}", fmt::join(where, ", ")),
-                       s.scale.empty() ? "" : fmt::format(", times {}", latex(s.scale)), data[k].size());
-    for (const Point& p : data[k]) {
-      ++verdicts[p.verdict];
-      if (p.y != 0 && std::isfinite(p.upper - p.lower)) widest = std::max(widest, (p.upper - p.lower) / std::abs(p.y));
-    }
+      where.push_back(fmt::format("{} = {}", key, std::holds_alternative<double>(v) ? format_number(std::get<double>(v)) : std::get<std::string>(v)));
+    out += fmt::format("- {}: {} of {} in case '{}'{}{}, {} points\n", s.title.empty() ? s.id : s.title, y_name(s.y), s.id,
+                       s.case_name, where.empty() ? "" : fmt::format(" at {}", fmt::join(where, ", ")),
+                       s.scale.empty() ? "" : fmt::format(", times {}", s.scale), data[k].size());
+    for (const Point& p : data[k]) ++verdicts[p.verdict];
   }
   std::vector<std::string> counts;
   for (const auto& [v, n] : verdicts) counts.push_back(fmt::format("{} {}", n, v));
   out += fmt::format("Verdicts of the points drawn: {}.\n", fmt::join(counts, ", "));
+  const double widest = widest_interval(data);
   out += widest < 1e-3 ? fmt::format("Every interval is narrower than its mark (largest relative width {:.2g}): the error bars are "
                                      "not visible at this scale (a series with y = \"ratio\" draws bound/exact, where the "
                                      "distance to 1 shows).\n", widest)
@@ -647,7 +663,7 @@ std::string style_preamble(const std::string& output, const Style& style) {
   std::string s = fmt::format("set terminal pdfcairo enhanced color size {}in,{}in font '{},{}'\n", style.width, style.height,
                               style.font, style.font_size);
   s += fmt::format("set output {}\n", quoted(output));
-  s += "set datafile separator ','\nset grid linecolor rgb '#cccccc' linewidth 0.5\nset key box opaque\nset border lw 1\n"
+  s += "set datafile separator ','\nset grid linetype 1 linecolor rgb '#dddddd' linewidth 0.5 dashtype solid\nset key box opaque\nset border lw 1\n"
        "set bars small\nset clip two\nunset clip points\n";
   for (int k = 1; k <= 6; ++k) {
     const SeriesLook look = series_look(k);
@@ -732,6 +748,7 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
   body += "plot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
   write_tidy_csv(figure, data, dir);
   write_file(dir / (figure.name + "_caption.txt"), caption(figure, data));
+  write_file(dir / (figure.name + "_provenance.txt"), provenance(figure, data));
   if (figure.style.wants("pgfplots")) write_file(dir / (figure.name + ".tex"), pgfplots(figure, data));
   if (figure.style.wants("pdf") || figure.style.wants("png"))
     render_gnuplot(dir, figure.name, figure.title,

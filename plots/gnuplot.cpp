@@ -52,7 +52,10 @@ std::string KeyOptions::render() const {
   if (off) return "off";
   std::string s = position;
   s += box ? " box" : " nobox";
-  s += opaque ? " opaque" : " noopaque";
+  // Outside the plot there is no data to hide, only axis labels an opaque key would paint over.
+  const bool outside = position.find("below") != std::string::npos || position.find("above") != std::string::npos ||
+                       position.find("outside") != std::string::npos;
+  s += opaque && !outside ? " opaque" : " noopaque";
   if (columns > 0) s += fmt::format(" maxcols {}", columns);
   // Below the plot, a line of space above the key keeps it clear of the x axis label.
   if (position.find("below") != std::string::npos) s += " height 1";

@@ -19,7 +19,7 @@ start=$(date +%s.%N)
 run > /dev/null 2>&1 || fail "the reference run failed"
 duration=$(elapsed "$start")
 echo "one run takes ${duration} s"
-texts=(iteration.csv iteration_tidy.csv iteration_caption.txt iteration.tex iteration.gp)
+texts=(iteration.csv iteration_tidy.csv iteration_caption.txt iteration_provenance.txt iteration.tex iteration.gp)
 mkdir -p "$work/ref" && for f in "${texts[@]}"; do cp "$work/out/$f" "$work/ref/" || fail "the reference run wrote no $f"; done
 
 

@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "plots/gnuplot.hpp"
 #include "support/cases.hpp"
 #include "support/scratch.hpp"
 #include "numerics/errors.hpp"
@@ -101,6 +102,20 @@ TEST_CASE("every series of a shipped figure reads apart in grayscale", "[plots]"
       CHECK(looks.emplace(s.line, s.style.empty() ? (s.y == plots::Series::Y::exact ? "points" : "lines") : s.style).second);
     }
   }
+}
+
+TEST_CASE("a key outside the plot is never opaque (it would paint over the axis labels); inside, as asked", "[plots]") {
+  for (const char* outside : {"below", "above", "outside right", "below left"}) {
+    INFO(outside);
+    plots::KeyOptions k;
+    k.position = outside;
+    k.opaque = true;
+    CHECK_THAT(k.render(), Contains("noopaque"));
+  }
+  plots::KeyOptions inside = plots::parse_key_words("top left box opaque");
+  CHECK_THAT(inside.render(), Contains(" opaque") && !Contains("noopaque"));
+  inside.opaque = false;
+  CHECK_THAT(inside.render(), Contains("noopaque"));
 }
 
 TEST_CASE("grid ranges expand with both ends included", "[plots][cases]") {
@@ -266,9 +281,14 @@ title = "T4.closed"
   CHECK_THAT(tidy, StartsWith("series,id,case,y,x_r,value,lower,upper,verdict,"));
   CHECK(std::count(tidy.begin(), tidy.end(), '\n') == 1 + 12);
   CHECK_THAT(tidy, Contains("\nT4.closed,T4.closed,chain,bound,"));
+  // The caption is for the paper (no bound IDs, cases or verdict counts); where each series comes from is beside it.
   const std::string caption = read_text(dir / "chain_caption.txt");
-  CHECK_THAT(caption, Contains("- exact: exact of T4.closed in case 'chain', 6 points"));
-  CHECK_THAT(caption, Contains("not visible at this scale"));
+  CHECK_THAT(caption, Contains("error bar narrower than its mark"));
+  for (const char* internal : {"T4.closed", "in case", "Verdicts"}) CHECK(caption.find(internal) == std::string::npos);
+  const std::string provenance = read_text(dir / "chain_provenance.txt");
+  CHECK_THAT(provenance, Contains("- exact: exact of T4.closed in case 'chain', 6 points"));
+  CHECK_THAT(provenance, Contains("Verdicts of the points drawn:"));
+  CHECK_THAT(provenance, Contains("not visible at this scale"));
   CHECK_FALSE(std::filesystem::exists(dir / "chain.tex"));  // pgfplots only when asked
   std::ifstream pdf(dir / "chain.pdf", std::ios::binary);
   std::string magic(5, '\0');
@@ -369,6 +389,8 @@ title = "a\\input{b}"
     CHECK_THAT(text, Contains("\\textbackslash{}"));
   }
   const std::string caption = read_text(dir / "hostile_caption.txt");
-  CHECK_THAT(caption, Contains("\\textbackslash{}input\\{/etc/passwd\\}"));
+  CHECK_THAT(caption, Contains("\\textbackslash{}input/etc/passwd"));  // the title as gnuplot text: braces group
   CHECK_THAT(caption, Contains("\\& \\# \\textasciicircum{} \\_ \\textasciitilde{} \\textless{}script\\textgreater{}"));
+  // The provenance is plain text for people, never input into a paper: the names as written.
+  CHECK_THAT(read_text(dir / "hostile_provenance.txt"), Contains("in case 'c\\input{/etc/passwd}$x$'"));
 }
