@@ -649,9 +649,11 @@ std::string enhanced_to_latex(const std::string& input) {
 bool Style::wants(const std::string& output) const { return std::find(outputs.begin(), outputs.end(), output) != outputs.end(); }
 
 SeriesLook series_look(int line) {
-  // Colour, dash pattern and marker all differ from line to line: the six read apart in grayscale print too.
-  static constexpr SeriesLook kLooks[6] = {{7, "1", "*", "solid"},           {5, "2", "square*", "dashed"},
-                                           {9, "4", "triangle*", "dashdotted"}, {13, "3", "diamond*", "dotted"},
+  // Colour, dash pattern and marker all differ from line to line: the six read apart in grayscale print too. The
+  // second and fourth markers are open, so that where two series meet (they converge, or are equal by a theorem)
+  // an open marker drawn over a filled one leaves both visible.
+  static constexpr SeriesLook kLooks[6] = {{7, "1", "*", "solid"},           {4, "2", "square", "dashed"},
+                                           {9, "4", "triangle*", "dashdotted"}, {12, "3", "diamond", "dotted"},
                                            {15, "5", "pentagon*", "dashdotdotted"}, {3, "(12,5)", "asterisk", "loosely dashed"}};
   if (line == 9) return {0, "2", "none", "densely dashed"};
   return kLooks[static_cast<std::size_t>(std::clamp(line, 1, 6) - 1)];

@@ -50,7 +50,7 @@ struct Series {
   std::string title;
   std::string style;  // points | lines | linespoints
   int line = 1;
-  double point_size = 1.3;  // the markers of a points series, relative to gnuplot's size (pgfplots: 1.4 pt per unit)
+  double point_size = 1.0;  // the markers of a points series, relative to gnuplot's size (pgfplots: 1.4 pt per unit)
 };
 
 // How a figure looks, as data: a file's [style] table applies to its figures, a figure's style = {...} over it.

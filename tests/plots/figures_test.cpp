@@ -336,7 +336,7 @@ title = "Theorem 4"
   CHECK_THAT(tex, Contains("\\begin{axis}[width=\\privampfigurewidth, height=3in"));
   CHECK_THAT(tex, Contains("\\ifdim\\wd\\privampfigurebox>\\textwidth"));  // narrowed to fit when pgfplots' estimate overshoots
   CHECK_THAT(tex, Contains("% size: double"));
-  CHECK_THAT(tex, Contains("mark=square*") || Contains("dashed"));  // the second series' own look
+  CHECK_THAT(tex, Contains("mark=square,") || Contains("dashed"));  // the second series' own look
   CHECK_THAT(tex, Contains("legend to name=privamp-legend-styled"));  // below the axes, inside the text width
   CHECK_THAT(tex, Contains("ylabel={R$_{\\alpha }$}"));
   CHECK_THAT(tex, Contains("ymode=log"));
