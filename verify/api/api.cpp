@@ -138,13 +138,13 @@ PrivacyProfile privacy_profile(const std::string& mu, const std::string& nu, con
     }
   }
   const DivergenceResult back = reverse.get();
-  PrivacyProfile out{forward->p, forward->q, r.hockey_stick, {}, {}};
+  const DivergenceResult& fwd = *forward;
+  PrivacyProfile out{fwd.p, fwd.q, r.hockey_stick, {}, {}};
   for (std::size_t i = 0; i < r.hockey_stick.size(); ++i) {
-    const DivergenceResult& fwd = *forward;
     for (const auto& [d, a, b] : {std::tuple{&fwd, &mu, &nu}, std::tuple{&back, &nu, &mu}})
       if (!d->errors[i].empty())
         throw NumericalError(fmt::format("the privacy profile at eps = {:g} ({} || {}): {}", r.hockey_stick[i], *a, *b, d->errors[i]));
-    const verify::Estimate &f = forward->estimates[i], &g = back.estimates[i];
+    const verify::Estimate &f = fwd.estimates[i], &g = back.estimates[i];
     const bool reversed = std::pair(g.log_value, g.value) > std::pair(f.log_value, f.value);
     verify::Estimate e = reversed ? g : f;
     e.lower = std::max(f.lower, g.lower);
