@@ -179,14 +179,14 @@ void band_update(double* __restrict o, Eigen::Index n, Eigen::Index m, const dou
   }
 }
 
-// The same product with the kernel stored in panels (Propagator::kPanelRows rows each): o(j, c) = Σ_k K(j, k)·d(k, c)
-// over the columns `active` (those where some d(k, ·) ≠ 0), k ascending — the order, and so the roundings, of
-// band_update. The M sums of a panel's rows stay in registers while its kernel entries stream past once, instead
-// of every column of o being read and written once per k.
 // Products of at least this many kernel entries × laws are split between two cores when one is free (a thread
 // costs tens of microseconds; this much work ~1 ms).
 constexpr Eigen::Index kSplitWork = 1 << 20;
 
+// The same product with the kernel stored in panels (Propagator::kPanelRows rows each): o(j, c) = Σ_k K(j, k)·d(k, c)
+// over the columns `active` (those where some d(k, ·) ≠ 0), k ascending — the order, and so the roundings, of
+// band_update. The M sums of a panel's rows stay in registers while its kernel entries stream past once, instead
+// of every column of o being read and written once per k.
 template <int M>
 PRIVAMP_CLONES void panel_product(double* __restrict o, Eigen::Index n, const double* __restrict kernel,
                                   const double* __restrict d, const int* __restrict active, Eigen::Index count,
@@ -226,8 +226,8 @@ std::vector<IntervalLaw> Propagator::raw(std::span<const IntervalLaw* const> in)
       throw InvalidArgument("propagate: the law's grid does not match the propagator's");
     d.col(c) = Eigen::Map<const Eigen::VectorXd>(law.density.data(), n);
   }
-  // Column by column over the kernel's non-zero band: each kernel column is read from memory once for all m laws
-  // (a step is limited by reading the kernel, so m laws cost little more than one).
+  // Each kernel entry is read from memory once for up to four laws (a step is limited by reading the kernel, so
+  // four laws cost little more than one); only the columns' non-zero bands are visited.
   Eigen::MatrixXd o = Eigen::MatrixXd::Zero(n, m);
   if (kernel_.size() == 0) {  // used once: each column computed as it goes
     std::vector<double> scratch(static_cast<std::size_t>(n));
