@@ -15,7 +15,7 @@
 #include "numerics/errors.hpp"
 #include "numerics/escape.hpp"
 #include "numerics/files.hpp"
-#include "verify/cases/toml_reader.hpp"
+#include "verify/input/toml_reader.hpp"
 #include "verify/report/report.hpp"
 
 namespace privamp::plots {
@@ -265,12 +265,7 @@ FigureSet load_figures(const std::vector<std::filesystem::path>& paths) {
   set.cases = verify::load_cases(paths);  // declares the files' bounds and checks their cases
   std::set<std::string> names;
   for (const auto& file : verify::case_files(paths)) {
-    toml::table doc;
-    try {
-      doc = toml::parse(read_input_file("figure file", file, 4u << 20), file.string());
-    } catch (const toml::parse_error& e) {
-      throw InvalidArgument(fmt::format("{}:{}: {}", file.string(), e.source().begin.line, e.description()));
-    }
+    const toml::table doc = verify::parse_toml(read_input_file("figure file", file, 4u << 20), file.string());
     const toml::node* figures = doc.get("figure");
     if (!figures) continue;
     FigureReader reader(file.string(), set.cases);

@@ -2,7 +2,9 @@
 """The source tree's structural rules, checked on every test run.
 
 1. Layers: numerics/ < sim/ < verify/ < plots/ < cli/ (and the Python binding above verify/): no file includes a
-   header of a layer above its own.
+   header of a layer above its own. Inside verify/ the folders are layers too (SUBLAYERS below; a subfolder belongs
+   to its folder): the engines, the input language (formulas, the TOML reader and its keys), the bounds, the cases,
+   the runner, the reports, explore, the API.
 2. No source file over 800 lines.
 3. The divergence engines (verify/divergence/) read a law's exact form (sim/laws/exact_form.hpp), never its class:
    no dynamic_cast there.
@@ -14,7 +16,10 @@ import sys
 
 root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
 layers = ["numerics", "sim", "verify", "plots", "cli"]
-include = re.compile(r'#include "([a-z_]+)/')
+SUBLAYERS = {
+    "verify": ["divergence", "input", "bounds", "cases", "runner", "report", "explore", "api"],
+}
+include = re.compile(r'#include "([a-z_]+)/([a-z_]+)/')
 breaches = []
 for folder in layers + ["python", "include"]:
     for path in sorted((root / folder).rglob("*")):
@@ -28,6 +33,13 @@ for folder in layers + ["python", "include"]:
             m = include.match(line.strip())
             if m and folder in layers and m.group(1) in layers and layers.index(m.group(1)) > layers.index(folder):
                 breaches.append(f"{name}:{number}: {folder}/ includes {m.group(1)}/, a layer above it")
+            sub = SUBLAYERS.get(folder)
+            if m and sub and m.group(1) == folder and len(name.parts) > 2:
+                mine, theirs = name.parts[1], m.group(2)
+                if mine not in sub or theirs not in sub:
+                    breaches.append(f"{name}:{number}: {folder}/{mine if mine not in sub else theirs}/ is in no layer of {folder}/ (tests/structure.py)")
+                elif sub.index(theirs) > sub.index(mine):
+                    breaches.append(f"{name}:{number}: {folder}/{mine}/ includes {folder}/{theirs}/, a layer above it")
             if str(name).startswith("verify/divergence/") and "dynamic_cast" in line and not line.strip().startswith("//"):
                 breaches.append(f"{name}:{number}: dynamic_cast in an engine (read law.exact_form())")
 for b in breaches:

@@ -15,7 +15,6 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
 #include "numerics/constants.hpp"
 #include "numerics/errors.hpp"
@@ -24,6 +23,7 @@
 #include "sim/laws/expression.hpp"
 #include "verify/divergence/engines.hpp"
 #include "verify/explore/explore_report.hpp"
+#include "verify/input/toml_reader.hpp"
 #include "verify/report/report.hpp"
 #include "verify/runner/codec.hpp"
 #include "verify/runner/run.hpp"
@@ -425,12 +425,7 @@ sim::FiniteKernel kernel_from_rows(const std::vector<std::vector<double>>& rows)
 sim::FiniteKernel read_kernel_file(const std::string& path) {
   std::stringstream buffer(read_input_file("--K-file", path, 64u << 20));
   if (path.size() > 5 && path.substr(path.size() - 5) == ".toml") {
-    toml::table t;
-    try {
-      t = toml::parse(buffer.str(), path);
-    } catch (const toml::parse_error& e) {
-      throw InvalidArgument(fmt::format("{}: {}", path, e.description()));
-    }
+    const toml::table t = verify::parse_toml(buffer.str(), path);
     const toml::array* k = t["K"].as_array();
     if (!k) throw InvalidArgument(fmt::format("{}: needs a key K = [[..], [..]]", path));
     std::vector<std::vector<double>> rows;

@@ -7,7 +7,7 @@
 
 #include "numerics/errors.hpp"
 #include "sim/kernels/finite_kernel.hpp"
-#include "verify/cases/case.hpp"
+#include "verify/bounds/declared.hpp"
 
 namespace privamp::verify {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "verify/bounds/parameters.hpp"
-#include "verify/cases/formula.hpp"
+#include "verify/input/formula.hpp"
 #include "verify/divergence/estimate.hpp"
 
 namespace privamp::sim {

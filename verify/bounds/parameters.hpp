@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "numerics/range.hpp"
-#include "verify/cases/formula.hpp"
+#include "verify/input/formula.hpp"
 
 namespace privamp::verify {
 

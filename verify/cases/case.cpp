@@ -14,7 +14,8 @@
 #include "sim/kernels/finite_kernel.hpp"
 #include "sim/laws/expression.hpp"
 #include "verify/bounds/catalogue.hpp"
-#include "verify/cases/toml_reader.hpp"
+#include "verify/bounds/declared.hpp"
+#include "verify/input/toml_reader.hpp"
 #include "verify/divergence/worst_case.hpp"
 
 namespace privamp::verify {
@@ -120,86 +121,6 @@ class Reader : public TomlReader {
  public:
   explicit Reader(std::string file, std::shared_ptr<const DeclaredBounds> declared = nullptr)
       : TomlReader(std::move(file)), declared_(declared ? std::move(declared) : std::make_shared<const DeclaredBounds>()) {}
-
-  // A [[bound]] table: a bound declared as data. user: a user's file (its IDs may not be built-in ones); otherwise
-  // the catalogue's own tables.
-  BoundEntry read_bound(const toml::table& t, bool user) const {
-    check_keys(t, kBoundKeys, "bound.");
-    BoundEntry e;
-    e.id = text(t, "id");
-    if (e.id.empty() || e.id.find_first_of(" \t,") != std::string::npos)
-      fail(t.get("id"), "id", "must be a non-empty ID without spaces or commas");
-    e.family = text(t, "family", std::filesystem::path(file_).stem().string());
-    e.declared_in = file_;
-    e.declared_line = static_cast<int>(t.source().begin.line);
-    {
-      std::ostringstream text;
-      text << toml::toml_formatter{t};
-      e.declaration = text.str();
-    }
-    if (user)
-      for (const BoundEntry& b : bound_catalogue())
-        if (b.id == e.id) fail(t.get("id"), "id", fmt::format("bound ID '{}' is built in: choose another ID for a declared bound", e.id));
-    e.source = text(t, "source", "declared in " + file_);
-    e.statement = text(t, "statement", "");
-    if (t.get("exact")) {  // a value bound: its exact value is a built-in route, checked by value cases
-      const std::string route = text(t, "exact");
-      const auto& routes = exact_routes();
-      const auto it = routes.find(route);
-      if (it == routes.end()) {
-        std::vector<std::string> names;
-        for (const auto& [k, v] : routes) names.push_back(k);
-        fail(t.get("exact"), "exact", fmt::format("unknown exact route '{}' (known: {})", route, fmt::join(names, ", ")));
-      }
-      if (t.get("quantity")) fail(t.get("quantity"), "quantity", fmt::format("a value bound computes {} (its exact route)", it->second.quantity));
-      if (t.get("order")) fail(t.get("order"), "order", "only divergence bounds take an order (this one has exact = ROUTE)");
-      e.quantity = it->second.quantity;
-      e.check = ValueCheck{.exact = it->second.exact, .cross = it->second.cross, .parameters = it->second.parameters};
-    } else {
-      e.quantity = text(t, "quantity");
-      const auto kind = parse_quantity_kind(e.quantity);
-      if (!kind) fail(t.get("quantity"), "quantity", fmt::format("must be {} (or give exact = ROUTE)", kQuantityNames));
-      DivergenceCheck d{.quantity = *kind};
-      if (t.get("order")) {  // kernel cases: the eps' at which the bound speaks (default: the case's order)
-        const std::string order = text(t, "order");
-        d.order = [order](const Params& p) { return evaluate_formula(order, p); };
-      }
-      e.check = std::move(d);
-    }
-    const std::string direction = text(t, "direction", "upper");
-    bool known_direction = false;
-    for (Direction d : {Direction::upper, Direction::lower, Direction::identity})
-      if (to_string(d) == direction) {
-        e.direction = d;
-        known_direction = true;
-      }
-    if (!known_direction) fail(t.get("direction"), "direction", "must be upper, lower or identity");
-    std::vector<std::string> requirements;
-    if (const toml::node* r = t.get("requires")) {
-      if (!r->is_array()) fail(r, "requires", "must be a list of conditions, e.g. [\"n >= 1\", \"b > 0\"]");
-      for (const auto& c : *r->as_array()) {
-        if (!c.is_string()) fail(&c, "requires", "conditions must be strings");
-        requirements.push_back(**c.as_string());
-      }
-    }
-    e.formula = text(t, "formula");
-    if (e.formula.find_first_not_of(" \t") == std::string::npos) fail(t.get("formula"), "formula", "must not be empty");
-    e.not_applicable = [requirements](const Params& p) -> std::optional<std::string> {
-      for (const std::string& c : requirements)
-        if (evaluate_formula(c, p) == 0) return "needs " + c;
-      return std::nullopt;
-    };
-    e.bound = [formula = e.formula](const Params& p) {
-      const FormulaValue v = evaluate_formula_interval(formula, p);
-      BoundValue b{v.value, ""};
-      if (v.lower != v.value || v.upper != v.value) {
-        b.lower = v.lower;
-        b.upper = v.upper;
-      }
-      return b;
-    };
-    return e;
-  }
 
   // A grid axis given as a range: {from = a, to = b, points = n, scale = "linear" | "log"} (both ends included).
   std::vector<std::variant<double, std::string>> grid_range(const toml::table& r, const std::string& key) const {
@@ -562,37 +483,6 @@ void collect(const std::filesystem::path& path, std::vector<std::filesystem::pat
 
 namespace {
 
-toml::table parse_document(std::string_view text, const std::string& name) {
-  try {
-    return toml::parse(text, name);
-  } catch (const toml::parse_error& e) {
-    throw InvalidArgument(fmt::format("{}:{}: {}", name, e.source().begin.line, e.description()));
-  }
-}
-
-// The [[bound]] tables of a text: a user's (user = true) or the catalogue's own.
-std::vector<BoundEntry> bound_tables(const toml::table& doc, const std::string& name, bool user) {
-  std::vector<BoundEntry> out;
-  const toml::node* bounds = doc.get("bound");
-  if (!bounds) return out;
-  Reader reader(name);
-  if (!bounds->is_array_of_tables()) reader.fail(bounds, "bound", "bounds are [[bound]] tables");
-  for (const auto& t : *bounds->as_array()) out.push_back(reader.read_bound(*t.as_table(), user));
-  return out;
-}
-
-// Adds a file's declared bounds to those of the load; an ID declared twice (in one file or in two) is refused,
-// naming both places.
-void add_declared(DeclaredBounds& all, std::vector<BoundEntry> bounds) {
-  for (BoundEntry& e : bounds) {
-    for (const BoundEntry& b : all)
-      if (b.id == e.id)
-        throw InvalidArgument(fmt::format("{}:{}: key 'id': bound '{}' is declared twice: here and at {} (one ID, one bound: rename one of them)",
-                                          e.declared_in, e.declared_line, e.id, declared_at(b)));
-    all.push_back(std::move(e));
-  }
-}
-
 std::vector<Case> cases_of(const toml::table& doc, const std::string& name, std::shared_ptr<const DeclaredBounds> declared) {
   Reader reader(name, std::move(declared));
   for (const auto& [k, v] : doc)
@@ -620,12 +510,8 @@ const BoundEntry& Case::entry(const std::string& id) const {
   return find_bound(id, declared ? *declared : none);
 }
 
-std::vector<BoundEntry> read_bound_tables(std::string_view text, const std::string& name) {
-  return bound_tables(parse_document(text, name), name, false);
-}
-
 std::vector<Case> parse_cases(std::string_view text, const std::string& name) {
-  const toml::table doc = parse_document(text, name);
+  const toml::table doc = parse_toml(text, name);
   DeclaredBounds declared;
   add_declared(declared, bound_tables(doc, name, true));
   return cases_of(doc, name, std::make_shared<const DeclaredBounds>(std::move(declared)));
@@ -653,7 +539,7 @@ Loaded load(const std::vector<std::filesystem::path>& paths) {
   const std::vector<std::filesystem::path> files = case_files(paths);
   std::vector<toml::table> docs;
   for (const auto& f : files) {
-    docs.push_back(parse_document(read_input_file("case file", f, kMaxCaseFileBytes), f.string()));
+    docs.push_back(parse_toml(read_input_file("case file", f, kMaxCaseFileBytes), f.string()));
   }
   // Bounds first, from every file, so that a case may use a bound declared in another file.
   DeclaredBounds declared;

@@ -46,7 +46,7 @@
 #include <vector>
 
 #include "verify/bounds/catalogue.hpp"
-#include "verify/cases/formula.hpp"
+#include "verify/input/formula.hpp"
 #include "verify/divergence/engines.hpp"
 
 namespace privamp::sim {
@@ -127,8 +127,6 @@ Loaded load(const std::vector<std::filesystem::path>& paths);
 std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths);  // load(paths).cases
 // The files load_cases reads: each file given, and every *.toml directly below each directory given (sorted).
 std::vector<std::filesystem::path> case_files(const std::vector<std::filesystem::path>& paths);
-// Reads the [[bound]] tables of the catalogue's own text.
-std::vector<BoundEntry> read_bound_tables(std::string_view text, const std::string& name);
 // The cases of one file's text, with the bounds it declares; `name` is the file name used in messages.
 std::vector<Case> parse_cases(std::string_view text, const std::string& name);
 

@@ -23,7 +23,7 @@
 #include "numerics/interrupt.hpp"
 #include "numerics/parallel.hpp"
 #include "sim/kernels/finite_kernel.hpp"
-#include "verify/cases/formula.hpp"
+#include "verify/input/formula.hpp"
 #include "verify/explore/exchange.hpp"
 #include "verify/runner/codec.hpp"
 

@@ -1,4 +1,4 @@
-#include "verify/cases/formula.hpp"
+#include "verify/input/formula.hpp"
 
 #include <fmt/format.h>
 

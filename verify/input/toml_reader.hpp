@@ -6,15 +6,25 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <toml++/toml.h>
 
 #include "numerics/errors.hpp"
-#include "verify/cases/keys.hpp"
+#include "verify/input/keys.hpp"
 
 namespace privamp::verify {
+
+// A TOML document's text parsed; a syntax error is InvalidArgument "name:line: what".
+inline toml::table parse_toml(std::string_view text, const std::string& name) {
+  try {
+    return toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    throw InvalidArgument(fmt::format("{}:{}: {}", name, e.source().begin.line, e.description()));
+  }
+}
 
 class TomlReader {
  public:
