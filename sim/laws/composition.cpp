@@ -46,11 +46,8 @@ namespace {
 }  // namespace
 
 double Composition::log_density(double) const { no_line_law(*this); }
-double Composition::location() const { no_line_law(*this); }
-double Composition::scale() const { no_line_law(*this); }
-TailShape Composition::left_tail() const { no_line_law(*this); }
-TailShape Composition::right_tail() const { no_line_law(*this); }
-double Composition::sample(Rng&) const { no_line_law(*this); }
+Shape Composition::shape() const { no_line_law(*this); }
+void Composition::sample_into(Rng&, std::span<double>) const { no_line_law(*this); }
 
 LawPtr compose_product(const std::vector<LawPtr>& laws) {
   std::vector<Composition::Factor> factors;

@@ -31,11 +31,8 @@ class Composition final : public Law {
   int dimension() const override { return dimension_; }
   // No density on the line: the engines read the factors (these throw InvalidArgument saying so).
   double log_density(double x) const override;
-  double location() const override;
-  double scale() const override;
-  TailShape left_tail() const override;
-  TailShape right_tail() const override;
-  double sample(Rng& rng) const override;
+  Shape shape() const override;
+  void sample_into(Rng& rng, std::span<double> out) const override;
 
  private:
   std::vector<Factor> factors_;

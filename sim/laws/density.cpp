@@ -333,13 +333,15 @@ std::vector<double> FormulaDensity::anchors() const {
   return out;
 }
 
-double FormulaDensity::sample(Rng& rng) const {
-  const double u = rng.uniform();
-  const auto it = std::lower_bound(cdf_.begin() + 1, cdf_.end(), u);
-  const auto k = static_cast<std::size_t>(std::min<std::ptrdiff_t>(it - cdf_.begin(), kCells));
-  const double within = cdf_[k] > cdf_[k - 1] ? (u - cdf_[k - 1]) / (cdf_[k] - cdf_[k - 1]) : 0.5;
+void FormulaDensity::sample_into(Rng& rng, std::span<double> out) const {
   const double w = (window_hi_ - window_lo_) / kCells;
-  return window_lo_ + w * (static_cast<double>(k - 1) + within);
+  for (double& v : out) {
+    const double u = rng.uniform();
+    const auto it = std::lower_bound(cdf_.begin() + 1, cdf_.end(), u);
+    const auto k = static_cast<std::size_t>(std::min<std::ptrdiff_t>(it - cdf_.begin(), kCells));
+    const double within = cdf_[k] > cdf_[k - 1] ? (u - cdf_[k - 1]) / (cdf_[k] - cdf_[k - 1]) : 0.5;
+    v = window_lo_ + w * (static_cast<double>(k - 1) + within);
+  }
 }
 
 // ------------------------------------------------------------------------------------------------------------------
@@ -370,6 +372,8 @@ double max_atom(const Law& l, int side) {
 
 Convolution::Convolution(LawPtr a, LawPtr b) : a_(std::move(a)), b_(std::move(b)) {
   if (a_->dimension() != 1 || b_->dimension() != 1) throw InvalidArgument("convolve: one-dimensional laws only");
+  refuse_lumped(*a_, "convolve");
+  refuse_lumped(*b_, "convolve");
   const auto aa = a_->atoms(), ba = b_->atoms();
   if (aa.size() * ba.size() > kMaxAtoms)
     throw InvalidArgument(fmt::format("convolve: {} x {} pairs of atoms; at most {}", aa.size(), ba.size(), kMaxAtoms));
@@ -381,9 +385,12 @@ Convolution::Convolution(LawPtr a, LawPtr b) : a_(std::move(a)), b_(std::move(b)
     if (!atoms_.empty() && atoms_.back().x == p.x) atoms_.back().log_mass = log_add(atoms_.back().log_mass, p.log_mass);
     else atoms_.push_back(p);
   }
-  const double ca = a_->continuous_mass(), cb = b_->continuous_mass();
+  const Shape shape_a = a_->shape(), shape_b = b_->shape();
+  const double ca = shape_a.continuous_mass, cb = shape_b.continuous_mass;
+  a_density_ = ca > 0;
+  b_density_ = cb > 0;
   continuous_mass_ = 1 - (1 - ca) * (1 - cb);
-  cost_ = (ca > 0 && cb > 0 ? kInnerEvaluations : 1.0) * (a_->density_cost() + b_->density_cost()) +
+  cost_ = (ca > 0 && cb > 0 ? kInnerEvaluations : 1.0) * (a_->computation().density_cost + b_->computation().density_cost) +
           static_cast<double>(aa.size() + ba.size());
   if (cost_ <= kMaxDensityCost && ca > 0 && cb > 0) {  // the declared error of the inner integrals
     double worst = 0;
@@ -404,14 +411,14 @@ Convolution::Convolution(LawPtr a, LawPtr b) : a_(std::move(a)), b_(std::move(b)
     support_.lo = std::min(support_.lo, l);
     support_.hi = std::max(support_.hi, h);
   };
-  const Interval sa = a_->support(), sb = b_->support();
+  const Interval sa = shape_a.support, sb = shape_b.support;
   if (ca > 0 && cb > 0) cover(sa.lo + sb.lo, sa.hi + sb.hi);
   if (ca > 0 && !ba.empty()) cover(sa.lo + ba.front().x, sa.hi + ba.back().x);
   if (cb > 0 && !aa.empty()) cover(sb.lo + aa.front().x, sb.hi + aa.back().x);
   if (continuous_mass_ == 0) support_ = {};
   // Tails: a law without density counts as bounded by its extreme atoms.
-  const TailShape la = ca > 0 ? a_->left_tail() : TailShape::none(), lb = cb > 0 ? b_->left_tail() : TailShape::none();
-  const TailShape ra = ca > 0 ? a_->right_tail() : TailShape::none(), rb = cb > 0 ? b_->right_tail() : TailShape::none();
+  const TailShape la = ca > 0 ? shape_a.left : TailShape::none(), lb = cb > 0 ? shape_b.left : TailShape::none();
+  const TailShape ra = ca > 0 ? shape_a.right : TailShape::none(), rb = cb > 0 ? shape_b.right : TailShape::none();
   left_ = combine(la, lb, max_atom(*a_, -1), max_atom(*b_, -1));
   right_ = combine(ra, rb, max_atom(*a_, 1), max_atom(*b_, 1));
 }
@@ -419,12 +426,12 @@ Convolution::Convolution(LawPtr a, LawPtr b) : a_(std::move(a)), b_(std::move(b)
 std::string Convolution::expression() const { return fmt::format("convolve({}, {})", a_->expression(), b_->expression()); }
 
 std::optional<std::pair<double, double>> Convolution::inner(double z) const {
-  const Interval sa = a_->support(), sb = b_->support();
+  const Shape a = a_->shape(), b = b_->shape();
   LogIntegrateOptions<double> o;
-  o.lo = std::max(sa.lo, z - sb.hi);
-  o.hi = std::min(sa.hi, z - sb.lo);
+  o.lo = std::max(a.support.lo, z - b.support.hi);
+  o.hi = std::min(a.support.hi, z - b.support.lo);
   if (!(o.lo < o.hi)) return std::nullopt;
-  o.scale = std::min(a_->scale(), b_->scale());
+  o.scale = std::min(a.scale, b.scale);
   o.rel_tol = 1e-14;
   std::vector<double> anchors;
   for (double x : a_->anchors()) anchors.push_back(x);
@@ -443,7 +450,7 @@ std::optional<std::pair<double, double>> Convolution::inner(double z) const {
 
 double Convolution::log_density(double z) const {
   std::vector<double> terms;
-  const bool da = a_->continuous_mass() > 0, db = b_->continuous_mass() > 0;
+  const bool da = a_density_, db = b_density_;
   if (da && db)
     if (const auto r = inner(z)) {
       const double allowed = inner_error_ + 64 * std::numeric_limits<double>::epsilon() * (std::fabs(r->first) + 1);
@@ -484,22 +491,31 @@ std::vector<double> Convolution::anchors() const {
   return out;
 }
 
-double Convolution::scale() const { return std::hypot(a_->scale(), b_->scale()); }
-
-std::optional<double> Convolution::mean() const {
-  const auto x = a_->mean(), y = b_->mean();
-  if (!x || !y) return std::nullopt;
-  return *x + *y;
+Shape Convolution::shape() const {
+  const Shape a = a_->shape(), b = b_->shape();
+  return {.continuous_mass = continuous_mass_, .support = support_, .location = a.location + b.location,
+          .scale = std::hypot(a.scale, b.scale), .left = left_, .right = right_};
 }
 
-std::optional<double> Convolution::variance() const {
-  const auto x = a_->variance(), y = b_->variance();
-  if (!x || !y) return std::nullopt;
-  return *x + *y;
+Moments Convolution::moments() const {
+  const Moments x = a_->moments(), y = b_->moments();
+  Moments out;
+  if (x.mean && y.mean) out.mean = *x.mean + *y.mean;
+  if (x.variance && y.variance) out.variance = *x.variance + *y.variance;
+  return out;
 }
 
-double Convolution::log_density_error() const {
-  return inner_error_ + a_->log_density_error() + b_->log_density_error();
+void Convolution::sample_into(Rng& rng, std::span<double> out) const {
+  for (double& v : out) v = a_->sample(rng) + b_->sample(rng);  // in this order: a's draw, then b's
+}
+
+Computation Convolution::computation() const {
+  const Computation a = a_->computation(), b = b_->computation();
+  Computation c;
+  c.log_density_error = inner_error_ + a.log_density_error + b.log_density_error;
+  c.density_cost = cost_;
+  c.sample_cost = a.sample_cost + b.sample_cost;
+  return c;
 }
 
 }  // namespace privamp::sim

@@ -29,15 +29,17 @@ class FormulaDensity final : public Law {
   FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo, double hi, double loc, double scale);
   std::string expression() const override;
   double log_density(double x) const override;
-  Interval support() const override { return {lo_, hi_}; }
+  Shape shape() const override {
+    return {.continuous_mass = 1, .support = {lo_, hi_}, .location = mode_, .scale = scale_, .left = left_, .right = right_};
+  }
   std::vector<double> breakpoints() const override;
   std::vector<double> anchors() const override;
-  double location() const override { return mode_; }
-  double scale() const override { return scale_; }
-  TailShape left_tail() const override { return left_; }
-  TailShape right_tail() const override { return right_; }
-  double sample(Rng& rng) const override;
-  double log_density_error() const override { return log_z_error_; }
+  void sample_into(Rng& rng, std::span<double> out) const override;
+  Computation computation() const override {
+    Computation c;
+    c.log_density_error = log_z_error_;
+    return c;
+  }
   double log_normaliser() const { return log_z_; }
 
  private:
@@ -63,21 +65,13 @@ class Convolution final : public Law {
   Convolution(LawPtr a, LawPtr b);
   std::string expression() const override;
   double log_density(double z) const override;
-  double continuous_mass() const override { return continuous_mass_; }
   std::span<const Atom> atoms() const override { return atoms_; }
-  Interval support() const override { return support_; }
+  Shape shape() const override;
   std::vector<double> breakpoints() const override;
   std::vector<double> anchors() const override;
-  double location() const override { return a_->location() + b_->location(); }
-  double scale() const override;
-  TailShape left_tail() const override { return left_; }
-  TailShape right_tail() const override { return right_; }
-  std::optional<double> mean() const override;
-  std::optional<double> variance() const override;
-  double sample(Rng& rng) const override { return a_->sample(rng) + b_->sample(rng); }
-  double log_density_error() const override;
-  double density_cost() const override { return cost_; }
-  double sample_cost() const override { return a_->sample_cost() + b_->sample_cost(); }
+  Moments moments() const override;
+  void sample_into(Rng& rng, std::span<double> out) const override;
+  Computation computation() const override;
 
   static constexpr std::size_t kMaxAtoms = 100000;  // pairs of atoms
   // One density evaluation integrates over the operands' densities with about kInnerEvaluations of them; a
@@ -90,6 +84,7 @@ class Convolution final : public Law {
   LawPtr a_, b_;
   std::vector<Atom> atoms_;
   double continuous_mass_ = 1;
+  bool a_density_ = true, b_density_ = true;  // whether each operand has a density part
   Interval support_;
   TailShape left_, right_;
   double cost_ = 1;

@@ -70,26 +70,19 @@ void FiniteLaw::finish() {
   scale_ = var > 0 ? std::sqrt(var) : 1.0;
 }
 
-double FiniteLaw::log_cdf(double x) const {
-  LogSumAccumulator<double> acc;
-  for (const Atom& a : atoms_) {
-    if (a.x > x) break;
-    acc.add(a.log_mass);
-  }
-  return acc.value();
-}
-
-double FiniteLaw::log_sf(double x) const {
+double FiniteLaw::log_tail_mass(double x, bool upper) const {
   LogSumAccumulator<double> acc;
   for (const Atom& a : atoms_)
-    if (a.x > x) acc.add(a.log_mass);
+    if ((a.x > x) == upper) acc.add(a.log_mass);
   return acc.value();
 }
 
-double FiniteLaw::sample(Rng& rng) const {
-  const double u = rng.uniform() * cumulative_.back();
-  const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
-  return atoms_[std::min<std::size_t>(static_cast<std::size_t>(it - cumulative_.begin()), atoms_.size() - 1)].x;
+void FiniteLaw::sample_into(Rng& rng, std::span<double> out) const {
+  for (double& v : out) {
+    const double u = rng.uniform() * cumulative_.back();
+    const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
+    v = atoms_[std::min<std::size_t>(static_cast<std::size_t>(it - cumulative_.begin()), atoms_.size() - 1)].x;
+  }
 }
 
 Eigen::VectorXd FiniteLaw::masses() const {

@@ -17,19 +17,21 @@ class FiniteLaw final : public Law {
 
   std::string expression() const override { return expression_; }
   double log_density(double) const override { return -std::numeric_limits<double>::infinity(); }
-  double continuous_mass() const override { return 0; }
   std::span<const Atom> atoms() const override { return atoms_; }
-  Interval support() const override { return {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()}; }
-  double location() const override { return mean_; }
-  double scale() const override { return scale_; }
-  TailShape left_tail() const override { return TailShape::none(); }
-  TailShape right_tail() const override { return TailShape::none(); }
-  double log_cdf(double x) const override;
-  double log_sf(double x) const override;
-  std::optional<double> mean() const override { return mean_; }
-  double sample(Rng& rng) const override;
+  Shape shape() const override {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    return {.continuous_mass = 0, .support = {inf, -inf}, .location = mean_, .scale = scale_, .left = TailShape::none(),
+            .right = TailShape::none()};
+  }
+  double log_tail_mass(double x, bool upper) const override;
+  Moments moments() const override { return {mean_, std::nullopt}; }
+  void sample_into(Rng& rng, std::span<double> out) const override;
 
-  std::optional<Lumped> lumped() const override { return lumped_; }
+  Computation computation() const override {
+    Computation c;
+    c.lumped = lumped_;
+    return c;
+  }
   void set_lumped(Lumped lumped) { lumped_ = lumped; }
 
   // Probability vector (linear scale) in location order.

@@ -35,12 +35,11 @@ void Gaussian::log_density(std::span<const double> x, std::span<double> out) con
   }
 }
 
-double Gaussian::log_cdf(double x) const { return log_normal_cdf((x - mean_) / sigma_); }
-double Gaussian::log_sf(double x) const { return log_normal_cdf((mean_ - x) / sigma_); }
+double Gaussian::log_tail_mass(double x, bool upper) const {
+  return log_normal_cdf(upper ? (mean_ - x) / sigma_ : (x - mean_) / sigma_);
+}
 
-double Gaussian::sample(Rng& rng) const { return mean_ + sigma_ * rng.normal(); }
-
-void Gaussian::sample(Rng& rng, std::span<double> out) const {
+void Gaussian::sample_into(Rng& rng, std::span<double> out) const {
   rng.normal(out);
   for (double& v : out) v = mean_ + sigma_ * v;
 }
@@ -66,9 +65,7 @@ namespace {
 }  // namespace
 
 double GaussianND::log_density(double) const { only_closed_form(*this); }
-double GaussianND::location() const { only_closed_form(*this); }
-TailShape GaussianND::left_tail() const { only_closed_form(*this); }
-TailShape GaussianND::right_tail() const { only_closed_form(*this); }
-double GaussianND::sample(Rng&) const { only_closed_form(*this); }
+Shape GaussianND::shape() const { only_closed_form(*this); }
+void GaussianND::sample_into(Rng&, std::span<double>) const { only_closed_form(*this); }
 
 }  // namespace privamp::sim

@@ -15,17 +15,14 @@ class Gaussian final : public Law {
   std::string expression() const override;
   double log_density(double x) const override;
   void log_density(std::span<const double> x, std::span<double> out) const override;
-  double location() const override { return mean_; }
-  double scale() const override { return sigma_; }
   // −(x−μ)²/(2σ²) = −x²/(2σ²) ± μ|x|/σ² + const on the right (−) and left (+) tails.
-  TailShape left_tail() const override { return {0.5 / (sigma_ * sigma_), mean_ / (sigma_ * sigma_)}; }
-  TailShape right_tail() const override { return {0.5 / (sigma_ * sigma_), -mean_ / (sigma_ * sigma_)}; }
-  double log_cdf(double x) const override;
-  double log_sf(double x) const override;
-  std::optional<double> mean() const override { return mean_; }
-  std::optional<double> variance() const override { return sigma_ * sigma_; }
-  double sample(Rng& rng) const override;
-  void sample(Rng& rng, std::span<double> out) const override;
+  Shape shape() const override {
+    const double c = 0.5 / (sigma_ * sigma_), l = mean_ / (sigma_ * sigma_);
+    return {.continuous_mass = 1, .support = {}, .location = mean_, .scale = sigma_, .left = {c, l}, .right = {c, -l}};
+  }
+  double log_tail_mass(double x, bool upper) const override;
+  Moments moments() const override { return {mean_, sigma_ * sigma_}; }
+  void sample_into(Rng& rng, std::span<double> out) const override;
   double sigma() const { return sigma_; }
   // True when mean and sigma are numbers the user gave (not computed from a process's parameters in floating
   // point): only then does the certified engine take the law as exact.
@@ -46,13 +43,10 @@ class GaussianND final : public Law {
   const std::vector<double>& mean_vector() const { return mean_; }
   double sigma() const { return sigma_; }
   ExactForm exact_form() const override { return form::GaussianND{mean_, sigma_}; }
-  // 1-D interface: not defined for d > 1 (throws); engines use the reduction above.
+  // Laws on the line only: these throw; engines use the reduction above.
   double log_density(double x) const override;
-  double location() const override;
-  double scale() const override { return sigma_; }
-  TailShape left_tail() const override;
-  TailShape right_tail() const override;
-  double sample(Rng& rng) const override;
+  Shape shape() const override;
+  void sample_into(Rng& rng, std::span<double> out) const override;
 
  private:
   std::vector<double> mean_;

@@ -30,19 +30,16 @@ void Laplace::log_density(std::span<const double> x, std::span<double> out) cons
   for (std::size_t i = 0; i < x.size(); ++i) out[i] = -std::fabs(x[i] - mean_) * inv + log_norm_;
 }
 
-double Laplace::log_cdf(double x) const {
-  const double z = (x - mean_) / b_;
+double Laplace::log_tail_mass(double x, bool upper) const {
+  const double z = upper ? (mean_ - x) / b_ : (x - mean_) / b_;  // the lower tail of the mirrored law
   return z < 0 ? z - std::numbers::ln2 : std::log1p(-0.5 * std::exp(-z));
 }
 
-double Laplace::log_sf(double x) const {
-  const double z = (x - mean_) / b_;
-  return z > 0 ? -z - std::numbers::ln2 : std::log1p(-0.5 * std::exp(z));
-}
-
-double Laplace::sample(Rng& rng) const {
-  const double u = rng.uniform() - 0.5;
-  return mean_ - b_ * std::copysign(std::log1p(-2 * std::fabs(u)), u);
+void Laplace::sample_into(Rng& rng, std::span<double> out) const {
+  for (double& v : out) {
+    const double u = rng.uniform() - 0.5;
+    v = mean_ - b_ * std::copysign(std::log1p(-2 * std::fabs(u)), u);
+  }
 }
 
 LaplaceSum::LaplaceSum(double loc, std::vector<double> scales) : loc_(loc), scales_(std::move(scales)) {
@@ -98,16 +95,15 @@ std::string LaplaceSum::expression() const {
   return fmt::format("laplace_sum(loc={}, scales=[{}])", format_number(loc_), fmt::join(parts, ", "));
 }
 
-double LaplaceSum::scale() const {
+Moments LaplaceSum::moments() const {
   double v = 0;
   for (double b : scales_) v += 2 * b * b;
-  return std::sqrt(v / 2);
+  return {loc_, v};
 }
 
-std::optional<double> LaplaceSum::variance() const {
-  double v = 0;
-  for (double b : scales_) v += 2 * b * b;
-  return v;
+Shape LaplaceSum::shape() const {
+  const TailShape tail{0, 1 / max_scale_};
+  return {.continuous_mass = 1, .support = {}, .location = loc_, .scale = std::sqrt(*moments().variance / 2), .left = tail, .right = tail};
 }
 
 double LaplaceSum::log_density(double x) const {
@@ -133,13 +129,14 @@ double LaplaceSum::log_density(double x) const {
   return log_sub(p, q);
 }
 
-double LaplaceSum::sample(Rng& rng) const {
-  double s = loc_;
-  for (double b : scales_) {
-    const double u = rng.uniform() - 0.5;
-    s -= b * std::copysign(std::log1p(-2 * std::fabs(u)), u);
+void LaplaceSum::sample_into(Rng& rng, std::span<double> out) const {
+  for (double& s : out) {
+    s = loc_;
+    for (double b : scales_) {
+      const double u = rng.uniform() - 0.5;
+      s -= b * std::copysign(std::log1p(-2 * std::fabs(u)), u);
+    }
   }
-  return s;
 }
 
 }  // namespace privamp::sim

@@ -20,15 +20,12 @@ class Laplace final : public Law {
   double log_density(double x) const override;
   void log_density(std::span<const double> x, std::span<double> out) const override;
   std::vector<double> breakpoints() const override { return {mean_}; }
-  double location() const override { return mean_; }
-  double scale() const override { return b_; }
-  TailShape left_tail() const override { return {0, 1 / b_}; }
-  TailShape right_tail() const override { return left_tail(); }
-  double log_cdf(double x) const override;
-  double log_sf(double x) const override;
-  std::optional<double> mean() const override { return mean_; }
-  std::optional<double> variance() const override { return 2 * b_ * b_; }
-  double sample(Rng& rng) const override;
+  Shape shape() const override {
+    return {.continuous_mass = 1, .support = {}, .location = mean_, .scale = b_, .left = {0, 1 / b_}, .right = {0, 1 / b_}};
+  }
+  double log_tail_mass(double x, bool upper) const override;
+  Moments moments() const override { return {mean_, 2 * b_ * b_}; }
+  void sample_into(Rng& rng, std::span<double> out) const override;
   // As Gaussian::parameters_exact: location and scale as the user gave them.
   bool parameters_exact() const { return parameters_exact_; }
   void set_parameters_exact() { parameters_exact_ = true; }
@@ -47,13 +44,9 @@ class LaplaceSum final : public Law {
   std::string expression() const override;
   double log_density(double x) const override;
   std::vector<double> breakpoints() const override { return {loc_}; }
-  double location() const override { return loc_; }
-  double scale() const override;
-  TailShape left_tail() const override { return {0, 1 / max_scale_}; }
-  TailShape right_tail() const override { return left_tail(); }
-  std::optional<double> mean() const override { return loc_; }
-  std::optional<double> variance() const override;
-  double sample(Rng& rng) const override;
+  Shape shape() const override;
+  Moments moments() const override;
+  void sample_into(Rng& rng, std::span<double> out) const override;
   const std::vector<double>& scales() const { return scales_; }
   ExactForm exact_form() const override { return form::LaplaceSum{loc_, scales_}; }
 

@@ -1,6 +1,7 @@
 #include "sim/laws/law.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "numerics/errors.hpp"
 
@@ -17,16 +18,8 @@ std::vector<double> Law::anchors() const {
   return a;
 }
 
-double Law::log_cdf(double) const {
+double Law::log_tail_mass(double, bool) const {
   throw InvalidArgument(expression() + ": no closed-form CDF for this law");
-}
-
-double Law::log_sf(double) const {
-  throw InvalidArgument(expression() + ": no closed-form CDF for this law");
-}
-
-void Law::sample(Rng& rng, std::span<double> out) const {
-  for (double& v : out) v = sample(rng);
 }
 
 double Law::log_atom_mass(double x) const {
@@ -36,15 +29,29 @@ double Law::log_atom_mass(double x) const {
   return -std::numeric_limits<double>::infinity();
 }
 
-double ProcessLaw::sample(Rng& rng) const {
-  double x;
-  sample(rng, std::span<double>(&x, 1));
-  return x;
+void refuse_lumped(const Law& law, const std::string& what) {
+  if (law.lumped())
+    throw InvalidArgument(what + ": " + law.expression() +
+                          " lumps improbable outcomes into one (its divergences are widened for them only against its "
+                          "own partner); it cannot be combined further: compare it directly (a shift of it is allowed)");
 }
 
-void ProcessLaw::sample(Rng& rng, std::span<double> out) const {
+const Law& Law::unwrapped() const {
+  const auto* d = dynamic_cast<const LawDecorator*>(this);
+  return d ? d->undecorated() : *this;
+}
+
+void LazyLaw::check_declared() const {
+  const Computation c = law_->computation();
+  const bool same = law_->dimension() == dimension_ && c.log_density_error == computation_.log_density_error &&
+                    c.density_cost == computation_.density_cost && c.sample_cost == computation_.sample_cost &&
+                    c.lumped.has_value() == computation_.lumped.has_value() && c.discretisation == computation_.discretisation;
+  if (!same) throw std::logic_error("a lazily built law differs from what it declared: " + law_->expression());
+}
+
+void ProcessLaw::sample_into(Rng& rng, std::span<double> out) const {
   if (simulate_) simulate_(rng, out);
-  else LawDecorator::sample(rng, out);
+  else LawDecorator::sample_into(rng, out);
 }
 
 std::optional<std::pair<LawPtr, LawPtr>> ProcessLaw::joint_with(const Law& other) const {

@@ -64,71 +64,105 @@ struct PairLoss {
   double error = 0;                       // bound on the absolute error of either, anywhere
 };
 
-class Law {
- public:
-  virtual ~Law() = default;
+// Where a law on the line lives, read by engines to plan a computation: the mass and support of its density part, a
+// centre and a length scale, and the shape of each tail. A law of several releases or dimensions has none (its shape()
+// throws InvalidArgument saying so).
+struct Shape {
+  double continuous_mass = 1;  // the density part's mass: 1 − the atoms' (0 for a finite law)
+  Interval support;            // closure of the density part's support
+  double location = 0;         // a centre: mode, mean or median
+  double scale = 1;            // a length scale of the density
+  TailShape left, right;
+};
 
-  // The law expression that rebuilds this law (see `privamp laws`).
-  virtual std::string expression() const = 0;
-  // Dimension of the sample space; only isotropic Gaussians are multi-dimensional.
-  virtual int dimension() const { return 1; }
+struct Moments {
+  std::optional<double> mean, variance;  // where known in closed form
+};
 
-  // Density of the continuous part (integrates to continuous_mass()); −inf where it vanishes.
-  virtual double log_density(double x) const = 0;
-  virtual void log_density(std::span<const double> x, std::span<double> out) const;
-  virtual double continuous_mass() const { return 1.0; }
-  // Atoms, sorted by location, with distinct locations. Empty for a pure density.
-  virtual std::span<const Atom> atoms() const { return {}; }
-  // Closure of the support of the continuous part.
-  virtual Interval support() const { return {}; }
+// Laws of an observation in which improbable outcomes were lumped into one atom (a post-processing, so the
+// divergences computed are lower ends of those of the unlumped observation; the engines widen the upper end).
+struct Lumped {
+  double x;              // the lumped atom's location
+  double max_log_ratio;  // bound on |log p/q| between neighbours inside it (+inf if unknown)
+};
 
-  // Points where the density is not smooth (kinks, support ends); split points for quadrature.
-  virtual std::vector<double> breakpoints() const { return {}; }
-  // Points worth looking at: modes, component centres, breakpoints.
-  virtual std::vector<double> anchors() const;
-  virtual double location() const = 0;
-  virtual double scale() const = 0;
-  virtual TailShape left_tail() const = 0;
-  virtual TailShape right_tail() const = 0;
-
-  // log P(X ≤ x) and log P(X > x), atoms included. Laws without a closed form throw InvalidArgument.
-  virtual double log_cdf(double x) const;
-  virtual double log_sf(double x) const;
-
-  virtual std::optional<double> mean() const { return std::nullopt; }
-  virtual std::optional<double> variance() const { return std::nullopt; }
-
-  virtual double sample(Rng& rng) const = 0;
-  virtual void sample(Rng& rng, std::span<double> out) const;
-
-  // log of the mass (atoms) at exactly x, −inf if x is not an atom.
-  double log_atom_mass(double x) const;
-
-  // Laws of an observation in which improbable outcomes were lumped into one atom (a post-processing, so the
-  // divergences computed are lower ends of those of the unlumped observation; the engines widen the upper end).
-  struct Lumped {
-    double x;              // the lumped atom's location
-    double max_log_ratio;  // bound on |log p/q| between neighbours inside it (+inf if unknown)
-  };
-  virtual std::optional<Lumped> lumped() const { return std::nullopt; }
-
+// How a law is computed, for the engines that must account for it.
+struct Computation {
   // A bound on the absolute error of log_density (and of log P(atom)) anywhere, from a normalising constant or an
   // inner integral computed numerically (density(), convolve()); 0 for laws known in closed form. Engines read it
   // after they have evaluated the law (a law may learn its error as it is evaluated) and widen their intervals
   // for it (verify/divergence/engines.cpp).
-  virtual double log_density_error() const { return 0; }
-
+  double log_density_error = 0;
   // The work of one log_density evaluation, in evaluations of a closed-form density (1 for those). A convolution's
   // density is an integral over its operands' densities (hundreds of evaluations), so nesting multiplies it;
   // convolve refuses laws whose cost would make a divergence take minutes (Convolution::kMaxDensityCost).
-  virtual double density_cost() const { return 1; }
+  double density_cost = 1;
   // The work of one sample, in elementary steps (1 for a direct draw; a process law's samples are simulated runs:
   // its steps per run). The Monte Carlo engine bounds samples × this before it starts.
-  virtual double sample_cost() const { return 1; }
-
+  double sample_cost = 1;
+  std::optional<Lumped> lumped;
   // Set for laws computed by discretisation (see Discretisation below); engines must then account for it.
-  virtual const Discretisation* discretisation() const { return nullptr; }
+  const Discretisation* discretisation = nullptr;
+};
 
+// A law has fifteen virtual members, in three groups: what users and the expression language ask of any law (its
+// expression, dimension, exact form, samples), the density and atoms engines integrate and sum, and what engines
+// read to plan and bound a computation (shape, breakpoints, anchors, tail masses, moments, how it is computed, and
+// the joint recomputation of two laws of one process). Scalar conveniences (location(), log_cdf(), sample(), ...) are
+// non-virtual readings of these.
+class Law {
+ public:
+  virtual ~Law() = default;
+
+  // --- What users and the language ask of any law.
+  // The law expression that rebuilds this law (see `privamp laws`).
+  virtual std::string expression() const = 0;
+  // Dimension of the sample space; only isotropic Gaussians and compositions are multi-dimensional.
+  virtual int dimension() const { return 1; }
+  // The family and parameters that engines working with formulas read (sim/laws/exact_form.hpp); none for a law
+  // computed numerically.
+  virtual ExactForm exact_form() const { return form::None{}; }
+  // Independent draws into `out`.
+  virtual void sample_into(Rng& rng, std::span<double> out) const = 0;
+  double sample(Rng& rng) const {
+    double x;
+    sample_into(rng, std::span<double>(&x, 1));
+    return x;
+  }
+  void sample(Rng& rng, std::span<double> out) const { sample_into(rng, out); }
+
+  // --- The density and the atoms.
+  // Density of the continuous part (integrates to shape().continuous_mass); −inf where it vanishes.
+  virtual double log_density(double x) const = 0;
+  virtual void log_density(std::span<const double> x, std::span<double> out) const;
+  // Atoms, sorted by location, with distinct locations. Empty for a pure density.
+  virtual std::span<const Atom> atoms() const { return {}; }
+  // log of the mass (atoms) at exactly x, −inf if x is not an atom.
+  double log_atom_mass(double x) const;
+
+  // --- What engines read to plan and bound a computation.
+  virtual Shape shape() const = 0;
+  double continuous_mass() const { return shape().continuous_mass; }
+  Interval support() const { return shape().support; }
+  double location() const { return shape().location; }
+  double scale() const { return shape().scale; }
+  TailShape left_tail() const { return shape().left; }
+  TailShape right_tail() const { return shape().right; }
+  // Points where the density is not smooth (kinks, support ends); split points for quadrature.
+  virtual std::vector<double> breakpoints() const { return {}; }
+  // Points worth looking at: modes, component centres, breakpoints.
+  virtual std::vector<double> anchors() const;
+  // log P(X > x) if upper, else log P(X ≤ x), atoms included. Laws without a closed form throw InvalidArgument.
+  virtual double log_tail_mass(double x, bool upper) const;
+  double log_cdf(double x) const { return log_tail_mass(x, false); }
+  double log_sf(double x) const { return log_tail_mass(x, true); }
+  virtual Moments moments() const { return {}; }
+  std::optional<double> mean() const { return moments().mean; }
+  std::optional<double> variance() const { return moments().variance; }
+  virtual Computation computation() const { return {}; }
+  std::optional<Lumped> lumped() const { return computation().lumped; }
+  double log_density_error() const { return computation().log_density_error; }
+  const Discretisation* discretisation() const { return computation().discretisation; }
   // Two laws of one process that differ only in a starting point or one data point can be recomputed together,
   // so that their difference keeps its digits when they nearly coincide: returns (this, other) so recomputed, or
   // nullopt if `other` is not a law of the same process. Engines call it before anything else.
@@ -136,12 +170,15 @@ class Law {
   // For a law returned by joint_with: the privacy loss log(d this / d other) against its partner; nullopt for any
   // other law.
   virtual std::optional<PairLoss> loss_against(const Law& /*other*/) const { return std::nullopt; }
-  // The law under its decorators (DiscretisedLaw, ProcessLaw): what joint_with and loss_against compare.
-  virtual const Law& unwrapped() const { return *this; }
-  // The family and parameters that engines working with formulas read (sim/laws/exact_form.hpp); none for a law
-  // computed numerically.
-  virtual ExactForm exact_form() const { return form::None{}; }
+  // The law under its decorators (DiscretisedLaw, LazyLaw): what joint_with and loss_against compare.
+  const Law& unwrapped() const;
 };
+
+// A law with lumped outcomes (Computation::lumped) stands for an observation whose divergences the engines bound by
+// widening what they compute between it and its partner. A law built from it by a shift keeps that (shift moves the
+// lumped outcome); any other combination (a mixture, a clamp, a convolution, a composition) would silently lose the
+// widening: refused, InvalidArgument naming `what` and the law.
+void refuse_lumped(const Law& law, const std::string& what);
 
 // The error model of a law computed by discretising a continuous object (a grid propagation, a discretised
 // generator): its resolution, the method's order in the cell width (error = C·h^order + o(h^order)) and a way to
@@ -173,35 +210,24 @@ class LawDecorator : public Law {
   explicit LawDecorator(LawPtr base) : base_(std::move(base)) {}
   // The law forwarded to (a decorator that builds it on first use overrides this).
   virtual const Law& base() const { return *base_; }
+  // The law under the decorators: the base's, unless the decorator is itself what joint_with compares (ProcessLaw).
+  virtual const Law& undecorated() const { return base().unwrapped(); }
 
   std::string expression() const override { return base().expression(); }
   int dimension() const override { return base().dimension(); }
+  ExactForm exact_form() const override { return base().exact_form(); }
+  void sample_into(Rng& rng, std::span<double> out) const override { base().sample_into(rng, out); }
   double log_density(double x) const override { return base().log_density(x); }
   void log_density(std::span<const double> x, std::span<double> out) const override { base().log_density(x, out); }
-  double continuous_mass() const override { return base().continuous_mass(); }
   std::span<const Atom> atoms() const override { return base().atoms(); }
-  Interval support() const override { return base().support(); }
+  Shape shape() const override { return base().shape(); }
   std::vector<double> breakpoints() const override { return base().breakpoints(); }
   std::vector<double> anchors() const override { return base().anchors(); }
-  double location() const override { return base().location(); }
-  double scale() const override { return base().scale(); }
-  TailShape left_tail() const override { return base().left_tail(); }
-  TailShape right_tail() const override { return base().right_tail(); }
-  double log_cdf(double x) const override { return base().log_cdf(x); }
-  double log_sf(double x) const override { return base().log_sf(x); }
-  std::optional<double> mean() const override { return base().mean(); }
-  std::optional<double> variance() const override { return base().variance(); }
-  double sample(Rng& rng) const override { return base().sample(rng); }
-  void sample(Rng& rng, std::span<double> out) const override { base().sample(rng, out); }
-  std::optional<Lumped> lumped() const override { return base().lumped(); }
-  const Discretisation* discretisation() const override { return base().discretisation(); }
-  double log_density_error() const override { return base().log_density_error(); }
-  double density_cost() const override { return base().density_cost(); }
-  double sample_cost() const override { return base().sample_cost(); }
+  double log_tail_mass(double x, bool upper) const override { return base().log_tail_mass(x, upper); }
+  Moments moments() const override { return base().moments(); }
+  Computation computation() const override { return base().computation(); }
   std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override { return base().joint_with(other); }
   std::optional<PairLoss> loss_against(const Law& other) const override { return base().loss_against(other); }
-  const Law& unwrapped() const override { return base().unwrapped(); }
-  ExactForm exact_form() const override { return base().exact_form(); }
 
  private:
   LawPtr base_;
@@ -212,26 +238,32 @@ class DiscretisedLaw final : public LawDecorator {
  public:
   DiscretisedLaw(LawPtr base, Discretisation discretisation)
       : LawDecorator(std::move(base)), discretisation_(std::move(discretisation)) {}
-  const Discretisation* discretisation() const override { return &discretisation_; }
+  Computation computation() const override {
+    Computation c = base().computation();
+    c.discretisation = &discretisation_;
+    return c;
+  }
 
  private:
   Discretisation discretisation_;
 };
 
 // A law built on first use, from any thread (once): a process law whose divergences are computed from a joint
-// propagation (Law::joint_with) never needs its law alone.
+// propagation (Law::joint_with) never needs its law alone. What engines read before computing (dimension, exact form,
+// how it is computed) is declared, so reading it builds nothing; the built law must agree with the declaration
+// (checked when it is built: a std::logic_error otherwise).
 class LazyLaw final : public LawDecorator {
  public:
-  // `dimension`: declared, so that reading it (the expression language does, for every law it builds) does not
-  // build the law.
-  explicit LazyLaw(std::function<LawPtr()> make, int dimension = 1)
-      : LawDecorator(nullptr), make_(std::move(make)), dimension_(dimension) {}
+  explicit LazyLaw(std::function<LawPtr()> make, int dimension = 1, Computation computation = {})
+      : LawDecorator(nullptr), make_(std::move(make)), dimension_(dimension), computation_(computation) {}
   int dimension() const override { return dimension_; }
   // Built on first use means computed (a propagated process's law): no exact form, and no need to build it to say so.
   ExactForm exact_form() const override { return form::None{"computed when first used"}; }
+  Computation computation() const override { return computation_; }
   const Law& base() const override {
     std::call_once(built_, [this] {
       law_ = make_();
+      check_declared();
       was_built_ = true;
     });
     return *law_;
@@ -240,8 +272,10 @@ class LazyLaw final : public LawDecorator {
   bool built() const { return was_built_; }
 
  private:
+  void check_declared() const;
   std::function<LawPtr()> make_;
   int dimension_;
+  Computation computation_;
   mutable std::once_flag built_;
   mutable LawPtr law_;
   mutable std::atomic<bool> was_built_{false};
@@ -279,10 +313,13 @@ class ProcessLaw final : public LawDecorator {
       : LawDecorator(std::move(base)), identity_(std::move(identity)), varying_(std::move(varying)), joint_(std::move(joint)),
         simulate_(std::move(simulate)), steps_(steps) {}
   std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override;
-  const Law& unwrapped() const override { return *this; }
-  double sample(Rng& rng) const override;
-  void sample(Rng& rng, std::span<double> out) const override;
-  double sample_cost() const override { return simulate_ ? steps_ : LawDecorator::sample_cost(); }
+  const Law& undecorated() const override { return *this; }
+  void sample_into(Rng& rng, std::span<double> out) const override;
+  Computation computation() const override {
+    Computation c = base().computation();
+    if (simulate_) c.sample_cost = steps_;
+    return c;
+  }
 
  private:
   ProcessIdentity identity_;

@@ -35,11 +35,12 @@ Mixture::Mixture(std::vector<double> weights, std::vector<LawPtr> components)
   }
   if (std::fabs(total - 1) > 1e-12 * static_cast<double>(weights_.size()))
     throw InvalidArgument(fmt::format("mixture: parameter 'weights' sums to {}, not 1", format_number(total)));
-  for (const LawPtr& c : components_)
+  for (const LawPtr& c : components_) {
     if (c->dimension() != 1) throw InvalidArgument("mixture: components must be one-dimensional laws");
-  left_ = TailShape::none();
-  right_ = TailShape::none();
-  support_ = {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+    refuse_lumped(*c, "mixture");
+  }
+  shape_ = {.continuous_mass = 0, .support = {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()},
+            .location = 0, .scale = 0, .left = TailShape::none(), .right = TailShape::none()};
   std::map<double, LogSumAccumulator<double>> merged;
   double acc = 0;
   for (std::size_t i = 0; i < weights_.size(); ++i) {
@@ -50,14 +51,15 @@ Mixture::Mixture(std::vector<double> weights, std::vector<LawPtr> components)
     if (weights_[i] == 0) continue;
     const Law& c = *components_[i];
     for (const Atom& a : c.atoms()) merged[a.x].add(lw + a.log_mass);
-    continuous_mass_ += weights_[i] * c.continuous_mass();
-    location_ += weights_[i] * c.location();
-    scale_ = std::max(scale_, c.scale());
-    if (c.continuous_mass() > 0) {
-      left_ = heavier(left_, c.left_tail());
-      right_ = heavier(right_, c.right_tail());
-      support_.lo = std::min(support_.lo, c.support().lo);
-      support_.hi = std::max(support_.hi, c.support().hi);
+    const Shape cs = c.shape();
+    shape_.continuous_mass += weights_[i] * cs.continuous_mass;
+    shape_.location += weights_[i] * cs.location;
+    shape_.scale = std::max(shape_.scale, cs.scale);
+    if (cs.continuous_mass > 0) {
+      shape_.left = heavier(shape_.left, cs.left);
+      shape_.right = heavier(shape_.right, cs.right);
+      shape_.support.lo = std::min(shape_.support.lo, cs.support.lo);
+      shape_.support.hi = std::max(shape_.support.hi, cs.support.hi);
     }
   }
   for (auto& [x, s] : merged) atoms_.push_back({x, s.value()});
@@ -105,35 +107,43 @@ std::vector<double> Mixture::anchors() const {
   return a;
 }
 
-double Mixture::log_cdf(double x) const {
+double Mixture::log_tail_mass(double x, bool upper) const {
   LogSumAccumulator<double> acc;
   for (std::size_t i = 0; i < components_.size(); ++i)
-    if (weights_[i] > 0) acc.add(log_weights_[i] + components_[i]->log_cdf(x));
+    if (weights_[i] > 0) acc.add(log_weights_[i] + components_[i]->log_tail_mass(x, upper));
   return acc.value();
 }
 
-double Mixture::log_sf(double x) const {
-  LogSumAccumulator<double> acc;
-  for (std::size_t i = 0; i < components_.size(); ++i)
-    if (weights_[i] > 0) acc.add(log_weights_[i] + components_[i]->log_sf(x));
-  return acc.value();
-}
-
-std::optional<double> Mixture::mean() const {
+Moments Mixture::moments() const {
   double m = 0;
   for (std::size_t i = 0; i < components_.size(); ++i) {
     const auto cm = components_[i]->mean();
-    if (!cm) return std::nullopt;
+    if (!cm) return {};
     m += weights_[i] * *cm;
   }
-  return m;
+  return {m, std::nullopt};
 }
 
-double Mixture::sample(Rng& rng) const {
-  const double u = rng.uniform() * cumulative_.back();
-  const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
-  const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(it - cumulative_.begin()), components_.size() - 1);
-  return components_[i]->sample(rng);
+void Mixture::sample_into(Rng& rng, std::span<double> out) const {
+  for (double& v : out) {
+    const double u = rng.uniform() * cumulative_.back();
+    const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
+    const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(it - cumulative_.begin()), components_.size() - 1);
+    v = components_[i]->sample(rng);
+  }
+}
+
+Computation Mixture::computation() const {
+  Computation out;
+  out.density_cost = 0;
+  out.sample_cost = 0;
+  for (const LawPtr& l : components_) {
+    const Computation c = l->computation();
+    out.log_density_error = std::max(out.log_density_error, c.log_density_error);
+    out.density_cost += c.density_cost;
+    out.sample_cost = std::max(out.sample_cost, c.sample_cost);
+  }
+  return out;
 }
 
 std::shared_ptr<const Mixture> binomial_mixture(long m, double p, const std::function<LawPtr(long)>& component) {

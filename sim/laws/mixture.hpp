@@ -18,34 +18,15 @@ class Mixture final : public Law {
   std::string expression() const override;
   double log_density(double x) const override;
   void log_density(std::span<const double> x, std::span<double> out) const override;
-  double continuous_mass() const override { return continuous_mass_; }
   std::span<const Atom> atoms() const override { return atoms_; }
-  Interval support() const override { return support_; }
+  Shape shape() const override { return shape_; }
   std::vector<double> breakpoints() const override;
   std::vector<double> anchors() const override;
-  double location() const override { return location_; }
-  double scale() const override { return scale_; }
-  TailShape left_tail() const override { return left_; }
-  TailShape right_tail() const override { return right_; }
-  double log_cdf(double x) const override;
-  double log_sf(double x) const override;
-  std::optional<double> mean() const override;
-  double sample(Rng& rng) const override;
-  double log_density_error() const override {  // log Σ w p_i moves by at most the largest error of a component
-    double e = 0;
-    for (const LawPtr& c : components_) e = std::max(e, c->log_density_error());
-    return e;
-  }
-  double density_cost() const override {
-    double c = 0;
-    for (const LawPtr& l : components_) c += l->density_cost();
-    return c;
-  }
-  double sample_cost() const override {
-    double c = 0;
-    for (const LawPtr& l : components_) c = std::max(c, l->sample_cost());
-    return c;
-  }
+  double log_tail_mass(double x, bool upper) const override;
+  Moments moments() const override;
+  void sample_into(Rng& rng, std::span<double> out) const override;
+  // log Σ w p_i moves by at most the largest error of a component; a density visits every component, a sample one.
+  Computation computation() const override;
   const std::vector<double>& weights() const { return weights_; }
   const std::vector<LawPtr>& components() const { return components_; }
 
@@ -61,9 +42,7 @@ class Mixture final : public Law {
   std::vector<double> weights_, log_weights_, cumulative_;
   std::vector<LawPtr> components_;
   std::vector<Atom> atoms_;
-  double continuous_mass_ = 0, location_ = 0, scale_ = 0;
-  Interval support_;
-  TailShape left_, right_;
+  Shape shape_;
 };
 
 // Σ_{k=0}^{m} Bin(k; m, p)·component(k): a record drawn k times by sampling with replacement. Terms below 1e-300

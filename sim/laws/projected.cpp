@@ -18,6 +18,7 @@ Clamped::Clamped(LawPtr base, double lo, double hi) : base_(std::move(base)), lo
   check_finite("clamp", "hi", hi);
   if (!(lo < hi)) throw InvalidArgument(fmt::format("clamp: need lo < hi, got lo = {}, hi = {}", format_number(lo), format_number(hi)));
   if (base_->dimension() != 1) throw InvalidArgument("clamp: the base law must be one-dimensional");
+  refuse_lumped(*base_, "clamp");
   std::map<double, LogSumAccumulator<double>> merged;
   merged[lo].add(base_->log_cdf(lo));                    // P(X ≤ lo), atoms at lo included
   merged[hi].add(base_->log_sf(hi));                     // P(X > hi)
@@ -56,7 +57,10 @@ std::vector<double> Clamped::anchors() const {
   return a;
 }
 
-double Clamped::sample(Rng& rng) const { return std::clamp(base_->sample(rng), lo_, hi_); }
+void Clamped::sample_into(Rng& rng, std::span<double> out) const {
+  base_->sample_into(rng, out);
+  for (double& v : out) v = std::clamp(v, lo_, hi_);
+}
 
 GridLaw::GridLaw(double x0, double dx, std::vector<double> density, std::vector<double> atom_locations,
                  std::vector<double> atom_masses)
@@ -107,9 +111,12 @@ std::string GridLaw::expression() const {
                      format_number(dx_), fmt::join(d, ", "), fmt::join(ax, ", "), fmt::join(am, ", "));
 }
 
-Interval GridLaw::support() const {
-  if (density_.empty()) return {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
-  return {x0_, x0_ + dx_ * static_cast<double>(density_.size() - 1)};
+Shape GridLaw::shape() const {
+  const Interval support = density_.empty()
+                               ? Interval{std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()}
+                               : Interval{x0_, x0_ + dx_ * static_cast<double>(density_.size() - 1)};
+  return {.continuous_mass = continuous_mass_, .support = support, .location = mean_, .scale = scale_,
+          .left = TailShape::none(), .right = TailShape::none()};
 }
 
 double GridLaw::log_density(double x) const {
@@ -128,7 +135,11 @@ std::vector<double> GridLaw::breakpoints() const {
   return b;
 }
 
-double GridLaw::sample(Rng& rng) const {
+void GridLaw::sample_into(Rng& rng, std::span<double> out) const {
+  for (double& v : out) v = draw(rng);
+}
+
+double GridLaw::draw(Rng& rng) const {
   double u = rng.uniform();
   for (const Atom& a : atoms_) {
     const double w = std::exp(a.log_mass);

@@ -19,17 +19,20 @@ class Clamped final : public Law {
   Clamped(LawPtr base, double lo, double hi);
   std::string expression() const override;
   double log_density(double x) const override;
-  double continuous_mass() const override { return continuous_mass_; }
   std::span<const Atom> atoms() const override { return atoms_; }
-  Interval support() const override { return {lo_, hi_}; }
+  Shape shape() const override {
+    const Shape b = base_->shape();
+    return {.continuous_mass = continuous_mass_, .support = {lo_, hi_}, .location = std::clamp(b.location, lo_, hi_),
+            .scale = std::min(b.scale, hi_ - lo_), .left = TailShape::none(), .right = TailShape::none()};
+  }
   std::vector<double> breakpoints() const override;
   std::vector<double> anchors() const override;
-  double location() const override { return std::clamp(base_->location(), lo_, hi_); }
-  double scale() const override { return std::min(base_->scale(), hi_ - lo_); }
-  TailShape left_tail() const override { return TailShape::none(); }
-  TailShape right_tail() const override { return TailShape::none(); }
-  double sample(Rng& rng) const override;
-  double sample_cost() const override { return base_->sample_cost(); }
+  void sample_into(Rng& rng, std::span<double> out) const override;
+  Computation computation() const override {
+    Computation c;
+    c.sample_cost = base_->computation().sample_cost;
+    return c;
+  }
   const Law& base() const { return *base_; }
   double lo() const { return lo_; }
   double hi() const { return hi_; }
@@ -47,18 +50,14 @@ class GridLaw final : public Law {
           std::vector<double> atom_masses);
   std::string expression() const override;
   double log_density(double x) const override;
-  double continuous_mass() const override { return continuous_mass_; }
   std::span<const Atom> atoms() const override { return atoms_; }
-  Interval support() const override;
+  Shape shape() const override;
   std::vector<double> breakpoints() const override;
-  double location() const override { return mean_; }
-  double scale() const override { return scale_; }
-  TailShape left_tail() const override { return TailShape::none(); }
-  TailShape right_tail() const override { return TailShape::none(); }
-  std::optional<double> mean() const override { return mean_; }
-  double sample(Rng& rng) const override;
+  Moments moments() const override { return {mean_, std::nullopt}; }
+  void sample_into(Rng& rng, std::span<double> out) const override;
 
  private:
+  double draw(Rng& rng) const;
   double x0_, dx_;
   std::vector<double> density_, cell_cumulative_;
   std::vector<Atom> atoms_;

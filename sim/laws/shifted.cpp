@@ -36,22 +36,31 @@ std::vector<double> Shifted::anchors() const {
 
 // A shift by c changes log p(x) = −q x² − l|x| by the cross term 2qc·x: on the right tail l decreases by 2qc,
 // on the left it increases by 2qc.
-TailShape Shifted::left_tail() const {
-  TailShape t = base_->left_tail();
-  if (!t.bounded()) t.lin += 2 * t.quad * by_;
-  return t;
+Shape Shifted::shape() const {
+  Shape s = base_->shape();  // once: nested shifts would otherwise cost 2^depth
+  s.support = {s.support.lo + by_, s.support.hi + by_};
+  s.location += by_;
+  if (!s.left.bounded()) s.left.lin += 2 * s.left.quad * by_;
+  if (!s.right.bounded()) s.right.lin -= 2 * s.right.quad * by_;
+  return s;
 }
 
-TailShape Shifted::right_tail() const {
-  TailShape t = base_->right_tail();
-  if (!t.bounded()) t.lin -= 2 * t.quad * by_;
-  return t;
+Moments Shifted::moments() const {
+  Moments m = base_->moments();
+  if (m.mean) *m.mean += by_;
+  return m;
 }
 
-std::optional<double> Shifted::mean() const {
-  const auto m = base_->mean();
-  if (!m) return std::nullopt;
-  return *m + by_;
+void Shifted::sample_into(Rng& rng, std::span<double> out) const {
+  base_->sample_into(rng, out);
+  for (double& v : out) v += by_;
+}
+
+Computation Shifted::computation() const {
+  Computation c = base_->computation();
+  if (c.lumped) c.lumped->x += by_;
+  c.discretisation = nullptr;
+  return c;
 }
 
 }  // namespace privamp::sim

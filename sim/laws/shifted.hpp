@@ -12,26 +12,15 @@ class Shifted final : public Law {
   std::string expression() const override;
   double log_density(double x) const override { return base_->log_density(x - by_); }
   void log_density(std::span<const double> x, std::span<double> out) const override;
-  double continuous_mass() const override { return base_->continuous_mass(); }
   std::span<const Atom> atoms() const override { return atoms_; }
-  Interval support() const override {
-    const Interval s = base_->support();  // once: nested shifts would otherwise cost 2^depth
-    return {s.lo + by_, s.hi + by_};
-  }
+  Shape shape() const override;
   std::vector<double> breakpoints() const override;
   std::vector<double> anchors() const override;
-  double location() const override { return base_->location() + by_; }
-  double scale() const override { return base_->scale(); }
-  TailShape left_tail() const override;
-  TailShape right_tail() const override;
-  double log_cdf(double x) const override { return base_->log_cdf(x - by_); }
-  double log_sf(double x) const override { return base_->log_sf(x - by_); }
-  std::optional<double> mean() const override;
-  std::optional<double> variance() const override { return base_->variance(); }
-  double sample(Rng& rng) const override { return base_->sample(rng) + by_; }
-  double log_density_error() const override { return base_->log_density_error(); }
-  double density_cost() const override { return base_->density_cost(); }
-  double sample_cost() const override { return base_->sample_cost(); }
+  double log_tail_mass(double x, bool upper) const override { return base_->log_tail_mass(x - by_, upper); }
+  Moments moments() const override;
+  void sample_into(Rng& rng, std::span<double> out) const override;
+  // The base's, with a lumped outcome moved with the law; a shift is not a discretisation.
+  Computation computation() const override;
   const Law& base() const { return *base_; }
   double by() const { return by_; }
   // False when `by` is a rounded product (binomial_mix: k·step): the certified engine then refuses the law.

@@ -141,7 +141,7 @@ std::vector<double> simulate_terminal(const AdditiveSde& sde, double x0, double 
   return out;
 }
 
-Moments ou_scheme_moments(const OrnsteinUhlenbeck& ou, double x0, double t, int steps, SdeScheme scheme) {
+SchemeMoments ou_scheme_moments(const OrnsteinUhlenbeck& ou, double x0, double t, int steps, SdeScheme scheme) {
   if (steps < 1) throw_invalid("ou_scheme_moments", "steps", steps, "steps >= 1");
   const double dt = t / steps, th = ou.theta, b2 = 2 * ou.rho * ou.rho;
   // One step maps (m, v) to (f m, f² v + g² b² dt) with f the drift factor and g the factor on ΔW.
@@ -151,7 +151,7 @@ Moments ou_scheme_moments(const OrnsteinUhlenbeck& ou, double x0, double t, int 
     case SdeScheme::heun: f = 1 - th * dt + 0.5 * th * th * dt * dt; g = 1 - 0.5 * th * dt; break;
     case SdeScheme::exact_ou: return {ou.mean_factor(t) * x0, ou.variance(t)};
   }
-  Moments m{x0, 0};
+  SchemeMoments m{x0, 0};
   for (int k = 0; k < steps; ++k) {
     m.mean *= f;
     m.variance = f * f * m.variance + g * g * b2 * dt;

@@ -44,9 +44,9 @@ std::vector<double> simulate_terminal(const AdditiveSde& sde, double x0, double 
 
 // The scheme's own mean and variance after n steps for OU (linear drift), from its exact moment recursion:
 // what a simulation with that scheme must reproduce, and how far it is from the true law (weak error).
-struct Moments {
+struct SchemeMoments {
   double mean, variance;
 };
-Moments ou_scheme_moments(const OrnsteinUhlenbeck& ou, double x0, double t, int steps, SdeScheme scheme);
+SchemeMoments ou_scheme_moments(const OrnsteinUhlenbeck& ou, double x0, double t, int steps, SdeScheme scheme);
 
 }  // namespace privamp::sim

@@ -199,11 +199,12 @@ BlanketGamma blanket_gamma(std::span<const LawPtr> outputs) {
   std::vector<double> anchors;
   double scale = std::numeric_limits<double>::infinity();
   for (const auto& law : outputs) {
-    all_continuous = all_continuous && law->continuous_mass() > 0;
-    support.lo = std::max(support.lo, law->support().lo);
-    support.hi = std::min(support.hi, law->support().hi);
+    const Shape s = law->shape();
+    all_continuous = all_continuous && s.continuous_mass > 0;
+    support.lo = std::max(support.lo, s.support.lo);
+    support.hi = std::min(support.hi, s.support.hi);
     for (double x : law->anchors()) anchors.push_back(x);
-    scale = std::min(scale, law->scale());
+    scale = std::min(scale, s.scale);
   }
   if (!all_continuous || !(support.lo < support.hi)) return {atoms, 0.0, 0};
   long evaluations = 0;
@@ -243,6 +244,7 @@ BlanketGamma blanket_gamma(std::span<const LawPtr> outputs) {
 }
 
 BlanketLaw::BlanketLaw(std::vector<LawPtr> outputs) : outputs_(std::move(outputs)) {
+  for (const LawPtr& law : outputs_) refuse_lumped(*law, "blanket");
   gamma_ = blanket_gamma(outputs_);
   if (!(gamma_.gamma > 0)) throw InvalidArgument("blanket: the outputs have no common mass (gamma = 0)");
   const double log_gamma = std::log(gamma_.gamma);
@@ -252,13 +254,20 @@ BlanketLaw::BlanketLaw(std::vector<LawPtr> outputs) : outputs_(std::move(outputs
     for (const auto& law : outputs_) m = std::min(m, law->log_atom_mass(a.x));
     if (m > neg_inf<double>()) atoms_.push_back({a.x, m - log_gamma}), atom_mass += std::exp(m);
   }
-  continuous_mass_ = std::max(0.0, 1 - atom_mass / gamma_.gamma);
-  support_ = {-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
-  scale_ = std::numeric_limits<double>::infinity();
+  // The minimum decays like the fastest-decaying output on each side.
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  shape_ = {.continuous_mass = std::max(0.0, 1 - atom_mass / gamma_.gamma), .support = {-inf, inf},
+            .location = outputs_.front()->location(), .scale = inf, .left = {0, -inf}, .right = {0, -inf}};
+  const auto lighter = [](TailShape& t, const TailShape& s) {
+    if (s.quad > t.quad || (s.quad == t.quad && s.lin > t.lin)) t = s;
+  };
   for (const auto& law : outputs_) {
-    support_.lo = std::max(support_.lo, law->support().lo);
-    support_.hi = std::min(support_.hi, law->support().hi);
-    scale_ = std::min(scale_, law->scale());
+    const Shape s = law->shape();
+    shape_.support.lo = std::max(shape_.support.lo, s.support.lo);
+    shape_.support.hi = std::min(shape_.support.hi, s.support.hi);
+    shape_.scale = std::min(shape_.scale, s.scale);
+    lighter(shape_.left, s.left);
+    lighter(shape_.right, s.right);
   }
 }
 
@@ -275,7 +284,7 @@ double BlanketLaw::log_min(double x) const {
 }
 
 double BlanketLaw::log_density(double x) const {
-  if (continuous_mass_ == 0) return neg_inf<double>();
+  if (shape_.continuous_mass == 0) return neg_inf<double>();
   return log_min(x) - std::log(gamma_.gamma);
 }
 
@@ -293,17 +302,11 @@ std::vector<double> BlanketLaw::anchors() const {
   return out;
 }
 
-// The minimum decays like the fastest-decaying output on each side.
-TailShape BlanketLaw::tail(bool left) const {
-  TailShape t{0, -std::numeric_limits<double>::infinity()};
-  for (const auto& law : outputs_) {
-    const TailShape s = left ? law->left_tail() : law->right_tail();
-    if (s.quad > t.quad || (s.quad == t.quad && s.lin > t.lin)) t = s;
-  }
-  return t;
+void BlanketLaw::sample_into(Rng& rng, std::span<double> out) const {
+  for (double& v : out) v = draw(rng);
 }
 
-double BlanketLaw::sample(Rng& rng) const {
+double BlanketLaw::draw(Rng& rng) const {
   // min_x p ≤ p_0: accept a draw y of the first output with probability min_x p(y) / p_0(y).
   const Law& first = *outputs_.front();
   for (long tries = 0; tries < 100'000'000; ++tries) {

@@ -50,26 +50,20 @@ class BlanketLaw final : public Law {
   explicit BlanketLaw(std::vector<LawPtr> outputs);
   std::string expression() const override;
   double log_density(double x) const override;
-  double continuous_mass() const override { return continuous_mass_; }
   std::span<const Atom> atoms() const override { return atoms_; }
-  Interval support() const override { return support_; }
+  Shape shape() const override { return shape_; }
   std::vector<double> breakpoints() const override;
   std::vector<double> anchors() const override;
-  double location() const override { return outputs_.front()->location(); }
-  double scale() const override { return scale_; }
-  TailShape left_tail() const override { return tail(true); }
-  TailShape right_tail() const override { return tail(false); }
-  double sample(Rng& rng) const override;
+  void sample_into(Rng& rng, std::span<double> out) const override;
   const BlanketGamma& gamma() const { return gamma_; }
 
  private:
   double log_min(double x) const;
-  TailShape tail(bool left) const;
+  double draw(Rng& rng) const;
+  Shape shape_;
   std::vector<LawPtr> outputs_;
   BlanketGamma gamma_;
   std::vector<Atom> atoms_;
-  Interval support_;
-  double continuous_mass_ = 0, scale_ = 1;
 };
 
 }  // namespace privamp::sim

@@ -8,6 +8,7 @@
 #include "numerics/special.hpp"
 #include "sim/laws/expression.hpp"
 #include "sim/laws/finite.hpp"
+#include "sim/laws/gaussian.hpp"
 #include "sim/laws/laplace.hpp"
 #include "support/check.hpp"
 
@@ -61,6 +62,23 @@ TEST_CASE("sums of Laplaces: closed-form density equals numerical convolution", 
   CHECK(pair.log_density(1.5) == Approx(std::log(2.5 / 4) - 1.5).epsilon(1e-15));
 }
 
+
+TEST_CASE("a lazily built law answers its declarations unbuilt, and a built law that contradicts them is an error", "[sim]") {
+  using sim::Computation;
+  const auto gaussian = [] { return std::make_shared<const sim::Gaussian>(0, 1); };
+  const sim::LazyLaw honest(gaussian);
+  CHECK(honest.computation().log_density_error == 0);
+  CHECK(honest.dimension() == 1);
+  CHECK_FALSE(honest.built());
+  CHECK(honest.location() == 0);  // a question only the law answers builds it
+  CHECK(honest.built());
+  Computation inexact;
+  inexact.log_density_error = 1e-9;
+  const sim::LazyLaw wrong_error(gaussian, 1, inexact);
+  CHECK_THROWS_AS(wrong_error.location(), std::logic_error);
+  const sim::LazyLaw wrong_dimension([] { return std::make_shared<const sim::GaussianND>(std::vector<double>{0, 0}, 1.0); });
+  CHECK_THROWS_AS(wrong_dimension.expression(), std::logic_error);
+}
 
 TEST_CASE("clamp puts the tails into atoms at the ends", "[sim]") {
   const auto law = sim::parse_law("clamp(gaussian(0.3, 1), lo=0, hi=1)");

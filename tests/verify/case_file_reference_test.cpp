@@ -14,7 +14,7 @@
 #include <fmt/ranges.h>
 
 #include "verify/bounds/catalogue.hpp"
-#include "verify/cases/keys.hpp"
+#include "verify/input/keys.hpp"
 
 namespace {
 

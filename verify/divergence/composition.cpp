@@ -290,10 +290,14 @@ std::vector<ReleasePair> release_pairs(const sim::Law& p, const sim::Law& q) {
     if ((ri -= k) == 0 && ++i < fp.size()) ri = fp[i].count;
     if ((rj -= k) == 0 && ++j < fq.size()) rj = fq[j].count;
   }
-  for (const ReleasePair& r : out)
+  for (const ReleasePair& r : out) {
+    // Read here, not when the composition is built: a factor built lazily is built only when computed with.
+    sim::refuse_lumped(*r.mu, "power");
+    sim::refuse_lumped(*r.nu, "power");
     if (r.mu->dimension() != r.nu->dimension())
       throw InvalidArgument(fmt::format("released laws of different dimensions are paired: {} (R^{}) against {} (R^{})",
                                         r.mu->expression(), r.mu->dimension(), r.nu->expression(), r.nu->dimension()));
+  }
   return out;
 }
 

@@ -132,7 +132,7 @@ Estimate monte_carlo_divergence(const sim::Law& p, const sim::Law& q, const Quan
     throw_invalid("monte_carlo", "level", options.level, "0.5 <= level <= 1 - 1e-12");
   if (p.dimension() != 1 || q.dimension() != 1) throw InvalidArgument("monte_carlo: needs one-dimensional laws");
   // Simulated processes cost their steps per sample: the whole run (pilot runs included) is bounded before it starts.
-  const double cost = std::max(p.sample_cost(), q.sample_cost()),
+  const double cost = std::max(p.computation().sample_cost, q.computation().sample_cost),
                work = (static_cast<double>(options.samples) + kPilotSamples) * cost;
   if (work > kMaxSimulationWork)
     throw InvalidArgument(fmt::format("monte_carlo: {} samples (and up to {} for pilot runs) x {:.4g} simulated steps each = "
