@@ -8,6 +8,8 @@
 2. No source file over 800 lines.
 3. The divergence engines (verify/divergence/) read a law's exact form (sim/laws/exact_form.hpp), never its class:
    no dynamic_cast there.
+4. The Law interface (sim/laws/law.hpp) has at most 16 virtual members, its destructor included: what a law must
+   answer stays small enough to implement in one unit.
 Prints every breach with its file and line; exit 1 if any.
 """
 import pathlib
@@ -42,6 +44,13 @@ for folder in layers + ["python", "include"]:
                     breaches.append(f"{name}:{number}: {folder}/{mine}/ includes {folder}/{theirs}/, a layer above it")
             if str(name).startswith("verify/divergence/") and "dynamic_cast" in line and not line.strip().startswith("//"):
                 breaches.append(f"{name}:{number}: dynamic_cast in an engine (read law.exact_form())")
+law_hpp = root / "sim" / "laws" / "law.hpp"
+if law_hpp.exists():
+    text = law_hpp.read_text(encoding="utf-8")
+    body = re.search(r"^class Law \{(.*?)^\};", text, re.S | re.M)
+    count = len(re.findall(r"\bvirtual\b", body.group(1))) if body else 0
+    if not body or count > 16:
+        breaches.append(f"sim/laws/law.hpp: class Law has {count} virtual members (at most 16)")
 for b in breaches:
     print(b)
 print(f"structure: {len(breaches)} breach(es)")
