@@ -20,7 +20,7 @@
 
 #include "numerics/real50.hpp"
 #include "verify/api/api.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "sim/processes/diffusion.hpp"
 #include "sim/processes/sgd.hpp"
 #include "sim/processes/shuffling.hpp"

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "numerics/errors.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "cli/commands.hpp"
 #include "cli/quantity_list.hpp"
 #include "verify/api/api.hpp"

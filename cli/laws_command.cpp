@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "cli/commands.hpp"
 
 namespace privamp::cli {

@@ -1,5 +1,5 @@
 // A set of allowed numbers: an interval with open or closed ends, possibly unbounded. The one type behind every
-// declared parameter range (law parameters in sim/laws/expression.hpp, bound parameters in
+// declared parameter range (law parameters in sim/language/expression.hpp, bound parameters in
 // verify/bounds/parameters.hpp): declared once, checked by contains(), printed by text().
 #pragma once
 

@@ -18,7 +18,7 @@
 
 #include "numerics/errors.hpp"
 #include "numerics/interrupt.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "verify/api/api.hpp"
 #include "verify/explore/explore_report.hpp"
 #include "verify/report/report.hpp"

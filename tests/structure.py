@@ -2,9 +2,11 @@
 """The source tree's structural rules, checked on every test run.
 
 1. Layers: numerics/ < sim/ < verify/ < plots/ < cli/ (and the Python binding above verify/): no file includes a
-   header of a layer above its own. Inside verify/ the folders are layers too (SUBLAYERS below; a subfolder belongs
-   to its folder): the engines, the input language (formulas, the TOML reader and its keys), the bounds, the cases,
-   the runner, the reports, explore, the API.
+   header of a layer above its own. Inside sim/ and verify/ the folders are layers too (SUBLAYERS below; a subfolder
+   belongs to its folder). sim/: random numbers, the syntax (parameters, the parser's tree), the compiled formulas,
+   the laws, finite kernels, processes, and at the top the language that checks names against the law catalogue,
+   evaluates, and builds every law and process by name. verify/: the engines, the input language (formulas, the TOML
+   reader and its keys), the bounds, the cases, the runner, the reports, explore, the API.
 2. No source file over 800 lines.
 3. The divergence engines (verify/divergence/) read a law's exact form (sim/laws/exact_form.hpp), never its class:
    no dynamic_cast there.
@@ -19,6 +21,7 @@ import sys
 root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
 layers = ["numerics", "sim", "verify", "plots", "cli"]
 SUBLAYERS = {
+    "sim": ["random", "syntax", "formulas", "laws", "kernels", "processes", "language"],
     "verify": ["divergence", "input", "bounds", "cases", "runner", "report", "explore", "api"],
 }
 include = re.compile(r'#include "([a-z_]+)/([a-z_]+)/')

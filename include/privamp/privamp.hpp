@@ -20,8 +20,8 @@
 
 #include "numerics/errors.hpp"
 #include "sim/kernels/finite_kernel.hpp"
-#include "sim/laws/expression.hpp"
-#include "sim/laws/language.hpp"
+#include "sim/language/expression.hpp"
+#include "sim/language/language.hpp"
 #include "sim/laws/law.hpp"
 #include "verify/api/api.hpp"
 #include "verify/bounds/catalogue.hpp"

@@ -9,7 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
-#include "sim/laws/node.hpp"
+#include "sim/syntax/node.hpp"
 
 namespace privamp::sim {
 
@@ -288,8 +288,10 @@ class FormulaCompiler {
     if (f == "floor" || f == "ceil")
       fail(n, fmt::format("{} is not continuous: not available in a formula of {} (its derivative is not defined at the "
                           "jumps)", f, fmt::join(variables_, ", ")));
-    fail(n, fmt::format("'{}' is not available in a formula of {} (functions: sqrt, exp, log, log1p, expm1, sin, cos, tanh, "
-                        "atan, sinh, cosh, erf, erfc, Phi, logPhi, abs, min, max, pow, if)", f, fmt::join(variables_, ", ")));
+    static const std::vector<std::string> functions = {"sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tanh", "atan", "sinh",
+                                                       "cosh", "erf", "erfc", "Phi", "logPhi", "abs", "min", "max", "pow", "if"};
+    fail(n, fmt::format("'{}' is not available in a formula of {} ({}functions: {})", f, fmt::join(variables_, ", "),
+                        did_you_mean(f, functions), fmt::join(functions, ", ")));
   }
 
   // The text with the parameters' values substituted, bracketed by precedence (comparison < + − < × ÷ < unary − <
@@ -352,8 +354,7 @@ std::shared_ptr<const Formula> Formula::compile(const Node& root, const std::vec
 
 std::shared_ptr<const Formula> Formula::parse(const std::string& text, const std::vector<std::string>& variables,
                                               const Params& params, const std::string& label) {
-  const auto e = Expression::parse_cached(text, label);
-  return compile(e->root(), variables, params, label, text);
+  return compile(*parse_tree(text, label), variables, params, label, text);
 }
 
 template <class T>

@@ -1,4 +1,4 @@
-// A formula of the expression language (sim/laws/language.hpp) in named variables — a map ψ(x), a loss ℓ(x, z), a
+// A formula of the expression language (sim/language/language.hpp) in named variables — a map ψ(x), a loss ℓ(x, z), a
 // potential U(x), a log-density — compiled once into a flat program and evaluated on any number type:
 //   double                 the value (simulators, grid propagation, densities);
 //   Enclosure              a rigorous enclosure of its range over a box (certified hypotheses);
@@ -23,7 +23,7 @@
 
 #include "sim/formulas/dual.hpp"
 #include "sim/formulas/enclosure.hpp"
-#include "sim/laws/language.hpp"
+#include "sim/syntax/syntax.hpp"
 
 namespace privamp::sim {
 

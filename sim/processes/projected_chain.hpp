@@ -144,7 +144,7 @@ IntervalLaw projected_chain_law(const Propagator::Map& psi, double x0, int r, do
 // One simulated path of the chain from x0: X_r (the simulator behind the law's samples).
 double simulate_projected_chain(const Propagator::Map& psi, double x0, int r, double s, double lo, double hi, Rng& rng);
 // The pair from (x0, x0_q) and the pair with the roles swapped, propagated together (the joint laws' two
-// directions, sim/laws/joint_grid.hpp).
+// directions, sim/processes/joint_grid.hpp).
 std::array<IntervalLawPair, 2> projected_chain_pairs(const Propagator::Map& psi, double x0, double x0_q, int r, double s,
                                                     double lo, double hi, int intervals);
 

@@ -22,7 +22,7 @@
 #include <Eigen/Core>
 
 #include "sim/formulas/certify.hpp"
-#include "sim/laws/language.hpp"
+#include "sim/syntax/syntax.hpp"
 #include "sim/processes/projected_chain.hpp"
 #include "sim/random/rng.hpp"
 

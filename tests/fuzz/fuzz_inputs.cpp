@@ -27,7 +27,7 @@
 #include "numerics/errors.hpp"
 #include "plots/figures.hpp"
 #include "verify/api/api.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "verify/cases/case.hpp"
 #include "verify/divergence/engines.hpp"
 

@@ -8,7 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/laws/density.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "sim/random/rng.hpp"
 #include "support/check.hpp"
 #include "verify/divergence/engines.hpp"

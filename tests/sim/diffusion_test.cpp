@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "numerics/errors.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "sim/processes/diffusion.hpp"
 
 using namespace privamp;

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "numerics/errors.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "support/check.hpp"
 
 using namespace privamp;

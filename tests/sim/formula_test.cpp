@@ -10,7 +10,7 @@
 
 #include "sim/formulas/certify.hpp"
 #include "sim/formulas/formula.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "sim/processes/langevin.hpp"
 #include "sim/processes/projected_chain.hpp"
 #include "sim/processes/sgd.hpp"

@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "sim/processes/langevin.hpp"
 #include "verify/divergence/engines.hpp"
 #include "support/check.hpp"

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "sim/random/rng.hpp"
 
 using namespace privamp;

@@ -6,7 +6,7 @@
 #include "numerics/log_integrate.hpp"
 #include "numerics/log_space.hpp"
 #include "numerics/special.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "sim/laws/finite.hpp"
 #include "sim/laws/gaussian.hpp"
 #include "sim/laws/laplace.hpp"

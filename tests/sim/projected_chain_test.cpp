@@ -12,7 +12,7 @@
 
 #include "numerics/errors.hpp"
 #include "numerics/parallel.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "sim/processes/noise_chain.hpp"
 #include "sim/processes/projected_chain.hpp"
 #include "sim/processes/sgd.hpp"

@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "sim/random/rng.hpp"
 
 using namespace privamp;

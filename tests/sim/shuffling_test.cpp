@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "numerics/log_space.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "sim/laws/gaussian.hpp"
 #include "sim/laws/laplace.hpp"
 #include "sim/processes/shuffling.hpp"

@@ -18,7 +18,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "support/check.hpp"
 #include "verify/divergence/certified.hpp"
 #include "verify/divergence/engines.hpp"

@@ -2,7 +2,7 @@
 
 #include "support/check.hpp"
 #include "numerics/errors.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "verify/divergence/engines.hpp"
 
 using namespace privamp;

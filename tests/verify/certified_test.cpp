@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "sim/laws/gaussian.hpp"
 #include "sim/laws/mixture.hpp"
 #include "support/check.hpp"

@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "support/check.hpp"
 #include "verify/divergence/certified.hpp"
 #include "verify/divergence/composition.hpp"

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "support/check.hpp"
 #include "support/reference.hpp"
 #include "verify/bounds/catalogue.hpp"

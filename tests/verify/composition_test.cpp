@@ -16,7 +16,7 @@
 #include <catch2/catch.hpp>
 
 #include "numerics/errors.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "sim/random/rng.hpp"
 #include "support/reference.hpp"
 #include "verify/divergence/certified.hpp"

@@ -13,7 +13,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "support/check.hpp"
 #include "verify/divergence/discretised.hpp"
 #include "verify/divergence/engines.hpp"

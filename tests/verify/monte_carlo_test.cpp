@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "support/check.hpp"
 #include "verify/divergence/closed_form.hpp"
 #include "verify/divergence/engines.hpp"

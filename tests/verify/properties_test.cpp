@@ -6,7 +6,7 @@
 #include <Eigen/Core>
 #include <catch2/catch.hpp>
 
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "sim/laws/finite.hpp"
 #include "support/check.hpp"
 #include "verify/divergence/engines.hpp"

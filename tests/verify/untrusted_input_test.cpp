@@ -9,7 +9,7 @@
 
 #include "numerics/errors.hpp"
 #include "plots/gnuplot.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "verify/cases/case.hpp"
 #include "verify/divergence/closed_form.hpp"
 

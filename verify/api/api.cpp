@@ -20,7 +20,7 @@
 #include "numerics/errors.hpp"
 #include "numerics/files.hpp"
 #include "numerics/parallel.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "verify/divergence/engines.hpp"
 #include "verify/explore/explore_report.hpp"
 #include "verify/input/toml_reader.hpp"

@@ -9,7 +9,7 @@
 
 #include "numerics/errors.hpp"
 #include "verify/bounds/catalogue.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "sim/processes/sgd.hpp"
 #include "verify/divergence/closed_form.hpp"
 #include "verify/divergence/engines.hpp"

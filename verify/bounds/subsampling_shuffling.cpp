@@ -13,7 +13,7 @@
 #include "numerics/errors.hpp"
 #include "numerics/special.hpp"
 #include "verify/bounds/catalogue.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "sim/laws/finite.hpp"
 #include "sim/processes/shuffling.hpp"
 #include "sim/random/rng.hpp"

@@ -12,7 +12,7 @@
 #include "numerics/errors.hpp"
 #include "numerics/files.hpp"
 #include "sim/kernels/finite_kernel.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "verify/bounds/catalogue.hpp"
 #include "verify/bounds/declared.hpp"
 #include "verify/input/toml_reader.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/laws/divergence_kind.hpp"
+#include "sim/syntax/divergence_kind.hpp"
 
 namespace privamp::verify {
 
@@ -63,7 +63,7 @@ struct Estimate {
 
 // What can be computed between two laws.
 struct Quantity {
-  using Kind = sim::Divergence;  // one enum and one name table for the program (sim/laws/divergence_kind.hpp)
+  using Kind = sim::Divergence;  // one enum and one name table for the program (sim/syntax/divergence_kind.hpp)
   Kind kind;
   double parameter = 0;  // α for renyi, ε for hockey_stick
   std::string label() const;

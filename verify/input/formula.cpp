@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "verify/divergence/engines.hpp"
 
 namespace privamp::verify {

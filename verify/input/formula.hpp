@@ -1,4 +1,4 @@
-// Parameters of a case point and the formulas of case files, in the expression language (sim/laws/language.hpp).
+// Parameters of a case point and the formulas of case files, in the expression language (sim/language/language.hpp).
 //
 // A case point assigns numbers (and a few words, e.g. noise = "laplace") to named parameters. Case files write
 // law templates and formulas in one language, e.g.
@@ -14,7 +14,7 @@
 
 #include <string>
 
-#include "sim/laws/language.hpp"
+#include "sim/language/language.hpp"
 
 namespace privamp::verify {
 

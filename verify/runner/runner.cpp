@@ -16,7 +16,7 @@
 #include "numerics/interrupt.hpp"
 #include "numerics/parallel.hpp"
 #include "sim/kernels/finite_kernel.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "verify/divergence/certified.hpp"
 #include "verify/divergence/consistency.hpp"
 #include "verify/divergence/worst_case.hpp"

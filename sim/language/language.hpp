@@ -1,13 +1,6 @@
-// The expression language of privamp: one grammar and one tree for law expressions, the formulas of case files
-// (orders, derived parameters, hypotheses, declared bounds) and the templates that put parameters into laws.
-//
-//   expr     := sum [('<' | '<=' | '>' | '>=' | '==' | '!=') sum]         comparisons give 1 or 0 (words: == and !=)
-//   sum      := product {('+' | '-') product}
-//   product  := unary {('*' | '/') unary}
-//   unary    := ('-' | '+') unary | power
-//   power    := atom ['^' unary]                                          right-associative
-//   atom     := NUMBER | NAME | NAME '(' [arg {',' arg}] ')' | '(' expr ')' | '{' expr '}' | '[' [expr {',' expr}] ']'
-//   arg      := [NAME '='] expr
+// The expression language of privamp: one grammar and one tree (sim/syntax/syntax.hpp) for law expressions, the
+// formulas of case files (orders, derived parameters, hypotheses, declared bounds) and the templates that put
+// parameters into laws. Comparisons give 1 or 0 (between words: == and !=).
 //
 // A NAME is a parameter of the point (a number or a word), or else a bare word (loss=logistic). A call is a law of
 // law_catalogue() (arguments by position or name), a function (sqrt, exp, log, log1p, expm1, sinh, erf, erfc, Phi,
@@ -28,21 +21,11 @@
 #include <string>
 #include <string_view>
 
-#include "sim/laws/divergence_kind.hpp"
 #include "sim/laws/law.hpp"
+#include "sim/syntax/divergence_kind.hpp"
+#include "sim/syntax/syntax.hpp"
 
 namespace privamp::sim {
-
-// The parameters of a point: numbers and words (e.g. noise = "laplace") by name.
-struct Params {
-  std::map<std::string, double> numbers;
-  std::map<std::string, std::string> words;
-
-  double at(const std::string& name) const;  // InvalidArgument naming the missing parameter
-  const std::string& word(const std::string& name) const;
-  bool has(const std::string& name) const { return numbers.count(name) || words.count(name); }
-  std::string describe() const;  // "alpha=2, delta=1, noise=laplace"
-};
 
 // A number with an interval that contains the exact value.
 struct Bracketed {
@@ -93,10 +76,5 @@ class Expression : public std::enable_shared_from_this<Expression> {
   std::shared_ptr<const Node> root_;
   friend class Evaluator;
 };
-
-// An error in the text of an expression: InvalidArgument naming `label` and the column, with the text around it and
-// a caret under the column.
-[[noreturn]] void expression_error(const std::string& label, const std::string& text, std::size_t column,
-                                   const std::string& why);
 
 }  // namespace privamp::sim

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/laws/expression.hpp"
-#include "sim/laws/language.hpp"
-#include "sim/laws/node.hpp"
+#include "sim/language/expression.hpp"
+#include "sim/language/language.hpp"
+#include "sim/syntax/node.hpp"
 
 namespace privamp::sim {
 

@@ -1,5 +1,5 @@
 #include "numerics/constants.hpp"
-#include "sim/laws/joint_grid.hpp"
+#include "sim/processes/joint_grid.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -18,7 +18,7 @@
 #include "sim/laws/density.hpp"
 #include "sim/laws/finite.hpp"
 #include "sim/laws/gaussian.hpp"
-#include "sim/laws/joint_grid.hpp"
+#include "sim/processes/joint_grid.hpp"
 #include "sim/laws/laplace.hpp"
 #include "sim/laws/mixture.hpp"
 #include "sim/laws/projected.hpp"

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "numerics/range.hpp"
-#include "sim/laws/language.hpp"
+#include "sim/language/language.hpp"
 #include "sim/laws/law.hpp"
 
 namespace privamp::sim {
@@ -124,14 +124,9 @@ LawPtr parse_law(std::string_view text);
 // integrality; InvalidArgument as parse_law. Conditions between parameters are checked when the law is built.
 void check_law_syntax(std::string_view text);
 
-// Nesting depth of brackets and calls that the parser accepts.
-inline constexpr int kMaxExpressionDepth = 64;
-// Height of an expression's tree (brackets, calls and each operator of a chain count one level), its text's length,
-// and the work of one evaluation (nodes evaluated; a divergence call counts kDivergenceWork): larger inputs are
-// refused with a message naming the limit, so that no input length sets the depth of a recursion or an unbounded
-// amount of work. A certified constant (lipschitz() and the loss constants) counts kCertifyWork.
-inline constexpr int kMaxTreeHeight = 256;
-inline constexpr std::size_t kMaxExpressionLength = 1'000'000;
+// The work of one evaluation (nodes evaluated; a divergence call counts kDivergenceWork): more is refused with a
+// message naming the limit (the parser's limits on depth and length are in sim/syntax/syntax.hpp). A certified
+// constant (lipschitz() and the loss constants) counts kCertifyWork.
 inline constexpr std::uint64_t kMaxFormulaWork = 20'000'000;
 inline constexpr std::uint64_t kDivergenceWork = 10'000;
 inline constexpr std::uint64_t kCertifyWork = 1'000'000;  // a certified constant (lipschitz(), …): at most 20 per evaluation

@@ -1,4 +1,4 @@
-// The values of the law language as the evaluator computes them (sim/laws/language.cpp): a number with its
+// The values of the law language as the evaluator computes them (sim/language/language.cpp): a number with its
 // enclosure, a word, a list or a law, and the interval rule of its arithmetic. Internal to sim/laws/.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "numerics/constants.hpp"
-#include "sim/laws/expression.hpp"
+#include "sim/language/expression.hpp"
 #include "sim/laws/law.hpp"
 
 namespace privamp::sim {

@@ -1,5 +1,5 @@
 #include "numerics/constants.hpp"
-#include "sim/laws/language.hpp"
+#include "sim/language/language.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -20,10 +20,10 @@
 
 #include "numerics/errors.hpp"
 #include "numerics/special.hpp"
-#include "sim/laws/expression.hpp"
-#include "sim/laws/language_internal.hpp"
-#include "sim/laws/language_values.hpp"
-#include "sim/laws/node.hpp"
+#include "sim/language/expression.hpp"
+#include "sim/language/language_internal.hpp"
+#include "sim/language/language_values.hpp"
+#include "sim/syntax/node.hpp"
 #include "sim/formulas/certify.hpp"
 #include "sim/formulas/formula.hpp"
 

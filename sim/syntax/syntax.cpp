@@ -1,28 +1,19 @@
-// The law-expression language, its first half: parameters (Params), the parser from text to a tree, the checks a
-// tree passes before any point is known, and the error at a column. Evaluation is language.cpp.
-#include "sim/laws/language.hpp"
+#include "sim/syntax/syntax.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <cstdint>
-#include <limits>
-#include <numbers>
 #include <optional>
 #include <vector>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
-#include "numerics/constants.hpp"
 #include "numerics/errors.hpp"
-#include "sim/laws/expression.hpp"
-#include "sim/laws/language_internal.hpp"
-#include "sim/laws/node.hpp"
-#include "sim/formulas/certify.hpp"
 
 namespace privamp::sim {
+
+using NodePtr = std::shared_ptr<const Node>;
 
 double Params::at(const std::string& name) const {
   const auto it = numbers.find(name);
@@ -51,13 +42,6 @@ void expression_error(const std::string& label, const std::string& text, std::si
                                     text.substr(from, to - from), after, std::string(before.size() + column - from, ' ')));
 }
 
-std::string work_limit_message(double work) {
-  return fmt::format("about {:.3g} steps of work for one evaluation; the limit is {:.0e} (each divergence call counts "
-                     "{:.0e}, each certified constant {:.0e}): use fewer terms in sum()",
-                     work, static_cast<double>(kMaxFormulaWork), static_cast<double>(kDivergenceWork),
-                     static_cast<double>(kCertifyWork));
-}
-
 namespace {
 
 // ------------------------------------------------------------------------------------------------------------------
@@ -78,7 +62,7 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string& why, std::optional<std::size_t> at = std::nullopt) const {
-    fail_at(label_, std::string(s_), at.value_or(pos_), why);
+    expression_error(label_, std::string(s_), at.value_or(pos_), why);
   }
   void skip() {
     while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
@@ -257,60 +241,8 @@ class Parser {
 };
 
 
-// What can be checked without a point, over every branch (an untaken if() branch and an empty sum are never
-// evaluated, but a typo there is still an error): every call names a law or a function, a divergence's first two
-// arguments are laws, a law's named arguments exist and its positional ones are not too many.
-void validate_node(const std::string& label, const std::string& text, const Node& n) {
-  if (n.kind == Node::Kind::call) {
-    const LawSpec* spec = find_law(n.text);
-    const auto& functions = function_names();
-    if (!spec && std::find(functions.begin(), functions.end(), n.text) == functions.end()) {
-      std::vector<std::string> laws;
-      for (const LawSpec& l : law_catalogue()) laws.push_back(l.name);
-      fail_at(label, text, n.column,
-              label == "law expression"
-                  ? fmt::format("unknown law '{}' ({}known: {})", n.text, did_you_mean(n.text, laws), fmt::join(laws, ", "))
-                  : fmt::format("unknown function '{}' ({}functions: {}; laws: see privamp laws)", n.text,
-                                did_you_mean(n.text, functions), fmt::join(functions, ", ")));
-    }
-    if (is_divergence(n.text))
-      for (std::size_t i = 0; i < std::min<std::size_t>(2, n.args.size()); ++i) {
-        const Node& a = *n.args[i];
-        if (a.kind != Node::Kind::call || !find_law(a.text))
-          fail_at(label, text, a.column, fmt::format("'{}' is not a law (see privamp laws)", a.kind == Node::Kind::call || a.kind == Node::Kind::name ? a.text : "this"));
-      }
-    if (spec && !spec->variadic) {
-      std::size_t positional = 0;
-      for (std::size_t i = 0; i < n.args.size(); ++i) {
-        if (n.keys[i].empty()) {
-          if (++positional > spec->params.size())
-            fail_at(label, text, n.args[i]->column, fmt::format("{} takes at most {} arguments", spec->name, spec->params.size()));
-          continue;
-        }
-        if (std::none_of(spec->params.begin(), spec->params.end(), [&](const ParamSpec& p) { return p.name == n.keys[i]; })) {
-          std::vector<std::string> names;
-          for (const ParamSpec& p : spec->params) names.push_back(p.name);
-          fail_at(label, text, n.args[i]->column,
-                  fmt::format("unknown parameter '{}' for {} ({}parameters: {})", n.keys[i], spec->name,
-                              did_you_mean(n.keys[i], names), fmt::join(names, ", ")));
-        }
-      }
-    }
-  }
-  for (const auto& a : n.args) validate_node(label, text, *a);
-}
-
 }  // namespace
 
-void Expression::validate(const Expression& e, const Node& root) { validate_node(e.label_, e.text_, root); }
-
-std::shared_ptr<const Expression> Expression::parse(std::string_view text, std::string label) {
-  std::shared_ptr<Expression> e(new Expression());
-  e->text_ = std::string(text);
-  e->label_ = std::move(label);
-  e->root_ = Parser(e->text_, e->label_).parse();
-  validate(*e, *e->root_);
-  return e;
-}
+std::shared_ptr<const Node> parse_tree(std::string_view text, const std::string& label) { return Parser(text, label).parse(); }
 
 }  // namespace privamp::sim
