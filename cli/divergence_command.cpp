@@ -90,10 +90,11 @@ Action add_divergence_command(CLI::App& app) {
     if (!quantities_asked) {
       if (args->json) {
         nlohmann::json j = nlohmann::json::array();
-        for (std::size_t i = 0; i < deltas.size(); ++i)
-          j.push_back({{"delta", deltas[i]}, {"value", epsilons[i].value}, {"lower", epsilons[i].lower}, {"upper", epsilons[i].upper},
-                       {"error_kind", verify::to_string(epsilons[i].error_kind)}, {"method", epsilons[i].method},
-                       {"profile_evaluations", epsilons[i].work}, {"seconds", epsilons[i].seconds}});
+        for (std::size_t i = 0; i < deltas.size(); ++i) {  // an estimate's fields (work: evaluations of the profile)
+          nlohmann::json e = api::estimate_json(epsilons[i]);
+          e["delta"] = deltas[i];
+          j.push_back(std::move(e));
+        }
         std::cout << nlohmann::json{{"epsilon", j}}.dump(2) << "\n";
         return 0;
       }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -29,20 +30,29 @@ using namespace privamp;
 
 namespace {
 
+// An estimate's fields (verify::for_each_field, the one list); error_kind "none" where the value was not computed.
 py::dict estimate_dict(const verify::Estimate& e) {
   py::dict d;
-  d["value"] = e.value;
-  d["lower"] = e.lower;
-  d["upper"] = e.upper;
-  d["log_value"] = e.log_value;
-  d["log_lower"] = e.log_lower;
-  d["log_upper"] = e.log_upper;
-  d["error_kind"] = std::isnan(e.value) ? std::string("none") : verify::to_string(e.error_kind);  // none: not computed
-  d["level"] = e.level;
-  d["method"] = e.method;
-  d["work"] = e.work;
-  d["seconds"] = e.seconds;
+  verify::for_each_field(e, [&](const char* name, const auto& member, verify::FieldRule rule) {
+    using T = std::decay_t<decltype(member)>;
+    if (!verify::written(e, rule)) return;  // as in JSON: a discretised estimate's error parts only for those
+    if constexpr (std::is_same_v<T, verify::ErrorKind>) d[name] = verify::error_kind_label(e);
+    else d[name] = member;
+  });
   return d;
+}
+
+// The fields of an estimate in order, each with its type ("number", "integer", "text") and whether every estimate
+// has it (the parts of a discretised estimate's error bar only those): Python's Estimate is made from this list.
+py::list estimate_fields() {
+  py::list out;
+  const verify::Estimate any;
+  verify::for_each_field(any, [&](const char* name, const auto& member, verify::FieldRule rule) {
+    using T = std::decay_t<decltype(member)>;
+    out.append(py::make_tuple(name, std::is_same_v<T, double> ? "number" : std::is_same_v<T, long> ? "integer" : "text",
+                              rule != verify::FieldRule::discretised));
+  });
+  return out;
 }
 
 // How a divergence call computes (its engine and their settings), as divergence() and epsilon() take it.
@@ -277,6 +287,7 @@ PYBIND11_MODULE(_privamp, m) {
       PyErr_SetNone(PyExc_KeyboardInterrupt);
     }
   });
+  m.def("estimate_fields", &estimate_fields, "the fields of an estimate, in order, with their types");
   m.def(
       "epsilon",
       [](const std::string& mu, const std::string& nu, double delta, double eps_max, double rel_tol, const std::string& engine,

@@ -24,15 +24,20 @@ __all__ = ["divergence", "privacy_profile", "epsilon", "kernel", "verify", "expl
 
 __version__ = _privamp.__version__
 
-Estimate = _namedtuple(
-    "Estimate",
-    ["quantity", "value", "lower", "upper", "log_value", "log_lower", "log_upper", "error_kind", "level",
-     "method", "work", "seconds", "error"],
-    defaults=("",),
-)
+# The fields of an estimate are those of the C++ library's one list (value, lower, upper, their logs, error_kind,
+# level, method, work, seconds, and the two parts of a discretised estimate's error bar), between the quantity and
+# the error.
+_ESTIMATE_FIELDS = _privamp.estimate_fields()
+Estimate = _namedtuple("Estimate", ["quantity"] + [name for name, _, _ in _ESTIMATE_FIELDS] + ["error"], defaults=("",))
+_ESTIMATE_ABSENT = {name: 0.0 for name, _, always in _ESTIMATE_FIELDS if not always}  # written for some estimates only
+
+
+def _estimate(record):
+    return Estimate(**{**_ESTIMATE_ABSENT, **record})
 Estimate.__doc__ = """One computed quantity: value and an interval [lower, upper] that contains the truth (at
 confidence `level` for Monte Carlo), natural logs of the three (finite where the value underflows a double),
-the kind of error behind the interval, the method, the work done and the time taken. `error` is empty, or says
+the kind of error behind the interval, the method, the work done and the time taken, and for a discretised law
+the two parts of its error bar (numerical_error, discretisation_error; 0 otherwise). `error` is empty, or says
 why this quantity has no value (NaN; the call's other quantities are still computed) or which ordering it
 violates together with another value of the call."""
 
@@ -119,9 +124,9 @@ class Divergences(list):
         self.p, self.q, self.engine = p, q, engine
 
     def arrays(self):
-        """Columns: a dict of NumPy arrays (value, lower, upper, log_value, log_lower, log_upper, level, seconds)
-        when NumPy is available, of lists otherwise; 'quantity', 'error_kind' and 'method' stay lists."""
-        numeric = ["value", "lower", "upper", "log_value", "log_lower", "log_upper", "level", "seconds"]
+        """Columns: a dict of NumPy arrays (the numbers: value, lower, upper, their logs, level, seconds, ...) when
+        NumPy is available, of lists otherwise; 'quantity', 'error_kind', 'method' and 'work' stay lists."""
+        numeric = [name for name, kind, _ in _ESTIMATE_FIELDS if kind == "number"]
         columns = {name: [getattr(r, name) for r in self] for name in Estimate._fields}
         try:
             import numpy as np
@@ -151,7 +156,7 @@ def divergence(mu, nu, renyi=None, hockey_stick=None, kl=False, tv=False, engine
     mu, nu = _composed(mu, nu, compositions)
     out = _privamp.divergence(str(mu), str(nu), _numbers(renyi, "renyi"), _numbers(hockey_stick, "hockey_stick"),
                               bool(kl), bool(tv), str(engine), float(rel_tol), int(samples), int(seed), float(level))
-    records = [Estimate(**r) for r in out["results"]]
+    records = [_estimate(r) for r in out["results"]]
     return Divergences(records, out["p"], out["q"], out["engine"])
 
 
@@ -199,7 +204,7 @@ def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
     d = _privamp.epsilon(str(mu), str(nu), _number(delta, "delta"), _number(eps_max, "eps_max"), _number(rel_tol, "rel_tol"),
                          str(options.get("engine", "auto")), int(options.get("samples", 1_000_000)),
                          _integer(options.get("seed", 1), "seed", 0, 2**63 - 1), float(options.get("level", 0.99)))
-    return Estimate(**d)
+    return _estimate(d)
 
 
 def kernel(K, eps=None, dp=None, eps_prime=None, renyi=None):

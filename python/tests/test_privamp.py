@@ -42,6 +42,19 @@ class Divergence(unittest.TestCase):
             self.assertLessEqual(g.lower, g.value)
             self.assertLessEqual(g.value, g.upper)
 
+    def test_fields_as_the_command_line_writes_them(self):
+        # One field list: every key of the command line's JSON is a field of Estimate with the same value, and a
+        # discretised estimate carries the two parts of its error bar (0 in the other estimates).
+        mu, nu = "noisy_sgd(n=10, i=10, zi=1, eta=0.1)", "noisy_sgd(n=10, i=10, zi=-1, eta=0.1)"
+        got = privamp.divergence(mu, nu, renyi=2)[0]
+        want = cli_json("divergence", mu, nu, "--renyi", "2")["results"][0]
+        for key, value in want.items():
+            if key not in ("seconds",):
+                self.assertEqual(getattr(got, key), value, key)
+        self.assertEqual(got.error_kind, "a-posteriori + discretisation")
+        self.assertGreater(got.numerical_error + got.discretisation_error, 0)
+        self.assertEqual(privamp.divergence("gaussian(1,1)", "gaussian(0,1)", renyi=2)[0].discretisation_error, 0)
+
     def test_closed_form_inside_the_interval(self):
         # R_alpha(N(1,1) || N(0,1)) = alpha/2 exactly.
         for r, alpha in zip(privamp.divergence("gaussian(1,1)", "gaussian(0,1)", renyi=[2, 8], engine="quadrature"),

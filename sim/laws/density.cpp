@@ -506,7 +506,10 @@ Moments Convolution::moments() const {
 }
 
 void Convolution::sample_into(Rng& rng, std::span<double> out) const {
-  for (double& v : out) v = a_->sample(rng) + b_->sample(rng);  // in this order: a's draw, then b's
+  for (double& v : out) {
+    const double x = a_->sample(rng);  // a's draw, then b's: one order, whatever the compiler
+    v = x + b_->sample(rng);
+  }
 }
 
 Computation Convolution::computation() const {

@@ -45,7 +45,10 @@ void LazyLaw::check_declared() const {
   const Computation c = law_->computation();
   const bool same = law_->dimension() == dimension_ && c.log_density_error == computation_.log_density_error &&
                     c.density_cost == computation_.density_cost && c.sample_cost == computation_.sample_cost &&
-                    c.lumped.has_value() == computation_.lumped.has_value() && c.discretisation == computation_.discretisation;
+                    c.lumped.has_value() == computation_.lumped.has_value() &&
+                    (!c.lumped || (c.lumped->x == computation_.lumped->x &&
+                                   c.lumped->max_log_ratio == computation_.lumped->max_log_ratio)) &&
+                    c.discretisation == nullptr && computation_.discretisation == nullptr;
   if (!same) throw std::logic_error("a lazily built law differs from what it declared: " + law_->expression());
 }
 

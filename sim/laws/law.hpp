@@ -251,7 +251,8 @@ class DiscretisedLaw final : public LawDecorator {
 // A law built on first use, from any thread (once): a process law whose divergences are computed from a joint
 // propagation (Law::joint_with) never needs its law alone. What engines read before computing (dimension, exact form,
 // how it is computed) is declared, so reading it builds nothing; the built law must agree with the declaration
-// (checked when it is built: a std::logic_error otherwise).
+// (checked when it is built: a std::logic_error otherwise). A discretised law is wrapped outside it (DiscretisedLaw),
+// never built inside it.
 class LazyLaw final : public LawDecorator {
  public:
   explicit LazyLaw(std::function<LawPtr()> make, int dimension = 1, Computation computation = {})

@@ -145,6 +145,12 @@ TEST_CASE("lumped outcomes survive a shift and refuse every other combination", 
   CHECK(shifted.value == direct.value);
   CHECK(shifted.upper == direct.upper);
   CHECK(shifted.method.find("lumped outcomes") != std::string::npos);
+  // Lumped at different places (one side shifted) is no post-processing of one pair: refused, not under-widened.
+  CHECK_THROWS_WITH(verify::compute_divergence(*law("shift(" + a + ", by=1)"), *law(b), kl),
+                    Catch::Contains("at different locations"));
+  // A widened TV or hockey-stick never exceeds 1.
+  const auto tv = verify::compute_divergence(*law(a), *law(b), verify::Quantity::tv());
+  CHECK(tv.upper <= 1);
   for (const std::string& combined : {"mix(0.5, " + a + ", " + a + ")", "clamp(" + a + ", lo=-1, hi=1e9)",
                                       "convolve(" + a + ", pmf(p=[1]))"})
     CHECK_THROWS_WITH(law(combined), Catch::Contains("lumps improbable outcomes"));

@@ -34,13 +34,13 @@ namespace privamp::api {
 using verify::json_number;  // the one serialiser of numbers (verify/runner/codec.hpp)
 
 namespace {
-// An estimate of the API: the codec's object; error_kind "none" where the value was not computed.
+}  // namespace
+
 nlohmann::json estimate_json(const verify::Estimate& e) {
   nlohmann::json row = verify::to_json(e);
-  if (std::isnan(e.value)) row["error_kind"] = "none";  // not computed (the result's error says why)
+  row["error_kind"] = verify::error_kind_label(e);  // "none" where not computed (the result's error says why)
   return row;
 }
-}  // namespace
 
 // ---- divergences ----
 

@@ -59,6 +59,9 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
 verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu, double delta, const DivergenceRequest& request,
                                    double eps_max = 1e3, double rel_tol = 1e-9);
 nlohmann::json to_json(const DivergenceResult& result);  // the stable object documented in the README
+// An estimate as the API writes it: the codec's fields (verify::for_each_field), error_kind "none" where the value
+// was not computed.
+nlohmann::json estimate_json(const verify::Estimate& e);
 // The privacy profile δ(ε) = max(H_ε(μ‖ν), H_ε(ν‖μ)) at each ε of `request.hockey_stick` (its other quantities are
 // ignored), both directions in one pass each, on two threads when a core is free. Per ε: the larger direction's
 // estimate (chosen by its log: both may be below the double range), with lower/upper (and their logs) the larger

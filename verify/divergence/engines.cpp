@@ -35,6 +35,12 @@ bool purely_atomic(const sim::Law& law) { return law.dimension() == 1 && law.con
 void widen_for_lumping(Estimate& e, const sim::Law& p, const sim::Law& q, const Quantity& quantity) {
   const auto lp = p.lumped(), lq = q.lumped();
   if (!lp && !lq) return;
+  // Two lumpings of one observation put the rare outcomes in the same place; laws lumped at different places are not
+  // a post-processing of one pair of observations (a shift of one of them, say), and no widening bounds them.
+  if (lp && lq && lp->x != lq->x)
+    throw InvalidArgument(fmt::format("{} and {} lump improbable outcomes at different locations ({} and {}): compare laws "
+                                      "lumped alike (shift both or neither)",
+                                      p.expression(), q.expression(), format_number(lp->x), format_number(lq->x)));
   const double x = lp ? lp->x : lq->x;
   const double max_log_ratio = std::max(lp ? lp->max_log_ratio : 0.0, lq ? lq->max_log_ratio : 0.0);
   const double r_p = std::exp(p.log_atom_mass(x)), r_q = std::exp(q.log_atom_mass(x));
@@ -53,6 +59,7 @@ void widen_for_lumping(Estimate& e, const sim::Law& p, const sim::Law& q, const 
   }
   if (!(excess >= 0)) excess = std::numeric_limits<double>::infinity();
   e.upper += excess;
+  if (quantity.kind == Quantity::Kind::hockey_stick || quantity.kind == Quantity::Kind::tv) e.upper = std::min(e.upper, 1.0);
   e.log_upper = e.upper > 0 ? std::log(e.upper) : -std::numeric_limits<double>::infinity();
   e.method += " + lumped outcomes";
 }

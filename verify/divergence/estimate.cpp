@@ -105,6 +105,8 @@ Estimate Estimate::infinite(std::string method) {
   return e;
 }
 
+std::string error_kind_label(const Estimate& e) { return std::isnan(e.value) ? "none" : to_string(e.error_kind); }
+
 Estimate Estimate::unknown(std::string why) {
   Estimate e;
   e.value = e.lower = e.upper = e.log_value = e.log_lower = e.log_upper = std::numeric_limits<double>::quiet_NaN();

@@ -137,41 +137,6 @@ ReportMeta report_meta(const std::vector<Row>& rows, const DeclaredBounds& decla
   return m;
 }
 
-Cell parameter_cell(const Params& point, const std::string& name) {
-  if (const auto n = point.numbers.find(name); n != point.numbers.end()) return n->second;
-  if (const auto w = point.words.find(name); w != point.words.end()) return w->second;
-  return std::monostate{};
-}
-
-FlatTable flat_table(const std::vector<Row>& rows) {
-  FlatTable t;
-  t.columns = {"file", "case", "id", "parameters", "quantity", "order", "mu", "nu", "exact", "exact_lower", "exact_upper",
-               "error_kind", "method", "cross_check", "bound", "bound_over_exact", "verdict", "reason", "note"};
-  const std::size_t fixed = t.columns.size();
-  std::set<std::string> names;
-  for (const Row& r : rows) {
-    for (const auto& [name, value] : r.params.numbers) names.insert(name);
-    for (const auto& [name, value] : r.params.words) names.insert(name);
-  }
-  for (const auto& name : names)
-    t.columns.push_back(std::find(t.columns.begin(), t.columns.begin() + static_cast<std::ptrdiff_t>(fixed), name) ==
-                                t.columns.begin() + static_cast<std::ptrdiff_t>(fixed)
-                            ? name
-                            : "param_" + name);
-  t.rows.reserve(rows.size());
-  const double none = std::numeric_limits<double>::quiet_NaN();
-  for (const Row& r : rows) {
-    // The order as a number beside the quantity's label: alpha of renyi(alpha), eps of hockey_stick(eps).
-    const Cell order = std::isnan(r.order) ? Cell(std::monostate{}) : Cell(r.order);
-    std::vector<Cell> cells = {r.file, r.case_name, r.id, r.params.describe(), r.quantity(), order, r.mu, r.nu, r.exact.value,
-                               r.exact.lower, r.exact.upper, to_string(r.exact.error_kind), r.exact.method,
-                               r.cross ? r.cross->value : none, r.bound, r.ratio(), to_string(r.verdict), r.reason, r.note};
-    for (const auto& name : names) cells.push_back(parameter_cell(r.params, name));
-    t.rows.push_back(std::move(cells));
-  }
-  return t;
-}
-
 void write_csv(const std::vector<Row>& rows, const std::filesystem::path& file) { write_table_csv(flat_table(rows), file); }
 
 void write_table_csv(const FlatTable& t, const std::filesystem::path& file) {

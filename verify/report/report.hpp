@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "verify/runner/codec.hpp"
 #include "verify/runner/runner.hpp"
 
 namespace privamp::verify {
@@ -48,19 +49,6 @@ struct ReportMeta {
 ReportMeta report_meta(const std::vector<Row>& rows, const DeclaredBounds& declared, std::string version,
                        std::string commit, std::string command, double seconds);
 
-// The rows as one flat table (what results.csv holds and Python's verify returns): the fixed columns (file, case,
-// id, parameters, quantity, mu, nu, exact, exact_lower, exact_upper, error_kind, method, cross_check, bound,
-// bound_over_exact, verdict, reason, note), then one column per parameter over all rows, sorted by name ("param_"
-// before a name that is also a fixed column). A cell is empty (a row without that parameter), a number (NaN where
-// undefined) or a text.
-using Cell = std::variant<std::monostate, double, std::string>;
-struct FlatTable {
-  std::vector<std::string> columns;
-  std::vector<std::vector<Cell>> rows;
-};
-FlatTable flat_table(const std::vector<Row>& rows);
-// A parameter of a point as a cell: its number, its word, or empty where the point has no such parameter.
-Cell parameter_cell(const Params& point, const std::string& name);
 // A table as CSV (RFC 4180: a field with a comma, quote or line break quoted; numbers with 17 digits, NaN and
 // empty cells as empty fields).
 void write_table_csv(const FlatTable& table, const std::filesystem::path& file);

@@ -1,7 +1,10 @@
 #include "verify/runner/codec.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -38,34 +41,32 @@ double number_at(const json& j, const char* key) { return j.contains(key) ? numb
 }  // namespace
 
 json to_json(const Estimate& e) {
-  json j = {{"value", json_number(e.value)},       {"lower", json_number(e.lower)},
-            {"upper", json_number(e.upper)},       {"log_value", json_number(e.log_value)},
-            {"log_lower", json_number(e.log_lower)}, {"log_upper", json_number(e.log_upper)},
-            {"error_kind", to_string(e.error_kind)}, {"level", e.level},
-            {"method", e.method},                  {"work", e.work},
-            {"seconds", e.seconds}};
-  if (e.error_kind == ErrorKind::discretised) {
-    j["numerical_error"] = e.numerical_error;
-    j["discretisation_error"] = e.discretisation_error;
-  }
+  json j = json::object();
+  for_each_field(e, [&](const char* name, const auto& member, FieldRule rule) {
+    using T = std::decay_t<decltype(member)>;
+    if (!written(e, rule)) return;
+    if constexpr (std::is_same_v<T, double>) j[name] = rule == FieldRule::measure ? json_number(member) : json(member);
+    else if constexpr (std::is_same_v<T, ErrorKind>) j[name] = to_string(member);
+    else j[name] = member;
+  });
   return j;
 }
 
 Estimate estimate_from_json(const json& j) {
   Estimate e;
-  e.value = number_at(j, "value");
-  e.lower = number_at(j, "lower");
-  e.upper = number_at(j, "upper");
-  e.log_value = number_at(j, "log_value");
-  e.log_lower = number_at(j, "log_lower");
-  e.log_upper = number_at(j, "log_upper");
-  e.error_kind = error_kind_from(j.at("error_kind").get<std::string>());
-  e.level = j.at("level").get<double>();
-  e.method = j.at("method").get<std::string>();
-  e.work = j.value("work", 0L);
-  e.seconds = j.value("seconds", 0.0);
-  e.numerical_error = j.value("numerical_error", 0.0);
-  e.discretisation_error = j.value("discretisation_error", 0.0);
+  for_each_field(e, [&](const char* name, auto& member, FieldRule rule) {
+    using T = std::decay_t<decltype(member)>;
+    if (!j.contains(name)) {
+      if (rule == FieldRule::required) throw InvalidArgument(fmt::format("an estimate without its key '{}'", name));
+      if constexpr (std::is_same_v<T, double>) member = rule == FieldRule::measure ? std::nan("") : 0.0;
+      else if constexpr (std::is_same_v<T, long>) member = 0;
+      return;
+    }
+    const json& v = j.at(name);
+    if constexpr (std::is_same_v<T, double>) member = number_from_json(v);
+    else if constexpr (std::is_same_v<T, ErrorKind>) member = error_kind_from(v.get<std::string>());
+    else member = v.get<T>();
+  });
   return e;
 }
 
@@ -84,6 +85,41 @@ Params params_from_json(const json& j) {
     else throw InvalidArgument(fmt::format("parameter '{}': expected a number or a word, got {}", k, v.dump()));
   }
   return p;
+}
+
+Cell parameter_cell(const Params& point, const std::string& name) {
+  if (const auto n = point.numbers.find(name); n != point.numbers.end()) return n->second;
+  if (const auto w = point.words.find(name); w != point.words.end()) return w->second;
+  return std::monostate{};
+}
+
+FlatTable flat_table(const std::vector<Row>& rows) {
+  FlatTable t;
+  t.columns = {"file", "case", "id", "parameters", "quantity", "order", "mu", "nu", "exact", "exact_lower", "exact_upper",
+               "error_kind", "method", "cross_check", "bound", "bound_over_exact", "verdict", "reason", "note"};
+  const std::size_t fixed = t.columns.size();
+  std::set<std::string> names;
+  for (const Row& r : rows) {
+    for (const auto& [name, value] : r.params.numbers) names.insert(name);
+    for (const auto& [name, value] : r.params.words) names.insert(name);
+  }
+  for (const auto& name : names)
+    t.columns.push_back(std::find(t.columns.begin(), t.columns.begin() + static_cast<std::ptrdiff_t>(fixed), name) ==
+                                t.columns.begin() + static_cast<std::ptrdiff_t>(fixed)
+                            ? name
+                            : "param_" + name);
+  t.rows.reserve(rows.size());
+  const double none = std::numeric_limits<double>::quiet_NaN();
+  for (const Row& r : rows) {
+    // The order as a number beside the quantity's label: alpha of renyi(alpha), eps of hockey_stick(eps).
+    const Cell order = std::isnan(r.order) ? Cell(std::monostate{}) : Cell(r.order);
+    std::vector<Cell> cells = {r.file, r.case_name, r.id, r.params.describe(), r.quantity(), order, r.mu, r.nu, r.exact.value,
+                               r.exact.lower, r.exact.upper, to_string(r.exact.error_kind), r.exact.method,
+                               r.cross ? r.cross->value : none, r.bound, r.ratio(), to_string(r.verdict), r.reason, r.note};
+    for (const auto& name : names) cells.push_back(parameter_cell(r.params, name));
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
 }
 
 json to_json(const Row& r) {

@@ -1,11 +1,14 @@
-// The one serialiser of results: estimates, parameters and rows to keyed JSON and back. results.json, the API (and
-// through it Python), and the rows that processes exchange under MPI (as CBOR, which keeps every double bit for bit)
-// are written by these functions and read by their inverses. Non-finite numbers are "inf" / "-inf" strings and null
-// for NaN (JSON has no literal for them).
+// The one serialiser of results, and the one file that names their fields: estimates (through their field list,
+// verify::for_each_field), parameters and rows to keyed JSON and back, and rows as the flat table of results.csv and
+// Python. results.json and the golden files, the API (and through it Python), and the rows that processes exchange
+// under MPI (as CBOR, which keeps every double bit for bit) are written by these functions and read by their
+// inverses. Non-finite numbers are "inf" / "-inf" strings and null for NaN (JSON has no literal for them).
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -27,6 +30,19 @@ Params params_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const Row& r);
 Row row_from_json(const nlohmann::json& j);
 
+// The rows as one flat table (what results.csv holds and Python's verify returns): the fixed columns (file, case,
+// id, parameters, quantity, mu, nu, exact, exact_lower, exact_upper, error_kind, method, cross_check, bound,
+// bound_over_exact, verdict, reason, note), then one column per parameter over all rows, sorted by name ("param_"
+// before a name that is also a fixed column). A cell is empty (a row without that parameter), a number (NaN where
+// undefined) or a text.
+using Cell = std::variant<std::monostate, double, std::string>;
+struct FlatTable {
+  std::vector<std::string> columns;
+  std::vector<std::vector<Cell>> rows;
+};
+FlatTable flat_table(const std::vector<Row>& rows);
+// A parameter of a point as a cell: its number, its word, or empty where the point has no such parameter.
+Cell parameter_cell(const Params& point, const std::string& name);
 // Rows of several tasks as bytes, for runs spread over processes: each process encodes the rows of its tasks, the
 // first decodes and reassembles them in task order, so that its report is identical to a one-process run.
 using TaskRows = std::vector<std::pair<std::size_t, std::vector<Row>>>;  // (task index, its rows)
