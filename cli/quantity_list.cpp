@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/range.hpp"
 
 namespace privamp::cli {
 
@@ -47,7 +48,7 @@ std::vector<double> parse_number_list(const std::string& text, const std::string
         throw InvalidArgument(fmt::format("{}: range '{}': N must be an integer in [2, 100000]", flag, item));
       if (!(a > 0)) throw InvalidArgument(fmt::format("{}: log-spaced range '{}' needs a > 0", flag, item));
       for (int i = 0; i < static_cast<int>(n); ++i)
-        out.push_back(i + 1 == static_cast<int>(n) ? b : a * std::pow(b / a, i / (n - 1)));
+        out.push_back(log_spaced(a, b, i, static_cast<long>(n)));
     } else {
       const double h = to_number(step, flag);
       if (!(h > 0) || (b - a) / h > 100000)

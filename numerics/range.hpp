@@ -34,4 +34,10 @@ struct Range {
   static constexpr double kInf = std::numeric_limits<double>::infinity();
 };
 
+// The i-th of n points from a to b (0 <= i < n, n >= 2), evenly spaced in log scale (a, b > 0): a·(b/a)^(i/(n−1)),
+// the last exactly b. The one log spacing of case-file grids, the command line's 'a:b:xN' and explore's bins.
+inline double log_spaced(double a, double b, long i, long n) {
+  return i + 1 == n ? b : a * std::pow(b / a, static_cast<double>(i) / static_cast<double>(n - 1));
+}
+
 }  // namespace privamp

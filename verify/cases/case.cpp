@@ -11,6 +11,7 @@
 
 #include "numerics/errors.hpp"
 #include "numerics/files.hpp"
+#include "numerics/range.hpp"
 #include "sim/kernels/finite_kernel.hpp"
 #include "sim/language/expression.hpp"
 #include "verify/bounds/catalogue.hpp"
@@ -135,11 +136,10 @@ class Reader : public TomlReader {
     if (!(b > a)) fail(r.get("to"), key + ".to", fmt::format("must exceed from = {}", format_number(a)));
     std::vector<std::variant<double, std::string>> values;
     for (int i = 0; i < static_cast<int>(n); ++i) {
-      const double s = i / (n - 1);
       // Linear points as weighted means: integer ends give integer points exactly.
-      values.emplace_back(i + 1 == static_cast<int>(n) ? b
-                          : scale == "log"             ? a * std::pow(b / a, s)
-                                                       : (a * (n - 1 - i) + b * i) / (n - 1));
+      values.emplace_back(scale == "log"         ? log_spaced(a, b, i, static_cast<long>(n))
+                          : i + 1 == static_cast<int>(n) ? b
+                                                         : (a * (n - 1 - i) + b * i) / (n - 1));
     }
     return values;
   }

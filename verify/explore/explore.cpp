@@ -20,6 +20,7 @@
 #include <nlopt.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/range.hpp"
 #include "numerics/interrupt.hpp"
 #include "numerics/parallel.hpp"
 #include "sim/kernels/finite_kernel.hpp"
@@ -155,7 +156,7 @@ class Explorer {
     std::vector<double> edges(static_cast<std::size_t>(bins) + 1);
     for (int b = 0; b <= bins; ++b) {
       const double t = static_cast<double>(b) / bins;
-      edges[static_cast<std::size_t>(b)] = b == bins ? hi : f.log ? lo * std::pow(hi / lo, t) : lo + (hi - lo) * t;
+      edges[static_cast<std::size_t>(b)] = b == bins ? hi : f.log ? log_spaced(lo, hi, b, bins + 1) : lo + (hi - lo) * t;
     }
     const auto bin_of = [&](const Evaluation& e) -> int {
       const double v = value(e);
