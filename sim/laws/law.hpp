@@ -176,8 +176,9 @@ class Law {
 
 // A law with lumped outcomes (Computation::lumped) stands for an observation whose divergences the engines bound by
 // widening what they compute between it and its partner. A law built from it by a shift keeps that (shift moves the
-// lumped outcome); any other combination (a mixture, a clamp, a convolution, a composition) would silently lose the
-// widening: refused, InvalidArgument naming `what` and the law.
+// lumped outcome), and so do compositions for the quantities that add up over releases (Rényi, KL: each release's
+// value is widened); any other combination (a mixture, a clamp, a convolution, a composed hockey-stick or TV) would
+// silently lose the widening: refused, InvalidArgument naming `what` and the law.
 void refuse_lumped(const Law& law, const std::string& what);
 
 // The error model of a law computed by discretising a continuous object (a grid propagation, a discretised

@@ -154,7 +154,11 @@ TEST_CASE("lumped outcomes survive a shift and refuse every other combination", 
   for (const std::string& combined : {"mix(0.5, " + a + ", " + a + ")", "clamp(" + a + ", lo=-1, hi=1e9)",
                                       "convolve(" + a + ", pmf(p=[1]))"})
     CHECK_THROWS_WITH(law(combined), Catch::Contains("lumps improbable outcomes"));
-  CHECK_THROWS_WITH(verify::compute_divergence(*law("power(" + a + ", 2)"), *law("power(" + b + ", 2)"), kl),
+  // Composed: KL adds up the one-release values (each widened); the composed hockey-stick has no widening: refused.
+  const auto twice = verify::compute_divergence(*law("power(" + a + ", 2)"), *law("power(" + b + ", 2)"), kl);
+  CHECK(twice.upper >= 2 * direct.upper * (1 - 1e-12));
+  CHECK_THROWS_WITH(verify::compute_divergence(*law("power(" + a + ", 2)"), *law("power(" + b + ", 2)"),
+                                               verify::Quantity::hockey_stick(0.5)),
                     Catch::Contains("lumps improbable outcomes"));
 }
 

@@ -291,9 +291,6 @@ std::vector<ReleasePair> release_pairs(const sim::Law& p, const sim::Law& q) {
     if ((rj -= k) == 0 && ++j < fq.size()) rj = fq[j].count;
   }
   for (const ReleasePair& r : out) {
-    // Read here, not when the composition is built: a factor built lazily is built only when computed with.
-    sim::refuse_lumped(*r.mu, "power");
-    sim::refuse_lumped(*r.nu, "power");
     if (r.mu->dimension() != r.nu->dimension())
       throw InvalidArgument(fmt::format("released laws of different dimensions are paired: {} (R^{}) against {} (R^{})",
                                         r.mu->expression(), r.mu->dimension(), r.nu->expression(), r.nu->dimension()));
@@ -328,6 +325,13 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
   std::optional<Estimate> sup_loss;  // Σ T_i R_∞, asked once
   for (std::size_t i = 0; i < quantities.size(); ++i) {
     if (additive(quantities[i])) continue;
+    // The additive quantities above add up the one-release values, each widened for lumped outcomes; the composed
+    // loss below has no such widening: a lumped factor is refused here (read now, not when the composition is built,
+    // so that a factor built lazily is built only when computed with).
+    for (const ReleasePair& r : pairs) {
+      sim::refuse_lumped(*r.mu, "power (composed hockey-stick and TV)");
+      sim::refuse_lumped(*r.nu, "power (composed hockey-stick and TV)");
+    }
     const double eps = level_of(quantities[i]);
     const Engine engine = options.engine;
     if (engine == Engine::monte_carlo)
