@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "sim/laws/spec.hpp"
 
 namespace privamp::sim {
 
@@ -61,6 +62,16 @@ Computation Shifted::computation() const {
   if (c.lumped) c.lumped->x += by_;
   c.discretisation = nullptr;
   return c;
+}
+
+// ---- The law of the expression language (sim/laws/spec.hpp).
+
+LawSpec shift_law_spec() {
+  using K = ParamKind;
+  return {"shift", "the law translated by a constant: X + by",
+   {{"law", K::law, std::nullopt, "any one-dimensional law"}, {"by", K::number, std::nullopt, "the translation"}},
+   "shift(laplace(0, 1), by=2)",
+   [](const Args& a) { return std::make_shared<Shifted>(a.law("law"), a.number("by")); }};
 }
 
 }  // namespace privamp::sim

@@ -4,8 +4,11 @@
 
 #include <boost/numeric/odeint/integrate/integrate_n_steps.hpp>
 #include <boost/numeric/odeint/stepper/stepper_categories.hpp>
+#include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "sim/laws/gaussian.hpp"
+#include "sim/laws/spec.hpp"
 #include "sim/random/rng.hpp"
 
 namespace privamp::sim {
@@ -157,6 +160,52 @@ SchemeMoments ou_scheme_moments(const OrnsteinUhlenbeck& ou, double x0, double t
     m.variance = f * f * m.variance + g * g * b2 * dt;
   }
   return m;
+}
+
+// ---- The laws of the expression language (sim/laws/spec.hpp).
+
+LawSpec ou_law_spec() {
+  using K = ParamKind;
+  return {"ou", "Ornstein-Uhlenbeck semigroup P_t(x0) for dX = -theta X dt + sqrt(2) rho dW (GT.ou.law)",
+   {{"x0", K::number, std::nullopt, "starting point"},
+    ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive()),
+    ParamSpec{"theta", K::number, "1", "mean-reversion rate, >= 0 (0 gives Brownian motion)"}.within(Range::non_negative()),
+    ParamSpec{"rho", K::number, "1", "noise scale, > 0"}.within(Range::positive())},
+   "ou(x0=1, t=0.5, theta=2, rho=1)",
+   [](const Args& a) {
+     return std::make_shared<Gaussian>(OrnsteinUhlenbeck(a.number("theta"), a.number("rho")).law(a.number("x0"), a.number("t")));
+   }};
+}
+
+LawSpec ou_nd_law_spec() {
+  using K = ParamKind;
+  return {"ou_nd", "d-dimensional Ornstein-Uhlenbeck semigroup P_t(x0), isotropic",
+   {{"x0", K::numbers, std::nullopt, "starting point in R^d"},
+    ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive()),
+    ParamSpec{"theta", K::number, "1", "mean-reversion rate, >= 0"}.within(Range::non_negative()),
+    ParamSpec{"rho", K::number, "1", "noise scale, > 0"}.within(Range::positive())},
+   "ou_nd(x0=[1, 0], t=1, theta=1, rho=1)",
+   [](const Args& a) {
+     return std::make_shared<GaussianND>(OrnsteinUhlenbeck(a.number("theta"), a.number("rho")).law(a.numbers("x0"), a.number("t")));
+   },
+   /*variadic=*/false, [](const Args& a) { return static_cast<long>(a.numbers("x0").size()); }};
+}
+
+LawSpec brownian_law_spec() {
+  using K = ParamKind;
+  return {"brownian", "Brownian semigroup P_t(x0) = N(x0, 2t) for dX = sqrt(2) dW (GT.bm.law)",
+   {{"x0", K::number, std::nullopt, "starting point"}, ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive())},
+   "brownian(x0=1, t=0.25)",
+   [](const Args& a) { return std::make_shared<Gaussian>(OrnsteinUhlenbeck(0, 1).law(a.number("x0"), a.number("t"))); }};
+}
+
+LawSpec brownian_nd_law_spec() {
+  using K = ParamKind;
+  return {"brownian_nd", "d-dimensional Brownian semigroup N(x0, 2t I)",
+   {{"x0", K::numbers, std::nullopt, "starting point in R^d"}, ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive())},
+   "brownian_nd(x0=[1, 2], t=0.25)",
+   [](const Args& a) { return std::make_shared<GaussianND>(OrnsteinUhlenbeck(0, 1).law(a.numbers("x0"), a.number("t"))); },
+   /*variadic=*/false, [](const Args& a) { return static_cast<long>(a.numbers("x0").size()); }};
 }
 
 }  // namespace privamp::sim

@@ -1,4 +1,3 @@
-#include "numerics/constants.hpp"
 #include "sim/processes/joint_grid.hpp"
 
 #include <algorithm>
@@ -6,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "numerics/constants.hpp"
 #include "numerics/errors.hpp"
 #include "sim/laws/finite.hpp"
 #include "sim/laws/projected.hpp"

@@ -1,26 +1,26 @@
 #include "sim/processes/langevin.hpp"
-#include "sim/random/rng.hpp"
 
+#include <cmath>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <tuple>
-
-#include <cmath>
 #include <vector>
 
 #include <Eigen/Eigenvalues>
 #include <boost/numeric/odeint/integrate/integrate_adaptive.hpp>
 #include <boost/numeric/odeint/stepper/generation.hpp>
 #include <boost/numeric/odeint/stepper/runge_kutta_dopri5.hpp>
-
-#include "sim/formulas/certify.hpp"
-#include "sim/formulas/formula.hpp"
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
 #include "numerics/log_integrate.hpp"
+#include "sim/formulas/certify.hpp"
+#include "sim/formulas/formula.hpp"
+#include "sim/laws/finite.hpp"
+#include "sim/laws/spec.hpp"
+#include "sim/random/rng.hpp"
 
 namespace privamp::sim {
 
@@ -251,6 +251,79 @@ std::shared_ptr<const LangevinChain> langevin_chain(const Potential& potential, 
   cache.emplace_back(key, chain);
   if (cache.size() > 24) cache.pop_front();
   return chain;
+}
+
+// ---- The laws of the expression language (sim/laws/spec.hpp).
+
+namespace {
+
+// The law at time t from x0 of the Langevin chain of `potential` on [lo, hi] (double_well and langevin).
+LawPtr langevin_law(const Args& a, const Potential& potential) {
+  const int cells = a.cells("cells", kMinCells, kMaxGeneratorCells, 4 * kMaxGeneratorCells, 2, "discretised generator");
+  const double lo = a.number("lo"), hi = a.number("hi"), x0 = a.number("x0");
+  const char* law = potential.formula ? "langevin" : "double_well";
+  if (!potential.formula) {  // U' = x^3 - x: beyond |x| = 10 the drift (~1000) is too stiff for the eigendecomposition
+    if (!(lo >= -10 && lo < 0)) throw_invalid(law, "lo", lo, "-10 <= lo < 0");
+    if (!(hi > 0 && hi <= 10)) throw_invalid(law, "hi", hi, "0 < hi <= 10");
+  } else if (!(lo < hi) || std::fabs(lo) > 100 || std::fabs(hi) > 100) {
+    throw_invalid(law, "hi", hi, fmt::format("lo = {} < hi, both within [-100, 100]", format_number(lo)));
+  }
+  if (!(x0 >= lo && x0 <= hi)) throw_invalid(law, "x0", x0, fmt::format("lo = {} <= x0 <= hi = {}", lo, hi));
+  potential.check(lo, hi);
+  const auto chain = langevin_chain(potential, lo, hi, cells);
+  const double t = a.number("t");
+  // The spectral sums lose the relative digits of entries far below the law's maximum (cancellation): at short t a
+  // far node reads 0 or rounding noise where the other start's law has mass, and a divergence would print inf. There
+  // the law comes from uniformization instead (a Poisson sum of non-negative terms: every entry keeps its digits down
+  // to the double range), when its work (rate·t·nodes) is bounded; the same generator, the same discretisation.
+  Eigen::VectorXd p = chain->law(chain->node(x0), t);
+  if (p.minCoeff() < 1e-11 * p.maxCoeff() && t > 0 &&
+      chain->max_rate() * t * static_cast<double>(chain->nodes()) <= 4e8)  // about a second at most
+    p = chain->law_uniformized(chain->node(x0), t);
+  std::vector<double> at(chain->x().data(), chain->x().data() + chain->nodes());
+  // Samples are simulated paths of the diffusion itself, each counted at the node whose cell it ends in (the
+  // chain's probabilities are the cells' masses): Monte Carlo on them checks the discretised generator.
+  const ProcessIdentity identity{law, {lo, hi, t, static_cast<double>(cells)}, {potential.name}};
+  return std::make_shared<ProcessLaw>(
+      std::make_shared<FiniteLaw>(at, p), identity, std::vector<double>{x0}, ProcessLaw::Joint{},
+      [potential, x0, t, lo, hi, h = chain->h(), last = chain->nodes() - 1](Rng& rng, std::span<double> out) {
+        for (double& v : out) {
+          const long k = std::clamp(std::lround((simulate_langevin(potential, x0, t, lo, hi, rng) - lo) / h), 0L, static_cast<long>(last));
+          v = lo + static_cast<double>(k) * h;  // the node, as the chain places it
+        }
+      },
+      2.0 * langevin_simulation_steps(t));  // two drift evaluations per step
+}
+
+}  // namespace
+
+LawSpec double_well_law_spec() {
+  using K = ParamKind;
+  return {"double_well", "law at time t of the Langevin diffusion dX = -U'(X)dt + sqrt(2)dW, U = x^4/4 - x^2/2, from x0",
+   {{"x0", K::number, std::nullopt, "starting point, a node of the grid"},
+    ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive()),
+    {"lo", K::number, "-4", "lower end of the (reflecting) domain"},
+    {"hi", K::number, "4", "upper end of the domain"},
+    ParamSpec{"cells", K::integer, "400", "grid cells of the discretised generator, 16 <= cells <= 800 (also computed at 2x and 4x for the error bar)"}.within(Range::between(kMinCells, kMaxGeneratorCells))},
+   "double_well(x0=1, t=0.5)",
+   [](const Args& a) { return langevin_law(a, Potential::double_well()); }};
+}
+
+LawSpec langevin_law_spec() {
+  using K = ParamKind;
+  return {"langevin", "law at time t of the Langevin diffusion dX = -U'(X)dt + sqrt(2)dW for a potential U given as a formula, from x0",
+   {{"potential", K::formula, std::nullopt, "U: double_well, or a formula in x, e.g. \"x^4/4 - x^2/2 + 0.2*x\" (|U'| <= 1000 on [lo, hi], certified)",
+     {"double_well"}, {"x"}},
+    {"x0", K::number, std::nullopt, "starting point, a node of the grid"},
+    ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive()),
+    {"lo", K::number, "-4", "lower end of the (reflecting) domain"},
+    {"hi", K::number, "4", "upper end of the domain"},
+    ParamSpec{"cells", K::integer, "400", "grid cells of the discretised generator, 16 <= cells <= 800 (also computed at 2x and 4x for the error bar)"}.within(Range::between(kMinCells, kMaxGeneratorCells))},
+   "langevin(potential=\"log(cosh(x))\", x0=1, t=0.5)",
+   [](const Args& a) {
+     const auto f = a.formula("potential");
+     return langevin_law(a, f ? Potential::of(f) : Potential::named(a.word("potential")));
+   }};
 }
 
 }  // namespace privamp::sim

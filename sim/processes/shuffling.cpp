@@ -10,6 +10,7 @@
 #include "numerics/log_integrate.hpp"
 #include "numerics/log_space.hpp"
 #include "numerics/special.hpp"
+#include "sim/laws/spec.hpp"
 #include "sim/random/rng.hpp"
 
 namespace privamp::sim {
@@ -321,6 +322,47 @@ double BlanketLaw::draw(Rng& rng) const {
     if (std::log(rng.uniform()) < log_accept) return y;
   }
   throw NumericalError("blanket: rejection sampling accepted nothing in 1e8 draws (gamma too small)");
+}
+
+// ---- The laws of the expression language (sim/laws/spec.hpp).
+
+LawSpec shuffled_rr_law_spec() {
+  using K = ParamKind;
+  return {"shuffled_rr", "number of 1s among n shuffled binary randomized-response reports",
+   {ParamSpec{"n", K::integer, std::nullopt, "number of users, >= 1"}.within(Range::between(1, 1e8)),
+    ParamSpec{"eps0", K::number, std::nullopt, "local privacy parameter, >= 0"}.within(Range::non_negative()),
+    ParamSpec{"ones", K::integer, "0", "how many of the other n-1 users hold bit 1"}.within(Range::at_least(0)),
+    ParamSpec{"first", K::integer, "0", "the bit of the first user (the one that differs between neighbours)"}.within(Range::between(0, 1))},
+   "shuffled_rr(n=1000, eps0=1, first=1)",
+   [](const Args& a) {
+     return std::make_shared<FiniteLaw>(shuffled_rr_counts(a.integer("n"), a.number("eps0"), a.integer("ones"),
+                                                           static_cast<int>(a.integer("first"))));
+   }};
+}
+
+LawSpec shuffled_krr_law_spec() {
+  using K = ParamKind;
+  return {"shuffled_krr", "sufficient statistic (m, h_a) of n shuffled k-ary randomized-response reports; others hold b",
+   {ParamSpec{"n", K::integer, std::nullopt, "number of users, 1 <= n <= 1e5 (1e8 for k = 2)"}.within(Range::between(1, 1e8)),
+    ParamSpec{"k", K::integer, std::nullopt, "number of values, >= 2"}.within(Range::between(2, 1e6)),
+    ParamSpec{"eps0", K::number, std::nullopt, "local privacy parameter, >= 0"}.within(Range::non_negative()),
+    ParamSpec{"first", K::integer, "0", "1: the first user holds a; 0: it holds b like the others"}.within(Range::between(0, 1)),
+    ParamSpec{"cut", K::number, "80", "k >= 3: outcomes below e^-cut under both neighbours are lumped, 20 <= cut <= 700"}.within(Range::between(20, 700))},
+   "shuffled_krr(n=1000, k=4, eps0=1, first=1)",
+   [](const Args& a) {
+     return std::make_shared<FiniteLaw>(shuffled_krr_counts(a.integer("n"), static_cast<int>(a.integer("k")),
+                                                            a.number("eps0"), static_cast<int>(a.integer("first")),
+                                                            a.number("cut")));
+   }};
+}
+
+LawSpec blanket_law_spec() {
+  using K = ParamKind;
+  return {"blanket", "blanket law of a local randomizer: min over its outputs R(x) of the density, normalised by gamma",
+   {{"laws", K::laws, std::nullopt, "the outputs R(x) over the inputs x (for a location family on [0, 1] with "
+                                    "log-concave noise, x = 0 and 1 suffice)"}},
+   "blanket([laplace(0, 1), laplace(1, 1)])",
+   [](const Args& a) { return std::make_shared<BlanketLaw>(a.laws("laws")); }};
 }
 
 }  // namespace privamp::sim

@@ -12,6 +12,7 @@
 #include "sim/laws/gaussian.hpp"
 #include "sim/laws/laplace.hpp"
 #include "sim/laws/mixture.hpp"
+#include "sim/laws/spec.hpp"
 #include "sim/processes/shuffling.hpp"
 
 namespace privamp::sim {
@@ -75,6 +76,37 @@ LawPtr subsampled_law(const Subsampling& s, int side) {
   }
   // The record is drawn K ~ Bin(m, 1/n) times and counted each time.
   return binomial_mixture(s.m, 1 / static_cast<double>(s.n), [&](long k) { return counting_base(s, static_cast<double>(k)); });
+}
+
+// ---- The law of the expression language (sim/laws/spec.hpp).
+
+LawSpec subsample_law_spec() {
+  using K = ParamKind;
+  return {"subsample", "output law of a base mechanism on a counting query after subsampling, either side of the neighbours",
+   {{"scheme", K::word, "poisson", "poisson (add/remove one) | wor (m of n, substitute) | wr (m draws of n, substitute)",
+     {"poisson", "wor", "wr"}},
+    {"base", K::word, "gaussian", "gaussian N(count, sigma^2) | laplace Lap(count, scale) | rr (wor only: the number of 1s among the m sampled reports)",
+     {"gaussian", "laplace", "rr"}},
+    ParamSpec{"side", K::integer, "1", "1: the dataset with the distinguished record (holding 1); 0: its neighbour"}.within(Range::between(0, 1)),
+    ParamSpec{"q", K::number, "0.01", "poisson: sampling rate"}.within(Range::probability()),
+    ParamSpec{"n", K::integer, "100", "wor, wr: dataset size"}.within(Range::between(1, 1e9)),
+    ParamSpec{"m", K::integer, "10", "wor, wr: sample size / number of draws"}.within(Range::at_least(1)),
+    ParamSpec{"sigma", K::number, "1", "gaussian base: noise standard deviation"}.within(Range::scale()),
+    ParamSpec{"scale", K::number, "1", "laplace base: scale"}.within(Range::scale()),
+    ParamSpec{"eps0", K::number, "1", "rr base: local privacy parameter"}.within(Range::non_negative())},
+   "subsample(scheme=wr, base=laplace, n=50, m=20)",
+   [](const Args& a) {
+     Subsampling s;
+     s.scheme = a.word("scheme");
+     s.base = a.word("base");
+     s.q = a.number("q");
+     s.n = a.integer("n");
+     s.m = a.integer("m");
+     s.sigma = a.number("sigma");
+     s.scale = a.number("scale");
+     s.eps0 = a.number("eps0");
+     return subsampled_law(s, static_cast<int>(a.integer("side")));
+   }};
 }
 
 }  // namespace privamp::sim

@@ -27,4 +27,8 @@ struct Subsampling {
 
 LawPtr subsampled_law(const Subsampling& s, int side);
 
+// The expression language's law of this unit (sim/laws/spec.hpp; listed by law_catalogue()).
+struct LawSpec;
+LawSpec subsample_law_spec();
+
 }  // namespace privamp::sim
