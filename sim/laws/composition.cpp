@@ -83,28 +83,28 @@ LawPtr compose_power(const LawPtr& law, long count) {
 LawSpec power_law_spec() {
   using K = ParamKind;
   return {"power", "T independent releases of a law, law^(x T): composed with power(nu, T) it gives the T-fold composition",
-   {{"law", K::law, std::nullopt, "the law of one release"},
+    {{"law", K::law, std::nullopt, "the law of one release"},
     ParamSpec{"T", K::integer, std::nullopt, "number of releases, 1 <= T <= 10^7"}.within(Range::between(1, Composition::kMaxCount))},
-   "power(mix(q=0.01, gaussian(0, 1), gaussian(1, 1)), 1000)",
-   [](const Args& a) {
-     const double t = a.number("T");
-     if (!(t >= 1 && t <= static_cast<double>(Composition::kMaxCount) && t == std::floor(t)))
-       throw_invalid("power", "T", t, fmt::format("an integer, 1 <= T <= {}", Composition::kMaxCount));
-     return compose_power(a.law("law"), static_cast<long>(t));
-   },
-   /*variadic=*/false, [](const Args& a) { return a.dimensions("law").front() * a.integer("T"); }};
+    "power(mix(q=0.01, gaussian(0, 1), gaussian(1, 1)), 1000)",
+    [](const Args& a) {
+      const double t = a.number("T");
+      if (!(t >= 1 && t <= static_cast<double>(Composition::kMaxCount) && t == std::floor(t)))
+        throw_invalid("power", "T", t, fmt::format("an integer, 1 <= T <= {}", Composition::kMaxCount));
+      return compose_power(a.law("law"), static_cast<long>(t));
+    },
+    /*variadic=*/false, [](const Args& a) { return a.dimensions("law").front() * a.integer("T"); }};
 }
 
 LawSpec product_law_spec() {
   using K = ParamKind;
   return {"product", "releases of different laws in sequence: product(power(a, 150), power(b, 20)) (heterogeneous composition)",
-   {{"laws", K::laws, std::nullopt, "the laws released, in order (powers or single laws), at most 64"}},
-   "product(power(gaussian(1, 1), 150), power(gaussian(1, 2), 20))",
-   [](const Args& a) { return compose_product(a.laws("laws")); },
-   /*variadic=*/true, [](const Args& a) {
-     const std::vector<long> d = a.dimensions("laws");
-     return std::accumulate(d.begin(), d.end(), 0L);
-   }};
+    {{"laws", K::laws, std::nullopt, "the laws released, in order (powers or single laws), at most 64"}},
+    "product(power(gaussian(1, 1), 150), power(gaussian(1, 2), 20))",
+    [](const Args& a) { return compose_product(a.laws("laws")); },
+    /*variadic=*/true, [](const Args& a) {
+      const std::vector<long> d = a.dimensions("laws");
+      return std::accumulate(d.begin(), d.end(), 0L);
+    }};
 }
 
 }  // namespace privamp::sim

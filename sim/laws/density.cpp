@@ -527,31 +527,31 @@ Computation Convolution::computation() const {
 LawSpec density_law_spec() {
   using K = ParamKind;
   return {"density", "a continuous law from its log-density written as a formula: exp(log_pdf(x))/Z on [lo, hi]",
-   {{"log_pdf", K::formula, std::nullopt, "the log-density up to a constant, a formula in x, e.g. \"-abs(x)^1.5\" "
-     "(Z by two quadratures whose agreement is checked; its error is in every interval)", {}, {"x"}},
+    {{"log_pdf", K::formula, std::nullopt, "the log-density up to a constant, a formula in x, e.g. \"-abs(x)^1.5\" "
+      "(Z by two quadratures whose agreement is checked; its error is in every interval)", {}, {"x"}},
     {"lo", K::number, "... (unbounded)", "lower end of the support; absent: unbounded below (log_pdf must decay)"},
     {"hi", K::number, "... (unbounded)", "upper end of the support; absent: unbounded above"},
     {"loc", K::number, "... (0, or the middle of [lo, hi])", "where the mass is: the scan for the mode starts here"},
     ParamSpec{"scale", K::number, "1", "the law's width (step of the scan)"}.within(Range::scale())},
-   "density(log_pdf=\"-abs(x)^1.5\")",
-   [](const Args& a) {
-     const double lo = a.has("lo") ? a.number("lo") : -std::numeric_limits<double>::infinity();
-     const double hi = a.has("hi") ? a.number("hi") : std::numeric_limits<double>::infinity();
-     double loc = 0;
-     if (a.has("loc")) loc = a.number("loc");
-     else if (!(loc >= lo && loc <= hi)) loc = std::isfinite(lo) && std::isfinite(hi) ? 0.5 * (lo + hi) : std::isfinite(lo) ? lo : hi;
-     const auto f = a.formula("log_pdf");
-     if (!f) throw InvalidArgument("density: log_pdf must be a formula in x");
-     return std::make_shared<FormulaDensity>(f, lo, hi, loc, a.number("scale"));
-   }};
+    "density(log_pdf=\"-abs(x)^1.5\")",
+    [](const Args& a) {
+      const double lo = a.has("lo") ? a.number("lo") : -std::numeric_limits<double>::infinity();
+      const double hi = a.has("hi") ? a.number("hi") : std::numeric_limits<double>::infinity();
+      double loc = 0;
+      if (a.has("loc")) loc = a.number("loc");
+      else if (!(loc >= lo && loc <= hi)) loc = std::isfinite(lo) && std::isfinite(hi) ? 0.5 * (lo + hi) : std::isfinite(lo) ? lo : hi;
+      const auto f = a.formula("log_pdf");
+      if (!f) throw InvalidArgument("density: log_pdf must be a formula in x");
+      return std::make_shared<FormulaDensity>(f, lo, hi, loc, a.number("scale"));
+    }};
 }
 
 LawSpec convolve_law_spec() {
   using K = ParamKind;
   return {"convolve", "the law of X + Y for independent X ~ a and Y ~ b (any two one-dimensional laws)",
-   {{"a", K::law, std::nullopt, "the law of X"}, {"b", K::law, std::nullopt, "the law of Y"}},
-   "convolve(laplace(0, 1), gaussian(0, 0.5))",
-   [](const Args& a) { return std::make_shared<Convolution>(a.law("a"), a.law("b")); }};
+    {{"a", K::law, std::nullopt, "the law of X"}, {"b", K::law, std::nullopt, "the law of Y"}},
+    "convolve(laplace(0, 1), gaussian(0, 0.5))",
+    [](const Args& a) { return std::make_shared<Convolution>(a.law("a"), a.law("b")); }};
 }
 
 }  // namespace privamp::sim

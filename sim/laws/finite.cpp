@@ -97,19 +97,19 @@ Eigen::VectorXd FiniteLaw::masses() const {
 LawSpec pmf_law_spec() {
   using K = ParamKind;
   return {"pmf", "finite law: masses p[i] at locations at[i]",
-   {ParamSpec{"p", K::numbers, std::nullopt, "probabilities, non-negative, summing to 1"}.within(Range::probability()),
+    {ParamSpec{"p", K::numbers, std::nullopt, "probabilities, non-negative, summing to 1"}.within(Range::probability()),
     {"at", K::numbers, "[0, 1, ..., K-1]", "distinct locations"}},
-   "pmf(p=[0.2, 0.5, 0.3])",
-   [](const Args& a) {
-     const std::vector<double> p = a.numbers("p");
-     std::vector<double> at;
-     if (a.has("at")) at = a.numbers("at");
-     else
-       for (std::size_t i = 0; i < p.size(); ++i) at.push_back(static_cast<double>(i));
-     auto law = std::make_shared<FiniteLaw>(at, Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size())));
-     law->set_exact_source({p, {}, {}, 0});
-     return law;
-   }};
+    "pmf(p=[0.2, 0.5, 0.3])",
+    [](const Args& a) {
+      const std::vector<double> p = a.numbers("p");
+      std::vector<double> at;
+      if (a.has("at")) at = a.numbers("at");
+      else
+        for (std::size_t i = 0; i < p.size(); ++i) at.push_back(static_cast<double>(i));
+      auto law = std::make_shared<FiniteLaw>(at, Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size())));
+      law->set_exact_source({p, {}, {}, 0});
+      return law;
+    }};
 }
 
 }  // namespace privamp::sim

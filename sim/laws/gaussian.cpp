@@ -74,22 +74,22 @@ void GaussianND::sample_into(Rng&, std::span<double>) const { only_closed_form(*
 LawSpec gaussian_law_spec() {
   using K = ParamKind;
   return {"gaussian", "normal law N(loc, sigma^2) on R",
-   {{"loc", K::number, "0", "mean"}, ParamSpec{"sigma", K::number, "1", "standard deviation, > 0"}.within(Range::scale())},
-   "gaussian(loc=1, sigma=2)",
-   [](const Args& a) {
-     auto g = std::make_shared<Gaussian>(a.number("loc"), a.number("sigma"));
-     g->set_parameters_exact();
-     return g;
-   }};
+    {{"loc", K::number, "0", "mean"}, ParamSpec{"sigma", K::number, "1", "standard deviation, > 0"}.within(Range::scale())},
+    "gaussian(loc=1, sigma=2)",
+    [](const Args& a) {
+      auto g = std::make_shared<Gaussian>(a.number("loc"), a.number("sigma"));
+      g->set_parameters_exact();
+      return g;
+    }};
 }
 
 LawSpec gaussian_nd_law_spec() {
   using K = ParamKind;
   return {"gaussian_nd", "isotropic normal law N(loc, sigma^2 I) on R^d (closed-form divergences only)",
-   {{"loc", K::numbers, std::nullopt, "mean vector"}, ParamSpec{"sigma", K::number, "1", "standard deviation, > 0"}.within(Range::scale())},
-   "gaussian_nd(loc=[1, 0, 2], sigma=1)",
-   [](const Args& a) { return std::make_shared<GaussianND>(a.numbers("loc"), a.number("sigma")); },
-   /*variadic=*/false, [](const Args& a) { return static_cast<long>(a.numbers("loc").size()); }};
+    {{"loc", K::numbers, std::nullopt, "mean vector"}, ParamSpec{"sigma", K::number, "1", "standard deviation, > 0"}.within(Range::scale())},
+    "gaussian_nd(loc=[1, 0, 2], sigma=1)",
+    [](const Args& a) { return std::make_shared<GaussianND>(a.numbers("loc"), a.number("sigma")); },
+    /*variadic=*/false, [](const Args& a) { return static_cast<long>(a.numbers("loc").size()); }};
 }
 
 }  // namespace privamp::sim

@@ -145,37 +145,37 @@ void LaplaceSum::sample_into(Rng& rng, std::span<double> out) const {
 LawSpec laplace_law_spec() {
   using K = ParamKind;
   return {"laplace", "Laplace law with density exp(-|x-loc|/scale)/(2 scale)",
-   {{"loc", K::number, "0", "centre"}, ParamSpec{"scale", K::number, "1", "scale b, > 0"}.within(Range::scale())},
-   "laplace(loc=1, scale=0.5)",
-   [](const Args& a) {
-     auto l = std::make_shared<Laplace>(a.number("loc"), a.number("scale"));
-     l->set_parameters_exact();
-     return l;
-   }};
+    {{"loc", K::number, "0", "centre"}, ParamSpec{"scale", K::number, "1", "scale b, > 0"}.within(Range::scale())},
+    "laplace(loc=1, scale=0.5)",
+    [](const Args& a) {
+      auto l = std::make_shared<Laplace>(a.number("loc"), a.number("scale"));
+      l->set_parameters_exact();
+      return l;
+    }};
 }
 
 LawSpec laplace_sum_law_spec() {
   using K = ParamKind;
   return {"laplace_sum", "loc + a sum of independent Laplace(0, b_j) (closed-form density)",
-   {{"loc", K::number, "0", "shift"},
+    {{"loc", K::number, "0", "shift"},
     ParamSpec{"scales", K::numbers, std::nullopt, "the scales b_j: all equal (at most 1000), or at most 20 with each two at least 1% apart (relative to the smaller)"}.within(Range::scale())},
-   "laplace_sum(loc=1, scales=[1, 2])",
-   [](const Args& a) { return std::make_shared<LaplaceSum>(a.number("loc"), a.numbers("scales")); }};
+    "laplace_sum(loc=1, scales=[1, 2])",
+    [](const Args& a) { return std::make_shared<LaplaceSum>(a.number("loc"), a.numbers("scales")); }};
 }
 
 LawSpec laplace_nfold_law_spec() {
   using K = ParamKind;
   return {"laplace_nfold", "loc + the sum of n independent Laplace(0, scale) (n-fold convolution)",
-   {ParamSpec{"n", K::integer, std::nullopt, "number of terms, 1 <= n <= 1000"}.within(Range::between(1, 1000)),
+    {ParamSpec{"n", K::integer, std::nullopt, "number of terms, 1 <= n <= 1000"}.within(Range::between(1, 1000)),
     {"loc", K::number, "0", "shift"},
     ParamSpec{"scale", K::number, "1", "scale of each term, > 0"}.within(Range::scale())},
-   "laplace_nfold(n=10, loc=0.1, scale=1)",
-   [](const Args& a) {
-     const long n = a.integer("n");
-     if (n < 1 || n > 1000) throw_invalid("laplace_nfold", "n", static_cast<double>(n), "1 <= n <= 1000");
-     return std::make_shared<LaplaceSum>(a.number("loc"),
-                                         std::vector<double>(static_cast<std::size_t>(n), a.number("scale")));
-   }};
+    "laplace_nfold(n=10, loc=0.1, scale=1)",
+    [](const Args& a) {
+      const long n = a.integer("n");
+      if (n < 1 || n > 1000) throw_invalid("laplace_nfold", "n", static_cast<double>(n), "1 <= n <= 1000");
+      return std::make_shared<LaplaceSum>(a.number("loc"),
+                                          std::vector<double>(static_cast<std::size_t>(n), a.number("scale")));
+    }};
 }
 
 }  // namespace privamp::sim

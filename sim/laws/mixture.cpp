@@ -179,49 +179,49 @@ std::shared_ptr<const Mixture> binomial_mixture(long m, double p, const std::fun
 LawSpec mixture_law_spec() {
   using K = ParamKind;
   return {"mixture", "finite mixture sum_i weights[i] * laws[i]",
-   {ParamSpec{"weights", K::numbers, std::nullopt, "non-negative, summing to 1"}.within(Range::probability()),
+    {ParamSpec{"weights", K::numbers, std::nullopt, "non-negative, summing to 1"}.within(Range::probability()),
     {"laws", K::laws, std::nullopt, "the components (any one-dimensional laws)"}},
-   "mixture(weights=[0.9, 0.1], laws=[gaussian(0, 1), laplace(3, 1)])",
-   [](const Args& a) { return std::make_shared<Mixture>(a.numbers("weights"), a.laws("laws")); }};
+    "mixture(weights=[0.9, 0.1], laws=[gaussian(0, 1), laplace(3, 1)])",
+    [](const Args& a) { return std::make_shared<Mixture>(a.numbers("weights"), a.laws("laws")); }};
 }
 
 LawSpec mix_law_spec() {
   using K = ParamKind;
   return {"mix", "two-component mixture (1-q)*a + q*b, e.g. Poisson subsampling with rate q",
-   {ParamSpec{"q", K::number, std::nullopt, "weight of b, in [0, 1]"}.within(Range::probability()),
+    {ParamSpec{"q", K::number, std::nullopt, "weight of b, in [0, 1]"}.within(Range::probability()),
     {"a", K::law, std::nullopt, "law taken with probability 1-q"},
     {"b", K::law, std::nullopt, "law taken with probability q"}},
-   "mix(q=0.01, gaussian(0, 1), gaussian(1, 1))",
-   [](const Args& a) {
-     const double q = a.number("q");
-     check_probability("mix", "q", q);
-     return std::make_shared<Mixture>(std::vector<double>{1 - q, q}, std::vector<LawPtr>{a.law("a"), a.law("b")});
-   }};
+    "mix(q=0.01, gaussian(0, 1), gaussian(1, 1))",
+    [](const Args& a) {
+      const double q = a.number("q");
+      check_probability("mix", "q", q);
+      return std::make_shared<Mixture>(std::vector<double>{1 - q, q}, std::vector<LawPtr>{a.law("a"), a.law("b")});
+    }};
 }
 
 LawSpec binomial_mix_law_spec() {
   using K = ParamKind;
   return {"binomial_mix", "sum_k Bin(k; m, p) (law + k step): a record drawn k times by sampling with replacement",
-   {ParamSpec{"m", K::integer, std::nullopt, "number of draws, 1 <= m <= 100000"}.within(Range::between(1, 100000)),
+    {ParamSpec{"m", K::integer, std::nullopt, "number of draws, 1 <= m <= 100000"}.within(Range::between(1, 100000)),
     ParamSpec{"p", K::number, std::nullopt, "probability of drawing the record at each draw, in [0, 1]"}.within(Range::probability()),
     {"law", K::law, std::nullopt, "the law when the record is not drawn"},
     {"step", K::number, "1", "the shift per draw"}},
-   "binomial_mix(m=10, p=0.01, law=gaussian(0, 1))",
-   [](const Args& a) {
-     const long m = a.integer("m");
-     const double p = a.number("p"), step = a.number("step");
-     if (m < 1 || m > 100000) throw_invalid("binomial_mix", "m", static_cast<double>(m), "1 <= m <= 100000");
-     check_probability("binomial_mix", "p", p);
-     check_finite("binomial_mix", "step", step);
-     const LawPtr base = a.law("law");
-     return binomial_mixture(m, p, [&](long k) -> LawPtr {
-       if (k == 0) return base;
-       const double by = static_cast<double>(k) * step;
-       auto shifted = std::make_shared<Shifted>(base, by);
-       if (std::fma(static_cast<double>(k), step, -by) != 0) shifted->set_by_inexact();
-       return shifted;
-     });
-   }};
+    "binomial_mix(m=10, p=0.01, law=gaussian(0, 1))",
+    [](const Args& a) {
+      const long m = a.integer("m");
+      const double p = a.number("p"), step = a.number("step");
+      if (m < 1 || m > 100000) throw_invalid("binomial_mix", "m", static_cast<double>(m), "1 <= m <= 100000");
+      check_probability("binomial_mix", "p", p);
+      check_finite("binomial_mix", "step", step);
+      const LawPtr base = a.law("law");
+      return binomial_mixture(m, p, [&](long k) -> LawPtr {
+        if (k == 0) return base;
+        const double by = static_cast<double>(k) * step;
+        auto shifted = std::make_shared<Shifted>(base, by);
+        if (std::fma(static_cast<double>(k), step, -by) != 0) shifted->set_by_inexact();
+        return shifted;
+      });
+    }};
 }
 
 }  // namespace privamp::sim

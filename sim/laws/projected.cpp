@@ -165,26 +165,26 @@ double GridLaw::draw(Rng& rng) const {
 LawSpec clamp_law_spec() {
   using K = ParamKind;
   return {"clamp", "projection of a law onto [lo, hi]: atoms at the ends plus the restricted density",
-   {{"law", K::law, std::nullopt, "base law with a closed-form CDF (gaussian, laplace, pmf, mixtures)"},
+    {{"law", K::law, std::nullopt, "base law with a closed-form CDF (gaussian, laplace, pmf, mixtures)"},
     {"lo", K::number, std::nullopt, "lower end"},
     {"hi", K::number, std::nullopt, "upper end, > lo"}},
-   "clamp(gaussian(0.3, 1), lo=0, hi=1)",
-   [](const Args& a) { return std::make_shared<Clamped>(a.law("law"), a.number("lo"), a.number("hi")); }};
+    "clamp(gaussian(0.3, 1), lo=0, hi=1)",
+    [](const Args& a) { return std::make_shared<Clamped>(a.law("law"), a.number("lo"), a.number("hi")); }};
 }
 
 LawSpec grid_law_spec() {
   using K = ParamKind;
   return {"grid", "density tabulated at x0 + i*dx (linear in between) plus atoms",
-   {{"x0", K::number, "0", "first node"},
+    {{"x0", K::number, "0", "first node"},
     ParamSpec{"dx", K::number, "1", "node spacing, > 0"}.within(Range::positive()),
     ParamSpec{"density", K::numbers, "[]", "density values at the nodes (>= 2 values, or none)"}.within(Range::non_negative()),
     {"atoms", K::numbers, "[]", "atom locations"},
     ParamSpec{"masses", K::numbers, "[]", "atom masses; density and atoms must carry total mass 1"}.within(Range::probability())},
-   "grid(x0=0, dx=0.5, density=[0, 1, 0], atoms=[2], masses=[0.5])",
-   [](const Args& a) {
-     auto list = [&](const char* n) { return a.has(n) ? a.numbers(n) : std::vector<double>{}; };
-     return std::make_shared<GridLaw>(a.number("x0"), a.number("dx"), list("density"), list("atoms"), list("masses"));
-   }};
+    "grid(x0=0, dx=0.5, density=[0, 1, 0], atoms=[2], masses=[0.5])",
+    [](const Args& a) {
+      auto list = [&](const char* n) { return a.has(n) ? a.numbers(n) : std::vector<double>{}; };
+      return std::make_shared<GridLaw>(a.number("x0"), a.number("dx"), list("density"), list("atoms"), list("masses"));
+    }};
 }
 
 }  // namespace privamp::sim

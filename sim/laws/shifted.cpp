@@ -69,9 +69,9 @@ Computation Shifted::computation() const {
 LawSpec shift_law_spec() {
   using K = ParamKind;
   return {"shift", "the law translated by a constant: X + by",
-   {{"law", K::law, std::nullopt, "any one-dimensional law"}, {"by", K::number, std::nullopt, "the translation"}},
-   "shift(laplace(0, 1), by=2)",
-   [](const Args& a) { return std::make_shared<Shifted>(a.law("law"), a.number("by")); }};
+    {{"law", K::law, std::nullopt, "any one-dimensional law"}, {"by", K::number, std::nullopt, "the translation"}},
+    "shift(laplace(0, 1), by=2)",
+    [](const Args& a) { return std::make_shared<Shifted>(a.law("law"), a.number("by")); }};
 }
 
 }  // namespace privamp::sim

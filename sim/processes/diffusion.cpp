@@ -167,45 +167,45 @@ SchemeMoments ou_scheme_moments(const OrnsteinUhlenbeck& ou, double x0, double t
 LawSpec ou_law_spec() {
   using K = ParamKind;
   return {"ou", "Ornstein-Uhlenbeck semigroup P_t(x0) for dX = -theta X dt + sqrt(2) rho dW (GT.ou.law)",
-   {{"x0", K::number, std::nullopt, "starting point"},
+    {{"x0", K::number, std::nullopt, "starting point"},
     ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive()),
     ParamSpec{"theta", K::number, "1", "mean-reversion rate, >= 0 (0 gives Brownian motion)"}.within(Range::non_negative()),
     ParamSpec{"rho", K::number, "1", "noise scale, > 0"}.within(Range::positive())},
-   "ou(x0=1, t=0.5, theta=2, rho=1)",
-   [](const Args& a) {
-     return std::make_shared<Gaussian>(OrnsteinUhlenbeck(a.number("theta"), a.number("rho")).law(a.number("x0"), a.number("t")));
-   }};
+    "ou(x0=1, t=0.5, theta=2, rho=1)",
+    [](const Args& a) {
+      return std::make_shared<Gaussian>(OrnsteinUhlenbeck(a.number("theta"), a.number("rho")).law(a.number("x0"), a.number("t")));
+    }};
 }
 
 LawSpec ou_nd_law_spec() {
   using K = ParamKind;
   return {"ou_nd", "d-dimensional Ornstein-Uhlenbeck semigroup P_t(x0), isotropic",
-   {{"x0", K::numbers, std::nullopt, "starting point in R^d"},
+    {{"x0", K::numbers, std::nullopt, "starting point in R^d"},
     ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive()),
     ParamSpec{"theta", K::number, "1", "mean-reversion rate, >= 0"}.within(Range::non_negative()),
     ParamSpec{"rho", K::number, "1", "noise scale, > 0"}.within(Range::positive())},
-   "ou_nd(x0=[1, 0], t=1, theta=1, rho=1)",
-   [](const Args& a) {
-     return std::make_shared<GaussianND>(OrnsteinUhlenbeck(a.number("theta"), a.number("rho")).law(a.numbers("x0"), a.number("t")));
-   },
-   /*variadic=*/false, [](const Args& a) { return static_cast<long>(a.numbers("x0").size()); }};
+    "ou_nd(x0=[1, 0], t=1, theta=1, rho=1)",
+    [](const Args& a) {
+      return std::make_shared<GaussianND>(OrnsteinUhlenbeck(a.number("theta"), a.number("rho")).law(a.numbers("x0"), a.number("t")));
+    },
+    /*variadic=*/false, [](const Args& a) { return static_cast<long>(a.numbers("x0").size()); }};
 }
 
 LawSpec brownian_law_spec() {
   using K = ParamKind;
   return {"brownian", "Brownian semigroup P_t(x0) = N(x0, 2t) for dX = sqrt(2) dW (GT.bm.law)",
-   {{"x0", K::number, std::nullopt, "starting point"}, ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive())},
-   "brownian(x0=1, t=0.25)",
-   [](const Args& a) { return std::make_shared<Gaussian>(OrnsteinUhlenbeck(0, 1).law(a.number("x0"), a.number("t"))); }};
+    {{"x0", K::number, std::nullopt, "starting point"}, ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive())},
+    "brownian(x0=1, t=0.25)",
+    [](const Args& a) { return std::make_shared<Gaussian>(OrnsteinUhlenbeck(0, 1).law(a.number("x0"), a.number("t"))); }};
 }
 
 LawSpec brownian_nd_law_spec() {
   using K = ParamKind;
   return {"brownian_nd", "d-dimensional Brownian semigroup N(x0, 2t I)",
-   {{"x0", K::numbers, std::nullopt, "starting point in R^d"}, ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive())},
-   "brownian_nd(x0=[1, 2], t=0.25)",
-   [](const Args& a) { return std::make_shared<GaussianND>(OrnsteinUhlenbeck(0, 1).law(a.numbers("x0"), a.number("t"))); },
-   /*variadic=*/false, [](const Args& a) { return static_cast<long>(a.numbers("x0").size()); }};
+    {{"x0", K::numbers, std::nullopt, "starting point in R^d"}, ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive())},
+    "brownian_nd(x0=[1, 2], t=0.25)",
+    [](const Args& a) { return std::make_shared<GaussianND>(OrnsteinUhlenbeck(0, 1).law(a.numbers("x0"), a.number("t"))); },
+    /*variadic=*/false, [](const Args& a) { return static_cast<long>(a.numbers("x0").size()); }};
 }
 
 }  // namespace privamp::sim

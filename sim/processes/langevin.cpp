@@ -300,30 +300,30 @@ LawPtr langevin_law(const Args& a, const Potential& potential) {
 LawSpec double_well_law_spec() {
   using K = ParamKind;
   return {"double_well", "law at time t of the Langevin diffusion dX = -U'(X)dt + sqrt(2)dW, U = x^4/4 - x^2/2, from x0",
-   {{"x0", K::number, std::nullopt, "starting point, a node of the grid"},
+    {{"x0", K::number, std::nullopt, "starting point, a node of the grid"},
     ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive()),
     {"lo", K::number, "-4", "lower end of the (reflecting) domain"},
     {"hi", K::number, "4", "upper end of the domain"},
     ParamSpec{"cells", K::integer, "400", "grid cells of the discretised generator, 16 <= cells <= 800 (also computed at 2x and 4x for the error bar)"}.within(Range::between(kMinCells, kMaxGeneratorCells))},
-   "double_well(x0=1, t=0.5)",
-   [](const Args& a) { return langevin_law(a, Potential::double_well()); }};
+    "double_well(x0=1, t=0.5)",
+    [](const Args& a) { return langevin_law(a, Potential::double_well()); }};
 }
 
 LawSpec langevin_law_spec() {
   using K = ParamKind;
   return {"langevin", "law at time t of the Langevin diffusion dX = -U'(X)dt + sqrt(2)dW for a potential U given as a formula, from x0",
-   {{"potential", K::formula, std::nullopt, "U: double_well, or a formula in x, e.g. \"x^4/4 - x^2/2 + 0.2*x\" (|U'| <= 1000 on [lo, hi], certified)",
-     {"double_well"}, {"x"}},
+    {{"potential", K::formula, std::nullopt, "U: double_well, or a formula in x, e.g. \"x^4/4 - x^2/2 + 0.2*x\" (|U'| <= 1000 on [lo, hi], certified)",
+      {"double_well"}, {"x"}},
     {"x0", K::number, std::nullopt, "starting point, a node of the grid"},
     ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive()),
     {"lo", K::number, "-4", "lower end of the (reflecting) domain"},
     {"hi", K::number, "4", "upper end of the domain"},
     ParamSpec{"cells", K::integer, "400", "grid cells of the discretised generator, 16 <= cells <= 800 (also computed at 2x and 4x for the error bar)"}.within(Range::between(kMinCells, kMaxGeneratorCells))},
-   "langevin(potential=\"log(cosh(x))\", x0=1, t=0.5)",
-   [](const Args& a) {
-     const auto f = a.formula("potential");
-     return langevin_law(a, f ? Potential::of(f) : Potential::named(a.word("potential")));
-   }};
+    "langevin(potential=\"log(cosh(x))\", x0=1, t=0.5)",
+    [](const Args& a) {
+      const auto f = a.formula("potential");
+      return langevin_law(a, f ? Potential::of(f) : Potential::named(a.word("potential")));
+    }};
 }
 
 }  // namespace privamp::sim

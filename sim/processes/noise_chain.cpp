@@ -30,16 +30,16 @@ Gaussian linear_gaussian_chain(double x0, double sigma0, double lipschitz, doubl
 LawSpec gaussian_chain_law_spec() {
   using K = ParamKind;
   return {"gaussian_chain", "X_r of X_i = L X_(i-1) + N(0, sigma^2) from X_0 ~ N(x0, sigma0^2) (exact Gaussian law)",
-   {{"x0", K::number, std::nullopt, "mean of X_0"},
+    {{"x0", K::number, std::nullopt, "mean of X_0"},
     ParamSpec{"r", K::integer, "1", "number of steps, >= 1"}.within(Range::between(1, 100000)),
     {"L", K::number, "1", "the linear (L-Lipschitz) map x -> L x"},
     ParamSpec{"sigma", K::number, "1", "noise standard deviation per step, > 0"}.within(Range::positive()),
     ParamSpec{"sigma0", K::number, "0", "standard deviation of X_0 (0: a point)"}.within(Range::non_negative())},
-   "gaussian_chain(x0=1, r=5, L=0.9, sigma=1)",
-   [](const Args& a) {
-     return std::make_shared<Gaussian>(linear_gaussian_chain(a.number("x0"), a.number("sigma0"), a.number("L"),
-                                                             a.number("sigma"), static_cast<int>(a.integer("r"))));
-   }};
+    "gaussian_chain(x0=1, r=5, L=0.9, sigma=1)",
+    [](const Args& a) {
+      return std::make_shared<Gaussian>(linear_gaussian_chain(a.number("x0"), a.number("sigma0"), a.number("L"),
+                                                              a.number("sigma"), static_cast<int>(a.integer("r"))));
+    }};
 }
 
 }  // namespace privamp::sim

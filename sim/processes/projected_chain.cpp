@@ -545,25 +545,25 @@ double simulate_projected_chain(const Propagator::Map& psi, double x0, int r, do
 LawSpec projected_chain_law_spec() {
   using K = ParamKind;
   return {"projected_chain", "X_r of X_i = clamp(psi(X_(i-1)) + N(0, sigma^2), lo, hi) from x0, psi an L-Lipschitz map",
-   {{"x0", K::number, std::nullopt, "starting point in [lo, hi]"},
+    {{"x0", K::number, std::nullopt, "starting point in [lo, hi]"},
     ParamSpec{"r", K::integer, "1", "number of steps, >= 1"}.within(Range::between(1, 100000)),
     {"map", K::formula, "linear", "psi: linear L x | tanh L tanh(x) | sin L sin(x) | softsign L x/(1+|x|) | a formula "
-     "in x, e.g. \"0.9*atan(x)\" (its Lipschitz constant: lipschitz(map, lo, hi) in a case file)",
-     {"linear", "tanh", "sin", "softsign"}, {"x"}},
+      "in x, e.g. \"0.9*atan(x)\" (its Lipschitz constant: lipschitz(map, lo, hi) in a case file)",
+      {"linear", "tanh", "sin", "softsign"}, {"x"}},
     {"L", K::number, "... (1)", "Lipschitz constant of the named maps (default 1); with a formula map, optional: "
-     "checked against the certified sup |psi'| over [lo, hi] (refused unless it is at least the enclosure's upper end)"},
+      "checked against the certified sup |psi'| over [lo, hi] (refused unless it is at least the enclosure's upper end)"},
     ParamSpec{"sigma", K::number, "1", "noise standard deviation per step, > 0"}.within(Range::positive()),
     {"lo", K::number, "-3", "lower end of the projection interval"},
     {"hi", K::number, "3", "upper end"},
     ParamSpec{"cells", K::integer, "400", "grid cells of the propagated density, 16 <= cells <= 1600 (also computed at 2x and 4x for the error bar)"}.within(Range::between(kMinCells, kMaxGridCells))},
-   "projected_chain(x0=1, r=3, map=tanh, L=0.9)",
-   [](const Args& a) {
-     const int cells = a.cells("cells", kMinCells, kMaxGridCells, 4 * kMaxGridCells, 2, "grid propagation");
-     check_propagation_work("projected_chain", "r", a.integer("r"), a.integer("cells"));
-     const ChainMap map{a.word("map"), a.has("L") ? a.number("L") : 1.0, a.formula("map"), a.has("L")};
-     return projected_chain_process_law(map, a.number("x0"), static_cast<int>(a.integer("r")),
+    "projected_chain(x0=1, r=3, map=tanh, L=0.9)",
+    [](const Args& a) {
+      const int cells = a.cells("cells", kMinCells, kMaxGridCells, 4 * kMaxGridCells, 2, "grid propagation");
+      check_propagation_work("projected_chain", "r", a.integer("r"), a.integer("cells"));
+      const ChainMap map{a.word("map"), a.has("L") ? a.number("L") : 1.0, a.formula("map"), a.has("L")};
+      return projected_chain_process_law(map, a.number("x0"), static_cast<int>(a.integer("r")),
                                         a.number("sigma"), a.number("lo"), a.number("hi"), cells);
-   }};
+    }};
 }
 
 }  // namespace privamp::sim

@@ -283,7 +283,7 @@ Eigen::MatrixXd simulate_noisy_sgd(const NoisySgd& sgd, const std::vector<Eigen:
 LawSpec noisy_sgd_law_spec() {
   using K = ParamKind;
   return {"noisy_sgd", "law of x_n of 1-D noisy projected SGD on [-R, R], data z_i = zi and z_j = 0 otherwise",
-   {ParamSpec{"n", K::integer, std::nullopt, "number of steps"}.within(Range::between(1, 100000)),
+    {ParamSpec{"n", K::integer, std::nullopt, "number of steps"}.within(Range::between(1, 100000)),
     ParamSpec{"i", K::integer, std::nullopt, "the index whose data point is zi, 1 <= i <= n"}.within(Range::at_least(1)),
     {"zi", K::number, std::nullopt, "the data point at index i: |zi| <= R (quadratic), |zi| <= A (logistic)"},
     ParamSpec{"eta", K::number, std::nullopt, "step size, eta * beta < 2"}.within(Range::positive()),
@@ -293,25 +293,25 @@ LawSpec noisy_sgd_law_spec() {
     {"x0", K::number, "0", "starting point"},
     ParamSpec{"cells", K::integer, "400", "grid cells of the propagated density, 16 <= cells <= 1600 (also computed at 2x and 4x for the error bar)"}.within(Range::between(kMinCells, kMaxGridCells)),
     {"loss", K::formula, "quadratic", "quadratic (lambda/2)(x - z)^2 | logistic log(1 + e^(-z x)) + (lambda/2) x^2 | "
-     "a formula in x and z, e.g. \"if(abs(x - z) <= 0.5, (x - z)^2/2, 0.5*abs(x - z) - 0.125) + 0.1*x^2\" (gradient "
-     "by automatic differentiation; C, beta, rho certified over [-R, R] x [-A, A])",
-     {"quadratic", "logistic"}, {"x", "z"}},
+      "a formula in x and z, e.g. \"if(abs(x - z) <= 0.5, (x - z)^2/2, 0.5*abs(x - z) - 0.125) + 0.1*x^2\" (gradient "
+      "by automatic differentiation; C, beta, rho certified over [-R, R] x [-A, A])",
+      {"quadratic", "logistic"}, {"x", "z"}},
     ParamSpec{"A", K::number, "1", "logistic and formula losses: bound on |z|"}.within(Range::positive())},
-   "noisy_sgd(n=20, i=5, zi=1, eta=0.2, loss=logistic, lambda=0.5)",
-   [](const Args& a) {
-     NoisySgd sgd{static_cast<int>(a.integer("n")), a.number("eta"), a.number("sigma"), a.number("lambda"),
+    "noisy_sgd(n=20, i=5, zi=1, eta=0.2, loss=logistic, lambda=0.5)",
+    [](const Args& a) {
+      NoisySgd sgd{static_cast<int>(a.integer("n")), a.number("eta"), a.number("sigma"), a.number("lambda"),
                   a.number("R"), a.number("x0")};
-     if (const auto f = a.formula("loss")) {
-       sgd.loss = SgdLoss::formula;
-       sgd.loss_formula = f;
-     } else {
-       sgd.loss = parse_sgd_loss(a.word("loss"));
-     }
-     sgd.feature_bound = a.number("A");
-     const int cells = a.cells("cells", kMinCells, kMaxGridCells, 4 * kMaxGridCells, 2, "grid propagation");
-     check_propagation_work("noisy_sgd", "n", sgd.n, a.integer("cells"));
-     return noisy_sgd_process_law(sgd, static_cast<int>(a.integer("i")), a.number("zi"), cells);
-   }};
+      if (const auto f = a.formula("loss")) {
+        sgd.loss = SgdLoss::formula;
+        sgd.loss_formula = f;
+      } else {
+        sgd.loss = parse_sgd_loss(a.word("loss"));
+      }
+      sgd.feature_bound = a.number("A");
+      const int cells = a.cells("cells", kMinCells, kMaxGridCells, 4 * kMaxGridCells, 2, "grid propagation");
+      check_propagation_work("noisy_sgd", "n", sgd.n, a.integer("cells"));
+      return noisy_sgd_process_law(sgd, static_cast<int>(a.integer("i")), a.number("zi"), cells);
+    }};
 }
 
 }  // namespace privamp::sim

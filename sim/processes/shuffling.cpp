@@ -303,6 +303,20 @@ std::vector<double> BlanketLaw::anchors() const {
   return out;
 }
 
+Computation BlanketLaw::computation() const {
+  Computation c;
+  double outputs_error = 0;
+  c.density_cost = 0;
+  for (const auto& law : outputs_) {
+    const Computation o = law->computation();
+    outputs_error = std::max(outputs_error, o.log_density_error);
+    c.density_cost += o.density_cost;
+  }
+  const double gamma_error = gamma_.rel_error < 1 ? -std::log1p(-gamma_.rel_error) : std::numeric_limits<double>::infinity();
+  c.log_density_error = 2 * outputs_error + gamma_error;
+  return c;
+}
+
 void BlanketLaw::sample_into(Rng& rng, std::span<double> out) const {
   for (double& v : out) v = draw(rng);
 }
@@ -329,40 +343,40 @@ double BlanketLaw::draw(Rng& rng) const {
 LawSpec shuffled_rr_law_spec() {
   using K = ParamKind;
   return {"shuffled_rr", "number of 1s among n shuffled binary randomized-response reports",
-   {ParamSpec{"n", K::integer, std::nullopt, "number of users, >= 1"}.within(Range::between(1, 1e8)),
+    {ParamSpec{"n", K::integer, std::nullopt, "number of users, >= 1"}.within(Range::between(1, 1e8)),
     ParamSpec{"eps0", K::number, std::nullopt, "local privacy parameter, >= 0"}.within(Range::non_negative()),
     ParamSpec{"ones", K::integer, "0", "how many of the other n-1 users hold bit 1"}.within(Range::at_least(0)),
     ParamSpec{"first", K::integer, "0", "the bit of the first user (the one that differs between neighbours)"}.within(Range::between(0, 1))},
-   "shuffled_rr(n=1000, eps0=1, first=1)",
-   [](const Args& a) {
-     return std::make_shared<FiniteLaw>(shuffled_rr_counts(a.integer("n"), a.number("eps0"), a.integer("ones"),
-                                                           static_cast<int>(a.integer("first"))));
-   }};
+    "shuffled_rr(n=1000, eps0=1, first=1)",
+    [](const Args& a) {
+      return std::make_shared<FiniteLaw>(shuffled_rr_counts(a.integer("n"), a.number("eps0"), a.integer("ones"),
+                                                            static_cast<int>(a.integer("first"))));
+    }};
 }
 
 LawSpec shuffled_krr_law_spec() {
   using K = ParamKind;
   return {"shuffled_krr", "sufficient statistic (m, h_a) of n shuffled k-ary randomized-response reports; others hold b",
-   {ParamSpec{"n", K::integer, std::nullopt, "number of users, 1 <= n <= 1e5 (1e8 for k = 2)"}.within(Range::between(1, 1e8)),
+    {ParamSpec{"n", K::integer, std::nullopt, "number of users, 1 <= n <= 1e5 (1e8 for k = 2)"}.within(Range::between(1, 1e8)),
     ParamSpec{"k", K::integer, std::nullopt, "number of values, >= 2"}.within(Range::between(2, 1e6)),
     ParamSpec{"eps0", K::number, std::nullopt, "local privacy parameter, >= 0"}.within(Range::non_negative()),
     ParamSpec{"first", K::integer, "0", "1: the first user holds a; 0: it holds b like the others"}.within(Range::between(0, 1)),
     ParamSpec{"cut", K::number, "80", "k >= 3: outcomes below e^-cut under both neighbours are lumped, 20 <= cut <= 700"}.within(Range::between(20, 700))},
-   "shuffled_krr(n=1000, k=4, eps0=1, first=1)",
-   [](const Args& a) {
-     return std::make_shared<FiniteLaw>(shuffled_krr_counts(a.integer("n"), static_cast<int>(a.integer("k")),
+    "shuffled_krr(n=1000, k=4, eps0=1, first=1)",
+    [](const Args& a) {
+      return std::make_shared<FiniteLaw>(shuffled_krr_counts(a.integer("n"), static_cast<int>(a.integer("k")),
                                                             a.number("eps0"), static_cast<int>(a.integer("first")),
                                                             a.number("cut")));
-   }};
+    }};
 }
 
 LawSpec blanket_law_spec() {
   using K = ParamKind;
   return {"blanket", "blanket law of a local randomizer: min over its outputs R(x) of the density, normalised by gamma",
-   {{"laws", K::laws, std::nullopt, "the outputs R(x) over the inputs x (for a location family on [0, 1] with "
+    {{"laws", K::laws, std::nullopt, "the outputs R(x) over the inputs x (for a location family on [0, 1] with "
                                     "log-concave noise, x = 0 and 1 suffice)"}},
-   "blanket([laplace(0, 1), laplace(1, 1)])",
-   [](const Args& a) { return std::make_shared<BlanketLaw>(a.laws("laws")); }};
+    "blanket([laplace(0, 1), laplace(1, 1)])",
+    [](const Args& a) { return std::make_shared<BlanketLaw>(a.laws("laws")); }};
 }
 
 }  // namespace privamp::sim

@@ -55,6 +55,9 @@ class BlanketLaw final : public Law {
   std::vector<double> breakpoints() const override;
   std::vector<double> anchors() const override;
   void sample_into(Rng& rng, std::span<double> out) const override;
+  // Its log-density is log min_x p_x − log γ: off by the outputs' largest log-density error, and log γ by that again
+  // (γ integrates those densities) plus γ's own quadrature error.
+  Computation computation() const override;
   const BlanketGamma& gamma() const { return gamma_; }
 
  private:

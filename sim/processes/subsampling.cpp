@@ -83,10 +83,10 @@ LawPtr subsampled_law(const Subsampling& s, int side) {
 LawSpec subsample_law_spec() {
   using K = ParamKind;
   return {"subsample", "output law of a base mechanism on a counting query after subsampling, either side of the neighbours",
-   {{"scheme", K::word, "poisson", "poisson (add/remove one) | wor (m of n, substitute) | wr (m draws of n, substitute)",
-     {"poisson", "wor", "wr"}},
+    {{"scheme", K::word, "poisson", "poisson (add/remove one) | wor (m of n, substitute) | wr (m draws of n, substitute)",
+      {"poisson", "wor", "wr"}},
     {"base", K::word, "gaussian", "gaussian N(count, sigma^2) | laplace Lap(count, scale) | rr (wor only: the number of 1s among the m sampled reports)",
-     {"gaussian", "laplace", "rr"}},
+      {"gaussian", "laplace", "rr"}},
     ParamSpec{"side", K::integer, "1", "1: the dataset with the distinguished record (holding 1); 0: its neighbour"}.within(Range::between(0, 1)),
     ParamSpec{"q", K::number, "0.01", "poisson: sampling rate"}.within(Range::probability()),
     ParamSpec{"n", K::integer, "100", "wor, wr: dataset size"}.within(Range::between(1, 1e9)),
@@ -94,19 +94,19 @@ LawSpec subsample_law_spec() {
     ParamSpec{"sigma", K::number, "1", "gaussian base: noise standard deviation"}.within(Range::scale()),
     ParamSpec{"scale", K::number, "1", "laplace base: scale"}.within(Range::scale()),
     ParamSpec{"eps0", K::number, "1", "rr base: local privacy parameter"}.within(Range::non_negative())},
-   "subsample(scheme=wr, base=laplace, n=50, m=20)",
-   [](const Args& a) {
-     Subsampling s;
-     s.scheme = a.word("scheme");
-     s.base = a.word("base");
-     s.q = a.number("q");
-     s.n = a.integer("n");
-     s.m = a.integer("m");
-     s.sigma = a.number("sigma");
-     s.scale = a.number("scale");
-     s.eps0 = a.number("eps0");
-     return subsampled_law(s, static_cast<int>(a.integer("side")));
-   }};
+    "subsample(scheme=wr, base=laplace, n=50, m=20)",
+    [](const Args& a) {
+      Subsampling s;
+      s.scheme = a.word("scheme");
+      s.base = a.word("base");
+      s.q = a.number("q");
+      s.n = a.integer("n");
+      s.m = a.integer("m");
+      s.sigma = a.number("sigma");
+      s.scale = a.number("scale");
+      s.eps0 = a.number("eps0");
+      return subsampled_law(s, static_cast<int>(a.integer("side")));
+    }};
 }
 
 }  // namespace privamp::sim

@@ -162,6 +162,22 @@ TEST_CASE("lumped outcomes survive a shift and refuse every other combination", 
                     Catch::Contains("lumps improbable outcomes"));
 }
 
+TEST_CASE("a blanket law declares the error of its log-density: its outputs' and its gamma's", "[sim][shuffling]") {
+  const auto law = [](const std::string& text) { return sim::Expression::parse(text)->law(sim::Params{}); };
+  // Closed-form outputs: gamma by quadrature, whose error bound is the law's.
+  const auto laplaces = law("blanket([laplace(0, 1), laplace(1, 1)])");
+  const auto* blanket = dynamic_cast<const sim::BlanketLaw*>(&laplaces->unwrapped());
+  REQUIRE(blanket != nullptr);
+  CHECK(blanket->gamma().rel_error > 0);
+  CHECK(laplaces->log_density_error() >= blanket->gamma().rel_error);
+  CHECK(laplaces->log_density_error() < 1e-8);
+  // Outputs known to an error (a normalising constant by quadrature): at least twice theirs.
+  const auto densities = law("blanket([density(log_pdf=\"-abs(x)^1.5\"), density(log_pdf=\"-abs(x - 1)^1.5\")])");
+  const double output_error = law("density(log_pdf=\"-abs(x)^1.5\")")->log_density_error();
+  REQUIRE(output_error > 0);
+  CHECK(densities->log_density_error() >= 2 * output_error);
+}
+
 TEST_CASE("blanket gamma by quadrature of min_x p(y|x) matches the closed forms", "[sim][shuffling]") {
   for (double eps0 : {0.1, 1.0, 3.0}) {
     INFO("eps0 = " << eps0);
