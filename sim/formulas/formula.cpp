@@ -28,29 +28,23 @@ T load_constant(double value, const Enclosure& enclosed) {
   }
 }
 
-// abs, min and max: on points and plain enclosures the library's; on duals the kink rules of dual.hpp, with notes.
-template <class T> T kink_abs(const T& a, JoinNotes* notes) {
-  using std::abs;
-  if constexpr (std::is_same_v<T, double> || std::is_same_v<T, Enclosure>) return abs(a);
-  else return abs(a, notes);
-}
-template <class T> T kink_min(const T& a, const T& b, JoinNotes* notes) {
-  using std::min;
-  if constexpr (std::is_same_v<T, double> || std::is_same_v<T, Enclosure>) return min(a, b);
-  else return min(a, b, notes);
-}
-template <class T> T kink_max(const T& a, const T& b, JoinNotes* notes) {
-  using std::max;
-  if constexpr (std::is_same_v<T, double> || std::is_same_v<T, Enclosure>) return max(a, b);
-  else return max(a, b, notes);
+// Net stack effect of an operation.
+int effect(Code c) {
+  switch (c) {
+    case Code::constant:
+    case Code::variable: return 1;
+    case Code::add: case Code::subtract: case Code::multiply: case Code::divide: case Code::power: case Code::min:
+    case Code::max: case Code::less: case Code::less_equal: case Code::equal: case Code::not_equal: case Code::binom:
+      return -1;
+    case Code::select: return -2;
+    default: return 0;
+  }
 }
 
 // Runs a program on a stack of T (its depth computed when the program was compiled).
 template <class T>
 T run(const std::vector<Op>& program, const std::vector<double>& constants, const std::vector<Enclosure>& enclosed,
       std::span<const T> args, int depth, JoinNotes* notes) {
-  using std::sqrt, std::exp, std::log, std::log1p, std::expm1, std::sin, std::cos, std::tanh, std::atan, std::sinh,
-      std::cosh, std::erf, std::erfc, std::abs, std::pow, std::min, std::max;
   // Formulas of moderate depth run on a stack in place (no allocation per evaluation: simulators call them in loops).
   constexpr int kInPlace = 32;
   std::array<T, kInPlace> local;  // NOLINT: written before read
@@ -59,77 +53,28 @@ T run(const std::vector<Op>& program, const std::vector<double>& constants, cons
   T* stack = depth > kInPlace ? heap.data() : local.data();
   std::size_t top = 0;  // the number of values on the stack
   auto pop = [&]() -> T& { return stack[--top]; };
-  auto unary = [&](auto f) { stack[top - 1] = f(stack[top - 1]); };
-  auto binary = [&](auto f) {
-    const T b = pop();
-    stack[top - 1] = f(stack[top - 1], b);
-  };
   for (const Op& op : program) {
     switch (op.code) {
       case Code::constant:
         stack[top++] = load_constant<T>(constants[static_cast<std::size_t>(op.arg)], enclosed[static_cast<std::size_t>(op.arg)]);
         break;
       case Code::variable: stack[top++] = args[static_cast<std::size_t>(op.arg)]; break;
-      case Code::negate: unary([](const T& a) { return -a; }); break;
-      case Code::add: binary([](const T& a, const T& b) { return a + b; }); break;
-      case Code::subtract: binary([](const T& a, const T& b) { return a - b; }); break;
-      case Code::multiply: binary([](const T& a, const T& b) { return a * b; }); break;
-      case Code::divide: binary([](const T& a, const T& b) { return a / b; }); break;
-      case Code::power: binary([](const T& a, const T& b) { return pow(a, b); }); break;
-      case Code::power_int: unary([n = op.arg](const T& a) { return powi(a, n); }); break;
-      case Code::sqrt: unary([](const T& a) { return sqrt(a); }); break;
-      case Code::exp: unary([](const T& a) { return exp(a); }); break;
-      case Code::log: unary([](const T& a) { return log(a); }); break;
-      case Code::log1p: unary([](const T& a) { return log1p(a); }); break;
-      case Code::expm1: unary([](const T& a) { return expm1(a); }); break;
-      case Code::sin: unary([](const T& a) { return sin(a); }); break;
-      case Code::cos: unary([](const T& a) { return cos(a); }); break;
-      case Code::tanh: unary([](const T& a) { return tanh(a); }); break;
-      case Code::atan: unary([](const T& a) { return atan(a); }); break;
-      case Code::sinh: unary([](const T& a) { return sinh(a); }); break;
-      case Code::cosh: unary([](const T& a) { return cosh(a); }); break;
-      case Code::erf: unary([](const T& a) { return erf(a); }); break;
-      case Code::erfc: unary([](const T& a) { return erfc(a); }); break;
-      case Code::Phi: unary([](const T& a) { return Phi(a); }); break;
-      case Code::logPhi: unary([](const T& a) { return logPhi(a); }); break;
-      case Code::abs: unary([&](const T& a) { return kink_abs(a, notes); }); break;
-      case Code::min: binary([&](const T& a, const T& b) -> T { return kink_min(a, b, notes); }); break;
-      case Code::max: binary([&](const T& a, const T& b) -> T { return kink_max(a, b, notes); }); break;
-      case Code::less: binary([](const T& a, const T& b) { return less(a, b); }); break;
-      case Code::less_equal: binary([](const T& a, const T& b) { return less_equal(a, b); }); break;
-      case Code::equal: binary([](const T& a, const T& b) { return equal(a, b); }); break;
-      case Code::not_equal: binary([](const T& a, const T& b) { return T(1.0) - equal(a, b); }); break;
+      case Code::power_int: stack[top - 1] = apply_power_int(stack[top - 1], op.arg); break;
       case Code::select: {
         const T b = pop(), a = pop();
-        const T& c = stack[top - 1];
-        const std::optional<bool> d = decided(c);
-        stack[top - 1] = d ? (*d ? a : b) : join(a, b, notes);
+        stack[top - 1] = apply_select(stack[top - 1], a, b, notes);
         break;
       }
+      default:  // the functions and operators of the table (functions.hpp)
+        if (effect(op.code) == 0) {
+          stack[top - 1] = apply(op.code, stack[top - 1], notes);
+        } else {
+          const T b = pop();
+          stack[top - 1] = apply(op.code, stack[top - 1], b, notes);
+        }
     }
   }
   return stack[0];
-}
-
-// Net stack effect of an operation.
-int effect(Code c) {
-  switch (c) {
-    case Code::constant:
-    case Code::variable: return 1;
-    case Code::add: case Code::subtract: case Code::multiply: case Code::divide: case Code::power: case Code::min:
-    case Code::max: case Code::less: case Code::less_equal: case Code::equal: case Code::not_equal: return -1;
-    case Code::select: return -2;
-    default: return 0;
-  }
-}
-
-const std::map<std::string, Code>& unary_functions() {
-  static const std::map<std::string, Code> f = {
-      {"sqrt", Code::sqrt}, {"exp", Code::exp},   {"log", Code::log},   {"log1p", Code::log1p}, {"expm1", Code::expm1},
-      {"sin", Code::sin},   {"cos", Code::cos},   {"tanh", Code::tanh}, {"atan", Code::atan},   {"sinh", Code::sinh},
-      {"cosh", Code::cosh}, {"erf", Code::erf},   {"erfc", Code::erfc}, {"Phi", Code::Phi},     {"logPhi", Code::logPhi},
-      {"abs", Code::abs}};
-  return f;
 }
 
 }  // namespace
@@ -228,16 +173,15 @@ class FormulaCompiler {
             push(Code::power);
           }
         } else {
-          push(n.text == "+" ? Code::add : n.text == "-" ? Code::subtract : n.text == "*" ? Code::multiply : Code::divide);
+          push(binary_code(n.text));
         }
         return a || b;
       }
       case Node::Kind::compare: {
-        const std::string& o = n.text;
-        const bool swap = o == ">" || o == ">=";
-        const bool a = emit(*n.args[swap ? 1 : 0]);
-        const bool b = emit(*n.args[swap ? 0 : 1]);
-        push(o == "<" || o == ">" ? Code::less : o == "<=" || o == ">=" ? Code::less_equal : o == "==" ? Code::equal : Code::not_equal);
+        const Comparison c = comparison_code(n.text);
+        const bool a = emit(*n.args[c.swap ? 1 : 0]);
+        const bool b = emit(*n.args[c.swap ? 0 : 1]);
+        push(c.code);
         return a || b;
       }
       case Node::Kind::call: return emit_call(n);
@@ -252,23 +196,26 @@ class FormulaCompiler {
     const auto want = [&](std::size_t count) {
       if (n.args.size() != count) fail(n, fmt::format("{} takes {} argument{}", f, count, count == 1 ? "" : "s"));
     };
-    if (const auto it = unary_functions().find(f); it != unary_functions().end()) {
-      want(1);
-      const bool v = emit(*n.args[0]);
-      push(it->second);
-      return v;
-    }
-    if (f == "pow") {
+    const Function* fn = find_function(f);
+    if (fn && !fn->refused.empty())
+      fail(n, fmt::format("{} {}: not available in a formula of {}", f, fn->refused, fmt::join(variables_, ", ")));
+    if (fn && fn->code == Code::power) {  // pow(a, b) is a^b
       want(2);
       Node power{Node::Kind::binary, n.column, 0, "^", n.args, {}};
       return emit_node(power);
     }
-    if (f == "min" || f == "max") {
+    if (fn && fn->arity == 1) {
+      want(1);
+      const bool v = emit(*n.args[0]);
+      push(fn->code);
+      return v;
+    }
+    if (fn) {  // min, max: folded pairwise
       if (n.args.size() < 2) fail(n, f + " takes at least two arguments");
       bool v = emit(*n.args[0]);
       for (std::size_t i = 1; i < n.args.size(); ++i) {
         v = emit(*n.args[i]) || v;
-        push(f == "min" ? Code::min : Code::max);
+        push(fn->code);
       }
       return v;
     }
@@ -285,11 +232,10 @@ class FormulaCompiler {
       if (n.args[0]->kind != Node::Kind::name) fail(*n.args[0], "default(name, value): the first argument is a parameter name");
       return emit(params_.has(n.args[0]->text) ? *n.args[0] : *n.args[1]);
     }
-    if (f == "floor" || f == "ceil")
-      fail(n, fmt::format("{} is not continuous: not available in a formula of {} (its derivative is not defined at the "
-                          "jumps)", f, fmt::join(variables_, ", ")));
-    static const std::vector<std::string> functions = {"sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tanh", "atan", "sinh",
-                                                       "cosh", "erf", "erfc", "Phi", "logPhi", "abs", "min", "max", "pow", "if"};
+    std::vector<std::string> functions;
+    for (const Function& g : kFunctions)
+      if (g.refused.empty()) functions.emplace_back(g.name);
+    functions.emplace_back("if");
     fail(n, fmt::format("'{}' is not available in a formula of {} ({}functions: {})", f, fmt::join(variables_, ", "),
                         did_you_mean(f, functions), fmt::join(functions, ", ")));
   }

@@ -9,10 +9,11 @@
 // constant subexpressions are folded (their enclosure kept for the rigorous types). The program is a sequence of
 // stack operations, so evaluation does not recurse however long the formula.
 //
-// A formula may use numbers, parameters, the variables, + − × ÷ ^, comparisons, if(c, a, b), min, max, abs, sqrt,
-// exp, log, log1p, expm1, sin, cos, tanh, atan, sinh, cosh, erf, erfc, Phi, logPhi and pow: functions with
-// derivatives everywhere they are defined, and continuous piecewise ones (abs, min, max, if()) whose derivatives
-// are enclosed by the hull of their branches'. floor, ceil, sum(), laws and divergences are not formulas of x.
+// A formula may use numbers, parameters, the variables, + − × ÷ ^, comparisons, if(c, a, b) and the functions of the
+// one table (functions.hpp) available in formulas: sqrt, exp, log, log1p, expm1, sin, cos, tanh, atan, sinh, cosh,
+// erf, erfc, Phi, logPhi, abs, min, max, pow — functions with derivatives everywhere they are defined, and continuous
+// piecewise ones (abs, min, max, if()) whose derivatives are enclosed by the hull of their branches'. floor, ceil,
+// lgamma, binom, sum(), laws and divergences are not formulas of x.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,7 @@
 
 #include "sim/formulas/dual.hpp"
 #include "sim/formulas/enclosure.hpp"
+#include "sim/formulas/functions.hpp"
 #include "sim/syntax/syntax.hpp"
 
 namespace privamp::sim {
@@ -60,10 +62,7 @@ class Formula {
   const std::vector<std::string>& variables() const { return variables_; }
   std::size_t operations() const { return program_.size(); }
 
-  enum class Code : std::uint8_t {
-    constant, variable, negate, add, subtract, multiply, divide, power, power_int, sqrt, exp, log, log1p, expm1,
-    sin, cos, tanh, atan, sinh, cosh, erf, erfc, Phi, logPhi, abs, min, max, less, less_equal, equal, not_equal, select
-  };
+  using Code = sim::Code;  // functions.hpp: the one function table
   struct Op {
     Code code;
     int arg = 0;  // constant or variable index, or the integer exponent

@@ -26,6 +26,7 @@
 #include "sim/syntax/node.hpp"
 #include "sim/formulas/certify.hpp"
 #include "sim/formulas/formula.hpp"
+#include "sim/formulas/functions.hpp"
 
 namespace privamp::sim {
 
@@ -85,13 +86,7 @@ class Evaluator {
         w.word = n.text;
         return w;
       }
-      case Node::Kind::negate: {
-        const Val a = number(*n.args[0]);
-        Val r = Val::point(-a.v);
-        r.lo = -a.hi;
-        r.hi = -a.lo;
-        return r;
-      }
+      case Node::Kind::negate: return lift(n, "a negation", Code::negate, number(*n.args[0]));
       case Node::Kind::binary: return binary(n);
       case Node::Kind::compare: return compare(n);
       case Node::Kind::list: {
@@ -193,42 +188,35 @@ class Evaluator {
     fail_at(expression_->label_, expression_->text_, n.column, why);
   }
 
+  // A function of the table (sim/formulas/functions.hpp) on numbers: its value on the doubles and, where an argument
+  // carries an interval (a divergence's), its enclosure on the intervals — the one rule of enclosure.hpp, the C
+  // library's error included. An enclosure that leaves the function's domain is an error naming it. binom() reports
+  // the rounding of its integer result also at points.
+  Val lift(const Node& n, std::string_view what, Code code, const Val& a) {
+    Val r = Val::point(apply(code, a.v));
+    if (a.is_point()) return r;
+    return enclosed(n, what, r, apply(code, Enclosure(a.lo, a.hi)));
+  }
+  Val lift(const Node& n, std::string_view what, Code code, const Val& a, const Val& b) {
+    Val r = Val::point(apply(code, a.v, b.v));
+    if (a.is_point() && b.is_point() && code != Code::binom) return r;
+    const Enclosure x(a.lo, a.hi), y(b.lo, b.hi);
+    // x^k with an integer k is defined for x < 0 too (the compiler's form of it)
+    const bool integer_power = code == Code::power && b.is_point() && b.v == std::floor(b.v) && std::fabs(b.v) <= 64;
+    return enclosed(n, what, r, integer_power ? apply_power_int(x, static_cast<int>(b.v)) : apply(code, x, y));
+  }
+  Val enclosed(const Node& n, std::string_view what, Val r, const Enclosure& e) const {
+    if (!e.valid()) fail(n, fmt::format("{} of an interval outside its domain", what));
+    r.lo = e.lo;
+    r.hi = e.hi;
+    return r;
+  }
+
   Val binary(const Node& n) {
     const Val a = number(*n.args[0]);
     const Val b = number(*n.args[1]);
-    if (n.text == "+") {
-      Val r = Val::point(a.v + b.v);
-      r.lo = a.lo + b.lo;
-      r.hi = a.hi + b.hi;
-      return outward(r);
-    }
-    if (n.text == "-") {
-      Val r = Val::point(a.v - b.v);
-      r.lo = a.lo - b.hi;
-      r.hi = a.hi - b.lo;
-      return outward(r);
-    }
-    if (n.text == "*") {
-      const auto r = corners(a, b, [](double x, double y) { return x * y; });
-      if (!r) fail(n, "a product of an infinite and a zero end");
-      return *r;
-    }
-    if (n.text == "/") {
-      if (b.lo <= 0 && b.hi >= 0 && !b.is_point()) fail(n, "a divisor's interval contains 0");
-      const auto r = corners(a, b, [](double x, double y) { return x / y; });
-      if (!r) fail(n, "a quotient outside its domain");
-      return *r;
-    }
-    return power(n, a, b);
-  }
-
-  // x^y is monotone in each argument only for x > 0: intervals need a positive base.
-  Val power(const Node& n, const Val& x, const Val& y) {
-    if (x.is_point() && y.is_point()) return Val::point(std::pow(x.v, y.v));
-    if (!(x.lo > 0)) fail(n, "a power of an interval that reaches 0 or below");
-    const auto r = corners(x, y, [](double a, double b) { return std::pow(a, b); });
-    if (!r) fail(n, "a power outside its domain");
-    return *r;
+    const Code code = binary_code(n.text);
+    return lift(n, code == Code::power ? "a power" : code == Code::divide ? "a quotient" : "an operation", code, a, b);
   }
 
   // Comparisons give 1 or 0 (of the values; for `requires` and if()). With intervals, the comparison is decided only
@@ -247,28 +235,8 @@ class Evaluator {
     }
     as_number(*n.args[0], a);
     as_number(*n.args[1], b);
-    auto holds = [&](double x, double y) {
-      return o == "<=" ? x <= y : o == ">=" ? x >= y : o == "==" ? x == y : o == "!=" ? x != y : o == "<" ? x < y : x > y;
-    };
-    const bool r = holds(a.v, b.v);
-    if (!a.is_point() || !b.is_point()) {
-      bool all = true, none = true;
-      if (o == "==" || o == "!=") {  // equal somewhere unless the intervals are disjoint
-        const bool disjoint = a.hi < b.lo || b.hi < a.lo;
-        all = o == "!=" && disjoint;
-        none = o == "==" && disjoint;
-      } else {  // orderings: the extreme pairs decide
-        for (double x : {a.lo, a.hi})
-          for (double y : {b.lo, b.hi}) (holds(x, y) ? none : all) = false;
-      }
-      if (!all && !none) {
-        Val u = Val::point(r ? 1.0 : 0.0);
-        u.lo = 0;
-        u.hi = 1;
-        return u;
-      }
-    }
-    return Val::point(r ? 1 : 0);
+    const Comparison c = comparison_code(o);
+    return lift(n, "a comparison", c.code, c.swap ? b : a, c.swap ? a : b);
   }
 
   Val call(const Node& n) {
@@ -291,10 +259,8 @@ class Evaluator {
       if (c.is_point()) return number(c.v != 0 ? *a[1] : *a[2]);
       // An undecided condition (a comparison of intervals that overlap): the hull of both branches.
       const Val x = number(*a[1]), y = number(*a[2]);
-      Val r = c.v != 0 ? x : y;
-      r.lo = std::min(x.lo, y.lo);
-      r.hi = std::max(x.hi, y.hi);
-      return r;
+      return enclosed(n, "if", c.v != 0 ? x : y,
+                      apply_select(Enclosure(c.lo, c.hi), Enclosure(x.lo, x.hi), Enclosure(y.lo, y.hi)));
     }
     if (f == "sum") return summation(n);
     if (f == "default") {  // default(name, value): the parameter's value where the point has it, else value
@@ -304,72 +270,21 @@ class Evaluator {
       return eval(*a[1]);
     }
     if (is_certified_constant(f)) return certified(n);
+    const Function* fn = find_function(f);
     std::vector<Val> x;
     for (const auto& e : a) x.push_back(number(*e));
-    if (f == "sqrt") return want(1), monotone(x[0], [](double t) { return std::sqrt(t); });
-    if (f == "exp") return want(1), monotone(x[0], [](double t) { return std::exp(t); });
-    if (f == "log") return want(1), monotone(x[0], [](double t) { return std::log(t); });
-    if (f == "log1p") return want(1), monotone(x[0], [](double t) { return std::log1p(t); });
-    if (f == "expm1") return want(1), monotone(x[0], [](double t) { return std::expm1(t); });
-    if (f == "sinh") return want(1), monotone(x[0], [](double t) { return std::sinh(t); });
-    if (f == "sin") return want(1), enclosed(x[0], [](const Enclosure& t) { return sin(t); }, [](double t) { return std::sin(t); });
-    if (f == "cos") return want(1), enclosed(x[0], [](const Enclosure& t) { return cos(t); }, [](double t) { return std::cos(t); });
-    if (f == "tanh") return want(1), enclosed(x[0], [](const Enclosure& t) { return tanh(t); }, [](double t) { return std::tanh(t); });
-    if (f == "atan") return want(1), enclosed(x[0], [](const Enclosure& t) { return atan(t); }, [](double t) { return std::atan(t); });
-    if (f == "cosh") return want(1), enclosed(x[0], [](const Enclosure& t) { return cosh(t); }, [](double t) { return std::cosh(t); });
-    if (f == "erf") return want(1), monotone(x[0], [](double t) { return std::erf(t); });
-    if (f == "erfc") return want(1), monotone(x[0], [](double t) { return std::erfc(t); });
-    if (f == "Phi") return want(1), monotone(x[0], [](double t) { return 0.5 * std::erfc(-t / std::numbers::sqrt2); });
-    if (f == "logPhi") return want(1), monotone(x[0], [](double t) { return log_normal_cdf(t); });
-    if (f == "floor") return want(1), monotone(x[0], [](double t) { return std::floor(t); });
-    if (f == "ceil") return want(1), monotone(x[0], [](double t) { return std::ceil(t); });
-    if (f == "lgamma") {
-      want(1);
-      if (!x[0].is_point() && x[0].lo < 2) fail(n, "lgamma of an interval reaching below 2 (not monotone there)");
-      return monotone(x[0], [](double t) { return std::lgamma(t); });
-    }
-    if (f == "abs") {
-      want(1);
-      const Val& t = x[0];
-      if (t.lo >= 0) return t;
-      Val r = Val::point(std::fabs(t.v));
-      if (t.hi <= 0) {
-        r.lo = -t.hi;
-        r.hi = -t.lo;
-      } else {
-        r.lo = 0;
-        r.hi = std::max(-t.lo, t.hi);
+    if (fn->arity >= 1) {
+      want(static_cast<std::size_t>(fn->arity));
+      if (fn->code == Code::binom) {
+        if (!x[0].is_point() || !x[1].is_point()) fail(n, "binom of intervals");
+        if (std::isnan(binom(x[0].v, x[1].v))) fail(n, "binom(n, k) needs integers n >= 0");
       }
-      return r;
+      return fn->arity == 1 ? lift(n, f, fn->code, x[0]) : lift(n, f, fn->code, x[0], x[1]);
     }
-    if (f == "pow") return want(2), power(n, x[0], x[1]);
-    if (f == "binom") return want(2), binom(n, x[0], x[1]);
-    // min, max
+    // min, max: folded pairwise
     if (x.size() < 2) fail(n, f + " takes at least two arguments");
     Val v = x[0];
-    for (const Val& t : x) {
-      if (f == "min") {
-        v.v = std::min(v.v, t.v);
-        v.lo = std::min(v.lo, t.lo);
-        v.hi = std::min(v.hi, t.hi);
-      } else {
-        v.v = std::max(v.v, t.v);
-        v.lo = std::max(v.lo, t.lo);
-        v.hi = std::max(v.hi, t.hi);
-      }
-    }
-    return v;
-  }
-
-  // A function whose interval image comes from its Enclosure (non-monotone ones included: sin, cos, cosh).
-  template <class E, class D>
-  static Val enclosed(const Val& a, E on_enclosure, D on_double) {
-    const Enclosure r = on_enclosure(Enclosure(a.lo, a.hi));
-    Val v = Val::point(on_double(a.v));
-    if (!a.is_point()) {
-      v.lo = r.lo;
-      v.hi = r.hi;
-    }
+    for (std::size_t i = 1; i < x.size(); ++i) v = lift(n, f, fn->code, v, x[i]);
     return v;
   }
 
@@ -421,34 +336,6 @@ class Evaluator {
     }
   }
 
-  // The binomial coefficient C(n, k) of integers: exact in 64 bits up to n = 66, else from lgamma with its rounding.
-  Val binom(const Node& node, const Val& a, const Val& b) {
-    if (!a.is_point() || !b.is_point()) fail(node, "binom of intervals");
-    const double n = a.v, k = b.v;
-    if (n != std::floor(n) || k != std::floor(k) || n < 0) fail(node, "binom(n, k) needs integers n >= 0");
-    if (k < 0 || k > n) return Val::point(0);
-    Val r;
-    if (n <= 66) {  // C(n, i) = C(n, i−1)·(n − i + 1)/i, divided by gcd first
-      std::uint64_t c = 1;
-      for (std::uint64_t i = 1; i <= static_cast<std::uint64_t>(std::min(k, n - k)); ++i) {
-        const std::uint64_t g = std::gcd(c, i);
-        c = c / g * ((static_cast<std::uint64_t>(n) - i + 1) / (i / g));
-      }
-      const double d = static_cast<double>(c);
-      if (d <= 9007199254740992.0) return Val::point(d);  // exactly representable
-      r = Val::point(d);
-      r.lo = std::nextafter(d, 0.0);
-      r.hi = std::nextafter(d, kInf);
-      return r;
-    }
-    const double d = std::exp(std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1));
-    const double rel = 16 * std::numeric_limits<double>::epsilon() * (std::lgamma(n + 1) + 1);  // lgamma's rounding
-    r = Val::point(d);
-    r.lo = d * (1 - rel);
-    r.hi = d * (1 + rel);
-    return r;
-  }
-
   [[noreturn]] void over_budget(const Node& n, double work) const { fail(n, work_limit_message(work)); }
 
   // sum(k, from, to, expr): expr with the parameter k = from, from + 1, …, to (at most 10^6 terms). The work of
@@ -477,10 +364,7 @@ class Evaluator {
         const double estimate = static_cast<double>(work_ - before) * static_cast<double>(last - first + 1);
         if (static_cast<double>(before) + estimate > static_cast<double>(kMaxFormulaWork)) over_budget(n, static_cast<double>(before) + estimate);
       }
-      Val r = Val::point(total.v + t.v);
-      r.lo = total.lo + t.lo;
-      r.hi = total.hi + t.hi;
-      total = outward(r);
+      total = lift(n, "a sum", Code::add, total, t);
     }
     if (had) params_.numbers[k] = saved;
     else params_.numbers.erase(k);

@@ -3,16 +3,18 @@
 // parameters into laws. Comparisons give 1 or 0 (between words: == and !=).
 //
 // A NAME is a parameter of the point (a number or a word), or else a bare word (loss=logistic). A call is a law of
-// law_catalogue() (arguments by position or name), a function (sqrt, exp, log, log1p, expm1, sinh, erf, erfc, Phi,
-// logPhi, lgamma, floor, ceil, abs, pow, binom, min, max), if(c, a, b), sum(k, from, to, expr), default(name,
-// value) (the parameter where the point has it), or a divergence
-// between laws computed by the engines of the verify layer (renyi(mu, nu, alpha), hockey_stick(mu, nu, eps),
-// kl(mu, nu), tv(mu, nu), renyi_inf(mu, nu)). `{expr}` is a grouping like `(expr)`: case files write templates such
-// as gaussian({delta}, {sqrt(s1^2 + s2^2)}), which are expressions of this language.
+// law_catalogue() (arguments by position or name), a function of the one table (sim/formulas/functions.hpp: sqrt,
+// exp, log, ..., lgamma, floor, ceil, abs, pow, binom, min, max), if(c, a, b), sum(k, from, to, expr), default(name,
+// value) (the parameter where the point has it), a certified constant of a formula (lipschitz(), ...), or a
+// divergence between laws computed by the engines of the verify layer (renyi(mu, nu, alpha), hockey_stick(mu, nu,
+// eps), kl(mu, nu), tv(mu, nu), renyi_inf(mu, nu)). `{expr}` is a grouping like `(expr)`: case files write templates
+// such as gaussian({delta}, {sqrt(s1^2 + s2^2)}), which are expressions of this language.
 //
-// Numbers carry an interval: parameters and literals are points; a divergence brings the engine's interval, which
-// arithmetic and the monotone functions carry through (outward-rounded corners). A text is parsed once (and kept in a
-// process-wide cache); a point evaluates the tree. Errors name the column and show the text with a caret.
+// Numbers carry an interval: parameters and literals are points, and so are the values computed from points (the
+// doubles, rounded as the C library rounds); a divergence brings the engine's interval, which every function carries
+// through as the table's enclosure (enclosure.hpp: the rounding of each operation and the C library's documented
+// error inside), so the interval contains the exact value of the formula at the point. A text is parsed once (and
+// kept in a process-wide cache); a point evaluates the tree. Errors name the column and show the text with a caret.
 #pragma once
 
 #include <functional>

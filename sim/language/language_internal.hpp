@@ -8,6 +8,7 @@
 
 #include "sim/language/expression.hpp"
 #include "sim/language/language.hpp"
+#include "sim/formulas/functions.hpp"
 #include "sim/syntax/node.hpp"
 
 namespace privamp::sim {
@@ -24,10 +25,16 @@ inline const LawSpec* find_law(const std::string& name) {
   return nullptr;
 }
 
+// The functions of the table (sim/formulas/functions.hpp), then the language's own forms.
 inline const std::vector<std::string>& function_names() {
-  static const std::vector<std::string> names = {"sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tanh", "atan", "sinh", "cosh", "erf", "erfc", "Phi",
-                                                 "logPhi", "lgamma", "floor", "ceil", "abs", "pow", "binom", "min", "max",
-                                                 "if", "sum", "default", "lipschitz", "gradient_bound", "smoothness", "strong_convexity", "renyi", "hockey_stick", "kl", "tv", "renyi_inf"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const Function& f : kFunctions) v.emplace_back(f.name);
+    for (const char* form : {"if", "sum", "default", "lipschitz", "gradient_bound", "smoothness", "strong_convexity",
+                             "renyi", "hockey_stick", "kl", "tv", "renyi_inf"})
+      v.emplace_back(form);
+    return v;
+  }();
   return names;
 }
 

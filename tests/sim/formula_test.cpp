@@ -1,14 +1,20 @@
 // Formulas as numbers: the compiled program against direct evaluation, its enclosures against sampled points,
 // dual-number derivatives against analytic ones, certified constants against constants derived by hand, and the
-// processes written as formulas against the built-in instances they generalise.
+// processes written as formulas against the built-in instances they generalise; the language's intervals (the same
+// function table) against 50-digit values.
 #include <cmath>
 #include <numbers>
 #include <vector>
 
+#include <boost/math/special_functions/erf.hpp>
+#include <boost/math/special_functions/expm1.hpp>
+#include <boost/math/special_functions/gamma.hpp>
+#include <boost/math/special_functions/log1p.hpp>
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
 #include "sim/formulas/certify.hpp"
+#include "numerics/real50.hpp"
 #include "sim/formulas/formula.hpp"
 #include "sim/language/expression.hpp"
 #include "sim/processes/langevin.hpp"
@@ -20,6 +26,7 @@
 
 using namespace privamp;
 using sim::Enclosure;
+using privamp::Real50;
 
 namespace {
 const std::vector<std::string> kX = {"x"};
@@ -333,6 +340,65 @@ TEST_CASE("certified Lipschitz constants of random piecewise-linear maps, contin
       CHECK(lipschitz <= e.value.hi);
       CHECK(e.value.hi <= lipschitz * (1 + 1e-9));
       CHECK(e.unresolved_switches == 0);
+    }
+  }
+}
+
+// The language's interval rule is the function table's (sim/formulas/functions.hpp): a number that carries an
+// interval (here a divergence call answered with a random interval) goes through every function as an enclosure. Each
+// interval must contain the formula's exact value at every point of the input's interval, computed at 50 digits.
+TEST_CASE("the language's intervals contain the 50-digit value at every point of the input's interval", "[formula][language]") {
+  using R = Real50;
+  using boost::math::erf, boost::math::erfc, boost::math::lgamma, boost::math::log1p, boost::math::expm1;
+  const R sqrt2 = boost::multiprecision::sqrt(R(2));
+  const auto Phi = [&](const R& t) { return erfc(-t / sqrt2) / 2; };
+  const std::string d = "kl(gaussian(0, 1), gaussian(1, 1))";
+  struct Case {
+    std::string text;  // in D, the divergence
+    std::function<R(const R&)> exact;
+  };
+  const std::vector<Case> cases = {
+      {"exp(D) - log1p(D) + sinh(D/3)", [](const R& x) { return exp(x) - log1p(x) + sinh(x / 3); }},
+      {"sqrt(D) * atan(D) / (1 + D^2)", [](const R& x) { return sqrt(x) * atan(x) / (1 + x * x); }},
+      {"erf(D) + erfc(2*D) + Phi(-D) + logPhi(D - 1)", [&](const R& x) { return erf(x) + erfc(2 * x) + Phi(-x) + log(Phi(x - 1)); }},
+      {"(D - 0.4)^3 + abs(D - 0.4) + min(D, 0.4) - max(2*D, 0.5)",
+       [](const R& x) { const R y = x - R(0.4); return y * y * y + abs(y) + (x < R(0.4) ? x : R(0.4)) - (2 * x > R(0.5) ? 2 * x : R(0.5)); }},
+      {"pow(D, 0.7) + tanh(D) * cos(3*D) - sin(D)", [](const R& x) { return pow(x, R(0.7)) + tanh(x) * cos(3 * x) - sin(x); }},
+      {"lgamma(2 + D) + floor(10*D)/10 + expm1(-D) + cosh(D) - log(D)",
+       [](const R& x) { return lgamma(2 + x) + floor(10 * x) / 10 + expm1(-x) + cosh(x) - log(x); }},
+      {"sum(k, 1, 5, D^k / k)", [](const R& x) { R s = 0, p = 1; for (int k = 1; k <= 5; ++k) { p *= x; s += p / k; } return s; }},
+      // Each function alone (in a sum its rounding would hide under the addition's widening).
+      {"exp(D)", [](const R& x) { return exp(x); }}, {"log(D)", [](const R& x) { return log(x); }},
+      {"log1p(D)", [](const R& x) { return log1p(x); }}, {"expm1(-D)", [](const R& x) { return expm1(-x); }},
+      {"sin(D)", [](const R& x) { return sin(x); }}, {"cos(D)", [](const R& x) { return cos(x); }},
+      {"tanh(D)", [](const R& x) { return tanh(x); }}, {"atan(D)", [](const R& x) { return atan(x); }},
+      {"sinh(D)", [](const R& x) { return sinh(x); }}, {"cosh(D)", [](const R& x) { return cosh(x); }},
+      {"erf(D)", [](const R& x) { return erf(x); }}, {"erfc(D)", [](const R& x) { return erfc(x); }},
+      {"Phi(D)", [&](const R& x) { return Phi(x); }}, {"logPhi(-D)", [&](const R& x) { return log(Phi(-x)); }},
+      {"lgamma(2 + D)", [](const R& x) { return lgamma(2 + x); }}, {"sqrt(D)", [](const R& x) { return sqrt(x); }},
+      {"D^0.3", [](const R& x) { return pow(x, R(0.3)); }}, {"1/D", [](const R& x) { return 1 / x; }},
+      {"if(D < 0.4, D^2, D/2) - (D != 0.4)", [](const R& x) { return (x < R(0.4) ? x * x : x / 2) - (x != R(0.4) ? 1 : 0); }},
+  };
+  sim::Rng rng(2026);
+  for (const Case& c : cases) {
+    std::string text = c.text;
+    for (std::size_t at; (at = text.find('D')) != std::string::npos;) text.replace(at, 1, d);
+    INFO(c.text);
+    const auto e = sim::Expression::parse(text, "formula");
+    for (int trial = 0; trial < 60; ++trial) {
+      const double a = 0.05 + 1.45 * rng.uniform(), b = a + a * std::pow(10.0, -1 - 14 * rng.uniform());
+      const sim::DivergenceFunction answer = [&](const sim::Law&, const sim::Law&, sim::Divergence, double) {
+        return sim::Bracketed{a + (b - a) / 2, a, b};
+      };
+      const sim::Bracketed v = e->number({}, &answer);
+      INFO(fmt::format("D in [{:.17g}, {:.17g}]: [{:.17g}, {:.17g}]", a, b, v.lower, v.upper));
+      CHECK(v.lower <= v.value);
+      CHECK(v.value <= v.upper);
+      for (int k = 0; k <= 8; ++k) {
+        const R exact = c.exact(R(a) + (R(b) - R(a)) * k / 8);  // a point of the input's interval, taken exactly
+        CHECK(R(v.lower) <= exact);
+        CHECK(exact <= R(v.upper));
+      }
     }
   }
 }

@@ -5,11 +5,11 @@
 //   mu = "gaussian({delta}, {sqrt(sigma1^2 + sigma2^2)})"        ({expr} groups like (expr))
 //   formula = "n * renyi(laplace(Delta/n, b), laplace(0, b), alpha)"
 // Formulas: numbers, parameter names, + − * / ^ (right-associative), unary minus, parentheses, comparisons
-// (< <= > >= == !=, giving 1 or 0), if(c, a, b), sum(k, from, to, expr), the functions sqrt, exp, log, log1p,
-// expm1, abs, min, max, pow, erf, erfc, Phi, logPhi, lgamma, floor, ceil, binom(n, k), and divergences between
-// laws computed by the engines: renyi(mu, nu, alpha), hockey_stick(mu, nu, eps), kl(mu, nu), tv(mu, nu),
-// renyi_inf(mu, nu). A divergence's interval is carried through the arithmetic and the monotone functions, so the
-// formula's value comes with an interval that contains the exact one. Each text is parsed once per process.
+// (< <= > >= == !=, giving 1 or 0), if(c, a, b), sum(k, from, to, expr), the functions of the one table
+// (sim/formulas/functions.hpp), and divergences between laws computed by the engines: renyi(mu, nu, alpha),
+// hockey_stick(mu, nu, eps), kl(mu, nu), tv(mu, nu), renyi_inf(mu, nu). A divergence's interval is carried through
+// every function as its enclosure, so the formula's value comes with an interval that contains the exact one. Each
+// text is parsed once per process.
 #pragma once
 
 #include <string>
