@@ -98,7 +98,7 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
     out.precision(17);
     out << fmt::format("# {},log10({}) (blocks: candidate points; each bin's best point re-evaluated; degenerate optima)\n", f.name, ratio);
     const auto value = [&](const Evaluation& e) {
-      const verify::Params p = verify::with_search_values(e.point, e.exact, e.bound);
+      const verify::Params p = verify::with_search_values(e.point, e.exact(), e.bound());
       const auto it = p.numbers.find(f.name);
       return it == p.numbers.end() ? std::nan("") : it->second;
     };
@@ -175,12 +175,12 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
       const double y = two ? coordinate(*ay, e.point) : l;
       if (!std::isfinite(x) || (two && !std::isfinite(y))) continue;
       const Block b = has                                                                      ? candidates
-                      : e.status == Evaluation::Status::not_applicable || (e.outside && !ignore) ? hypotheses
+                      : e.status == Evaluation::Status::not_applicable || (e.outside() && !ignore) ? hypotheses
                       : e.status == Evaluation::Status::ok && !e.degenerate.empty()               ? degenerate
                                                                                                   : other;
       if (!two && b != candidates) continue;  // one axis: only ratios have a y
       blocks[b].push_back(fmt::format("{},{},{}", x, y, has ? fmt::format("{}", l) : ""));
-      if (ignore && e.outside && two) blocks[outside_ringed].push_back(fmt::format("{},{},", x, y));
+      if (ignore && e.outside() && two) blocks[outside_ringed].push_back(fmt::format("{},{},", x, y));
     }
     for (std::size_t i : r.best_index) {
       const Evaluation& e = r.evaluations[i];

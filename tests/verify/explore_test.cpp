@@ -158,7 +158,7 @@ TEST_CASE("a violation is found only outside the hypotheses, and decided by the 
   if (worst.params.at("L") > 1) CHECK_THAT(worst.outside, Catch::Contains("needs L <= 1"));
   else CHECK(worst.outside.empty());
   for (const Evaluation& e : outside.evaluations)
-    if (e.status == Evaluation::Status::ok) CHECK(e.outside == (e.point.at("L") > 1));
+    if (e.status == Evaluation::Status::ok) CHECK(e.outside() == (e.point.at("L") > 1));
 }
 
 TEST_CASE("points without a ratio are reported as such and never become candidates", "[explore]") {
@@ -253,7 +253,7 @@ TEST_CASE("results over two processes equal a one-process run", "[explore]") {
       const Evaluation &a = r.evaluations[i], &b = single.evaluations[i];
       CHECK(a.u == b.u);
       CHECK(a.status == b.status);
-      CHECK(a.message == b.message);
+      CHECK(a.message() == b.message());
       CHECK((a.slack == b.slack || (std::isnan(a.slack) && std::isnan(b.slack))));
     }
   }
@@ -357,7 +357,7 @@ TEST_CASE("a region of interest: points outside the where conditions are never c
   std::size_t outside = 0;
   for (const Evaluation& e : r.evaluations)
     if (e.status == Evaluation::Status::ok) {
-      CHECK(e.in_region == (e.point.at("r") <= 5 && e.bound / e.exact < 1e6));
+      CHECK(e.in_region == (e.point.at("r") <= 5 && e.bound() / e.exact() < 1e6));
       outside += !e.in_region;
     }
   CHECK(outside > 0);
@@ -414,7 +414,7 @@ TEST_CASE("degenerate points are searched apart and named, never the answer", "[
   std::size_t degenerate = 0;
   for (const Evaluation& e : r.evaluations) {
     if (e.status != Evaluation::Status::ok) continue;
-    const bool is = e.point.at("gamma_doeblin") >= 0.999 || e.exact >= 0.999 * e.point.at("delta");
+    const bool is = e.point.at("gamma_doeblin") >= 0.999 || e.exact() >= 0.999 * e.point.at("delta");
     CHECK(e.degenerate.empty() != is);
     degenerate += is;
   }
@@ -422,7 +422,7 @@ TEST_CASE("degenerate points are searched apart and named, never the answer", "[
   for (std::size_t i : r.best_index) CHECK(r.evaluations[i].degenerate.empty());
   // Without the conditions the tightest point is a degenerate one; with them it is named and set apart.
   const Evaluation& first = plain.evaluations[plain.best_index.front()];
-  const Params p = with_search_values(first.point, first.exact, first.bound);
+  const Params p = with_search_values(first.point, first.exact(), first.bound());
   REQUIRE((p.at("gamma_doeblin") >= 0.999 || p.at("exact") >= 0.999 * p.at("delta")));
   REQUIRE(r.degenerate_index);
   REQUIRE(r.degenerate);

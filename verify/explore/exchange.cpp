@@ -8,47 +8,31 @@ namespace privamp::verify {
 
 namespace {
 
-// What of an evaluation travels between processes, keyed, through the codec's numbers (the point is recomputed
-// from u everywhere).
+// What of an evaluation travels between processes: its row through the codec (the one field list of results), and
+// the search's own readings of it.
 nlohmann::json evaluation_to_json(const Evaluation& e) {
   return {{"u", e.u},
-          {"exact", json_number(e.exact)},
-          {"exact_lower", json_number(e.exact_lower)},
-          {"exact_upper", json_number(e.exact_upper)},
-          {"bound", json_number(e.bound)},
-          {"bound_lower", json_number(e.bound_lower)},
-          {"bound_upper", json_number(e.bound_upper)},
-          {"verdict", to_string(e.verdict)},
+          {"point", verify::to_json(e.point)},
+          {"row", verify::to_json(e.row)},
           {"status", to_string(e.status)},
-          {"outside", e.outside},
           {"slack", json_number(e.slack)},
           {"in_region", e.in_region},
-          {"degenerate", e.degenerate},
-          {"point", verify::to_json(e.point)},
-          {"message", e.message}};
+          {"degenerate", e.degenerate}};
 }
 
 Evaluation evaluation_from_json(const nlohmann::json& j) {
   Evaluation e;
   e.u = j.at("u").get<std::vector<double>>();
-  e.exact = number_from_json(j.at("exact"));
-  e.exact_lower = number_from_json(j.at("exact_lower"));
-  e.exact_upper = number_from_json(j.at("exact_upper"));
-  e.bound = number_from_json(j.at("bound"));
-  e.bound_lower = number_from_json(j.at("bound_lower"));
-  e.bound_upper = number_from_json(j.at("bound_upper"));
-  e.verdict = parse_verdict(j.at("verdict").get<std::string>());
+  e.point = params_from_json(j.at("point"));
+  e.row = row_from_json(j.at("row"));
   const std::string status = j.at("status").get<std::string>();
   for (auto s : {Evaluation::Status::ok, Evaluation::Status::not_applicable, Evaluation::Status::error,
                  Evaluation::Status::exact_zero, Evaluation::Status::exact_underflow, Evaluation::Status::bound_infinite,
                  Evaluation::Status::bound_underflow})
     if (to_string(s) == status) e.status = s;
-  e.outside = j.at("outside").get<bool>();
   e.slack = number_from_json(j.at("slack"));
   e.in_region = j.at("in_region").get<bool>();
   e.degenerate = j.at("degenerate").get<std::string>();
-  e.point = params_from_json(j.at("point"));
-  e.message = j.at("message").get<std::string>();
   return e;
 }
 

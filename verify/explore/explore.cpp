@@ -118,7 +118,7 @@ class Explorer {
     r.global_points = r.evaluations.size();
     // The quantity's value at an evaluation: a parameter, derived quantity or mixing constant, or exact, bound, ratio.
     const auto value = [&](const Evaluation& e) {
-      const Params p = with_search_values(e.point, e.exact, e.bound);
+      const Params p = with_search_values(e.point, e.exact(), e.bound());
       const auto it = p.numbers.find(name);
       return it == p.numbers.end() ? kNaN : it->second;
     };
@@ -270,7 +270,7 @@ class Explorer {
   double seconds_left() const {
     return std::chrono::duration<double>(deadline_ - std::chrono::steady_clock::now()).count();
   }
-  static bool unrun(const Evaluation& e) { return e.status == Evaluation::Status::error && e.message == kUnrun; }
+  static bool unrun(const Evaluation& e) { return e.status == Evaluation::Status::error && e.message() == kUnrun; }
   static void drop_unrun(std::vector<Evaluation>& v) { std::erase_if(v, unrun); }
   void note_time_limit(ExploreResult& r) const {
     if (limited_)
@@ -284,50 +284,42 @@ class Explorer {
     if (out_of_time()) {
       limited_ = true;
       e.status = Evaluation::Status::error;
-      e.message = kUnrun;
+      e.row.reason = kUnrun;
       return e;
     }
     if (interrupt_requested()) {  // stop quickly: the entry point throws Interrupted once the search unwinds
       e.status = Evaluation::Status::error;
-      e.message = "interrupted";
+      e.row.reason = "interrupted";
       return e;
     }
     try {
       e.point = space_.point(e.u);  // what is known if the derived parameters fail
       e.point = case_.with_derived(e.point);
-      const Row row = evaluate_point(case_, e.point, {id_}, search_).front();
+      e.row = evaluate_point(case_, e.point, {id_}, search_).front();
       if (case_.kind == Case::Kind::kernel) add_kernel_constants(case_.kernel_at(e.point), e.point);  // for conditions, frontiers
-      fill(e, row);
+      fill(e);
     } catch (const std::exception& err) {
       e.status = Evaluation::Status::error;
-      e.message = err.what();
+      e.row.reason = err.what();
     }
     tick();
     return e;
   }
 
-  void fill(Evaluation& e, const Row& row) const {
-    e.verdict = row.verdict;
+  // The status and slack of an evaluated row.
+  void fill(Evaluation& e) const {
+    const Row& row = e.row;
     if (row.verdict == Verdict::error) {  // no numbers: the message says why
       e.status = Evaluation::Status::error;
-      e.message = row.reason;
       return;
     }
-    e.outside = !row.outside.empty();
-    e.exact = row.exact.value;
-    e.exact_lower = row.exact.lower;
-    e.exact_upper = row.exact.upper;
-    e.bound = row.bound;
-    e.bound_lower = std::isnan(row.bound_lower) ? row.bound : row.bound_lower;
-    e.bound_upper = std::isnan(row.bound_upper) ? row.bound : row.bound_upper;
     if (row.verdict == Verdict::not_applicable) {
       e.status = Evaluation::Status::not_applicable;
-      e.message = row.reason;
       return;
     }
     const bool property = entry_.property() != nullptr;
     // On a log scale where the engine has one (values below the smallest double keep their logarithm).
-    const double log_exact = std::isfinite(row.exact.log_value) ? row.exact.log_value : std::log(e.exact);
+    const double log_exact = std::isfinite(row.exact.log_value) ? row.exact.log_value : std::log(e.exact());
     if (!(log_exact > -std::numeric_limits<double>::infinity()) && !property) {
       e.status = Evaluation::Status::exact_zero;
       return;
@@ -336,14 +328,14 @@ class Explorer {
       e.status = Evaluation::Status::exact_underflow;
       return;
     }
-    if (!std::isfinite(e.bound)) {
+    if (!std::isfinite(e.bound())) {
       e.status = Evaluation::Status::bound_infinite;
       return;
     }
-    if (!(e.bound > 0) && !property) {
+    if (!(e.bound() > 0) && !property) {
       // A zero bound (possibly a bound that underflowed): against an exact interval that excludes 0 it is a
       // violation at any scale; otherwise there is no ratio.
-      if (!(e.exact_lower > 0)) {
+      if (!(e.exact_lower() > 0)) {
         e.status = Evaluation::Status::exact_zero;
         return;
       }
@@ -352,19 +344,19 @@ class Explorer {
                                                      : -std::numeric_limits<double>::infinity();
       return;
     }
-    if (!property && std::abs(e.bound) < std::numeric_limits<double>::min()) {  // subnormal: digits lost
+    if (!property && std::abs(e.bound()) < std::numeric_limits<double>::min()) {  // subnormal: digits lost
       e.status = Evaluation::Status::bound_underflow;
       return;
     }
     e.status = Evaluation::Status::ok;
-    e.slack = slack_of(entry_.direction, property, log_exact, std::log(e.bound));
+    e.slack = slack_of(entry_.direction, property, log_exact, std::log(e.bound()));
     classify(e, e.point);
   }
 
   // The region and degeneracy of a point with a slack: `where` and `degenerate` at its parameters, exact and bound.
   void classify(Evaluation& e, const Params& params) const {
     if (where_.empty() && case_.explore_degenerate.empty()) return;
-    const Params p = with_search_values(params, e.exact, e.bound);
+    const Params p = with_search_values(params, e.exact(), e.bound());
     for (const std::string& c : where_)
       if (evaluate_formula(c, p) == 0) {
         e.in_region = false;
@@ -444,7 +436,7 @@ class Explorer {
       done += points.size();
       std::vector<Evaluation> part = evaluate_all(points);
       const bool interrupted = std::any_of(part.begin(), part.end(), [](const Evaluation& e) {
-        return e.status == Evaluation::Status::error && e.message == "interrupted";
+        return e.status == Evaluation::Status::error && e.message() == "interrupted";
       });
       out.insert(out.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
       if (interrupted) break;  // (seen in the exchanged results: every process leaves here)

@@ -22,6 +22,7 @@
 // starts are independent, so results are identical whatever the number of threads or processes.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -61,17 +62,28 @@ struct Evaluation {
   // relative precision: no ratio (as in verify's reports)
   enum class Status { ok, not_applicable, error, exact_zero, exact_underflow, bound_infinite, bound_underflow };
   std::vector<double> u;
-  Params point;     // grid and derived parameters, and a kernel case's mixing constants
+  Params point;     // the row's parameters (grid and derived), and a kernel case's mixing constants
   int start = -1;   // -1: the global phase; k: local refinement from the k-th start
-  double exact = std::numeric_limits<double>::quiet_NaN(), exact_lower = exact, exact_upper = exact;
-  double bound = exact, bound_lower = exact, bound_upper = exact;
-  Verdict verdict = Verdict::error;
+  Row row;          // what verify's evaluation of the point gave; an error row (with the reason) if it failed
   Status status = Status::error;
-  bool outside = false;  // outside the bound's hypotheses (evaluated with ignore_hypotheses)
   double slack = std::numeric_limits<double>::quiet_NaN();  // NaN unless status is ok
   bool in_region = true;   // every `where` condition holds (only points with a slack are tested)
   std::string degenerate;  // the `degenerate` condition that holds here (empty: none)
-  std::string message;   // error or not-applicable reason (known to the process that evaluated it)
+
+  // Readings of the row: its numbers where it has them (NaN on an error row); the bound's interval (the bound itself
+  // where it has none); whether a hypothesis was ignored (outside the bound's hypotheses, evaluated with
+  // ignore_hypotheses); the message of an error or not-applicable point.
+  bool has_numbers() const { return row.verdict != Verdict::error; }
+  double exact() const { return has_numbers() ? row.exact.value : kNoValue; }
+  double exact_lower() const { return has_numbers() ? row.exact.lower : kNoValue; }
+  double exact_upper() const { return has_numbers() ? row.exact.upper : kNoValue; }
+  double bound() const { return has_numbers() ? row.bound : kNoValue; }
+  double bound_lower() const { return has_numbers() ? (std::isnan(row.bound_lower) ? row.bound : row.bound_lower) : kNoValue; }
+  double bound_upper() const { return has_numbers() ? (std::isnan(row.bound_upper) ? row.bound : row.bound_upper) : kNoValue; }
+  bool outside() const { return has_numbers() && !row.outside.empty(); }
+  Verdict verdict() const { return row.verdict; }
+  std::string message() const { return status == Status::error || status == Status::not_applicable ? row.reason : std::string(); }
+  static constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 };
 std::string to_string(Evaluation::Status s);
 // A point a search may answer with: a slack, inside the region and the hypotheses (unless they are ignored), not

@@ -148,7 +148,7 @@ std::string one_point_case(const Case& c, const ExploreResult& r, std::size_t k)
                               to_string(r.goal), r.id, c.name, c.file);
   s += "# Reproduce: privamp verify THIS_FILE (self-contained";
   s += entry.declared_in.empty() ? ")\n" : fmt::format(": {} is declared below, as in {})\n", r.id, entry.declared_in);
-  if (!e.outside) s += "\n";
+  if (!e.outside()) s += "\n";
   else s += "# This point is outside the bound's hypotheses: verify reports it as not-applicable, with what the formula gives.\n\n";
   if (!entry.declared_in.empty()) s += "[[bound]]\n" + entry.declaration + "\n\n";
   s += "[[case]]\n";
@@ -209,14 +209,14 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
   std::size_t outside = 0, violating = 0, violating_outside = 0, out_of_region = 0, degenerate = 0;
   for (const Evaluation& e : r.evaluations) {
     ++counts[e.status];
-    outside += e.outside;
+    outside += e.outside();
     if (e.status == Evaluation::Status::ok) {
       out_of_region += !e.in_region;
       degenerate += e.in_region && !e.degenerate.empty();
     }
-    if (e.verdict == Verdict::violated) {
+    if (e.verdict() == Verdict::violated) {
       ++violating;
-      violating_outside += e.outside;
+      violating_outside += e.outside();
     }
   }
   using S = Evaluation::Status;
@@ -288,7 +288,7 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
         std::set<std::string> bad, good;
         for (const Evaluation& e : r.evaluations) {
           if (e.status != Evaluation::Status::ok) continue;
-          (e.verdict == Verdict::violated ? bad : good).insert(value_text(e.point, a.name));
+          (e.verdict() == Verdict::violated ? bad : good).insert(value_text(e.point, a.name));
         }
         s += fmt::format("| {} | {{{}}} | {{{}}} | |\n", md(a.name), md(fmt::format("{}", fmt::join(bad, ", "))), md(fmt::format("{}", fmt::join(good, ", "))));
         continue;
@@ -298,7 +298,7 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
       for (const Evaluation& e : r.evaluations) {
         if (e.status != Evaluation::Status::ok) continue;
         const double v = e.point.numbers.at(a.name);
-        if (e.verdict == Verdict::violated) {
+        if (e.verdict() == Verdict::violated) {
           if (v < blo) smallest = &e;
           blo = std::min(blo, v), bhi = std::max(bhi, v);
         } else {
@@ -306,7 +306,7 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
         }
       }
       s += fmt::format("| {} | [{}, {}] | [{}, {}] | {} |\n", md(a.name), g(blo), g(bhi), g(glo), g(ghi),
-                       smallest ? fmt::format("{} ({} = {}, bound {})", md(axes_text(r, smallest->point)), md(r.id), g(smallest->exact), g(smallest->bound)) : "");
+                       smallest ? fmt::format("{} ({} = {}, bound {})", md(axes_text(r, smallest->point)), md(r.id), g(smallest->exact()), g(smallest->bound())) : "");
     }
     s += "\nViolations seen while searching use looser quadrature and no second route; only the re-evaluated rows "
          "above decide.\n";
@@ -325,9 +325,9 @@ FlatTable explore_table(const ExploreResult& r) {
     const Evaluation& e = r.evaluations[i];
     std::vector<Cell> cells = {static_cast<double>(i), e.start < 0 ? std::string("global") : "local" + std::to_string(e.start + 1)};
     for (const auto& a : r.space.axes) cells.push_back(parameter_cell(e.point, a.name));
-    for (Cell c : std::initializer_list<Cell>{to_string(e.status), to_string(e.verdict), e.outside ? 1.0 : 0.0, e.exact,
-                                              e.exact_lower, e.exact_upper, e.bound, e.bound_lower, e.bound_upper, e.slack,
-                                              std::exp(e.slack), objective(r.goal, e.slack), e.message})
+    for (Cell c : std::initializer_list<Cell>{to_string(e.status), to_string(e.verdict()), e.outside() ? 1.0 : 0.0, e.exact(),
+                                              e.exact_lower(), e.exact_upper(), e.bound(), e.bound_lower(), e.bound_upper(), e.slack,
+                                              std::exp(e.slack), objective(r.goal, e.slack), e.message()})
       cells.push_back(std::move(c));
     t.rows.push_back(std::move(cells));
   }
@@ -357,7 +357,7 @@ FlatTable frontier_table(const FrontierResult& f) {
       const Row& row = *bin.best;
       const auto v = row.params.numbers.find(f.name);
       const Evaluation& e = r.evaluations.at(*bin.best_index);
-      cells.insert(cells.end(), {v == row.params.numbers.end() ? with_search_values(e.point, e.exact, e.bound).numbers.at(f.name) : v->second,
+      cells.insert(cells.end(), {v == row.params.numbers.end() ? with_search_values(e.point, e.exact(), e.bound()).numbers.at(f.name) : v->second,
                                  std::exp(row_slack(r.direction, row)), axes_text(r, row.params), row.exact.value, row.exact.lower,
                                  row.exact.upper, row.bound, to_string(row.verdict)});
     } else {
@@ -440,10 +440,10 @@ void write_explore_json(const ExploreResult& r, const ExploreOptions& o, const s
     for (const auto& [k, v] : e.point.numbers) p[k] = v;
     for (const auto& [k, v] : e.point.words) p[k] = v;
     j["evaluations"].push_back({{"phase", e.start < 0 ? std::string("global") : "local" + std::to_string(e.start + 1)},
-                                {"params", p}, {"status", to_string(e.status)}, {"verdict", to_string(e.verdict)},
-                                {"outside", e.outside}, {"exact", {num(e.exact), num(e.exact_lower), num(e.exact_upper)}},
-                                {"bound", {num(e.bound), num(e.bound_lower), num(e.bound_upper)}}, {"slack", num(e.slack)},
-                                {"message", e.message}});
+                                {"params", p}, {"status", to_string(e.status)}, {"verdict", to_string(e.verdict())},
+                                {"outside", e.outside()}, {"exact", {num(e.exact()), num(e.exact_lower()), num(e.exact_upper())}},
+                                {"bound", {num(e.bound()), num(e.bound_lower()), num(e.bound_upper())}}, {"slack", num(e.slack)},
+                                {"message", e.message()}});
   }
   for (std::size_t k = 0; k < r.best.size(); ++k) {
     const Row& row = r.best[k];

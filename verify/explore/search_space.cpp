@@ -43,7 +43,7 @@ std::string to_string(Evaluation::Status s) {
 
 bool is_candidate(const Evaluation& e, bool ignore_hypotheses, bool degenerate) {
   return e.status == Evaluation::Status::ok && e.in_region && e.degenerate.empty() != degenerate &&
-         (!e.outside || ignore_hypotheses) && !std::isnan(e.slack);
+         (!e.outside() || ignore_hypotheses) && !std::isnan(e.slack);
 }
 
 double objective(Goal goal, double slack) {

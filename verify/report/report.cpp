@@ -21,9 +21,6 @@ namespace privamp::verify {
 
 namespace {
 
-const auto num = json_number;
-const auto from_json = number_from_json;
-
 // CSV numbers: full precision; undefined values (a formula outside its hypotheses, a ratio with a zero exact
 // value) as empty fields.
 std::string csv_number(double x) { return std::isnan(x) ? "" : fmt::format("{:.17g}", x); }
@@ -329,6 +326,35 @@ void write_reports(const std::vector<Row>& rows, const ReportMeta& meta, const s
   write_file(dir / "summary.tex", latex_summary(rows, meta));
 }
 
+namespace {
+
+// One golden file, checked (codec.hpp's golden_from_json), by key. A file that is not one is InvalidArgument naming it
+// and the first bad row (exit 2), never a JSON type error.
+std::map<std::string, GoldenRow> read_golden(const std::filesystem::path& file) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(read_input_file("golden file", file, 256u << 20));
+    if (!j.is_array()) throw InvalidArgument("not a list of rows");
+    std::map<std::string, GoldenRow> out;
+    std::size_t n = 0;
+    for (const auto& row : j) {
+      ++n;
+      try {
+        GoldenRow g = golden_from_json(row);
+        out.emplace(g.key, std::move(g));
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument(fmt::format("row {}: {}", n, e.what()));
+      }
+    }
+    return out;
+  } catch (const nlohmann::json::exception& e) {
+    throw InvalidArgument(fmt::format("{}: not a privamp golden file: {}", file.string(), e.what()));
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(fmt::format("{}: not a privamp golden file: {}", file.string(), e.what()));
+  }
+}
+
+}  // namespace
+
 void check_golden_targets(const std::vector<Case>& cases, const std::filesystem::path& dir) {
   std::map<std::string, std::string> stems;  // stem → case file
   for (const Case& c : cases) {
@@ -342,14 +368,12 @@ void check_golden_targets(const std::vector<Case>& cases, const std::filesystem:
     const auto target = dir / (stem + ".json");
     std::error_code ec;
     if (!std::filesystem::exists(target, ec)) continue;
-    bool golden = false;
-    if (std::filesystem::is_regular_file(target, ec)) {
-      std::ifstream in(target);
-      const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-      golden = j.is_array() && std::all_of(j.begin(), j.end(), [](const nlohmann::json& r) {
-                 return r.is_object() && r.contains("key") && r.contains("verdict");
-               });
-    }
+    bool golden = std::filesystem::is_regular_file(target, ec);
+    if (golden) try {
+        read_golden(target);
+      } catch (const InvalidArgument&) {
+        golden = false;
+      }
     if (!golden)
       throw InvalidArgument(fmt::format("--update-golden: {} exists and is not a privamp golden file: not overwritten "
                                         "(choose another --golden-dir)", target.string()));
@@ -359,52 +383,9 @@ void check_golden_targets(const std::vector<Case>& cases, const std::filesystem:
 void update_golden(const std::vector<Row>& rows, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   std::map<std::string, nlohmann::json> files;
-  for (const Row& r : rows) {
-    nlohmann::json j;
-    j["key"] = r.key();
-    j["case"] = r.case_name;
-    j["id"] = r.id;
-    j["parameters"] = to_json(r.params);
-    j["value"] = num(r.exact.value);
-    j["lower"] = num(r.exact.lower);
-    j["upper"] = num(r.exact.upper);
-    j["bound"] = num(r.bound);
-    j["verdict"] = to_string(r.verdict);
-    files[std::filesystem::path(r.file).stem().string()].push_back(j);
-  }
+  for (const Row& r : rows) files[std::filesystem::path(r.file).stem().string()].push_back(golden_json(r));
   for (const auto& [stem, rows_json] : files) write_file(dir / (stem + ".json"), rows_json.dump(1) + "\n");
 }
-
-namespace {
-
-// One golden file, checked: a list of rows, each with texts key, id and verdict and numbers value, lower, upper. A
-// file that is not one is InvalidArgument naming it and the first bad row (exit 2), never a JSON type error.
-std::map<std::string, nlohmann::json> read_golden(const std::filesystem::path& file) {
-  try {
-    const nlohmann::json j = nlohmann::json::parse(read_input_file("golden file", file, 256u << 20));
-    if (!j.is_array()) throw InvalidArgument("not a list of rows");
-    std::map<std::string, nlohmann::json> out;
-    std::size_t n = 0;
-    for (const auto& row : j) {
-      ++n;
-      if (!row.is_object()) throw InvalidArgument(fmt::format("row {} is not a table", n));
-      for (const char* k : {"key", "id", "verdict"})
-        if (!row.contains(k) || !row[k].is_string()) throw InvalidArgument(fmt::format("row {} has no text '{}'", n, k));
-      for (const char* k : {"value", "lower", "upper"}) {
-        if (!row.contains(k)) throw InvalidArgument(fmt::format("row {} has no '{}'", n, k));
-        number_from_json(row[k]);
-      }
-      out[row["key"].get<std::string>()] = row;
-    }
-    return out;
-  } catch (const nlohmann::json::exception& e) {
-    throw InvalidArgument(fmt::format("{}: not a privamp golden file: {}", file.string(), e.what()));
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(fmt::format("{}: not a privamp golden file: {}", file.string(), e.what()));
-  }
-}
-
-}  // namespace
 
 std::map<std::string, std::map<std::string, int>> golden_verdicts(const std::filesystem::path& dir) {
   std::map<std::string, std::map<std::string, int>> out;
@@ -415,13 +396,13 @@ std::map<std::string, std::map<std::string, int>> golden_verdicts(const std::fil
     if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const auto& file : files)
-    for (const auto& [key, row] : read_golden(file)) ++out[row["id"].get<std::string>()][row["verdict"].get<std::string>()];
+    for (const auto& [key, row] : read_golden(file)) ++out[row.id][row.verdict];
   return out;
 }
 
 std::vector<std::string> check_golden(const std::vector<Row>& rows, const std::filesystem::path& dir, bool partial) {
   std::vector<std::string> problems;
-  std::map<std::string, std::map<std::string, nlohmann::json>> golden;  // stem → key → row
+  std::map<std::string, std::map<std::string, GoldenRow>> golden;  // stem → key → row
   std::map<std::string, std::vector<const Row*>> current;
   for (const Row& r : rows) current[std::filesystem::path(r.file).stem().string()].push_back(&r);
   for (const auto& [stem, list] : current) {
@@ -440,12 +421,11 @@ std::vector<std::string> check_golden(const std::vector<Row>& rows, const std::f
         continue;
       }
       const auto& old = it->second;
-      const std::string old_verdict = old["verdict"].get<std::string>();
-      if (old_verdict != to_string(r->verdict))
-        problems.push_back(fmt::format("verdict changed {} -> {}: {}", old_verdict, to_string(r->verdict), r->key()));
-      const double ov = from_json(old["value"]), nv = r->exact.value;
+      if (old.verdict != to_string(r->verdict))
+        problems.push_back(fmt::format("verdict changed {} -> {}: {}", old.verdict, to_string(r->verdict), r->key()));
+      const double ov = old.value, nv = r->exact.value;
       if (std::isfinite(ov) && std::isfinite(nv)) {
-        const double bar = std::max((from_json(old["upper"]) - from_json(old["lower"])) / 2, r->exact.abs_error());
+        const double bar = std::max((old.upper - old.lower) / 2, r->exact.abs_error());
         if (std::fabs(nv - ov) > bar + 1e-12 * std::fabs(ov) + 1e-300)
           problems.push_back(fmt::format("value moved {:.17g} -> {:.17g} (error bar {:.3g}): {}", ov, nv, bar, r->key()));
       } else if (std::isfinite(ov) != std::isfinite(nv) || (std::isnan(ov) != std::isnan(nv))) {

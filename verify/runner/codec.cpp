@@ -174,6 +174,31 @@ Row row_from_json(const json& j) {
   return r;
 }
 
+json golden_json(const Row& r) {
+  return {{"key", r.key()},
+          {"case", r.case_name},
+          {"id", r.id},
+          {"parameters", to_json(r.params)},
+          {"value", json_number(r.exact.value)},
+          {"lower", json_number(r.exact.lower)},
+          {"upper", json_number(r.exact.upper)},
+          {"bound", json_number(r.bound)},
+          {"verdict", to_string(r.verdict)}};
+}
+
+GoldenRow golden_from_json(const json& j) {
+  if (!j.is_object()) throw InvalidArgument("not a table");
+  const auto text = [&](const char* k) {
+    if (!j.contains(k) || !j.at(k).is_string()) throw InvalidArgument(fmt::format("no text '{}'", k));
+    return j.at(k).get<std::string>();
+  };
+  const auto number = [&](const char* k) {
+    if (!j.contains(k)) throw InvalidArgument(fmt::format("no '{}'", k));
+    return number_from_json(j.at(k));
+  };
+  return {text("key"), text("id"), text("verdict"), number("value"), number("lower"), number("upper")};
+}
+
 std::vector<std::uint8_t> encode_rows(const TaskRows& rows) {
   json all = json::array();
   for (const auto& [task, list] : rows) {

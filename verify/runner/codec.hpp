@@ -1,6 +1,6 @@
 // The one serialiser of results, and the one file that names their fields: estimates (through their field list,
-// verify::for_each_field), parameters and rows to keyed JSON and back, and rows as the flat table of results.csv and
-// Python. results.json and the golden files, the API (and through it Python), and the rows that processes exchange
+// verify::for_each_field), parameters and rows to keyed JSON and back, golden rows, and rows as the flat table of
+// results.csv and Python. results.json and the golden files, the API (and through it Python), and the rows that processes exchange
 // under MPI (as CBOR, which keeps every double bit for bit) are written by these functions and read by their
 // inverses. Non-finite numbers are "inf" / "-inf" strings and null for NaN (JSON has no literal for them).
 #pragma once
@@ -29,6 +29,16 @@ Params params_from_json(const nlohmann::json& j);
 // its interval, bound/exact, verdict, reason, note, and where a hypothesis was ignored.
 nlohmann::json to_json(const Row& r);
 Row row_from_json(const nlohmann::json& j);
+
+// A golden row (cases/expected/STEM.json, what --check-golden compares a run with): the row's key, case, ID,
+// parameters, exact value and interval, bound and verdict. golden_from_json checks a row read back: InvalidArgument
+// naming the first missing or mistyped field.
+struct GoldenRow {
+  std::string key, id, verdict;
+  double value, lower, upper;
+};
+nlohmann::json golden_json(const Row& r);
+GoldenRow golden_from_json(const nlohmann::json& j);
 
 // The rows as one flat table (what results.csv holds and Python's verify returns): the fixed columns (file, case,
 // id, parameters, quantity, mu, nu, exact, exact_lower, exact_upper, error_kind, method, cross_check, bound,
