@@ -18,6 +18,7 @@
 #include "verify/api/api.hpp"
 #include "verify/divergence/certified.hpp"
 #include "verify/divergence/consistency.hpp"
+#include "verify/divergence/contour.hpp"
 #include "verify/divergence/engines.hpp"
 
 using namespace privamp;
@@ -300,4 +301,33 @@ TEST_CASE("divergence calls: one quantity that cannot be computed leaves the oth
   CHECK(out.estimates[1].error_kind == verify::ErrorKind::certified);
   CHECK(out.estimates[1].value > 0.1);
   CHECK_FALSE(out.ok());
+}
+
+// The time budget is passed to the engine's loops with the value it belongs to: a value past its budget is refused
+// naming it, the next value (in the same thread) has its own, and the composed engine reads its own as well.
+TEST_CASE("certified: the time budget belongs to one value", "[verify][certified]") {
+  const auto mu = sim::parse_law("mix(0.01, gaussian(0, 1), gaussian(1, 1))"), nu = sim::parse_law("gaussian(0, 1)");
+  const auto failure = [](const std::function<void()>& f) -> std::string {
+    try {
+      f();
+    } catch (const NumericalError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  verify::CertifiedOptions none;
+  none.seconds = 1e-12;
+  // (R_inf's branch and bound reads the clock every 1024 subdivisions: this pair needs fewer.)
+  for (const Quantity q : {Quantity::renyi(3), Quantity::kl(), Quantity::hockey_stick(0.5)})
+    CHECK_THAT(failure([&] { verify::certified_divergence(*mu, *nu, q, none); }), Catch::Contains("time budget ran out"));
+  const verify::Estimate after = verify::certified_divergence(*mu, *nu, Quantity::renyi(3));
+  CHECK(after.error_kind == verify::ErrorKind::certified);
+  CHECK(after.lower > 0);
+  // The composed engine, on the line and at the size the double-precision contour gives (as the engines call it).
+  const std::vector<verify::ReleasePair> pairs = {{mu.get(), nu.get(), 100}};
+  const verify::ContourIntegral contour(pairs);
+  const double c = contour.abscissa(0.1), log_hint = contour.hockey_stick(0.1).log_value;
+  CHECK_THAT(failure([&] { verify::certified_composed_hockey_stick(pairs, 0.1, c, log_hint, none); }),
+             Catch::Contains("time budget ran out"));
+  CHECK(verify::certified_composed_hockey_stick(pairs, 0.1, c, log_hint).error_kind == verify::ErrorKind::certified);
 }

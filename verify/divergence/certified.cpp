@@ -17,7 +17,7 @@ namespace privamp::verify {
 
 namespace certified_detail {
 
-Certified compute(const sim::Law& p, const sim::Law& q, const Quantity& quantity, slong prec) {
+Certified compute(const sim::Law& p, const sim::Law& q, const Quantity& quantity, slong prec, const Deadline& deadline) {
   const Pair pr = read_pair(p, q, prec);
   // Inputs known only to their last place (a stored mixture weight) make the integrand itself a ball of that
   // relative width: asking the quadrature for more digits than that only spends its evaluation budget.
@@ -37,17 +37,17 @@ Certified compute(const sim::Law& p, const sim::Law& q, const Quantity& quantity
           throw Refused(fmt::format("Renyi order {} above {} for a Laplace sum (the work grows with the order)",
                                     format_number(quantity.parameter), kMaxSumOrder));
   switch (quantity.kind) {
-    case Quantity::Kind::hockey_stick: return hockey_stick(pr, quantity.parameter, goal, prec);
-    case Quantity::Kind::tv: return hockey_stick(pr, 0, goal, prec);
-    case Quantity::Kind::renyi: return renyi(p, q, pr, quantity.parameter, goal, prec);
-    case Quantity::Kind::kl: return kl(pr, goal, prec);
+    case Quantity::Kind::hockey_stick: return hockey_stick(pr, quantity.parameter, goal, prec, deadline);
+    case Quantity::Kind::tv: return hockey_stick(pr, 0, goal, prec, deadline);
+    case Quantity::Kind::renyi: return renyi(p, q, pr, quantity.parameter, goal, prec, deadline);
+    case Quantity::Kind::kl: return kl(pr, goal, prec, deadline);
     case Quantity::Kind::renyi_inf:
       for (const Side* side : {&pr.p, &pr.q})
         for (const Piece& pc : side->pieces)
           if (pc.sum())
             throw Refused("R_inf of a Laplace sum is not covered (its supremum is approached at infinity, where the "
                           "tail bounds of log G are one-sided)");
-      return renyi_inf(pr, prec);
+      return renyi_inf(pr, prec, deadline);
   }
   throw Refused("unknown quantity");
 }
@@ -118,7 +118,7 @@ std::optional<std::string> certified_refusal(const sim::Law& p, const sim::Law& 
 Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quantity& quantity,
                               const CertifiedOptions& options) {
   using namespace certified_detail;
-  const Budget budget(options.seconds);
+  const Deadline deadline(options.seconds);
   const long cap = is_finite_chain(p) || is_finite_chain(q) ? std::min(16 * options.max_precision, 65536L) : options.max_precision;
   std::optional<Certified> best;
   std::optional<Ball> previous;
@@ -126,7 +126,7 @@ Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quanti
   for (slong prec = 128;; prec *= 2) {
     Certified r;
     try {
-      r = compute(p, q, quantity, prec);
+      r = compute(p, q, quantity, prec, deadline);
     } catch (const Refused& e) {
       if (best) break;  // a higher precision ran out of budget: the enclosure already found stands
       throw NumericalError(fmt::format("certified engine: {} ({} between {} and {})", e.what(), quantity.label(),
@@ -158,7 +158,7 @@ Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quanti
       if (stalled) break;
     }
     previous = best->value;
-    const double seconds = budget.elapsed();
+    const double seconds = deadline.elapsed();
     if (2 * prec > cap || seconds * 3 > options.seconds) break;
   }
   Ball v = best->value;

@@ -185,8 +185,9 @@ Ball tail_bound(const Release& r, const Ball& a, Weight w, const Ball& R, slong 
 
 // ∫ weight(x) φ(x + s) u(x)^z dx over the line: acb_calc_integrate on [−R, R] (absolute tolerance 2^{−goal}·scale)
 // and the tails as an error.
-void moment(acb_t out, const Release& r, const acb_t z, Weight w, long goal, const Ball& scale, slong prec) {
-  check_deadline();
+void moment(acb_t out, const Release& r, const acb_t z, Weight w, long goal, const Ball& scale, slong prec,
+            const Deadline& deadline) {
+  deadline.check();
   Ball a;  // Re z
   arb_set(a.get(), acb_realref(z));
   // u^a with a > 0 moves the mass right, to about aμ (φ(x)e^{aμx} = φ(x − aμ)e^{(aμ)²/2}); with a ≤ 0 it stays in
@@ -235,7 +236,8 @@ void exponent(acb_t z, const Release& r, const acb_t s, slong prec) {
 
 // M(s) of one release: the closed form (Gaussian pair), else the moment integral with absolute tolerance
 // 2^{−goal}·M(Re s) (r.moment, set by prepare, when s is on the line).
-void release_mgf(acb_t out, const Release& r, const acb_t s, long goal, const Ball& scale, slong prec) {
+void release_mgf(acb_t out, const Release& r, const acb_t s, long goal, const Ball& scale, slong prec,
+                 const Deadline& deadline) {
   if (r.gaussian) {
     acb_add_ui(out, s, 1, prec);
     acb_mul(out, out, s, prec);
@@ -246,20 +248,20 @@ void release_mgf(acb_t out, const Release& r, const acb_t s, long goal, const Ba
   }
   Complex z;
   exponent(z.get(), r, s, prec);
-  moment(out, r, z.get(), Weight::one, goal, scale, prec);
+  moment(out, r, z.get(), Weight::one, goal, scale, prec, deadline);
 }
 
 // M(σ) on the real line (an enclosure at relative accuracy about 2^{−goal}).
-Ball real_mgf(const Release& r, const Ball& sigma, long goal, slong prec) {
+Ball real_mgf(const Release& r, const Ball& sigma, long goal, slong prec, const Deadline& deadline) {
   Complex s, v;
   acb_set_arb(s.get(), sigma.get());
   if (r.gaussian) {
-    release_mgf(v.get(), r, s.get(), goal, Ball(1.0), prec);
+    release_mgf(v.get(), r, s.get(), goal, Ball(1.0), prec, deadline);
   } else {
     // The integrand is positive: the tolerance relative to the value at the integrator's own accuracy goal.
     Complex z;
     exponent(z.get(), r, s.get(), prec);
-    moment(v.get(), r, z.get(), Weight::one, goal, Ball(0.0), prec);
+    moment(v.get(), r, z.get(), Weight::one, goal, Ball(0.0), prec, deadline);
   }
   Ball out;
   arb_set(out.get(), acb_realref(v.get()));
@@ -267,12 +269,13 @@ Ball real_mgf(const Release& r, const Ball& sigma, long goal, slong prec) {
 }
 
 // log E(σ) = Σ T_i log M_i(σ) − σε.
-Ball log_height(std::vector<Release>& rs, const Ball& sigma, const Ball& eps, long goal, slong prec) {
+Ball log_height(std::vector<Release>& rs, const Ball& sigma, const Ball& eps, long goal, slong prec,
+                const Deadline& deadline) {
   Ball out, l;
   arb_mul(out.get(), sigma.get(), eps.get(), prec);
   arb_neg(out.get(), out.get());
   for (const Release& r : rs) {
-    l = real_mgf(r, sigma, goal, prec);
+    l = real_mgf(r, sigma, goal, prec, deadline);
     arb_log(l.get(), l.get(), prec);
     arb_addmul_si(out.get(), l.get(), r.count, prec);
   }
@@ -280,14 +283,14 @@ Ball log_height(std::vector<Release>& rs, const Ball& sigma, const Ball& eps, lo
 }
 
 // M(a), D and C of each mixture release at the line's abscissa c (a = Re z).
-void prepare(Release& r, const Ball& c, slong prec) {
+void prepare(Release& r, const Ball& c, slong prec, const Deadline& deadline) {
   if (r.gaussian) return;
   Complex z, s, v;
   acb_set_arb(s.get(), c.get());
   exponent(z.get(), r, s.get(), prec);
-  r.moment = real_mgf(r, c, 60, prec);
+  r.moment = real_mgf(r, c, 60, prec, deadline);
   auto integral = [&](Weight w) {
-    moment(v.get(), r, z.get(), w, 24, r.moment, prec);
+    moment(v.get(), r, z.get(), w, 24, r.moment, prec, deadline);
     Ball out;
     arb_set(out.get(), acb_realref(v.get()));
     arb_nonnegative_part(out.get(), out.get());
@@ -329,7 +332,8 @@ Ball gaussian_modulus(const Release& r, const Ball& c, const Ball& ta, slong pre
   return e;
 }
 
-Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, double log_hint, slong prec) {
+Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, double log_hint, slong prec,
+                       const Deadline& deadline) {
   const Ball eps(eps_d), c(c_d);
   Ball pi;
   arb_const_pi(pi.get(), prec);
@@ -338,7 +342,7 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
     releases += r.count;
     if (!r.gaussian) mixed += r.count;
   }
-  for (Release& r : rs) prepare(r, c, prec);
+  for (Release& r : rs) prepare(r, c, prec, deadline);
   // The line's distance to the poles 0 and −1.
   Ball pole;
   if (c_d > 0) {
@@ -349,7 +353,7 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
     arb_neg(pole.get(), c.get());
     arb_min(pole.get(), pole.get(), right.get(), prec);
   }
-  const Ball log_a = log_height(rs, c, eps, 60, prec);
+  const Ball log_a = log_height(rs, c, eps, 60, prec, deadline);
   const double log_tol = log_hint - 48 * std::numbers::ln2;  // the parts' target: 2^{−48} of the value
   // The strip: the half-width d (a fraction of the distance to the poles) that allows the largest step h, with
   // N/(π(e^{2πd/h} − 1)) ≤ tol/4, N ≤ max(E(c − d), E(c + d))·π/(pole − d).
@@ -361,7 +365,7 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
     Ball lo, hi, log_n, m;
     arb_sub(lo.get(), c.get(), D.get(), prec);
     arb_add(hi.get(), c.get(), D.get(), prec);
-    const Ball a = log_height(rs, lo, eps, 30, prec), b = log_height(rs, hi, eps, 30, prec);
+    const Ball a = log_height(rs, lo, eps, 30, prec, deadline), b = log_height(rs, hi, eps, 30, prec, deadline);
     arb_max(log_n.get(), a.get(), b.get(), prec);
     arb_sub(m.get(), pole.get(), D.get(), prec);
     if (!arb_is_positive(m.get())) continue;
@@ -392,7 +396,7 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
     arb_mul(log_mod.get(), c.get(), eps.get(), prec);
     arb_neg(log_mod.get(), log_mod.get());
     for (const Release& r : rs) {
-      release_mgf(m.get(), r, s.get(), goal, r.moment, prec);
+      release_mgf(m.get(), r, s.get(), goal, r.moment, prec, deadline);
       acb_pow_ui(f.get(), m.get(), static_cast<ulong>(r.count), prec);
       acb_mul(total.get(), total.get(), f.get(), prec);
       // The modulus a segment of half-width h starting here would be bounded by (|M| + h·D): the nodes continue
@@ -439,7 +443,7 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
   long segments = 0;
   for (long iteration = 0;; ++iteration) {
     if (iteration > 4000) throw Refused("the bounds of the composed integrand along the line did not close within 4000 segments");
-    check_deadline();
+    deadline.check();
     const Ball TA(ta);
     // The whole rest of the line by the by-parts bounds:
     // (1/π) e^{−cε} Π_mix C_i^{T_i} Π_gauss b_i^{T_i} [h t_a^{−p} + t_a^{1−p}/(p − 1)], p = Σ_mix T_i + 2.
@@ -474,7 +478,7 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
       if (r.gaussian) {
         b = gaussian_modulus(r, c, TA, prec);
       } else {
-        release_mgf(m.get(), r, s.get(), 20, r.moment, prec);
+        release_mgf(m.get(), r, s.get(), 20, r.moment, prec, deadline);
         acb_abs(b.get(), m.get(), prec);
         arb_addmul(b.get(), R.get(), r.slope.get(), prec);
         Ball ibp;
@@ -511,7 +515,7 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
   if (c_d < 0) {  // the residue Π M_i(0)^{T_i} (1 for laws of mass 1; the weights as stored)
     Ball zero(0.0), one(1.0);
     for (const Release& r : rs) {
-      Ball m0 = real_mgf(r, zero, 60, prec);
+      Ball m0 = real_mgf(r, zero, 60, prec, deadline);
       arb_pow_ui(m0.get(), m0.get(), static_cast<ulong>(r.count), prec);
       arb_mul(one.get(), one.get(), m0.get(), prec);
     }
@@ -629,7 +633,7 @@ std::optional<std::string> certified_composition_refusal(const std::vector<Relea
 Estimate certified_composed_hockey_stick(const std::vector<ReleasePair>& pairs, double eps, double c, double log_hint,
                                          const CertifiedOptions& options) {
   using namespace certified_detail;
-  const Budget budget(options.seconds);
+  const Deadline deadline(options.seconds);
   const auto refuse = [&](const std::string& why) {
     return NumericalError(fmt::format("certified engine: {} (composed hockey-stick at eps = {})", why, format_number(eps)));
   };
@@ -647,7 +651,7 @@ Estimate certified_composed_hockey_stick(const std::vector<ReleasePair>& pairs, 
   for (slong prec = 128; prec <= 256; prec *= 2) {
     try {
       std::vector<Release> rs = read_releases(pairs, prec);
-      best = integrate_line(rs, eps, c, log_hint, prec);
+      best = integrate_line(rs, eps, c, log_hint, prec, deadline);
       used = prec;
     } catch (const Refused& e) {
       if (best) break;

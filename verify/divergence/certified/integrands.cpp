@@ -258,7 +258,7 @@ int integrand(acb_ptr out, const acb_t z, void* param, slong order, slong prec) 
 }
 
 Ball integrate(Job& job, double u, double v, long goal, const Ball& tol_scale, slong prec) {
-  check_deadline();
+  job.deadline->check();
   Complex a, b, res;
   acb_set_d(a.get(), u);
   acb_set_d(b.get(), v);

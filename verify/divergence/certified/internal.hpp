@@ -167,6 +167,21 @@ using Segment = std::vector<Active>;
 
 enum class Integrand { renyi, kl, hs };
 
+// One value's time budget (CertifiedOptions::seconds): made where the computation of a value starts, passed to every
+// function of the engine whose loops may run long, which call check(). It also registers the thread's Arb caches
+// for release when the thread ends.
+class Deadline {
+ public:
+  explicit Deadline(double seconds);
+  Deadline(const Deadline&) = delete;
+  Deadline& operator=(const Deadline&) = delete;
+  void check() const;  // Refused once the time is up; Interrupted on the user's interrupt
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+ private:
+  std::chrono::steady_clock::time_point start_, end_;
+};
+
 struct Job {
   Integrand kind;
   const Segment* p;
@@ -174,6 +189,7 @@ struct Job {
   Ball alpha, beta;  // renyi: α and 1 − α
   Ball exp_eps;      // hs: e^ε
   Ball shift;        // renyi: the integrand is divided by e^C
+  const Deadline* deadline;
   Active ref() const { return q->empty() ? p->front() : q->front(); }
 };
 
@@ -217,8 +233,6 @@ inline bool same_shape(const Active& a, const Active& r) {
   return A.sum() && R.sum() && A.scales == R.scales && arb_equal(A.m.get(), R.m.get());
 }
 
-// The time budget of the current value (CertifiedOptions::seconds), checked inside every loop of the engine.
-extern thread_local std::chrono::steady_clock::time_point t_deadline;
 
 void laplace_sum_polynomials(Piece& pc, slong prec);
 void horner(arb_ptr out, const std::vector<Ball>& c, const Ball& t, slong prec);
@@ -229,7 +243,6 @@ void g_derivative(arb_ptr out, const Piece& pc, const Ball& t, slong prec);
 void g_tail(arb_ptr out, const Piece& pc, const Ball& t, slong prec);
 void exp_sum(arb_ptr out, const std::vector<Ball>& c, const std::vector<Ball>& kappa, const Ball& t, slong prec);
 void finish(Piece& pc, slong prec);
-void check_deadline();
 std::optional<double> exact_sum(double a, double b);
 void add_atom(Side& side, double x, const Ball& mass, slong prec);
 Ball piece_mass(const Piece& pc, double a, double b, slong prec);
@@ -247,7 +260,7 @@ void relative_sum(acb_t out, const Segment& seg, const Active& r, const acb_t z,
 void relative_log(acb_t out, const Segment& seg, const Active& r, const acb_t z, int analytic, slong prec);
 void phi(acb_t out, const acb_t u, int analytic, slong prec);
 int integrand(acb_ptr out, const acb_t z, void* param, slong order, slong prec);
-Ball integrate(Job& job, double u, double v, long goal, const Ball& tol_scale, slong prec);
+Ball integrate(Job& job, double u, double v, long goal, const Ball& tol_scale, slong prec);  // checks job.deadline
 Ball relative_derivative(const Active& a, const Active& r, const Ball& x, slong prec);
 Ball log_derivative(const Segment& seg, const Active& r, const Ball& x, slong prec);
 Ball loss_at(const Segment& p, const Segment& q, const Ball& x, const Ball& eps, slong prec);
@@ -265,32 +278,16 @@ Ball weight_sum(const Side& p, double B, slong prec);
 Tail renyi_tail(const Side& p, const Side& q, const Ball& alpha, double B, slong prec);
 Ball mass_tail(const Side& p, double B, slong prec);
 LossSup loss_sup_tail(const Side& p, const Side& q, double B, slong prec);
-Certified hockey_stick(const Pair& pr, double eps_d, long goal, slong prec);
-Certified renyi(const sim::Law& lp, const sim::Law& lq, const Pair& pr, double alpha_d, long goal, slong prec);
-Certified kl(const Pair& pr, long goal, slong prec);
-Certified renyi_inf(const Pair& pr, slong prec);
+Certified hockey_stick(const Pair& pr, double eps_d, long goal, slong prec, const Deadline& deadline);
+Certified renyi(const sim::Law& lp, const sim::Law& lq, const Pair& pr, double alpha_d, long goal, slong prec,
+                const Deadline& deadline);
+Certified kl(const Pair& pr, long goal, slong prec, const Deadline& deadline);
+Certified renyi_inf(const Pair& pr, slong prec, const Deadline& deadline);
 // The estimate of an enclosure computed at `prec` bits (ends rounded outwards, logs of the ends from the ball
 // itself); `bounded`: a hockey-stick or TV value, clipped to [0, 1].
 Estimate enclosure_estimate(const Ball& v, slong prec, bool bounded);
 // Arb's per-thread caches, released when a thread that used them ends.
 void release_caches_at_thread_exit();
 
-// One value's time budget: sets t_deadline `seconds` from now (and registers the thread's Arb caches for release),
-// lifts it when the value is done.
-class Budget {
- public:
-  explicit Budget(double seconds) : start_(std::chrono::steady_clock::now()) {
-    release_caches_at_thread_exit();
-    t_deadline = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(seconds > 0 ? seconds : 0.0));
-  }
-  ~Budget() { t_deadline = std::chrono::steady_clock::time_point::max(); }
-  Budget(const Budget&) = delete;
-  Budget& operator=(const Budget&) = delete;
-  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
-
- private:
-  std::chrono::steady_clock::time_point start_;
-};
 
 }  // namespace privamp::verify::certified_detail

@@ -156,11 +156,16 @@ void finish(Piece& pc, slong prec) {
 
 
 
-// The time budget of the current value (CertifiedOptions::seconds), checked inside every loop of the engine.
-thread_local std::chrono::steady_clock::time_point t_deadline = std::chrono::steady_clock::time_point::max();
-void check_deadline() {
+Deadline::Deadline(double seconds)
+    : start_(std::chrono::steady_clock::now()),
+      end_(start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(seconds > 0 ? seconds : 0.0))) {
+  release_caches_at_thread_exit();
+}
+
+void Deadline::check() const {
   throw_if_interrupted();
-  if (std::chrono::steady_clock::now() > t_deadline) throw Refused("the time budget ran out (CertifiedOptions::seconds)");
+  if (std::chrono::steady_clock::now() > end_) throw Refused("the time budget ran out (CertifiedOptions::seconds)");
 }
 
 std::optional<double> exact_sum(double a, double b) {

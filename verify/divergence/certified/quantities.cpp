@@ -48,14 +48,14 @@ struct Subdivision {
 };
 
 void sign_subdivide(const Pair& pr, const Segment& sp, const Segment& sq, double u, double v, const Ball& eps,
-                    const Ball& exp_eps, slong prec, Subdivision& out) {
+                    const Ball& exp_eps, slong prec, const Deadline& deadline, Subdivision& out) {
   std::vector<std::pair<double, double>> stack{{u, v}};
   while (!stack.empty()) {
     auto [a, b] = stack.back();
     stack.pop_back();
     if (++out.evaluations > kMaxEvaluations)
       throw Refused(fmt::format("the sign of the privacy loss could not be certified within {} subdivisions", kMaxEvaluations));
-    if (out.evaluations % 1024 == 0) check_deadline();
+    if (out.evaluations % 1024 == 0) deadline.check();
     bool constant = false;
     const Ball l = loss_on(sp, sq, a, b, eps, prec, &constant);
     if (constant && !arb_is_positive(l.get()) && !arb_is_nonpositive(l.get())) {
@@ -84,7 +84,7 @@ void sign_subdivide(const Pair& pr, const Segment& sp, const Segment& sq, double
       Complex z, d;
       Ball x = interval_ball(a, b, prec);
       acb_set_arb(z.get(), x.get());
-      Job job{Integrand::hs, &sp, &sq, Ball(), Ball(), exp_eps, Ball()};
+      Job job{Integrand::hs, &sp, &sq, Ball(), Ball(), exp_eps, Ball(), &deadline};
       integrand(d.get(), z.get(), &job, 0, prec);
       Ball add;
       arb_nonnegative_part(add.get(), acb_realref(d.get()));
@@ -116,7 +116,8 @@ Ball mass_difference(const Segment& sp, const Segment& sq, double a, double b, c
   return mp;
 }
 
-Ball hs_region(const Pair& pr, double u, double v, const Ball& eps, const Ball& exp_eps, slong prec, long& evaluations) {
+Ball hs_region(const Pair& pr, double u, double v, const Ball& eps, const Ball& exp_eps, slong prec, const Deadline& deadline,
+               long& evaluations) {
   Ball total;
   for (const auto& [a, b] : segments(pr, u, v)) {
     const Segment sp = active_on(pr.p, a, b), sq = active_on(pr.q, a, b);
@@ -127,7 +128,7 @@ Ball hs_region(const Pair& pr, double u, double v, const Ball& eps, const Ball& 
       continue;
     }
     Subdivision sub;
-    sign_subdivide(pr, sp, sq, a, b, eps, exp_eps, prec, sub);
+    sign_subdivide(pr, sp, sq, a, b, eps, exp_eps, prec, deadline, sub);
     evaluations += sub.evaluations;
     for (const auto* runs : {&sub.positive, &sub.constant})
       for (const auto& [x, y] : *runs) {
@@ -159,13 +160,14 @@ bool negligible(const Ball& tail, const Ball& interior, long goal) {
 
 // The window [A, B] grows by doublings until both tails are negligible against the interior.
 template <class Region, class TailFn>
-Ball windowed(const Pair& pr, double A, double B, long goal, slong prec, Region region, TailFn tail, bool& infinite) {
+Ball windowed(const Pair& pr, double A, double B, long goal, slong prec, const Deadline& deadline, Region region, TailFn tail,
+              bool& infinite) {
   Ball interior = region(A, B);
   Pair mirror;
   mirror.p = mirrored(pr.p);
   mirror.q = mirrored(pr.q);
   for (int k = 0;; ++k) {
-    check_deadline();
+    deadline.check();
     const auto right = tail(pr, B), left = tail(mirror, -A);
     if (!right || !left) {  // a tail that certifies +inf
       infinite = true;
@@ -205,7 +207,7 @@ std::pair<double, double> window(const Pair& pr, std::initializer_list<double> e
   return {lo - 10 * pr.s_max, hi + 10 * pr.s_max};
 }
 
-Certified hockey_stick(const Pair& pr, double eps_d, long goal, slong prec) {
+Certified hockey_stick(const Pair& pr, double eps_d, long goal, slong prec, const Deadline& deadline) {
   Certified out;
   Ball eps(eps_d), exp_eps;
   arb_exp(exp_eps.get(), eps.get(), prec);
@@ -217,7 +219,7 @@ Certified hockey_stick(const Pair& pr, double eps_d, long goal, slong prec) {
   long evaluations = 0;
   auto [A, B] = window(pr);
   bool infinite = false;
-  auto region = [&](double u, double v) { return hs_region(pr, u, v, eps, exp_eps, prec, evaluations); };
+  auto region = [&](double u, double v) { return hs_region(pr, u, v, eps, exp_eps, prec, deadline, evaluations); };
   auto tail = [&](const Pair& side, double from) -> std::optional<Ball> {
     // Zero if L − ε is certified negative on the whole tail; else p's mass there.
     const LossSup s = loss_sup_tail(side.p, side.q, from, prec);
@@ -229,7 +231,7 @@ Certified hockey_stick(const Pair& pr, double eps_d, long goal, slong prec) {
     }
     return mass_tail(side.p, from, prec);
   };
-  Ball dens = windowed(pr, A, B, goal, prec, region, tail, infinite);
+  Ball dens = windowed(pr, A, B, goal, prec, deadline, region, tail, infinite);
   arb_add(total.get(), total.get(), dens.get(), prec);
   out.value = total;
   out.detail = fmt::format("{} sign tests", evaluations);
@@ -252,7 +254,8 @@ double renyi_scale(const sim::Law& p, const sim::Law& q, const Pair& pr, double 
   return std::isfinite(C) ? C : 0.0;
 }
 
-Certified renyi(const sim::Law& lp, const sim::Law& lq, const Pair& pr, double alpha_d, long goal, slong prec) {
+Certified renyi(const sim::Law& lp, const sim::Law& lq, const Pair& pr, double alpha_d, long goal, slong prec,
+                const Deadline& deadline) {
   Certified out;
   Ball alpha(alpha_d), beta;
   arb_sub_si(beta.get(), alpha.get(), 1, prec);
@@ -303,7 +306,7 @@ Certified renyi(const sim::Law& lp, const sim::Law& lq, const Pair& pr, double a
           p_without_q = true;
           continue;
         }
-        Job job{Integrand::renyi, &sp, &sq, alpha, beta, Ball(), shift};
+        Job job{Integrand::renyi, &sp, &sq, alpha, beta, Ball(), shift, &deadline};
         Ball scale(pr.s_min / (1 + alpha_d));
         Ball r = integrate(job, a, b, goal, scale, prec);
         arb_add(total.get(), total.get(), r.get(), prec);
@@ -322,7 +325,7 @@ Certified renyi(const sim::Law& lp, const sim::Law& lq, const Pair& pr, double a
       return v;
     };
     bool infinite = false;
-    Ball dens = windowed(pr, A, B, goal, prec, region, tail, infinite);
+    Ball dens = windowed(pr, A, B, goal, prec, deadline, region, tail, infinite);
     if (infinite || p_without_q) {
       out.infinite = true;
       return out;
@@ -351,7 +354,7 @@ bool atom_log_ratio(Ball& out, const Pair& pr, double x, const Ball& mp, slong p
   return true;
 }
 
-Certified kl(const Pair& pr, long goal, slong prec) {
+Certified kl(const Pair& pr, long goal, slong prec, const Deadline& deadline) {
   Certified out;
   Ball atoms;  // Σ m_p log(m_p/m_q) − m_p + m_q over the union of atoms (each term ≥ 0)
   for (const auto& [x, mp] : pr.p.atoms) {
@@ -386,7 +389,7 @@ Certified kl(const Pair& pr, long goal, slong prec) {
         if (!sp.empty()) p_without_q = true;
         continue;
       }
-      Job job{Integrand::kl, &sp, &sq, Ball(), Ball(), Ball(), Ball()};
+      Job job{Integrand::kl, &sp, &sq, Ball(), Ball(), Ball(), Ball(), &deadline};
       Ball scale(pr.s_min);
       Ball r = integrate(job, a, b, goal, scale, prec);
       arb_add(total.get(), total.get(), r.get(), prec);
@@ -409,7 +412,7 @@ Certified kl(const Pair& pr, long goal, slong prec) {
     throw Refused("the KL integrand's tail could not be bounded");
   };
   bool infinite = false;
-  Ball dens = windowed(pr, A, B, goal, prec, region, tail, infinite);
+  Ball dens = windowed(pr, A, B, goal, prec, deadline, region, tail, infinite);
   if (infinite || p_without_q) {
     out.infinite = true;
     return out;
@@ -418,7 +421,7 @@ Certified kl(const Pair& pr, long goal, slong prec) {
   return out;
 }
 
-Certified renyi_inf(const Pair& pr, slong prec) {
+Certified renyi_inf(const Pair& pr, slong prec, const Deadline& deadline) {
   Certified out;
   Ball best_lower(-kInf);
   bool have_lower = false;
@@ -539,7 +542,7 @@ Certified renyi_inf(const Pair& pr, slong prec) {
       queue.pop();
       if (++evaluations > kMaxEvaluations)
         throw Refused(fmt::format("the supremum of the privacy loss was not located within {} subdivisions", kMaxEvaluations));
-      if (evaluations % 1024 == 0) check_deadline();
+      if (evaluations % 1024 == 0) deadline.check();
       note_lower(loss_at(*top.p, *top.q, Ball(c), zero, prec));
       queue.push({top.a, c, loss_on(*top.p, *top.q, top.a, c, zero, prec), top.p, top.q});
       queue.push({c, top.b, loss_on(*top.p, *top.q, c, top.b, zero, prec), top.p, top.q});
