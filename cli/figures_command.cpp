@@ -37,7 +37,7 @@ Action add_figures_command(CLI::App& app) {
     const plots::FigureSet set = plots::load_figures(paths);
     if (set.figures.empty()) throw InvalidArgument("no [[figure]] tables in the files given");
     if (args->list) {
-      for (const auto& f : set.figures) std::cout << fmt::format("{}\n  {}\n  {}\n\n", f.name, f.title, f.description);
+      for (const auto& f : set.figures) std::cout << fmt::format("{}\n  {}\n  {}\n\n", f.name, plots::enhanced_to_plain(f.title), plots::enhanced_to_plain(f.description));
       return 0;
     }
     std::vector<const plots::Figure*> chosen;

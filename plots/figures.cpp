@@ -391,7 +391,7 @@ double widest_interval(const std::vector<std::vector<Point>>& data) {
 // goes through the LaTeX escaper). Where each series comes from is NAME_provenance.txt.
 std::string caption(const Figure& figure, const std::vector<std::vector<Point>>& data) {
   std::string out = enhanced_to_latex(figure.title) + ".\n";
-  if (!figure.description.empty()) out += escape::latex(figure.description) + (figure.description.back() == '.' ? "\n" : ".\n");
+  if (!figure.description.empty()) out += enhanced_to_latex(figure.description) + (figure.description.back() == '.' ? "\n" : ".\n");
   const double widest = widest_interval(data);
   out += widest < 1e-3 ? fmt::format("Each exact value is computed with an error bar narrower than its mark (at most {:.2g} of the "
                                      "value).\n", widest)
@@ -402,7 +402,7 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
 // Where each series comes from (bound ID, case, selection), the verdicts of the points drawn and the intervals'
 // widths: plain text beside the figure, for its authors and reviewers of the numbers, not for the paper.
 std::string provenance(const Figure& figure, const std::vector<std::vector<Point>>& data) {
-  std::string out = fmt::format("figure {}: {}\n", figure.name, figure.title);
+  std::string out = fmt::format("figure {}: {}\n", figure.name, enhanced_to_plain(figure.title));
   std::map<std::string, long> verdicts;
   for (std::size_t k = 0; k < data.size(); ++k) {
     const Series& s = figure.series[k];
@@ -563,36 +563,101 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
 
 }  // namespace
 
-std::string enhanced_to_latex(const std::string& input) {
+namespace {
+
+// The text markup of figures (titles, labels, legends and descriptions): gnuplot's enhanced text — {/Symbol a} a Greek
+// letter, x_{i} and x^{2} (or x_i, e^2) sub- and superscripts, {} grouping — plus <=, >= and -> as relations. One
+// table of symbols; one renderer per output language: gnuplot reads the markup itself, enhanced_to_latex writes
+// LaTeX, enhanced_to_plain Unicode text.
+struct Symbol {
+  char key;  // the letter after /Symbol (\245: gnuplot's octal escape for infinity)
+  const char* latex;
+  const char* unicode;
+};
+constexpr Symbol kSymbols[] = {
+    {'a', "\\alpha", "α"},   {'b', "\\beta", "β"},     {'g', "\\gamma", "γ"},   {'d', "\\delta", "δ"},
+    {'e', "\\varepsilon", "ε"}, {'h', "\\eta", "η"},   {'q', "\\theta", "θ"},   {'k', "\\kappa", "κ"},
+    {'l', "\\lambda", "λ"},  {'m', "\\mu", "μ"},       {'n', "\\nu", "ν"},      {'p', "\\pi", "π"},
+    {'r', "\\rho", "ρ"},     {'s', "\\sigma", "σ"},    {'t', "\\tau", "τ"},     {'f', "\\phi", "φ"},
+    {'c', "\\chi", "χ"},     {'y', "\\psi", "ψ"},      {'w', "\\omega", "ω"},   {'D', "\\Delta", "Δ"},
+    {'G', "\\Gamma", "Γ"},   {'L', "\\Lambda", "Λ"},   {'S', "\\Sigma", "Σ"},   {'W', "\\Omega", "Ω"},
+    {'\245', "\\infty", "∞"}};
+const Symbol* find_symbol(char key) {
+  for (const Symbol& s : kSymbols)
+    if (s.key == key) return &s;
+  return nullptr;
+}
+struct Relation {
+  const char* text;
+  const char* latex;
+  const char* unicode;
+};
+constexpr Relation kRelations[] = {{"<=", "\\le", "≤"}, {">=", "\\ge", "≥"}, {"->", "\\to", "→"}};
+const Relation* relation_at(const std::string& t, std::size_t i) {
+  for (const Relation& r : kRelations)
+    if (t.compare(i, 2, r.text) == 0) return &r;
+  return nullptr;
+}
+
+// The markup after escape::plain, with gnuplot's octal escape for infinity as the one byte the table knows.
+std::string markup(const std::string& input) {
   const std::string plain = escape::plain(input);  // valid UTF-8, no control or bidirectional characters
-  // gnuplot's octal escape for the Symbol font's infinity (R_{/Symbol \245}) as the one byte the table knows.
   std::string text;
   for (std::size_t i = 0; i < plain.size(); ++i) {
     const bool infinity = plain.compare(i, 12, "/Symbol \\245") == 0;
     text += infinity ? std::string("/Symbol \245") : std::string(1, plain[i]);
     if (infinity) i += 11;
   }
-  static const std::map<char, std::string> greek = {
-      {'a', "\\alpha"}, {'b', "\\beta"}, {'g', "\\gamma"}, {'d', "\\delta"}, {'e', "\\varepsilon"}, {'h', "\\eta"},
-      {'q', "\\theta"}, {'k', "\\kappa"}, {'l', "\\lambda"}, {'m', "\\mu"}, {'n', "\\nu"}, {'p', "\\pi"},
-      {'r', "\\rho"}, {'s', "\\sigma"}, {'t', "\\tau"}, {'f', "\\phi"}, {'c', "\\chi"}, {'y', "\\psi"},
-      {'w', "\\omega"}, {'D', "\\Delta"}, {'G', "\\Gamma"}, {'L', "\\Lambda"}, {'S', "\\Sigma"}, {'W', "\\Omega"},
-      {'\245', "\\infty"}};
-  // In math: a Greek letter, or a group's text escaped for math.
+  return text;
+}
+
+// The symbol of `{/Symbol x}` at i (its closing brace at i + 10), or null.
+const Symbol* symbol_at(const std::string& t, std::size_t i) {
+  if (t.compare(i, 9, "{/Symbol ") != 0 || i + 10 >= t.size() || t[i + 10] != '}') return nullptr;
+  return find_symbol(t[i + 9]);
+}
+
+// The group after _ or ^ at i: its text and the index of its last character.
+std::pair<std::string, std::size_t> script_group(const std::string& text, std::size_t i) {
+  if (text[i + 1] != '{') return {text.substr(i + 1, 1), i + 1};
+  int depth = 0;
+  std::size_t j = i + 1;
+  for (; j < text.size(); ++j) {
+    depth += text[j] == '{' ? 1 : text[j] == '}' ? -1 : 0;
+    if (depth == 0) break;
+  }
+  return {text.substr(i + 2, j - i - 2), j};
+}
+
+}  // namespace
+
+std::string enhanced_to_latex(const std::string& input) {
+  const std::string text = markup(input);
+  // In math: a Greek letter, a relation, a nested script, or a group's text escaped for math.
   std::function<std::string(const std::string&)> math = [&](const std::string& t) {
-    if (t.size() == 9 && t.compare(0, 8, "/Symbol ") == 0 && greek.count(t[8])) return greek.at(t[8]) + " ";  // _{/Symbol a}
+    if (t.size() == 9 && t.compare(0, 8, "/Symbol ") == 0 && find_symbol(t[8]))  // _{/Symbol a}
+      return std::string(find_symbol(t[8])->latex) + " ";
     std::string out;
     for (std::size_t i = 0; i < t.size(); ++i) {
-      if (t.compare(i, 9, "{/Symbol ") == 0) {
-        const auto end = t.find('}', i);
-        if (end != std::string::npos && end == i + 10 && greek.count(t[i + 9])) {
-          out += greek.at(t[i + 9]);
-          out += ' ';
-          i = end;
-          continue;
-        }
+      if (const Symbol* s = symbol_at(t, i)) {
+        out += s->latex;
+        out += ' ';
+        i += 10;
+        continue;
+      }
+      if (const Relation* r = relation_at(t, i)) {
+        out += r->latex;
+        out += ' ';
+        ++i;
+        continue;
       }
       const char c = t[i];
+      if ((c == '_' || c == '^') && i + 1 < t.size()) {  // e^{-{/Symbol e}_0}
+        const auto [group, last] = script_group(t, i);
+        out += fmt::format("{}{{{}}}", c, math(group));
+        i = last;
+        continue;
+      }
       if (c == '{' || c == '}') continue;
       if (c == '%' || c == '#' || c == '&' || c == '$' || c == '_' || c == '^') out += std::string("\\") + c;
       else if (c == '\\' || c == '~') out += ' ';
@@ -603,32 +668,20 @@ std::string enhanced_to_latex(const std::string& input) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    if (text.compare(i, 9, "{/Symbol ") == 0) {
-      const auto end = text.find('}', i);
-      if (end != std::string::npos) {
-        out += '$';
-        out += math(text.substr(i, end - i + 1));
-        out += '$';
-        i = end;
-        continue;
-      }
+    if (const Symbol* s = symbol_at(text, i)) {
+      out += fmt::format("${} $", s->latex);
+      i += 10;
+      continue;
+    }
+    if (const Relation* r = relation_at(text, i)) {
+      out += fmt::format("${} $", r->latex);
+      ++i;
+      continue;
     }
     if ((c == '_' || c == '^') && i + 1 < text.size()) {
-      std::string group;
-      if (text[i + 1] == '{') {  // to the matching brace
-        int depth = 0;
-        std::size_t j = i + 1;
-        for (; j < text.size(); ++j) {
-          depth += text[j] == '{' ? 1 : text[j] == '}' ? -1 : 0;
-          if (depth == 0) break;
-        }
-        group = text.substr(i + 2, j - i - 2);
-        i = j;
-      } else {
-        group = text.substr(i + 1, 1);
-        ++i;
-      }
+      const auto [group, last] = script_group(text, i);
       out += fmt::format("${}{{{}}}$", c, math(group));
+      i = last;
       continue;
     }
     switch (c) {
@@ -636,6 +689,33 @@ std::string enhanced_to_latex(const std::string& input) {
       default:  // one escaper for LaTeX text (bytes of multi-byte characters pass whole)
         if (static_cast<unsigned char>(c) < 0x80) out += escape::latex(std::string_view(&c, 1));
         else out += c;
+    }
+  }
+  return out;
+}
+
+std::string enhanced_to_plain(const std::string& input) {
+  const std::string text = markup(input);
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (const Symbol* s = symbol_at(text, i)) {
+      out += s->unicode;
+      i += 10;
+    } else if (const Relation* r = relation_at(text, i)) {
+      out += r->unicode;
+      ++i;
+    } else if ((c == '_' || c == '^') && i + 1 < text.size()) {  // x_{OU} as x_OU, e^{-t} as e^(-t)
+      const auto [group, last] = script_group(text, i);
+      const Symbol* alone = group.size() == 9 && group.compare(0, 8, "/Symbol ") == 0 ? find_symbol(group[8]) : nullptr;
+      const std::string inner = alone ? alone->unicode : enhanced_to_plain(group);  // R_{/Symbol a}
+      const bool one = inner.size() == 1 || (inner.size() <= 2 && static_cast<unsigned char>(inner[0]) >= 0x80);
+      out += c == '_' || one || std::all_of(inner.begin(), inner.end(), [](char d) { return std::isalnum(static_cast<unsigned char>(d)); })
+                 ? std::string(1, c) + inner
+                 : std::string(1, c) + "(" + inner + ")";
+      i = last;
+    } else if (c != '{' && c != '}') {
+      out += c;
     }
   }
   return out;
@@ -750,7 +830,7 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
   if (figure.style.wants("pdf") || figure.style.wants("png"))
     render_gnuplot(dir, figure.name, figure.title,
                    fmt::format("{}\ndeclared in {}; data: {} (series, x, y, interval, verdict; one block per series)",
-                               figure.description, figure.file, csv.filename().string()),
+                               enhanced_to_plain(figure.description), figure.file, csv.filename().string()),
                    body, figure.style);
 }
 

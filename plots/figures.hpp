@@ -4,7 +4,7 @@
 //   [[figure]]
 //   name = "iteration"                     # file stem of NAME.csv, NAME.gp, NAME.pdf, NAME.png
 //   title = "Amplification by iteration (Theorem 4)"
-//   description = "what is plotted, in the documents' notation"
+//   description = "what is plotted, in the documents' notation"   # the same markup as titles: the caption's text
 //   x = "r"                                # a parameter of the rows, or "order" (the row's alpha or eps')
 //   xlabel = "r"                           # gnuplot enhanced text; ylabel likewise
 //   log = "xy"                             # "", "x", "y" or "xy"
@@ -129,7 +129,10 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
 void render_gnuplot(const std::filesystem::path& dir, const std::string& name, const std::string& title,
                     const std::string& comment, const std::string& body, const Style& style = {});
 
-// Gnuplot enhanced text ({/Symbol a}, R_{x}, e^2) as LaTeX ($\alpha$, R$_{x}$, e$^{2}$), other characters escaped.
+// The text markup of figures is gnuplot's enhanced text ({/Symbol a}, R_{x}, e^2) with <=, >= and -> as relations;
+// titles, labels, legends and descriptions are written in it. As LaTeX ($\alpha$, R$_{x}$, e$^{2}$, $\le$), other
+// characters escaped; and as plain Unicode text (α, R_x, e^2, ≤) for terminals and comments.
 std::string enhanced_to_latex(const std::string& text);
+std::string enhanced_to_plain(const std::string& text);
 
 }  // namespace privamp::plots

@@ -301,6 +301,14 @@ TEST_CASE("figure style as data: presets, outputs, pgfplots with LaTeX labels; b
   CHECK(plots::enhanced_to_latex("E_{OU} / E_{GM}") == "E$_{OU}$ / E$_{GM}$");
   CHECK(plots::enhanced_to_latex("R_{/Symbol \\245}") == "R$_{\\infty }$");  // gnuplot's octal escape for infinity
   CHECK(plots::enhanced_to_latex("50% & $x^2 #") == "50\\% \\& \\$x$^{2}$ \\#");
+  // Relations, in text and in a script; the same markup as plain text (terminal listings, comments).
+  CHECK(plots::enhanced_to_latex("{/Symbol k} <= 4, {/Symbol e}' -> {/Symbol d}'") ==
+        "$\\kappa $ $\\le $ 4, $\\varepsilon $' $\\to $ $\\delta $'");
+  CHECK(plots::enhanced_to_latex("e^{-{/Symbol e}_0} <= 1") == "e$^{-\\varepsilon _{0}}$ $\\le $ 1");
+  CHECK(plots::enhanced_to_plain("R_{/Symbol a}(P^{*n}) <= n R_{/Symbol \\245}, E_{OU}, e^{-t}, {/Symbol k} = 2") ==
+        "R_α(P^(*n)) ≤ n R_∞, E_OU, e^(-t), κ = 2");
+  // Hostile text stays text: LaTeX's specials escaped, control and bidirectional characters dropped.
+  CHECK(plots::enhanced_to_latex("\\input{/etc/passwd} ~ \\x") == "\\textbackslash{}input/etc/passwd \\textasciitilde{} \\textbackslash{}x");
   const auto path = write_temp("privamp_style_figure.toml", kCase, R"toml(
 [[figure]]
 name = "styled"
@@ -369,7 +377,7 @@ TEST_CASE("a figure file's texts reach the caption, the pgfplots file and the gn
 name = "hostile"
 x = "r"
 title = "\\input{/etc/passwd} `rm -rf ~` 100%"
-description = "\\immediate\\write18{touch pwned} \\openout5=x & # ^ _ ~ <script>"
+description = "\\immediate\\write18{touch pwned} \\openout5=x & # ^ _ ~ <script> x^{\\input{y}$z$_{\\openout}}"
 style = {outputs = ["pgfplots"]}
 [[figure.series]]
 case = "c\\input{/etc/passwd}$x$"
@@ -390,7 +398,8 @@ title = "a\\input{b}"
   }
   const std::string caption = read_text(dir / "hostile_caption.txt");
   CHECK_THAT(caption, Contains("\\textbackslash{}input/etc/passwd"));  // the title as gnuplot text: braces group
-  CHECK_THAT(caption, Contains("\\& \\# \\textasciicircum{} \\_ \\textasciitilde{} \\textless{}script\\textgreater{}"));
+  // The description is figure markup (as titles are): ^ and _ are scripts, their text escaped for math.
+  CHECK_THAT(caption, Contains("\\& \\# $^{ }$$_{ }$\\textasciitilde{} \\textless{}script\\textgreater{} x$^{ inputy\\$z\\$_{ openout}}$"));
   // The provenance is plain text for people, never input into a paper: the names as written.
   CHECK_THAT(read_text(dir / "hostile_provenance.txt"), Contains("in case 'c\\input{/etc/passwd}$x$'"));
 }
