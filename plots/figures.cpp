@@ -409,7 +409,7 @@ std::string provenance(const Figure& figure, const std::vector<std::vector<Point
     std::vector<std::string> where;
     for (const auto& [key, v] : s.where)
       where.push_back(fmt::format("{} = {}", key, std::holds_alternative<double>(v) ? format_number(std::get<double>(v)) : std::get<std::string>(v)));
-    out += fmt::format("- {}: {} of {} in case '{}'{}{}, {} points\n", s.title.empty() ? s.id : s.title, y_name(s.y), s.id,
+    out += fmt::format("- {}: {} of {} in case '{}'{}{}, {} points\n", s.title.empty() ? s.id : enhanced_to_plain(s.title), y_name(s.y), s.id,
                        s.case_name, where.empty() ? "" : fmt::format(" at {}", fmt::join(where, ", ")),
                        s.scale.empty() ? "" : fmt::format(", times {}", s.scale), data[k].size());
     for (const Point& p : data[k]) ++verdicts[p.verdict];
