@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "plots/gnuplot.hpp"
+#include "plots/markup.hpp"
 #include "verify/cases/case.hpp"
 #include "verify/runner/runner.hpp"
 
@@ -129,10 +130,5 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
 void render_gnuplot(const std::filesystem::path& dir, const std::string& name, const std::string& title,
                     const std::string& comment, const std::string& body, const Style& style = {});
 
-// The text markup of figures is gnuplot's enhanced text ({/Symbol a}, R_{x}, e^2) with <=, >= and -> as relations;
-// titles, labels, legends and descriptions are written in it. As LaTeX ($\alpha$, R$_{x}$, e$^{2}$, $\le$), other
-// characters escaped; and as plain Unicode text (α, R_x, e^2, ≤) for terminals and comments.
-std::string enhanced_to_latex(const std::string& text);
-std::string enhanced_to_plain(const std::string& text);
 
 }  // namespace privamp::plots

@@ -1,0 +1,17 @@
+// The text markup of figures: titles, labels, legends and descriptions are written in gnuplot's enhanced text
+// ({/Symbol a} a Greek letter, R_{x} and e^2 scripts, {} grouping) with <=, >= and -> as relations. gnuplot draws it
+// itself; one renderer per other language, from one table of symbols: LaTeX for the pgfplots file and the caption
+// (every other character escaped: a figure file cannot put a command into a paper), Unicode text for terminals,
+// provenance files and comments.
+#pragma once
+
+#include <string>
+
+namespace privamp::plots {
+
+// As LaTeX: $\alpha $, R$_{x}$, e$^{2}$, $\le $; other characters escaped (escape::latex).
+std::string enhanced_to_latex(const std::string& text);
+// As Unicode text: α, R_x, e^2, ≤ (valid UTF-8, no control or bidirectional characters).
+std::string enhanced_to_plain(const std::string& text);
+
+}  // namespace privamp::plots
