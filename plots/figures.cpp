@@ -109,7 +109,9 @@ class FigureReader : public verify::TomlReader {
     if (f.name.empty() || f.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos)
       fail(t.get("name"), "name", "must be a non-empty file stem of letters, digits, '_' and '-'");
     f.title = label(t, "title", f.name);
-    f.description = text(t, "description", "");  // written as comment lines
+    f.description = text(t, "description", "");  // the caption's text, and comment lines
+    if (f.description.size() > 4000)
+      fail(t.get("description"), "description", fmt::format("{} characters; at most 4000", f.description.size()));
     f.x = text(t, "x");
     f.xlabel = label(t, "xlabel", f.x);
     f.ylabel = label(t, "ylabel", "");

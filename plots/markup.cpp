@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <functional>
 #include <string_view>
 #include <utility>
 
@@ -16,10 +15,11 @@ namespace {
 
 // The one table of symbols: what {/Symbol x} is in each language.
 struct Symbol {
-  char key;  // the letter after /Symbol (\245: gnuplot's octal escape for infinity)
+  char key;  // the letter after /Symbol (kInfinity: gnuplot's octal escape \245 for infinity)
   const char* latex;
   const char* unicode;
 };
+constexpr char kInfinity = '\x01';  // a byte no sanitised text holds (escape::plain drops control characters)
 constexpr Symbol kSymbols[] = {
     {'a', "\\alpha", "α"},   {'b', "\\beta", "β"},     {'g', "\\gamma", "γ"},   {'d', "\\delta", "δ"},
     {'e', "\\varepsilon", "ε"}, {'h', "\\eta", "η"},   {'q', "\\theta", "θ"},   {'k', "\\kappa", "κ"},
@@ -27,7 +27,7 @@ constexpr Symbol kSymbols[] = {
     {'r', "\\rho", "ρ"},     {'s', "\\sigma", "σ"},    {'t', "\\tau", "τ"},     {'f', "\\phi", "φ"},
     {'c', "\\chi", "χ"},     {'y', "\\psi", "ψ"},      {'w', "\\omega", "ω"},   {'D', "\\Delta", "Δ"},
     {'G', "\\Gamma", "Γ"},   {'L', "\\Lambda", "Λ"},   {'S', "\\Sigma", "Σ"},   {'W', "\\Omega", "Ω"},
-    {'\245', "\\infty", "∞"}};
+    {kInfinity, "\\infty", "∞"}};
 const Symbol* find_symbol(char key) {
   for (const Symbol& s : kSymbols)
     if (s.key == key) return &s;
@@ -45,14 +45,22 @@ const Relation* relation_at(const std::string& t, std::size_t i) {
   return nullptr;
 }
 
-// The markup after escape::plain, with gnuplot's octal escape for infinity as the one byte the table knows.
+// Scripts nest at most this deep; deeper groups are shown as their text (a deep nesting would otherwise recurse once
+// per level: the renderers' work and stack stay bounded whatever the input).
+constexpr int kMaxDepth = 8;
+
+// The markup after escape::plain (valid UTF-8, no control or bidirectional characters), with gnuplot's octal escape
+// for infinity, {/Symbol \245}, as the symbol table's key.
 std::string markup(const std::string& input) {
-  const std::string plain = escape::plain(input);  // valid UTF-8, no control or bidirectional characters
+  const std::string plain = escape::plain(input);
   std::string text;
   for (std::size_t i = 0; i < plain.size(); ++i) {
-    const bool infinity = plain.compare(i, 12, "/Symbol \\245") == 0;
-    text += infinity ? std::string("/Symbol \245") : std::string(1, plain[i]);
-    if (infinity) i += 11;
+    if (plain.compare(i, 14, "{/Symbol \\245}") == 0) {
+      text += std::string("{/Symbol ") + kInfinity + "}";
+      i += 13;
+    } else {
+      text += plain[i];
+    }
   }
   return text;
 }
@@ -62,55 +70,111 @@ const Symbol* symbol_at(const std::string& t, std::size_t i) {
   if (t.compare(i, 9, "{/Symbol ") != 0 || i + 10 >= t.size() || t[i + 10] != '}') return nullptr;
   return find_symbol(t[i + 9]);
 }
+// A script's whole group `/Symbol x` (as in R_{/Symbol a}), or null.
+const Symbol* symbol_group(const std::string& g) {
+  return g.size() == 9 && g.compare(0, 8, "/Symbol ") == 0 ? find_symbol(g[8]) : nullptr;
+}
 
-// The group after _ or ^ at i: its text and the index of its last character.
+// The bytes of the UTF-8 character starting at i (1 for ASCII and for anything that is not a lead byte).
+std::size_t character_length(const std::string& t, std::size_t i) {
+  const auto c = static_cast<unsigned char>(t[i]);
+  const std::size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+  return std::min(n, t.size() - i);
+}
+
+// The group after _ or ^ at i: a braced group to its matching brace (or the end), else one character. Returns its
+// text and the index of its last byte.
 std::pair<std::string, std::size_t> script_group(const std::string& text, std::size_t i) {
-  if (text[i + 1] != '{') return {text.substr(i + 1, 1), i + 1};
+  if (text[i + 1] != '{') {
+    const std::size_t n = character_length(text, i + 1);
+    return {text.substr(i + 1, n), i + n};
+  }
   int depth = 0;
   std::size_t j = i + 1;
   for (; j < text.size(); ++j) {
     depth += text[j] == '{' ? 1 : text[j] == '}' ? -1 : 0;
     if (depth == 0) break;
   }
-  return {text.substr(i + 2, j - i - 2), j};
+  return {text.substr(i + 2, std::min(j, text.size()) - i - 2), std::min(j, text.size() - 1)};
+}
+
+// A group's text in LaTeX math: symbols, relations and nested scripts as math; other ASCII escaped for math; other
+// characters in \mbox (text inside math). `depth`: the scripts around it.
+std::string latex_math(const std::string& t, int depth) {
+  if (const Symbol* s = symbol_group(t)) return std::string(s->latex) + " ";  // _{/Symbol a}
+  std::string out;
+  bool after_script = false;  // a second script in a row needs a base: {}_{...}
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (const Symbol* s = symbol_at(t, i)) {
+      out += s->latex;
+      out += ' ';
+      i += 10;
+      after_script = false;
+      continue;
+    }
+    if (const Relation* r = relation_at(t, i)) {
+      out += r->latex;
+      out += ' ';
+      ++i;
+      after_script = false;
+      continue;
+    }
+    const char c = t[i];
+    if (c == '_' || c == '^') {
+      // Nothing to raise or lower, or nested too deep: no script (the group's text follows flat).
+      if (i + 1 >= t.size() || depth >= kMaxDepth) continue;
+      const auto [group, last] = script_group(t, i);
+      out += fmt::format("{}{}{{{}}}", after_script ? "{}" : "", c, latex_math(group, depth + 1));
+      i = last;
+      after_script = true;
+      continue;
+    }
+    after_script = false;
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      const std::size_t n = character_length(t, i);
+      out += "\\mbox{" + t.substr(i, n) + "}";
+      i += n - 1;
+      continue;
+    }
+    if (c == '{' || c == '}') continue;
+    if (c == '%' || c == '#' || c == '&' || c == '$' || c == '_') out += std::string("\\") + c;
+    else if (c == '\\' || c == '~') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+// A group's text as Unicode: symbols, relations; scripts as _x, ^x, or _(…), ^(…) around more than one character.
+std::string plain_text(const std::string& text, int depth) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (const Symbol* s = symbol_at(text, i)) {
+      out += s->unicode;
+      i += 10;
+    } else if (const Relation* r = relation_at(text, i)) {
+      out += r->unicode;
+      ++i;
+    } else if ((c == '_' || c == '^') && i + 1 < text.size()) {  // x_{OU} as x_OU, e^{-t} as e^(-t)
+      const auto [group, last] = script_group(text, i);
+      const Symbol* alone = symbol_group(group);
+      const std::string inner = alone ? alone->unicode : depth + 1 < kMaxDepth ? plain_text(group, depth + 1) : escape::plain(group);
+      const bool one = !inner.empty() && character_length(inner, 0) == inner.size();
+      const bool word = std::all_of(inner.begin(), inner.end(), [](char d) { return std::isalnum(static_cast<unsigned char>(d)); });
+      out += c;
+      out += one || word ? inner : "(" + inner + ")";
+      i = last;
+    } else if (c != '{' && c != '}') {
+      out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace
 
 std::string enhanced_to_latex(const std::string& input) {
   const std::string text = markup(input);
-  // In math: a Greek letter, a relation, a nested script, or a group's text escaped for math.
-  std::function<std::string(const std::string&)> math = [&](const std::string& t) {
-    if (t.size() == 9 && t.compare(0, 8, "/Symbol ") == 0 && find_symbol(t[8]))  // _{/Symbol a}
-      return std::string(find_symbol(t[8])->latex) + " ";
-    std::string out;
-    for (std::size_t i = 0; i < t.size(); ++i) {
-      if (const Symbol* s = symbol_at(t, i)) {
-        out += s->latex;
-        out += ' ';
-        i += 10;
-        continue;
-      }
-      if (const Relation* r = relation_at(t, i)) {
-        out += r->latex;
-        out += ' ';
-        ++i;
-        continue;
-      }
-      const char c = t[i];
-      if ((c == '_' || c == '^') && i + 1 < t.size()) {  // e^{-{/Symbol e}_0}
-        const auto [group, last] = script_group(t, i);
-        out += fmt::format("{}{{{}}}", c, math(group));
-        i = last;
-        continue;
-      }
-      if (c == '{' || c == '}') continue;
-      if (c == '%' || c == '#' || c == '&' || c == '$' || c == '_' || c == '^') out += std::string("\\") + c;
-      else if (c == '\\' || c == '~') out += ' ';
-      else out += c;
-    }
-    return out;
-  };
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -126,7 +190,7 @@ std::string enhanced_to_latex(const std::string& input) {
     }
     if ((c == '_' || c == '^') && i + 1 < text.size()) {
       const auto [group, last] = script_group(text, i);
-      out += fmt::format("${}{{{}}}$", c, math(group));
+      out += fmt::format("${}{{{}}}$", c, latex_math(group, 1));
       i = last;
       continue;
     }
@@ -140,31 +204,6 @@ std::string enhanced_to_latex(const std::string& input) {
   return out;
 }
 
-std::string enhanced_to_plain(const std::string& input) {
-  const std::string text = markup(input);
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (const Symbol* s = symbol_at(text, i)) {
-      out += s->unicode;
-      i += 10;
-    } else if (const Relation* r = relation_at(text, i)) {
-      out += r->unicode;
-      ++i;
-    } else if ((c == '_' || c == '^') && i + 1 < text.size()) {  // x_{OU} as x_OU, e^{-t} as e^(-t)
-      const auto [group, last] = script_group(text, i);
-      const Symbol* alone = group.size() == 9 && group.compare(0, 8, "/Symbol ") == 0 ? find_symbol(group[8]) : nullptr;
-      const std::string inner = alone ? alone->unicode : enhanced_to_plain(group);  // R_{/Symbol a}
-      const bool one = inner.size() == 1 || (inner.size() <= 2 && static_cast<unsigned char>(inner[0]) >= 0x80);
-      out += c == '_' || one || std::all_of(inner.begin(), inner.end(), [](char d) { return std::isalnum(static_cast<unsigned char>(d)); })
-                 ? std::string(1, c) + inner
-                 : std::string(1, c) + "(" + inner + ")";
-      i = last;
-    } else if (c != '{' && c != '}') {
-      out += c;
-    }
-  }
-  return out;
-}
+std::string enhanced_to_plain(const std::string& input) { return plain_text(markup(input), 0); }
 
 }  // namespace privamp::plots

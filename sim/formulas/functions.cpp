@@ -32,32 +32,40 @@ Enclosure ceil(const Enclosure& a) {
   return {std::ceil(a.lo), std::ceil(a.hi)};
 }
 
-// lgamma is increasing on [2, ∞) (its minimum is at 1.4616…), where glibc's error is a few ulps: the ends are widened
-// by 8 (twice the C library allowance of enclosure.cpp, as for Phi). lgamma(2) = 0 exactly.
+// lgamma on (0, ∞): decreasing up to its minimum at x0 = 1.46163…, increasing beyond (poles at 0 and below: NaN).
+// Each end is glibc's value widened by 8 ulps and by 4 ulps of 1 absolute (near its zeros at 1 and 2 the value is
+// small and an ulp of it says little); the minimum, where the interval holds x0, by a constant below it.
 Enclosure lgamma(const Enclosure& a) {
-  if (!a.valid() || !(a.lo >= 2)) return Enclosure::nan();
-  const auto end = [](double x, bool lower) {
-    if (x == 2) return 0.0;
-    const double v = std::lgamma(x);
-    return lower ? std::max(0.0, ulps_down(v, 8)) : ulps_up(v, 8);
-  };
-  return {end(a.lo, true), end(a.hi, false)};
+  if (!a.valid() || !(a.lo > 0)) return Enclosure::nan();
+  constexpr double x0 = 1.4616321449683623, minimum = -0.12148629053584970;  // lgamma(x0) = −0.1214862905358496…
+  constexpr double absolute = 4 * std::numeric_limits<double>::epsilon() / 2;
+  const auto lower = [&](double x) { return x == 1 || x == 2 ? 0.0 : ulps_down(std::lgamma(x), 8) - absolute; };
+  const auto upper = [&](double x) { return x == 1 || x == 2 ? 0.0 : ulps_up(std::lgamma(x), 8) + absolute; };
+  if (a.hi <= x0) return {std::max(minimum, lower(a.hi)), upper(a.lo)};
+  if (a.lo >= x0) return {std::max(minimum, lower(a.lo)), upper(a.hi)};
+  return {minimum, std::max(upper(a.lo), upper(a.hi))};
 }
 
 namespace {
 
-// C(n, k) and its enclosure; NaN unless n >= 0 and k are integers.
+// C(n, k) and its enclosure; NaN unless n and k are integers with 0 <= n <= 2^53 (beyond, n + 1 is no double).
+//  - n <= 66: exact in 64 bits (an ulp either side when it exceeds 2^53);
+//  - else min(k, n − k) = m <= 64: the product of (n − m + i)/i over i = 1..m, in rigorous interval arithmetic (a
+//    bounded cost per call: sum() may call it 10^6 times);
+//  - else exp(lgamma(n + 1) − lgamma(k + 1) − lgamma(n − k + 1)), the exponent's error bounded by 16 eps times the
+//    sum of the magnitudes of its terms (each lgamma within a few ulps, then two subtractions), exp's by 4 ulps.
 struct Binomial {
   double value;
   Enclosure enclosure;
 };
 Binomial binomial(double n, double k) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-  if (n != std::floor(n) || k != std::floor(k) || n < 0 || !std::isfinite(n) || !std::isfinite(k)) return {kNaN, Enclosure::nan()};
+  if (n != std::floor(n) || k != std::floor(k) || n < 0 || n > kExactIntegers || !std::isfinite(k)) return {kNaN, Enclosure::nan()};
   if (k < 0 || k > n) return {0.0, 0.0};
+  const double m = std::min(k, n - k);
   if (n <= 66) {  // C(n, i) = C(n, i−1)·(n − i + 1)/i, divided by gcd first: exact in 64 bits
     std::uint64_t c = 1;
-    for (std::uint64_t i = 1; i <= static_cast<std::uint64_t>(std::min(k, n - k)); ++i) {
+    for (std::uint64_t i = 1; i <= static_cast<std::uint64_t>(m); ++i) {
       const std::uint64_t g = std::gcd(c, i);
       c = c / g * ((static_cast<std::uint64_t>(n) - i + 1) / (i / g));
     }
@@ -65,9 +73,20 @@ Binomial binomial(double n, double k) {
     if (d <= kExactIntegers) return {d, d};  // exactly representable
     return {d, {std::nextafter(d, 0.0), std::nextafter(d, kInf)}};
   }
-  const double d = std::exp(std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1));
-  const double rel = 16 * std::numeric_limits<double>::epsilon() * (std::lgamma(n + 1) + 1);  // lgamma's rounding
-  return {d, {d * (1 - rel), d * (1 + rel)}};
+  if (m <= 64) {
+    double value = 1;
+    Enclosure product = 1.0;
+    for (double i = 1; i <= m; ++i) {
+      const double factor = (n - m + i) / i;  // n − m + i is an exact integer (n <= 2^53)
+      value *= factor;
+      product = product * (Enclosure(n - m + i) / Enclosure(i));
+    }
+    return {value, product};
+  }
+  const double l1 = std::lgamma(n + 1), l2 = std::lgamma(k + 1), l3 = std::lgamma(n - k + 1);
+  const double exponent = l1 - l2 - l3, error = 16 * std::numeric_limits<double>::epsilon() * (std::fabs(l1) + std::fabs(l2) + std::fabs(l3));
+  const double d = std::exp(exponent);
+  return {d, {ulps_down(std::exp(exponent - error), 4), ulps_up(std::exp(exponent + error), 4)}};
 }
 
 }  // namespace

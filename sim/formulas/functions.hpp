@@ -77,9 +77,9 @@ inline Comparison comparison_code(std::string_view op) {
 // The functions the language has beyond the table's, on doubles and enclosures (the compiler refuses them).
 Enclosure floor(const Enclosure& a);
 Enclosure ceil(const Enclosure& a);
-Enclosure lgamma(const Enclosure& a);  // increasing for x >= 2: an enclosure reaching below 2 is NaN
-// C(n, k) of integers n >= 0: exact in 64 bits up to n = 66 (widened by an ulp when it exceeds 2^53), else from lgamma
-// with its rounding. Not an integer pair: NaN. The double is the enclosure's nearest value.
+Enclosure lgamma(const Enclosure& a);  // on (0, inf): an enclosure reaching 0 or below is NaN
+// C(n, k) of integers 0 <= n <= 2^53 (functions.cpp says how, by size); anything else NaN. The double is the value
+// the enclosure was built around.
 Enclosure binom(const Enclosure& n, const Enclosure& k);
 double binom(double n, double k);
 

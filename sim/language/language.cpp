@@ -195,18 +195,21 @@ class Evaluator {
   Val lift(const Node& n, std::string_view what, Code code, const Val& a) {
     Val r = Val::point(apply(code, a.v));
     if (a.is_point()) return r;
-    return enclosed(n, what, r, apply(code, Enclosure(a.lo, a.hi)));
+    return enclosed(n, what, r, apply(code, Enclosure(a.lo, a.hi)), a.finite());
   }
   Val lift(const Node& n, std::string_view what, Code code, const Val& a, const Val& b) {
     Val r = Val::point(apply(code, a.v, b.v));
     if (a.is_point() && b.is_point() && code != Code::binom) return r;
-    const Enclosure x(a.lo, a.hi), y(b.lo, b.hi);
-    // x^k with an integer k is defined for x < 0 too (the compiler's form of it)
-    const bool integer_power = code == Code::power && b.is_point() && b.v == std::floor(b.v) && std::fabs(b.v) <= 64;
-    return enclosed(n, what, r, integer_power ? apply_power_int(x, static_cast<int>(b.v)) : apply(code, x, y));
+    return enclosed(n, what, r, apply(code, Enclosure(a.lo, a.hi), Enclosure(b.lo, b.hi)), a.finite() && b.finite());
   }
-  Val enclosed(const Node& n, std::string_view what, Val r, const Enclosure& e) const {
+  // An enclosure that leaves the function's domain, or that is unbounded although its arguments are bounded (a
+  // divisor or a negative power's base reaching 0, a value beyond the double range), is an error naming the function:
+  // a bound whose interval is the whole line would only make its rows undecided, silently.
+  Val enclosed(const Node& n, std::string_view what, Val r, const Enclosure& e, bool bounded_arguments = true) const {
     if (!e.valid()) fail(n, fmt::format("{} of an interval outside its domain", what));
+    if (bounded_arguments && !e.finite())
+      fail(n, fmt::format("{} is unbounded over its argument's interval (a divisor or a negative power's base reaching "
+                          "0, or a value beyond the double range)", what));
     r.lo = e.lo;
     r.hi = e.hi;
     return r;
@@ -260,7 +263,7 @@ class Evaluator {
       // An undecided condition (a comparison of intervals that overlap): the hull of both branches.
       const Val x = number(*a[1]), y = number(*a[2]);
       return enclosed(n, "if", c.v != 0 ? x : y,
-                      apply_select(Enclosure(c.lo, c.hi), Enclosure(x.lo, x.hi), Enclosure(y.lo, y.hi)));
+                      apply_select(Enclosure(c.lo, c.hi), Enclosure(x.lo, x.hi), Enclosure(y.lo, y.hi)), x.finite() && y.finite());
     }
     if (f == "sum") return summation(n);
     if (f == "default") {  // default(name, value): the parameter's value where the point has it, else value
@@ -277,7 +280,7 @@ class Evaluator {
       want(static_cast<std::size_t>(fn->arity));
       if (fn->code == Code::binom) {
         if (!x[0].is_point() || !x[1].is_point()) fail(n, "binom of intervals");
-        if (std::isnan(binom(x[0].v, x[1].v))) fail(n, "binom(n, k) needs integers n >= 0");
+        if (std::isnan(binom(x[0].v, x[1].v))) fail(n, "binom(n, k) needs integers n and k with 0 <= n <= 2^53");
       }
       return fn->arity == 1 ? lift(n, f, fn->code, x[0]) : lift(n, f, fn->code, x[0], x[1]);
     }

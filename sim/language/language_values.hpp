@@ -25,6 +25,7 @@ struct Val {
   long dimension = 1;  // a law's (known also when it is only checked)
   static Val point(double x) { return {Kind::number, x, x, x, {}, false, {}, nullptr, 1}; }
   bool is_point() const { return lo == v && hi == v; }
+  bool finite() const { return std::isfinite(lo) && std::isfinite(hi); }
 };
 
 inline Value to_law_value(const Val& v) {

@@ -307,6 +307,18 @@ TEST_CASE("figure style as data: presets, outputs, pgfplots with LaTeX labels; b
   CHECK(plots::enhanced_to_latex("e^{-{/Symbol e}_0} <= 1") == "e$^{-\\varepsilon _{0}}$ $\\le $ 1");
   CHECK(plots::enhanced_to_plain("R_{/Symbol a}(P^{*n}) <= n R_{/Symbol \\245}, E_{OU}, e^{-t}, {/Symbol k} = 2") ==
         "R_α(P^(*n)) ≤ n R_∞, E_OU, e^(-t), κ = 2");
+  // Scripts: a second one in a row gets a base, a trailing one is dropped, a character is a whole UTF-8 one (also
+  // in math, where text goes in \mbox), nesting deeper than 8 is flattened (bounded work and recursion).
+  CHECK(plots::enhanced_to_latex("x_{i_j_k} x^{a^}") == "x$_{i_{j}{}_{k}}$ x$^{a}$");
+  CHECK(plots::enhanced_to_latex("R_α x_{é}") == "R$_{\\mbox{α}}$ x$_{\\mbox{é}}$");
+  CHECK(plots::enhanced_to_plain("R_α x^é") == "R_α x^é");
+  std::string deep = "x";
+  for (int k = 0; k < 50000; ++k) deep += "^{";
+  CHECK(plots::enhanced_to_latex(deep).size() < 200);
+  CHECK(plots::enhanced_to_plain(deep).size() <= deep.size() + 64);  // the text, a pair of brackets per level
+  // gnuplot's infinity only as the group {/Symbol \245}; elsewhere its text, never a raw byte.
+  CHECK(plots::enhanced_to_latex("a /Symbol \\245 b") == "a /Symbol \\textbackslash{}245 b");
+  CHECK(plots::enhanced_to_plain("R_{2{/Symbol \\245}}, P^{{/Symbol \\245}}") == "R_(2∞), P^∞");
   // Hostile text stays text: LaTeX's specials escaped, control and bidirectional characters dropped.
   CHECK(plots::enhanced_to_latex("\\input{/etc/passwd} ~ \\x") == "\\textbackslash{}input/etc/passwd \\textasciitilde{} \\textbackslash{}x");
   const auto path = write_temp("privamp_style_figure.toml", kCase, R"toml(

@@ -377,6 +377,17 @@ TEST_CASE("the language's intervals contain the 50-digit value at every point of
       {"Phi(D)", [&](const R& x) { return Phi(x); }}, {"logPhi(-D)", [&](const R& x) { return log(Phi(-x)); }},
       {"lgamma(2 + D)", [](const R& x) { return lgamma(2 + x); }}, {"sqrt(D)", [](const R& x) { return sqrt(x); }},
       {"D^0.3", [](const R& x) { return pow(x, R(0.3)); }}, {"1/D", [](const R& x) { return 1 / x; }},
+      // Far tails, where rounding the argument of erfc moves the value by x² ulps; the binomial's routes by size;
+      // lgamma across its minimum; an odd power of a negative interval beyond the compiler's small exponents.
+      {"Phi(-37 + D/1000)", [&](const R& x) { return Phi(-37 + x / 1000); }},
+      {"Phi(-8.25 - D)", [&](const R& x) { return Phi(-R(8.25) - x); }},
+      {"logPhi(36 + D/1000)", [&](const R& x) { return log1p(-erfc((36 + x / 1000) / sqrt2) / 2); }},
+      {"logPhi(3 + D)", [&](const R& x) { return log1p(-erfc((3 + x) / sqrt2) / 2); }},
+      {"binom(1e15, 10) * D", [](const R& x) { R c = 1; for (int i = 1; i <= 10; ++i) c *= (R(1e15) - 10 + i) / i; return c * x; }},
+      {"binom(4503599627370496, 2) * D", [](const R& x) { return R(4503599627370496.0) * R(4503599627370495.0) / 2 * x; }},
+      {"binom(2000, 100) * D", [](const R& x) { return exp(lgamma(R(2001)) - lgamma(R(101)) - lgamma(R(1901))) * x; }},
+      {"lgamma(0.5 + D)", [](const R& x) { return lgamma(R(0.5) + x); }},
+      {"(D - 2)^1025 * 1e-250", [](const R& x) { return pow(x - 2, 1025) * pow(R(10), -250); }},
       {"if(D < 0.4, D^2, D/2) - (D != 0.4)", [](const R& x) { return (x < R(0.4) ? x * x : x / 2) - (x != R(0.4) ? 1 : 0); }},
   };
   sim::Rng rng(2026);

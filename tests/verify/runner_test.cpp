@@ -356,8 +356,18 @@ TEST_CASE("formulas: intervals decide comparisons only when they can, real power
   CHECK(square.upper < 1e-20);
   CHECK_THAT(error_of([&] { evaluate_formula("(renyi(gaussian(1, 1), gaussian(0, 1), alpha) - 1)^0.5", p); }),
              Contains("a power of an interval outside its domain"));
-  CHECK_THAT(error_of([&] { evaluate_formula("lgamma(renyi(gaussian(1, 1), gaussian(0, 1), alpha))", p); }),
+  CHECK_THAT(error_of([&] { evaluate_formula("lgamma(renyi(gaussian(1, 1), gaussian(0, 1), alpha) - 1)", p); }),
              Contains("lgamma of an interval outside its domain"));
+  // A quotient by an interval reaching 0 is an error naming it, not a bound of interval [-inf, inf].
+  CHECK_THAT(error_of([&] { evaluate_formula("1 / (renyi(gaussian(1, 1), gaussian(0, 1), alpha) - 1)", p); }),
+             Contains("a quotient is unbounded over its argument's interval"));
+  CHECK_THAT(error_of([&] { evaluate_formula("if(renyi(gaussian(1, 1), gaussian(0, 1), alpha) > 1, 1/(renyi(gaussian(1, 1), gaussian(0, 1), alpha) - 1), 0)", p); }),
+             Contains("unbounded"));
+  // x^b on [0, h]: [0, h^b], not [0, 1].
+  const FormulaValue root = evaluate_formula_interval("hockey_stick(gaussian(0, 1), gaussian(1, 1), 40)^0.5", p);
+  CHECK(root.lower == 0);
+  CHECK(root.upper < 1e-150);
+  CHECK_THAT(error_of([&] { evaluate_formula("binom(2^53 + 2, 1)", p); }), Contains("0 <= n <= 2^53"));
 }
 
 TEST_CASE("the language: words compare by text, default() for optional parameters, sinh", "[verify][runner]") {

@@ -298,8 +298,9 @@ class Explorer {
       e.row = evaluate_point(case_, e.point, {id_}, search_).front();
       if (case_.kind == Case::Kind::kernel) add_kernel_constants(case_.kernel_at(e.point), e.point);  // for conditions, frontiers
       fill(e);
-    } catch (const std::exception& err) {
+    } catch (const std::exception& err) {  // an error row, also when the row was computed before the failure
       e.status = Evaluation::Status::error;
+      e.row = Row{};
       e.row.reason = err.what();
     }
     tick();
