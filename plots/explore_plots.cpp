@@ -210,7 +210,8 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
   std::string body = axis_settings(ax, 'x');
   if (two) body += axis_settings(*ay, 'y') + fmt::format("set cblabel 'log_{{10}}({})'\n", ratio) + palette(r);
   else body += fmt::format("set ylabel 'log_{{10}}({})'\n", ratio);
-  body += "set key below nobox height 1\nplot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
+  // Rows spaced for the reported points' large ring, and no opaque background: it hid the lower half of the x label.
+  body += "set key below nobox noopaque height 1 spacing 1.8\nplot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
   render_gnuplot(dir, stem + "_map", literal(fmt::format("{}: {} ({})", r.id, r.case_name, verify::to_string(r.goal))),
                  fmt::format("privamp explore: every evaluated point over the two most influential axes; data {}", map_csv.filename().string()),
                  body, explore_style());
