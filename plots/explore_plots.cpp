@@ -256,6 +256,10 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
     range = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi);
     if (outside > 0) beyond = fmt::format(" ({} beyond the range shown)", outside);
   }
+  // The x axis ends at the last evaluation, and after the global phase's end (autoscaling a log axis ran on to the
+  // next decade: 30 evaluations drawn over [1, 100]).
+  range += fmt::format("set xrange [1:{}]\n", std::max<double>({2.0, static_cast<double>(r.evaluations.size()),
+                                                                 static_cast<double>(r.global_points) + 1}));
   const std::string cbody = fmt::format(
       "set datafile separator ','\nset xlabel 'evaluations'\nset logscale x\nset ylabel 'log_{{10}}({})'\nset key below nobox height 1\n"
       "{}set arrow from {}, graph 0 to {}, graph 1 nohead ls 9\n"
