@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -67,10 +68,15 @@ std::string read_input_file(std::string_view what, const std::filesystem::path& 
     throw InvalidArgument(fmt::format("{} {}: {} bytes; at most {}", what, path.string(), st.st_size, max_bytes));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InvalidArgument(fmt::format("{} {}: cannot be read", what, path.string()));
-  std::string text(max_bytes + 1, '\0');  // a file that grew since stat() is cut off here and refused
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > max_bytes) throw InvalidArgument(fmt::format("{} {}: more than {} bytes", what, path.string(), max_bytes));
+  // Read in chunks to the end, into a buffer sized by the file (not by the limit: a 256 MB limit would otherwise
+  // allocate and clear 256 MB per small file); a file that grew past the limit since stat() is refused.
+  std::string text;
+  text.reserve(static_cast<std::size_t>(st.st_size) + 1);
+  std::array<char, 1 << 16> chunk;
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_bytes) throw InvalidArgument(fmt::format("{} {}: more than {} bytes", what, path.string(), max_bytes));
+  }
   return text;
 }
 

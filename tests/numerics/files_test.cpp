@@ -22,6 +22,15 @@ std::string read(const std::filesystem::path& p) {
   return s.str();
 }
 
+std::string error_of_read(const std::filesystem::path& p, std::size_t limit) {
+  try {
+    read_input_file("input", p, limit);
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
 std::size_t entries(const std::filesystem::path& dir) {
   std::size_t n = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
@@ -96,4 +105,21 @@ TEST_CASE("one run per output folder: a second lock is refused naming the holder
   CHECK(read(other / "results.csv") == "whole");
   // Released with its holder: the folder can be locked again.
   { const OutputLock again("--out", other); }
+}
+
+TEST_CASE("read_input_file reads a file whole within its limit and refuses one over it, a folder or a pipe", "[files]") {
+  const auto dir = test::scratch() / "read_input";
+  std::filesystem::create_directories(dir);
+  std::string big(200000, 'x');  // more than one chunk of the reader
+  for (std::size_t i = 0; i < big.size(); i += 997) big[i] = static_cast<char>('a' + i % 26);
+  write_file(dir / "big.txt", big);
+  CHECK(read_input_file("input", dir / "big.txt", big.size()) == big);
+  CHECK_THAT(error_of_read(dir / "big.txt", big.size() - 1), Catch::Contains("200000 bytes; at most 199999"));
+  write_file(dir / "empty.txt", "");
+  CHECK(read_input_file("input", dir / "empty.txt", 10).empty());
+  CHECK_THAT(error_of_read(dir, 10), Catch::Contains("not a regular file"));
+  const auto fifo = dir / "pipe";
+  std::filesystem::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THAT(error_of_read(fifo, 10), Catch::Contains("not a regular file"));
 }
