@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -13,7 +12,6 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
-#include "numerics/escape.hpp"
 #include "numerics/files.hpp"
 #include "verify/input/toml_reader.hpp"
 #include "verify/report/report.hpp"

@@ -1,16 +1,10 @@
-#include "numerics/constants.hpp"
 #include "sim/language/language.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <deque>
-#include <limits>
 #include <mutex>
-#include <numbers>
-#include <numeric>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -19,7 +13,6 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
-#include "numerics/special.hpp"
 #include "sim/language/expression.hpp"
 #include "sim/language/language_internal.hpp"
 #include "sim/language/language_values.hpp"

@@ -2,13 +2,10 @@
 // enclosure, a word, a list or a law (its arithmetic is the function table's: sim/formulas/functions.hpp). Internal to sim/laws/.
 #pragma once
 
-#include <algorithm>
 #include <cmath>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "numerics/constants.hpp"
 #include "sim/language/expression.hpp"
 #include "sim/laws/law.hpp"
 
