@@ -63,7 +63,7 @@ std::string report_search(const verify::Case& c, const api::ExploreRun& run, con
   const std::string& stem = run.stem;
   write_file(dir / (stem + ".md"), verify::explore_markdown(c, r, options, stem));
   verify::write_explore_csv(r, dir / (stem + ".csv"));
-  verify::write_explore_json(r, options, dir / (stem + ".json"));
+  write_file(dir / (stem + ".json"), verify::json_text(verify::explore_json(r, options)));
   for (std::size_t k = 0; k < r.best.size(); ++k)
     write_file(dir / fmt::format("{}_point{}.toml", stem, k + 1), verify::one_point_case(c, r, k));
   verify::remove_stale_point_files(dir, stem, r.best.size());
@@ -93,6 +93,7 @@ std::string report_frontier(const verify::Case& c, const api::ExploreRun& run, c
   const std::string stem = run.stem + "_frontier";
   write_file(dir / (stem + ".md"), verify::frontier_markdown(c, f, options, run.stem));
   verify::write_table_csv(verify::frontier_table(f), dir / (stem + ".csv"));
+  write_file(dir / (stem + ".json"), verify::json_text(verify::frontier_json(f, options)));
   verify::write_explore_csv(f.search, dir / (run.stem + ".csv"));
   if (figures) plots::render_frontier(f, options.ignore_hypotheses, dir, run.stem);
   std::cout << fmt::format("{} {} along {} in '{}' ({:.1f} s):\n{:>4} {:>25} {:>10} {:>14} {:>14}  {}\n", run.id, s.goal, s.frontier,

@@ -184,66 +184,33 @@ py::dict kernel_dict(const api::KernelResult& r) {
   return out;
 }
 
-py::object row_dict(const verify::Row& row) { return table_dicts(verify::flat_table({row}))[0]; }
-
-py::object index_or_none(const std::optional<std::size_t>& i) { return i ? py::object(py::int_(*i)) : py::object(py::none()); }
-
-// One search: every evaluated point (its parameters as columns) and the best points re-evaluated in full.
-py::dict explore_dict(const verify::ExploreResult& r, double seconds) {
-  py::dict out;
-  out["file"] = r.file;
-  out["case"] = r.case_name;
-  out["id"] = r.id;
-  out["goal"] = verify::to_string(r.goal);
-  out["direction"] = verify::to_string(r.direction);
-  py::list axes, best_index;
-  py::dict influence, coverage;
-  for (std::size_t a = 0; a < r.space.axes.size(); ++a) {
-    const std::string& name = r.space.axes[a].name;
-    axes.append(name);
-    if (a < r.influence.size()) influence[py::str(name)] = r.influence[a];
-    if (a < r.coverage.size()) coverage[py::str(name)] = r.coverage[a];
+// A result tree (codec.hpp) as Python objects: dicts in the tree's key order, non-finite numbers as floats.
+py::object python_object(const verify::Tree& t) {
+  switch (t.type()) {
+    case verify::Tree::value_t::null: return py::none();
+    case verify::Tree::value_t::boolean: return py::bool_(t.get<bool>());
+    case verify::Tree::value_t::number_integer: return py::int_(t.get<std::int64_t>());
+    case verify::Tree::value_t::number_unsigned: return py::int_(t.get<std::uint64_t>());
+    case verify::Tree::value_t::number_float: return py::float_(t.get<double>());
+    case verify::Tree::value_t::string: return py::str(t.get_ref<const std::string&>());
+    case verify::Tree::value_t::array: {
+      py::list l;
+      for (const auto& e : t) l.append(python_object(e));
+      return l;
+    }
+    case verify::Tree::value_t::object: {
+      py::dict d;
+      for (auto it = t.begin(); it != t.end(); ++it) d[py::str(it.key())] = python_object(it.value());
+      return d;
+    }
+    default: throw InvalidArgument("internal: a result tree holds a value Python cannot receive");
   }
-  for (std::size_t i : r.best_index) best_index.append(i);
-  out["axes"] = axes;
-  out["points"] = table_dicts(verify::explore_table(r));
-  out["global_points"] = r.global_points;
-  out["best"] = table_dicts(verify::flat_table(r.best));
-  out["best_index"] = best_index;
-  out["degenerate"] = r.degenerate ? row_dict(*r.degenerate) : py::object(py::none());
-  out["degenerate_index"] = r.degenerate_index ? py::object(py::int_(*r.degenerate_index)) : py::object(py::none());
-  out["where"] = r.where;
-  out["stopped"] = r.stopped.empty() ? py::object(py::none()) : py::object(py::str(r.stopped));
-  out["passed_over"] = r.passed_over;
-  out["passed_over_reason"] = r.passed_over_reason.empty() ? py::object(py::none()) : py::object(py::str(r.passed_over_reason));
-  out["frontier"] = py::none();
-  out["influence"] = influence;
-  out["coverage"] = coverage;
-  out["seconds"] = seconds;
-  return out;
 }
 
-// A frontier: the search's dict, with per bin its range, candidates and best (and degenerate) point re-evaluated.
-py::dict frontier_dict(const verify::FrontierResult& f, double seconds) {
-  py::dict out = explore_dict(f.search, seconds);
-  py::list bins;
-  for (const verify::FrontierBin& bin : f.bins) {
-    py::dict d;
-    d["lower"] = bin.lower;
-    d["upper"] = bin.upper;
-    d["candidates"] = bin.candidates;
-    d["best_index"] = index_or_none(bin.best_index);
-    d["best"] = bin.best ? row_dict(*bin.best) : py::object(py::none());
-    d["degenerate_index"] = index_or_none(bin.degenerate_index);
-    d["degenerate"] = bin.degenerate ? row_dict(*bin.degenerate) : py::object(py::none());
-    d["degenerate_condition"] = bin.degenerate_index ? f.search.evaluations.at(*bin.degenerate_index).degenerate : std::string();
-    bins.append(d);
-  }
-  py::dict frontier;
-  frontier["name"] = f.name;
-  frontier["log"] = f.log;
-  frontier["bins"] = bins;
-  out["frontier"] = frontier;
+// One search (explore_report.hpp names its fields), with the seconds it took.
+py::dict explore_dict(const verify::Tree& tree, double seconds) {
+  py::dict out = python_object(tree);
+  out["seconds"] = seconds;
   return out;
 }
 
@@ -412,18 +379,28 @@ PYBIND11_MODULE(_privamp, m) {
         const api::ExploreSettings settings{goal, static_cast<double>(budget), max_seconds, static_cast<long long>(seed),
                                             starts, jobs, ignore_hypotheses, where, frontier, bins};
         std::vector<api::ExploreRun> runs;
+        const verify::ExploreOptions options = api::explore_options(settings);
         {
           py::gil_scoped_release release;
           const InterruptScope interruptible;
-          const verify::ExploreOptions options = api::explore_options(settings);
           runs = api::explore(api::select_explore({targets, case_name, id, cases_dir, all}), settings, options);
         }
         py::list out;
         for (const api::ExploreRun& run : runs)
-          out.append(frontier.empty() ? explore_dict(run.result.search, run.seconds) : frontier_dict(run.result, run.seconds));
+          out.append(explore_dict(frontier.empty() ? verify::explore_json(run.result.search, options) : verify::frontier_json(run.result, options), run.seconds));
         return out;
       },
       "searches of privamp explore: per case and ID, the evaluated points and the best points");
+  m.def(
+      "search_fields",
+      []() {
+        py::list fields;
+        const verify::Tree empty = verify::explore_json({}, {});
+        for (auto it = empty.begin(); it != empty.end(); ++it) fields.append(it.key());
+        fields.append("seconds");
+        return fields;
+      },
+      "the fields of one search of explore, in order");
   m.def(
       "laws",
       []() {

@@ -277,9 +277,8 @@ def verify(files, only=None, jobs=0, out=None, junit=None, html=None):
     return VerifyResult(rows, summary, violated, errors)
 
 
-Search = _namedtuple("Search", ["file", "case", "id", "goal", "direction", "axes", "points", "global_points", "best",
-                                "best_index", "degenerate", "degenerate_index", "where", "stopped", "passed_over",
-                                "passed_over_reason", "frontier", "influence", "coverage", "seconds"])
+# The fields of a search are named once, by the library (what the command's STEM.json holds), plus the seconds.
+Search = _namedtuple("Search", _privamp.search_fields())
 Search.__doc__ = """One search of `explore` (one case and bound ID): `points`, every evaluation as a dict with the columns
 of the command's STEM.csv (index, phase ("global" or "localK"), the searched axes, status, verdict, outside,
 exact, exact_lower, exact_upper, bound, bound_lower, bound_upper, slack, ratio, objective, message), in the
@@ -291,9 +290,10 @@ what was done when `max_seconds` ended the search (then the budget was not spent
 candidates were passed over because their full re-evaluation failed, with the first failure's message in
 `passed_over_reason` (None when none was); `frontier` (with
 ``frontier=NAME``), a dict with the quantity's `name`, whether the bins are `log`, and `bins`: per bin `lower`,
-`upper`, `candidates`, the `best` point re-evaluated (a `verify` row, or None) with its `best_index`, and the
-bin's `degenerate` optimum with its condition where it beats the best point; `influence` and `coverage` per
-searched axis (`axes`); `slack` is log(bound/exact) for an upper bound (log(exact/bound) for a lower one) and
+`upper`, `candidates`, `refined` (evaluations of its own local search) or `not_refined` (why it had none), the
+`best` point re-evaluated (a `verify` row, or None) with its `best_index`, and the bin's `degenerate` optimum with
+its condition where it beats the best point; `ranges`, `influence` and `coverage` per searched axis (`axes`);
+`budget`, `seed` and `ignore_hypotheses` as given; `slack` is log(bound/exact) for an upper bound (log(exact/bound) for a lower one) and
 `ratio` its exponential."""
 
 

@@ -42,4 +42,28 @@ for f in "$work"/out/*_point*.toml; do
   awk -F' = ' '$1 == "delta" { exit !($2 >= 0.5) }' "$f" || { echo "a reported point is outside the region: $f"; exit 1; }
   [ "$(basename "$f" | wc -c)" -le 70 ] || { echo "a long file name: $f"; exit 1; }
 done
-echo "explore files: self-contained point files, two summaries kept, the region held"
+# STEM.json is one tree with STEM.csv's records as its points (the same columns, the same numbers).
+stem=$(basename "$point" _point1.toml)
+python3 - "$work/out/$stem.json" "$work/out/$stem.csv" <<'PY'
+import csv, json, math, sys
+tree = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(line for line in open(sys.argv[2]) if not line.startswith("#")))
+assert tree["budget"] == 20 and tree["axes"] == ["alpha", "delta"], tree["axes"]
+assert 0 < len(tree["points"]) == len(rows) <= 20, (len(tree["points"]), len(rows))
+for record, row in zip(tree["points"], rows):
+    assert list(record) == list(row), (list(record), list(row))
+    for k in ("exact", "bound", "slack", "alpha"):
+        a, b = record[k], row[k]
+        if isinstance(a, (int, float)):
+            assert math.isclose(a, float(b), rel_tol=1e-12), (k, a, b)
+assert tree["best"] and tree["best"][0]["id"] == "MY.half" and tree["best_index"][0] < len(rows)
+PY
+"$privamp" explore "$work/mine.toml" --budget 16 --frontier delta --bins 2 --out "$work/front" > "$work/log3" 2>&1
+python3 - "$work"/front/*_frontier.json <<'PY'
+import json, sys
+tree = json.load(open(sys.argv[1]))
+bins = tree["frontier"]["bins"]
+assert tree["frontier"]["name"] == "delta" and len(bins) == 2, tree["frontier"]
+assert all(b["refined"] > 0 or b["not_refined"] for b in bins), bins
+PY
+echo "explore files: self-contained point files, two summaries kept, the region held, JSON and CSV agree"

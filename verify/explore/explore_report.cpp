@@ -418,41 +418,61 @@ std::string frontier_markdown(const Case& c, const FrontierResult& f, const Expl
   return s;
 }
 
-void write_explore_json(const ExploreResult& r, const ExploreOptions& o, const std::filesystem::path& file) {
-  using nlohmann::json;
-  auto num = [](double v) { return std::isfinite(v) ? json(v) : std::isnan(v) ? json(nullptr) : json(v > 0 ? "inf" : "-inf"); };
-  json j;
+Tree explore_json(const ExploreResult& r, const ExploreOptions& o) {
+  const auto text_or_null = [](const std::string& s) { return s.empty() ? Tree(nullptr) : Tree(s); };
+  const auto index_or_null = [](const std::optional<std::size_t>& i) { return i ? Tree(*i) : Tree(nullptr); };
+  const auto row_or_null = [](const std::optional<Row>& row) { return row ? table_records(flat_table({*row}))[0] : Tree(nullptr); };
+  Tree j = Tree::object();
   j["file"] = r.file;
   j["case"] = r.case_name;
   j["id"] = r.id;
   j["goal"] = to_string(r.goal);
+  j["direction"] = to_string(r.direction);
   j["budget"] = o.budget;
   j["seed"] = o.seed;
   j["ignore_hypotheses"] = o.ignore_hypotheses;
+  j["axes"] = Tree::array();
+  for (const char* per_axis : {"ranges", "influence", "coverage"}) j[per_axis] = Tree::object();
+  for (std::size_t a = 0; a < r.space.axes.size(); ++a) {
+    const std::string& name = r.space.axes[a].name;
+    j["axes"].push_back(name);
+    j["ranges"][name] = axis_text(r.space.axes[a]);
+    if (a < r.influence.size()) j["influence"][name] = r.influence[a];
+    if (a < r.coverage.size()) j["coverage"][name] = r.coverage[a];
+  }
+  j["where"] = r.where;
   j["global_points"] = r.global_points;
-  if (!r.stopped.empty()) j["stopped"] = r.stopped;
-  if (r.passed_over > 0) j["passed_over"] = {{"count", r.passed_over}, {"first_reason", r.passed_over_reason}};
-  for (std::size_t a = 0; a < r.space.axes.size(); ++a)
-    j["axes"].push_back({{"name", r.space.axes[a].name}, {"range", axis_text(r.space.axes[a])},
-                         {"influence", r.influence[a]}, {"coverage", r.coverage[a]}});
-  for (const Evaluation& e : r.evaluations) {
-    json p;
-    for (const auto& [k, v] : e.point.numbers) p[k] = v;
-    for (const auto& [k, v] : e.point.words) p[k] = v;
-    j["evaluations"].push_back({{"phase", e.start < 0 ? std::string("global") : "local" + std::to_string(e.start + 1)},
-                                {"params", p}, {"status", to_string(e.status)}, {"verdict", to_string(e.verdict())},
-                                {"outside", e.outside()}, {"exact", {num(e.exact()), num(e.exact_lower()), num(e.exact_upper())}},
-                                {"bound", {num(e.bound()), num(e.bound_lower()), num(e.bound_upper())}}, {"slack", num(e.slack)},
-                                {"message", e.message()}});
+  j["points"] = table_records(explore_table(r));
+  j["best"] = table_records(flat_table(r.best));
+  j["best_index"] = r.best_index;
+  j["degenerate"] = row_or_null(r.degenerate);
+  j["degenerate_index"] = index_or_null(r.degenerate_index);
+  j["stopped"] = text_or_null(r.stopped);
+  j["passed_over"] = r.passed_over;
+  j["passed_over_reason"] = text_or_null(r.passed_over_reason);
+  j["frontier"] = nullptr;
+  return j;
+}
+
+Tree frontier_json(const FrontierResult& f, const ExploreOptions& o) {
+  Tree j = explore_json(f.search, o);
+  Tree bins = Tree::array();
+  for (const FrontierBin& bin : f.bins) {
+    Tree b = Tree::object();
+    b["lower"] = bin.lower;
+    b["upper"] = bin.upper;
+    b["candidates"] = bin.candidates;
+    b["refined"] = bin.refined;
+    b["not_refined"] = bin.not_refined.empty() ? Tree(nullptr) : Tree(bin.not_refined);
+    b["best_index"] = bin.best_index ? Tree(*bin.best_index) : Tree(nullptr);
+    b["best"] = bin.best ? table_records(flat_table({*bin.best}))[0] : Tree(nullptr);
+    b["degenerate_index"] = bin.degenerate_index ? Tree(*bin.degenerate_index) : Tree(nullptr);
+    b["degenerate"] = bin.degenerate ? table_records(flat_table({*bin.degenerate}))[0] : Tree(nullptr);
+    b["degenerate_condition"] = bin.degenerate_index ? f.search.evaluations.at(*bin.degenerate_index).degenerate : std::string();
+    bins.push_back(std::move(b));
   }
-  for (std::size_t k = 0; k < r.best.size(); ++k) {
-    const Row& row = r.best[k];
-    j["best"].push_back({{"index", r.best_index[k]}, {"verdict", to_string(row.verdict)}, {"reason", row.reason},
-                         {"exact", {num(row.exact.value), num(row.exact.lower), num(row.exact.upper)}},
-                         {"bound", num(row.bound)}, {"outside", row.outside}, {"mu", row.mu}, {"nu", row.nu},
-                         {"quantity", row.quantity()}});
-  }
-  write_file(file, j.dump(1) + "\n");
+  j["frontier"] = Tree{{"name", f.name}, {"log", f.log}, {"bins", std::move(bins)}};
+  return j;
 }
 
 }  // namespace privamp::verify

@@ -8,6 +8,7 @@
 
 #include "verify/explore/explore.hpp"
 #include "verify/report/report.hpp"
+#include "verify/runner/codec.hpp"
 
 namespace privamp::verify {
 
@@ -27,7 +28,14 @@ void write_explore_csv(const ExploreResult& r, const std::filesystem::path& file
 // re-evaluated exact value, bound and verdict, and the bin's degenerate optimum where it beats the best point.
 FlatTable frontier_table(const FrontierResult& f);
 std::string frontier_markdown(const Case& c, const FrontierResult& f, const ExploreOptions& options, const std::string& stem);
-void write_explore_json(const ExploreResult& r, const ExploreOptions& options, const std::filesystem::path& file);
+// A search as one tree (what STEM.json holds and Python's explore returns; the one place naming its fields): file,
+// case, id, goal, direction, budget, seed, ignore_hypotheses, axes (names), ranges, influence and coverage (per
+// axis), where, global_points, points (explore_table's records), best (the re-evaluated rows, codec.hpp's records)
+// and best_index, degenerate and degenerate_index, stopped, passed_over and passed_over_reason, and frontier (null).
+Tree explore_json(const ExploreResult& r, const ExploreOptions& options);
+// The frontier's search with frontier = {name, log, bins}; per bin: lower, upper, candidates, refined, not_refined,
+// best_index, best, degenerate_index, degenerate, degenerate_condition (STEM_frontier.json).
+Tree frontier_json(const FrontierResult& f, const ExploreOptions& options);
 
 // A case file with the k-th best point as its only grid point (`privamp verify FILE` reproduces the row).
 std::string one_point_case(const Case& c, const ExploreResult& r, std::size_t k);

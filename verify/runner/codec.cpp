@@ -199,6 +199,38 @@ GoldenRow golden_from_json(const json& j) {
   return {text("key"), text("id"), text("verdict"), number("value"), number("lower"), number("upper")};
 }
 
+Tree table_records(const FlatTable& t) {
+  Tree out = Tree::array();
+  for (const auto& cells : t.rows) {
+    Tree record = Tree::object();
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      Tree& v = record[t.columns.at(i)];
+      if (const double* x = std::get_if<double>(&cells[i])) v = *x;
+      else if (const std::string* s = std::get_if<std::string>(&cells[i])) v = *s;
+    }
+    out.push_back(std::move(record));
+  }
+  return out;
+}
+
+namespace {
+Tree finite_numbers(const Tree& t) {
+  if (t.is_number_float()) {
+    const double x = t.get<double>();
+    return std::isfinite(x) ? t : Tree(json_number(x));
+  }
+  if (!t.is_structured()) return t;
+  Tree out = t.is_array() ? Tree::array() : Tree::object();
+  for (auto it = t.begin(); it != t.end(); ++it) {
+    if (t.is_array()) out.push_back(finite_numbers(*it));
+    else out[it.key()] = finite_numbers(*it);
+  }
+  return out;
+}
+}  // namespace
+
+std::string json_text(const Tree& tree) { return finite_numbers(tree).dump(1) + "\n"; }
+
 std::vector<std::uint8_t> encode_rows(const TaskRows& rows) {
   json all = json::array();
   for (const auto& [task, list] : rows) {

@@ -53,6 +53,13 @@ struct FlatTable {
 FlatTable flat_table(const std::vector<Row>& rows);
 // A parameter of a point as a cell: its number, its word, or empty where the point has no such parameter.
 Cell parameter_cell(const Params& point, const std::string& name);
+// A result as a tree built once and rendered twice (explore's searches and frontiers): ordered JSON in memory, whose
+// numbers keep their non-finite values (NaN, ±inf) so that Python receives them as floats. A table becomes a list of
+// records, one key per column in the columns' order (an empty cell is null). json_text writes the tree as a file
+// holds it: non-finite numbers as json_number writes them.
+using Tree = nlohmann::ordered_json;
+Tree table_records(const FlatTable& t);
+std::string json_text(const Tree& tree);
 // Rows of several tasks as bytes, for runs spread over processes: each process encodes the rows of its tasks, the
 // first decodes and reassembles them in task order, so that its report is identical to a one-process run.
 using TaskRows = std::vector<std::pair<std::size_t, std::vector<Row>>>;  // (task index, its rows)
