@@ -437,6 +437,12 @@ std::pair<double, double> positive_span(const std::vector<std::vector<Point>>& d
   return {lo, hi};
 }
 
+// The span a log axis shows: the figure's declared range where it has one, else its positive data.
+std::pair<double, double> drawn_span(const Figure& figure, const std::vector<std::vector<Point>>& data, char axis) {
+  const auto& declared = axis == 'x' ? figure.xrange : figure.yrange;
+  return declared ? *declared : positive_span(data, axis);
+}
+
 // The ticks of a log axis, the same for both renderers: under two decades 1, 2 and 5 times the powers of ten in
 // range (an axis of a few decades would otherwise get fractional powers, 10^{-0.3}); empty: whole decades.
 std::vector<double> log_ticks(std::pair<double, double> span) {
@@ -510,7 +516,7 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
     options += fmt::format(", title={{{}}}, title style={{align=center, text width=\\privampfigurewidth-45pt}}", enhanced_to_latex(figure.title));
   for (const char axis : {'x', 'y'}) {
     if (figure.log.find(axis) == std::string::npos) continue;
-    const auto ticks = log_ticks(positive_span(data, axis));
+    const auto ticks = log_ticks(drawn_span(figure, data, axis));
     if (ticks.empty()) continue;
     std::vector<std::string> positions, tick_labels;
     for (double v : ticks) positions.push_back(tex_number(v)), tick_labels.push_back(fmt::format("{:g}", v));
@@ -623,7 +629,7 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
   std::string body = "set autoscale fix\nset offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n";
   for (const char axis : {'x', 'y'}) {
     if (figure.log.find(axis) == std::string::npos) continue;
-    const auto span = positive_span(data, axis);
+    const auto span = drawn_span(figure, data, axis);
     body += fmt::format("set logscale {}\n", axis);
     if (axis == 'y') body += "set format y '10^{%L}'\n";
     if (const auto ticks = log_ticks(span); !ticks.empty()) {
