@@ -379,12 +379,27 @@ void write_tidy_csv(const Figure& figure, const std::vector<std::vector<Point>>&
 }
 
 // The largest relative width of an interval drawn: whether error bars show at the plot's scale.
+double widest_interval(const std::vector<Point>& series) {
+  double widest = 0;
+  for (const Point& p : series)
+    if (p.y != 0 && std::isfinite(p.upper - p.lower)) widest = std::max(widest, (p.upper - p.lower) / std::abs(p.y));
+  return widest;
+}
 double widest_interval(const std::vector<std::vector<Point>>& data) {
   double widest = 0;
-  for (const auto& series : data)
-    for (const Point& p : series)
-      if (p.y != 0 && std::isfinite(p.upper - p.lower)) widest = std::max(widest, (p.upper - p.lower) / std::abs(p.y));
+  for (const auto& series : data) widest = std::max(widest, widest_interval(series));
   return widest;
+}
+// Below this relative width an interval cannot be seen: neither renderer draws the series' error bars (whose caps
+// would only leave specks along its line), and the caption says so.
+constexpr double kVisibleWidth = 1e-3;
+bool draws_bars(const std::vector<Point>& series) { return widest_interval(series) >= kVisibleWidth; }
+
+// A bound as text with two significant digits, rounded up (so that "at most" stays true).
+std::string rounded_up(double x) {
+  if (!(x > 0) || !std::isfinite(x)) return fmt::format("{:.2g}", x);
+  const double unit = std::pow(10.0, std::floor(std::log10(x)) - 1);
+  return fmt::format("{:.2g}", std::ceil(x / unit) * unit);
 }
 
 // A paper's caption: what is drawn and what the error bars mean, in LaTeX (it is \input into a paper: every text
@@ -392,10 +407,10 @@ double widest_interval(const std::vector<std::vector<Point>>& data) {
 std::string caption(const Figure& figure, const std::vector<std::vector<Point>>& data) {
   std::string out = enhanced_to_latex(figure.title) + ".\n";
   if (!figure.description.empty()) out += enhanced_to_latex(figure.description) + (figure.description.back() == '.' ? "\n" : ".\n");
-  const double widest = widest_interval(data);
-  out += widest < 1e-3 ? fmt::format("Each exact value is computed with an error bar narrower than its mark (at most {:.2g} of the "
-                                     "value).\n", widest)
-                       : fmt::format("Error bars show each exact value's interval (at most {:.2g} of the value).\n", widest);
+  const std::string widest = rounded_up(widest_interval(data));
+  out += widest_interval(data) < kVisibleWidth
+             ? fmt::format("Each exact value is computed with an error bar too narrow to see at this scale (at most {} of the value).\n", widest)
+             : fmt::format("Error bars show each exact value's interval (at most {} of the value).\n", widest);
   return out;
 }
 
@@ -418,7 +433,7 @@ std::string provenance(const Figure& figure, const std::vector<std::vector<Point
   for (const auto& [v, n] : verdicts) counts.push_back(fmt::format("{} {}", n, v));
   out += fmt::format("Verdicts of the points drawn: {}.\n", fmt::join(counts, ", "));
   const double widest = widest_interval(data);
-  out += widest < 1e-3 ? fmt::format("Every interval is narrower than its mark (largest relative width {:.2g}): the error bars are "
+  out += widest < kVisibleWidth ? fmt::format("Every interval is too narrow to see (largest relative width {:.2g}): the error bars are "
                                      "not visible at this scale (a series with y = \"ratio\" draws bound/exact, where the "
                                      "distance to 1 shows).\n", widest)
                        : fmt::format("Error bars show each exact value's interval (largest relative width {:.2g}).\n", widest);
@@ -541,7 +556,7 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
     const std::string how = s.style == "points"  ? fmt::format("only marks, mark={}, mark size={:.3g}pt", look.pgf_mark, 1.4 * s.point_size)
                             : s.style == "lines" ? fmt::format("no marks, {}", look.pgf_dash)
                                                  : fmt::format("mark={}, mark size=1.3pt, mark options={{solid}}, {}", look.pgf_mark, look.pgf_dash);
-    const bool bars = std::any_of(data[k].begin(), data[k].end(), [](const Point& p) { return p.lower < p.upper; });
+    const bool bars = draws_bars(data[k]);
     out += fmt::format("\\addplot[{}, color={}, line width={}pt{}{}]\n  table[x=x, y=y{}, row sep=\\\\] {{\n  x y ep em \\\\\n", how, colour,
                        s.line == 9 ? st.line_width * 0.3 : st.line_width * 0.5,
                        bars ? ", error bars/.cd, y dir=both, y explicit" : "", s.title.empty() ? ", forget plot" : "",
@@ -652,7 +667,7 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
     const Series& s = figure.series[k];
     const std::size_t index = block++;
     const std::string style = s.style == "points" ? "points" : s.style == "lines" ? "lines" : "linespoints";
-    if (std::any_of(data[k].begin(), data[k].end(), [](const Point& p) { return p.lower < p.upper; }))
+    if (draws_bars(data[k]))
       bars.push_back(fmt::format("{} index {} using 2:3:4:5 with yerrorbars ls {} dt 1 ps 0 notitle", file, index, s.line));
     // Markers of a points-only series are the size of a letter; on lines they stay small.
     plots.push_back(fmt::format("{} index {} using 2:3 with {} ls {}{} title {}", file, index, style, s.line,

@@ -83,14 +83,12 @@ Enclosure logPhi(const Enclosure& a);
 Enclosure log_phi(const Enclosure& a);          // log of the standard normal density
 
 // The same functions on doubles, so that programs are written once for every number type.
-inline double powi(double a, int n) {  // binary powering: x^2 is x·x, as fast as written out
-  if (n < 0) return 1 / powi(a, -n);
-  double r = 1;
-  for (; n > 0; n >>= 1) {
-    if (n & 1) r *= a;
-    a *= a;
-  }
-  return r;
+// x^n for an integer n: x·x for squares (correctly rounded, as fast as written out), the C library's pow otherwise
+// (within an ulp, where repeated squaring loses several).
+inline double powi(double a, int n) {
+  if (n == 1) return a;
+  if (n == 2) return a * a;
+  return std::pow(a, static_cast<double>(n));
 }
 double Phi(double a);
 double logPhi(double a);

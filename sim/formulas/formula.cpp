@@ -43,7 +43,7 @@ int effect(Code c) {
 
 // Runs a program on a stack of T (its depth computed when the program was compiled).
 template <class T>
-T run(const std::vector<Op>& program, const std::vector<double>& constants, const std::vector<Enclosure>& enclosed,
+T run(std::span<const Op> program, const std::vector<double>& constants, const std::vector<Enclosure>& enclosed,
       std::span<const T> args, int depth, JoinNotes* notes) {
   // Formulas of moderate depth run on a stack in place (no allocation per evaluation: simulators call them in loops).
   constexpr int kInPlace = 32;
@@ -107,25 +107,64 @@ class FormulaCompiler {
   [[noreturn]] void fail(const Node& n, const std::string& why) const { expression_error(label_, source_, n.column, why); }
 
   void push(Code c, int arg = 0) { f_->program_.push_back({c, arg}); }
-  void push_constant(double value, Enclosure enclosed) {
+  void push_constant(double value, Enclosure enclosed, bool interval = false) {
     f_->constants_.push_back(value);
     f_->enclosed_constants_.push_back(enclosed);
+    interval_.push_back(interval);
     push(Code::constant, static_cast<int>(f_->constants_.size() - 1));
   }
 
   // Emits the program of `n`; returns whether it depends on a variable. A constant subexpression of more than one
   // operation is folded into one constant (its double value, and its enclosure for the rigorous types).
+  // A folded constant carries an interval when one of its arguments does (a leaf's), or when it is binom's (whose
+  // double rounds the integer).
   bool emit(const Node& n) {
     const std::size_t start = f_->program_.size();
     const bool variable = emit_node(n);
     if (!variable && f_->program_.size() - start > 1) {
-      const std::vector<Op> sub(f_->program_.begin() + static_cast<std::ptrdiff_t>(start), f_->program_.end());
+      const std::span<const Op> sub(f_->program_.data() + start, f_->program_.size() - start);
       const double value = privamp::sim::run<double>(sub, f_->constants_, f_->enclosed_constants_, {}, static_cast<int>(sub.size()), nullptr);
-      const Enclosure enclosed = privamp::sim::run<Enclosure>(sub, f_->constants_, f_->enclosed_constants_, {}, static_cast<int>(sub.size()), nullptr);
+      Enclosure enclosed = privamp::sim::run<Enclosure>(sub, f_->constants_, f_->enclosed_constants_, {}, static_cast<int>(sub.size()), nullptr);
+      bool interval = false, bounded = true;
+      for (const Op& op : sub)
+        if (op.code == Code::constant) {
+          const auto k = static_cast<std::size_t>(op.arg);
+          interval = interval || interval_[k];
+          bounded = bounded && f_->enclosed_constants_[k].finite();
+        }
+      const Code code = sub.back().code;
+      if (checked_) {
+        check(n, code, value, enclosed, interval, bounded);
+        // binom's double rounds a large integer: its enclosure is what it carries
+        if (code == Code::binom) interval = true;
+        // an interval that has shrunk to its value is a point (R*0 + 5, a binom that is exact)
+        if (interval && enclosed.lo == value && enclosed.hi == value) interval = false;
+      }
       f_->program_.resize(start);
-      push_constant(value, enclosed);
+      push_constant(value, enclosed, interval);
     }
     return variable;
+  }
+
+  // The language's rules on a folded value: binom of integers only, and of points; an interval outside the
+  // function's domain, or unbounded although the arguments are bounded, is an error naming the function (a bound
+  // whose interval is the whole line would only make its rows undecided, silently).
+  void check(const Node& n, Code code, double value, const Enclosure& e, bool interval, bool bounded) const {
+    const std::string what = n.kind == Node::Kind::negate    ? "a negation"
+                             : n.kind == Node::Kind::compare ? "a comparison"
+                             : n.kind == Node::Kind::binary  ? (n.text == "^" ? "a power" : n.text == "/" ? "a quotient" : "an operation")
+                                                             : n.text;
+    if (code == Code::binom) {
+      if (interval) fail(n, "binom of intervals");
+      if (std::isnan(value)) fail(n, "binom(n, k) needs integers n and k with 0 <= n <= 2^53");
+      interval = true;  // its enclosure is checked as an interval's
+    }
+    if (std::isnan(value)) fail(n, fmt::format("{} is undefined at these values (an argument outside its domain)", what));
+    if (!interval) return;
+    if (!e.valid()) fail(n, fmt::format("{} of an interval outside its domain", what));
+    if (bounded && !e.finite())
+      fail(n, fmt::format("{} is unbounded over its argument's interval (a divisor or a negative power's base reaching "
+                          "0, or a value beyond the double range)", what));
   }
 
   // The integer exponent of x^n when n is a constant integer of moderate size (then x^n is defined for x < 0 and
@@ -138,6 +177,12 @@ class FormulaCompiler {
   }
 
   bool emit_node(const Node& n) {
+    ++nodes_;
+    if (leaf_)
+      if (const std::optional<Formula::Leaf> l = (*leaf_)(n)) {
+        push_constant(l->value, l->enclosure, l->interval);
+        return false;
+      }
     switch (n.kind) {
       case Node::Kind::number: push_constant(n.number, n.number); return false;
       case Node::Kind::name: {
@@ -197,16 +242,18 @@ class FormulaCompiler {
       if (n.args.size() != count) fail(n, fmt::format("{} takes {} argument{}", f, count, count == 1 ? "" : "s"));
     };
     const Function* fn = find_function(f);
-    if (fn && !fn->refused.empty())
-      fail(n, fmt::format("{} {}: not available in a formula of {}", f, fn->refused, fmt::join(variables_, ", ")));
     if (fn && fn->code == Code::power) {  // pow(a, b) is a^b
       want(2);
       Node power{Node::Kind::binary, n.column, 0, "^", n.args, {}};
       return emit_node(power);
     }
-    if (fn && fn->arity == 1) {
-      want(1);
-      const bool v = emit(*n.args[0]);
+    if (fn && fn->arity >= 1) {
+      want(static_cast<std::size_t>(fn->arity));
+      bool v = false;
+      for (const auto& a : n.args) v = emit(*a) || v;
+      // floor, ceil, lgamma, binom: of constants only (a jump, or no derivative, in the variables)
+      if (v && !fn->refused.empty())
+        fail(n, fmt::format("{} {}: not available in a formula of {}", f, fn->refused, fmt::join(variables_, ", ")));
       push(fn->code);
       return v;
     }
@@ -221,7 +268,18 @@ class FormulaCompiler {
     }
     if (f == "if") {
       want(3);
+      const std::size_t at = f_->program_.size();
       bool v = emit(*n.args[0]);
+      if (!v && f_->program_.size() == at + 1 && f_->program_[at].code == Code::constant) {
+        // A condition of constants compiles only its branch where it is decided (the other may leave its domain:
+        // if(n > 0, log(n), 0)): by its enclosure, or in the language by its double where it is computed from points.
+        const auto k = static_cast<std::size_t>(f_->program_[at].arg);
+        const std::optional<bool> d = checked_ && !interval_[k] ? decided(f_->constants_[k]) : decided(f_->enclosed_constants_[k]);
+        if (d) {
+          f_->program_.pop_back();
+          return emit(*n.args[*d ? 1 : 2]);
+        }
+      }
       v = emit(*n.args[1]) || v;
       v = emit(*n.args[2]) || v;
       push(Code::select);
@@ -291,7 +349,30 @@ class FormulaCompiler {
   const std::string& label_;
   const std::string& source_;
   Formula* f_ = nullptr;
+  std::vector<bool> interval_;  // per constant: it carries an interval (a leaf's, or binom's)
+
+ public:
+  const Formula::Leaves* leaf_ = nullptr;  // the language's leaves (evaluate_number)
+  bool checked_ = false;                   // the language's checks on folded values
+  std::uint64_t nodes_ = 0;
+
+  Formula::Number number(const Node& root) {
+    Formula f;
+    f_ = &f;
+    emit(root);
+    const auto k = static_cast<std::size_t>(f.program_.at(0).arg);
+    return {f.constants_[k], f.enclosed_constants_[k], interval_[k], nodes_};
+  }
 };
+
+Formula::Number Formula::evaluate_number(const Node& root, const Params& params, const std::string& label,
+                                         const std::string& source, const Leaves& leaf) {
+  static const std::vector<std::string> kNoVariables;
+  FormulaCompiler compiler(kNoVariables, params, label, source);
+  compiler.leaf_ = &leaf;
+  compiler.checked_ = true;
+  return compiler.number(root);
+}
 
 std::shared_ptr<const Formula> Formula::compile(const Node& root, const std::vector<std::string>& variables,
                                                 const Params& params, const std::string& label, const std::string& source) {

@@ -13,11 +13,15 @@
 // one table (functions.hpp) available in formulas: sqrt, exp, log, log1p, expm1, sin, cos, tanh, atan, sinh, cosh,
 // erf, erfc, Phi, logPhi, abs, min, max, pow — functions with derivatives everywhere they are defined, and continuous
 // piecewise ones (abs, min, max, if()) whose derivatives are enclosed by the hull of their branches'. floor, ceil,
-// lgamma, binom, sum(), laws and divergences are not formulas of x.
+// lgamma and binom are allowed only of arguments that do not depend on the variables; sum(), laws and divergences
+// are not formulas of x. An if() whose condition does not depend on the variables, and is decided, compiles only its
+// branch.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -42,6 +46,31 @@ class Formula {
   // word, a law, a divergence, sum(), a list).
   static std::shared_ptr<const Formula> compile(const Node& root, const std::vector<std::string>& variables,
                                                 const Params& params, const std::string& label, const std::string& source);
+  // The number `root` stands for at a point, as the expression language evaluates numbers (language.hpp): the tree
+  // compiled with no variables, every subexpression folded as it is compiled (its double, and its enclosure where
+  // an argument carries an interval). `leaf` is asked first at every node: a value it returns (a divergence, a
+  // sum, ...: what the language computes itself) is taken as a constant with its interval; for the nodes it
+  // leaves (nullopt) the compiler's own rules apply. A decided if() compiles only its branch. An interval that
+  // leaves a function's domain, or that is unbounded from bounded arguments, is an error naming the function at
+  // its column, and so is a value that is not a number (NaN: an argument outside the domain) where it arises.
+  // `nodes` counts the nodes compiled (the language's work budget).
+  // A number of the language: its double; a rigorous enclosure of its exact value (for a value computed from
+  // points, the enclosure of that computation); whether it carries an interval (a divergence's), which is then what
+  // it prints.
+  struct Leaf {
+    double value;
+    Enclosure enclosure;
+    bool interval;
+  };
+  struct Number {
+    double value;
+    Enclosure enclosure;
+    bool interval;
+    std::uint64_t nodes;
+  };
+  using Leaves = std::function<std::optional<Leaf>(const Node&)>;
+  static Number evaluate_number(const Node& root, const Params& params, const std::string& label, const std::string& source,
+                                const Leaves& leaf);
   // Parses `text` (a process-wide cache keeps parsed texts) and compiles it.
   static std::shared_ptr<const Formula> parse(const std::string& text, const std::vector<std::string>& variables,
                                               const Params& params = {}, const std::string& label = "formula");

@@ -1,7 +1,9 @@
 #include "sim/formulas/functions.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <numbers>
 
 #include "numerics/constants.hpp"
 
@@ -32,11 +34,18 @@ Enclosure ceil(const Enclosure& a) {
   return {std::ceil(a.lo), std::ceil(a.hi)};
 }
 
-// lgamma on (0, ∞): decreasing up to its minimum at x0 = 1.46163…, increasing beyond (poles at 0 and below: NaN).
-// Each end is glibc's value widened by 8 ulps and by 4 ulps of 1 absolute (near its zeros at 1 and 2 the value is
-// small and an ulp of it says little); the minimum, where the interval holds x0, by a constant below it.
+// lgamma on (0, ∞): decreasing up to its minimum at x0 = 1.46163…, increasing beyond. Each end is glibc's value
+// widened by 8 ulps and by 4 ulps of 1 absolute (near its zeros at 1 and 2 the value is small and an ulp of it says
+// little); the minimum, where the interval holds x0, by a constant below it. Left of 0, between two poles, by the
+// reflection formula lgamma(x) = log(π / |sin(πx)|) − lgamma(1 − x) in these enclosures; an interval holding a pole
+// (0, −1, −2, …) is NaN.
 Enclosure lgamma(const Enclosure& a) {
-  if (!a.valid() || !(a.lo > 0)) return Enclosure::nan();
+  if (!a.valid()) return Enclosure::nan();
+  if (!(a.lo > 0)) {
+    if (!(a.hi < 0) || std::floor(a.lo) != std::floor(a.hi) || a.lo == std::floor(a.lo)) return Enclosure::nan();
+    const Enclosure pi(std::numbers::pi, std::nextafter(std::numbers::pi, 4.0));  // π's double is below π
+    return log(pi / abs(sin(pi * a))) - lgamma(Enclosure(1) - a);
+  }
   constexpr double x0 = 1.4616321449683623, minimum = -0.12148629053584970;  // lgamma(x0) = −0.1214862905358496…
   constexpr double absolute = 4 * std::numeric_limits<double>::epsilon() / 2;
   const auto lower = [&](double x) { return x == 1 || x == 2 ? 0.0 : ulps_down(std::lgamma(x), 8) - absolute; };

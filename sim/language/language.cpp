@@ -79,16 +79,16 @@ class Evaluator {
         w.word = n.text;
         return w;
       }
-      case Node::Kind::negate: return lift(n, "a negation", Code::negate, number(*n.args[0]));
-      case Node::Kind::binary: return binary(n);
-      case Node::Kind::compare: return compare(n);
+      case Node::Kind::negate:
+      case Node::Kind::binary: return arithmetic(n);
+      case Node::Kind::compare: return words_compared(n) ? compare_words(n) : arithmetic(n);
       case Node::Kind::list: {
         Val l;
         l.kind = Val::Kind::list;
         for (const auto& e : n.args) l.list.push_back(eval(*e));
         return l;
       }
-      case Node::Kind::call: return call(n);
+      case Node::Kind::call: return arithmetic_call(n) ? arithmetic(n) : call(n);
     }
     fail(n, "internal: unknown node");
   }
@@ -181,46 +181,53 @@ class Evaluator {
     fail_at(expression_->label_, expression_->text_, n.column, why);
   }
 
-  // A function of the table (sim/formulas/functions.hpp) on numbers: its value on the doubles and, where an argument
-  // carries an interval (a divergence's), its enclosure on the intervals — the one rule of enclosure.hpp, the C
-  // library's error included. An enclosure that leaves the function's domain is an error naming it. binom() reports
-  // the rounding of its integer result also at points.
-  Val lift(const Node& n, std::string_view what, Code code, const Val& a) {
-    Val r = Val::point(apply(code, a.v));
-    if (a.is_point()) return r;
-    return enclosed(n, what, r, apply(code, Enclosure(a.lo, a.hi)), a.finite());
+  // Numbers are computed by the one evaluator of formulas (sim/formulas/formula.hpp): the arithmetic at n (operators,
+  // comparisons, the table's functions, if()) is compiled with the point's parameters and folded, its double and,
+  // where a leaf carries an interval (a divergence's), its enclosure with the checks of the language. The leaves
+  // are what this evaluator computes itself (divergences, sums, certified constants, comparisons of words; a
+  // word, a law or a list where a number is expected is its error).
+  static bool arithmetic_call(const Node& n) { return find_function(n.text) != nullptr || n.text == "if"; }
+  bool leaf(const Node& n) const {
+    switch (n.kind) {
+      case Node::Kind::number:
+      case Node::Kind::negate:
+      case Node::Kind::binary: return false;
+      case Node::Kind::name: return params_.numbers.count(n.text) == 0;
+      case Node::Kind::compare: return words_compared(n);
+      case Node::Kind::call: return !arithmetic_call(n) && n.text != "default";
+      default: return true;
+    }
   }
-  Val lift(const Node& n, std::string_view what, Code code, const Val& a, const Val& b) {
-    Val r = Val::point(apply(code, a.v, b.v));
-    if (a.is_point() && b.is_point() && code != Code::binom) return r;
-    return enclosed(n, what, r, apply(code, Enclosure(a.lo, a.hi), Enclosure(b.lo, b.hi)), a.finite() && b.finite());
-  }
-  // An enclosure that leaves the function's domain, or that is unbounded although its arguments are bounded (a
-  // divisor or a negative power's base reaching 0, a value beyond the double range), is an error naming the function:
-  // a bound whose interval is the whole line would only make its rows undecided, silently.
-  Val enclosed(const Node& n, std::string_view what, Val r, const Enclosure& e, bool bounded_arguments = true) const {
-    if (!e.valid()) fail(n, fmt::format("{} of an interval outside its domain", what));
-    if (bounded_arguments && !e.finite())
-      fail(n, fmt::format("{} is unbounded over its argument's interval (a divisor or a negative power's base reaching "
-                          "0, or a value beyond the double range)", what));
-    r.lo = e.lo;
-    r.hi = e.hi;
-    return r;
-  }
-
-  Val binary(const Node& n) {
-    const Val a = number(*n.args[0]);
-    const Val b = number(*n.args[1]);
-    const Code code = binary_code(n.text);
-    return lift(n, code == Code::power ? "a power" : code == Code::divide ? "a quotient" : "an operation", code, a, b);
+  Val arithmetic(const Node& n) {
+    const Formula::Leaves leaves = [this](const Node& m) -> std::optional<Formula::Leaf> {
+      if (!leaf(m)) return std::nullopt;
+      const Val v = number(m);
+      return Formula::Leaf{v.v, v.enclosure, !v.is_point()};
+    };
+    const Formula::Number r = Formula::evaluate_number(n, params_, expression_->label_, expression_->text_, leaves);
+    work_ += r.nodes - 1;  // (n itself was counted by eval)
+    if (work_ > kMaxFormulaWork) over_budget(n, static_cast<double>(work_));
+    Val v = Val::point(r.value);
+    v.enclosure = r.enclosure;
+    if (r.interval) v.lo = r.enclosure.lo, v.hi = r.enclosure.hi;
+    return v;
   }
 
-  // Comparisons give 1 or 0 (of the values; for `requires` and if()). With intervals, the comparison is decided only
-  // if it holds (or fails) for every pair of points in them; otherwise the result is [0, 1].
-  Val compare(const Node& n) {
+  // A side of a comparison that is a word: a text, a name that is no numeric parameter, default() giving one.
+  bool word_valued(const Node& a) const {
+    if (a.kind == Node::Kind::text) return true;
+    if (a.kind == Node::Kind::name) return params_.numbers.count(a.text) == 0;
+    if (a.kind == Node::Kind::call && a.text == "default" && a.args.size() == 2 && a.args[0]->kind == Node::Kind::name)
+      return word_valued(params_.has(a.args[0]->text) ? *a.args[0] : *a.args[1]);
+    return false;
+  }
+  bool words_compared(const Node& n) const { return word_valued(*n.args[0]) || word_valued(*n.args[1]); }
+
+  // Words compare by their text, with == and != (noise == laplace); a word against a number is an error.
+  Val compare_words(const Node& n) {
     const std::string& o = n.text;
     const Val a = eval(*n.args[0]), b = eval(*n.args[1]);
-    if (a.kind == Val::Kind::word && b.kind == Val::Kind::word) {  // by their text: noise == laplace
+    if (a.kind == Val::Kind::word && b.kind == Val::Kind::word) {
       if (o != "==" && o != "!=") fail(n, "words compare only with == and !=");
       // Two bare words compare the same way at every point: one of them must be a parameter (a missing
       // parameter, such as randomizer in randomizer == rr, would otherwise make the comparison silently false).
@@ -231,8 +238,7 @@ class Evaluator {
     }
     as_number(*n.args[0], a);
     as_number(*n.args[1], b);
-    const Comparison c = comparison_code(o);
-    return lift(n, "a comparison", c.code, c.swap ? b : a, c.swap ? a : b);
+    fail(n, "internal: a comparison of numbers taken for one of words");
   }
 
   Val call(const Node& n) {
@@ -248,16 +254,6 @@ class Evaluator {
       if (a.size() != count) fail(n, fmt::format("{} takes {} argument{}", f, count, count == 1 ? "" : "s"));
     };
     if (is_divergence(f)) return divergence(n);
-    if (f == "if") {
-      want(3);
-      const Val c = number(*a[0]);
-      // A decided condition evaluates only its branch, so the other may leave its domain (if(n > 0, log(n), 0)).
-      if (c.is_point()) return number(c.v != 0 ? *a[1] : *a[2]);
-      // An undecided condition (a comparison of intervals that overlap): the hull of both branches.
-      const Val x = number(*a[1]), y = number(*a[2]);
-      return enclosed(n, "if", c.v != 0 ? x : y,
-                      apply_select(Enclosure(c.lo, c.hi), Enclosure(x.lo, x.hi), Enclosure(y.lo, y.hi)), x.finite() && y.finite());
-    }
     if (f == "sum") return summation(n);
     if (f == "default") {  // default(name, value): the parameter's value where the point has it, else value
       want(2);
@@ -266,22 +262,7 @@ class Evaluator {
       return eval(*a[1]);
     }
     if (is_certified_constant(f)) return certified(n);
-    const Function* fn = find_function(f);
-    std::vector<Val> x;
-    for (const auto& e : a) x.push_back(number(*e));
-    if (fn->arity >= 1) {
-      want(static_cast<std::size_t>(fn->arity));
-      if (fn->code == Code::binom) {
-        if (!x[0].is_point() || !x[1].is_point()) fail(n, "binom of intervals");
-        if (std::isnan(binom(x[0].v, x[1].v))) fail(n, "binom(n, k) needs integers n and k with 0 <= n <= 2^53");
-      }
-      return fn->arity == 1 ? lift(n, f, fn->code, x[0]) : lift(n, f, fn->code, x[0], x[1]);
-    }
-    // min, max: folded pairwise
-    if (x.size() < 2) fail(n, f + " takes at least two arguments");
-    Val v = x[0];
-    for (std::size_t i = 1; i < x.size(); ++i) v = lift(n, f, fn->code, v, x[i]);
-    return v;
+    fail(n, fmt::format("internal: '{}' reached the language's calls", f));
   }
 
   // A formula argument in `variables`: a quoted text or a word parameter holding one (e.g. map = "0.9*atan(x)" in
@@ -351,16 +332,47 @@ class Evaluator {
       fail(n, fmt::format("sum: {} terms; at most 10^6", static_cast<double>(last - first) + 1));
     const bool had = params_.numbers.count(k) > 0;
     const double saved = had ? params_.numbers[k] : 0.0;  // restored after the sum (no optional: GCC 12 warns falsely)
+    // A summand of k and the parameters alone is compiled once, as a formula of k, and run per term: its double and
+    // its enclosure, as the general path computes them. A term whose double is not a number goes the general path,
+    // which names the function where it arises; so does a summand with leaves (divergences, words, sums).
+    std::shared_ptr<const Formula> summand;
+    params_.numbers[k] = static_cast<double>(first);  // (so that default(k, ...) sees the index)
+    try {
+      summand = Formula::compile(*n.args[3], {k}, params_, expression_->label_, expression_->text_);
+    } catch (const InvalidArgument&) {
+    }
+    const auto term = [&](double index) {
+      if (summand) {
+        const double v = summand->evaluate<double>(std::span<const double>(&index, 1));
+        if (!std::isnan(v)) {
+          const Enclosure at(index);
+          const Enclosure e = summand->evaluate<Enclosure>(std::span<const Enclosure>(&at, 1));
+          work_ += summand->operations();
+          Val t = Val::point(v);
+          t.enclosure = e;
+          return t;
+        }
+      }
+      params_.numbers[k] = index;
+      return number(*n.args[3]);
+    };
     Val total = Val::point(0);
     for (std::int64_t i = first; i <= last; ++i) {
-      params_.numbers[k] = static_cast<double>(i);
       const std::uint64_t before = work_;
-      const Val t = number(*n.args[3]);
+      const Val t = term(static_cast<double>(i));
       if (i == first) {
         const double estimate = static_cast<double>(work_ - before) * static_cast<double>(last - first + 1);
         if (static_cast<double>(before) + estimate > static_cast<double>(kMaxFormulaWork)) over_budget(n, static_cast<double>(before) + estimate);
       }
-      total = lift(n, "a sum", Code::add, total, t);
+      // the terms' doubles added, their rigorous enclosures added, and the enclosure printed where a term carries
+      // an interval
+      const bool points = total.is_point() && t.is_point();
+      total.enclosure = total.enclosure + t.enclosure;
+      if (!points && total.finite() && t.finite() && !total.enclosure.finite())
+        fail(n, "a sum is unbounded over its terms' intervals (a value beyond the double range)");
+      total.v += t.v;
+      total.lo = points ? total.v : total.enclosure.lo;
+      total.hi = points ? total.v : total.enclosure.hi;
     }
     if (had) params_.numbers[k] = saved;
     else params_.numbers.erase(k);
@@ -405,6 +417,7 @@ class Evaluator {
     Val v = Val::point(r.value);
     v.lo = r.lower;
     v.hi = r.upper;
+    v.enclosure = Enclosure(r.lower, r.upper);
     return v;
   }
 

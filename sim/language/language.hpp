@@ -14,7 +14,10 @@
 // doubles, rounded as the C library rounds); a divergence brings the engine's interval, which every function carries
 // through as the table's enclosure (enclosure.hpp: the rounding of each operation and the C library's documented
 // error inside), so the interval contains the exact value of the formula at the point. A text is parsed once (and
-// kept in a process-wide cache); a point evaluates the tree. Errors name the column and show the text with a caret.
+// kept in a process-wide cache). At a point, the numbers of the tree are computed by the one evaluator of formulas
+// (sim/formulas/formula.hpp: Formula::evaluate_number, the tree compiled with the point's parameters and folded);
+// this evaluator computes the rest (laws, words, lists, divergences, sums, certified constants) and hands the
+// numbers among them to it. Errors name the column and show the text with a caret.
 #pragma once
 
 #include <functional>

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/formulas/enclosure.hpp"
 #include "sim/language/expression.hpp"
 #include "sim/laws/law.hpp"
 
@@ -14,13 +15,14 @@ namespace privamp::sim {
 struct Val {
   enum class Kind { number, word, list, law };
   Kind kind = Kind::number;
-  double v = 0, lo = 0, hi = 0;
+  double v = 0, lo = 0, hi = 0;  // the value and the interval it prints (lo = v = hi unless it carries one)
+  Enclosure enclosure;           // a rigorous enclosure of the exact value (formula.hpp: Formula::Leaf)
   std::string word;
   bool unresolved = false;  // a bare name that is no parameter (fine as a word, an error as a number)
   std::vector<Val> list;
   LawPtr law;  // null when only checked
   long dimension = 1;  // a law's (known also when it is only checked)
-  static Val point(double x) { return {Kind::number, x, x, x, {}, false, {}, nullptr, 1}; }
+  static Val point(double x) { return {Kind::number, x, x, x, Enclosure(x), {}, false, {}, nullptr, 1}; }
   bool is_point() const { return lo == v && hi == v; }
   bool finite() const { return std::isfinite(lo) && std::isfinite(hi); }
 };

@@ -267,14 +267,29 @@ title = "T4.closed"
   // One picture: the PNG is the PDF rasterised, not a second rendering with its own fonts and marks.
   CHECK(script.find("pngcairo") == std::string::npos);
   CHECK(std::count(script.begin(), script.end(), '\n') > 10);
-  // Error bars carry no point (gnuplot's point type -1 paints a background disk over the markers beneath) and are
-  // drawn before every series, so no marker looks hollow.
-  CHECK(script.find("pt -1") == std::string::npos);
-  const auto bars = script.rfind("with yerrorbars"), first_series = script.find("using 2:3 with");
-  REQUIRE(bars != std::string::npos);
-  REQUIRE(first_series != std::string::npos);
-  CHECK(bars < first_series);
-  CHECK_THAT(script, Contains("with yerrorbars ls 1 dt 1 ps 0 notitle"));
+  // Intervals too narrow to see draw no error bars (their caps would leave specks along the lines).
+  CHECK(script.find("yerrorbars") == std::string::npos);
+  {  // Visible intervals (here widened to 1 % by hand) draw error bars that carry no point (gnuplot's point type -1
+     // paints a background disk over the markers beneath), before every series, so no marker looks hollow; the
+     // pgfplots output draws the same series' bars.
+    auto wide = data;
+    for (auto& p : wide[0]) p.lower = p.y * 0.99, p.upper = p.y * 1.01;
+    plots::Figure f = set.figures[0];
+    f.style.outputs = {"pdf", "pgfplots"};
+    plots::render(f, wide, dir / "wide");
+    const std::string barred = read_text(dir / "wide" / "chain.gp");
+    CHECK(barred.find("pt -1") == std::string::npos);
+    const auto bars = barred.rfind("with yerrorbars"), first_series = barred.find("using 2:3 with");
+    REQUIRE(bars != std::string::npos);
+    REQUIRE(first_series != std::string::npos);
+    CHECK(bars < first_series);
+    CHECK_THAT(barred, Contains("with yerrorbars ls 1 dt 1 ps 0 notitle"));
+    const std::string tex = read_text(dir / "wide" / "chain.tex");
+    std::size_t barred_series = 0;
+    for (std::size_t at = tex.find("error bars/.cd"); at != std::string::npos; at = tex.find("error bars/.cd", at + 1)) ++barred_series;
+    CHECK(barred_series == 1);
+    CHECK_THAT(read_text(dir / "wide" / "chain_caption.txt"), Contains("Error bars show each exact value's interval (at most 0.02"));
+  }
   CHECK(script.find(dir.string()) == std::string::npos);  // relative paths only
   // The tidy CSV: one row per point, the series by title, the parameters as columns.
   const std::string tidy = read_text(dir / "chain_tidy.csv");
@@ -283,7 +298,25 @@ title = "T4.closed"
   CHECK_THAT(tidy, Contains("\nT4.closed,T4.closed,chain,bound,"));
   // The caption is for the paper (no bound IDs, cases or verdict counts); where each series comes from is beside it.
   const std::string caption = read_text(dir / "chain_caption.txt");
-  CHECK_THAT(caption, Contains("error bar narrower than its mark"));
+  CHECK_THAT(caption, Contains("error bar too narrow to see at this scale (at most "));
+  {  // "at most X" holds: X, rounded up, is at least every relative width in the data
+    const std::size_t at = caption.find("(at most ") + 9;
+    const double stated = std::stod(caption.substr(at));
+    double widest = 0;
+    std::istringstream rows(tidy);
+    std::string line;
+    std::getline(rows, line);
+    while (std::getline(rows, line)) {
+      std::vector<std::string> cells;
+      std::istringstream cols(line);
+      for (std::string c; std::getline(cols, c, ',');) cells.push_back(c);
+      const double value = std::stod(cells.at(5)), lower = std::stod(cells.at(6)), upper = std::stod(cells.at(7));
+      if (value != 0) widest = std::max(widest, (upper - lower) / std::abs(value));
+    }
+    CHECK(widest > 0);
+    CHECK(stated >= widest);
+    CHECK(stated <= 1.1 * widest);
+  }
   for (const char* internal : {"T4.closed", "in case", "Verdicts"}) CHECK(caption.find(internal) == std::string::npos);
   const std::string provenance = read_text(dir / "chain_provenance.txt");
   CHECK_THAT(provenance, Contains("- exact: exact of T4.closed in case 'chain', 6 points"));

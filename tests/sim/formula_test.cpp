@@ -2,6 +2,7 @@
 // dual-number derivatives against analytic ones, certified constants against constants derived by hand, and the
 // processes written as formulas against the built-in instances they generalise; the language's intervals (the same
 // function table) against 50-digit values.
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -182,6 +183,27 @@ TEST_CASE("formula names, functions and values that are not functions of x are r
   std::string constant = "x";
   for (int k = 0; k < 200; ++k) constant += "+2*3";
   CHECK_NOTHROW(sim::Formula::parse("x*(" + constant.substr(2) + ")", kX));
+}
+
+TEST_CASE("a formula of x takes constants of the whole language; a decided if() compiles only its branch", "[formula]") {
+  sim::Params p;
+  p.numbers["n"] = 7.5;
+  p.numbers["m"] = -1;
+  // floor, ceil, lgamma, binom of parameters are constants: allowed (of x they are refused, above).
+  const auto f = sim::Formula::parse("floor(n) * x + binom(6, 2) + ceil(n) + lgamma(n)", kX, p);
+  CHECK((*f)(2.0) == 7 * 2.0 + 15 + 8 + std::lgamma(7.5));
+  CHECK_THAT(test::error_of([&] { sim::Formula::parse("binom(x, 2)", kX, p); }), Catch::Matchers::Contains("takes integers"));
+  // A decided condition: only its branch is compiled (log(m) of m = -1 is never evaluated, nor a NaN carried).
+  const auto g = sim::Formula::parse("if(m > 0, log(m), 2) * x", kX, p);
+  CHECK((*g)(3.0) == 6);
+  CHECK(g->operations() == 3);
+  const sim::Enclosure e = g->evaluate<sim::Enclosure>(std::span<const sim::Enclosure>(std::array<sim::Enclosure, 1>{sim::Enclosure(1, 2)}));
+  CHECK(e.lo == 2);
+  CHECK(e.hi == 4);
+  // A condition of x stays a switch of the program.
+  const auto h = sim::Formula::parse("if(x > 0, x, -x)", kX, p);
+  CHECK((*h)(-2.0) == 2);
+  CHECK(h->operations() > 3);
 }
 
 TEST_CASE("processes written as formulas reproduce the built-in instances", "[formula][sim]") {
@@ -389,6 +411,13 @@ TEST_CASE("the language's intervals contain the 50-digit value at every point of
       {"lgamma(0.5 + D)", [](const R& x) { return lgamma(R(0.5) + x); }},
       {"(D - 2)^1025 * 1e-250", [](const R& x) { return pow(x - 2, 1025) * pow(R(10), -250); }},
       {"if(D < 0.4, D^2, D/2) - (D != 0.4)", [](const R& x) { return (x < R(0.4) ? x * x : x / 2) - (x != R(0.4) ? 1 : 0); }},
+      // Values from points meeting an interval carry their own rounding: lgamma left of 0 (by reflection), a long sum
+      // of a rounded literal, an exact binom of a binom, a 64th power.
+      {"D*0.001 + lgamma(-2.5)", [](const R& x) { return x / 1000 + lgamma(R(-2.5)); }},
+      {"D + lgamma(-7.25 + 1e-9)", [](const R& x) { return x + lgamma(R(-7.25) + R(1e-9)); }},
+      {"D + sum(k, 1, 1000, 0.1) - 100", [](const R& x) { return x + 1000 * R(0.1) - 100; }},
+      {"D * binom(binom(4, 2), 2)", [](const R& x) { return 15 * x; }},
+      {"D * 1.1^64", [](const R& x) { return x * pow(R(1.1), 64); }},
   };
   sim::Rng rng(2026);
   for (const Case& c : cases) {
@@ -412,4 +441,34 @@ TEST_CASE("the language's intervals contain the 50-digit value at every point of
       }
     }
   }
+}
+
+TEST_CASE("the language's numbers: a value that is not a number is an error where it arises; exact intervals are points", "[formula][language]") {
+  sim::Params p;
+  p.numbers["n"] = 0;
+  p.numbers["b"] = 1.1;
+  const auto value = [&](const std::string& text) { return sim::Expression::parse(text, "formula")->number(p); };
+  const auto error = [&](const std::string& text) { return test::error_of([&] { value(text); }); };
+  // NaN is refused at the function that makes it, with its column, even where min/max or ^0 would hide it later.
+  CHECK_THAT(error("min(1, sqrt(n - 1))"), Catch::Matchers::Contains("column 8: sqrt is undefined at these values"));
+  CHECK_THAT(error("max(0, log(n - 2)) + 1"), Catch::Matchers::Contains("column 8: log is undefined"));
+  CHECK_THAT(error("sqrt(n - 1)^0 + 1"), Catch::Matchers::Contains("sqrt is undefined"));
+  CHECK_THAT(error("if(0/0, 5, 6)"), Catch::Matchers::Contains("column 5: a quotient is undefined"));
+  CHECK_THAT(error("sum(k, 0, 2, sqrt(k - 1)) + 1"), Catch::Matchers::Contains("column 14: sqrt is undefined"));
+  // A decided condition compiles only its branch.
+  CHECK(value("if(n > 0, log(n), 7)").value == 7);
+  // Values from points are doubles as the C library computes them, printed as points: binom of a binom (exact),
+  // powers through pow (within an ulp, where repeated squaring loses several), lgamma left of 0.
+  const sim::Bracketed c = value("binom(binom(4, 2), 2)");
+  CHECK(c.value == 15);
+  CHECK(c.lower == 15);
+  CHECK(c.upper == 15);
+  CHECK(value("b^64").value == std::pow(1.1, 64.0));
+  CHECK(value("b^7").value == std::pow(1.1, 7.0));
+  CHECK(value("lgamma(-2.5)").value == std::lgamma(-2.5));
+  // A summand of k and parameters is compiled once; it gives the general path's value (taken by a summand with a
+  // leaf: here a comparison of words).
+  p.words["w"] = "a";
+  CHECK(value("sum(k, 1, 1000, 1/k^2)").value == value("sum(k, 1, 1000, 1/k^2 + (w == zz))").value);
+  CHECK(value("sum(k, 1, 1000, 1/k^2)").value > 1.6);
 }
