@@ -593,7 +593,7 @@ SeriesLook series_look(int line) {
   static constexpr SeriesLook kLooks[6] = {{7, "1", "*", "solid"},           {4, "2", "square", "dashed"},
                                            {9, "4", "triangle*", "dashdotted"}, {12, "3", "diamond", "dotted"},
                                            {15, "5", "pentagon*", "dashdotdotted"}, {3, "(12,5)", "asterisk", "loosely dashed"}};
-  if (line == 9) return {0, "2", "none", "densely dashed"};
+  if (line == 9) return {0, "(2,2)", "none", "densely dotted"};  // the thin black reference line: its own pattern too
   return kLooks[static_cast<std::size_t>(std::clamp(line, 1, 6) - 1)];
 }
 

@@ -86,6 +86,9 @@ TEST_CASE("every series of a shipped figure reads apart in grayscale", "[plots]"
   CHECK(dashes.size() == 6);
   CHECK(points.size() == 6);
   CHECK(pgf_dashes.size() == 6);
+  // The thin black reference line (line 9) has a dash pattern of its own as well.
+  CHECK(dashes.count(plots::series_look(9).dash) == 0);
+  CHECK(pgf_dashes.count(plots::series_look(9).pgf_dash) == 0);
   CHECK(pgf_marks.size() == 6);
   const std::string preamble = plots::style_preamble("f.pdf");
   for (int line = 1; line <= 6; ++line) {
