@@ -459,7 +459,8 @@ std::pair<double, double> drawn_span(const Figure& figure, const std::vector<std
 }
 
 // The ticks of a log axis, the same for both renderers: under two decades 1, 2 and 5 times the powers of ten in
-// range (an axis of a few decades would otherwise get fractional powers, 10^{-0.3}); empty: whole decades.
+// range, and 3 times the top decade where the axis ends well above its last tick (an axis of a few decades would
+// otherwise get fractional powers, 10^{-0.3}); empty: whole decades.
 std::vector<double> log_ticks(std::pair<double, double> span) {
   const auto [lo, hi] = span;
   std::vector<double> tics;
@@ -467,6 +468,9 @@ std::vector<double> log_ticks(std::pair<double, double> span) {
   for (int k = static_cast<int>(std::floor(std::log10(lo))); k <= static_cast<int>(std::ceil(std::log10(hi))); ++k)
     for (double m : {1.0, 2.0, 5.0})
       if (const double t = m * std::pow(10.0, k); t >= lo * 0.999 && t <= hi * 1.001) tics.push_back(t);
+  // an axis ending well above its last tick (0.36 after 0.2) gets 3 times that decade too
+  if (const double three = 3 * std::pow(10.0, std::floor(std::log10(hi))); !tics.empty() && tics.back() * 1.5 < hi && three <= hi * 1.001 && three > tics.back())
+    tics.push_back(three);
   if (tics.size() < 2) tics.clear();
   return tics;
 }
