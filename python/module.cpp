@@ -66,22 +66,31 @@ api::DivergenceRequest engine_request(const std::string& engine, double rel_tol,
   return r;
 }
 
-py::object cell_object(const verify::Cell& c) {
-  if (const double* x = std::get_if<double>(&c)) return py::float_(*x);
-  if (const std::string* s = std::get_if<std::string>(&c)) return py::str(*s);
-  return py::none();
+// A result tree (codec.hpp) as Python objects: dicts in the tree's key order, non-finite numbers as floats.
+py::object python_object(const verify::Tree& t) {
+  switch (t.type()) {
+    case verify::Tree::value_t::null: return py::none();
+    case verify::Tree::value_t::boolean: return py::bool_(t.get<bool>());
+    case verify::Tree::value_t::number_integer: return py::int_(t.get<std::int64_t>());
+    case verify::Tree::value_t::number_unsigned: return py::int_(t.get<std::uint64_t>());
+    case verify::Tree::value_t::number_float: return py::float_(t.get<double>());
+    case verify::Tree::value_t::string: return py::str(t.get_ref<const std::string&>());
+    case verify::Tree::value_t::array: {
+      py::list l;
+      for (const auto& e : t) l.append(python_object(e));
+      return l;
+    }
+    case verify::Tree::value_t::object: {
+      py::dict d;
+      for (auto it = t.begin(); it != t.end(); ++it) d[py::str(it.key())] = python_object(it.value());
+      return d;
+    }
+    default: throw InvalidArgument("internal: a result tree holds a value Python cannot receive");
+  }
 }
 
-// A table as a list of dicts, one key per column (in the columns' order).
-py::list table_dicts(const verify::FlatTable& t) {
-  py::list out;
-  for (const auto& cells : t.rows) {
-    py::dict d;
-    for (std::size_t i = 0; i < cells.size(); ++i) d[py::str(t.columns[i])] = cell_object(cells[i]);
-    out.append(d);
-  }
-  return out;
-}
+// A table as a list of dicts, one key per column (in the columns' order): its records (codec.hpp) as Python objects.
+py::list table_dicts(const verify::FlatTable& t) { return python_object(verify::table_records(t)); }
 
 py::list matrix_rows(const Eigen::MatrixXd& m) {
   py::list rows;
@@ -182,29 +191,6 @@ py::dict kernel_dict(const api::KernelResult& r) {
   out["profile"] = profile;
   out["renyi"] = renyi;
   return out;
-}
-
-// A result tree (codec.hpp) as Python objects: dicts in the tree's key order, non-finite numbers as floats.
-py::object python_object(const verify::Tree& t) {
-  switch (t.type()) {
-    case verify::Tree::value_t::null: return py::none();
-    case verify::Tree::value_t::boolean: return py::bool_(t.get<bool>());
-    case verify::Tree::value_t::number_integer: return py::int_(t.get<std::int64_t>());
-    case verify::Tree::value_t::number_unsigned: return py::int_(t.get<std::uint64_t>());
-    case verify::Tree::value_t::number_float: return py::float_(t.get<double>());
-    case verify::Tree::value_t::string: return py::str(t.get_ref<const std::string&>());
-    case verify::Tree::value_t::array: {
-      py::list l;
-      for (const auto& e : t) l.append(python_object(e));
-      return l;
-    }
-    case verify::Tree::value_t::object: {
-      py::dict d;
-      for (auto it = t.begin(); it != t.end(); ++it) d[py::str(it.key())] = python_object(it.value());
-      return d;
-    }
-    default: throw InvalidArgument("internal: a result tree holds a value Python cannot receive");
-  }
 }
 
 // One search (explore_report.hpp names its fields), with the seconds it took.

@@ -418,10 +418,14 @@ std::string frontier_markdown(const Case& c, const FrontierResult& f, const Expl
   return s;
 }
 
+namespace {
+// Optional parts of a search as tree values: null where absent.
+Tree text_or_null(const std::string& s) { return s.empty() ? Tree(nullptr) : Tree(s); }
+Tree index_or_null(const std::optional<std::size_t>& i) { return i ? Tree(*i) : Tree(nullptr); }
+Tree row_or_null(const std::optional<Row>& row) { return row ? table_records(flat_table({*row}))[0] : Tree(nullptr); }
+}  // namespace
+
 Tree explore_json(const ExploreResult& r, const ExploreOptions& o) {
-  const auto text_or_null = [](const std::string& s) { return s.empty() ? Tree(nullptr) : Tree(s); };
-  const auto index_or_null = [](const std::optional<std::size_t>& i) { return i ? Tree(*i) : Tree(nullptr); };
-  const auto row_or_null = [](const std::optional<Row>& row) { return row ? table_records(flat_table({*row}))[0] : Tree(nullptr); };
   Tree j = Tree::object();
   j["file"] = r.file;
   j["case"] = r.case_name;
@@ -463,11 +467,11 @@ Tree frontier_json(const FrontierResult& f, const ExploreOptions& o) {
     b["upper"] = bin.upper;
     b["candidates"] = bin.candidates;
     b["refined"] = bin.refined;
-    b["not_refined"] = bin.not_refined.empty() ? Tree(nullptr) : Tree(bin.not_refined);
-    b["best_index"] = bin.best_index ? Tree(*bin.best_index) : Tree(nullptr);
-    b["best"] = bin.best ? table_records(flat_table({*bin.best}))[0] : Tree(nullptr);
-    b["degenerate_index"] = bin.degenerate_index ? Tree(*bin.degenerate_index) : Tree(nullptr);
-    b["degenerate"] = bin.degenerate ? table_records(flat_table({*bin.degenerate}))[0] : Tree(nullptr);
+    b["not_refined"] = text_or_null(bin.not_refined);
+    b["best_index"] = index_or_null(bin.best_index);
+    b["best"] = row_or_null(bin.best);
+    b["degenerate_index"] = index_or_null(bin.degenerate_index);
+    b["degenerate"] = row_or_null(bin.degenerate);
     b["degenerate_condition"] = bin.degenerate_index ? f.search.evaluations.at(*bin.degenerate_index).degenerate : std::string();
     bins.push_back(std::move(b));
   }
