@@ -28,13 +28,14 @@ Real log_renyi_generator(const Real& l, const Real& alpha) {
   if (l == -std::numeric_limits<Real>::infinity()) return log(t);
   const Real al = alpha * l;
   if (abs(al) < Real(0.1) && abs(l) < Real(0.1)) {
-    // Σ_{k≥2} α(α^{k−1} − 1) L^k / k!, with α^{k−1} − 1 = expm1((k−1)·log1p(t)) exact for small t.
-    const Real log_alpha = log1p(t);
-    Real sum = 0, power = l, factorial = 1;  // L^k, k!
+    // Σ_{k≥2} α(α^{k−1} − 1) L^k / k!, with a_k = α^{k−1} − 1 by a_2 = t, a_{k+1} = α·a_k + t: every term of
+    // the recurrence is positive (α > 1), so a_k keeps its relative digits for small t (2k ulps at most).
+    Real sum = 0, power = l, factorial = 1, a = t;  // L^k, k!, α^{k−1} − 1
     for (int k = 2; k < 60; ++k) {
       power *= l;
       factorial *= k;
-      const Real term = alpha * expm1(Real(k - 1) * log_alpha) * power / factorial;
+      if (k > 2) a = alpha * a + t;
+      const Real term = alpha * a * power / factorial;
       sum += term;
       if (abs(term) <= std::numeric_limits<Real>::epsilon() * abs(sum) / 4) break;
     }
