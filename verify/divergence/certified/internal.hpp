@@ -1,6 +1,6 @@
 // The certified engine's parts (verify/divergence/certified.hpp says what it computes): Arb balls, the laws in exact
 // terms (pieces and atoms), the integrands, the enclosures of the privacy loss, the tails and the quantities. One
-// header for the folder; nothing outside verify/divergence/certified* includes it.
+// header for the folder; nothing outside verify/divergence/certified* includes it but the tests of its parts.
 //   laws.cpp         reading laws into pieces (Gaussian, Laplace, Laplace sums) and atoms; masses; the pair
 //   integrands.cpp   the integrands of R_alpha, KL and HS on a segment, and the rigorous quadrature
 //   loss.cpp         enclosures of the privacy loss L - eps and its derivative on an interval
@@ -40,7 +40,6 @@ constexpr long kGoodBits = 45;              // relative accuracy at which the pr
 constexpr double kMaxSumOrder = 256;        // Rényi orders of Laplace sums (their work grows with the order)
 constexpr long kGoalBits = 72;              // relative accuracy asked of each integral (the output prints 12 digits)
 
-// RAII wrappers of Arb's real and complex balls.
 // RAII wrappers of Arb's real and complex balls.
 class Ball {
  public:
@@ -221,6 +220,9 @@ struct Certified {
   Ball value;
   bool infinite = false;
   std::string detail;
+  // The inputs carry their own radius (a weight known to its last place): each integral's goal is set by it, not
+  // by the precision, and the rounding at prec bits is 2^-(prec/2) of the inputs' share of the width.
+  bool input_limited = false;
 };
 
 // Two active pieces whose log-densities differ by a constant on the segment: Laplaces of one scale on one side of
@@ -274,7 +276,6 @@ std::optional<Ball> integral_right(const Quad& q, double B, slong prec);
 std::optional<Ball> sup_right(const Quad& q, double B, slong prec);
 Side mirrored(const Side& s);
 const Piece* tail_piece(const Side& q);
-Ball weight_sum(const Side& p, double B, slong prec);
 Tail renyi_tail(const Side& p, const Side& q, const Ball& alpha, double B, slong prec);
 Ball mass_tail(const Side& p, double B, slong prec);
 LossSup loss_sup_tail(const Side& p, const Side& q, double B, slong prec);

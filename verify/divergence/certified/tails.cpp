@@ -276,19 +276,9 @@ const Piece* tail_piece(const Side& q) {
   return best;
 }
 
-Ball weight_sum(const Side& p, double B, slong prec) {
-  Ball w;
-  for (const Piece& pc : p.pieces)
-    if (pc.hi > B) {
-      Ball t;
-      arb_exp(t.get(), pc.log_w.get(), prec);
-      arb_add(w.get(), w.get(), t.get(), prec);
-    }
-  return w;
-}
-
-
-// ∫_B^∞ p^α q^{1−α} ≤ W^α w_j^{1−α} Σ_i ∫ f_i^α f_j^{1−α}  (p ≤ W max_i f_i, q ≥ w_j f_j). α > 1.
+// ∫_B^∞ p^α q^{1−α} ≤ w_j^{1−α} (Σ_i w_i I_i^{1/α})^α with I_i = ∫_B^∞ f_i^α f_j^{1−α}: q ≥ w_j f_j, and
+// Minkowski's inequality in L^α(f_j^{1−α} dx) for p = Σ_i w_i f_i. (Each weight keeps its own power: where one
+// component dominates a tail, W^α Σ_i I_i would overstate it by (W/w_i)^α.) α > 1.
 Tail renyi_tail(const Side& p, const Side& q, const Ball& alpha, double B, slong prec) {
   Tail out;
   bool any = false;
@@ -302,6 +292,7 @@ Tail renyi_tail(const Side& p, const Side& q, const Ball& alpha, double B, slong
   Ball beta;
   arb_sub_si(beta.get(), alpha.get(), 1, prec);
   arb_neg(beta.get(), beta.get());
+  Ball roots;  // Σ_i w_i I_i^{1/α}
   for (const Piece& pc : p.pieces) {
     if (pc.hi <= B) continue;
     const double from = std::max(B, std::max(pc.m_d, j->m_d));
@@ -314,15 +305,27 @@ Tail renyi_tail(const Side& p, const Side& q, const Ball& alpha, double B, slong
       out.kind = (p.pieces.size() == 1 && q.pieces.size() == 1) ? Tail::Kind::infinite_divergence : Tail::Kind::unbounded;
       return out;
     }
-    arb_add(out.value.get(), out.value.get(), v->get(), prec);
+    // w_i I_i^{1/α} from I_i's upper end (a point: its log is exact to rounding).
+    Ball upper, t;
+    arb_get_ubound_arf(arb_midref(upper.get()), v->get(), prec);
+    if (arf_sgn(arb_midref(upper.get())) <= 0) continue;
+    if (!arf_is_finite(arb_midref(upper.get()))) {
+      arb_pos_inf(out.value.get());
+      return out;
+    }
+    arb_log(t.get(), upper.get(), prec);
+    arb_div(t.get(), t.get(), alpha.get(), prec);
+    arb_add(t.get(), t.get(), pc.log_w.get(), prec);
+    arb_exp(t.get(), t.get(), prec);
+    arb_add(roots.get(), roots.get(), t.get(), prec);
   }
-  Ball w = weight_sum(p, B, prec), t;
-  arb_log(w.get(), w.get(), prec);
+  if (arb_is_zero(roots.get())) return out;
+  Ball w, t;
+  arb_log(w.get(), roots.get(), prec);
   arb_mul(w.get(), w.get(), alpha.get(), prec);
   arb_mul(t.get(), j->log_w.get(), beta.get(), prec);
   arb_add(w.get(), w.get(), t.get(), prec);
-  arb_exp(w.get(), w.get(), prec);
-  arb_mul(out.value.get(), out.value.get(), w.get(), prec);
+  arb_exp(out.value.get(), w.get(), prec);
   return out;
 }
 
