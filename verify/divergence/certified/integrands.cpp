@@ -187,6 +187,123 @@ void phi(acb_t out, const acb_t u, int analytic, slong prec) {
 
 
 
+// d/dz log f_a(z) of a Gaussian or Laplace piece (a Laplace sum's is not needed: see renyi_centred).
+void log_piece_derivative(acb_t out, const Active& a, const acb_t z, slong prec) {
+  const Piece& pc = *a.piece;
+  if (pc.laplace) {  // ∓1/s
+    acb_set_si(out, a.sign > 0 ? -1 : 1);
+    acb_div_arb(out, out, Ball(pc.s).get(), prec);
+    return;
+  }
+  acb_sub_arb(out, z, pc.m.get(), prec);  // −(z − m)/s²
+  acb_neg(out, out);
+  acb_div_arb(out, out, pc.s2.get(), prec);
+}
+
+// d/dz log(w_a f_a/f_r), without cancellation where the shapes agree (as log_relative).
+void log_relative_derivative(acb_t out, const Active& a, const Active& r, const acb_t z, slong prec) {
+  const Piece& A = *a.piece;
+  const Piece& R = *r.piece;
+  if (&A == &R || same_shape(a, r)) {
+    acb_zero(out);
+    return;
+  }
+  if (!A.laplace && !R.laplace && A.s == R.s) {  // (m_a − m_r)/s²
+    Ball d;
+    arb_sub(d.get(), A.m.get(), R.m.get(), prec);
+    arb_div(d.get(), d.get(), A.s2.get(), prec);
+    acb_set_arb(out, d.get());
+    return;
+  }
+  Complex t;
+  log_piece_derivative(out, a, z, prec);
+  log_piece_derivative(t.get(), r, z, prec);
+  acb_sub(out, out, t.get(), prec);
+}
+
+// (log P̃)' over the segment's pieces: Σ_i e^{ℓ_i − ℓ_k} ℓ_i' / Σ_i e^{ℓ_i − ℓ_k}, ℓ_i = log(w_i f_i/f_r), relative
+// to the piece k that dominates at the ball's centre: where it dominates, the quotient is ℓ_k' plus terms as small
+// as e^{ℓ_i − ℓ_k}, instead of the quotient of two balls whose radii are both of the size of P̃'s.
+void relative_log_derivative(acb_t out, const Segment& seg, const Active& r, const acb_t z, slong prec) {
+  if (seg.size() == 1) return log_relative_derivative(out, seg.front(), r, z, prec);
+  std::vector<Complex> l(seg.size());
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < seg.size(); ++i) {
+    log_relative(l[i].get(), seg[i], r, z, prec, 0);
+    if (arf_cmp(arb_midref(acb_realref(l[i].get())), arb_midref(acb_realref(l[k].get()))) > 0) k = i;
+  }
+  Complex e, d, total, weighted;
+  for (std::size_t i = 0; i < seg.size(); ++i) {
+    log_relative_derivative(d.get(), seg[i], r, z, prec);
+    if (i == k) {
+      acb_one(e.get());
+    } else {
+      acb_sub(e.get(), l[i].get(), l[k].get(), prec);
+      acb_exp(e.get(), e.get(), prec);
+    }
+    acb_add(total.get(), total.get(), e.get(), prec);
+    acb_addmul(weighted.get(), e.get(), d.get(), prec);
+  }
+  acb_div(out, weighted.get(), total.get(), prec);
+}
+
+namespace {
+
+// The Rényi integrand's exponent g = log f_r + α log P̃ + (1 − α) log Q̃ − C.
+void renyi_exponent(acb_t out, const Job& j, const Active& r, const acb_t z, int analytic, slong prec) {
+  Complex a, b;
+  log_reference(out, r, z, prec, analytic);
+  relative_log(a.get(), *j.p, r, z, analytic, prec);
+  relative_log(b.get(), *j.q, r, z, analytic, prec);
+  acb_addmul_arb(out, a.get(), j.alpha.get(), prec);
+  acb_addmul_arb(out, b.get(), j.beta.get(), prec);
+  acb_sub_arb(out, out, j.shift.get(), prec);
+}
+
+bool has_sum(const Segment& seg) {
+  return std::any_of(seg.begin(), seg.end(), [](const Active& a) { return a.piece->sum(); });
+}
+
+// g over a wide ball Z by the centred form g(c) + g'(Z)·(Z − c), intersected with the natural extension g(Z).
+// The natural extension adds the radii of α log P̃ and of log f_r, which nearly cancel where the integrand peaks
+// (a tilted Gaussian, α large): its bound on Arb's ellipses is then off by e^{~α·radius}, and the quadrature
+// subdivides until that is small. The centred form's radius is |g'(Z)|·rad Z, with g' ≈ 0 at the peak.
+void renyi_exponent_on_ball(acb_t out, const Job& j, const Active& r, const acb_t z, int analytic, slong prec) {
+  renyi_exponent(out, j, r, z, analytic, prec);  // also checks that the logs are analytic on Z
+  if (!acb_is_finite(out) || has_sum(*j.p) || has_sum(*j.q) || r.piece->sum()) return;
+  Complex c, gc, d, t;
+  acb_get_mid(c.get(), z);
+  renyi_exponent(gc.get(), j, r, c.get(), analytic, prec);
+  log_piece_derivative(d.get(), r, z, prec);
+  relative_log_derivative(t.get(), *j.p, r, z, prec);
+  acb_addmul_arb(d.get(), t.get(), j.alpha.get(), prec);
+  relative_log_derivative(t.get(), *j.q, r, z, prec);
+  acb_addmul_arb(d.get(), t.get(), j.beta.get(), prec);
+  acb_sub(t.get(), z, c.get(), prec);
+  acb_addmul(gc.get(), d.get(), t.get(), prec);
+  if (!acb_is_finite(gc.get())) return;
+  Ball re, im;
+  if (arb_intersection(re.get(), acb_realref(out), acb_realref(gc.get()), prec) &&
+      arb_intersection(im.get(), acb_imagref(out), acb_imagref(gc.get()), prec))
+    acb_set_arb_arb(out, re.get(), im.get());
+}
+
+// A ball wider than the rounding of a quadrature node (Arb's bounds on ellipses).
+bool wide(const acb_t z) {
+  mag_t r, m;
+  mag_init(r);
+  mag_init(m);
+  mag_hypot(r, arb_radref(acb_realref(z)), arb_radref(acb_imagref(z)));
+  acb_get_mag(m, z);
+  mag_mul_2exp_si(m, m, -40);
+  const bool out = mag_cmp(r, m) > 0 && mag_cmp_2exp_si(r, -40) > 0;
+  mag_clear(r);
+  mag_clear(m);
+  return out;
+}
+
+}  // namespace
+
 int integrand(acb_ptr out, const acb_t z, void* param, slong order, slong prec) {
   const Job& j = *static_cast<const Job*>(param);
   const int analytic = order != 0;
@@ -195,16 +312,11 @@ int integrand(acb_ptr out, const acb_t z, void* param, slong order, slong prec) 
   acb_init(a);
   acb_init(b);
   acb_init(base);
-  log_reference(base, r, z, prec, analytic);
+  if (j.kind != Integrand::renyi) log_reference(base, r, z, prec, analytic);
   switch (j.kind) {
-    case Integrand::renyi:  // log f_r + α log P̃ + (1 − α) log Q̃ − C
-      relative_log(a, *j.p, r, z, analytic, prec);
-      relative_log(b, *j.q, r, z, analytic, prec);
-      acb_mul_arb(a, a, j.alpha.get(), prec);
-      acb_mul_arb(b, b, j.beta.get(), prec);
-      acb_add(out, a, b, prec);
-      acb_add(out, out, base, prec);
-      acb_sub_arb(out, out, j.shift.get(), prec);
+    case Integrand::renyi:  // exp(log f_r + α log P̃ + (1 − α) log Q̃ − C)
+      if (wide(z)) renyi_exponent_on_ball(out, j, r, z, analytic, prec);
+      else renyi_exponent(out, j, r, z, analytic, prec);
       acb_exp(out, out, prec);
       break;
     case Integrand::kl:  // f_r·[P̃ log(P̃/Q̃) − P̃ + Q̃] = f_r Q̃ φ(P̃/Q̃ − 1); where p vanishes, q
