@@ -7,7 +7,7 @@ set -euo pipefail
 privamp=$1 source=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 browser=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$browser" ] || { echo "chromium is not installed (scripts/install-deps.sh installs it)"; exit 1; }
+[ -n "$browser" ] || { echo "chromium is not installed (scripts/install-deps.sh --tests installs it)"; exit 1; }
 
 # Loads FILE headless and offline: its DOM to FILE.dom, the browser's log (console messages) to FILE.log.
 load() {

@@ -7,7 +7,7 @@
 set -euo pipefail
 privamp=$1 source=$2 work=$3
 command -v pdflatex > /dev/null ||
-  { echo "pdflatex was not found: scripts/install-deps.sh installs texlive-latex-recommended and texlive-pictures"; exit 1; }
+  { echo "pdflatex was not found: scripts/install-deps.sh --tests installs texlive-latex-recommended and texlive-pictures"; exit 1; }
 rm -rf "$work" && mkdir -p "$work"
 failures=0
 
