@@ -1,0 +1,101 @@
+// The `privamp` command: its subcommands (cli/*_command.cpp), parsing, and the exit status of every error.
+#include "cli/app.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <CLI/CLI.hpp>
+
+#include "numerics/errors.hpp"
+#include "cli/commands.hpp"
+#include "cli/version.hpp"
+
+namespace {
+
+// "option --seed = '1e3' is not a whole number >= 0 (random seed)": from CLI11's "Could not convert: --seed = 1e3",
+// the option's type and its description in the command that was given.
+std::string conversion_message(const CLI::App& app, const std::string& what) {
+  const auto colon = what.find(": "), equals = what.find(" = ");
+  if (colon == std::string::npos || equals == std::string::npos || equals < colon) return what;
+  const std::string name = what.substr(colon + 2, equals - colon - 2), value = what.substr(equals + 3);
+  const CLI::Option* option = nullptr;
+  std::string command;
+  for (const CLI::App* sub : app.get_subcommands())
+    if ((option = sub->get_option_no_throw(name)) != nullptr) {
+      command = sub->get_name() + ": ";
+      break;
+    }
+  if (!option) option = app.get_option_no_throw(name);
+  if (!option) return what;
+  const std::string type = option->get_type_name();
+  const std::string kind = type == "UINT" ? "a whole number >= 0" : type == "INT" ? "a whole number" : type == "FLOAT" ? "a number"
+                                                                                                   : "a value of type " + type;
+  return fmt::format("{}option {} = '{}' is not {} ({})", command, name, value, kind, option->get_description());
+}
+
+}  // namespace
+
+namespace privamp::cli {
+
+int run(int argc, char** argv) {
+  const privamp::cli::Processes processes(&argc, &argv);
+  const bool root = privamp::cli::process_communicator().rank() == 0;  // only rank 0 reports errors
+  privamp::cli::set_command_line(argc, argv);
+  CLI::App app{"privamp — exact Renyi and hockey-stick divergences, and checks of privacy-amplification theorems"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("privamp ") + privamp::cli::kVersion + " (commit " + privamp::cli::kCommit + ")",
+                       "print the version and the commit it was built from, and exit");
+  std::vector<privamp::cli::Action> actions = {
+      privamp::cli::add_verify_command(app), privamp::cli::add_list_command(app), privamp::cli::add_figures_command(app),
+      privamp::cli::add_divergence_command(app), privamp::cli::add_laws_command(app),
+      privamp::cli::add_kernel_command(app), privamp::cli::add_explore_command(app)};
+  // "-hgaussian(0,1)" would be read as the help flag: a law never starts with '-', so say what is wrong.
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.size() > 2 && a[0] == '-' && a[1] == 'h') {
+      std::cerr << "privamp: error: unknown option '" << a << "' (-h takes no value; a law expression starts with a name)\n";
+      return 2;
+    }
+  }
+  // A misspelt command: name it and suggest the nearest ("privamp verfy": did you mean 'verify'?).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      if (root)
+        std::cerr << "privamp: error: unknown command '" << argv[1] << "' (" << privamp::did_you_mean(argv[1], names) << "commands: "
+                  << fmt::format("{}", fmt::join(names, ", ")) << ")\n";
+      return 2;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ConversionError& e) {
+    // CLI11 says "Could not convert: --seed = 1e3": name the option, the value and what it takes instead.
+    if (root) std::cerr << "privamp: error: " << conversion_message(app, e.what()) << "\n";
+    return 2;
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    for (const auto& action : actions) {
+      const int status = action();
+      if (status >= 0) return status;
+    }
+  } catch (const privamp::InvalidArgument& e) {
+    if (root) std::cerr << "privamp: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    if (root) std::cerr << "privamp: computation failed: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace privamp::cli
