@@ -167,25 +167,57 @@ TEST_CASE("certified Renyi integrand on wide complex balls contains its values a
   std::uniform_real_distribution<double> u(0, 1);
   const slong prec = 128;
   int checked = 0, wide_exponents = 0;
-  for (int trial = 0; trial < 40; ++trial) {
-    const RandomMixture m = random_mixture(rng, trial);
-    const cd::Pair pair = cd::read_pair(*sim::parse_law(m.mu), *sim::parse_law(m.nu), prec);
-    const double alpha = 1.05 + 300 * std::pow(u(rng), 2);
-    const cd::Segment sp = cd::active_on(pair.p, -1e300, 1e300), sq = cd::active_on(pair.q, -1e300, 1e300);
-    REQUIRE(!sp.empty());
-    REQUIRE(!sq.empty());
-    // Shift: the exponent at the tilted centre of the heaviest tilt, so that values stay in range.
-    const double centre = alpha * 2 * u(rng);
-    cd::Job job{cd::Integrand::renyi, &sp, &sq, cd::Ball(alpha), cd::Ball(1 - alpha), cd::Ball(), cd::Ball(0), nullptr};
-    {
-      cd::Complex c, v;
-      acb_set_d(c.get(), centre);
-      cd::integrand(v.get(), c.get(), &job, 0, prec);
-      acb_log(v.get(), v.get(), prec);
-      job.shift = cd::Ball(arf_get_d(arb_midref(acb_realref(v.get())), ARF_RND_NEAR));
+  for (int trial = 0; trial < 60; ++trial) {
+    // Gaussian mixtures against a Gaussian (half the trials), Laplace sums of one scale (a polynomial G) and of two
+    // (a sum of exponentials), and mixtures of Laplaces.
+    std::string mu, nu;
+    double lo = -3, hi = 3;
+    switch (trial % 6) {
+      case 3: {
+        const int n = 2 + static_cast<int>(60 * u(rng));
+        const double b = 0.3 + 2 * u(rng), d = 2 * u(rng) + 0.1;
+        mu = fmt::format("laplace_nfold(n={}, loc={:.17g}, scale={:.17g})", n, d, b);
+        nu = fmt::format("laplace_nfold(n={}, loc=0, scale={:.17g})", n, b);
+        lo = -3 * b * std::sqrt(n), hi = d + 3 * b * std::sqrt(n);
+        break;
+      }
+      case 4: {
+        const double b1 = 0.5 + u(rng), b2 = 0.2 + 3 * u(rng), d = 2 * u(rng);
+        mu = fmt::format("laplace_sum({:.17g}, [{:.17g}, {:.17g}])", d, b1, b2);
+        nu = fmt::format("laplace_sum(0, [{:.17g}, {:.17g}])", b1, b2);
+        lo = -4 * (b1 + b2), hi = d + 4 * (b1 + b2);
+        break;
+      }
+      case 5: {
+        const double b = 0.3 + u(rng), q = 0.5 * u(rng);
+        mu = fmt::format("mix({:.17g}, laplace(0, {:.17g}), laplace(1, {:.17g}))", q, b, b);
+        nu = fmt::format("laplace(0, {:.17g})", b);
+        lo = -6 * b, hi = 1 + 6 * b;
+        break;
+      }
+      default: {
+        const RandomMixture m = random_mixture(rng, trial);
+        mu = m.mu, nu = m.nu;
+      }
     }
+    const cd::Pair pair = cd::read_pair(*sim::parse_law(mu), *sim::parse_law(nu), prec);
+    const double alpha = 1.05 + (trial % 6 < 3 ? 300 : 60) * std::pow(u(rng), 2);
     for (int ball = 0; ball < 6; ++ball) {
-      const double x = centre + (2 * u(rng) - 1) * 3, y = (2 * u(rng) - 1) * 0.5, r = 0.02 + 0.6 * u(rng);
+      // Around a point of the real line (a tilted centre of a Gaussian mixture may lie far right: up to 2α).
+      const double x = trial % 6 < 3 ? alpha * 2 * u(rng) + (2 * u(rng) - 1) * 3 : lo + (hi - lo) * u(rng);
+      const double y = (2 * u(rng) - 1) * 0.5, r = 0.02 + 0.6 * u(rng);
+      // The pieces active on the ball's segment of the line (a Laplace piece on the side of its centre where x is).
+      const cd::Segment sp = cd::active_on(pair.p, x - 1e-9, x + 1e-9), sq = cd::active_on(pair.q, x - 1e-9, x + 1e-9);
+      REQUIRE(!sp.empty());
+      REQUIRE(!sq.empty());
+      cd::Job job{cd::Integrand::renyi, &sp, &sq, cd::Ball(alpha), cd::Ball(1 - alpha), cd::Ball(), cd::Ball(0), nullptr};
+      {  // the shift: the exponent at the ball's centre, so that the values stay in range
+        cd::Complex c, v;
+        acb_set_d(c.get(), x);
+        cd::integrand(v.get(), c.get(), &job, 0, prec);
+        acb_log(v.get(), v.get(), prec);
+        job.shift = cd::Ball(arf_get_d(arb_midref(acb_realref(v.get())), ARF_RND_NEAR));
+      }
       cd::Complex z, f;
       acb_set_d_d(z.get(), x, y);
       mag_set_d(arb_radref(acb_realref(z.get())), r);
@@ -197,13 +229,14 @@ TEST_CASE("certified Renyi integrand on wide complex balls contains its values a
         cd::Complex w, g;
         acb_set_d_d(w.get(), x + r * (2 * u(rng) - 1), y + r * (2 * u(rng) - 1));
         cd::integrand(g.get(), w.get(), &job, 1, prec);
-        INFO("trial " << trial << ": alpha = " << alpha << ", ball " << x << " + " << y << "i, radius " << r);
+        INFO("trial " << trial << ": " << mu << " vs " << nu << ", alpha = " << alpha << ", ball " << x << " + " << y
+                      << "i, radius " << r);
         CHECK(acb_overlaps(f.get(), g.get()));
         ++checked;
       }
     }
   }
-  CHECK(wide_exponents >= 120);
+  CHECK(wide_exponents >= 200);
   CHECK(checked == 8 * wide_exponents);
 }
 

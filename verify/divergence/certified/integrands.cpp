@@ -187,9 +187,21 @@ void phi(acb_t out, const acb_t u, int analytic, slong prec) {
 
 
 
-// d/dz log f_a(z) of a Gaussian or Laplace piece (a Laplace sum's is not needed: see renyi_centred).
+// d/dz log f_a(z) of one piece.
 void log_piece_derivative(acb_t out, const Active& a, const acb_t z, slong prec) {
   const Piece& pc = *a.piece;
+  if (pc.sum()) {  // (σ/s)(G'(τ)/G(τ) − 1), τ = σ(z − m)/s, σ the side
+    Ball side(a.sign > 0 ? pc.s : -pc.s);
+    Complex tau, g, dg;
+    acb_sub_arb(tau.get(), z, pc.m.get(), prec);
+    acb_div_arb(tau.get(), tau.get(), side.get(), prec);
+    g_value(g.get(), pc, tau.get(), prec);
+    g_derivative(dg.get(), pc, tau.get(), prec);
+    acb_div(out, dg.get(), g.get(), prec);
+    acb_sub_ui(out, out, 1, prec);
+    acb_div_arb(out, out, side.get(), prec);
+    return;
+  }
   if (pc.laplace) {  // ∓1/s
     acb_set_si(out, a.sign > 0 ? -1 : 1);
     acb_div_arb(out, out, Ball(pc.s).get(), prec);
@@ -260,17 +272,13 @@ void renyi_exponent(acb_t out, const Job& j, const Active& r, const acb_t z, int
   acb_sub_arb(out, out, j.shift.get(), prec);
 }
 
-bool has_sum(const Segment& seg) {
-  return std::any_of(seg.begin(), seg.end(), [](const Active& a) { return a.piece->sum(); });
-}
-
 // g over a wide ball Z by the centred form g(c) + g'(Z)·(Z − c), intersected with the natural extension g(Z).
 // The natural extension adds the radii of α log P̃ and of log f_r, which nearly cancel where the integrand peaks
 // (a tilted Gaussian, α large): its bound on Arb's ellipses is then off by e^{~α·radius}, and the quadrature
 // subdivides until that is small. The centred form's radius is |g'(Z)|·rad Z, with g' ≈ 0 at the peak.
 void renyi_exponent_on_ball(acb_t out, const Job& j, const Active& r, const acb_t z, int analytic, slong prec) {
   renyi_exponent(out, j, r, z, analytic, prec);  // also checks that the logs are analytic on Z
-  if (!acb_is_finite(out) || has_sum(*j.p) || has_sum(*j.q) || r.piece->sum()) return;
+  if (!acb_is_finite(out)) return;
   Complex c, gc, d, t;
   acb_get_mid(c.get(), z);
   renyi_exponent(gc.get(), j, r, c.get(), analytic, prec);

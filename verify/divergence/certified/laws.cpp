@@ -103,6 +103,17 @@ void exp_sum(arb_ptr out, const std::vector<Ball>& c, const std::vector<Ball>& k
     arb_addmul(out, c[j].get(), e.get(), prec);
   }
 }
+// The same at a complex t.
+void exp_sum(acb_ptr out, const std::vector<Ball>& c, const std::vector<Ball>& kappa, const acb_t t, slong prec) {
+  acb_zero(out);
+  Complex e;
+  for (std::size_t j = 0; j < c.size(); ++j) {
+    acb_mul_arb(e.get(), t, kappa[j].get(), prec);
+    acb_neg(e.get(), e.get());
+    acb_exp(e.get(), e.get(), prec);
+    acb_addmul_arb(out, e.get(), c[j].get(), prec);
+  }
+}
 
 // G(t), G'(t) and E(t) (∫_t^∞ e^{−u} G(u) du = e^{−t} E(t)) of a Laplace sum: a polynomial each (equal scales), or
 // sums of the same exponentials e^{−κ_j t} with coefficients a_j, −κ_j a_j and a_j/(1 + κ_j) (distinct scales).
@@ -112,19 +123,13 @@ void g_value(arb_ptr out, const Piece& pc, const Ball& t, slong prec) {
 }
 void g_value(acb_ptr out, const Piece& pc, const acb_t t, slong prec) {
   if (!pc.poly.empty()) return horner(out, pc.poly, t, prec);
-  acb_zero(out);
-  acb_t e;
-  acb_init(e);
-  for (std::size_t j = 0; j < pc.amp.size(); ++j) {
-    acb_mul_arb(e, t, pc.kappa[j].get(), prec);
-    acb_neg(e, e);
-    acb_exp(e, e, prec);
-    acb_mul_arb(e, e, pc.amp[j].get(), prec);
-    acb_add(out, out, e, prec);
-  }
-  acb_clear(e);
+  exp_sum(out, pc.amp, pc.kappa, t, prec);
 }
 void g_derivative(arb_ptr out, const Piece& pc, const Ball& t, slong prec) {
+  if (!pc.poly.empty()) return horner(out, pc.dpoly, t, prec);
+  exp_sum(out, pc.damp, pc.kappa, t, prec);
+}
+void g_derivative(acb_ptr out, const Piece& pc, const acb_t t, slong prec) {
   if (!pc.poly.empty()) return horner(out, pc.dpoly, t, prec);
   exp_sum(out, pc.damp, pc.kappa, t, prec);
 }
