@@ -5,8 +5,8 @@
 // A law is a call NAME '(' [arg {',' arg}] ')' with arg := [NAME '='] expr, where an argument is a number (any
 // expression of the language), a law, a word or a list. A positional argument fills the first parameter (in the
 // listed order) not given by name so far. Every law is one entry of law_catalogue(), which is also what
-// `privamp laws` prints: its spec (sim/laws/spec.hpp) is defined in its own unit, beside its class or process, and
-// the catalogue lists it in one line.
+// `privamp laws` prints: its spec (sim/laws/spec.hpp) is defined and registered in its own unit, beside its class
+// or process.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +25,6 @@
 #include "sim/laws/spec.hpp"
 
 namespace privamp::sim {
-
-const std::vector<LawSpec>& law_catalogue();
 
 // Parses and builds a law; InvalidArgument with the column and the reason on any error. A law whose expression
 // contains discretised laws (noisy_sgd, projected_chain, double_well …) comes wrapped in a DiscretisedLaw that can

@@ -94,6 +94,7 @@ LawSpec power_law_spec() {
     },
     /*variadic=*/false, [](const Args& a) { return a.dimensions("law").front() * a.integer("T"); }};
 }
+PRIVAMP_LAW(170, power_law_spec);
 
 LawSpec product_law_spec() {
   using K = ParamKind;
@@ -106,5 +107,6 @@ LawSpec product_law_spec() {
       return std::accumulate(d.begin(), d.end(), 0L);
     }};
 }
+PRIVAMP_LAW(180, product_law_spec);
 
 }  // namespace privamp::sim

@@ -45,9 +45,4 @@ class Composition final : public Law {
 LawPtr compose_power(const LawPtr& law, long count);
 LawPtr compose_product(const std::vector<LawPtr>& laws);
 
-// The expression language's laws of this unit (sim/laws/spec.hpp; listed by law_catalogue()).
-struct LawSpec;
-LawSpec power_law_spec();
-LawSpec product_law_spec();
-
 }  // namespace privamp::sim

@@ -545,6 +545,7 @@ LawSpec density_law_spec() {
       return std::make_shared<FormulaDensity>(f, lo, hi, loc, a.number("scale"));
     }};
 }
+PRIVAMP_LAW(150, density_law_spec);
 
 LawSpec convolve_law_spec() {
   using K = ParamKind;
@@ -553,5 +554,6 @@ LawSpec convolve_law_spec() {
     "convolve(laplace(0, 1), gaussian(0, 0.5))",
     [](const Args& a) { return std::make_shared<Convolution>(a.law("a"), a.law("b")); }};
 }
+PRIVAMP_LAW(160, convolve_law_spec);
 
 }  // namespace privamp::sim

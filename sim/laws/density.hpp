@@ -93,9 +93,4 @@ class Convolution final : public Law {
   std::optional<std::pair<double, double>> inner(double z) const;
 };
 
-// The expression language's laws of this unit (sim/laws/spec.hpp; listed by law_catalogue()).
-struct LawSpec;
-LawSpec density_law_spec();
-LawSpec convolve_law_spec();
-
 }  // namespace privamp::sim

@@ -111,5 +111,6 @@ LawSpec pmf_law_spec() {
       return law;
     }};
 }
+PRIVAMP_LAW(240, pmf_law_spec);
 
 }  // namespace privamp::sim

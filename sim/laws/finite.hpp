@@ -56,8 +56,4 @@ class FiniteLaw final : public Law {
   std::optional<ExactSource> exact_source_;
 };
 
-// The expression language's law of this unit (sim/laws/spec.hpp; listed by law_catalogue()).
-struct LawSpec;
-LawSpec pmf_law_spec();
-
 }  // namespace privamp::sim

@@ -82,6 +82,7 @@ LawSpec gaussian_law_spec() {
       return g;
     }};
 }
+PRIVAMP_LAW(10, gaussian_law_spec);
 
 LawSpec gaussian_nd_law_spec() {
   using K = ParamKind;
@@ -91,5 +92,6 @@ LawSpec gaussian_nd_law_spec() {
     [](const Args& a) { return std::make_shared<GaussianND>(a.numbers("loc"), a.number("sigma")); },
     /*variadic=*/false, [](const Args& a) { return static_cast<long>(a.numbers("loc").size()); }};
 }
+PRIVAMP_LAW(20, gaussian_nd_law_spec);
 
 }  // namespace privamp::sim

@@ -53,9 +53,4 @@ class GaussianND final : public Law {
   double sigma_;
 };
 
-// The expression language's laws of this unit (sim/laws/spec.hpp; listed by law_catalogue()).
-struct LawSpec;
-LawSpec gaussian_law_spec();
-LawSpec gaussian_nd_law_spec();
-
 }  // namespace privamp::sim

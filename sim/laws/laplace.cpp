@@ -153,6 +153,7 @@ LawSpec laplace_law_spec() {
       return l;
     }};
 }
+PRIVAMP_LAW(120, laplace_law_spec);
 
 LawSpec laplace_sum_law_spec() {
   using K = ParamKind;
@@ -162,6 +163,7 @@ LawSpec laplace_sum_law_spec() {
     "laplace_sum(loc=1, scales=[1, 2])",
     [](const Args& a) { return std::make_shared<LaplaceSum>(a.number("loc"), a.numbers("scales")); }};
 }
+PRIVAMP_LAW(130, laplace_sum_law_spec);
 
 LawSpec laplace_nfold_law_spec() {
   using K = ParamKind;
@@ -177,5 +179,6 @@ LawSpec laplace_nfold_law_spec() {
                                           std::vector<double>(static_cast<std::size_t>(n), a.number("scale")));
     }};
 }
+PRIVAMP_LAW(140, laplace_nfold_law_spec);
 
 }  // namespace privamp::sim

@@ -61,10 +61,4 @@ class LaplaceSum final : public Law {
   double log_norm_ = 0;
 };
 
-// The expression language's laws of this unit (sim/laws/spec.hpp; listed by law_catalogue()).
-struct LawSpec;
-LawSpec laplace_law_spec();
-LawSpec laplace_sum_law_spec();
-LawSpec laplace_nfold_law_spec();
-
 }  // namespace privamp::sim

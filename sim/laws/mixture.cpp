@@ -184,6 +184,7 @@ LawSpec mixture_law_spec() {
     "mixture(weights=[0.9, 0.1], laws=[gaussian(0, 1), laplace(3, 1)])",
     [](const Args& a) { return std::make_shared<Mixture>(a.numbers("weights"), a.laws("laws")); }};
 }
+PRIVAMP_LAW(190, mixture_law_spec);
 
 LawSpec mix_law_spec() {
   using K = ParamKind;
@@ -198,6 +199,7 @@ LawSpec mix_law_spec() {
       return std::make_shared<Mixture>(std::vector<double>{1 - q, q}, std::vector<LawPtr>{a.law("a"), a.law("b")});
     }};
 }
+PRIVAMP_LAW(200, mix_law_spec);
 
 LawSpec binomial_mix_law_spec() {
   using K = ParamKind;
@@ -223,5 +225,6 @@ LawSpec binomial_mix_law_spec() {
       });
     }};
 }
+PRIVAMP_LAW(220, binomial_mix_law_spec);
 
 }  // namespace privamp::sim

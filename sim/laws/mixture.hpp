@@ -51,10 +51,4 @@ class Mixture final : public Law {
 inline constexpr long kMaxBinomialComponents = 2000;
 std::shared_ptr<const Mixture> binomial_mixture(long m, double p, const std::function<LawPtr(long)>& component);
 
-// The expression language's laws of this unit (sim/laws/spec.hpp; listed by law_catalogue()).
-struct LawSpec;
-LawSpec mixture_law_spec();
-LawSpec mix_law_spec();
-LawSpec binomial_mix_law_spec();
-
 }  // namespace privamp::sim

@@ -171,6 +171,7 @@ LawSpec clamp_law_spec() {
     "clamp(gaussian(0.3, 1), lo=0, hi=1)",
     [](const Args& a) { return std::make_shared<Clamped>(a.law("law"), a.number("lo"), a.number("hi")); }};
 }
+PRIVAMP_LAW(290, clamp_law_spec);
 
 LawSpec grid_law_spec() {
   using K = ParamKind;
@@ -186,5 +187,6 @@ LawSpec grid_law_spec() {
       return std::make_shared<GridLaw>(a.number("x0"), a.number("dx"), list("density"), list("atoms"), list("masses"));
     }};
 }
+PRIVAMP_LAW(300, grid_law_spec);
 
 }  // namespace privamp::sim

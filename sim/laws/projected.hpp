@@ -64,9 +64,4 @@ class GridLaw final : public Law {
   double continuous_mass_ = 0, mean_ = 0, scale_ = 1;
 };
 
-// The expression language's laws of this unit (sim/laws/spec.hpp; listed by law_catalogue()).
-struct LawSpec;
-LawSpec clamp_law_spec();
-LawSpec grid_law_spec();
-
 }  // namespace privamp::sim

@@ -73,5 +73,6 @@ LawSpec shift_law_spec() {
     "shift(laplace(0, 1), by=2)",
     [](const Args& a) { return std::make_shared<Shifted>(a.law("law"), a.number("by")); }};
 }
+PRIVAMP_LAW(210, shift_law_spec);
 
 }  // namespace privamp::sim

@@ -35,8 +35,4 @@ class Shifted final : public Law {
   std::vector<Atom> atoms_;
 };
 
-// The expression language's law of this unit (sim/laws/spec.hpp; listed by law_catalogue()).
-struct LawSpec;
-LawSpec shift_law_spec();
-
 }  // namespace privamp::sim

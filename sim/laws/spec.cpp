@@ -1,12 +1,42 @@
 #include "sim/laws/spec.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
 
 namespace privamp::sim {
+
+namespace {
+
+// (rank, spec) of every registered law; filled during static initialisation, before main.
+std::vector<std::pair<int, LawSpec (*)()>>& registry() {
+  static std::vector<std::pair<int, LawSpec (*)()>> entries;
+  return entries;
+}
+
+}  // namespace
+
+LawRegistration::LawRegistration(int rank, LawSpec (*spec)()) { registry().emplace_back(rank, spec); }
+
+const std::vector<LawSpec>& law_catalogue() {
+  static const std::vector<LawSpec> catalogue = [] {
+    auto entries = registry();
+    std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<LawSpec> out;
+    for (const auto& [rank, spec] : entries) out.push_back(spec());
+    for (std::size_t i = 1; i < out.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (out[i].name == out[j].name) throw std::logic_error("two laws registered as " + out[i].name);
+    return out;
+  }();
+  return catalogue;
+}
 
 void check_propagation_work(const char* law, const char* steps_name, long steps, long cells) {
   const double work = static_cast<double>(steps) * static_cast<double>(cells) * static_cast<double>(cells);

@@ -1,7 +1,7 @@
 // What a law of the expression language is, as data: its name, parameters (kinds, defaults, ranges), an example
 // and how it is built from its arguments (LawSpec), and the arguments as the builder reads them (Args). Each law's
-// unit defines its LawSpec beside its class (gaussian.cpp: gaussian_law_spec(), ...); the language's catalogue
-// (sim/language/expression.cpp: law_catalogue()) lists them, and `privamp laws` prints them.
+// unit defines its LawSpec beside its class and registers it there (gaussian.cpp: PRIVAMP_LAW(10,
+// gaussian_law_spec)); law_catalogue() lists the registered laws, and `privamp laws` prints them.
 #pragma once
 
 #include <cstdint>
@@ -112,5 +112,19 @@ inline constexpr int kMinCells = DiscretisationLimits::min_cells, kMaxGridCells 
                      kMaxGeneratorCells = DiscretisationLimits::max_generator_cells;
 // InvalidArgument when steps × cells² exceeds DiscretisationLimits::max_propagation_work (about 10 s).
 void check_propagation_work(const char* law, const char* steps_name, long steps, long cells);
+
+// The catalogue of the expression language's laws: every law registered by its unit, in the order of their ranks
+// (families together: `privamp laws` prints them in this order). Built at the first call, after static
+// initialisation has registered every unit.
+const std::vector<LawSpec>& law_catalogue();
+
+// Registers a law where its unit defines it: PRIVAMP_LAW(rank, spec) at namespace scope in the unit's .cpp, with
+// `spec` a function returning its LawSpec and `rank` its place in the catalogue. A unit needs no other line
+// anywhere: sim/CMakeLists.txt compiles every unit of sim/laws/ and sim/processes/, and the library is linked
+// whole (see there), so that a unit nothing else calls is not left out of the program.
+struct LawRegistration {
+  LawRegistration(int rank, LawSpec (*spec)());
+};
+#define PRIVAMP_LAW(rank, spec) const ::privamp::sim::LawRegistration privamp_law_registration_##spec{rank, spec}
 
 }  // namespace privamp::sim

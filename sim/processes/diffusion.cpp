@@ -176,6 +176,7 @@ LawSpec ou_law_spec() {
       return std::make_shared<Gaussian>(OrnsteinUhlenbeck(a.number("theta"), a.number("rho")).law(a.number("x0"), a.number("t")));
     }};
 }
+PRIVAMP_LAW(30, ou_law_spec);
 
 LawSpec ou_nd_law_spec() {
   using K = ParamKind;
@@ -190,6 +191,7 @@ LawSpec ou_nd_law_spec() {
     },
     /*variadic=*/false, [](const Args& a) { return static_cast<long>(a.numbers("x0").size()); }};
 }
+PRIVAMP_LAW(40, ou_nd_law_spec);
 
 LawSpec brownian_law_spec() {
   using K = ParamKind;
@@ -198,6 +200,7 @@ LawSpec brownian_law_spec() {
     "brownian(x0=1, t=0.25)",
     [](const Args& a) { return std::make_shared<Gaussian>(OrnsteinUhlenbeck(0, 1).law(a.number("x0"), a.number("t"))); }};
 }
+PRIVAMP_LAW(100, brownian_law_spec);
 
 LawSpec brownian_nd_law_spec() {
   using K = ParamKind;
@@ -207,5 +210,6 @@ LawSpec brownian_nd_law_spec() {
     [](const Args& a) { return std::make_shared<GaussianND>(OrnsteinUhlenbeck(0, 1).law(a.numbers("x0"), a.number("t"))); },
     /*variadic=*/false, [](const Args& a) { return static_cast<long>(a.numbers("x0").size()); }};
 }
+PRIVAMP_LAW(110, brownian_nd_law_spec);
 
 }  // namespace privamp::sim

@@ -49,11 +49,4 @@ struct SchemeMoments {
 };
 SchemeMoments ou_scheme_moments(const OrnsteinUhlenbeck& ou, double x0, double t, int steps, SdeScheme scheme);
 
-// The expression language's laws of this unit (sim/laws/spec.hpp; listed by law_catalogue()).
-struct LawSpec;
-LawSpec ou_law_spec();
-LawSpec ou_nd_law_spec();
-LawSpec brownian_law_spec();
-LawSpec brownian_nd_law_spec();
-
 }  // namespace privamp::sim

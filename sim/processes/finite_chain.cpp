@@ -1,5 +1,5 @@
-#include "sim/processes/finite_chain.hpp"
-
+// The law chain(K, mu, t) of the expression language: X_t of a finite Markov chain, mu K^t, computed jointly
+// with the chain of the same K and t from another start (its difference propagated).
 #include <Eigen/Core>
 #include <fmt/format.h>
 
@@ -51,5 +51,6 @@ LawSpec chain_law_spec() {
           });
     }};
 }
+PRIVAMP_LAW(280, chain_law_spec);
 
 }  // namespace privamp::sim

@@ -308,6 +308,7 @@ LawSpec double_well_law_spec() {
     "double_well(x0=1, t=0.5)",
     [](const Args& a) { return langevin_law(a, Potential::double_well()); }};
 }
+PRIVAMP_LAW(80, double_well_law_spec);
 
 LawSpec langevin_law_spec() {
   using K = ParamKind;
@@ -325,5 +326,6 @@ LawSpec langevin_law_spec() {
       return langevin_law(a, f ? Potential::of(f) : Potential::named(a.word("potential")));
     }};
 }
+PRIVAMP_LAW(90, langevin_law_spec);
 
 }  // namespace privamp::sim

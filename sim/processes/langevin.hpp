@@ -88,9 +88,4 @@ double langevin_simulation_steps(double t);
 // κ at that resolution reuses it.
 std::shared_ptr<const LangevinChain> langevin_chain(const Potential& potential, double lo, double hi, int cells);
 
-// The expression language's laws of this unit (sim/laws/spec.hpp; listed by law_catalogue()).
-struct LawSpec;
-LawSpec double_well_law_spec();
-LawSpec langevin_law_spec();
-
 }  // namespace privamp::sim

@@ -41,5 +41,6 @@ LawSpec gaussian_chain_law_spec() {
                                                               a.number("sigma"), static_cast<int>(a.integer("r"))));
     }};
 }
+PRIVAMP_LAW(50, gaussian_chain_law_spec);
 
 }  // namespace privamp::sim

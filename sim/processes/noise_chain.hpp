@@ -10,8 +10,4 @@ namespace privamp::sim {
 
 Gaussian linear_gaussian_chain(double x0, double sigma0, double lipschitz, double sigma, int steps);
 
-// The expression language's law of this unit (sim/laws/spec.hpp; listed by law_catalogue()).
-struct LawSpec;
-LawSpec gaussian_chain_law_spec();
-
 }  // namespace privamp::sim

@@ -565,5 +565,6 @@ LawSpec projected_chain_law_spec() {
                                         a.number("sigma"), a.number("lo"), a.number("hi"), cells);
     }};
 }
+PRIVAMP_LAW(70, projected_chain_law_spec);
 
 }  // namespace privamp::sim

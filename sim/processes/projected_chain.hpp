@@ -148,8 +148,4 @@ double simulate_projected_chain(const Propagator::Map& psi, double x0, int r, do
 std::array<IntervalLawPair, 2> projected_chain_pairs(const Propagator::Map& psi, double x0, double x0_q, int r, double s,
                                                     double lo, double hi, int intervals);
 
-// The expression language's law of this unit (sim/laws/spec.hpp; listed by law_catalogue()).
-struct LawSpec;
-LawSpec projected_chain_law_spec();
-
 }  // namespace privamp::sim

@@ -313,5 +313,6 @@ LawSpec noisy_sgd_law_spec() {
       return noisy_sgd_process_law(sgd, static_cast<int>(a.integer("i")), a.number("zi"), cells);
     }};
 }
+PRIVAMP_LAW(60, noisy_sgd_law_spec);
 
 }  // namespace privamp::sim

@@ -88,8 +88,4 @@ double simulate_noisy_sgd_1d(const NoisySgd& sgd, int i, double zi, Rng& rng);
 Eigen::MatrixXd simulate_noisy_sgd(const NoisySgd& sgd, const std::vector<Eigen::VectorXd>& data, long runs,
                                    std::uint64_t seed);
 
-// The expression language's law of this unit (sim/laws/spec.hpp; listed by law_catalogue()).
-struct LawSpec;
-LawSpec noisy_sgd_law_spec();
-
 }  // namespace privamp::sim

@@ -353,6 +353,7 @@ LawSpec shuffled_rr_law_spec() {
                                                             static_cast<int>(a.integer("first"))));
     }};
 }
+PRIVAMP_LAW(250, shuffled_rr_law_spec);
 
 LawSpec shuffled_krr_law_spec() {
   using K = ParamKind;
@@ -369,6 +370,7 @@ LawSpec shuffled_krr_law_spec() {
                                                             a.number("cut")));
     }};
 }
+PRIVAMP_LAW(260, shuffled_krr_law_spec);
 
 LawSpec blanket_law_spec() {
   using K = ParamKind;
@@ -378,5 +380,6 @@ LawSpec blanket_law_spec() {
     "blanket([laplace(0, 1), laplace(1, 1)])",
     [](const Args& a) { return std::make_shared<BlanketLaw>(a.laws("laws")); }};
 }
+PRIVAMP_LAW(270, blanket_law_spec);
 
 }  // namespace privamp::sim

@@ -69,10 +69,4 @@ class BlanketLaw final : public Law {
   std::vector<Atom> atoms_;
 };
 
-// The expression language's laws of this unit (sim/laws/spec.hpp; listed by law_catalogue()).
-struct LawSpec;
-LawSpec shuffled_rr_law_spec();
-LawSpec shuffled_krr_law_spec();
-LawSpec blanket_law_spec();
-
 }  // namespace privamp::sim

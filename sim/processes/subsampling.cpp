@@ -108,5 +108,6 @@ LawSpec subsample_law_spec() {
       return subsampled_law(s, static_cast<int>(a.integer("side")));
     }};
 }
+PRIVAMP_LAW(230, subsample_law_spec);
 
 }  // namespace privamp::sim

@@ -27,8 +27,4 @@ struct Subsampling {
 
 LawPtr subsampled_law(const Subsampling& s, int side);
 
-// The expression language's law of this unit (sim/laws/spec.hpp; listed by law_catalogue()).
-struct LawSpec;
-LawSpec subsample_law_spec();
-
 }  // namespace privamp::sim
