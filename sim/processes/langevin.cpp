@@ -182,16 +182,17 @@ Eigen::VectorXd LangevinChain::law_uniformized(int start, double t) const {
   const long last = static_cast<long>(mean + 40 * std::sqrt(mean) + 50);
   Eigen::VectorXd v = Eigen::VectorXd::Zero(n), next(n), out = Eigen::VectorXd::Zero(n);
   v[start] = 1;
-  // v ← v (I + Q/Λ): mass moves up and down with probabilities rate_i/Λ and stays with the rest (the probabilities
-  // computed once: a step is three products per node, no division).
-  const Eigen::VectorXd stay = 1 - (up_ + down_).array() / rate, move_up = up_ / rate, move_down = down_ / rate;
+  // v ← v (I + Q/Λ): mass moves up and down with probabilities rate_i/Λ and stays with the rest (the staying
+  // probabilities computed once; the moves as (v·rate)/Λ, so that the sums keep their roundings).
+  const Eigen::VectorXd stay = 1 - (up_ + down_).array() / rate;
   const double log_mean = mean > 0 ? std::log(mean) : 0;
   for (long k = 0; k <= last; ++k) {
     const double log_w = -mean + static_cast<double>(k) * log_mean - std::lgamma(static_cast<double>(k) + 1);
     if (log_w > -745) out += std::exp(log_w) * v;
-    next[0] = v[0] * stay[0] + (n > 1 ? v[1] * move_down[1] : 0.0);
-    for (Eigen::Index i = 1; i + 1 < n; ++i) next[i] = v[i] * stay[i] + v[i - 1] * move_up[i - 1] + v[i + 1] * move_down[i + 1];
-    if (n > 1) next[n - 1] = v[n - 1] * stay[n - 1] + v[n - 2] * move_up[n - 2];
+    next[0] = v[0] * stay[0] + (n > 1 ? v[1] * down_[1] / rate : 0.0);
+    for (Eigen::Index i = 1; i + 1 < n; ++i)
+      next[i] = v[i] * stay[i] + v[i - 1] * up_[i - 1] / rate + v[i + 1] * down_[i + 1] / rate;
+    if (n > 1) next[n - 1] = v[n - 1] * stay[n - 1] + v[n - 2] * up_[n - 2] / rate;
     v.swap(next);
   }
   return out / out.sum();
