@@ -91,7 +91,7 @@ Action add_divergence_command(CLI::App& app) {
       if (args->json) {
         nlohmann::json j = nlohmann::json::array();
         for (std::size_t i = 0; i < deltas.size(); ++i) {  // an estimate's fields (work: evaluations of the profile)
-          nlohmann::json e = api::estimate_json(epsilons[i]);
+          nlohmann::json e = verify::sorted_json(api::epsilon_tree(epsilons[i]));
           e["delta"] = deltas[i];
           j.push_back(std::move(e));
         }
@@ -108,7 +108,7 @@ Action add_divergence_command(CLI::App& app) {
     }
     const api::DivergenceResult r = api::divergence(args->p, args->q, request);
     if (args->json) {
-      std::cout << api::to_json(r).dump(2) << "\n";
+      std::cout << verify::sorted_json(api::to_tree(r)).dump(2) << "\n";
       return r.ok() ? 0 : 1;
     }
     const auto& quantities = r.quantities;

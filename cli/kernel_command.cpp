@@ -56,7 +56,7 @@ Action add_kernel_command(CLI::App& app) {
     }
     const api::KernelResult r = api::kernel(k, request);
     if (args->json) {
-      std::cout << api::to_json(r).dump(2) << "\n";
+      std::cout << verify::sorted_json(api::to_tree(r)).dump(2) << "\n";
       return 0;
     }
     const auto& c = r.coefficients;

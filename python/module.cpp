@@ -5,7 +5,6 @@
 // is released while the engines run. Errors: InvalidArgument → ValueError, NumericalError → RuntimeError, with the
 // command line's message.
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -19,7 +18,6 @@
 
 #include "numerics/errors.hpp"
 #include "numerics/interrupt.hpp"
-#include "sim/language/expression.hpp"
 #include "verify/api/api.hpp"
 #include "verify/explore/explore_report.hpp"
 #include "verify/report/report.hpp"
@@ -29,18 +27,6 @@ namespace py = pybind11;
 using namespace privamp;
 
 namespace {
-
-// An estimate's fields (verify::for_each_field, the one list); error_kind "none" where the value was not computed.
-py::dict estimate_dict(const verify::Estimate& e) {
-  py::dict d;
-  verify::for_each_field(e, [&](const char* name, const auto& member, verify::FieldRule rule) {
-    using T = std::decay_t<decltype(member)>;
-    if (!verify::written(e, rule)) return;  // as in JSON: a discretised estimate's error parts only for those
-    if constexpr (std::is_same_v<T, verify::ErrorKind>) d[name] = verify::error_kind_label(e);
-    else d[name] = member;
-  });
-  return d;
-}
 
 // The fields of an estimate in order, each with its type ("number", "integer", "text") and whether every estimate
 // has it (the parts of a discretised estimate's error bar only those): Python's Estimate is made from this list.
@@ -92,22 +78,6 @@ py::object python_object(const verify::Tree& t) {
 // A table as a list of dicts, one key per column (in the columns' order): its records (codec.hpp) as Python objects.
 py::list table_dicts(const verify::FlatTable& t) { return python_object(verify::table_records(t)); }
 
-py::list matrix_rows(const Eigen::MatrixXd& m) {
-  py::list rows;
-  for (Eigen::Index i = 0; i < m.rows(); ++i) {
-    py::list row;
-    for (Eigen::Index j = 0; j < m.cols(); ++j) row.append(m(i, j));
-    rows.append(row);
-  }
-  return rows;
-}
-
-py::list vector_list(const Eigen::VectorXd& v) {
-  py::list out;
-  for (Eigen::Index i = 0; i < v.size(); ++i) out.append(v(i));
-  return out;
-}
-
 // A kernel from a 2-D float64 buffer (the package turns any NumPy array into one) or from nested sequences; the
 // shape is checked before any number is copied.
 sim::FiniteKernel kernel_from_object(const py::object& K) {
@@ -127,70 +97,6 @@ sim::FiniteKernel kernel_from_object(const py::object& K) {
   const py::sequence seq = py::reinterpret_borrow<py::sequence>(K);
   api::check_kernel_shape(seq.size(), seq.size() == 0 ? 0 : py::len(seq[0]));
   return api::kernel_from_rows(K.cast<std::vector<std::vector<double>>>());
-}
-
-py::dict coefficient_dict(double value, double rounding) {
-  py::dict d;
-  d["value"] = value;
-  d["lower"] = std::max(0.0, value - rounding);
-  d["upper"] = std::min(1.0, value + rounding);
-  return d;
-}
-
-py::dict kernel_dict(const api::KernelResult& r) {
-  py::dict out;
-  out["states"] = r.matrix.rows();
-  out["K"] = matrix_rows(r.matrix);
-  const auto& c = r.coefficients;
-  out["dobrushin"] = coefficient_dict(c.dobrushin, r.rounding);
-  py::dict doeblin = coefficient_dict(c.doeblin, r.rounding);
-  doeblin["omega"] = vector_list(c.omega);
-  out["doeblin"] = doeblin;
-  py::dict ultra = coefficient_dict(c.ultra_mixing, r.rounding);
-  ultra["log_ratio_bound"] = c.ultra_mixing_ldp;
-  out["ultra_mixing"] = ultra;
-  py::list at;
-  for (const auto& [e, g] : r.dobrushin_at) {
-    py::dict d = coefficient_dict(g, r.rounding);
-    d["eps"] = e;
-    at.append(d);
-  }
-  out["dobrushin_at"] = at;
-  if (!r.dp) return out;
-  py::dict dp;
-  dp["eps"] = r.dp->first;
-  dp["delta"] = r.dp->second;
-  out["dp"] = dp;
-  py::list theorem1, profile, renyi;
-  for (const auto& t : r.theorem1) {
-    py::dict d;
-    d["id"] = t.id;
-    d["statement"] = t.statement;
-    d["eps_prime"] = t.eps_prime;
-    d["delta_prime"] = t.delta_prime;
-    theorem1.append(d);
-  }
-  for (const auto& p : r.profile) {
-    py::dict d = estimate_dict(p.exact.value);
-    d["eps_prime"] = p.eps_prime;
-    d["map"] = std::vector<int>(p.exact.map.begin(), p.exact.map.end());
-    if (p.cross) d["cross_check"] = estimate_dict(*p.cross);
-    py::dict bounds;
-    for (std::size_t i = 0; i < p.bounds.size(); ++i)
-      bounds[py::str(r.theorem1[i].id)] = p.bounds[i] ? py::object(py::float_(*p.bounds[i])) : py::object(py::none());
-    d["bounds"] = bounds;
-    profile.append(d);
-  }
-  for (const auto& [alpha, w] : r.renyi) {
-    py::dict d = estimate_dict(w.value);
-    d["alpha"] = alpha;
-    d["map"] = std::vector<int>(w.map.begin(), w.map.end());
-    renyi.append(d);
-  }
-  out["theorem1"] = theorem1;
-  out["profile"] = profile;
-  out["renyi"] = renyi;
-  return out;
 }
 
 // One search (explore_report.hpp names its fields), with the seconds it took.
@@ -252,10 +158,7 @@ PYBIND11_MODULE(_privamp, m) {
           const InterruptScope interruptible;
           e = api::epsilon_for_delta(mu, nu, delta, r, eps_max, rel_tol);
         }
-        py::dict d = estimate_dict(e);
-        d["quantity"] = std::string("epsilon(delta)");
-        d["error"] = std::string();
-        return d;
+        return python_object(api::epsilon_tree(e));
       },
       "eps(delta) of the pair as a bracket (see privamp.epsilon)");
   m.def(
@@ -274,19 +177,7 @@ PYBIND11_MODULE(_privamp, m) {
           const InterruptScope interruptible;
           result = api::divergence(mu, nu, r);
         }
-        py::dict out;
-        out["p"] = result.p;
-        out["q"] = result.q;
-        out["engine"] = result.engine;
-        py::list estimates;
-        for (std::size_t i = 0; i < result.estimates.size(); ++i) {
-          py::dict d = estimate_dict(result.estimates[i]);
-          d["quantity"] = result.quantities[i].label();
-          d["error"] = result.errors[i];
-          estimates.append(d);
-        }
-        out["results"] = estimates;
-        return out;
+        return python_object(api::to_tree(result));
       },
       "divergences between two law expressions");
   m.def(
@@ -340,7 +231,7 @@ PYBIND11_MODULE(_privamp, m) {
           const InterruptScope interruptible;
           result = api::kernel(k, r);
         }
-        return kernel_dict(result);
+        return python_object(api::to_tree(result));
       },
       "coefficients and exact amplification of a finite kernel");
   m.def(
@@ -389,27 +280,6 @@ PYBIND11_MODULE(_privamp, m) {
       "the fields of one search of explore, in order");
   m.def(
       "laws",
-      []() {
-        py::list out;
-        for (const sim::LawSpec& law : sim::law_catalogue()) {
-          py::list params;
-          for (const sim::ParamSpec& p : law.params) {
-            py::dict d;
-            d["name"] = p.name;
-            d["kind"] = sim::to_string(p.kind);
-            d["default"] = p.default_value ? py::object(py::str(*p.default_value)) : py::object(py::none());
-            d["doc"] = p.doc;
-            d["allowed"] = p.range.bounded() ? py::object(py::str(p.range.text())) : py::object(py::none());
-            params.append(d);
-          }
-          py::dict d;
-          d["name"] = law.name;
-          d["summary"] = law.summary;
-          d["example"] = law.example;
-          d["params"] = params;
-          out.append(d);
-        }
-        return out;
-      },
+      []() { return python_object(api::laws()); },
       "the law catalogue");
 }

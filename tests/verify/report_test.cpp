@@ -105,6 +105,73 @@ TEST_CASE("a row survives the codec bit for bit, between processes too", "[verif
   CHECK(std::isnan(number_from_json(json_number(std::nan("")))));
 }
 
+// The field lists (verify/runner/fields.hpp) drive every reader: a record or golden row without one of its fields,
+// or with a field of the wrong type, is refused with the field's name; a field written only where set may be absent.
+TEST_CASE("records read back: every missing or mistyped field named, from the one field list", "[verify][report]") {
+  const Row r = sample_row();
+  const nlohmann::json full = to_json(r);
+  int required = 0, optional = 0;
+  int derived = 0;
+  for_each_row_field(r, [&](const RowField& field, const auto& member) {
+    if (!(field.in & kRecord)) return;
+    INFO(field.name);
+    if constexpr (is_derived<std::decay_t<decltype(member)>>) {  // computed from others: written, never read
+      ++derived;
+      REQUIRE(full.contains(field.name));
+      return;
+    }
+    REQUIRE(full.contains(field.name));  // the sample sets every field: each is written
+    nlohmann::json without = full;
+    without.erase(field.name);
+    if (field.if_set || field.label) {  // the label of a row with a divergence is the divergence's
+      ++optional;
+      CHECK_NOTHROW(row_from_json(without));
+    } else {
+      ++required;
+      CHECK_THROWS_WITH(row_from_json(without), Contains("'" + std::string(field.name) + "'"));
+    }
+    nlohmann::json mistyped = full;
+    mistyped[field.name] = nlohmann::json::array({1, 2});
+    if (!field.label) CHECK_THROWS_WITH(row_from_json(mistyped), Contains("'" + std::string(field.name) + "'"));
+  });
+  CHECK(required >= 10);
+  CHECK(derived == 1);  // bound_over_exact
+  CHECK(optional == 6);  // divergence, quantity, cross_check, bound_lower, bound_upper, outside
+  // A row without its divergence needs its label.
+  nlohmann::json unlabelled = full;
+  unlabelled.erase("divergence");
+  CHECK(row_from_json(unlabelled).quantity() == r.quantity());
+  unlabelled.erase("quantity");
+  CHECK_THROWS_WITH(row_from_json(unlabelled), Contains("'quantity'"));
+
+  const nlohmann::json golden = golden_json(r);
+  const GoldenRow g = golden_from_json(golden);
+  CHECK(g.key == r.key());
+  CHECK(g.value == r.exact.value);
+  CHECK(g.verdict == "violated");
+  std::size_t fields = 0;
+  for_each_golden_field(g, [&](const char* name, const auto&) {
+    INFO(name);
+    ++fields;
+    nlohmann::json without = golden;
+    without.erase(name);
+    CHECK_THROWS_WITH(golden_from_json(without), Contains(std::string("'") + name + "'"));
+    nlohmann::json mistyped = golden;
+    mistyped[name] = nlohmann::json::array();
+    CHECK_THROWS_WITH(golden_from_json(mistyped), Contains(std::string("'") + name + "'"));
+  });
+  CHECK(fields == golden.size());  // nothing written that the list does not name
+  // The table's columns are the list's table fields, in order, then the parameters.
+  std::vector<std::string> columns;
+  for_each_row_field(r, [&](const RowField& field, const auto&) {
+    if (field.in & kTable) columns.emplace_back(field.name);
+  });
+  const FlatTable t = flat_table({r});
+  REQUIRE(t.columns.size() == columns.size() + 3);
+  CHECK(std::equal(columns.begin(), columns.end(), t.columns.begin()));
+  CHECK(t.rows.at(0).size() == t.columns.size());
+}
+
 TEST_CASE("the report writers: CSV fields quoted, JSON rows decodable, Markdown sections by verdict", "[verify][report]") {
   Row held = sample_row();
   held.verdict = Verdict::holds;

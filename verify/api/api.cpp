@@ -31,15 +31,17 @@
 
 namespace privamp::api {
 
-using verify::json_number;  // the one serialiser of numbers (verify/runner/codec.hpp)
+using verify::Tree;
 
-namespace {
-}  // namespace
-
-nlohmann::json estimate_json(const verify::Estimate& e) {
-  nlohmann::json row = verify::to_json(e);
-  row["error_kind"] = verify::error_kind_label(e);  // "none" where not computed (the result's error says why)
-  return row;
+Tree estimate_tree(const verify::Estimate& e) {
+  Tree t = Tree::object();
+  verify::for_each_field(e, [&](const char* name, const auto& member, verify::FieldRule rule) {
+    using T = std::decay_t<decltype(member)>;
+    if (!verify::written(e, rule)) return;  // a discretised estimate's error parts only for those
+    if constexpr (std::is_same_v<T, verify::ErrorKind>) t[name] = verify::error_kind_label(e);  // "none" where not computed
+    else t[name] = member;
+  });
+  return t;
 }
 
 // ---- divergences ----
@@ -310,19 +312,25 @@ bool DivergenceResult::ok() const {
   return true;
 }
 
-nlohmann::json to_json(const DivergenceResult& r) {
-  nlohmann::json out;
+Tree to_tree(const DivergenceResult& r) {
+  Tree out = Tree::object();
   out["p"] = r.p;
   out["q"] = r.q;
   out["engine"] = r.engine;
-  out["results"] = nlohmann::json::array();
+  out["results"] = Tree::array();
   for (std::size_t i = 0; i < r.estimates.size(); ++i) {
-    nlohmann::json row = estimate_json(r.estimates[i]);
+    Tree row = estimate_tree(r.estimates[i]);
     row["quantity"] = r.quantities[i].label();
     if (i < r.errors.size() && !r.errors[i].empty()) row["error"] = r.errors[i];
-    out["results"].push_back(row);
+    out["results"].push_back(std::move(row));
   }
   return out;
+}
+
+Tree epsilon_tree(const verify::Estimate& e) {
+  Tree t = estimate_tree(e);
+  t["quantity"] = "epsilon(delta)";
+  return t;
 }
 
 // ---- kernels ----
@@ -494,57 +502,53 @@ KernelResult kernel(const sim::FiniteKernel& k, const KernelRequest& r) {
   return out;
 }
 
-nlohmann::json to_json(const KernelResult& r) {
-  nlohmann::json out;
+Tree to_tree(const KernelResult& r) {
+  Tree out = Tree::object();
   const auto n = r.matrix.rows();
   out["states"] = n;
-  out["K"] = nlohmann::json::array();
+  out["K"] = Tree::array();
   for (Eigen::Index i = 0; i < n; ++i) {
-    nlohmann::json row = nlohmann::json::array();
+    Tree row = Tree::array();
     for (Eigen::Index j = 0; j < n; ++j) row.push_back(r.matrix(i, j));
-    out["K"].push_back(row);
+    out["K"].push_back(std::move(row));
   }
   auto coefficient = [&](double v) {
-    return nlohmann::json{{"value", json_number(v)}, {"lower", json_number(std::max(0.0, v - r.rounding))},
-                          {"upper", json_number(std::min(1.0, v + r.rounding))}};
+    return Tree{{"value", v}, {"lower", std::max(0.0, v - r.rounding)}, {"upper", std::min(1.0, v + r.rounding)}};
   };
   const auto& c = r.coefficients;
   out["dobrushin"] = coefficient(c.dobrushin);
   out["doeblin"] = coefficient(c.doeblin);
   out["doeblin"]["omega"] = std::vector<double>(c.omega.data(), c.omega.data() + c.omega.size());
   out["ultra_mixing"] = coefficient(c.ultra_mixing);
-  out["ultra_mixing"]["log_ratio_bound"] = json_number(c.ultra_mixing_ldp);
-  out["dobrushin_at"] = nlohmann::json::array();
+  out["ultra_mixing"]["log_ratio_bound"] = c.ultra_mixing_ldp;
+  out["dobrushin_at"] = Tree::array();
   for (const auto& [e, g] : r.dobrushin_at) {
-    nlohmann::json row = coefficient(g);
+    Tree row = coefficient(g);
     row["eps"] = e;
-    out["dobrushin_at"].push_back(row);
+    out["dobrushin_at"].push_back(std::move(row));
   }
-  if (r.dp) {
-    out["dp"] = {{"eps", r.dp->first}, {"delta", r.dp->second}};
-    out["theorem1"] = nlohmann::json::array();
-    for (const auto& t : r.theorem1)
-      out["theorem1"].push_back({{"id", t.id}, {"statement", t.statement}, {"eps_prime", json_number(t.eps_prime)},
-                                 {"delta_prime", json_number(t.delta_prime)}});
-    out["profile"] = nlohmann::json::array();
-    for (const auto& p : r.profile) {
-      nlohmann::json row = estimate_json(p.exact.value);
-      row["eps_prime"] = p.eps_prime;
-      row["map"] = p.exact.map;
-      if (p.cross) row["cross_check"] = estimate_json(*p.cross);
-      nlohmann::json bounds;
-      for (std::size_t i = 0; i < p.bounds.size(); ++i)
-        bounds[r.theorem1[i].id] = p.bounds[i] ? json_number(*p.bounds[i]) : nlohmann::json(nullptr);
-      row["bounds"] = bounds;
-      out["profile"].push_back(row);
-    }
-    out["renyi"] = nlohmann::json::array();
-    for (const auto& [alpha, w] : r.renyi) {
-      nlohmann::json row = estimate_json(w.value);
-      row["alpha"] = alpha;
-      row["map"] = w.map;
-      out["renyi"].push_back(row);
-    }
+  if (!r.dp) return out;
+  out["dp"] = Tree{{"eps", r.dp->first}, {"delta", r.dp->second}};
+  out["theorem1"] = Tree::array();
+  for (const auto& t : r.theorem1)
+    out["theorem1"].push_back(Tree{{"id", t.id}, {"statement", t.statement}, {"eps_prime", t.eps_prime}, {"delta_prime", t.delta_prime}});
+  out["profile"] = Tree::array();
+  for (const auto& p : r.profile) {
+    Tree row = estimate_tree(p.exact.value);
+    row["eps_prime"] = p.eps_prime;
+    row["map"] = p.exact.map;
+    if (p.cross) row["cross_check"] = estimate_tree(*p.cross);
+    Tree bounds = Tree::object();
+    for (std::size_t i = 0; i < p.bounds.size(); ++i) bounds[r.theorem1[i].id] = p.bounds[i] ? Tree(*p.bounds[i]) : Tree(nullptr);
+    row["bounds"] = std::move(bounds);
+    out["profile"].push_back(std::move(row));
+  }
+  out["renyi"] = Tree::array();
+  for (const auto& [alpha, w] : r.renyi) {
+    Tree row = estimate_tree(w.value);
+    row["alpha"] = alpha;
+    row["map"] = w.map;
+    out["renyi"].push_back(std::move(row));
   }
   return out;
 }
@@ -660,15 +664,15 @@ std::vector<ExploreRun> explore(const ExploreSelection& selection, const Explore
   return runs;
 }
 
-nlohmann::json laws() {
-  nlohmann::json out = nlohmann::json::array();
+Tree laws() {
+  Tree out = Tree::array();
   for (const sim::LawSpec& law : sim::law_catalogue()) {
-    nlohmann::json params = nlohmann::json::array();
+    Tree params = Tree::array();
     for (const sim::ParamSpec& p : law.params)
-      params.push_back({{"name", p.name}, {"kind", sim::to_string(p.kind)},
-                        {"default", p.default_value ? nlohmann::json(*p.default_value) : nlohmann::json(nullptr)},
-                        {"doc", p.doc}});
-    out.push_back({{"name", law.name}, {"summary", law.summary}, {"example", law.example}, {"params", params}});
+      params.push_back(Tree{{"name", p.name}, {"kind", sim::to_string(p.kind)},
+                            {"default", p.default_value ? Tree(*p.default_value) : Tree(nullptr)}, {"doc", p.doc},
+                            {"allowed", p.range.bounded() ? Tree(p.range.text()) : Tree(nullptr)}});
+    out.push_back(Tree{{"name", law.name}, {"summary", law.summary}, {"example", law.example}, {"params", std::move(params)}});
   }
   return out;
 }

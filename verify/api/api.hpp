@@ -17,6 +17,7 @@
 #include "verify/explore/explore.hpp"
 #include "verify/divergence/estimate.hpp"
 #include "verify/divergence/worst_case.hpp"
+#include "verify/runner/codec.hpp"
 
 namespace privamp::api {
 
@@ -58,10 +59,14 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
 // interval straddles δ before a bracket is found or a profile value cannot be computed.
 verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu, double delta, const DivergenceRequest& request,
                                    double eps_max = 1e3, double rel_tol = 1e-9);
-nlohmann::json to_json(const DivergenceResult& result);  // the stable object documented in the README
-// An estimate as the API writes it: the codec's fields (verify::for_each_field), error_kind "none" where the value
-// was not computed.
-nlohmann::json estimate_json(const verify::Estimate& e);
+// Results as trees (verify/runner/codec.hpp: ordered, non-finite numbers kept), built once here: the command line
+// prints them (verify::sorted_json) and Python receives them as objects, so both front ends have the same keys.
+verify::Tree to_tree(const DivergenceResult& result);  // the stable object documented in the README
+// An estimate as the API writes it: its fields (verify/runner/fields.hpp), error_kind "none" where the value was not
+// computed.
+verify::Tree estimate_tree(const verify::Estimate& e);
+// eps(delta) as the API writes it: the estimate and its quantity, "epsilon(delta)".
+verify::Tree epsilon_tree(const verify::Estimate& e);
 // The privacy profile δ(ε) = max(H_ε(μ‖ν), H_ε(ν‖μ)) at each ε of `request.hockey_stick` (its other quantities are
 // ignored), both directions in one pass each, on two threads when a core is free. Per ε: the larger direction's
 // estimate (chosen by its log: both may be below the double range), with lower/upper (and their logs) the larger
@@ -112,7 +117,7 @@ struct KernelResult {
 };
 
 KernelResult kernel(const sim::FiniteKernel& kernel, const KernelRequest& request);
-nlohmann::json to_json(const KernelResult& result);
+verify::Tree to_tree(const KernelResult& result);
 
 // ---- the theorem catalogue over case files (`privamp verify`) ----
 struct VerifyRequest {
@@ -175,6 +180,7 @@ std::vector<ExploreRun> explore(const ExploreSelection& selection, const Explore
                                 verify::ExploreOptions options, const ExploreHooks& hooks = {});
 
 // ---- the law catalogue (`privamp laws`) ----
-nlohmann::json laws();
+// Per law: name, summary, example and params (name, kind, default, doc, allowed: a number's declared range or null).
+verify::Tree laws();
 
 }  // namespace privamp::api

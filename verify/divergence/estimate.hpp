@@ -61,36 +61,6 @@ struct Estimate {
   bool contains(double x) const { return lower <= x && x <= upper; }
 };
 
-// How a field of an estimate is written and read back.
-enum class FieldRule {
-  measure,      // a number; NaN (null in JSON) where not computed, NaN when absent
-  required,     // present in every record read back
-  count,        // a number; 0 when absent
-  discretised,  // written only for ErrorKind::discretised estimates; 0 otherwise
-};
-// The fields of an estimate, named once: results.json and the golden files (verify/runner/codec.cpp), the API's JSON,
-// Python's Estimate and its dicts are generated from this list. Calls f(name, member, rule) in this order;
-// `E` is Estimate or const Estimate.
-template <class E, class F>
-void for_each_field(E& e, F&& f) {
-  f("value", e.value, FieldRule::measure);
-  f("lower", e.lower, FieldRule::measure);
-  f("upper", e.upper, FieldRule::measure);
-  f("log_value", e.log_value, FieldRule::measure);
-  f("log_lower", e.log_lower, FieldRule::measure);
-  f("log_upper", e.log_upper, FieldRule::measure);
-  f("error_kind", e.error_kind, FieldRule::required);
-  f("level", e.level, FieldRule::required);
-  f("method", e.method, FieldRule::required);
-  f("work", e.work, FieldRule::count);
-  f("seconds", e.seconds, FieldRule::count);
-  f("numerical_error", e.numerical_error, FieldRule::discretised);
-  f("discretisation_error", e.discretisation_error, FieldRule::discretised);
-}
-// Whether a field is written for `e` (the discretised ones only for a discretised estimate).
-inline bool written(const Estimate& e, FieldRule rule) {
-  return rule != FieldRule::discretised || e.error_kind == ErrorKind::discretised;
-}
 // The error kind as outputs for users print it: "none" where the value was not computed (the record's error or
 // method says why).
 std::string error_kind_label(const Estimate& e);

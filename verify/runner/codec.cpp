@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <stdexcept>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -36,15 +37,14 @@ ErrorKind error_kind_from(const std::string& s) {
   throw InvalidArgument(fmt::format("unknown error kind '{}'", s));
 }
 
-double number_at(const json& j, const char* key) { return j.contains(key) ? number_from_json(j.at(key)) : std::nan(""); }
 
 }  // namespace
 
-json to_json(const Estimate& e) {
+json to_json(const Estimate& e, bool with_timing) {
   json j = json::object();
   for_each_field(e, [&](const char* name, const auto& member, FieldRule rule) {
     using T = std::decay_t<decltype(member)>;
-    if (!written(e, rule)) return;
+    if (!written(e, rule, with_timing)) return;
     if constexpr (std::is_same_v<T, double>) j[name] = rule == FieldRule::measure ? json_number(member) : json(member);
     else if constexpr (std::is_same_v<T, ErrorKind>) j[name] = to_string(member);
     else j[name] = member;
@@ -93,10 +93,96 @@ Cell parameter_cell(const Params& point, const std::string& name) {
   return std::monostate{};
 }
 
+namespace {
+
+// A member of a row or golden row as a value of a keyed record, and back.
+json record_value(const std::string& s) { return s; }
+json record_value(const Params& p) { return to_json(p); }
+json record_value(double x) { return json_number(x); }
+json record_value(const Estimate& e) { return to_json(e, /*with_timing=*/false); }  // a row is reproducible
+json record_value(Verdict v) { return to_string(v); }
+json record_value(const Quantity& q) {
+  json j = json::object();
+  for_each_quantity_field(q, [&](const char* name, const auto& member) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(member)>, Quantity::Kind>) j[name] = quantity_name(member);
+    else j[name] = member;
+  });
+  return j;
+}
+template <class T>
+json record_value(const std::optional<T>& v) { return record_value(*v); }
+template <class T>
+json record_value(const Derived<T>& d) { return record_value(d.value); }
+
+void read_value(const json& j, std::string& s) {
+  if (!j.is_string()) throw InvalidArgument(fmt::format("expected a text, got {}", j.dump()));
+  s = j.get<std::string>();
+}
+void read_value(const json& j, Params& p) {
+  if (!j.is_object()) throw InvalidArgument(fmt::format("expected a table of parameters, got {}", j.dump()));
+  p = params_from_json(j);
+}
+void read_value(const json& j, double& x) { x = number_from_json(j); }
+void read_value(const json& j, Estimate& e) { e = estimate_from_json(j); }
+void read_value(const json& j, Verdict& v) {
+  std::string s;
+  read_value(j, s);
+  v = parse_verdict(s);
+}
+void read_value(const json& j, Quantity& q) {
+  std::optional<Quantity::Kind> kind;
+  double order = 0;
+  for_each_quantity_field(q, [&](const char* name, const auto& member) {
+    if (!j.contains(name)) throw InvalidArgument(fmt::format("a divergence without its key '{}'", name));
+    if constexpr (std::is_same_v<std::decay_t<decltype(member)>, Quantity::Kind>) {
+      std::string text;
+      read_value(j.at(name), text);
+      kind = parse_quantity_kind(text);
+      if (!kind) throw InvalidArgument(fmt::format("unknown divergence {}", j.dump()));
+    } else {
+      read_value(j.at(name), order);
+    }
+  });
+  q = Quantity::of(*kind, order);
+}
+template <class T>
+void read_value(const json& j, std::optional<T>& v) {
+  T t;
+  read_value(j, t);
+  v = std::move(t);
+}
+
+// Whether a member holds a value (a field written only where set).
+bool is_set(double x) { return !std::isnan(x); }
+bool is_set(const std::string& s) { return !s.empty(); }
+template <class T>
+bool is_set(const std::optional<T>& v) { return v.has_value(); }
+template <class T>
+bool is_set(const T&) { return true; }
+
+// A member of a row as a cell of the flat table.
+Cell table_cell(const std::string& s) { return s; }
+Cell table_cell(const Params& p) { return p.describe(); }
+Cell table_cell(double x) { return x; }
+Cell table_cell(ErrorKind k) { return to_string(k); }
+Cell table_cell(Verdict v) { return to_string(v); }
+template <class T>
+Cell table_cell(const Derived<T>& d) { return table_cell(d.value); }
+
+// A field list that puts a member where it has no form (fields.hpp): a programming error, caught by any test that
+// writes the output.
+[[noreturn]] void unwritable(const char* field, const char* output) {
+  throw std::logic_error(fmt::format("internal: field '{}' has no form in the {}", field, output));
+}
+
+}  // namespace
+
 FlatTable flat_table(const std::vector<Row>& rows) {
   FlatTable t;
-  t.columns = {"file", "case", "id", "parameters", "quantity", "order", "mu", "nu", "exact", "exact_lower", "exact_upper",
-               "error_kind", "method", "cross_check", "bound", "bound_over_exact", "verdict", "reason", "note"};
+  const Row header;
+  for_each_row_field(header, [&](const RowField& field, const auto&) {
+    if (field.in & kTable) t.columns.emplace_back(field.name);
+  });
   const std::size_t fixed = t.columns.size();
   std::set<std::string> names;
   for (const Row& r : rows) {
@@ -109,13 +195,16 @@ FlatTable flat_table(const std::vector<Row>& rows) {
                             ? name
                             : "param_" + name);
   t.rows.reserve(rows.size());
-  const double none = std::numeric_limits<double>::quiet_NaN();
   for (const Row& r : rows) {
-    // The order as a number beside the quantity's label: alpha of renyi(alpha), eps of hockey_stick(eps).
-    const Cell order = std::isnan(r.order) ? Cell(std::monostate{}) : Cell(r.order);
-    std::vector<Cell> cells = {r.file, r.case_name, r.id, r.params.describe(), r.quantity(), order, r.mu, r.nu, r.exact.value,
-                               r.exact.lower, r.exact.upper, to_string(r.exact.error_kind), r.exact.method,
-                               r.cross ? r.cross->value : none, r.bound, r.ratio(), to_string(r.verdict), r.reason, r.note};
+    std::vector<Cell> cells;
+    cells.reserve(t.columns.size());
+    for_each_row_field(r, [&](const RowField& field, const auto& member) {
+      if (!(field.in & kTable)) return;
+      if (field.label) cells.emplace_back(r.quantity());
+      else if (field.if_set && !is_set(member)) cells.emplace_back(std::monostate{});
+      else if constexpr (requires { table_cell(member); }) cells.push_back(table_cell(member));
+      else unwritable(field.name, "table");
+    });
     for (const auto& name : names) cells.push_back(parameter_cell(r.params, name));
     t.rows.push_back(std::move(cells));
   }
@@ -123,80 +212,61 @@ FlatTable flat_table(const std::vector<Row>& rows) {
 }
 
 json to_json(const Row& r) {
-  json j = {{"file", r.file},         {"case", r.case_name},
-            {"id", r.id},             {"parameters", to_json(r.params)},
-            {"quantity", r.quantity()}, {"order", json_number(r.order)},
-            {"mu", r.mu},             {"nu", r.nu},
-            {"exact", to_json(r.exact)}};
-  if (r.divergence) j["divergence"] = {{"kind", quantity_name(r.divergence->kind)}, {"order", r.divergence->parameter}};
-  if (r.cross) j["cross_check"] = to_json(*r.cross);
-  // A row is reproducible: an engine's timing is not part of it.
-  j["exact"].erase("seconds");
-  if (r.cross) j["cross_check"].erase("seconds");
-  j["bound"] = json_number(r.bound);
-  if (!std::isnan(r.bound_lower) || !std::isnan(r.bound_upper)) {
-    j["bound_lower"] = json_number(r.bound_lower);
-    j["bound_upper"] = json_number(r.bound_upper);
-  }
-  j["bound_over_exact"] = json_number(r.ratio());
-  j["verdict"] = to_string(r.verdict);
-  j["reason"] = r.reason;
-  j["note"] = r.note;
-  if (!r.outside.empty()) j["outside"] = r.outside;
+  json j = json::object();
+  for_each_row_field(r, [&](const RowField& field, const auto& member) {
+    if (!(field.in & kRecord) || (field.if_set && !is_set(member))) return;
+    if (field.label) j[field.name] = r.quantity();
+    else if constexpr (requires { record_value(member); }) j[field.name] = record_value(member);
+    else unwritable(field.name, "record");
+  });
   return j;
 }
 
 Row row_from_json(const json& j) {
+  if (!j.is_object()) throw InvalidArgument("a row that is not a table");
   Row r;
-  r.file = j.at("file").get<std::string>();
-  r.case_name = j.at("case").get<std::string>();
-  r.id = j.at("id").get<std::string>();
-  r.params = params_from_json(j.at("parameters"));
-  if (j.contains("divergence")) {
-    const auto kind = parse_quantity_kind(j.at("divergence").at("kind").get<std::string>());
-    if (!kind) throw InvalidArgument(fmt::format("unknown divergence {}", j.at("divergence").dump()));
-    r.divergence = Quantity::of(*kind, j.at("divergence").at("order").get<double>());
-  } else {
-    r.what = j.at("quantity").get<std::string>();
-  }
-  r.order = number_at(j, "order");
-  r.mu = j.at("mu").get<std::string>();
-  r.nu = j.at("nu").get<std::string>();
-  r.exact = estimate_from_json(j.at("exact"));
-  if (j.contains("cross_check")) r.cross = estimate_from_json(j.at("cross_check"));
-  r.bound = number_at(j, "bound");
-  r.bound_lower = number_at(j, "bound_lower");
-  r.bound_upper = number_at(j, "bound_upper");
-  r.verdict = parse_verdict(j.at("verdict").get<std::string>());
-  r.reason = j.at("reason").get<std::string>();
-  r.note = j.at("note").get<std::string>();
-  r.outside = j.value("outside", std::string());
+  for_each_row_field(r, [&](const RowField& field, auto&& member) {
+    using T = std::decay_t<decltype(member)>;
+    if constexpr (!is_derived<T>) {
+      if (!(field.in & kRecord)) return;
+      if (field.label && r.divergence) return;  // its label is the divergence's
+      if (!j.contains(field.name)) {
+        if (field.if_set) return;
+        throw InvalidArgument(fmt::format("a row without its key '{}'", field.name));
+      }
+      if constexpr (requires { read_value(j, member); }) {
+        try {
+          read_value(j.at(field.name), member);
+        } catch (const InvalidArgument& e) {
+          throw InvalidArgument(fmt::format("'{}': {}", field.name, e.what()));
+        }
+      } else {
+        unwritable(field.name, "record");
+      }
+    }
+  });
   return r;
 }
 
 json golden_json(const Row& r) {
-  return {{"key", r.key()},
-          {"case", r.case_name},
-          {"id", r.id},
-          {"parameters", to_json(r.params)},
-          {"value", json_number(r.exact.value)},
-          {"lower", json_number(r.exact.lower)},
-          {"upper", json_number(r.exact.upper)},
-          {"bound", json_number(r.bound)},
-          {"verdict", to_string(r.verdict)}};
+  json j = json::object();
+  const GoldenRow g = golden_row(r);
+  for_each_golden_field(g, [&](const char* name, const auto& member) { j[name] = record_value(member); });
+  return j;
 }
 
 GoldenRow golden_from_json(const json& j) {
   if (!j.is_object()) throw InvalidArgument("not a table");
-  const auto text = [&](const char* k) {
-    if (!j.contains(k) || !j.at(k).is_string()) throw InvalidArgument(fmt::format("no text '{}'", k));
-    return j.at(k).get<std::string>();
-  };
-  const auto number = [&](const char* k) {
-    if (!j.contains(k)) throw InvalidArgument(fmt::format("no '{}'", k));
-    return number_from_json(j.at(k));
-  };
-  return {text("key"), text("id"), text("verdict"), number("value"), number("lower"), number("upper")};
+  GoldenRow g;
+  for_each_golden_field(g, [&](const char* name, auto& member) {
+    if (!j.contains(name)) throw InvalidArgument(fmt::format("no '{}'", name));
+    try {
+      read_value(j.at(name), member);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(fmt::format("'{}': {}", name, e.what()));
+    }
+  });
+  return g;
 }
 
 Tree table_records(const FlatTable& t) {
@@ -230,6 +300,8 @@ Tree finite_numbers(const Tree& t) {
 }  // namespace
 
 std::string json_text(const Tree& tree) { return finite_numbers(tree).dump(1) + "\n"; }
+
+json sorted_json(const Tree& tree) { return json(finite_numbers(tree)); }
 
 std::vector<std::uint8_t> encode_rows(const TaskRows& rows) {
   json all = json::array();

@@ -1,8 +1,8 @@
-// The one serialiser of results, and the one file that names their fields: estimates (through their field list,
-// verify::for_each_field), parameters and rows to keyed JSON and back, golden rows, and rows as the flat table of
-// results.csv and Python. results.json and the golden files, the API (and through it Python), and the rows that processes exchange
-// under MPI (as CBOR, which keeps every double bit for bit) are written by these functions and read by their
-// inverses. Non-finite numbers are "inf" / "-inf" strings and null for NaN (JSON has no literal for them).
+// The one serialiser of results, generated from the field lists of fields.hpp: estimates, parameters and rows to
+// keyed JSON and back, golden rows, and rows as the flat table of results.csv and Python. results.json and the
+// golden files, the API (and through it Python), and the rows that processes exchange under MPI (as CBOR, which
+// keeps every double bit for bit) are written by these functions and read by their inverses. Non-finite numbers
+// are "inf" / "-inf" strings and null for NaN (JSON has no literal for them).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "verify/runner/fields.hpp"
 #include "verify/runner/runner.hpp"
 
 namespace privamp::verify {
@@ -20,7 +21,8 @@ namespace privamp::verify {
 nlohmann::json json_number(double x);
 double number_from_json(const nlohmann::json& j);  // inverse of json_number (InvalidArgument on anything else)
 
-nlohmann::json to_json(const Estimate& e);
+// An estimate's fields (fields.hpp); with_timing = false leaves out its timing (a row is reproducible).
+nlohmann::json to_json(const Estimate& e, bool with_timing = true);
 Estimate estimate_from_json(const nlohmann::json& j);
 // Parameters as one object: numbers as numbers, words as strings.
 nlohmann::json to_json(const Params& p);
@@ -30,21 +32,15 @@ Params params_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const Row& r);
 Row row_from_json(const nlohmann::json& j);
 
-// A golden row (cases/expected/STEM.json, what --check-golden compares a run with): the row's key, case, ID,
-// parameters, exact value and interval, bound and verdict. golden_from_json checks a row read back: InvalidArgument
-// naming the first missing or mistyped field.
-struct GoldenRow {
-  std::string key, id, verdict;
-  double value, lower, upper;
-};
+// Golden rows (fields.hpp): golden_from_json checks a row read back: InvalidArgument naming the first missing or
+// mistyped field.
 nlohmann::json golden_json(const Row& r);
 GoldenRow golden_from_json(const nlohmann::json& j);
 
-// The rows as one flat table (what results.csv holds and Python's verify returns): the fixed columns (file, case,
-// id, parameters, quantity, mu, nu, exact, exact_lower, exact_upper, error_kind, method, cross_check, bound,
-// bound_over_exact, verdict, reason, note), then one column per parameter over all rows, sorted by name ("param_"
-// before a name that is also a fixed column). A cell is empty (a row without that parameter), a number (NaN where
-// undefined) or a text.
+// The rows as one flat table (what results.csv holds and Python's verify returns): the columns of the row's field
+// list (fields.hpp), then one column per parameter over all rows, sorted by name ("param_" before a name that is also
+// a fixed column). A cell is empty (a row without that parameter, a field written only where set), a number (NaN
+// where undefined) or a text.
 using Cell = std::variant<std::monostate, double, std::string>;
 struct FlatTable {
   std::vector<std::string> columns;
@@ -60,6 +56,9 @@ Cell parameter_cell(const Params& point, const std::string& name);
 using Tree = nlohmann::ordered_json;
 Tree table_records(const FlatTable& t);
 std::string json_text(const Tree& tree);
+// The tree as keyed JSON (keys sorted, as every other JSON privamp prints), non-finite numbers as json_number writes
+// them.
+nlohmann::json sorted_json(const Tree& tree);
 // Rows of several tasks as bytes, for runs spread over processes: each process encodes the rows of its tasks, the
 // first decodes and reassembles them in task order, so that its report is identical to a one-process run.
 using TaskRows = std::vector<std::pair<std::size_t, std::vector<Row>>>;  // (task index, its rows)
