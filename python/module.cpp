@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -39,6 +40,25 @@ py::list estimate_fields() {
                               rule != verify::FieldRule::discretised));
   });
   return out;
+}
+
+// The fields of a point of the privacy profile, in order, each with its cell of the i-th point: Python's ProfilePoint
+// is made from this list.
+using ProfileCell = py::object (*)(const api::PrivacyProfile&, std::size_t);
+const std::vector<std::pair<const char*, ProfileCell>>& profile_fields() {
+  using P = api::PrivacyProfile;
+  static const std::vector<std::pair<const char*, ProfileCell>> fields = {
+      {"eps", [](const P& p, std::size_t i) -> py::object { return py::float_(p.eps[i]); }},
+      {"delta", [](const P& p, std::size_t i) -> py::object { return py::float_(p.delta[i].value); }},
+      {"lower", [](const P& p, std::size_t i) -> py::object { return py::float_(p.delta[i].lower); }},
+      {"upper", [](const P& p, std::size_t i) -> py::object { return py::float_(p.delta[i].upper); }},
+      {"direction", [](const P& p, std::size_t i) -> py::object { return py::str(p.reversed[i] ? "nu||mu" : "mu||nu"); }},
+      {"error_kind", [](const P& p, std::size_t i) -> py::object { return py::str(verify::to_string(p.delta[i].error_kind)); }},
+      {"log_delta", [](const P& p, std::size_t i) -> py::object { return py::float_(p.delta[i].log_value); }},
+      {"log_lower", [](const P& p, std::size_t i) -> py::object { return py::float_(p.delta[i].log_lower); }},
+      {"log_upper", [](const P& p, std::size_t i) -> py::object { return py::float_(p.delta[i].log_upper); }},
+  };
+  return fields;
 }
 
 // How a divergence call computes (its engine and their settings), as divergence() and epsilon() take it.
@@ -148,6 +168,14 @@ PYBIND11_MODULE(_privamp, m) {
   });
   m.def("estimate_fields", &estimate_fields, "the fields of an estimate, in order, with their types");
   m.def(
+      "profile_fields",
+      []() {
+        py::list names;
+        for (const auto& field : profile_fields()) names.append(field.first);
+        return names;
+      },
+      "the fields of a point of the privacy profile, in order");
+  m.def(
       "epsilon",
       [](const std::string& mu, const std::string& nu, double delta, double eps_max, double rel_tol, const std::string& engine,
          long samples, std::uint64_t seed, double level) {
@@ -194,21 +222,12 @@ PYBIND11_MODULE(_privamp, m) {
         }
         // Columns, one list per field: no Python object per value until the caller builds its points.
         const std::size_t n = profile.delta.size();
-        auto column = [&](auto get) {
-          py::list out(n);
-          for (std::size_t i = 0; i < n; ++i) out[i] = get(i);
-          return out;
-        };
         py::dict out;
-        out["eps"] = column([&](std::size_t i) { return profile.eps[i]; });
-        out["delta"] = column([&](std::size_t i) { return profile.delta[i].value; });
-        out["lower"] = column([&](std::size_t i) { return profile.delta[i].lower; });
-        out["upper"] = column([&](std::size_t i) { return profile.delta[i].upper; });
-        out["direction"] = column([&](std::size_t i) { return profile.reversed[i] ? "nu||mu" : "mu||nu"; });
-        out["error_kind"] = column([&](std::size_t i) { return verify::to_string(profile.delta[i].error_kind); });
-        out["log_delta"] = column([&](std::size_t i) { return profile.delta[i].log_value; });
-        out["log_lower"] = column([&](std::size_t i) { return profile.delta[i].log_lower; });
-        out["log_upper"] = column([&](std::size_t i) { return profile.delta[i].log_upper; });
+        for (const auto& [name, cell] : profile_fields()) {
+          py::list column(n);
+          for (std::size_t i = 0; i < n; ++i) column[i] = cell(profile, i);
+          out[name] = column;
+        }
         return out;
       },
       "the privacy profile of two law expressions, both directions at once, as columns");

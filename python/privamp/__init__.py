@@ -160,8 +160,7 @@ def divergence(mu, nu, renyi=None, hockey_stick=None, kl=False, tv=False, engine
     return Divergences(records, out["p"], out["q"], out["engine"])
 
 
-ProfilePoint = _namedtuple("ProfilePoint", ["eps", "delta", "lower", "upper", "direction", "error_kind",
-                                           "log_delta", "log_lower", "log_upper"])
+ProfilePoint = _namedtuple("ProfilePoint", _privamp.profile_fields())
 ProfilePoint.__doc__ = """delta(eps) = max(H_eps(mu || nu), H_eps(nu || mu)) at one eps: the value, an interval that
 contains it (the larger of the two directions' intervals, end by end), which direction gives the value
 ("mu||nu" or "nu||mu"), the kind of error behind the interval, and the natural logs of the value and the ends
@@ -184,8 +183,7 @@ def privacy_profile(mu, nu, eps, **options):
     c = _privamp.privacy_profile(str(mu), str(nu), _numbers(eps, "eps"), str(options.get("engine", "auto")),
                                  float(options.get("rel_tol", 1e-13)), int(options.get("samples", 1_000_000)),
                                  int(options.get("seed", 1)), float(options.get("level", 0.99)))
-    return list(map(ProfilePoint, c["eps"], c["delta"], c["lower"], c["upper"], c["direction"], c["error_kind"],
-                    c["log_delta"], c["log_lower"], c["log_upper"]))
+    return list(map(ProfilePoint, *(c[name] for name in ProfilePoint._fields)))
 
 
 def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
