@@ -42,25 +42,6 @@ py::list estimate_fields() {
   return out;
 }
 
-// The fields of a point of the privacy profile, in order, each with its cell of the i-th point: Python's ProfilePoint
-// is made from this list.
-using ProfileCell = py::object (*)(const api::PrivacyProfile&, std::size_t);
-const std::vector<std::pair<const char*, ProfileCell>>& profile_fields() {
-  using P = api::PrivacyProfile;
-  static const std::vector<std::pair<const char*, ProfileCell>> fields = {
-      {"eps", [](const P& p, std::size_t i) -> py::object { return py::float_(p.eps[i]); }},
-      {"delta", [](const P& p, std::size_t i) -> py::object { return py::float_(p.delta[i].value); }},
-      {"lower", [](const P& p, std::size_t i) -> py::object { return py::float_(p.delta[i].lower); }},
-      {"upper", [](const P& p, std::size_t i) -> py::object { return py::float_(p.delta[i].upper); }},
-      {"direction", [](const P& p, std::size_t i) -> py::object { return py::str(p.reversed[i] ? "nu||mu" : "mu||nu"); }},
-      {"error_kind", [](const P& p, std::size_t i) -> py::object { return py::str(verify::to_string(p.delta[i].error_kind)); }},
-      {"log_delta", [](const P& p, std::size_t i) -> py::object { return py::float_(p.delta[i].log_value); }},
-      {"log_lower", [](const P& p, std::size_t i) -> py::object { return py::float_(p.delta[i].log_lower); }},
-      {"log_upper", [](const P& p, std::size_t i) -> py::object { return py::float_(p.delta[i].log_upper); }},
-  };
-  return fields;
-}
-
 // How a divergence call computes (its engine and their settings), as divergence() and epsilon() take it.
 api::DivergenceRequest engine_request(const std::string& engine, double rel_tol, long samples, std::uint64_t seed, double level) {
   api::DivergenceRequest r;
@@ -171,7 +152,7 @@ PYBIND11_MODULE(_privamp, m) {
       "profile_fields",
       []() {
         py::list names;
-        for (const auto& field : profile_fields()) names.append(field.first);
+        verify::for_each_profile_field(api::PrivacyProfile{}, [&](const char* name, const auto&) { names.append(name); });
         return names;
       },
       "the fields of a point of the privacy profile, in order");
@@ -223,11 +204,11 @@ PYBIND11_MODULE(_privamp, m) {
         // Columns, one list per field: no Python object per value until the caller builds its points.
         const std::size_t n = profile.delta.size();
         py::dict out;
-        for (const auto& [name, cell] : profile_fields()) {
+        verify::for_each_profile_field(profile, [&](const char* name, const auto& cell) {
           py::list column(n);
-          for (std::size_t i = 0; i < n; ++i) column[i] = cell(profile, i);
+          for (std::size_t i = 0; i < n; ++i) column[i] = cell(i);
           out[name] = column;
-        }
+        });
         return out;
       },
       "the privacy profile of two law expressions, both directions at once, as columns");

@@ -12,6 +12,9 @@
    no dynamic_cast there.
 4. The Law interface (sim/laws/law.hpp) has at most 16 virtual members, its destructor included: what a law must
    answer stays small enough to implement in one unit.
+5. The fields of results are named in verify/runner/fields.hpp alone: the files that write rows, golden rows,
+   estimates, explore's searches and Python's results (WRITERS below) spell none of its names that a result alone
+   would use (those with an underscore, such as exact_lower or cross_check) as a string.
 Prints every breach with its file and line; exit 1 if any.
 """
 import pathlib
@@ -54,6 +57,23 @@ if law_hpp.exists():
     count = len(re.findall(r"\bvirtual\b", body.group(1))) if body else 0
     if not body or count > 16:
         breaches.append(f"sim/laws/law.hpp: class Law has {count} virtual members (at most 16)")
+FIELDS = root / "verify" / "runner" / "fields.hpp"
+WRITERS = ["verify/runner", "verify/report", "verify/explore", "python/module.cpp"]
+if FIELDS.exists():
+    named = {n for n in re.findall(r'(?:\bf\(|RowField\{)"([a-z_]+)"', FIELDS.read_text(encoding="utf-8")) if "_" in n.strip("_")}
+    if len(named) < 20:
+        breaches.append(f"verify/runner/fields.hpp: only {len(named)} field names found (the pattern of tests/structure.py no longer reads it)")
+    for writer in WRITERS:
+        base = root / writer
+        for path in sorted([base] if base.is_file() else base.rglob("*.[ch]pp")):
+            if path == FIELDS:
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if line.strip().startswith("//"):
+                    continue
+                for literal in re.findall(r'"([a-z_]+)"', line):
+                    if literal in named:
+                        breaches.append(f"{path.relative_to(root)}:{number}: the field name \"{literal}\" spelled outside verify/runner/fields.hpp")
 for b in breaches:
     print(b)
 print(f"structure: {len(breaches)} breach(es)")

@@ -316,19 +316,21 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
 
 FlatTable explore_table(const ExploreResult& r) {
   FlatTable t;
-  t.columns = {"index", "phase"};
-  for (const auto& a : r.space.axes) t.columns.push_back(a.name);
-  for (const char* c : {"status", "verdict", "outside", "exact", "exact_lower", "exact_upper", "bound", "bound_lower",
-                        "bound_upper", "slack", "ratio", "objective", "message"})
-    t.columns.emplace_back(c);
+  const auto axes = [&](std::vector<Cell>* cells, const Params* point) {
+    return [&r, cells, point, &t] {
+      for (const auto& a : r.space.axes) {
+        if (cells) cells->push_back(parameter_cell(*point, a.name));
+        else t.columns.push_back(a.name);
+      }
+    };
+  };
+  for_each_point_field(Evaluation{}, 0, 0.0, [&](const char* name, const auto&) { t.columns.emplace_back(name); }, axes(nullptr, nullptr));
   for (std::size_t i = 0; i < r.evaluations.size(); ++i) {
     const Evaluation& e = r.evaluations[i];
-    std::vector<Cell> cells = {static_cast<double>(i), e.start < 0 ? std::string("global") : "local" + std::to_string(e.start + 1)};
-    for (const auto& a : r.space.axes) cells.push_back(parameter_cell(e.point, a.name));
-    for (Cell c : std::initializer_list<Cell>{to_string(e.status), to_string(e.verdict()), e.outside() ? 1.0 : 0.0, e.exact(),
-                                              e.exact_lower(), e.exact_upper(), e.bound(), e.bound_lower(), e.bound_upper(), e.slack,
-                                              std::exp(e.slack), objective(r.goal, e.slack), e.message()})
-      cells.push_back(std::move(c));
+    std::vector<Cell> cells;
+    cells.reserve(t.columns.size());
+    for_each_point_field(e, i, objective(r.goal, e.slack), [&](const char*, const auto& value) { cells.emplace_back(value); },
+                         axes(&cells, &e.point));
     t.rows.push_back(std::move(cells));
   }
   return t;
@@ -347,28 +349,33 @@ double row_slack(Direction direction, const Row& row) {
 FlatTable frontier_table(const FrontierResult& f) {
   const ExploreResult& r = f.search;
   FlatTable t;
-  t.columns = {"bin", f.name + "_lower", f.name + "_upper", "candidates", "best_" + f.name, "best_ratio", "point", "exact",
-               "exact_lower", "exact_upper", "bound", "verdict", "degenerate_ratio", "degenerate_point", "degenerate_condition"};
-  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for_each_frontier_field(FrontierLine{}, f.name, [&](const std::string& name, const Cell&) { t.columns.push_back(name); });
+  const Cell empty = std::monostate{};
   for (std::size_t b = 0; b < f.bins.size(); ++b) {
     const FrontierBin& bin = f.bins[b];
-    std::vector<Cell> cells = {static_cast<double>(b + 1), bin.lower, bin.upper, static_cast<double>(bin.candidates)};
+    FrontierLine line{static_cast<double>(b + 1), bin.lower, bin.upper, static_cast<double>(bin.candidates), empty, empty, empty,
+                      empty, empty, empty, empty, empty, std::numeric_limits<double>::quiet_NaN(), empty, empty};
     if (bin.best) {
       const Row& row = *bin.best;
       const auto v = row.params.numbers.find(f.name);
       const Evaluation& e = r.evaluations.at(*bin.best_index);
-      cells.insert(cells.end(), {v == row.params.numbers.end() ? with_search_values(e.point, e.exact(), e.bound()).numbers.at(f.name) : v->second,
-                                 std::exp(row_slack(r.direction, row)), axes_text(r, row.params), row.exact.value, row.exact.lower,
-                                 row.exact.upper, row.bound, to_string(row.verdict)});
-    } else {
-      for (int k = 0; k < 8; ++k) cells.emplace_back(std::monostate{});
+      line.best_x = v == row.params.numbers.end() ? with_search_values(e.point, e.exact(), e.bound()).numbers.at(f.name) : v->second;
+      line.best_ratio = std::exp(row_slack(r.direction, row));
+      line.point = axes_text(r, row.params);
+      line.exact = row.exact.value;
+      line.exact_lower = row.exact.lower;
+      line.exact_upper = row.exact.upper;
+      line.bound = row.bound;
+      line.verdict = to_string(row.verdict);
     }
     if (bin.degenerate) {
-      cells.insert(cells.end(), {std::exp(row_slack(r.direction, *bin.degenerate)), axes_text(r, bin.degenerate->params),
-                                 r.evaluations.at(*bin.degenerate_index).degenerate});
-    } else {
-      cells.insert(cells.end(), {nan, std::monostate{}, std::monostate{}});
+      line.degenerate_ratio = std::exp(row_slack(r.direction, *bin.degenerate));
+      line.degenerate_point = axes_text(r, bin.degenerate->params);
+      line.degenerate_condition = r.evaluations.at(*bin.degenerate_index).degenerate;
     }
+    std::vector<Cell> cells;
+    cells.reserve(t.columns.size());
+    for_each_frontier_field(line, f.name, [&](const std::string&, const Cell& c) { cells.push_back(c); });
     t.rows.push_back(std::move(cells));
   }
   return t;
@@ -423,60 +430,78 @@ namespace {
 Tree text_or_null(const std::string& s) { return s.empty() ? Tree(nullptr) : Tree(s); }
 Tree index_or_null(const std::optional<std::size_t>& i) { return i ? Tree(*i) : Tree(nullptr); }
 Tree row_or_null(const std::optional<Row>& row) { return row ? table_records(flat_table({*row}))[0] : Tree(nullptr); }
+// A record as one tree object, its fields in the order of its list (fields.hpp).
+template <class S, class List>
+Tree record(S& s, List&& list) {
+  Tree j = Tree::object();
+  list(s, [&](const char* name, const Tree& value) { j[name] = value; });
+  return j;
+}
+}  // namespace
+
+namespace {
+// A search's record with a null frontier.
+SearchRecord search_record(const ExploreResult& r, const ExploreOptions& o) {
+  SearchRecord s;
+  s.file = r.file;
+  s.case_name = r.case_name;
+  s.id = r.id;
+  s.goal = to_string(r.goal);
+  s.direction = to_string(r.direction);
+  s.budget = o.budget;
+  s.seed = o.seed;
+  s.ignore_hypotheses = o.ignore_hypotheses;
+  s.axes = Tree::array();
+  s.ranges = s.influence = s.coverage = Tree::object();
+  for (std::size_t a = 0; a < r.space.axes.size(); ++a) {
+    const std::string& name = r.space.axes[a].name;
+    s.axes.push_back(name);
+    s.ranges[name] = axis_text(r.space.axes[a]);
+    if (a < r.influence.size()) s.influence[name] = r.influence[a];
+    if (a < r.coverage.size()) s.coverage[name] = r.coverage[a];
+  }
+  s.where = r.where;
+  s.global_points = r.global_points;
+  s.points = table_records(explore_table(r));
+  s.best = table_records(flat_table(r.best));
+  s.best_index = r.best_index;
+  s.degenerate = row_or_null(r.degenerate);
+  s.degenerate_index = index_or_null(r.degenerate_index);
+  s.stopped = text_or_null(r.stopped);
+  s.passed_over = r.passed_over;
+  s.passed_over_reason = text_or_null(r.passed_over_reason);
+  return s;
+}
+Tree search_tree(SearchRecord& s) { return record(s, [](auto& rec, auto&& f) { for_each_search_field(rec, f); }); }
 }  // namespace
 
 Tree explore_json(const ExploreResult& r, const ExploreOptions& o) {
-  Tree j = Tree::object();
-  j["file"] = r.file;
-  j["case"] = r.case_name;
-  j["id"] = r.id;
-  j["goal"] = to_string(r.goal);
-  j["direction"] = to_string(r.direction);
-  j["budget"] = o.budget;
-  j["seed"] = o.seed;
-  j["ignore_hypotheses"] = o.ignore_hypotheses;
-  j["axes"] = Tree::array();
-  for (const char* per_axis : {"ranges", "influence", "coverage"}) j[per_axis] = Tree::object();
-  for (std::size_t a = 0; a < r.space.axes.size(); ++a) {
-    const std::string& name = r.space.axes[a].name;
-    j["axes"].push_back(name);
-    j["ranges"][name] = axis_text(r.space.axes[a]);
-    if (a < r.influence.size()) j["influence"][name] = r.influence[a];
-    if (a < r.coverage.size()) j["coverage"][name] = r.coverage[a];
-  }
-  j["where"] = r.where;
-  j["global_points"] = r.global_points;
-  j["points"] = table_records(explore_table(r));
-  j["best"] = table_records(flat_table(r.best));
-  j["best_index"] = r.best_index;
-  j["degenerate"] = row_or_null(r.degenerate);
-  j["degenerate_index"] = index_or_null(r.degenerate_index);
-  j["stopped"] = text_or_null(r.stopped);
-  j["passed_over"] = r.passed_over;
-  j["passed_over_reason"] = text_or_null(r.passed_over_reason);
-  j["frontier"] = nullptr;
-  return j;
+  SearchRecord s = search_record(r, o);
+  return search_tree(s);
 }
 
 Tree frontier_json(const FrontierResult& f, const ExploreOptions& o) {
-  Tree j = explore_json(f.search, o);
-  Tree bins = Tree::array();
+  FrontierRecord frontier;
+  frontier.name = f.name;
+  frontier.log = f.log;
+  frontier.bins = Tree::array();
   for (const FrontierBin& bin : f.bins) {
-    Tree b = Tree::object();
-    b["lower"] = bin.lower;
-    b["upper"] = bin.upper;
-    b["candidates"] = bin.candidates;
-    b["refined"] = bin.refined;
-    b["not_refined"] = text_or_null(bin.not_refined);
-    b["best_index"] = index_or_null(bin.best_index);
-    b["best"] = row_or_null(bin.best);
-    b["degenerate_index"] = index_or_null(bin.degenerate_index);
-    b["degenerate"] = row_or_null(bin.degenerate);
-    b["degenerate_condition"] = bin.degenerate_index ? f.search.evaluations.at(*bin.degenerate_index).degenerate : std::string();
-    bins.push_back(std::move(b));
+    BinRecord b;
+    b.lower = bin.lower;
+    b.upper = bin.upper;
+    b.candidates = bin.candidates;
+    b.refined = bin.refined;
+    b.not_refined = text_or_null(bin.not_refined);
+    b.best_index = index_or_null(bin.best_index);
+    b.best = row_or_null(bin.best);
+    b.degenerate_index = index_or_null(bin.degenerate_index);
+    b.degenerate = row_or_null(bin.degenerate);
+    b.degenerate_condition = bin.degenerate_index ? f.search.evaluations.at(*bin.degenerate_index).degenerate : std::string();
+    frontier.bins.push_back(record(b, [](auto& rec, auto&& g) { for_each_bin_field(rec, g); }));
   }
-  j["frontier"] = Tree{{"name", f.name}, {"log", f.log}, {"bins", std::move(bins)}};
-  return j;
+  SearchRecord s = search_record(f.search, o);
+  s.frontier = record(frontier, [](auto& rec, auto&& g) { for_each_frontier_record_field(rec, g); });
+  return search_tree(s);
 }
 
 }  // namespace privamp::verify

@@ -19,16 +19,18 @@ std::string ratio_text(double slack);
 
 std::string explore_markdown(const Case& c, const ExploreResult& r, const ExploreOptions& options,
                              const std::string& stem);
-// Every evaluation as a row (what STEM.csv holds and Python's explore returns): index, phase ("global" or
-// "local K"), the searched axes, status, verdict, outside (0/1), exact, exact_lower, exact_upper, bound,
-// bound_lower, bound_upper, slack, ratio (e^slack: bound/exact, exact/bound for a lower bound), objective, message.
+// Every evaluation as a row (what STEM.csv holds and Python's explore returns), its columns those of the point's
+// field list (verify/runner/fields.hpp): index, phase ("global" or "local K"), the searched axes, status, verdict,
+// outside (0/1), exact, exact_lower, exact_upper, bound, bound_lower, bound_upper, slack, ratio (e^slack:
+// bound/exact, exact/bound for a lower bound), objective, message.
 FlatTable explore_table(const ExploreResult& r);
 void write_explore_csv(const ExploreResult& r, const std::filesystem::path& file);
-// A frontier per bin (STEM_frontier.csv): lower, upper, candidates, the best point's ratio and parameters, its
-// re-evaluated exact value, bound and verdict, and the bin's degenerate optimum where it beats the best point.
+// A frontier per bin (STEM_frontier.csv; fields.hpp's frontier line): lower, upper, candidates, the best point's ratio
+// and parameters, its re-evaluated exact value, bound and verdict, and the bin's degenerate optimum where it beats
+// the best point.
 FlatTable frontier_table(const FrontierResult& f);
 std::string frontier_markdown(const Case& c, const FrontierResult& f, const ExploreOptions& options, const std::string& stem);
-// A search as one tree (what STEM.json holds and Python's explore returns; the one place naming its fields): file,
+// A search as one tree (what STEM.json holds and Python's explore returns; fields.hpp's search record): file,
 // case, id, goal, direction, budget, seed, ignore_hypotheses, axes (names), ranges, influence and coverage (per
 // axis), where, global_points, points (explore_table's records), best (the re-evaluated rows, codec.hpp's records)
 // and best_index, degenerate and degenerate_index, stopped, passed_over and passed_over_reason, and frontier (null).

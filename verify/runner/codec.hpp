@@ -41,7 +41,6 @@ GoldenRow golden_from_json(const nlohmann::json& j);
 // list (fields.hpp), then one column per parameter over all rows, sorted by name ("param_" before a name that is also
 // a fixed column). A cell is empty (a row without that parameter, a field written only where set), a number (NaN
 // where undefined) or a text.
-using Cell = std::variant<std::monostate, double, std::string>;
 struct FlatTable {
   std::vector<std::string> columns;
   std::vector<std::vector<Cell>> rows;
@@ -53,7 +52,6 @@ Cell parameter_cell(const Params& point, const std::string& name);
 // numbers keep their non-finite values (NaN, ±inf) so that Python receives them as floats. A table becomes a list of
 // records, one key per column in the columns' order (an empty cell is null). json_text writes the tree as a file
 // holds it: non-finite numbers as json_number writes them.
-using Tree = nlohmann::ordered_json;
 Tree table_records(const FlatTable& t);
 std::string json_text(const Tree& tree);
 // The tree as keyed JSON (keys sorted, as every other JSON privamp prints), non-finite numbers as json_number writes

@@ -1,19 +1,32 @@
-// The fields of privamp's results, named in this one file: an estimate's, a row's and a golden row's. Every output
-// is generated from these lists (verify/runner/codec.cpp): results.json and the API's JSON, the rows processes
-// exchange under MPI (CBOR), results.csv and the rows Python's verify returns (the flat table), the golden files, and
-// Python's Estimate and its dicts (python/module.cpp). Adding a field is one line here.
+// The fields of privamp's results, named in this one file: an estimate's, a row's, a golden row's, and those of
+// explore's searches (their points, frontier bins and the search itself). Every output is generated from these
+// lists: results.json and the API's JSON, the rows processes exchange under MPI (CBOR), results.csv and the rows
+// Python's verify returns (the flat table), the golden files (verify/runner/codec.cpp); Python's Estimate and its
+// dicts (python/module.cpp); explore's CSV and JSON files and Python's searches (verify/explore/explore_report.cpp).
+// Adding a field is one line here, plus the line that computes it where the result is made.
 //
 // Each list calls f(field, member) in order, where `member` is a reference to the record's member (read back into
-// it) or a Derived value (computed from others: written, never read).
+// it) or a Derived value (computed from others: written, never read). The lists of explore's results are templates
+// over its types (verify/explore sits above this layer), instantiated where those results are written.
 #pragma once
 
+#include <cmath>
+#include <cstddef>
 #include <limits>
 #include <string>
+#include <variant>
+
+#include <nlohmann/json.hpp>
 
 #include "verify/divergence/estimate.hpp"
 #include "verify/runner/runner.hpp"
 
 namespace privamp::verify {
+
+// A cell of a flat table: empty, a number (NaN where undefined) or a text.
+using Cell = std::variant<std::monostate, double, std::string>;
+// A result as a tree built once and rendered twice (codec.hpp): ordered JSON whose numbers keep non-finite values.
+using Tree = nlohmann::ordered_json;
 
 // A field computed from others: written, never read back.
 template <class T>
@@ -139,6 +152,133 @@ void for_each_golden_field(G& g, F&& f) {
   f("upper", g.upper);
   f("bound", g.bound);
   f("verdict", g.verdict);
+}
+
+// ---- privacy profiles --------------------------------------------------------------------------------------------
+
+// The fields of a point of a privacy profile (Python's ProfilePoint, built as columns): f(name, cell) with cell(i)
+// the i-th point's value. `P` is api::PrivacyProfile.
+template <class P, class F>
+void for_each_profile_field(const P& p, F&& f) {
+  f("eps", [&p](std::size_t i) { return p.eps[i]; });
+  f("delta", [&p](std::size_t i) { return p.delta[i].value; });
+  f("lower", [&p](std::size_t i) { return p.delta[i].lower; });
+  f("upper", [&p](std::size_t i) { return p.delta[i].upper; });
+  f("direction", [&p](std::size_t i) { return std::string(p.reversed[i] ? "nu||mu" : "mu||nu"); });
+  f("error_kind", [&p](std::size_t i) { return to_string(p.delta[i].error_kind); });
+  f("log_delta", [&p](std::size_t i) { return p.delta[i].log_value; });
+  f("log_lower", [&p](std::size_t i) { return p.delta[i].log_lower; });
+  f("log_upper", [&p](std::size_t i) { return p.delta[i].log_upper; });
+}
+
+// ---- searches (privamp explore) ------------------------------------------------------------------------------------
+
+// The fields of an explored point (STEM.csv, the points of STEM.json, Python's): f(name, value) with a number or a
+// text; `axes()` where the searched axes' columns go. `E` is verify::Evaluation, `index` its place in the search,
+// `objective` its value of the goal's objective.
+template <class E, class F, class A>
+void for_each_point_field(const E& e, std::size_t index, double objective, F&& f, A&& axes) {
+  f("index", static_cast<double>(index));
+  f("phase", e.start < 0 ? std::string("global") : "local" + std::to_string(e.start + 1));
+  axes();
+  f("status", to_string(e.status));
+  f("verdict", to_string(e.verdict()));
+  f("outside", e.outside() ? 1.0 : 0.0);
+  f("exact", e.exact());
+  f("exact_lower", e.exact_lower());
+  f("exact_upper", e.exact_upper());
+  f("bound", e.bound());
+  f("bound_lower", e.bound_lower());
+  f("bound_upper", e.bound_upper());
+  f("slack", e.slack);
+  f("ratio", std::exp(e.slack));  // bound/exact (exact/bound for a lower bound)
+  f("objective", objective);
+  f("message", e.message());
+}
+
+// A bin of a frontier along `x` as its table holds it (STEM_frontier.csv); empty cells where the bin has no best
+// point or no degenerate optimum.
+struct FrontierLine {
+  Cell bin, lower, upper, candidates, best_x, best_ratio, point, exact, exact_lower, exact_upper, bound, verdict,
+      degenerate_ratio, degenerate_point, degenerate_condition;
+};
+template <class F>
+void for_each_frontier_field(const FrontierLine& l, const std::string& x, F&& f) {
+  f("bin", l.bin);
+  f(x + "_lower", l.lower);
+  f(x + "_upper", l.upper);
+  f("candidates", l.candidates);
+  f("best_" + x, l.best_x);
+  f("best_ratio", l.best_ratio);
+  f("point", l.point);
+  f("exact", l.exact);
+  f("exact_lower", l.exact_lower);
+  f("exact_upper", l.exact_upper);
+  f("bound", l.bound);
+  f("verdict", l.verdict);
+  f("degenerate_ratio", l.degenerate_ratio);
+  f("degenerate_point", l.degenerate_point);
+  f("degenerate_condition", l.degenerate_condition);
+}
+
+// A search as STEM.json holds it and Python's explore returns it (verify/explore/explore_report.hpp says what each
+// holds); frontier is null, or the frontier's name, scale and bins.
+struct SearchRecord {
+  Tree file, case_name, id, goal, direction, budget, seed, ignore_hypotheses, axes, ranges, influence, coverage, where,
+      global_points, points, best, best_index, degenerate, degenerate_index, stopped, passed_over, passed_over_reason,
+      frontier;
+};
+template <class S, class F>
+void for_each_search_field(S& s, F&& f) {
+  f("file", s.file);
+  f("case", s.case_name);
+  f("id", s.id);
+  f("goal", s.goal);
+  f("direction", s.direction);
+  f("budget", s.budget);
+  f("seed", s.seed);
+  f("ignore_hypotheses", s.ignore_hypotheses);
+  f("axes", s.axes);
+  f("ranges", s.ranges);
+  f("influence", s.influence);
+  f("coverage", s.coverage);
+  f("where", s.where);
+  f("global_points", s.global_points);
+  f("points", s.points);
+  f("best", s.best);
+  f("best_index", s.best_index);
+  f("degenerate", s.degenerate);
+  f("degenerate_index", s.degenerate_index);
+  f("stopped", s.stopped);
+  f("passed_over", s.passed_over);
+  f("passed_over_reason", s.passed_over_reason);
+  f("frontier", s.frontier);
+}
+struct FrontierRecord {
+  Tree name, log, bins;
+};
+template <class S, class F>
+void for_each_frontier_record_field(S& s, F&& f) {
+  f("name", s.name);
+  f("log", s.log);
+  f("bins", s.bins);
+}
+struct BinRecord {
+  Tree lower, upper, candidates, refined, not_refined, best_index, best, degenerate_index, degenerate,
+      degenerate_condition;
+};
+template <class S, class F>
+void for_each_bin_field(S& s, F&& f) {
+  f("lower", s.lower);
+  f("upper", s.upper);
+  f("candidates", s.candidates);
+  f("refined", s.refined);
+  f("not_refined", s.not_refined);
+  f("best_index", s.best_index);
+  f("best", s.best);
+  f("degenerate_index", s.degenerate_index);
+  f("degenerate", s.degenerate);
+  f("degenerate_condition", s.degenerate_condition);
 }
 
 }  // namespace privamp::verify
