@@ -89,13 +89,7 @@ Action add_divergence_command(CLI::App& app) {
     for (double d : deltas) epsilons.push_back(api::epsilon_for_delta(args->p, args->q, d, request));
     if (!quantities_asked) {
       if (args->json) {
-        nlohmann::json j = nlohmann::json::array();
-        for (std::size_t i = 0; i < deltas.size(); ++i) {  // an estimate's fields (work: evaluations of the profile)
-          nlohmann::json e = verify::sorted_json(api::epsilon_tree(epsilons[i]));
-          e["delta"] = deltas[i];
-          j.push_back(std::move(e));
-        }
-        std::cout << nlohmann::json{{"epsilon", j}}.dump(2) << "\n";
+        std::cout << verify::sorted_json(api::epsilon_tree(epsilons, deltas)).dump(2) << "\n";
         return 0;
       }
       std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13} {:>10}  {}\n", "quantity", "value", "interval", "error", "time", "method");

@@ -312,25 +312,39 @@ bool DivergenceResult::ok() const {
   return true;
 }
 
+namespace {
+// An estimate's record followed by the fields that say what it is (fields.hpp: EstimateExtras).
+Tree estimate_record(const verify::Estimate& e, verify::EstimateExtras extras) {
+  Tree t = estimate_tree(e);
+  verify::for_each_extra_field(extras, [&](const char* name, const Tree& value) {
+    if (!value.is_discarded()) t[name] = value;
+  });
+  return t;
+}
+}  // namespace
+
 Tree to_tree(const DivergenceResult& r) {
-  Tree out = Tree::object();
-  out["p"] = r.p;
-  out["q"] = r.q;
-  out["engine"] = r.engine;
-  out["results"] = Tree::array();
+  verify::DivergenceRecord out{r.p, r.q, r.engine, Tree::array()};
   for (std::size_t i = 0; i < r.estimates.size(); ++i) {
-    Tree row = estimate_tree(r.estimates[i]);
-    row["quantity"] = r.quantities[i].label();
-    if (i < r.errors.size() && !r.errors[i].empty()) row["error"] = r.errors[i];
-    out["results"].push_back(std::move(row));
+    verify::EstimateExtras extras;
+    extras.quantity = r.quantities[i].label();
+    if (i < r.errors.size() && !r.errors[i].empty()) extras.error = r.errors[i];
+    out.results.push_back(estimate_record(r.estimates[i], std::move(extras)));
   }
-  return out;
+  return verify::record(out, [](auto& s, auto&& f) { verify::for_each_divergence_field(s, f); });
 }
 
-Tree epsilon_tree(const verify::Estimate& e) {
-  Tree t = estimate_tree(e);
-  t["quantity"] = "epsilon(delta)";
-  return t;
+Tree epsilon_tree(const verify::Estimate& e, std::optional<double> delta) {
+  verify::EstimateExtras extras;
+  extras.quantity = "epsilon(delta)";
+  if (delta) extras.delta = *delta;
+  return estimate_record(e, std::move(extras));
+}
+
+Tree epsilon_tree(const std::vector<verify::Estimate>& e, const std::vector<double>& deltas) {
+  verify::EpsilonRecord out{Tree::array()};
+  for (std::size_t i = 0; i < e.size(); ++i) out.epsilon.push_back(epsilon_tree(e[i], deltas.at(i)));
+  return verify::record(out, [](auto& s, auto&& f) { verify::for_each_epsilon_field(s, f); });
 }
 
 // ---- kernels ----
@@ -503,54 +517,63 @@ KernelResult kernel(const sim::FiniteKernel& k, const KernelRequest& r) {
 }
 
 Tree to_tree(const KernelResult& r) {
-  Tree out = Tree::object();
+  using verify::record;
   const auto n = r.matrix.rows();
-  out["states"] = n;
-  out["K"] = Tree::array();
+  verify::KernelRecord out;
+  out.states = n;
+  out.K = Tree::array();
   for (Eigen::Index i = 0; i < n; ++i) {
     Tree row = Tree::array();
     for (Eigen::Index j = 0; j < n; ++j) row.push_back(r.matrix(i, j));
-    out["K"].push_back(std::move(row));
+    out.K.push_back(std::move(row));
   }
-  auto coefficient = [&](double v) {
-    return Tree{{"value", v}, {"lower", std::max(0.0, v - r.rounding)}, {"upper", std::min(1.0, v + r.rounding)}};
+  const auto coefficient = [&](double v) {
+    return verify::CoefficientRecord{v, std::max(0.0, v - r.rounding), std::min(1.0, v + r.rounding)};
+  };
+  const auto coefficient_tree = [](verify::CoefficientRecord c) {
+    return record(c, [](auto& s, auto&& f) { verify::for_each_coefficient_field(s, f); });
   };
   const auto& c = r.coefficients;
-  out["dobrushin"] = coefficient(c.dobrushin);
-  out["doeblin"] = coefficient(c.doeblin);
-  out["doeblin"]["omega"] = std::vector<double>(c.omega.data(), c.omega.data() + c.omega.size());
-  out["ultra_mixing"] = coefficient(c.ultra_mixing);
-  out["ultra_mixing"]["log_ratio_bound"] = c.ultra_mixing_ldp;
-  out["dobrushin_at"] = Tree::array();
+  out.dobrushin = coefficient_tree(coefficient(c.dobrushin));
+  verify::CoefficientRecord doeblin = coefficient(c.doeblin);
+  doeblin.omega = std::vector<double>(c.omega.data(), c.omega.data() + c.omega.size());
+  out.doeblin = coefficient_tree(doeblin);
+  verify::CoefficientRecord ultra = coefficient(c.ultra_mixing);
+  ultra.log_ratio_bound = c.ultra_mixing_ldp;
+  out.ultra_mixing = coefficient_tree(ultra);
+  out.dobrushin_at = Tree::array();
   for (const auto& [e, g] : r.dobrushin_at) {
-    Tree row = coefficient(g);
-    row["eps"] = e;
-    out["dobrushin_at"].push_back(std::move(row));
+    verify::CoefficientRecord at = coefficient(g);
+    at.eps = e;
+    out.dobrushin_at.push_back(coefficient_tree(at));
   }
-  if (!r.dp) return out;
-  out["dp"] = Tree{{"eps", r.dp->first}, {"delta", r.dp->second}};
-  out["theorem1"] = Tree::array();
-  for (const auto& t : r.theorem1)
-    out["theorem1"].push_back(Tree{{"id", t.id}, {"statement", t.statement}, {"eps_prime", t.eps_prime}, {"delta_prime", t.delta_prime}});
-  out["profile"] = Tree::array();
-  for (const auto& p : r.profile) {
-    Tree row = estimate_tree(p.exact.value);
-    row["eps_prime"] = p.eps_prime;
-    row["map"] = p.exact.map;
-    if (p.cross) row["cross_check"] = estimate_tree(*p.cross);
-    Tree bounds = Tree::object();
-    for (std::size_t i = 0; i < p.bounds.size(); ++i) bounds[r.theorem1[i].id] = p.bounds[i] ? Tree(*p.bounds[i]) : Tree(nullptr);
-    row["bounds"] = std::move(bounds);
-    out["profile"].push_back(std::move(row));
+  if (r.dp) {
+    verify::MechanismRecord dp{r.dp->first, r.dp->second};
+    out.dp = record(dp, [](auto& s, auto&& f) { verify::for_each_mechanism_field(s, f); });
+    out.theorem1 = Tree::array();
+    for (const auto& t : r.theorem1) {
+      verify::GuaranteeRecord g{t.id, t.statement, t.eps_prime, t.delta_prime};
+      out.theorem1.push_back(record(g, [](auto& s, auto&& f) { verify::for_each_guarantee_field(s, f); }));
+    }
+    out.profile = Tree::array();
+    for (const auto& p : r.profile) {
+      verify::EstimateExtras extras;
+      extras.eps_prime = p.eps_prime;
+      extras.map = p.exact.map;
+      if (p.cross) extras.cross_check = estimate_tree(*p.cross);
+      extras.bounds = Tree::object();
+      for (std::size_t i = 0; i < p.bounds.size(); ++i) extras.bounds[r.theorem1[i].id] = p.bounds[i] ? Tree(*p.bounds[i]) : Tree(nullptr);
+      out.profile.push_back(estimate_record(p.exact.value, std::move(extras)));
+    }
+    out.renyi = Tree::array();
+    for (const auto& [alpha, w] : r.renyi) {
+      verify::EstimateExtras extras;
+      extras.alpha = alpha;
+      extras.map = w.map;
+      out.renyi.push_back(estimate_record(w.value, std::move(extras)));
+    }
   }
-  out["renyi"] = Tree::array();
-  for (const auto& [alpha, w] : r.renyi) {
-    Tree row = estimate_tree(w.value);
-    row["alpha"] = alpha;
-    row["map"] = w.map;
-    out["renyi"].push_back(std::move(row));
-  }
-  return out;
+  return record(out, [](auto& s, auto&& f) { verify::for_each_kernel_field(s, f); });
 }
 
 VerifyResult verify(const std::vector<std::string>& paths, const VerifyRequest& request) {
@@ -667,12 +690,13 @@ std::vector<ExploreRun> explore(const ExploreSelection& selection, const Explore
 Tree laws() {
   Tree out = Tree::array();
   for (const sim::LawSpec& law : sim::law_catalogue()) {
-    Tree params = Tree::array();
-    for (const sim::ParamSpec& p : law.params)
-      params.push_back(Tree{{"name", p.name}, {"kind", sim::to_string(p.kind)},
-                            {"default", p.default_value ? Tree(*p.default_value) : Tree(nullptr)}, {"doc", p.doc},
-                            {"allowed", p.range.bounded() ? Tree(p.range.text()) : Tree(nullptr)}});
-    out.push_back(Tree{{"name", law.name}, {"summary", law.summary}, {"example", law.example}, {"params", std::move(params)}});
+    verify::LawRecord l{law.name, law.summary, law.example, Tree::array()};
+    for (const sim::ParamSpec& p : law.params) {
+      verify::ParamRecord param{p.name, sim::to_string(p.kind), p.default_value ? Tree(*p.default_value) : Tree(nullptr), p.doc,
+                                p.range.bounded() ? Tree(p.range.text()) : Tree(nullptr)};
+      l.params.push_back(verify::record(param, [](auto& s, auto&& f) { verify::for_each_param_field(s, f); }));
+    }
+    out.push_back(verify::record(l, [](auto& s, auto&& f) { verify::for_each_law_field(s, f); }));
   }
   return out;
 }

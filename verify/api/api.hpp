@@ -65,8 +65,10 @@ verify::Tree to_tree(const DivergenceResult& result);  // the stable object docu
 // An estimate as the API writes it: its fields (verify/runner/fields.hpp), error_kind "none" where the value was not
 // computed.
 verify::Tree estimate_tree(const verify::Estimate& e);
-// eps(delta) as the API writes it: the estimate and its quantity, "epsilon(delta)".
-verify::Tree epsilon_tree(const verify::Estimate& e);
+// eps(delta) as the API writes it: the estimate, its quantity ("epsilon(delta)") and the delta when given; several
+// as the command line prints them ({"epsilon": [...]}, one per delta).
+verify::Tree epsilon_tree(const verify::Estimate& e, std::optional<double> delta = std::nullopt);
+verify::Tree epsilon_tree(const std::vector<verify::Estimate>& e, const std::vector<double>& deltas);
 // The privacy profile δ(ε) = max(H_ε(μ‖ν), H_ε(ν‖μ)) at each ε of `request.hockey_stick` (its other quantities are
 // ignored), both directions in one pass each, on two threads when a core is free. Per ε: the larger direction's
 // estimate (chosen by its log: both may be below the double range), with lower/upper (and their logs) the larger

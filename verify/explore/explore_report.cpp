@@ -430,13 +430,7 @@ namespace {
 Tree text_or_null(const std::string& s) { return s.empty() ? Tree(nullptr) : Tree(s); }
 Tree index_or_null(const std::optional<std::size_t>& i) { return i ? Tree(*i) : Tree(nullptr); }
 Tree row_or_null(const std::optional<Row>& row) { return row ? table_records(flat_table({*row}))[0] : Tree(nullptr); }
-// A record as one tree object, its fields in the order of its list (fields.hpp).
-template <class S, class List>
-Tree record(S& s, List&& list) {
-  Tree j = Tree::object();
-  list(s, [&](const char* name, const Tree& value) { j[name] = value; });
-  return j;
-}
+
 }  // namespace
 
 namespace {

@@ -154,6 +154,132 @@ void for_each_golden_field(G& g, F&& f) {
   f("verdict", g.verdict);
 }
 
+// ---- the API's results (verify/api: each built once; the command line prints it, Python receives it) --------------
+
+// A field of a record that holds no value is left out of it (an optional part such as a divergence's error).
+inline Tree absent() { return Tree(Tree::value_t::discarded); }
+// A record as one tree object, its fields in the order of its list; absent ones left out.
+template <class S, class List>
+Tree record(S& s, List&& list) {
+  Tree j = Tree::object();
+  list(s, [&](const char* name, const Tree& value) {
+    if (!value.is_discarded()) j[name] = value;
+  });
+  return j;
+}
+// Fields that follow an estimate's own in a record: what it is of (a divergence's label, "epsilon(delta)"), the
+// delta asked for, the kernel's eps' or alpha, the maximising map, the second route, Theorem 1's bounds there, and
+// why it has no value.
+struct EstimateExtras {
+  Tree quantity = absent(), delta = absent(), eps_prime = absent(), alpha = absent(), map = absent(),
+       cross_check = absent(), bounds = absent(), error = absent();
+};
+template <class S, class F>
+void for_each_extra_field(S& s, F&& f) {
+  f("quantity", s.quantity);
+  f("delta", s.delta);
+  f("eps_prime", s.eps_prime);
+  f("alpha", s.alpha);
+  f("map", s.map);
+  f("cross_check", s.cross_check);
+  f("bounds", s.bounds);
+  f("error", s.error);
+}
+// Divergences between two laws (`privamp divergence --json`, Python's divergence): the laws, the engine, a record per
+// quantity.
+struct DivergenceRecord {
+  Tree p, q, engine, results;
+};
+template <class S, class F>
+void for_each_divergence_field(S& s, F&& f) {
+  f("p", s.p);
+  f("q", s.q);
+  f("engine", s.engine);
+  f("results", s.results);
+}
+// eps(delta) at several deltas (`privamp divergence --epsilon --json`).
+struct EpsilonRecord {
+  Tree epsilon;
+};
+template <class S, class F>
+void for_each_epsilon_field(S& s, F&& f) {
+  f("epsilon", s.epsilon);
+}
+// A finite kernel (`privamp kernel --json`, Python's kernel): its states and matrix, its coefficients, and with a
+// mechanism (dp) Theorem 1's bounds, the exact amplified profile and the worst-case Renyi divergences.
+struct KernelRecord {
+  Tree states, K, dobrushin, doeblin, ultra_mixing, dobrushin_at, dp = absent(), theorem1 = absent(), profile = absent(),
+       renyi = absent();
+};
+template <class S, class F>
+void for_each_kernel_field(S& s, F&& f) {
+  f("states", s.states);
+  f("K", s.K);
+  f("dobrushin", s.dobrushin);
+  f("doeblin", s.doeblin);
+  f("ultra_mixing", s.ultra_mixing);
+  f("dobrushin_at", s.dobrushin_at);
+  f("dp", s.dp);
+  f("theorem1", s.theorem1);
+  f("profile", s.profile);
+  f("renyi", s.renyi);
+}
+// A mixing coefficient with its rounding interval; Doeblin's with its omega, ultra-mixing's with the largest log
+// ratio, the (gamma, eps)-Dobrushin coefficient with its eps.
+struct CoefficientRecord {
+  Tree value, lower, upper, omega = absent(), log_ratio_bound = absent(), eps = absent();
+};
+template <class S, class F>
+void for_each_coefficient_field(S& s, F&& f) {
+  f("value", s.value);
+  f("lower", s.lower);
+  f("upper", s.upper);
+  f("omega", s.omega);
+  f("log_ratio_bound", s.log_ratio_bound);
+  f("eps", s.eps);
+}
+// The mechanism a kernel follows, and one of Theorem 1's guarantees for it.
+struct MechanismRecord {
+  Tree eps, delta;
+};
+template <class S, class F>
+void for_each_mechanism_field(S& s, F&& f) {
+  f("eps", s.eps);
+  f("delta", s.delta);
+}
+struct GuaranteeRecord {
+  Tree id, statement, eps_prime, delta_prime;
+};
+template <class S, class F>
+void for_each_guarantee_field(S& s, F&& f) {
+  f("id", s.id);
+  f("statement", s.statement);
+  f("eps_prime", s.eps_prime);
+  f("delta_prime", s.delta_prime);
+}
+// The law catalogue (`privamp laws`, Python's laws): per law, and per parameter of a law.
+struct LawRecord {
+  Tree name, summary, example, params;
+};
+template <class S, class F>
+void for_each_law_field(S& s, F&& f) {
+  f("name", s.name);
+  f("summary", s.summary);
+  f("example", s.example);
+  f("params", s.params);
+}
+struct ParamRecord {
+  Tree name, kind, default_value, doc, allowed;
+};
+template <class S, class F>
+void for_each_param_field(S& s, F&& f) {
+  f("name", s.name);
+  f("kind", s.kind);
+  f("default", s.default_value);
+  f("doc", s.doc);
+  f("allowed", s.allowed);  // a number's declared range, or null
+}
+
 // ---- privacy profiles --------------------------------------------------------------------------------------------
 
 // The fields of a point of a privacy profile (Python's ProfilePoint, built as columns): f(name, cell) with cell(i)
