@@ -359,7 +359,7 @@ const char* y_name(Series::Y y) { return y == Series::Y::exact ? "exact" : y == 
 // row's parameters (a column each, over all series): for pandas, matplotlib or pgfplots without the gnuplot blocks.
 void write_tidy_csv(const Figure& figure, const std::vector<std::vector<Point>>& data, const std::filesystem::path& dir) {
   verify::FlatTable t;
-  t.columns = {"series", "id", "case", "y", figure.x == "order" ? "order" : "x_" + figure.x, "value", "lower", "upper", "verdict"};
+  verify::for_each_figure_point_field({}, figure.x, [&](const std::string& name, const verify::Cell&) { t.columns.push_back(name); });
   std::set<std::string> names;
   for (const auto& points : data)
     for (const Point& p : points) {
@@ -370,8 +370,10 @@ void write_tidy_csv(const Figure& figure, const std::vector<std::vector<Point>>&
   for (std::size_t k = 0; k < data.size(); ++k)
     for (const Point& p : data[k]) {
       const Series& s = figure.series[k];
-      std::vector<verify::Cell> cells = {s.title.empty() ? fmt::format("{} {}", s.id, y_name(s.y)) : s.title, s.id, s.case_name,
+      const verify::FigurePointLine line{s.title.empty() ? fmt::format("{} {}", s.id, y_name(s.y)) : s.title, s.id, s.case_name,
                                          std::string(y_name(s.y)), p.x, p.y, p.lower, p.upper, p.verdict};
+      std::vector<verify::Cell> cells;
+      verify::for_each_figure_point_field(line, figure.x, [&](const std::string&, const verify::Cell& c) { cells.push_back(c); });
       for (const std::string& n : names) cells.push_back(verify::parameter_cell(p.params, n));
       t.rows.push_back(std::move(cells));
     }

@@ -13,7 +13,7 @@
 4. The Law interface (sim/laws/law.hpp) has at most 16 virtual members, its destructor included: what a law must
    answer stays small enough to implement in one unit.
 5. The fields of results are named in verify/runner/fields.hpp alone: the files that write rows, golden rows,
-   estimates, explore's searches and Python's results (WRITERS below) spell none of its names that a result alone
+   estimates, explore's searches, the API's results, figures' tables and Python's results (WRITERS below) spell none of its names that a result alone
    would use (those with an underscore, such as exact_lower or cross_check) as a string, except in a message naming
    an input.
 Prints every breach with its file and line; exit 1 if any.
@@ -59,7 +59,7 @@ if law_hpp.exists():
     if not body or count > 16:
         breaches.append(f"sim/laws/law.hpp: class Law has {count} virtual members (at most 16)")
 FIELDS = root / "verify" / "runner" / "fields.hpp"
-WRITERS = ["verify/runner", "verify/report", "verify/explore", "verify/api", "python/module.cpp", "cli"]
+WRITERS = ["verify/runner", "verify/report", "verify/explore", "verify/api", "python/module.cpp", "cli", "plots"]
 if FIELDS.exists():
     named = {n for n in re.findall(r'(?:\bf\(|RowField\{)"([a-z_]+)"', FIELDS.read_text(encoding="utf-8")) if "_" in n.strip("_")}
     if len(named) < 20:

@@ -2,7 +2,8 @@
 // explore's searches (their points, frontier bins and the search itself). Every output is generated from these
 // lists: results.json and the API's JSON, the rows processes exchange under MPI (CBOR), results.csv and the rows
 // Python's verify returns (the flat table), the golden files (verify/runner/codec.cpp); Python's Estimate and its
-// dicts (python/module.cpp); explore's CSV and JSON files and Python's searches (verify/explore/explore_report.cpp).
+// dicts (python/module.cpp); explore's CSV and JSON files and Python's searches (verify/explore/explore_report.cpp);
+// the API's results, printed by the command line and handed to Python (verify/api); figures' tidy tables (plots/).
 // Adding a field is one line here, plus the line that computes it where the result is made.
 //
 // Each list calls f(field, member) in order, where `member` is a reference to the record's member (read back into
@@ -278,6 +279,27 @@ void for_each_param_field(S& s, F&& f) {
   f("default", s.default_value);
   f("doc", s.doc);
   f("allowed", s.allowed);  // a number's declared range, or null
+}
+
+// ---- figures (privamp figures) -----------------------------------------------------------------------------------
+
+// A drawn point of a figure as its tidy table holds it (NAME_tidy.csv): the series' title, its ID, case and what is
+// drawn (exact, bound or bound/exact), x (named "order", or "x_" and the figure's x parameter), the value, its
+// interval and the verdict; the table then has one column per parameter.
+struct FigurePointLine {
+  Cell series, id, case_name, y, x, value, lower, upper, verdict;
+};
+template <class F>
+void for_each_figure_point_field(const FigurePointLine& l, const std::string& x, F&& f) {
+  f(std::string("series"), l.series);
+  f(std::string("id"), l.id);
+  f(std::string("case"), l.case_name);
+  f(std::string("y"), l.y);
+  f(x == "order" ? x : "x_" + x, l.x);
+  f(std::string("value"), l.value);
+  f(std::string("lower"), l.lower);
+  f(std::string("upper"), l.upper);
+  f(std::string("verdict"), l.verdict);
 }
 
 // ---- privacy profiles --------------------------------------------------------------------------------------------
