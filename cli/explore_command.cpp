@@ -152,6 +152,7 @@ Action add_explore_command(CLI::App& app) {
     options.communicator = comm.size() > 1 ? &comm : nullptr;
     check_output_dir("--out", args->out);
     const api::ExploreSelection selection = api::select_explore({args->targets, args->case_name, args->id, args->cases_dir, args->all});
+    plots::source_date_epoch();  // a bad SOURCE_DATE_EPOCH is refused before the search
     const std::filesystem::path dir(args->out);
     OutputLock lock;  // held until the files are written: a second run into the folder is refused
     on_first_process(comm, [&] { lock = make_output_dir("--out", dir); });

@@ -54,6 +54,7 @@ Action add_figures_command(CLI::App& app) {
     }
     if (const std::string missing = plots::missing_plot_tools(); !missing.empty())  // before the computation
       throw InvalidArgument(missing);
+    plots::source_date_epoch();  // a bad SOURCE_DATE_EPOCH, too
     check_output_dir("--out", args->out);  // a file named like the folder, or links where figures go: refused now
     const OutputLock lock = make_output_dir("--out", args->out);
     for (const plots::Figure* f : chosen)

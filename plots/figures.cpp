@@ -724,6 +724,7 @@ void render_gnuplot(const std::filesystem::path& dir, const std::string& name, c
     out << style_preamble(name + ".pdf", style) << set_title << body << "set output\n";
     checked.close();
     run_gnuplot(work, name + ".gp", name + ".log", "..");  // gnuplot's messages go to NAME.log; a failure quotes them
+    stamp_pdf_date(work / (name + ".pdf"));  // SOURCE_DATE_EPOCH, where set: two runs give identical PDFs
     // One picture: the PNG is the PDF's raster (same legend, proportions and marks), not a second rendering.
     if (style.wants("png")) run_program(work, "pdftoppm", {"-png", "-r", "200", "-singlefile", name + ".pdf", name}, name + ".log");
     for (const auto& file : outputs) move_into_place(work / file, dir / file);

@@ -7,11 +7,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <vector>
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
@@ -163,6 +165,45 @@ void run_program(const std::filesystem::path& dir, const std::string& name, cons
 void run_gnuplot(const std::filesystem::path& dir, const std::string& script, const std::string& log, const std::string& data_dir) {
   // Data files not found in `dir` are looked up in `data_dir` (gnuplot's loadpath; a quoted gnuplot string).
   run_program(dir, "gnuplot", {"-e", "set loadpath " + quoted(data_dir.empty() ? "." : data_dir), script}, log);
+}
+
+std::optional<long long> source_date_epoch() {
+  const char* text = std::getenv("SOURCE_DATE_EPOCH");
+  if (text == nullptr) return std::nullopt;
+  constexpr long long kLast = 253402300799;  // 9999-12-31 23:59:59 UTC: four digits of year
+  const std::string value(text);
+  const bool digits = !value.empty() && value.size() <= 12 && value.find_first_not_of("0123456789") == std::string::npos;
+  const long long seconds = digits ? std::stoll(value) : -1;
+  if (!digits || seconds > kLast)
+    throw InvalidArgument(fmt::format("SOURCE_DATE_EPOCH: '{}' is not a time for a PDF's creation date (allowed: whole "
+                                      "seconds since 1970, 0 <= SOURCE_DATE_EPOCH <= {}; unset it for the current time)",
+                                      value.size() > 40 ? value.substr(0, 40) + "..." : value, kLast));
+  return seconds;
+}
+
+void stamp_pdf_date(const std::filesystem::path& pdf) {
+  const auto seconds = source_date_epoch();
+  if (!seconds) return;
+  std::string bytes;
+  {
+    std::ifstream in(pdf, std::ios::binary);
+    std::ostringstream all;
+    all << in.rdbuf();
+    if (!in) throw NumericalError(fmt::format("{}: cannot read the PDF to set its date", pdf.string()));
+    bytes = all.str();
+  }
+  const std::string key = "/CreationDate (D:";
+  const std::size_t at = bytes.find(key);
+  const std::size_t end = at == std::string::npos ? at : bytes.find(')', at);
+  const std::string date = fmt::format("{:%Y%m%d%H%M%S}Z", fmt::gmtime(static_cast<std::time_t>(*seconds)));
+  if (end == std::string::npos || end - (at + key.size()) != date.size())
+    throw NumericalError(fmt::format("{}: no creation date of the form D:YYYYMMDDHHMMSSZ to set from SOURCE_DATE_EPOCH",
+                                     pdf.string()));
+  bytes.replace(at + key.size(), date.size(), date);
+  std::ofstream out(pdf, std::ios::binary | std::ios::trunc);
+  out << bytes;
+  out.close();
+  if (!out) throw NumericalError(fmt::format("{}: cannot write the PDF's date", pdf.string()));
 }
 
 }  // namespace privamp::plots

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,5 +46,14 @@ void run_program(const std::filesystem::path& dir, const std::string& name, cons
 // Runs `gnuplot SCRIPT` in `dir` (SCRIPT a path relative to it), its output going to LOG (relative to `dir`); data
 // files not in `dir` are read from `data_dir` (relative to `dir`). NumericalError quoting the log when gnuplot fails.
 void run_gnuplot(const std::filesystem::path& dir, const std::string& script, const std::string& log, const std::string& data_dir = "");
+
+// The reproducible-builds convention for a PDF's creation date: the time SOURCE_DATE_EPOCH gives (whole seconds
+// since 1970, UTC), or none when it is unset, so that two runs draw identical PDFs. InvalidArgument naming the
+// variable, its value and the allowed range when it is set to anything else (checked before a computation starts).
+std::optional<long long> source_date_epoch();
+// Writes that date over the creation date cairo put in PDF (its "/CreationDate (D:YYYYMMDDHHMMSSZ)", the same
+// length, so that the file's offsets stay valid); nothing when SOURCE_DATE_EPOCH is unset. NumericalError when the
+// file has no such date.
+void stamp_pdf_date(const std::filesystem::path& pdf);
 
 }  // namespace privamp::plots
