@@ -148,7 +148,7 @@ TEST_CASE("records read back: every missing or mistyped field named, from the on
   const GoldenRow g = golden_from_json(golden);
   CHECK(g.key == r.key());
   CHECK(g.value == r.exact.value);
-  CHECK(g.verdict == "violated");
+  CHECK(g.verdict == Verdict::violated);
   std::size_t fields = 0;
   for_each_golden_field(g, [&](const char* name, const auto&) {
     INFO(name);

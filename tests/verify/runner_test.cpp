@@ -6,6 +6,8 @@
 #include <set>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "support/cases.hpp"
 #include "support/scratch.hpp"
@@ -14,6 +16,7 @@
 #include "verify/cases/case.hpp"
 #include "verify/divergence/closed_form.hpp"
 #include "verify/report/report.hpp"
+#include "verify/runner/codec.hpp"
 #include "verify/runner/runner.hpp"
 
 using namespace privamp;
@@ -149,6 +152,60 @@ TEST_CASE("golden results: unchanged runs pass, moved values and changed verdict
   changed.pop_back();
   CHECK_THAT(check_golden(changed, dir, false).back(), Contains("golden row missing"));
   CHECK(check_golden(changed, dir, true).size() == 1);  // partial runs (--only) ignore the rows not run
+  // A bound is a formula of the point: a change beyond its rounding is reported, its rounding is not.
+  auto rebound = rows;
+  rebound[0].bound *= 1 + 1e-6;
+  REQUIRE(check_golden(rebound, dir, false).size() == 1);
+  CHECK_THAT(check_golden(rebound, dir, false).at(0), Contains("bound changed"));
+  rebound[0].bound = rows[0].bound * (1 + 1e-12);
+  CHECK(check_golden(rebound, dir, false).empty());
+}
+
+// A golden file is untrusted input: a row that contradicts itself (its key, its interval), a verdict that is none, two
+// rows of one key, a key twice in one table, or a value nested past any stack is refused (exit 2 naming the file and
+// the row), never read as something else.
+TEST_CASE("golden files: self-contradicting, repeated and deeply nested rows are refused by name", "[verify][runner]") {
+  const Case c = load_cases({temp_file("golden_case.toml", kGood)}).front();
+  const auto rows = run_cases({c}, {});
+  const auto dir = test::scratch() / "hostile_golden";
+  update_golden(rows, dir);
+  const auto file = dir / (std::filesystem::path(rows[0].file).stem().string() + ".json");
+  std::string good;
+  {
+    std::ifstream in(file);
+    good.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const nlohmann::json valid = nlohmann::json::parse(good);
+  REQUIRE(valid.size() >= 2);
+  const auto refused = [&](const std::string& text) {
+    std::ofstream(file, std::ios::trunc) << text;
+    return error_of([&] { check_golden(rows, dir, false); });
+  };
+  const auto with = [&](const char* field, const nlohmann::json& v) {
+    nlohmann::json j = valid;
+    j[0][field] = v;
+    return j.dump();
+  };
+  CHECK_THAT(refused(with("verdict", "banana")), Contains("row 1: 'verdict': unknown verdict \"banana\""));
+  CHECK_THAT(refused(with("key", "another row")), Contains("row 1: 'key' \"another row\" is not its case, id and parameters"));
+  CHECK_THAT(refused(with("id", "T.other")), Contains("is not its case, id and parameters"));
+  CHECK_THAT(refused(with("lower", nullptr)), Contains("some null, some not"));
+  CHECK_THAT(refused(with("value", 7)), Contains("'value' 7 is not in ['lower', 'upper']"));
+  nlohmann::json twice = valid;
+  twice.push_back(valid[0]);
+  CHECK_THAT(refused(twice.dump()), Contains(fmt::format("row {}: the same key as row 1", twice.size())));
+  std::string repeated = valid.dump();
+  repeated.insert(repeated.find('{') + 1, "\"verdict\": \"violated\", ");
+  CHECK_THAT(refused(repeated), Contains("the key \"verdict\" appears twice in one table"));
+  // Nested 100,000 deep: the message names the value by its size, never prints it.
+  std::string deep = with("verdict", "X");
+  deep.replace(deep.find("\"X\""), 3, std::string(100000, '[') + std::string(100000, ']'));
+  const std::string message = refused(deep);
+  CHECK_THAT(message, Contains("row 1: 'verdict': expected a text, got a list of 1 item(s)"));
+  CHECK(message.size() < 1000);
+  CHECK_THAT(refused(with("verdict", std::string(1 << 20, 'x'))), Contains("(1048576 bytes)"));
+  std::ofstream(file, std::ios::trunc) << good;
+  CHECK(check_golden(rows, dir, false).empty());
 }
 
 TEST_CASE("every catalogue entry is exercised by a shipped case, on points known independently", "[verify][runner]") {

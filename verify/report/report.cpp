@@ -332,14 +332,29 @@ namespace {
 // and the first bad row (exit 2), never a JSON type error.
 std::map<std::string, GoldenRow> read_golden(const std::filesystem::path& file) {
   try {
-    const nlohmann::json j = nlohmann::json::parse(read_input_file("golden file", file, 256u << 20));
-    if (!j.is_array()) throw InvalidArgument("not a list of rows");
+    // A key twice in one table would be read as its last value without a word: refused while parsing.
+    std::vector<std::set<std::string>> keys;
+    std::string repeated;
+    const nlohmann::json::parser_callback_t no_repeated_keys = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+      using E = nlohmann::json::parse_event_t;
+      if (event == E::object_start) keys.emplace_back();
+      else if (event == E::object_end && !keys.empty()) keys.pop_back();
+      else if (event == E::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second && repeated.empty())
+        repeated = describe_json(parsed);
+      return true;
+    };
+    const nlohmann::json j = nlohmann::json::parse(read_input_file("golden file", file, 256u << 20), no_repeated_keys);
+    if (!repeated.empty()) throw InvalidArgument(fmt::format("the key {} appears twice in one table", repeated));
+    if (!j.is_array()) throw InvalidArgument(fmt::format("not a list of rows but {}", describe_json(j)));
     std::map<std::string, GoldenRow> out;
+    std::map<std::string, std::size_t> row_of;
     std::size_t n = 0;
     for (const auto& row : j) {
       ++n;
       try {
         GoldenRow g = golden_from_json(row);
+        if (const auto [at, fresh] = row_of.emplace(g.key, n); !fresh)
+          throw InvalidArgument(fmt::format("the same key as row {} ({})", at->second, describe_json(nlohmann::json(g.key))));
         out.emplace(g.key, std::move(g));
       } catch (const InvalidArgument& e) {
         throw InvalidArgument(fmt::format("row {}: {}", n, e.what()));
@@ -396,7 +411,7 @@ std::map<std::string, std::map<std::string, int>> golden_verdicts(const std::fil
     if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const auto& file : files)
-    for (const auto& [key, row] : read_golden(file)) ++out[row.id][row.verdict];
+    for (const auto& [key, row] : read_golden(file)) ++out[row.id][to_string(row.verdict)];
   return out;
 }
 
@@ -421,8 +436,13 @@ std::vector<std::string> check_golden(const std::vector<Row>& rows, const std::f
         continue;
       }
       const auto& old = it->second;
-      if (old.verdict != to_string(r->verdict))
-        problems.push_back(fmt::format("verdict changed {} -> {}: {}", old.verdict, to_string(r->verdict), r->key()));
+      if (old.verdict != r->verdict)
+        problems.push_back(fmt::format("verdict changed {} -> {}: {}", to_string(old.verdict), to_string(r->verdict), r->key()));
+      // A bound is a formula of the point, evaluated in doubles: the same to 1e-9 unless the formula changed.
+      const double ob = old.bound, nb = r->bound;
+      const bool same_bound = (std::isnan(ob) && std::isnan(nb)) || ob == nb ||
+                              (std::isfinite(ob) && std::isfinite(nb) && std::fabs(nb - ob) <= 1e-9 * std::max(std::fabs(ob), std::fabs(nb)));
+      if (!same_bound) problems.push_back(fmt::format("bound changed {} -> {}: {}", show(ob), show(nb), r->key()));
       const double ov = old.value, nv = r->exact.value;
       if (std::isfinite(ov) && std::isfinite(nv)) {
         const double bar = std::max((old.upper - old.lower) / 2, r->exact.abs_error());

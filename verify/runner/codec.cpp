@@ -15,6 +15,16 @@ namespace privamp::verify {
 
 using nlohmann::json;
 
+std::string describe_json(const json& j) {
+  if (j.is_array()) return fmt::format("a list of {} item(s)", j.size());
+  if (j.is_object()) return fmt::format("a table of {} key(s)", j.size());
+  if (j.is_string()) {
+    const std::string& s = j.get_ref<const std::string&>();
+    if (s.size() > 40) return json(s.substr(0, 40)).dump(-1, ' ', false, json::error_handler_t::replace) + "... (" + std::to_string(s.size()) + " bytes)";
+  }
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 json json_number(double x) {
   if (std::isnan(x)) return nullptr;
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
@@ -26,7 +36,7 @@ double number_from_json(const json& j) {
   if (j.is_number()) return j.get<double>();
   if (j.is_string() && j.get<std::string>() == "inf") return std::numeric_limits<double>::infinity();
   if (j.is_string() && j.get<std::string>() == "-inf") return -std::numeric_limits<double>::infinity();
-  throw InvalidArgument(fmt::format("expected a number, \"inf\", \"-inf\" or null, got {}", j.dump()));
+  throw InvalidArgument(fmt::format("expected a number, \"inf\", \"-inf\" or null, got {}", describe_json(j)));
 }
 
 namespace {
@@ -82,7 +92,7 @@ Params params_from_json(const json& j) {
   for (const auto& [k, v] : j.items()) {
     if (v.is_number()) p.numbers[k] = v.get<double>();
     else if (v.is_string()) p.words[k] = v.get<std::string>();
-    else throw InvalidArgument(fmt::format("parameter '{}': expected a number or a word, got {}", k, v.dump()));
+    else throw InvalidArgument(fmt::format("parameter '{}': expected a number or a word, got {}", k, describe_json(v)));
   }
   return p;
 }
@@ -115,11 +125,11 @@ template <class T>
 json record_value(const Derived<T>& d) { return record_value(d.value); }
 
 void read_value(const json& j, std::string& s) {
-  if (!j.is_string()) throw InvalidArgument(fmt::format("expected a text, got {}", j.dump()));
+  if (!j.is_string()) throw InvalidArgument(fmt::format("expected a text, got {}", describe_json(j)));
   s = j.get<std::string>();
 }
 void read_value(const json& j, Params& p) {
-  if (!j.is_object()) throw InvalidArgument(fmt::format("expected a table of parameters, got {}", j.dump()));
+  if (!j.is_object()) throw InvalidArgument(fmt::format("expected a table of parameters, got {}", describe_json(j)));
   p = params_from_json(j);
 }
 void read_value(const json& j, double& x) { x = number_from_json(j); }
@@ -127,7 +137,11 @@ void read_value(const json& j, Estimate& e) { e = estimate_from_json(j); }
 void read_value(const json& j, Verdict& v) {
   std::string s;
   read_value(j, s);
-  v = parse_verdict(s);
+  try {
+    v = parse_verdict(s);
+  } catch (const InvalidArgument&) {
+    throw InvalidArgument(fmt::format("unknown verdict {} (allowed: tight, holds, inconclusive, violated, not_applicable, error)", describe_json(j)));
+  }
 }
 void read_value(const json& j, Quantity& q) {
   std::optional<Quantity::Kind> kind;
@@ -138,7 +152,7 @@ void read_value(const json& j, Quantity& q) {
       std::string text;
       read_value(j.at(name), text);
       kind = parse_quantity_kind(text);
-      if (!kind) throw InvalidArgument(fmt::format("unknown divergence {}", j.dump()));
+      if (!kind) throw InvalidArgument(fmt::format("unknown divergence {}", describe_json(j.at(name))));
     } else {
       read_value(j.at(name), order);
     }
@@ -256,7 +270,7 @@ json golden_json(const Row& r) {
 }
 
 GoldenRow golden_from_json(const json& j) {
-  if (!j.is_object()) throw InvalidArgument("not a table");
+  if (!j.is_object()) throw InvalidArgument(fmt::format("not a table: {}", describe_json(j)));
   GoldenRow g;
   for_each_golden_field(g, [&](const char* name, auto& member) {
     if (!j.contains(name)) throw InvalidArgument(fmt::format("no '{}'", name));
@@ -266,6 +280,14 @@ GoldenRow golden_from_json(const json& j) {
       throw InvalidArgument(fmt::format("'{}': {}", name, e.what()));
     }
   });
+  // A row that contradicts itself is not a record of a run: its key is its case, ID and parameters, and its value lies
+  // in its interval (all three null where the run computed none).
+  const std::string key = row_key(g.case_name, g.id, g.params);
+  if (g.key != key) throw InvalidArgument(fmt::format("'key' {} is not its case, id and parameters ({})", describe_json(j.at("key")), describe_json(json(key))));
+  const int nulls = std::isnan(g.value) + std::isnan(g.lower) + std::isnan(g.upper);
+  if (nulls != 0 && nulls != 3) throw InvalidArgument("'value', 'lower' and 'upper': some null, some not (a value and its interval, or none)");
+  if (nulls == 0 && !(g.lower <= g.value && g.value <= g.upper))
+    throw InvalidArgument(fmt::format("'value' {:.17g} is not in ['lower', 'upper'] = [{:.17g}, {:.17g}]", g.value, g.lower, g.upper));
   return g;
 }
 

@@ -19,6 +19,9 @@
 namespace privamp::verify {
 
 nlohmann::json json_number(double x);
+// A JSON value as an error message shows it: a scalar as written (a long text cut at 40 bytes), a list or table by
+// its size (never the whole of an untrusted value).
+std::string describe_json(const nlohmann::json& j);
 double number_from_json(const nlohmann::json& j);  // inverse of json_number (InvalidArgument on anything else)
 
 // An estimate's fields (fields.hpp); with_timing = false leaves out its timing (a row is reproducible).

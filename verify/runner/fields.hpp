@@ -136,10 +136,10 @@ struct GoldenRow {
   std::string key, case_name, id;
   Params params;
   double value = 0, lower = 0, upper = 0, bound = 0;
-  std::string verdict;
+  Verdict verdict = Verdict::error;
 };
 inline GoldenRow golden_row(const Row& r) {
-  return {r.key(), r.case_name, r.id, r.params, r.exact.value, r.exact.lower, r.exact.upper, r.bound, to_string(r.verdict)};
+  return {r.key(), r.case_name, r.id, r.params, r.exact.value, r.exact.lower, r.exact.upper, r.bound, r.verdict};
 }
 // Its fields, f(name, member), every one required when read back.
 template <class G, class F>

@@ -53,10 +53,10 @@ double Row::ratio() const {
   return bound / exact.value;
 }
 
-std::string Row::key() const { return fmt::format("{} | {} | {}", case_name, id, params.describe()); }
-
-namespace {
-}  // namespace
+std::string row_key(const std::string& case_name, const std::string& id, const Params& params) {
+  return fmt::format("{} | {} | {}", case_name, id, params.describe());
+}
+std::string Row::key() const { return row_key(case_name, id, params); }
 
 Verdict decide(Direction dir, const Estimate& e, double b, double tol, std::string& reason, double b_lo, double b_hi) {
   if (std::isnan(b_lo)) b_lo = b;

@@ -50,6 +50,9 @@ struct Row {
   std::string key() const;        // case name + ID + parameters: identifies the row across runs
 };
 
+// A row's key: case name + ID + parameters (Row::key, and a golden row's check of its own key).
+std::string row_key(const std::string& case_name, const std::string& id, const Params& params);
+
 struct RunOptions {
   std::vector<std::string> only;  // theorem IDs to run (empty: all)
   int jobs = 1;
