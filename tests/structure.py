@@ -60,7 +60,9 @@ if law_hpp.exists():
         breaches.append(f"sim/laws/law.hpp: class Law has {count} virtual members (at most 16)")
 FIELDS = root / "verify" / "runner" / "fields.hpp"
 WRITERS = ["verify/runner", "verify/report", "verify/explore", "verify/api", "python/module.cpp", "cli", "plots"]
-if FIELDS.exists():
+if not FIELDS.exists():
+    breaches.append("verify/runner/fields.hpp: missing (the one file naming the fields of results)")
+else:
     named = {n for n in re.findall(r'(?:\bf\(|RowField\{)"([a-z_]+)"', FIELDS.read_text(encoding="utf-8")) if "_" in n.strip("_")}
     if len(named) < 20:
         breaches.append(f"verify/runner/fields.hpp: only {len(named)} field names found (the pattern of tests/structure.py no longer reads it)")
