@@ -1,14 +1,15 @@
-// The fields of privamp's results, named in this one file: an estimate's, a row's, a golden row's, and those of
-// explore's searches (their points, frontier bins and the search itself). Every output is generated from these
-// lists: results.json and the API's JSON, the rows processes exchange under MPI (CBOR), results.csv and the rows
+// The fields of privamp's results, named in this one file: an estimate's, a row's, a golden row's, those of explore's
+// searches (their points, frontier bins and the search itself), of the API's results, of figures' tidy tables and of
+// privacy-profile points. Every output is generated from these lists: results.json and the API's JSON, the rows processes exchange under MPI (CBOR), results.csv and the rows
 // Python's verify returns (the flat table), the golden files (verify/runner/codec.cpp); Python's Estimate and its
 // dicts (python/module.cpp); explore's CSV and JSON files and Python's searches (verify/explore/explore_report.cpp);
 // the API's results, printed by the command line and handed to Python (verify/api); figures' tidy tables (plots/).
 // Adding a field is one line here, plus the line that computes it where the result is made.
 //
 // Each list calls f(field, member) in order, where `member` is a reference to the record's member (read back into
-// it) or a Derived value (computed from others: written, never read). The lists of explore's results are templates
-// over its types (verify/explore sits above this layer), instantiated where those results are written.
+// it) or a Derived value (computed from others: written, never read). The lists of explore's, the API's and the
+// figures' results are templates over their types (those layers sit above this one), instantiated where the results
+// are written; tests/structure.py checks that the writers spell no field name themselves.
 #pragma once
 
 #include <cmath>
