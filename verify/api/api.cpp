@@ -316,7 +316,7 @@ namespace {
 // An estimate's record followed by the fields that say what it is (fields.hpp: EstimateExtras).
 Tree estimate_record(const verify::Estimate& e, verify::EstimateExtras extras) {
   Tree t = estimate_tree(e);
-  verify::for_each_extra_field(extras, [&](const char* name, const Tree& value) {
+  verify::fields_of(extras, [&](const char* name, const Tree& value) {
     if (!value.is_discarded()) t[name] = value;
   });
   return t;
@@ -331,7 +331,7 @@ Tree to_tree(const DivergenceResult& r) {
     if (i < r.errors.size() && !r.errors[i].empty()) extras.error = r.errors[i];
     out.results.push_back(estimate_record(r.estimates[i], std::move(extras)));
   }
-  return verify::record(out, [](auto& s, auto&& f) { verify::for_each_divergence_field(s, f); });
+  return verify::record(out);
 }
 
 Tree epsilon_tree(const verify::Estimate& e, std::optional<double> delta) {
@@ -344,7 +344,7 @@ Tree epsilon_tree(const verify::Estimate& e, std::optional<double> delta) {
 Tree epsilon_tree(const std::vector<verify::Estimate>& e, const std::vector<double>& deltas) {
   verify::EpsilonRecord out{Tree::array()};
   for (std::size_t i = 0; i < e.size(); ++i) out.epsilon.push_back(epsilon_tree(e[i], deltas.at(i)));
-  return verify::record(out, [](auto& s, auto&& f) { verify::for_each_epsilon_field(s, f); });
+  return verify::record(out);
 }
 
 // ---- kernels ----
@@ -530,30 +530,28 @@ Tree to_tree(const KernelResult& r) {
   const auto coefficient = [&](double v) {
     return verify::CoefficientRecord{v, std::max(0.0, v - r.rounding), std::min(1.0, v + r.rounding)};
   };
-  const auto coefficient_tree = [](verify::CoefficientRecord c) {
-    return record(c, [](auto& s, auto&& f) { verify::for_each_coefficient_field(s, f); });
-  };
   const auto& c = r.coefficients;
-  out.dobrushin = coefficient_tree(coefficient(c.dobrushin));
+  verify::CoefficientRecord dobrushin = coefficient(c.dobrushin);
+  out.dobrushin = record(dobrushin);
   verify::CoefficientRecord doeblin = coefficient(c.doeblin);
   doeblin.omega = std::vector<double>(c.omega.data(), c.omega.data() + c.omega.size());
-  out.doeblin = coefficient_tree(doeblin);
+  out.doeblin = record(doeblin);
   verify::CoefficientRecord ultra = coefficient(c.ultra_mixing);
   ultra.log_ratio_bound = c.ultra_mixing_ldp;
-  out.ultra_mixing = coefficient_tree(ultra);
+  out.ultra_mixing = record(ultra);
   out.dobrushin_at = Tree::array();
   for (const auto& [e, g] : r.dobrushin_at) {
     verify::CoefficientRecord at = coefficient(g);
     at.eps = e;
-    out.dobrushin_at.push_back(coefficient_tree(at));
+    out.dobrushin_at.push_back(record(at));
   }
   if (r.dp) {
     verify::MechanismRecord dp{r.dp->first, r.dp->second};
-    out.dp = record(dp, [](auto& s, auto&& f) { verify::for_each_mechanism_field(s, f); });
+    out.dp = record(dp);
     out.theorem1 = Tree::array();
     for (const auto& t : r.theorem1) {
       verify::GuaranteeRecord g{t.id, t.statement, t.eps_prime, t.delta_prime};
-      out.theorem1.push_back(record(g, [](auto& s, auto&& f) { verify::for_each_guarantee_field(s, f); }));
+      out.theorem1.push_back(record(g));
     }
     out.profile = Tree::array();
     for (const auto& p : r.profile) {
@@ -573,7 +571,7 @@ Tree to_tree(const KernelResult& r) {
       out.renyi.push_back(estimate_record(w.value, std::move(extras)));
     }
   }
-  return record(out, [](auto& s, auto&& f) { verify::for_each_kernel_field(s, f); });
+  return record(out);
 }
 
 VerifyResult verify(const std::vector<std::string>& paths, const VerifyRequest& request) {
@@ -694,9 +692,9 @@ Tree laws() {
     for (const sim::ParamSpec& p : law.params) {
       verify::ParamRecord param{p.name, sim::to_string(p.kind), p.default_value ? Tree(*p.default_value) : Tree(nullptr), p.doc,
                                 p.range.bounded() ? Tree(p.range.text()) : Tree(nullptr)};
-      l.params.push_back(verify::record(param, [](auto& s, auto&& f) { verify::for_each_param_field(s, f); }));
+      l.params.push_back(verify::record(param));
     }
-    out.push_back(verify::record(l, [](auto& s, auto&& f) { verify::for_each_law_field(s, f); }));
+    out.push_back(verify::record(l));
   }
   return out;
 }

@@ -466,12 +466,11 @@ SearchRecord search_record(const ExploreResult& r, const ExploreOptions& o) {
   s.passed_over_reason = text_or_null(r.passed_over_reason);
   return s;
 }
-Tree search_tree(SearchRecord& s) { return record(s, [](auto& rec, auto&& f) { for_each_search_field(rec, f); }); }
 }  // namespace
 
 Tree explore_json(const ExploreResult& r, const ExploreOptions& o) {
   SearchRecord s = search_record(r, o);
-  return search_tree(s);
+  return record(s);
 }
 
 Tree frontier_json(const FrontierResult& f, const ExploreOptions& o) {
@@ -491,11 +490,11 @@ Tree frontier_json(const FrontierResult& f, const ExploreOptions& o) {
     b.degenerate_index = index_or_null(bin.degenerate_index);
     b.degenerate = row_or_null(bin.degenerate);
     b.degenerate_condition = bin.degenerate_index ? f.search.evaluations.at(*bin.degenerate_index).degenerate : std::string();
-    frontier.bins.push_back(record(b, [](auto& rec, auto&& g) { for_each_bin_field(rec, g); }));
+    frontier.bins.push_back(record(b));
   }
   SearchRecord s = search_record(f.search, o);
-  s.frontier = record(frontier, [](auto& rec, auto&& g) { for_each_frontier_record_field(rec, g); });
-  return search_tree(s);
+  s.frontier = record(frontier);
+  return record(s);
 }
 
 }  // namespace privamp::verify

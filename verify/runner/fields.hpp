@@ -160,11 +160,12 @@ void for_each_golden_field(G& g, F&& f) {
 
 // A field of a record that holds no value is left out of it (an optional part such as a divergence's error).
 inline Tree absent() { return Tree(Tree::value_t::discarded); }
-// A record as one tree object, its fields in the order of its list; absent ones left out.
-template <class S, class List>
-Tree record(S& s, List&& list) {
+// A record (each of the structs below, its fields listed by fields_of) as one tree object, in the list's order;
+// absent fields left out.
+template <class S>
+Tree record(S& s) {
   Tree j = Tree::object();
-  list(s, [&](const char* name, const Tree& value) {
+  fields_of(s, [&](const char* name, const Tree& value) {
     if (!value.is_discarded()) j[name] = value;
   });
   return j;
@@ -176,8 +177,8 @@ struct EstimateExtras {
   Tree quantity = absent(), delta = absent(), eps_prime = absent(), alpha = absent(), map = absent(),
        cross_check = absent(), bounds = absent(), error = absent();
 };
-template <class S, class F>
-void for_each_extra_field(S& s, F&& f) {
+template <class F>
+void fields_of(EstimateExtras& s, F&& f) {
   f("quantity", s.quantity);
   f("delta", s.delta);
   f("eps_prime", s.eps_prime);
@@ -192,8 +193,8 @@ void for_each_extra_field(S& s, F&& f) {
 struct DivergenceRecord {
   Tree p, q, engine, results;
 };
-template <class S, class F>
-void for_each_divergence_field(S& s, F&& f) {
+template <class F>
+void fields_of(DivergenceRecord& s, F&& f) {
   f("p", s.p);
   f("q", s.q);
   f("engine", s.engine);
@@ -203,8 +204,8 @@ void for_each_divergence_field(S& s, F&& f) {
 struct EpsilonRecord {
   Tree epsilon;
 };
-template <class S, class F>
-void for_each_epsilon_field(S& s, F&& f) {
+template <class F>
+void fields_of(EpsilonRecord& s, F&& f) {
   f("epsilon", s.epsilon);
 }
 // A finite kernel (`privamp kernel --json`, Python's kernel): its states and matrix, its coefficients, and with a
@@ -213,8 +214,8 @@ struct KernelRecord {
   Tree states, K, dobrushin, doeblin, ultra_mixing, dobrushin_at, dp = absent(), theorem1 = absent(), profile = absent(),
        renyi = absent();
 };
-template <class S, class F>
-void for_each_kernel_field(S& s, F&& f) {
+template <class F>
+void fields_of(KernelRecord& s, F&& f) {
   f("states", s.states);
   f("K", s.K);
   f("dobrushin", s.dobrushin);
@@ -231,8 +232,8 @@ void for_each_kernel_field(S& s, F&& f) {
 struct CoefficientRecord {
   Tree value, lower, upper, omega = absent(), log_ratio_bound = absent(), eps = absent();
 };
-template <class S, class F>
-void for_each_coefficient_field(S& s, F&& f) {
+template <class F>
+void fields_of(CoefficientRecord& s, F&& f) {
   f("value", s.value);
   f("lower", s.lower);
   f("upper", s.upper);
@@ -244,16 +245,16 @@ void for_each_coefficient_field(S& s, F&& f) {
 struct MechanismRecord {
   Tree eps, delta;
 };
-template <class S, class F>
-void for_each_mechanism_field(S& s, F&& f) {
+template <class F>
+void fields_of(MechanismRecord& s, F&& f) {
   f("eps", s.eps);
   f("delta", s.delta);
 }
 struct GuaranteeRecord {
   Tree id, statement, eps_prime, delta_prime;
 };
-template <class S, class F>
-void for_each_guarantee_field(S& s, F&& f) {
+template <class F>
+void fields_of(GuaranteeRecord& s, F&& f) {
   f("id", s.id);
   f("statement", s.statement);
   f("eps_prime", s.eps_prime);
@@ -263,8 +264,8 @@ void for_each_guarantee_field(S& s, F&& f) {
 struct LawRecord {
   Tree name, summary, example, params;
 };
-template <class S, class F>
-void for_each_law_field(S& s, F&& f) {
+template <class F>
+void fields_of(LawRecord& s, F&& f) {
   f("name", s.name);
   f("summary", s.summary);
   f("example", s.example);
@@ -273,8 +274,8 @@ void for_each_law_field(S& s, F&& f) {
 struct ParamRecord {
   Tree name, kind, default_value, doc, allowed;
 };
-template <class S, class F>
-void for_each_param_field(S& s, F&& f) {
+template <class F>
+void fields_of(ParamRecord& s, F&& f) {
   f("name", s.name);
   f("kind", s.kind);
   f("default", s.default_value);
@@ -377,8 +378,8 @@ struct SearchRecord {
       global_points, points, best, best_index, degenerate, degenerate_index, stopped, passed_over, passed_over_reason,
       frontier;
 };
-template <class S, class F>
-void for_each_search_field(S& s, F&& f) {
+template <class F>
+void fields_of(SearchRecord& s, F&& f) {
   f("file", s.file);
   f("case", s.case_name);
   f("id", s.id);
@@ -406,8 +407,8 @@ void for_each_search_field(S& s, F&& f) {
 struct FrontierRecord {
   Tree name, log, bins;
 };
-template <class S, class F>
-void for_each_frontier_record_field(S& s, F&& f) {
+template <class F>
+void fields_of(FrontierRecord& s, F&& f) {
   f("name", s.name);
   f("log", s.log);
   f("bins", s.bins);
@@ -416,8 +417,8 @@ struct BinRecord {
   Tree lower, upper, candidates, refined, not_refined, best_index, best, degenerate_index, degenerate,
       degenerate_condition;
 };
-template <class S, class F>
-void for_each_bin_field(S& s, F&& f) {
+template <class F>
+void fields_of(BinRecord& s, F&& f) {
   f("lower", s.lower);
   f("upper", s.upper);
   f("candidates", s.candidates);
