@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/files.hpp"
 
 namespace privamp::plots {
 
@@ -184,14 +185,7 @@ std::optional<long long> source_date_epoch() {
 void stamp_pdf_date(const std::filesystem::path& pdf) {
   const auto seconds = source_date_epoch();
   if (!seconds) return;
-  std::string bytes;
-  {
-    std::ifstream in(pdf, std::ios::binary);
-    std::ostringstream all;
-    all << in.rdbuf();
-    if (!in) throw NumericalError(fmt::format("{}: cannot read the PDF to set its date", pdf.string()));
-    bytes = all.str();
-  }
+  std::string bytes = read_input_file("PDF", pdf, std::size_t{1} << 30);  // gnuplot's, in our private folder
   const std::string key = "/CreationDate (D:";
   const std::size_t at = bytes.find(key);
   const std::size_t end = at == std::string::npos ? at : bytes.find(')', at);
@@ -200,10 +194,7 @@ void stamp_pdf_date(const std::filesystem::path& pdf) {
     throw NumericalError(fmt::format("{}: no creation date of the form D:YYYYMMDDHHMMSSZ to set from SOURCE_DATE_EPOCH",
                                      pdf.string()));
   bytes.replace(at + key.size(), date.size(), date);
-  std::ofstream out(pdf, std::ios::binary | std::ios::trunc);
-  out << bytes;
-  out.close();
-  if (!out) throw NumericalError(fmt::format("{}: cannot write the PDF's date", pdf.string()));
+  write_file(pdf, bytes);
 }
 
 }  // namespace privamp::plots
