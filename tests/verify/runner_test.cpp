@@ -191,6 +191,16 @@ TEST_CASE("golden files: self-contradicting, repeated and deeply nested rows are
   CHECK_THAT(refused(with("id", "T.other")), Contains("is not its case, id and parameters"));
   CHECK_THAT(refused(with("lower", nullptr)), Contains("some null, some not"));
   CHECK_THAT(refused(with("value", 7)), Contains("'value' 7 is not in ['lower', 'upper']"));
+  // An infinite end does not widen the check: a moved value is still caught.
+  {
+    nlohmann::json loose = valid;
+    loose[0]["lower"] = "-inf";
+    loose[0]["value"] = loose[0]["value"].get<double>() * 0.5;
+    std::ofstream(file, std::ios::trunc) << loose.dump();
+    const auto problems = check_golden(rows, dir, false);
+    REQUIRE(problems.size() == 1);
+    CHECK_THAT(problems[0], Contains("value moved"));
+  }
   nlohmann::json twice = valid;
   twice.push_back(valid[0]);
   CHECK_THAT(refused(twice.dump()), Contains(fmt::format("row {}: the same key as row 1", twice.size())));
