@@ -16,6 +16,8 @@
    estimates, explore's searches, the API's results, figures' tables and Python's results (WRITERS below) spell none of its names that a result alone
    would use (those with an underscore, such as exact_lower or cross_check) as a string, except in a message naming
    an input.
+6. Test names hold no ';' or '\\' (catch_discover_tests escapes ',', '[' and ']' only: a ';' splits CTest's list
+   of arguments, so such a test ran nothing and passed).
 Prints every breach with its file and line; exit 1 if any.
 """
 import pathlib
@@ -77,6 +79,15 @@ else:
                 for literal in re.findall(r'"([a-z_]+)"', line):
                     if literal in named:
                         breaches.append(f"{path.relative_to(root)}:{number}: the field name \"{literal}\" spelled outside verify/runner/fields.hpp")
+# Rule 6: a name that catch_discover_tests cannot hand back to Catch2 runs no test and passes.
+test_case = re.compile(r'TEST_CASE\(\s*"((?:[^"\\]|\\.)*)"')
+for path in sorted((root / "tests").rglob("*.cpp")):
+    text = path.read_text(encoding="utf-8")
+    for m in test_case.finditer(text):
+        bad = sorted(set(m.group(1)) & set(';\\'))
+        if bad:
+            number = text.count("\n", 0, m.start()) + 1
+            breaches.append(f"{path.relative_to(root)}:{number}: test name holds {' '.join(repr(c) for c in bad)} (a CTest/Catch2 filter character)")
 for b in breaches:
     print(b)
 print(f"structure: {len(breaches)} breach(es)")

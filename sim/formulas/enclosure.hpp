@@ -29,6 +29,10 @@ struct Enclosure {
   double width() const { return hi - lo; }
   double mag() const { return std::max(std::fabs(lo), std::fabs(hi)); }  // sup |x|
   double mig() const { return contains(0) ? 0 : std::min(std::fabs(lo), std::fabs(hi)); }  // inf |x|
+  // The doubles either side of x: encloses a number that was rounded to x (a decimal literal such as 0.1).
+  static Enclosure around(double x) {
+    return {std::nextafter(x, -std::numeric_limits<double>::infinity()), std::nextafter(x, std::numeric_limits<double>::infinity())};
+  }
   static Enclosure whole() { return {-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()}; }
   static Enclosure nan() { return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}; }
 };

@@ -184,7 +184,12 @@ class FormulaCompiler {
         return false;
       }
     switch (n.kind) {
-      case Node::Kind::number: push_constant(n.number, n.number); return false;
+      case Node::Kind::number:
+        // A number of the language is the formula's value as written: a decimal literal that is no double (0.1) is
+        // enclosed by its neighbours. A formula of variables is the function the simulators compute, with the
+        // literal's double.
+        push_constant(n.number, checked_ && n.rounded ? Enclosure::around(n.number) : Enclosure(n.number));
+        return false;
       case Node::Kind::name: {
         const auto v = std::find(variables_.begin(), variables_.end(), n.text);
         if (v != variables_.end()) {

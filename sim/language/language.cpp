@@ -6,6 +6,7 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
@@ -60,7 +61,11 @@ class Evaluator {
   Val eval(const Node& n) {
     if (++work_ > kMaxFormulaWork) over_budget(n, work_);
     switch (n.kind) {
-      case Node::Kind::number: return Val::point(n.number);
+      case Node::Kind::number: {
+        Val v = Val::point(n.number);
+        if (n.rounded) v.enclosure = Enclosure::around(n.number);
+        return v;
+      }
       case Node::Kind::name: {
         if (const auto it = params_.numbers.find(n.text); it != params_.numbers.end()) return Val::point(it->second);
         Val w;
@@ -646,7 +651,13 @@ Bracketed Expression::number(const Params& params, const DivergenceFunction* div
   const Val v = ev.number(*root_);
   if (std::isnan(v.v) || (!allow_infinite && !std::isfinite(v.v)) || std::isnan(v.lo) || std::isnan(v.hi))
     throw InvalidArgument(fmt::format("{} '{}' is not finite ({})", label_, text_, params.describe()));
-  return {v.v, v.lo, v.hi};
+  if (!v.enclosure.valid()) {  // an operation overflowed on the way (its enclosure left a function's domain)
+    if (allow_infinite && std::isinf(v.v)) return {v.v, v.v, v.v, false};
+    throw InvalidArgument(fmt::format("{} '{}' is not finite ({}): an intermediate value overflows", label_, text_, params.describe()));
+  }
+  if (!(v.enclosure.lo <= v.v && v.v <= v.enclosure.hi))  // an evaluator's bug, not an input's
+    throw std::logic_error(fmt::format("{} '{}': value {} outside its enclosure [{}, {}]", label_, text_, v.v, v.enclosure.lo, v.enclosure.hi));
+  return {v.v, v.enclosure.lo, v.enclosure.hi, !v.is_point()};
 }
 
 LawPtr Expression::law(const Params& params) const {

@@ -34,7 +34,10 @@ namespace privamp::sim {
 
 // A number with an interval that contains the exact value.
 struct Bracketed {
-  double value, lower, upper;  // lower = value = upper unless a divergence brought an interval
+  double value, lower, upper;
+  // Whether the interval is one a divergence brought (what a bound prints); otherwise [lower, upper] is the rounding
+  // of the computation from points (a few ulps; decimal literals such as 0.1 enclosed by their neighbouring doubles).
+  bool interval = true;
 };
 
 // How a divergence call is computed (the verify layer supplies its engines): order is alpha or eps (0 for the others).
@@ -53,8 +56,8 @@ class Expression : public std::enable_shared_from_this<Expression> {
   const std::string& text() const { return text_; }
   const Node& root() const { return *root_; }
 
-  // The value as a number with its interval; InvalidArgument if it is not a finite number.
-  // The value; InvalidArgument if it is not a number, or (unless allow_infinite) infinite. A certified constant of a
+  // The value with a rigorous enclosure of the formula's exact value at the point (parameters are the doubles given;
+  // every operation's rounding and every divergence's interval inside); InvalidArgument if it is not a number, or (unless allow_infinite) infinite. A certified constant of a
   // formula that jumps or kinks as written (lipschitz(), smoothness(), ...) is ±inf: derived parameters allow it.
   Bracketed number(const Params& params, const DivergenceFunction* divergence = nullptr, bool allow_infinite = false) const;
   // The value as a law, built (discretised laws come wrapped so that they can be rebuilt finer).

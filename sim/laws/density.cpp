@@ -31,6 +31,11 @@ TailShape tail_at(const Formula& f, double x, int side) {
   const double linear = d1 + 2 * quad * x;  // the coefficient of x once the quadratic part is −quad·x²
   TailShape t{quad, side > 0 ? -linear : linear};
   t.estimated = true;
+  if (quad == 0) {  // the slope four times further out: a sublinear tail flattens
+    const double far[1] = {4 * x};
+    const double d1_far = derivative(f, far, 0, 1);
+    t.sublinear = std::isfinite(d1_far) && std::fabs(d1_far) < 0.9 * std::fabs(d1);
+  }
   return t;
 }
 

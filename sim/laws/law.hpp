@@ -41,6 +41,10 @@ struct TailShape {
   // Read off a formula's derivatives at one point (density()): known to a relative 1e-6, not exactly, so a
   // comparison of two such tails (which is heavier: R_∞ = inf) needs a margin.
   bool estimated = false;
+  // The slope read off at two radii differs (no quadratic part, and the slope at four times the radius is more than
+  // 10 % smaller): a tail lighter than no exponential, such as −|x|^β for β < 1, which the (quad, lin) model does
+  // not describe. Whether one such tail is heavier than another is then not read off the model.
+  bool sublinear = false;
   bool bounded() const { return quad == std::numeric_limits<double>::infinity(); }
   static TailShape none() {
     return {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};

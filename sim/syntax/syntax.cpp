@@ -15,6 +15,54 @@ namespace privamp::sim {
 
 using NodePtr = std::shared_ptr<const Node>;
 
+namespace {
+
+// A decimal number as its significant digits (no leading or trailing zeros) and the power of ten of the first one.
+struct Decimal {
+  std::string digits;
+  long exponent = 0;
+};
+
+Decimal normalised(std::string_view text) {
+  Decimal d;
+  long point = 0, exponent = 0;
+  bool seen_point = false;
+  std::size_t i = 0;
+  for (; i < text.size() && text[i] != 'e' && text[i] != 'E'; ++i) {
+    if (text[i] == '.') {
+      seen_point = true;
+      continue;
+    }
+    if (text[i] < '0' || text[i] > '9') continue;
+    if (d.digits.empty() && text[i] == '0') {  // a leading zero
+      if (seen_point) --point;
+      continue;
+    }
+    d.digits += text[i];
+    if (!seen_point) ++point;
+  }
+  if (i < text.size()) {
+    const std::string_view e = text.substr(i + 1);
+    const bool negative = !e.empty() && e[0] == '-';
+    for (char c : e)
+      if (c >= '0' && c <= '9') exponent = std::min(exponent * 10 + (c - '0'), 100000L);
+    if (negative) exponent = -exponent;
+  }
+  while (!d.digits.empty() && d.digits.back() == '0') d.digits.pop_back();
+  d.exponent = d.digits.empty() ? 0 : exponent + point - 1;
+  return d;
+}
+
+}  // namespace
+
+bool decimal_is_exact(std::string_view text, double x) {
+  const Decimal literal = normalised(text);
+  if (x == 0) return literal.digits.empty();
+  // A double's exact decimal expansion has at most 767 significant digits; fmt prints them exactly.
+  const Decimal exact = normalised(fmt::format("{:.780e}", std::fabs(x)));
+  return literal.digits == exact.digits && literal.exponent == exact.exponent;
+}
+
 double Params::at(const std::string& name) const {
   const auto it = numbers.find(name);
   if (it == numbers.end()) throw InvalidArgument(fmt::format("missing numeric parameter '{}'", name));
@@ -231,7 +279,9 @@ class Parser {
     if (ec != std::errc() || ptr == s_.data() + pos_) fail("expected a number, a name, a law, a list [..] or '('");
     pos_ = static_cast<std::size_t>(ptr - s_.data());
     if (!std::isfinite(x)) fail("numbers must be finite", at);
-    return make({Node::Kind::number, at, x, "", {}, {}});
+    Node number{Node::Kind::number, at, x, "", {}, {}};
+    number.rounded = !decimal_is_exact(s_.substr(at, pos_ - at), x);
+    return make(std::move(number));
   }
 
   std::string_view s_;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "plots/gnuplot.hpp"
 #include "support/cases.hpp"
@@ -107,7 +108,7 @@ TEST_CASE("every series of a shipped figure reads apart in grayscale", "[plots]"
   }
 }
 
-TEST_CASE("a key outside the plot is never opaque (it would paint over the axis labels); inside, as asked", "[plots]") {
+TEST_CASE("a key outside the plot is never opaque (it would paint over the axis labels), inside, as asked", "[plots]") {
   for (const char* outside : {"below", "above", "outside right", "below left"}) {
     INFO(outside);
     plots::KeyOptions k;
@@ -332,7 +333,7 @@ title = "T4.closed"
   CHECK(magic == "%PDF-");
 }
 
-TEST_CASE("figure style as data: presets, outputs, pgfplots with LaTeX labels; bad style refused", "[plots]") {
+TEST_CASE("figure style as data: presets, outputs, pgfplots with LaTeX labels, bad style refused", "[plots]") {
   CHECK(plots::enhanced_to_latex("R_{/Symbol a}(i), {/Symbol a} = 2") == "R$_{\\alpha }$(i), $\\alpha $ = 2");
   CHECK(plots::enhanced_to_latex("E_{OU} / E_{GM}") == "E$_{OU}$ / E$_{GM}$");
   CHECK(plots::enhanced_to_latex("R_{/Symbol \\245}") == "R$_{\\infty }$");  // gnuplot's octal escape for infinity

@@ -123,7 +123,8 @@ TEST_CASE("certified constants enclose the analytic ones", "[formula][certify]")
       CHECK(c.lipschitz <= e.value.hi);
       CHECK(e.value.hi - e.value.lo <= 1e-9);
     }
-    // A kinked map attains its constant exactly: the enclosure is a point.
+    // A kinked map attains its constant exactly: the enclosure is a point (a formula of x is the function the
+    // simulators compute, with the literal's double).
     const auto kink = sim::Formula::parse("if(x < 0, 0.5*x, 0.9*x)", kX);
     CHECK(sim::sup_abs(*kink, 0, 1, wide).value.hi == 0.9);
   }
@@ -185,7 +186,7 @@ TEST_CASE("formula names, functions and values that are not functions of x are r
   CHECK_NOTHROW(sim::Formula::parse("x*(" + constant.substr(2) + ")", kX));
 }
 
-TEST_CASE("a formula of x takes constants of the whole language; a decided if() compiles only its branch", "[formula]") {
+TEST_CASE("a formula of x takes constants of the whole language, a decided if() compiles only its branch", "[formula]") {
   sim::Params p;
   p.numbers["n"] = 7.5;
   p.numbers["m"] = -1;
@@ -443,7 +444,7 @@ TEST_CASE("the language's intervals contain the 50-digit value at every point of
   }
 }
 
-TEST_CASE("the language's numbers: a value that is not a number is an error where it arises; exact intervals are points", "[formula][language]") {
+TEST_CASE("the language's numbers: a value that is not a number is an error where it arises, exact intervals are points", "[formula][language]") {
   sim::Params p;
   p.numbers["n"] = 0;
   p.numbers["b"] = 1.1;

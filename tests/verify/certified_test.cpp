@@ -210,7 +210,7 @@ TEST_CASE("certified: infinite and exactly-zero values", "[verify][certified]") 
   CHECK(std::isinf(certified("pmf(p=[0.5, 0.5])", "pmf(p=[1, 0])", Quantity::kl()).value));
 }
 
-TEST_CASE("orderings: a proven violation names both values; overlaps and Monte Carlo are not flagged",
+TEST_CASE("orderings: a proven violation names both values, overlaps and Monte Carlo are not flagged",
           "[verify][certified]") {
   auto est = [](double lo, double hi, verify::ErrorKind k = verify::ErrorKind::quadrature) {
     return verify::Estimate::from_interval(lo, hi, k, "test");

@@ -1,7 +1,7 @@
 // The claims harness: every label an engine prints ("exact", "a-posteriori", "certified") is checked on random
 // instances against the certified engine's enclosure, which contains the truth (its own references are the audit's
 // 20-40-digit values, tests/audit). Families x engines x quantities, with random parameters including far tails,
-// tiny subsampling rates, long chains and compositions of subsampled Gaussians; an engine may refuse (InvalidArgument, NumericalError), never print an
+// tiny subsampling rates, long chains, clamped laws and compositions of subsampled Gaussians; an engine may refuse (InvalidArgument, NumericalError), never print an
 // interval that misses the enclosure (compared in logs, so that values below the double range count).
 //
 // The seed is PRIVAMP_CLAIMS_SEED (default 1; CI rotates it daily and prints it); PRIVAMP_CLAIMS_COUNT instances
@@ -45,7 +45,7 @@ Instance draw(std::mt19937_64& rng) {
   auto logu = [&](double lo, double hi) { return fmt::format("{:.6g}", std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) * u(rng))); };
   Instance in{"", "", Quantity::kl()};
   bool composed = false;
-  switch (rng() % 10) {
+  switch (rng() % 11) {
     case 0: in.mu = fmt::format("gaussian({}, {})", num(-5, 5), logu(0.05, 5)), in.nu = fmt::format("gaussian({}, {})", num(-5, 5), logu(0.05, 5)); break;
     case 1: {
       const std::string b = logu(0.1, 3);
@@ -86,6 +86,12 @@ Instance draw(std::mt19937_64& rng) {
       const std::string s = logu(0.3, 3);
       in.mu = fmt::format("mix(q={}, gaussian({}, {}), laplace(0, {}))", num(0.01, 0.99), num(-2, 2), s, s);
       in.nu = fmt::format("clamp(gaussian({}, {}), lo=-3, hi=3)", num(-1, 1), s);
+      break;
+    }
+    case 10: {  // clamped pairs: atoms at the ends and a density between (the clipped mechanism)
+      const std::string s = logu(0.2, 3), lo = num(-2, 0), hi = num(0.2, 3), base = rng() % 2 ? "gaussian" : "laplace";
+      in.mu = fmt::format("clamp({}({}, {}), {}, {})", base, num(-2, 3), s, lo, hi);
+      in.nu = fmt::format("clamp({}({}, {}), {}, {})", base, num(-2, 3), s, lo, hi);
       break;
     }
     case 7: {

@@ -2,6 +2,7 @@
 // α ∈ {1+1e-9, 1.5, 2, 64, 1e4}, ε ∈ {0, 1e-9, 1, 50, 500} (δ from O(1) down to e^{-1e8}), q ∈ {1e-6, 0.5, 0.999}.
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include <boost/math/special_functions/binomial.hpp>
 #include <fmt/format.h>
@@ -65,6 +66,35 @@ TEST_CASE("GT.gauss.hs: closed form and quadrature contain the 50-digit value, d
       }
     }
   }
+}
+
+TEST_CASE("GT.gauss.hs over its whole domain: 600 random points against 50 digits, the far tail's edge included",
+          "[verify][closed]") {
+  // a = Δ/2σ − εσ/Δ spans [−1e4, Δ/2σ]: every branch of the closed form (erf at ε = 0, the small-Δ midpoint rule,
+  // the general log-space route, and the Mills-ratio series beyond a = −100, whose first terms matter most just past
+  // −100). Each interval must contain the reference and be narrow (a widened or shifted interval is caught).
+  std::mt19937_64 rng(48);
+  std::uniform_real_distribution<double> unit(0, 1);
+  const auto log_uniform = [&](double lo, double hi) { return std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) * unit(rng)); };
+  int far = 0;
+  for (int i = 0; i < 600; ++i) {
+    const double sigma = log_uniform(0.1, 10), u = log_uniform(1e-3, 30);
+    const double a = i % 3 == 0 ? -100 - log_uniform(1e-3, 50)  // just past the switch to the series
+                     : i % 3 == 1 ? -log_uniform(1e-2, 1e4)
+                                  : u * unit(rng);  // a ∈ [0, u]
+    const double delta = 2 * u * sigma, eps = i % 50 == 0 ? 0.0 : (u - a) * 2 * u;
+    far += u - eps * sigma / delta < -100;
+    const auto [truth, log_truth] = gaussian_hs50(delta, sigma, eps);
+    const auto cf = verify::gaussian_hockey_stick(delta, sigma, eps);
+    INFO(fmt::format("gaussian_hockey_stick({:.17g}, {:.17g}, {:.17g}): a = {:.6g}, log truth {:.17g}", delta, sigma, eps, a, log_truth));
+    INFO(test::describe(cf));
+    CHECK(test::covers(cf, truth, log_truth));
+    if (std::isfinite(cf.log_lower) && std::isfinite(log_truth))
+      CHECK(cf.log_upper - cf.log_lower <= 1e-7 * std::max(1.0, std::fabs(log_truth)));
+    else
+      CHECK(cf.upper - cf.lower <= 1e-9 * std::max(truth, 1e-300));
+  }
+  CHECK(far >= 200);
 }
 
 TEST_CASE("GT.gauss.renyi and KL: quadrature contains the closed form at every edge order", "[verify][closed]") {

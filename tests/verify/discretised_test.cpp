@@ -49,7 +49,7 @@ std::vector<Pair> pairs() {
 
 }  // namespace
 
-TEST_CASE("discretised laws: intervals contain the continuous law's value; the safety factor has margin", "[discretised]") {
+TEST_CASE("discretised laws: intervals contain the continuous law's value, the safety factor has margin", "[discretised]") {
   const std::vector<Quantity> quantities = {Quantity::renyi(2), Quantity::renyi(8), Quantity::kl(), Quantity::tv(),
                                             Quantity::hockey_stick(0.3)};
   double worst_use = 0;  // largest |error| / (discretisation bar / S): the share of the unscaled estimate used

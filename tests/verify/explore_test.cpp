@@ -477,3 +477,40 @@ TEST_CASE("values below the smallest normal double have no ratio", "[explore][re
   CHECK(std::isnan(r.ratio()));
   CHECK(std::isnan(with_search_values({}, 7.39e-309, 1).at("ratio")));
 }
+
+TEST_CASE("violation on an identity looks for the refuting point: a half-wrong identity is refuted", "[explore]") {
+  // R_2(N(delta, 1) || N(0, 1)) = delta^2; the declared identity is wrong by 10 % where delta >= 1. The slack of an
+  // identity is minus the distance between the intervals, so the violation goal climbs away from agreement.
+  const Case c = load_one(R"toml(
+[[bound]]
+id = "TESTX.half-wrong"
+quantity = "renyi"
+direction = "identity"
+formula = "if(delta < 1, delta^2, 1.1 * delta^2)"
+
+[[case]]
+name = "half-wrong identity"
+bounds = ["TESTX.half-wrong"]
+mu = "gaussian({delta}, 1)"
+nu = "gaussian(0, 1)"
+quantity = "renyi"
+order = "2"
+[case.grid]
+delta = 0.5
+[case.explore]
+delta = {min = 0.1, max = 2}
+)toml");
+  ExploreOptions o;
+  o.budget = 30;
+  o.goal = Goal::violation;
+  const ExploreResult r = explore(c, "TESTX.half-wrong", o);
+  REQUIRE(!r.best.empty());
+  CHECK(r.best.front().verdict == Verdict::violated);
+  CHECK(r.best.front().params.at("delta") >= 1);
+  for (const Evaluation& e : r.evaluations)
+    if (e.status == Evaluation::Status::ok) CHECK((e.slack < 0) == (e.point.at("delta") >= 1));
+  o.goal = Goal::loosest;  // the opposite goal finds agreement
+  const ExploreResult agree = explore(c, "TESTX.half-wrong", o);
+  REQUIRE(!agree.best.empty());
+  CHECK(agree.best.front().verdict == Verdict::tight);
+}

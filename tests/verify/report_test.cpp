@@ -255,7 +255,7 @@ TEST_CASE("the report writers: CSV fields quoted, JSON rows decodable, Markdown 
   if (std::filesystem::exists("/dev/full")) CHECK_THROWS_WITH(write_json(rows, "/dev/full"), Contains("not a regular file"));
 }
 
-TEST_CASE("reports name the loosest and tightest rows per theorem; LaTeX and HTML escape texts from case files", "[verify][report]") {
+TEST_CASE("reports name the loosest and tightest rows per theorem, LaTeX and HTML escape texts from case files", "[verify][report]") {
   auto row = [](double exact, double bound, Verdict v, double alpha) {
     Row r;
     r.file = "cases/x.toml";

@@ -451,7 +451,7 @@ TEST_CASE("the language: words compare by text, default() for optional parameter
   CHECK_THAT(error_of([&] { evaluate_formula("noise + 1", p); }), Contains("'laplace' where a number is expected"));
 }
 
-TEST_CASE("the catalogue's closed forms are tables; a user's value bound can name a built-in exact route", "[verify][runner]") {
+TEST_CASE("the catalogue's closed forms are tables, a user's value bound can name a built-in exact route", "[verify][runner]") {
   // Built-in tables: formula shown, not redeclarable, the same values as the derivations.
   const BoundEntry& e1 = find_bound("E1");
   CHECK(e1.formula == "alpha * delta * delta / (2 * (sigma1 * sigma1 + sigma2 * sigma2))");

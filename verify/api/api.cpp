@@ -2,6 +2,7 @@
 
 #include "verify/divergence/consistency.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -232,13 +233,31 @@ verify::Estimate bracket_epsilon(const std::string& mu, const std::string& nu, d
   // reach the root), a probe half the tolerance past the last one where the secant lands that close to it (so that
   // the other end closes in too), and a bisection whenever three probes have not halved the bracket. A probe moves an
   // end only by the rule of the bracket: δ certainly above (lower) or certainly at most (upper).
-  bool straddled = false;
+  // A probe whose interval straddles δ lies near the root, not at the end of the search: such probes span an
+  // undecided stretch [s_lo, s_hi], and the search steps out of it towards each end (half the tolerance first,
+  // doubling while the probes still straddle; never past the gap's midpoint) until each gap is within the tolerance
+  // or no wider than the stretch itself (the profile cannot place the root more finely).
+  std::vector<std::pair<double, double>> probes = {{lower, f_lower}, {*upper, f_upper}};  // (eps, log δ_mid − log δ)
+  double s_lo = kInf, s_hi = -kInf, step_below = 0, step_above = 0;
+  std::pair<double, double> straddle_interval{0, 0};
   double x_prev = lower, f_prev = f_lower, x_last = *upper, f_last = f_upper, checkpoint = *upper - lower;
   int since_halved = 0;
-  while (*upper - lower > rel_tol * std::max(1.0, *upper)) {
-    const double tol = rel_tol * std::max(1.0, *upper);
+  const auto tolerance = [&] { return rel_tol * std::max(1.0, *upper); };
+  const auto done = [&] {
+    if (*upper - lower <= tolerance()) return true;
+    if (!(s_lo <= s_hi)) return false;
+    const double reach = std::max(0.5 * tolerance(), s_hi - s_lo);
+    return s_lo - lower <= reach && *upper - s_hi <= reach;
+  };
+  while (!done()) {
+    const double tol = tolerance();
     double x = 0.5 * (lower + *upper);
-    if (since_halved < 3 && std::isfinite(f_prev) && std::isfinite(f_last) && f_prev != f_last) {
+    if (s_lo <= s_hi) {  // step out of the undecided stretch on the side with the wider gap, doubling the step there
+      const bool below = s_lo - lower >= *upper - s_hi;
+      double& step = below ? step_below : step_above;
+      x = below ? std::max(0.5 * (lower + s_lo), s_lo - step) : std::min(0.5 * (s_hi + *upper), s_hi + step);
+      step *= 2;
+    } else if (since_halved < 3 && std::isfinite(f_prev) && std::isfinite(f_last) && f_prev != f_last) {
       const double secant = x_last - f_last * (x_last - x_prev) / (f_last - f_prev);
       if (secant > lower && secant < *upper) {
         x = secant;
@@ -248,21 +267,44 @@ verify::Estimate bracket_epsilon(const std::string& mu, const std::string& nu, d
     }
     const auto d = profile(x);
     const auto [lo_d, hi_d] = d;
-    if (hi_d <= delta) upper = x;
-    else if (lo_d > delta) lower = x;
-    else {
-      straddled = true;
-      break;
+    probes.emplace_back(x, log_mid(d) - log_delta);
+    if (hi_d <= delta) {
+      upper = x;
+    } else if (lo_d > delta) {
+      lower = x;
+    } else {
+      if (!(s_lo <= s_hi)) step_below = step_above = 0.5 * tol;  // the first such probe: the root is near
+      if (!(s_lo <= s_hi) || x < s_lo || x > s_hi) straddle_interval = d;
+      s_lo = std::min(s_lo, x), s_hi = std::max(s_hi, x);
     }
     x_prev = x_last, f_prev = f_last;
-    x_last = x, f_last = log_mid(d) - log_delta;
+    x_last = x, f_last = probes.back().second;
     if (*upper - lower <= 0.5 * checkpoint) checkpoint = *upper - lower, since_halved = 0;
     else ++since_halved;
   }
-  return finish(lower, *upper,
-                fmt::format("bracketed root search (secant and bisection) on max(H_eps(mu||nu), H_eps(nu||mu)): a bracket of the root from {} intervals of the "
-                            "profile{}",
-                            verify::to_string(kind), straddled ? " (stopped where the profile's interval straddles delta)" : ""));
+  verify::Estimate e = finish(
+      lower, *upper,
+      fmt::format("bracketed root search (secant and bisection) on max(H_eps(mu||nu), H_eps(nu||mu)): a bracket of the root from {} "
+                  "intervals of the profile{}",
+                  verify::to_string(kind),
+                  s_lo <= s_hi && *upper - lower > tolerance()
+                      ? fmt::format(" (wider than the tolerance {:.1e}: at eps in [{:.12g}, {:.12g}] the profile's interval, e.g. [{:.12g}, {:.12g}], "
+                                    "contains delta = {:g})",
+                                    rel_tol, s_lo, s_hi, straddle_interval.first, straddle_interval.second, delta)
+                      : ""));
+  // The value printed: where log δ(ε) crosses log δ between the two probes around the crossing (linear
+  // interpolation of the interval midpoints' logarithms), inside the bracket; the bracket's midpoint only where the
+  // probes say nothing finer.
+  std::sort(probes.begin(), probes.end());
+  for (std::size_t i = 0; i + 1 < probes.size(); ++i) {
+    const auto [x0, f0] = probes[i];
+    const auto [x1, f1] = probes[i + 1];
+    if (std::isfinite(f0) && std::isfinite(f1) && f0 >= 0 && f1 <= 0 && f0 != f1 && x0 >= lower && x1 <= *upper) {
+      e.set_value(x0 + f0 * (x1 - x0) / (f0 - f1));
+      break;
+    }
+  }
+  return e;
 }
 
 }  // namespace

@@ -35,8 +35,9 @@ std::string to_string(Direction d);
 struct BoundValue {
   double value;
   std::string note;  // what the suite chose where the statement leaves a choice (e.g. the optimal w of E2)
-  // An interval containing the bound, where the formula itself uses computed divergences (declared bounds);
-  // NaN: the bound is the value (rounded in double).
+  // An interval containing the bound's exact value at the point, on which the verdict is decided: a declared bound's
+  // formula's enclosure (every operation's rounding and every divergence's interval inside). NaN: a bound computed
+  // in double by a C++ algorithm, whose rounding the verdict allows for with a relative kSlack.
   double lower = std::numeric_limits<double>::quiet_NaN(), upper = std::numeric_limits<double>::quiet_NaN();
 };
 

@@ -85,13 +85,10 @@ class BoundReader : public TomlReader {
       return std::nullopt;
     };
     e.bound = [formula = e.formula](const Params& p) {
+      // The verdict is decided on the formula's enclosure, never on its double: log(1 + x) loses digits of x that
+      // the enclosure keeps.
       const FormulaValue v = evaluate_formula_interval(formula, p);
-      BoundValue b{v.value, ""};
-      if (v.lower != v.value || v.upper != v.value) {
-        b.lower = v.lower;
-        b.upper = v.upper;
-      }
-      return b;
+      return BoundValue{v.value, "", v.lower, v.upper};
     };
     return e;
   }

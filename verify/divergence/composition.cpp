@@ -245,9 +245,14 @@ Estimate finite_composition(const std::vector<ReleasePair>& pairs, double eps) {
   e.log_value = log_add(log_infinite_part, log_sum_exp<double>(lv));
   e.log_lower = log_add(log_infinite_part + std::log1p(-std::min(infinite_error, 0.5)), log_sum_exp<double>(ll) + std::log1p(-sum_error));
   e.log_upper = log_add(log_infinite_part + std::log1p(infinite_error), log_sum_exp<double>(lu) + std::log1p(sum_error));
-  e.value = std::exp(e.log_value);
+  // HS_ε ≤ 1 (a theorem, not a rounding): the upper end is intersected with it, and the value, a sum of T rounded
+  // masses that may exceed 1 by their rounding, is the point of the interval nearest to it.
+  e.log_upper = std::min(e.log_upper, 0.0);
   e.lower = std::max(0.0, std::nextafter(std::exp(e.log_lower), 0.0));
   e.upper = e.log_upper == -kInf ? 0.0 : std::min(1.0, std::nextafter(std::exp(e.log_upper), kInf));  // 0: no point above ε
+  const double log_value = std::clamp(e.log_value, e.log_lower, e.log_upper);
+  e.set_value(std::exp(log_value));
+  e.log_value = log_value;  // (kept where the value underflows)
   e.error_kind = ErrorKind::exact;
   e.method = fmt::format("exact sum over the composed loss ({} count vectors, log space)", points.size());
   e.work = static_cast<long>(points.size());
@@ -368,6 +373,18 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
       out[i] = Estimate::from_value(0, 0, sup_loss->error_kind == ErrorKind::statistical ? ErrorKind::quadrature : sup_loss->error_kind,
                                     fmt::format("the composed loss is at most sum T_i R_inf = {:.17g} <= eps ({})",
                                                 sup_loss->upper, sup_loss->method));
+      continue;
+    }
+    // At ε within rounding of the largest composed loss (Σ T_i R_∞ = ε up to its interval: composed Laplace at ε = TΔ/b)
+    // the contour's integrand has no room left, but HS_ε = E_μ[(1 − e^{ε−L})_+] ≤ 1 − e^{ε − sup L} bounds it
+    // rigorously: [0, that], no contour.
+    if (sup_loss->upper - eps <= 1e-9 * std::max(1.0, eps)) {
+      const double cap = -std::expm1(eps - sup_loss->upper);
+      out[i] = Estimate::from_interval(0, cap, sup_loss->error_kind == ErrorKind::statistical ? ErrorKind::quadrature : sup_loss->error_kind,
+                                       fmt::format("eps is within {:.2g} of the largest composed loss sum T_i R_inf <= {:.17g} ({}): "
+                                                   "0 <= H_eps <= 1 - e^(eps - sup L)",
+                                                   sup_loss->upper - eps, sup_loss->upper, sup_loss->method));
+      out[i].set_value(0);
       continue;
     }
     if (engine == Engine::certified) {

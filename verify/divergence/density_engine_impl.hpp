@@ -476,9 +476,36 @@ SupResult<Real> sup_loss(const DensityPair<Real>& pair, const LossScan<Real>& sc
       const Real l = detail::loss_at(pair, x);
       return isfinite(l) ? Real(-l) : Real(l == detail::inf<Real>() ? -std::numeric_limits<Real>::max() : std::numeric_limits<Real>::max());
     };
-    const auto [x, v] = boost::math::tools::brent_find_minima(neg, scan.x[best - 1], scan.x[best + 1],
-                                                              std::numeric_limits<Real>::digits / 2, iters);
+    const int bits = std::numeric_limits<Real>::digits / 2;
+    const auto [x, v] = boost::math::tools::brent_find_minima(neg, scan.x[best - 1], scan.x[best + 1], bits, iters);
     r.value = std::max(r.value, Real(-v));
+    // Brent places the maximiser to a relative 2^-bits, and a smooth maximum's value to its square; at a cusp (the
+    // loss of −|x|^β against −|x − m|^β, β < 1, peaks with infinite slopes at m) the value is off by as much as the
+    // loss varies over that bracket. A ternary search narrows the bracket around the maximiser to rounding, and the
+    // loss's variation over the final bracket, from its best point to either end, is added to the error.
+    using std::abs;
+    using std::ldexp;
+    using std::max;
+    const Real h = ldexp(Real(4), -bits) * max(abs(x), Real(pair.scale));
+    Real a = x - h, b = x + h, best_x = x, best_l = Real(-v);
+    for (int i = 0; i < 200 && b - a > 4 * std::numeric_limits<Real>::epsilon() * max(abs(best_x), Real(pair.scale)); ++i) {
+      const Real m1 = a + (b - a) / 3, m2 = b - (b - a) / 3;
+      const Real l1 = detail::loss_at(pair, m1), l2 = detail::loss_at(pair, m2);
+      r.evaluations += 2;
+      if (!isfinite(l1) || !isfinite(l2)) break;
+      if (l1 > best_l) best_l = l1, best_x = m1;
+      if (l2 > best_l) best_l = l2, best_x = m2;
+      if (l1 < l2) a = m1;
+      else b = m2;
+    }
+    r.value = max(r.value, best_l);
+    Real variation = 0;
+    for (const Real& y : {a, b}) {
+      const Real l = detail::loss_at(pair, y);
+      ++r.evaluations;
+      if (isfinite(l)) variation = max(variation, Real(best_l - l));
+    }
+    r.error += variation;
   } else if (n >= 2) {
     // The supremum is approached at an end of the scan: if that end is unbounded, L may still increase beyond
     // it; with doubling steps the remaining increase of a 1/x-type approach is about the last increment.

@@ -169,6 +169,10 @@ Engine parse_engine(const std::string& name) {
 namespace {
 std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
                                         const DivergenceOptions& options);
+// How long auto mode lets the certified engine try to replace an estimate (most pairs take milliseconds).
+constexpr double kArbiterSeconds = 2;
+std::vector<Estimate> engine_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
+                                         const DivergenceOptions& options);
 
 // Isotropic Gaussians of equal σ in ℝ^d: every divergence is invariant under rotations and translations, and the
 // coordinates orthogonal to m_μ − m_ν carry the same law under both, so the pair reduces exactly to
@@ -225,6 +229,55 @@ std::optional<Estimate> certified_or_nothing(const sim::Law& p, const sim::Law& 
   } catch (const InvalidArgument&) {
     return std::nullopt;
   }
+}
+
+// A quadrature that integrated to exactly 0 ([0, 0]) met no mass: every evaluation underflowed, or none fell where
+// the loss exceeds the level (ε for hockey-stick, 0 otherwise). The supremum search of the loss says what that
+// shows: HS_ε = E_μ[(1 − e^{ε−L})_+] ≤ 1 − e^{ε − sup L} (and TV likewise with ε = 0), so the answer is [0, that]
+// where it is small (below 1e-6: at or just past the largest loss, as a Laplace pair at ε = Δ/b); a Rényi divergence
+// or KL is 0 where the loss is nowhere positive. Elsewhere the route refuses: its 0 would be a silent guess.
+void settle_zero(PreparedPair& pp, const Quantity& quantity, Estimate& result) {
+  const bool hockey = quantity.kind == Quantity::Kind::hockey_stick || quantity.kind == Quantity::Kind::tv;
+  const double level = quantity.kind == Quantity::Kind::hockey_stick ? quantity.parameter : 0.0;
+  const Estimate sup = renyi_inf(pp, "supremum search of the privacy loss");
+  const double cap = hockey ? (sup.upper <= level ? 0.0 : -std::expm1(level - sup.upper)) : (sup.upper <= 0 ? 0.0 : std::numeric_limits<double>::infinity());
+  if (!(cap <= 1e-6))
+    throw NumericalError(fmt::format("{} of {} and {}: the {} route found no mass (every evaluation underflowed, or none met the "
+                                     "region where the loss exceeds {:g}, although the loss reaches {:.6g}), which does not show the "
+                                     "value is 0; the default engine (auto), closed_form or certified give it",
+                                     quantity.label(), pp.p.expression(), pp.q.expression(), result.method, level, sup.value));
+  result.upper = cap;
+  result.log_upper = cap > 0 ? std::log(cap) : -std::numeric_limits<double>::infinity();
+  result.method += fmt::format(" (no mass found: the privacy loss is at most {:.10g} by the supremum search, so the value is at most "
+                               "{:.3g})", sup.upper, cap);
+}
+
+// The answer of auto mode from a fast route's estimate and the certified enclosure of the same value (see
+// plain_divergences).
+Estimate arbitrate(Estimate fast, Estimate certified) {
+  constexpr double tiny = std::numeric_limits<double>::min();
+  const bool agree = fast.lower <= certified.upper && certified.lower <= fast.upper &&
+                     fast.log_lower <= certified.log_upper && certified.log_lower <= fast.log_upper;
+  const bool sharp = certified.log_upper - certified.log_lower <= 1e-6 || certified.upper - certified.lower <= 1e-6 * certified.value;
+  if (!(fast.value >= tiny)) {
+    certified.method += fmt::format(" (the fast route, {}, gave {:.3g}: below the double range)", fast.method, fast.value);
+  } else if (!agree) {
+    certified.method += fmt::format(" (the fast route, {}, gave {:.12g} in [{:.12g}, {:.12g}], outside this enclosure: the enclosure decides)",
+                                    fast.method, fast.value, fast.lower, fast.upper);
+  } else if (sharp) {
+    certified.method += fmt::format(" (the fast route, {}, agrees)", fast.method);
+  } else {  // a wide enclosure that contains the estimate: the estimate, inside it
+    fast.lower = std::max(fast.lower, certified.lower), fast.upper = std::min(fast.upper, certified.upper);
+    fast.log_lower = std::max(fast.log_lower, certified.log_lower), fast.log_upper = std::min(fast.log_upper, certified.log_upper);
+    const double log_value = std::clamp(fast.log_value, fast.log_lower, fast.log_upper);
+    fast.set_value(fast.value);
+    if (std::isfinite(log_value)) fast.log_value = log_value;
+    fast.method += fmt::format(" (inside the certified enclosure [{:.6g}, {:.6g}])", certified.lower, certified.upper);
+    fast.work += certified.work;
+    return fast;
+  }
+  certified.work += fast.work;
+  return certified;
 }
 
 std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
@@ -351,6 +404,7 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
                               "certified engine gives the value in log space)";
           }
           result->work = work;
+          if (pp.p_has_density && !(result->upper > 0)) settle_zero(pp, quantity, *result);
           break;
         }
         case Engine::monte_carlo: result = monte_carlo_divergence(p, q, quantity, options.monte_carlo); break;
@@ -361,25 +415,67 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
     }
     widen_for_lumping(*result, p, q, quantity);
     widen_for_density_error(*result, p, q, quantity);
-    // Below the smallest normal double (an exact 0 included) a fast engine's value may be an underflow or a rounding
-    // floor rather than the value: in auto mode the certified engine, where it covers the pair, gives the value in
-    // log space instead (closed forms are exact there and keep theirs).
+    // The arbiter of auto mode: an estimate (a-posteriori quadrature, or a value below the double range that may be
+    // an underflow) is never the answer where the certified engine covers the pair within a short budget and says
+    // more: where the two disagree the enclosure decides (and says so); where they agree the enclosure is the answer
+    // if it is sharp (1e-6 relative), and otherwise it bounds the estimate (intersected). Closed forms and exact sums
+    // keep theirs.
     if (options.engine == Engine::automatic && !closed &&
-        !(result->value >= std::numeric_limits<double>::min()))
-      if (auto certified = certified_or_nothing(p, q, quantity, options)) {
-        certified->method += fmt::format(" (the fast route, {}, gave {:.3g}: below the double range)", result->method, result->value);
-        result = std::move(*certified);
-      }
+        (result->error_kind != ErrorKind::exact || !(result->value >= std::numeric_limits<double>::min()))) {
+      DivergenceOptions quick = options;
+      quick.certified_seconds = std::min(options.certified_seconds, kArbiterSeconds);
+      if (auto certified = certified_or_nothing(p, q, quantity, quick))
+        result = arbitrate(std::move(*result), std::move(*certified));
+    }
     result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out.push_back(*result);
   }
   return unresolved_below_double_range(std::move(out));
 }
 
+// Every result leaves the engines through this check: its value inside its own interval and inside the quantity's
+// mathematical range (divergences ≥ 0; hockey-stick and TV ≤ 1). A value outside its own interval, or an interval
+// wholly outside the range, is an engine's bug: refused (NumericalError naming it), never printed or clamped. An
+// interval that reaches past the range (a sum's rounding bar around a hockey-stick of 1) is intersected with it (both
+// contain the truth), and a value rounded past the range within its bar moves to the range's end.
+void settle_result(Estimate& e, const Quantity& q, const sim::Law& p, const sim::Law& nu) {
+  const auto refuse = [&](const std::string& what) {
+    throw NumericalError(fmt::format("internal: {} of {} and {}: {} ({} in [{:.17g}, {:.17g}], {}); please report it", q.label(),
+                                     p.expression(), nu.expression(), what, e.value, e.lower, e.upper, e.method));
+  };
+  if (std::isnan(e.value) && std::isnan(e.lower) && std::isnan(e.upper)) return;  // no value (said by the method)
+  if (!(e.lower <= e.value && e.value <= e.upper)) refuse("the value lies outside its own interval");
+  // (The logs are rounded apart from the values: a few ulps of either.)
+  const double log_slack = 8 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::fabs(e.log_value));
+  if (std::isfinite(e.log_value) && !(e.log_lower - log_slack <= e.log_value && e.log_value <= e.log_upper + log_slack) && e.value > 0)
+    refuse("the log value lies outside its log interval");
+  if (e.error_kind == ErrorKind::statistical) return;  // a confidence interval may reach past the range
+  const bool at_most_one = q.kind == Quantity::Kind::hockey_stick || q.kind == Quantity::Kind::tv;
+  if (e.upper < 0 || (at_most_one && e.lower > 1)) refuse("the interval lies outside the quantity's range");
+  if (e.lower < 0) {
+    e.lower = 0;
+    e.log_lower = -std::numeric_limits<double>::infinity();
+  }
+  if (at_most_one && e.upper > 1) {
+    e.upper = 1;
+    e.log_upper = 0;
+  }
+  if (e.value < e.lower || e.value > e.upper) e.set_value(e.value);  // a rounding inside its own bar, moved into the range
+}
+
 }  // namespace
 
 std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
                                           const DivergenceOptions& options) {
+  std::vector<Estimate> out = engine_divergences(p, q, quantities, options);
+  for (std::size_t i = 0; i < out.size(); ++i) settle_result(out[i], quantities[i], p, q);
+  return out;
+}
+
+namespace {
+
+std::vector<Estimate> engine_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
+                                         const DivergenceOptions& options) {
   check_positive_finite("divergence", "rel_tol", options.rel_tol);
   if (is_composition(p) || is_composition(q))
     return composed_divergences(p, q, quantities, options,
@@ -403,6 +499,8 @@ std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, 
   for (Estimate& e : out) e.seconds = seconds / static_cast<double>(out.size());
   return out;
 }
+
+}  // namespace
 
 Estimate compute_divergence(const sim::Law& p, const sim::Law& q, const Quantity& quantity,
                             const DivergenceOptions& options) {

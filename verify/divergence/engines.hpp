@@ -7,7 +7,12 @@
 //   certified    rigorous enclosures in ball arithmetic (Arb) for the laws with exact forms (certified.hpp)
 //   monte_carlo  samples of μ with the exact privacy loss; empirical-Bernstein or CLT intervals; importance
 //                sampling by shifting μ towards the region {L > ε} for small hockey-stick values
-//   automatic    closed form if the pair has one, finite sum if both laws are finite, quadrature otherwise
+//   automatic    closed form if the pair has one, finite sum if both laws are finite, quadrature otherwise; an
+//                estimate (a-posteriori, or below the double range) is then arbitrated by the certified engine where
+//                it covers the pair within 2 s: its enclosure answers where sharp, decides where the two disagree,
+//                and bounds the estimate otherwise
+// Every result passes one check on the way out (compute_divergences): its value inside its own interval and the
+// quantity's range, or the engine's bug is refused, never printed.
 #pragma once
 
 #include <cstdint>

@@ -40,6 +40,11 @@ Estimate Estimate::from_value(double value, double abs_error, ErrorKind kind, st
   return e;
 }
 
+void Estimate::set_value(double v) {
+  value = std::clamp(v, lower, upper);
+  log_value = safe_log(value);
+}
+
 Estimate Estimate::from_interval(double lower, double upper, ErrorKind kind, std::string method) {
   if (std::isnan(lower) || std::isnan(upper) || lower > upper)
     throw NumericalError(fmt::format("internal: an invalid interval [{}, {}] ({})", lower, upper, method));

@@ -57,6 +57,8 @@ struct Estimate {
   // `why` says what failed. Never the result of an engine.
   static Estimate unknown(std::string why);
 
+  // Moves the point value inside the interval (clamped to it), keeping log_value in step.
+  void set_value(double v);
   double abs_error() const { return std::max(upper - value, value - lower); }
   bool contains(double x) const { return lower <= x && x <= upper; }
 };

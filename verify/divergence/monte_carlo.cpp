@@ -61,11 +61,11 @@ void privacy_loss(const sim::Law& p, const sim::Law& q, std::span<const double> 
   }
 }
 
-// Samples of the statistic g(L) (plain) or w·g(L) under μ shifted by `shift` (importance sampling).
-template <class G>
-Moments run(const sim::Law& p, const sim::Law& q, long samples, std::uint64_t seed, double shift, G g) {
-  Moments total;
-  std::vector<double> x(kChunk), l(kChunk), tmp(kChunk), base(kChunk), lp_shift(kChunk);
+// Draws `samples` points of μ shifted by `shift` (none: 0) in chunks of independent streams, and hands each one's
+// statistic g(L) and the log of its importance weight log p(y)/p(y − s) (0 unshifted) to `sink`, in a fixed order.
+template <class G, class Sink>
+void visit(const sim::Law& p, const sim::Law& q, long samples, std::uint64_t seed, double shift, G g, Sink sink) {
+  std::vector<double> x(kChunk), l(kChunk), tmp(kChunk), base(kChunk), lp_shift(kChunk), lpy(kChunk);
   for (long start = 0, chunk = 0; start < samples; start += kChunk, ++chunk) {
     throw_if_interrupted();
     const std::size_t n = static_cast<std::size_t>(std::min(kChunk, samples - start));
@@ -76,23 +76,19 @@ Moments run(const sim::Law& p, const sim::Law& q, long samples, std::uint64_t se
       for (double& v : xs) v += shift;
       for (std::size_t i = 0; i < n; ++i) base[i] = xs[i] - shift;
       p.log_density(std::span<const double>(base.data(), n), std::span<double>(lp_shift.data(), n));
+      p.log_density(std::span<const double>(xs.data(), n), std::span<double>(lpy.data(), n));
     }
     privacy_loss(p, q, xs, ls, tmp);
-    Moments m;
-    if (shift == 0) {
-      for (std::size_t i = 0; i < n; ++i) m.add(g(ls[i]));
-    } else {
-      // weight p(y)/p(y − s): log p(y) is L(y) + log q(y); recompute it directly for clarity.
-      std::vector<double> lpy(n);
-      p.log_density(std::span<const double>(xs.data(), n), std::span<double>(lpy.data(), n));
-      for (std::size_t i = 0; i < n; ++i) {
-        const double gv = g(ls[i]);
-        m.add(gv == 0 ? 0.0 : gv * std::exp(lpy[i] - lp_shift[i]));
-      }
-    }
-    total.merge(m);
+    for (std::size_t i = 0; i < n; ++i) sink(g(ls[i]), shift == 0 ? 0.0 : lpy[i] - lp_shift[i]);
   }
-  return total;
+}
+
+// The moments of g(L) (plain) or w·g(L) (shifted).
+template <class G>
+Moments run(const sim::Law& p, const sim::Law& q, long samples, std::uint64_t seed, double shift, G g) {
+  Moments m;
+  visit(p, q, samples, seed, shift, g, [&m](double gv, double log_w) { m.add(gv == 0 ? 0.0 : gv * std::exp(log_w)); });
+  return m;
 }
 
 double normal_quantile(double level) { return gsl_cdf_ugaussian_Pinv(0.5 + level / 2); }
@@ -103,24 +99,29 @@ double bernstein_half_width(const Moments& m, double level) {
   return std::sqrt(2 * m.variance() * log_term / m.n) + 7 * log_term / (3 * (m.n - 1));
 }
 
-// The shift that moves μ's centre onto the start of {L > ε}, or 0 if none is found near the bulk.
+// The shift that moves μ's centre onto the start of {L > ε}, or 0 if none is found near the bulk: dyadic steps out
+// of the bulk find a point beyond the crossing, and bisection between it and the last point before places the
+// crossing itself (a shift past it would put the proposal's mass beyond most of the region's).
 double find_shift(const sim::Law& p, const sim::Law& q, double eps) {
   std::vector<double> tmp(1), out(1);
+  const auto loss = [&](double x) {
+    privacy_loss(p, q, std::span<const double>(&x, 1), out, tmp);
+    return out[0];
+  };
   const double loc = p.location(), s = p.scale();
-  double best = 0;
-  bool found = false;
-  for (int k = -3; k < 40 && !found; ++k) {
+  for (int k = -3; k < 40; ++k)
     for (double dir : {1.0, -1.0}) {
       const double x = loc + dir * s * std::ldexp(1.0, k);
-      privacy_loss(p, q, std::span<const double>(&x, 1), out, tmp);
-      if (out[0] > eps) {
-        best = x - loc;
-        found = true;
-        break;
+      if (!(loss(x) > eps)) continue;
+      double inside = x, outside = k == -3 ? loc : loc + dir * s * std::ldexp(1.0, k - 1);
+      if (loss(outside) > eps) return x - loc;  // no crossing between: the dyadic point itself
+      for (int i = 0; i < 80 && std::fabs(inside - outside) > 1e-12 * (std::fabs(inside) + s); ++i) {
+        const double mid = 0.5 * (inside + outside);
+        (loss(mid) > eps ? inside : outside) = mid;
       }
+      return inside - loc;
     }
-  }
-  return best;
+  return 0;
 }
 
 }  // namespace
@@ -163,13 +164,35 @@ Estimate monte_carlo_divergence(const sim::Law& p, const sim::Law& q, const Quan
           }
         }
       }
-      const Moments m = run(p, q, n, options.seed, shift, g);
       if (shift == 0) {
+        const Moments m = run(p, q, n, options.seed, shift, g);
         e = Estimate::from_value(m.mean, bernstein_half_width(m, options.level), ErrorKind::statistical,
                                  "monte carlo (empirical Bernstein interval)");
       } else {
-        e = Estimate::from_value(m.mean, z * std::sqrt(m.variance() / m.n), ErrorKind::statistical,
-                                 fmt::format("monte carlo, importance sampling by shift {:.4g} (CLT interval)", shift));
+        // The weighted values w·g are heavy-tailed in general, where a CLT interval is confidently wrong. They are
+        // bounded by the weight's largest value over the region: at its start for a log-concave μ and a monotone
+        // loss (Gaussian and Laplace pairs). The empirical-Bernstein interval of the values scaled by that bound
+        // (or by the largest value seen, where a sample exceeds it: then said) is valid at the level.
+        const double start = p.location() + find_shift(p, q, eps);
+        std::vector<double> lp(2);
+        const double at[2] = {start, start - shift};
+        p.log_density(std::span<const double>(at, 2), std::span<double>(lp.data(), 2));
+        const double log_bound = lp[0] - lp[1];
+        std::vector<double> logs;  // log(w·g) per sample (−inf outside the region)
+        logs.reserve(static_cast<std::size_t>(n));
+        visit(p, q, n, options.seed, shift, g, [&logs](double gv, double log_w) { logs.push_back(gv > 0 ? std::log(gv) + log_w : -kInf); });
+        double log_seen = -kInf;
+        for (double v : logs) log_seen = std::max(log_seen, v);
+        const double log_range = std::max(log_bound, log_seen);
+        Moments m;
+        for (double v : logs) m.add(std::exp(v - log_range));
+        const double range = std::exp(log_range);
+        e = Estimate::from_value(m.mean * range, bernstein_half_width(m, options.level) * range, ErrorKind::statistical,
+                                 fmt::format("monte carlo, importance sampling at the loss's crossing (shift {:.4g}; empirical-Bernstein "
+                                             "interval with the weighted values bounded by {:.4g}{})",
+                                             shift, range,
+                                             log_seen > log_bound ? ", the largest value seen: the weight's value at the crossing was exceeded"
+                                                                  : ", the weight at the crossing"));
       }
       break;
     }

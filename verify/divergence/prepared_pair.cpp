@@ -19,6 +19,9 @@ namespace {
 // off a formula's derivatives are known to a relative 1e-6 (and a quadratic part below 1e-12 of the linear one is
 // rounding): they count as heavier only by more than that margin, otherwise the supremum search decides.
 bool heavier(const sim::TailShape& a, const sim::TailShape& b) {
+  // A sublinear tail's slope depends on where it was read: the model cannot say which tail is heavier (the loss of
+  // −|x|^β against −|x − m|^β is bounded for β < 1, although the slopes differ where they were read).
+  if (a.sublinear || b.sublinear) return false;
   if (!a.estimated && !b.estimated) {
     if (a.quad != b.quad) return a.quad < b.quad;
     return a.lin < b.lin;

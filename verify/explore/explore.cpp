@@ -53,12 +53,18 @@ void parallel_for(std::size_t n, int jobs, F&& f) {
   for (auto& t : threads) t.join();
 }
 
-double slack_of(Direction direction, bool property, double log_exact, double log_bound) {
+// The slack of a point (explore.hpp). An identity's is minus the log-distance between the exact interval and the
+// bound's enclosure (their overlap, positive, where they meet): below 0 exactly where the two are apart, so that
+// the violation goal looks for the point that refutes the identity, not for the one that agrees best.
+double slack_of(Direction direction, bool property, double log_exact, double log_bound, const Evaluation& e) {
   if (property) return -log_exact;
   switch (direction) {
     case Direction::upper: return log_bound - log_exact;
     case Direction::lower: return log_exact - log_bound;
-    case Direction::identity: return std::abs(log_bound - log_exact);
+    case Direction::identity: {
+      const auto log_of = [](double x) { return std::log(std::max(x, 0.0)); };  // an end at or below 0: -inf
+      return -std::max(log_of(e.bound_lower()) - log_of(e.exact_upper()), log_of(e.exact_lower()) - log_of(e.bound_upper()));
+    }
   }
   return kNaN;
 }
@@ -350,7 +356,7 @@ class Explorer {
       return;
     }
     e.status = Evaluation::Status::ok;
-    e.slack = slack_of(entry_.direction, property, log_exact, std::log(e.bound()));
+    e.slack = slack_of(entry_.direction, property, log_exact, std::log(e.bound()), e);
     classify(e, e.point);
   }
 

@@ -2,8 +2,9 @@
 //
 // The search space of a case is its [case.explore] axes (ranges, integer ranges, choices) plus every other grid
 // axis with several values (as choices); single-valued grid axes stay fixed. The objective is the bound's slack
-// on a log scale, s = log(bound/exact) for an upper bound (log(exact/bound) for a lower bound, |log(bound/exact)|
-// for an identity; property rows: −log of the largest lhs/rhs ratio), so s < 0 means the point refutes the bound:
+// on a log scale, s = log(bound/exact) for an upper bound (log(exact/bound) for a lower bound; for an identity, minus
+// the log-distance between the exact interval and the bound's enclosure, their overlap where they meet; property
+// rows: −log of the largest lhs/rhs ratio), so s < 0 means the point refutes the bound:
 //   loosest:   maximise s
 //   tightest:  minimise |s| (towards bound = exact)
 //   violation: minimise s (the most refuting point)

@@ -185,7 +185,13 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
   s += fmt::format("Goal: **{}** — {}. Budget {}: {} evaluations ({} global Sobol points, {} in local BOBYQA refinements; "
                    "local runs that converge early leave the rest unspent), seed {}{}.\n\n",
                    to_string(r.goal),
-                   r.goal == Goal::loosest    ? "maximise log(" + ratio + ")"
+                   r.direction == Direction::identity
+                       ? std::string(r.goal == Goal::loosest    ? "maximise"
+                                     : r.goal == Goal::tightest ? "minimise the absolute value of"
+                                                                : "minimise") +
+                             " the log-overlap of the exact interval and the formula's enclosure (minus their log-distance "
+                             "where they are apart: below 0 refutes the identity)"
+                   : r.goal == Goal::loosest  ? "maximise log(" + ratio + ")"
                    : r.goal == Goal::tightest ? "minimise |log(" + ratio + ")|"
                                               : "minimise log(" + ratio + "): below 0 refutes the bound",
                    o.budget, r.evaluations.size(), r.global_points, r.evaluations.size() - r.global_points, o.seed,

@@ -29,7 +29,7 @@ std::shared_ptr<const sim::Expression> law_expression(const std::string& text) {
 
 FormulaValue evaluate_formula_interval(const std::string& formula, const Params& params) {
   const sim::Bracketed v = sim::Expression::parse_cached(formula, "formula")->number(params, &kEngines);
-  return {v.value, v.lower, v.upper};
+  return {v.value, v.lower, v.upper, v.interval};
 }
 
 double evaluate_derived(const std::string& formula, const Params& params) {

@@ -21,7 +21,8 @@ namespace privamp::verify {
 using sim::Params;
 
 struct FormulaValue {
-  double value, lower, upper;  // lower = value = upper unless a divergence call brought an interval
+  double value, lower, upper;  // [lower, upper] contains the formula's exact value at the point, always (sim::Bracketed)
+  bool interval;               // a divergence call brought the interval (otherwise it is the rounding of the value)
 };
 FormulaValue evaluate_formula_interval(const std::string& formula, const Params& params);
 double evaluate_formula(const std::string& formula, const Params& params);  // the value

@@ -59,8 +59,11 @@ std::string row_key(const std::string& case_name, const std::string& id, const P
 std::string Row::key() const { return row_key(case_name, id, params); }
 
 Verdict decide(Direction dir, const Estimate& e, double b, double tol, std::string& reason, double b_lo, double b_hi) {
-  if (std::isnan(b_lo)) b_lo = b;
-  if (std::isnan(b_hi)) b_hi = b;
+  // A C++ bound's double: its rounding, a relative kSlack either side, is the enclosure.
+  if (std::isnan(b_lo) || std::isnan(b_hi)) {
+    b_lo = b - kSlack * std::fabs(b) - 1e-300;
+    b_hi = b + kSlack * std::fabs(b) + 1e-300;
+  }
   if (std::isnan(e.value) || std::isnan(e.lower) || std::isnan(e.upper) || e.lower > e.upper) {
     reason = fmt::format("the exact value is undefined ({}): no verdict", e.method);
     return Verdict::error;
@@ -73,26 +76,28 @@ Verdict decide(Direction dir, const Estimate& e, double b, double tol, std::stri
   const bool within = v != 0 ? std::fabs(b / v - 1) <= tol : b == 0;
   switch (dir) {
     case Direction::upper:
-      if (e.lower > b_hi * (1 + kSlack) + 1e-300) {
-        reason = fmt::format("exact lower end {:.10g} > bound {:.10g}", e.lower, b);
+      if (e.lower > b_hi) {
+        reason = fmt::format("exact lower end {:.10g} > bound {:.10g} (its enclosure's upper end {:.17g})", e.lower, b, b_hi);
         return Verdict::violated;
       }
       if (within) return Verdict::tight;
-      if (e.upper <= b_lo * (1 + kSlack)) return Verdict::holds;
+      if (e.upper <= b_lo) return Verdict::holds;
       reason = "the error bar straddles the bound";
       return Verdict::inconclusive;
     case Direction::lower:
-      if (e.upper < b_lo * (1 - kSlack)) {
-        reason = fmt::format("exact upper end {:.10g} < lower bound {:.10g}", e.upper, b);
+      if (e.upper < b_lo) {
+        reason = fmt::format("exact upper end {:.10g} < lower bound {:.10g} (its enclosure's lower end {:.17g})", e.upper, b, b_lo);
         return Verdict::violated;
       }
       if (within) return Verdict::tight;
-      if (e.lower >= b_hi * (1 - kSlack)) return Verdict::holds;
+      if (e.lower >= b_hi) return Verdict::holds;
       reason = "the error bar straddles the bound";
       return Verdict::inconclusive;
     case Direction::identity:
-      if (std::fabs(b - v) <= e.abs_error() + (b_hi - b_lo) + tol * std::fabs(v) + kSlack * std::fabs(b)) return Verdict::tight;
-      reason = fmt::format("identity fails: exact {:.12g} vs formula {:.12g}", v, b);
+      // Violated only where the exact interval and the bound's enclosure are apart by more than the tolerance.
+      if (std::max(b_lo - e.upper, e.lower - b_hi) <= tol * std::fabs(v)) return Verdict::tight;
+      reason = fmt::format("identity fails: exact {:.12g} in [{:.12g}, {:.12g}] vs formula {:.12g} in [{:.12g}, {:.12g}]", v, e.lower,
+                           e.upper, b, b_lo, b_hi);
       return Verdict::violated;
   }
   return Verdict::error;
@@ -422,10 +427,11 @@ void not_applicable_row(Row& row, const BoundEntry& entry, ExactSource& source, 
     const std::string reason = row.reason;
     take_exact(row, x);
     row.cross.reset();
-    row.bound = entry.bound(p).value;
+    const BoundValue b = entry.bound(p);
+    row.bound = b.value;
     if (!std::isfinite(row.bound) || !std::isfinite(row.exact.value)) throw NumericalError("not finite");
     std::string detail;
-    const Verdict would = decide(entry.direction, row.exact, row.bound, tolerance, detail);
+    const Verdict would = decide(entry.direction, row.exact, row.bound, tolerance, detail, b.lower, b.upper);
     row.reason = reason + fmt::format("; without it the formula gives {:.6g} against {:.6g}: {}", row.bound,
                                       row.exact.value, to_string(would));
   } catch (const std::exception&) {

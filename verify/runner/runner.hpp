@@ -1,7 +1,8 @@
 // Evaluates cases: for every grid point and every bound ID of a case, the exact value (with its error bar, from
 // the case's engine and an optional cross-check), the bound, and the verdict.
 //
-// Verdicts (bounds are evaluated in double; a relative slack of 1e-12 separates their rounding from a violation):
+// Verdicts, decided on the bound's enclosure where it has one (declared bounds: the formula's, its rounding
+// included; no slack), otherwise on the double of a C++ bound with a relative slack of 1e-12 for its rounding:
 //   upper bound b (exact ≤ b):  violated if lower > b; tight if |b/exact − 1| ≤ tolerance; holds if upper ≤ b;
 //                               inconclusive otherwise (the error bar straddles b)
 //   lower bound b (exact ≥ b):  the mirror image
@@ -37,8 +38,8 @@ struct Row {
   Estimate exact;                 // property rows: value = max lhs/rhs, interval = [value, value]
   std::optional<Estimate> cross;  // the cross-check engine's value
   double bound = 0;
-  double bound_lower = std::numeric_limits<double>::quiet_NaN();  // declared bounds using divergences: the
-  double bound_upper = std::numeric_limits<double>::quiet_NaN();  // bound's own interval (NaN: a point)
+  double bound_lower = std::numeric_limits<double>::quiet_NaN();  // the bound's enclosure, where it has one
+  double bound_upper = std::numeric_limits<double>::quiet_NaN();  // (declared bounds); NaN: a C++ bound's double
   std::string note;               // the bound's choice (optimal w …), or the worst property instance
   Verdict verdict = Verdict::error;
   std::string reason;             // not-applicable reason, error message, or violation detail
@@ -62,8 +63,8 @@ struct RunOptions {
 };
 
 // The verdict rules above, for one exact value and one bound.
-// A bound with an interval [bound_lower, bound_upper] (NaN: the point `bound`) decides only when the exact
-// interval is on one side of the whole bound interval.
+// A bound with an enclosure [bound_lower, bound_upper] decides only when the exact interval is on one side of the
+// whole enclosure; without one (NaN) the point `bound` is widened by its rounding (kSlack relative).
 Verdict decide(Direction direction, const Estimate& exact, double bound, double tolerance, std::string& reason,
                double bound_lower = std::numeric_limits<double>::quiet_NaN(),
                double bound_upper = std::numeric_limits<double>::quiet_NaN());
