@@ -23,6 +23,7 @@ struct DivergenceArgs {
   long samples = 1'000'000;
   long long seed = 1;
   double level = 0.99;
+  double eps_max = 1e3;  // --epsilon: the largest eps searched
 };
 
 // A number for people: shortest form, or e^x when it under- or overflows (tiny hockey-stick values, Rényi
@@ -48,7 +49,8 @@ Action add_divergence_command(CLI::App& app) {
   cmd->add_option("--hockey-stick", args->hockey_stick, "hockey-stick epsilons >= 0 (same list and range forms)");
   cmd->add_option("--epsilon", args->epsilon,
                   "deltas in (0, 1): eps(delta) of the pair, the smallest eps with max(H_eps(mu||nu), H_eps(nu||mu)) <= delta, "
-                  "bracketed by bisection on the profile's intervals");
+                  "bracketed by a root search on the profile's intervals");
+  cmd->add_option("--eps-max", args->eps_max, "--epsilon: the largest eps searched (at most 1e6)")->capture_default_str();
   cmd->add_flag("--kl", args->kl, "Kullback-Leibler divergence");
   cmd->add_flag("--tv", args->tv, "total variation distance");
   cmd->add_option("--engine", args->engine, "auto | closed | sum | quadrature | gsl | mc | certified")->capture_default_str();
@@ -84,9 +86,10 @@ Action add_divergence_command(CLI::App& app) {
     request.level = args->level;
     if (quantities_asked && !deltas.empty())
       throw InvalidArgument("--epsilon is its own request: give it without --renyi, --hockey-stick, --kl and --tv");
+    if (!(args->eps_max > 0 && args->eps_max <= 1e6)) throw_invalid("divergence", "--eps-max", args->eps_max, "0 < eps_max <= 1e6");
     // eps(delta) per delta, computed before anything is printed (bad laws are refused by the first).
     std::vector<verify::Estimate> epsilons;
-    for (double d : deltas) epsilons.push_back(api::epsilon_for_delta(args->p, args->q, d, request));
+    for (double d : deltas) epsilons.push_back(api::epsilon_for_delta(args->p, args->q, d, request, args->eps_max));
     if (!quantities_asked) {
       if (args->json) {
         std::cout << verify::sorted_json(api::epsilon_tree(epsilons, deltas)).dump(2) << "\n";

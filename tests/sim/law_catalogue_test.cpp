@@ -1,7 +1,8 @@
 // A rig over every law of the catalogue (sim::law_catalogue()), so that a new law is tested the moment it is listed:
 // its example builds and prints an expression that rebuilds the same law; its density integrates to its continuous
-// mass and its atoms to the rest; its samples land where it has mass; its mean (where it states one) agrees with the
-// quadrature and the samples; and each of its parameters refuses a bad value.
+// mass and its atoms to the rest; its samples land where it has mass and follow its distribution function (19
+// quantiles against the density's integral); its stated tail masses agree with that integral; its mean and variance
+// (where it states them) agree with the quadrature and the samples; and each of its parameters refuses a bad value.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -63,13 +64,16 @@ std::string with_argument(const LawSpec& spec, const std::string& name, const st
   return out + ")";
 }
 
-// ∫ exp(log p) over the support, split at the law's breakpoints (adaptive Gauss–Kronrod on each piece).
-double integral(const Law& law, const std::function<double(double)>& weight) {
+// ∫ exp(log p) over the support up to `upto` (all of it by default), split at the law's breakpoints (adaptive
+// Gauss–Kronrod on each piece).
+double integral(const Law& law, const std::function<double(double)>& weight, double upto = INFINITY) {
   const Interval s = law.support();
+  const double hi = std::min(s.hi, upto);
+  if (!(hi > s.lo)) return 0;
   std::vector<double> cuts{s.lo};
   for (double b : law.breakpoints())
-    if (b > s.lo && b < s.hi) cuts.push_back(b);
-  cuts.push_back(s.hi);
+    if (b > s.lo && b < hi) cuts.push_back(b);
+  cuts.push_back(hi);
   std::sort(cuts.begin(), cuts.end());
   double total = 0;
   for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
@@ -129,6 +133,40 @@ TEST_CASE("every law of the catalogue: example, normalisation, samples, mean, ba
       if (!atom && !(law->log_density(v) > -INFINITY)) ++outside;
     }
     CHECK(outside == 0);
+    // The sampler against the law: the empirical distribution function at 19 of the samples' quantiles against
+    // P(X <= t) from the density's integral and the atoms (within 6 binomial standard errors), so a sampler drawing
+    // with the wrong scale or location is caught; where the law states its tail masses, they must agree with the
+    // same integral and add up to 1 (a swapped or mis-scaled tail is caught).
+    {
+      std::vector<double> sorted = x;
+      std::sort(sorted.begin(), sorted.end());
+      for (int j = 1; j < 20; ++j) {
+        const double t = sorted[static_cast<std::size_t>(j * sorted.size() / 20)];
+        double below = continuous > 0 ? integral(*law, [](double) { return 1.0; }, t) : 0.0;
+        for (const Atom& a : law->atoms())
+          if (a.x <= t) below += std::exp(a.log_mass);
+        const double empirical = static_cast<double>(std::upper_bound(sorted.begin(), sorted.end(), t) - sorted.begin()) / sorted.size();
+        INFO("t = " << t << ": P(X <= t) = " << below << ", empirical " << empirical);
+        CHECK(std::fabs(empirical - below) <= 6 * std::sqrt(std::max(below * (1 - below), 1e-4) / sorted.size()) + 1e-6);
+        double log_cdf = NAN, log_sf = NAN;
+        try {
+          log_cdf = law->log_cdf(t);
+          log_sf = law->log_sf(t);
+        } catch (const InvalidArgument&) {
+          continue;  // no closed-form tail masses
+        }
+        CHECK(std::exp(log_cdf) == Approx(below).epsilon(1e-6).margin(1e-8));
+        CHECK(std::exp(log_cdf) + std::exp(log_sf) == Approx(1).epsilon(1e-9));
+      }
+    }
+    // The stated variance against the samples' (within 6 standard errors of the sample variance).
+    if (const auto variance = law->variance()) {
+      const double mu = std::accumulate(x.begin(), x.end(), 0.0) / x.size();
+      double m2 = 0, m4 = 0;
+      for (double v : x) m2 += (v - mu) * (v - mu), m4 += std::pow(v - mu, 4);
+      m2 /= x.size(), m4 /= x.size();
+      CHECK(std::fabs(m2 - *variance) <= 6 * std::sqrt(std::max(m4 - m2 * m2, 0.0) / x.size()) + 1e-12);
+    }
     // The stated mean: from the density and atoms, and from the samples (within 6 standard errors).
     if (const auto mean = law->mean()) {
       double m = continuous > 0 ? integral(*law, [](double v) { return v; }) : 0.0;

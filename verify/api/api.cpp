@@ -220,7 +220,8 @@ verify::Estimate bracket_epsilon(const std::string& mu, const std::string& nu, d
       lower = hi;
       f_lower = log_mid(d) - log_delta;
       if (hi >= eps_max)
-        throw InvalidArgument(fmt::format("epsilon: delta({:g}) >= {:.6g} > delta = {:g} up to eps_max = {:g} (raise eps_max)", hi, lo_d,
+        throw InvalidArgument(fmt::format("epsilon: delta({:g}) >= {:.6g} > delta = {:g} up to eps_max = {:g} (raise eps_max: --eps-max on the command line, "
+                                          "eps_max= in Python; at most 1e6)", hi, lo_d,
                                           delta, eps_max));
       hi = std::min(2 * hi, eps_max);
     } else {

@@ -2,6 +2,7 @@
 // integral (the formula, its error bar and its refusals: composition.hpp and the README's "Compositions").
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -29,8 +30,9 @@ class ContourIntegral {
   ~ContourIntegral();
   ContourIntegral(ContourIntegral&&) noexcept;
   // HS_ε of the composition (ε ≥ 0), an a-posteriori estimate; NumericalError where the line needs more than
-  // kMaxContourWork evaluations.
-  Estimate hockey_stick(double eps) const;
+  // kMaxContourWork evaluations. loss_bound: an upper bound of |composed loss| (Σ T_i R_∞) where it is finite; the
+  // trapezoid's aliasing is then bounded rigorously and kept below 1e-13 of the value (a finer step where needed).
+  Estimate hockey_stick(double eps, double loss_bound = std::numeric_limits<double>::infinity()) const;
   // The abscissa of the line hockey_stick(eps) integrates on (the saddle point of the integrand's modulus).
   double abscissa(double eps) const;
 
