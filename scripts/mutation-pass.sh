@@ -9,7 +9,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 scratch="${1:-$(mktemp -d)}"
 mkdir -p "$scratch"
 rm -rf "$scratch/src" && mkdir -p "$scratch/src"
-tar -C "$root" --exclude=./build --exclude='./build-*' --exclude=./.git -cf - . | tar -C "$scratch/src" -xf -
+tar -C "$root" --exclude=./build --exclude='./build-*' --exclude=./.git -cf - . | tar -C "$scratch/src" -xmf -  # -m: new mtimes, so a kept build folder rebuilds what changed
 cmake -S "$scratch/src" -B "$scratch/build" -DCMAKE_BUILD_TYPE=Release -DPRIVAMP_BUILD_BENCH=OFF -DPRIVAMP_BUILD_PYTHON=OFF > /dev/null
 cmake --build "$scratch/build" -j 2 --target privamp_tests privamp > /dev/null
 killed=0 total=0

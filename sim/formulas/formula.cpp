@@ -277,9 +277,10 @@ class FormulaCompiler {
       bool v = emit(*n.args[0]);
       if (!v && f_->program_.size() == at + 1 && f_->program_[at].code == Code::constant) {
         // A condition of constants compiles only its branch where it is decided (the other may leave its domain:
-        // if(n > 0, log(n), 0)): by its enclosure, or in the language by its double where it is computed from points.
+        // if(n > 0, log(n), 0)), by its enclosure: a condition that rounding leaves open (0.1 + 0.2 == 0.3 as written
+        // is true; its doubles say false) takes the hull of both branches, never the branch its doubles chose.
         const auto k = static_cast<std::size_t>(f_->program_[at].arg);
-        const std::optional<bool> d = checked_ && !interval_[k] ? decided(f_->constants_[k]) : decided(f_->enclosed_constants_[k]);
+        const std::optional<bool> d = decided(f_->enclosed_constants_[k]);
         if (d) {
           f_->program_.pop_back();
           return emit(*n.args[*d ? 1 : 2]);

@@ -178,6 +178,7 @@ class Evaluator {
     }
     if (v.kind != Val::Kind::number) fail(n, "expected a number, a word, a list or a law");
     if (!v.is_point()) fail(n, "a law's parameter cannot carry an interval (a divergence inside a law)");
+    check_rounding(n, v);
     return format_number(v.v);
   }
 
@@ -329,6 +330,10 @@ class Evaluator {
     const Val from = number(*n.args[1]), to = number(*n.args[2]);
     if (!from.is_point() || !to.is_point() || from.v != std::floor(from.v) || to.v != std::floor(to.v))
       fail(n, "sum: the bounds must be integers");
+    for (const Val* b : {&from, &to})  // the term count as written, not as the doubles round it
+      if (!b->enclosure.is_point())
+        fail(n, fmt::format("sum: a bound is {} by its double but its exact value as written lies in [{}, {}] (rounding decides it: "
+                            "write the bound without it)", format_number(b->v), format_number(b->enclosure.lo), format_number(b->enclosure.hi)));
     constexpr double kMaxIndex = 9007199254740992.0;  // 2^53: every integer up to it is a double
     if (std::abs(from.v) > kMaxIndex || std::abs(to.v) > kMaxIndex)
       fail(n, fmt::format("sum: bounds {} and {}; allowed: integers of magnitude at most 2^53", format_number(from.v), format_number(to.v)));
@@ -531,10 +536,20 @@ class Evaluator {
     return out;
   }
 
+  // A law is built at its parameters' doubles: one whose computation rounded beyond 1e-12 of its value (1 + 1e16 − 1e16
+  // is 0 in doubles) is refused, since the law built would not be the law written.
+  void check_rounding(const Node& n, const Val& v) const {
+    if (v.kind != Val::Kind::number || !v.enclosure.valid()) return;
+    if (v.enclosure.width() > 1e-12 * std::max(std::fabs(v.v), 1e-300) + 1e-300)
+      fail(n, fmt::format("a law's parameter is {} in doubles, but its value as written lies in [{:.17g}, {:.17g}]: write it without "
+                          "the cancellation", format_number(v.v), v.enclosure.lo, v.enclosure.hi));
+  }
+
   // Numbers given to laws are points; a bare name that is no parameter is a word only where the law takes one.
   void check_argument(const Node& arg, const Val& v, const LawSpec& spec, const ParamSpec& ps) const {
     if (v.kind == Val::Kind::number && !v.is_point())
       fail(arg, "a law's parameter cannot carry an interval (a divergence inside a law)");
+    check_rounding(arg, v);
     // Every law's numbers are finite, also those its other parameters make it ignore (subsample's q for scheme wr).
     if (v.kind == Val::Kind::number && !std::isfinite(v.v))
       fail(arg, fmt::format("parameter '{}' = {}: allowed a finite number", ps.name, v.v));

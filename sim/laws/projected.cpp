@@ -26,12 +26,20 @@ Clamped::Clamped(LawPtr base, double lo, double hi) : base_(std::move(base)), lo
   merged[hi].add(base_->log_atom_mass(hi));              // an atom exactly at hi stays there
   for (const Atom& a : base_->atoms())
     if (a.x > lo && a.x < hi) merged[a.x].add(a.log_mass);
-  double atom_total = 0;
-  for (auto& [x, s] : merged) {
-    atoms_.push_back({x, s.value()});
-    atom_total += std::exp(s.value());
+  for (auto& [x, s] : merged) atoms_.push_back({x, s.value()});
+  // The density part's mass, P(lo < X < hi) less the base's atoms inside, from the tail masses on the side where
+  // they are small: 1 − (the atoms' total) loses every digit when the atoms hold all but 1e-19 of the mass (a
+  // Gaussian clamped ten scales from its centre), and a law so computed would pass for a finite one.
+  if (base_->continuous_mass() > 0) {
+    const double below_lo = std::exp(base_->log_cdf(lo)), at_hi = std::exp(base_->log_atom_mass(hi));
+    double inside = below_lo < 0.5 ? std::exp(base_->log_cdf(hi)) - below_lo - at_hi
+                                   : std::exp(base_->log_sf(lo)) - std::exp(base_->log_sf(hi)) - at_hi;
+    for (const Atom& a : base_->atoms())
+      if (a.x > lo && a.x < hi) inside -= std::exp(a.log_mass);
+    continuous_mass_ = std::clamp(inside, 0.0, 1.0);
+  } else {
+    continuous_mass_ = 0;
   }
-  continuous_mass_ = base_->continuous_mass() > 0 ? std::max(0.0, 1.0 - atom_total) : 0.0;
 }
 
 std::string Clamped::expression() const {

@@ -97,6 +97,20 @@ TEST_CASE("GT.gauss.hs over its whole domain: 600 random points against 50 digit
   CHECK(far >= 200);
 }
 
+TEST_CASE("GT.lap KL on both sides of its series branch against 50 digits", "[verify][closed]") {
+  // Below z = Δ/b = 1e-3 the KL z − 1 + e^{−z} is a series whose last kept term, z^5/120, is 2e-11 of the value at
+  // the switch: a dropped term moves the value far outside its bar of a few 1e-21 (a mutant that passed every test).
+  for (const double z : {1e-7, 1e-5, 3e-4, 7e-4, 9.99e-4, 1.001e-3, 0.02, 3.0}) {
+    const Real50 zz(z);
+    const Real50 truth = zz - 1 + exp(-zz);
+    const auto e = verify::laplace_kl(z, 1.0);
+    INFO("z = " << z << ": " << test::describe(e) << "; truth " << static_cast<double>(truth));
+    CHECK(Real50(e.lower) <= truth);
+    CHECK(truth <= Real50(e.upper));
+    CHECK(e.upper - e.lower <= (z < 1e-3 ? 1e-13 : 1e-7) * static_cast<double>(truth));  // the subtraction loses digits
+  }
+}
+
 TEST_CASE("GT.gauss.renyi and KL: quadrature contains the closed form at every edge order", "[verify][closed]") {
   for (double delta : {0.1, 1.0, 5.0}) {
     for (double alpha : kAlphas) {

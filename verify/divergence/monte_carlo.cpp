@@ -185,7 +185,11 @@ Estimate monte_carlo_divergence(const sim::Law& p, const sim::Law& q, const Quan
         for (double v : logs) log_seen = std::max(log_seen, v);
         const double log_range = std::max(log_bound, log_seen);
         Moments m;
-        for (double v : logs) m.add(std::exp(v - log_range));
+        for (double v : logs) {
+          const double scaled = std::exp(v - log_range);
+          if (scaled > 1 + 1e-12) throw NumericalError("internal: monte carlo: a weighted value exceeds its bound (the interval would not hold)");
+          m.add(scaled);
+        }
         const double range = std::exp(log_range);
         e = Estimate::from_value(m.mean * range, bernstein_half_width(m, options.level) * range, ErrorKind::statistical,
                                  fmt::format("monte carlo, importance sampling at the loss's crossing (shift {:.4g}; empirical-Bernstein "
