@@ -128,7 +128,7 @@ TEST_CASE("rounding-prone identities at 1,200 random points: no false violation,
   CHECK(rows == 1200);
   CHECK(false_violations == 0);
   CHECK(decided + wide == rows);
-  CHECK(decided >= 1100);   // most enclosures are narrow enough to say "tight" within 1e-6
+  CHECK(decided >= 1000);   // most enclosures are narrow enough to decide (300 seeds: 1,054 to 1,190 of 1,200)
   CHECK(caught >= 95);      // the wrong formula's enclosure is narrower than its error at almost every point
 }
 
