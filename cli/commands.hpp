@@ -20,6 +20,7 @@ namespace privamp::cli {
 using Action = std::function<int()>;
 
 Action add_divergence_command(CLI::App& app);
+Action add_account_command(CLI::App& app);
 Action add_laws_command(CLI::App& app);
 Action add_verify_command(CLI::App& app);
 Action add_list_command(CLI::App& app);

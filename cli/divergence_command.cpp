@@ -123,7 +123,7 @@ Action add_divergence_command(CLI::App& app) {
                                    ? fmt::format("{}% CI", e.level * 100)
                                    : verify::to_string(e.error_kind);
       std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13} {:>8.3g}s  {}\n", quantities[i].label(),
-                               e.value == 0 && e.upper > 0 && e.log_value == -std::numeric_limits<double>::infinity()
+                               e.value == 0 && e.log_upper > -std::numeric_limits<double>::infinity() && e.log_value == -std::numeric_limits<double>::infinity()
                                    ? "< " + show(e.upper, e.log_upper)  // only an upper end is known
                                    : show(e.value, e.log_value),
                                fmt::format("[{}, {}]", show(e.lower, e.log_lower), show(e.upper, e.log_upper)), kind,

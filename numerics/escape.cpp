@@ -1,12 +1,17 @@
 #include "numerics/escape.hpp"
 
+#include <array>
 #include <cstdlib>
+#include <utility>
+
+#include <fmt/format.h>
 
 namespace privamp::escape {
 
 namespace {
 
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+// A code point written visibly in ASCII: [U+202E].
+std::string code_point(char32_t cp) { return fmt::format("[U+{:04X}]", static_cast<unsigned>(cp)); }
 
 // The code point of the well-formed UTF-8 sequence at s[i] and its length, or length 0 if ill-formed.
 std::pair<char32_t, std::size_t> decode(std::string_view s, std::size_t i) {
@@ -55,21 +60,52 @@ std::string plain(std::string_view s, bool keep_newlines) {
   for (std::size_t i = 0; i < s.size();) {
     const auto [cp, n] = decode(s, i);
     if (n == 0) {
-      out += kReplacement;
+      out += fmt::format("[0x{:02X}]", static_cast<unsigned char>(s[i]));
       ++i;
       continue;
     }
     if (cp < 0x20 || cp == 0x7F) out += keep_newlines && cp == '\n' ? '\n' : ' ';
-    else if (unwanted(cp)) out += kReplacement;
+    else if (unwanted(cp)) out += code_point(cp);
     else out.append(s.substr(i, n));
     i += n;
   }
   return out;
 }
 
+std::string text_problem(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto [cp, n] = decode(s, i);
+    if (n == 0) return fmt::format("an invalid UTF-8 byte 0x{:02X} at byte {}", static_cast<unsigned char>(s[i]), i + 1);
+    if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0))
+      return fmt::format("a control character {} at byte {} (newlines, tabs and escapes are not allowed)", code_point(cp), i + 1);
+    if (unwanted(cp)) return fmt::format("a bidirectional control or noncharacter {} at byte {}", code_point(cp), i + 1);
+    i += n;
+  }
+  return "";
+}
+
+namespace {
+
+// Lowercase Greek (U+03B1 … U+03C9) as math-mode commands; ο and ς have none and are escaped visibly.
+constexpr std::array<const char*, 25> kGreek = {"alpha", "beta",  "gamma", "delta", "varepsilon", "zeta", "eta",
+                                                "theta", "iota",  "kappa", "lambda", "mu", "nu", "xi", nullptr, "pi",
+                                                "rho",   nullptr, "sigma", "tau", "upsilon", "varphi", "chi", "psi", "omega"};
+
+}  // namespace
+
 std::string latex(std::string_view text) {
   std::string out;
-  for (char c : plain(text)) {
+  const std::string clean = plain(text);
+  for (std::size_t i = 0; i < clean.size();) {
+    const auto [cp, n] = decode(clean, i);
+    if (cp >= 0x80) {
+      if (cp < 0x180) out.append(clean.substr(i, n));
+      else if (cp >= 0x3B1 && cp <= 0x3C9 && kGreek[cp - 0x3B1]) out += fmt::format("\\ensuremath{{\\{}}}", kGreek[cp - 0x3B1]);
+      else out += code_point(cp);
+      i += n;
+      continue;
+    }
+    const char c = clean[i++];
     switch (c) {
       case '\\': out += "\\textbackslash{}"; break;
       case '{': case '}': case '$': case '&': case '#': case '_': case '%': out += '\\'; out += c; break;

@@ -2,10 +2,14 @@
 // command line passes through exactly one of these, chosen by the file's language; none of them lets a text change
 // the structure of its output (start a command, a tag, a cell, a link or a formula).
 //
-// All of them first make the text plain: invalid UTF-8 and the code points no output should carry (control
-// characters, the bidirectional overrides and isolates that reorder what a reader sees, U+FFFE/U+FFFF and the other
-// noncharacters that XML 1.0 forbids) become U+FFFD or a space. The gnuplot escaper (a single-quoted gnuplot
-// string) is plots::quoted, beside the code that writes gnuplot scripts.
+// All of them first make the text plain: the code points no output should carry (control characters, the
+// bidirectional overrides and isolates that reorder what a reader sees, U+FFFE/U+FFFF and the other noncharacters
+// that XML 1.0 forbids) become a visible escape such as [U+202E], an invalid byte [0xFF], a newline or tab a space —
+// never U+FFFD, which hides what was there and which pdflatex cannot typeset. The gnuplot escaper (a single-quoted
+// gnuplot string) is plots::quoted, beside the code that writes gnuplot scripts.
+//
+// Identifiers (bound IDs, case names, labels) are held to one policy at load, text_problem below: a text that plain()
+// would change is refused there, so the escapes above only ever show in text from other sources.
 #pragma once
 
 #include <string>
@@ -14,11 +18,18 @@
 namespace privamp::escape {
 
 // Valid UTF-8 without control characters (newlines and tabs become spaces unless keep_newlines), bidirectional
-// controls or noncharacters.
+// controls or noncharacters (written as [U+XXXX]; an invalid byte as [0xXX]).
 std::string plain(std::string_view text, bool keep_newlines = false);
 
+// The text policy for identifiers and labels: empty if `text` is valid UTF-8 without control characters, bidirectional
+// controls or noncharacters; otherwise what is wrong and where ("a control character U+001B at byte 3").
+std::string text_problem(std::string_view text);
+
 // LaTeX text mode: \ { } $ & # ^ _ % ~ written as their text-mode commands, < > | as \textless{} \textgreater{}
-// \textbar{} (so that T1 and OT1 encodings print them), newlines kept as spaces. No command can be formed.
+// \textbar{} (so that T1 and OT1 encodings print them), newlines kept as spaces. No command can be formed. Of the
+// code points past ASCII, Latin-1 and Latin Extended-A pass (pdflatex's utf8 input sets them up), lowercase Greek
+// letters become \ensuremath{\alpha} and the like, and every other one the visible [U+XXXX]: pdflatex stops at a
+// character it has no definition for, so none reaches it.
 std::string latex(std::string_view text);
 
 // XML 1.0 character data and attribute values: & < > " ' as entities.

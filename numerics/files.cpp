@@ -36,6 +36,16 @@ void sync_folder(const std::filesystem::path& dir) {
   ::close(fd);
 }
 
+// Permissions say little for the superuser or on special file systems (/proc, a read-only mount): a probe file of our
+// own (a unique name, created exclusively, removed at once; no file of the user's is touched) is the test.
+void probe_writable(std::string_view option, const std::filesystem::path& dir) {
+  std::string probe = (dir / ".privamp-probe-XXXXXX").string();
+  const int fd = ::mkostemp(probe.data(), O_CLOEXEC);
+  if (fd < 0) throw InvalidArgument(fmt::format("{} {}: cannot write there ({})", option, dir.string(), strerror_text()));
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
 }  // namespace
 
 void check_target(std::string_view option, const std::filesystem::path& path) {
@@ -135,6 +145,7 @@ void check_output_dir(std::string_view option, const std::filesystem::path& dir)
       throw InvalidArgument(fmt::format("{} {}: is a file, not a directory", option, dir.string()));
     if (::access(dir.c_str(), W_OK | X_OK) != 0)
       throw InvalidArgument(fmt::format("{} {}: cannot write there", option, dir.string()));
+    probe_writable(option, dir);
     return;
   }
   // The nearest existing ancestor must be a directory we may create folders in.
@@ -144,6 +155,7 @@ void check_output_dir(std::string_view option, const std::filesystem::path& dir)
     throw InvalidArgument(fmt::format("{} {}: cannot be created ({} is not a directory)", option, dir.string(), up.string()));
   if (::access(up.c_str(), W_OK | X_OK) != 0)
     throw InvalidArgument(fmt::format("{} {}: cannot be created (no permission to write in {})", option, dir.string(), up.string()));
+  probe_writable(option, up);  // (/proc/x: /proc grants the superuser W_OK, yet nothing can be created there)
 }
 
 void check_output_file(std::string_view option, const std::filesystem::path& file) {
@@ -151,7 +163,11 @@ void check_output_file(std::string_view option, const std::filesystem::path& fil
   if (std::filesystem::is_directory(file, ec))
     throw InvalidArgument(fmt::format("{} {}: a directory (give a file name)", option, file.string()));
   check_target(option, file);
-  check_output_dir(option, std::filesystem::absolute(file, ec).parent_path());
+  // A single file's folder is not created for it: a misspelt folder is said now, not after the run.
+  const auto folder = std::filesystem::absolute(file, ec).parent_path();
+  if (!std::filesystem::is_directory(folder, ec))
+    throw InvalidArgument(fmt::format("{} {}: the folder {} does not exist", option, file.string(), folder.string()));
+  check_output_dir(option, folder);
 }
 
 OutputLock make_output_dir(std::string_view option, const std::filesystem::path& dir) {
@@ -159,12 +175,7 @@ OutputLock make_output_dir(std::string_view option, const std::filesystem::path&
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InvalidArgument(fmt::format("{} {}: cannot be created: {}", option, dir.string(), ec.message()));
-  // A probe file of our own (a unique name, created exclusively): no file of the user's is touched.
-  std::string probe = (dir / ".privamp-probe-XXXXXX").string();
-  const int fd = ::mkostemp(probe.data(), O_CLOEXEC);
-  if (fd < 0) throw InvalidArgument(fmt::format("{} {}: cannot write there", option, dir.string()));
-  ::close(fd);
-  ::unlink(probe.c_str());
+  probe_writable(option, dir);
   return OutputLock(option, dir);
 }
 
@@ -173,6 +184,18 @@ OutputLock::OutputLock(std::string_view option, const std::filesystem::path& dir
   fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd_ < 0)
     throw InvalidArgument(fmt::format("{} {}: cannot lock the folder ({}: {})", option, dir.string(), file.string(), strerror_text()));
+  // The lock file is written in place (the pid): it must be a regular file of its own, not a hard link to a file
+  // elsewhere (O_NOFOLLOW refuses symbolic links only), a pipe or a device.
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+    const bool linked = S_ISREG(st.st_mode) && st.st_nlink > 1;
+    ::close(fd_);
+    fd_ = -1;
+    throw InvalidArgument(fmt::format("{} {}: {} is {}; privamp writes its pid there and will not (remove it, or choose "
+                                      "another output folder)", option, dir.string(), file.string(),
+                                      linked ? fmt::format("a hard link shared with {} other name(s)", st.st_nlink - 1)
+                                             : "not a regular file"));
+  }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     char text[32] = {};
     const ssize_t n = ::pread(fd_, text, sizeof text - 1, 0);

@@ -62,6 +62,13 @@ class LogIntegrator {
 
   static std::string to_string(const Real& x) { return format_number(static_cast<double>(x)); }
 
+  // The value of a scanned point (it was evaluated already); −inf if x is not one.
+  Real value_at(const Real& x) const {
+    for (const Point& p : points_)
+      if (p.x == x) return p.v;
+    return neg_inf();
+  }
+
   void add_point(const Real& x) {
     Real v = eval(x);
     points_.push_back({x, v});
@@ -163,7 +170,13 @@ class LogIntegrator {
         xm = boost::math::tools::brent_find_minima(neg_h, a, b, bits, iters).first;
       }
       add_point(xm);
-      const Real hm = points_.back().v;
+      Real hm = points_.back().v;
+      // Brent's parabolic steps can leave a peak narrower than the bracket for a lower point beside it: the best
+      // point of the scan is kept (a component 10^-4 scales wide at an anchor is otherwise never laddered).
+      if (const Real v0 = value_at(x0); v0 > hm) {
+        xm = x0;
+        hm = v0;
+      }
       if (hm == neg_inf()) continue;
       // A ladder on each side at that side's width: find d with a drop of order one, then w = d/√(2·drop)
       // (exact for a Gaussian peak). Sides differ at kinks (a Laplace loss peaks at its kink, steep on one side).

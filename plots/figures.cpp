@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/escape.hpp"
 #include "numerics/files.hpp"
 #include "verify/input/toml_reader.hpp"
 #include "verify/report/report.hpp"
@@ -134,8 +135,7 @@ class FigureReader : public verify::TomlReader {
   // Text drawn by gnuplot (titles, labels): any characters but control characters, which would end its command.
   std::string label(const toml::table& t, const std::string& key, const std::string& fallback) const {
     std::string s = text(t, key, fallback);
-    if (has_control_character(s))
-      fail(t.get(key), key, "must be one line of text without control characters (newlines, tabs, escapes)");
+    if (const std::string problem = escape::text_problem(s); !problem.empty()) fail(t.get(key), key, "holds " + problem);
     if (s.size() > 1000) fail(t.get(key), key, fmt::format("{} characters; at most 1000", s.size()));
     return s;
   }
@@ -439,7 +439,7 @@ std::string provenance(const Figure& figure, const std::vector<std::vector<Point
                                      "not visible at this scale (a series with y = \"ratio\" draws bound/exact, where the "
                                      "distance to 1 shows).\n", widest)
                        : fmt::format("Error bars show each exact value's interval (largest relative width {:.2g}).\n", widest);
-  return out;
+  return escape::plain(out, true);  // names and titles passed the text policy at load; this keeps any other text visible
 }
 
 std::string tex_number(double x) { return fmt::format("{:.10g}", x); }
@@ -638,8 +638,8 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
       if (!first) out << "\n\n";
       first = false;
       const Series& s = figure.series[k];
-      out << fmt::format("# series {}: {} of {} in case '{}'{}\n", k, s.y == Series::Y::exact ? "exact" : s.y == Series::Y::bound ? "bound" : "bound/exact",
-                         s.id, s.case_name, s.title.empty() ? "" : " (" + s.title + ")");
+      out << "# " << escape::plain(fmt::format("series {}: {} of {} in case '{}'{}", k, s.y == Series::Y::exact ? "exact" : s.y == Series::Y::bound ? "bound" : "bound/exact",
+                         s.id, s.case_name, s.title.empty() ? "" : " (" + s.title + ")")) << "\n";
       for (const Point& p : data[k])
         out << k << ',' << p.x << ',' << p.y << ',' << p.lower << ',' << p.upper << ',' << p.verdict << "\n";
     }
@@ -719,7 +719,7 @@ void render_gnuplot(const std::filesystem::path& dir, const std::string& name, c
     std::ostream& out = checked.stream();
     const std::string set_title = style.show_title ? "set title " + quoted(title) + "\n" : "unset title\n";
     std::string commented = "# ";  // every line of the comment a comment line, whatever ends it
-    for (char c : comment) commented += c == '\n' ? std::string("\n# ") : has_control_character(std::string(1, c)) ? " " : std::string(1, c);
+    for (char c : escape::plain(comment, true)) commented += c == '\n' ? std::string("\n# ") : std::string(1, c);
     out << commented << "\n# The PNG is this PDF rasterised at 200 pixels per inch (pdftoppm -png -r 200 -singlefile).\n";
     out << style_preamble(name + ".pdf", style) << set_title << body << "set output\n";
     checked.close();

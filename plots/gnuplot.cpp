@@ -17,17 +17,14 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/escape.hpp"
 #include "numerics/files.hpp"
 
 namespace privamp::plots {
 
 std::string quoted(const std::string& text) {
   std::string q = "'";
-  for (char c : text) {
-    if (c == '\'') q += "''";
-    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) q += ' ';
-    else q += c;
-  }
+  for (char c : escape::plain(text)) q += c == '\'' ? std::string("''") : std::string(1, c);  // controls are spaces by then
   return q + "'";
 }
 
@@ -40,11 +37,7 @@ std::string literal(const std::string& text) {
   return out;
 }
 
-bool has_control_character(const std::string& text) {
-  for (char c : text)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
-  return false;
-}
+bool has_control_character(const std::string& text) { return !escape::text_problem(text).empty(); }
 
 bool is_key_position_word(const std::string& word) {
   static const std::set<std::string> words = {"below", "above", "top", "bottom", "left", "right", "center", "inside", "outside"};

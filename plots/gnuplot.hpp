@@ -19,7 +19,7 @@ std::string literal(const std::string& text);
 // A gnuplot single-quoted string literal for any text.
 std::string quoted(const std::string& text);
 
-// Whether `text` contains a control character (refused at load in names, titles and labels).
+// Whether `text` breaks the text policy of escape::text_problem (refused at load in names, titles and labels).
 bool has_control_character(const std::string& text);
 
 // Where the key goes and how it looks, as `set key` words built from a fixed vocabulary.

@@ -6,7 +6,9 @@
 // command line's message.
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -19,6 +21,7 @@
 
 #include "numerics/errors.hpp"
 #include "numerics/interrupt.hpp"
+#include "verify/api/accountant.hpp"
 #include "verify/api/api.hpp"
 #include "verify/explore/explore_report.hpp"
 #include "verify/report/report.hpp"
@@ -212,6 +215,42 @@ PYBIND11_MODULE(_privamp, m) {
         return out;
       },
       "the privacy profile of two law expressions, both directions at once, as columns");
+  m.def(
+      "composed_pair",
+      [](const std::vector<std::tuple<std::string, std::string, long>>& releases) {
+        std::vector<api::Release> r;
+        for (const auto& [mu, nu, count] : releases) r.push_back({mu, nu, count});
+        return api::composed_pair(r);
+      },
+      "the law expressions of a sequence of (mu, nu, count) releases composed");
+  m.def(
+      "dpsgd_step",
+      [](double noise_multiplier, double sample_rate) {
+        const api::Release r = api::dpsgd_step(noise_multiplier, sample_rate);
+        return py::make_tuple(r.mu, r.nu);
+      },
+      "the pair of laws of one DP-SGD step (Poisson-subsampled Gaussian)");
+  m.def(
+      "calibrate",
+      [](double target_epsilon, double delta, std::optional<double> noise_multiplier, std::optional<double> sample_rate,
+         std::optional<long> steps, double rel_tol, const std::string& engine) {
+        api::CalibrationRequest r;
+        r.target_epsilon = target_epsilon;
+        r.delta = delta;
+        r.noise_multiplier = noise_multiplier;
+        r.sample_rate = sample_rate;
+        r.steps = steps;
+        r.rel_tol = rel_tol;
+        r.engine.engine = engine;
+        api::Calibration c;
+        {
+          py::gil_scoped_release release;
+          const InterruptScope interruptible;
+          c = api::calibrate(r);
+        }
+        return python_object(api::calibration_tree(c));
+      },
+      "the one DP-SGD parameter left open for a target epsilon (see privamp.calibrate)");
   m.def(
       "kernel",
       [](const py::object& K, const std::vector<double>& eps, const std::vector<double>& dp,

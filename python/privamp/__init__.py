@@ -9,6 +9,7 @@ that cannot be finished raises ``RuntimeError``. The engines release the GIL whi
 """
 
 import math as _math
+import numbers as _numbers_module
 import os as _os
 import pathlib as _pathlib
 import re as _re
@@ -19,7 +20,9 @@ from collections import namedtuple as _namedtuple
 
 from . import _privamp
 
-__all__ = ["divergence", "privacy_profile", "epsilon", "kernel", "verify", "explore", "figures", "laws", "data_dir",
+__all__ = ["divergence", "privacy_profile", "epsilon", "dpsgd", "calibrate", "Accountant", "GaussianEvent", "LaplaceEvent",
+           "RandomizedResponseEvent", "PoissonSampledEvent", "SelfComposedEvent", "ComposedEvent", "LawEvent",
+           "Calibration", "Estimates", "kernel", "verify", "explore", "figures", "laws", "data_dir",
            "Estimate", "Divergences", "ProfilePoint", "VerifyResult", "Search", "FiguresResult", "__version__"]
 
 __version__ = _privamp.__version__
@@ -79,7 +82,10 @@ def _command():
 
 
 def _number(v, name):
-    """One value as a float: ValueError naming the parameter (never OverflowError) for what a double cannot hold."""
+    """One value as a float: ValueError naming the parameter (never OverflowError) for what a double cannot hold, and
+    for what is not a number (a bool, a string, bytes: typed strictly, as the command line's parser is)."""
+    if isinstance(v, (bool, str, bytes, bytearray)) or type(v).__name__ == "bool_":
+        raise ValueError(f"{name}: expected a number, got {v!r}")
     try:
         return float(v)
     except OverflowError:
@@ -95,7 +101,9 @@ def _numbers(values, name):
     ValueError naming the parameter."""
     if values is None:
         return []
-    if isinstance(values, (int, float)):
+    if isinstance(values, (str, bytes, bytearray, bool)):
+        raise ValueError(f"{name}: expected a number or a list of numbers, got {values!r}")
+    if isinstance(values, _numbers_module.Real):
         return [_number(values, name)]
     try:
         n = len(values)
@@ -115,13 +123,8 @@ def _numbers(values, name):
     return out
 
 
-class Divergences(list):
-    """The estimates of one `divergence` call (a list of `Estimate`), with the normalised law expressions
-    `p` and `q`, the `engine`, and `arrays()` for a column form."""
-
-    def __init__(self, records, p, q, engine):
-        super().__init__(records)
-        self.p, self.q, self.engine = p, q, engine
+class Estimates(list):
+    """A list of `Estimate` with `arrays()` for a column form (epsilon at several deltas, an accountant's answers)."""
 
     def arrays(self):
         """Columns: a dict of NumPy arrays (the numbers: value, lower, upper, their logs, level, seconds, ...) when
@@ -135,6 +138,15 @@ class Divergences(list):
         for name in numeric:
             columns[name] = np.asarray(columns[name], dtype=float)
         return columns
+
+
+class Divergences(Estimates):
+    """The estimates of one `divergence` call (a list of `Estimate`), with the normalised law expressions
+    `p` and `q`, the `engine`, and `arrays()` for a column form."""
+
+    def __init__(self, records, p, q, engine):
+        super().__init__(records)
+        self.p, self.q, self.engine = p, q, engine
 
 
 def _composed(mu, nu, compositions):
@@ -155,7 +167,8 @@ def divergence(mu, nu, renyi=None, hockey_stick=None, kl=False, tv=False, engine
     a list of `Estimate` in the order renyi, hockey_stick, kl, tv."""
     mu, nu = _composed(mu, nu, compositions)
     out = _privamp.divergence(str(mu), str(nu), _numbers(renyi, "renyi"), _numbers(hockey_stick, "hockey_stick"),
-                              bool(kl), bool(tv), str(engine), float(rel_tol), int(samples), int(seed), float(level))
+                              _flag(kl, "kl"), _flag(tv, "tv"), _text(engine, "engine"), _number(rel_tol, "rel_tol"),
+                              _integer(samples, "samples", 1, 10**8), _integer(seed, "seed", 0, 2**63 - 1), _number(level, "level"))
     records = [_estimate(r) for r in out["results"]]
     return Divergences(records, out["p"], out["q"], out["engine"])
 
@@ -180,15 +193,17 @@ def privacy_profile(mu, nu, eps, **options):
                          "(allowed: engine, rel_tol, samples, seed, level, compositions)")
     # One call: both directions in C++ (verify/api: api::privacy_profile, the larger by its log since both values
     # may underflow a double), returned as columns.
-    c = _privamp.privacy_profile(str(mu), str(nu), _numbers(eps, "eps"), str(options.get("engine", "auto")),
-                                 float(options.get("rel_tol", 1e-13)), int(options.get("samples", 1_000_000)),
-                                 int(options.get("seed", 1)), float(options.get("level", 0.99)))
+    c = _privamp.privacy_profile(str(mu), str(nu), _numbers(eps, "eps"), _text(options.get("engine", "auto"), "engine"),
+                                 _number(options.get("rel_tol", 1e-13), "rel_tol"),
+                                 _integer(options.get("samples", 1_000_000), "samples", 1, 10**8),
+                                 _integer(options.get("seed", 1), "seed", 0, 2**63 - 1), _number(options.get("level", 0.99), "level"))
     return list(map(ProfilePoint, *(c[name] for name in ProfilePoint._fields)))
 
 
 def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
     """The smallest eps >= 0 with delta(eps) <= delta for the pair's exact privacy profile, with an interval:
-    returns an `Estimate` whose [lower, upper] brackets the true eps. Bisection on the profile's intervals:
+    returns an `Estimate` whose [lower, upper] brackets the true eps (for a list or array of deltas, an `Estimates`
+    list, one per delta). Bisection on the profile's intervals:
     delta(lower) is certainly above `delta` (its interval's lower end is) and delta(upper) certainly at most
     `delta` (its interval's upper end is), so the true eps lies between; the bracket narrows to rel_tol, or
     stops where the profile's own interval straddles `delta` (then the bracket is as wide as the profile's
@@ -198,11 +213,166 @@ def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
     unknown = set(options) - {"engine", "samples", "seed", "level"}
     if unknown:
         raise ValueError(f"epsilon: unknown option(s) {sorted(unknown)} (allowed: engine, samples, seed, level, compositions)")
+    if not isinstance(delta, _numbers_module.Real) or isinstance(delta, bool):
+        deltas = _numbers(delta, "delta")
+        if len(deltas) > 1000:
+            raise ValueError(f"delta: {len(deltas)} values; at most 1000 in one call")
+        return Estimates(epsilon(mu, nu, d, eps_max, rel_tol, **options) for d in deltas)
     # One implementation, in C++ (verify/api: api::epsilon_for_delta), shared with the command line's --epsilon.
     d = _privamp.epsilon(str(mu), str(nu), _number(delta, "delta"), _number(eps_max, "eps_max"), _number(rel_tol, "rel_tol"),
-                         str(options.get("engine", "auto")), int(options.get("samples", 1_000_000)),
-                         _integer(options.get("seed", 1), "seed", 0, 2**63 - 1), float(options.get("level", 0.99)))
+                         _text(options.get("engine", "auto"), "engine"), _integer(options.get("samples", 1_000_000), "samples", 1, 10**8),
+                         _integer(options.get("seed", 1), "seed", 0, 2**63 - 1), _number(options.get("level", 0.99), "level"))
     return _estimate(d)
+
+
+# ---- the accountant: DP-SGD and sequences of mechanisms in the accountants' vocabulary ----
+#
+# An event is a mechanism on neighbouring datasets that differ by one record added or removed (sensitivity 1); its
+# pair of laws (with the record, without it) is composed with the others', and the profile of the composition is
+# the larger of its two directions (as PRV's and dp_accounting's PLD accountants take it). Events are privamp's own
+# (below) or dp_accounting's DpEvent objects, read by class name and attributes when that package is installed.
+
+GaussianEvent = _namedtuple("GaussianEvent", ["noise_multiplier"])
+GaussianEvent.__doc__ = "The Gaussian mechanism: noise standard deviation noise_multiplier (over the sensitivity)."
+LaplaceEvent = _namedtuple("LaplaceEvent", ["noise_multiplier"])
+LaplaceEvent.__doc__ = "The Laplace mechanism: noise scale b = noise_multiplier (over the sensitivity)."
+RandomizedResponseEvent = _namedtuple("RandomizedResponseEvent", ["noise_parameter", "num_buckets"])
+RandomizedResponseEvent.__doc__ = """k-ary randomized response: with probability noise_parameter the answer is uniform on
+num_buckets values, otherwise it is the true one (dp_accounting's RandomizedResponseDpEvent)."""
+PoissonSampledEvent = _namedtuple("PoissonSampledEvent", ["sampling_probability", "event"])
+PoissonSampledEvent.__doc__ = "The event on a Poisson sample: each record kept with probability sampling_probability."
+SelfComposedEvent = _namedtuple("SelfComposedEvent", ["event", "count"])
+SelfComposedEvent.__doc__ = "The event repeated count times."
+ComposedEvent = _namedtuple("ComposedEvent", ["events"])
+ComposedEvent.__doc__ = "The events in sequence."
+LawEvent = _namedtuple("LawEvent", ["mu", "nu"])
+LawEvent.__doc__ = """A mechanism given by its pair of laws (privamp law expressions, see `laws()`): mu with the record,
+nu without it."""
+
+
+def _law_number(x, name):
+    return repr(_number(x, name))
+
+
+def _releases(event, depth=0):
+    """The (mu, nu, count) releases of an event, privamp's or dp_accounting's (by class name and attributes)."""
+    if depth > 64:
+        raise ValueError("event: nested more than 64 deep")
+    kind = type(event).__name__
+    if kind in ("GaussianEvent", "GaussianDpEvent"):
+        s = _number(event.noise_multiplier, f"{kind}.noise_multiplier")
+        if not s > 0:
+            raise ValueError(f"{kind}.noise_multiplier = {s!r}: must be > 0 (without noise no epsilon is finite)")
+        return [(f"gaussian(1, {s!r})", f"gaussian(0, {s!r})", 1)]
+    if kind in ("LaplaceEvent", "LaplaceDpEvent"):
+        b = _number(event.noise_multiplier, f"{kind}.noise_multiplier")
+        if not b > 0:
+            raise ValueError(f"{kind}.noise_multiplier = {b!r}: must be > 0 (without noise no epsilon is finite)")
+        return [(f"laplace(1, {b!r})", f"laplace(0, {b!r})", 1)]
+    if kind in ("RandomizedResponseEvent", "RandomizedResponseDpEvent"):
+        p = _number(event.noise_parameter, f"{kind}.noise_parameter")
+        k = _integer(event.num_buckets, f"{kind}.num_buckets", 2, 10_000)
+        if not 0 < p <= 1:
+            raise ValueError(f"{kind}.noise_parameter = {p!r}: must be in (0, 1] (0: the true answer, no finite epsilon)")
+        low, high = p / k, 1 - p + p / k
+        mu = [high] + [low] * (k - 1)
+        nu = [low, high] + [low] * (k - 2)
+        return [(f"pmf(p=[{', '.join(map(repr, mu))}])", f"pmf(p=[{', '.join(map(repr, nu))}])", 1)]
+    if kind in ("PoissonSampledEvent", "PoissonSampledDpEvent"):
+        q = _number(event.sampling_probability, f"{kind}.sampling_probability")
+        if not 0 <= q <= 1:
+            raise ValueError(f"{kind}.sampling_probability = {q!r}: must be in [0, 1]")
+        inner = _releases(event.event, depth + 1)
+        if len(inner) != 1 or inner[0][2] != 1:
+            raise ValueError(f"{kind}: the sampled event must be one mechanism released once (a Gaussian, Laplace, "
+                             "randomized response or law event); sample each step instead")
+        if q == 0:
+            return []
+        mu, nu, _ = inner[0]
+        return [(mu if q == 1 else f"mix(q={q!r}, {nu}, {mu})", nu, 1)]
+    if kind in ("SelfComposedEvent", "SelfComposedDpEvent"):
+        n = _integer(event.count, f"{kind}.count", 0, 10_000_000)
+        return [(mu, nu, c * n) for mu, nu, c in _releases(event.event, depth + 1)] if n else []
+    if kind in ("ComposedEvent", "ComposedDpEvent"):
+        out = []
+        for e in event.events:
+            out += _releases(e, depth + 1)
+        return out
+    if kind == "NoOpDpEvent":
+        return []
+    if kind == "LawEvent":
+        return [(_text(event.mu, "LawEvent.mu"), _text(event.nu, "LawEvent.nu"), 1)]
+    raise ValueError(f"event: {kind} is not supported (supported: Gaussian, Laplace, RandomizedResponse, PoissonSampled, "
+                     "SelfComposed, Composed, NoOp and privamp's LawEvent; sampling without replacement is not yet)")
+
+
+class Accountant:
+    """Composes events and answers with the exact privacy profile of the composition: ``epsilon(delta)`` and
+    ``delta(eps)`` take scalars, lists or NumPy arrays and return estimates whose intervals hold the true value, each
+    saying its kind (exact, certified, a-posteriori). Events are privamp's (`GaussianEvent`, `PoissonSampledEvent`,
+    ...) or dp_accounting's ``DpEvent`` objects. `engine` is the profile's ("auto" or "certified")."""
+
+    def __init__(self, engine="auto"):
+        self.engine = _text(engine, "engine")
+        self._counts = {}  # (mu, nu) -> releases, in the order first composed (composition commutes)
+
+    def compose(self, event, count=1):
+        """Adds `count` self-compositions of `event`; returns the accountant (calls chain)."""
+        n = _integer(count, "count", 0, 10_000_000)
+        for mu, nu, c in _releases(event):
+            total = self._counts.get((mu, nu), 0) + c * n
+            if total > 10_000_000:
+                raise ValueError(f"count: {total} releases of one mechanism; at most 10,000,000")
+            self._counts[(mu, nu)] = total
+        self._counts = {k: v for k, v in self._counts.items() if v > 0}
+        return self
+
+    def laws(self):
+        """The composed pair as law expressions (mu, nu): the input of `privacy_profile` and `epsilon`."""
+        return tuple(_privamp.composed_pair([(mu, nu, n) for (mu, nu), n in self._counts.items()]))
+
+    def epsilon(self, delta, eps_max=1e3, rel_tol=1e-9):
+        """eps(delta) of the composition: an `Estimate` bracketing the true eps (an `Estimates` list for several deltas)."""
+        mu, nu = self.laws()
+        return epsilon(mu, nu, delta, eps_max=eps_max, rel_tol=rel_tol, engine=self.engine)
+
+    def delta(self, eps):
+        """delta(eps) of the composition at each eps (a scalar, list or array): a list of `ProfilePoint`."""
+        mu, nu = self.laws()
+        return privacy_profile(mu, nu, eps, engine=self.engine)
+
+
+def dpsgd(noise_multiplier, sample_rate, steps, delta, engine="auto"):
+    """eps(delta) of DP-SGD: `steps` steps of the Gaussian mechanism with noise multiplier sigma (noise standard
+    deviation over the clipping norm) on Poisson samples of rate `sample_rate`, add/remove neighbours. An `Estimate`
+    bracketing the true eps (an `Estimates` list for several deltas). The same as PRV's or dp_accounting's
+    ``get_epsilon`` on a PoissonSampled Gaussian self-composed `steps` times, with an interval."""
+    mu, nu = _privamp.dpsgd_step(_number(noise_multiplier, "noise_multiplier"), _number(sample_rate, "sample_rate"))
+    t = _integer(steps, "steps", 1, 10_000_000)
+    mu, nu = _privamp.composed_pair([(mu, nu, t)])
+    return epsilon(mu, nu, delta, engine=_text(engine, "engine"))
+
+
+Calibration = _namedtuple("Calibration", ["solved", "value", "lower", "upper", "noise_multiplier", "sample_rate", "steps",
+                                          "epsilon", "probes", "seconds", "method"])
+Calibration.__doc__ = """The answer of `calibrate`: which parameter was solved for, the value to use (safe: the run
+with it is certainly within the target), the bracket [lower, upper] holding the exact threshold, the run's three
+parameters, its eps(delta) as an `Estimate`, the profile evaluations of the search, the seconds, and how the search
+ended."""
+
+
+def calibrate(target_epsilon, delta, sample_rate=None, steps=None, noise_multiplier=None, rel_tol=1e-6, engine="auto"):
+    """DP-SGD calibration: leave exactly one of noise_multiplier, steps and sample_rate as None; returns the
+    `Calibration` that makes the run (target_epsilon, delta)-DP — the smallest noise multiplier, or the largest
+    steps or sample rate. Opacus's ``get_noise_multiplier(target_epsilon, target_delta, sample_rate, steps)`` is
+    ``calibrate(target_epsilon, delta, sample_rate, steps).value``, with a bracket."""
+    d = _privamp.calibrate(_number(target_epsilon, "target_epsilon"), _number(delta, "delta"),
+                           None if noise_multiplier is None else _number(noise_multiplier, "noise_multiplier"),
+                           None if sample_rate is None else _number(sample_rate, "sample_rate"),
+                           None if steps is None else _integer(steps, "steps", 1, 10_000_000),
+                           _number(rel_tol, "rel_tol"), _text(engine, "engine"))
+    d["epsilon"] = _estimate(d["epsilon"])
+    return Calibration(**d)
 
 
 def kernel(K, eps=None, dp=None, eps_prime=None, renyi=None):
@@ -243,14 +413,26 @@ def _names(values, name):
 
 
 def _integer(value, name, low, high):
-    """An integer in [low, high], or ValueError naming it, its value and the range."""
-    try:
-        ok = float(value) == int(value) and low <= int(value) <= high
-    except (TypeError, ValueError, OverflowError):
-        ok = False
+    """An integer in [low, high] (an int or a NumPy integer; not a bool, a float or a string), or ValueError naming
+    it, its value and the range."""
+    ok = isinstance(value, _numbers_module.Integral) and not isinstance(value, bool) and low <= int(value) <= high
     if not ok:
         raise ValueError(f"{name} = {value!r} is out of range (allowed: an integer with {low} <= {name} <= {high})")
     return int(value)
+
+
+def _flag(value, name):
+    """A bool (or NumPy bool), or ValueError: 'no' or 0 is not read as a flag."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise ValueError(f"{name}: expected True or False, got {value!r}")
+
+
+def _text(value, name):
+    """A str, or ValueError (bytes are not text)."""
+    if not isinstance(value, str):
+        raise ValueError(f"{name}: expected a string, got {value!r}")
+    return value
 
 
 def verify(files, only=None, jobs=0, out=None, junit=None, html=None):

@@ -422,6 +422,27 @@ class UntrustedInput(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "hockey_stick: expected a number"):
             privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", hockey_stick=["x"])
 
+    def test_arguments_typed_strictly(self):
+        # ints are ints, booleans are not numbers or flags of another type, bytes are not strings (b'2' was once
+        # read as the order 50, seed=1.5 and compositions=True accepted).
+        g1, g0 = "gaussian(1, 1)", "gaussian(0, 1)"
+        with self.assertRaisesRegex(ValueError, "seed = 1.5 is out of range"):
+            privamp.divergence(g1, g0, kl=True, seed=1.5)
+        with self.assertRaisesRegex(ValueError, "compositions = True is out of range"):
+            privamp.divergence(g1, g0, kl=True, compositions=True)
+        with self.assertRaisesRegex(ValueError, "renyi: expected a number or a list of numbers, got b'2'"):
+            privamp.divergence(g1, g0, renyi=b"2")
+        with self.assertRaisesRegex(ValueError, "renyi: expected a number, got True"):
+            privamp.divergence(g1, g0, renyi=[True])
+        with self.assertRaisesRegex(ValueError, "kl: expected True or False, got 'no'"):
+            privamp.divergence(g1, g0, kl="no")
+        with self.assertRaisesRegex(ValueError, "engine: expected a string, got b'auto'"):
+            privamp.divergence(g1, g0, kl=True, engine=b"auto")
+        with self.assertRaisesRegex(ValueError, "steps = 10.0 is out of range"):
+            privamp.dpsgd(1.0, 0.01, 10.0, 1e-5)
+        with self.assertRaisesRegex(ValueError, "delta: expected a number"):
+            privamp.epsilon(g1, g0, "1e-5")
+
     def interrupted_after(self, call):
         """Runs `call` in a child Python, sends SIGINT after one second; the seconds until KeyboardInterrupt."""
         script = ("import privamp, time\n"
@@ -451,6 +472,106 @@ class UntrustedInput(unittest.TestCase):
         cases = os.path.join(SOURCE, "cases")
         self.assertLess(self.interrupted_after(
             f"privamp.explore('T1.3', cases={cases!r}, case='random Dirichlet kernels', budget=10**7)"), 5.0)
+
+
+class Accounting(unittest.TestCase):
+    """dpsgd, calibrate and the Accountant against references computed another way (closed forms of unsampled
+    Gaussian, Laplace and randomized-response compositions), dp_accounting's DpEvent objects read by class name
+    (stand-ins here: the package is not a Debian one), and the command line's `account`."""
+
+    @staticmethod
+    def gaussian_delta(mu, eps):
+        phi = lambda x: 0.5 * math.erfc(-x / math.sqrt(2))
+        return phi(mu / 2 - eps / mu) - math.exp(eps) * phi(-mu / 2 - eps / mu)
+
+    def gaussian_epsilon(self, mu, delta):
+        a, b = 0.0, 200.0
+        for _ in range(200):
+            m = (a + b) / 2
+            if self.gaussian_delta(mu, m) > delta:
+                a = m
+            else:
+                b = m
+        return (a + b) / 2
+
+    def test_dpsgd_unsampled_is_the_gaussian_closed_form(self):
+        e = privamp.dpsgd(noise_multiplier=8.0, sample_rate=1.0, steps=64, delta=1e-5)
+        ref = self.gaussian_epsilon(math.sqrt(64) / 8.0, 1e-5)
+        self.assertLessEqual(e.lower, ref * (1 + 1e-12))
+        self.assertLessEqual(ref, e.upper * (1 + 1e-12))
+        several = privamp.dpsgd(8.0, 1.0, 64, [1e-3, 1e-5])
+        self.assertEqual(len(several), 2)
+        self.assertAlmostEqual(several[1].value, e.value, places=12)
+        self.assertGreater(several[0].value, 0)
+        self.assertIn("value", several.arrays())
+
+    def test_accountant_schedule_and_events(self):
+        # sigma 4 for 50 steps then 8 for 150, unsampled: one Gaussian of mu^2 = 50/16 + 150/64.
+        acc = privamp.Accountant()
+        acc.compose(privamp.PoissonSampledEvent(1.0, privamp.GaussianEvent(4.0)), 50)
+        acc.compose(privamp.SelfComposedEvent(privamp.GaussianEvent(8.0), 150))
+        mu = math.sqrt(50 / 16 + 150 / 64)
+        for delta, e in zip([1e-3, 1e-6], acc.epsilon([1e-3, 1e-6])):
+            ref = self.gaussian_epsilon(mu, delta)
+            self.assertLessEqual(e.lower, ref * (1 + 1e-12), e)
+            self.assertLessEqual(ref, e.upper * (1 + 1e-12), e)
+        points = acc.delta([0.5, 1.0])
+        for p in points:
+            ref = self.gaussian_delta(mu, p.eps)
+            self.assertLessEqual(p.lower, ref * (1 + 1e-9))
+            self.assertLessEqual(ref, p.upper * (1 + 1e-9))
+
+    def test_laplace_and_randomized_response_closed_forms(self):
+        # One Laplace release of scale b: delta(eps) = 1 - exp((eps - 1/b)/2) below 1/b, so eps(delta) = 1/b + 2 log(1 - delta).
+        acc = privamp.Accountant().compose(privamp.LaplaceEvent(0.5))
+        e = acc.epsilon(0.01)
+        ref = 1 / 0.5 + 2 * math.log(1 - 0.01)
+        self.assertLessEqual(e.lower, ref + 1e-12)
+        self.assertLessEqual(ref, e.upper + 1e-12)
+        # k-ary randomized response, noise p: delta(eps) = (1 - p + p/k) - e^eps p/k, so eps(delta) = log((high - delta)/low).
+        p, k = 0.3, 4
+        high, low = 1 - p + p / k, p / k
+        e = privamp.Accountant().compose(privamp.RandomizedResponseEvent(p, k)).epsilon(1e-3)
+        ref = math.log((high - 1e-3) / low)
+        self.assertLessEqual(e.lower, ref + 1e-12)
+        self.assertLessEqual(ref, e.upper + 1e-12)
+
+    def test_dp_accounting_events_by_class_name(self):
+        # Stand-ins with dp_accounting's class names and attributes.
+        GaussianDpEvent = type("GaussianDpEvent", (), {"__init__": lambda self, s: setattr(self, "noise_multiplier", s)})
+        def poisson(q, ev):
+            o = type("PoissonSampledDpEvent", (), {})()
+            o.sampling_probability, o.event = q, ev
+            return o
+        def self_composed(ev, n):
+            o = type("SelfComposedDpEvent", (), {})()
+            o.event, o.count = ev, n
+            return o
+        theirs = privamp.Accountant().compose(self_composed(poisson(0.01, GaussianDpEvent(1.0)), 1000))
+        ours = privamp.dpsgd(1.0, 0.01, 1000, 1e-5)
+        self.assertEqual(theirs.epsilon(1e-5).value, ours.value)
+        unsupported = type("SampledWithoutReplacementDpEvent", (), {})()
+        with self.assertRaisesRegex(ValueError, "SampledWithoutReplacementDpEvent is not supported"):
+            privamp.Accountant().compose(unsupported)
+        with self.assertRaisesRegex(ValueError, "no mechanism was composed"):
+            privamp.Accountant().epsilon(1e-5)
+
+    def test_calibrate_and_the_command_line_agree(self):
+        c = privamp.calibrate(target_epsilon=2.0, delta=1e-5, sample_rate=0.004, steps=2000)
+        self.assertEqual(c.solved, "noise_multiplier")
+        self.assertLessEqual(c.lower, c.value)
+        self.assertLessEqual(c.value, c.upper)
+        self.assertLessEqual(c.epsilon.lower, 2.0)
+        self.assertLessEqual((c.upper - c.lower) / c.upper, 1.1e-6)
+        # eps of the calibrated run is just below the target: the threshold is found, not a loose value.
+        self.assertGreater(c.epsilon.value, 2.0 * (1 - 1e-4))
+        out = subprocess.run([EXE, "account", "--sample-rate", "0.004", "--steps", "2000", "--delta", "1e-5",
+                              "--target-epsilon", "2", "--json"], check=True, capture_output=True, text=True)
+        cli = json.loads(out.stdout)
+        self.assertEqual(cli["value"], c.value)
+        self.assertEqual(cli["solved"], "noise_multiplier")
+        with self.assertRaisesRegex(ValueError, "exactly one"):
+            privamp.calibrate(2.0, 1e-5, sample_rate=0.004)
 
 if __name__ == "__main__":
     unittest.main()

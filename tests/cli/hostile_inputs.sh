@@ -50,11 +50,17 @@ figure 'key = "below nobox; system '"'"'touch INJECTED'"'"'"' 'title = "t"'
 check 2 "fig.toml:[0-9]+: key 'key': 'nobox;' is not a key word" "$privamp" figures fig.toml --out figs
 no_injection key
 figure 'key = "below"' 'title = "t\nsystem \"touch INJECTED\"\n#"'
-check 2 "key 'title': must be one line" "$privamp" figures fig.toml --out figs
+check 2 "key 'title': holds a control character \\[U\\+000A\\]" "$privamp" figures fig.toml --out figs
 no_injection title
 printf '[[case]]\nname = "x\\nsystem \\"touch INJECTED\\"\\n#"\nbounds = ["E1"]\nmu = "gaussian(1, 1)"\nnu = "gaussian(0, 1)"\nquantity = "renyi"\norder = "2"\n[case.grid]\ndelta = 1\nsigma1 = 1\nsigma2 = 0\n' > name.toml
-check 2 "key 'name': must be one line without control characters" "$privamp" verify name.toml
+check 2 "key 'name': holds a control character \\[U\\+000A\\]" "$privamp" verify name.toml
 no_injection name
+# One text policy for identifiers: a bound ID with an escape sequence (it once set the terminal's title and reached
+# report.md raw), a case name with a right-to-left override, refused at load naming the character.
+printf '[[bound]]\nid = "MY.\\u001b]0;pwned\\u0007"\nquantity = "renyi"\nformula = "0"\n' > id.toml
+check 2 "id.toml:2: key 'id': holds a control character \\[U\\+001B\\] at byte 4" "$privamp" verify id.toml
+printf '[[case]]\nname = "safe\xe2\x80\xaetxt.exe"\nbounds = ["E1"]\nmu = "gaussian(1, 1)"\nnu = "gaussian(0, 1)"\nquantity = "renyi"\norder = "2"\n[case.grid]\ndelta = 1\nsigma1 = 1\nsigma2 = 0\n' > bidi.toml
+check 2 "key 'name': holds a bidirectional control or noncharacter \\[U\\+202E\\]" "$privamp" verify bidi.toml
 if command -v gnuplot > /dev/null; then
   figure 'key = {position = "top left", box = true}' 'title = "Bob'"'"'s figure: αβ `touch INJECTED` @x"'
   check 0 "fig +figs.*" "$privamp" figures fig.toml --out "figs/x'; touch INJECTED; echo '"
@@ -81,7 +87,7 @@ check 2 "s2.toml:[0-9]+: key 'bounds'.*steps of work.*the limit is 2e\+07" timeo
 printf '[[bound]]\nid = "MY.sum"\nquantity = "renyi"\nformula = "sum(k, 1, 1e5, renyi(gaussian(1,1), gaussian(0,1), 2))"\n%s' "${case_text/\"E1\"/\"MY.sum\"}" > s3.toml
 check 2 "s3.toml:[0-9]+: key 'bounds'.*steps of work" timeout 20 "$privamp" verify s3.toml
 check 2 "samples.*1e12|1 <= samples" "$privamp" divergence 'gaussian(1,1)' 'gaussian(0,1)' --engine mc --kl --samples 1000000000000
-check 2 "quantities in one call; at most 10000" timeout 20 "$privamp" divergence 'mix(q=0.1, gaussian(0,1), gaussian(1,1))' 'gaussian(0,1)' --renyi 2:1e6:10
+check 2 "quantities in one call \\(100000 Renyi orders, 0 hockey-stick epsilons\\); at most 10000" timeout 20 "$privamp" divergence 'mix(q=0.1, gaussian(0,1), gaussian(1,1))' 'gaussian(0,1)' --renyi 2:1e6:10
 check 2 "binomial_mix\(m=100000, p=0.5\).*components.*at most 2000" timeout 20 "$privamp" divergence 'binomial_mix(m=100000, p=0.5, law=gaussian(0,1))' 'gaussian(0,1)' --renyi 2
 check 2 "double_well: parameter 'hi' = 1e\+30" timeout 20 "$privamp" divergence 'double_well(x0=1, t=0.5, hi=1e30)' 'double_well(x0=0, t=0.5)' --kl
 k64=$(python3 -c "import json; n=64; print(json.dumps([[1/n]*n for _ in range(n)]))")
@@ -92,6 +98,10 @@ check 2 "key 'derived': 2000 derived parameters; at most 256" timeout 20 "$priva
 # 6. Extreme epsilons: a value in log space, never NaN or a silent 0.
 check 0 "\"log_upper\": -4\.99.*e\+139" "$privamp" divergence 'gaussian(1,1)' 'gaussian(0,1)' --hockey-stick 1e70 --json
 check 0 "hockey_stick\(1e\+60\) +exp\(-5e\+119\)" "$privamp" divergence 'gaussian(1,1)' 'gaussian(0,1)' --hockey-stick 1e60
+# eps near the largest double: the subsampled pair's moved level once overflowed into an internal "'eps' = inf", a
+# composition printed [0, -nan]; now a value in log space, or a refusal that says why.
+check 0 "hockey_stick\(1e\+308\) +< exp\(-5e\+299\) +\[0, exp\(-5e\+299\)\] exact" "$privamp" divergence 'mix(q=0.1, gaussian(0,1), gaussian(1,1))' 'gaussian(0,1)' --hockey-stick 1e308
+check 1 "Chernoff exponent .* leaves the range of a double" "$privamp" divergence 'power(mix(q=0.1, gaussian(0,1), gaussian(1,1)), 10)' 'power(gaussian(0,1), 10)' --hockey-stick 1e308
 
 # 7. Files privamp must not touch.
 printf '%s' "$case_text" > cfg.toml && echo '{"my": "settings"}' > cfg.json

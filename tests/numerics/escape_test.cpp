@@ -1,5 +1,7 @@
 // The escapers, one per output language, on the payloads a hostile case file carries: none of them may let a text
 // form a command, a tag, a link, a cell or a formula, or carry a character its language forbids.
+#include <cstdlib>
+#include <filesystem>
 #include <regex>
 #include <string>
 #include <vector>
@@ -7,6 +9,8 @@
 #include <catch2/catch.hpp>
 
 #include "numerics/escape.hpp"
+#include "numerics/files.hpp"
+#include "support/scratch.hpp"
 
 using namespace privamp;
 
@@ -48,13 +52,31 @@ TEST_CASE("escape::plain keeps text and drops what no output should carry", "[es
   CHECK(escape::plain("κ = 0.5, α ≥ 2") == "κ = 0.5, α ≥ 2");
   CHECK(escape::plain("a\tb\nc") == "a b c");
   CHECK(escape::plain("a\nb", true) == "a\nb");
-  CHECK(escape::plain("evil\xE2\x80\xAEtxt") == "evil\xEF\xBF\xBDtxt");
-  for (const auto& p : payloads()) CHECK_FALSE(has_forbidden(escape::plain(p), false));
+  // What cannot be shown is shown as what it was, never as U+FFFD (which hides it and which pdflatex cannot set).
+  CHECK(escape::plain("evil\xE2\x80\xAEtxt") == "evil[U+202E]txt");
+  CHECK(escape::plain("bad \xC3\x28") == "bad [0xC3](");
+  for (const auto& p : payloads()) {
+    CHECK_FALSE(has_forbidden(escape::plain(p), false));
+    CHECK(escape::plain(p).find("\xEF\xBF\xBD") == std::string::npos);
+  }
+}
+
+TEST_CASE("escape::text_problem: one policy for identifiers, naming the character and where it is", "[escape]") {
+  CHECK(escape::text_problem("T4.closed").empty());
+  CHECK(escape::text_problem("Rényi bound, α ≥ 2").empty());
+  CHECK_THAT(escape::text_problem("id\x1b]0;pwned\x07"), Catch::Contains("control character [U+001B] at byte 3"));
+  CHECK_THAT(escape::text_problem("a\tb"), Catch::Contains("control character [U+0009]"));
+  CHECK_THAT(escape::text_problem("x\xC2\x85y"), Catch::Contains("control character [U+0085]"));
+  CHECK_THAT(escape::text_problem("evil\xE2\x80\xAEtxt"), Catch::Contains("bidirectional control or noncharacter [U+202E] at byte 5"));
+  CHECK_THAT(escape::text_problem("bad \xC3\x28"), Catch::Contains("invalid UTF-8 byte 0xC3 at byte 5"));
+  // Every payload that plain() would change breaks the policy.
+  for (const auto& p : payloads())
+    if (escape::plain(p) != p) CHECK_FALSE(escape::text_problem(p).empty());
 }
 
 TEST_CASE("escape::latex: no command, group or math can be formed", "[escape]") {
   // Every backslash the escaper writes starts one of its own text-mode commands or escapes one special character.
-  const std::regex own(R"(\\(textbackslash\{\}|textasciitilde\{\}|textasciicircum\{\}|textless\{\}|textgreater\{\}|textbar\{\}|[{}$&#_%]))");
+  const std::regex own(R"(\\(textbackslash\{\}|textasciitilde\{\}|textasciicircum\{\}|textless\{\}|textgreater\{\}|textbar\{\}|ensuremath\{\\[a-z]+\}|[{}$&#_%]))");
   for (const auto& p : payloads()) {
     const std::string e = escape::latex(p);
     INFO(p << " -> " << e);
@@ -64,6 +86,10 @@ TEST_CASE("escape::latex: no command, group or math can be formed", "[escape]") 
   }
   CHECK(escape::latex("\\input{/etc/passwd}") == "\\textbackslash{}input\\{/etc/passwd\\}");
   CHECK(escape::latex("50% of n_1") == "50\\% of n\\_1");
+  // Past ASCII: Latin letters pass, lowercase Greek becomes math, anything else a visible escape pdflatex can set.
+  CHECK(escape::latex("Rényi, ε-DP, α ≥ 2") == "Rényi, \\ensuremath{\\varepsilon}-DP, \\ensuremath{\\alpha} [U+2265] 2");
+  CHECK(escape::latex("evil\xE2\x80\xAEtxt") == "evil[U+202E]txt");
+  for (const auto& p : payloads()) CHECK(escape::latex(p).find("\xEF\xBF\xBD") == std::string::npos);
 }
 
 TEST_CASE("escape::xml and escape::html: no markup, only characters XML 1.0 allows", "[escape]") {
@@ -114,4 +140,25 @@ TEST_CASE("escape::csv: quoted fields, no formulas, numbers untouched", "[escape
     CHECK_FALSE(has_forbidden(e, true));
     if (!e.empty() && std::string("=+@").find(e.front()) != std::string::npos) FAIL("a formula cell: " << e);
   }
+}
+
+TEST_CASE("escape::latex: pdflatex typesets every hostile payload, none runs anything", "[escape][latex]") {
+  // The same corpus in one document, typeset with the default (restricted) shell escape and halt-on-error: a
+  // character pdflatex has no definition for (U+FFFD once) stops it; \\write18 or \\input must not act.
+  if (std::system("command -v pdflatex > /dev/null 2>&1") != 0) {
+    WARN("pdflatex is not installed (scripts/install-deps.sh --tests installs it): the typesetting check did not run");
+    return;
+  }
+  const auto dir = test::scratch() / "latex_escape";
+  std::filesystem::create_directories(dir);
+  std::string doc = "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\begin{document}\n";
+  for (const auto& p : payloads()) doc += escape::latex(p) + "\\par\n";
+  doc += escape::latex("Rényi, ε-DP, α ≥ 2, ς ο Ω ∞ ← 中文 😀") + "\\par\n\\end{document}\n";
+  write_file(dir / "payloads.tex", doc);
+  const std::string command = "cd '" + dir.string() + "' && pdflatex -interaction=nonstopmode -halt-on-error payloads.tex > typeset.log 2>&1";
+  const int status = std::system(command.c_str());
+  INFO(doc);
+  CHECK(status == 0);
+  CHECK(std::filesystem::exists(dir / "payloads.pdf"));
+  CHECK_FALSE(std::filesystem::exists(dir / "pwned"));
 }

@@ -123,3 +123,41 @@ TEST_CASE("read_input_file reads a file whole within its limit and refuses one o
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   CHECK_THAT(error_of_read(fifo, 10), Catch::Contains("not a regular file"));
 }
+
+TEST_CASE("a hard link, a pipe or a folder planted at the lock file is refused and the file it names is untouched", "[files]") {
+  // The lock file is written in place (the pid): a hard link to a file outside the folder once received it.
+  const auto base = test::scratch() / "planted_lock";
+  std::filesystem::create_directories(base / "out");
+  write_file(base / "victim.txt", "precious\n");
+  REQUIRE(::link((base / "victim.txt").c_str(), (base / "out" / ".privamp.lock").c_str()) == 0);
+  CHECK_THROWS_WITH(make_output_dir("--out", base / "out"), Catch::Contains("hard link") && Catch::Contains("--out"));
+  CHECK(read(base / "victim.txt") == "precious\n");
+  // A FIFO (opening it for writing would block or feed a reader) and a folder.
+  std::filesystem::create_directories(base / "fifo");
+  REQUIRE(::mkfifo((base / "fifo" / ".privamp.lock").c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(OutputLock("--out", base / "fifo"), Catch::Contains("not a regular file") || Catch::Contains("cannot lock"));
+  std::filesystem::create_directories(base / "folder" / ".privamp.lock");
+  CHECK_THROWS_WITH(OutputLock("--out", base / "folder"), Catch::Contains("cannot lock") || Catch::Contains("not a regular file"));
+  // A symbolic link is refused by O_NOFOLLOW.
+  std::filesystem::create_directories(base / "sym");
+  std::filesystem::create_symlink(base / "victim.txt", base / "sym" / ".privamp.lock");
+  CHECK_THROWS_WITH(OutputLock("--out", base / "sym"), Catch::Contains("cannot lock"));
+  CHECK(read(base / "victim.txt") == "precious\n");
+}
+
+TEST_CASE("output paths that cannot be written are refused before any work", "[files]") {
+  // --junit into a folder that does not exist, or into /proc (permissions allow the superuser; the probe does not).
+  CHECK_THROWS_WITH(check_output_file("--junit", test::scratch() / "no_such_folder" / "junit.xml"),
+                    Catch::Contains("does not exist") && Catch::Contains("--junit"));
+  if (std::filesystem::is_directory("/proc")) {
+    CHECK_THROWS_WITH(check_output_file("--junit", "/proc/junit.xml"), Catch::Contains("cannot write there"));
+    CHECK_THROWS_WITH(check_output_dir("--out", "/proc"), Catch::Contains("cannot write there"));
+  }
+  CHECK_NOTHROW(check_output_file("--junit", test::scratch() / "junit.xml"));
+  CHECK(entries(test::scratch()) >= 1);  // (the probe leaves nothing behind: only what the tests made)
+}
+
+TEST_CASE("an output folder to be created under a place nothing can be created in is refused at once", "[files]") {
+  if (std::filesystem::is_directory("/proc")) CHECK_THROWS_WITH(check_output_dir("out", "/proc/x"), Catch::Contains("cannot write there"));
+  CHECK_NOTHROW(check_output_dir("out", test::scratch() / "new" / "deeper"));
+}

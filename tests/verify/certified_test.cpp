@@ -303,7 +303,8 @@ TEST_CASE("divergence calls: one quantity that cannot be computed leaves the oth
   CHECK_FALSE(out.ok());
 }
 
-// The time budget is passed to the engine's loops with the value it belongs to: a value past its budget is refused
+// The budget (units of work, not wall-clock time: the answer does not depend on the load) is passed to the engine's
+// loops with the value it belongs to: a value past its budget is refused
 // naming it, the next value (in the same thread) has its own, and the composed engine reads its own as well.
 TEST_CASE("certified: the time budget belongs to one value", "[verify][certified]") {
   const auto mu = sim::parse_law("mix(0.01, gaussian(0, 1), gaussian(1, 1))"), nu = sim::parse_law("gaussian(0, 1)");
@@ -317,9 +318,8 @@ TEST_CASE("certified: the time budget belongs to one value", "[verify][certified
   };
   verify::CertifiedOptions none;
   none.seconds = 1e-12;
-  // (R_inf's branch and bound reads the clock every 1024 subdivisions: this pair needs fewer.)
   for (const Quantity q : {Quantity::renyi(3), Quantity::kl(), Quantity::hockey_stick(0.5)})
-    CHECK_THAT(failure([&] { verify::certified_divergence(*mu, *nu, q, none); }), Catch::Contains("time budget ran out"));
+    CHECK_THAT(failure([&] { verify::certified_divergence(*mu, *nu, q, none); }), Catch::Contains("work budget ran out"));
   const verify::Estimate after = verify::certified_divergence(*mu, *nu, Quantity::renyi(3));
   CHECK(after.error_kind == verify::ErrorKind::certified);
   CHECK(after.lower > 0);
@@ -328,6 +328,6 @@ TEST_CASE("certified: the time budget belongs to one value", "[verify][certified
   const verify::ContourIntegral contour(pairs);
   const double c = contour.abscissa(0.1), log_hint = contour.hockey_stick(0.1).log_value;
   CHECK_THAT(failure([&] { verify::certified_composed_hockey_stick(pairs, 0.1, c, log_hint, none); }),
-             Catch::Contains("time budget ran out"));
+             Catch::Contains("work budget ran out"));
   CHECK(verify::certified_composed_hockey_stick(pairs, 0.1, c, log_hint).error_kind == verify::ErrorKind::certified);
 }

@@ -1,6 +1,9 @@
 // The report writers and the one serialiser of rows (verify/runner/codec.hpp): a row survives JSON and CBOR bit for
 // bit (infinities, NaN and words included), and the CSV, JSON and Markdown files say what the rows say.
+#include <sys/stat.h>
+
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -242,8 +245,8 @@ TEST_CASE("the report writers: CSV fields quoted, JSON rows decodable, Markdown 
   write_junit({sample_row(), held, hostile}, dir / "junit.xml");
   const std::string xml = read(dir / "junit.xml");
   CHECK_THAT(xml, Contains("tests=\"3\" failures=\"1\" errors=\"1\""));
-  // (a control character becomes a space, an invalid byte U+FFFD: numerics/escape.hpp)
-  CHECK_THAT(xml, Contains("name=\"a &lt;case&gt; &amp; &quot;its&quot; &apos;quotes&apos;  \xEF\xBF\xBD end \xc3\xa9\""));
+  // (a control character becomes a space, an invalid byte a visible [0xFF]: numerics/escape.hpp)
+  CHECK_THAT(xml, Contains("name=\"a &lt;case&gt; &amp; &quot;its&quot; &apos;quotes&apos;  [0xFF] end \xc3\xa9\""));
   CHECK_THAT(xml, Contains("&lt;/testcase&gt;&lt;injected/&gt;"));
   CHECK(xml.find('\x01') == std::string::npos);
   CHECK(xml.find("<injected") == std::string::npos);
@@ -312,4 +315,24 @@ TEST_CASE("reports name the loosest and tightest rows per theorem, LaTeX and HTM
   CHECK(page.find("<script") == std::string::npos);  // nothing runs
   CHECK(page.find("src=") == std::string::npos);     // nothing is loaded
   CHECK(page.find("href=") == std::string::npos);
+}
+
+TEST_CASE("golden results that are not regular files are refused when read for the check, before any run", "[report][golden]") {
+  // A pipe, a folder or a link named like a golden file was once read only after the whole run.
+  const auto base = test::scratch() / "golden_special";
+  for (const char* kind : {"fifo", "folder", "link"}) {
+    const auto dir = base / kind;
+    std::filesystem::create_directories(dir);
+    const auto file = dir / "cases.json";
+    if (std::string(kind) == "fifo") REQUIRE(::mkfifo(file.c_str(), 0600) == 0);
+    if (std::string(kind) == "folder") std::filesystem::create_directories(file);
+    if (std::string(kind) == "link") {
+      write_file(base / "elsewhere.json", "[]\n");
+      std::filesystem::create_symlink(base / "elsewhere.json", file);
+    }
+    INFO(kind);
+    CHECK_THROWS_WITH(verify::golden_verdicts(dir), Catch::Contains("not a regular file") && Catch::Contains("cases.json"));
+  }
+  write_file(base / "plain.txt", "x");
+  CHECK_THROWS_WITH(verify::golden_verdicts(base / "plain.txt"), Catch::Contains("not a directory"));
 }

@@ -57,8 +57,10 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
   if (out.quantities.empty()) throw InvalidArgument("nothing to compute: give renyi, hockey_stick, kl or tv");
   // Every size and amount of work bounded before anything is built or computed.
   if (out.quantities.size() > kMaxQuantities)
-    throw InvalidArgument(fmt::format("divergence: {} quantities in one call; at most {} (split the orders over several calls)",
-                                      out.quantities.size(), kMaxQuantities));
+    throw InvalidArgument(fmt::format("divergence: {} quantities in one call ({} Renyi orders, {} hockey-stick epsilons{}); at most {}: "
+                                      "split them over several calls",
+                                      out.quantities.size(), r.renyi.size(), r.hockey_stick.size(),
+                                      r.kl || r.tv ? ", KL/TV" : "", kMaxQuantities));
   if (r.samples < 1 || r.samples > kMaxSamples)
     throw_invalid("divergence", "samples", static_cast<double>(r.samples), fmt::format("1 <= samples <= {:.0e}", static_cast<double>(kMaxSamples)));
   if (!(r.rel_tol >= 1e-15 && r.rel_tol <= 0.5)) throw_invalid("divergence", "rel_tol", r.rel_tol, "1e-15 <= rel_tol <= 0.5");

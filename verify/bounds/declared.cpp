@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/escape.hpp"
 
 namespace privamp::verify {
 
@@ -24,6 +25,8 @@ class BoundReader : public TomlReader {
     e.id = text(t, "id");
     if (e.id.empty() || e.id.find_first_of(" \t,") != std::string::npos)
       fail(t.get("id"), "id", "must be a non-empty ID without spaces or commas");
+    if (const std::string problem = escape::text_problem(e.id); !problem.empty()) fail(t.get("id"), "id", "holds " + problem);
+    if (e.id.size() > 200) fail(t.get("id"), "id", fmt::format("{} bytes; at most 200", e.id.size()));
     e.family = text(t, "family", std::filesystem::path(file_).stem().string());
     e.declared_in = file_;
     e.declared_line = static_cast<int>(t.source().begin.line);

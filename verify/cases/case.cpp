@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/escape.hpp"
 #include "numerics/files.hpp"
 #include "numerics/range.hpp"
 #include "sim/kernels/finite_kernel.hpp"
@@ -213,9 +214,7 @@ class Reader : public TomlReader {
     c.name = text(t, "name");
     if (c.name.find_first_not_of(" \t") == std::string::npos) fail(t.get("name"), "name", "must not be empty");
     if (c.name.size() > 200) fail(t.get("name"), "name", fmt::format("{} characters; at most 200", c.name.size()));
-    for (char ch : c.name)
-      if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
-        fail(t.get("name"), "name", "must be one line without control characters (newlines, tabs, escapes)");
+    if (const std::string problem = escape::text_problem(c.name); !problem.empty()) fail(t.get("name"), "name", "holds " + problem);
     const toml::node* b = t.get("bounds");
     if (!b || !b->is_array() || b->as_array()->empty()) fail(b ? b : &t, "bounds", "must be a non-empty list of theorem IDs");
     for (const auto& e : *b->as_array()) {

@@ -167,8 +167,7 @@ Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quanti
     // inputs' share: what the inputs allow is found.
     if (best->input_limited && arb_is_finite(best->value.get())) break;
     previous = best->value;
-    const double seconds = deadline.elapsed();
-    if (2 * prec > cap || seconds * 3 > options.seconds) break;
+    if (2 * prec > cap || deadline.work() * 3 > deadline.budget()) break;
   }
   Ball v = best->value;
   if (!arb_is_finite(v.get()))

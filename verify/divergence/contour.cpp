@@ -431,6 +431,9 @@ class ContourEngine {
       Estimate e;
       if (s.c > 0) {
         const double rel = err_j / j_half;
+        if (!std::isfinite(log_a))
+          throw NumericalError(fmt::format("at eps = {:g} the Chernoff exponent c·eps = {:g}·{:g} leaves the range of a double: the "
+                                           "hockey-stick is below e^(-1.8e308), which no interval here can hold", eps, s.c, eps));
         if (!(j_half > 0) || !(rel < 0.5)) {
           // The value is below what the line resolves (a level near the largest composed loss): only an upper end,
           // Chernoff's P(S > ε) ≤ Π M_i(c)^{T_i} e^{−cε} (HS ≤ P(S > ε)), with the quadrature's error of log M.

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include <fmt/format.h>
 #include <gsl/gsl_errno.h>
@@ -71,8 +72,32 @@ std::pair<double, double> gsl_log_integral(const PreparedPair& pair, const std::
       pts.push_back(at);
     }
   }
+  // A peak at an anchor narrower than the scale (a mixture component 10^-8 wide) lies between QAG's nodes: its
+  // width is found by halving until the integrand has dropped by e^8, and a geometric ladder of breakpoints at
+  // that width surrounds it.
+  const std::size_t n_pts = pts.size();
+  for (std::size_t i = 0; i < n_pts; ++i) {
+    const double a = pts[i], ha = h(a);
+    ++evaluations;
+    if (ha == -kInf) continue;
+    for (int side : {-1, 1}) {
+      double d = pair.density.scale / 4;
+      const double min_d = 1e-15 * std::max(std::fabs(a), pair.density.scale);
+      for (int k = 0; k < 200 && d > min_d; ++k) {
+        const double x = a + side * d;
+        ++evaluations;
+        if (x <= lo || x >= hi || ha - h(x) > 8) d /= 2;
+        else break;
+      }
+      for (double r = d; r < pair.density.scale / 4; r *= 3)
+        if (const double x = a + side * r; x > lo && x < hi) pts.push_back(x);
+    }
+  }
+  // Points a few ulps apart (a ladder point beside a kink) would make a piece QAG cannot subdivide: the later one goes.
   std::sort(pts.begin(), pts.end());
-  pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
+  pts.erase(std::unique(pts.begin(), pts.end(), [](double a, double b) {
+              return b - a <= 64 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(a), std::fabs(b));
+            }), pts.end());
   // Between the kinks (and a kink and a finite end) h may be positive on a region narrower than any scale.
   std::vector<double> mids;
   for (std::size_t i = 0; i + 1 < pts.size(); ++i) mids.push_back(pts[i] + (pts[i + 1] - pts[i]) / 2);
@@ -111,7 +136,10 @@ std::pair<double, double> gsl_log_integral(const PreparedPair& pair, const std::
   double total = 0, err = 0;
   // GSL's error estimate is only trusted when it reports success: on a roundoff or extrapolation warning (which
   // happens at kinks of the hockey-stick integrand) the piece is retried with a looser tolerance, down to 1e-8,
-  // and the computation fails if even that is not met.
+  // and the computation fails if even that is not met — unless the piece is negligible against the whole integral
+  // (a sliver between a kink and a neighbouring breakpoint), when its value plus its error bar is counted as error.
+  double unresolved = 0;
+  std::string failure;
   auto piece = [&](auto&& call, const char* what) {
     for (double tol = rel_tol;; tol *= 100) {
       double r = 0, e = 0;
@@ -121,8 +149,11 @@ std::pair<double, double> gsl_log_integral(const PreparedPair& pair, const std::
         err += e;
         return;
       }
-      if (tol >= loosest)
-        throw NumericalError(fmt::format("GSL {} could not reach relative accuracy {:g}: {}", what, loosest, gsl_strerror(status)));
+      if (tol >= loosest) {
+        unresolved += std::fabs(r) + e;
+        if (failure.empty()) failure = fmt::format("GSL {} could not reach relative accuracy {:g}: {}", what, loosest, gsl_strerror(status));
+        return;
+      }
     }
   };
   if (std::isfinite(lo)) pts.insert(pts.begin(), lo);
@@ -137,7 +168,16 @@ std::pair<double, double> gsl_log_integral(const PreparedPair& pair, const std::
     piece([&](double tol, double& r, double& e) {
       return gsl_integration_qag(&f, pts[i], pts[i + 1], 0, tol, 2000, GSL_INTEG_GAUSS61, ws.w, &r, &e);
     }, "qag");
-  if (total <= 0) return {-kInf, 0};
+  if (unresolved > 0) {
+    if (!(unresolved <= loosest * total)) throw NumericalError(failure);
+    err += unresolved;
+  }
+  // Every node of every rule saw zero, although the integrand is positive at a point sampled above: its positive part
+  // is narrower than the rules resolve. A zero here would be a silent wrong value.
+  if (total <= 0)
+    throw NumericalError(fmt::format("GSL: the integrand is positive at a sampled point (log value {:.6g}) but every quadrature "
+                                     "node saw zero: a feature narrower than the rule; use the default or certified engine",
+                                     m));
   return {m + std::log(total), err / total + 64 * std::numeric_limits<double>::epsilon()};
 }
 
@@ -162,6 +202,10 @@ std::vector<double> gsl_crossings(const PreparedPair& pair, double eps, long& ev
   const int n = 4000;
   std::vector<double> xs;
   for (int i = 0; i < n; ++i) xs.push_back(lo + (hi - lo) / n * (i + 0.5));
+  // The laws' own features (component locations, atoms of a projection) are scan points too: a component narrower
+  // than the scan's step is seen where it sits.
+  for (double a : d.anchors)
+    if (a > d.lo && a < d.hi) xs.push_back(a);
   // A geometric ladder into finite ends of the support: crossings within a hair of an end are found.
   for (int k = 12; k <= 52; ++k) {
     const double step = (hi - lo) / n * std::ldexp(1.0, -(k - 12));
@@ -201,12 +245,20 @@ std::vector<double> gsl_crossings(const PreparedPair& pair, double eps, long& ev
 // log-integrand h at x (the relative error of e^h there), integrated by the same rule to 1e-6.
 template <class Err>
 double rounding_bar(const PreparedPair& pair, const std::function<double(double)>& h, double log_value, Err err, long& evaluations,
-                    bool over_q, const std::vector<double>& kinks) {
+                    bool over_q, const std::vector<double>& kinks, bool march = false) {
   if (!std::isfinite(log_value)) return 0;
+  // The abscissae are rounded too: h moves by |h'(x)|·ε·|x| (a peak 10^-8 wide at x = 1 moves by 10^-8 of itself),
+  // with h' by a central difference 2^-30·|x| wide.
+  auto abscissa = [&](double x) {
+    const double dx = std::ldexp(std::max(std::fabs(x), pair.density.scale), -30), a = h(x - dx), b = h(x + dx);
+    evaluations += 2;
+    if (!std::isfinite(a) || !std::isfinite(b)) return 0.0;  // beside a kink or an end: the piece's own breakpoint
+    return std::fabs(b - a) / (2 * dx) * 2 * std::numeric_limits<double>::epsilon() * std::fabs(x);
+  };
   const auto [lr, rel] = gsl_log_integral(pair, [&](double x) {
     const double v = h(x);
-    return v == -kInf ? v : v + std::log(static_cast<double>(err(x)));
-  }, 1e-6, evaluations, over_q, kinks, 0.5);  // an error bar: a few digits suffice (it jumps at the crossings)
+    return v == -kInf ? v : v + std::log(static_cast<double>(err(x)) + abscissa(x));
+  }, 1e-6, evaluations, over_q, kinks, 0.5, march);  // march as the integral did: its mass may sit far out  // an error bar: a few digits suffice (it jumps at the crossings)
   return lr == -kInf ? 0 : std::exp(lr - log_value) * (1 + rel);
 }
 
@@ -258,19 +310,23 @@ Part density_part_gsl(PreparedPair& pair, const Quantity& quantity) {
       };
       const auto [lv, rel] = gsl_log_integral(pair, h, rel_tol, evals, false, tilted, 1e-8, true);
       part.add(lv, rel + rounding_bar(pair, h, lv, [&](double x) { return detail::rounding(a, d.log_p(x), a - 1, d.log_q(x)); },
-                                      evals, false, tilted));
+                                      evals, false, tilted, true));
       break;
     }
     case Quantity::Kind::kl: {
       // Same generator as the atoms (q·g(p/q), generators.hpp), integrated over q's support by GSL.
-      const auto [lv, rel] = gsl_log_integral(pair, [&](double x) {
+      const std::function<double(double)> h = [&](double x) {
         const double lq = d.log_q(x);
         if (lq == -kInf) return -kInf;
         double lp;
         const double l = loss(x, lp);
         return lq + pushed(l, [](double v) { return log_kl_generator(v); });
-      }, rel_tol, evals, true);
-      part.add(lv, rel);
+      };
+      const auto [lv, rel] = gsl_log_integral(pair, h, rel_tol, evals, true);
+      // The generator's own rounding (a few ulps of log q and of the loss), and the abscissae's.
+      part.add(lv, rel + rounding_bar(pair, h, lv, [&](double x) {
+                 return 8 * std::numeric_limits<double>::epsilon() * (1 + std::fabs(d.log_q(x)) + std::fabs(d.log_p(x)));
+               }, evals, true, {}));
       break;
     }
     case Quantity::Kind::hockey_stick:

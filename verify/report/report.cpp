@@ -405,10 +405,18 @@ void update_golden(const std::vector<Row>& rows, const std::filesystem::path& di
 std::map<std::string, std::map<std::string, int>> golden_verdicts(const std::filesystem::path& dir) {
   std::map<std::string, std::map<std::string, int>> out;
   std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+    throw InvalidArgument(fmt::format("golden results {}: not a directory", dir.string()));
   if (!std::filesystem::is_directory(dir, ec)) return out;
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".json") continue;
+    // A golden file that is a pipe, a device, a folder or a link is refused now, not after the run that reads it.
+    if (e.is_symlink() || !e.is_regular_file())
+      throw InvalidArgument(fmt::format("golden file {}: not a regular file (a link, folder, pipe or device); privamp reads only "
+                                        "regular files there", e.path().string()));
+    files.push_back(e.path());
+  }
   std::sort(files.begin(), files.end());
   for (const auto& file : files)
     for (const auto& [key, row] : read_golden(file)) ++out[row.id][to_string(row.verdict)];

@@ -57,6 +57,7 @@ struct MomentJob {
   const Release* r;
   acb_srcptr z;
   Weight weight;
+  const Deadline* deadline;  // each evaluation is a unit of its work budget
 };
 
 Ball inv_sqrt_2pi(slong prec) {
@@ -70,6 +71,7 @@ Ball inv_sqrt_2pi(slong prec) {
 // weight(x)·φ(x + shift)·u(x)^z, shift = μ for the abs_x_mu weight.
 int moment_integrand(acb_ptr out, const acb_t x, void* param, slong order, slong prec) {
   const MomentJob& j = *static_cast<const MomentJob*>(param);
+  j.deadline->spend(1);
   const Release& r = *j.r;
   const int analytic = order != 0;
   Complex y, u, lu, e, t;
@@ -196,7 +198,7 @@ void moment(acb_t out, const Release& r, const acb_t z, Weight w, long goal, con
   const double mu = upper_d(r.mu);
   const double R_d = std::ceil(std::max(2 * mu + 1, a_max * mu + 1) + std::sqrt(2.0 * (goal + 40) * std::numbers::ln2));
   const Ball R(R_d);
-  MomentJob job{&r, z, w};
+  MomentJob job{&r, z, w, &deadline};
   Complex lo, hi;
   acb_set_d(lo.get(), -R_d);
   acb_set_d(hi.get(), R_d);

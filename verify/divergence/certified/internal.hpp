@@ -15,6 +15,7 @@
 #include <arb_mat.h>
 #include <arb_poly.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <initializer_list>
@@ -166,19 +167,28 @@ using Segment = std::vector<Active>;
 
 enum class Integrand { renyi, kl, hs };
 
-// One value's time budget (CertifiedOptions::seconds): made where the computation of a value starts, passed to every
-// function of the engine whose loops may run long, which call check(). It also registers the thread's Arb caches
-// for release when the thread ends.
+// One value's budget (CertifiedOptions::seconds): made where the computation of a value starts, passed to every
+// function of the engine whose loops may run long, which call check(). The budget is counted in units of work
+// (integrand evaluations, sign tests, loop steps: kWorkPerSecond of them per second of budget on a typical core), not
+// in wall-clock time, so that what is answered, and at which precision, does not depend on the machine's load: two
+// runs give the same enclosure. A wall clock at kWallFactor times the budget is a safety net only. It also registers
+// the thread's Arb caches for release when the thread ends.
 class Deadline {
  public:
+  static constexpr double kWorkPerSecond = 150000, kWallFactor = 8;
   explicit Deadline(double seconds);
   Deadline(const Deadline&) = delete;
   Deadline& operator=(const Deadline&) = delete;
-  void check() const;  // Refused once the time is up; Interrupted on the user's interrupt
+  void check() const;  // counts one unit; Refused once the budget is spent; Interrupted on the user's interrupt
+  void spend(long units) const { work_.fetch_add(units, std::memory_order_relaxed); }
+  long work() const { return work_.load(std::memory_order_relaxed); }
+  long budget() const { return budget_; }
   double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
 
  private:
   std::chrono::steady_clock::time_point start_, end_;
+  long budget_;
+  mutable std::atomic<long> work_{0};
 };
 
 struct Job {

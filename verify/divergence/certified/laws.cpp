@@ -164,12 +164,15 @@ void finish(Piece& pc, slong prec) {
 Deadline::Deadline(double seconds)
     : start_(std::chrono::steady_clock::now()),
       end_(start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                        std::chrono::duration<double>(seconds > 0 ? seconds : 0.0))) {
+                        std::chrono::duration<double>(kWallFactor * std::clamp(seconds, 0.0, 1e6)))),
+      budget_(static_cast<long>(kWorkPerSecond * std::clamp(seconds, 0.0, 1e6))) {
   release_caches_at_thread_exit();
 }
 
 void Deadline::check() const {
   throw_if_interrupted();
+  if (work_.fetch_add(1, std::memory_order_relaxed) >= budget_)
+    throw Refused("the work budget ran out (CertifiedOptions::seconds)");
   if (std::chrono::steady_clock::now() > end_) throw Refused("the time budget ran out (CertifiedOptions::seconds)");
 }
 

@@ -55,7 +55,10 @@ void sign_subdivide(const Pair& pr, const Segment& sp, const Segment& sq, double
     stack.pop_back();
     if (++out.evaluations > kMaxEvaluations)
       throw Refused(fmt::format("the sign of the privacy loss could not be certified within {} subdivisions", kMaxEvaluations));
-    if (out.evaluations % 1024 == 0) deadline.check();
+    if (out.evaluations % 64 == 0) {
+      deadline.spend(63);
+      deadline.check();
+    }
     bool constant = false;
     const Ball l = loss_on(sp, sq, a, b, eps, prec, &constant);
     if (constant && !arb_is_positive(l.get()) && !arb_is_nonpositive(l.get())) {
@@ -542,7 +545,10 @@ Certified renyi_inf(const Pair& pr, slong prec, const Deadline& deadline) {
       queue.pop();
       if (++evaluations > kMaxEvaluations)
         throw Refused(fmt::format("the supremum of the privacy loss was not located within {} subdivisions", kMaxEvaluations));
-      if (evaluations % 1024 == 0) deadline.check();
+      if (evaluations % 64 == 0) {
+        deadline.spend(63);
+        deadline.check();
+      }
       note_lower(loss_at(*top.p, *top.q, Ball(c), zero, prec));
       queue.push({top.a, c, loss_on(*top.p, *top.q, top.a, c, zero, prec), top.p, top.q});
       queue.push({c, top.b, loss_on(*top.p, *top.q, c, top.b, zero, prec), top.p, top.q});
