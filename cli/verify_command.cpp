@@ -31,7 +31,7 @@ Action add_verify_command(CLI::App& app) {
   cmd->add_option("paths", args->paths, "case files or directories (default: cases)");
   cmd->add_option("--only", args->only, "comma-separated theorem IDs to check (e.g. T1.3,E2)");
   cmd->add_option("--jobs,-j", args->jobs, "parallel workers (default: the number of cores)");
-  cmd->add_option("--out", args->out, "write results.csv, results.json, report.md and summary.tex to this directory");
+  cmd->add_option("--out", args->out, "write results.csv, results.json, report.md, summary.tex and summary_wide.tex to this directory");
   cmd->add_option("--html", args->html, "write a self-contained HTML report, index.html, to this directory");
   cmd->add_option("--junit", args->junit, "write a JUnit XML report to this file (one test case per theorem ID and case)");
   cmd->add_flag("--check-golden", args->check_golden,
@@ -68,7 +68,7 @@ Action add_verify_command(CLI::App& app) {
     on_first_process(comm, [&] {
       if (!args->out.empty()) {
         locks.push_back(make_output_dir("--out", args->out));
-        for (const char* f : {"results.csv", "results.json", "report.md", "summary.tex"}) check_target("--out", std::filesystem::path(args->out) / f);
+        for (const char* f : {"results.csv", "results.json", "report.md", "summary.tex", "summary_wide.tex"}) check_target("--out", std::filesystem::path(args->out) / f);
       }
       if (!args->html.empty()) {
         std::error_code ec;
@@ -88,7 +88,7 @@ Action add_verify_command(CLI::App& app) {
                                                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (!args->out.empty()) {
       verify::write_reports(rows, meta, args->out);
-      std::cout << fmt::format("wrote {}/results.csv, results.json, report.md, summary.tex\n", args->out);
+      std::cout << fmt::format("wrote {}/results.csv, results.json, report.md, summary.tex, summary_wide.tex\n", args->out);
     }
     if (!args->html.empty()) {
       verify::write_html(rows, meta, args->html);

@@ -38,12 +38,14 @@ void sync_folder(const std::filesystem::path& dir) {
 
 // Permissions say little for the superuser or on special file systems (/proc, a read-only mount): a probe file of our
 // own (a unique name, created exclusively, removed at once; no file of the user's is touched) is the test.
-void probe_writable(std::string_view option, const std::filesystem::path& dir) {
+// Empty if a file can be created in `dir`, else why not.
+std::string probe_writable(const std::filesystem::path& dir) {
   std::string probe = (dir / ".privamp-probe-XXXXXX").string();
   const int fd = ::mkostemp(probe.data(), O_CLOEXEC);
-  if (fd < 0) throw InvalidArgument(fmt::format("{} {}: cannot write there ({})", option, dir.string(), strerror_text()));
+  if (fd < 0) return strerror_text();
   ::close(fd);
   ::unlink(probe.c_str());
+  return "";
 }
 
 }  // namespace
@@ -145,7 +147,8 @@ void check_output_dir(std::string_view option, const std::filesystem::path& dir)
       throw InvalidArgument(fmt::format("{} {}: is a file, not a directory", option, dir.string()));
     if (::access(dir.c_str(), W_OK | X_OK) != 0)
       throw InvalidArgument(fmt::format("{} {}: cannot write there", option, dir.string()));
-    probe_writable(option, dir);
+    if (const std::string why = probe_writable(dir); !why.empty())
+      throw InvalidArgument(fmt::format("{} {}: cannot write there ({})", option, dir.string(), why));
     return;
   }
   // The nearest existing ancestor must be a directory we may create folders in.
@@ -155,7 +158,8 @@ void check_output_dir(std::string_view option, const std::filesystem::path& dir)
     throw InvalidArgument(fmt::format("{} {}: cannot be created ({} is not a directory)", option, dir.string(), up.string()));
   if (::access(up.c_str(), W_OK | X_OK) != 0)
     throw InvalidArgument(fmt::format("{} {}: cannot be created (no permission to write in {})", option, dir.string(), up.string()));
-  probe_writable(option, up);  // (/proc/x: /proc grants the superuser W_OK, yet nothing can be created there)
+  if (const std::string why = probe_writable(up); !why.empty())  // (/proc grants the superuser W_OK; nothing can be made there)
+    throw InvalidArgument(fmt::format("{} {}: cannot be created (nothing can be written in {}: {})", option, dir.string(), up.string(), why));
 }
 
 void check_output_file(std::string_view option, const std::filesystem::path& file) {
@@ -175,7 +179,8 @@ OutputLock make_output_dir(std::string_view option, const std::filesystem::path&
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InvalidArgument(fmt::format("{} {}: cannot be created: {}", option, dir.string(), ec.message()));
-  probe_writable(option, dir);
+  if (const std::string why = probe_writable(dir); !why.empty())
+    throw InvalidArgument(fmt::format("{} {}: cannot write there ({})", option, dir.string(), why));
   return OutputLock(option, dir);
 }
 

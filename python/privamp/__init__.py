@@ -22,7 +22,7 @@ from . import _privamp
 
 __all__ = ["divergence", "privacy_profile", "epsilon", "dpsgd", "calibrate", "Accountant", "GaussianEvent", "LaplaceEvent",
            "RandomizedResponseEvent", "PoissonSampledEvent", "SelfComposedEvent", "ComposedEvent", "LawEvent",
-           "Calibration", "Estimates", "kernel", "verify", "explore", "figures", "laws", "data_dir",
+           "Calibration", "Estimates", "Table", "kernel", "verify", "explore", "figures", "laws", "data_dir",
            "Estimate", "Divergences", "ProfilePoint", "VerifyResult", "Search", "FiguresResult", "__version__"]
 
 __version__ = _privamp.__version__
@@ -123,21 +123,49 @@ def _numbers(values, name):
     return out
 
 
-class Estimates(list):
-    """A list of `Estimate` with `arrays()` for a column form (epsilon at several deltas, an accountant's answers)."""
+class Table(list):
+    """A list of records (named tuples or dicts) that is also a table: `arrays()` gives its columns (NumPy arrays for
+    the numeric ones when NumPy is installed, lists otherwise) and `to_pandas()` a pandas DataFrame (when pandas is
+    installed: Debian's python3-pandas, or pip). Every result list of the package is one."""
+
+    def _names(self):
+        names = []
+        for record in self:
+            for name in (record._fields if hasattr(record, "_fields") else record.keys()):
+                if name not in names:
+                    names.append(name)
+        return names
+
+    def columns(self):
+        """The columns as lists, in the records' field order (a dict's missing key is None)."""
+        get = (lambda r, n: getattr(r, n)) if self and hasattr(self[0], "_fields") else (lambda r, n: r.get(n))
+        return {name: [get(r, name) for r in self] for name in self._names()}
 
     def arrays(self):
-        """Columns: a dict of NumPy arrays (the numbers: value, lower, upper, their logs, level, seconds, ...) when
-        NumPy is available, of lists otherwise; 'quantity', 'error_kind', 'method' and 'work' stay lists."""
-        numeric = [name for name, kind, _ in _ESTIMATE_FIELDS if kind == "number"]
-        columns = {name: [getattr(r, name) for r in self] for name in Estimate._fields}
+        """The columns: NumPy float arrays for the numeric ones (None as NaN) when NumPy is installed, lists otherwise."""
+        columns = self.columns()
         try:
             import numpy as np
         except ImportError:
             return columns
-        for name in numeric:
-            columns[name] = np.asarray(columns[name], dtype=float)
+        for name, values in columns.items():
+            if values and all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in values) \
+                    and any(v is not None for v in values):
+                columns[name] = np.asarray([_math.nan if v is None else v for v in values], dtype=float)
         return columns
+
+    def to_pandas(self):
+        """A pandas DataFrame with one row per record and the columns of `arrays()`."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas (Debian: apt install python3-pandas; or pip install pandas)") from None
+        return pandas.DataFrame(self.arrays(), columns=self._names())
+
+
+class Estimates(Table):
+    """A list of `Estimate` as a table (epsilon at several deltas, an accountant's answers): `arrays()`,
+    `to_pandas()`."""
 
 
 class Divergences(Estimates):
@@ -197,7 +225,7 @@ def privacy_profile(mu, nu, eps, **options):
                                  _number(options.get("rel_tol", 1e-13), "rel_tol"),
                                  _integer(options.get("samples", 1_000_000), "samples", 1, 10**8),
                                  _integer(options.get("seed", 1), "seed", 0, 2**63 - 1), _number(options.get("level", 0.99), "level"))
-    return list(map(ProfilePoint, *(c[name] for name in ProfilePoint._fields)))
+    return Table(map(ProfilePoint, *(c[name] for name in ProfilePoint._fields)))
 
 
 def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
@@ -438,7 +466,7 @@ def _text(value, name):
 def verify(files, only=None, jobs=0, out=None, junit=None, html=None):
     """Runs the theorem catalogue over case files or directories, like ``privamp verify``: `only` the theorem IDs
     given (a list, or "E2,T5"), with `jobs` workers (0: the cores). With `out`, writes results.csv, results.json,
-    report.md and summary.tex there (as ``--out``); with `junit`, the JUnit XML report (as ``--junit``); with
+    report.md, summary.tex and summary_wide.tex there (as ``--out``); with `junit`, the JUnit XML report (as ``--junit``); with
     `html`, the HTML report (as ``--html``). Returns a `VerifyResult` (rows, summary, violated, errors)."""
     files, only = _names(files, "files"), _names(only, "only")
     command = f"privamp.verify({files!r}, only={only!r})"
@@ -454,7 +482,7 @@ def verify(files, only=None, jobs=0, out=None, junit=None, html=None):
                                                       "" if out is None else str(out),
                                                       "" if junit is None else str(junit),
                                                       "" if html is None else str(html), command)
-    return VerifyResult(rows, summary, violated, errors)
+    return VerifyResult(Table(rows), summary, violated, errors)
 
 
 # The fields of a search are named once, by the library (what the command's STEM.json holds), plus the seconds.
@@ -496,7 +524,7 @@ def explore(target, case=None, id=None, goal="loosest", budget=200, seed=1, star
                             bool(ignore_hypotheses), [where] if isinstance(where, str) else list(where or []),
                             "" if frontier is None else str(frontier), _integer(bins, "bins", 1, 100),
                             _seconds(max_seconds))
-    return [Search(**r) for r in runs]
+    return Table(Search(**{**r, "points": Table(r["points"])}) for r in runs)
 
 
 def _seconds(v):

@@ -208,10 +208,37 @@ class Verify(unittest.TestCase):
         try:
             import pandas
         except ImportError:
-            self.skipTest("pandas is not installed")
-        frame = pandas.DataFrame(privamp.verify(self.CASES, only="E4").rows)
-        self.assertIn("t", frame.columns)
-        self.assertEqual(frame["verdict"].unique().tolist(), ["tight"])
+            self.skipTest("pandas is not installed (scripts/install-deps.sh --tests installs python3-pandas)")
+        rows = privamp.verify(self.CASES, only="E4").rows
+        for frame in (pandas.DataFrame(rows), rows.to_pandas()):
+            self.assertIn("t", frame.columns)
+            self.assertEqual(frame["verdict"].unique().tolist(), ["tight"])
+        self.assertEqual(len(rows.to_pandas()), len(rows))
+        self.assertEqual(rows.to_pandas()["exact"].dtype.kind, "f")
+
+    def test_every_result_list_is_a_table(self):
+        # divergence, privacy_profile, epsilon at several deltas, verify rows, explore searches and their points:
+        # arrays() with numeric columns as NumPy arrays, to_pandas() when pandas is installed.
+        import numpy as np
+        lists = {
+            "divergence": privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=[2, 3], kl=True),
+            "profile": privamp.privacy_profile("gaussian(1, 1)", "gaussian(0, 1)", [0.5, 1.0, 2.0]),
+            "epsilon": privamp.epsilon("gaussian(1, 1)", "gaussian(0, 1)", [1e-3, 1e-5]),
+            "verify": privamp.verify(self.CASES, only="E4").rows,
+        }
+        for name, table in lists.items():
+            cols = table.arrays()
+            self.assertTrue(any(isinstance(c, np.ndarray) and c.dtype.kind == "f" for c in cols.values()), name)
+            self.assertTrue(all(len(c) == len(table) for c in cols.values()), name)
+        self.assertEqual(list(lists["profile"].arrays()["eps"]), [0.5, 1.0, 2.0])
+        self.assertTrue(np.all(np.diff(lists["profile"].arrays()["delta"]) < 0))
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            return
+        frame = lists["profile"].to_pandas()
+        self.assertEqual(list(frame.columns)[:2], ["eps", "delta"])
+        self.assertEqual(frame["direction"].dtype.kind, "O")
 
     def test_bad_case_file(self):
         with self.assertRaisesRegex(ValueError, "key 'bounds'"):
@@ -465,6 +492,15 @@ class UntrustedInput(unittest.TestCase):
         # few, not when the call would have returned.
         self.assertLess(self.interrupted_after(
             "privamp.divergence('gaussian(1, 1)', 'gaussian(0, 1)', kl=True, engine='mc', samples=10**8)"), 5.0)
+
+    def test_ctrl_c_raises_with_several_quantities_and_profiles(self):
+        # Several quantities once came back as NaN rows when interrupted, and a composition's profile of thousands of
+        # epsilons raised a RuntimeError long after the signal: KeyboardInterrupt within a few seconds, no values.
+        self.assertLess(self.interrupted_after(
+            "privamp.divergence('gaussian(1, 1)', 'gaussian(0, 1)', kl=True, tv=True, renyi=[2, 3], engine='mc', samples=10**8)"), 5.0)
+        self.assertLess(self.interrupted_after(
+            "privamp.privacy_profile('mix(q=0.01, gaussian(0, 1), gaussian(1, 1))', 'gaussian(0, 1)', "
+            "[0.001 * k for k in range(1, 4001)], compositions=1000)"), 5.0)
 
     def test_ctrl_c_stops_a_long_search(self):
         # An explore with budget 10^7 (hours): the search stops within a few seconds of SIGINT, its global phase

@@ -290,11 +290,15 @@ TEST_CASE("reports name the loosest and tightest rows per theorem, LaTeX and HTM
   meta.commit = "abc";
   meta.command = "privamp verify 'a b' --html <out>";
   meta.theorems["T_1&2"] = {"exact <= bound & more", "paper <i>"};
+  const std::string wide = latex_summary_wide(rows, meta);
+  CHECK_THAT(wide, Contains("\\begin{tabular*}{\\linewidth}"));
+  CHECK_THAT(wide, Contains("\\toprule"));
+  CHECK_THAT(wide, Contains("\\bottomrule"));
+  CHECK_THAT(wide, Contains("T\\_1\\&2 & 4 & 0 & 3 & 0 & 1 & 0 & 0 & 0.5 & 2 & $1\\times 10^{20}$ \\\\"));
+  // One column: the counts that occur, abbreviated, and the ratios' range.
   const std::string tex = latex_summary(rows, meta);
-  CHECK_THAT(tex, Contains("\\begin{tabular*}{\\linewidth}"));
-  CHECK_THAT(tex, Contains("\\toprule"));
-  CHECK_THAT(tex, Contains("\\bottomrule"));
-  CHECK_THAT(tex, Contains("T\\_1\\&2 & 4 & 0 & 3 & 0 & 1 & 0 & 0 & 0.5 & 2 & $1\\times 10^{20}$ \\\\"));
+  CHECK_THAT(tex, Contains("\\begin{tabularx}{\\linewidth}"));
+  CHECK_THAT(tex, Contains("T\\_1\\&2 & 4 & 3\\,h 1\\,V & 0.5 & $1\\times 10^{20}$ \\\\"));
 
   const auto dir = test::scratch() / "html-report";
   write_html(rows, meta, dir);

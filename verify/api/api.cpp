@@ -19,6 +19,7 @@
 
 #include "numerics/constants.hpp"
 #include "numerics/errors.hpp"
+#include "numerics/interrupt.hpp"
 #include "numerics/files.hpp"
 #include "numerics/parallel.hpp"
 #include "sim/language/expression.hpp"
@@ -87,6 +88,8 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
     out.estimates = verify::compute_divergences(*p, *q, out.quantities, options);
   } catch (const InvalidArgument&) {
     throw;
+  } catch (const Interrupted&) {
+    throw;  // the user's Ctrl-C ends the call: never a row of NaN
   } catch (const std::exception& e) {
     if (out.quantities.size() == 1) throw;
     // One quantity that cannot be computed does not take the others with it: each on its own.
@@ -95,6 +98,8 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
       try {
         out.estimates.push_back(verify::compute_divergence(*p, *q, out.quantities[i], options));
       } catch (const InvalidArgument&) {
+        throw;
+      } catch (const Interrupted&) {
         throw;
       } catch (const std::exception& f) {
         out.estimates.push_back(verify::Estimate::unknown(f.what()));
@@ -328,6 +333,8 @@ verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu,
   std::optional<verify::Estimate> located;
   try {
     located = bracket_epsilon(mu, nu, delta, fast, eps_max, rel_tol);
+  } catch (const Interrupted&) {
+    throw;
   } catch (const std::exception&) {
   }
   if (located) {

@@ -241,9 +241,40 @@ std::string latex_number(double x) {
 }  // namespace
 
 std::string latex_summary(const std::vector<Row>& rows, const ReportMeta& meta) {
-  std::string out = fmt::format("% privamp {} (commit {}), {}: the summary per theorem. Needs \\usepackage{{booktabs}}.\n"
+  // One column of a two-column paper: the verdict counts in one column (only those that occur, abbreviated), the
+  // ratios' range; the ID column and the verdicts wrap rather than overflow (tabularx). summary_wide.tex has them all.
+  std::string out = fmt::format("% privamp {} (commit {}), {}: the summary per theorem, one column wide. Needs \\usepackage{{booktabs,tabularx}}.\n"
+                                "% Verdicts: t tight, h holds, i inconclusive, V violated, n not applicable, e error. Ratios are\n"
+                                "% bound/exact (exact/bound for lower bounds) over the rows that have one. As wide as \\linewidth: a\n"
+                                "% table in one column of a two-column paper (summary_wide.tex: every count in its column, for table*).\n",
+                                meta.version, meta.commit, meta.date);
+  out += "{\\footnotesize\\setlength{\\tabcolsep}{2.5pt}\n"
+         "\\begin{tabularx}{\\linewidth}{@{}>{\\raggedright\\arraybackslash}p{0.3\\linewidth}r>{\\raggedright\\arraybackslash}Xrr@{}}\n"
+         "\\toprule\n"
+         "Theorem & Rows & Verdicts & \\multicolumn{2}{c@{}}{bound/exact} \\\\\n\\cmidrule(l){4-5}\n & & & min & max \\\\\n\\midrule\n";
+  const std::pair<Verdict, const char*> letters[] = {{Verdict::tight, "t"},        {Verdict::holds, "h"},
+                                                     {Verdict::inconclusive, "i"}, {Verdict::violated, "V"},
+                                                     {Verdict::not_applicable, "n"}, {Verdict::error, "e"}};
+  for (const TheoremSummary& st : theorem_summaries(rows)) {
+    std::vector<std::string> counts;
+    for (const auto& [v, letter] : letters)
+      if (const long n = st.count(v); n > 0) counts.push_back(fmt::format("{}\\,{}", n, letter));
+    const auto& r = st.ratios;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    // The ID may break after its dots (a long declared ID wraps instead of widening the table).
+    std::string id = escape::latex(st.id);
+    for (std::size_t at = id.find('.'); at != std::string::npos; at = id.find('.', at + 1)) id.insert(++at, "\\allowbreak{}");
+    out += fmt::format("{} & {} & {} & {} & {} \\\\\n", id, st.points, fmt::join(counts, " "), latex_number(r.empty() ? nan : r.front()),
+                       latex_number(r.empty() ? nan : r.back()));
+  }
+  out += "\\bottomrule\n\\end{tabularx}}\n";
+  return out;
+}
+
+std::string latex_summary_wide(const std::vector<Row>& rows, const ReportMeta& meta) {
+  std::string out = fmt::format("% privamp {} (commit {}), {}: the summary per theorem, every count in its column. Needs \\usepackage{{booktabs}}.\n"
                                 "% Ratios are bound/exact (exact/bound for lower bounds) over the rows that have one. The table is as wide as\n"
-                                "% \\linewidth (a one-column text, or table* across two columns).\n",
+                                "% \\linewidth: a one-column text, or table* across two columns (summary.tex fits one column).\n",
                                 meta.version, meta.commit, meta.date);
   out += "{\\small\\setlength{\\tabcolsep}{3pt}\n\\begin{tabular*}{\\linewidth}{@{\\extracolsep{\\fill}}lrrrrrrrrrr}\n\\toprule\n";
   out += "Theorem & Points & Tight & Holds & Inc. & Viol. & n/a & Error & \\multicolumn{3}{c}{bound/exact} \\\\\n"
@@ -324,6 +355,7 @@ void write_reports(const std::vector<Row>& rows, const ReportMeta& meta, const s
   write_json(rows, dir / "results.json");
   write_markdown(rows, meta, dir / "report.md");
   write_file(dir / "summary.tex", latex_summary(rows, meta));
+  write_file(dir / "summary_wide.tex", latex_summary_wide(rows, meta));
 }
 
 namespace {

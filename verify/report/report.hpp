@@ -60,9 +60,10 @@ std::string rows_json(const std::vector<Row>& rows, int indent = -1);
 // that are violated, in error, inconclusive or not applicable.
 void write_markdown(const std::vector<Row>& rows, const ReportMeta& meta, const std::filesystem::path& file);
 // The summary per theorem as a LaTeX table (booktabs: \usepackage{booktabs}); texts escaped for LaTeX.
-std::string latex_summary(const std::vector<Row>& rows, const ReportMeta& meta);
-// results.csv, results.json, report.md and summary.tex in `dir` (created if missing): what `privamp verify --out
-// DIR` writes.
+std::string latex_summary(const std::vector<Row>& rows, const ReportMeta& meta);       // one column of a two-column paper
+std::string latex_summary_wide(const std::vector<Row>& rows, const ReportMeta& meta);  // every count in its column (table*)
+// results.csv, results.json, report.md, summary.tex and summary_wide.tex in `dir` (created if missing): what `privamp
+// verify --out DIR` writes.
 void write_reports(const std::vector<Row>& rows, const ReportMeta& meta, const std::filesystem::path& dir);
 // A self-contained HTML report, DIR/index.html (no script, no file or network resource): the run, the summary,
 // per theorem its statement and source, loosest and tightest rows and a plot of bound/exact over its rows, and
