@@ -6,7 +6,11 @@
 #include <complex>
 #include <limits>
 #include <numbers>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <tuple>
+#include <vector>
 
 #include <boost/math/quadrature/gauss.hpp>
 #include <fmt/format.h>
@@ -305,89 +309,36 @@ class ContourEngine {
     }
   }
 
+  // The saddle point's abscissa (the certified engine's line: it computes each level on its own).
   double abscissa(double eps) const { return saddle(eps).c; }
 
   Estimate hockey_stick(double eps, double loss_bound) const {
-    const Saddle s = saddle(eps);
-    // The tilted laws at c, resolved up to t_max; t_max doubles while the integrand has not decayed there.
+    const double c = line_for(eps);
+    // The line's integrand, resolved up to t_max; t_max doubles while the integrand has not decayed there.
     double t_max = 0, step = 0.25;  // the trapezoid's step in units of the saddle's width σ_t
-    double built_for = -1;           // the t_max the node sets below resolve
-    std::vector<Tilted> coarse, fine;
-    double log_a = 0, var = 0;
     for (int attempt = 0; attempt < 12; ++attempt) {
       if (t_max == 0) {
         double sum_var = 0;
-        for (std::size_t i = 0; i < releases_.size(); ++i) sum_var += counts_[i] * releases_[i].tilted(s.c, 0, 0).variance;
+        for (std::size_t i = 0; i < releases_.size(); ++i) sum_var += counts_[i] * releases_[i].tilted(c, 0, 0).variance;
         if (!(sum_var > 0)) return identical(eps);
         t_max = 24 / std::sqrt(sum_var);
       }
-      if (built_for != t_max) {
-        coarse.clear();
-        fine.clear();
-        log_a = -s.c * eps;
-        var = 0;
-        for (std::size_t i = 0; i < releases_.size(); ++i) {
-          coarse.push_back(releases_[i].tilted(s.c, t_max, 0));
-          fine.push_back(releases_[i].tilted(s.c, t_max, 1));
-          log_a += counts_[i] * fine.back().log_m;
-          var += counts_[i] * fine.back().variance;
-        }
-        built_for = t_max;
-        // A loss law with an atom makes |Π R^T| quasi-periodic along the line: it never decays, and no reading of it
-        // over a finite range bounds the rest (30 Laplace releases came out 7e-7 off inside a 1e-13 bar, 100 of them
-        // 1e-12 off inside 1e-13). No sound bar: refused.
-        for (std::size_t i = 0; i < fine.size(); ++i)
-          if (fine[i].atom > 1e-9)
-            throw NumericalError(fmt::format(
-                "the composed loss of {} against {} has atoms (the loss is constant, {:.6g}, on a set of mass {:.3g}, as "
-                "between Laplace laws of one scale): the contour integral's error cannot be bounded there (its integrand "
-                "does not decay along the line), so it refuses rather than print an interval it cannot vouch for",
-                releases_[i].mu_name(), releases_[i].nu_name(), fine[i].atom_loss, fine[i].atom));
-      }
-      const double sigma_t = 1 / std::sqrt(var);
-      const double strip = std::min(std::fabs(s.c), 1 + s.c);
-      const double h = std::min(step * sigma_t, step * strip / 2);
-      const long points = static_cast<long>(std::ceil(t_max / (0.5 * h)));
-      double nodes = 0;
-      for (std::size_t i = 0; i < fine.size(); ++i) nodes += static_cast<double>(fine[i].loss.size() + coarse[i].loss.size());
-      const double work = static_cast<double>(points + 1) * nodes;
-      if (points > 400'000 || work > kMaxContourWork)
-        throw NumericalError(fmt::format(
-            "the contour integral would need {} points x {:.0f} quadrature nodes (at most {:.0e} evaluations): its "
-            "integrand decays too slowly along the line. That happens with few releases of a loss law far from smooth "
-            "(two to four releases of a subsampled Gaussian at q = 0.2, say: from about five the integrand decays fast "
-            "enough) or where a release's loss law has atoms (the loss constant where the law has mass, as between "
-            "Laplace laws)",
-            points + 1, nodes, kMaxContourWork));
-      std::vector<Phasors> fine_ratio, coarse_ratio;
-      for (std::size_t i = 0; i < fine.size(); ++i) {
-        fine_ratio.emplace_back(fine[i], 0.5 * h);
-        coarse_ratio.emplace_back(coarse[i], 0.5 * h);
-      }
-      // f(t) = Re[Π R_i(t)^{T_i} e^{−itε} / ((c+it)(1+c+it))] on the grid t_k = k·h/2.
-      double sum_h = 0, sum_half = 0, abs_sum = 0, inner = 0, last = 0;
+      const std::shared_ptr<const Line> held = line_at(c, t_max, step);
+      const Line& line = *held;
+      const double log_a = line.log_m - c * eps, h = line.h;
+      const long points = line.points;
+      // f(t) = Re[Π R_i(t)^{T_i} e^{−itε} / ((c+it)(1+c+it))] on the grid t_k = k·h/2: the line's values (independent of
+      // ε) turned by e^{−itε}. Its modulus, and so the bounds below that read only the modulus, do not depend on ε.
+      double sum_h = 0, sum_half = 0;
       for (long k = 0; k <= points; ++k) {
-        if (k % 256 == 0) throw_if_interrupted();
+        if (k % 4096 == 0) throw_if_interrupted();
         const double t = k * 0.5 * h;
-        std::complex<double> log_r = {0, -t * eps};
-        double log_mod_err = 0;  // relative error of Π R^T from the inner quadrature
-        for (std::size_t i = 0; i < releases_.size(); ++i) {
-          const std::complex<double> rf = fine_ratio[i].next(), rc = coarse_ratio[i].next();
-          const double err = std::abs(rf - rc) + std::fabs(fine[i].log_m - coarse[i].log_m) * std::abs(rf) +
-                             64 * kU +  // the sum over nodes rounds too
-                             std::abs(std::complex<double>(s.c, t)) * fine[i].loss_error;
-          log_r += counts_[i] * std::log(rf);
-          log_mod_err += counts_[i] * err / std::max(std::abs(rf), 1e-300);
-        }
-        const std::complex<double> s_k{s.c, t}, kernel = 1.0 / (s_k * (s_k + 1.0));
-        const std::complex<double> value = std::exp(log_r) * kernel;
+        const std::complex<double> value = std::exp(line.log_r[k] + std::complex<double>(0, -t * eps)) * line.kernel[k];
         const double weight = k == 0 ? 0.5 : 1.0;
         sum_half += weight * value.real();
         if (k % 2 == 0) sum_h += weight * value.real();
-        abs_sum += weight * std::abs(value);
-        inner += weight * std::abs(value) * std::expm1(std::min(log_mod_err, 700.0));
-        if (k >= points / 2) last = std::max(last, std::exp(log_r.real()));
       }
+      const double abs_sum = line.abs_sum, inner = line.inner, last = line.last, strip = line.strip;
       const double j_half = sum_half * 0.5 * h / std::numbers::pi, j_h = sum_h * h / std::numbers::pi;
       // Beyond t_max: |kernel| ≤ 1/t², so the rest is at most sup|Π R^T|/(π t_max); the observed modulus over the
       // last half of the range stands for the sup (×10). (Over the last tenth, a loss law with atoms — Laplace
@@ -429,11 +380,11 @@ class ContourEngine {
       // HS = A·J (c > 0) or 1 + A·J (−1 < c < 0: the residue 1 at s = 0 crossed), A = Π M_i(c)^{T_i} e^{−cε}.
       const char* method = "contour integral of the composed loss's moment generating function (saddle point, trapezoid rule; a-posteriori error)";
       Estimate e;
-      if (s.c > 0) {
+      if (c > 0) {
         const double rel = err_j / j_half;
         if (!std::isfinite(log_a))
           throw NumericalError(fmt::format("at eps = {:g} the Chernoff exponent c·eps = {:g}·{:g} leaves the range of a double: the "
-                                           "hockey-stick is below e^(-1.8e308), which no interval here can hold", eps, s.c, eps));
+                                           "hockey-stick is below e^(-1.8e308), which no interval here can hold", eps, c, eps));
         if (!(j_half > 0) || !(rel < 0.5)) {
           // The value is below what the line resolves (a level near the largest composed loss): only an upper end,
           // Chernoff's P(S > ε) ≤ Π M_i(c)^{T_i} e^{−cε} (HS ≤ P(S > ε)), with the quadrature's error of log M.
@@ -443,7 +394,7 @@ class ContourEngine {
           e.upper = std::exp(e.log_upper);
           e.error_kind = ErrorKind::quadrature;
           e.method = fmt::format("below what the contour resolves (its sum is {:.3g} +- {:.3g}): only the Chernoff bound "
-                                 "prod M_i(c)^T_i e^(-c eps) at c = {:.6g} as an upper end", j_half, err_j, s.c);
+                                 "prod M_i(c)^T_i e^(-c eps) at c = {:.6g} as an upper end", j_half, err_j, c);
           return e;
         }
         e = Estimate::from_log(log_a + std::log(j_half), rel, ErrorKind::quadrature, method);
@@ -454,7 +405,7 @@ class ContourEngine {
         e.upper = std::min(e.upper, 1.0);
       }
       e.work = points * static_cast<long>(releases_.size());
-      e.method += fmt::format(" at c = {:.6g}, {} points", s.c, points + 1);
+      e.method += fmt::format(" at c = {:.6g}, {} points", c, points + 1);
       return e;
     }
     throw NumericalError("the contour integral did not decay within 2^11 times its first range");
@@ -518,6 +469,126 @@ class ContourEngine {
     return {away_from_poles(left.first, left.second, false)};
   }
 
+  // The line for ε: the saddle point, moved to the nearest point of a fixed grid fine enough that the integrand
+  // there is at most e^{1/8} larger than on the saddle's own line (g rises by ½ g''·Δc², and the grid's spacing is
+  // at most 1/(2√g'') in c). Any line in the strip gives the same integral; a grid makes neighbouring levels share
+  // one, whose values along it (the expensive part: T-fold products of the releases' characteristic functions)
+  // are computed once and turned by e^{−itε} for each level. A function of ε alone: the answer for a level does not
+  // depend on which other levels the call asks for.
+  double line_for(double eps) const {
+    const double c = saddle(eps).c;
+    const double top = std::min(c_max_, 1e5);
+    double spread = 0;
+    for (std::size_t i = 0; i < releases_.size(); ++i) spread += counts_[i] * releases_[i].tilted(c, 0, 0).variance;
+    const double reach = 0.5 / std::sqrt(std::max(spread + 1 / (c * c) + 1 / ((1 + c) * (1 + c)), 1e-300));
+    // The coordinate u = log(c) on (0, ∞), log(−c/(1 + c)) on (−1, 0); its grid of spacing 2^{−j}, the coarsest
+    // (j ≥ 2) whose step in c is within `reach`.
+    const bool right = c > 0;
+    const auto to_u = [right](double x) { return right ? std::log(x) : std::log(-x / (1 + x)); };
+    const auto from_u = [right](double u) { return right ? std::exp(u) : -1 / (1 + std::exp(-u)); };
+    const double u = to_u(c);
+    for (int j = 2; j <= 40; ++j) {
+      const double spacing = std::ldexp(1.0, -j);
+      const double snapped = from_u(std::round(u / spacing) * spacing);
+      if (std::fabs(snapped - c) > reach) continue;
+      // The grid point must keep the saddle's distance from the poles (and stay below c_max).
+      const double pole = right ? std::min(c, 0.25) : std::min({-c, 1 + c, 0.25});
+      const bool inside = right ? snapped >= std::min(pole, c) * 0.999 && snapped <= top : snapped > -1 && snapped < 0 &&
+                                                                                             std::min(-snapped, 1 + snapped) >= 0.999 * pole;
+      return inside ? snapped : c;
+    }
+    return c;
+  }
+
+  // One line's values, for every level that uses it: log Π R_i(t_k)^{T_i} (without e^{−itε}), the kernel
+  // 1/((c+it)(1+c+it)), and what the error bar reads of the modulus alone.
+  struct Line {
+    double h = 0, strip = 0, log_m = 0;  // step, the strip's half-width, Σ T_i log M_i(c)
+    long points = 0;
+    std::vector<std::complex<double>> log_r, kernel;
+    double abs_sum = 0, inner = 0, last = 0;
+  };
+
+  std::shared_ptr<const Line> line_at(double c, double t_max, double step) const {
+    const std::lock_guard<std::mutex> hold(cache_mutex_);
+    const auto key = std::make_tuple(c, t_max, step);
+    for (const auto& [k, line] : lines_)
+      if (k == key) return line;
+    std::vector<Tilted> coarse, fine;
+    double log_m = 0, var = 0;
+    for (std::size_t i = 0; i < releases_.size(); ++i) {
+      coarse.push_back(releases_[i].tilted(c, t_max, 0));
+      fine.push_back(releases_[i].tilted(c, t_max, 1));
+      log_m += counts_[i] * fine.back().log_m;
+      var += counts_[i] * fine.back().variance;
+    }
+    // A loss law with an atom makes |Π R^T| quasi-periodic along the line: it never decays, and no reading of it
+    // over a finite range bounds the rest (30 Laplace releases came out 7e-7 off inside a 1e-13 bar, 100 of them
+    // 1e-12 off inside 1e-13). No sound bar: refused.
+    for (std::size_t i = 0; i < fine.size(); ++i)
+      if (fine[i].atom > 1e-9)
+        throw NumericalError(fmt::format(
+            "the composed loss of {} against {} has atoms (the loss is constant, {:.6g}, on a set of mass {:.3g}, as "
+            "between Laplace laws of one scale): the contour integral's error cannot be bounded there (its integrand "
+            "does not decay along the line), so it refuses rather than print an interval it cannot vouch for",
+            releases_[i].mu_name(), releases_[i].nu_name(), fine[i].atom_loss, fine[i].atom));
+    auto line = std::make_shared<Line>();
+    line->log_m = log_m;
+    const double sigma_t = 1 / std::sqrt(var);
+    line->strip = std::min(std::fabs(c), 1 + c);
+    const double h = line->h = std::min(step * sigma_t, step * line->strip / 2);
+    const long points = line->points = static_cast<long>(std::ceil(t_max / (0.5 * h)));
+    double nodes = 0;
+    for (std::size_t i = 0; i < fine.size(); ++i) nodes += static_cast<double>(fine[i].loss.size() + coarse[i].loss.size());
+    const double work = static_cast<double>(points + 1) * nodes;
+    if (points > 400'000 || work > kMaxContourWork)
+      throw NumericalError(fmt::format(
+          "the contour integral would need {} points x {:.0f} quadrature nodes (at most {:.0e} evaluations): its "
+          "integrand decays too slowly along the line. That happens with few releases of a loss law far from smooth "
+          "(two to four releases of a subsampled Gaussian at q = 0.2, say: from about five the integrand decays fast "
+          "enough) or where a release's loss law has atoms (the loss constant where the law has mass, as between "
+          "Laplace laws)",
+          points + 1, nodes, kMaxContourWork));
+    std::vector<Phasors> fine_ratio, coarse_ratio;
+    for (std::size_t i = 0; i < fine.size(); ++i) {
+      fine_ratio.emplace_back(fine[i], 0.5 * h);
+      coarse_ratio.emplace_back(coarse[i], 0.5 * h);
+    }
+    line->log_r.resize(static_cast<std::size_t>(points + 1));
+    line->kernel.resize(static_cast<std::size_t>(points + 1));
+    for (long k = 0; k <= points; ++k) {
+      if (k % 256 == 0) throw_if_interrupted();
+      const double t = k * 0.5 * h;
+      std::complex<double> log_r = 0;
+      double log_mod_err = 0;  // relative error of Π R^T from the inner quadrature
+      for (std::size_t i = 0; i < releases_.size(); ++i) {
+        const std::complex<double> rf = fine_ratio[i].next(), rc = coarse_ratio[i].next();
+        const double err = std::abs(rf - rc) + std::fabs(fine[i].log_m - coarse[i].log_m) * std::abs(rf) +
+                           64 * kU +  // the sum over nodes rounds too
+                           std::abs(std::complex<double>(c, t)) * fine[i].loss_error;
+        log_r += counts_[i] * std::log(rf);
+        log_mod_err += counts_[i] * err / std::max(std::abs(rf), 1e-300);
+      }
+      const std::complex<double> s_k{c, t}, kernel = 1.0 / (s_k * (s_k + 1.0));
+      const double modulus = std::exp(log_r.real()) * std::abs(kernel);
+      const double weight = k == 0 ? 0.5 : 1.0;
+      line->log_r[static_cast<std::size_t>(k)] = log_r;
+      line->kernel[static_cast<std::size_t>(k)] = kernel;
+      line->abs_sum += weight * modulus;
+      line->inner += weight * modulus * std::expm1(std::min(log_mod_err, 700.0));
+      if (k >= points / 2) line->last = std::max(line->last, std::exp(log_r.real()));
+    }
+    // A bounded cache: the lines of the last few levels (a curve walks its levels in order).
+    std::size_t held = 0;
+    for (const auto& [k, l] : lines_) held += l->log_r.size();
+    while (!lines_.empty() && held + line->log_r.size() > kCachedPoints) {
+      held -= lines_.front().second->log_r.size();
+      lines_.erase(lines_.begin());
+    }
+    lines_.emplace_back(key, line);
+    return line;
+  }
+
   Estimate identical(double eps) const {
     Estimate e = Estimate::from_value(std::max(0.0, -std::expm1(eps)), 0, ErrorKind::quadrature,
                                       "the releases' losses vanish at every quadrature node (equal laws)");
@@ -527,6 +598,10 @@ class ContourEngine {
   std::vector<ReleaseLoss> releases_;
   std::vector<double> counts_;
   double c_max_ = kInf;
+  // Lines computed for earlier levels of this pair (at most kCachedPoints points over all, about 100 MB).
+  static constexpr std::size_t kCachedPoints = 4'000'000;
+  mutable std::mutex cache_mutex_;
+  mutable std::vector<std::pair<std::tuple<double, double, double>, std::shared_ptr<const Line>>> lines_;
 };
 
 
