@@ -565,6 +565,22 @@ class Evaluator {
     if (v.kind == Val::Kind::list && ps.kind == ParamKind::numbers)
       for (const Val& e : v.list)
         if (e.kind == Val::Kind::number && e.is_point()) check_number(e.v);
+    // A word where a number goes (a grid's word in a number's place) is refused here too, at every grid point.
+    if ((ps.kind == ParamKind::number || ps.kind == ParamKind::integer) && v.kind == Val::Kind::word && !v.unresolved)
+      fail(arg, fmt::format("{}: parameter '{}' must be a number, not the word '{}'", spec.name, ps.name, v.word));
+    if (v.kind == Val::Kind::list && ps.kind == ParamKind::numbers)
+      for (const Val& e : v.list)
+        if (e.kind == Val::Kind::word && !e.unresolved)
+          fail(arg, fmt::format("{}: parameter '{}' lists the word '{}' where a number goes", spec.name, ps.name, e.word));
+    if (ps.sums_to_one && v.kind == Val::Kind::list) {
+      double total = 0;
+      for (const Val& e : v.list)
+        if (e.kind == Val::Kind::number) total += e.v;
+      const double allowed = 1e-12 * static_cast<double>(v.list.size());
+      if (!v.list.empty() && std::fabs(total - 1) > allowed)
+        fail(arg, fmt::format("{}: parameter '{}' is not normalised: its entries sum to {} (allowed within {:.0e} of 1)",
+                              spec.name, ps.name, format_number(total), allowed));
+    }
     if (v.unresolved && ps.kind != ParamKind::word) fail(arg, fmt::format("unknown parameter '{}'", v.word));
     if (ps.kind == ParamKind::word && !ps.words.empty() &&
         (v.kind != Val::Kind::word || std::find(ps.words.begin(), ps.words.end(), v.word) == ps.words.end()))

@@ -97,7 +97,7 @@ Eigen::VectorXd FiniteLaw::masses() const {
 LawSpec pmf_law_spec() {
   using K = ParamKind;
   return {"pmf", "finite law: masses p[i] at locations at[i]",
-    {ParamSpec{"p", K::numbers, std::nullopt, "probabilities, non-negative, summing to 1"}.within(Range::probability()),
+    {ParamSpec{"p", K::numbers, std::nullopt, "probabilities, non-negative, summing to 1"}.within(Range::probability()).summing_to_one(),
     {"at", K::numbers, "[0, 1, ..., K-1]", "distinct locations"}},
     "pmf(p=[0.2, 0.5, 0.3])",
     [](const Args& a) {

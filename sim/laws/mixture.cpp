@@ -179,7 +179,7 @@ std::shared_ptr<const Mixture> binomial_mixture(long m, double p, const std::fun
 LawSpec mixture_law_spec() {
   using K = ParamKind;
   return {"mixture", "finite mixture sum_i weights[i] * laws[i]",
-    {ParamSpec{"weights", K::numbers, std::nullopt, "non-negative, summing to 1"}.within(Range::probability()),
+    {ParamSpec{"weights", K::numbers, std::nullopt, "non-negative, summing to 1"}.within(Range::probability()).summing_to_one(),
     {"laws", K::laws, std::nullopt, "the components (any one-dimensional laws)"}},
     "mixture(weights=[0.9, 0.1], laws=[gaussian(0, 1), laplace(3, 1)])",
     [](const Args& a) { return std::make_shared<Mixture>(a.numbers("weights"), a.laws("laws")); }};

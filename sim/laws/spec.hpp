@@ -45,10 +45,17 @@ struct ParamSpec {
   // grid point of a case (where nothing is built) and before the law is built. Conditions that tie two parameters
   // together (lo < hi, i <= n) stay with the law's builder.
   Range range = {};
+  // A list of probabilities that must sum to 1 (within 1e-12 per entry, as decimals do), checked like the range.
+  bool sums_to_one = false;
 
   ParamSpec within(Range r) const {
     ParamSpec out = *this;
     out.range = r;
+    return out;
+  }
+  ParamSpec summing_to_one() const {
+    ParamSpec out = *this;
+    out.sums_to_one = true;
     return out;
   }
 };

@@ -98,6 +98,12 @@ check 2 "key 'derived': 2000 derived parameters; at most 256" timeout 20 "$priva
 # 6. Extreme epsilons: a value in log space, never NaN or a silent 0.
 check 0 "\"log_upper\": -4\.99.*e\+139" "$privamp" divergence 'gaussian(1,1)' 'gaussian(0,1)' --hockey-stick 1e70 --json
 check 0 "hockey_stick\(1e\+60\) +exp\(-5e\+119\)" "$privamp" divergence 'gaussian(1,1)' 'gaussian(0,1)' --hockey-stick 1e60
+# Per-point values checked at load, at every grid point (they were error rows at run time): a pmf that is not
+# normalised at one point, a grid word where a number goes.
+printf '[[bound]]\nid = "MY.one"\nquantity = "tv"\nformula = "1"\n[[case]]\nname = "pmf"\nbounds = ["MY.one"]\nmu = "pmf(p=[{a}, 0.5])"\nnu = "pmf(p=[0.5, 0.5])"\nquantity = "tv"\n[case.grid]\na = [0.5, 0.7]\n' > pmf_points.toml
+check 2 "pmf_points.toml:[0-9]+: key 'mu': at a=0.7: .*pmf: parameter 'p' is not normalised: its entries sum to 1.2" "$privamp" verify pmf_points.toml
+printf '[[bound]]\nid = "MY.one"\nquantity = "tv"\nformula = "1"\n[[case]]\nname = "word"\nbounds = ["MY.one"]\nmu = "gaussian({m}, 1)"\nnu = "gaussian(0, 1)"\nquantity = "tv"\n[case.grid]\nm = ["big", 1]\n' > word_points.toml
+check 2 "key 'mu': at m=big: .*parameter 'loc' must be a number, not the word 'big'" "$privamp" verify word_points.toml
 # eps near the largest double: the subsampled pair's moved level once overflowed into an internal "'eps' = inf", a
 # composition printed [0, -nan]; now a value in log space, or a refusal that says why.
 check 0 "hockey_stick\(1e\+308\) +< exp\(-5e\+299\) +\[0, exp\(-5e\+299\)\] exact" "$privamp" divergence 'mix(q=0.1, gaussian(0,1), gaussian(1,1))' 'gaussian(0,1)' --hockey-stick 1e308
