@@ -209,8 +209,12 @@ TEST_CASE("every declared parameter range is checked at load without building", 
       }
       if (std::isfinite(r.lo)) {
         const double inside = r.lo_open ? r.lo + std::max(1.0, std::fabs(r.lo)) * 1e-6 : r.lo;
-        INFO(text(inside));
-        CHECK_NOTHROW(check_law_syntax(text(inside)));
+        // A list that must sum to 1 (pmf p, mixture weights) is given as [x, 1 - x].
+        const std::string written = p.sums_to_one ? with_argument(spec, p.name, fmt::format("[{}, {}]", inside, 1 - inside)) : text(inside);
+        INFO(written);
+        CHECK_NOTHROW(check_law_syntax(written));
+        if (p.sums_to_one)
+          CHECK_THROWS_WITH(check_law_syntax(text(inside)), Catch::Contains("parameter '" + p.name + "' is not normalised"));
       }
       if (p.default_value && p.default_value->find("...") == std::string::npos && p.kind != ParamKind::numbers) {
         INFO(spec.name << "." << p.name << " default " << *p.default_value);
