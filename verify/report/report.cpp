@@ -375,7 +375,8 @@ std::map<std::string, GoldenRow> read_golden(const std::filesystem::path& file) 
         repeated = describe_json(parsed);
       return true;
     };
-    const nlohmann::json j = nlohmann::json::parse(read_input_file("golden file", file, 256u << 20), no_repeated_keys);
+    // (32 MB: the catalogue's largest golden file is about 100 times smaller; a larger one is refused before parsing.)
+    const nlohmann::json j = nlohmann::json::parse(read_input_file("golden file", file, 32u << 20), no_repeated_keys);
     if (!repeated.empty()) throw InvalidArgument(fmt::format("the key {} appears twice in one table", repeated));
     if (!j.is_array()) throw InvalidArgument(fmt::format("not a list of rows but {}", describe_json(j)));
     std::map<std::string, GoldenRow> out;
