@@ -255,3 +255,31 @@ TEST_CASE("a composed pmf hockey-stick labelled exact covers the worst-case roun
     CHECK(e.upper - e.lower >= 4 * 0x1p-53 * terms * e.value);
   }
 }
+
+TEST_CASE("the result check refuses an engine's broken estimate and intersects a bar with the range", "[verify][arbiter][settle]") {
+  // No correct engine hands it a broken result, so only a crafted one shows the check works (a mutation pass that
+  // removed it once survived every other test).
+  const auto mu = sim::parse_law("gaussian(1, 1)"), nu = sim::parse_law("gaussian(0, 1)");
+  auto crafted = [](double lower, double value, double upper) {
+    verify::Estimate e = verify::Estimate::from_interval(lower, upper, ErrorKind::exact, "crafted");
+    e.value = value;  // written directly, as a broken engine would
+    e.log_value = std::log(value);
+    return e;
+  };
+  verify::Estimate outside = crafted(0.2, 0.5, 0.3);
+  CHECK_THROWS_WITH(verify::settle_result(outside, Quantity::tv(), *mu, *nu),
+                    Catch::Contains("internal") && Catch::Contains("outside its own interval"));
+  verify::Estimate log_apart = crafted(0.2, 0.25, 0.3);
+  log_apart.log_value = std::log(0.35);
+  CHECK_THROWS_WITH(verify::settle_result(log_apart, Quantity::tv(), *mu, *nu), Catch::Contains("log value lies outside"));
+  verify::Estimate above_one = crafted(1.1, 1.2, 1.3);
+  CHECK_THROWS_WITH(verify::settle_result(above_one, Quantity::hockey_stick(0.5), *mu, *nu), Catch::Contains("outside the quantity's range"));
+  verify::Estimate negative = crafted(-0.3, -0.2, -0.1);
+  CHECK_THROWS_WITH(verify::settle_result(negative, Quantity::kl(), *mu, *nu), Catch::Contains("outside the quantity's range"));
+  // A rounding bar past the range is intersected with it; the value stays inside.
+  verify::Estimate rounding = crafted(0.999999999999, 1.0, 1.000000000001);
+  verify::settle_result(rounding, Quantity::tv(), *mu, *nu);
+  CHECK(rounding.upper == 1);
+  CHECK(rounding.lower <= rounding.value);
+  CHECK(rounding.value <= 1);
+}

@@ -433,11 +433,14 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
   return unresolved_below_double_range(std::move(out));
 }
 
+}  // namespace
+
 // Every result leaves the engines through this check: its value inside its own interval and inside the quantity's
 // mathematical range (divergences ≥ 0; hockey-stick and TV ≤ 1). A value outside its own interval, or an interval
 // wholly outside the range, is an engine's bug: refused (NumericalError naming it), never printed or clamped. An
 // interval that reaches past the range (a sum's rounding bar around a hockey-stick of 1) is intersected with it (both
 // contain the truth), and a value rounded past the range within its bar moves to the range's end.
+
 void settle_result(Estimate& e, const Quantity& q, const sim::Law& p, const sim::Law& nu) {
   const auto refuse = [&](const std::string& what) {
     throw NumericalError(fmt::format("internal: {} of {} and {}: {} ({} in [{:.17g}, {:.17g}], {}); please report it", q.label(),
@@ -462,8 +465,6 @@ void settle_result(Estimate& e, const Quantity& q, const sim::Law& p, const sim:
   }
   if (e.value < e.lower || e.value > e.upper) e.set_value(e.value);  // a rounding inside its own bar, moved into the range
 }
-
-}  // namespace
 
 std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
                                           const DivergenceOptions& options) {

@@ -9,7 +9,8 @@
 //                sampling by shifting μ towards the region {L > ε} for small hockey-stick values
 //   automatic    closed form if the pair has one, finite sum if both laws are finite, quadrature otherwise; an
 //                estimate (a-posteriori, or below the double range) is then arbitrated by the certified engine where
-//                it covers the pair within 2 s: its enclosure answers where sharp, decides where the two disagree,
+//                it covers the pair within its budget (units of work, about 2 s; not wall-clock time, so the answer
+//                does not depend on the load): its enclosure answers where sharp, decides where the two disagree,
 //                and bounds the estimate otherwise
 // Every result passes one check on the way out (compute_divergences): its value inside its own interval and the
 // quantity's range, or the engine's bug is refused, never printed.
@@ -41,8 +42,13 @@ struct DivergenceOptions {
   Engine engine = Engine::automatic;
   double rel_tol = 1e-13;  // quadrature target (relative, on the integral)
   MonteCarloOptions monte_carlo;
-  double certified_seconds = 60;  // the certified engine's time budget per value
+  double certified_seconds = 60;  // the certified engine's budget per value (counted as work: kWorkPerSecond per second)
 };
+
+// The check every result passes on its way out of compute_divergences (see above): NumericalError "internal: ..."
+// where the value lies outside its interval (or the log value outside the log interval) or the interval outside the
+// quantity's range; a bar that reaches past the range is intersected with it. Public so that its refusals are tested.
+void settle_result(Estimate& e, const Quantity& q, const sim::Law& p, const sim::Law& nu);
 
 // All quantities for one pair, sharing the work that can be shared (the privacy-loss scan, atom alignment).
 std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
