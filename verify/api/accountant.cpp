@@ -68,60 +68,141 @@ Release run_at(const CalibrationRequest& r, const std::string& solved, double x)
   return dpsgd_step(*r.noise_multiplier, *r.sample_rate, static_cast<long>(x));
 }
 
-// Bisection and secant steps in y on a monotone question: "yes" for y ≥ y* (the caller maps its parameter to y so),
-// starting from a "no" end and a "yes" end. Stops when the ends are within `done(no, yes)`, or on a probe that the
-// profile cannot decide (then out of it towards each end, at `nudge`, to pull the ends in).
+// Secant (Illinois) and bisection steps in y on a monotone question: "yes" for y ≥ y* (the caller maps its parameter
+// to y so), from a "no" end and a "yes" end, until they are within `tol`. A probe the profile cannot decide (its
+// interval holds δ) ends the search: from it the ends step towards it from each side, from a thousandth of `tol`,
+// doubling while the probes stay undecided, so that they close in as far as the profile can tell them apart.
 struct Bracket {
   double no, yes;
   bool undecided = false;
   double undecided_at = 0;
 };
-Bracket narrow(Bracket b, double f_no, double f_yes, const std::function<Probe(double)>& probe,
-               const std::function<double(double, double)>& next, const std::function<bool(const Bracket&)>& done,
-               const std::function<double(double, double, double)>& nudge) {
+Bracket narrow(Bracket b, double f_no, double f_yes, double tol, const std::function<Probe(double)>& probe) {
   int side = 0;  // Illinois: the end that stayed twice has its value halved
-  while (!done(b)) {
-    double y = next(b.no, b.yes);
+  while (std::fabs(b.yes - b.no) > tol) {
+    const double w = b.yes - b.no;
+    double y = b.no + 0.5 * w;
     if (std::isfinite(f_no) && std::isfinite(f_yes) && f_no != f_yes) {
-      const double secant = b.yes - f_yes * (b.yes - b.no) / (f_yes - f_no);
-      const double w = b.yes - b.no;
-      if ((w > 0 ? secant > b.no && secant < b.yes : secant < b.no && secant > b.yes) && std::fabs(secant - b.no) > 0.01 * std::fabs(w) &&
-          std::fabs(b.yes - secant) > 0.01 * std::fabs(w))
-        y = next(secant, secant);
+      const double secant = b.yes - f_yes * w / (f_yes - f_no);
+      if ((secant - b.no) / w > 0.01 && (b.yes - secant) / w > 0.01) y = secant;
     }
     const Probe p = probe(y);
     if (p.side == Side::yes) {
       b.yes = y, f_yes = p.log_gap;
       if (side == 1) f_no /= 2;
       side = 1;
-    } else if (p.side == Side::no) {
+      continue;
+    }
+    if (p.side == Side::no) {
       b.no = y, f_no = p.log_gap;
       if (side == -1) f_yes /= 2;
       side = -1;
-    } else {
-      b.undecided = true;
-      b.undecided_at = y;
-      // Out of the undecided probe towards each end, from a thousandth of the tolerance, doubling while the probes
-      // stay undecided: the ends close in as far as the profile can tell them apart.
-      for (const bool towards_yes : {false, true}) {
-        for (double w = 1.0 / 1024; w <= 1; w *= 2) {
-          const double z = nudge(y, towards_yes ? b.yes : b.no, w);
-          if (z == (towards_yes ? b.yes : b.no)) break;
-          const Probe q = probe(z);
-          if (q.side == Side::yes && towards_yes) {
-            b.yes = z;
-            break;
-          }
-          if (q.side == Side::no && !towards_yes) {
-            b.no = z;
-            break;
-          }
+      continue;
+    }
+    b.undecided = true;
+    b.undecided_at = y;
+    for (const bool towards_yes : {false, true}) {
+      double& end = towards_yes ? b.yes : b.no;
+      for (double share = 1.0 / 1024; share <= 1; share *= 2) {
+        const double z = y + std::copysign(std::min(share * tol, 0.5 * std::fabs(end - y)), end - y);
+        if (z == end) break;
+        const Side got = probe(z).side;
+        if (got == (towards_yes ? Side::yes : Side::no)) {
+          end = z;
+          break;
         }
       }
-      return b;
     }
+    return b;
   }
   return b;
+}
+
+}  // namespace
+
+namespace {
+
+using ProbeAt = std::function<Probe(double)>;
+
+// The largest T with ε(δ) ≤ target: doubling up or halving down from 1024 (compositions of a few releases are the
+// hardest for the profile's engines: they are visited only when the answer lies there), then integer bisection.
+void solve_steps(const CalibrationRequest& r, const ProbeAt& probe, Calibration& c) {
+  long yes = 0, no = 0;
+  bool undecided = false;
+  for (long t = 1024;;) {
+    const Probe p = probe(static_cast<double>(t));
+    if (p.side == Side::yes) {
+      yes = t;
+      if (no != 0 || t == kMaxStepsCalibrated) break;
+      t = std::min(2 * t, kMaxStepsCalibrated);
+    } else {
+      no = t;
+      undecided = undecided || p.side == Side::undecided;
+      if (yes != 0 || t == 1) break;
+      t /= 2;
+    }
+  }
+  if (yes == 0)
+    throw InvalidArgument(fmt::format("calibrate: even one step is not ({}, {})-DP at noise multiplier {} and sample rate {}{}",
+                                      number(r.target_epsilon), number(r.delta), number(*r.noise_multiplier), number(*r.sample_rate),
+                                      undecided ? " (or within the profile's error of it)" : ""));
+  while (no != 0 && no - yes > 1 && !undecided) {
+    const long mid = yes + (no - yes) / 2;
+    const Probe p = probe(static_cast<double>(mid));
+    if (p.side == Side::yes) yes = mid;
+    else no = mid, undecided = p.side == Side::undecided;
+  }
+  c.value = c.lower = static_cast<double>(yes);
+  c.upper = no == 0 ? static_cast<double>(kMaxStepsCalibrated) : static_cast<double>(no - 1);
+  c.method = no == 0 ? "every number of steps up to 10^7 is within the target"
+             : undecided ? fmt::format("the profile at {} steps holds delta in its interval: the largest certain count is given", no)
+                         : "integer bisection: the run of the next count is certainly above the target";
+}
+
+// The smallest noise multiplier, or the largest sample rate, with ε(δ) ≤ target: in y = log σ (−log q, so that "yes"
+// is y ≥ y*), a bracket by doubling or halving from σ = 1 (q = 0.01), then narrow().
+void solve_continuous(const CalibrationRequest& r, const ProbeAt& probe_x, Calibration& c) {
+  const bool noise = c.solved == "noise_multiplier";
+  const double sign = noise ? 1.0 : -1.0;
+  const auto x_of = [&](double y) { return std::exp(sign * y); };
+  const auto probe = [&](double y) { return probe_x(x_of(y)); };
+  const double y_min = noise ? std::log(kMinNoise) : 0.0, y_max = noise ? std::log(kMaxNoise) : -std::log(kMinRate);
+  const double tol = std::log1p(r.rel_tol);
+  double y = noise ? 0.0 : -std::log(0.01), f_yes = 0, f_no = 0;
+  std::optional<double> y_yes, y_no;
+  while (!(y_yes && y_no)) {
+    const Probe p = probe(y);
+    if (p.side == Side::undecided) {  // within the profile's error of the threshold: the ends one tolerance away
+      const Probe below = probe(y - tol), above = probe(y + tol);
+      if (above.side == Side::yes) y_yes = y + tol, f_yes = above.log_gap;
+      if (below.side == Side::no) y_no = y - tol, f_no = below.log_gap;
+      if (!(y_yes && y_no))
+        throw NumericalError(fmt::format("calibrate: the profile's interval holds delta at {} = {} and at its neighbours a "
+                                         "relative {:.1e} away: the {} cannot be placed", c.solved, number(x_of(y)), r.rel_tol, c.solved));
+      break;
+    }
+    (p.side == Side::yes ? y_yes : y_no) = y;
+    (p.side == Side::yes ? f_yes : f_no) = p.log_gap;
+    if (y_yes && y_no) break;
+    if (y_yes && y <= y_min) {  // "yes" down to the end of the range: the answer is that end
+      c.value = c.lower = c.upper = x_of(y_min);
+      c.method = noise ? fmt::format("every noise multiplier down to {} is within the target", number(kMinNoise))
+                       : "sample rate 1 (every record in every step) is within the target";
+      return;
+    }
+    if (y_no && y >= y_max)
+      throw InvalidArgument(fmt::format("calibrate: no {} in [{}, {}] makes the run ({}, {})-DP", c.solved,
+                                        number(noise ? kMinNoise : kMinRate), number(noise ? kMaxNoise : 1.0),
+                                        number(r.target_epsilon), number(r.delta)));
+    y = std::clamp(y_yes ? y - std::log(2.0) : y + std::log(2.0), y_min, y_max);
+  }
+  const Bracket b = narrow(Bracket{*y_no, *y_yes}, f_no, f_yes, tol, probe);
+  c.value = x_of(b.yes);  // the safe end
+  c.lower = std::min(x_of(b.no), x_of(b.yes));
+  c.upper = std::max(x_of(b.no), x_of(b.yes));
+  c.method = b.undecided ? fmt::format("bracket by secant and bisection in log {}, to the profile's resolution (at {} = {:.10g} its "
+                                       "interval holds delta; the ends are the nearest probes it decides)", c.solved, c.solved, x_of(b.undecided_at))
+                         : fmt::format("bracket by secant and bisection in log {} to relative width {:.1e}", c.solved, r.rel_tol);
 }
 
 }  // namespace
@@ -135,121 +216,25 @@ Calibration calibrate(const CalibrationRequest& r) {
   if (open != 1)
     throw InvalidArgument(fmt::format("calibrate: leave exactly one of noise_multiplier, sample_rate and steps open (the one to "
                                       "solve for); {} are open", open));
-  const std::string solved = !r.noise_multiplier ? "noise_multiplier" : !r.sample_rate ? "sample_rate" : "steps";
-  // The fixed parameters are checked now, before any work (a run at a placeholder value of the open one).
-  run_at(r, solved, solved == "steps" ? 1.0 : solved == "sample_rate" ? 0.5 : 1.0);
-
   Calibration c;
-  c.solved = solved;
+  c.solved = !r.noise_multiplier ? "noise_multiplier" : !r.sample_rate ? "sample_rate" : "steps";
+  run_at(r, c.solved, c.solved == "sample_rate" ? 0.5 : 1.0);  // the fixed parameters checked now, before any work
   DivergenceRequest at = r.engine;
   at.renyi.clear(), at.kl = at.tv = false;
   at.hockey_stick = {r.target_epsilon};
-  const double log_delta = std::log(r.delta);
-  auto probe_x = [&](double x) {
-    const auto [mu, nu] = composed_pair({run_at(r, solved, x)});
-    const PrivacyProfile p = privacy_profile(mu, nu, at);
+  // "Is the run with the open parameter at x (target ε, δ)-DP?", on the profile's interval at the target.
+  const auto probe = [&](double x) {
+    const auto [mu, nu] = composed_pair({run_at(r, c.solved, x)});
+    const verify::Estimate d = privacy_profile(mu, nu, at).delta.front();
     ++c.probes;
-    const verify::Estimate& d = p.delta.front();
-    Probe out;
-    out.side = d.upper <= r.delta ? Side::yes : d.lower > r.delta ? Side::no : Side::undecided;
-    out.log_gap = d.log_value - log_delta;
-    return out;
+    return Probe{d.upper <= r.delta ? Side::yes : d.lower > r.delta ? Side::no : Side::undecided, d.log_value - std::log(r.delta)};
   };
-
-  if (solved == "steps") {
-    // "yes" for T ≤ T*: doubling up or halving down from 1024 (compositions of a few releases are the hardest for the
-    // profile's engines: they are visited only when the answer lies there), then integer bisection.
-    long yes = 0, no = 0;
-    bool undecided = false;
-    for (long t = 1024;;) {
-      const Probe p = probe_x(static_cast<double>(t));
-      if (p.side == Side::yes) {
-        yes = t;
-        if (no != 0 || t == kMaxStepsCalibrated) break;
-        t = std::min(2 * t, kMaxStepsCalibrated);
-      } else {
-        no = t;
-        undecided = undecided || p.side == Side::undecided;
-        if (yes != 0 || t == 1) break;
-        t /= 2;
-      }
-    }
-    if (yes == 0)
-      throw InvalidArgument(fmt::format("calibrate: even one step is not ({}, {})-DP at noise multiplier {} and sample rate {}{}",
-                                        number(r.target_epsilon), number(r.delta), number(*r.noise_multiplier), number(*r.sample_rate),
-                                        undecided ? " (or within the profile's error of it)" : ""));
-    while (no != 0 && no - yes > 1 && !undecided) {
-      const long mid = yes + (no - yes) / 2;
-      const Probe p = probe_x(static_cast<double>(mid));
-      if (p.side == Side::yes) yes = mid;
-      else no = mid, undecided = p.side == Side::undecided;
-    }
-    c.value = c.lower = static_cast<double>(yes);
-    c.upper = no == 0 ? static_cast<double>(kMaxStepsCalibrated) : static_cast<double>(no - 1);
-    c.method = no == 0 ? "every number of steps up to 10^7 is within the target"
-               : undecided ? fmt::format("the profile at {} steps holds delta in its interval: the largest certain count is given", no)
-                           : "integer bisection: the run of the next count is certainly above the target";
-  } else {
-    // y = log of the parameter, signed so that "yes" is y ≥ y*: +log σ, −log q.
-    const bool noise = solved == "noise_multiplier";
-    const double sign = noise ? 1.0 : -1.0;
-    const auto x_of = [&](double y) { return std::exp(sign * y); };
-    const auto probe_y = [&](double y) { return probe_x(x_of(y)); };
-    const double y_min = noise ? std::log(kMinNoise) : 0.0, y_max = noise ? std::log(kMaxNoise) : -std::log(kMinRate);
-    double y = noise ? 0.0 : -std::log(0.01);
-    std::optional<double> y_yes, y_no;
-    double f_yes = 0, f_no = 0;
-    bool floor_is_yes = false;  // "yes" down to the end of the range: the answer is that end
-    // A bracket by doubling or halving the parameter (steps of log 2 in y).
-    while (!(y_yes && y_no)) {
-      const Probe p = probe_y(y);
-      if (p.side == Side::undecided) {  // within the profile's error of the threshold: the ends one tolerance away
-        const double w = std::max(std::log1p(r.rel_tol), 1e-9);
-        const Probe below = probe_y(y - w), above = probe_y(y + w);
-        if (above.side == Side::yes) y_yes = y + w, f_yes = above.log_gap;
-        if (below.side == Side::no) y_no = y - w, f_no = below.log_gap;
-        if (!(y_yes && y_no))
-          throw NumericalError(fmt::format("calibrate: the profile's interval holds delta at {} = {} and at its neighbours a "
-                                           "relative {:.1e} away: the {} cannot be placed", solved, number(x_of(y)), r.rel_tol, solved));
-        break;
-      }
-      if (p.side == Side::yes) y_yes = y, f_yes = p.log_gap;
-      else y_no = y, f_no = p.log_gap;
-      if (y_yes && y_no) break;
-      const double next = y_yes ? y - std::log(2.0) : y + std::log(2.0);
-      if (y_yes && y <= y_min) {
-        floor_is_yes = true;
-        break;
-      }
-      if (y_no && y >= y_max)
-        throw InvalidArgument(fmt::format("calibrate: no {} in [{}, {}] makes the run ({}, {})-DP", solved,
-                                          number(noise ? kMinNoise : kMinRate), number(noise ? kMaxNoise : 1.0),
-                                          number(r.target_epsilon), number(r.delta)));
-      y = std::clamp(next, y_min, y_max);
-    }
-    if (floor_is_yes) {
-      c.value = c.lower = c.upper = x_of(y_min);
-      c.method = noise ? fmt::format("every noise multiplier down to {} is within the target", number(kMinNoise))
-                       : "sample rate 1 (every record in every step) is within the target";
-    } else {
-      const double tol = std::log1p(r.rel_tol);
-      const Bracket b = narrow(Bracket{*y_no, *y_yes}, f_no, f_yes, probe_y, [](double a, double z) { return 0.5 * (a + z); },
-                               [&](const Bracket& s) { return std::fabs(s.yes - s.no) <= tol; },
-                               [&](double u, double toward, double share) {
-                                 return u + std::copysign(std::min(share * tol, 0.5 * std::fabs(toward - u)), toward - u);
-                               });
-      c.value = x_of(b.yes);  // the safe end
-      c.lower = std::min(x_of(b.no), x_of(b.yes));
-      c.upper = std::max(x_of(b.no), x_of(b.yes));
-      c.method = b.undecided ? fmt::format("bracket by secant and bisection in log {}, to the profile's resolution (at {} = {:.10g} its "
-                                           "interval holds delta; the ends are the nearest probes it decides)", solved, solved, x_of(b.undecided_at))
-                             : fmt::format("bracket by secant and bisection in log {} to relative width {:.1e}", solved, r.rel_tol);
-    }
-  }
+  if (c.solved == "steps") solve_steps(r, probe, c);
+  else solve_continuous(r, probe, c);
   // The run at the answer and its ε(δ).
-  c.noise_multiplier = solved == "noise_multiplier" ? c.value : *r.noise_multiplier;
-  c.sample_rate = solved == "sample_rate" ? c.value : *r.sample_rate;
-  c.steps = solved == "steps" ? static_cast<long>(c.value) : *r.steps;
+  c.noise_multiplier = c.solved == "noise_multiplier" ? c.value : *r.noise_multiplier;
+  c.sample_rate = c.solved == "sample_rate" ? c.value : *r.sample_rate;
+  c.steps = c.solved == "steps" ? static_cast<long>(c.value) : *r.steps;
   const auto [mu, nu] = composed_pair({dpsgd_step(c.noise_multiplier, c.sample_rate, c.steps)});
   c.epsilon = epsilon_for_delta(mu, nu, r.delta, at, std::max(1e3, 4 * r.target_epsilon));
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
