@@ -403,6 +403,7 @@ template Dual<double> Formula::evaluate<Dual<double>>(std::span<const Dual<doubl
 template Dual<Dual<double>> Formula::evaluate<Dual<Dual<double>>>(std::span<const Dual<Dual<double>>>, JoinNotes*) const;
 template Dual<Enclosure> Formula::evaluate<Dual<Enclosure>>(std::span<const Dual<Enclosure>>, JoinNotes*) const;
 template Dual<Dual<Enclosure>> Formula::evaluate<Dual<Dual<Enclosure>>>(std::span<const Dual<Dual<Enclosure>>>, JoinNotes*) const;
+template Dual<Dual<Dual<Enclosure>>> Formula::evaluate<Dual<Dual<Dual<Enclosure>>>>(std::span<const Dual<Dual<Dual<Enclosure>>>>, JoinNotes*) const;
 
 double derivative(const Formula& f, std::span<const double> at, std::size_t var, int order) {
   constexpr std::size_t kMax = 8;  // variables held in place (simulators call this in their inner loops)

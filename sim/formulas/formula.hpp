@@ -5,6 +5,7 @@
 //   Dual<double>           value and derivative at a point (the gradient of a loss);
 //   Dual<Enclosure>        an enclosure of the derivative over a box (a certified Lipschitz constant);
 //   Dual<Dual<Enclosure>>  and of the second derivative (smoothness, strong convexity).
+//   Dual<Dual<Dual<…>>>    and of the third (the curvature of a gradient step, for the certified chain engine).
 // Names that are not variables are the point's parameters, substituted as constants when the formula is compiled;
 // constant subexpressions are folded (their enclosure kept for the rigorous types). The program is a sequence of
 // stack operations, so evaluation does not recurse however long the formula.
@@ -114,6 +115,7 @@ extern template Dual<double> Formula::evaluate<Dual<double>>(std::span<const Dua
 extern template Dual<Dual<double>> Formula::evaluate<Dual<Dual<double>>>(std::span<const Dual<Dual<double>>>, JoinNotes*) const;
 extern template Dual<Enclosure> Formula::evaluate<Dual<Enclosure>>(std::span<const Dual<Enclosure>>, JoinNotes*) const;
 extern template Dual<Dual<Enclosure>> Formula::evaluate<Dual<Dual<Enclosure>>>(std::span<const Dual<Dual<Enclosure>>>, JoinNotes*) const;
+extern template Dual<Dual<Dual<Enclosure>>> Formula::evaluate<Dual<Dual<Dual<Enclosure>>>>(std::span<const Dual<Dual<Dual<Enclosure>>>>, JoinNotes*) const;
 
 // ∂f/∂(variable `var`) at a point, by dual numbers.
 double derivative(const Formula& f, std::span<const double> at, std::size_t var = 0, int order = 1);

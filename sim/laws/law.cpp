@@ -63,4 +63,10 @@ std::optional<std::pair<LawPtr, LawPtr>> ProcessLaw::joint_with(const Law& other
   return joint_(varying_, o->varying_);
 }
 
+std::optional<std::pair<ChainForm, ChainForm>> ProcessLaw::chain_forms_with(const Law& other) const {
+  const auto* o = dynamic_cast<const ProcessLaw*>(&other.unwrapped());
+  if (!chain_ || !o || !(o->identity_ == identity_)) return std::nullopt;
+  return chain_(varying_, o->varying_);
+}
+
 }  // namespace privamp::sim

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/laws/chain_form.hpp"
 #include "sim/laws/exact_form.hpp"
 
 namespace privamp::sim {
@@ -174,6 +175,9 @@ class Law {
   // For a law returned by joint_with: the privacy loss log(d this / d other) against its partner; nullopt for any
   // other law.
   virtual std::optional<PairLoss> loss_against(const Law& /*other*/) const { return std::nullopt; }
+  // Two laws of one projected Gaussian chain (this, other) in exact terms, for the certified engine; nullopt if
+  // `other` is not a law of the same process or the process is not such a chain (sim/laws/chain_form.hpp).
+  virtual std::optional<std::pair<ChainForm, ChainForm>> chain_forms_with(const Law& /*other*/) const { return std::nullopt; }
   // The law under its decorators (DiscretisedLaw, LazyLaw): what joint_with and loss_against compare.
   const Law& unwrapped() const;
 };
@@ -233,6 +237,9 @@ class LawDecorator : public Law {
   Computation computation() const override { return base().computation(); }
   std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override { return base().joint_with(other); }
   std::optional<PairLoss> loss_against(const Law& other) const override { return base().loss_against(other); }
+  std::optional<std::pair<ChainForm, ChainForm>> chain_forms_with(const Law& other) const override {
+    return base().chain_forms_with(other);
+  }
 
  private:
   LawPtr base_;
@@ -313,12 +320,15 @@ class ProcessLaw final : public LawDecorator {
  public:
   using Joint = std::function<std::pair<LawPtr, LawPtr>(const std::vector<double>& mine, const std::vector<double>& theirs)>;
   using Simulate = std::function<void(Rng& rng, std::span<double> out)>;
+  // The chain forms of (mine, theirs), for a process that is a projected Gaussian chain.
+  using Chain = std::function<std::pair<ChainForm, ChainForm>(const std::vector<double>& mine, const std::vector<double>& theirs)>;
   // `steps`: the work of one simulated run (Law::sample_cost).
   ProcessLaw(LawPtr base, ProcessIdentity identity, std::vector<double> varying, Joint joint, Simulate simulate = {},
-             double steps = 1)
+             double steps = 1, Chain chain = {})
       : LawDecorator(std::move(base)), identity_(std::move(identity)), varying_(std::move(varying)), joint_(std::move(joint)),
-        simulate_(std::move(simulate)), steps_(steps) {}
+        simulate_(std::move(simulate)), steps_(steps), chain_(std::move(chain)) {}
   std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override;
+  std::optional<std::pair<ChainForm, ChainForm>> chain_forms_with(const Law& other) const override;
   const Law& undecorated() const override { return *this; }
   void sample_into(Rng& rng, std::span<double> out) const override;
   Computation computation() const override {
@@ -333,6 +343,7 @@ class ProcessLaw final : public LawDecorator {
   Joint joint_;
   Simulate simulate_;
   double steps_;
+  Chain chain_;
 };
 
 }  // namespace privamp::sim

@@ -135,7 +135,9 @@ LawPtr noisy_sgd_process_law(const NoisySgd& sgd, int i, double zi, int cells) {
       [sgd, i, zi](Rng& rng, std::span<double> out) {  // simulated runs of Algorithm 1
         for (double& v : out) v = simulate_noisy_sgd_1d(sgd, i, zi, rng);
       },
-      sgd.n);
+      sgd.n, [sgd, i](const std::vector<double>& mine, const std::vector<double>& theirs) {
+        return std::pair{noisy_sgd_chain(sgd, i, mine[0]), noisy_sgd_chain(sgd, i, theirs[0])};
+      });
 }
 
 LawPtr projected_chain_process_law(const ChainMap& map, double x0, int r, double sigma, double lo, double hi, int cells) {
@@ -153,7 +155,11 @@ LawPtr projected_chain_process_law(const ChainMap& map, double x0, int r, double
       [psi, x0, r, sigma, lo, hi](Rng& rng, std::span<double> out) {  // simulated paths
         for (double& v : out) v = simulate_projected_chain(psi, x0, r, sigma, lo, hi, rng);
       },
-      r);
+      r, [map, r, sigma, lo, hi](const std::vector<double>& mine, const std::vector<double>& theirs) {
+        const ChainStep step = map.step(sigma);
+        return std::pair{ChainForm{lo, hi, mine[0], std::vector<ChainStep>(static_cast<std::size_t>(r), step)},
+                         ChainForm{lo, hi, theirs[0], std::vector<ChainStep>(static_cast<std::size_t>(r), step)}};
+      });
 }
 
 std::pair<LawPtr, LawPtr> joint_finite_laws(const std::vector<double>& at, const Eigen::VectorXd& p,

@@ -492,6 +492,38 @@ Propagator::Map ChainMap::psi() const {
   return lipschitz_map(name, lipschitz);
 }
 
+Dual<Dual<Enclosure>> map_argument(const Enclosure& x) {
+  return {Dual<Enclosure>(x, Enclosure(1.0)), Dual<Enclosure>(Enclosure(1.0), Enclosure(0.0))};
+}
+
+MapEnclosure map_enclosure(const Dual<Dual<Enclosure>>& value) { return {value.v.v, value.v.d, value.d.d}; }
+
+namespace {
+template <class T>
+T named_map(const std::string& name, double l, const T& x) {
+  if (name == "linear") return T(l) * x;
+  if (name == "tanh") return T(l) * tanh(x);
+  if (name == "sin") return T(l) * sin(x);
+  if (name == "softsign") return T(l) * x / (T(1.0) + abs(x));
+  throw InvalidArgument(fmt::format("map = '{}': allowed linear, tanh, sin, softsign", name));
+}
+}  // namespace
+
+ChainStep ChainMap::step(double s) const {
+  using D2 = Dual<Dual<Enclosure>>;
+  ChainStep st;
+  st.s = s;
+  st.id = identity();
+  if (formula)
+    st.map = [f = formula](const Enclosure& x) {
+      const D2 arg = map_argument(x);
+      return map_enclosure(f->evaluate<D2>(std::span<const D2>(&arg, 1)));
+    };
+  else
+    st.map = [name = name, l = lipschitz](const Enclosure& x) { return map_enclosure(named_map(name, l, map_argument(x))); };
+  return st;
+}
+
 std::string ChainMap::identity() const { return formula ? formula->text() : fmt::format("{} {:.17g}", name, lipschitz); }
 
 void ChainMap::check(double lo, double hi) const {

@@ -17,7 +17,9 @@
 
 #include <Eigen/Core>
 
+#include "sim/formulas/dual.hpp"
 #include "sim/random/rng.hpp"
+#include "sim/laws/chain_form.hpp"
 #include "sim/laws/projected.hpp"
 
 namespace privamp::sim {
@@ -94,6 +96,8 @@ struct ChainMap {
   bool declared = false;  // a formula map with L given by the user: L is a claim to check
 
   Propagator::Map psi() const;
+  // The step X ← Π(ψ(X) + N(0, s²)) in exact terms, for the certified engine (sim/laws/chain_form.hpp).
+  ChainStep step(double s) const;
   // What identifies the map among processes: the name and L, or the formula's text.
   std::string identity() const;
   // InvalidArgument unless ψ is finite on [lo, hi] (certified by interval evaluation for a formula) and, for a
@@ -136,6 +140,11 @@ double relative_change(const IntervalLaw& a, const IntervalLaw& b);
 // m·|Δλ/λ|) is kept in extrapolation_error (below 1e-13 or no extrapolation is made); the joint laws add it, times
 // their safety factor, to the loss's error bound.
 void propagate_pairs(std::span<IntervalLawPair> pairs, const Propagator& step, int steps);
+
+// ψ, ψ' and ψ'' over x from one evaluation of ψ on second-order dual enclosures.
+MapEnclosure map_enclosure(const Dual<Dual<Enclosure>>& value);
+// The seed of that evaluation: x with unit derivatives.
+Dual<Dual<Enclosure>> map_argument(const Enclosure& x);
 
 // InvalidArgument unless the chain's law below can be computed for these arguments.
 void check_projected_chain(double x0, int r, double s, double lo, double hi, int intervals);

@@ -243,6 +243,45 @@ std::array<IntervalLawPair, 2> noisy_sgd_pairs(const NoisySgd& sgd, int i, doubl
   return pairs;
 }
 
+namespace {
+// ψ(x) = x − η ∂ℓ/∂x(x, z) with ψ' and ψ'' over x: the built-in losses' gradients written out, a formula loss
+// differentiated three times (its gradient's value, slope and curvature).
+MapEnclosure sgd_map(const NoisySgd& sgd, double z, const Enclosure& x) {
+  using D1 = Dual<Enclosure>;
+  using D2 = Dual<D1>;
+  using D3 = Dual<D2>;
+  Enclosure g, g1, g2;
+  if (sgd.loss_formula) {
+    const D3 args[2] = {D3(D2(D1(x, Enclosure(1.0)), D1(Enclosure(1.0), Enclosure(0.0))),
+                           D2(D1(Enclosure(1.0), Enclosure(0.0)), D1(Enclosure(0.0), Enclosure(0.0)))),
+                        D3(z)};
+    const D3 r = sgd.loss_formula->evaluate<D3>(std::span<const D3>(args, 2));
+    // (each level from the innermost duals that carry it: an outer level is unbounded where a branch switch joins
+    // branches whose inner derivatives differ, e.g. at the kink of a Huber loss's gradient)
+    g = r.v.v.d, g1 = r.v.d.d, g2 = r.d.d.d;
+  } else {
+    const D2 at = map_argument(x);
+    const D2 grad = sgd.loss == SgdLoss::quadratic ? D2(sgd.lambda) * (at - D2(z))
+                                                    : D2(-z) / (D2(1.0) + exp(D2(z) * at)) + D2(sgd.lambda) * at;
+    g = grad.v.v, g1 = grad.v.d, g2 = grad.d.d;
+  }
+  const Enclosure eta(sgd.eta);
+  return {x - eta * g, Enclosure(1.0) - eta * g1, Enclosure(0.0) - eta * g2};
+}
+}  // namespace
+
+ChainForm noisy_sgd_chain(const NoisySgd& sgd, int i, double zi) {
+  ChainForm form{-sgd.radius, sgd.radius, sgd.x0, {}};
+  const double s = sgd.eta * sgd.sigma;
+  for (int j = 1; j <= sgd.n; ++j) {
+    const double z = j == i ? zi : 0.0;
+    form.steps.push_back({[sgd, z](const Enclosure& x) { return sgd_map(sgd, z, x); }, s,
+                          fmt::format("sgd {} eta {:a} lambda {:a} A {:a} z {:a}", sgd.loss_identity(), sgd.eta, sgd.lambda,
+                                      sgd.feature_bound, z)});
+  }
+  return form;
+}
+
 double simulate_noisy_sgd_1d(const NoisySgd& sgd, int i, double zi, Rng& rng) {
   double x = sgd.x0;
   for (int j = 1; j <= sgd.n; ++j)

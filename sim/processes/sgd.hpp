@@ -81,6 +81,10 @@ IntervalLaw noisy_sgd_law(const NoisySgd& sgd, int i, double zi, int intervals);
 // swapped, both in one pass per step.
 std::array<IntervalLawPair, 2> noisy_sgd_pairs(const NoisySgd& sgd, int i, double zi, double zi_q, int intervals);
 
+// The chain of x_n for the dataset z_i = zi, z_j = 0 (j ≠ i), d = 1, in exact terms for the certified engine: the
+// steps ψ(x) = x − η ∂ℓ/∂x(x, z_j) with noise ησ (as stored, one rounding) on [−R, R] (sim/laws/chain_form.hpp).
+ChainForm noisy_sgd_chain(const NoisySgd& sgd, int i, double zi);
+
 // One run of Algorithm 1 in one dimension on the dataset z_i = zi, z_j = 0 (j ≠ i): its final iterate. The
 // simulator behind the law's samples (the Monte Carlo second route of the exact law).
 double simulate_noisy_sgd_1d(const NoisySgd& sgd, int i, double zi, Rng& rng);

@@ -106,6 +106,7 @@ bool certified_reads_chain(const sim::Law& p, const sim::Law& q) {
 std::optional<std::string> certified_refusal(const sim::Law& p, const sim::Law& q) {
   using namespace certified_detail;
   release_caches_at_thread_exit();
+  if (const auto chains = p.chain_forms_with(q)) return certified_chain_refusal(chains->first, chains->second);
   if (is_composition(p) || is_composition(q)) {
     try {
       return certified_composition_refusal(release_pairs(p, q));
@@ -124,6 +125,7 @@ std::optional<std::string> certified_refusal(const sim::Law& p, const sim::Law& 
 Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quantity& quantity,
                               const CertifiedOptions& options) {
   using namespace certified_detail;
+  if (const auto chains = p.chain_forms_with(q)) return certified_chain_divergence(chains->first, chains->second, quantity, options);
   const Deadline deadline(options.seconds);
   const long cap = is_finite_chain(p) || is_finite_chain(q) ? std::min(16 * options.max_precision, 65536L) : options.max_precision;
   std::optional<Certified> best;

@@ -28,14 +28,15 @@ Estimate richardson(const Estimate& coarse, const Estimate& middle, const Estima
   const Estimate* levels[] = {&coarse, &middle, &fine};
   const int infinite = static_cast<int>(std::count_if(std::begin(levels), std::end(levels),
                                                       [](const Estimate* e) { return std::isinf(e->value); }));
-  if (infinite == 3) {
-    Estimate e = fine;
-    e.method = what + ": infinite at every resolution; " + fine.method;
-    return e;
-  }
+  // The discretised laws (grid propagations, discretised generators) come from Gaussian noise or a diffusion: their
+  // densities are positive wherever the other law's are, and every divergence between them is finite. An infinite
+  // value is a density that underflowed on the grid (noise narrow against the domain, a map that sends the mass to
+  // the ends), not a result.
   if (infinite > 0)
-    throw NumericalError(fmt::format("{}: the value is infinite at some resolutions only (the laws underflow at the "
-                                     "edges of the grid); refine the grid or shrink the domain", what));
+    throw NumericalError(fmt::format("{}: the value is infinite at {} of 3 resolutions: a law's density underflows the double "
+                                     "range on the grid where the other's does not (the divergence of the laws themselves is "
+                                     "finite); widen the noise, shrink the domain, or use the certified engine",
+                                     what, infinite));
   const double r = std::ldexp(1.0, order);
   const double v1 = coarse.value, v2 = middle.value, v4 = fine.value;
   const double e1 = coarse.abs_error(), e2 = middle.abs_error(), e4 = fine.abs_error();
