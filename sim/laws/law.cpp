@@ -57,16 +57,25 @@ void ProcessLaw::sample_into(Rng& rng, std::span<double> out) const {
   else LawDecorator::sample_into(rng, out);
 }
 
-std::optional<std::pair<LawPtr, LawPtr>> ProcessLaw::joint_with(const Law& other) const {
+std::optional<ProcessPair> ProcessLaw::process_pair_with(const Law& other) const {
   const auto* o = dynamic_cast<const ProcessLaw*>(&other.unwrapped());
-  if (!joint_ || !o || !(o->identity_ == identity_)) return std::nullopt;
-  return joint_(varying_, o->varying_);
+  if (!o || !(o->identity_ == identity_)) return std::nullopt;
+  ProcessPair pair;
+  if (joint_) pair.joint = [joint = joint_, mine = varying_, theirs = o->varying_] { return joint(mine, theirs); };
+  if (chain_) pair.chains = [chain = chain_, mine = varying_, theirs = o->varying_] { return chain(mine, theirs); };
+  return pair;
 }
 
-std::optional<std::pair<ChainForm, ChainForm>> ProcessLaw::chain_forms_with(const Law& other) const {
-  const auto* o = dynamic_cast<const ProcessLaw*>(&other.unwrapped());
-  if (!chain_ || !o || !(o->identity_ == identity_)) return std::nullopt;
-  return chain_(varying_, o->varying_);
+std::optional<std::pair<LawPtr, LawPtr>> Law::joint_with(const Law& other) const {
+  const auto pair = process_pair_with(other);
+  if (!pair || !pair->joint) return std::nullopt;
+  return pair->joint();
+}
+
+std::optional<std::pair<ChainForm, ChainForm>> Law::chain_forms_with(const Law& other) const {
+  const auto pair = process_pair_with(other);
+  if (!pair || !pair->chains) return std::nullopt;
+  return pair->chains();
 }
 
 }  // namespace privamp::sim

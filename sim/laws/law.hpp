@@ -59,6 +59,15 @@ struct Interval {
 
 struct Discretisation;
 class Law;
+using LawPtrPair = std::pair<std::shared_ptr<const Law>, std::shared_ptr<const Law>>;
+
+// What two laws of one process offer together (Law::process_pair_with), each computed on request: the pair
+// recomputed jointly (empty if the process has no joint computation) and the pair's chain forms (empty unless the
+// process is a projected Gaussian chain).
+struct ProcessPair {
+  std::function<LawPtrPair()> joint;
+  std::function<std::pair<ChainForm, ChainForm>()> chains;
+};
 using LawPtr = std::shared_ptr<const Law>;
 
 // The privacy loss between two laws computed together (Law::joint_with), taken from their propagated difference
@@ -168,16 +177,18 @@ class Law {
   std::optional<Lumped> lumped() const { return computation().lumped; }
   double log_density_error() const { return computation().log_density_error; }
   const Discretisation* discretisation() const { return computation().discretisation; }
-  // Two laws of one process that differ only in a starting point or one data point can be recomputed together,
-  // so that their difference keeps its digits when they nearly coincide: returns (this, other) so recomputed, or
-  // nullopt if `other` is not a law of the same process. Engines call it before anything else.
-  virtual std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& /*other*/) const { return std::nullopt; }
+  // Two laws of one process (this and `other`, differing only in a starting point, a data point or an initial law):
+  // what can be done with them together, each on request; nullopt if `other` is not a law of the same process.
+  virtual std::optional<ProcessPair> process_pair_with(const Law& /*other*/) const { return std::nullopt; }
+  // The pair recomputed together, so that their difference keeps its digits when they nearly coincide: (this, other)
+  // so recomputed, or nullopt. Engines call it before anything else.
+  std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const;
   // For a law returned by joint_with: the privacy loss log(d this / d other) against its partner; nullopt for any
   // other law.
   virtual std::optional<PairLoss> loss_against(const Law& /*other*/) const { return std::nullopt; }
   // Two laws of one projected Gaussian chain (this, other) in exact terms, for the certified engine; nullopt if
   // `other` is not a law of the same process or the process is not such a chain (sim/laws/chain_form.hpp).
-  virtual std::optional<std::pair<ChainForm, ChainForm>> chain_forms_with(const Law& /*other*/) const { return std::nullopt; }
+  std::optional<std::pair<ChainForm, ChainForm>> chain_forms_with(const Law& other) const;
   // The law under its decorators (DiscretisedLaw, LazyLaw): what joint_with and loss_against compare.
   const Law& unwrapped() const;
 };
@@ -235,11 +246,8 @@ class LawDecorator : public Law {
   double log_tail_mass(double x, bool upper) const override { return base().log_tail_mass(x, upper); }
   Moments moments() const override { return base().moments(); }
   Computation computation() const override { return base().computation(); }
-  std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override { return base().joint_with(other); }
+  std::optional<ProcessPair> process_pair_with(const Law& other) const override { return base().process_pair_with(other); }
   std::optional<PairLoss> loss_against(const Law& other) const override { return base().loss_against(other); }
-  std::optional<std::pair<ChainForm, ChainForm>> chain_forms_with(const Law& other) const override {
-    return base().chain_forms_with(other);
-  }
 
  private:
   LawPtr base_;
@@ -327,8 +335,7 @@ class ProcessLaw final : public LawDecorator {
              double steps = 1, Chain chain = {})
       : LawDecorator(std::move(base)), identity_(std::move(identity)), varying_(std::move(varying)), joint_(std::move(joint)),
         simulate_(std::move(simulate)), steps_(steps), chain_(std::move(chain)) {}
-  std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law& other) const override;
-  std::optional<std::pair<ChainForm, ChainForm>> chain_forms_with(const Law& other) const override;
+  std::optional<ProcessPair> process_pair_with(const Law& other) const override;
   const Law& undecorated() const override { return *this; }
   void sample_into(Rng& rng, std::span<double> out) const override;
   Computation computation() const override {

@@ -69,7 +69,7 @@ class PairedLaw final : public LawDecorator {
   PairedLaw(LawPtr grid, std::shared_ptr<const JointGrid> joint, int side)
       : LawDecorator(std::move(grid)), joint_(std::move(joint)), side_(side) {}
   const Law& undecorated() const override { return *this; }
-  std::optional<std::pair<LawPtr, LawPtr>> joint_with(const Law&) const override { return std::nullopt; }
+  std::optional<ProcessPair> process_pair_with(const Law&) const override { return std::nullopt; }
   std::optional<PairLoss> loss_against(const Law& other) const override {
     const auto* o = dynamic_cast<const PairedLaw*>(&other.unwrapped());
     if (!o || o->joint_ != joint_ || o->side_ == side_) return std::nullopt;

@@ -139,9 +139,9 @@ TEST_CASE("certified: laws without an exact form are refused with the reason", "
   };
   CHECK_THAT(refusal("density(log_pdf=\"-abs(x)^1.5\")", "laplace(0, 1)"), Catch::Contains("no exact form"));
   CHECK(refusal("laplace_sum(1, [1, 1])", "laplace_sum(0, [1, 1])") == "(covered)");
-  // R_inf of a Laplace sum (a supremum at infinity) and Renyi orders above 256 of one are refused, not guessed.
+  // R_inf of a Laplace sum (a supremum at infinity) and Renyi orders above 1024 of one are refused, not guessed.
   CHECK_THROWS_WITH(certified("laplace_sum(1, [1, 2])", "laplace_sum(0, [1, 2])", Quantity::renyi_inf()), Catch::Contains("R_inf of a Laplace sum"));
-  CHECK_THROWS_WITH(certified("laplace_nfold(n=3, loc=1)", "laplace_nfold(n=3)", Quantity::renyi(300)), Catch::Contains("above 256"));
+  CHECK_THROWS_WITH(certified("laplace_nfold(n=3, loc=1)", "laplace_nfold(n=3)", Quantity::renyi(1300)), Catch::Contains("above 1024"));
   CHECK_THAT(refusal("double_well(x0=1, t=0.5)", "double_well(x0=-1, t=0.5)"), Catch::Contains("computed by discretised generator"));
   CHECK_THAT(refusal("shuffled_rr(n=100, eps0=1, first=1)", "shuffled_rr(n=100, eps0=1)"), Catch::Contains("floating point"));
   CHECK(refusal("subsample(scheme=poisson, base=laplace, q=0.1, side=1)", "subsample(scheme=poisson, base=laplace, q=0.1, side=0)") ==

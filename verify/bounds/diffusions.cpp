@@ -12,6 +12,9 @@
 
 #include "numerics/errors.hpp"
 #include "numerics/log_integrate.hpp"
+#include "sim/formulas/certify.hpp"
+#include "sim/formulas/dual.hpp"
+#include "sim/formulas/formula.hpp"
 #include "sim/laws/gaussian.hpp"
 #include "sim/laws/finite.hpp"
 #include "sim/processes/diffusion.hpp"
@@ -120,18 +123,37 @@ double calibrated_sigma2(const Params& p) {
 // Minimised over u = log β (β* can be 1e-9 when σ̃ is large; a search in β itself would lose the minimum's
 // digits). The error bar covers the location error of Brent's method (relative 2^-26 in β): the value moves by
 // less than the change over a relative step of 1e-7.
+// min over β of the worst case over ‖f‖ ≤ R of E‖β(f + N(0, σ̃² I)) − f‖² = (1 − β)²‖f‖² + β² d σ̃², which is largest at
+// ‖f‖ = R. The minimum over the line is attained in [0, 1] (left of 0 the quadratic exceeds its value R² at 0, right of
+// 1 its value d σ̃² at 1). It is enclosed without the vertex formula that the bound restates: Brent finds a point b̂,
+// q(b̂) (interval arithmetic) is an upper end, and strong convexity gives the lower end q(b̂) − q'(b̂)²/(2m) with
+// m = inf q'' over [0, 1] (certified, sim/formulas/certify.hpp). q grows with R² and d σ̃²: evaluated at the lower ends
+// of their enclosures (σ̃² from its closed form, taken to 64 ulps) for the lower end, at the upper ends for the upper.
 Estimate pgm_mse(const Params& p) {
+  using D2 = sim::Dual<sim::Dual<sim::Enclosure>>;
   const double s2 = calibrated_sigma2(p), r = p.at("R"), d = p.at("d");
-  auto worst = [&](double beta) { return (1 - beta) * (1 - beta) * r * r + beta * beta * d * s2; };  // max at ‖f‖ = R
-  auto g = [&](double x) { return worst(std::exp(x)); };
-  double best_u = 0;  // a scan in steps of 1 brackets the minimum (the function is flat at R² far to the left)
-  for (double x = -200; x <= 0; x += 1)
-    if (g(x) < g(best_u)) best_u = x;
-  const auto [u, v] = boost::math::tools::brent_find_minima(g, best_u - 1, std::min(best_u + 1, 0.0), 52);
-  const double beta = std::exp(u);
-  const double location = std::max(std::fabs(worst(beta * (1 + 1e-7)) - v), std::fabs(worst(beta * (1 - 1e-7)) - v));
-  return Estimate::from_value(v, location + 64 * std::numeric_limits<double>::epsilon() * v, ErrorKind::quadrature,
-                              "min over beta of the worst-case MSE (Brent in log beta)");
+  const double slack = 64 * std::numeric_limits<double>::epsilon();
+  const sim::Enclosure r2 = sim::Enclosure(r) * sim::Enclosure(r);
+  const sim::Enclosure noise = sim::Enclosure(d) * sim::Enclosure(s2 * (1 - slack), s2 * (1 + slack));
+  const sim::Enclosure box[1] = {{0.0, 1.0}};
+  auto least = [&](double a, double b, bool upper) {
+    const auto f = sim::Formula::parse("(1 - beta)^2 * a + beta^2 * b", {"beta"}, Params{{{"a", a}, {"b", b}}, {}}, "E_PGM");
+    // (in log β: the minimum may sit at β ~ 1e-9, below Brent's absolute resolution on [0, 1]; a scan brackets it)
+    auto g = [&](double x) { return (*f)(std::exp(x)); };
+    double best = 0;
+    for (double x = -200; x <= 0; x += 1)
+      if (g(x) < g(best)) best = x;
+    const double at = std::exp(boost::math::tools::brent_find_minima(g, best - 1, std::min(best + 1, 0.0), 52).first);
+    const D2 arg(sim::Dual<sim::Enclosure>(sim::Enclosure(at), sim::Enclosure(1.0)), sim::Dual<sim::Enclosure>(sim::Enclosure(1.0), sim::Enclosure(0.0)));
+    const D2 q = f->evaluate<D2>(std::span<const D2>(&arg, 1));
+    if (upper) return q.v.v.hi;
+    const double m = sim::extremum(*f, 0, 2, box, false).value.lo;
+    if (!(m > 0)) throw NumericalError("E_PGM: the worst-case MSE is not strongly convex in beta (internal)");
+    const sim::Enclosure gap = q.v.d * q.v.d / (sim::Enclosure(2.0) * sim::Enclosure(m));
+    return (q.v.v - gap).lo;
+  };
+  return Estimate::from_interval(least(r2.lo, noise.lo, false), least(r2.hi, noise.hi, true), ErrorKind::certified,
+                                 "min over beta in [0, 1] of the worst-case MSE: a value at Brent's point, strong convexity below");
 }
 
 Estimate value_estimate(double v, const char* method) {

@@ -1,6 +1,7 @@
 #include "numerics/constants.hpp"
 #include "verify/divergence/closed_form.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -354,6 +355,18 @@ std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const 
       case Quantity::Kind::hockey_stick: return laplace_hockey_stick(delta, b, quantity.parameter);
       case Quantity::Kind::tv: return laplace_hockey_stick(delta, b, 0);
     }
+  }
+
+  // R_∞ of a sum of Laplaces against its shift by Δ (the same scales): the sum's density is log-concave (a convolution
+  // of log-concave densities), so the loss log p(x − Δ)/p(x) is monotone in x and its supremum is its limit in the
+  // tail, where p(x) ~ C|x|^(k−1) e^{−|x|/b} for the largest scale b (k: how often it occurs): the limit is Δ/b.
+  const auto* sp = std::get_if<sim::form::LaplaceSum>(&fp);
+  const auto* sq = std::get_if<sim::form::LaplaceSum>(&fq);
+  if (sp && sq && quantity.kind == Quantity::Kind::renyi_inf && std::ranges::equal(sp->scales, sq->scales) && !sp->scales.empty()) {
+    const double delta = std::fabs(sp->location - sq->location), b = std::ranges::max(sp->scales);
+    if (!(delta / b <= 1e300)) return log_ratio(delta, b, "closed form (a log-concave sum: the monotone loss tends to delta/max b)");
+    return Estimate::from_value(delta / b, 2 * kEps * delta / b, ErrorKind::exact,
+                                "closed form (a log-concave sum of Laplaces: the monotone loss tends to delta/max b)");
   }
 
   // The Poisson-subsampled Gaussian's hockey-stick, both directions: its loss is monotone, so the hockey-stick is

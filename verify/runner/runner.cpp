@@ -366,23 +366,11 @@ void take_exact(Row& row, const Exact& x) {
   row.note = x.note;
 }
 
-// The turn from (entry, exact value, bound) into a verdict: routes that disagree make an error; a Monte Carlo
-// violation stands only where a deterministic second route confirms it.
-void judge(Row& row, const BoundEntry& entry, const BoundValue& b, double tolerance) {
-  row.bound = b.value;
-  row.bound_lower = b.lower;
-  row.bound_upper = b.upper;
-  if (!b.note.empty()) row.note = row.note.empty() ? b.note : row.note + "; " + b.note;
-  if (row.cross && !overlap(row.exact, *row.cross)) {
-    row.verdict = Verdict::error;
-    row.reason = fmt::format("engines disagree: {} gives [{:.12g}, {:.12g}], {} gives [{:.12g}, {:.12g}]", row.exact.method,
-                             row.exact.lower, row.exact.upper, row.cross->method, row.cross->lower, row.cross->upper);
-    return;
-  }
-  // The verdict rests on the best interval the routes give: a certified second route (it overlaps the first, checked
-  // above) replaces an estimate as the row's interval, and the estimate becomes the second route; two rigorous
-  // intervals (exact and certified) are intersected. So a verdict never rests on an estimate where a certificate
-  // exists, and a certificate that straddles the bound makes the row inconclusive, whatever the estimate says.
+// The row's interval becomes the best the routes give: a certified second route (it overlaps the first, checked by the
+// caller) replaces an estimate as the row's interval, and the estimate becomes the second route; two rigorous
+// intervals (exact and certified) are intersected. So a verdict never rests on an estimate where a certificate exists,
+// and a certificate that straddles the bound makes the row inconclusive, whatever the estimate says.
+void rest_on_certified(Row& row) {
   if (row.cross && row.cross->error_kind == ErrorKind::certified && row.exact.error_kind != ErrorKind::certified) {
     if (row.exact.error_kind == ErrorKind::exact) {
       row.exact.lower = std::max(row.exact.lower, row.cross->lower);
@@ -398,6 +386,22 @@ void judge(Row& row, const BoundEntry& entry, const BoundValue& b, double tolera
       row.note = row.note.empty() ? note : row.note + "; " + note;
     }
   }
+}
+
+// The turn from (entry, exact value, bound) into a verdict: routes that disagree make an error; a Monte Carlo
+// violation stands only where a deterministic second route confirms it.
+void judge(Row& row, const BoundEntry& entry, const BoundValue& b, double tolerance) {
+  row.bound = b.value;
+  row.bound_lower = b.lower;
+  row.bound_upper = b.upper;
+  if (!b.note.empty()) row.note = row.note.empty() ? b.note : row.note + "; " + b.note;
+  if (row.cross && !overlap(row.exact, *row.cross)) {
+    row.verdict = Verdict::error;
+    row.reason = fmt::format("engines disagree: {} gives [{:.12g}, {:.12g}], {} gives [{:.12g}, {:.12g}]", row.exact.method,
+                             row.exact.lower, row.exact.upper, row.cross->method, row.cross->lower, row.cross->upper);
+    return;
+  }
+  rest_on_certified(row);
   row.verdict = decide(entry.direction, row.exact, row.bound, tolerance, row.reason, b.lower, b.upper);
   if (row.verdict == Verdict::violated && row.exact.error_kind == ErrorKind::statistical) {
     std::string confirm;
@@ -426,6 +430,7 @@ void not_applicable_row(Row& row, const BoundEntry& entry, ExactSource& source, 
     }
     const std::string reason = row.reason;
     take_exact(row, x);
+    if (row.cross && overlap(row.exact, *row.cross)) rest_on_certified(row);  // "what it would give" on the best interval
     row.cross.reset();
     const BoundValue b = entry.bound(p);
     row.bound = b.value;

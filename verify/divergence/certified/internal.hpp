@@ -38,7 +38,7 @@ constexpr long kMaxChainStates = 64;        // μK^t in balls costs states³·lo
 constexpr long kMaxEvaluations = 400'000;   // sign / supremum subdivision steps per value
 constexpr int kMaxExpansions = 48;          // window doublings while a tail is not yet negligible
 constexpr long kGoodBits = 45;              // relative accuracy at which the precision stops doubling
-constexpr double kMaxSumOrder = 256;        // Rényi orders of Laplace sums (their work grows with the order)
+constexpr double kMaxSumOrder = 1024;       // Rényi orders of Laplace sums (their work grows with the order)
 constexpr long kGoalBits = 72;              // relative accuracy asked of each integral (the output prints 12 digits)
 
 // RAII wrappers of Arb's real and complex balls.
