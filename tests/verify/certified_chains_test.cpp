@@ -89,6 +89,10 @@ TEST_CASE("certified chains: the grid estimate lies inside the enclosure at new 
     }
 }
 
+// tests/reference/chain_references.json: R_2, R_8 and KL of five two-step chains (a nonlinear map, a binding projection,
+// noisy SGD, an expansive map, a kink in ψ'') by mpmath's nested quadrature at 40 and 50 digits with different
+// splittings and rules (tests/reference/chain_references.py says how; 39–40 digits agree); law_mu and law_nu are the
+// same chains as privamp laws.
 TEST_CASE("certified chains: 40-digit references computed by nested quadrature", "[verify][certified][chains]") {
   std::ifstream in(std::string(PRIVAMP_SOURCE_DIR) + "/tests/reference/chain_references.json");
   REQUIRE(in.good());
