@@ -723,11 +723,18 @@ void render_gnuplot(const std::filesystem::path& dir, const std::string& name, c
     out << commented << "\n# The PNG is this PDF rasterised at 200 pixels per inch (pdftoppm -png -r 200 -singlefile).\n";
     out << style_preamble(name + ".pdf", style) << set_title << body << "set output\n";
     checked.close();
-    run_gnuplot(work, name + ".gp", name + ".log", "..");  // gnuplot's messages go to NAME.log; a failure quotes them
+    run_gnuplot(work, name + ".gp", name + ".log", "..");  // gnuplot's messages go to NAME.log (kept when not empty)
     stamp_pdf_date(work / (name + ".pdf"));  // SOURCE_DATE_EPOCH, where set: two runs give identical PDFs
     // One picture: the PNG is the PDF's raster (same legend, proportions and marks), not a second rendering.
     if (style.wants("png")) run_program(work, "pdftoppm", {"-png", "-r", "200", "-singlefile", name + ".pdf", name}, name + ".log");
-    for (const auto& file : outputs) move_into_place(work / file, dir / file);
+    for (const auto& file : outputs) {
+      std::error_code quiet;
+      if (file == name + ".log" && std::filesystem::file_size(work / file, quiet) == 0 && !quiet) {
+        std::filesystem::remove(dir / file, quiet);  // gnuplot said nothing: no log (and none left from an earlier run)
+        continue;
+      }
+      move_into_place(work / file, dir / file);
+    }
   } catch (...) {
     std::error_code ec;
     std::filesystem::remove_all(work, ec);

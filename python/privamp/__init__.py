@@ -563,7 +563,9 @@ def figures(files=None, only=None, out="figures", reduced=False, jobs=0):
     if run.returncode not in (0, 1):
         raise RuntimeError(run.stderr.strip() or f"privamp figures exited with status {run.returncode}")
     folder = _pathlib.Path(out)
-    written = sorted(str(p) for p in folder.glob("*") if p.is_file() and p.stat().st_mtime >= start - 1)
+    # (the run's lock, .privamp.lock, is not an output)
+    written = sorted(str(p) for p in folder.glob("*")
+                     if p.is_file() and not p.name.startswith(".") and p.stat().st_mtime >= start - 1)
     return FiguresResult(written, run.returncode == 1, run.stdout + run.stderr)
 
 

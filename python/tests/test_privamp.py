@@ -252,6 +252,20 @@ class Verify(unittest.TestCase):
                 privamp.verify(self.CASES, out=f.name)
 
 
+class Figures(unittest.TestCase):
+    def test_files_are_the_outputs(self):
+        # The run's lock and an empty gnuplot log are not outputs; every file listed is one the figure announced.
+        if os.path.isabs(EXE):  # the build's command (a wheel finds its own)
+            os.environ["PATH"] = os.path.dirname(EXE) + os.pathsep + os.environ.get("PATH", "")
+        with tempfile.TemporaryDirectory() as tmp:
+            result = privamp.figures(os.path.join(SOURCE, "plots", "figures.toml"), only="iterated_laplace", reduced=True, out=tmp)
+            names = sorted(os.path.basename(f) for f in result.files)
+            self.assertIn("iterated_laplace.pdf", names)
+            self.assertIn("iterated_laplace.csv", names)
+            self.assertFalse([n for n in names if n.startswith(".") or n.endswith(".log")], names)
+            self.assertTrue(all(os.path.getsize(f) > 0 for f in result.files))
+
+
 class Explore(unittest.TestCase):
     COUPLINGS = os.path.join(SOURCE, "cases", "couplings.toml")
     CASE = "iterated Laplace Lap(f(D), l1) then Lap(x, l2)"
