@@ -299,10 +299,21 @@ def main():
             entry['digits_agreeing_closed_form_f2'] = {k: digits(mpf(rc[k]), mpf(r2[k]), cap) for k in qs}
         entry['checks'] = {k: r2[k] for k in r2
                            if k.startswith(('mass_error', 'f2_closed_form', 'max_outer', 'atoms'))}
-        entry['seconds'] = {str(key): res[(n, key)]['seconds'] for key in (0, 1, 'closed') if (n, key) in res}
         cases.append(entry)
         print('%s  R2 %s  R8 %s  KL %s  digits %s %s' % (n, entry['renyi2'], entry['renyi8'], entry['kl'], agree,
                                                       entry.get('digits_agreeing_closed_form_f2', '')))
+    # Merge into an existing file: cases not recomputed are kept, and fields of a recomputed case that this
+    # script does not produce (added by hand, e.g. the law specifications of a test) are carried over.
+    old = {}
+    if os.path.exists(args.out):
+        with open(args.out) as f:
+            old = {c['name']: c for c in json.load(f).get('cases', [])}
+    for entry in cases:
+        for k, v in old.get(entry['name'], {}).items():
+            entry.setdefault(k, v)
+    merged = {c['name']: c for c in cases}
+    order = [c['name'] for c in CASES] + sorted(n for n in old if n not in {c['name'] for c in CASES})
+    cases = [merged.get(n, old.get(n)) for n in order if n in merged or n in old]
     with open(args.out, 'w') as f:
         json.dump({'description': 'Renyi (alpha = 2, 8) and KL divergences mu||nu between the laws of X_2 of '
                                   'two projected Gaussian chains; see chain_references.py',
