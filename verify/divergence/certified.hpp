@@ -52,8 +52,8 @@ std::optional<std::string> certified_composition_refusal(const std::vector<Relea
 Estimate certified_composed_hockey_stick(const std::vector<ReleasePair>& pairs, double eps, double c, double log_hint,
                                          const CertifiedOptions& options = {});
 
-// Projected Gaussian chains (two laws of one process that declares its chain form, Law::chain_forms_with): R_alpha
-// and KL enclosed by propagating cell masses and first moments with bounded remainders (certified/chains.cpp gives
+// Projected Gaussian chains (two laws of one process that declares its chain form, Law::chain_forms_with): every
+// quantity enclosed by propagating cell masses and first moments with bounded remainders (certified/chains.cpp gives
 // the argument). Why a pair of chain forms is not covered, or nullopt.
 std::optional<std::string> certified_chain_refusal(const sim::ChainForm& mu, const sim::ChainForm& nu);
 Estimate certified_chain_divergence(const sim::ChainForm& mu, const sim::ChainForm& nu, const Quantity& quantity,

@@ -1,4 +1,4 @@
-// Certified laws of projected Gaussian chains (sim/laws/chain_form.hpp) and their Rényi divergences and KL.
+// Certified laws of projected Gaussian chains (sim/laws/chain_form.hpp) and their divergences: R_α, KL, HS_ε, TV, R_∞.
 //
 // The chain X_t = Π_[lo,hi](ψ_t(X_{t−1}) + N(0, s²)) is followed in law on N equal cells of [lo, hi] plus atoms (the
 // ends, and the starting points). Of ν (the second law) the engine keeps, for every cell C, enclosures of its mass
@@ -10,19 +10,24 @@
 //   E1 = ∫ (ψ(x) − z_ℓ) dν = (ψ(c_j) − z_ℓ) ν(C_j) + ψ'(c_j) ∫(x − c_j) dν ± ½ sup|ψ''| (h/2)² |ν|(C_j)
 // (where ψ'' is unbounded on the cell, a kink, the last term is the oscillation of ψ' times h/2). g, g' at lattice
 // points are tabulated once in ball arithmetic (Arb): Gaussian masses of a cell, φ at the cell's ends, the first
-// moment; sup|g''| ≤ 2 sup|φ'| over the offsets the cell pair allows (|φ'| is unimodal in |u|). So each step's error
-// is second order in h/s. Masses of ν are also sandwiched to first order (min and max of the kernel over the source
-// cell) and the two enclosures intersected. The bound V of the difference's variation follows from
-// |d|(C) ≤ |d(C)| + h² sup_C |δ'|, with |δ'| ≤ Σ_j V_j sup|φ'|.
+// moment; g'' of a cell's mass is ∫ φ'' over the cell's offsets (|g''| ≤ h sup|φ''|), that of its first moment the
+// trapezoid rule's error for ∫ φ' (≤ h³/12 sup|φ'''|), with the suprema over lattice cells tabulated too. So each
+// step's error is second order in h/s. Masses of ν are also sandwiched to first order (min and max of the kernel over
+// the source cell) and the two enclosures intersected; the step where the chains differ applies the kernels'
+// difference jointly. The bound V of the difference's variation follows from |d|(C) ≤ |d(C)| + h² sup_C |δ'|, with
+// |δ'| ≤ Σ_j V_j sup|φ'| (chain_steps.cpp).
 //
-// The divergence: with r = dμ/dν − 1 and a convex R with R(0) = R'(0) = 0,
+// The divergence: with r = dμ/dν − 1 and a convex R with R(0) = 0 (Integrand below),
 //   e^{(α−1) R_α(μ‖ν)} = 1 + ∫ R(r) dν,   R(r) = (1 + r)^α − 1 − α r     (∫ r dν = d([lo, hi]) = 0 exactly),
-//   KL(μ‖ν) = ∫ R(r) dν,                   R(r) = (1 + r) log(1 + r) − r.
-// Below, Jensen on each cell (the perspective m R(d/m) is jointly convex): ∫_C R(r) dν ≥ ν(C) R(d(C)/ν(C)) — the
-// divergence of the laws coarsened to the cells (data processing). Above, the range of r over the cell: ν's density f
-// is log-Lipschitz (|(log f)'(y)| ≤ max_z |y − z|/s² over the last step's ψ-range, so f ∈ ν(C)/h · e^{±G h}) and δ
-// varies by at most h sup|δ'|. Atoms are points (their r is d/ν exactly). Every double operation's rounding is
-// carried (each sum keeps the sum of the magnitudes it rounded; products of balls add their radii).
+//   KL(μ‖ν) = ∫ R(r) dν,                   R(r) = (1 + r) log(1 + r) − r,
+//   HS_ε(μ‖ν) = ∫ R(r) dν,                 R(r) = (r − (e^ε − 1))_+        (TV at ε = 0),
+// and R_∞ = log(1 + sup r). Below, Jensen on each cell (the perspective m R(d/m) is jointly convex): ∫_C R(r) dν ≥
+// ν(C) R(d(C)/ν(C)) — the divergence of the laws coarsened to the cells (data processing); sup r ≥ each cell's mean
+// ratio. Above, each cell's density and difference fitted by their mass and first moment (within 25/96 sup|''| h²),
+// where F(f, δ) = f R(δ/f) is bounded at the cell's ends (convex along the cell); else the range of r over the cell
+// (ν's density is log-Lipschitz: |(log f)'(y)| ≤ max_z |y − z|/s² over the last step's ψ-range; δ varies by at most
+// h sup|δ'|). Atoms are points (their r is d/ν exactly). Every double operation's rounding is carried (each sum keeps
+// the sum of the magnitudes it rounded; products of balls add their radii).
 //
 // What is certified is the chain as privamp holds it: its parameters as doubles (the noise s as stored), ψ through
 // interval arithmetic on the map (sim/formulas/enclosure.hpp: C library functions widened by 4 ulps, as for every
