@@ -61,13 +61,19 @@ std::string report_search(const verify::Case& c, const api::ExploreRun& run, con
                           const std::filesystem::path& dir, bool figures, int& refuted) {
   const verify::ExploreResult& r = run.result.search;
   const std::string& stem = run.stem;
-  write_file(dir / (stem + ".md"), verify::explore_markdown(c, r, options, stem));
-  verify::write_explore_csv(r, dir / (stem + ".csv"));
-  write_file(dir / (stem + ".json"), verify::json_text(verify::explore_json(r, options)));
-  for (std::size_t k = 0; k < r.best.size(); ++k)
-    write_file(dir / fmt::format("{}_point{}.toml", stem, k + 1), verify::one_point_case(c, r, k));
+  {
+    // The search's files are published together once all were written (a full disk leaves none of them).
+    StagedFiles staged(dir, stem);
+    const auto& folder = staged.folder();
+    write_file(folder / (stem + ".md"), verify::explore_markdown(c, r, options, stem));
+    verify::write_explore_csv(r, folder / (stem + ".csv"));
+    write_file(folder / (stem + ".json"), verify::json_text(verify::explore_json(r, options)));
+    for (std::size_t k = 0; k < r.best.size(); ++k)
+      write_file(folder / fmt::format("{}_point{}.toml", stem, k + 1), verify::one_point_case(c, r, k));
+    if (figures) plots::render_explore(r, options.ignore_hypotheses, folder, stem);
+    staged.commit();
+  }
   verify::remove_stale_point_files(dir, stem, r.best.size());
-  if (figures) plots::render_explore(r, options.ignore_hypotheses, dir, stem);
   std::string best = "-", again = "no candidate", verdict = "-";
   if (!r.best.empty()) {
     const verify::Row& row = r.best.front();
@@ -91,11 +97,16 @@ std::string report_frontier(const verify::Case& c, const api::ExploreRun& run, c
                             const api::ExploreSettings& s, const std::filesystem::path& dir, bool figures, int& refuted) {
   const verify::FrontierResult& f = run.result;
   const std::string stem = run.stem + "_frontier";
-  write_file(dir / (stem + ".md"), verify::frontier_markdown(c, f, options, run.stem));
-  verify::write_table_csv(verify::frontier_table(f), dir / (stem + ".csv"));
-  write_file(dir / (stem + ".json"), verify::json_text(verify::frontier_json(f, options)));
-  verify::write_explore_csv(f.search, dir / (run.stem + ".csv"));
-  if (figures) plots::render_frontier(f, options.ignore_hypotheses, dir, run.stem);
+  {
+    StagedFiles staged(dir, stem);  // published together, as a search's files
+    const auto& folder = staged.folder();
+    write_file(folder / (stem + ".md"), verify::frontier_markdown(c, f, options, run.stem));
+    verify::write_table_csv(verify::frontier_table(f), folder / (stem + ".csv"));
+    write_file(folder / (stem + ".json"), verify::json_text(verify::frontier_json(f, options)));
+    verify::write_explore_csv(f.search, folder / (run.stem + ".csv"));
+    if (figures) plots::render_frontier(f, options.ignore_hypotheses, folder, run.stem);
+    staged.commit();
+  }
   std::cout << fmt::format("{} {} along {} in '{}' ({:.1f} s):\n{:>4} {:>25} {:>10} {:>14} {:>14}  {}\n", run.id, s.goal, s.frontier,
                            c.name, run.seconds, "bin", s.frontier, "candidates", "best " + verify::slack_ratio_name(f.search.direction),
                            "verdict", "degenerate optimum");

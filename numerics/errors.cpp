@@ -11,6 +11,13 @@ namespace privamp {
 
 std::string format_number(double x) { return fmt::format("{}", x); }
 
+std::string abbreviate(std::string_view text, std::size_t max_chars) {
+  if (text.size() <= max_chars) return std::string(text);
+  std::size_t cut = max_chars * 3 / 4;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+  return fmt::format("{}… ({} characters in all)", text.substr(0, cut), text.size());
+}
+
 void throw_invalid(std::string_view where, std::string_view parameter, double value, std::string_view allowed) {
   throw InvalidArgument(fmt::format("{}: parameter '{}' = {} is out of range (allowed: {})", where, parameter,
                                     format_number(value), allowed));

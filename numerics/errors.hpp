@@ -36,6 +36,11 @@ void check_greater(std::string_view where, std::string_view parameter, double va
 // Formats a double the way every message and table in privamp does (shortest round-trip form).
 std::string format_number(double x);
 
+// Text quoted in a message, kept readable: `text` itself up to `max_chars` bytes; beyond, its beginning (cut at a
+// UTF-8 character boundary) and "… (N characters in all)". A law of 2,000 mixture components prints 80 kB; a
+// message names it, it does not reprint it.
+std::string abbreviate(std::string_view text, std::size_t max_chars = 200);
+
 // "did you mean 'gaussian'? " for a misspelt name: the candidates nearest to `word` (case-insensitive edit distance,
 // transpositions counting one, at most max(1, |word|/3)); names the word begins (three letters at least) come
 // first; "" if none, or more than three equally near.

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -242,6 +243,37 @@ std::filesystem::path make_temporary_folder(const std::filesystem::path& dir, st
   if (::mkdtemp(folder.data()) == nullptr)
     throw InvalidArgument(fmt::format("cannot create a temporary folder in {}: {}", dir.string(), strerror_text()));
   return folder;
+}
+
+StagedFiles::StagedFiles(const std::filesystem::path& dir, std::string_view name, const std::vector<std::string>& files)
+    : dir_(dir), files_(files) {
+  for (const auto& file : files_) check_target("", dir_ / file);
+  folder_ = make_temporary_folder(dir_, name);
+}
+
+StagedFiles::~StagedFiles() {
+  std::error_code ec;
+  std::filesystem::remove_all(folder_, ec);
+}
+
+void StagedFiles::commit(const std::vector<std::string>& drop_if_empty) {
+  std::vector<std::string> files = files_;
+  if (files.empty()) {
+    for (const auto& entry : std::filesystem::directory_iterator(folder_))
+      if (entry.is_regular_file() && !entry.is_symlink()) files.push_back(entry.path().filename().string());
+    std::sort(files.begin(), files.end());
+  }
+  for (const auto& file : files) {
+    std::error_code quiet;
+    const auto from = folder_ / file;
+    if (!std::filesystem::exists(from, quiet)) continue;
+    if (std::find(drop_if_empty.begin(), drop_if_empty.end(), file) != drop_if_empty.end() &&
+        std::filesystem::file_size(from, quiet) == 0 && !quiet) {
+      std::filesystem::remove(dir_ / file, quiet);
+      continue;
+    }
+    move_into_place(from, dir_ / file);
+  }
 }
 
 }  // namespace privamp

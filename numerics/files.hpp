@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace privamp {
 
@@ -83,5 +84,28 @@ class OutputLock {
 };
 
 [[nodiscard]] OutputLock make_output_dir(std::string_view option, const std::filesystem::path& dir);
+
+// Files published together (a figure's data, script, PDF, PNG and captions): each is written into a private folder
+// inside `dir` (make_temporary_folder) at path(name), and commit() moves them into place, one rename each, only after
+// all were written. A failure before commit (a full disk, a helper program that fails, an interrupt) leaves `dir` as
+// it was: the folder is removed when the set is destroyed. Every target named is checked (check_target) on
+// construction; with no list, commit() publishes every regular file written to the folder (each checked then).
+class StagedFiles {
+ public:
+  StagedFiles(const std::filesystem::path& dir, std::string_view name, const std::vector<std::string>& files = {});
+  ~StagedFiles();
+  StagedFiles(const StagedFiles&) = delete;
+  StagedFiles& operator=(const StagedFiles&) = delete;
+
+  const std::filesystem::path& folder() const { return folder_; }  // where the files are written
+  std::filesystem::path path(const std::string& file) const { return folder_ / file; }
+  // Moves every staged file that exists into `dir`; an empty file named in `drop_if_empty` (a helper's log that
+  // says nothing) is not published, and an earlier run's file of that name is removed.
+  void commit(const std::vector<std::string>& drop_if_empty = {});
+
+ private:
+  std::filesystem::path dir_, folder_;
+  std::vector<std::string> files_;
+};
 
 }  // namespace privamp

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <span>
 
 namespace privamp {
@@ -64,9 +65,11 @@ class LogSumAccumulator {
     if (v > max_) {
       sum_ = sum_ * exp(max_ - v) + 1;
       max_ = v;
-    } else {
+    } else if (!std::is_same_v<Real, double> || !(v - max_ <= -37)) {  // (NaN is added, not dropped)
       sum_ += exp(v - max_);
     }
+    // In double, e^{v − max} < e^−37 < 2^−53 ≤ half an ulp of sum_ (≥ 1) leaves sum_ unchanged when added: the exp
+    // (an underflow, far from the maximum of a wide mixture) is skipped with a bit-identical result.
   }
   Real value() const {
     using std::log;

@@ -620,12 +620,72 @@ std::string style_preamble(const std::string& output, const Style& style) {
   return s;
 }
 
+namespace {
+
+// The files gnuplot leaves for a figure: its script and log, and the style's PDF and PNG.
+std::vector<std::string> gnuplot_outputs(const std::string& name, const Style& style) {
+  std::vector<std::string> outputs = {name + ".gp", name + ".log"};
+  for (const char* kind : {"pdf", "png"})
+    if (style.wants(kind)) outputs.push_back(name + "." + kind);
+  return outputs;
+}
+
+// A helper's output, checked complete before it is published: a PDF ends with %%EOF (and at most a line end), a
+// PNG with its IEND chunk. (pdftoppm exits 0 after a write the file-size limit cut short.)
+void require_complete(const std::filesystem::path& file, std::string_view trailer) {
+  std::ifstream in(file, std::ios::binary);
+  std::string tail(64, '\0');
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::streamoff>(in.tellg());
+  const std::streamoff n = std::min<std::streamoff>(size, 64);
+  in.seekg(size - n);
+  tail.resize(static_cast<std::size_t>(n));
+  if (n > 0) in.read(tail.data(), n);
+  if (!in || tail.find(trailer) == std::string::npos)
+    throw NumericalError(fmt::format("{} was written incompletely ({} bytes; a full disk or a file-size limit?)", file.string(),
+                                     size < 0 ? 0 : size));
+}
+
+// Writes NAME.gp into the staged folder and runs gnuplot there (its messages go to NAME.log; data files are read
+// through its loadpath, `data_dir` relative to the folder); the PNG is the PDF rasterised by pdftoppm. The script
+// names its files as they are published, so it reruns in the output folder as it is.
+void draw_gnuplot(const StagedFiles& staged, const std::string& name, const std::string& title, const std::string& comment,
+                  const std::string& body, const Style& style, const std::string& data_dir) {
+  OutputFile checked(staged.path(name + ".gp"));
+  std::ostream& out = checked.stream();
+  const std::string set_title = style.show_title ? "set title " + quoted(title) + "\n" : "unset title\n";
+  std::string commented = "# ";  // every line of the comment a comment line, whatever ends it
+  for (char c : escape::plain(comment, true)) commented += c == '\n' ? std::string("\n# ") : std::string(1, c);
+  out << commented << "\n# The PNG is this PDF rasterised at 200 pixels per inch (pdftoppm -png -r 200 -singlefile).\n";
+  out << style_preamble(name + ".pdf", style) << set_title << body << "set output\n";
+  checked.close();
+  run_gnuplot(staged.folder(), name + ".gp", name + ".log", data_dir);
+  require_complete(staged.path(name + ".pdf"), "%%EOF");
+  stamp_pdf_date(staged.path(name + ".pdf"));  // SOURCE_DATE_EPOCH, where set: two runs give identical PDFs
+  // One picture: the PNG is the PDF's raster (same legend, proportions and marks), not a second rendering.
+  if (style.wants("png")) {
+    run_program(staged.folder(), "pdftoppm", {"-png", "-r", "200", "-singlefile", name + ".pdf", name}, name + ".log");
+    require_complete(staged.path(name + ".png"), std::string_view("IEND\xAE\x42\x60\x82", 8));
+  }
+}
+
+}  // namespace
+
 void render(const Figure& figure, const std::vector<std::vector<Point>>& data, const std::filesystem::path& dir) {
   if (const std::string missing = missing_plot_tools(); !missing.empty()) throw InvalidArgument(missing);
   if (std::all_of(data.begin(), data.end(), [](const auto& s) { return s.empty(); }))
     throw NumericalError(fmt::format("figure '{}': no verified row to draw", figure.name));
   std::filesystem::create_directories(dir);
-  const auto csv = dir / (figure.name + ".csv");
+  // Every file of the figure is written into a private folder and published together once all were written: a
+  // full disk or a failing helper leaves the earlier figure (or none), never a partial set.
+  std::vector<std::string> files = {figure.name + ".csv", figure.name + "_tidy.csv", figure.name + "_caption.txt",
+                                    figure.name + "_provenance.txt"};
+  if (figure.style.wants("pgfplots")) files.push_back(figure.name + ".tex");
+  const bool drawn = figure.style.wants("pdf") || figure.style.wants("png");
+  if (drawn)
+    for (const auto& f : gnuplot_outputs(figure.name, figure.style)) files.push_back(f);
+  StagedFiles staged(dir, figure.name, files);
+  const auto csv = staged.path(figure.name + ".csv");
   {
     // One block per series, two blank lines apart (gnuplot's `index`); the header is a comment line.
     OutputFile checked(csv);
@@ -692,56 +752,24 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
     }
   }
   body += "plot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
-  write_tidy_csv(figure, data, dir);
-  write_file(dir / (figure.name + "_caption.txt"), caption(figure, data));
-  write_file(dir / (figure.name + "_provenance.txt"), provenance(figure, data));
-  if (figure.style.wants("pgfplots")) write_file(dir / (figure.name + ".tex"), pgfplots(figure, data));
-  if (figure.style.wants("pdf") || figure.style.wants("png"))
-    render_gnuplot(dir, figure.name, figure.title,
-                   fmt::format("{}\ndeclared in {}; data: {} (series, x, y, interval, verdict; one block per series)",
-                               enhanced_to_plain(figure.description), figure.file, csv.filename().string()),
-                   body, figure.style);
+  write_tidy_csv(figure, data, staged.folder());
+  write_file(staged.path(figure.name + "_caption.txt"), caption(figure, data));
+  write_file(staged.path(figure.name + "_provenance.txt"), provenance(figure, data));
+  if (figure.style.wants("pgfplots")) write_file(staged.path(figure.name + ".tex"), pgfplots(figure, data));
+  if (drawn)
+    draw_gnuplot(staged, figure.name, figure.title,
+                 fmt::format("{}\ndeclared in {}; data: {} (series, x, y, interval, verdict; one block per series)",
+                             enhanced_to_plain(figure.description), figure.file, csv.filename().string()),
+                 body, figure.style, ".");
+  staged.commit({figure.name + ".log"});
 }
 
 void render_gnuplot(const std::filesystem::path& dir, const std::string& name, const std::string& title,
                     const std::string& comment, const std::string& body, const Style& style) {
   if (const std::string missing = missing_plot_tools(); !missing.empty()) throw InvalidArgument(missing);
-  // gnuplot runs in a private folder of ours inside `dir` (reading the data files from `dir` through its loadpath),
-  // where it writes its outputs and its log; the finished files are moved into place by rename, refusing links, like
-  // every file privamp writes. The script names its files as they are published, so it reruns in `dir` as it is.
-  std::vector<std::string> outputs = {name + ".gp", name + ".log"};
-  for (const char* kind : {"pdf", "png"})
-    if (style.wants(kind)) outputs.push_back(name + "." + kind);
-  for (const auto& file : outputs) check_target("", dir / file);
-  const std::filesystem::path work = make_temporary_folder(dir, name);
-  try {
-    OutputFile checked(work / (name + ".gp"));
-    std::ostream& out = checked.stream();
-    const std::string set_title = style.show_title ? "set title " + quoted(title) + "\n" : "unset title\n";
-    std::string commented = "# ";  // every line of the comment a comment line, whatever ends it
-    for (char c : escape::plain(comment, true)) commented += c == '\n' ? std::string("\n# ") : std::string(1, c);
-    out << commented << "\n# The PNG is this PDF rasterised at 200 pixels per inch (pdftoppm -png -r 200 -singlefile).\n";
-    out << style_preamble(name + ".pdf", style) << set_title << body << "set output\n";
-    checked.close();
-    run_gnuplot(work, name + ".gp", name + ".log", "..");  // gnuplot's messages go to NAME.log (kept when not empty)
-    stamp_pdf_date(work / (name + ".pdf"));  // SOURCE_DATE_EPOCH, where set: two runs give identical PDFs
-    // One picture: the PNG is the PDF's raster (same legend, proportions and marks), not a second rendering.
-    if (style.wants("png")) run_program(work, "pdftoppm", {"-png", "-r", "200", "-singlefile", name + ".pdf", name}, name + ".log");
-    for (const auto& file : outputs) {
-      std::error_code quiet;
-      if (file == name + ".log" && std::filesystem::file_size(work / file, quiet) == 0 && !quiet) {
-        std::filesystem::remove(dir / file, quiet);  // gnuplot said nothing: no log (and none left from an earlier run)
-        continue;
-      }
-      move_into_place(work / file, dir / file);
-    }
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove_all(work, ec);
-    throw;
-  }
-  std::error_code ec;
-  std::filesystem::remove_all(work, ec);
+  StagedFiles staged(dir, name, gnuplot_outputs(name, style));
+  draw_gnuplot(staged, name, title, comment, body, style, "..");  // the data files are in `dir`
+  staged.commit({name + ".log"});
 }
 
 }  // namespace privamp::plots

@@ -151,8 +151,16 @@ void run_program(const std::filesystem::path& dir, const std::string& name, cons
     std::ifstream in(dir / log);
     std::stringstream text;
     text << in.rdbuf();
-    throw NumericalError(fmt::format("{} failed in {} (exit {}):\n{}", name, dir.string(),
-                                     WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()));
+    // A helper that cannot write says so only in its exit status (pdftoppm prints nothing on a full disk): a
+    // file system with less than 1 MiB free is named as the likely cause.
+    std::error_code ec;
+    const auto space = std::filesystem::space(dir, ec);
+    const std::string full = !ec && space.available < (1u << 20)
+                                 ? fmt::format(" (the file system of {} has {} bytes free: no space left for its output?)",
+                                               dir.parent_path().string(), space.available)
+                                 : "";
+    throw NumericalError(fmt::format("{} failed in {} (exit {}){}:\n{}", name, dir.string(),
+                                     WIFEXITED(status) ? WEXITSTATUS(status) : -1, full, text.str()));
   }
 }
 

@@ -41,7 +41,7 @@ std::string Composition::expression() const {
 
 namespace {
 [[noreturn]] void no_line_law(const Composition& c) {
-  throw InvalidArgument(c.expression() +
+  throw InvalidArgument(c.brief() +
                         ": a composition is a law of several releases, with no density on the line; compare it with a "
                         "composition of the same structure (power(mu, T) against power(nu, T))");
 }

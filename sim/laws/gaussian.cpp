@@ -59,7 +59,7 @@ std::string GaussianND::expression() const {
 
 namespace {
 [[noreturn]] void only_closed_form(const GaussianND& g) {
-  throw InvalidArgument(g.expression() +
+  throw InvalidArgument(g.brief() +
                         ": a d-dimensional Gaussian supports only closed-form divergences against another isotropic "
                         "Gaussian of the same dimension and sigma");
 }

@@ -7,6 +7,8 @@
 
 namespace privamp::sim {
 
+std::string Law::brief() const { return abbreviate(expression()); }
+
 void Law::log_density(std::span<const double> x, std::span<double> out) const {
   for (std::size_t i = 0; i < x.size(); ++i) out[i] = log_density(x[i]);
 }
@@ -19,7 +21,7 @@ std::vector<double> Law::anchors() const {
 }
 
 double Law::log_tail_mass(double, bool) const {
-  throw InvalidArgument(expression() + ": no closed-form CDF for this law");
+  throw InvalidArgument(brief() + ": no closed-form CDF for this law");
 }
 
 double Law::log_atom_mass(double x) const {
@@ -31,7 +33,7 @@ double Law::log_atom_mass(double x) const {
 
 void refuse_lumped(const Law& law, const std::string& what) {
   if (law.lumped())
-    throw InvalidArgument(what + ": " + law.expression() +
+    throw InvalidArgument(what + ": " + law.brief() +
                           " lumps improbable outcomes into one (its divergences are widened for them only against its "
                           "own partner); it cannot be combined further: compare it directly (a shift of it is allowed)");
 }

@@ -131,6 +131,8 @@ class Law {
   // --- What users and the language ask of any law.
   // The law expression that rebuilds this law (see `privamp laws`).
   virtual std::string expression() const = 0;
+  // The expression as messages quote it: abbreviated beyond 200 characters (numerics/errors.hpp).
+  std::string brief() const;
   // Dimension of the sample space; only isotropic Gaussians and compositions are multi-dimensional.
   virtual int dimension() const { return 1; }
   // The family and parameters that engines working with formulas read (sim/laws/exact_form.hpp); none for a law

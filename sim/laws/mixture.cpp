@@ -44,7 +44,7 @@ Mixture::Mixture(std::vector<double> weights, std::vector<LawPtr> components)
   shape_ = {.continuous_mass = 0, .support = {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()},
             .location = 0, .scale = 0, .left = TailShape::none(), .right = TailShape::none()};
   std::map<double, LogSumAccumulator<double>> merged;
-  double acc = 0;
+  double acc = 0, atom_mass = 0;
   for (std::size_t i = 0; i < weights_.size(); ++i) {
     const double lw = std::log(weights_[i]);
     log_weights_.push_back(lw);
@@ -55,6 +55,7 @@ Mixture::Mixture(std::vector<double> weights, std::vector<LawPtr> components)
     for (const Atom& a : c.atoms()) merged[a.x].add(lw + a.log_mass);
     const Shape cs = c.shape();
     shape_.continuous_mass += weights_[i] * cs.continuous_mass;
+    atom_mass += weights_[i] * (1 - cs.continuous_mass);
     shape_.location += weights_[i] * cs.location;
     shape_.scale = std::max(shape_.scale, cs.scale);
     if (cs.continuous_mass > 0) {
@@ -65,6 +66,9 @@ Mixture::Mixture(std::vector<double> weights, std::vector<LawPtr> components)
     }
   }
   for (auto& [x, s] : merged) atoms_.push_back({x, s.value()});
+  // The weights sum to 1 only up to rounding: a mixture of densities has no atoms, and its continuous mass is 1
+  // exactly (a sum such as 0.9999999999999998 would read as an atom of mass 2e-16 to the engines that ask).
+  shape_.continuous_mass = atom_mass == 0 ? 1 : std::min(shape_.continuous_mass, 1.0);
 }
 
 std::string Mixture::expression() const {

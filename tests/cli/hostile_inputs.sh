@@ -155,5 +155,28 @@ check 1 "no exact form" "$privamp" divergence 'density(log_pdf="-abs(x)^1.5")' '
 check 1 "R_inf of a Laplace sum is not covered" "$privamp" divergence 'laplace_sum(1, [1, 1])' 'laplace_sum(0, [1, 1])' --renyi inf --engine certified
 check 1 "kl +[0-9.e-]+ .*certified.*renyi\(1300\): certified engine: Renyi order 1300 above 1024 for a Laplace sum" "$privamp" divergence 'laplace_nfold(n=3, loc=1)' 'laplace_nfold(n=3)' --renyi 1300 --kl --engine certified
 
+# 12. Work and text bounded on large laws: a composed mixture of 2,001 components is refused by its density budget
+# within about a second here (it once ran for minutes), and the message quotes each law in at most 200 characters
+# (each prints about 100 kB).
+check 1 "characters in all.*would need more than 1e\+09 density evaluations" "$privamp" divergence \
+  'power(binomial_mix(2000, 0.5, gaussian(0,0.1), 1), 10)' 'power(binomial_mix(2000, 0.5, gaussian(0,0.1), 1.01), 10)' --hockey-stick 1
+long=$("$privamp" divergence 'power(binomial_mix(2000, 0.5, gaussian(0,0.1), 1), 10)' \
+  'power(binomial_mix(2000, 0.5, gaussian(0,0.1), 1.01), 10)' --hockey-stick 1 2>&1 | wc -c)
+[ "$long" -lt 1500 ] || { echo "FAIL: a refusal of two large laws printed $long bytes"; failures=$((failures + 1)); }
+
+# 13. Output that cannot be written whole (a file-size limit stands in for a full disk: the PNG, about 10 kB, cannot
+# be written where the PDF, about 7 kB, can): the figure's files are published together or not at all, and an earlier figure stays as it was.
+if command -v gnuplot > /dev/null && command -v pdftoppm > /dev/null; then
+  figure 'key = "below"' 'title = "t"'
+  check 0 "fig " "$privamp" figures fig.toml --out full
+  cp full/fig.csv earlier.csv
+  rm full/fig.png
+  (ulimit -f 9; "$privamp" figures fig.toml --out full > full.log 2>&1)
+  grep -q "pdftoppm failed" full.log || { echo "FAIL: no refusal naming pdftoppm under a file-size limit"; cat full.log; failures=$((failures + 1)); }
+  [ ! -e full/fig.png ] || { echo "FAIL: a PNG appeared though it could not be written"; failures=$((failures + 1)); }
+  cmp -s full/fig.csv earlier.csv || { echo "FAIL: a failed figure replaced part of the earlier set"; failures=$((failures + 1)); }
+  [ -z "$(find full -name '*privamp-tmp*')" ] || { echo "FAIL: a failed figure left its temporary folder"; failures=$((failures + 1)); }
+fi
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

@@ -163,3 +163,42 @@ TEST_CASE("an output folder to be created under a place nothing can be created i
     CHECK_THROWS_WITH(check_output_dir("out", "/proc/x"), Catch::Contains("out /proc/x: cannot be created") && Catch::Contains("/proc"));
   CHECK_NOTHROW(check_output_dir("out", test::scratch() / "new" / "deeper"));
 }
+
+TEST_CASE("staged files are published together, or not at all when writing fails before the commit", "[files]") {
+  const auto dir = test::scratch() / "staged";
+  std::filesystem::create_directories(dir);
+  write_file(dir / "fig.csv", "earlier\n");
+  write_file(dir / "fig.log", "an earlier run's complaint\n");
+  {
+    StagedFiles staged(dir, "fig", {"fig.csv", "fig.pdf", "fig.log"});
+    write_file(staged.path("fig.csv"), "new\n");
+    // ... and the PDF's helper fails: nothing is published, the earlier set stands and the folder is gone.
+  }
+  CHECK(read(dir / "fig.csv") == "earlier\n");
+  CHECK(!std::filesystem::exists(dir / "fig.pdf"));
+  CHECK(entries(dir) == 2);
+  {
+    StagedFiles staged(dir, "fig", {"fig.csv", "fig.pdf", "fig.log"});
+    write_file(staged.path("fig.csv"), "new\n");
+    write_file(staged.path("fig.pdf"), "%PDF\n");
+    write_file(staged.path("fig.log"), "");
+    staged.commit({"fig.log"});  // an empty log is not published, and the earlier one is removed
+  }
+  CHECK(read(dir / "fig.csv") == "new\n");
+  CHECK(read(dir / "fig.pdf") == "%PDF\n");
+  CHECK(!std::filesystem::exists(dir / "fig.log"));
+  CHECK(entries(dir) == 2);
+  {
+    StagedFiles staged(dir, "search");  // no list: whatever was written is published
+    write_file(staged.path("b.md"), "b\n");
+    write_file(staged.path("a.json"), "{}\n");
+    staged.commit();
+  }
+  CHECK(read(dir / "a.json") == "{}\n");
+  CHECK(read(dir / "b.md") == "b\n");
+  CHECK(entries(dir) == 4);
+  // A link planted where a staged file goes is refused before anything is written.
+  std::filesystem::create_symlink(dir / "a.json", dir / "fig.png");
+  CHECK_THROWS_AS(StagedFiles(dir, "fig", {"fig.png"}), InvalidArgument);
+  CHECK(entries(dir) == 5);
+}

@@ -55,3 +55,17 @@ TEST_CASE("did you mean: near names are offered, far ones and crowds are not", "
   CHECK(did_you_mean("T1", ids).empty());  // four equally near: no guess
   CHECK(did_you_mean("t4.closd", ids) == "did you mean 'T4.closed'? ");
 }
+
+TEST_CASE("abbreviate keeps short text and cuts long text at a character boundary, saying how long it was", "[numerics]") {
+  CHECK(abbreviate("gaussian(0, 1)") == "gaussian(0, 1)");
+  const std::string exact(200, 'x');
+  CHECK(abbreviate(exact) == exact);
+  std::string longer = "x";
+  for (int i = 0; i < 300; ++i) longer += "σ";  // two bytes in UTF-8: byte 150, where the cut falls, is a second byte
+  const std::string out = abbreviate(longer);
+  CHECK(out.size() < 200);
+  CHECK_THAT(out, Catch::EndsWith("… (" + std::to_string(longer.size()) + " characters in all)"));
+  CHECK(out.substr(0, out.find("…")) == longer.substr(0, out.find("…")));
+  const std::string kept = out.substr(0, out.find("…"));
+  CHECK((static_cast<unsigned char>(kept.back()) & 0xC0) != 0xC0);  // no lead byte left without its continuation
+}

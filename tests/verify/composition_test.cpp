@@ -246,6 +246,34 @@ TEST_CASE("compositions refuse what they cannot do, naming it", "[composition]")
   refused(many + ")", "power(gaussian(0, 1), 65)", Quantity::renyi(2), "at most 64 factors");
 }
 
+TEST_CASE("a composed mixture of many laws: no atoms from rounding, a density budget, messages that quote it briefly", "[composition]") {
+  // binomial_mix(2000, ...) has 2,001 Gaussian components whose weights sum to 1 only up to rounding: its continuous
+  // mass is 1 exactly, so the contour composes it instead of refusing it as a law "with atoms".
+  const auto wide = sim::parse_law("binomial_mix(2000, 0.01, gaussian(0,1), 1)");
+  CHECK(wide->atoms().empty());
+  CHECK(wide->continuous_mass() == 1);
+  const auto e = divergence("power(binomial_mix(2000, 0.01, gaussian(0,1), 1), 1000)", "power(gaussian(0,1), 1000)",
+                            Quantity::hockey_stick(1));
+  // Each release moves the mean by 20 standard deviations: a thousand of them are as good as disjoint from
+  // N(0, I), so HS_1 = 1 − e·P(loss-ratio below e) is 1 to many digits.
+  CHECK(e.error_kind == ErrorKind::quadrature);
+  CHECK(e.log_lower > -1e-9);
+  CHECK(e.log_upper < 1e-12);
+  // 2,001 components near p = 1/2 at a tenth of the scale: the tilted laws' density evaluations are charged before
+  // they are made, and refused at once with the cost named; the message quotes each law in at most 200 characters
+  // (each prints about 100 kB).
+  std::string message;
+  try {
+    divergence("power(binomial_mix(2000, 0.5, gaussian(0,0.1), 1), 10)",
+               "power(binomial_mix(2000, 0.5, gaussian(0,0.1), 1.01), 10)", Quantity::hockey_stick(1));
+  } catch (const std::exception& x) {
+    message = x.what();
+  }
+  INFO(message);
+  CHECK_THAT(message, Catch::Contains("density evaluations") && Catch::Contains("characters in all"));
+  CHECK(message.size() < 1200);
+}
+
 TEST_CASE("composed Laplace releases against exact references: refused, never answered outside", "[composition]") {
   // The references (composition_references.hpp) come from two exact routes at 60+ digits. The contour's tail
   // estimate once read the modulus of a quasi-periodic integrand between its peaks: 30 releases 7e-7 off inside a

@@ -138,7 +138,7 @@ Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quanti
     } catch (const Refused& e) {
       if (best) break;  // a higher precision ran out of budget: the enclosure already found stands
       throw NumericalError(fmt::format("certified engine: {} ({} between {} and {})", e.what(), quantity.label(),
-                                       p.expression(), q.expression()));
+                                       p.brief(), q.brief()));
     }
     used = prec;
     if (r.infinite) {
@@ -174,7 +174,7 @@ Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quanti
   Ball v = best->value;
   if (!arb_is_finite(v.get()))
     throw NumericalError(fmt::format("certified engine: no finite enclosure of {} at {} bits ({} vs {})", quantity.label(),
-                                     used, p.expression(), q.expression()));
+                                     used, p.brief(), q.brief()));
   // Divergences are ≥ 0 and hockey-stick/TV ≤ 1.
   Estimate e = enclosure_estimate(v, used, quantity.kind == Quantity::Kind::hockey_stick || quantity.kind == Quantity::Kind::tv);
   const double rel = e.upper > 0 ? (e.upper - e.lower) / e.upper : 0;
@@ -183,7 +183,7 @@ Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quanti
   if (rel > 0.5 && e.upper > 1e-30 && !(e.lower == 0 && e.upper <= 1e-15))
     throw NumericalError(fmt::format("certified engine: the enclosure [{:.6g}, {:.6g}] of {} is too wide at {} bits "
                                      "within the budget ({} vs {})", e.lower, e.upper, quantity.label(), used,
-                                     p.expression(), q.expression()));
+                                     p.brief(), q.brief()));
   e.method = fmt::format("certified (Arb ball arithmetic, {} bits{}{})", used, best->detail.empty() ? "" : ", ",
                          best->detail);
   e.work = used;

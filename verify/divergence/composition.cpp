@@ -277,10 +277,10 @@ std::vector<ReleasePair> release_pairs(const sim::Law& p, const sim::Law& q) {
   if (!cp || !cq)
     throw InvalidArgument(fmt::format("a composition is compared with a composition of as many releases: {} against {} "
                                       "(write power(nu, T) for the {} law)",
-                                      p.expression(), q.expression(), cp ? "second" : "first"));
+                                      p.brief(), q.brief(), cp ? "second" : "first"));
   if (cp->releases != cq->releases)
     throw InvalidArgument(fmt::format("the compositions have different numbers of releases: {} ({}) against {} ({})",
-                                      cp->releases, p.expression(), cq->releases, q.expression()));
+                                      cp->releases, p.brief(), cq->releases, q.brief()));
   const auto fp = cp->factors;
   const auto fq = cq->factors;
   std::vector<ReleasePair> out;
@@ -298,7 +298,7 @@ std::vector<ReleasePair> release_pairs(const sim::Law& p, const sim::Law& q) {
   for (const ReleasePair& r : out) {
     if (r.mu->dimension() != r.nu->dimension())
       throw InvalidArgument(fmt::format("released laws of different dimensions are paired: {} (R^{}) against {} (R^{})",
-                                        r.mu->expression(), r.mu->dimension(), r.nu->expression(), r.nu->dimension()));
+                                        r.mu->brief(), r.mu->dimension(), r.nu->brief(), r.nu->dimension()));
   }
   return out;
 }
@@ -355,11 +355,11 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
     if (engine == Engine::certified)
       if (auto why = certified_composition_refusal(pairs))
         throw NumericalError(fmt::format("certified engine: {} (composed hockey-stick of {} against {})", *why,
-                                         p.expression(), q.expression()));
+                                         p.brief(), q.brief()));
     if (engine == Engine::closed_form || engine == Engine::finite_sum)
       throw InvalidArgument(fmt::format(
           "no {} value of a composed hockey-stick divergence for {} against {}: {}", to_string(engine),
-          p.expression(), q.expression(),
+          p.brief(), q.brief(),
           engine == Engine::finite_sum ? "the exact sum needs pmfs"
                                        : "only Gaussian pairs of equal sigma compose in closed form, and pmfs by exact "
                                          "sums; the default engine gives an a-posteriori estimate (contour integral)"));

@@ -45,12 +45,26 @@ struct Tilted {
   double atom = 0, atom_loss = 0;
 };
 
+// The density evaluations of the value being computed on this thread: one hockey_stick or abscissa call (a curve's
+// values each have the whole limit; lines computed for one are reused by the next at no charge).
+thread_local double value_work = 0;
+thread_local int value_depth = 0;
+class ValueWork {
+ public:
+  ValueWork() {
+    if (value_depth++ == 0) value_work = 0;
+  }
+  ~ValueWork() { --value_depth; }
+  ValueWork(const ValueWork&) = delete;
+  ValueWork& operator=(const ValueWork&) = delete;
+};
+
 class ReleaseLoss {
  public:
   ReleaseLoss(const sim::Law& mu, const sim::Law& nu) : mu_(&mu), nu_(&nu) {
     auto refuse = [&](const std::string& why) {
-      throw InvalidArgument(fmt::format("no engine for the composed hockey-stick of {} against {}: {}", mu.expression(),
-                                        nu.expression(), why));
+      throw InvalidArgument(fmt::format("no engine for the composed hockey-stick of {} against {}: {}", mu.brief(),
+                                        nu.brief(), why));
     };
     if (mu.dimension() != 1) refuse("only one-dimensional laws (and Gaussians of equal sigma) are composed");
     if (!mu.atoms().empty() || !nu.atoms().empty() || mu.continuous_mass() < 1 || nu.continuous_mass() < 1)
@@ -78,12 +92,15 @@ class ReleaseLoss {
     breaks_.erase(std::unique(breaks_.begin(), breaks_.end()), breaks_.end());
     c_max_ = tail_limit(mu_->left_tail(), nu_->left_tail());
     c_max_ = std::min(c_max_, tail_limit(mu_->right_tail(), nu_->right_tail()));
+    // A node evaluates μ's density, then the loss (μ's and ν's again, or the pair's joint loss).
+    loss_cost_ = mu_->computation().density_cost + nu_->computation().density_cost;
+    node_cost_ = mu_->computation().density_cost + loss_cost_;
   }
 
   // M(s) is finite for real s in (−1, c_max).
   double c_max() const { return c_max_; }
-  std::string mu_name() const { return mu_->expression(); }
-  std::string nu_name() const { return nu_->expression(); }
+  std::string mu_name() const { return mu_->brief(); }
+  std::string nu_name() const { return nu_->brief(); }
 
   double loss(double x) const {
     if (loss_) return loss_->density(x);
@@ -118,7 +135,10 @@ class ReleaseLoss {
       panels = std::move(finer);
     }
     if (panels.size() > 200'000)
-      throw NumericalError(fmt::format("the tilted law of {} needs more than 200000 panels", mu_->expression()));
+      throw NumericalError(fmt::format("the tilted law of {} needs more than 200000 panels", mu_->brief()));
+    // The panels' search evaluated the loss about three times per panel (twice as many panels in its tree); the
+    // nodes are charged before they are evaluated.
+    charge(static_cast<double>(panels.size()) * (6 * loss_cost_ + Gauss::abscissa().size() * 2 * node_cost_));
     Tilted out;
     std::vector<double> lw, rounding;
     for (const auto& [a, b] : panels) {
@@ -179,6 +199,18 @@ class ReleaseLoss {
   }
 
  private:
+  // Density evaluations (in closed-form densities: a mixture of m laws costs m) are charged before they are made,
+  // against kMaxDensityWork for one value (ValueWork): a composed binomial_mix of 2,000 components would otherwise run
+  // for minutes within the line's own limit.
+  void charge(double evaluations) const {
+    if ((value_work += evaluations) > kMaxDensityWork)
+      throw NumericalError(fmt::format(
+          "the tilted laws of {} against {} would need more than {:.0e} density evaluations (about ten seconds; each "
+          "point costs {:g} closed-form densities, as a mixture costs one per component): fewer mixture components, or "
+          "another engine",
+          mu_->brief(), nu_->brief(), kMaxDensityWork, node_cost_));
+  }
+
   // The largest s with ∫ p^{1+s} q^{−s} finite on one tail, from log p ≈ −a x² − b|x| and log q ≈ −a' x² − b'|x|:
   // the exponent (1+s)(a, b) − s(a', b') must stay positive (lexicographically).
   static double tail_limit(const sim::TailShape& p, const sim::TailShape& q) {
@@ -198,6 +230,7 @@ class ReleaseLoss {
     const double step = 0.25 * scale_;
     double best = -kInf, at = centre_;
     auto clip = [&](double x) { return std::clamp(x, support_.lo, support_.hi); };
+    charge(801 * node_cost_);
     for (int k = -400; k <= 400; ++k) {
       const double x = clip(centre_ + k * step);
       const double v = log_tilted(x, c);
@@ -207,6 +240,7 @@ class ReleaseLoss {
     for (int dir : {-1, 1}) {
       double x = at;
       for (int k = 0; k < 100'000; ++k) {
+        if (k % 1024 == 0) charge(1024 * node_cost_);
         const double y = clip(x + dir * step * (1 << std::min(k / 64, 20)));
         if (y == x) break;
         const double v = log_tilted(y, c);
@@ -215,20 +249,21 @@ class ReleaseLoss {
       }
     }
     if (!std::isfinite(best))
-      throw NumericalError(fmt::format("the tilted law of {} at c = {} has no finite mass point", mu_->expression(), c));
+      throw NumericalError(fmt::format("the tilted law of {} at c = {} has no finite mass point", mu_->brief(), c));
     double ends[2];
     for (int side = 0; side < 2; ++side) {
       const int dir = side == 0 ? -1 : 1;
       double x = at;
       long k = 0;
       for (; k < 400'000; ++k) {
+        if (k % 1024 == 0) charge(1024 * node_cost_);
         const double y = clip(x + dir * step);
         if (y == x) break;
         x = y;
         if (log_tilted(x, c) < best - 75) break;
       }
       if (k == 400'000)
-        throw NumericalError(fmt::format("the tilted law of {} at c = {} has tails too heavy to integrate", mu_->expression(), c));
+        throw NumericalError(fmt::format("the tilted law of {} at c = {} has tails too heavy to integrate", mu_->brief(), c));
       ends[side] = x;
     }
     return {ends[0], ends[1]};
@@ -253,7 +288,7 @@ class ReleaseLoss {
   std::optional<std::pair<sim::LawPtr, sim::LawPtr>> joint_;
   std::optional<sim::PairLoss> loss_;
   sim::Interval support_;
-  double scale_ = 1, centre_ = 0, c_max_ = kInf;
+  double scale_ = 1, centre_ = 0, c_max_ = kInf, loss_cost_ = 2, node_cost_ = 3;
   std::vector<double> breaks_;
 };
 
@@ -612,10 +647,19 @@ class ContourIntegral::Engine : public contour_detail::ContourEngine {
   using contour_detail::ContourEngine::ContourEngine;
 };
 
-ContourIntegral::ContourIntegral(const std::vector<ReleasePair>& pairs) : engine_(std::make_unique<Engine>(pairs)) {}
+ContourIntegral::ContourIntegral(const std::vector<ReleasePair>& pairs) {
+  const contour_detail::ValueWork scope;
+  engine_ = std::make_unique<Engine>(pairs);
+}
 ContourIntegral::~ContourIntegral() = default;
 ContourIntegral::ContourIntegral(ContourIntegral&&) noexcept = default;
-Estimate ContourIntegral::hockey_stick(double eps, double loss_bound) const { return engine_->hockey_stick(eps, loss_bound); }
-double ContourIntegral::abscissa(double eps) const { return engine_->abscissa(eps); }
+Estimate ContourIntegral::hockey_stick(double eps, double loss_bound) const {
+  const contour_detail::ValueWork scope;
+  return engine_->hockey_stick(eps, loss_bound);
+}
+double ContourIntegral::abscissa(double eps) const {
+  const contour_detail::ValueWork scope;
+  return engine_->abscissa(eps);
+}
 
 }  // namespace privamp::verify

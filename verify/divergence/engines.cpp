@@ -40,7 +40,7 @@ void widen_for_lumping(Estimate& e, const sim::Law& p, const sim::Law& q, const 
   if (lp && lq && lp->x != lq->x)
     throw InvalidArgument(fmt::format("{} and {} lump improbable outcomes at different locations ({} and {}): compare laws "
                                       "lumped alike (shift both or neither)",
-                                      p.expression(), q.expression(), format_number(lp->x), format_number(lq->x)));
+                                      p.brief(), q.brief(), format_number(lp->x), format_number(lq->x)));
   const double x = lp ? lp->x : lq->x;
   const double max_log_ratio = std::max(lp ? lp->max_log_ratio : 0.0, lq ? lq->max_log_ratio : 0.0);
   const double r_p = std::exp(p.log_atom_mass(x)), r_q = std::exp(q.log_atom_mass(x));
@@ -245,7 +245,7 @@ void settle_zero(PreparedPair& pp, const Quantity& quantity, Estimate& result) {
     throw NumericalError(fmt::format("{} of {} and {}: the {} route found no mass (every evaluation underflowed, or none met the "
                                      "region where the loss exceeds {:g}, although the loss reaches {:.6g}), which does not show the "
                                      "value is 0; the default engine (auto), closed_form or certified give it",
-                                     quantity.label(), pp.p.expression(), pp.q.expression(), result.method, level, sup.value));
+                                     quantity.label(), pp.p.brief(), pp.q.brief(), result.method, level, sup.value));
   result.upper = cap;
   result.log_upper = cap > 0 ? std::log(cap) : -std::numeric_limits<double>::infinity();
   result.method += fmt::format(" (no mass found: the privacy loss is at most {:.10g} by the supremum search, so the value is at most "
@@ -345,15 +345,15 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
       result = closed_form(p, q, quantity);
       closed = result.has_value();
       if (!result && engine == Engine::closed_form)
-        throw InvalidArgument(fmt::format("no closed form for {} between {} and {}", quantity.label(), p.expression(),
-                                          q.expression()));
+        throw InvalidArgument(fmt::format("no closed form for {} between {} and {}", quantity.label(), p.brief(),
+                                          q.brief()));
       if (!result) engine = purely_atomic(p) && purely_atomic(q) ? Engine::finite_sum : Engine::quadrature;
     }
     if (!result) {
       if ((p.dimension() != 1 || q.dimension() != 1) && engine != Engine::closed_form)
         throw InvalidArgument(fmt::format("no engine for this pair of {}-dimensional laws: only isotropic Gaussians of equal "
-                                          "sigma have closed forms in d > 1 ({} vs {})", p.dimension(), p.expression(),
-                                          q.expression()));
+                                          "sigma have closed forms in d > 1 ({} vs {})", p.dimension(), p.brief(),
+                                          q.brief()));
       switch (engine) {
         case Engine::finite_sum:
         case Engine::quadrature:
@@ -444,7 +444,7 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
 void settle_result(Estimate& e, const Quantity& q, const sim::Law& p, const sim::Law& nu) {
   const auto refuse = [&](const std::string& what) {
     throw NumericalError(fmt::format("internal: {} of {} and {}: {} ({} in [{:.17g}, {:.17g}], {}); please report it", q.label(),
-                                     p.expression(), nu.expression(), what, e.value, e.lower, e.upper, e.method));
+                                     p.brief(), nu.brief(), what, e.value, e.lower, e.upper, e.method));
   };
   if (std::isnan(e.value) && std::isnan(e.lower) && std::isnan(e.upper)) return;  // no value (said by the method)
   if (!(e.lower <= e.value && e.value <= e.upper)) refuse("the value lies outside its own interval");
@@ -485,7 +485,7 @@ std::vector<Estimate> engine_divergences(const sim::Law& p, const sim::Law& q, s
                                 });
   if (p.dimension() != q.dimension())
     throw InvalidArgument(fmt::format("the laws live in different dimensions: mu in R^{} ({}), nu in R^{} ({})",
-                                      p.dimension(), p.expression(), q.dimension(), q.expression()));
+                                      p.dimension(), p.brief(), q.dimension(), q.brief()));
   if (!p.discretisation() && !q.discretisation()) return plain_divergences(p, q, quantities, options);
   // Monte Carlo: sampling noise dwarfs the discretisation (1e-4 relative at the default resolution against a
   // confidence interval of ~1e-2), so the laws at their base resolution give the privacy loss; for process laws

@@ -610,7 +610,7 @@ std::vector<Release> read_releases(const std::vector<ReleasePair>& pairs, slong 
   bool mixture = false;
   for (const ReleasePair& p : pairs) {
     auto r = read_release(p, why, prec);
-    if (!r) throw Refused(fmt::format("{} ({} against {})", why, p.mu->expression(), p.nu->expression()));
+    if (!r) throw Refused(fmt::format("{} ({} against {})", why, p.mu->brief(), p.nu->brief()));
     mixture = mixture || !r->gaussian;
     out.push_back(std::move(*r));
   }

@@ -351,14 +351,14 @@ std::vector<Ball> binomial_weights(const sim::BinomialWeights& b, std::size_t co
 // Reads a law into pieces and atoms from its exact form; Refused names what is not covered.
 void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, slong prec) {
   if (law.discretisation())
-    throw Refused(fmt::format("{} is computed by {}: its error is an estimate, not an enclosure", law.expression(),
+    throw Refused(fmt::format("{} is computed by {}: its error is an estimate, not an enclosure", law.brief(),
                               law.discretisation()->what));
   if (law.dimension() != 1) throw Refused("only one-dimensional laws");
   const sim::ExactForm form = law.exact_form();
   if (const auto* g = std::get_if<sim::form::Gaussian>(&form)) {
     if (!g->exact)
       throw Refused(fmt::format("{}: its mean and sigma were computed from a process's parameters in floating point "
-                                "(the closed forms cover it)", law.expression()));
+                                "(the closed forms cover it)", law.brief()));
     Piece pc;
     arb_add(pc.m.get(), Ball(g->mean).get(), Ball(shift).get(), prec);
     pc.m_d = mid_d(pc.m);
@@ -366,7 +366,7 @@ void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, 
     pc.log_w = log_w;
     side.pieces.push_back(std::move(pc));
   } else if (const auto* l = std::get_if<sim::form::Laplace>(&form)) {
-    if (!l->exact) throw Refused(fmt::format("{}: its parameters were computed in floating point", law.expression()));
+    if (!l->exact) throw Refused(fmt::format("{}: its parameters were computed in floating point", law.brief()));
     const auto m = exact_sum(l->mean, shift);
     if (!m) throw Refused("a shifted Laplace centre is not a double (its kink would be uncertain)");
     Piece pc;
@@ -388,7 +388,7 @@ void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, 
     pc.log_w = log_w;
     side.pieces.push_back(std::move(pc));
   } else if (const auto* s = std::get_if<sim::form::Shifted>(&form)) {
-    if (!s->exact) throw Refused(fmt::format("{}: its shift is a rounded product", law.expression()));
+    if (!s->exact) throw Refused(fmt::format("{}: its shift is a rounded product", law.brief()));
     const auto by = exact_sum(s->by, shift);
     if (!by) throw Refused("nested shifts that do not add exactly");
     read_law(*s->base, log_w, *by, side, prec);
@@ -405,7 +405,7 @@ void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, 
     }
   } else if (const auto* f = std::get_if<sim::form::Finite>(&form)) {
     if (!f->source)
-      throw Refused(fmt::format("{}: its masses were computed in floating point (no exact source)", law.expression()));
+      throw Refused(fmt::format("{}: its masses were computed in floating point (no exact source)", law.brief()));
     finite_atoms(*f->source, f->atoms, log_w, shift, side, prec);
   } else if (const auto* c = std::get_if<sim::form::Clamped>(&form)) {
     const auto lo = exact_sum(c->lo, shift), hi = exact_sum(c->hi, shift);
@@ -432,7 +432,7 @@ void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, 
     const auto* none = std::get_if<sim::form::None>(&form);
     throw Refused(fmt::format("{}: no exact form for this law ({}covered: gaussian, laplace, laplace_sum, "
                               "laplace_nfold, their shifts, mixtures and clamps, subsample(poisson), binomial_mix, "
-                              "pmf, chain)", law.expression(), none && !none->why.empty() ? none->why + "; " : ""));
+                              "pmf, chain)", law.brief(), none && !none->why.empty() ? none->why + "; " : ""));
   }
   if (static_cast<long>(side.pieces.size()) > kMaxPieces)
     throw Refused(fmt::format("more than {} density pieces (every evaluation visits each)", kMaxPieces));
