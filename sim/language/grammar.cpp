@@ -25,6 +25,10 @@
 namespace privamp::sim {
 
 std::string work_limit_message(double work) {
+  if (std::isinf(work))
+    return fmt::format("its work could not be estimated within 100,000 steps (sums nested so deep, with bounds that name "
+                       "outer indices, that even their estimate is refused); the limit is {:.0e} steps: nest fewer sum()s",
+                       static_cast<double>(kMaxFormulaWork));
   return fmt::format("about {:.3g} steps of work for one evaluation; the limit is {:.0e} (each divergence call counts "
                      "{:.0e}, each certified constant {:.0e}): use fewer terms in sum()",
                      work, static_cast<double>(kMaxFormulaWork), static_cast<double>(kDivergenceWork),

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -611,7 +612,26 @@ Expression::~Expression() = default;
 // evaluated at the point; a bound that depends on an enclosing sum's index is taken at both ends of that index's
 // range; a bound that cannot be evaluated counts as the most terms allowed (10^6). Recursion follows the tree,
 // whose height is bounded by the parser.
+namespace {
+
+// Whether `name` occurs in the tree (a sum's body that never names its index costs the same at every index).
+bool mentions(const Node& n, const std::string& name) {
+  if (n.kind == Node::Kind::name && n.text == name) return true;
+  for (const auto& a : n.args)
+    if (mentions(*a, name)) return true;
+  return false;
+}
+
+// Nodes the estimate of one formula has visited: sums whose bounds name outer indices are estimated at both ends of
+// each, 2^depth visits for nested ones, so the estimate itself is bounded; past it the formula counts as over the
+// limit (refused, never run).
+thread_local long estimate_visits = 0;
+constexpr long kMaxEstimateVisits = 100'000;
+
+}  // namespace
+
 double Expression::work(const Node& n, Params& params) const {
+  if (++estimate_visits > kMaxEstimateVisits) return std::numeric_limits<double>::infinity();
   const auto children = [&](std::size_t from) {
     double w = 0;
     for (std::size_t i = from; i < n.args.size(); ++i) w += work(*n.args[i], params);
@@ -638,13 +658,14 @@ double Expression::work(const Node& n, Params& params) const {
   const bool had = params.numbers.count(k) > 0;
   const double saved = had ? params.numbers[k] : 0.0;
   double body = 0;
+  const bool depends = mentions(*n.args[3], k);
   for (const std::optional<double>& end : {from, to}) {
     if (end) params.numbers[k] = *end;
     else params.numbers.erase(k);
     body = std::max(body, work(*n.args[3], params));
-    // Over the limit at one end already: the other end cannot bring it back (and nested sums would otherwise be
-    // estimated at both ends of every level, 2^depth estimates).
-    if (terms * body > static_cast<double>(kMaxFormulaWork)) break;
+    // A body that does not name k costs the same at the other end; one over the limit at one end already cannot
+    // come back at the other (nested sums would otherwise be estimated at both ends of every level).
+    if (!depends || terms * body > static_cast<double>(kMaxFormulaWork)) break;
   }
   if (had) params.numbers[k] = saved;
   else params.numbers.erase(k);
@@ -653,6 +674,7 @@ double Expression::work(const Node& n, Params& params) const {
 
 double Expression::work(const Params& params) const {
   Params p = params;
+  estimate_visits = 0;
   return work(*root_, p);
 }
 

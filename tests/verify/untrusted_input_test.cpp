@@ -56,6 +56,17 @@ TEST_CASE("sum(): integer index, bounds up to 2^53, work estimated before it run
   std::string deep = "1";
   for (int k = 0; k < 40; ++k) deep = fmt::format("sum(j{}, 1, 10, {})", k, deep);
   CHECK_THAT(message_of([&] { verify::check_formula_work(deep, p); }), Contains("steps of work"));
+  // Nested sums 22 deep, 2 terms each, 1.7e7 steps in all (under the limit, so no level stops the estimate early):
+  // a body that does not name its index is estimated once per level, not at both ends (2^22 estimates, 1 s).
+  std::string two = "1";
+  for (int k = 0; k < 22; ++k) two = fmt::format("sum(j{}, 1, 2, {})", k, two);
+  CHECK(verify::check_formula_work(two, p) > 1.6e7);
+  // Bounds that name the outer index force both ends at every level: the estimate itself is bounded (10^5 nodes)
+  // and a formula past it is refused, saying so.
+  std::string dependent = "1";
+  for (int k = 0; k < 24; ++k) dependent = fmt::format("sum(j{}, 1, 1 + 0*j{}, {})", k, k + 1, dependent);
+  dependent = fmt::format("sum(j24, 1, 2, {})", dependent);
+  CHECK_THAT(message_of([&] { verify::check_formula_work(dependent, p); }), Contains("could not be estimated within 100,000 steps"));
   // Two bare words compared: a missing parameter, not a silent false.
   CHECK_THAT(message_of([&] { verify::evaluate_formula("randomizer == rr", p); }), Contains("neither 'randomizer' nor 'rr'"));
 }
