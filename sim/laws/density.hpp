@@ -74,7 +74,8 @@ class Convolution final : public Law {
   Computation computation() const override;
 
   static constexpr std::size_t kMaxAtoms = 100000;  // pairs of atoms
-  // One density evaluation integrates over the operands' densities with about kInnerEvaluations of them; a
+  // One density evaluation integrates over the operands' densities with about kInnerEvaluations of them (21 per
+  // piece where the operands have many breakpoints, as laws on grids do); a
   // convolution whose operand is itself a convolution of densities costs ~10^5 evaluations per point and a
   // divergence minutes (measured: 290 s for three generalised Gaussians): refused above kMaxDensityCost.
   static constexpr double kInnerEvaluations = 400;

@@ -80,11 +80,12 @@ std::vector<Estimate> discretised_divergences(const sim::Law& p, const sim::Law&
   const sim::Discretisation* dq = q.discretisation();
   const sim::Discretisation& d = dp ? *dp : *dq;
   const int order = std::min(dp ? dp->order : 1 << 20, dq ? dq->order : 1 << 20);
+  // The laws at every resolution are built before any is computed, the finest first: a law refused at four times
+  // the cells (a convolution whose grid operand has too many pieces) is refused before the coarser ones' work.
+  std::vector<std::pair<sim::LawPtr, sim::LawPtr>> laws(3);
+  for (int k = 2; k >= 0; --k) laws[static_cast<std::size_t>(k)] = {at_resolution(p, 1 << k), at_resolution(q, 1 << k)};
   std::vector<std::vector<Estimate>> at;
-  for (int factor : {1, 2, 4}) {
-    const sim::LawPtr pf = at_resolution(p, factor), qf = at_resolution(q, factor);
-    at.push_back(plain(pf ? *pf : p, qf ? *qf : q, quantities));
-  }
+  for (const auto& [pf, qf] : laws) at.push_back(plain(pf ? *pf : p, qf ? *qf : q, quantities));
   const std::string what = fmt::format("{} at {}, {} and {} cells", d.what, d.cells, 2 * d.cells, 4 * d.cells);
   std::vector<Estimate> out;
   for (std::size_t k = 0; k < quantities.size(); ++k) out.push_back(richardson(at[0][k], at[1][k], at[2][k], order, what));
