@@ -84,6 +84,9 @@ Action add_divergence_command(CLI::App& app) {
     if (args->seed < 0) throw_invalid("divergence", "--seed", static_cast<double>(args->seed), "seed >= 0");
     request.seed = static_cast<std::uint64_t>(args->seed);
     request.level = args->level;
+    // Long lists of values (a composed profile of thousands of levels) show they are alive: a progress line on
+    // stderr every few seconds, or a bar on a terminal (nothing for a short call).
+    request.progress = terminal_progress("values");
     if (quantities_asked && !deltas.empty())
       throw InvalidArgument("--epsilon is its own request: give it without --renyi, --hockey-stick, --kl and --tv");
     if (!(args->eps_max > 0 && args->eps_max <= 1e6)) throw_invalid("divergence", "--eps-max", args->eps_max, "0 < eps_max <= 1e6");

@@ -368,3 +368,16 @@ TEST_CASE("the certified composition covers subsampled Gaussians and refuses the
                                Quantity::hockey_stick(60), Engine::certified),
                     Catch::Contains("certified engine"));
 }
+
+TEST_CASE("a composed profile reports its progress value by value", "[composition]") {
+  // The command line draws its progress line from this hook: a profile of 10,000 levels once ran 30 s silent.
+  verify::DivergenceOptions options;
+  std::vector<std::pair<std::size_t, std::size_t>> calls;
+  options.progress = [&](std::size_t done, std::size_t total) { calls.emplace_back(done, total); };
+  const std::vector<Quantity> levels{Quantity::hockey_stick(0.5), Quantity::hockey_stick(1), Quantity::hockey_stick(2)};
+  const auto out = verify::compute_divergences(*sim::parse_law("power(mix(q=0.01, gaussian(0,1), gaussian(1,1)), 1000)"),
+                                               *sim::parse_law("power(gaussian(0,1), 1000)"), levels, options);
+  REQUIRE(out.size() == 3);
+  REQUIRE(calls.size() == 3);
+  for (std::size_t i = 0; i < calls.size(); ++i) CHECK(calls[i] == std::make_pair(i, std::size_t{3}));
+}

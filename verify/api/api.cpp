@@ -83,9 +83,11 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
   options.monte_carlo.samples = r.samples;
   options.monte_carlo.seed = r.seed;
   options.monte_carlo.level = r.level;
+  options.progress = r.progress;
   out.errors.assign(out.quantities.size(), "");
   try {
     out.estimates = verify::compute_divergences(*p, *q, out.quantities, options);
+    if (r.progress) r.progress(out.quantities.size(), out.quantities.size());
   } catch (const InvalidArgument&) {
     throw;
   } catch (const Interrupted&) {

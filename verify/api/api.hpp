@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -36,6 +37,7 @@ struct DivergenceRequest {
   long samples = 1'000'000;  // at most kMaxSamples
   std::uint64_t seed = 1;
   double level = 0.99;
+  std::function<void(std::size_t done, std::size_t total)> progress;  // as values are computed (may be empty)
 };
 
 struct DivergenceResult {

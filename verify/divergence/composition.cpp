@@ -330,6 +330,7 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
   std::optional<Estimate> sup_loss;  // Σ T_i R_∞, asked once
   std::optional<double> loss_bound;  // a bound of |composed loss| (both directions' R_∞), asked once
   for (std::size_t i = 0; i < quantities.size(); ++i) {
+    if (options.progress) options.progress(i, quantities.size());
     if (additive(quantities[i])) continue;
     throw_if_interrupted();  // between values (a profile of thousands of epsilons stops within one of them)
     // The additive quantities above add up the one-release values, each widened for lumped outcomes; the composed

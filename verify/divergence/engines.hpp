@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -43,6 +44,9 @@ struct DivergenceOptions {
   double rel_tol = 1e-13;  // quadrature target (relative, on the integral)
   MonteCarloOptions monte_carlo;
   double certified_seconds = 60;  // the certified engine's budget per value (counted as work: kWorkPerSecond per second)
+  // Called with (values done, values in all) as a long list of values is computed (a composed privacy profile of
+  // thousands of levels); empty: silent.
+  std::function<void(std::size_t, std::size_t)> progress;
 };
 
 // The check every result passes on its way out of compute_divergences (see above): NumericalError "internal: ..."
