@@ -206,4 +206,59 @@ Measure combine(const Measure& a, const Measure& b, double h_up);  // a + b, as 
 Measure zero_like(const Measure& like);
 Measure point_measure(const Grid& g, std::vector<std::pair<double, double>> points);
 
+// The integrand R of the quantity, convex with R(0) = 0, enclosed at a point r ≥ −1:
+//   Rényi  (1 + r)^α − 1 − α r      (∫ R(r) dν = e^{(α−1) R_α} − 1, since ∫ r dν = 0)
+//   KL     (1 + r) log(1 + r) − r
+//   HS_ε   (r − (e^ε − 1))_+        (∫ R(r) dν = HS_ε(μ‖ν); TV at ε = 0)
+// Rényi and KL: the direct formula with its rounding, intersected with the mean-value form R(r) = c r² θ, θ between
+// the ends of R''/R''(0) over [0, r] (what keeps small r precise).
+struct Integrand {
+  enum class Kind { renyi, kl, hockey } kind;
+  double alpha = 2;  // Rényi
+  double level = 0;  // hockey: e^ε − 1
+  std::pair<double, double> operator()(double r) const {
+    r = std::max(r, -1.0);
+    if (kind == Kind::hockey) {
+      const double slack = 4 * kUnit * (std::fabs(r) + level) + kTiny;
+      return {std::max(0.0, r - level - slack), up(std::max(0.0, r - level + slack))};
+    }
+    const bool kl = kind == Kind::kl;
+    if (r == -1) return {kl ? 1.0 : alpha - 1, up(kl ? 1.0 : alpha - 1)};  // μ vanishes: R(−1) = α − 1 (KL: 1)
+    double direct, scale, lo_f, hi_f, c;
+    if (kl) {
+      const double l = std::log1p(r);
+      direct = (1 + r) * l - r;
+      scale = std::fabs((1 + r) * l) + std::fabs(r);
+      c = 0.5;
+      lo_f = std::min(1.0, 1 / (1 + r));
+      hi_f = std::max(1.0, 1 / (1 + r));
+    } else {
+      const double p = std::exp(alpha * std::log1p(r));
+      direct = p - 1 - alpha * r;
+      scale = p + 1 + alpha * std::fabs(r);
+      c = 0.5 * alpha * (alpha - 1);
+      const double f = std::exp((alpha - 2) * std::log1p(r));
+      lo_f = std::min(1.0, f);
+      hi_f = std::max(1.0, f);
+    }
+    const double slack = (16 + 2 * (kl ? 1 : alpha) * std::fabs(std::log1p(r))) * kUnit * scale + kTiny;
+    double lo = std::max(0.0, direct - slack), hi = direct + slack;
+    if (std::isfinite(hi_f)) {
+      lo = std::max(lo, c * r * r * lo_f * (1 - 16 * kUnit));
+      hi = std::min(hi, c * r * r * hi_f * (1 + 16 * kUnit) + kTiny);
+    }
+    return {lo, up(hi)};
+  }
+};
+
+// What the final laws give: ∫ R(r) dν enclosed, and the supremum of r = dμ/dν − 1 enclosed (for R_∞).
+struct Enclosed {
+  double lo = 0, hi = 0;
+  double sup_lo = -1, sup_hi = -1;
+};
+
+// ∫ R(r) dν over the grid (cells and atoms) from ν's data and the difference's, both ends rigorous (chains.cpp; a
+// public function so that a test can give it cells whose densities it knows).
+Enclosed enclose(const Grid& g, const Measure& nu, const Measure& d, double s, double z_lo, double z_hi, const Integrand& R);
+
 }  // namespace privamp::verify::chain_detail
