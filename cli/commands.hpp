@@ -50,6 +50,9 @@ std::function<void(std::size_t done, std::size_t total)> terminal_progress(const
 // otherwise the installed copy beside the executable (<prefix>/share/privamp/name) when there is one, otherwise
 // `name` (whose absence the caller reports).
 std::string data_path(const std::string& name);
+// The paths given on the command line, each as given when it exists, else its copy in the installed catalogue
+// (data_path: `privamp verify cases/composition.toml` from any folder), with a note on stderr saying so.
+std::vector<std::filesystem::path> input_paths(const std::vector<std::string>& given);
 
 // The command line as typed (each argument shell-quoted where needed), for the reports' metadata: set once by main.
 void set_command_line(int argc, const char* const* argv);

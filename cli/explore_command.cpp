@@ -162,7 +162,11 @@ Action add_explore_command(CLI::App& app) {
     verify::ExploreOptions options = api::explore_options(s, "--");
     options.communicator = comm.size() > 1 ? &comm : nullptr;
     check_output_dir("--out", args->out);
-    const api::ExploreSelection selection = api::select_explore({args->targets, args->case_name, args->id, args->cases_dir, args->all});
+    // Case files not in this folder are read from the installed catalogue (theorem IDs are left as they are).
+    std::vector<std::string> targets;
+    for (const std::string& t : args->targets)
+      targets.push_back(t.find('/') == std::string::npos && !t.ends_with(".toml") ? t : input_paths({t}).front().string());
+    const api::ExploreSelection selection = api::select_explore({targets, args->case_name, args->id, args->cases_dir, args->all});
     plots::source_date_epoch();  // a bad SOURCE_DATE_EPOCH is refused before the search
     const std::filesystem::path dir(args->out);
     OutputLock lock;  // held until the files are written: a second run into the folder is refused

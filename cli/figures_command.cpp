@@ -32,7 +32,7 @@ Action add_figures_command(CLI::App& app) {
   return [cmd, args]() {
     if (!cmd->parsed()) return -1;
     const int jobs = worker_count("figures", args->jobs);
-    std::vector<std::filesystem::path> paths(args->paths.begin(), args->paths.end());
+    std::vector<std::filesystem::path> paths = input_paths(args->paths);
     if (paths.empty()) paths.emplace_back(data_path("plots"));
     const plots::FigureSet set = plots::load_figures(paths);
     if (set.figures.empty()) throw InvalidArgument("no [[figure]] tables in the files given");

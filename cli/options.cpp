@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "numerics/errors.hpp"
+#include "numerics/escape.hpp"
 
 namespace privamp::cli {
 
@@ -27,6 +28,19 @@ std::string data_path(const std::string& name) {
   for (const auto& installed : {root / "share" / "privamp" / name, root / "data" / name})
     if (std::filesystem::exists(installed, error)) return installed.string();
   return name;
+}
+
+std::vector<std::filesystem::path> input_paths(const std::vector<std::string>& given) {
+  std::vector<std::filesystem::path> out;
+  for (const std::string& p : given) {
+    std::error_code error;
+    const std::string shipped = std::filesystem::exists(p, error) ? p : data_path(p);
+    if (shipped != p)
+      std::fprintf(stderr, "privamp: %s is not in this folder: reading the copy installed with privamp, %s\n",
+                   escape::plain(p).c_str(), escape::plain(shipped).c_str());
+    out.emplace_back(shipped);
+  }
+  return out;
 }
 
 namespace {

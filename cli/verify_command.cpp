@@ -50,7 +50,7 @@ Action add_verify_command(CLI::App& app) {
     if (!args->out.empty()) check_output_dir("--out", args->out);  // found unusable now, not after the whole run
     if (!args->junit.empty()) check_output_file("--junit", args->junit);
     if (!args->html.empty()) check_output_dir("--html", args->html);
-    std::vector<std::filesystem::path> paths(args->paths.begin(), args->paths.end());
+    std::vector<std::filesystem::path> paths = input_paths(args->paths);
     if (paths.empty()) paths.emplace_back(data_path("cases"));
     const verify::Loaded loaded = verify::load(paths);  // all validation happens before anything runs or is written
     for (const auto& id : settings.only) verify::find_bound(id, *loaded.bounds);

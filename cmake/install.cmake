@@ -48,6 +48,7 @@ install(FILES include/privamp/privamp.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR
 # and `figures` use them when the working directory has none (cli/options.cpp, data_path).
 install(DIRECTORY cases/ DESTINATION ${CMAKE_INSTALL_DATADIR}/privamp/cases)
 install(FILES plots/figures.toml DESTINATION ${CMAKE_INSTALL_DATADIR}/privamp/plots)
+install(DIRECTORY docs/examples/ DESTINATION ${CMAKE_INSTALL_DATADIR}/privamp/docs/examples)
 
 install(EXPORT privampTargets NAMESPACE privamp:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/privamp)
 configure_package_config_file(cmake/privampConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/privampConfig.cmake

@@ -42,6 +42,25 @@ std::string axis_settings(const ExploreAxis& a, char axis) {
   } else if (a.log) {
     s += fmt::format("set logscale {}\n", axis);
   }
+  // The axis spans the searched box (with a 3 % margin), not the decades around it: a search over σ in [0.5, 16]
+  // once drew an axis from 0.1 to 100.
+  if (!words) {
+    double lo = a.min, hi = a.max;
+    if (a.kind == ExploreAxis::Kind::choice) {
+      lo = kInf, hi = -kInf;
+      for (const auto& c : a.choices)
+        if (std::holds_alternative<double>(c)) lo = std::min(lo, std::get<double>(c)), hi = std::max(hi, std::get<double>(c));
+    }
+    if (std::isfinite(lo) && std::isfinite(hi) && hi > lo) {
+      if (a.log && lo > 0) {
+        const double f = std::pow(hi / lo, 0.03);
+        s += fmt::format("set {}range [{}:{}]\n", axis, lo / f, hi * f);
+      } else {
+        const double m = 0.03 * (hi - lo);
+        s += fmt::format("set {}range [{}:{}]\n", axis, lo - m, hi + m);
+      }
+    }
+  }
   return s;
 }
 
@@ -77,7 +96,8 @@ std::string palette(const verify::ExploreResult& r) {
     std::sort(violations.begin(), violations.end());
     const double m = std::max(1e-3, violations.empty() ? l[static_cast<std::size_t>(0.25 * static_cast<double>(l.size() - 1))]
                                                        : violations[static_cast<std::size_t>(0.9 * static_cast<double>(violations.size() - 1))]);
-    return fmt::format("set palette defined (-1 '#b2182b', -0.5 '#ef8a62', 0 '#f7f7f7', 0.5 '#67a9cf', 1 '#2166ac')\n"
+    // (The middle is a mid grey, not white: points where the bound barely holds stay visible on the white page.)
+    return fmt::format("set palette defined (-1 '#b2182b', -0.5 '#ef8a62', 0 '#b0b0b0', 0.5 '#67a9cf', 1 '#2166ac')\n"
                        "set cbrange [{}:{}]\n", -m, m);
   }
   return fmt::format("set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')\n{}",

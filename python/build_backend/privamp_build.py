@@ -4,7 +4,7 @@ offline in any environment (Debian 12 has no scikit-build-core, and a fresh venv
 build_wheel configures and builds the extension with the project's CMake (Release, no tests or benchmarks, the
 interpreter running pip) and the privamp command, then writes the wheel itself: the package (python/privamp), the
 compiled module, the command (privamp/bin/privamp, started by the `privamp` entry point), the catalogue
-(privamp/data: the case files with their golden results, the figures) and the .dist-info files (METADATA, WHEEL,
+(privamp/data: the case files with their golden results, the figures, docs/examples) and the .dist-info files (METADATA, WHEEL,
 entry_points.txt, RECORD with sha256 hashes). The CMake build directory is
 build-pip/ in the source tree, or $PRIVAMP_BUILD_DIR when set (an existing build tree that holds the module and the
 command is used as it is, not rebuilt).
@@ -36,7 +36,24 @@ def _tag():
     return f"{interpreter}-{interpreter}-{platform}"
 
 
-def _build_extension():
+def _jobs(config_settings):
+    """Parallel compile jobs: `--config-settings=jobs=N` (pip), else $CMAKE_BUILD_PARALLEL_LEVEL, else the cores, at
+    most one per 2 GiB of memory (each compiler process of the heavier files takes about 1.5 GiB)."""
+    given = (config_settings or {}).get("jobs") or os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL")
+    if given is not None:
+        if not str(given).isdigit() or int(given) < 1:
+            raise ValueError(f"jobs = {given!r}: a whole number of parallel compile jobs, at least 1")
+        return str(int(given))
+    jobs = os.cpu_count() or 2
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        jobs = max(1, min(jobs, memory // (2 << 30)))
+    except (ValueError, OSError, AttributeError):
+        pass
+    return str(jobs)
+
+
+def _build_extension(config_settings=None):
     build = pathlib.Path(os.environ.get("PRIVAMP_BUILD_DIR", SOURCE / "build-pip")).resolve()
     if not (build / "CMakeCache.txt").exists():
         subprocess.run(["cmake", "-S", str(SOURCE), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
@@ -48,7 +65,7 @@ def _build_extension():
     # relink the privamp command while other programs run it (the test suite does, beside this install).
     given = "PRIVAMP_BUILD_DIR" in os.environ and module.exists() and (build / "privamp").exists()
     if not given:
-        jobs = str(os.cpu_count() or 2)
+        jobs = _jobs(config_settings)
         subprocess.run(["cmake", "--build", str(build), "--target", "_privamp", "privamp", "-j", jobs], check=True,
                        stdout=sys.stderr)
     if not module.exists():
@@ -65,6 +82,10 @@ def _catalogue():
         if path.is_file() and path.suffix in (".toml", ".json"):
             out[f"{NAME}/data/cases/{path.relative_to(SOURCE / 'cases').as_posix()}"] = path.read_bytes()
     out[f"{NAME}/data/plots/figures.toml"] = (SOURCE / "plots" / "figures.toml").read_bytes()
+    # The README's running example (privamp verify docs/examples/my_bounds.toml, from any folder once installed).
+    for path in sorted((SOURCE / "docs" / "examples").rglob("*")):
+        if path.is_file() and not path.name.startswith("."):
+            out[f"{NAME}/data/docs/examples/{path.relative_to(SOURCE / 'docs' / 'examples').as_posix()}"] = path.read_bytes()
     return out
 
 
@@ -99,7 +120,7 @@ def _metadata():
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    module, command = _build_extension()
+    module, command = _build_extension(config_settings)
     version = _version()
     info = f"{NAME}-{version}.dist-info"
     files = {

@@ -33,6 +33,11 @@ assert not f.violated and any(p.endswith("subsampling_rr.pdf") for p in f.files)
 PY
 "$work/venv/bin/privamp" --version | grep -q "^privamp $version "
 "$work/venv/bin/privamp" verify --only SUB.table --check-golden --out "$work/verify" | grep -q "golden check against"
+# The README's running example and a case file by its path in the source tree, from a folder that has neither: the
+# wheel's command reads the shipped copies (as Python does), saying so.
+test -f "$("$work/venv/bin/python" -c "import privamp; print(privamp.data_dir())")/docs/examples/my_bounds.toml"
+"$work/venv/bin/privamp" verify cases/composition.toml --only COMP.rdp --out "$work/composition" 2>&1 |
+  grep -q "cases/composition.toml is not in this folder: reading the copy installed with privamp"
 "$work/venv/bin/pip" uninstall -y privamp > /dev/null
 ! "$work/venv/bin/python" -c "import privamp" 2> /dev/null
 echo "pip install into a fresh venv: privamp $version"

@@ -18,6 +18,12 @@ test -f "$work/prefix/share/privamp/cases/expected/couplings.json" || test -d "$
   { cat "$work/verify.log"; exit 1; }
 grep -q "golden check against" "$work/verify.log"
 (cd "$work" && "$work/prefix/bin/privamp" figures --list > /dev/null)
+# A case file named as in the README, from a folder without it: the installed copy, and a note saying so.
+(cd "$work" && "$work/prefix/bin/privamp" verify docs/examples/my_bounds.toml --out "$work/example" > "$work/example.log" 2>&1) ||
+  [ $? -eq 1 ] || { cat "$work/example.log"; exit 1; }  # (exit 1: the example's bound is violated on purpose)
+grep -q "docs/examples/my_bounds.toml is not in this folder: reading the copy installed with privamp" "$work/example.log" ||
+  { cat "$work/example.log"; exit 1; }
+grep -q "MY.laplace-nfold" "$work/example.log" || { cat "$work/example.log"; exit 1; }
 # The README's example project, exactly as printed there, builds and runs against the same install.
 if [ $# -ge 4 ]; then
   mkdir -p "$work/readme"
