@@ -557,7 +557,7 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
   for (std::size_t k = 0; k < data.size(); ++k) {
     if (data[k].empty()) continue;
     const Series& s = figure.series[k];
-    const SeriesLook look = series_look(s.line);
+    const SeriesLook look = figure_look(figure, k);
     const std::string colour = s.line == 9 ? "black" : fmt::format("privamp{}", static_cast<char>('A' + (s.line - 1) % st.palette.size()));
     const std::string how = s.style == "points"  ? fmt::format("only marks, mark={}, mark size={:.3g}pt", look.pgf_mark, 1.4 * s.point_size)
                             : s.style == "lines" ? fmt::format("no marks, {}", look.pgf_dash)
@@ -603,6 +603,32 @@ SeriesLook series_look(int line) {
   return kLooks[static_cast<std::size_t>(std::clamp(line, 1, 6) - 1)];
 }
 
+SeriesLook figure_look(const Figure& figure, std::size_t k) {
+  // A bound drawn beside the exact value of the same parameter (one line number: one colour and marker shape) differs
+  // from it in dash and fill, so that the pair reads apart in grayscale too: the exact value solid with filled marks,
+  // the bound in its line's dash (line 1's, solid, loosely dashed instead) with open ones.
+  const Series& s = figure.series[k];
+  SeriesLook look = series_look(s.line);
+  if (s.line == 9 || s.y == Series::Y::ratio) return look;
+  const bool paired = std::any_of(figure.series.begin(), figure.series.end(), [&](const Series& o) {
+    return o.line == s.line && o.y != s.y && o.y != Series::Y::ratio;
+  });
+  if (!paired) return look;
+  struct Marks { int open, filled; const char* pgf_open; const char* pgf_filled; };
+  static constexpr Marks kMarks[] = {{6, 7, "o", "*"}, {4, 5, "square", "square*"}, {8, 9, "triangle", "triangle*"},
+                                     {12, 13, "diamond", "diamond*"}, {14, 15, "pentagon", "pentagon*"}};
+  const bool bound = s.y == Series::Y::bound;
+  for (const Marks& m : kMarks)
+    if (look.point == m.open || look.point == m.filled) {
+      look.point = bound ? m.open : m.filled;
+      look.pgf_mark = bound ? m.pgf_open : m.pgf_filled;
+    }
+  const bool solid = std::string_view(look.dash) == "1";
+  look.dash = !bound ? "1" : solid ? "(12,5)" : look.dash;
+  look.pgf_dash = !bound ? "solid" : solid ? "loosely dashed" : look.pgf_dash;
+  return look;
+}
+
 std::string style_preamble(const std::string& output, const Style& style) {
   // One look for every figure: the cairo PDF terminal (the PNG is this PDF rasterised), a light grid, a boxed
   // opaque key, six line styles distinct in colour, dash and point type, and a thin black reference style 9.
@@ -628,22 +654,6 @@ std::vector<std::string> gnuplot_outputs(const std::string& name, const Style& s
   for (const char* kind : {"pdf", "png"})
     if (style.wants(kind)) outputs.push_back(name + "." + kind);
   return outputs;
-}
-
-// A helper's output, checked complete before it is published: a PDF ends with %%EOF (and at most a line end), a
-// PNG with its IEND chunk. (pdftoppm exits 0 after a write the file-size limit cut short.)
-void require_complete(const std::filesystem::path& file, std::string_view trailer) {
-  std::ifstream in(file, std::ios::binary);
-  std::string tail(64, '\0');
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::streamoff>(in.tellg());
-  const std::streamoff n = std::min<std::streamoff>(size, 64);
-  in.seekg(size - n);
-  tail.resize(static_cast<std::size_t>(n));
-  if (n > 0) in.read(tail.data(), n);
-  if (!in || tail.find(trailer) == std::string::npos)
-    throw NumericalError(fmt::format("{} was written incompletely ({} bytes; a full disk or a file-size limit?)", file.string(),
-                                     size < 0 ? 0 : size));
 }
 
 // Writes NAME.gp into the staged folder and runs gnuplot there (its messages go to NAME.log; data files are read
@@ -736,7 +746,10 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
     if (draws_bars(data[k]))
       bars.push_back(fmt::format("{} index {} using 2:3:4:5 with yerrorbars ls {} dt 1 ps 0 notitle", file, index, s.line));
     // Markers of a points-only series are the size of a letter; on lines they stay small.
-    plots.push_back(fmt::format("{} index {} using 2:3 with {} ls {}{} title {}", file, index, style, s.line,
+    const SeriesLook look = figure_look(figure, k), plain = series_look(s.line);
+    const std::string paired = look.point != plain.point || std::string_view(look.dash) != plain.dash
+                                   ? fmt::format(" dt {} pt {}", look.dash, look.point) : "";
+    plots.push_back(fmt::format("{} index {} using 2:3 with {} ls {}{}{} title {}", file, index, style, s.line, paired,
                                 style == "points" ? fmt::format(" ps {}", s.point_size) : "", quoted(s.title)));
   }
   plots.insert(plots.begin(), bars.begin(), bars.end());

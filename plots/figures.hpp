@@ -117,6 +117,9 @@ struct SeriesLook {
   const char* pgf_dash;
 };
 SeriesLook series_look(int line);
+// A series' look in its figure: series_look of its line, except that a bound drawn with the exact value of the same
+// line is dashed with open marks and the exact value solid with filled ones (the pair reads apart in grayscale).
+SeriesLook figure_look(const Figure& figure, std::size_t series);
 
 // Writes NAME.csv (one block per series with points, two blank lines apart: series index, x, y, lower, upper,
 // verdict) and NAME.gp and runs gnuplot for the style's PDF and PNG; NAME_tidy.csv (one row per point: series,

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -162,6 +163,22 @@ void run_program(const std::filesystem::path& dir, const std::string& name, cons
     throw NumericalError(fmt::format("{} failed in {} (exit {}){}:\n{}", name, dir.string(),
                                      WIFEXITED(status) ? WEXITSTATUS(status) : -1, full, text.str()));
   }
+}
+
+// A helper's output, checked complete before it is published: a PDF ends with %%EOF (and at most a line end), a
+// PNG with its IEND chunk. (pdftoppm exits 0 after a write the file-size limit cut short.)
+void require_complete(const std::filesystem::path& file, std::string_view trailer) {
+  std::ifstream in(file, std::ios::binary);
+  std::string tail(64, '\0');
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::streamoff>(in.tellg());
+  const std::streamoff n = std::min<std::streamoff>(size, 64);
+  in.seekg(size - n);
+  tail.resize(static_cast<std::size_t>(n));
+  if (n > 0) in.read(tail.data(), n);
+  if (!in || tail.find(trailer) == std::string::npos)
+    throw NumericalError(fmt::format("{} was written incompletely ({} bytes; a full disk or a file-size limit?)", file.string(),
+                                     size < 0 ? 0 : size));
 }
 
 void run_gnuplot(const std::filesystem::path& dir, const std::string& script, const std::string& log, const std::string& data_dir) {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace privamp::plots {
@@ -46,6 +47,9 @@ void run_program(const std::filesystem::path& dir, const std::string& name, cons
 // Runs `gnuplot SCRIPT` in `dir` (SCRIPT a path relative to it), its output going to LOG (relative to `dir`); data
 // files not in `dir` are read from `data_dir` (relative to `dir`). NumericalError quoting the log when gnuplot fails.
 void run_gnuplot(const std::filesystem::path& dir, const std::string& script, const std::string& log, const std::string& data_dir = "");
+// NumericalError unless `file` ends with `trailer` within its last 64 bytes (a PDF's %%EOF, a PNG's IEND chunk): a
+// helper's output checked complete before it is published.
+void require_complete(const std::filesystem::path& file, std::string_view trailer);
 
 // The reproducible-builds convention for a PDF's creation date: the time SOURCE_DATE_EPOCH gives (whole seconds
 // since 1970, UTC), or none when it is unset, so that two runs draw identical PDFs. InvalidArgument naming the

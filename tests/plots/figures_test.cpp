@@ -106,6 +106,24 @@ TEST_CASE("every series of a shipped figure reads apart in grayscale", "[plots]"
       CHECK(looks.emplace(s.line, s.style.empty() ? (s.y == plots::Series::Y::exact ? "points" : "lines") : s.style).second);
     }
   }
+  // An exact value and a bound of one line differ in dash and fill as well (the shuffling figures' pairs once differed
+  // only by their small markers): the exact value solid with filled marks, the bound in another dash with open ones;
+  // every pair's bound differs from every other series of its figure in dash or colour.
+  for (const auto& f : set.figures)
+    for (std::size_t k = 0; k < f.series.size(); ++k)
+      for (std::size_t j = 0; j < f.series.size(); ++j) {
+        const auto& a = f.series[k];
+        const auto& b = f.series[j];
+        if (a.line != b.line || a.line == 9 || a.y != plots::Series::Y::exact || b.y != plots::Series::Y::bound) continue;
+        const plots::SeriesLook exact = plots::figure_look(f, k), bound = plots::figure_look(f, j);
+        INFO(f.name << ": '" << a.title << "' against '" << b.title << "'");
+        CHECK(std::string(exact.dash) == "1");
+        CHECK(std::string(exact.pgf_dash) == "solid");
+        CHECK(std::string(bound.dash) != "1");
+        CHECK(std::string(bound.pgf_dash) != std::string(exact.pgf_dash));
+        if (exact.point != 3) CHECK(exact.point != bound.point);  // (the asterisk has no open form)
+        CHECK((std::string(exact.pgf_mark) != std::string(bound.pgf_mark) || exact.point == 3));
+      }
 }
 
 TEST_CASE("a key outside the plot is never opaque (it would paint over the axis labels), inside, as asked", "[plots]") {
