@@ -6,6 +6,9 @@
 // command line's message.
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -43,6 +46,36 @@ py::list estimate_fields() {
                               rule != verify::FieldRule::discretised));
   });
   return out;
+}
+
+// A Python callable progress(done, total) as the engines' progress hook (None: none). It is called from the threads
+// that compute (the GIL released), so it takes the GIL; at most about ten times a second, and always at the end. An
+// exception it raises is reported as unraisable (printed, not lost) and the computation goes on.
+std::function<void(std::size_t, std::size_t)> python_progress(const py::object& progress) {
+  if (progress.is_none()) return {};
+  struct State {
+    py::object callback;
+    std::mutex mutex;
+    std::chrono::steady_clock::time_point last{};
+    ~State() {
+      const py::gil_scoped_acquire hold;  // the last reference may go in a worker thread
+      callback = py::object();
+    }
+  };
+  auto state = std::make_shared<State>();
+  state->callback = progress;
+  return [state](std::size_t done, std::size_t total) {
+    const std::lock_guard lock(state->mutex);
+    const auto now = std::chrono::steady_clock::now();
+    if (done < total && now - state->last < std::chrono::milliseconds(100)) return;
+    state->last = now;
+    const py::gil_scoped_acquire hold;
+    try {
+      state->callback(done, total);
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable("privamp progress callback");
+    }
+  };
 }
 
 // How a divergence call computes (its engine and their settings), as divergence() and epsilon() take it.
@@ -177,8 +210,9 @@ PYBIND11_MODULE(_privamp, m) {
       "divergence",
       [](const std::string& mu, const std::string& nu, const std::vector<double>& renyi,
          const std::vector<double>& hockey_stick, bool kl, bool tv, const std::string& engine, double rel_tol,
-         long samples, std::uint64_t seed, double level) {
+         long samples, std::uint64_t seed, double level, const py::object& progress) {
         api::DivergenceRequest r = engine_request(engine, rel_tol, samples, seed, level);
+        r.progress = python_progress(progress);
         r.renyi = renyi;
         r.hockey_stick = hockey_stick;
         r.kl = kl;
@@ -195,9 +229,10 @@ PYBIND11_MODULE(_privamp, m) {
   m.def(
       "privacy_profile",
       [](const std::string& mu, const std::string& nu, const std::vector<double>& eps, const std::string& engine,
-         double rel_tol, long samples, std::uint64_t seed, double level) {
+         double rel_tol, long samples, std::uint64_t seed, double level, const py::object& progress) {
         api::DivergenceRequest r = engine_request(engine, rel_tol, samples, seed, level);
         r.hockey_stick = eps;
+        r.progress = python_progress(progress);
         api::PrivacyProfile profile;
         {
           py::gil_scoped_release release;

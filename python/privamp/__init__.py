@@ -185,18 +185,53 @@ def _composed(mu, nu, compositions):
     return f"power({mu}, {t})", f"power({nu}, {t})"
 
 
+def _progress(progress, what):
+    """The progress hook of a long call: None or False (silent, the default), a callable progress(done, total), or
+    True: a tqdm bar when tqdm is installed (Debian's python3-tqdm), else a line on stderr every few seconds."""
+    if progress is None or progress is False:
+        return None
+    if callable(progress):
+        return progress
+    if progress is not True:
+        raise TypeError(f"progress: None, True or a callable progress(done, total), not {type(progress).__name__}")
+    try:
+        import tqdm
+    except ImportError:
+        import sys
+        import time
+        last = [time.monotonic()]
+
+        def line(done, total):
+            if done >= total or time.monotonic() - last[0] >= 5:
+                last[0] = time.monotonic()
+                print(f"privamp: {done}/{total} {what}", file=sys.stderr, flush=True)
+        return line
+    bar = tqdm.tqdm(desc=f"privamp {what}", unit="value")
+
+    def update(done, total):
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+        if done >= total:
+            bar.close()
+    return update
+
+
 def divergence(mu, nu, renyi=None, hockey_stick=None, kl=False, tv=False, engine="auto", rel_tol=1e-13,
-               samples=1_000_000, seed=1, level=0.99, compositions=None):
+               samples=1_000_000, seed=1, level=0.99, compositions=None, progress=None):
     """Divergences D(mu || nu) between two law expressions (see `laws()`), like ``privamp divergence``.
 
     renyi: orders alpha > 1 (float('inf') for R_inf); hockey_stick: epsilons >= 0 (scalars, lists or NumPy
     arrays); kl, tv: flags. engine: auto | closed | sum | quadrature | gsl | mc | certified. compositions=T compares
-    T independent releases of each law (the same as the laws power(mu, T) and power(nu, T)). Returns `Divergences`,
+    T independent releases of each law (the same as the laws power(mu, T) and power(nu, T)). progress: None (silent),
+    True (a tqdm bar when tqdm is installed, else a line on stderr every few seconds) or a callable
+    progress(done, total), called as values are computed (at most about ten times a second, and at the end). Returns `Divergences`,
     a list of `Estimate` in the order renyi, hockey_stick, kl, tv."""
     mu, nu = _composed(mu, nu, compositions)
     out = _privamp.divergence(str(mu), str(nu), _numbers(renyi, "renyi"), _numbers(hockey_stick, "hockey_stick"),
                               _flag(kl, "kl"), _flag(tv, "tv"), _text(engine, "engine"), _number(rel_tol, "rel_tol"),
-                              _integer(samples, "samples", 1, 10**8), _integer(seed, "seed", 0, 2**63 - 1), _number(level, "level"))
+                              _integer(samples, "samples", 1, 10**8), _integer(seed, "seed", 0, 2**63 - 1), _number(level, "level"),
+                              _progress(progress, "values"))
     records = [_estimate(r) for r in out["results"]]
     return Divergences(records, out["p"], out["q"], out["engine"])
 
@@ -212,19 +247,21 @@ subsampled Gaussian; -inf only for an exact zero)."""
 def privacy_profile(mu, nu, eps, **options):
     """The privacy profile delta(eps) of the pair (mu, nu): the larger hockey-stick divergence of the two
     directions at each eps >= 0 (a scalar, list or NumPy array), as a list of `ProfilePoint`. `options` are
-    those of `divergence` (engine, rel_tol, samples, seed, level, compositions: the profile of T releases)."""
+    those of `divergence` (engine, rel_tol, samples, seed, level, compositions: the profile of T releases,
+    progress)."""
     options = dict(options)
     mu, nu = _composed(mu, nu, options.pop("compositions", None))
-    unknown = set(options) - {"engine", "rel_tol", "samples", "seed", "level"}
+    unknown = set(options) - {"engine", "rel_tol", "samples", "seed", "level", "progress"}
     if unknown:
         raise ValueError(f"privacy_profile: unknown option(s) {sorted(unknown)} "
-                         "(allowed: engine, rel_tol, samples, seed, level, compositions)")
+                         "(allowed: engine, rel_tol, samples, seed, level, compositions, progress)")
     # One call: both directions in C++ (verify/api: api::privacy_profile, the larger by its log since both values
     # may underflow a double), returned as columns.
     c = _privamp.privacy_profile(str(mu), str(nu), _numbers(eps, "eps"), _text(options.get("engine", "auto"), "engine"),
                                  _number(options.get("rel_tol", 1e-13), "rel_tol"),
                                  _integer(options.get("samples", 1_000_000), "samples", 1, 10**8),
-                                 _integer(options.get("seed", 1), "seed", 0, 2**63 - 1), _number(options.get("level", 0.99), "level"))
+                                 _integer(options.get("seed", 1), "seed", 0, 2**63 - 1), _number(options.get("level", 0.99), "level"),
+                                 _progress(options.get("progress"), "values (both directions)"))
     return Table(map(ProfilePoint, *(c[name] for name in ProfilePoint._fields)))
 
 

@@ -352,6 +352,23 @@ def gaussian_delta(eps, mu):
 
 
 class Profile(unittest.TestCase):
+    def test_progress(self):
+        # A long call reports its progress to a callable: both directions of a composed profile counted as one,
+        # ending at (total, total); a bad progress argument is refused by type before anything runs.
+        calls = []
+        eps = [0.05 * k for k in range(1, 41)]
+        points = privamp.privacy_profile("power(mix(q=0.01, gaussian(0,1), gaussian(1,1)), 1000)",
+                                         "power(gaussian(0,1), 1000)", eps, progress=lambda d, t: calls.append((d, t)))
+        self.assertEqual(len(points), 40)
+        self.assertEqual(calls[-1], (80, 80))
+        self.assertTrue(all(t == 80 and 0 <= d <= 80 for d, t in calls), calls)
+        self.assertEqual([d for d, _ in calls], sorted(d for d, _ in calls))
+        quiet = privamp.privacy_profile("power(mix(q=0.01, gaussian(0,1), gaussian(1,1)), 1000)",
+                                        "power(gaussian(0,1), 1000)", eps)
+        self.assertEqual([p.delta for p in quiet], [p.delta for p in points])
+        with self.assertRaisesRegex(TypeError, "progress: None, True or a callable"):
+            privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=2, progress="yes")
+
     def test_version(self):
         self.assertRegex(privamp.__version__, r"^[0-9]+\.[0-9]+\.[0-9]+$")
         out = subprocess.run([EXE, "--version"], check=True, capture_output=True, text=True).stdout

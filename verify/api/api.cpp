@@ -3,11 +3,14 @@
 #include "verify/divergence/consistency.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <future>
 #include <tuple>
 #include <limits>
@@ -135,9 +138,23 @@ PrivacyProfile privacy_profile(const std::string& mu, const std::string& nu, con
   DivergenceRequest r = request;
   r.renyi.clear();
   r.kl = r.tv = false;
+  // Progress over both directions (computed in two threads): values done in each, reported as one count of 2n.
+  std::array<std::atomic<std::size_t>, 2> done{};
+  std::mutex report;
+  auto direction_progress = [&](std::size_t which) -> std::function<void(std::size_t, std::size_t)> {
+    if (!request.progress) return {};
+    return [&, which](std::size_t d, std::size_t total) {
+      done[which] = d;
+      const std::lock_guard hold(report);
+      request.progress(done[0] + done[1], 2 * total);
+    };
+  };
+  DivergenceRequest r_back = r;
+  r.progress = direction_progress(0);
+  r_back.progress = direction_progress(1);
   auto reverse = std::async(std::launch::async, [&] {
     const WorkerClaim claim;
-    return divergence(nu, mu, r);
+    return divergence(nu, mu, r_back);
   });
   std::optional<DivergenceResult> forward;
   {
