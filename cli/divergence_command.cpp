@@ -1,14 +1,19 @@
 #include <cmath>
+#include <cstdio>
 #include <iostream>
+#include <string_view>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "numerics/errors.hpp"
+#include "numerics/escape.hpp"
 #include "sim/language/expression.hpp"
 #include "cli/commands.hpp"
 #include "cli/quantity_list.hpp"
 #include "verify/api/api.hpp"
+#include "verify/runner/fields.hpp"
 
 namespace privamp::cli {
 
@@ -17,7 +22,8 @@ namespace {
 struct DivergenceArgs {
   std::string p, q;
   std::vector<std::string> renyi, hockey_stick, epsilon;
-  bool kl = false, tv = false, json = false;
+  bool kl = false, tv = false, json = false, with_method = false;
+  std::string format = "text";  // text | json | csv | jsonl
   std::string engine = "auto";
   double rel_tol = 1e-13;
   long samples = 1'000'000;
@@ -36,6 +42,47 @@ std::string show(double value, double log_value) {
   return fmt::format("{:.12g}", value);
 }
 
+// One line per quantity, streamed (csv or jsonl): the quantity, then the estimate's fields in fields.hpp's order
+// (the method's prose only when asked: it is most of the bytes of a long list), then the reason a value is missing.
+// Numbers in the shortest form that reads back to the same double; csv writes inf, -inf and an empty cell for none,
+// jsonl "inf", "-inf" and null (as every JSON privamp writes).
+void stream_rows(const api::DivergenceResult& r, bool jsonl, bool with_method) {
+  std::string out;
+  if (!jsonl) {
+    out += "quantity";
+    verify::for_each_field(r.estimates.front(), [&](const char* name, const auto&, verify::FieldRule) {
+      if (with_method || std::string_view(name) != "method") out += fmt::format(",{}", name);
+    });
+    out += ",error\n";
+  }
+  auto number = [&](double x) {
+    if (std::isnan(x)) return std::string(jsonl ? "null" : "");
+    if (std::isinf(x)) return std::string(jsonl ? (x > 0 ? "\"inf\"" : "\"-inf\"") : (x > 0 ? "inf" : "-inf"));
+    return fmt::format("{}", x);
+  };
+  auto text = [&](const std::string& t) { return jsonl ? nlohmann::json(t).dump() : escape::csv(t); };
+  for (std::size_t i = 0; i < r.estimates.size(); ++i) {
+    const verify::Estimate& e = r.estimates[i];
+    out += jsonl ? fmt::format("{{\"quantity\":{}", text(r.quantities[i].label())) : text(r.quantities[i].label());
+    verify::for_each_field(e, [&](const char* name, const auto& member, verify::FieldRule) {
+      using T = std::decay_t<decltype(member)>;
+      if (!with_method && std::string_view(name) == "method") return;
+      std::string cell;
+      if constexpr (std::is_same_v<T, double>) cell = number(member);
+      else if constexpr (std::is_same_v<T, verify::ErrorKind>) cell = text(verify::to_string(member));
+      else if constexpr (std::is_same_v<T, std::string>) cell = text(member);
+      else cell = fmt::format("{}", member);
+      out += jsonl ? fmt::format(",\"{}\":{}", name, cell) : "," + cell;
+    });
+    out += jsonl ? fmt::format(",\"error\":{}}}\n", text(r.errors[i])) : "," + text(r.errors[i]) + "\n";
+    if (out.size() > (1u << 16)) {
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      out.clear();
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+}
 
 }  // namespace
 
@@ -58,7 +105,13 @@ Action add_divergence_command(CLI::App& app) {
   cmd->add_option("--samples", args->samples, "Monte Carlo samples")->capture_default_str();
   cmd->add_option("--seed", args->seed, "Monte Carlo seed")->capture_default_str();
   cmd->add_option("--level", args->level, "confidence level of Monte Carlo intervals")->capture_default_str();
-  cmd->add_flag("--json", args->json, "print a JSON object instead of a table");
+  cmd->add_flag("--json", args->json, "print a JSON object instead of a table (the same as --format json)");
+  cmd->add_option("--format", args->format,
+                  "text | json | csv | jsonl: csv and jsonl stream one line per value (for long lists; the method's "
+                  "prose only with --with-method)")
+      ->check(CLI::IsMember({"text", "json", "csv", "jsonl"}))
+      ->capture_default_str();
+  cmd->add_flag("--with-method", args->with_method, "csv and jsonl: a method column too");
   return [cmd, args]() {
     if (!cmd->parsed()) return -1;
     api::DivergenceRequest request;
@@ -90,11 +143,13 @@ Action add_divergence_command(CLI::App& app) {
     if (quantities_asked && !deltas.empty())
       throw InvalidArgument("--epsilon is its own request: give it without --renyi, --hockey-stick, --kl and --tv");
     if (!(args->eps_max > 0 && args->eps_max <= 1e6)) throw_invalid("divergence", "--eps-max", args->eps_max, "0 < eps_max <= 1e6");
+    if (!deltas.empty() && (args->format == "csv" || args->format == "jsonl"))
+      throw InvalidArgument(fmt::format("--format {}: for lists of divergences; --epsilon prints a table or --json", args->format));
     // eps(delta) per delta, computed before anything is printed (bad laws are refused by the first).
     std::vector<verify::Estimate> epsilons;
     for (double d : deltas) epsilons.push_back(api::epsilon_for_delta(args->p, args->q, d, request, args->eps_max));
     if (!quantities_asked) {
-      if (args->json) {
+      if (args->json || args->format == "json") {
         std::cout << verify::sorted_json(api::epsilon_tree(epsilons, deltas)).dump(2) << "\n";
         return 0;
       }
@@ -106,8 +161,18 @@ Action add_divergence_command(CLI::App& app) {
       }
       return 0;
     }
+    if (args->json && args->format != "text" && args->format != "json")
+      throw InvalidArgument(fmt::format("--json and --format {}: give one of them", args->format));
+    if (args->with_method && args->format != "csv" && args->format != "jsonl")
+      throw InvalidArgument("--with-method: only with --format csv or jsonl (the text table and JSON always carry the method)");
     const api::DivergenceResult r = api::divergence(args->p, args->q, request);
-    if (args->json) {
+    if (args->format == "csv" || args->format == "jsonl") {
+      stream_rows(r, args->format == "jsonl", args->with_method);
+      for (std::size_t i = 0; i < r.errors.size(); ++i)
+        if (!r.errors[i].empty()) std::cerr << fmt::format("privamp: {}: {}\n", r.quantities[i].label(), r.errors[i]);
+      return r.ok() ? 0 : 1;
+    }
+    if (args->json || args->format == "json") {
       std::cout << verify::sorted_json(api::to_tree(r)).dump(2) << "\n";
       return r.ok() ? 0 : 1;
     }
