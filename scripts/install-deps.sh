@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 (bookworm) packages privamp needs to build and run (the README's first command), or with
 # --tests also those that only the test suite uses (the README's test command): TeX Live to typeset every figure,
-# Chromium to load the HTML report, xmllint to validate the JUnit report, pandas for the data-frame views.
+# Chromium to load the HTML report, xmllint to validate the JUnit report, pandas and matplotlib for the data-frame
+# views and plot().
 set -euo pipefail
 packages=(
   cmake g++ make
@@ -13,7 +14,7 @@ packages=(
 )
 case "${1:-}" in
   "") ;;
-  --tests) packages+=(texlive-latex-recommended texlive-pictures libxml2-utils chromium python3-pandas) ;;
+  --tests) packages+=(texlive-latex-recommended texlive-pictures libxml2-utils chromium python3-pandas python3-matplotlib) ;;
   *) echo "usage: $0 [--tests]" >&2; exit 2 ;;
 esac
 missing=()

@@ -162,6 +162,56 @@ class Table(list):
             raise ImportError("to_pandas() needs pandas (Debian: apt install python3-pandas; or pip install pandas)") from None
         return pandas.DataFrame(self.arrays(), columns=self._names())
 
+    def plot(self, x=None, y=None, ax=None, logy=None, label=None, **style):
+        """Draws the table with matplotlib (Debian's python3-matplotlib) and returns the Axes: `y` against `x`, with
+        the interval [lower, upper] as a band when the records have one. Defaults: a privacy profile draws delta
+        against eps on a log axis; estimates of one call (hockey_stick(E), renyi(A), epsilon(D)) their value against
+        the number in the quantity's label; other tables need x and y (column names). The legend names the interval
+        kinds drawn (exact, certified, a-posteriori, ...), as every privamp output does."""
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ImportError("plot() needs matplotlib (Debian: apt install python3-matplotlib; or pip install matplotlib)") from None
+        if not self:
+            raise ValueError("plot(): an empty table has nothing to draw")
+        columns = self.columns()
+        names = list(columns)
+        if x is None and y is None and "eps" in names and "delta" in names:
+            x, y, logy = "eps", "delta", True if logy is None else logy
+        elif x is None and y is None and "quantity" in names and "value" in names:
+            labels = columns["quantity"]
+            numbers = [_re.search(r"\(([^()]*)\)\s*$", str(q)) for q in labels]
+            if not all(numbers):
+                raise ValueError("plot(): these estimates have no number in their quantities; give x and y")
+            kind = str(labels[0]).split("(")[0]
+            x = {"hockey_stick": "epsilon", "renyi": "alpha", "epsilon": "delta"}.get(kind, "parameter")
+            columns = dict(columns, **{x: [float(m.group(1).split("=")[-1]) for m in numbers]})
+            y = "value"
+            logy = (str(labels[0]).startswith("hockey_stick") if logy is None else logy)
+        if x is None or y is None:
+            raise ValueError(f"plot(): give x and y, two of the columns {names}")
+        for name in (x, y):
+            if name not in columns:
+                raise ValueError(f"plot(): no column {name!r} (columns: {names})")
+        if ax is None:
+            ax = plt.figure(figsize=(3.4, 2.4), layout="constrained").gca()  # one column of a two-column paper
+        xs = [_math.nan if v is None else float(v) for v in columns[x]]
+        ys = [_math.nan if v is None else float(v) for v in columns[y]]
+        kinds = sorted({str(k) for k in columns.get("error_kind", []) if k})
+        name = label or (y if not kinds else f"{y} ({', '.join(kinds)})")
+        line, = ax.plot(xs, ys, marker="o", markersize=2.5, linewidth=1, label=name, **style)
+        if y in ("value", "delta") and "lower" in columns and "upper" in columns:
+            lo = [_math.nan if v is None else float(v) for v in columns["lower"]]
+            hi = [_math.nan if v is None else float(v) for v in columns["upper"]]
+            ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.25, linewidth=0, label="interval")
+        if logy:
+            ax.set_yscale("log")
+        ax.set_xlabel(x)
+        ax.set_ylabel(y)
+        ax.grid(True, color="#dddddd", linewidth=0.5)
+        ax.legend(fontsize="small")
+        return ax
+
 
 class Estimates(Table):
     """A list of `Estimate` as a table (epsilon at several deltas, an accountant's answers): `arrays()`,

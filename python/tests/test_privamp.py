@@ -351,6 +351,38 @@ def gaussian_delta(eps, mu):
     return phi(-eps / mu + mu / 2) - math.exp(eps) * phi(-eps / mu - mu / 2)
 
 
+class Plot(unittest.TestCase):
+    def setUp(self):
+        try:
+            import matplotlib
+        except ImportError:
+            self.skipTest("matplotlib is not installed (python3-matplotlib, in the test packages)")
+        matplotlib.use("Agg")
+
+    def test_profile_and_estimates(self):
+        # A profile draws delta against eps on a log axis with its interval as a band; estimates of one call their
+        # value against the number in the quantity; the legend names the interval kinds drawn.
+        eps = [0.1 * k for k in range(1, 21)]
+        points = privamp.privacy_profile("mix(q=0.01, gaussian(0,1), gaussian(1,1))", "gaussian(0,1)", eps)
+        ax = points.plot()
+        self.assertEqual((ax.get_xlabel(), ax.get_ylabel(), ax.get_yscale()), ("eps", "delta", "log"))
+        xs, ys = ax.lines[0].get_data()
+        self.assertEqual(list(xs), eps)
+        self.assertEqual(list(ys), [p.delta for p in points])
+        self.assertIn("exact", ax.get_legend().get_texts()[0].get_text())
+        renyi = privamp.divergence("laplace(1,1)", "laplace(0,1)", renyi=[1.5, 2, 4])
+        ax = renyi.plot()
+        self.assertEqual((ax.get_xlabel(), ax.get_yscale()), ("alpha", "linear"))
+        self.assertEqual(list(ax.lines[0].get_data()[0]), [1.5, 2, 4])
+        rows = privamp.verify(os.path.join(SOURCE, "docs", "examples", "my_bounds.toml")).rows
+        ax = rows.plot(x="n", y="exact")
+        self.assertEqual(ax.get_xlabel(), "n")
+        with self.assertRaisesRegex(ValueError, "give x and y"):
+            rows.plot()
+        with self.assertRaisesRegex(ValueError, "no column 'nonsense'"):
+            rows.plot(x="n", y="nonsense")
+
+
 class Profile(unittest.TestCase):
     def test_progress(self):
         # A long call reports its progress to a callable: both directions of a composed profile counted as one,
