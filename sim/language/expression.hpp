@@ -43,6 +43,8 @@ inline constexpr std::uint64_t kMaxFormulaWork = 20'000'000;
 inline constexpr std::uint64_t kDivergenceWork = 10'000;
 inline constexpr std::uint64_t kCertifyWork = 1'000'000;  // a certified constant (lipschitz(), …): at most 20 per evaluation
 inline constexpr double kMaxSumTerms = 1e6;  // terms of one sum() (10^6, as the messages say)
+// The time one evaluation's divergence calls may take together (checked before each call).
+inline constexpr double kMaxFormulaSeconds = 60;
 // The refusal of an evaluation of about `work` steps: the limit and what counts.
 std::string work_limit_message(double work);
 

@@ -1,6 +1,7 @@
 #include "sim/language/language.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -418,6 +419,13 @@ class Evaluator {
     };
     work_ += kDivergenceWork;
     if (work_ > kMaxFormulaWork) over_budget(n, static_cast<double>(work_));
+    // Divergence calls differ in cost by orders of magnitude (a closed form against a propagated process): their
+    // time is bounded too, checked before each call (a call under way finishes within its own limits).
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    if (++divergence_calls_ > 1 && seconds > kMaxFormulaSeconds)
+      fail(n, fmt::format("its divergence calls have run {:.0f} s ({} calls), beyond the {:.0f} s one evaluation of a "
+                          "formula may take: use fewer divergence calls (fewer terms in sum()), or laws that cost less",
+                          seconds, divergence_calls_ - 1, kMaxFormulaSeconds));
     const LawPtr mu = built(*n.args[0]), nu = built(*n.args[1]);
     Bracketed r;
     try {
@@ -600,6 +608,8 @@ class Evaluator {
   Mode mode_;
   BuildContext context_;
   std::uint64_t work_ = 0;  // nodes evaluated, plus kDivergenceWork per divergence call
+  long divergence_calls_ = 0;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
 // ------------------------------------------------------------------------------------------------------------------
