@@ -722,7 +722,7 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
     if (figure.log.find(axis) == std::string::npos) continue;
     const auto span = drawn_span(figure, data, axis);
     body += fmt::format("set logscale {}\n", axis);
-    if (axis == 'y') body += "set format y '10^{%L}'\n";
+    body += fmt::format("set format {} '10^{{%L}}'\n", axis);  // as pgfplots labels a log axis (one picture in both)
     if (const auto ticks = log_ticks(span); !ticks.empty()) {
       std::vector<std::string> tics;
       for (double t : ticks) tics.push_back(fmt::format("{:g}", t));
