@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# figure_ticks.sh PRIVAMP: the PDF/PNG (gnuplot) and the pgfplots file of a figure label their log axes alike: the
+# figure_ticks.sh PRIVAMP SOURCE_DIR: the PDF/PNG (gnuplot) and the pgfplots file of a figure label their log axes alike: the
 # same explicit ticks where a short span gets them (1, 2, 5 ...), else powers of ten in both (10^3, not 1000 beside
 # pgfplots' 10^3). Checked on the shipped figures with log axes, reduced.
 set -u
-privamp=$1
+privamp=$1 source=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
-"$privamp" figures --only shuffling,shuffling_epsilon,subsampling --reduced --out "$work" > "$work/log" 2>&1 || { cat "$work/log"; exit 1; }
+"$privamp" figures "$source/plots" --only shuffling,shuffling_epsilon,subsampling --reduced --out "$work" > "$work/log" 2>&1 || { cat "$work/log"; exit 1; }
 for name in shuffling shuffling_epsilon subsampling; do
   gp="$work/$name.gp" tex="$work/$name.tex"
   for axis in x y; do
