@@ -71,7 +71,7 @@ std::string report_search(const verify::Case& c, const api::ExploreRun& run, con
     for (std::size_t k = 0; k < r.best.size(); ++k)
       write_file(folder / fmt::format("{}_point{}.toml", stem, k + 1), verify::one_point_case(c, r, k));
     if (figures) plots::render_explore(r, options.ignore_hypotheses, folder, stem);
-    staged.commit();
+    staged.commit({"*.log"});  // a helper's empty log is not published (an earlier one is removed)
   }
   verify::remove_stale_point_files(dir, stem, r.best.size());
   std::string best = "-", again = "no candidate", verdict = "-";
@@ -105,7 +105,7 @@ std::string report_frontier(const verify::Case& c, const api::ExploreRun& run, c
     write_file(folder / (stem + ".json"), verify::json_text(verify::frontier_json(f, options)));
     verify::write_explore_csv(f.search, folder / (run.stem + ".csv"));
     if (figures) plots::render_frontier(f, options.ignore_hypotheses, folder, run.stem);
-    staged.commit();
+    staged.commit({"*.log"});  // a helper's empty log is not published (an earlier one is removed)
   }
   std::cout << fmt::format("{} {} along {} in '{}' ({:.1f} s):\n{:>4} {:>25} {:>10} {:>14} {:>14}  {}\n", run.id, s.goal, s.frontier,
                            c.name, run.seconds, "bin", s.frontier, "candidates", "best " + verify::slack_ratio_name(f.search.direction),

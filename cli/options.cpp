@@ -113,7 +113,7 @@ std::function<void(std::size_t, std::size_t)> terminal_progress(const std::strin
                  elapsed = std::chrono::duration<double>(now - state->start).count();
     const bool finished = done >= total;
     if (!finished && since_last < (tty ? 0.1 : kLogSeconds)) return;
-    if (finished && !tty && !state->printed) return;  // a short run: nothing to report
+    if (finished && !state->printed) return;  // a short run: nothing to report (on a terminal too)
     state->last = now;
     state->printed = true;
     const std::string left = done > 0 && !finished

@@ -263,17 +263,27 @@ void StagedFiles::commit(const std::vector<std::string>& drop_if_empty) {
       if (entry.is_regular_file() && !entry.is_symlink()) files.push_back(entry.path().filename().string());
     std::sort(files.begin(), files.end());
   }
+  // An entry of drop_if_empty names a file, or with a leading '*' every file ending so ("*.log").
+  auto dropped = [&](const std::string& file) {
+    for (const std::string& d : drop_if_empty)
+      if (d == file || (d.starts_with('*') && file.ends_with(std::string_view(d).substr(1)))) return true;
+    return false;
+  };
+  std::vector<std::string> publish, remove;
   for (const auto& file : files) {
     std::error_code quiet;
     const auto from = folder_ / file;
     if (!std::filesystem::exists(from, quiet)) continue;
-    if (std::find(drop_if_empty.begin(), drop_if_empty.end(), file) != drop_if_empty.end() &&
-        std::filesystem::file_size(from, quiet) == 0 && !quiet) {
-      std::filesystem::remove(dir_ / file, quiet);
-      continue;
-    }
-    move_into_place(from, dir_ / file);
+    if (dropped(file) && std::filesystem::file_size(from, quiet) == 0 && !quiet) remove.push_back(file);
+    else publish.push_back(file);
   }
+  // Every target is checked before any is renamed: a link planted at one of them refuses the whole set.
+  for (const auto& file : publish) check_target("", dir_ / file);
+  for (const auto& file : remove) {
+    std::error_code quiet;
+    std::filesystem::remove(dir_ / file, quiet);  // an earlier run's file of that name (never followed: remove unlinks)
+  }
+  for (const auto& file : publish) move_into_place(folder_ / file, dir_ / file);
 }
 
 }  // namespace privamp

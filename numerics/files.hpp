@@ -99,8 +99,10 @@ class StagedFiles {
 
   const std::filesystem::path& folder() const { return folder_; }  // where the files are written
   std::filesystem::path path(const std::string& file) const { return folder_ / file; }
-  // Moves every staged file that exists into `dir`; an empty file named in `drop_if_empty` (a helper's log that
-  // says nothing) is not published, and an earlier run's file of that name is removed.
+  // Moves every staged file that exists into `dir`, one rename each, after checking every target; an empty file
+  // named in `drop_if_empty` (a name, or "*.log" for every file so ending: a helper's log that says nothing) is not
+  // published, and an earlier run's file of that name is removed. (The renames are not one atomic step: a rename
+  // that fails, an I/O error say, leaves those before it published.)
   void commit(const std::vector<std::string>& drop_if_empty = {});
 
  private:

@@ -782,7 +782,9 @@ void render_gnuplot(const std::filesystem::path& dir, const std::string& name, c
   if (const std::string missing = missing_plot_tools(); !missing.empty()) throw InvalidArgument(missing);
   StagedFiles staged(dir, name, gnuplot_outputs(name, style));
   draw_gnuplot(staged, name, title, comment, body, style, "..");  // the data files are in `dir`
-  staged.commit({name + ".log"});
+  // An empty log is published too: `dir` is explore's own staged folder, whose commit drops empty logs ("*.log")
+  // and removes an earlier run's from the output folder.
+  staged.commit();
 }
 
 }  // namespace privamp::plots

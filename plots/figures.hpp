@@ -129,7 +129,9 @@ SeriesLook figure_look(const Figure& figure, std::size_t series);
 void render(const Figure& figure, const std::vector<std::vector<Point>>& data, const std::filesystem::path& dir);
 
 // Writes NAME.gp (the comment, the shared style, the title and the body, for the PDF then the PNG) and runs gnuplot
-// in `dir` (the body names its files relative to `dir`; user text in it must come through quoted()).
+// for `dir` (the body names its files relative to `dir`; user text in it must come through quoted()): the script,
+// PDF, PNG and NAME.log, empty or not, are published together into `dir` (explore's staged folder, whose commit
+// drops empty logs).
 void render_gnuplot(const std::filesystem::path& dir, const std::string& name, const std::string& title,
                     const std::string& comment, const std::string& body, const Style& style = {});
 

@@ -264,6 +264,7 @@ def _progress(progress, what):
         bar.refresh()
         if done >= total:
             bar.close()
+    update.close = bar.close  # closed by the caller however the call ends
     return update
 
 
@@ -278,10 +279,14 @@ def divergence(mu, nu, renyi=None, hockey_stick=None, kl=False, tv=False, engine
     progress(done, total), called as values are computed (at most about ten times a second, and at the end). Returns `Divergences`,
     a list of `Estimate` in the order renyi, hockey_stick, kl, tv."""
     mu, nu = _composed(mu, nu, compositions)
-    out = _privamp.divergence(str(mu), str(nu), _numbers(renyi, "renyi"), _numbers(hockey_stick, "hockey_stick"),
-                              _flag(kl, "kl"), _flag(tv, "tv"), _text(engine, "engine"), _number(rel_tol, "rel_tol"),
-                              _integer(samples, "samples", 1, 10**8), _integer(seed, "seed", 0, 2**63 - 1), _number(level, "level"),
-                              _progress(progress, "values"))
+    arguments = (str(mu), str(nu), _numbers(renyi, "renyi"), _numbers(hockey_stick, "hockey_stick"), _flag(kl, "kl"),
+                 _flag(tv, "tv"), _text(engine, "engine"), _number(rel_tol, "rel_tol"),
+                 _integer(samples, "samples", 1, 10**8), _integer(seed, "seed", 0, 2**63 - 1), _number(level, "level"))
+    hook = _progress(progress, "values")
+    try:
+        out = _privamp.divergence(*arguments, hook)
+    finally:
+        getattr(hook, "close", lambda: None)()  # a bar is closed however the call ends
     records = [_estimate(r) for r in out["results"]]
     return Divergences(records, out["p"], out["q"], out["engine"])
 
@@ -307,11 +312,14 @@ def privacy_profile(mu, nu, eps, **options):
                          "(allowed: engine, rel_tol, samples, seed, level, compositions, progress)")
     # One call: both directions in C++ (verify/api: api::privacy_profile, the larger by its log since both values
     # may underflow a double), returned as columns.
-    c = _privamp.privacy_profile(str(mu), str(nu), _numbers(eps, "eps"), _text(options.get("engine", "auto"), "engine"),
-                                 _number(options.get("rel_tol", 1e-13), "rel_tol"),
-                                 _integer(options.get("samples", 1_000_000), "samples", 1, 10**8),
-                                 _integer(options.get("seed", 1), "seed", 0, 2**63 - 1), _number(options.get("level", 0.99), "level"),
-                                 _progress(options.get("progress"), "values (both directions)"))
+    arguments = (str(mu), str(nu), _numbers(eps, "eps"), _text(options.get("engine", "auto"), "engine"),
+                 _number(options.get("rel_tol", 1e-13), "rel_tol"), _integer(options.get("samples", 1_000_000), "samples", 1, 10**8),
+                 _integer(options.get("seed", 1), "seed", 0, 2**63 - 1), _number(options.get("level", 0.99), "level"))
+    hook = _progress(options.get("progress"), "values (both directions)")
+    try:
+        c = _privamp.privacy_profile(*arguments, hook)
+    finally:
+        getattr(hook, "close", lambda: None)()
     return Table(map(ProfilePoint, *(c[name] for name in ProfilePoint._fields)))
 
 

@@ -68,7 +68,7 @@ Mixture::Mixture(std::vector<double> weights, std::vector<LawPtr> components)
   for (auto& [x, s] : merged) atoms_.push_back({x, s.value()});
   // The weights sum to 1 only up to rounding: a mixture of densities has no atoms, and its continuous mass is 1
   // exactly (a sum such as 0.9999999999999998 would read as an atom of mass 2e-16 to the engines that ask).
-  shape_.continuous_mass = atom_mass == 0 ? 1 : std::min(shape_.continuous_mass, 1.0);
+  shape_.continuous_mass = atom_mass == 0 || atoms_.empty() ? 1 : std::min(shape_.continuous_mass, 1.0);
 }
 
 std::string Mixture::expression() const {

@@ -201,4 +201,24 @@ TEST_CASE("staged files are published together, or not at all when writing fails
   std::filesystem::create_symlink(dir / "a.json", dir / "fig.png");
   CHECK_THROWS_AS(StagedFiles(dir, "fig", {"fig.png"}), InvalidArgument);
   CHECK(entries(dir) == 5);
+  {
+    // Without a list the targets are checked at commit, all of them before any rename: nothing is published.
+    StagedFiles staged(dir, "search");
+    write_file(staged.path("a.json"), "{\"new\": 1}\n");
+    write_file(staged.path("fig.png"), "png\n");
+    CHECK_THROWS_AS(staged.commit(), InvalidArgument);
+  }
+  CHECK(read(dir / "a.json") == "{}\n");
+  CHECK(std::filesystem::is_symlink(dir / "fig.png"));
+  std::filesystem::remove(dir / "fig.png");
+  // "*.log" drops every empty log and removes an earlier one; a log that says something is published.
+  write_file(dir / "x_map.log", "an earlier complaint\n");
+  {
+    StagedFiles staged(dir, "search");
+    write_file(staged.path("x_map.log"), "");
+    write_file(staged.path("x_convergence.log"), "gnuplot said this\n");
+    staged.commit({"*.log"});
+  }
+  CHECK(!std::filesystem::exists(dir / "x_map.log"));
+  CHECK(read(dir / "x_convergence.log") == "gnuplot said this\n");
 }

@@ -90,7 +90,6 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
   out.errors.assign(out.quantities.size(), "");
   try {
     out.estimates = verify::compute_divergences(*p, *q, out.quantities, options);
-    if (r.progress) r.progress(out.quantities.size(), out.quantities.size());
   } catch (const InvalidArgument&) {
     throw;
   } catch (const Interrupted&) {
@@ -99,7 +98,9 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
     if (out.quantities.size() == 1) throw;
     // One quantity that cannot be computed does not take the others with it: each on its own.
     out.estimates.clear();
+    options.progress = nullptr;  // (reported here, value by value)
     for (std::size_t i = 0; i < out.quantities.size(); ++i) {
+      if (r.progress) r.progress(i, out.quantities.size());
       try {
         out.estimates.push_back(verify::compute_divergence(*p, *q, out.quantities[i], options));
       } catch (const InvalidArgument&) {
@@ -112,6 +113,7 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
       }
     }
   }
+  if (r.progress) r.progress(out.quantities.size(), out.quantities.size());  // the end, once
   const auto violations = verify::ordering_violations(out.quantities, out.estimates);
   for (std::size_t i = 0; i < violations.size(); ++i)
     if (violations[i] && out.errors[i].empty()) out.errors[i] = *violations[i];
@@ -141,12 +143,16 @@ PrivacyProfile privacy_profile(const std::string& mu, const std::string& nu, con
   // Progress over both directions (computed in two threads): values done in each, reported as one count of 2n.
   std::array<std::atomic<std::size_t>, 2> done{};
   std::mutex report;
+  std::size_t reported = 0;
   auto direction_progress = [&](std::size_t which) -> std::function<void(std::size_t, std::size_t)> {
     if (!request.progress) return {};
     return [&, which](std::size_t d, std::size_t total) {
       done[which] = d;
       const std::lock_guard hold(report);
-      request.progress(done[0] + done[1], 2 * total);
+      const std::size_t sum = done[0] + done[1];
+      if (sum == reported && sum != 0) return;  // (both directions may end at once: the end is reported once)
+      reported = sum;
+      request.progress(sum, 2 * total);
     };
   };
   DivergenceRequest r_back = r;
@@ -202,6 +208,7 @@ struct ProfileAt {
 ProfileAt profile_at(const std::string& mu, const std::string& nu, double eps, const DivergenceRequest& request) {
   DivergenceRequest r = request;
   r.hockey_stick = {eps};
+  r.progress = nullptr;  // one step of a root search: no progress of its own
   const verify::Estimate e = privacy_profile(mu, nu, r).delta.front();
   return {e.lower, e.upper, e.error_kind, e.level};
 }

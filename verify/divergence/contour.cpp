@@ -198,10 +198,10 @@ class ReleaseLoss {
     return out;
   }
 
- private:
   // Density evaluations (in closed-form densities: a mixture of m laws costs m) are charged before they are made,
   // against kMaxDensityWork for one value (ValueWork): a composed binomial_mix of 2,000 components would otherwise run
-  // for minutes within the line's own limit.
+  // for minutes within the line's own limit. A line reused from the cache is charged what it cost (whether a level
+  // is refused does not depend on which levels were asked before it).
   void charge(double evaluations) const {
     if ((value_work += evaluations) > kMaxDensityWork)
       throw NumericalError(fmt::format(
@@ -210,6 +210,8 @@ class ReleaseLoss {
           "another engine",
           mu_->brief(), nu_->brief(), kMaxDensityWork, node_cost_));
   }
+
+ private:
 
   // The largest s with ∫ p^{1+s} q^{−s} finite on one tail, from log p ≈ −a x² − b|x| and log q ≈ −a' x² − b'|x|:
   // the exponent (1+s)(a, b) − s(a', b') must stay positive (lexicographically).
@@ -542,13 +544,18 @@ class ContourEngine {
     long points = 0;
     std::vector<std::complex<double>> log_r, kernel;
     double abs_sum = 0, inner = 0, last = 0;
+    double density_work = 0;  // what building it charged (charged again when it is reused)
   };
 
   std::shared_ptr<const Line> line_at(double c, double t_max, double step) const {
     const std::lock_guard<std::mutex> hold(cache_mutex_);
     const auto key = std::make_tuple(c, t_max, step);
     for (const auto& [k, line] : lines_)
-      if (k == key) return line;
+      if (k == key) {
+        releases_.front().charge(line->density_work);
+        return line;
+      }
+    const double work_before = value_work;
     std::vector<Tilted> coarse, fine;
     double log_m = 0, var = 0;
     for (std::size_t i = 0; i < releases_.size(); ++i) {
@@ -620,6 +627,7 @@ class ContourEngine {
       held -= lines_.front().second->log_r.size();
       lines_.erase(lines_.begin());
     }
+    line->density_work = value_work - work_before;
     lines_.emplace_back(key, line);
     return line;
   }
