@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -60,7 +61,11 @@ void stream_rows(const api::DivergenceResult& r, bool jsonl, bool with_method) {
     if (std::isinf(x)) return std::string(jsonl ? (x > 0 ? "\"inf\"" : "\"-inf\"") : (x > 0 ? "inf" : "-inf"));
     return fmt::format("{}", x);
   };
-  auto text = [&](const std::string& t) { return jsonl ? nlohmann::json(t).dump() : escape::csv(t); };
+  // (One line per value: a message's line breaks become spaces in both.)
+  auto text = [&](std::string t) {
+    std::replace(t.begin(), t.end(), '\n', ' ');
+    return jsonl ? nlohmann::json(t).dump() : escape::csv(t);
+  };
   for (std::size_t i = 0; i < r.estimates.size(); ++i) {
     const verify::Estimate& e = r.estimates[i];
     out += jsonl ? fmt::format("{{\"quantity\":{}", text(r.quantities[i].label())) : text(r.quantities[i].label());
@@ -143,6 +148,7 @@ Action add_divergence_command(CLI::App& app) {
     if (quantities_asked && !deltas.empty())
       throw InvalidArgument("--epsilon is its own request: give it without --renyi, --hockey-stick, --kl and --tv");
     if (!(args->eps_max > 0 && args->eps_max <= 1e6)) throw_invalid("divergence", "--eps-max", args->eps_max, "0 < eps_max <= 1e6");
+    if (!deltas.empty() && args->with_method) throw InvalidArgument("--with-method: for --format csv or jsonl, not --epsilon");
     if (!deltas.empty() && (args->format == "csv" || args->format == "jsonl"))
       throw InvalidArgument(fmt::format("--format {}: for lists of divergences; --epsilon prints a table or --json", args->format));
     // eps(delta) per delta, computed before anything is printed (bad laws are refused by the first).
