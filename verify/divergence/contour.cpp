@@ -46,7 +46,8 @@ struct Tilted {
 };
 
 // The density evaluations of the value being computed on this thread: one hockey_stick or abscissa call (a curve's
-// values each have the whole limit; lines computed for one are reused by the next at no charge).
+// values each have the whole limit; a line computed for one and reused by the next is charged to both, so that a
+// value's refusal does not depend on the values computed before it).
 thread_local double value_work = 0;
 thread_local int value_depth = 0;
 class ValueWork {
