@@ -40,7 +40,7 @@ std::string account_number(double value, double log_value) {
   return fmt::format("{:.12g}", value);
 }
 std::string account_interval(const verify::Estimate& e) {
-  return fmt::format("[{}, {}]", account_number(e.lower, e.log_lower), account_number(e.upper, e.log_upper));
+  return fmt::format("[{}, {}]", account_number(e.lower, e.log_lower()), account_number(e.upper, e.log_upper()));
 }
 
 }  // namespace
@@ -69,10 +69,10 @@ Action add_account_command(CLI::App& app) {
       if (!(e >= 0 && std::isfinite(e))) throw_invalid("account", "--epsilon", e, "0 <= eps < inf");
     api::DivergenceRequest engine;
     engine.engine = a->engine;
-    if (a->engine != "auto" && a->engine != "certified") throw InvalidArgument(fmt::format("account --engine {}: auto or certified", a->engine));
+    if (a->engine != "auto" && a->engine != "certified") invalid_input("account --engine {}: auto or certified", a->engine);
     if (a->target_epsilon) {
-      if (deltas.size() != 1) throw InvalidArgument("account --target-epsilon: give exactly one --delta");
-      if (!epsilons.empty()) throw InvalidArgument("account --target-epsilon: --epsilon is a separate request");
+      if (deltas.size() != 1) invalid_input("account --target-epsilon: give exactly one --delta");
+      if (!epsilons.empty()) invalid_input("account --target-epsilon: --epsilon is a separate request");
       api::CalibrationRequest r;
       r.target_epsilon = *a->target_epsilon;
       r.delta = deltas.front();
@@ -95,8 +95,8 @@ Action add_account_command(CLI::App& app) {
       return 0;
     }
     if (!a->noise_multiplier || !a->sample_rate || !a->steps)
-      throw InvalidArgument("account: give --noise-multiplier, --sample-rate and --steps (or leave one out with --target-epsilon)");
-    if (deltas.empty() && epsilons.empty()) throw InvalidArgument("account: nothing to compute: give --delta, --epsilon or --target-epsilon");
+      invalid_input("account: give --noise-multiplier, --sample-rate and --steps (or leave one out with --target-epsilon)");
+    if (deltas.empty() && epsilons.empty()) invalid_input("account: nothing to compute: give --delta, --epsilon or --target-epsilon");
     const auto [mu, nu] = api::composed_pair({api::dpsgd_step(*a->noise_multiplier, *a->sample_rate, *a->steps)});
     std::vector<verify::Estimate> eps_at;
     for (double d : deltas) eps_at.push_back(api::epsilon_for_delta(mu, nu, d, engine));
@@ -131,7 +131,7 @@ Action add_account_command(CLI::App& app) {
                                account_interval(eps_at[i]), verify::to_string(eps_at[i].error_kind));
     for (std::size_t i = 0; i < epsilons.size(); ++i) {
       const verify::Estimate& d = profile.delta[i];
-      std::cout << fmt::format("{:<22} {:>20} {:>44} {:<13}\n", fmt::format("delta({:g})", epsilons[i]), account_number(d.value, d.log_value),
+      std::cout << fmt::format("{:<22} {:>20} {:>44} {:<13}\n", fmt::format("delta({:g})", epsilons[i]), account_number(d.value, d.log_value()),
                                account_interval(d),
                                verify::to_string(d.error_kind));
     }

@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/quantity_list.hpp"
 #include "verify/api/api.hpp"
+#include "verify/runner/codec.hpp"
 #include "verify/runner/fields.hpp"
 
 namespace privamp::cli {
@@ -75,6 +76,7 @@ void stream_rows(const api::DivergenceResult& r, bool jsonl, bool with_method) {
       std::string cell;
       if constexpr (std::is_same_v<T, double>) cell = number(member);
       else if constexpr (std::is_same_v<T, verify::ErrorKind>) cell = text(verify::to_string(member));
+      else if constexpr (std::is_same_v<T, verify::ErrorBudget>) cell = jsonl ? verify::budget_json(member).dump() : text(verify::budget_text(member));
       else if constexpr (std::is_same_v<T, std::string>) cell = text(member);
       else cell = fmt::format("{}", member);
       out += jsonl ? fmt::format(",\"{}\":{}", name, cell) : "," + cell;
@@ -135,7 +137,7 @@ Action add_divergence_command(CLI::App& app) {
     if (deltas.size() > 100) throw_invalid("divergence", "--epsilon", static_cast<double>(deltas.size()), "at most 100 deltas");
     const bool quantities_asked = !request.renyi.empty() || !request.hockey_stick.empty() || request.kl || request.tv;
     if (!quantities_asked && deltas.empty())
-      throw InvalidArgument("nothing to compute: give --renyi, --hockey-stick, --kl, --tv or --epsilon");
+      invalid_input("nothing to compute: give --renyi, --hockey-stick, --kl, --tv or --epsilon");
     request.engine = args->engine;
     request.rel_tol = args->rel_tol;
     request.samples = args->samples;
@@ -146,11 +148,11 @@ Action add_divergence_command(CLI::App& app) {
     // stderr every few seconds, or a bar on a terminal (nothing for a short call).
     request.progress = terminal_progress("values");
     if (quantities_asked && !deltas.empty())
-      throw InvalidArgument("--epsilon is its own request: give it without --renyi, --hockey-stick, --kl and --tv");
+      invalid_input("--epsilon is its own request: give it without --renyi, --hockey-stick, --kl and --tv");
     if (!(args->eps_max > 0 && args->eps_max <= 1e6)) throw_invalid("divergence", "--eps-max", args->eps_max, "0 < eps_max <= 1e6");
-    if (!deltas.empty() && args->with_method) throw InvalidArgument("--with-method: for --format csv or jsonl, not --epsilon");
+    if (!deltas.empty() && args->with_method) invalid_input("--with-method: for --format csv or jsonl, not --epsilon");
     if (!deltas.empty() && (args->format == "csv" || args->format == "jsonl"))
-      throw InvalidArgument(fmt::format("--format {}: for lists of divergences; --epsilon prints a table or --json", args->format));
+      invalid_input("--format {}: for lists of divergences; --epsilon prints a table or --json", args->format);
     // eps(delta) per delta, computed before anything is printed (bad laws are refused by the first).
     std::vector<verify::Estimate> epsilons;
     for (double d : deltas) epsilons.push_back(api::epsilon_for_delta(args->p, args->q, d, request, args->eps_max));
@@ -168,9 +170,9 @@ Action add_divergence_command(CLI::App& app) {
       return 0;
     }
     if (args->json && args->format != "text" && args->format != "json")
-      throw InvalidArgument(fmt::format("--json and --format {}: give one of them", args->format));
+      invalid_input("--json and --format {}: give one of them", args->format);
     if (args->with_method && args->format != "csv" && args->format != "jsonl")
-      throw InvalidArgument("--with-method: only with --format csv or jsonl (the text table and JSON always carry the method)");
+      invalid_input("--with-method: only with --format csv or jsonl (the text table and JSON always carry the method)");
     const api::DivergenceResult r = api::divergence(args->p, args->q, request);
     if (args->format == "csv" || args->format == "jsonl") {
       stream_rows(r, args->format == "jsonl", args->with_method);
@@ -197,10 +199,10 @@ Action add_divergence_command(CLI::App& app) {
                                    ? fmt::format("{}% CI", e.level * 100)
                                    : verify::to_string(e.error_kind);
       std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13} {:>8.3g}s  {}\n", quantities[i].label(),
-                               e.value == 0 && e.log_upper > -std::numeric_limits<double>::infinity() && e.log_value == -std::numeric_limits<double>::infinity()
-                                   ? "< " + show(e.upper, e.log_upper)  // only an upper end is known
-                                   : show(e.value, e.log_value),
-                               fmt::format("[{}, {}]", show(e.lower, e.log_lower), show(e.upper, e.log_upper)), kind,
+                               e.value == 0 && e.log_upper() > -std::numeric_limits<double>::infinity() && e.log_value() == -std::numeric_limits<double>::infinity()
+                                   ? "< " + show(e.upper, e.log_upper())  // only an upper end is known
+                                   : show(e.value, e.log_value()),
+                               fmt::format("[{}, {}]", show(e.lower, e.log_lower()), show(e.upper, e.log_upper())), kind,
                                e.seconds, e.method);
     }
     for (std::size_t i = 0; i < results.size(); ++i)

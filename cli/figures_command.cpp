@@ -35,7 +35,7 @@ Action add_figures_command(CLI::App& app) {
     std::vector<std::filesystem::path> paths = input_paths(args->paths);
     if (paths.empty()) paths.emplace_back(data_path("plots"));
     const plots::FigureSet set = plots::load_figures(paths);
-    if (set.figures.empty()) throw InvalidArgument("no [[figure]] tables in the files given");
+    if (set.figures.empty()) invalid_input("no [[figure]] tables in the files given");
     if (args->list) {
       for (const auto& f : set.figures) std::cout << fmt::format("{}\n  {}\n  {}\n\n", f.name, plots::enhanced_to_plain(f.title), plots::enhanced_to_plain(f.description));
       return 0;
@@ -48,12 +48,12 @@ Action add_figures_command(CLI::App& app) {
       for (const auto& f : set.figures) names.push_back(f.name);
       for (const std::string& name : list_option("figures", "--only", args->only)) {
         const auto it = std::find_if(set.figures.begin(), set.figures.end(), [&](const plots::Figure& f) { return f.name == name; });
-        if (it == set.figures.end()) throw InvalidArgument(fmt::format("unknown figure '{}' ({}known: {})", name, did_you_mean(name, names), fmt::join(names, ", ")));
+        if (it == set.figures.end()) invalid_input("unknown figure '{}' ({}known: {})", name, did_you_mean(name, names), fmt::join(names, ", "));
         chosen.push_back(&*it);
       }
     }
     if (const std::string missing = plots::missing_plot_tools(); !missing.empty())  // before the computation
-      throw InvalidArgument(missing);
+      invalid_input("{}", missing);
     plots::source_date_epoch();  // a bad SOURCE_DATE_EPOCH, too
     check_output_dir("--out", args->out);  // a file named like the folder, or links where figures go: refused now
     const OutputLock lock = make_output_dir("--out", args->out);

@@ -40,7 +40,7 @@ Action add_kernel_command(CLI::App& app) {
   cmd->add_flag("--json", args->json, "print a JSON object instead of tables");
   return [cmd, args]() {
     if (!cmd->parsed()) return -1;
-    if (args->k.empty() == args->k_file.empty()) throw InvalidArgument("give the kernel with --K or --K-file (one of them)");
+    if (args->k.empty() == args->k_file.empty()) invalid_input("give the kernel with --K or --K-file (one of them)");
     const sim::FiniteKernel k = args->k.empty() ? api::read_kernel_file(args->k_file) : api::parse_kernel(args->k);
     api::KernelRequest request;
     for (const auto& item : args->eps)
@@ -51,7 +51,7 @@ Action add_kernel_command(CLI::App& app) {
       for (double a : parse_number_list(item, "--renyi")) request.renyi.push_back(a);
     if (!args->dp.empty()) {
       const auto v = parse_number_list(args->dp, "--dp");
-      if (v.size() != 2) throw InvalidArgument(fmt::format("--dp {}: expected EPS,DELTA (two numbers)", args->dp));
+      if (v.size() != 2) invalid_input("--dp {}: expected EPS,DELTA (two numbers)", args->dp);
       request.dp = std::make_pair(v[0], v[1]);
     }
     const api::KernelResult r = api::kernel(k, request);

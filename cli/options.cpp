@@ -81,7 +81,7 @@ std::vector<std::string> split(const std::string& s) {
 std::vector<std::string> list_option(const std::string& command, const std::string& option, const std::string& text) {
   std::vector<std::string> items = split(text);
   if (items.empty() && !text.empty())
-    throw InvalidArgument(fmt::format("{} {} '{}': names nothing (give a comma-separated list such as E1,T5)", command, option, text));
+    invalid_input("{} {} '{}': names nothing (give a comma-separated list such as E1,T5)", command, option, text);
   return items;
 }
 

@@ -122,7 +122,7 @@ void on_first_process(const verify::Communicator& comm, const std::function<void
     const auto all = comm.all_gather(std::vector<std::uint8_t>(refusal.begin(), refusal.end()));
     refusal.assign(all.front().begin(), all.front().end());
   }
-  if (!refusal.empty()) throw InvalidArgument(refusal);
+  if (!refusal.empty()) invalid_input("{}", refusal);
 }
 
 bool built_with_mpi() {

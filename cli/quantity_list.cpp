@@ -18,7 +18,7 @@ double to_number(const std::string& s, const std::string& flag) {
   double x = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
   if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(x))
-    throw InvalidArgument(fmt::format("{}: '{}' is not a number", flag, s));
+    invalid_input("{}: '{}' is not a number", flag, s);
   return x;
 }
 }  // namespace
@@ -30,34 +30,34 @@ std::vector<double> parse_number_list(const std::string& text, const std::string
   while (std::getline(items, item, ',')) {
     item.erase(0, item.find_first_not_of(" \t"));
     item.erase(item.find_last_not_of(" \t") + 1);
-    if (item.empty()) throw InvalidArgument(fmt::format("{}: empty item in '{}'", flag, text));
+    if (item.empty()) invalid_input("{}: empty item in '{}'", flag, text);
     const auto c1 = item.find(':');
     if (c1 == std::string::npos) {
       out.push_back(to_number(item, flag));
       continue;
     }
     const auto c2 = item.find(':', c1 + 1);
-    if (c2 == std::string::npos) throw InvalidArgument(fmt::format("{}: range '{}' must be a:b:step or a:b:xN", flag, item));
+    if (c2 == std::string::npos) invalid_input("{}: range '{}' must be a:b:step or a:b:xN", flag, item);
     const double a = to_number(item.substr(0, c1), flag), b = to_number(item.substr(c1 + 1, c2 - c1 - 1), flag);
     const std::string step = item.substr(c2 + 1);
     if (!std::isfinite(a) || !std::isfinite(b) || !(a <= b))
-      throw InvalidArgument(fmt::format("{}: range '{}' needs finite a <= b", flag, item));
+      invalid_input("{}: range '{}' needs finite a <= b", flag, item);
     if (!step.empty() && step[0] == 'x') {
       const double n = to_number(step.substr(1), flag);
       if (!(n >= 2 && n <= 100000 && n == std::floor(n)))
-        throw InvalidArgument(fmt::format("{}: range '{}': N must be an integer in [2, 100000]", flag, item));
-      if (!(a > 0)) throw InvalidArgument(fmt::format("{}: log-spaced range '{}' needs a > 0", flag, item));
+        invalid_input("{}: range '{}': N must be an integer in [2, 100000]", flag, item);
+      if (!(a > 0)) invalid_input("{}: log-spaced range '{}' needs a > 0", flag, item);
       for (int i = 0; i < static_cast<int>(n); ++i)
         out.push_back(log_spaced(a, b, i, static_cast<long>(n)));
     } else {
       const double h = to_number(step, flag);
       if (!(h > 0) || (b - a) / h > 100000)
-        throw InvalidArgument(fmt::format("{}: range '{}': step must be > 0 with at most 100000 points", flag, item));
+        invalid_input("{}: range '{}': step must be > 0 with at most 100000 points", flag, item);
       const long count = static_cast<long>(std::floor((b - a) / h * (1 + 1e-12))) + 1;
       for (long i = 0; i < count; ++i) out.push_back(a + static_cast<double>(i) * h);
     }
   }
-  if (out.empty()) throw InvalidArgument(fmt::format("{}: no values given", flag));
+  if (out.empty()) invalid_input("{}: no values given", flag);
   return out;
 }
 

@@ -41,9 +41,9 @@ Action add_verify_command(CLI::App& app) {
   return [cmd, args]() {
     if (!cmd->parsed()) return -1;
     if (args->check_golden && args->update_golden)
-      throw InvalidArgument("give --check-golden or --update-golden, not both");
+      invalid_input("give --check-golden or --update-golden, not both");
     if (args->update_golden && !args->only.empty())
-      throw InvalidArgument("--update-golden rewrites whole case files: run it without --only");
+      invalid_input("--update-golden rewrites whole case files: run it without --only");
     verify::RunSettings settings;
     settings.jobs = worker_count("verify", args->jobs);
     settings.only = list_option("verify", "--only", args->only);

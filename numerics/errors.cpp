@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "numerics/escape.hpp"
+
 namespace privamp {
 
 std::string format_number(double x) { return fmt::format("{}", x); }
@@ -18,9 +20,10 @@ std::string abbreviate(std::string_view text, std::size_t max_chars) {
   return fmt::format("{}… ({} characters in all)", text.substr(0, cut), text.size());
 }
 
+void raise_invalid(std::string_view message) { throw InvalidArgument(escape::plain(message, true)); }
+
 void throw_invalid(std::string_view where, std::string_view parameter, double value, std::string_view allowed) {
-  throw InvalidArgument(fmt::format("{}: parameter '{}' = {} is out of range (allowed: {})", where, parameter,
-                                    format_number(value), allowed));
+  invalid_input("{}: parameter '{}' = {} is out of range (allowed: {})", where, parameter, format_number(value), allowed);
 }
 
 void check_finite(std::string_view where, std::string_view parameter, double value) {

@@ -6,7 +6,10 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 namespace privamp {
 
@@ -22,6 +25,17 @@ class NumericalError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The one way bad input is reported: raises InvalidArgument with the message formatted here and made plain
+// (escape::plain, line breaks kept): a control character, a bidirectional override or an invalid byte quoted from
+// the input (a bound's ID, a file name, a law's text) is shown as [U+001B] or [0xFF], never sent raw to a terminal,
+// a log or a report.
+[[noreturn]] void raise_invalid(std::string_view message);
+template <class... Args>
+[[noreturn]] void invalid_input(fmt::format_string<Args...> format, Args&&... args) {
+  raise_invalid(fmt::format(format, std::forward<Args>(args)...));
+}
+
+// "where: parameter 'name' = value is out of range (allowed: ...)".
 [[noreturn]] void throw_invalid(std::string_view where, std::string_view parameter, double value,
                                 std::string_view allowed);
 

@@ -56,10 +56,10 @@ void check_target(std::string_view option, const std::filesystem::path& path) {
   if (::lstat(path.c_str(), &st) != 0) return;  // absent: it will be created
   const std::string named = option.empty() ? path.string() : fmt::format("{} {}", option, path.string());
   if (S_ISLNK(st.st_mode))
-    throw InvalidArgument(fmt::format("{}: is a symbolic link; privamp never writes through a link (remove it, or choose "
-                                      "another output folder)", named));
+    invalid_input("{}: is a symbolic link; privamp never writes through a link (remove it, or choose "
+                                      "another output folder)", named);
   if (!S_ISREG(st.st_mode))
-    throw InvalidArgument(fmt::format("{}: is not a regular file (a folder, device or pipe); privamp writes only regular files", named));
+    invalid_input("{}: is not a regular file (a folder, device or pipe); privamp writes only regular files", named);
 }
 
 OutputFile::OutputFile(std::filesystem::path path) : path_(std::move(path)) { check_target("", path_); }
@@ -74,13 +74,13 @@ void OutputFile::close() {
 
 std::string read_input_file(std::string_view what, const std::filesystem::path& path, std::size_t max_bytes) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw InvalidArgument(fmt::format("{} {}: cannot be read: {}", what, path.string(), strerror_text()));
+  if (::stat(path.c_str(), &st) != 0) invalid_input("{} {}: cannot be read: {}", what, path.string(), strerror_text());
   if (!S_ISREG(st.st_mode))
-    throw InvalidArgument(fmt::format("{} {}: not a regular file (a folder, device or pipe is not read)", what, path.string()));
+    invalid_input("{} {}: not a regular file (a folder, device or pipe is not read)", what, path.string());
   if (static_cast<std::size_t>(st.st_size) > max_bytes)
-    throw InvalidArgument(fmt::format("{} {}: {} bytes; at most {}", what, path.string(), st.st_size, max_bytes));
+    invalid_input("{} {}: {} bytes; at most {}", what, path.string(), st.st_size, max_bytes);
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InvalidArgument(fmt::format("{} {}: cannot be read", what, path.string()));
+  if (!in) invalid_input("{} {}: cannot be read", what, path.string());
   // Read in chunks to the end, into a buffer sized by the file (not by the limit: a 256 MB limit would otherwise
   // allocate and clear 256 MB per small file); a file that grew past the limit since stat() is refused.
   std::string text;
@@ -88,7 +88,7 @@ std::string read_input_file(std::string_view what, const std::filesystem::path& 
   std::array<char, 1 << 16> chunk;
   while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
     text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
-    if (text.size() > max_bytes) throw InvalidArgument(fmt::format("{} {}: more than {} bytes", what, path.string(), max_bytes));
+    if (text.size() > max_bytes) invalid_input("{} {}: more than {} bytes", what, path.string(), max_bytes);
   }
   return text;
 }
@@ -98,11 +98,11 @@ void write_file(const std::filesystem::path& path, std::string_view text) {
   const auto dir = folder_of(path);
   std::string temporary = (dir / fmt::format(".{}{}XXXXXX", path.filename().string(), kTemporary)).string();
   const int fd = ::mkostemp(temporary.data(), O_CLOEXEC);  // a new file of our own: O_EXCL, no link followed
-  if (fd < 0) throw InvalidArgument(fmt::format("cannot write {}: {}", path.string(), strerror_text()));
+  if (fd < 0) invalid_input("cannot write {}: {}", path.string(), strerror_text());
   auto fail = [&](const std::string& why) {
     ::close(fd);
     ::unlink(temporary.c_str());
-    throw InvalidArgument(fmt::format("cannot write {}: {}", path.string(), why));
+    invalid_input("cannot write {}: {}", path.string(), why);
   };
   // mkostemp creates 0600; an output file gets the permissions the umask allows, as any new file would.
   const mode_t mask = ::umask(0);
@@ -119,7 +119,7 @@ void write_file(const std::filesystem::path& path, std::string_view text) {
   if (::fsync(fd) != 0) fail(strerror_text());
   if (::close(fd) != 0) {
     ::unlink(temporary.c_str());
-    throw InvalidArgument(fmt::format("cannot write {}: {}", path.string(), strerror_text()));
+    invalid_input("cannot write {}: {}", path.string(), strerror_text());
   }
   move_into_place(temporary, path);
 }
@@ -136,7 +136,7 @@ void move_into_place(const std::filesystem::path& from, const std::filesystem::p
   if (::rename(from.c_str(), target.c_str()) != 0) {
     const std::string why = strerror_text();
     ::unlink(from.c_str());
-    throw InvalidArgument(fmt::format("cannot write {}: {}", target.string(), why));
+    invalid_input("cannot write {}: {}", target.string(), why);
   }
   sync_folder(folder_of(target));
 }
@@ -145,33 +145,33 @@ void check_output_dir(std::string_view option, const std::filesystem::path& dir)
   std::error_code ec;
   if (std::filesystem::exists(dir, ec)) {
     if (!std::filesystem::is_directory(dir, ec))
-      throw InvalidArgument(fmt::format("{} {}: is a file, not a directory", option, dir.string()));
+      invalid_input("{} {}: is a file, not a directory", option, dir.string());
     if (::access(dir.c_str(), W_OK | X_OK) != 0)
-      throw InvalidArgument(fmt::format("{} {}: cannot write there", option, dir.string()));
+      invalid_input("{} {}: cannot write there", option, dir.string());
     if (const std::string why = probe_writable(dir); !why.empty())
-      throw InvalidArgument(fmt::format("{} {}: cannot write there ({})", option, dir.string(), why));
+      invalid_input("{} {}: cannot write there ({})", option, dir.string(), why);
     return;
   }
   // The nearest existing ancestor must be a directory we may create folders in.
   std::filesystem::path up = std::filesystem::absolute(dir, ec).parent_path();
   while (!up.empty() && !std::filesystem::exists(up, ec) && up != up.root_path()) up = up.parent_path();
   if (!std::filesystem::is_directory(up, ec))
-    throw InvalidArgument(fmt::format("{} {}: cannot be created ({} is not a directory)", option, dir.string(), up.string()));
+    invalid_input("{} {}: cannot be created ({} is not a directory)", option, dir.string(), up.string());
   if (::access(up.c_str(), W_OK | X_OK) != 0)
-    throw InvalidArgument(fmt::format("{} {}: cannot be created (no permission to write in {})", option, dir.string(), up.string()));
+    invalid_input("{} {}: cannot be created (no permission to write in {})", option, dir.string(), up.string());
   if (const std::string why = probe_writable(up); !why.empty())  // (/proc grants the superuser W_OK; nothing can be made there)
-    throw InvalidArgument(fmt::format("{} {}: cannot be created (nothing can be written in {}: {})", option, dir.string(), up.string(), why));
+    invalid_input("{} {}: cannot be created (nothing can be written in {}: {})", option, dir.string(), up.string(), why);
 }
 
 void check_output_file(std::string_view option, const std::filesystem::path& file) {
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec))
-    throw InvalidArgument(fmt::format("{} {}: a directory (give a file name)", option, file.string()));
+    invalid_input("{} {}: a directory (give a file name)", option, file.string());
   check_target(option, file);
   // A single file's folder is not created for it: a misspelt folder is said now, not after the run.
   const auto folder = std::filesystem::absolute(file, ec).parent_path();
   if (!std::filesystem::is_directory(folder, ec))
-    throw InvalidArgument(fmt::format("{} {}: the folder {} does not exist", option, file.string(), folder.string()));
+    invalid_input("{} {}: the folder {} does not exist", option, file.string(), folder.string());
   check_output_dir(option, folder);
 }
 
@@ -179,9 +179,9 @@ OutputLock make_output_dir(std::string_view option, const std::filesystem::path&
   check_output_dir(option, dir);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw InvalidArgument(fmt::format("{} {}: cannot be created: {}", option, dir.string(), ec.message()));
+  if (ec) invalid_input("{} {}: cannot be created: {}", option, dir.string(), ec.message());
   if (const std::string why = probe_writable(dir); !why.empty())
-    throw InvalidArgument(fmt::format("{} {}: cannot write there ({})", option, dir.string(), why));
+    invalid_input("{} {}: cannot write there ({})", option, dir.string(), why);
   return OutputLock(option, dir);
 }
 
@@ -189,7 +189,7 @@ OutputLock::OutputLock(std::string_view option, const std::filesystem::path& dir
   const auto file = dir / ".privamp.lock";
   fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd_ < 0)
-    throw InvalidArgument(fmt::format("{} {}: cannot lock the folder ({}: {})", option, dir.string(), file.string(), strerror_text()));
+    invalid_input("{} {}: cannot lock the folder ({}: {})", option, dir.string(), file.string(), strerror_text());
   // The lock file is written in place (the pid): it must be a regular file of its own, not a hard link to a file
   // elsewhere (O_NOFOLLOW refuses symbolic links only), a pipe or a device.
   struct stat st {};
@@ -197,10 +197,10 @@ OutputLock::OutputLock(std::string_view option, const std::filesystem::path& dir
     const bool linked = S_ISREG(st.st_mode) && st.st_nlink > 1;
     ::close(fd_);
     fd_ = -1;
-    throw InvalidArgument(fmt::format("{} {}: {} is {}; privamp writes its pid there and will not (remove it, or choose "
+    invalid_input("{} {}: {} is {}; privamp writes its pid there and will not (remove it, or choose "
                                       "another output folder)", option, dir.string(), file.string(),
                                       linked ? fmt::format("a hard link shared with {} other name(s)", st.st_nlink - 1)
-                                             : "not a regular file"));
+                                             : "not a regular file");
   }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     char text[32] = {};
@@ -209,9 +209,9 @@ OutputLock::OutputLock(std::string_view option, const std::filesystem::path& dir
     while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
     ::close(fd_);
     fd_ = -1;
-    throw InvalidArgument(fmt::format("{} {}: another privamp run{} is writing into this folder; wait for it to end or "
+    invalid_input("{} {}: another privamp run{} is writing into this folder; wait for it to end or "
                                       "choose another folder",
-                                      option, dir.string(), holder.empty() ? "" : fmt::format(" (pid {})", holder)));
+                                      option, dir.string(), holder.empty() ? "" : fmt::format(" (pid {})", holder));
   }
   const std::string pid = fmt::format("{}\n", ::getpid());
   if (::ftruncate(fd_, 0) == 0) {
@@ -241,7 +241,7 @@ OutputLock& OutputLock::operator=(OutputLock&& o) noexcept {
 std::filesystem::path make_temporary_folder(const std::filesystem::path& dir, std::string_view name) {
   std::string folder = (dir / fmt::format(".{}{}XXXXXX", name, kTemporary)).string();
   if (::mkdtemp(folder.data()) == nullptr)
-    throw InvalidArgument(fmt::format("cannot create a temporary folder in {}: {}", dir.string(), strerror_text()));
+    invalid_input("cannot create a temporary folder in {}: {}", dir.string(), strerror_text());
   return folder;
 }
 

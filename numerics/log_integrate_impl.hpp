@@ -23,8 +23,8 @@ class LogIntegrator {
 
   LogIntegral<Real> run(std::vector<Real> anchors) {
     using std::isfinite;
-    if (!(opt_.lo < opt_.hi)) throw InvalidArgument("log_integrate: empty domain (lo >= hi)");
-    if (!(opt_.scale > 0) || !isfinite(opt_.scale)) throw InvalidArgument("log_integrate: scale must be > 0");
+    if (!(opt_.lo < opt_.hi)) invalid_input("log_integrate: empty domain (lo >= hi)");
+    if (!(opt_.scale > 0) || !isfinite(opt_.scale)) invalid_input("log_integrate: scale must be > 0");
     scan(std::move(anchors));
     if (max_ == neg_inf()) return {neg_inf(), Real(0), evals_, true};
     refine_maxima();

@@ -233,7 +233,7 @@ class FigureReader : public verify::TomlReader {
       ++kept;
       if (!s.scale.empty()) try {
           const double k = verify::evaluate_formula(s.scale, p);
-          if (!std::isfinite(k)) throw InvalidArgument(fmt::format("the scale is {} at {}", k, p.describe()));
+          if (!std::isfinite(k)) invalid_input("the scale is {} at {}", k, p.describe());
         } catch (const InvalidArgument& e) {
           fail(t.get("scale"), "series.scale", e.what());
         }
@@ -316,8 +316,8 @@ std::vector<std::vector<Point>> select(const Figure& figure, const std::vector<R
       } else {
         const auto it = row.params.numbers.find(figure.x);
         if (it == row.params.numbers.end())
-          throw InvalidArgument(fmt::format("figure '{}': x = '{}' is not a number in the rows of case '{}'", figure.name,
-                                            figure.x, s.case_name));
+          invalid_input("figure '{}': x = '{}' is not a number in the rows of case '{}'", figure.name,
+                                            figure.x, s.case_name);
         x = it->second;
       }
       const verify::Estimate& e = row.exact;
@@ -682,7 +682,7 @@ void draw_gnuplot(const StagedFiles& staged, const std::string& name, const std:
 }  // namespace
 
 void render(const Figure& figure, const std::vector<std::vector<Point>>& data, const std::filesystem::path& dir) {
-  if (const std::string missing = missing_plot_tools(); !missing.empty()) throw InvalidArgument(missing);
+  if (const std::string missing = missing_plot_tools(); !missing.empty()) invalid_input("{}", missing);
   if (std::all_of(data.begin(), data.end(), [](const auto& s) { return s.empty(); }))
     throw NumericalError(fmt::format("figure '{}': no verified row to draw", figure.name));
   std::filesystem::create_directories(dir);
@@ -779,7 +779,7 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
 
 void render_gnuplot(const std::filesystem::path& dir, const std::string& name, const std::string& title,
                     const std::string& comment, const std::string& body, const Style& style) {
-  if (const std::string missing = missing_plot_tools(); !missing.empty()) throw InvalidArgument(missing);
+  if (const std::string missing = missing_plot_tools(); !missing.empty()) invalid_input("{}", missing);
   StagedFiles staged(dir, name, gnuplot_outputs(name, style));
   draw_gnuplot(staged, name, title, comment, body, style, "..");  // the data files are in `dir`
   // An empty log is published too: `dir` is explore's own staged folder, whose commit drops empty logs ("*.log")

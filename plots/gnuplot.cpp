@@ -72,10 +72,10 @@ KeyOptions parse_key_words(const std::string& words) {
     else if (w == "noopaque") k.opaque = false;
     else if (w == "off") k.off = true;
     else
-      throw InvalidArgument(fmt::format(
+      invalid_input(
           "'{}' is not a key word (allowed: below, above, top, bottom, left, right, center, inside, outside, box, nobox, "
           "opaque, noopaque, off; or a table {{position = \"top left\", box = true, opaque = false, columns = 2}})",
-          w));
+          w);
   }
   if (!position.empty()) {
     k.position.clear();
@@ -115,7 +115,7 @@ bool gnuplot_available() { return missing_plot_tools().empty(); }
 void run_program(const std::filesystem::path& dir, const std::string& name, const std::vector<std::string>& args,
                  const std::string& log) {
   const std::string path = find_on_path(name);
-  if (path.empty()) throw InvalidArgument(fmt::format("{} was not found on PATH (scripts/install-deps.sh installs it)", name));
+  if (path.empty()) invalid_input("{} was not found on PATH (scripts/install-deps.sh installs it)", name);
   // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
   std::vector<std::vector<char>> storage;
   const auto keep = [&](const std::string& text) {
@@ -194,9 +194,9 @@ std::optional<long long> source_date_epoch() {
   const bool digits = !value.empty() && value.size() <= 12 && value.find_first_not_of("0123456789") == std::string::npos;
   const long long seconds = digits ? std::stoll(value) : -1;
   if (!digits || seconds > kLast)
-    throw InvalidArgument(fmt::format("SOURCE_DATE_EPOCH: '{}' is not a time for a PDF's creation date (allowed: whole "
+    invalid_input("SOURCE_DATE_EPOCH: '{}' is not a time for a PDF's creation date (allowed: whole "
                                       "seconds since 1970, 0 <= SOURCE_DATE_EPOCH <= {}; unset it for the current time)",
-                                      value.size() > 40 ? value.substr(0, 40) + "..." : value, kLast));
+                                      value.size() > 40 ? value.substr(0, 40) + "..." : value, kLast);
   return seconds;
 }
 

@@ -42,7 +42,10 @@ py::list estimate_fields() {
   const verify::Estimate any;
   verify::for_each_field(any, [&](const char* name, const auto& member, verify::FieldRule rule) {
     using T = std::decay_t<decltype(member)>;
-    out.append(py::make_tuple(name, std::is_same_v<T, double> ? "number" : std::is_same_v<T, long> ? "integer" : "text",
+    out.append(py::make_tuple(name, std::is_same_v<T, double>                 ? "number"
+                                    : std::is_same_v<T, long>                 ? "integer"
+                                    : std::is_same_v<T, verify::ErrorBudget> ? "mapping"
+                                                                             : "text",
                               rule != verify::FieldRule::discretised));
   });
   return out;
@@ -108,7 +111,7 @@ py::object python_object(const verify::Tree& t) {
       for (auto it = t.begin(); it != t.end(); ++it) d[py::str(it.key())] = python_object(it.value());
       return d;
     }
-    default: throw InvalidArgument("internal: a result tree holds a value Python cannot receive");
+    default: invalid_input("internal: a result tree holds a value Python cannot receive");
   }
 }
 
@@ -120,9 +123,9 @@ py::list table_dicts(const verify::FlatTable& t) { return python_object(verify::
 sim::FiniteKernel kernel_from_object(const py::object& K) {
   if (py::isinstance<py::buffer>(K) && !py::isinstance<py::str>(K) && !py::isinstance<py::bytes>(K)) {
     const py::buffer_info b = py::reinterpret_borrow<py::buffer>(K).request();
-    if (b.ndim != 2) throw InvalidArgument(fmt::format("K: a {}-dimensional array; a kernel is a 2-dimensional matrix", b.ndim));
+    if (b.ndim != 2) invalid_input("K: a {}-dimensional array; a kernel is a 2-dimensional matrix", b.ndim);
     if (b.format != py::format_descriptor<double>::format() || b.itemsize != sizeof(double))
-      throw InvalidArgument(fmt::format("K: array of element format '{}'; expected float64", b.format));
+      invalid_input("K: array of element format '{}'; expected float64", b.format);
     api::check_kernel_shape(static_cast<std::size_t>(b.shape[0]), static_cast<std::size_t>(b.shape[1]));
     std::vector<std::vector<double>> rows(static_cast<std::size_t>(b.shape[0]));
     const auto* base = static_cast<const char*>(b.ptr);
@@ -293,7 +296,7 @@ PYBIND11_MODULE(_privamp, m) {
         api::KernelRequest r;
         r.eps = eps;
         if (!dp.empty()) {
-          if (dp.size() != 2) throw InvalidArgument("dp: expected (eps, delta), two numbers");
+          if (dp.size() != 2) invalid_input("dp: expected (eps, delta), two numbers");
           r.dp = std::make_pair(dp[0], dp[1]);
         }
         r.eps_prime = eps_prime;

@@ -18,6 +18,17 @@
    an input.
 6. Test names hold no ';' or '\\' (catch_discover_tests escapes ',', '[' and ']' only: a ';' splits CTest's list
    of arguments, so such a test ran nothing and passed).
+7. An Estimate keeps its linear ends and their logs in step itself (verify/divergence/estimate.hpp): no library file
+   but estimate.cpp assigns to an end (`.lower`, `.upper`; the logs are private) of anything but the few other
+   records with ends of the same name (OTHER_ENDS below: calibration brackets, histogram bins, plotted points).
+8. Functions fit on a screen: no library function over 80 lines (its lambdas counted in it), no class over 300.
+   The functions and classes above those limits when the rule came in are listed in LONG with their lengths: none may
+   grow, none may be added, and an entry is removed when its function is split (the list only shrinks).
+9. Bad input is raised one way: no library file throws InvalidArgument itself; numerics/errors.hpp's invalid_input
+   and throw_invalid format the message in one place (and make quoted input printable).
+10. Laws are built from values, not from printed text: no file above sim/ parses a law or an expression from a
+   formatted string (parse_law(fmt::format(...)): values round-trip through decimals and quoting); a template of the
+   language with the values as parameters, or the law's class, instead.
 Prints every breach with its file and line; exit 1 if any.
 """
 import pathlib
@@ -79,6 +90,169 @@ else:
                 for literal in re.findall(r'"([a-z_]+)"', line):
                     if literal in named:
                         breaches.append(f"{path.relative_to(root)}:{number}: the field name \"{literal}\" spelled outside verify/runner/fields.hpp")
+# Rule 7: an Estimate's ends move through its members only.
+OTHER_ENDS = {  # file -> variables there that are not Estimates
+    "verify/api/accountant.cpp": {"c"},  # api::Calibration's bracket
+    "verify/explore/explore.cpp": {"bin"},  # a histogram bin
+    "verify/explore/explore_report.cpp": {"b"},  # a histogram bin
+    "plots/figures.cpp": {"p"},  # a plotted point's error bar
+    "verify/divergence/density_engine_impl.hpp": {"total"},  # a Part (a sum of log-integrals), not an Estimate
+}
+end_write = re.compile(r"([A-Za-z_][\w\]\[]*)(?:\.|->)(lower|upper|log_lower|log_upper|log_value)\s*(?:[-+*/]?=)(?!=)")
+for folder in layers + ["python"]:
+    for path in sorted((root / folder).rglob("*.[ch]pp")):
+        name = str(path.relative_to(root))
+        if name == "verify/divergence/estimate.cpp":
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line.strip().startswith("//"):
+                continue
+            for m in end_write.finditer(line):
+                if m.group(1) not in OTHER_ENDS.get(name, set()) and not (m.group(2) == "log_value" and folder == "numerics"):
+                    breaches.append(f"{name}:{number}: writes {m.group(1)}.{m.group(2)} (an Estimate's ends move through its members: set_lower, hull, intersect, ...)")
+# Rule 8: functions and classes within a screen; the list of those that were not only shrinks.
+MAX_FUNCTION, MAX_CLASS = 80, 300
+LONG = {  # (file, name): lines when the rule came in
+    ("verify/explore/explore.cpp", "Explorer"): 654,
+    ("sim/language/language.cpp", "Evaluator"): 566,
+    ("verify/cases/case.cpp", "Reader"): 344,
+    ("numerics/log_integrate_impl.hpp", "LogIntegrator"): 329,
+    ("verify/divergence/contour.cpp", "ContourEngine"): 306,
+    ("verify/divergence/certified/composition.cpp", "integrate_line"): 197,
+    ("python/module.cpp", "PYBIND11_MODULE"): 188,
+    ("sim/laws/density.cpp", "FormulaDensity::FormulaDensity"): 181,
+    ("verify/divergence/certified/quantities.cpp", "renyi_inf"): 151,
+    ("verify/explore/explore_report.cpp", "explore_markdown"): 140,
+    ("plots/explore_plots.cpp", "render_explore"): 130,
+    ("verify/explore/explore.cpp", "run_frontier"): 127,
+    ("verify/api/api.cpp", "bracket_epsilon"): 126,
+    ("verify/divergence/certified/chain_steps.cpp", "step_measure"): 123,
+    ("verify/cases/case.cpp", "read"): 121,
+    ("sim/processes/shuffling.cpp", "shuffled_krr_counts"): 119,
+    ("cli/divergence_command.cpp", "add_divergence_command"): 117,
+    ("verify/divergence/composition.cpp", "composed_divergences"): 116,
+    ("verify/divergence/certified/chain_steps.cpp", "make_tables"): 116,
+    ("sim/formulas/certify.cpp", "extremum"): 116,
+    ("verify/cases/case.cpp", "check_points"): 112,
+    ("plots/figures.cpp", "render"): 95,
+    ("verify/divergence/contour.cpp", "hockey_stick"): 94,
+    ("cli/account_command.cpp", "add_account_command"): 93,
+    ("sim/processes/projected_chain.cpp", "Propagator::raw"): 91,
+    ("cli/verify_command.cpp", "add_verify_command"): 91,
+    ("verify/divergence/certified/quantities.cpp", "renyi"): 90,
+    ("verify/divergence/certified/laws.cpp", "read_law"): 88,
+    ("verify/divergence/gsl_density_engine.cpp", "density_part_gsl"): 87,
+    ("verify/divergence/density_engine_impl.hpp", "level_regions"): 84,
+    ("verify/divergence/contour.cpp", "line_at"): 84,
+    ("cli/figures_command.cpp", "add_figures_command"): 84,
+    ("verify/divergence/contour.cpp", "tilted"): 83,
+    ("verify/divergence/certified/chains.cpp", "certified_chain_divergence"): 83,
+    ("verify/divergence/certified/tails.cpp", "combine"): 81,
+}
+def strip(text):
+    # comments and string/char literals replaced by spaces (newlines kept)
+    out = []; i = 0; n = len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i); j = n if j < 0 else j
+            out.append(" " * (j - i)); i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2); j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j])); i = j
+        elif c == 'R' and text.startswith('R"', i) and (i == 0 or not (text[i-1].isalnum() or text[i-1] == '_')):
+            m = re.match(r'R"([^(]*)\(', text[i:])
+            end = text.find(")" + m.group(1) + '"', i)
+            j = end + len(m.group(1)) + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j])); i = j
+        elif c == '"' or (c == "'" and not (i > 0 and text[i-1].isalnum())):
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + " " * (j - i - 1) + c); i = j + 1
+        else:
+            out.append(c); i += 1
+    return "".join(out)
+
+def measure(path):
+    text = strip(path.read_text(encoding="utf-8"))
+    functions, classes = [], []
+    stack = []  # (kind, name, start_line)
+    head_start = 0
+    for i, c in enumerate(text):
+        if c == "{":
+            head = text[head_start:i]
+            inside_function = any(k == "function" for k, _, _ in stack)
+            kind, name = "other", ""
+            if not inside_function:
+                h = " ".join(head.split())
+                ms = list(re.finditer(r"\b(class|struct|union)\s+(\w+)", h))
+                m = ms[-1] if ms and "(" not in h[ms[-1].start():] else None
+                if re.search(r"\bnamespace\b", h) and "(" not in h:
+                    kind = "namespace"
+                elif re.search(r"\benum\b", h):
+                    kind = "other"
+                elif m and "=" not in h:
+                    kind, name = "class", m.group(2)
+                elif "(" in h and not re.search(r"=\s*$", h) and not h.rstrip().endswith(("=", ",")) and not re.match(r"^\s*(return|if|for|while|switch)\b", h):
+                    # the function's name: the identifier before the first top-level '('
+                    depth = 0; first = None
+                    for k, ch in enumerate(h):
+                        if ch == "(":
+                            if depth == 0 and first is None: first = k
+                            depth += 1
+                        elif ch == ")": depth -= 1
+                    ids = re.findall(r"([~\w:]+(?:<[^<>]*>)?)\s*$", h[:first])
+                    name = ids[0] if ids else "?"
+                    kind = "function"
+            start = text.count("\n", 0, head_start + len(head) - len(head.lstrip())) + 1
+            stack.append((kind, name, start))
+            head_start = i + 1
+        elif c == "}":
+            if stack:
+                kind, name, start = stack.pop()
+                end = text.count("\n", 0, i) + 1
+                if kind == "function": functions.append((name, start, end - start + 1))
+                elif kind == "class": classes.append((name, start, end - start + 1))
+            head_start = i + 1
+        elif c == ";":
+            head_start = i + 1
+    return functions, classes
+
+
+seen_long = set()
+for folder in layers + ["python"]:
+    for path in sorted((root / folder).rglob("*.[ch]pp")):
+        name = str(path.relative_to(root))
+        functions, classes = measure(path)
+        for what, items, limit in (("function", functions, MAX_FUNCTION), ("class", classes, MAX_CLASS)):
+            for fname, start, length in items:
+                if length <= limit:
+                    continue
+                allowed = LONG.get((name, fname))
+                seen_long.add((name, fname))
+                if allowed is None:
+                    breaches.append(f"{name}:{start}: {what} {fname} has {length} lines (at most {limit}: split it by job)")
+                elif length > allowed:
+                    breaches.append(f"{name}:{start}: {what} {fname} grew to {length} lines (was {allowed}, at most {limit}: split it, do not grow it)")
+for (name, fname) in sorted(set(LONG) - seen_long):
+    breaches.append(f"tests/structure.py: LONG lists {name} {fname}, which is now within the limit: remove the entry")
+# Rule 9: InvalidArgument is thrown by the error helpers only.
+for folder in layers + ["python"]:
+    for path in sorted((root / folder).rglob("*.[ch]pp")):
+        name = str(path.relative_to(root))
+        if name == "numerics/errors.cpp":
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"\bthrow\s+(privamp::)?InvalidArgument\b", line) and not line.strip().startswith("//"):
+                breaches.append(f"{name}:{number}: throws InvalidArgument itself (use invalid_input or throw_invalid, numerics/errors.hpp)")
+# Rule 10: no law from formatted text above sim/.
+formatted_law = re.compile(r"(parse_law|Expression::parse(?:_cached)?)\(\s*(fmt::format|std::to_string|.*\+\s*\")")
+for folder in ["verify", "plots", "cli", "python"]:
+    for path in sorted((root / folder).rglob("*.[ch]pp")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if formatted_law.search(line) and not line.strip().startswith("//"):
+                breaches.append(f"{path.relative_to(root)}:{number}: a law parsed from formatted text (build it from values: a template with parameters, or its class)")
 # Rule 6: a name that catch_discover_tests cannot hand back to Catch2 runs no test and passes.
 test_case = re.compile(r'TEST_CASE\(\s*"((?:[^"\\]|\\.)*)"')
 for path in sorted((root / "tests").rglob("*.cpp")):

@@ -66,9 +66,9 @@ struct Piece {
 Extremum extremum(const Formula& f, std::size_t var, int order, std::span<const Enclosure> box, bool upper,
                   const CertifyOptions& options) {
   if (box.size() != f.variables().size())
-    throw InvalidArgument(fmt::format("formula '{}': a box of {} ranges for {} variables", f.text(), box.size(), f.variables().size()));
+    invalid_input("formula '{}': a box of {} ranges for {} variables", f.text(), box.size(), f.variables().size());
   for (const Enclosure& b : box)
-    if (!b.finite() || !(b.lo <= b.hi)) throw InvalidArgument(fmt::format("formula '{}': a range must be finite and ordered", f.text()));
+    if (!b.finite() || !(b.lo <= b.hi)) invalid_input("formula '{}': a range must be finite and ordered", f.text());
   // The budget in evaluations, scaled down for long formulas (about 4·10^6 operations: a second at most); the
   // enclosure stays rigorous, only wider.
   const long budget = std::min<long>(options.max_evaluations,
@@ -83,7 +83,7 @@ Extremum extremum(const Formula& f, std::size_t var, int order, std::span<const 
     const Enclosure g = derivative_enclosure(f, var, order, mid, nullptr);
     ++result.evaluations;
     if (!g.valid() || (order == 0 && !g.finite()))
-      throw InvalidArgument(fmt::format("{} is not finite at {}", what(f, var, order), where(f, mid)));
+      invalid_input("{} is not finite at {}", what(f, var, order), where(f, mid));
     if (!g.finite()) return;
     const double v = upper ? g.lo : -g.hi;
     if (v > inner) {
@@ -172,7 +172,7 @@ Extremum extremum(const Formula& f, std::size_t var, int order, std::span<const 
     // (a jump or a kink leaves its derivative unbounded). Where the function itself is not finite, it is refused.
     const Enclosure value = f.evaluate<Enclosure>(top.box);
     if (!value.finite())
-      throw InvalidArgument(fmt::format("{} is not finite (or not bounded) near {}", what(f, 0, 0), where(f, top.box)));
+      invalid_input("{} is not finite (or not bounded) near {}", what(f, 0, 0), where(f, top.box));
     result.unbounded_near = where(f, top.box);
   }
   const double outer = top.outer;

@@ -393,7 +393,7 @@ std::shared_ptr<const Formula> Formula::parse(const std::string& text, const std
 template <class T>
 T Formula::evaluate(std::span<const T> args, JoinNotes* notes) const {
   if (args.size() != variables_.size())
-    throw InvalidArgument(fmt::format("formula '{}': {} values for {} variables", text_, args.size(), variables_.size()));
+    invalid_input("formula '{}': {} values for {} variables", text_, args.size(), variables_.size());
   return run<T>(program_, constants_, enclosed_constants_, args, stack_, notes);
 }
 
@@ -407,7 +407,7 @@ template Dual<Dual<Dual<Enclosure>>> Formula::evaluate<Dual<Dual<Dual<Enclosure>
 
 double derivative(const Formula& f, std::span<const double> at, std::size_t var, int order) {
   constexpr std::size_t kMax = 8;  // variables held in place (simulators call this in their inner loops)
-  if (at.size() > kMax) throw InvalidArgument(fmt::format("formula '{}': derivatives in at most {} variables", f.text(), kMax));
+  if (at.size() > kMax) invalid_input("formula '{}': derivatives in at most {} variables", f.text(), kMax);
   if (order == 1) {
     std::array<Dual<double>, kMax> x;
     for (std::size_t i = 0; i < at.size(); ++i) x[i] = Dual<double>(at[i], i == var ? 1.0 : 0.0);

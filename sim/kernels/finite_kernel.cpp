@@ -14,19 +14,19 @@ namespace privamp::sim {
 
 FiniteKernel::FiniteKernel(Eigen::MatrixXd matrix, double tolerance) : k_(std::move(matrix)) {
   if (k_.rows() == 0 || k_.rows() != k_.cols())
-    throw InvalidArgument(fmt::format("kernel: the matrix must be square and non-empty, got {}x{}", k_.rows(), k_.cols()));
+    invalid_input("kernel: the matrix must be square and non-empty, got {}x{}", k_.rows(), k_.cols());
   for (Eigen::Index x = 0; x < k_.rows(); ++x) {
     double sum = 0;
     for (Eigen::Index y = 0; y < k_.cols(); ++y) {
       const double v = k_(x, y);
       if (!(v >= 0) || !std::isfinite(v))
-        throw InvalidArgument(fmt::format("kernel: entry K({}, {}) = {} is out of range (allowed: 0 <= value < inf)", x,
-                                          y, format_number(v)));
+        invalid_input("kernel: entry K({}, {}) = {} is out of range (allowed: 0 <= value < inf)", x,
+                                          y, format_number(v));
       sum += v;
     }
     if (std::fabs(sum - 1) > tolerance)
-      throw InvalidArgument(fmt::format("kernel: row {} sums to {}, not 1: the matrix is not row-stochastic", x,
-                                        format_number(sum)));
+      invalid_input("kernel: row {} sums to {}, not 1: the matrix is not row-stochastic", x,
+                                        format_number(sum));
     k_.row(x) /= sum;  // remove the rounding left within the tolerance
   }
   cumulative_.resize(static_cast<std::size_t>(k_.rows()));
@@ -38,10 +38,10 @@ FiniteKernel::FiniteKernel(Eigen::MatrixXd matrix, double tolerance) : k_(std::m
 
 Eigen::VectorXd FiniteKernel::push(const Eigen::VectorXd& mu, int steps) const {
   if (mu.size() != k_.rows())
-    throw InvalidArgument(fmt::format("kernel: initial law has {} entries for a {}-state kernel", mu.size(), k_.rows()));
+    invalid_input("kernel: initial law has {} entries for a {}-state kernel", mu.size(), k_.rows());
   if (steps < 0) throw_invalid("kernel", "t", steps, "t >= 0");
   if ((mu.array() < 0).any() || std::fabs(mu.sum() - 1) > 1e-9)
-    throw InvalidArgument(fmt::format("kernel: initial law is not a probability vector (sum {})", format_number(mu.sum())));
+    invalid_input("kernel: initial law is not a probability vector (sum {})", format_number(mu.sum()));
   Eigen::RowVectorXd v = mu.transpose();
   for (int t = 0; t < steps; ++t) v = v * k_;
   return v.transpose();

@@ -4,17 +4,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <deque>
 #include <limits>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
-#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "numerics/cache.hpp"
 #include "numerics/errors.hpp"
 #include "sim/language/expression.hpp"
 #include "sim/language/language_internal.hpp"
@@ -30,18 +28,8 @@ namespace {
 
 // The built laws of the latest expressions, by their text with values (laws are immutable once built).
 LawPtr cached_law(const std::string& key, const std::function<LawPtr()>& build) {
-  static std::mutex mutex;
-  static std::deque<std::pair<std::string, LawPtr>> cache;
-  {
-    std::lock_guard lock(mutex);
-    for (const auto& [k, law] : cache)
-      if (k == key) return law;
-  }
-  LawPtr law = build();
-  std::lock_guard lock(mutex);
-  cache.emplace_back(key, law);
-  if (cache.size() > 16) cache.pop_front();
-  return law;
+  static Cache<std::string, LawPtr> cache(16);
+  return cache.get_or_build(key, build);
 }
 
 }  // namespace
@@ -694,33 +682,21 @@ double Expression::work(const Params& params) const {
 
 
 std::shared_ptr<const Expression> Expression::parse_cached(const std::string& text, const std::string& label) {
-  static std::mutex mutex;
-  static std::unordered_map<std::string, std::shared_ptr<const Expression>> cache;
-  const std::string key = label + '\n' + text;
-  {
-    std::lock_guard lock(mutex);
-    if (const auto it = cache.find(key); it != cache.end()) return it->second;
-  }
-  auto e = parse(text, label);  // throws on a syntax error: nothing is cached
-  std::lock_guard lock(mutex);
   // A bound on memory for programs that generate texts: entries and characters.
-  static std::size_t characters = 0;
-  if (cache.size() > 4096 || characters + key.size() > (64u << 20)) {
-    cache.clear();
-    characters = 0;
-  }
-  if (cache.emplace(key, e).second) characters += key.size();
-  return e;
+  static Cache<std::string, std::shared_ptr<const Expression>> cache(4096, 64u << 20);
+  const std::string key = label + '\n' + text;
+  // (a syntax error throws: nothing is cached)
+  return cache.get_or_build(key, [&] { return parse(text, label); }, key.size());
 }
 
 Bracketed Expression::number(const Params& params, const DivergenceFunction* divergence, bool allow_infinite) const {
   Evaluator ev(shared_from_this(), params, divergence, Evaluator::Mode::evaluate);
   const Val v = ev.number(*root_);
   if (std::isnan(v.v) || (!allow_infinite && !std::isfinite(v.v)) || std::isnan(v.lo) || std::isnan(v.hi))
-    throw InvalidArgument(fmt::format("{} '{}' is not finite ({})", label_, text_, params.describe()));
+    invalid_input("{} '{}' is not finite ({})", label_, text_, params.describe());
   if (!v.enclosure.valid()) {  // an operation overflowed on the way (its enclosure left a function's domain)
     if (allow_infinite && std::isinf(v.v)) return {v.v, v.v, v.v, false};
-    throw InvalidArgument(fmt::format("{} '{}' is not finite ({}): an intermediate value overflows", label_, text_, params.describe()));
+    invalid_input("{} '{}' is not finite ({}): an intermediate value overflows", label_, text_, params.describe());
   }
   if (!(v.enclosure.lo <= v.v && v.v <= v.enclosure.hi))  // an evaluator's bug, not an input's
     throw std::logic_error(fmt::format("{} '{}': value {} outside its enclosure [{}, {}]", label_, text_, v.v, v.enclosure.lo, v.enclosure.hi));

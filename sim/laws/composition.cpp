@@ -11,14 +11,14 @@
 namespace privamp::sim {
 
 Composition::Composition(std::vector<Factor> factors) : factors_(std::move(factors)) {
-  if (factors_.empty()) throw InvalidArgument("product: at least one law is needed");
+  if (factors_.empty()) invalid_input("product: at least one law is needed");
   if (static_cast<int>(factors_.size()) > kMaxFactors)
     throw_invalid("product", "number of factors", static_cast<double>(factors_.size()),
                   fmt::format("at most {} factors (write repeated releases as power(law, T))", kMaxFactors));
   double releases = 0, dimension = 0;
   for (const Factor& f : factors_) {
-    if (!f.law) throw InvalidArgument("product: a factor is not a law");
-    if (dynamic_cast<const Composition*>(f.law.get())) throw InvalidArgument("composition: factors must be flattened");
+    if (!f.law) invalid_input("product: a factor is not a law");
+    if (dynamic_cast<const Composition*>(f.law.get())) invalid_input("composition: factors must be flattened");
     if (f.count < 1) throw_invalid("power", "T", static_cast<double>(f.count), "a positive integer");
     releases += static_cast<double>(f.count);
     dimension += static_cast<double>(f.count) * f.law->dimension();
@@ -41,7 +41,7 @@ std::string Composition::expression() const {
 
 namespace {
 [[noreturn]] void no_line_law(const Composition& c) {
-  throw InvalidArgument(c.brief() +
+  invalid_input("{}", c.brief() +
                         ": a composition is a law of several releases, with no density on the line; compare it with a "
                         "composition of the same structure (power(mu, T) against power(nu, T))");
 }

@@ -77,10 +77,10 @@ std::vector<std::pair<double, double>> hidden_peaks(const Formula& f, double fro
         found.emplace_back(at, mid, width);
         continue;
       }
-      throw InvalidArgument(fmt::format("density: the mass of exp(log_pdf '{}') in [{:.6g}, {:.6g}] cannot be bounded (its "
+      invalid_input("density: the mass of exp(log_pdf '{}') in [{:.6g}, {:.6g}] cannot be bounded (its "
                                         "enclosure there reaches {:.6g}, its value at the middle is {:.6g}): give loc and "
                                         "scale where the mass is, or lo and hi",
-                                        f.text(), p.a, p.b, e.hi, at));
+                                        f.text(), p.a, p.b, e.hi, at);
     }
     pending.push_back({p.a, mid, p.depth + 1});
     pending.push_back({mid, p.b, p.depth + 1});
@@ -131,7 +131,7 @@ std::vector<double> kinks_of(const Formula& f, double from, double to, double sp
 FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo, double hi, double loc, double scale)
     : f_(std::move(log_pdf)), lo_(lo), hi_(hi), loc_(loc), scale_(scale) {
   const char* law = "density";
-  if (f_->variables().size() != 1) throw InvalidArgument("density: log_pdf is a formula in x");
+  if (f_->variables().size() != 1) invalid_input("density: log_pdf is a formula in x");
   if (std::isnan(lo) || std::isnan(hi) || !(lo < hi)) throw_invalid(law, "hi", hi, fmt::format("hi > lo = {}", format_number(lo)));
   check_finite(law, "loc", loc);
   check_scale(law, "scale", scale);
@@ -143,8 +143,8 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
   auto f = [&](double x) {
     const double v = (*f_)(x);
     if (std::isnan(v) || v == kInf)
-      throw InvalidArgument(fmt::format("density: log_pdf '{}' is {} at x = {} (allowed: finite, or -inf where the density "
-                                        "vanishes)", f_->text(), v, format_number(x)));
+      invalid_input("density: log_pdf '{}' is {} at x = {} (allowed: finite, or -inf where the density "
+                                        "vanishes)", f_->text(), v, format_number(x));
     return v;
   };
   // The mode: a scan of ±64 scales around loc (and the ends of a bounded support).
@@ -159,8 +159,8 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
     if (v > max_) max_ = v, mode_ = x;
   }
   if (max_ == -kInf)
-    throw InvalidArgument(fmt::format("density: exp(log_pdf) vanishes at every point scanned within 64 scales of loc = {} "
-                                      "(give loc and scale where the mass is)", format_number(loc)));
+    invalid_input("density: exp(log_pdf) vanishes at every point scanned within 64 scales of loc = {} "
+                                      "(give loc and scale where the mass is)", format_number(loc));
   // The window and the tails: march out of an unbounded side until f has fallen kDrop below its maximum.
   for (int side : {-1, 1}) {
     const double end = side < 0 ? lo : hi;
@@ -176,21 +176,21 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
       decayed = f(x) < max_ - kDrop;
     }
     if (!decayed)
-      throw InvalidArgument(fmt::format("density: exp(log_pdf) is not normalisable: log_pdf '{}' does not decay towards "
+      invalid_input("density: exp(log_pdf) is not normalisable: log_pdf '{}' does not decay towards "
                                         "{}inf (it is {} at x = {:.6g}, its maximum {})", f_->text(), side < 0 ? "-" : "+",
-                                        f(x), x, max_));
+                                        f(x), x, max_);
     const TailShape t = tail_at(*f_, x, side);
     if (!(t.quad > 0 || t.lin > 0))
-      throw InvalidArgument(fmt::format("density: exp(log_pdf) is not normalisable: log_pdf '{}' does not keep decreasing "
-                                        "towards {}inf (slope {:.3g} at x = {:.6g})", f_->text(), side < 0 ? "-" : "+", t.lin, x));
+      invalid_input("density: exp(log_pdf) is not normalisable: log_pdf '{}' does not keep decreasing "
+                                        "towards {}inf (slope {:.3g} at x = {:.6g})", f_->text(), side < 0 ? "-" : "+", t.lin, x);
     (side < 0 ? window_lo_ : window_hi_) = x;
     (side < 0 ? left_ : right_) = t;
   }
   for (double edge : {scan.front(), scan[1024]})  // the scan's ends inside the support: the maximum must not sit there
     if (mode_ == edge && edge > lo && edge < hi)
-      throw InvalidArgument(fmt::format("density: log_pdf '{}' is largest at x = {}, the end of the scan within 64 scales "
+      invalid_input("density: log_pdf '{}' is largest at x = {}, the end of the scan within 64 scales "
                                         "of loc = {} (scale = {}): give loc and scale where the mass is", f_->text(),
-                                        format_number(edge), format_number(loc), format_number(scale)));
+                                        format_number(edge), format_number(loc), format_number(scale));
   // Mass the scan could miss: a certified search with the formula's enclosure, over the window and dyadic shells
   // beyond it out to 2^40 scales (or the support's ends). Peaks found become anchors of every quadrature; one beyond
   // the window extends it (and its tail is taken past that peak).
@@ -377,12 +377,12 @@ double max_atom(const Law& l, int side) {
 }  // namespace
 
 Convolution::Convolution(LawPtr a, LawPtr b) : a_(std::move(a)), b_(std::move(b)) {
-  if (a_->dimension() != 1 || b_->dimension() != 1) throw InvalidArgument("convolve: one-dimensional laws only");
+  if (a_->dimension() != 1 || b_->dimension() != 1) invalid_input("convolve: one-dimensional laws only");
   refuse_lumped(*a_, "convolve");
   refuse_lumped(*b_, "convolve");
   const auto aa = a_->atoms(), ba = b_->atoms();
   if (aa.size() * ba.size() > kMaxAtoms)
-    throw InvalidArgument(fmt::format("convolve: {} x {} pairs of atoms; at most {}", aa.size(), ba.size(), kMaxAtoms));
+    invalid_input("convolve: {} x {} pairs of atoms; at most {}", aa.size(), ba.size(), kMaxAtoms);
   std::vector<Atom> pairs;
   for (const Atom& x : aa)
     for (const Atom& y : ba) pairs.push_back({x.x + y.x, x.log_mass + y.log_mass});
@@ -417,12 +417,12 @@ Convolution::Convolution(LawPtr a, LawPtr b) : a_(std::move(a)), b_(std::move(b)
     inner_error_ = 10 * worst;
   }
   if (cost_ > kMaxDensityCost)
-    throw InvalidArgument(fmt::format("convolve: each density evaluation of this law would take about {:.2g} evaluations of "
+    invalid_input("convolve: each density evaluation of this law would take about {:.2g} evaluations of "
                                       "its parts (an integral over {:.0f} pieces of its operands' densities, and nested "
                                       "convolutions integrate inside integrals); the limit is {:.0e}: convolve at most two "
                                       "laws with densities and few pieces (a law on a grid has one per cell), or use "
                                       "laplace_nfold, laplace_sum or a Gaussian for sums of many",
-                                      cost_, std::max(pieces, 1.0), kMaxDensityCost));
+                                      cost_, std::max(pieces, 1.0), kMaxDensityCost);
   // Support of the continuous part: density ⊗ density, density ⊗ atoms, atoms ⊗ density.
   support_ = {kInf, -kInf};
   auto cover = [&](double l, double h) {
@@ -558,7 +558,7 @@ LawSpec density_law_spec() {
       if (a.has("loc")) loc = a.number("loc");
       else if (!(loc >= lo && loc <= hi)) loc = std::isfinite(lo) && std::isfinite(hi) ? 0.5 * (lo + hi) : std::isfinite(lo) ? lo : hi;
       const auto f = a.formula("log_pdf");
-      if (!f) throw InvalidArgument("density: log_pdf must be a formula in x");
+      if (!f) invalid_input("density: log_pdf must be a formula in x");
       return std::make_shared<FormulaDensity>(f, lo, hi, loc, a.number("scale"));
     }};
 }

@@ -16,8 +16,8 @@ namespace privamp::sim {
 
 FiniteLaw::FiniteLaw(std::vector<double> locations, const Eigen::VectorXd& masses) {
   if (locations.size() != static_cast<std::size_t>(masses.size()))
-    throw InvalidArgument(fmt::format("pmf: {} locations for {} masses", locations.size(), masses.size()));
-  if (locations.empty()) throw InvalidArgument("pmf: parameter 'p' must list at least one mass");
+    invalid_input("pmf: {} locations for {} masses", locations.size(), masses.size());
+  if (locations.empty()) invalid_input("pmf: parameter 'p' must list at least one mass");
   double total = 0;
   for (Eigen::Index i = 0; i < masses.size(); ++i) {
     check_probability("pmf", "p", masses[i]);
@@ -26,8 +26,8 @@ FiniteLaw::FiniteLaw(std::vector<double> locations, const Eigen::VectorXd& masse
   }
   // Decimal inputs sum to 1 within a few rounding units; anything further off is a typo, not rounding.
   if (std::fabs(total - 1) > 1e-12 * static_cast<double>(masses.size()))
-    throw InvalidArgument(fmt::format("pmf: parameter 'p' is not normalised: masses sum to {} (allowed within {:.0e} of 1)",
-                                      format_number(total), 1e-12 * static_cast<double>(masses.size())));
+    invalid_input("pmf: parameter 'p' is not normalised: masses sum to {} (allowed within {:.0e} of 1)",
+                                      format_number(total), 1e-12 * static_cast<double>(masses.size()));
   std::vector<std::string> l, m;
   for (std::size_t i = 0; i < locations.size(); ++i) {
     atoms_.push_back({locations[i], std::log(masses[static_cast<Eigen::Index>(i)] / total)});
@@ -45,8 +45,8 @@ FiniteLaw FiniteLaw::from_log_masses(std::vector<double> locations, std::vector<
   f.expression_ = std::move(expr);
   const double total = log_sum_exp<double>(log_masses);
   if (!(std::fabs(total) <= 1e-9))
-    throw InvalidArgument(fmt::format("{}: internal pmf not normalised (log total mass {})", f.expression_,
-                                      format_number(total)));
+    invalid_input("{}: internal pmf not normalised (log total mass {})", f.expression_,
+                                      format_number(total));
   f.finish();
   return f;
 }
@@ -57,7 +57,7 @@ void FiniteLaw::finish() {
   cumulative_.reserve(atoms_.size());
   for (std::size_t i = 1; i < atoms_.size(); ++i)
     if (atoms_[i].x == atoms_[i - 1].x)
-      throw InvalidArgument(fmt::format("pmf: location {} appears twice", format_number(atoms_[i].x)));
+      invalid_input("pmf: location {} appears twice", format_number(atoms_[i].x));
   double acc = 0, m = 0, m2 = 0;
   for (const Atom& a : atoms_) {
     const double w = std::exp(a.log_mass);

@@ -46,7 +46,7 @@ void Gaussian::sample_into(Rng& rng, std::span<double> out) const {
 }
 
 GaussianND::GaussianND(std::vector<double> mean, double sigma) : mean_(std::move(mean)), sigma_(sigma) {
-  if (mean_.empty()) throw InvalidArgument("gaussian_nd: parameter 'loc' must have at least one coordinate");
+  if (mean_.empty()) invalid_input("gaussian_nd: parameter 'loc' must have at least one coordinate");
   for (double m : mean_) check_finite("gaussian_nd", "loc", m);
   check_scale("gaussian_nd", "sigma", sigma);
 }
@@ -59,7 +59,7 @@ std::string GaussianND::expression() const {
 
 namespace {
 [[noreturn]] void only_closed_form(const GaussianND& g) {
-  throw InvalidArgument(g.brief() +
+  invalid_input("{}", g.brief() +
                         ": a d-dimensional Gaussian supports only closed-form divergences against another isotropic "
                         "Gaussian of the same dimension and sigma");
 }

@@ -45,7 +45,7 @@ void Laplace::sample_into(Rng& rng, std::span<double> out) const {
 
 LaplaceSum::LaplaceSum(double loc, std::vector<double> scales) : loc_(loc), scales_(std::move(scales)) {
   check_finite("laplace_sum", "loc", loc);
-  if (scales_.empty()) throw InvalidArgument("laplace_sum: parameter 'scales' must list at least one scale");
+  if (scales_.empty()) invalid_input("laplace_sum: parameter 'scales' must list at least one scale");
   for (double b : scales_) check_scale("laplace_sum", "scales", b);
   const std::size_t n = scales_.size();
   // Equal scales: a finite sum of n terms per density value (n-fold convolution); distinct scales: partial
@@ -69,11 +69,11 @@ LaplaceSum::LaplaceSum(double loc, std::vector<double> scales) : loc_(loc), scal
   std::sort(sorted.begin(), sorted.end());
   for (std::size_t i = 1; i < n; ++i) {
     if (sorted[i] - sorted[i - 1] < 1e-2 * sorted[i - 1])
-      throw InvalidArgument(fmt::format(
+      invalid_input(
           "laplace_sum: parameter 'scales' has scales {} and {} less than 1% apart (relative to the smaller); give "
           "either all-equal or "
           "well-separated scales",
-          format_number(sorted[i - 1]), format_number(sorted[i])));
+          format_number(sorted[i - 1]), format_number(sorted[i]));
   }
   for (std::size_t j = 0; j < n; ++j) {
     double log_c = 0;

@@ -21,7 +21,7 @@ std::vector<double> Law::anchors() const {
 }
 
 double Law::log_tail_mass(double, bool) const {
-  throw InvalidArgument(brief() + ": no closed-form CDF for this law");
+  invalid_input("{}", brief() + ": no closed-form CDF for this law");
 }
 
 double Law::log_atom_mass(double x) const {
@@ -33,7 +33,7 @@ double Law::log_atom_mass(double x) const {
 
 void refuse_lumped(const Law& law, const std::string& what) {
   if (law.lumped())
-    throw InvalidArgument(what + ": " + law.brief() +
+    invalid_input("{}", what + ": " + law.brief() +
                           " lumps improbable outcomes into one (its divergences are widened for them only against its "
                           "own partner); it cannot be combined further: compare it directly (a shift of it is allowed)");
 }

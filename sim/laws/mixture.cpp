@@ -27,18 +27,18 @@ TailShape heavier(const TailShape& a, const TailShape& b) {
 Mixture::Mixture(std::vector<double> weights, std::vector<LawPtr> components)
     : weights_(std::move(weights)), components_(std::move(components)) {
   if (weights_.size() != components_.size())
-    throw InvalidArgument(fmt::format("mixture: {} weights for {} laws; give one weight per law", weights_.size(),
-                                      components_.size()));
-  if (components_.empty()) throw InvalidArgument("mixture: parameter 'laws' must list at least one law");
+    invalid_input("mixture: {} weights for {} laws; give one weight per law", weights_.size(),
+                                      components_.size());
+  if (components_.empty()) invalid_input("mixture: parameter 'laws' must list at least one law");
   double total = 0;
   for (double w : weights_) {
     check_probability("mixture", "weights", w);
     total += w;
   }
   if (std::fabs(total - 1) > 1e-12 * static_cast<double>(weights_.size()))
-    throw InvalidArgument(fmt::format("mixture: parameter 'weights' sums to {}, not 1", format_number(total)));
+    invalid_input("mixture: parameter 'weights' sums to {}, not 1", format_number(total));
   for (const LawPtr& c : components_) {
-    if (c->dimension() != 1) throw InvalidArgument("mixture: components must be one-dimensional laws");
+    if (c->dimension() != 1) invalid_input("mixture: components must be one-dimensional laws");
     refuse_lumped(*c, "mixture");
   }
   shape_ = {.continuous_mass = 0, .support = {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()},
@@ -160,9 +160,9 @@ std::shared_ptr<const Mixture> binomial_mixture(long m, double p, const std::fun
   long kept = 0;
   for (long k = 0; k <= m; ++k) kept += std::exp(log_binomial_pmf(k, m, p)) >= 1e-300;
   if (kept > kMaxBinomialComponents)
-    throw InvalidArgument(fmt::format("binomial_mix(m={}, p={}): {} components of weight >= 1e-300; at most {} (each density "
+    invalid_input("binomial_mix(m={}, p={}): {} components of weight >= 1e-300; at most {} (each density "
                                       "evaluation visits every component): use a smaller m or p",
-                                      m, format_number(p), kept, kMaxBinomialComponents));
+                                      m, format_number(p), kept, kMaxBinomialComponents);
   Mixture::BinomialWeights source{m, p, {}};
   for (long k = 0; k <= m; ++k) {
     const double w = std::exp(log_binomial_pmf(k, m, p));

@@ -17,8 +17,8 @@ namespace privamp::sim {
 Clamped::Clamped(LawPtr base, double lo, double hi) : base_(std::move(base)), lo_(lo), hi_(hi) {
   check_finite("clamp", "lo", lo);
   check_finite("clamp", "hi", hi);
-  if (!(lo < hi)) throw InvalidArgument(fmt::format("clamp: need lo < hi, got lo = {}, hi = {}", format_number(lo), format_number(hi)));
-  if (base_->dimension() != 1) throw InvalidArgument("clamp: the base law must be one-dimensional");
+  if (!(lo < hi)) invalid_input("clamp: need lo < hi, got lo = {}, hi = {}", format_number(lo), format_number(hi));
+  if (base_->dimension() != 1) invalid_input("clamp: the base law must be one-dimensional");
   refuse_lumped(*base_, "clamp");
   std::map<double, LogSumAccumulator<double>> merged;
   merged[lo].add(base_->log_cdf(lo));                    // P(X ≤ lo), atoms at lo included
@@ -76,10 +76,10 @@ GridLaw::GridLaw(double x0, double dx, std::vector<double> density, std::vector<
     : x0_(x0), dx_(dx), density_(std::move(density)) {
   check_finite("grid", "x0", x0);
   check_positive_finite("grid", "dx", dx);
-  if (density_.size() == 1) throw InvalidArgument("grid: parameter 'density' needs at least two values (or none)");
+  if (density_.size() == 1) invalid_input("grid: parameter 'density' needs at least two values (or none)");
   for (double d : density_) check_nonnegative_finite("grid", "density", d);
   if (atom_locations.size() != atom_masses.size())
-    throw InvalidArgument(fmt::format("grid: {} atom locations for {} atom masses", atom_locations.size(), atom_masses.size()));
+    invalid_input("grid: {} atom locations for {} atom masses", atom_locations.size(), atom_masses.size());
   double total = 0, m = 0, m2 = 0;
   cell_cumulative_.reserve(density_.size());
   for (std::size_t i = 0; i + 1 < density_.size(); ++i) {
@@ -104,7 +104,7 @@ GridLaw::GridLaw(double x0, double dx, std::vector<double> density, std::vector<
   }
   for (auto& [x, w] : merged) atoms_.push_back({x, std::log(w)});
   if (std::fabs(total - 1) > 1e-9)
-    throw InvalidArgument(fmt::format("grid: not normalised: density and atoms carry total mass {}, not 1", format_number(total)));
+    invalid_input("grid: not normalised: density and atoms carry total mass {}, not 1", format_number(total));
   mean_ = m;
   scale_ = m2 - m * m > 0 ? std::sqrt(m2 - m * m) : dx_;
 }

@@ -9,7 +9,7 @@ namespace privamp::sim {
 
 Shifted::Shifted(LawPtr base, double by) : base_(std::move(base)), by_(by) {
   check_finite("shift", "by", by);
-  if (base_->dimension() != 1) throw InvalidArgument("shift: the law must be one-dimensional");
+  if (base_->dimension() != 1) invalid_input("shift: the law must be one-dimensional");
   for (const Atom& a : base_->atoms()) atoms_.push_back({a.x + by_, a.log_mass});
 }
 

@@ -41,9 +41,9 @@ const std::vector<LawSpec>& law_catalogue() {
 void check_propagation_work(const char* law, const char* steps_name, long steps, long cells) {
   const double work = static_cast<double>(steps) * static_cast<double>(cells) * static_cast<double>(cells);
   if (work > DiscretisationLimits::max_propagation_work)
-    throw InvalidArgument(fmt::format("{}: {} x cells^2 = {} x {}^2 = {:.3g} exceeds the work limit {:.0e} (about 10 s); "
+    invalid_input("{}: {} x cells^2 = {} x {}^2 = {:.3g} exceeds the work limit {:.0e} (about 10 s); "
                                       "lower {} or cells", law, steps_name, steps, cells, work, DiscretisationLimits::max_propagation_work,
-                                      steps_name));
+                                      steps_name);
 }
 std::string to_string(ParamKind kind) {
   switch (kind) {
@@ -61,31 +61,31 @@ std::string to_string(ParamKind kind) {
 
 const Value& Args::get(const std::string& name) const {
   const auto it = values_.find(name);
-  if (it == values_.end()) throw InvalidArgument(fmt::format("{}: missing parameter '{}'", law_, name));
+  if (it == values_.end()) invalid_input("{}: missing parameter '{}'", law_, name);
   return it->second;
 }
 
 double Args::number(const std::string& name) const {
   const Value& v = get(name);
-  if (v.kind != Value::Kind::number) throw InvalidArgument(fmt::format("{}: parameter '{}' must be a number", law_, name));
+  if (v.kind != Value::Kind::number) invalid_input("{}: parameter '{}' must be a number", law_, name);
   return v.number;
 }
 
 long Args::integer(const std::string& name) const {
   const double x = number(name);
   if (x != std::floor(x) || std::fabs(x) > 9e15)
-    throw InvalidArgument(fmt::format("{}: parameter '{}' = {} must be an integer", law_, name, format_number(x)));
+    invalid_input("{}: parameter '{}' = {} must be an integer", law_, name, format_number(x));
   return static_cast<long>(x);
 }
 
 std::vector<double> Args::numbers(const std::string& name) const {
   const Value& v = get(name);
   if (v.kind == Value::Kind::number) return {v.number};
-  if (v.kind != Value::Kind::list) throw InvalidArgument(fmt::format("{}: parameter '{}' must be a list of numbers", law_, name));
+  if (v.kind != Value::Kind::list) invalid_input("{}: parameter '{}' must be a list of numbers", law_, name);
   std::vector<double> out;
   for (const Value& e : v.list) {
     if (e.kind != Value::Kind::number)
-      throw InvalidArgument(fmt::format("{}: parameter '{}' must be a list of numbers", law_, name));
+      invalid_input("{}: parameter '{}' must be a list of numbers", law_, name);
     out.push_back(e.number);
   }
   return out;
@@ -104,7 +104,7 @@ std::vector<std::vector<double>> Args::matrix(const std::string& name) const {
       row.push_back(e.number);
     }
     if (!rows.empty() && row.size() != rows.front().size())
-      throw InvalidArgument(fmt::format("{}: parameter '{}': rows of different lengths", law_, name));
+      invalid_input("{}: parameter '{}': rows of different lengths", law_, name);
     rows.push_back(std::move(row));
   }
   return rows;
@@ -112,21 +112,21 @@ std::vector<std::vector<double>> Args::matrix(const std::string& name) const {
 
 LawPtr Args::law(const std::string& name) const {
   const Value& v = get(name);
-  if (v.kind != Value::Kind::law) throw InvalidArgument(fmt::format("{}: parameter '{}' must be a law", law_, name));
+  if (v.kind != Value::Kind::law) invalid_input("{}: parameter '{}' must be a law", law_, name);
   return v.law;
 }
 
 const std::string& Args::word(const std::string& name) const {
   const Value& v = get(name);
   if (v.kind != Value::Kind::word && v.kind != Value::Kind::formula)
-    throw InvalidArgument(fmt::format("{}: parameter '{}' must be a name", law_, name));
+    invalid_input("{}: parameter '{}' must be a name", law_, name);
   return v.word;
 }
 
 std::shared_ptr<const Formula> Args::formula(const std::string& name) const {
   const Value& v = get(name);
   if (v.kind == Value::Kind::word) return nullptr;
-  if (v.kind != Value::Kind::formula) throw InvalidArgument(fmt::format("{}: parameter '{}' must be a formula", law_, name));
+  if (v.kind != Value::Kind::formula) invalid_input("{}: parameter '{}' must be a formula", law_, name);
   return v.formula;
 }
 
@@ -152,10 +152,10 @@ int Args::cells(const std::string& name, int lo, int hi, int max_cells, int orde
 
 std::vector<LawPtr> Args::laws(const std::string& name) const {
   const Value& v = get(name);
-  if (v.kind != Value::Kind::list) throw InvalidArgument(fmt::format("{}: parameter '{}' must be a list of laws", law_, name));
+  if (v.kind != Value::Kind::list) invalid_input("{}: parameter '{}' must be a list of laws", law_, name);
   std::vector<LawPtr> out;
   for (const Value& e : v.list) {
-    if (e.kind != Value::Kind::law) throw InvalidArgument(fmt::format("{}: parameter '{}' must be a list of laws", law_, name));
+    if (e.kind != Value::Kind::law) invalid_input("{}: parameter '{}' must be a list of laws", law_, name);
     out.push_back(e.law);
   }
   return out;

@@ -111,7 +111,7 @@ std::vector<double> simulate_terminal(const AdditiveSde& sde, double x0, double 
   check_positive_finite("simulate", "t", t);
   if (steps < 1) throw_invalid("simulate", "steps", steps, "steps >= 1");
   if (paths < 1) throw_invalid("simulate", "paths", static_cast<double>(paths), "paths >= 1");
-  if (scheme == SdeScheme::exact_ou && !exact) throw InvalidArgument("simulate: exact stepping needs an OU process");
+  if (scheme == SdeScheme::exact_ou && !exact) invalid_input("simulate: exact stepping needs an OU process");
   const double dt = t / steps;
   std::vector<double> out;
   out.reserve(static_cast<std::size_t>(paths));

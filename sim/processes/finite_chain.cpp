@@ -28,8 +28,8 @@ LawSpec chain_law_spec() {
       if (t < 0 || t > 1'000'000) throw_invalid("chain", "t", static_cast<double>(t), "0 <= t <= 1e6");
       const double work = static_cast<double>(k.rows()) * static_cast<double>(k.rows()) * static_cast<double>(t);
       if (work > 2e9)
-        throw InvalidArgument(fmt::format("chain: states^2 x t = {}^2 x {} = {:.3g} exceeds the work limit 2e9 (about 5 s); "
-                                          "lower t", k.rows(), t, work));
+        invalid_input("chain: states^2 x t = {}^2 x {} = {:.3g} exceeds the work limit 2e9 (about 5 s); "
+                                          "lower t", k.rows(), t, work);
       auto kernel = std::make_shared<const FiniteKernel>(k);
       auto vec = [](const std::vector<double>& v) {
         return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size())));

@@ -102,7 +102,7 @@ std::pair<LawPtr, LawPtr> joint_grid_laws(const IntervalLawPair& forward, const 
   const std::size_t n = forward.p.density.size();
   if (backward.p.density.size() != n || forward.p.atoms.size() != forward.d.atoms.size() ||
       backward.p.atoms.size() != forward.p.atoms.size())
-    throw InvalidArgument("joint grid laws: the two propagations are not on the same grid");
+    invalid_input("joint grid laws: the two propagations are not on the same grid");
   auto joint = std::make_shared<JointGrid>();
   joint->x0 = forward.p.lo;
   joint->dx = forward.p.h();
@@ -166,7 +166,7 @@ std::pair<LawPtr, LawPtr> joint_finite_laws(const std::vector<double>& at, const
                                             const Eigen::VectorXd& d, const Eigen::VectorXd& d_backward) {
   const auto n = static_cast<std::size_t>(p.size());
   if (at.size() != n || static_cast<std::size_t>(d.size()) != n || static_cast<std::size_t>(d_backward.size()) != n)
-    throw InvalidArgument("joint finite laws: sizes differ");
+    invalid_input("joint finite laws: sizes differ");
   auto joint = std::make_shared<JointGrid>();
   Eigen::VectorXd q(p.size());
   for (std::size_t k = 0; k < n; ++k) {

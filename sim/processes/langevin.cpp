@@ -1,10 +1,8 @@
 #include "sim/processes/langevin.hpp"
 
 #include <cmath>
-#include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <tuple>
 #include <vector>
 
@@ -14,6 +12,7 @@
 #include <boost/numeric/odeint/stepper/runge_kutta_dopri5.hpp>
 #include <fmt/format.h>
 
+#include "numerics/cache.hpp"
 #include "numerics/errors.hpp"
 #include "numerics/log_integrate.hpp"
 #include "sim/formulas/certify.hpp"
@@ -44,9 +43,9 @@ void Potential::check(double lo, double hi) const {
   extremum(*formula, 0, 0, box, true);  // throws where U is not finite
   const Extremum drift = sup_abs(*formula, 0, 1, box);
   if (drift.value.hi > kMaxDrift)
-    throw InvalidArgument(fmt::format("potential '{}': |U'| reaches {:.6g} on [{}, {}] (certified enclosure {}): above {}, the "
+    invalid_input("potential '{}': |U'| reaches {:.6g} on [{}, {}] (certified enclosure {}): above {}, the "
                                       "discretised generator is too stiff; narrow [lo, hi]", name, drift.value.lo,
-                                      format_number(lo), format_number(hi), describe(drift, *formula), kMaxDrift));
+                                      format_number(lo), format_number(hi), describe(drift, *formula), kMaxDrift);
 }
 
 Potential Potential::quadratic(double theta) {
@@ -58,7 +57,7 @@ Potential Potential::quadratic(double theta) {
 double langevin_simulation_steps(double t) { return std::ceil(std::max(100.0, t * kSimulationSteps)); }
 
 double simulate_langevin(const Potential& potential, double x0, double t, double lo, double hi, Rng& rng) {
-  if (!potential.slope) throw InvalidArgument(fmt::format("langevin: potential '{}' has no slope to simulate with", potential.name));
+  if (!potential.slope) invalid_input("langevin: potential '{}' has no slope to simulate with", potential.name);
   const double steps_wanted = langevin_simulation_steps(t);
   if (!(steps_wanted <= 20000))
     throw_invalid("langevin simulation", "t", t, fmt::format("<= {} (at most 20,000 steps of 1/{})", 20000 / kSimulationSteps, kSimulationSteps));
@@ -81,7 +80,7 @@ LangevinChain::LangevinChain(Potential potential, double lo, double hi, int cell
     : potential_(std::move(potential)), lo_(lo), hi_(hi) {
   check_finite("langevin", "lo", lo);
   check_finite("langevin", "hi", hi);
-  if (!(lo < hi)) throw InvalidArgument("langevin: need lo < hi");
+  if (!(lo < hi)) invalid_input("langevin: need lo < hi");
   if (cells < 4 || cells > 4000) throw_invalid("langevin", "cells", cells, "4 <= cells <= 4000");
   const int n = cells + 1;
   h_ = (hi - lo) / cells;
@@ -127,8 +126,8 @@ int LangevinChain::node(double x) const {
   const double k = (x - lo_) / h_;
   const long i = std::lround(k);
   if (i < 0 || i >= nodes() || std::fabs(k - static_cast<double>(i)) > 1e-9)
-    throw InvalidArgument(fmt::format("langevin: x = {} is not a grid node (lo {}, spacing {})", format_number(x),
-                                      format_number(lo_), format_number(h_)));
+    invalid_input("langevin: x = {} is not a grid node (lo {}, spacing {})", format_number(x),
+                                      format_number(lo_), format_number(h_));
   return static_cast<int>(i);
 }
 
@@ -169,7 +168,7 @@ Eigen::VectorXd LangevinChain::law_time_stepped(int start, double t, double rel_
 Eigen::VectorXd LangevinChain::law_uniformized(int start, double t) const {
   check_nonnegative_finite("langevin", "t", t);
   const Eigen::Index n = nodes();
-  if (start < 0 || start >= n) throw InvalidArgument(fmt::format("langevin: start node {} outside [0, {})", start, n));
+  if (start < 0 || start >= n) invalid_input("langevin: start node {} outside [0, {})", start, n);
   const double rate = max_rate(), mean = rate * t;
   if (mean == 0) {  // t = 0: the point mass at the start
     Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
@@ -177,7 +176,7 @@ Eigen::VectorXd LangevinChain::law_uniformized(int start, double t) const {
     return e;
   }
   if (!(mean <= 1e7))
-    throw InvalidArgument(fmt::format("langevin: uniformization needs rate·t <= 1e7 (here {:.3g}); use law()", mean));
+    invalid_input("langevin: uniformization needs rate·t <= 1e7 (here {:.3g}); use law()", mean);
   // Terms k = 0 … K, K = Λt + 40√(Λt) + 50: the Poisson mass left out is below e^{−300}.
   const long last = static_cast<long>(mean + 40 * std::sqrt(mean) + 50);
   Eigen::VectorXd v = Eigen::VectorXd::Zero(n), next(n), out = Eigen::VectorXd::Zero(n);
@@ -238,19 +237,9 @@ double LangevinChain::intrinsic_sensitivity(int start, int other, double t) cons
 
 std::shared_ptr<const LangevinChain> langevin_chain(const Potential& potential, double lo, double hi, int cells) {
   using Key = std::tuple<std::string, double, double, int>;
-  static std::mutex mutex;
-  static std::deque<std::pair<Key, std::shared_ptr<const LangevinChain>>> cache;
-  const Key key{potential.name, lo, hi, cells};
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    for (const auto& [k, chain] : cache)
-      if (k == key) return chain;
-  }
-  auto chain = std::make_shared<const LangevinChain>(potential, lo, hi, cells);  // outside the lock: seconds
-  std::lock_guard<std::mutex> lock(mutex);
-  cache.emplace_back(key, chain);
-  if (cache.size() > 24) cache.pop_front();
-  return chain;
+  static Cache<Key, std::shared_ptr<const LangevinChain>> cache(24);
+  return cache.get_or_build(Key{potential.name, lo, hi, cells},
+                            [&] { return std::make_shared<const LangevinChain>(potential, lo, hi, cells); });
 }
 
 // ---- The laws of the expression language (sim/laws/spec.hpp).

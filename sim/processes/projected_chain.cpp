@@ -20,7 +20,7 @@
 namespace privamp::sim {
 
 IntervalLaw IntervalLaw::point(double x0, double lo, double hi, int intervals) {
-  if (!(lo < hi)) throw InvalidArgument("interval law: need lo < hi");
+  if (!(lo < hi)) invalid_input("interval law: need lo < hi");
   if (intervals < 2 || intervals > 200000) throw_invalid("interval law", "intervals", intervals, "2 <= intervals <= 200000");
   if (!(x0 >= lo && x0 <= hi)) throw_invalid("interval law", "x0", x0, fmt::format("{} <= x0 <= {}", lo, hi));
   return {lo, hi, std::vector<double>(static_cast<std::size_t>(intervals) + 1, 0.0), {{x0, 1.0}}};
@@ -87,7 +87,7 @@ Propagator::Propagator(double lo, double hi, int intervals, double a, double b, 
 Propagator::Propagator(double lo, double hi, int intervals, Map psi, double s, Use use)
     : lo_(lo), hi_(hi), s_(s), psi_(std::move(psi)) {
   check_positive_finite("propagate", "s", s);
-  if (!(lo < hi)) throw InvalidArgument("propagate: need lo < hi");
+  if (!(lo < hi)) invalid_input("propagate: need lo < hi");
   const int nodes = intervals + 1;
   const double h = (hi - lo) / intervals;
   means_.resize(nodes);
@@ -95,7 +95,7 @@ Propagator::Propagator(double lo, double hi, int intervals, Map psi, double s, U
   to_hi_.resize(nodes);
   for (int k = 0; k < nodes; ++k) {
     const double w = h * (k == 0 || k + 1 == nodes ? 0.5 : 1.0), m = psi_(lo + k * h);
-    if (!std::isfinite(m)) throw InvalidArgument(fmt::format("propagate: the map is not finite at x = {}", lo + k * h));
+    if (!std::isfinite(m)) invalid_input("propagate: the map is not finite at x = {}", lo + k * h);
     means_[k] = m;
     to_lo_[k] = w * normal_cdf((lo - m) / s);
     to_hi_[k] = w * normal_sf((hi - m) / s);
@@ -224,7 +224,7 @@ std::vector<IntervalLaw> Propagator::raw(std::span<const IntervalLaw* const> in)
   for (Eigen::Index c = 0; c < m; ++c) {
     const auto& law = *in[static_cast<std::size_t>(c)];
     if (static_cast<Eigen::Index>(law.density.size()) != n)
-      throw InvalidArgument("propagate: the law's grid does not match the propagator's");
+      invalid_input("propagate: the law's grid does not match the propagator's");
     d.col(c) = Eigen::Map<const Eigen::VectorXd>(law.density.data(), n);
   }
   // Each kernel entry is read from memory once for up to four laws (a step is limited by reading the kernel, so
@@ -484,7 +484,7 @@ Propagator::Map lipschitz_map(const std::string& name, double lipschitz) {
   if (name == "tanh") return [l](double x) { return l * std::tanh(x); };
   if (name == "sin") return [l](double x) { return l * std::sin(x); };
   if (name == "softsign") return [l](double x) { return l * x / (1 + std::fabs(x)); };
-  throw InvalidArgument(fmt::format("map = '{}': allowed linear, tanh, sin, softsign", name));
+  invalid_input("map = '{}': allowed linear, tanh, sin, softsign", name);
 }
 
 Propagator::Map ChainMap::psi() const {
@@ -505,7 +505,7 @@ T named_map(const std::string& name, double l, const T& x) {
   if (name == "tanh") return T(l) * tanh(x);
   if (name == "sin") return T(l) * sin(x);
   if (name == "softsign") return T(l) * x / (T(1.0) + abs(x));
-  throw InvalidArgument(fmt::format("map = '{}': allowed linear, tanh, sin, softsign", name));
+  invalid_input("map = '{}': allowed linear, tanh, sin, softsign", name);
 }
 }  // namespace
 

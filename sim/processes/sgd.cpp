@@ -1,13 +1,12 @@
 #include "sim/processes/sgd.hpp"
 
 #include <cmath>
-#include <deque>
 #include <map>
-#include <mutex>
 #include <tuple>
 
 #include <fmt/format.h>
 
+#include "numerics/cache.hpp"
 #include "numerics/errors.hpp"
 #include "sim/formulas/certify.hpp"
 #include "sim/formulas/formula.hpp"
@@ -20,7 +19,7 @@ namespace privamp::sim {
 SgdLoss parse_sgd_loss(const std::string& name) {
   if (name == "quadratic") return SgdLoss::quadratic;
   if (name == "logistic") return SgdLoss::logistic;
-  throw InvalidArgument(fmt::format("loss = '{}': allowed quadratic, logistic", name));
+  invalid_input("loss = '{}': allowed quadratic, logistic", name);
 }
 
 std::string to_string(SgdLoss loss) {
@@ -42,7 +41,7 @@ std::string NoisySgd::loss_identity() const { return loss_formula ? loss_formula
 DomainShape parse_domain_shape(const std::string& name) {
   if (name == "ball") return DomainShape::ball;
   if (name == "box") return DomainShape::box;
-  throw InvalidArgument(fmt::format("domain = '{}': allowed ball, box", name));
+  invalid_input("domain = '{}': allowed ball, box", name);
 }
 
 void NoisySgd::check() const {
@@ -66,23 +65,14 @@ double NoisySgd::data_bound() const { return loss == SgdLoss::quadratic ? radius
 namespace {
 // The certified constants of a formula loss, shared by the copies of one NoisySgd (computed once per loss and box).
 LossConstants certified(const Formula& loss, double radius, double data) {
-  static std::mutex mutex;
-  static std::map<std::tuple<std::string, double, double>, LossConstants> cache;
-  const auto key = std::make_tuple(loss.text(), radius, data);
-  {
-    std::lock_guard lock(mutex);
-    if (const auto it = cache.find(key); it != cache.end()) return it->second;
-  }
-  LossConstants c = loss_constants(loss, -radius, radius, -data, data);
-  std::lock_guard lock(mutex);
-  if (cache.size() > 256) cache.clear();
-  cache.emplace(key, c);
-  return c;
+  static Cache<std::tuple<std::string, double, double>, LossConstants> cache(256);
+  return cache.get_or_build(std::make_tuple(loss.text(), radius, data),
+                            [&] { return loss_constants(loss, -radius, radius, -data, data); });
 }
 }  // namespace
 
 LossConstants NoisySgd::certified_constants() const {
-  if (!loss_formula) throw InvalidArgument("noisy_sgd: certified constants are computed for a formula loss");
+  if (!loss_formula) invalid_input("noisy_sgd: certified constants are computed for a formula loss");
   return certified(*loss_formula, radius, feature_bound);
 }
 
@@ -169,20 +159,12 @@ Propagator sgd_step_once(const NoisySgd& sgd, double z, int intervals) {
 
 std::shared_ptr<const Propagator> sgd_step(const NoisySgd& sgd, double z, int intervals) {
   using Key = std::tuple<std::string, std::vector<double>, int>;
-  static std::mutex mutex;
-  static std::deque<std::pair<Key, std::shared_ptr<const Propagator>>> cache;
+  static Cache<Key, std::shared_ptr<const Propagator>> cache(9);
   const Key key{sgd.loss_identity(), {sgd.eta, sgd.sigma, sgd.lambda, sgd.radius, sgd.feature_bound, z}, intervals};
-  {
-    std::lock_guard lock(mutex);
-    for (const auto& [k, step] : cache)
-      if (k == key) return step;
-  }
-  auto step = std::make_shared<const Propagator>(
-      -sgd.radius, sgd.radius, intervals, [sgd, z](double x) { return x - sgd.eta * sgd.gradient(x, z); }, sgd.eta * sgd.sigma);
-  std::lock_guard lock(mutex);
-  cache.emplace_back(key, step);
-  if (cache.size() > 9) cache.pop_front();
-  return step;
+  return cache.get_or_build(key, [&] {
+    return std::make_shared<const Propagator>(
+        -sgd.radius, sgd.radius, intervals, [sgd, z](double x) { return x - sgd.eta * sgd.gradient(x, z); }, sgd.eta * sgd.sigma);
+  });
 }
 
 }  // namespace
@@ -197,29 +179,21 @@ namespace {
 // the change still to come is below kSettled relative (GeometricSettling, sim/processes/projected_chain.hpp).
 IntervalLaw prefix_law(const NoisySgd& sgd, int steps, int intervals) {
   using Key = std::tuple<std::string, std::vector<double>, int, int>;
-  static std::mutex mutex;
-  static std::deque<std::pair<Key, std::shared_ptr<const IntervalLaw>>> cache;
+  static Cache<Key, std::shared_ptr<const IntervalLaw>> cache(8);
   const Key key{sgd.loss_identity(), {sgd.eta, sgd.sigma, sgd.lambda, sgd.radius, sgd.x0, sgd.feature_bound}, steps, intervals};
-  {
-    std::lock_guard lock(mutex);
-    for (const auto& [k, law] : cache)
-      if (k == key) return *law;
-  }
-  IntervalLaw law = IntervalLaw::point(sgd.x0, -sgd.radius, sgd.radius, intervals);
-  const auto plain_step = sgd_step(sgd, 0.0, intervals);  // held: the cache may drop it meanwhile
-  const Propagator& plain = *plain_step;
-  GeometricSettling settling;
-  for (int j = 1; j <= steps; ++j) {
-    IntervalLaw next = plain(law);
-    const double change = j > 1 ? relative_change(law, next) : 1.0;
-    law = std::move(next);
-    if (settling.settled_after(change)) break;
-  }
-  auto shared = std::make_shared<const IntervalLaw>(law);
-  std::lock_guard lock(mutex);
-  cache.emplace_back(key, shared);
-  if (cache.size() > 8) cache.pop_front();
-  return law;
+  return *cache.get_or_build(key, [&] {
+    IntervalLaw law = IntervalLaw::point(sgd.x0, -sgd.radius, sgd.radius, intervals);
+    const auto plain_step = sgd_step(sgd, 0.0, intervals);  // held: the cache may drop it meanwhile
+    const Propagator& plain = *plain_step;
+    GeometricSettling settling;
+    for (int j = 1; j <= steps; ++j) {
+      IntervalLaw next = plain(law);
+      const double change = j > 1 ? relative_change(law, next) : 1.0;
+      law = std::move(next);
+      if (settling.settled_after(change)) break;
+    }
+    return std::make_shared<const IntervalLaw>(std::move(law));
+  });
 }
 
 }  // namespace
@@ -293,9 +267,9 @@ Eigen::MatrixXd simulate_noisy_sgd(const NoisySgd& sgd, const std::vector<Eigen:
                                    std::uint64_t seed) {
   sgd.check();
   if (static_cast<long>(data.size()) != sgd.n)
-    throw InvalidArgument(fmt::format("noisy_sgd: {} data points for n = {} steps", data.size(), sgd.n));
+    invalid_input("noisy_sgd: {} data points for n = {} steps", data.size(), sgd.n);
   for (const auto& z : data) {
-    if (z.size() != sgd.dim) throw InvalidArgument(fmt::format("noisy_sgd: a data point has dimension {} (d = {})", z.size(), sgd.dim));
+    if (z.size() != sgd.dim) invalid_input("noisy_sgd: a data point has dimension {} (d = {})", z.size(), sgd.dim);
     const double bound = sgd.loss == SgdLoss::quadratic && sgd.shape == DomainShape::box
                              ? sgd.radius * std::sqrt(static_cast<double>(sgd.dim)) : sgd.data_bound();
     if (!(z.norm() <= bound * (1 + 1e-12)))

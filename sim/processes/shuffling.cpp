@@ -185,9 +185,9 @@ FiniteLaw shuffled_krr_counts(long n, int k, double eps0, int first, double cut)
 
 BlanketGamma blanket_gamma(std::span<const LawPtr> outputs) {
   const char* where = "blanket";
-  if (outputs.empty()) throw InvalidArgument("blanket: parameter 'laws' must list at least one output law");
+  if (outputs.empty()) invalid_input("blanket: parameter 'laws' must list at least one output law");
   for (const auto& law : outputs)
-    if (!law || law->dimension() != 1) throw InvalidArgument("blanket: the output laws must be one-dimensional laws");
+    if (!law || law->dimension() != 1) invalid_input("blanket: the output laws must be one-dimensional laws");
   // Atoms: the minimum mass of each location (a location missing from one law has minimum 0).
   double atoms = 0;
   for (const Atom& a : outputs.front()->atoms()) {
@@ -247,7 +247,7 @@ BlanketGamma blanket_gamma(std::span<const LawPtr> outputs) {
 BlanketLaw::BlanketLaw(std::vector<LawPtr> outputs) : outputs_(std::move(outputs)) {
   for (const LawPtr& law : outputs_) refuse_lumped(*law, "blanket");
   gamma_ = blanket_gamma(outputs_);
-  if (!(gamma_.gamma > 0)) throw InvalidArgument("blanket: the outputs have no common mass (gamma = 0)");
+  if (!(gamma_.gamma > 0)) invalid_input("blanket: the outputs have no common mass (gamma = 0)");
   const double log_gamma = std::log(gamma_.gamma);
   double atom_mass = 0;
   for (const Atom& a : outputs_.front()->atoms()) {

@@ -46,9 +46,9 @@ LawPtr subsampled_law(const Subsampling& s, int side) {
   const char* where = "subsample";
   if (side != 0 && side != 1) throw_invalid(where, "side", side, "0 or 1");
   if (s.scheme != "poisson" && s.scheme != "wor" && s.scheme != "wr")
-    throw InvalidArgument(fmt::format("subsample: scheme = '{}': allowed poisson, wor, wr", s.scheme));
+    invalid_input("subsample: scheme = '{}': allowed poisson, wor, wr", s.scheme);
   if (s.base != "gaussian" && s.base != "laplace" && s.base != "rr")
-    throw InvalidArgument(fmt::format("subsample: base = '{}': allowed gaussian, laplace, rr", s.base));
+    invalid_input("subsample: base = '{}': allowed gaussian, laplace, rr", s.base);
   if (s.scheme != "poisson") {
     if (s.n < 1 || s.n > 1'000'000'000) throw_invalid(where, "n", static_cast<double>(s.n), "1 <= n <= 1e9");
     if (s.m < 1 || s.m > (s.scheme == "wor" ? s.n : 100'000))
@@ -59,7 +59,7 @@ LawPtr subsampled_law(const Subsampling& s, int side) {
   if (s.base == "rr") {
     check_nonnegative_finite(where, "eps0", s.eps0);
     if (s.scheme != "wor")
-      throw InvalidArgument("subsample: base = rr needs scheme = wor");
+      invalid_input("subsample: base = rr needs scheme = wor");
     // The number of 1s among the m sampled users' reports; the others hold 0. The distinguished user is sampled
     // with probability m/n; on side 0 it holds 0 like the others, so sampling it changes nothing.
     const auto without = std::make_shared<FiniteLaw>(shuffled_rr_counts(s.m, s.eps0, 0, 0));

@@ -65,13 +65,13 @@ bool decimal_is_exact(std::string_view text, double x) {
 
 double Params::at(const std::string& name) const {
   const auto it = numbers.find(name);
-  if (it == numbers.end()) throw InvalidArgument(fmt::format("missing numeric parameter '{}'", name));
+  if (it == numbers.end()) invalid_input("missing numeric parameter '{}'", name);
   return it->second;
 }
 
 const std::string& Params::word(const std::string& name) const {
   const auto it = words.find(name);
-  if (it == words.end()) throw InvalidArgument(fmt::format("missing word parameter '{}'", name));
+  if (it == words.end()) invalid_input("missing word parameter '{}'", name);
   return it->second;
 }
 
@@ -86,8 +86,8 @@ void expression_error(const std::string& label, const std::string& text, std::si
   // The text around the column (at most 60 characters each side), with a caret under it.
   const std::size_t from = column > 60 ? column - 60 : 0, to = std::min(text.size(), column + 60);
   const std::string before = from > 0 ? "..." : "", after = to < text.size() ? "..." : "";
-  throw InvalidArgument(fmt::format("{}, column {}: {}\n  {}{}{}\n  {}^", label, column + 1, why, before,
-                                    text.substr(from, to - from), after, std::string(before.size() + column - from, ' ')));
+  invalid_input("{}, column {}: {}\n  {}{}{}\n  {}^", label, column + 1, why, before,
+                                    text.substr(from, to - from), after, std::string(before.size() + column - from, ' '));
 }
 
 namespace {
@@ -101,7 +101,7 @@ class Parser {
 
   NodePtr parse() {
     if (s_.size() > kMaxExpressionLength)
-      throw InvalidArgument(fmt::format("{}: {} characters; an expression has at most {}", label_, s_.size(), kMaxExpressionLength));
+      invalid_input("{}: {} characters; an expression has at most {}", label_, s_.size(), kMaxExpressionLength);
     NodePtr n = comparison();
     skip();
     if (pos_ != s_.size()) fail(label_ == "law expression" ? "unexpected text after the law" : "unexpected text");

@@ -173,7 +173,7 @@ struct Failure {
 };
 
 void check_estimate(const verify::Estimate& e, const verify::Quantity& q) {
-  const bool nan = std::isnan(e.value) || std::isnan(e.lower) || std::isnan(e.upper) || std::isnan(e.log_value);
+  const bool nan = std::isnan(e.value) || std::isnan(e.lower) || std::isnan(e.upper) || std::isnan(e.log_value());
   if (nan) throw Failure{"NaN in an estimate (" + q.label() + ", " + e.method + ")", ""};
   if (!(e.lower <= e.value && e.value <= e.upper)) throw Failure{"interval out of order (" + q.label() + ")", ""};
   const bool bounded = q.kind == verify::Quantity::Kind::hockey_stick || q.kind == verify::Quantity::Kind::tv;

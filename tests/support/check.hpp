@@ -22,14 +22,14 @@ inline bool near_rel(double a, double b, double rel, double abs_floor = 0) {
 // The interval of `e` contains `truth`, in value space or (for underflowing values) in log space.
 inline bool covers(const verify::Estimate& e, double truth, double log_truth) {
   if (std::isinf(truth)) return std::isinf(e.value);
-  if (e.value == 0 && e.log_value == -std::numeric_limits<double>::infinity()) return truth == 0;
+  if (e.value == 0 && e.log_value() == -std::numeric_limits<double>::infinity()) return truth == 0;
   if (truth > 1e-300 || truth == 0) return e.lower <= truth && truth <= e.upper;
-  return e.log_lower <= log_truth && log_truth <= e.log_upper;
+  return e.log_lower() <= log_truth && log_truth <= e.log_upper();
 }
 
 inline std::string describe(const verify::Estimate& e) {
   return fmt::format("{}: {:.17g} in [{:.17g}, {:.17g}], log {:.17g} in [{:.17g}, {:.17g}]", e.method, e.value, e.lower,
-                     e.upper, e.log_value, e.log_lower, e.log_upper);
+                     e.upper, e.log_value(), e.log_lower(), e.log_upper());
 }
 
 // The message of the InvalidArgument that f throws, or "(no error)".

@@ -93,9 +93,9 @@ TEST_CASE("audit: every interval contains the independent reference and is not v
                                                                      : log_of_decimal(ref_text);
     if (ref == 0 && log_ref > -std::numeric_limits<double>::infinity()) {
       // Below double's range: the interval is compared in logs.
-      CHECK(e.log_lower <= log_ref);
-      CHECK(log_ref <= e.log_upper);
-      CHECK(e.log_upper - e.log_lower <= std::max(100 * std::fabs(e.log_value - log_ref), 1e-11 * std::fabs(log_ref)));
+      CHECK(e.log_lower() <= log_ref);
+      CHECK(log_ref <= e.log_upper());
+      CHECK(e.log_upper() - e.log_lower() <= std::max(100 * std::fabs(e.log_value() - log_ref), 1e-11 * std::fabs(log_ref)));
       continue;
     }
     CHECK(e.lower <= ref + ref_error);
@@ -162,8 +162,8 @@ TEST_CASE("audit: certified enclosures contain every reference they cover", "[ve
     const double log_ref = ref > 0 ? std::log(ref) : ref_text == "0" ? -std::numeric_limits<double>::infinity()
                                                                      : log_of_decimal(ref_text);
     if (ref == 0 && log_ref > -std::numeric_limits<double>::infinity()) {
-      CHECK(e.log_lower <= log_ref + 1e-12 * std::fabs(log_ref));
-      CHECK(log_ref - 1e-12 * std::fabs(log_ref) <= e.log_upper);
+      CHECK(e.log_lower() <= log_ref + 1e-12 * std::fabs(log_ref));
+      CHECK(log_ref - 1e-12 * std::fabs(log_ref) <= e.log_upper());
       continue;
     }
     // The reference's own error bar, and its rounding to the digits printed in the table (17).

@@ -100,12 +100,12 @@ TEST_CASE("certified: enclosures contain independent references at new points", 
       CHECK(test::covers(e, value, log_ref));
     } else {  // given by its log: compared in logs, within the log's own rounding to a double
       const double slack = 4e-16 * std::fabs(log_ref);
-      CHECK(e.log_lower <= log_ref + slack);
-      CHECK(log_ref - slack <= e.log_upper);
+      CHECK(e.log_lower() <= log_ref + slack);
+      CHECK(log_ref - slack <= e.log_upper());
     }
     // Not vacuous: relative width below 1e-9 (the weights' last place limits some), or 1e-12 in logs.
     if (value > 0) CHECK(e.upper - e.lower <= 1e-9 * value);
-    else CHECK(e.log_upper - e.log_lower <= 1e-12 * std::fabs(r.log_value));
+    else CHECK(e.log_upper() - e.log_lower() <= 1e-12 * std::fabs(r.log_value));
   }
 }
 
@@ -241,8 +241,8 @@ TEST_CASE("orderings: the sorted check flags exactly the values an all-pairs che
   // lists with repeated orders and levels, TV, KL, R_inf, zeros known only in logs, and Monte Carlo values.
   using K = Quantity::Kind;
   auto proven = [](const verify::Estimate& small, const verify::Estimate& large) {
-    if (std::isfinite(small.log_lower) && std::isfinite(large.log_upper) && small.lower == 0 && large.upper == 0)
-      return small.log_lower > large.log_upper + 1e-12 * std::fabs(large.log_upper);
+    if (std::isfinite(small.log_lower()) && std::isfinite(large.log_upper()) && small.lower == 0 && large.upper == 0)
+      return small.log_lower() > large.log_upper() + 1e-12 * std::fabs(large.log_upper());
     return small.lower > large.upper * (1 + 1e-12) + 1e-300;
   };
   auto key = [](const Quantity& q) {
@@ -326,7 +326,7 @@ TEST_CASE("certified: the time budget belongs to one value", "[verify][certified
   // The composed engine, on the line and at the size the double-precision contour gives (as the engines call it).
   const std::vector<verify::ReleasePair> pairs = {{mu.get(), nu.get(), 100}};
   const verify::ContourIntegral contour(pairs);
-  const double c = contour.abscissa(0.1), log_hint = contour.hockey_stick(0.1).log_value;
+  const double c = contour.abscissa(0.1), log_hint = contour.hockey_stick(0.1).log_value();
   CHECK_THAT(failure([&] { verify::certified_composed_hockey_stick(pairs, 0.1, c, log_hint, none); }),
              Catch::Contains("work budget ran out"));
   CHECK(verify::certified_composed_hockey_stick(pairs, 0.1, c, log_hint).error_kind == verify::ErrorKind::certified);

@@ -150,7 +150,7 @@ bool overlap(const verify::Estimate& a, const verify::Estimate& b) {
   const double slack = 1e-12;
   if (a.upper >= std::numeric_limits<double>::min() && b.upper >= std::numeric_limits<double>::min())
     return a.lower <= b.upper * (1 + slack) && b.lower <= a.upper * (1 + slack);
-  return a.log_lower <= b.log_upper + slack && b.log_lower <= a.log_upper + slack;
+  return a.log_lower() <= b.log_upper() + slack && b.log_lower() <= a.log_upper() + slack;
 }
 
 std::string command(const Instance& in, Engine engine) {

@@ -312,10 +312,10 @@ TEST_CASE("rows survive the encoding between processes bit for bit", "[explore][
   const Row& b = back[0].second.at(0);
   CHECK(b.params.numbers == r.params.numbers);
   CHECK(b.params.words == r.params.words);
-  CHECK(b.exact.log_value == -800);
+  CHECK(b.exact.log_value() == -800);
   CHECK(b.exact.lower == r.exact.lower);
   CHECK(b.exact.upper == r.exact.upper);
-  CHECK(b.exact.log_lower == r.exact.log_lower);
+  CHECK(b.exact.log_lower() == r.exact.log_lower());
   CHECK(std::isinf(b.cross->value));
   CHECK(std::isnan(b.bound_lower));
   CHECK(b.bound == r.bound);

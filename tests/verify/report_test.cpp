@@ -54,9 +54,9 @@ void check_same(const Estimate& a, const Estimate& b) {
   CHECK(same(a.value, b.value));
   CHECK(same(a.lower, b.lower));
   CHECK(same(a.upper, b.upper));
-  CHECK(same(a.log_value, b.log_value));
-  CHECK(same(a.log_lower, b.log_lower));
-  CHECK(same(a.log_upper, b.log_upper));
+  CHECK(same(a.log_value(), b.log_value()));
+  CHECK(same(a.log_lower(), b.log_lower()));
+  CHECK(same(a.log_upper(), b.log_upper()));
   CHECK(a.error_kind == b.error_kind);
   CHECK(a.method == b.method);
   CHECK(a.work == b.work);

@@ -30,10 +30,10 @@ struct Probe {
 }  // namespace
 
 std::pair<std::string, std::string> composed_pair(const std::vector<Release>& releases) {
-  if (releases.empty()) throw InvalidArgument("accountant: no mechanism was composed (compose at least one event)");
+  if (releases.empty()) invalid_input("accountant: no mechanism was composed (compose at least one event)");
   if (releases.size() > 64)
-    throw InvalidArgument(fmt::format("accountant: {} different mechanisms; at most 64 (self-compose repeated ones: a count)",
-                                      releases.size()));
+    invalid_input("accountant: {} different mechanisms; at most 64 (self-compose repeated ones: a count)",
+                                      releases.size());
   std::vector<std::string> mu, nu;
   for (const Release& r : releases) {
     if (r.count < 1 || r.count > kMaxStepsCalibrated)
@@ -143,9 +143,9 @@ void solve_steps(const CalibrationRequest& r, const ProbeAt& probe, Calibration&
     }
   }
   if (yes == 0)
-    throw InvalidArgument(fmt::format("calibrate: even one step is not ({}, {})-DP at noise multiplier {} and sample rate {}{}",
+    invalid_input("calibrate: even one step is not ({}, {})-DP at noise multiplier {} and sample rate {}{}",
                                       number(r.target_epsilon), number(r.delta), number(*r.noise_multiplier), number(*r.sample_rate),
-                                      undecided ? " (or within the profile's error of it)" : ""));
+                                      undecided ? " (or within the profile's error of it)" : "");
   while (no != 0 && no - yes > 1 && !undecided) {
     const long mid = yes + (no - yes) / 2;
     const Probe p = probe(static_cast<double>(mid));
@@ -191,9 +191,9 @@ void solve_continuous(const CalibrationRequest& r, const ProbeAt& probe_x, Calib
       return;
     }
     if (y_no && y >= y_max)
-      throw InvalidArgument(fmt::format("calibrate: no {} in [{}, {}] makes the run ({}, {})-DP", c.solved,
+      invalid_input("calibrate: no {} in [{}, {}] makes the run ({}, {})-DP", c.solved,
                                         number(noise ? kMinNoise : kMinRate), number(noise ? kMaxNoise : 1.0),
-                                        number(r.target_epsilon), number(r.delta)));
+                                        number(r.target_epsilon), number(r.delta));
     y = std::clamp(y_yes ? y - std::log(2.0) : y + std::log(2.0), y_min, y_max);
   }
   const Bracket b = narrow(Bracket{*y_no, *y_yes}, f_no, f_yes, tol, probe);
@@ -214,8 +214,8 @@ Calibration calibrate(const CalibrationRequest& r) {
   if (!(r.rel_tol >= 1e-12 && r.rel_tol <= 0.1)) throw_invalid("calibrate", "rel_tol", r.rel_tol, "1e-12 <= rel_tol <= 0.1");
   const int open = !r.noise_multiplier + !r.sample_rate + !r.steps;
   if (open != 1)
-    throw InvalidArgument(fmt::format("calibrate: leave exactly one of noise_multiplier, sample_rate and steps open (the one to "
-                                      "solve for); {} are open", open));
+    invalid_input("calibrate: leave exactly one of noise_multiplier, sample_rate and steps open (the one to "
+                                      "solve for); {} are open", open);
   Calibration c;
   c.solved = !r.noise_multiplier ? "noise_multiplier" : !r.sample_rate ? "sample_rate" : "steps";
   run_at(r, c.solved, c.solved == "sample_rate" ? 0.5 : 1.0);  // the fixed parameters checked now, before any work
@@ -227,7 +227,7 @@ Calibration calibrate(const CalibrationRequest& r) {
     const auto [mu, nu] = composed_pair({run_at(r, c.solved, x)});
     const verify::Estimate d = privacy_profile(mu, nu, at).delta.front();
     ++c.probes;
-    return Probe{d.upper <= r.delta ? Side::yes : d.lower > r.delta ? Side::no : Side::undecided, d.log_value - std::log(r.delta)};
+    return Probe{d.upper <= r.delta ? Side::yes : d.lower > r.delta ? Side::no : Side::undecided, d.log_value() - std::log(r.delta)};
   };
   if (c.solved == "steps") solve_steps(r, probe, c);
   else solve_continuous(r, probe, c);

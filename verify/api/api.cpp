@@ -44,6 +44,7 @@ Tree estimate_tree(const verify::Estimate& e) {
     using T = std::decay_t<decltype(member)>;
     if (!verify::written(e, rule)) return;  // a discretised estimate's error parts only for those
     if constexpr (std::is_same_v<T, verify::ErrorKind>) t[name] = verify::error_kind_label(e);  // "none" where not computed
+    else if constexpr (std::is_same_v<T, verify::ErrorBudget>) t[name] = verify::budget_json<Tree>(member);
     else t[name] = member;
   });
   return t;
@@ -58,13 +59,13 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
   for (double e : r.hockey_stick) out.quantities.push_back(Quantity::hockey_stick(e));
   if (r.kl) out.quantities.push_back(Quantity::kl());
   if (r.tv) out.quantities.push_back(Quantity::tv());
-  if (out.quantities.empty()) throw InvalidArgument("nothing to compute: give renyi, hockey_stick, kl or tv");
+  if (out.quantities.empty()) invalid_input("nothing to compute: give renyi, hockey_stick, kl or tv");
   // Every size and amount of work bounded before anything is built or computed.
   if (out.quantities.size() > kMaxQuantities)
-    throw InvalidArgument(fmt::format("divergence: {} quantities in one call ({} Renyi orders, {} hockey-stick epsilons{}); at most {}: "
+    invalid_input("divergence: {} quantities in one call ({} Renyi orders, {} hockey-stick epsilons{}); at most {}: "
                                       "split them over several calls",
                                       out.quantities.size(), r.renyi.size(), r.hockey_stick.size(),
-                                      r.kl || r.tv ? ", KL/TV" : "", kMaxQuantities));
+                                      r.kl || r.tv ? ", KL/TV" : "", kMaxQuantities);
   if (r.samples < 1 || r.samples > kMaxSamples)
     throw_invalid("divergence", "samples", static_cast<double>(r.samples), fmt::format("1 <= samples <= {:.0e}", static_cast<double>(kMaxSamples)));
   if (!(r.rel_tol >= 1e-15 && r.rel_tol <= 0.5)) throw_invalid("divergence", "rel_tol", r.rel_tol, "1e-15 <= rel_tol <= 0.5");
@@ -180,12 +181,9 @@ PrivacyProfile privacy_profile(const std::string& mu, const std::string& nu, con
       if (!d->errors[i].empty())
         throw NumericalError(fmt::format("the privacy profile at eps = {:g} ({} || {}): {}", r.hockey_stick[i], *a, *b, d->errors[i]));
     const verify::Estimate &f = fwd.estimates[i], &g = back.estimates[i];
-    const bool reversed = std::pair(g.log_value, g.value) > std::pair(f.log_value, f.value);
+    const bool reversed = std::pair(g.log_value(), g.value) > std::pair(f.log_value(), f.value);
     verify::Estimate e = reversed ? g : f;
-    e.lower = std::max(f.lower, g.lower);
-    e.upper = std::max(f.upper, g.upper);
-    e.log_lower = std::max(f.log_lower, g.log_lower);
-    e.log_upper = std::max(f.log_upper, g.log_upper);
+    e.max_with(reversed ? f : g);
     if (weakness(f.error_kind) > weakness(e.error_kind)) e.error_kind = f.error_kind;
     if (weakness(g.error_kind) > weakness(e.error_kind)) e.error_kind = g.error_kind;
     e.level = std::min(f.level, g.level);
@@ -253,9 +251,9 @@ verify::Estimate bracket_epsilon(const std::string& mu, const std::string& nu, d
       lower = hi;
       f_lower = log_mid(d) - log_delta;
       if (hi >= eps_max)
-        throw InvalidArgument(fmt::format("epsilon: delta({:g}) >= {:.6g} > delta = {:g} up to eps_max = {:g} (raise eps_max: --eps-max on the command line, "
+        invalid_input("epsilon: delta({:g}) >= {:.6g} > delta = {:g} up to eps_max = {:g} (raise eps_max: --eps-max on the command line, "
                                           "eps_max= in Python; at most 1e6)", hi, lo_d,
-                                          delta, eps_max));
+                                          delta, eps_max);
       hi = std::min(2 * hi, eps_max);
     } else {
       throw NumericalError(fmt::format("epsilon: the profile's interval at eps = {:g}, [{:.6g}, {:.6g}], straddles delta = {:g} "
@@ -430,29 +428,29 @@ Tree epsilon_tree(const std::vector<verify::Estimate>& e, const std::vector<doub
 namespace {
 
 Eigen::MatrixXd to_matrix(const std::vector<std::vector<double>>& rows, const std::string& what) {
-  if (rows.empty()) throw InvalidArgument(fmt::format("{}: the matrix is empty", what));
+  if (rows.empty()) invalid_input("{}: the matrix is empty", what);
   const std::size_t n = rows.size();
   if (n > kMaxKernelStates)
-    throw InvalidArgument(fmt::format("{}: {} rows; allowed at most {}", what, n, kMaxKernelStates));
+    invalid_input("{}: {} rows; allowed at most {}", what, n, kMaxKernelStates);
   Eigen::MatrixXd m(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
   for (std::size_t i = 0; i < n; ++i) {
     if (rows[i].size() != n)
-      throw InvalidArgument(fmt::format("{}: row {} has {} entries; a kernel on {} states needs {} (square matrix)", what, i,
-                                        rows[i].size(), n, n));
+      invalid_input("{}: row {} has {} entries; a kernel on {} states needs {} (square matrix)", what, i,
+                                        rows[i].size(), n, n);
     for (std::size_t j = 0; j < n; ++j) m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];
   }
   return m;
 }
 
 std::vector<std::vector<double>> rows_from_json(const nlohmann::json& j, const std::string& what) {
-  if (!j.is_array()) throw InvalidArgument(fmt::format("{}: expected a list of rows [[..], [..]]", what));
+  if (!j.is_array()) invalid_input("{}: expected a list of rows [[..], [..]]", what);
   std::vector<std::vector<double>> rows;
   for (const auto& row : j) {
-    if (!row.is_array()) throw InvalidArgument(fmt::format("{}: row {} is not a list", what, rows.size()));
+    if (!row.is_array()) invalid_input("{}: row {} is not a list", what, rows.size());
     std::vector<double> r;
     for (const auto& v : row) {
       if (!v.is_number())
-        throw InvalidArgument(fmt::format("{}: row {} entry {} is not a number", what, rows.size(), r.size()));
+        invalid_input("{}: row {} entry {} is not a number", what, rows.size(), r.size());
       r.push_back(v.get<double>());
     }
     rows.push_back(std::move(r));
@@ -475,10 +473,10 @@ std::vector<std::vector<double>> rows_from_csv(const std::string& text, const st
       try {
         v = std::stod(cell, &used);
       } catch (const std::exception&) {
-        throw InvalidArgument(fmt::format("{}: row {}: '{}' is not a number", what, rows.size(), cell));
+        invalid_input("{}: row {}: '{}' is not a number", what, rows.size(), cell);
       }
       if (cell.find_first_not_of(" \t\r", used) != std::string::npos)
-        throw InvalidArgument(fmt::format("{}: row {}: '{}' is not a number", what, rows.size(), cell));
+        invalid_input("{}: row {}: '{}' is not a number", what, rows.size(), cell);
       r.push_back(v);
     }
     rows.push_back(std::move(r));
@@ -499,12 +497,12 @@ sim::FiniteKernel parse_kernel(const std::string& text) {
       // Where it stopped, in the user's text (numbers must be finite decimals: NaN, inf and fractions like 1/3 are not).
       const std::size_t at = e.byte > 0 ? std::min<std::size_t>(e.byte - 1, text.size()) : 0;
       const std::size_t from = at > 20 ? at - 20 : 0;
-      throw InvalidArgument(fmt::format("K: not a list of rows of decimal numbers such as [[0.5, 0.5], [0.2, 0.8]]: unexpected "
+      invalid_input("K: not a list of rows of decimal numbers such as [[0.5, 0.5], [0.2, 0.8]]: unexpected "
                                         "text at character {}: '{}' (NaN, inf and fractions such as 1/3 are not numbers here)",
-                                        at + 1, text.substr(from, std::min<std::size_t>(40, text.size() - from))));
+                                        at + 1, text.substr(from, std::min<std::size_t>(40, text.size() - from)));
     } catch (const nlohmann::json::exception& e) {  // e.g. a number beyond the range of doubles (1e400)
-      throw InvalidArgument(fmt::format("K: not a list of rows of finite decimal numbers (numbers must be within "
-                                        "+-1.8e308): {}", e.what()));
+      invalid_input("K: not a list of rows of finite decimal numbers (numbers must be within "
+                                        "+-1.8e308): {}", e.what());
     }
     return sim::FiniteKernel(to_matrix(rows_from_json(j, what), what));
   }
@@ -512,10 +510,10 @@ sim::FiniteKernel parse_kernel(const std::string& text) {
 }
 
 void check_kernel_shape(std::size_t rows, std::size_t columns) {
-  if (rows == 0) throw InvalidArgument("K: the matrix is empty");
-  if (rows > kMaxKernelStates) throw InvalidArgument(fmt::format("K: {} rows; allowed at most {}", rows, kMaxKernelStates));
+  if (rows == 0) invalid_input("K: the matrix is empty");
+  if (rows > kMaxKernelStates) invalid_input("K: {} rows; allowed at most {}", rows, kMaxKernelStates);
   if (columns != rows)
-    throw InvalidArgument(fmt::format("K: {} x {}; a kernel on {} states is a square {} x {} matrix", rows, columns, rows, rows, rows));
+    invalid_input("K: {} x {}; a kernel on {} states is a square {} x {} matrix", rows, columns, rows, rows, rows);
 }
 
 sim::FiniteKernel kernel_from_rows(const std::vector<std::vector<double>>& rows) {
@@ -527,15 +525,15 @@ sim::FiniteKernel read_kernel_file(const std::string& path) {
   if (path.size() > 5 && path.substr(path.size() - 5) == ".toml") {
     const toml::table t = verify::parse_toml(buffer.str(), path);
     const toml::array* k = t["K"].as_array();
-    if (!k) throw InvalidArgument(fmt::format("{}: needs a key K = [[..], [..]]", path));
+    if (!k) invalid_input("{}: needs a key K = [[..], [..]]", path);
     std::vector<std::vector<double>> rows;
     for (const auto& row : *k) {
       const toml::array* r = row.as_array();
-      if (!r) throw InvalidArgument(fmt::format("{}: K row {} is not a list", path, rows.size()));
+      if (!r) invalid_input("{}: K row {} is not a list", path, rows.size());
       std::vector<double> v;
       for (const auto& x : *r) {
         const auto d = x.value<double>();
-        if (!d) throw InvalidArgument(fmt::format("{}: K row {} entry {} is not a number", path, rows.size(), v.size()));
+        if (!d) invalid_input("{}: K row {} entry {} is not a number", path, rows.size(), v.size());
         v.push_back(*d);
       }
       rows.push_back(std::move(v));
@@ -556,7 +554,7 @@ KernelResult kernel(const sim::FiniteKernel& k, const KernelRequest& r) {
     out.dobrushin_at.emplace_back(e, sim::dobrushin_at(k, e));
   }
   if ((!r.eps_prime.empty() || !r.renyi.empty()) && !r.dp)
-    throw InvalidArgument("the amplified profiles need the mechanism's privacy: give dp = (eps, delta) (--dp EPS,DELTA)");
+    invalid_input("the amplified profiles need the mechanism's privacy: give dp = (eps, delta) (--dp EPS,DELTA)");
   if (!r.dp) return out;
   const auto [eps, delta] = *r.dp;
   if (!(eps >= 0 && eps <= 700)) throw_invalid("kernel", "dp EPS", eps, "0 <= EPS <= 700 (exp(EPS) must be a double)");
@@ -573,10 +571,10 @@ KernelResult kernel(const sim::FiniteKernel& k, const KernelRequest& r) {
   const double seconds = std::pow(n / 64, 4) * static_cast<double>(r.eps_prime.size()) +
                          std::pow(n / 30, 5) * static_cast<double>(r.renyi.size());
   if (seconds > 60)
-    throw InvalidArgument(fmt::format("kernel: {} values of eps' and {} orders alpha on a {}-state kernel: about {:.0f} s "
+    invalid_input("kernel: {} values of eps' and {} orders alpha on a {}-state kernel: about {:.0f} s "
                                       "of exact enumeration (states^4 maps per value: ~1 s per eps' at 64 states, ~1 s "
                                       "per alpha at 30 states); at most ~60 s per call: give fewer values",
-                                      r.eps_prime.size(), r.renyi.size(), k.size(), seconds));
+                                      r.eps_prime.size(), r.renyi.size(), k.size(), seconds);
   out.dp = r.dp;
   out.theorem1 = verify::theorem1_points(k, eps, delta);
   // (Each enumeration runs only when asked for: its state limit applies to what is computed.)
@@ -654,7 +652,7 @@ Tree to_tree(const KernelResult& r) {
 
 VerifyResult verify(const std::vector<std::string>& paths, const VerifyRequest& request) {
   std::vector<std::filesystem::path> files(paths.begin(), paths.end());
-  if (files.empty()) throw InvalidArgument("verify: give at least one case file or directory");
+  if (files.empty()) invalid_input("verify: give at least one case file or directory");
   verify::RunSettings settings;
   settings.only = request.only;
   settings.jobs = verify::worker_count("verify", request.jobs);  // checked before the files are read
@@ -693,14 +691,14 @@ ExploreSelection select_explore(const ExploreRequest& request) {
     for (const auto& t : request.targets) paths.emplace_back(t);
     if (paths.empty()) paths.emplace_back(request.cases_dir);
   } else {
-    if (request.targets.size() != 1) throw InvalidArgument("explore: give one case file or theorem ID (or --all)");
+    if (request.targets.size() != 1) invalid_input("explore: give one case file or theorem ID (or --all)");
     const std::string& t = request.targets.front();
     if (std::filesystem::exists(t)) {
       paths.emplace_back(t);
     } else {
       verify::find_bound(t);  // an unknown ID (not a file either) is refused with the list of IDs
       paths.emplace_back(request.cases_dir);
-      if (!only_id.empty() && only_id != t) throw InvalidArgument(fmt::format("--id {} contradicts the target {}", only_id, t));
+      if (!only_id.empty() && only_id != t) invalid_input("--id {} contradicts the target {}", only_id, t);
       only_id = t;
     }
   }
@@ -714,10 +712,10 @@ ExploreSelection select_explore(const ExploreRequest& request) {
       if (only_id.empty() || id == only_id) out.runs.emplace_back(i, id);
   }
   if (out.runs.empty())
-    throw InvalidArgument(fmt::format("explore: no case {}{}with a [case.explore] table in {}",
+    invalid_input("explore: no case {}{}with a [case.explore] table in {}",
                                       request.case_name.empty() ? "" : "named '" + request.case_name + "' ",
                                       only_id.empty() ? "" : "checking " + only_id + " ",
-                                      fmt::join(request.targets.empty() ? std::vector<std::string>{request.cases_dir} : request.targets, ", ")));
+                                      fmt::join(request.targets.empty() ? std::vector<std::string>{request.cases_dir} : request.targets, ", "));
   return out;
 }
 

@@ -80,7 +80,7 @@ namespace {
   for (const BoundEntry& b : bound_catalogue()) ids.push_back(b.id);
   if (declared)
     for (const BoundEntry& b : *declared) ids.push_back(b.id);
-  throw InvalidArgument(fmt::format("unknown theorem ID '{}' ({}known: {})", id, did_you_mean(id, ids), fmt::join(ids, ", ")));
+  invalid_input("unknown theorem ID '{}' ({}known: {})", id, did_you_mean(id, ids), fmt::join(ids, ", "));
 }
 }  // namespace
 

@@ -44,15 +44,20 @@ sim::NoisySgd sgd_of(const Params& p) {
 
 // Exact per-index R_α of 1-D noisy projected SGD between the datasets z_i = ±(data bound) (all other z_j = 0). The
 // laws are built as the law expressions of a laws case build them (one path: the catalogue's limits on cells and
-// work, the discretisation at N, 2N and 4N cells with Richardson extrapolation, verify/divergence/discretised.hpp).
+// work, the discretisation at N, 2N and 4N cells with Richardson extrapolation, verify/divergence/discretised.hpp):
+// a template of the language whose names are the process's values (passed as numbers and words, never printed).
 Estimate noisy_sgd_renyi(const Params& p) {
   const sim::NoisySgd sgd = sgd_of(p);
   const double z = sgd.data_bound();
+  static const auto noisy_sgd = sim::Expression::parse_cached(
+      "noisy_sgd(n=n, i=i, zi=zi, eta=eta, sigma=sigma, lambda=lambda, R=R, cells=cells, loss=loss, A=A)", "noisy_sgd law");
   auto law = [&](double zi) {
-    return sim::parse_law(fmt::format("noisy_sgd(n={}, i={}, zi={:.17g}, eta={:.17g}, sigma={:.17g}, lambda={:.17g}, "
-                                      "R={:.17g}, cells={}, loss=\"{}\", A={:.17g})",
-                                      sgd.n, format_number(p.at("i")), zi, sgd.eta, sgd.sigma, sgd.lambda, sgd.radius,
-                                      format_number(p.at("intervals")), sgd.loss_identity(), sgd.feature_bound));
+    Params values;
+    values.numbers = {{"n", static_cast<double>(sgd.n)},         {"i", p.at("i")},          {"zi", zi},           {"eta", sgd.eta},
+                      {"sigma", sgd.sigma}, {"lambda", sgd.lambda},    {"R", sgd.radius},    {"cells", p.at("intervals")},
+                      {"A", sgd.feature_bound}};
+    values.words = {{"loss", sgd.loss_identity()}};
+    return noisy_sgd->law(values);
   };
   DivergenceOptions o;
   o.engine = Engine::quadrature;

@@ -113,8 +113,8 @@ void add_declared(DeclaredBounds& all, std::vector<BoundEntry> bounds) {
   for (BoundEntry& e : bounds) {
     for (const BoundEntry& b : all)
       if (b.id == e.id)
-        throw InvalidArgument(fmt::format("{}:{}: key 'id': bound '{}' is declared twice: here and at {} (one ID, one bound: rename one of them)",
-                                          e.declared_in, e.declared_line, e.id, declared_at(b)));
+        invalid_input("{}:{}: key 'id': bound '{}' is declared twice: here and at {} (one ID, one bound: rename one of them)",
+                                          e.declared_in, e.declared_line, e.id, declared_at(b));
     all.push_back(std::move(e));
   }
 }

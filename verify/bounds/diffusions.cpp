@@ -61,7 +61,7 @@ std::pair<double, double> on_two_grids(const Params& p, F f) {
 // spatial discretisation (whose error the three resolutions estimate) with an independent, cancellation-free
 // time integration.
 Estimate double_well_renyi(const Params& p, bool spectral) {
-  if (!has_potential(p)) throw InvalidArgument("T6 value cases need a potential (double_well or a formula in x)");
+  if (!has_potential(p)) invalid_input("T6 value cases need a potential (double_well or a formula in x)");
   const int cells = static_cast<int>(p.at("cells"));
   auto law = [&](double x0) {
     return sim::make_discretised([&p, x0, spectral](int n) -> sim::LawPtr {

@@ -179,8 +179,7 @@ Estimate shift_reduction_lhs(const Params& p) {
   const Estimate e = compute_divergence(*noisy(r.minimiser, p, std::move(moved)), *noisy(in.v, p, in_place(k, p.at("p2"))),
                                         Quantity::renyi(p.at("alpha")), o);
   Estimate out = e;
-  out.lower = 0;
-  out.log_lower = -std::numeric_limits<double>::infinity();
+  out.set_lower(0);
   out.method = "upper estimate (the best lattice shift within z, then the noise), " + e.method + "; the infimum is below it";
   return out;
 }

@@ -51,7 +51,7 @@ void resolve_derived(const std::vector<std::pair<std::string, std::string>>& der
         last_error = e.what();
       }
     }
-    if (still.size() == pending.size()) throw InvalidArgument(fmt::format("derived parameters: {}", last_error));
+    if (still.size() == pending.size()) invalid_input("derived parameters: {}", last_error);
     pending = std::move(still);
   }
 }
@@ -81,7 +81,7 @@ sim::FiniteKernel Case::kernel_at(const Params& p) const {
   }
   if (kind == "sparse")
     return lazy(sim::random_sparse_kernel(integer("states", 1, 1024), integer("per_row", 1, 1024), seed()));
-  throw InvalidArgument(fmt::format("kernel = '{}': allowed randomized_response, dirichlet, lazy_dirichlet, sparse", kind));
+  invalid_input("kernel = '{}': allowed randomized_response, dirichlet, lazy_dirichlet, sparse", kind);
 }
 
 Params with_search_values(Params point, double exact, double bound) {
@@ -402,8 +402,8 @@ class Reader : public TomlReader {
           const sim::FiniteKernel kernel = c.kernel_at(p);
           // A kernel case computes the exact worst case over states^4 maps: its size is bounded before anything runs.
           if (kernel.size() > kMaxWorstCaseStates)
-            throw InvalidArgument(fmt::format("{} states; a kernel case computes the exact worst case over states^4 maps "
-                                              "of the canonical pair: at most {} states", kernel.size(), kMaxWorstCaseStates));
+            invalid_input("{} states; a kernel case computes the exact worst case over states^4 maps "
+                                              "of the canonical pair: at most {} states", kernel.size(), kMaxWorstCaseStates);
           add_kernel_constants(kernel, q);  // what Theorem 1's entries read (O(states^3): cheap at 64 states)
         } catch (const InvalidArgument& e) {
           fail(t.get("kernel"), "kernel", where() + e.what());
@@ -474,7 +474,7 @@ void collect(const std::filesystem::path& path, std::vector<std::filesystem::pat
   } else if (std::filesystem::exists(path)) {
     files.push_back(path);
   } else {
-    throw InvalidArgument(fmt::format("{}: no such file or directory", path.string()));
+    invalid_input("{}: no such file or directory", path.string());
   }
 }
 
@@ -521,7 +521,7 @@ std::vector<std::filesystem::path> case_files(const std::vector<std::filesystem:
   for (const auto& p : paths) {
     const std::size_t before = files.size();
     collect(p, files);
-    if (files.size() == before) throw InvalidArgument(fmt::format("{}: no .toml case files here", p.string()));
+    if (files.size() == before) invalid_input("{}: no .toml case files here", p.string());
   }
   // The same file twice (given twice, or a file and its folder) would run every case twice.
   std::set<std::filesystem::path> seen;
@@ -529,7 +529,7 @@ std::vector<std::filesystem::path> case_files(const std::vector<std::filesystem:
     std::error_code ec;
     const auto canonical = std::filesystem::weakly_canonical(f, ec);
     if (!seen.insert(ec ? f : canonical).second)
-      throw InvalidArgument(fmt::format("{}: this file is given twice (directly or through its folder): give it once", f.string()));
+      invalid_input("{}: this file is given twice (directly or through its folder): give it once", f.string());
   }
   return files;
 }

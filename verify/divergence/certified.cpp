@@ -67,11 +67,10 @@ bool is_finite_chain(const sim::Law& law) {
 Estimate enclosure_estimate(const Ball& v, slong used, bool bounded) {
   Estimate e;
   e.error_kind = ErrorKind::certified;
-  e.lower = std::max(0.0, lower_d(v));
-  e.upper = upper_d(v);
-  if (bounded) e.upper = std::min(1.0, e.upper);
-  if (e.upper < e.lower) e.upper = e.lower;
-  e.value = std::clamp(mid_d(v), e.lower, e.upper);
+  const double lower = std::max(0.0, lower_d(v));
+  double upper = upper_d(v);
+  if (bounded) upper = std::min(1.0, upper);
+  upper = std::max(upper, lower);
   // Logs of the ends, from the balls themselves: exact far below the double range.
   auto log_of = [&](bool upper_end) {
     Ball end;
@@ -82,10 +81,12 @@ Estimate enclosure_estimate(const Ball& v, slong used, bool bounded) {
     arb_log(l.get(), end.get(), used);
     return upper_end ? upper_d(l) : lower_d(l);
   };
-  e.log_lower = log_of(false);
-  e.log_upper = bounded ? std::min(0.0, log_of(true)) : log_of(true);
-  e.log_value = e.value > 0 ? std::log(e.value) : (e.log_lower + (e.log_upper - e.log_lower) / 2);
-  if (e.value == 0 && !std::isfinite(e.log_lower)) e.log_value = -kInf;  // an exact zero, or a value below every double
+  const double log_lower = log_of(false), log_upper = bounded ? std::min(0.0, log_of(true)) : log_of(true);
+  e.set_ends(lower, log_lower, upper, log_upper);
+  e.add_error(ErrorPart::enclosure, (upper - lower) / 2);
+  e.set_value(mid_d(v));
+  // A value below every double: the middle of the log ends (an exact zero where the lower end is 0).
+  if (e.value == 0 && std::isfinite(log_lower)) e.set_log_value(log_lower + (log_upper - log_lower) / 2);
   return e;
 }
 

@@ -60,8 +60,7 @@ static Estimate gaussian_hockey_stick_far(double u, double v, const char* method
   const double a = u - v, b = -u - v;
   if (!(a > -1e150)) {
     Estimate e = Estimate::from_value(0, 0, ErrorKind::exact, method);
-    e.log_upper = -5e299;
-    e.upper = 0x1p-1074;  // the smallest positive double: the truth is far below it, and above 0
+    e.set_log_upper(-5e299);  // linear: the smallest positive double (the truth is far below it, and above 0)
     return e;
   }
   const auto log_m = [](double z) {
@@ -73,9 +72,8 @@ static Estimate gaussian_hockey_stick_far(double u, double v, const char* method
   const double x_err = 2 * remainder / (1 - 1 / (a * a)) + 16 * kEps * (std::fabs(x) + 1 / (a * a));
   if (!(x < 0) || !(x + x_err < 0)) {  // 1 − eˣ not resolved from 0: an upper end only
     Estimate e = Estimate::from_value(0, 0, ErrorKind::exact, method);
-    e.log_upper = -0.5 * a * a - std::log(-a) - 0.5 * std::log(2 * std::numbers::pi) + std::log(-std::expm1(-std::fabs(x) - x_err)) +
-                  8 * kEps * a * a;
-    e.upper = std::nextafter(std::exp(e.log_upper), 1.0);
+    e.set_log_upper(-0.5 * a * a - std::log(-a) - 0.5 * std::log(2 * std::numbers::pi) +
+                    std::log(-std::expm1(-std::fabs(x) - x_err)) + 8 * kEps * a * a);
     return e;
   }
   const double la = -0.5 * a * a - std::log(-a) - 0.5 * std::log(2 * std::numbers::pi) + log_m(a);
@@ -126,8 +124,7 @@ Estimate gaussian_hockey_stick(double delta, double sigma, double eps) {
   // x rounded to ≥ 0: the true x is negative but within x_err of 0, so δ ≤ Φ(a)(1 − e^{−x_err}); never a silent 0.
   if (!(x < 0)) {
     Estimate e = Estimate::from_value(0, 0, ErrorKind::exact, method);
-    e.log_upper = la + std::log(-std::expm1(-x_err));
-    e.upper = std::exp(e.log_upper);
+    e.set_log_upper(la + std::log(-std::expm1(-x_err)));
     return e;
   }
   const double amplification = std::exp(x) / -std::expm1(x);
@@ -210,13 +207,7 @@ namespace {
 // An estimate times a positive factor known to a relative error `rel`.
 Estimate scaled(Estimate e, double factor, double rel, const char* method) {
   if (!(factor > 0)) return zero(method);
-  const double lf = std::log(factor);
-  e.value *= factor;
-  e.lower *= factor * (1 - rel);
-  e.upper *= factor * (1 + rel);
-  e.log_value += lf;
-  e.log_lower += lf + std::log1p(-std::min(rel, 0.5));
-  e.log_upper += lf + std::log1p(rel);
+  e.scale(factor, rel);
   e.method = method;
   return e;
 }
@@ -225,10 +216,9 @@ Estimate scaled(Estimate e, double factor, double rel, const char* method) {
 Estimate gaussian_hockey_stick_at(double delta, double sigma, double level, double r) {
   const Estimate lo = gaussian_hockey_stick(delta, sigma, level + r), hi = gaussian_hockey_stick(delta, sigma, std::max(0.0, level - r));
   Estimate e = gaussian_hockey_stick(delta, sigma, level);
-  e.lower = std::min(e.lower, lo.lower);
-  e.log_lower = std::min(e.log_lower, lo.log_lower);
-  e.upper = std::max(e.upper, hi.upper);
-  e.log_upper = std::max(e.log_upper, hi.log_upper);
+  const double width_before = e.upper - e.lower;
+  e.hull(Estimate::span(lo, hi));
+  e.add_widening(ErrorPart::rounding, width_before);
   return e;
 }
 

@@ -50,24 +50,28 @@ Estimate add_up(const std::vector<std::pair<Estimate, long>>& terms) {
       return inf;
     }
     const double lt = std::log(static_cast<double>(count));
-    lv.push_back(e.log_value + lt);
-    ll.push_back(e.log_lower + lt);
+    lv.push_back(e.log_value() + lt);
+    ll.push_back(e.log_lower() + lt);
     if (std::isinf(e.upper)) unbounded = true;
-    else lu.push_back(e.log_upper + lt);
+    else lu.push_back(e.log_upper() + lt);
     if (weakness(e.error_kind) > weakness(kind)) kind = e.error_kind;
     if (e.error_kind == ErrorKind::statistical) missing_level += 1 - e.level;
     methods.push_back(count == 1 ? e.method : fmt::format("{} x [{}]", count, e.method));
     out.work += e.work;
   }
   const double r = 8 * kU * static_cast<double>(terms.size() + 2);
-  out.log_value = log_sum_exp<double>(lv);
-  out.log_lower = log_sum_exp<double>(ll) + std::log1p(-r);
-  out.log_upper = log_sum_exp<double>(lu) + std::log1p(r);
-  out.value = std::exp(out.log_value);
-  out.lower = std::nextafter(std::exp(out.log_lower), 0.0);
-  out.upper = out.log_upper == -kInf ? 0.0 : std::nextafter(std::exp(out.log_upper), kInf);
-  if (unbounded) out.upper = out.log_upper = kInf;
-  out.error_kind = kind;
+  const long work = out.work;
+  out = Estimate::from_log_bounds(log_sum_exp<double>(lv), log_sum_exp<double>(ll) + std::log1p(-r),
+                                  unbounded ? kInf : log_sum_exp<double>(lu) + std::log1p(r), kind, "");
+  out.work = work;
+  // The budget: each release's parts times its count, and the sum's own rounding.
+  out.budget.clear();
+  for (const auto& [e, count] : terms)
+    for (const ErrorTerm& t : e.budget) out.add_error(t.part, t.amount * static_cast<double>(count));
+  out.add_error(ErrorPart::rounding, r * out.value);
+  double parts = 0;  // (the ends' outward rounding beyond that: rounding too)
+  for (const ErrorTerm& t : out.budget) parts += t.amount;
+  out.add_error(ErrorPart::rounding, (out.upper - out.lower) / 2 - parts);
   out.level = kind == ErrorKind::statistical ? std::max(0.0, 1 - missing_level) : 1;  // Bonferroni
   out.method = fmt::format("sum over the releases: {}", fmt::join(methods, " + "));
   return out;
@@ -112,10 +116,9 @@ std::optional<Estimate> gaussian_composition(const std::vector<ReleasePair>& pai
   Estimate e = gaussian_hockey_stick(mu, 1.0, eps);
   if (mu > 0) {
     const Estimate lo = gaussian_hockey_stick(mu * (1 - r), 1.0, eps), hi = gaussian_hockey_stick(mu * (1 + r), 1.0, eps);
-    e.lower = std::min(e.lower, lo.lower);
-    e.log_lower = std::min(e.log_lower, lo.log_lower);
-    e.upper = std::max(e.upper, hi.upper);
-    e.log_upper = std::max(e.log_upper, hi.log_upper);
+    const double width_before = e.upper - e.lower;
+    e.hull(Estimate::span(lo, hi));
+    e.add_widening(ErrorPart::rounding, width_before);
   }
   e.method = fmt::format("closed form GT.gauss.hs of the composed Gaussian pair (mu = sqrt(sum T_i Delta_i^2/sigma_i^2) = {:.17g})", mu);
   return e;
@@ -207,10 +210,10 @@ Estimate finite_composition(const std::vector<ReleasePair>& pairs, double eps) {
       log_no_infinite += static_cast<double>(r.count) * log1mexp(atoms.back().log_infinite);
   }
   if (terms > kMaxCompositionTerms)
-    throw InvalidArgument(fmt::format(
+    invalid_input(
         "the exact sum over this composition of pmfs visits {:.3g} count vectors (at most {:.0e}: C(T + k - 1, k - 1) "
         "per factor with k distinct loss values); fewer releases or fewer distinct loss values are needed",
-        terms, kMaxCompositionTerms));
+        terms, kMaxCompositionTerms);
   // The composed loss's points, pair by pair (lists multiply).
   std::vector<LossPoint> points{{0, 0, 0, 0}};
   for (std::size_t i = 0; i < pairs.size(); ++i) {
@@ -241,20 +244,16 @@ Estimate finite_composition(const std::vector<ReleasePair>& pairs, double eps) {
   const double infinite_error =
       log_no_infinite == 0 ? 0 : 16 * kU * (static_cast<double>(pairs.size()) + 2) * (1 + std::fabs(log_no_infinite) / -std::expm1(log_no_infinite));
   const double sum_error = 4 * kU * static_cast<double>(points.size() + 4);
-  Estimate e;
-  e.log_value = log_add(log_infinite_part, log_sum_exp<double>(lv));
-  e.log_lower = log_add(log_infinite_part + std::log1p(-std::min(infinite_error, 0.5)), log_sum_exp<double>(ll) + std::log1p(-sum_error));
-  e.log_upper = log_add(log_infinite_part + std::log1p(infinite_error), log_sum_exp<double>(lu) + std::log1p(sum_error));
   // HS_ε ≤ 1 (a theorem, not a rounding): the upper end is intersected with it, and the value, a sum of T rounded
-  // masses that may exceed 1 by their rounding, is the point of the interval nearest to it.
-  e.log_upper = std::min(e.log_upper, 0.0);
-  e.lower = std::max(0.0, std::nextafter(std::exp(e.log_lower), 0.0));
-  e.upper = e.log_upper == -kInf ? 0.0 : std::min(1.0, std::nextafter(std::exp(e.log_upper), kInf));  // 0: no point above ε
-  const double log_value = std::clamp(e.log_value, e.log_lower, e.log_upper);
-  e.set_value(std::exp(log_value));
-  e.log_value = log_value;  // (kept where the value underflows)
-  e.error_kind = ErrorKind::exact;
-  e.method = fmt::format("exact sum over the composed loss ({} count vectors, log space)", points.size());
+  // masses that may exceed 1 by their rounding, is the point of the interval nearest to it (kept in log space where
+  // it underflows). An upper end of 0: no point above ε.
+  const double log_upper = log_add(log_infinite_part + std::log1p(infinite_error), log_sum_exp<double>(lu) + std::log1p(sum_error));
+  Estimate e = Estimate::from_log_bounds(
+      log_add(log_infinite_part, log_sum_exp<double>(lv)),
+      log_add(log_infinite_part + std::log1p(-std::min(infinite_error, 0.5)), log_sum_exp<double>(ll) + std::log1p(-sum_error)),
+      std::min(log_upper, 0.0), ErrorKind::exact,
+      fmt::format("exact sum over the composed loss ({} count vectors, log space)", points.size()));
+  e.clip(0, 1);
   e.work = static_cast<long>(points.size());
   return e;
 }
@@ -275,12 +274,12 @@ std::vector<ReleasePair> release_pairs(const sim::Law& p, const sim::Law& q) {
   const auto* cp = std::get_if<sim::form::Composition>(&form_p);
   const auto* cq = std::get_if<sim::form::Composition>(&form_q);
   if (!cp || !cq)
-    throw InvalidArgument(fmt::format("a composition is compared with a composition of as many releases: {} against {} "
+    invalid_input("a composition is compared with a composition of as many releases: {} against {} "
                                       "(write power(nu, T) for the {} law)",
-                                      p.brief(), q.brief(), cp ? "second" : "first"));
+                                      p.brief(), q.brief(), cp ? "second" : "first");
   if (cp->releases != cq->releases)
-    throw InvalidArgument(fmt::format("the compositions have different numbers of releases: {} ({}) against {} ({})",
-                                      cp->releases, p.brief(), cq->releases, q.brief()));
+    invalid_input("the compositions have different numbers of releases: {} ({}) against {} ({})",
+                                      cp->releases, p.brief(), cq->releases, q.brief());
   const auto fp = cp->factors;
   const auto fq = cq->factors;
   std::vector<ReleasePair> out;
@@ -297,8 +296,8 @@ std::vector<ReleasePair> release_pairs(const sim::Law& p, const sim::Law& q) {
   }
   for (const ReleasePair& r : out) {
     if (r.mu->dimension() != r.nu->dimension())
-      throw InvalidArgument(fmt::format("released laws of different dimensions are paired: {} (R^{}) against {} (R^{})",
-                                        r.mu->brief(), r.mu->dimension(), r.nu->brief(), r.nu->dimension()));
+      invalid_input("released laws of different dimensions are paired: {} (R^{}) against {} (R^{})",
+                                        r.mu->brief(), r.mu->dimension(), r.nu->brief(), r.nu->dimension());
   }
   return out;
 }
@@ -343,7 +342,7 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
     const double eps = level_of(quantities[i]);
     const Engine engine = options.engine;
     if (engine == Engine::monte_carlo)
-      throw InvalidArgument("Monte Carlo of a composed hockey-stick divergence is not built: use the default engine");
+      invalid_input("Monte Carlo of a composed hockey-stick divergence is not built: use the default engine");
     if (engine != Engine::quadrature && engine != Engine::gsl)
       if (auto g = gaussian_composition(pairs, eps)) {
         out[i] = std::move(*g);
@@ -358,12 +357,12 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
         throw NumericalError(fmt::format("certified engine: {} (composed hockey-stick of {} against {})", *why,
                                          p.brief(), q.brief()));
     if (engine == Engine::closed_form || engine == Engine::finite_sum)
-      throw InvalidArgument(fmt::format(
+      invalid_input(
           "no {} value of a composed hockey-stick divergence for {} against {}: {}", to_string(engine),
           p.brief(), q.brief(),
           engine == Engine::finite_sum ? "the exact sum needs pmfs"
                                        : "only Gaussian pairs of equal sigma compose in closed form, and pmfs by exact "
-                                         "sums; the default engine gives an a-posteriori estimate (contour integral)"));
+                                         "sums; the default engine gives an a-posteriori estimate (contour integral)");
     // A composed loss bounded by Σ T_i R_∞(μ_i‖ν_i) ≤ ε never exceeds the level: HS is 0 exactly there (the
     // contour would integrate to rounding). R_∞ comes from the one-release engines, with their interval's kind.
     if (!sup_loss) {
@@ -396,7 +395,7 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
       if (!contour) contour.emplace(pairs);
       const auto start = std::chrono::steady_clock::now();
       const Estimate estimate = contour->hockey_stick(eps);
-      out[i] = certified_composed_hockey_stick(pairs, eps, contour->abscissa(eps), estimate.log_value);
+      out[i] = certified_composed_hockey_stick(pairs, eps, contour->abscissa(eps), estimate.log_value());
       out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       continue;
     }

@@ -17,14 +17,14 @@ bool comparable(const Estimate& e) {
 
 // Does the pair prove small > large? Log ends decide below the double range.
 bool proven_greater(const Estimate& small, const Estimate& large) {
-  if (std::isfinite(small.log_lower) && std::isfinite(large.log_upper) && small.lower == 0 && large.upper == 0)
-    return small.log_lower > large.log_upper + kSlack * std::fabs(large.log_upper);
+  if (std::isfinite(small.log_lower()) && std::isfinite(large.log_upper()) && small.lower == 0 && large.upper == 0)
+    return small.log_lower() > large.log_upper() + kSlack * std::fabs(large.log_upper());
   return small.lower > large.upper * (1 + kSlack) + 1e-300;
 }
 
 std::string show(const Quantity& q, const Estimate& e) {
-  if (e.upper == 0 && std::isfinite(e.log_upper))
-    return fmt::format("{} in [exp({:.10g}), exp({:.10g})]", q.label(), e.log_lower, e.log_upper);
+  if (e.upper == 0 && std::isfinite(e.log_upper()))
+    return fmt::format("{} in [exp({:.10g}), exp({:.10g})]", q.label(), e.log_lower(), e.log_upper());
   return fmt::format("{} in [{:.12g}, {:.12g}]", q.label(), e.lower, e.upper);
 }
 
@@ -54,11 +54,11 @@ std::vector<std::optional<std::string>> ordering_violations(std::span<const Quan
   auto chain_of = [&](std::size_t i) { return quantities[i].kind == K::hockey_stick || quantities[i].kind == K::tv; };
   auto higher_lower = [&](std::size_t a, std::size_t b) {  // a's lower end above b's, by value then log
     const Estimate &x = estimates[a], &y = estimates[b];
-    return x.lower != y.lower ? x.lower > y.lower : x.log_lower > y.log_lower;
+    return x.lower != y.lower ? x.lower > y.lower : x.log_lower() > y.log_lower();
   };
   auto lower_upper = [&](std::size_t a, std::size_t b) {
     const Estimate &x = estimates[a], &y = estimates[b];
-    return x.upper != y.upper ? x.upper < y.upper : x.log_upper < y.log_upper;
+    return x.upper != y.upper ? x.upper < y.upper : x.log_upper() < y.log_upper();
   };
   auto report = [&](std::size_t small, std::size_t large, std::size_t at) {
     if (out[at]) return;

@@ -64,8 +64,8 @@ class ReleaseLoss {
  public:
   ReleaseLoss(const sim::Law& mu, const sim::Law& nu) : mu_(&mu), nu_(&nu) {
     auto refuse = [&](const std::string& why) {
-      throw InvalidArgument(fmt::format("no engine for the composed hockey-stick of {} against {}: {}", mu.brief(),
-                                        nu.brief(), why));
+      invalid_input("no engine for the composed hockey-stick of {} against {}: {}", mu.brief(),
+                                        nu.brief(), why);
     };
     if (mu.dimension() != 1) refuse("only one-dimensional laws (and Gaussians of equal sigma) are composed");
     if (!mu.atoms().empty() || !nu.atoms().empty() || mu.continuous_mass() < 1 || nu.continuous_mass() < 1)
@@ -426,11 +426,7 @@ class ContourEngine {
         if (!(j_half > 0) || !(rel < 0.5)) {
           // The value is below what the line resolves (a level near the largest composed loss): only an upper end,
           // Chernoff's P(S > ε) ≤ Π M_i(c)^{T_i} e^{−cε} (HS ≤ P(S > ε)), with the quadrature's error of log M.
-          e.value = e.lower = 0;
-          e.log_value = e.log_lower = -kInf;
-          e.log_upper = log_a + 1e-6 * (1 + std::fabs(log_a));
-          e.upper = std::exp(e.log_upper);
-          e.error_kind = ErrorKind::quadrature;
+          e = Estimate::from_log_bounds(-kInf, -kInf, log_a + 1e-6 * (1 + std::fabs(log_a)), ErrorKind::quadrature, "");
           e.method = fmt::format("below what the contour resolves (its sum is {:.3g} +- {:.3g}): only the Chernoff bound "
                                  "prod M_i(c)^T_i e^(-c eps) at c = {:.6g} as an upper end", j_half, err_j, c);
           return e;
@@ -440,7 +436,7 @@ class ContourEngine {
         const double a = std::exp(log_a);
         const double value = 1 + a * j_half, err = a * err_j + 4 * kU;
         e = Estimate::from_value(value, err, ErrorKind::quadrature, method);
-        e.upper = std::min(e.upper, 1.0);
+        e.clip(0, 1);
       }
       e.work = points * static_cast<long>(releases_.size());
       e.method += fmt::format(" at c = {:.6g}, {} points", c, points + 1);

@@ -16,8 +16,8 @@ sim::LawPtr at_resolution(const sim::Law& law, int factor) {
   const sim::Discretisation* d = law.discretisation();
   if (!d) return nullptr;
   if (factor > d->max_factor)
-    throw InvalidArgument(fmt::format("{}: the error model needs the law at {} x {} cells, beyond its limit; lower cells",
-                                      d->what, factor, d->cells));
+    invalid_input("{}: the error model needs the law at {} x {} cells, beyond its limit; lower cells",
+                                      d->what, factor, d->cells);
   return d->refine(factor);
 }
 
@@ -70,6 +70,13 @@ Estimate richardson(const Estimate& coarse, const Estimate& middle, const Estima
                                     fmt::format("{} ({}) + {}", what, how, fine.method));
   e.numerical_error = numerical;
   e.discretisation_error = discretisation;
+  e.budget = fine.budget;  // the finest resolution's parts, scaled to the extrapolation's numerical error
+  double own = 0;
+  for (const ErrorTerm& t : e.budget) own += t.amount;
+  for (ErrorTerm& t : e.budget) t.amount = own > 0 ? t.amount * (numerical / own) : 0;
+  std::erase_if(e.budget, [](const ErrorTerm& t) { return !(t.amount > 0); });
+  if (e.budget.empty()) e.add_error(ErrorPart::quadrature, numerical);
+  e.add_error(ErrorPart::discretisation, discretisation);
   e.work = coarse.work + middle.work + fine.work;
   return e;
 }

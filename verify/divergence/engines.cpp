@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -38,9 +39,9 @@ void widen_for_lumping(Estimate& e, const sim::Law& p, const sim::Law& q, const 
   // Two lumpings of one observation put the rare outcomes in the same place; laws lumped at different places are not
   // a post-processing of one pair of observations (a shift of one of them, say), and no widening bounds them.
   if (lp && lq && lp->x != lq->x)
-    throw InvalidArgument(fmt::format("{} and {} lump improbable outcomes at different locations ({} and {}): compare laws "
+    invalid_input("{} and {} lump improbable outcomes at different locations ({} and {}): compare laws "
                                       "lumped alike (shift both or neither)",
-                                      p.brief(), q.brief(), format_number(lp->x), format_number(lq->x)));
+                                      p.brief(), q.brief(), format_number(lp->x), format_number(lq->x));
   const double x = lp ? lp->x : lq->x;
   const double max_log_ratio = std::max(lp ? lp->max_log_ratio : 0.0, lq ? lq->max_log_ratio : 0.0);
   const double r_p = std::exp(p.log_atom_mass(x)), r_q = std::exp(q.log_atom_mass(x));
@@ -58,9 +59,10 @@ void widen_for_lumping(Estimate& e, const sim::Law& p, const sim::Law& q, const 
     }
   }
   if (!(excess >= 0)) excess = std::numeric_limits<double>::infinity();
-  e.upper += excess;
-  if (quantity.kind == Quantity::Kind::hockey_stick || quantity.kind == Quantity::Kind::tv) e.upper = std::min(e.upper, 1.0);
-  e.log_upper = e.upper > 0 ? std::log(e.upper) : -std::numeric_limits<double>::infinity();
+  const double width_before = e.upper - e.lower;
+  e.set_upper(e.upper + excess);
+  if (quantity.kind == Quantity::Kind::hockey_stick || quantity.kind == Quantity::Kind::tv) e.clip(0, 1);
+  e.add_widening(ErrorPart::lumping, width_before);
   e.method += " + lumped outcomes";
 }
 // Laws whose log-density is known to ±e (Law::log_density_error: a normaliser or an inner integral computed
@@ -71,35 +73,34 @@ void widen_for_lumping(Estimate& e, const sim::Law& p, const sim::Law& q, const 
 void widen_for_density_error(Estimate& e, const sim::Law& p, const sim::Law& q, const Quantity& quantity) {
   const double ep = p.log_density_error(), eq = q.log_density_error();
   if (!(ep > 0) && !(eq > 0)) return;
-  const double delta = ep + eq;
+  const double delta = ep + eq, width_before = e.upper - e.lower;
   switch (quantity.kind) {
     case Quantity::Kind::renyi: {
       const double a = quantity.parameter, move = (a * ep + (a - 1) * eq) / (a - 1);
-      e.lower = std::max(0.0, e.lower - move);
-      e.upper += move;
+      e.set_lower(std::max(0.0, e.lower - move));
+      e.set_upper(e.upper + move);
       break;
     }
     case Quantity::Kind::kl: {
       const double move = std::expm1(ep) * std::max(std::fabs(e.lower), std::fabs(e.upper)) + delta;
-      e.lower = std::max(0.0, e.lower - move);
-      e.upper += move;
+      e.set_lower(std::max(0.0, e.lower - move));
+      e.set_upper(e.upper + move);
       break;
     }
     case Quantity::Kind::hockey_stick:
     case Quantity::Kind::tv: {
       const double eps = quantity.kind == Quantity::Kind::tv ? 0.0 : quantity.parameter;
       const double move = std::exp(eps + eq) * std::expm1(delta);
-      e.lower = std::max(0.0, std::exp(-ep) * (e.lower - move));
-      e.upper = std::min(1.0, std::exp(ep) * (e.upper + move));
+      e.set_lower(std::max(0.0, std::exp(-ep) * (e.lower - move)));
+      e.set_upper(std::min(1.0, std::exp(ep) * (e.upper + move)));
       break;
     }
     case Quantity::Kind::renyi_inf:
-      e.lower = std::max(0.0, e.lower - delta);
-      e.upper += delta;
+      e.set_lower(std::max(0.0, e.lower - delta));
+      e.set_upper(e.upper + delta);
       break;
   }
-  e.log_lower = e.lower > 0 ? std::log(e.lower) : -std::numeric_limits<double>::infinity();
-  e.log_upper = e.upper > 0 ? std::log(e.upper) : -std::numeric_limits<double>::infinity();
+  e.add_widening(ErrorPart::density, width_before);
   e.method += fmt::format(" (log-density error {:.1e} of the numerically normalised laws included)", delta);
 }
 
@@ -110,11 +111,9 @@ void widen_for_density_error(Estimate& e, const sim::Law& p, const sim::Law& q, 
 template <class Estimator>
 void widen_for_loss_error(Estimate& e, const Quantity& quantity, RenyiRoute route, double delta, bool from_rounding,
                           Estimator estimate) {
+  const double width_before = e.upper - e.lower;
   auto widen = [&](const Estimate& low, const Estimate& high) {
-    e.lower = std::min(e.lower, low.lower);
-    e.upper = std::max(e.upper, high.upper);
-    e.log_lower = std::min(e.log_lower, low.log_lower);
-    e.log_upper = std::max(e.log_upper, high.log_upper);
+    e.hull(Estimate::span(low, high));
   };
   switch (quantity.kind) {
     case Quantity::Kind::hockey_stick:
@@ -124,10 +123,8 @@ void widen_for_loss_error(Estimate& e, const Quantity& quantity, RenyiRoute rout
         // Moving the level by δ changes ∫[p − e^ε q]_+ by at most e^ε·(e^δ − 1)·q(L > ε ∓ δ) ≤ e^ε·expm1(δ) (any
         // pair of measures with q of mass ≤ 1), so no second integration is needed.
         const double move = std::exp(eps) * std::expm1(delta);
-        e.lower = std::max(0.0, e.lower - move);
-        e.upper = std::min(1.0, e.upper + move);
-        e.log_lower = e.lower > 0 ? std::log(e.lower) : -std::numeric_limits<double>::infinity();
-        e.log_upper = std::log(e.upper);
+        e.set_lower(std::max(0.0, e.lower - move));
+        e.set_upper(std::min(1.0, e.upper + move));
         break;
       }
       // Levels below 0 are fine for the sums and integrals (internal use only: no public constructor allows them).
@@ -140,14 +137,13 @@ void widen_for_loss_error(Estimate& e, const Quantity& quantity, RenyiRoute rout
       if (route == RenyiRoute::excess) {
         widen(estimate(quantity, route, -1), estimate(quantity, route, +1));
       } else {
-        e.lower = std::max(0.0, e.lower - delta);
-        e.upper += delta;
-        e.log_lower = e.lower > 0 ? std::log(e.lower) : -std::numeric_limits<double>::infinity();
-        e.log_upper = std::log(e.upper);
+        e.set_lower(std::max(0.0, e.lower - delta));
+        e.set_upper(e.upper + delta);
       }
       break;
     case Quantity::Kind::renyi_inf: break;  // renyi_inf() adds δ itself
   }
+  e.add_widening(ErrorPart::loss, width_before);
   e.method += from_rounding ? fmt::format(" (rounding of the loss, {:.1e}, included: the laws nearly coincide)", delta)
                             : fmt::format(" (joint laws: loss error {:.1e} included)", delta);
 }
@@ -163,7 +159,7 @@ std::string to_string(Engine engine) {
 Engine parse_engine(const std::string& name) {
   for (const auto& [e, n] : kNames)
     if (name == n) return e;
-  throw InvalidArgument(fmt::format("unknown engine '{}' (known: auto, closed, sum, quadrature, gsl, mc, certified)", name));
+  invalid_input("unknown engine '{}' (known: auto, closed, sum, quadrature, gsl, mc, certified)", name);
 }
 
 namespace {
@@ -205,8 +201,9 @@ std::optional<std::vector<Estimate>> reduced_gaussian_nd(const sim::Law& p, cons
   const std::vector<Estimate> low = plain_divergences(low_p, base, quantities, options);
   std::vector<Estimate> out = plain_divergences(high_p, base, quantities, options);
   for (std::size_t i = 0; i < out.size(); ++i) {
-    out[i].lower = std::min(out[i].lower, low[i].lower);
-    out[i].log_lower = std::min(out[i].log_lower, low[i].log_lower);
+    const double width_before = out[i].upper - out[i].lower;
+    out[i].hull(Estimate::span(low[i], out[i]));  // the lower end from the smaller shift
+    out[i].add_widening(ErrorPart::reduction, width_before);
     out[i].work += low[i].work;
     out[i].method += fmt::format(" on the line through the means (R^{} reduced to R)", a->mean.size());
   }
@@ -246,8 +243,9 @@ void settle_zero(PreparedPair& pp, const Quantity& quantity, Estimate& result) {
                                      "region where the loss exceeds {:g}, although the loss reaches {:.6g}), which does not show the "
                                      "value is 0; the default engine (auto), closed_form or certified give it",
                                      quantity.label(), pp.p.brief(), pp.q.brief(), result.method, level, sup.value));
-  result.upper = cap;
-  result.log_upper = cap > 0 ? std::log(cap) : -std::numeric_limits<double>::infinity();
+  const double width_before = result.upper - result.lower;
+  result.set_upper(cap);
+  result.add_widening(ErrorPart::quadrature, width_before);
   result.method += fmt::format(" (no mass found: the privacy loss is at most {:.10g} by the supremum search, so the value is at most "
                                "{:.3g})", sup.upper, cap);
 }
@@ -257,8 +255,8 @@ void settle_zero(PreparedPair& pp, const Quantity& quantity, Estimate& result) {
 Estimate arbitrate(Estimate fast, Estimate certified) {
   constexpr double tiny = std::numeric_limits<double>::min();
   const bool agree = fast.lower <= certified.upper && certified.lower <= fast.upper &&
-                     fast.log_lower <= certified.log_upper && certified.log_lower <= fast.log_upper;
-  const bool sharp = certified.log_upper - certified.log_lower <= 1e-6 || certified.upper - certified.lower <= 1e-6 * certified.value;
+                     fast.log_lower() <= certified.log_upper() && certified.log_lower() <= fast.log_upper();
+  const bool sharp = certified.log_upper() - certified.log_lower() <= 1e-6 || certified.upper - certified.lower <= 1e-6 * certified.value;
   if (!(fast.value >= tiny)) {
     certified.method += fmt::format(" (the fast route, {}, gave {:.3g}: below the double range)", fast.method, fast.value);
   } else if (!agree) {
@@ -267,11 +265,7 @@ Estimate arbitrate(Estimate fast, Estimate certified) {
   } else if (sharp) {
     certified.method += fmt::format(" (the fast route, {}, agrees)", fast.method);
   } else {  // a wide enclosure that contains the estimate: the estimate, inside it
-    fast.lower = std::max(fast.lower, certified.lower), fast.upper = std::min(fast.upper, certified.upper);
-    fast.log_lower = std::max(fast.log_lower, certified.log_lower), fast.log_upper = std::min(fast.log_upper, certified.log_upper);
-    const double log_value = std::clamp(fast.log_value, fast.log_lower, fast.log_upper);
-    fast.set_value(fast.value);
-    if (std::isfinite(log_value)) fast.log_value = log_value;
+    fast.intersect(certified);  // they agree: the common part is not empty
     fast.method += fmt::format(" (inside the certified enclosure [{:.6g}, {:.6g}])", certified.lower, certified.upper);
     fast.work += certified.work;
     return fast;
@@ -280,157 +274,172 @@ Estimate arbitrate(Estimate fast, Estimate certified) {
   return certified;
 }
 
+// --engine certified: every value from the certified engine (it reads the laws' exact forms itself: no joint
+// recomputation).
+std::vector<Estimate> all_certified(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
+                                    const DivergenceOptions& options) {
+  CertifiedOptions co;
+  co.seconds = options.certified_seconds;
+  std::vector<Estimate> out;
+  for (const Quantity& quantity : quantities) {
+    const auto start = std::chrono::steady_clock::now();
+    out.push_back(certified_divergence(p, q, quantity, co));
+    out.back().seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  return out;
+}
+
+// Finite chains: mu K^t in double keeps no difference below 1e-16 of a probability, so a finite sum over it would
+// print "exact" values that are rounding (or 0). The certified engine recomputes the chain in balls (about a
+// millisecond a value): in auto mode it decides, and the fast route runs only where it refuses (nullopt: it refused
+// one of the values).
+std::optional<std::vector<Estimate>> certified_chain(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
+                                                     const DivergenceOptions& options) {
+  std::vector<Estimate> out;
+  for (const Quantity& quantity : quantities) {
+    auto e = certified_or_nothing(p, q, quantity, options);
+    if (!e) return std::nullopt;
+    out.push_back(std::move(*e));
+  }
+  return out;
+}
+
+// A chain's law in double resolves no value below the double range (the masses' differences underflow), whatever
+// the sum over it: such a value keeps only its upper end (the certified engine gives it).
+std::vector<Estimate> unresolved_below_double_range(std::vector<Estimate> out) {
+  constexpr double tiny = std::numeric_limits<double>::min();
+  for (Estimate& e : out)
+    if (e.error_kind != ErrorKind::certified && e.value < tiny) {
+      e.set_upper(std::max(e.upper, tiny));
+      e.set_lower(0);
+      e.set_value(0);
+      e.method += " (below the double range: the chain's law in double cannot resolve it, so only an upper end; "
+                  "--engine auto or certified recomputes the chain in balls)";
+    }
+  return out;
+}
+
+// The finite-sum and quadrature routes (Boost's Gauss-Kronrod in log space, or GSL's QAG/QAGI in double) on a
+// prepared pair: the atoms' sum plus the density's integral, the Rényi route chosen by the direct integral, widened
+// for the loss's error, and a [0, 0] settled by the supremum search.
+Estimate density_route(PreparedPair& pp, const Quantity& quantity, Engine engine) {
+  const bool boost = engine != Engine::gsl;
+  const std::string method = !pp.p_has_density ? "finite sum (log-space)"
+                             : boost           ? "quadrature (Gauss-Kronrod 21, log-space)"
+                                               : "quadrature (GSL QAG/QAGI)";
+  if (quantity.kind == Quantity::Kind::renyi_inf) return renyi_inf(pp, pp.p_has_density ? "supremum search of the privacy loss" : method);
+  const ErrorKind kind = pp.p_has_density ? ErrorKind::quadrature : ErrorKind::exact;
+  long work = 0;
+  auto estimate = [&](const Quantity& qt, RenyiRoute route, int push) {
+    Part part = atom_part(pp, qt, route, push);
+    pp.density.loss_push = push;
+    pp.density.loss_delta = pp.loss_error;
+    part.add(boost ? density_part_boost(pp, qt, route) : density_part_gsl(pp, qt));
+    pp.density.loss_push = 0;
+    work += part.work;
+    return finish(part, qt, kind, method, route);
+  };
+  RenyiRoute route = quantity.kind == Quantity::Kind::renyi && boost ? first_renyi_route(quantity.parameter) : RenyiRoute::direct;
+  std::optional<Estimate> result;
+  if (quantity.kind == Quantity::Kind::renyi && boost && route == RenyiRoute::direct) {
+    Part direct = atom_part(pp, quantity, route);
+    direct.add(density_part_boost(pp, quantity, route));
+    work += direct.work;
+    if (wants_excess_route(direct)) route = RenyiRoute::excess;
+    else result = finish(direct, quantity, kind, method, route);
+  }
+  if (!result) {
+    pp.check_loss_rounding();
+    result = estimate(quantity, route, 0);
+  }
+  if (pp.loss_error > 0 && std::isfinite(result->value))
+    widen_for_loss_error(*result, quantity, route, pp.loss_error, pp.loss_error_from_rounding, estimate);
+  // GSL integrates in double: a value below the smallest normal double is an underflow, not a value. Its interval
+  // keeps only what it knows, [0, 2.2e-308], never a silent [0, 0].
+  if (!boost && pp.p_has_density && !(result->upper >= std::numeric_limits<double>::min()) && !std::isfinite(result->log_upper())) {
+    const double width_before = result->upper - result->lower;
+    result->set_upper(std::numeric_limits<double>::min());
+    result->add_widening(ErrorPart::quadrature, width_before);
+    result->method += " (below the double range: GSL integrates in double, so only an upper end; the default or "
+                      "certified engine gives the value in log space)";
+  }
+  result->work = work;
+  if (pp.p_has_density && !(result->upper > 0)) settle_zero(pp, quantity, *result);
+  return *result;
+}
+
+// One value by the engine asked for (auto: a closed form, else the finite sum or the quadrature), widened for
+// lumped outcomes and the laws' density errors. `closed` says whether a closed form answered.
+Estimate one_value(const sim::Law& p, const sim::Law& q, const Quantity& quantity, const DivergenceOptions& options,
+                   const std::function<PreparedPair&()>& pair, bool& closed) {
+  Engine engine = options.engine;
+  std::optional<Estimate> result;
+  closed = false;
+  if (engine == Engine::automatic || engine == Engine::closed_form) {
+    result = closed_form(p, q, quantity);
+    closed = result.has_value();
+    if (!result && engine == Engine::closed_form)
+      invalid_input("no closed form for {} between {} and {}", quantity.label(), p.brief(), q.brief());
+    if (!result) engine = purely_atomic(p) && purely_atomic(q) ? Engine::finite_sum : Engine::quadrature;
+  }
+  if (!result) {
+    if (p.dimension() != 1 || q.dimension() != 1)
+      invalid_input("no engine for this pair of {}-dimensional laws: only isotropic Gaussians of equal sigma have closed "
+                    "forms in d > 1 ({} vs {})", p.dimension(), p.brief(), q.brief());
+    if (engine == Engine::monte_carlo) {
+      result = monte_carlo_divergence(p, q, quantity, options.monte_carlo);
+    } else {
+      if (engine == Engine::finite_sum && (!purely_atomic(p) || !purely_atomic(q)))
+        invalid_input("the finite-sum engine needs two finite laws (pmfs)");
+      result = density_route(pair(), quantity, engine);
+    }
+  }
+  widen_for_lumping(*result, p, q, quantity);
+  widen_for_density_error(*result, p, q, quantity);
+  return *result;
+}
+
+// The arbiter of auto mode: an estimate (a-posteriori quadrature, or a value below the double range that may be an
+// underflow) is never the answer where the certified engine covers the pair within a short budget and says more:
+// where the two disagree the enclosure decides (and says so); where they agree the enclosure is the answer if it is
+// sharp (1e-6 relative), and otherwise it bounds the estimate (intersected). Closed forms and exact sums keep theirs.
+Estimate arbitrated(Estimate result, const sim::Law& p, const sim::Law& q, const Quantity& quantity, const DivergenceOptions& options) {
+  if (result.error_kind == ErrorKind::exact && result.value >= std::numeric_limits<double>::min()) return result;
+  DivergenceOptions quick = options;
+  quick.certified_seconds = std::min(options.certified_seconds, kArbiterSeconds);
+  if (auto certified = certified_or_nothing(p, q, quantity, quick)) return arbitrate(std::move(result), std::move(*certified));
+  return result;
+}
+
 std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
                                         const DivergenceOptions& options) {
-  if (options.engine == Engine::certified) {  // reads the laws' exact forms itself: no joint recomputation
-    CertifiedOptions co;
-    co.seconds = options.certified_seconds;
-    std::vector<Estimate> out;
-    for (const Quantity& quantity : quantities) {
-      const auto start = std::chrono::steady_clock::now();
-      out.push_back(certified_divergence(p, q, quantity, co));
-      out.back().seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
-    return out;
-  }
-  // Finite chains: mu K^t in double keeps no difference below 1e-16 of a probability, so a finite sum over it would
-  // print "exact" values that are rounding (or 0). The certified engine recomputes the chain in balls (about a
-  // millisecond a value): in auto mode it decides, and the fast route runs only where it refuses.
-  if (options.engine == Engine::automatic && certified_reads_chain(p, q)) {
-    std::vector<Estimate> out;
-    for (const Quantity& quantity : quantities) {
-      auto e = certified_or_nothing(p, q, quantity, options);
-      if (!e) break;
-      out.push_back(std::move(*e));
-    }
-    if (out.size() == quantities.size()) return out;
-  }
+  if (options.engine == Engine::certified) return all_certified(p, q, quantities, options);
+  const bool chain = certified_reads_chain(p, q);
+  if (options.engine == Engine::automatic && chain)
+    if (auto certified = certified_chain(p, q, quantities, options)) return std::move(*certified);
   if (options.engine != Engine::automatic && options.engine != Engine::closed_form)
     if (auto reduced = reduced_gaussian_nd(p, q, quantities, options)) return std::move(*reduced);
-  // A chain's law in double resolves no value below the double range (the masses' differences underflow), whatever
-  // the sum over it: such a value keeps only its upper end (the certified engine gives it).
-  const bool chain = certified_reads_chain(p, q);
-  auto unresolved_below_double_range = [chain](std::vector<Estimate> out) {
-    constexpr double tiny = std::numeric_limits<double>::min();
-    if (chain)
-      for (Estimate& e : out)
-        if (e.error_kind != ErrorKind::certified && e.value < tiny) {
-          e.value = e.lower = 0;
-          e.upper = std::max(e.upper, tiny);
-          e.log_value = e.log_lower = -std::numeric_limits<double>::infinity();
-          e.log_upper = std::log(e.upper);
-          e.method += " (below the double range: the chain's law in double cannot resolve it, so only an upper end; "
-                      "--engine auto or certified recomputes the chain in balls)";
-        }
-    return out;
-  };
   // Laws of one process that differ in a start or a data point are recomputed together first (sim::Law::joint_with).
   if (options.engine != Engine::monte_carlo)
-    if (const auto joint = p.joint_with(q))
-      return unresolved_below_double_range(plain_divergences(*joint->first, *joint->second, quantities, options));
-  std::unique_ptr<PreparedPair> prepared;
-  auto pair = [&]() -> PreparedPair& {
-    if (!prepared) {
-      prepared = std::make_unique<PreparedPair>(p, q, options.rel_tol);
+    if (const auto joint = p.joint_with(q)) {
+      std::vector<Estimate> out = plain_divergences(*joint->first, *joint->second, quantities, options);
+      return chain ? unresolved_below_double_range(std::move(out)) : out;
     }
+  std::unique_ptr<PreparedPair> prepared;
+  const std::function<PreparedPair&()> pair = [&]() -> PreparedPair& {
+    if (!prepared) prepared = std::make_unique<PreparedPair>(p, q, options.rel_tol);
     return *prepared;
   };
   std::vector<Estimate> out;
   for (const Quantity& quantity : quantities) {
     const auto start = std::chrono::steady_clock::now();
-    Engine engine = options.engine;
-    std::optional<Estimate> result;
-    bool closed = false;  // a closed form answered
-    if (engine == Engine::automatic || engine == Engine::closed_form) {
-      result = closed_form(p, q, quantity);
-      closed = result.has_value();
-      if (!result && engine == Engine::closed_form)
-        throw InvalidArgument(fmt::format("no closed form for {} between {} and {}", quantity.label(), p.brief(),
-                                          q.brief()));
-      if (!result) engine = purely_atomic(p) && purely_atomic(q) ? Engine::finite_sum : Engine::quadrature;
-    }
-    if (!result) {
-      if ((p.dimension() != 1 || q.dimension() != 1) && engine != Engine::closed_form)
-        throw InvalidArgument(fmt::format("no engine for this pair of {}-dimensional laws: only isotropic Gaussians of equal "
-                                          "sigma have closed forms in d > 1 ({} vs {})", p.dimension(), p.brief(),
-                                          q.brief()));
-      switch (engine) {
-        case Engine::finite_sum:
-        case Engine::quadrature:
-        case Engine::gsl: {
-          if (engine == Engine::finite_sum && (!purely_atomic(p) || !purely_atomic(q)))
-            throw InvalidArgument("the finite-sum engine needs two finite laws (pmfs)");
-          const bool boost = engine != Engine::gsl;
-          PreparedPair& pp = pair();
-          const std::string method = !pp.p_has_density ? "finite sum (log-space)"
-                                     : boost           ? "quadrature (Gauss-Kronrod 21, log-space)"
-                                                       : "quadrature (GSL QAG/QAGI)";
-          if (quantity.kind == Quantity::Kind::renyi_inf) {
-            result = renyi_inf(pp, pp.p_has_density ? "supremum search of the privacy loss" : method);
-            break;
-          }
-          const ErrorKind kind = pp.p_has_density ? ErrorKind::quadrature : ErrorKind::exact;
-          long work = 0;
-          auto estimate = [&](const Quantity& qt, RenyiRoute route, int push) {
-            Part part = atom_part(pp, qt, route, push);
-            pp.density.loss_push = push;
-            pp.density.loss_delta = pp.loss_error;
-            part.add(boost ? density_part_boost(pp, qt, route) : density_part_gsl(pp, qt));
-            pp.density.loss_push = 0;
-            work += part.work;
-            return finish(part, qt, kind, method, route);
-          };
-          RenyiRoute route = quantity.kind == Quantity::Kind::renyi && boost ? first_renyi_route(quantity.parameter)
-                                                                              : RenyiRoute::direct;
-          if (quantity.kind == Quantity::Kind::renyi && boost && route == RenyiRoute::direct) {
-            Part direct = atom_part(pp, quantity, route);
-            direct.add(density_part_boost(pp, quantity, route));
-            work += direct.work;
-            if (wants_excess_route(direct)) route = RenyiRoute::excess;
-            else result = finish(direct, quantity, kind, method, route);
-          }
-          if (!result) {
-            pp.check_loss_rounding();
-            result = estimate(quantity, route, 0);
-          }
-          if (pp.loss_error > 0 && std::isfinite(result->value))
-            widen_for_loss_error(*result, quantity, route, pp.loss_error, pp.loss_error_from_rounding, estimate);
-          // GSL integrates in double: a value below the smallest normal double is an underflow, not a value. Its
-          // interval keeps only what it knows, [0, 2.2e-308], never a silent [0, 0].
-          if (!boost && pp.p_has_density && !(result->upper >= std::numeric_limits<double>::min()) && !std::isfinite(result->log_upper)) {
-            result->upper = std::numeric_limits<double>::min();
-            result->log_upper = std::log(result->upper);
-            result->method += " (below the double range: GSL integrates in double, so only an upper end; the default or "
-                              "certified engine gives the value in log space)";
-          }
-          result->work = work;
-          if (pp.p_has_density && !(result->upper > 0)) settle_zero(pp, quantity, *result);
-          break;
-        }
-        case Engine::monte_carlo: result = monte_carlo_divergence(p, q, quantity, options.monte_carlo); break;
-        case Engine::automatic:
-        case Engine::closed_form:
-        case Engine::certified: break;
-      }
-    }
-    widen_for_lumping(*result, p, q, quantity);
-    widen_for_density_error(*result, p, q, quantity);
-    // The arbiter of auto mode: an estimate (a-posteriori quadrature, or a value below the double range that may be
-    // an underflow) is never the answer where the certified engine covers the pair within a short budget and says
-    // more: where the two disagree the enclosure decides (and says so); where they agree the enclosure is the answer
-    // if it is sharp (1e-6 relative), and otherwise it bounds the estimate (intersected). Closed forms and exact sums
-    // keep theirs.
-    if (options.engine == Engine::automatic && !closed &&
-        (result->error_kind != ErrorKind::exact || !(result->value >= std::numeric_limits<double>::min()))) {
-      DivergenceOptions quick = options;
-      quick.certified_seconds = std::min(options.certified_seconds, kArbiterSeconds);
-      if (auto certified = certified_or_nothing(p, q, quantity, quick))
-        result = arbitrate(std::move(*result), std::move(*certified));
-    }
-    result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    out.push_back(*result);
+    bool closed = false;
+    Estimate result = one_value(p, q, quantity, options, pair, closed);
+    if (options.engine == Engine::automatic && !closed) result = arbitrated(std::move(result), p, q, quantity, options);
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out.push_back(std::move(result));
   }
-  return unresolved_below_double_range(std::move(out));
+  return chain ? unresolved_below_double_range(std::move(out)) : out;
 }
 
 }  // namespace
@@ -449,20 +458,13 @@ void settle_result(Estimate& e, const Quantity& q, const sim::Law& p, const sim:
   if (std::isnan(e.value) && std::isnan(e.lower) && std::isnan(e.upper)) return;  // no value (said by the method)
   if (!(e.lower <= e.value && e.value <= e.upper)) refuse("the value lies outside its own interval");
   // (The logs are rounded apart from the values: a few ulps of either.)
-  const double log_slack = 8 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::fabs(e.log_value));
-  if (std::isfinite(e.log_value) && !(e.log_lower - log_slack <= e.log_value && e.log_value <= e.log_upper + log_slack) && e.value > 0)
+  const double log_slack = 8 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::fabs(e.log_value()));
+  if (std::isfinite(e.log_value()) && !(e.log_lower() - log_slack <= e.log_value() && e.log_value() <= e.log_upper() + log_slack) && e.value > 0)
     refuse("the log value lies outside its log interval");
   if (e.error_kind == ErrorKind::statistical) return;  // a confidence interval may reach past the range
   const bool at_most_one = q.kind == Quantity::Kind::hockey_stick || q.kind == Quantity::Kind::tv;
   if (e.upper < 0 || (at_most_one && e.lower > 1)) refuse("the interval lies outside the quantity's range");
-  if (e.lower < 0) {
-    e.lower = 0;
-    e.log_lower = -std::numeric_limits<double>::infinity();
-  }
-  if (at_most_one && e.upper > 1) {
-    e.upper = 1;
-    e.log_upper = 0;
-  }
+  e.clip(0, at_most_one ? 1.0 : std::numeric_limits<double>::infinity());
   if (e.value < e.lower || e.value > e.upper) e.set_value(e.value);  // a rounding inside its own bar, moved into the range
 }
 
@@ -484,8 +486,8 @@ std::vector<Estimate> engine_divergences(const sim::Law& p, const sim::Law& q, s
                                   return compute_divergences(a, b, qs, options);
                                 });
   if (p.dimension() != q.dimension())
-    throw InvalidArgument(fmt::format("the laws live in different dimensions: mu in R^{} ({}), nu in R^{} ({})",
-                                      p.dimension(), p.brief(), q.dimension(), q.brief()));
+    invalid_input("the laws live in different dimensions: mu in R^{} ({}), nu in R^{} ({})",
+                                      p.dimension(), p.brief(), q.dimension(), q.brief());
   if (!p.discretisation() && !q.discretisation()) return plain_divergences(p, q, quantities, options);
   // Monte Carlo: sampling noise dwarfs the discretisation (1e-4 relative at the default resolution against a
   // confidence interval of ~1e-2), so the laws at their base resolution give the privacy loss; for process laws

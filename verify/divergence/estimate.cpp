@@ -21,91 +21,146 @@ std::string to_string(ErrorKind kind) {
   return "?";
 }
 
+std::string to_string(ErrorPart part) {
+  switch (part) {
+    case ErrorPart::rounding: return "rounding";
+    case ErrorPart::quadrature: return "quadrature";
+    case ErrorPart::enclosure: return "enclosure";
+    case ErrorPart::sampling: return "sampling";
+    case ErrorPart::discretisation: return "discretisation";
+    case ErrorPart::lumping: return "lumping";
+    case ErrorPart::density: return "density";
+    case ErrorPart::loss: return "loss";
+    case ErrorPart::reduction: return "reduction";
+  }
+  return "?";
+}
+
+std::optional<ErrorPart> parse_error_part(std::string_view name) {
+  for (ErrorPart part : kErrorParts)
+    if (to_string(part) == name) return part;
+  return std::nullopt;
+}
+
+std::string budget_text(const ErrorBudget& budget) {
+  std::string out;
+  for (const ErrorTerm& t : budget) out += fmt::format("{}{} {:.3g}", out.empty() ? "" : ", ", to_string(t.part), t.amount);
+  return out;
+}
+
+void Estimate::add_error(ErrorPart part, double amount) {
+  if (!(amount > 0) || !std::isfinite(amount)) return;
+  for (ErrorTerm& t : budget)
+    if (t.part == part) {
+      t.amount += amount;
+      return;
+    }
+  budget.push_back({part, amount});
+}
+
+void Estimate::add_widening(ErrorPart part, double width_before) { add_error(part, ((upper - lower) - width_before) / 2); }
+
+std::optional<ErrorTerm> Estimate::dominant_error() const {
+  std::optional<ErrorTerm> best;
+  for (const ErrorTerm& t : budget)
+    if (!best || t.amount > best->amount) best = t;
+  return best;
+}
+
 namespace {
-double safe_log(double x) { return x > 0 ? std::log(x) : -std::numeric_limits<double>::infinity(); }
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// The part of an interval's width that an engine's own error kind stands for.
+std::optional<ErrorPart> base_part(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::exact: return ErrorPart::rounding;
+    case ErrorKind::certified: return ErrorPart::enclosure;
+    case ErrorKind::quadrature: return ErrorPart::quadrature;
+    case ErrorKind::statistical: return ErrorPart::sampling;
+    case ErrorKind::discretised: return std::nullopt;  // its two parts are added where it is assembled
+  }
+  return std::nullopt;
+}
+double safe_log(double x) { return x > 0 ? std::log(x) : -kInf; }
+// The linear ends of log ends, rounded outwards: exp is within one ulp, and one step outwards keeps the interval
+// valid, also for subnormal values, where an ulp (4.9e-324) is far more than the relative error (exact values near
+// 1e-320 occur in the far tails).
+double exp_down(double log_x) { return log_x == -kInf ? 0.0 : std::nextafter(std::exp(log_x), 0.0); }
+double exp_up(double log_x) {
+  if (log_x == -kInf) return 0.0;  // exactly zero
+  if (log_x == kInf) return kInf;
+  return std::nextafter(std::exp(log_x), kInf);
+}
+void check_not_nan(std::initializer_list<double> xs, const std::string& method) {
+  for (double x : xs)
+    if (std::isnan(x)) throw NumericalError("internal: an engine produced NaN (" + method + ")");
+}
 }  // namespace
 
+double Estimate::paired(double end, const LogEnd& stored) {
+  if (std::isnan(end)) return end;
+  return end == stored.of ? stored.log : safe_log(end);
+}
+
 Estimate Estimate::from_value(double value, double abs_error, ErrorKind kind, std::string method, double floor) {
-  if (std::isnan(value) || std::isnan(abs_error))
-    throw NumericalError("internal: an engine produced NaN (" + method + ")");
+  check_not_nan({value, abs_error}, method);
   Estimate e;
   e.value = std::max(value, floor);
   e.lower = std::max(value - abs_error, floor);
   e.upper = std::max(value + abs_error, e.value);
-  e.log_value = safe_log(e.value);
-  e.log_lower = safe_log(e.lower);
-  e.log_upper = safe_log(e.upper);
   e.error_kind = kind;
   e.method = std::move(method);
+  if (const auto part = base_part(kind)) e.add_error(*part, abs_error);
   return e;
-}
-
-void Estimate::set_value(double v) {
-  value = std::clamp(v, lower, upper);
-  log_value = safe_log(value);
 }
 
 Estimate Estimate::from_interval(double lower, double upper, ErrorKind kind, std::string method) {
   if (std::isnan(lower) || std::isnan(upper) || lower > upper)
     throw NumericalError(fmt::format("internal: an invalid interval [{}, {}] ({})", lower, upper, method));
-  Estimate e = from_value(std::isfinite(upper) ? lower + (upper - lower) / 2 : lower, 0, kind, std::move(method),
-                          -std::numeric_limits<double>::infinity());
+  Estimate e = from_value(std::isfinite(upper) ? lower + (upper - lower) / 2 : lower, 0, kind, std::move(method), -kInf);
   e.lower = lower;
   e.upper = upper;
-  e.log_lower = safe_log(lower);
-  e.log_upper = safe_log(upper);
+  if (const auto part = base_part(kind)) e.add_error(*part, (upper - lower) / 2);
   return e;
 }
 
 Estimate Estimate::from_sample_mean(double mean, double sd, long n, double level, std::string method) {
   if (!(n >= 2) || !(level > 0 && level < 1))
-    throw InvalidArgument(fmt::format("from_sample_mean: n = {} (allowed >= 2), level = {} (allowed (0, 1))", n, level));
+    invalid_input("from_sample_mean: n = {} (allowed >= 2), level = {} (allowed (0, 1))", n, level);
   const double half = gsl_cdf_ugaussian_Pinv(0.5 + level / 2) * sd / std::sqrt(static_cast<double>(n));
   Estimate e = from_interval(mean - half, mean + half, ErrorKind::statistical, std::move(method));
   e.value = mean;
-  e.log_value = safe_log(mean);
   e.level = level;
   e.work = n;
   return e;
 }
 
-Estimate Estimate::from_log(double log_value, double rel_error, ErrorKind kind, std::string method) {
-  if (std::isnan(log_value) || std::isnan(rel_error))
-    throw NumericalError("internal: an engine produced NaN (" + method + ")");
+Estimate Estimate::from_log_bounds(double log_value, double log_lower, double log_upper, ErrorKind kind, std::string method) {
+  check_not_nan({log_value, log_lower, log_upper}, method);
+  if (log_lower > log_upper)
+    throw NumericalError(fmt::format("internal: an invalid log interval [{}, {}] ({})", log_lower, log_upper, method));
   Estimate e;
-  e.log_value = log_value;
-  e.log_upper = log_value + std::log1p(rel_error);
-  e.log_lower = rel_error < 1 ? log_value + std::log1p(-rel_error) : -std::numeric_limits<double>::infinity();
-  e.value = std::exp(e.log_value);
-  // exp is within one ulp: one step outwards keeps the interval valid, also for subnormal values, where an ulp
-  // (4.9e-324) is far more than the relative error (exact values near 1e-320 occur in the far tails).
-  e.lower = std::nextafter(std::exp(e.log_lower), 0.0);
-  e.upper = e.log_upper == -std::numeric_limits<double>::infinity()
-                ? 0.0  // exactly zero
-                : std::nextafter(std::exp(e.log_upper), std::numeric_limits<double>::infinity());
   e.error_kind = kind;
   e.method = std::move(method);
+  e.set_log_ends(log_lower, log_upper);
+  e.set_log_value(log_value);
+  if (const auto part = base_part(kind)) e.add_error(*part, (e.upper - e.lower) / 2);
   return e;
 }
 
+Estimate Estimate::from_log(double log_value, double rel_error, ErrorKind kind, std::string method) {
+  check_not_nan({log_value, rel_error}, method);
+  const double log_lower = rel_error < 1 ? log_value + std::log1p(-rel_error) : -kInf;
+  return from_log_bounds(log_value, log_lower, log_value + std::log1p(rel_error), kind, std::move(method));
+}
+
 Estimate Estimate::from_log_interval(double log_value, double log_error, ErrorKind kind, std::string method) {
-  if (std::isnan(log_value) || std::isnan(log_error)) throw NumericalError("internal: an engine produced NaN (" + method + ")");
-  Estimate e;
-  e.log_value = log_value;
-  e.log_lower = log_value - log_error;
-  e.log_upper = log_value + log_error;
-  e.value = std::exp(log_value);
-  e.lower = std::nextafter(std::exp(e.log_lower), 0.0);
-  e.upper = std::nextafter(std::exp(e.log_upper), std::numeric_limits<double>::infinity());
-  e.error_kind = kind;
-  e.method = std::move(method);
-  return e;
+  check_not_nan({log_value, log_error}, method);
+  return from_log_bounds(log_value, log_value - log_error, log_value + log_error, kind, std::move(method));
 }
 
 Estimate Estimate::infinite(std::string method) {
   Estimate e;
-  e.value = e.lower = e.upper = std::numeric_limits<double>::infinity();
-  e.log_value = e.log_lower = e.log_upper = std::numeric_limits<double>::infinity();
+  e.value = e.lower = e.upper = kInf;
   e.method = std::move(method);
   return e;
 }
@@ -114,9 +169,134 @@ std::string error_kind_label(const Estimate& e) { return std::isnan(e.value) ? "
 
 Estimate Estimate::unknown(std::string why) {
   Estimate e;
-  e.value = e.lower = e.upper = e.log_value = e.log_lower = e.log_upper = std::numeric_limits<double>::quiet_NaN();
+  e.value = e.lower = e.upper = std::numeric_limits<double>::quiet_NaN();
   e.method = std::move(why);
   return e;
+}
+
+void Estimate::restore_logs(double log_v, double log_lo, double log_hi) {
+  log_value_ = {log_v, value};
+  log_lower_ = {log_lo, lower};
+  log_upper_ = {log_hi, upper};
+}
+
+void Estimate::set_log_ends(double log_lower, double log_upper) {
+  lower = exp_down(log_lower);
+  upper = exp_up(log_upper);
+  log_lower_ = {log_lower, lower};
+  log_upper_ = {log_upper, upper};
+}
+
+void Estimate::keep_value_inside() {
+  if (!(lower <= upper)) return;
+  const double log_v = log_value();
+  if (value < lower || value > upper) value = std::clamp(value, lower, upper);
+  const double log_lo = log_lower(), log_hi = log_upper();
+  log_value_ = {log_lo <= log_hi ? std::clamp(log_v, log_lo, log_hi) : safe_log(value), value};
+}
+
+// An end set to the value it holds keeps the wider of its log and the log of that value: a lower end written as 0
+// over a log of −800 widens to −inf (the caller meant "at least 0"), an upper end of 0 keeps its −800 (as wide).
+void Estimate::set_lower(double x) {
+  const double log_x = x == lower ? std::min(log_lower(), safe_log(x)) : safe_log(x);
+  lower = x;
+  log_lower_ = {log_x, x};
+  keep_value_inside();
+}
+
+void Estimate::set_upper(double x) {
+  const double log_x = x == upper ? std::max(log_upper(), safe_log(x)) : safe_log(x);
+  upper = x;
+  log_upper_ = {log_x, x};
+  keep_value_inside();
+}
+
+void Estimate::scale(double factor, double rel) {
+  const double log_factor = std::log(factor);
+  const double log_v = log_value() + log_factor, log_lo = log_lower() + log_factor + std::log1p(-std::min(rel, 0.5)),
+               log_hi = log_upper() + log_factor + std::log1p(rel);
+  // The products rounded outwards (a zero is exact); a number below the normal range (0 included, where its log is
+  // finite) has too few digits to be scaled up, so it comes from its log.
+  constexpr double kTiny = std::numeric_limits<double>::min();
+  auto from_log = [](double x, double log_x) { return std::fabs(x) < kTiny && std::isfinite(log_x); };
+  const double lo = lower * factor * (1 - rel), hi = upper * factor * (1 + rel);
+  const double v = from_log(value, log_v) ? std::exp(log_v) : value * factor;
+  set_ends(from_log(lower, log_lo) ? exp_down(log_lo) : lo == 0 ? lo : std::nextafter(lo, -kInf), log_lo,
+           from_log(upper, log_hi) ? exp_up(log_hi) : hi == 0 ? hi : std::nextafter(hi, kInf), log_hi);
+  value = std::clamp(v, lower, upper);
+  log_value_ = {std::clamp(log_v, log_lo, log_hi), value};
+}
+
+void Estimate::set_ends(double lo, double log_lo, double hi, double log_hi) {
+  lower = lo, upper = hi;
+  log_lower_ = {log_lo, lo};
+  log_upper_ = {log_hi, hi};
+  keep_value_inside();
+}
+
+void Estimate::max_with(const Estimate& other) {
+  set_ends(std::max(lower, other.lower), std::max(log_lower(), other.log_lower()), std::max(upper, other.upper),
+           std::max(log_upper(), other.log_upper()));
+}
+
+Estimate Estimate::span(const Estimate& low, const Estimate& high) {
+  Estimate e = low;
+  e.upper = high.upper;
+  e.log_upper_ = {high.log_upper(), high.upper};
+  e.keep_value_inside();
+  return e;
+}
+
+void Estimate::set_log_lower(double log_x) {
+  lower = exp_down(log_x);
+  log_lower_ = {log_x, lower};
+  keep_value_inside();
+}
+
+void Estimate::set_log_upper(double log_x) {
+  upper = exp_up(log_x);
+  log_upper_ = {log_x, upper};
+  keep_value_inside();
+}
+
+void Estimate::clip(double floor, double ceiling) {
+  if (lower < floor) set_lower(floor);
+  if (upper > ceiling) set_upper(ceiling);
+  if (upper < floor) set_upper(floor);
+  if (lower > ceiling) set_lower(ceiling);
+}
+
+void Estimate::hull(const Estimate& other) {
+  const double log_lo = std::min(log_lower(), other.log_lower()), log_hi = std::max(log_upper(), other.log_upper());
+  lower = std::min(lower, other.lower);
+  upper = std::max(upper, other.upper);
+  log_lower_ = {log_lo, lower};
+  log_upper_ = {log_hi, upper};
+  keep_value_inside();
+}
+
+bool Estimate::intersect(const Estimate& other) {
+  const double lo = std::max(lower, other.lower), hi = std::min(upper, other.upper);
+  const double log_lo = std::max(log_lower(), other.log_lower()), log_hi = std::min(log_upper(), other.log_upper());
+  if (!(lo <= hi) || !(log_lo <= log_hi)) return false;
+  lower = lo, upper = hi;
+  log_lower_ = {log_lo, lower};
+  log_upper_ = {log_hi, upper};
+  keep_value_inside();
+  return true;
+}
+
+void Estimate::set_value(double v) {
+  value = lower <= upper ? std::clamp(v, lower, upper) : v;
+  log_value_ = {};
+  keep_value_inside();  // (a value that underflows to 0 keeps a log inside the log interval)
+}
+
+void Estimate::set_log_value(double log_v) {
+  const double log_lo = log_lower(), log_hi = log_upper();
+  const double clamped = log_lo <= log_hi ? std::clamp(log_v, log_lo, log_hi) : log_v;
+  value = lower <= upper ? std::clamp(std::exp(clamped), lower, upper) : std::exp(clamped);
+  log_value_ = {clamped, value};
 }
 
 std::string Quantity::label() const {

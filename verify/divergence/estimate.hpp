@@ -2,10 +2,12 @@
 // probability `level` for Monte Carlo), the kind of error behind it and the method that produced it.
 #pragma once
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/syntax/divergence_kind.hpp"
 
@@ -22,15 +24,52 @@ enum class ErrorKind {
 
 std::string to_string(ErrorKind kind);
 
+// What an interval's width is made of: the contributions the engines add, each a named number. `method` says how
+// an interval was obtained; the budget says how much each part weighs ("which term dominates this wide row?").
+enum class ErrorPart {
+  rounding,        // floating-point rounding of a closed form, a sum or an argument (outward)
+  quadrature,      // the a-posteriori error of a numerical method (quadrature, root finding, supremum search)
+  enclosure,       // the radius of a certified enclosure (ball arithmetic)
+  sampling,        // a Monte Carlo confidence interval's half-width
+  discretisation,  // a law computed on a grid: the error of the resolution (three resolutions, Richardson)
+  lumping,         // outcomes lumped into one (a law with too many atoms)
+  density,         // the error of numerically normalised densities (Law::log_density_error)
+  loss,            // the error of the privacy loss of laws computed jointly (its rounding, or the joint grid's)
+  reduction,       // a pair in R^d reduced to the line through its means (the distance's rounding)
+};
+inline constexpr ErrorPart kErrorParts[] = {ErrorPart::rounding, ErrorPart::quadrature, ErrorPart::enclosure,
+                                            ErrorPart::sampling, ErrorPart::discretisation, ErrorPart::lumping,
+                                            ErrorPart::density, ErrorPart::loss, ErrorPart::reduction};
+std::string to_string(ErrorPart part);
+std::optional<ErrorPart> parse_error_part(std::string_view name);
+// A contribution: the half-width (in the value's units) a part added to the interval.
+struct ErrorTerm {
+  ErrorPart part;
+  double amount;
+  bool operator==(const ErrorTerm&) const = default;
+};
+// The contributions in the order they were first added, one per part (amounts of a part added up). They describe
+// the interval as built: an interval intersected with another afterwards (a certified enclosure) may be narrower
+// than their sum.
+using ErrorBudget = std::vector<ErrorTerm>;
+// "quadrature 1.2e-12, lumping 3.4e-09" (empty for none): the budget as one text cell.
+std::string budget_text(const ErrorBudget& budget);
+
+// An interval [lower, upper] containing the truth, with its point value, in two representations kept in step by
+// this type alone: the linear ends (public: reading is free) and their natural logs (private, read through
+// log_value(), log_lower(), log_upper()). Hockey-stick values below 1e-308 underflow in the linear ends but stay
+// exact in log space: a positive truth is never reported as a silent 0.
+//
+// The invariant: each log is paired with the linear end it was set with. Setting an end in log space (the log-space
+// constructors, set_log_lower/upper, hull, intersect) stores its log beside the rounded-outwards linear end; writing a
+// linear end directly (allowed for the point value only, see below) makes its log the log of what was written. So a
+// log end can never describe an interval other than the linear one, whichever member last changed it.
+// Library code outside estimate.cpp writes no end directly (tests/structure.py): set_lower/set_upper/clip/widen_*
+// are the only ways to move an end, and each keeps the pair.
 struct Estimate {
   double value = 0;
   double lower = 0;  // interval [lower, upper] containing the truth
   double upper = 0;
-  // Natural logs of value, lower and upper (−inf for 0). Hockey-stick values below 1e-308 underflow in
-  // `value` but stay exact here: a positive truth is never reported as a silent 0.
-  double log_value = -std::numeric_limits<double>::infinity();
-  double log_lower = -std::numeric_limits<double>::infinity();
-  double log_upper = -std::numeric_limits<double>::infinity();
   ErrorKind error_kind = ErrorKind::exact;
   double level = 1;  // confidence level of the interval (1 for deterministic methods)
   std::string method;
@@ -40,6 +79,20 @@ struct Estimate {
   double numerical_error = 0;
   double discretisation_error = 0;
   double seconds = 0;
+  ErrorBudget budget;  // the parts of the interval's width (see ErrorPart)
+
+  // Adds `amount` (a half-width ≥ 0; nothing for 0, NaN or inf) to the budget's entry for `part`.
+  void add_error(ErrorPart part, double amount);
+  // Adds to `part` half of what the width grew since it was `width_before` (a widening step: call with the width
+  // read before it).
+  void add_widening(ErrorPart part, double width_before);
+  // The part with the largest contribution (nullopt for an empty budget).
+  std::optional<ErrorTerm> dominant_error() const;
+
+  // Natural logs of value, lower and upper (−inf for 0, NaN where the end is NaN).
+  double log_value() const { return paired(value, log_value_); }
+  double log_lower() const { return paired(lower, log_lower_); }
+  double log_upper() const { return paired(upper, log_upper_); }
 
   // From a value and an absolute error bar; `floor` clips the interval from below (divergences are ≥ 0).
   static Estimate from_value(double value, double abs_error, ErrorKind kind, std::string method, double floor = 0);
@@ -48,6 +101,9 @@ struct Estimate {
   // log value ± an absolute error of the log (for values far below the double range, where a relative error of the
   // value is not a double).
   static Estimate from_log_interval(double log_value, double log_error, ErrorKind kind, std::string method);
+  // From log-space ends known to contain the truth (log_lower ≤ log_upper; −inf for an end at 0, +inf for an
+  // unbounded upper end); the point value is log_value clamped into them.
+  static Estimate from_log_bounds(double log_value, double log_lower, double log_upper, ErrorKind kind, std::string method);
   // From an interval known to contain the truth; the value is its midpoint.
   static Estimate from_interval(double lower, double upper, ErrorKind kind, std::string method);
   // The mean of n independent samples with sample standard deviation sd: a CLT interval at `level`.
@@ -56,11 +112,49 @@ struct Estimate {
   // No value (NaN throughout, written as empty fields): a report row whose exact value could not be computed;
   // `why` says what failed. Never the result of an engine.
   static Estimate unknown(std::string why);
+  // A record read back (results.json, golden rows): the logs as written, paired with the linear ends as they are.
+  void restore_logs(double log_value, double log_lower, double log_upper);
 
-  // Moves the point value inside the interval (clamped to it), keeping log_value in step.
+  // Moving the ends. Each keeps its log in step; none lets the point value leave the interval.
+  void set_lower(double lower);  // a linear end (its log is its log)
+  void set_upper(double upper);
+  void set_log_lower(double log_lower);  // a log end (the linear end is its exp, rounded outwards)
+  void set_log_upper(double log_upper);
+  // The interval clipped to [floor, ceiling] (a probability to [0, 1], a divergence to [0, ∞)); the logs of ends
+  // inside both stay as they were.
+  void clip(double floor, double ceiling);
+  // low's lower end and high's upper end (both representations); the rest from low, its value moved inside.
+  static Estimate span(const Estimate& low, const Estimate& high);
+  // The estimate times a positive factor known to a relative error `rel` (both representations; the value times the
+  // factor).
+  void scale(double factor, double rel);
+  // An interval known in both representations (a ball's ends and the ends of its log, each rigorous).
+  void set_ends(double lower, double log_lower, double upper, double log_upper);
+  // The interval of max(this value, other's), each end the larger of the two ends (the value this one's, inside).
+  void max_with(const Estimate& other);
+  // Widening: the smallest interval containing this one and `other` (in both representations); the value stays.
+  void hull(const Estimate& other);
+  // Both intervals contain the truth: keep their common part (in both representations) and move the value into it.
+  // Returns false, changing nothing, where they do not overlap (then one of them is wrong).
+  bool intersect(const Estimate& other);
+  // Moves the point value inside the interval (clamped to it); its log in step.
   void set_value(double v);
+  // The point value from its log (clamped into the log interval; kept where exp underflows).
+  void set_log_value(double log_value);
   double abs_error() const { return std::max(upper - value, value - lower); }
   bool contains(double x) const { return lower <= x && x <= upper; }
+
+ private:
+  // A log and the linear end it belongs to: valid while that end still holds `of` (NaN: never, so the log of the
+  // end is used).
+  struct LogEnd {
+    double log = 0;
+    double of = std::numeric_limits<double>::quiet_NaN();
+  };
+  static double paired(double end, const LogEnd& stored);
+  void set_log_ends(double log_lower, double log_upper);
+  void keep_value_inside();
+  LogEnd log_value_, log_lower_, log_upper_;
 };
 
 // The error kind as outputs for users print it: "none" where the value was not computed (the record's error or

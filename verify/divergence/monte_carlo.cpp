@@ -124,6 +124,131 @@ double find_shift(const sim::Law& p, const sim::Law& q, double eps) {
   return 0;
 }
 
+// Importance sampling shifted by `shift` towards the region {L > eps}: the weighted values' empirical-Bernstein
+// interval, the values bounded by the weight at the loss's crossing (or the largest seen).
+template <class G>
+Estimate importance_sampled(const sim::Law& p, const sim::Law& q, double eps, double shift, G g, const MonteCarloOptions& options) {
+  const long n = options.samples;
+  // The weighted values w·g are heavy-tailed in general, where a CLT interval is confidently wrong. They are
+  // bounded by the weight's largest value over the region: at its start for a log-concave μ and a monotone
+  // loss (Gaussian and Laplace pairs). The empirical-Bernstein interval of the values scaled by that bound
+  // (or by the largest value seen, where a sample exceeds it: then said) is valid at the level.
+  const double start = p.location() + find_shift(p, q, eps);
+  std::vector<double> lp(2);
+  const double at[2] = {start, start - shift};
+  p.log_density(std::span<const double>(at, 2), std::span<double>(lp.data(), 2));
+  const double log_bound = lp[0] - lp[1];
+  std::vector<double> logs;  // log(w·g) per sample (−inf outside the region)
+  logs.reserve(static_cast<std::size_t>(n));
+  visit(p, q, n, options.seed, shift, g, [&logs](double gv, double log_w) { logs.push_back(gv > 0 ? std::log(gv) + log_w : -kInf); });
+  double log_seen = -kInf;
+  for (double v : logs) log_seen = std::max(log_seen, v);
+  const double log_range = std::max(log_bound, log_seen);
+  Moments m;
+  for (double v : logs) {
+    const double scaled = std::exp(v - log_range);
+    if (scaled > 1 + 1e-12) throw NumericalError("internal: monte carlo: a weighted value exceeds its bound (the interval would not hold)");
+    m.add(scaled);
+  }
+  const double range = std::exp(log_range);
+  return Estimate::from_value(
+      m.mean * range, bernstein_half_width(m, options.level) * range, ErrorKind::statistical,
+      fmt::format("monte carlo, importance sampling at the loss's crossing (shift {:.4g}; empirical-Bernstein interval with the "
+                  "weighted values bounded by {:.4g}{})", shift, range,
+                  log_seen > log_bound ? ", the largest value seen: the weight's value at the crossing was exceeded"
+                                       : ", the weight at the crossing"));
+}
+
+// HS_eps (TV at eps = 0) as E_mu[(1 - e^{eps - L})_+]: plainly, or by importance sampling where the pilot run finds
+// it rare.
+Estimate mc_hockey_stick(const sim::Law& p, const sim::Law& q, double eps, const MonteCarloOptions& options) {
+  const long n = options.samples;
+  Estimate e;
+  auto g = [eps](double l) { return l > eps ? -std::expm1(eps - l) : 0.0; };
+  const Moments plain_pilot = run(p, q, std::min(n, 100'000L), options.seed ^ 0x5eedULL, 0.0, g);
+  const bool rare = options.importance && plain_pilot.mean < 1e-3;
+  double shift = 0;
+  if (rare) {
+    // Pilot runs pick the offset (from the crossing, in units of μ's scale) with the smallest relative variance.
+    const double base = find_shift(p, q, eps);
+    double best_cv = kInf;
+    for (double off : {0.0, 0.25, 0.5, 1.0, 2.0}) {
+      const double s = base + off * p.scale();
+      const Moments m = run(p, q, 20'000, options.seed ^ 0x9170ULL, s, g);
+      const double cv = m.mean > 0 ? m.variance() / (m.mean * m.mean) : kInf;
+      if (cv < best_cv) {
+        best_cv = cv;
+        shift = s;
+      }
+    }
+  }
+  if (shift == 0) {
+    const Moments m = run(p, q, n, options.seed, shift, g);
+    e = Estimate::from_value(m.mean, bernstein_half_width(m, options.level), ErrorKind::statistical,
+                             "monte carlo (empirical Bernstein interval)");
+  } else {
+    e = importance_sampled(p, q, eps, shift, g, options);
+  }
+  return e;
+}
+
+// R_alpha with honest ends (see the comment inside).
+Estimate mc_renyi(const sim::Law& p, const sim::Law& q, double alpha, const MonteCarloOptions& options) {
+  const long n = options.samples;
+  Estimate e;
+  // E_μ[e^{(α−1)L}] is heavy-tailed whenever the loss is unbounded: a CLT interval on its sample mean is then
+  // confidently wrong (the mean is carried by samples the run almost never sees). Honest ends instead:
+  //   lower: E[Y] ≥ E[min(Y, c)] with c fixed by an independent pilot run; min(Y, c)/c ∈ [0, 1] has a valid
+  //          empirical-Bernstein lower confidence bound;
+  //   upper: only where the loss is bounded, L ≤ R_∞ (found by the deterministic supremum search): then
+  //          Y/e^{(α−1)R_∞} ∈ [0, 1] has a valid upper bound; otherwise +inf ("unknown").
+  const double t = alpha - 1;
+  double c_log = -kInf;
+  run(p, q, std::min(n, 20'000L), options.seed ^ 0xc1ec7ULL, 0.0, [&](double l) {
+    c_log = std::max(c_log, t * l);
+    return 0.0;
+  });
+  if (c_log == kInf) return Estimate::infinite("monte carlo");
+  // One pass of samples (simulated runs can be costly); the statistics below reuse the losses.
+  std::vector<double> losses;
+  losses.reserve(static_cast<std::size_t>(n));
+  run(p, q, n, options.seed, 0.0, [&](double l) {
+    losses.push_back(l);
+    return 0.0;
+  });
+  double k_max = -kInf;
+  for (double l : losses) k_max = std::max(k_max, t * l);
+  if (k_max == kInf) return Estimate::infinite("monte carlo");
+  auto moments = [&](auto g) {
+    Moments m;
+    for (double l : losses) m.add(g(l));
+    return m;
+  };
+  const Moments plain = moments([&](double l) { return std::exp(t * l - k_max); });
+  const Moments clipped = moments([&](double l) { return std::exp(std::min(t * l - c_log, 0.0)); });
+  const double value = (k_max + std::log(plain.mean)) / t;
+  const double lo_mean = clipped.mean - bernstein_half_width(clipped, options.level);
+  const double lo = lo_mean > 0 ? std::max(0.0, (c_log + std::log(lo_mean)) / t) : 0.0;
+  double hi = kInf;
+  std::string how = "upper end unknown: the privacy loss is unbounded";
+  DivergenceOptions sup_options;
+  sup_options.engine = Engine::quadrature;
+  // The supremum of the very loss the samples are evaluated with (for a discretised law, its base resolution).
+  const Estimate sup = compute_divergence(p.unwrapped(), q.unwrapped(), Quantity::renyi_inf(), sup_options);
+  if (std::isfinite(sup.upper)) {
+    const double b = t * sup.upper;
+    const Moments bounded = moments([&](double l) { return std::exp(std::min(t * l - b, 0.0)); });
+    hi = (b + std::log(std::min(1.0, bounded.mean + bernstein_half_width(bounded, options.level)))) / t;
+    how = fmt::format("upper end from the bounded loss, R_inf <= {:.6g}", sup.upper);
+  }
+  e = Estimate::from_value(value, 0, ErrorKind::statistical,
+                           fmt::format("monte carlo (empirical-Bernstein ends on the clipped and bounded E[e^(a-1)L]; {})", how));
+  e.set_lower(std::min(lo, e.value));
+  e.set_upper(std::max(hi, e.value));
+  e.add_widening(ErrorPart::sampling, 0);
+  return e;
+}
+
 }  // namespace
 
 Estimate monte_carlo_divergence(const sim::Law& p, const sim::Law& q, const Quantity& quantity,
@@ -131,140 +256,32 @@ Estimate monte_carlo_divergence(const sim::Law& p, const sim::Law& q, const Quan
   if (options.samples < 100) throw_invalid("monte_carlo", "samples", static_cast<double>(options.samples), "samples >= 100");
   if (!(options.level >= 0.5 && options.level <= 1 - 1e-12))
     throw_invalid("monte_carlo", "level", options.level, "0.5 <= level <= 1 - 1e-12");
-  if (p.dimension() != 1 || q.dimension() != 1) throw InvalidArgument("monte_carlo: needs one-dimensional laws");
+  if (p.dimension() != 1 || q.dimension() != 1) invalid_input("monte_carlo: needs one-dimensional laws");
   // Simulated processes cost their steps per sample: the whole run (pilot runs included) is bounded before it starts.
   const double cost = std::max(p.computation().sample_cost, q.computation().sample_cost),
                work = (static_cast<double>(options.samples) + kPilotSamples) * cost;
   if (work > kMaxSimulationWork)
-    throw InvalidArgument(fmt::format("monte_carlo: {} samples (and up to {} for pilot runs) x {:.4g} simulated steps each = "
-                                      "{:.3g} steps exceeds the work limit {:.0e}; lower the samples", options.samples,
-                                      kPilotSamples, cost, work, kMaxSimulationWork));
-  const long n = options.samples;
-  const double z = normal_quantile(options.level);
+    invalid_input("monte_carlo: {} samples (and up to {} for pilot runs) x {:.4g} simulated steps each = "
+                  "{:.3g} steps exceeds the work limit {:.0e}; lower the samples", options.samples,
+                  kPilotSamples, cost, work, kMaxSimulationWork);
   Estimate e;
   switch (quantity.kind) {
-    case Quantity::Kind::hockey_stick:
-    case Quantity::Kind::tv: {
-      const double eps = quantity.kind == Quantity::Kind::tv ? 0.0 : quantity.parameter;
-      auto g = [eps](double l) { return l > eps ? -std::expm1(eps - l) : 0.0; };
-      const Moments plain_pilot = run(p, q, std::min(n, 100'000L), options.seed ^ 0x5eedULL, 0.0, g);
-      const bool rare = options.importance && plain_pilot.mean < 1e-3;
-      double shift = 0;
-      if (rare) {
-        // Pilot runs pick the offset (from the crossing, in units of μ's scale) with the smallest relative variance.
-        const double base = find_shift(p, q, eps);
-        double best_cv = kInf;
-        for (double off : {0.0, 0.25, 0.5, 1.0, 2.0}) {
-          const double s = base + off * p.scale();
-          const Moments m = run(p, q, 20'000, options.seed ^ 0x9170ULL, s, g);
-          const double cv = m.mean > 0 ? m.variance() / (m.mean * m.mean) : kInf;
-          if (cv < best_cv) {
-            best_cv = cv;
-            shift = s;
-          }
-        }
-      }
-      if (shift == 0) {
-        const Moments m = run(p, q, n, options.seed, shift, g);
-        e = Estimate::from_value(m.mean, bernstein_half_width(m, options.level), ErrorKind::statistical,
-                                 "monte carlo (empirical Bernstein interval)");
-      } else {
-        // The weighted values w·g are heavy-tailed in general, where a CLT interval is confidently wrong. They are
-        // bounded by the weight's largest value over the region: at its start for a log-concave μ and a monotone
-        // loss (Gaussian and Laplace pairs). The empirical-Bernstein interval of the values scaled by that bound
-        // (or by the largest value seen, where a sample exceeds it: then said) is valid at the level.
-        const double start = p.location() + find_shift(p, q, eps);
-        std::vector<double> lp(2);
-        const double at[2] = {start, start - shift};
-        p.log_density(std::span<const double>(at, 2), std::span<double>(lp.data(), 2));
-        const double log_bound = lp[0] - lp[1];
-        std::vector<double> logs;  // log(w·g) per sample (−inf outside the region)
-        logs.reserve(static_cast<std::size_t>(n));
-        visit(p, q, n, options.seed, shift, g, [&logs](double gv, double log_w) { logs.push_back(gv > 0 ? std::log(gv) + log_w : -kInf); });
-        double log_seen = -kInf;
-        for (double v : logs) log_seen = std::max(log_seen, v);
-        const double log_range = std::max(log_bound, log_seen);
-        Moments m;
-        for (double v : logs) {
-          const double scaled = std::exp(v - log_range);
-          if (scaled > 1 + 1e-12) throw NumericalError("internal: monte carlo: a weighted value exceeds its bound (the interval would not hold)");
-          m.add(scaled);
-        }
-        const double range = std::exp(log_range);
-        e = Estimate::from_value(m.mean * range, bernstein_half_width(m, options.level) * range, ErrorKind::statistical,
-                                 fmt::format("monte carlo, importance sampling at the loss's crossing (shift {:.4g}; empirical-Bernstein "
-                                             "interval with the weighted values bounded by {:.4g}{})",
-                                             shift, range,
-                                             log_seen > log_bound ? ", the largest value seen: the weight's value at the crossing was exceeded"
-                                                                  : ", the weight at the crossing"));
-      }
-      break;
-    }
+    case Quantity::Kind::hockey_stick: e = mc_hockey_stick(p, q, quantity.parameter, options); break;
+    case Quantity::Kind::tv: e = mc_hockey_stick(p, q, 0.0, options); break;
     case Quantity::Kind::kl: {
-      const Moments m = run(p, q, n, options.seed, 0.0, [](double l) { return l; });
+      const Moments m = run(p, q, options.samples, options.seed, 0.0, [](double l) { return l; });
       if (!std::isfinite(m.mean)) return Estimate::infinite("monte carlo");
-      e = Estimate::from_value(m.mean, z * std::sqrt(m.variance() / m.n), ErrorKind::statistical, "monte carlo (CLT interval)");
+      e = Estimate::from_value(m.mean, normal_quantile(options.level) * std::sqrt(m.variance() / m.n), ErrorKind::statistical,
+                               "monte carlo (CLT interval)");
       break;
     }
-    case Quantity::Kind::renyi: {
-      // E_μ[e^{(α−1)L}] is heavy-tailed whenever the loss is unbounded: a CLT interval on its sample mean is then
-      // confidently wrong (the mean is carried by samples the run almost never sees). Honest ends instead:
-      //   lower: E[Y] ≥ E[min(Y, c)] with c fixed by an independent pilot run; min(Y, c)/c ∈ [0, 1] has a valid
-      //          empirical-Bernstein lower confidence bound;
-      //   upper: only where the loss is bounded, L ≤ R_∞ (found by the deterministic supremum search): then
-      //          Y/e^{(α−1)R_∞} ∈ [0, 1] has a valid upper bound; otherwise +inf ("unknown").
-      const double t = quantity.parameter - 1;
-      double c_log = -kInf;
-      run(p, q, std::min(n, 20'000L), options.seed ^ 0xc1ec7ULL, 0.0, [&](double l) {
-        c_log = std::max(c_log, t * l);
-        return 0.0;
-      });
-      if (c_log == kInf) return Estimate::infinite("monte carlo");
-      // One pass of samples (simulated runs can be costly); the statistics below reuse the losses.
-      std::vector<double> losses;
-      losses.reserve(static_cast<std::size_t>(n));
-      run(p, q, n, options.seed, 0.0, [&](double l) {
-        losses.push_back(l);
-        return 0.0;
-      });
-      double k_max = -kInf;
-      for (double l : losses) k_max = std::max(k_max, t * l);
-      if (k_max == kInf) return Estimate::infinite("monte carlo");
-      auto moments = [&](auto g) {
-        Moments m;
-        for (double l : losses) m.add(g(l));
-        return m;
-      };
-      const Moments plain = moments([&](double l) { return std::exp(t * l - k_max); });
-      const Moments clipped = moments([&](double l) { return std::exp(std::min(t * l - c_log, 0.0)); });
-      const double value = (k_max + std::log(plain.mean)) / t;
-      const double lo_mean = clipped.mean - bernstein_half_width(clipped, options.level);
-      const double lo = lo_mean > 0 ? std::max(0.0, (c_log + std::log(lo_mean)) / t) : 0.0;
-      double hi = kInf;
-      std::string how = "upper end unknown: the privacy loss is unbounded";
-      DivergenceOptions sup_options;
-      sup_options.engine = Engine::quadrature;
-      // The supremum of the very loss the samples are evaluated with (for a discretised law, its base resolution).
-      const Estimate sup = compute_divergence(p.unwrapped(), q.unwrapped(), Quantity::renyi_inf(), sup_options);
-      if (std::isfinite(sup.upper)) {
-        const double b = t * sup.upper;
-        const Moments bounded = moments([&](double l) { return std::exp(std::min(t * l - b, 0.0)); });
-        hi = (b + std::log(std::min(1.0, bounded.mean + bernstein_half_width(bounded, options.level)))) / t;
-        how = fmt::format("upper end from the bounded loss, R_inf <= {:.6g}", sup.upper);
-      }
-      e = Estimate::from_value(value, 0, ErrorKind::statistical,
-                               fmt::format("monte carlo (empirical-Bernstein ends on the clipped and bounded E[e^(a-1)L]; {})", how));
-      e.lower = std::min(lo, e.value);
-      e.upper = std::max(hi, e.value);
-      e.log_lower = e.lower > 0 ? std::log(e.lower) : -kInf;
-      e.log_upper = std::log(e.upper);
-      break;
-    }
+    case Quantity::Kind::renyi: e = mc_renyi(p, q, quantity.parameter, options); break;
     case Quantity::Kind::renyi_inf:
-      throw InvalidArgument("monte_carlo: renyi_inf is a supremum and cannot be estimated from samples");
+      invalid_input("monte_carlo: renyi_inf is a supremum and cannot be estimated from samples");
   }
+  if (std::isinf(e.lower)) return e;  // infinite for certain (a sample's loss is): no level, no interval
   e.level = options.level;
-  e.work = n;
+  e.work = options.samples;
   return e;
 }
 

@@ -35,7 +35,7 @@ bool heavier(const sim::TailShape& a, const sim::TailShape& b) {
 
 PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_tol) : p(p_), q(q_) {
   if (p.dimension() != 1 || q.dimension() != 1)
-    throw InvalidArgument("this engine needs one-dimensional laws; d-dimensional Gaussians have closed forms only");
+    invalid_input("this engine needs one-dimensional laws; d-dimensional Gaussians have closed forms only");
   const std::optional<sim::PairLoss> joint = p.loss_against(q);
   // Atoms on the union of locations (both lists are sorted).
   const auto pa = p.atoms(), qa = q.atoms();
@@ -70,13 +70,13 @@ PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_to
     // rounds away). Refused rather than answered wrongly.
     const double sp = p.scale(), sq = q.scale(), ratio = std::max(sp / sq, sq / sp);
     if (!(ratio <= 1e8))
-      throw InvalidArgument(fmt::format("the laws' scales differ by a factor {:.3g} (mu: {:.3g}, nu: {:.3g}); the quadrature "
-                                        "engine resolves ratios up to 1e8", ratio, sp, sq));
+      invalid_input("the laws' scales differ by a factor {:.3g} (mu: {:.3g}, nu: {:.3g}); the quadrature "
+                                        "engine resolves ratios up to 1e8", ratio, sp, sq);
     const double offset = std::fabs(p.location() - q.location()) / std::min(sp, sq);
     if (!(offset <= 1e12))
-      throw InvalidArgument(fmt::format("the laws' locations are {:.3g} scales apart (mu at {:.6g}, nu at {:.6g}); the "
+      invalid_input("the laws' locations are {:.3g} scales apart (mu at {:.6g}, nu at {:.6g}); the "
                                         "quadrature engine resolves offsets up to 1e12 scales", offset, p.location(),
-                                        q.location()));
+                                        q.location());
   }
   if (p_has_density) {
     const bool q_has_density = q.continuous_mass() > 0;

@@ -16,8 +16,8 @@ namespace privamp::verify {
 namespace {
 void check_size(const sim::FiniteKernel& kernel, const char* where, int limit = kMaxWorstCaseStates) {
   if (kernel.size() > limit)
-    throw InvalidArgument(fmt::format("{}: the kernel has {} states; allowed at most {} (the exact worst case enumerates "
-                                      "states^4 maps of the canonical pair)", where, kernel.size(), limit));
+    invalid_input("{}: the kernel has {} states; allowed at most {} (the exact worst case enumerates "
+                                      "states^4 maps of the canonical pair)", where, kernel.size(), limit);
 }
 // The pair after K that the map g attains, with the enumeration's size.
 WorstCase attained(const CanonicalPair& c, const Eigen::MatrixXd& k, const std::array<int, 4>& g) {
@@ -91,7 +91,7 @@ std::vector<WorstCase> worst_case_renyi(const sim::FiniteKernel& kernel, double 
   std::vector<WorstCase> out;
   for (double alpha : alphas) {
     check_greater("worst_case_renyi", "alpha", alpha, 1);
-    if (!std::isfinite(alpha)) throw InvalidArgument("worst_case_renyi: alpha must be finite (allowed 1 < alpha < inf)");
+    if (!std::isfinite(alpha)) invalid_input("worst_case_renyi: alpha must be finite (allowed 1 < alpha < inf)");
     double best = -kInfinity;  // log Σ μ^α ν^{1−α}
     double best_error = 0;      // its rounding
     double highest = -kInfinity;  // the largest log Σ + its rounding over all maps: the true maximum is below it
@@ -143,7 +143,6 @@ std::vector<WorstCase> worst_case_renyi(const sim::FiniteKernel& kernel, double 
       r.value = Estimate::from_interval(std::max(0.0, (best - best_error) / (alpha - 1)),
                                         std::max(0.0, highest / (alpha - 1)), ErrorKind::exact, method);
       r.value.value = std::max(best, 0.0) / (alpha - 1);
-      r.value.log_value = r.value.value > 0 ? std::log(r.value.value) : -kInfinity;
     }
     r.value.work = r.maps;
     out.push_back(r);
@@ -155,8 +154,8 @@ Estimate worst_case_by_output_sets(const sim::FiniteKernel& kernel, double eps, 
   check_nonnegative_finite("worst_case_by_output_sets", "eps_prime", eps_prime);
   const int n = kernel.size();
   if (n > 16)
-    throw InvalidArgument(fmt::format("worst_case_by_output_sets: the kernel has {} states; allowed at most 16 (2^states "
-                                      "output sets are enumerated)", n));
+    invalid_input("worst_case_by_output_sets: the kernel has {} states; allowed at most 16 (2^states "
+                                      "output sets are enumerated)", n);
   const CanonicalPair c = canonical_pair(eps, delta);
   const double w = std::exp(eps_prime);
   const Eigen::Vector4d coef = c.p - w * c.q;

@@ -74,10 +74,10 @@ class Explorer {
   Explorer(const Case& c, std::string id, const ExploreOptions& o)
       : case_(c), id_(std::move(id)), entry_(c.entry(id_)), options_(o), space_(c) {
     if (std::find(c.bounds.begin(), c.bounds.end(), id_) == c.bounds.end())
-      throw InvalidArgument(fmt::format("case '{}' does not check {} (it checks {})", c.name, id_, fmt::format("{}", fmt::join(c.bounds, ", "))));
+      invalid_input("case '{}' does not check {} (it checks {})", c.name, id_, fmt::format("{}", fmt::join(c.bounds, ", ")));
     if (space_.dimension() == 0)
-      throw InvalidArgument(fmt::format("case '{}' has no search space: give it a [case.explore] table", c.name));
-    if (space_.dimension() > 40) throw InvalidArgument("explore: at most 40 axes (Sobol points in GSL)");
+      invalid_input("case '{}' has no search space: give it a [case.explore] table", c.name);
+    if (space_.dimension() > 40) invalid_input("explore: at most 40 axes (Sobol points in GSL)");
     if (o.budget < 2 || o.budget > 10'000'000) throw_invalid("explore", "budget", o.budget, "2 <= budget <= 10^7");
     if (o.starts < 1 || o.starts > 64) throw_invalid("explore", "starts", o.starts, "1 <= starts <= 64");
     if (!(o.local_share >= 0 && o.local_share < 1)) throw_invalid("explore", "local_share", o.local_share, "0 <= local_share < 1");
@@ -151,12 +151,12 @@ class Explorer {
             for (const auto& [k, v] : e.point.numbers) names.push_back(k);
             break;
           }
-        throw InvalidArgument(fmt::format("--frontier {}: not a number of the points of case '{}' (known: {})", name, case_.name,
-                                          fmt::join(names, ", ")));
+        invalid_input("--frontier {}: not a number of the points of case '{}' (known: {})", name, case_.name,
+                                          fmt::join(names, ", "));
       }
       if (!(lo < hi))
-        throw InvalidArgument(fmt::format("--frontier {}: the candidate points {} (a frontier needs a range of values)", name,
-                                          lo > hi ? "are none: widen the search or its region" : "all have " + name + " = " + format_number(lo)));
+        invalid_input("--frontier {}: the candidate points {} (a frontier needs a range of values)", name,
+                                          lo > hi ? "are none: widen the search or its region" : "all have " + name + " = " + format_number(lo));
       f.log = lo > 0 && hi / lo >= 100;
     }
     std::vector<double> edges(static_cast<std::size_t>(bins) + 1);
@@ -326,7 +326,7 @@ class Explorer {
     }
     const bool property = entry_.property() != nullptr;
     // On a log scale where the engine has one (values below the smallest double keep their logarithm).
-    const double log_exact = std::isfinite(row.exact.log_value) ? row.exact.log_value : std::log(e.exact());
+    const double log_exact = std::isfinite(row.exact.log_value()) ? row.exact.log_value() : std::log(e.exact());
     if (!(log_exact > -std::numeric_limits<double>::infinity()) && !property) {
       e.status = Evaluation::Status::exact_zero;
       return;
@@ -392,7 +392,7 @@ class Explorer {
         check_formula_work(c, p);
         evaluate_formula(c, p);
       } catch (const InvalidArgument& err) {
-        throw InvalidArgument(fmt::format("--where '{}': {}", c, err.what()));
+        invalid_input("--where '{}': {}", c, err.what());
       }
   }
 

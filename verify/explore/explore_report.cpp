@@ -248,7 +248,7 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
     for (std::size_t k = 0; k < r.best.size(); ++k) {
       const Row& row = r.best[k];
       // The ratio from the logs where the engine has them (values below the smallest double keep their digits).
-      const double log_exact = std::isfinite(row.exact.log_value) ? row.exact.log_value : std::log(row.exact.value);
+      const double log_exact = std::isfinite(row.exact.log_value()) ? row.exact.log_value() : std::log(row.exact.value);
       const double q_slack = r.direction == Direction::lower ? log_exact - std::log(row.bound) : std::log(row.bound) - log_exact;
       s += fmt::format("| {} | {} | {} [{}, {}] | {} | {} | {}{} | {} |\n", k + 1, md(axes_text(r, row.params)), g(row.exact.value),
                        g(row.exact.lower), g(row.exact.upper), g(row.bound), ratio_text(q_slack), to_string(row.verdict),
@@ -347,7 +347,7 @@ void write_explore_csv(const ExploreResult& r, const std::filesystem::path& file
 namespace {
 // The ratio of a re-evaluated row in the search's direction, from the logs where the engine has them.
 double row_slack(Direction direction, const Row& row) {
-  const double log_exact = std::isfinite(row.exact.log_value) ? row.exact.log_value : std::log(row.exact.value);
+  const double log_exact = std::isfinite(row.exact.log_value()) ? row.exact.log_value() : std::log(row.exact.value);
   return direction == Direction::lower ? log_exact - std::log(row.bound) : std::log(row.bound) - log_exact;
 }
 }  // namespace

@@ -16,7 +16,7 @@ Goal parse_goal(const std::string& s) {
   if (s == "loosest") return Goal::loosest;
   if (s == "tightest") return Goal::tightest;
   if (s == "violation") return Goal::violation;
-  throw InvalidArgument(fmt::format("goal '{}': allowed loosest, tightest, violation", s));
+  invalid_input("goal '{}': allowed loosest, tightest, violation", s);
 }
 
 std::string to_string(Goal goal) {
@@ -94,7 +94,7 @@ bool SearchSpace::distinct(std::span<const double> a, std::span<const double> b,
 }
 
 Params SearchSpace::point(std::span<const double> u) const {
-  if (u.size() != axes.size()) throw InvalidArgument("SearchSpace::point: wrong dimension");
+  if (u.size() != axes.size()) invalid_input("SearchSpace::point: wrong dimension");
   Params p = fixed;
   for (std::size_t j = 0; j < axes.size(); ++j) {
     const ExploreAxis& a = axes[j];

@@ -15,7 +15,7 @@ sim::Bracketed engine_divergence(const sim::Law& mu, const sim::Law& nu, sim::Di
   const Quantity q = Quantity::of(kind, order);
   const Estimate e = compute_divergence(mu, nu, q);
   if (e.error_kind == ErrorKind::statistical)
-    throw InvalidArgument(quantity_name(kind) + ": a bound cannot rest on a Monte Carlo value");
+    invalid_input("{}", quantity_name(kind) + ": a bound cannot rest on a Monte Carlo value");
   return {e.value, e.lower, e.upper};
 }
 
@@ -39,8 +39,8 @@ double evaluate_derived(const std::string& formula, const Params& params) {
 double check_formula_work(const std::string& formula, const Params& params) {
   const double w = sim::Expression::parse_cached(formula, "formula")->work(params);
   if (w > static_cast<double>(sim::kMaxFormulaWork))
-    throw InvalidArgument(fmt::format("'{}': {}", formula.size() > 80 ? formula.substr(0, 77) + "..." : formula,
-                                      sim::work_limit_message(w)));
+    invalid_input("'{}': {}", formula.size() > 80 ? formula.substr(0, 77) + "..." : formula,
+                                      sim::work_limit_message(w));
   return w;
 }
 

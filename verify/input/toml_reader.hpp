@@ -22,7 +22,7 @@ inline toml::table parse_toml(std::string_view text, const std::string& name) {
   try {
     return toml::parse(text, name);
   } catch (const toml::parse_error& e) {
-    throw InvalidArgument(fmt::format("{}:{}: {}", name, e.source().begin.line, e.description()));
+    invalid_input("{}:{}: {}", name, e.source().begin.line, e.description());
   }
 }
 
@@ -32,7 +32,7 @@ class TomlReader {
 
   [[noreturn]] void fail(const toml::node* node, const std::string& key, const std::string& why) const {
     const int line = node ? static_cast<int>(node->source().begin.line) : 0;
-    throw InvalidArgument(fmt::format("{}:{}: key '{}': {}", file_, line, key, why));
+    invalid_input("{}:{}: key '{}': {}", file_, line, key, why);
   }
 
   std::string text(const toml::table& t, const std::string& key, std::optional<std::string> fallback = std::nullopt) const {

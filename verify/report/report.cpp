@@ -182,6 +182,40 @@ std::string interval_kinds(const std::vector<Row>& rows) {
   return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
 }
 
+namespace {
+
+// The rows whose intervals are widest relative to their values (at most `n`), with what their widths are made of,
+// the largest part first: where an audit starts.
+void write_widest(std::ostream& out, const std::vector<Row>& rows, std::size_t n) {
+  auto relative_width = [](const Row& r) {
+    const double w = r.exact.upper - r.exact.lower;
+    return w > 0 && std::isfinite(w) ? w / std::max(std::fabs(r.exact.value), std::numeric_limits<double>::min()) : 0.0;
+  };
+  std::vector<const Row*> wide;
+  for (const Row& r : rows)
+    if (!r.is_property() && relative_width(r) > 0) wide.push_back(&r);
+  std::stable_sort(wide.begin(), wide.end(), [&](const Row* a, const Row* b) { return relative_width(*a) > relative_width(*b); });
+  if (wide.size() > n) wide.resize(n);
+  out << "## Widest intervals (" << wide.size() << ")\n\nRelative to the value; the parts of each width (half-widths, "
+         "the largest first) are the estimate's error budget (results.json: error_budget).\n\n";
+  if (wide.empty()) {
+    out << "None.\n\n";
+    return;
+  }
+  out << "| ID | case | parameters | quantity | interval | kind | width/value | parts |\n|---|---|---|---|---|---|---|---|\n";
+  for (const Row* r : wide) {
+    ErrorBudget parts = r->exact.budget;
+    std::stable_sort(parts.begin(), parts.end(), [](const ErrorTerm& a, const ErrorTerm& b) { return a.amount > b.amount; });
+    out << fmt::format("| {} | {} | {} | {} | [{:.6g}, {:.6g}] | {} | {:.3g} | {} |\n", escape::markdown(r->id),
+                       escape::markdown(r->case_name), escape::markdown(r->params.describe()), escape::markdown(r->quantity()),
+                       r->exact.lower, r->exact.upper, to_string(r->exact.error_kind), relative_width(*r),
+                       parts.empty() ? "-" : escape::markdown(budget_text(parts)));
+  }
+  out << "\n";
+}
+
+}  // namespace
+
 void write_markdown(const std::vector<Row>& rows, const ReportMeta& meta, const std::filesystem::path& file) {
   OutputFile checked(file);
   std::ostream& out = checked.stream();
@@ -220,6 +254,7 @@ void write_markdown(const std::vector<Row>& rows, const ReportMeta& meta, const 
   section("Errors", [](const Row& r) { return r.verdict == Verdict::error; });
   section("Inconclusive", [](const Row& r) { return r.verdict == Verdict::inconclusive; });
   section("Not applicable", [](const Row& r) { return r.verdict == Verdict::not_applicable; });
+  write_widest(out, rows, 10);
   out << "## All rows\n\nSee results.csv and results.json beside this file: every row lists its case, parameters, the "
          "law expressions, the engine and method, the interval and the verdict.\n";
   checked.close();
@@ -411,9 +446,9 @@ std::map<std::string, GoldenRow> read_golden(const std::filesystem::path& file) 
     // parser callback: nlohmann's callback parser rescans the enclosing array at the end of every object, so a file
     // of 300,000 rows took minutes.)
     if (const std::string repeated = repeated_key(text); !repeated.empty())
-      throw InvalidArgument(fmt::format("the key {} appears twice in one table", repeated));
+      invalid_input("the key {} appears twice in one table", repeated);
     const nlohmann::json j = nlohmann::json::parse(text);
-    if (!j.is_array()) throw InvalidArgument(fmt::format("not a list of rows but {}", describe_json(j)));
+    if (!j.is_array()) invalid_input("not a list of rows but {}", describe_json(j));
     std::map<std::string, GoldenRow> out;
     std::map<std::string, std::size_t> row_of;
     std::size_t n = 0;
@@ -422,17 +457,17 @@ std::map<std::string, GoldenRow> read_golden(const std::filesystem::path& file) 
       try {
         GoldenRow g = golden_from_json(row);
         if (const auto [at, fresh] = row_of.emplace(g.key, n); !fresh)
-          throw InvalidArgument(fmt::format("the same key as row {} ({})", at->second, describe_json(nlohmann::json(g.key))));
+          invalid_input("the same key as row {} ({})", at->second, describe_json(nlohmann::json(g.key)));
         out.emplace(g.key, std::move(g));
       } catch (const InvalidArgument& e) {
-        throw InvalidArgument(fmt::format("row {}: {}", n, e.what()));
+        invalid_input("row {}: {}", n, e.what());
       }
     }
     return out;
   } catch (const nlohmann::json::exception& e) {
-    throw InvalidArgument(fmt::format("{}: not a privamp golden file: {}", file.string(), e.what()));
+    invalid_input("{}: not a privamp golden file: {}", file.string(), e.what());
   } catch (const InvalidArgument& e) {
-    throw InvalidArgument(fmt::format("{}: not a privamp golden file: {}", file.string(), e.what()));
+    invalid_input("{}: not a privamp golden file: {}", file.string(), e.what());
   }
 }
 
@@ -444,8 +479,8 @@ void check_golden_targets(const std::vector<Case>& cases, const std::filesystem:
     const std::string stem = std::filesystem::path(c.file).stem().string();
     const auto [it, fresh] = stems.emplace(stem, c.file);
     if (!fresh && it->second != c.file)
-      throw InvalidArgument(fmt::format("--update-golden: {} and {} would both write {}: give files with distinct names",
-                                        it->second, c.file, (dir / (stem + ".json")).string()));
+      invalid_input("--update-golden: {} and {} would both write {}: give files with distinct names",
+                                        it->second, c.file, (dir / (stem + ".json")).string());
   }
   for (const auto& [stem, file] : stems) {
     const auto target = dir / (stem + ".json");
@@ -458,8 +493,8 @@ void check_golden_targets(const std::vector<Case>& cases, const std::filesystem:
         golden = false;
       }
     if (!golden)
-      throw InvalidArgument(fmt::format("--update-golden: {} exists and is not a privamp golden file: not overwritten "
-                                        "(choose another --golden-dir)", target.string()));
+      invalid_input("--update-golden: {} exists and is not a privamp golden file: not overwritten "
+                                        "(choose another --golden-dir)", target.string());
   }
 }
 
@@ -474,15 +509,15 @@ std::map<std::string, std::map<std::string, int>> golden_verdicts(const std::fil
   std::map<std::string, std::map<std::string, int>> out;
   std::error_code ec;
   if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
-    throw InvalidArgument(fmt::format("golden results {}: not a directory", dir.string()));
+    invalid_input("golden results {}: not a directory", dir.string());
   if (!std::filesystem::is_directory(dir, ec)) return out;
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
     if (e.path().extension() != ".json") continue;
     // A golden file that is a pipe, a device, a folder or a link is refused now, not after the run that reads it.
     if (e.is_symlink() || !e.is_regular_file())
-      throw InvalidArgument(fmt::format("golden file {}: not a regular file (a link, folder, pipe or device); privamp reads only "
-                                        "regular files there", e.path().string()));
+      invalid_input("golden file {}: not a regular file (a link, folder, pipe or device); privamp reads only "
+                                        "regular files there", e.path().string());
     files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());

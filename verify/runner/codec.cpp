@@ -36,7 +36,7 @@ double number_from_json(const json& j) {
   if (j.is_number()) return j.get<double>();
   if (j.is_string() && j.get<std::string>() == "inf") return std::numeric_limits<double>::infinity();
   if (j.is_string() && j.get<std::string>() == "-inf") return -std::numeric_limits<double>::infinity();
-  throw InvalidArgument(fmt::format("expected a number, \"inf\", \"-inf\" or null, got {}", describe_json(j)));
+  invalid_input("expected a number, \"inf\", \"-inf\" or null, got {}", describe_json(j));
 }
 
 namespace {
@@ -44,11 +44,22 @@ namespace {
 ErrorKind error_kind_from(const std::string& s) {
   for (ErrorKind k : {ErrorKind::exact, ErrorKind::certified, ErrorKind::quadrature, ErrorKind::statistical, ErrorKind::discretised})
     if (to_string(k) == s) return k;
-  throw InvalidArgument(fmt::format("unknown error kind '{}'", s));
+  invalid_input("unknown error kind '{}'", s);
 }
 
 
 }  // namespace
+
+ErrorBudget budget_from_json(const json& j) {
+  if (!j.is_object()) invalid_input("an error budget must be an object of named numbers, got {}", describe_json(j));
+  ErrorBudget out;
+  for (const auto& [name, amount] : j.items()) {
+    const auto part = parse_error_part(name);
+    if (!part) invalid_input("an error budget names an unknown part '{}'", abbreviate(name));
+    out.push_back({*part, number_from_json(amount)});
+  }
+  return out;
+}
 
 json to_json(const Estimate& e, bool with_timing) {
   json j = json::object();
@@ -57,6 +68,7 @@ json to_json(const Estimate& e, bool with_timing) {
     if (!written(e, rule, with_timing)) return;
     if constexpr (std::is_same_v<T, double>) j[name] = rule == FieldRule::measure ? json_number(member) : json(member);
     else if constexpr (std::is_same_v<T, ErrorKind>) j[name] = to_string(member);
+    else if constexpr (std::is_same_v<T, ErrorBudget>) j[name] = budget_json(member);
     else j[name] = member;
   });
   return j;
@@ -67,7 +79,7 @@ Estimate estimate_from_json(const json& j) {
   for_each_field(e, [&](const char* name, auto& member, FieldRule rule) {
     using T = std::decay_t<decltype(member)>;
     if (!j.contains(name)) {
-      if (rule == FieldRule::required) throw InvalidArgument(fmt::format("an estimate without its key '{}'", name));
+      if (rule == FieldRule::required) invalid_input("an estimate without its key '{}'", name);
       if constexpr (std::is_same_v<T, double>) member = rule == FieldRule::measure ? std::nan("") : 0.0;
       else if constexpr (std::is_same_v<T, long>) member = 0;
       return;
@@ -75,6 +87,7 @@ Estimate estimate_from_json(const json& j) {
     const json& v = j.at(name);
     if constexpr (std::is_same_v<T, double>) member = number_from_json(v);
     else if constexpr (std::is_same_v<T, ErrorKind>) member = error_kind_from(v.get<std::string>());
+    else if constexpr (std::is_same_v<T, ErrorBudget>) member = budget_from_json(v);
     else member = v.get<T>();
   });
   return e;
@@ -92,7 +105,7 @@ Params params_from_json(const json& j) {
   for (const auto& [k, v] : j.items()) {
     if (v.is_number()) p.numbers[k] = v.get<double>();
     else if (v.is_string()) p.words[k] = v.get<std::string>();
-    else throw InvalidArgument(fmt::format("parameter '{}': expected a number or a word, got {}", k, describe_json(v)));
+    else invalid_input("parameter '{}': expected a number or a word, got {}", k, describe_json(v));
   }
   return p;
 }
@@ -125,11 +138,11 @@ template <class T>
 json record_value(const Derived<T>& d) { return record_value(d.value); }
 
 void read_value(const json& j, std::string& s) {
-  if (!j.is_string()) throw InvalidArgument(fmt::format("expected a text, got {}", describe_json(j)));
+  if (!j.is_string()) invalid_input("expected a text, got {}", describe_json(j));
   s = j.get<std::string>();
 }
 void read_value(const json& j, Params& p) {
-  if (!j.is_object()) throw InvalidArgument(fmt::format("expected a table of parameters, got {}", describe_json(j)));
+  if (!j.is_object()) invalid_input("expected a table of parameters, got {}", describe_json(j));
   p = params_from_json(j);
 }
 void read_value(const json& j, double& x) { x = number_from_json(j); }
@@ -140,19 +153,19 @@ void read_value(const json& j, Verdict& v) {
   try {
     v = parse_verdict(s);
   } catch (const InvalidArgument&) {
-    throw InvalidArgument(fmt::format("unknown verdict {} (allowed: tight, holds, inconclusive, violated, not_applicable, error)", describe_json(j)));
+    invalid_input("unknown verdict {} (allowed: tight, holds, inconclusive, violated, not_applicable, error)", describe_json(j));
   }
 }
 void read_value(const json& j, Quantity& q) {
   std::optional<Quantity::Kind> kind;
   double order = 0;
   for_each_quantity_field(q, [&](const char* name, const auto& member) {
-    if (!j.contains(name)) throw InvalidArgument(fmt::format("a divergence without its key '{}'", name));
+    if (!j.contains(name)) invalid_input("a divergence without its key '{}'", name);
     if constexpr (std::is_same_v<std::decay_t<decltype(member)>, Quantity::Kind>) {
       std::string text;
       read_value(j.at(name), text);
       kind = parse_quantity_kind(text);
-      if (!kind) throw InvalidArgument(fmt::format("unknown divergence {}", describe_json(j.at(name))));
+      if (!kind) invalid_input("unknown divergence {}", describe_json(j.at(name)));
     } else {
       read_value(j.at(name), order);
     }
@@ -237,7 +250,7 @@ json to_json(const Row& r) {
 }
 
 Row row_from_json(const json& j) {
-  if (!j.is_object()) throw InvalidArgument("a row that is not a table");
+  if (!j.is_object()) invalid_input("a row that is not a table");
   Row r;
   for_each_row_field(r, [&](const RowField& field, auto&& member) {
     using T = std::decay_t<decltype(member)>;
@@ -246,13 +259,13 @@ Row row_from_json(const json& j) {
       if (field.label && r.divergence) return;  // its label is the divergence's
       if (!j.contains(field.name)) {
         if (field.if_set) return;
-        throw InvalidArgument(fmt::format("a row without its key '{}'", field.name));
+        invalid_input("a row without its key '{}'", field.name);
       }
       if constexpr (requires { read_value(j, member); }) {
         try {
           read_value(j.at(field.name), member);
         } catch (const InvalidArgument& e) {
-          throw InvalidArgument(fmt::format("'{}': {}", field.name, e.what()));
+          invalid_input("'{}': {}", field.name, e.what());
         }
       } else {
         unwritable(field.name, "record");
@@ -270,24 +283,24 @@ json golden_json(const Row& r) {
 }
 
 GoldenRow golden_from_json(const json& j) {
-  if (!j.is_object()) throw InvalidArgument(fmt::format("not a table: {}", describe_json(j)));
+  if (!j.is_object()) invalid_input("not a table: {}", describe_json(j));
   GoldenRow g;
   for_each_golden_field(g, [&](const char* name, auto& member) {
-    if (!j.contains(name)) throw InvalidArgument(fmt::format("no '{}'", name));
+    if (!j.contains(name)) invalid_input("no '{}'", name);
     try {
       read_value(j.at(name), member);
     } catch (const InvalidArgument& e) {
-      throw InvalidArgument(fmt::format("'{}': {}", name, e.what()));
+      invalid_input("'{}': {}", name, e.what());
     }
   });
   // A row that contradicts itself is not a record of a run: its key is its case, ID and parameters, and its value lies
   // in its interval (all three null where the run computed none).
   const std::string key = row_key(g.case_name, g.id, g.params);
-  if (g.key != key) throw InvalidArgument(fmt::format("'key' {} is not its case, id and parameters ({})", describe_json(j.at("key")), describe_json(json(key))));
+  if (g.key != key) invalid_input("'key' {} is not its case, id and parameters ({})", describe_json(j.at("key")), describe_json(json(key)));
   const int nulls = std::isnan(g.value) + std::isnan(g.lower) + std::isnan(g.upper);
-  if (nulls != 0 && nulls != 3) throw InvalidArgument("'value', 'lower' and 'upper': some null, some not (a value and its interval, or none)");
+  if (nulls != 0 && nulls != 3) invalid_input("'value', 'lower' and 'upper': some null, some not (a value and its interval, or none)");
   if (nulls == 0 && !(g.lower <= g.value && g.value <= g.upper))
-    throw InvalidArgument(fmt::format("'value' {:.17g} is not in ['lower', 'upper'] = [{:.17g}, {:.17g}]", g.value, g.lower, g.upper));
+    invalid_input("'value' {:.17g} is not in ['lower', 'upper'] = [{:.17g}, {:.17g}]", g.value, g.lower, g.upper);
   return g;
 }
 

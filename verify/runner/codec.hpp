@@ -26,6 +26,15 @@ double number_from_json(const nlohmann::json& j);  // inverse of json_number (In
 
 // An estimate's fields (fields.hpp); with_timing = false leaves out its timing (a row is reproducible).
 nlohmann::json to_json(const Estimate& e, bool with_timing = true);
+// An estimate's error budget as a keyed record ({"quadrature": 1.2e-12, ...}, in the order the parts were added;
+// J is nlohmann::json or the API's ordered Tree) and back.
+template <class J = nlohmann::json>
+J budget_json(const ErrorBudget& budget) {
+  J o = J::object();
+  for (const ErrorTerm& t : budget) o[to_string(t.part)] = t.amount;  // (finite: add_error keeps no other)
+  return o;
+}
+ErrorBudget budget_from_json(const nlohmann::json& j);
 Estimate estimate_from_json(const nlohmann::json& j);
 // Parameters as one object: numbers as numbers, words as strings.
 nlohmann::json to_json(const Params& p);

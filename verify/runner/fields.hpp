@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <variant>
 
 #include <nlohmann/json.hpp>
@@ -49,16 +50,21 @@ enum class FieldRule {
   count,        // a number; 0 when absent
   timing,       // a number, 0 when absent; not part of a reproducible record (rows leave it out)
   discretised,  // written only for ErrorKind::discretised estimates; 0 otherwise
+  budget,       // the parts of the interval's width (ErrorBudget): an object of named numbers in keyed records, one
+                // text cell ("quadrature 1.2e-12, lumping 3.4e-09") in flat ones; empty where none
 };
-// The fields of an estimate: f(name, member, rule), in this order; `E` is Estimate or const Estimate.
+// The fields of an estimate: f(name, member, rule), in this order; `E` is Estimate or const Estimate. The logs are
+// handed over as doubles; where `E` is not const, what `f` writes into them is restored with the linear ends
+// (Estimate::restore_logs: a record read back).
 template <class E, class F>
 void for_each_field(E& e, F&& f) {
+  double logs[3] = {e.log_value(), e.log_lower(), e.log_upper()};
   f("value", e.value, FieldRule::measure);
   f("lower", e.lower, FieldRule::measure);
   f("upper", e.upper, FieldRule::measure);
-  f("log_value", e.log_value, FieldRule::measure);
-  f("log_lower", e.log_lower, FieldRule::measure);
-  f("log_upper", e.log_upper, FieldRule::measure);
+  f("log_value", logs[0], FieldRule::measure);
+  f("log_lower", logs[1], FieldRule::measure);
+  f("log_upper", logs[2], FieldRule::measure);
   f("error_kind", e.error_kind, FieldRule::required);
   f("level", e.level, FieldRule::required);
   f("method", e.method, FieldRule::required);
@@ -66,6 +72,8 @@ void for_each_field(E& e, F&& f) {
   f("seconds", e.seconds, FieldRule::timing);
   f("numerical_error", e.numerical_error, FieldRule::discretised);
   f("discretisation_error", e.discretisation_error, FieldRule::discretised);
+  f("error_budget", e.budget, FieldRule::budget);
+  if constexpr (!std::is_const_v<E>) e.restore_logs(logs[0], logs[1], logs[2]);
 }
 // Whether a field is written for `e` (the discretised ones only for a discretised estimate; timings only where the
 // record keeps them).
@@ -110,6 +118,7 @@ void for_each_row_field(R& r, F&& f) {
   f(RowField{"exact_upper", kTable}, r.exact.upper);
   f(RowField{"error_kind", kTable}, r.exact.error_kind);
   f(RowField{"method", kTable}, r.exact.method);
+  f(RowField{"error_budget", kTable}, Derived<std::string>{budget_text(r.exact.budget)});
   f(RowField{"cross_check", kRecord, true}, r.cross);
   f(RowField{"cross_check", kTable}, Derived<double>{r.cross ? r.cross->value : none});
   f(RowField{"bound"}, r.bound);
@@ -316,9 +325,9 @@ void for_each_profile_field(const P& p, F&& f) {
   f("upper", [&p](std::size_t i) { return p.delta[i].upper; });
   f("direction", [&p](std::size_t i) { return std::string(p.reversed[i] ? "nu||mu" : "mu||nu"); });
   f("error_kind", [&p](std::size_t i) { return to_string(p.delta[i].error_kind); });
-  f("log_delta", [&p](std::size_t i) { return p.delta[i].log_value; });
-  f("log_lower", [&p](std::size_t i) { return p.delta[i].log_lower; });
-  f("log_upper", [&p](std::size_t i) { return p.delta[i].log_upper; });
+  f("log_delta", [&p](std::size_t i) { return p.delta[i].log_value(); });
+  f("log_lower", [&p](std::size_t i) { return p.delta[i].log_lower(); });
+  f("log_upper", [&p](std::size_t i) { return p.delta[i].log_upper(); });
 }
 
 // ---- searches (privamp explore) ------------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ Verdict parse_verdict(const std::string& s) {
   for (Verdict v : {Verdict::tight, Verdict::holds, Verdict::inconclusive, Verdict::violated, Verdict::not_applicable,
                     Verdict::error})
     if (to_string(v) == s) return v;
-  throw InvalidArgument(fmt::format("unknown verdict '{}'", s));
+  invalid_input("unknown verdict '{}'", s);
 }
 
 double Row::ratio() const {
@@ -138,7 +138,7 @@ class ValueSource final : public ExactSource {
  public:
   explicit ValueSource(const PointOptions& options) : options_(options) {}
   Exact exact(const BoundEntry& entry, const Params& p, bool second_route) override {
-    if (!entry.value()) throw InvalidArgument(fmt::format("{} is {}: a value case cannot check it", entry.id, entry.kind_name()));
+    if (!entry.value()) invalid_input("{} is {}: a value case cannot check it", entry.id, entry.kind_name());
     const ValueCheck& v = *entry.value();
     Exact out{v.exact(p), std::nullopt, std::nullopt, entry.quantity};
     if (v.cross && second_route && options_.cross_check) {
@@ -373,13 +373,7 @@ void take_exact(Row& row, const Exact& x) {
 void rest_on_certified(Row& row) {
   if (row.cross && row.cross->error_kind == ErrorKind::certified && row.exact.error_kind != ErrorKind::certified) {
     if (row.exact.error_kind == ErrorKind::exact) {
-      row.exact.lower = std::max(row.exact.lower, row.cross->lower);
-      row.exact.upper = std::min(row.exact.upper, row.cross->upper);
-      row.exact.log_lower = std::max(row.exact.log_lower, row.cross->log_lower);
-      row.exact.log_upper = std::min(row.exact.log_upper, row.cross->log_upper);
-      if (row.exact.lower <= row.exact.upper) row.exact.value = std::clamp(row.exact.value, row.exact.lower, row.exact.upper);
-      if (row.exact.log_lower <= row.exact.log_upper)
-        row.exact.log_value = std::clamp(row.exact.log_value, row.exact.log_lower, row.exact.log_upper);
+      row.exact.intersect(*row.cross);  // (they overlap: checked by the caller)
     } else {
       std::swap(row.exact, *row.cross);
       const std::string note = fmt::format("verdict on the certified enclosure; the {} estimate is the second route", to_string(row.cross->error_kind));
@@ -481,7 +475,7 @@ std::vector<Row> evaluate_point(const Case& c, const Params& point, const std::v
       if (const PropertyCheck* property = entry.property()) {
         property_row(row, *property, p, c.tolerance);
       } else if (!source) {  // the loader refuses such a pairing; a caller of evaluate_point may not
-        throw InvalidArgument(fmt::format("{} is {}: a {} case cannot check it", id, entry.kind_name(), to_string(c.kind)));
+        invalid_input("{} is {}: a {} case cannot check it", id, entry.kind_name(), to_string(c.kind));
       } else if (const auto outside = entry.outside(p); outside && !options.ignore_hypotheses) {
         not_applicable_row(row, entry, *source, p, c.tolerance, *outside);
       } else {
@@ -522,7 +516,7 @@ std::vector<std::vector<Row>> run_tasks(const std::vector<Case>& cases, const Ru
     for (Params& p : c.points()) tasks.push_back({&c, std::move(p), ids});
   }
   if (options.processes < 1 || options.process < 0 || options.process >= options.processes)
-    throw InvalidArgument(fmt::format("run_cases: process {} of {}", options.process, options.processes));
+    invalid_input("run_cases: process {} of {}", options.process, options.processes);
   std::vector<std::size_t> mine;  // this process's share: round robin over the tasks
   for (std::size_t i = static_cast<std::size_t>(options.process); i < tasks.size(); i += static_cast<std::size_t>(options.processes))
     mine.push_back(i);
