@@ -14,6 +14,46 @@
 
 namespace privamp::cli {
 
+namespace {
+
+// The figures --only names (all where it is empty); an unknown name refused with the known ones.
+std::vector<const plots::Figure*> chosen_figures(const plots::FigureSet& set, const std::string& only) {
+  std::vector<const plots::Figure*> chosen;
+  if (only.empty()) {
+    for (const auto& f : set.figures) chosen.push_back(&f);
+    return chosen;
+  }
+  std::vector<std::string> names;
+  for (const auto& f : set.figures) names.push_back(f.name);
+  for (const std::string& name : list_option("figures", "--only", only)) {
+    const auto it = std::find_if(set.figures.begin(), set.figures.end(), [&](const plots::Figure& f) { return f.name == name; });
+    if (it == set.figures.end()) invalid_input("unknown figure '{}' ({}known: {})", name, did_you_mean(name, names), fmt::join(names, ", "));
+    chosen.push_back(&*it);
+  }
+  return chosen;
+}
+
+// One figure from the verified rows: its files in `out`, a line saying which, and a warning for every empty series.
+void draw_verified_figure(const plots::Figure& f, const std::vector<verify::Row>& rows, const std::string& out) {
+  const auto data = plots::select(f, rows);
+  std::size_t points = 0;
+  for (std::size_t k = 0; k < data.size(); ++k) {
+    points += data[k].size();
+    if (data[k].empty())
+      std::cerr << fmt::format("{}: series {} ({} of {} in '{}') has no point to draw (rows in error, or values off a log scale)\n",
+                               f.name, k + 1, f.series[k].y == plots::Series::Y::exact ? "exact" : "bound", f.series[k].id,
+                               f.series[k].case_name);
+  }
+  plots::render(f, data, out);
+  std::vector<std::string> kinds = {"csv", "gp"};
+  for (const char* kind : {"pdf", "png"})
+    if (f.style.wants(kind)) kinds.emplace_back(kind);
+  if (f.style.wants("pgfplots")) kinds.emplace_back("tex");
+  std::cout << fmt::format("{:<18} {}/{}.{{{}}}  {} points\n", f.name, out, f.name, fmt::join(kinds, ","), points);
+}
+
+}  // namespace
+
 Action add_figures_command(CLI::App& app) {
   struct Args {
     std::vector<std::string> paths;
@@ -40,18 +80,7 @@ Action add_figures_command(CLI::App& app) {
       for (const auto& f : set.figures) std::cout << fmt::format("{}\n  {}\n  {}\n\n", f.name, plots::enhanced_to_plain(f.title), plots::enhanced_to_plain(f.description));
       return 0;
     }
-    std::vector<const plots::Figure*> chosen;
-    if (args->only.empty()) {
-      for (const auto& f : set.figures) chosen.push_back(&f);
-    } else {
-      std::vector<std::string> names;
-      for (const auto& f : set.figures) names.push_back(f.name);
-      for (const std::string& name : list_option("figures", "--only", args->only)) {
-        const auto it = std::find_if(set.figures.begin(), set.figures.end(), [&](const plots::Figure& f) { return f.name == name; });
-        if (it == set.figures.end()) invalid_input("unknown figure '{}' ({}known: {})", name, did_you_mean(name, names), fmt::join(names, ", "));
-        chosen.push_back(&*it);
-      }
-    }
+    const std::vector<const plots::Figure*> chosen = chosen_figures(set, args->only);
     if (const std::string missing = plots::missing_plot_tools(); !missing.empty())  // before the computation
       invalid_input("{}", missing);
     plots::source_date_epoch();  // a bad SOURCE_DATE_EPOCH, too
@@ -78,23 +107,7 @@ Action add_figures_command(CLI::App& app) {
         std::cerr << "violated (drawn): " << r.key() << ": " << r.reason << "\n";
         ++bad;
       }
-    for (const plots::Figure* f : chosen) {
-      const auto data = plots::select(*f, rows);
-      std::size_t points = 0;
-      for (std::size_t k = 0; k < data.size(); ++k) {
-        points += data[k].size();
-        if (data[k].empty())
-          std::cerr << fmt::format("{}: series {} ({} of {} in '{}') has no point to draw (rows in error, or values off a log scale)\n",
-                                   f->name, k + 1, f->series[k].y == plots::Series::Y::exact ? "exact" : "bound",
-                                   f->series[k].id, f->series[k].case_name);
-      }
-      plots::render(*f, data, args->out);
-      std::vector<std::string> kinds = {"csv", "gp"};
-      for (const char* kind : {"pdf", "png"})
-        if (f->style.wants(kind)) kinds.emplace_back(kind);
-      if (f->style.wants("pgfplots")) kinds.emplace_back("tex");
-      std::cout << fmt::format("{:<18} {}/{}.{{{}}}  {} points\n", f->name, args->out, f->name, fmt::join(kinds, ","), points);
-    }
+    for (const plots::Figure* f : chosen) draw_verified_figure(*f, rows, args->out);
     return bad > 0 ? 1 : 0;
   };
 }

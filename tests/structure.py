@@ -130,7 +130,6 @@ LONG = {  # (file, name): lines when the rule came in
     ("verify/cases/case.cpp", "read"): 121,
     ("sim/processes/shuffling.cpp", "shuffled_krr_counts"): 119,
     ("cli/divergence_command.cpp", "add_divergence_command"): 117,
-    ("verify/divergence/composition.cpp", "composed_divergences"): 116,
     ("verify/divergence/certified/chain_steps.cpp", "make_tables"): 116,
     ("sim/formulas/certify.cpp", "extremum"): 116,
     ("verify/cases/case.cpp", "check_points"): 112,
@@ -144,10 +143,7 @@ LONG = {  # (file, name): lines when the rule came in
     ("verify/divergence/gsl_density_engine.cpp", "density_part_gsl"): 87,
     ("verify/divergence/density_engine_impl.hpp", "level_regions"): 84,
     ("verify/divergence/contour.cpp", "line_at"): 84,
-    ("cli/figures_command.cpp", "add_figures_command"): 84,
     ("verify/divergence/contour.cpp", "tilted"): 83,
-    ("verify/divergence/certified/chains.cpp", "certified_chain_divergence"): 83,
-    ("verify/divergence/certified/tails.cpp", "combine"): 81,
 }
 def strip(text):
     # comments and string/char literals replaced by spaces (newlines kept)

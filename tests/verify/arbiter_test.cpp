@@ -5,6 +5,7 @@
 // at once (it once grew without limit); eps(delta) reaches its tolerance.
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -281,4 +282,40 @@ TEST_CASE("the result check refuses an engine's broken estimate and intersects a
   CHECK(rounding.upper == 1);
   CHECK(rounding.lower <= rounding.value);
   CHECK(rounding.value <= 1);
+}
+
+TEST_CASE("the engines' policy is a table: each setting's routes in order, and what runs is what it says", "[verify][arbiter][policy]") {
+  // The table itself: every engine setting has a policy, every route it names exists (the text lists them all).
+  const std::string text = verify::engine_policy_text();
+  INFO(text);
+  for (Engine e : {Engine::automatic, Engine::closed_form, Engine::finite_sum, Engine::quadrature, Engine::gsl,
+                   Engine::monte_carlo, Engine::certified}) {
+    const verify::EnginePolicy& policy = verify::engine_policy(e);
+    CHECK(policy.asked == e);
+    REQUIRE_FALSE(policy.tried.empty());
+    CHECK(policy.arbitrated == (e == Engine::automatic));
+    if (e != Engine::automatic) CHECK(policy.tried == std::vector<Engine>{e});
+  }
+  CHECK(verify::engine_policy(Engine::automatic).tried ==
+        std::vector<Engine>{Engine::closed_form, Engine::finite_sum, Engine::quadrature});
+  CHECK(text.find("  auto: closed, sum, quadrature; estimates arbitrated by certified\n") != std::string::npos);
+  CHECK(text.find("  certified: laws with exact forms") != std::string::npos);
+  // What runs: auto answers from the first route that covers the pair.
+  auto method = [](const char* mu, const char* nu, const Quantity& q, Engine engine = Engine::automatic) {
+    verify::DivergenceOptions o;
+    o.engine = engine;
+    return verify::compute_divergence(*sim::parse_law(mu), *sim::parse_law(nu), q, o).method;
+  };
+  CHECK_THAT(method("gaussian(1, 1)", "gaussian(0, 1)", Quantity::kl()), Catch::StartsWith("closed form"));
+  CHECK_THAT(method("pmf([0, 1], [0.3, 0.7])", "pmf([0, 1], [0.6, 0.4])", Quantity::renyi(2)), Catch::StartsWith("finite sum"));
+  // (no closed form, densities: the quadrature, whose estimate the certified enclosure then settles)
+  CHECK_THAT(method("clamp(gaussian(0.3, 1), lo=0, hi=1)", "clamp(gaussian(0, 1), lo=0, hi=1)", Quantity::kl()),
+             Catch::Contains("the fast route, quadrature"));
+  // Where no route covers the pair, the last route's reason is the message.
+  CHECK_THROWS_WITH(method("gaussian(1, 1)", "laplace(0, 1)", Quantity::kl(), Engine::closed_form),
+                    Catch::Contains("no closed form for kl between"));
+  CHECK_THROWS_WITH(method("gaussian(1, 1)", "gaussian(0, 1)", Quantity::kl(), Engine::finite_sum),
+                    Catch::Contains("the finite-sum engine needs two finite laws"));
+  CHECK_THROWS_WITH(method("gaussian_nd([0, 0], 1)", "gaussian_nd([0, 0], 2)", Quantity::kl()),
+                    Catch::Contains("no engine for this pair of 2-dimensional laws"));
 }

@@ -302,28 +302,81 @@ std::vector<ReleasePair> release_pairs(const sim::Law& p, const sim::Law& q) {
   return out;
 }
 
+namespace {
+
+// The additive quantities (Rényi, KL, R_∞): one call of the one-release engines per distinct pair, summed.
+void add_up_additive(const std::vector<ReleasePair>& pairs, std::span<const Quantity> quantities,
+                     const ReleaseDivergences& release, std::vector<Estimate>& out) {
+  std::vector<Quantity> sums;
+  for (const Quantity& qt : quantities)
+    if (additive(qt)) sums.push_back(qt);
+  if (sums.empty()) return;
+  std::vector<std::vector<Estimate>> per_pair;
+  for (const ReleasePair& r : pairs) per_pair.push_back(release(*r.mu, *r.nu, sums));
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < quantities.size(); ++i) {
+    if (!additive(quantities[i])) continue;
+    std::vector<std::pair<Estimate, long>> terms;
+    for (std::size_t j = 0; j < pairs.size(); ++j) terms.push_back({per_pair[j][k], pairs[j].count});
+    out[i] = add_up(terms);
+    ++k;
+  }
+}
+
+// Σ T_i R_∞ of the releases, μ against ν (or ν against μ), by the one-release engines.
+Estimate composed_sup_loss(const std::vector<ReleasePair>& pairs, const ReleaseDivergences& release, bool reverse) {
+  std::vector<std::pair<Estimate, long>> terms;
+  const Quantity sup = Quantity::renyi_inf();
+  for (const ReleasePair& r : pairs)
+    terms.push_back({release(reverse ? *r.nu : *r.mu, reverse ? *r.mu : *r.nu, std::span(&sup, 1)).front(), r.count});
+  return add_up(terms);
+}
+
+// A composed HS_ε by the routes that need no contour, for the engine asked: the Gaussian closed form, the exact sum
+// over pmfs; refusals where the engine asked has no route (nullopt: the contour's turn).
+std::optional<Estimate> composed_without_contour(const std::vector<ReleasePair>& pairs, double eps, Engine engine,
+                                                 const sim::Law& p, const sim::Law& q) {
+  if (engine == Engine::monte_carlo) invalid_input("Monte Carlo of a composed hockey-stick divergence is not built: use the default engine");
+  if (engine != Engine::quadrature && engine != Engine::gsl)
+    if (auto g = gaussian_composition(pairs, eps)) return g;
+  if (std::all_of(pairs.begin(), pairs.end(), finite_pair) && engine != Engine::closed_form) return finite_composition(pairs, eps);
+  if (engine == Engine::certified)
+    if (auto why = certified_composition_refusal(pairs))
+      throw NumericalError(fmt::format("certified engine: {} (composed hockey-stick of {} against {})", *why, p.brief(), q.brief()));
+  if (engine == Engine::closed_form || engine == Engine::finite_sum)
+    invalid_input("no {} value of a composed hockey-stick divergence for {} against {}: {}", to_string(engine), p.brief(), q.brief(),
+                  engine == Engine::finite_sum ? "the exact sum needs pmfs"
+                                               : "only Gaussian pairs of equal sigma compose in closed form, and pmfs by exact "
+                                                 "sums; the default engine gives an a-posteriori estimate (contour integral)");
+  return std::nullopt;
+}
+
+// HS_ε where the largest composed loss decides it (nullopt elsewhere). A composed loss bounded by Σ T_i R_∞(μ_i‖ν_i)
+// ≤ ε never exceeds the level: HS is 0 exactly there (the contour would integrate to rounding). At ε within rounding
+// of it (composed Laplace at ε = TΔ/b) the contour's integrand has no room left, but HS_ε = E_μ[(1 − e^{ε−L})_+] ≤
+// 1 − e^{ε − sup L} bounds it rigorously: [0, that], no contour. R_∞ comes with its interval's kind.
+std::optional<Estimate> at_the_largest_loss(const Estimate& sup_loss, double eps) {
+  const ErrorKind kind = sup_loss.error_kind == ErrorKind::statistical ? ErrorKind::quadrature : sup_loss.error_kind;
+  if (sup_loss.upper <= eps)
+    return Estimate::from_value(0, 0, kind, fmt::format("the composed loss is at most sum T_i R_inf = {:.17g} <= eps ({})",
+                                                        sup_loss.upper, sup_loss.method));
+  if (sup_loss.upper - eps > 1e-9 * std::max(1.0, eps)) return std::nullopt;
+  Estimate e = Estimate::from_interval(0, -std::expm1(eps - sup_loss.upper), kind,
+                                       fmt::format("eps is within {:.2g} of the largest composed loss sum T_i R_inf <= {:.17g} ({}): "
+                                                   "0 <= H_eps <= 1 - e^(eps - sup L)",
+                                                   sup_loss.upper - eps, sup_loss.upper, sup_loss.method));
+  e.set_value(0);
+  return e;
+}
+
+}  // namespace
+
 std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
                                            const DivergenceOptions& options, const ReleaseDivergences& release) {
   const std::vector<ReleasePair> pairs = release_pairs(p, q);
   if (pairs.size() == 1 && pairs.front().count == 1) return release(*pairs.front().mu, *pairs.front().nu, quantities);
-
   std::vector<Estimate> out(quantities.size());
-  // Additive quantities: one call of the one-release engines per distinct pair.
-  std::vector<Quantity> sums;
-  for (const Quantity& qt : quantities)
-    if (additive(qt)) sums.push_back(qt);
-  if (!sums.empty()) {
-    std::vector<std::vector<Estimate>> per_pair;
-    for (const ReleasePair& r : pairs) per_pair.push_back(release(*r.mu, *r.nu, sums));
-    std::size_t k = 0;
-    for (std::size_t i = 0; i < quantities.size(); ++i) {
-      if (!additive(quantities[i])) continue;
-      std::vector<std::pair<Estimate, long>> terms;
-      for (std::size_t j = 0; j < pairs.size(); ++j) terms.push_back({per_pair[j][k], pairs[j].count});
-      out[i] = add_up(terms);
-      ++k;
-    }
-  }
+  add_up_additive(pairs, quantities, release, out);
   // Hockey-stick and TV: the composed loss.
   std::optional<ContourIntegral> contour;
   std::optional<Estimate> sup_loss;  // Σ T_i R_∞, asked once
@@ -340,80 +393,33 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
       sim::refuse_lumped(*r.nu, "power (composed hockey-stick and TV)");
     }
     const double eps = level_of(quantities[i]);
-    const Engine engine = options.engine;
-    if (engine == Engine::monte_carlo)
-      invalid_input("Monte Carlo of a composed hockey-stick divergence is not built: use the default engine");
-    if (engine != Engine::quadrature && engine != Engine::gsl)
-      if (auto g = gaussian_composition(pairs, eps)) {
-        out[i] = std::move(*g);
-        continue;
-      }
-    if (std::all_of(pairs.begin(), pairs.end(), finite_pair) && engine != Engine::closed_form) {
-      out[i] = finite_composition(pairs, eps);
+    if (auto e = composed_without_contour(pairs, eps, options.engine, p, q)) {
+      out[i] = std::move(*e);
       continue;
     }
-    if (engine == Engine::certified)
-      if (auto why = certified_composition_refusal(pairs))
-        throw NumericalError(fmt::format("certified engine: {} (composed hockey-stick of {} against {})", *why,
-                                         p.brief(), q.brief()));
-    if (engine == Engine::closed_form || engine == Engine::finite_sum)
-      invalid_input(
-          "no {} value of a composed hockey-stick divergence for {} against {}: {}", to_string(engine),
-          p.brief(), q.brief(),
-          engine == Engine::finite_sum ? "the exact sum needs pmfs"
-                                       : "only Gaussian pairs of equal sigma compose in closed form, and pmfs by exact "
-                                         "sums; the default engine gives an a-posteriori estimate (contour integral)");
-    // A composed loss bounded by Σ T_i R_∞(μ_i‖ν_i) ≤ ε never exceeds the level: HS is 0 exactly there (the
-    // contour would integrate to rounding). R_∞ comes from the one-release engines, with their interval's kind.
-    if (!sup_loss) {
-      std::vector<std::pair<Estimate, long>> terms;
-      const Quantity sup = Quantity::renyi_inf();
-      for (const ReleasePair& r : pairs) terms.push_back({release(*r.mu, *r.nu, std::span(&sup, 1)).front(), r.count});
-      sup_loss = add_up(terms);
-    }
-    if (sup_loss->upper <= eps) {
-      out[i] = Estimate::from_value(0, 0, sup_loss->error_kind == ErrorKind::statistical ? ErrorKind::quadrature : sup_loss->error_kind,
-                                    fmt::format("the composed loss is at most sum T_i R_inf = {:.17g} <= eps ({})",
-                                                sup_loss->upper, sup_loss->method));
-      continue;
-    }
-    // At ε within rounding of the largest composed loss (Σ T_i R_∞ = ε up to its interval: composed Laplace at ε = TΔ/b)
-    // the contour's integrand has no room left, but HS_ε = E_μ[(1 − e^{ε−L})_+] ≤ 1 − e^{ε − sup L} bounds it
-    // rigorously: [0, that], no contour.
-    if (sup_loss->upper - eps <= 1e-9 * std::max(1.0, eps)) {
-      const double cap = -std::expm1(eps - sup_loss->upper);
-      out[i] = Estimate::from_interval(0, cap, sup_loss->error_kind == ErrorKind::statistical ? ErrorKind::quadrature : sup_loss->error_kind,
-                                       fmt::format("eps is within {:.2g} of the largest composed loss sum T_i R_inf <= {:.17g} ({}): "
-                                                   "0 <= H_eps <= 1 - e^(eps - sup L)",
-                                                   sup_loss->upper - eps, sup_loss->upper, sup_loss->method));
-      out[i].set_value(0);
-      continue;
-    }
-    if (engine == Engine::certified) {
-      // The double-precision contour gives the line's abscissa and the size of the value (they set the work, not the
-      // enclosure).
-      if (!contour) contour.emplace(pairs);
-      const auto start = std::chrono::steady_clock::now();
-      const Estimate estimate = contour->hockey_stick(eps);
-      out[i] = certified_composed_hockey_stick(pairs, eps, contour->abscissa(eps), estimate.log_value());
-      out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!sup_loss) sup_loss = composed_sup_loss(pairs, release, false);
+    if (auto e = at_the_largest_loss(*sup_loss, eps)) {
+      out[i] = std::move(*e);
       continue;
     }
     if (!contour) contour.emplace(pairs);
-    // Where the composed loss is bounded on both sides (Laplace releases), the contour bounds its aliasing: |S| is at
-    // most the larger of Σ T_i R_∞(μ_i‖ν_i) and Σ T_i R_∞(ν_i‖μ_i). Asked once; infinite otherwise.
-    if (!loss_bound) {
-      loss_bound = std::numeric_limits<double>::infinity();
-      if (std::isfinite(sup_loss->upper)) {
-        std::vector<std::pair<Estimate, long>> terms;
-        const Quantity sup = Quantity::renyi_inf();
-        for (const ReleasePair& r : pairs) terms.push_back({release(*r.nu, *r.mu, std::span(&sup, 1)).front(), r.count});
-        const Estimate reverse = add_up(terms);
-        if (std::isfinite(reverse.upper)) loss_bound = std::max(sup_loss->upper, reverse.upper);
-      }
-    }
     const auto start = std::chrono::steady_clock::now();
-    out[i] = contour->hockey_stick(eps, *loss_bound);
+    if (options.engine == Engine::certified) {
+      // The double-precision contour gives the line's abscissa and the size of the value (they set the work, not the
+      // enclosure).
+      const Estimate estimate = contour->hockey_stick(eps);
+      out[i] = certified_composed_hockey_stick(pairs, eps, contour->abscissa(eps), estimate.log_value());
+    } else {
+      // Where the composed loss is bounded on both sides (Laplace releases), the contour bounds its aliasing: |S| is
+      // at most the larger of Σ T_i R_∞(μ_i‖ν_i) and Σ T_i R_∞(ν_i‖μ_i). Asked once; infinite otherwise.
+      if (!loss_bound) {
+        loss_bound = std::numeric_limits<double>::infinity();
+        if (std::isfinite(sup_loss->upper))
+          if (const Estimate reverse = composed_sup_loss(pairs, release, true); std::isfinite(reverse.upper))
+            loss_bound = std::max(sup_loss->upper, reverse.upper);
+      }
+      out[i] = contour->hockey_stick(eps, *loss_bound);
+    }
     out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   return out;

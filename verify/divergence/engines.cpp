@@ -6,9 +6,12 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
 #include "verify/divergence/certified.hpp"
@@ -274,21 +277,6 @@ Estimate arbitrate(Estimate fast, Estimate certified) {
   return certified;
 }
 
-// --engine certified: every value from the certified engine (it reads the laws' exact forms itself: no joint
-// recomputation).
-std::vector<Estimate> all_certified(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
-                                    const DivergenceOptions& options) {
-  CertifiedOptions co;
-  co.seconds = options.certified_seconds;
-  std::vector<Estimate> out;
-  for (const Quantity& quantity : quantities) {
-    const auto start = std::chrono::steady_clock::now();
-    out.push_back(certified_divergence(p, q, quantity, co));
-    out.back().seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-  return out;
-}
-
 // Finite chains: mu K^t in double keeps no difference below 1e-16 of a probability, so a finite sum over it would
 // print "exact" values that are rounding (or 0). The certified engine recomputes the chain in balls (about a
 // millisecond a value): in auto mode it decides, and the fast route runs only where it refuses (nullopt: it refused
@@ -368,35 +356,91 @@ Estimate density_route(PreparedPair& pp, const Quantity& quantity, Engine engine
   return *result;
 }
 
-// One value by the engine asked for (auto: a closed form, else the finite sum or the quadrature), widened for
-// lumped outcomes and the laws' density errors. `closed` says whether a closed form answered.
+// ---- The value routes and the policy (engines.hpp states it; this table is what runs) -------------------------
+
+// What a value route is handed.
+struct ValueCall {
+  const sim::Law& p;
+  const sim::Law& q;
+  const Quantity& quantity;
+  const DivergenceOptions& options;
+  const std::function<PreparedPair&()>& pair;  // the pair prepared once for all values (density routes)
+  Engine engine;
+};
+
+std::string one_dimensional(const sim::Law& p, const sim::Law& q) {
+  if (p.dimension() == 1 && q.dimension() == 1) return "";
+  return fmt::format("no engine for this pair of {}-dimensional laws: only isotropic Gaussians of equal sigma have closed "
+                     "forms in d > 1 ({} vs {})", p.dimension(), p.brief(), q.brief());
+}
+
+struct ValueRoute {
+  Engine engine;
+  const char* covers;  // in words (engine_routes())
+  bool widened;        // its values are widened for lumped outcomes and numerically normalised densities
+  // Why the route does not cover the pair (empty: it does), checked before it runs.
+  std::string (*refusal)(const sim::Law& p, const sim::Law& q);
+  // The value, or nullopt where the route declines after looking (the next route is tried).
+  std::optional<Estimate> (*compute)(const ValueCall& call);
+  // What a decline means (the message where no later route covers the pair).
+  const char* declined;
+};
+
+const ValueRoute kValueRoutes[] = {
+    {Engine::closed_form, "the GT closed forms (closed_form.hpp) for the pairs they cover, any dimension", true,
+     [](const sim::Law&, const sim::Law&) { return std::string(); },
+     [](const ValueCall& c) { return closed_form(c.p, c.q, c.quantity); }, "no closed form for {} between {} and {}"},
+    {Engine::finite_sum, "two finite laws (pmfs) on the line: exact sums in log space", true,
+     [](const sim::Law& p, const sim::Law& q) {
+       if (std::string why = one_dimensional(p, q); !why.empty()) return why;
+       return purely_atomic(p) && purely_atomic(q) ? std::string() : std::string("the finite-sum engine needs two finite laws (pmfs)");
+     },
+     [](const ValueCall& c) -> std::optional<Estimate> { return density_route(c.pair(), c.quantity, c.engine); }, ""},
+    {Engine::quadrature, "any pair of laws on the line: atoms by exact sums, densities by log-space Gauss-Kronrod", true,
+     one_dimensional, [](const ValueCall& c) -> std::optional<Estimate> { return density_route(c.pair(), c.quantity, c.engine); }, ""},
+    {Engine::gsl, "any pair of laws on the line: atoms by exact sums, densities by GSL's QAG/QAGI (a second route)", true,
+     one_dimensional, [](const ValueCall& c) -> std::optional<Estimate> { return density_route(c.pair(), c.quantity, c.engine); }, ""},
+    {Engine::monte_carlo, "any pair of laws on the line that samples: the privacy loss of samples of mu", true, one_dimensional,
+     [](const ValueCall& c) -> std::optional<Estimate> { return monte_carlo_divergence(c.p, c.q, c.quantity, c.options.monte_carlo); }, ""},
+    {Engine::certified, "laws with exact forms (certified.hpp): enclosures in ball arithmetic; it refuses the rest itself", false,
+     [](const sim::Law&, const sim::Law&) { return std::string(); },
+     [](const ValueCall& c) -> std::optional<Estimate> {
+       CertifiedOptions co;
+       co.seconds = c.options.certified_seconds;
+       return certified_divergence(c.p, c.q, c.quantity, co);
+     }, ""},
+};
+
+const ValueRoute& value_route(Engine engine) {
+  for (const ValueRoute& r : kValueRoutes)
+    if (r.engine == engine) return r;
+  throw std::logic_error("internal: no value route for engine " + to_string(engine));
+}
+
+// One value by the policy of the engine asked for: the first route that covers the pair and does not decline
+// answers, widened where its route says so. `closed` says whether a closed form answered.
 Estimate one_value(const sim::Law& p, const sim::Law& q, const Quantity& quantity, const DivergenceOptions& options,
                    const std::function<PreparedPair&()>& pair, bool& closed) {
-  Engine engine = options.engine;
-  std::optional<Estimate> result;
-  closed = false;
-  if (engine == Engine::automatic || engine == Engine::closed_form) {
-    result = closed_form(p, q, quantity);
-    closed = result.has_value();
-    if (!result && engine == Engine::closed_form)
-      invalid_input("no closed form for {} between {} and {}", quantity.label(), p.brief(), q.brief());
-    if (!result) engine = purely_atomic(p) && purely_atomic(q) ? Engine::finite_sum : Engine::quadrature;
-  }
-  if (!result) {
-    if (p.dimension() != 1 || q.dimension() != 1)
-      invalid_input("no engine for this pair of {}-dimensional laws: only isotropic Gaussians of equal sigma have closed "
-                    "forms in d > 1 ({} vs {})", p.dimension(), p.brief(), q.brief());
-    if (engine == Engine::monte_carlo) {
-      result = monte_carlo_divergence(p, q, quantity, options.monte_carlo);
-    } else {
-      if (engine == Engine::finite_sum && (!purely_atomic(p) || !purely_atomic(q)))
-        invalid_input("the finite-sum engine needs two finite laws (pmfs)");
-      result = density_route(pair(), quantity, engine);
+  std::string refused;
+  for (Engine engine : engine_policy(options.engine).tried) {
+    const ValueRoute& route = value_route(engine);
+    if (std::string why = route.refusal(p, q); !why.empty()) {
+      refused = std::move(why);
+      continue;
     }
+    std::optional<Estimate> result = route.compute({p, q, quantity, options, pair, engine});
+    if (!result) {
+      refused = fmt::format(fmt::runtime(route.declined), quantity.label(), p.brief(), q.brief());
+      continue;
+    }
+    closed = engine == Engine::closed_form;
+    if (route.widened) {
+      widen_for_lumping(*result, p, q, quantity);
+      widen_for_density_error(*result, p, q, quantity);
+    }
+    return *result;
   }
-  widen_for_lumping(*result, p, q, quantity);
-  widen_for_density_error(*result, p, q, quantity);
-  return *result;
+  invalid_input("{}", refused);
 }
 
 // The arbiter of auto mode: an estimate (a-posteriori quadrature, or a value below the double range that may be an
@@ -413,14 +457,14 @@ Estimate arbitrated(Estimate result, const sim::Law& p, const sim::Law& q, const
 
 std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
                                         const DivergenceOptions& options) {
-  if (options.engine == Engine::certified) return all_certified(p, q, quantities, options);
-  const bool chain = certified_reads_chain(p, q);
+  // The pair's reductions, in the order engines.hpp states (the certified engine reads exact forms itself: none).
+  const bool chain = options.engine != Engine::certified && certified_reads_chain(p, q);
   if (options.engine == Engine::automatic && chain)
     if (auto certified = certified_chain(p, q, quantities, options)) return std::move(*certified);
-  if (options.engine != Engine::automatic && options.engine != Engine::closed_form)
+  if (options.engine != Engine::automatic && options.engine != Engine::closed_form && options.engine != Engine::certified)
     if (auto reduced = reduced_gaussian_nd(p, q, quantities, options)) return std::move(*reduced);
   // Laws of one process that differ in a start or a data point are recomputed together first (sim::Law::joint_with).
-  if (options.engine != Engine::monte_carlo)
+  if (options.engine != Engine::monte_carlo && options.engine != Engine::certified)
     if (const auto joint = p.joint_with(q)) {
       std::vector<Estimate> out = plain_divergences(*joint->first, *joint->second, quantities, options);
       return chain ? unresolved_below_double_range(std::move(out)) : out;
@@ -435,7 +479,7 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
     const auto start = std::chrono::steady_clock::now();
     bool closed = false;
     Estimate result = one_value(p, q, quantity, options, pair, closed);
-    if (options.engine == Engine::automatic && !closed) result = arbitrated(std::move(result), p, q, quantity, options);
+    if (engine_policy(options.engine).arbitrated && !closed) result = arbitrated(std::move(result), p, q, quantity, options);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out.push_back(std::move(result));
   }
@@ -466,6 +510,35 @@ void settle_result(Estimate& e, const Quantity& q, const sim::Law& p, const sim:
   if (e.upper < 0 || (at_most_one && e.lower > 1)) refuse("the interval lies outside the quantity's range");
   e.clip(0, at_most_one ? 1.0 : std::numeric_limits<double>::infinity());
   if (e.value < e.lower || e.value > e.upper) e.set_value(e.value);  // a rounding inside its own bar, moved into the range
+}
+
+const EnginePolicy& engine_policy(Engine asked) {
+  static const std::vector<EnginePolicy> policies = {
+      {Engine::automatic, {Engine::closed_form, Engine::finite_sum, Engine::quadrature}, true},
+      {Engine::closed_form, {Engine::closed_form}, false},
+      {Engine::finite_sum, {Engine::finite_sum}, false},
+      {Engine::quadrature, {Engine::quadrature}, false},
+      {Engine::gsl, {Engine::gsl}, false},
+      {Engine::monte_carlo, {Engine::monte_carlo}, false},
+      {Engine::certified, {Engine::certified}, false},
+  };
+  for (const EnginePolicy& policy : policies)
+    if (policy.asked == asked) return policy;
+  throw std::logic_error("internal: no policy for engine " + to_string(asked));
+}
+
+std::string engine_policy_text() {
+  std::string out = "value routes:\n";
+  for (const ValueRoute& r : kValueRoutes)
+    out += fmt::format("  {}: {}{}\n", to_string(r.engine), r.covers, r.widened ? "" : " (not widened: exact forms)");
+  out += "policies (--engine: routes tried in order):\n";
+  for (const auto& [engine, name] : kNames) {
+    const EnginePolicy& policy = engine_policy(engine);
+    std::vector<std::string> tried;
+    for (Engine e : policy.tried) tried.push_back(to_string(e));
+    out += fmt::format("  {}: {}{}\n", name, fmt::join(tried, ", "), policy.arbitrated ? "; estimates arbitrated by certified" : "");
+  }
+  return out;
 }
 
 std::vector<Estimate> compute_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,

@@ -14,6 +14,24 @@
 //                and bounds the estimate otherwise
 // Every result passes one check on the way out (compute_divergences): its value inside its own interval and the
 // quantity's range, or the engine's bug is refused, never printed.
+//
+// The policy, as the code runs it. compute_divergences takes a pair through these steps in order:
+//   1. compositions (power, product): composition.hpp, each release's values by this same policy;
+//   2. laws in different dimensions: refused;
+//   3. laws on grids: every value at three resolutions with Richardson (discretised.hpp) — not for monte_carlo (the
+//      base resolution: its noise dwarfs the grid's error) nor certified (it refuses grids itself);
+// then, for the pair (at each resolution), plain_divergences:
+//   4. finite chains, auto: the certified engine recomputes the chain in balls and answers where it covers every
+//      value (a chain's law in double resolves nothing below 1e-16, so other routes keep only an upper end there);
+//   5. Gaussian pairs in R^d, explicit numerical engines: reduced to the line through the means;
+//   6. laws of one process that differ in a start or a data point, except monte_carlo and certified: recomputed
+//      jointly (sim::Law::joint_with), then this list from step 4 for the joint pair;
+//   7. each value by the routes its engine setting tries, in order (engine_policy below; the routes' table in
+//      engines.cpp, kValueRoutes, says what each covers): the first that covers the pair and does not decline
+//      answers, widened for lumped outcomes and numerically normalised densities unless it reads exact forms;
+//   8. auto: a value that is not exact (or is below the double range) is arbitrated by the certified engine.
+// The second route of `privamp verify` (the certified engine where it covers the laws, else the case's cross_check,
+// else GSL for laws on the line) is chosen in verify/runner/runner.cpp.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +66,16 @@ struct DivergenceOptions {
   // thousands of levels); empty: silent.
   std::function<void(std::size_t, std::size_t)> progress;
 };
+
+// For each engine setting: the value routes tried in order (step 7), and whether the arbiter runs (step 8).
+struct EnginePolicy {
+  Engine asked;
+  std::vector<Engine> tried;
+  bool arbitrated;
+};
+const EnginePolicy& engine_policy(Engine asked);
+// The value routes (engine: what it covers) and the policies, one line each: the tables step 7 runs.
+std::string engine_policy_text();
 
 // The check every result passes on its way out of compute_divergences (see above): NumericalError "internal: ..."
 // where the value lies outside its interval (or the log value outside the log interval) or the interval outside the

@@ -300,6 +300,72 @@ std::shared_ptr<const Propagated> propagate_chains(const sim::ChainForm& mu, con
   return out;
 }
 
+// One step from a point is a clamped Gaussian: where ψ(start) is a double (a linear map at a representable point),
+// the engine for Gaussian pieces integrates it directly, with no cells (nullopt elsewhere).
+std::optional<Estimate> one_step_from_point(const sim::ChainForm& mu, const sim::ChainForm& nu, const Quantity& quantity,
+                                            const CertifiedOptions& options) {
+  if (nu.steps.size() == 1) {
+    const Enclosure a = mu.steps[0].map(Enclosure(mu.start)).value, b = nu.steps[0].map(Enclosure(nu.start)).value;
+    if (a.is_point() && b.is_point()) {
+      // (exact: the centres are the maps' values, proven by their point enclosures; s is the chain's as stored)
+      auto gp = std::make_shared<sim::Gaussian>(a.lo, mu.steps[0].s), gq = std::make_shared<sim::Gaussian>(b.lo, nu.steps[0].s);
+      gp->set_parameters_exact();
+      gq->set_parameters_exact();
+      const sim::Clamped p(gp, mu.lo, mu.hi), q(gq, nu.lo, nu.hi);
+      Estimate e = certified_divergence(p, q, quantity, options);
+      e.method += " (one step of the chain from a point: a clamped Gaussian)";
+      return e;
+    }
+  }
+  return std::nullopt;
+}
+
+// The integrand R of the quantity (r = dμ/dν − 1).
+Integrand integrand_of(const Quantity& quantity) {
+  using Kind = Quantity::Kind;
+  Integrand R{Integrand::Kind::renyi, quantity.parameter, 0};
+  if (quantity.kind == Kind::kl) R.kind = Integrand::Kind::kl;
+  if (quantity.kind == Kind::hockey_stick || quantity.kind == Kind::tv) {
+    R.kind = Integrand::Kind::hockey;
+    R.level = quantity.kind == Kind::tv ? 0.0 : std::expm1(quantity.parameter);
+    if (!std::isfinite(R.level)) throw NumericalError(fmt::format("certified engine: e^eps overflows at eps = {}", quantity.parameter));
+  }
+  return R;
+}
+
+// The value from the enclosed ∫ R(r) dν (or the supremum of r), ends rounded outwards.
+std::pair<double, double> value_of(const Quantity& quantity, const Enclosed& x) {
+  using Kind = Quantity::Kind;
+  switch (quantity.kind) {
+    case Kind::renyi: {
+      const double a1 = quantity.parameter - 1;
+      return {down(std::log1p(x.lo) / a1 * (1 - 4 * kUnit)), up(std::log1p(x.hi) / a1 * (1 + 4 * kUnit))};
+    }
+    case Kind::renyi_inf:
+      return {x.sup_lo > -1 ? down(std::log1p(x.sup_lo) * (1 - 4 * kUnit) - kTiny) : -kInf, up(std::log1p(x.sup_hi) * (1 + 4 * kUnit) + kTiny)};
+    case Kind::hockey_stick:
+    case Kind::tv: return {down(x.lo), std::min(1.0, up(x.hi))};
+    case Kind::kl: return {down(x.lo), up(x.hi)};
+  }
+  return {0, kInf};
+}
+
+// The first resolution: kCellsPerNoise cells per noise width, within the budget (fewer for long chains: a wider
+// enclosure, still certified).
+long first_cells(const sim::ChainForm& nu) {
+  double s_min = kInf;
+  for (const auto& st : nu.steps) s_min = std::min(s_min, st.s);
+  long cells = static_cast<long>(std::ceil(kCellsPerNoise * (nu.hi - nu.lo) / s_min));
+  cells = std::clamp(cells, kMinCells, kMaxCells);
+  // The first resolution within the budget: fewer cells for long chains (a wider enclosure, still certified).
+  const double steps = static_cast<double>(nu.steps.size());
+  cells = std::min(cells, static_cast<long>(std::sqrt(kMaxPairs / (2 * steps))));
+  if (cells < kMinCells)
+    throw NumericalError(fmt::format("certified engine: {} steps need at least {} cells each, beyond its budget of {:g} cell pairs",
+                                     nu.steps.size(), kMinCells, kMaxPairs));
+  return cells;
+}
+
 }  // namespace
 
 std::optional<std::string> certified_chain_refusal(const sim::ChainForm& mu, const sim::ChainForm& nu) {
@@ -315,54 +381,9 @@ std::optional<std::string> certified_chain_refusal(const sim::ChainForm& mu, con
 Estimate certified_chain_divergence(const sim::ChainForm& mu, const sim::ChainForm& nu, const Quantity& quantity,
                                     const CertifiedOptions& options) {
   if (const auto why = certified_chain_refusal(mu, nu)) throw NumericalError("certified engine: " + *why);
-  // One step from a point is a clamped Gaussian: where ψ(start) is a double (a linear map at a representable
-  // point), the engine for Gaussian pieces integrates it directly, with no cells.
-  if (nu.steps.size() == 1) {
-    const Enclosure a = mu.steps[0].map(Enclosure(mu.start)).value, b = nu.steps[0].map(Enclosure(nu.start)).value;
-    if (a.is_point() && b.is_point()) {
-      // (exact: the centres are the maps' values, proven by their point enclosures; s is the chain's as stored)
-      auto gp = std::make_shared<sim::Gaussian>(a.lo, mu.steps[0].s), gq = std::make_shared<sim::Gaussian>(b.lo, nu.steps[0].s);
-      gp->set_parameters_exact();
-      gq->set_parameters_exact();
-      const sim::Clamped p(gp, mu.lo, mu.hi), q(gq, nu.lo, nu.hi);
-      Estimate e = certified_divergence(p, q, quantity, options);
-      e.method += " (one step of the chain from a point: a clamped Gaussian)";
-      return e;
-    }
-  }
-  using Kind = Quantity::Kind;
-  Integrand R{Integrand::Kind::renyi, quantity.parameter, 0};
-  if (quantity.kind == Kind::kl) R.kind = Integrand::Kind::kl;
-  if (quantity.kind == Kind::hockey_stick || quantity.kind == Kind::tv) {
-    R.kind = Integrand::Kind::hockey;
-    R.level = quantity.kind == Kind::tv ? 0.0 : std::expm1(quantity.parameter);
-    if (!std::isfinite(R.level)) throw NumericalError(fmt::format("certified engine: e^eps overflows at eps = {}", quantity.parameter));
-  }
-  // The value from the enclosed ∫ R(r) dν (or the supremum of r), ends rounded outwards.
-  auto value = [&](const Enclosed& x) -> std::pair<double, double> {
-    switch (quantity.kind) {
-      case Kind::renyi: {
-        const double a1 = quantity.parameter - 1;
-        return {down(std::log1p(x.lo) / a1 * (1 - 4 * kUnit)), up(std::log1p(x.hi) / a1 * (1 + 4 * kUnit))};
-      }
-      case Kind::renyi_inf:
-        return {x.sup_lo > -1 ? down(std::log1p(x.sup_lo) * (1 - 4 * kUnit) - kTiny) : -kInf, up(std::log1p(x.sup_hi) * (1 + 4 * kUnit) + kTiny)};
-      case Kind::hockey_stick:
-      case Kind::tv: return {down(x.lo), std::min(1.0, up(x.hi))};
-      case Kind::kl: return {down(x.lo), up(x.hi)};
-    }
-    return {0, kInf};
-  };
-  double s_min = kInf;
-  for (const auto& st : nu.steps) s_min = std::min(s_min, st.s);
-  long cells = static_cast<long>(std::ceil(kCellsPerNoise * (nu.hi - nu.lo) / s_min));
-  cells = std::clamp(cells, kMinCells, kMaxCells);
-  // The first resolution within the budget: fewer cells for long chains (a wider enclosure, still certified).
-  const double steps = static_cast<double>(nu.steps.size());
-  cells = std::min(cells, static_cast<long>(std::sqrt(kMaxPairs / (2 * steps))));
-  if (cells < kMinCells)
-    throw NumericalError(fmt::format("certified engine: {} steps need at least {} cells each, beyond its budget of {:g} cell pairs",
-                                     nu.steps.size(), kMinCells, kMaxPairs));
+  if (auto e = one_step_from_point(mu, nu, quantity, options)) return std::move(*e);
+  const Integrand R = integrand_of(quantity);
+  long cells = first_cells(nu);
   const auto start = std::chrono::steady_clock::now();
   std::optional<Estimate> best;
   double pairs = 0, previous_width = kInf;
@@ -375,7 +396,7 @@ Estimate certified_chain_divergence(const sim::ChainForm& mu, const sim::ChainFo
       throw NumericalError(fmt::format("certified engine: {}", e.what()));
     }
     pairs += run->pairs;
-    const auto [lo, hi] = value(enclose(run->grid, run->m, run->d, run->s, run->z_lo, run->z_hi, R));
+    const auto [lo, hi] = value_of(quantity, enclose(run->grid, run->m, run->d, run->s, run->z_lo, run->z_hi, R));
     if (std::isfinite(hi))
       best = Estimate::from_interval(std::max(0.0, lo), hi, ErrorKind::certified,
                                      fmt::format("certified chain propagation ({} cells, second-order cell moments with bounded "

@@ -98,6 +98,52 @@ Quad combine_sums(const Piece& i, const Piece& j, const Ball& alpha, const Ball&
   return q;
 }
 
+// One piece's upper bound a x² + b x + c of log f (weight excluded) on [B, ∞), as `combine` uses it with the sign of
+// its coefficient; `unbounded` set where a Laplace sum's window does not reach its tail (T ≤ 0).
+Quad tail_quad(const Piece& pc, const Ball& coefficient, double B, slong prec, bool& unbounded) {
+  Quad q;  // log_c carries log w: subtract it back, weights are handled by the callers
+  arb_sub(q.c.get(), pc.log_c.get(), pc.log_w.get(), prec);
+  if (pc.sum()) {
+    Ball T;
+    arb_sub(T.get(), Ball(B).get(), pc.m.get(), prec);
+    div_d(T.get(), T.get(), pc.s, prec);
+    if (!arb_is_positive(T.get())) {
+      unbounded = true;
+      return q;
+    }
+    auto [logg, slope] = log_g_and_slope(pc, T, prec);
+    arb_add(q.c.get(), q.c.get(), logg.get(), prec);
+    arb_set_si(q.b.get(), -1);  // the slope in τ: −1, or −1 + g(T) for the upper bound (the tangent)
+    if (!arb_is_negative(coefficient.get())) {
+      arb_add(q.b.get(), q.b.get(), slope.get(), prec);
+      arb_mul(slope.get(), slope.get(), T.get(), prec);
+      arb_sub(q.c.get(), q.c.get(), slope.get(), prec);
+    }
+    div_d(q.b.get(), q.b.get(), pc.s, prec);  // in x: b, and c − b·m
+    Ball t;
+    arb_mul(t.get(), q.b.get(), pc.m.get(), prec);
+    arb_sub(q.c.get(), q.c.get(), t.get(), prec);
+    return q;
+  }
+  if (!pc.laplace) {  // −(x−m)²/(2s²) − log(s√(2π)) = a x² + (m/s²) x − m²/(2s²) − log(s√(2π))
+    arb_inv(q.a.get(), pc.s2.get(), prec);
+    arb_mul_2exp_si(q.a.get(), q.a.get(), -1);
+    arb_neg(q.a.get(), q.a.get());
+    arb_div(q.b.get(), pc.m.get(), pc.s2.get(), prec);
+    Ball t;
+    arb_sqr(t.get(), pc.m.get(), prec);
+    arb_mul(t.get(), t.get(), q.a.get(), prec);
+    arb_add(q.c.get(), q.c.get(), t.get(), prec);
+  } else {  // −(x−m)/s − log(2s)
+    arb_set_si(q.b.get(), -1);
+    div_d(q.b.get(), q.b.get(), pc.s, prec);
+    Ball t;
+    div_d(t.get(), pc.m.get(), pc.s, prec);
+    arb_add(q.c.get(), q.c.get(), t.get(), prec);
+  }
+  return q;
+}
+
 // An upper bound a x² + b x + c of α·log f_i + β·log f_j on the right tail [B, ∞) (B ≥ both centres), weights
 // excluded; exact for Gaussians and Laplaces (exact cancellations kept exact). A Laplace sum's log G(τ) is bounded
 // on τ ≥ T = (B − m)/s by its tangent at T from above and by log G(T) from below (log_g_and_slope), taking the
@@ -107,50 +153,7 @@ Quad combine(const Piece& i, const Piece& j, const Ball& alpha, const Ball& beta
       arb_is_nonpositive(beta.get()))
     return combine_sums(i, j, alpha, beta, B, prec);
   bool unbounded = false;
-  auto coefficients = [&](const Piece& pc, const Ball& coefficient) {
-    Quad q;  // log_c carries log w: subtract it back, weights are handled by the callers
-    arb_sub(q.c.get(), pc.log_c.get(), pc.log_w.get(), prec);
-    if (pc.sum()) {
-      Ball T;
-      arb_sub(T.get(), Ball(B).get(), pc.m.get(), prec);
-      div_d(T.get(), T.get(), pc.s, prec);
-      if (!arb_is_positive(T.get())) {
-        unbounded = true;
-        return q;
-      }
-      auto [logg, slope] = log_g_and_slope(pc, T, prec);
-      arb_add(q.c.get(), q.c.get(), logg.get(), prec);
-      arb_set_si(q.b.get(), -1);  // the slope in τ: −1, or −1 + g(T) for the upper bound (the tangent)
-      if (!arb_is_negative(coefficient.get())) {
-        arb_add(q.b.get(), q.b.get(), slope.get(), prec);
-        arb_mul(slope.get(), slope.get(), T.get(), prec);
-        arb_sub(q.c.get(), q.c.get(), slope.get(), prec);
-      }
-      div_d(q.b.get(), q.b.get(), pc.s, prec);  // in x: b, and c − b·m
-      Ball t;
-      arb_mul(t.get(), q.b.get(), pc.m.get(), prec);
-      arb_sub(q.c.get(), q.c.get(), t.get(), prec);
-      return q;
-    }
-    if (!pc.laplace) {  // −(x−m)²/(2s²) − log(s√(2π)) = a x² + (m/s²) x − m²/(2s²) − log(s√(2π))
-      arb_inv(q.a.get(), pc.s2.get(), prec);
-      arb_mul_2exp_si(q.a.get(), q.a.get(), -1);
-      arb_neg(q.a.get(), q.a.get());
-      arb_div(q.b.get(), pc.m.get(), pc.s2.get(), prec);
-      Ball t;
-      arb_sqr(t.get(), pc.m.get(), prec);
-      arb_mul(t.get(), t.get(), q.a.get(), prec);
-      arb_add(q.c.get(), q.c.get(), t.get(), prec);
-    } else {  // −(x−m)/s − log(2s)
-      arb_set_si(q.b.get(), -1);
-      div_d(q.b.get(), q.b.get(), pc.s, prec);
-      Ball t;
-      div_d(t.get(), pc.m.get(), pc.s, prec);
-      arb_add(q.c.get(), q.c.get(), t.get(), prec);
-    }
-    return q;
-  };
-  const Quad qi = coefficients(i, alpha), qj = coefficients(j, beta);
+  const Quad qi = tail_quad(i, alpha, B, prec, unbounded), qj = tail_quad(j, beta, B, prec, unbounded);
   Quad out;
   if (unbounded) {
     arb_pos_inf(out.c.get());
