@@ -125,7 +125,6 @@ LONG = {  # (file, name): lines when the rule came in
     ("verify/explore/explore_report.cpp", "explore_markdown"): 140,
     ("plots/explore_plots.cpp", "render_explore"): 130,
     ("verify/explore/explore.cpp", "run_frontier"): 127,
-    ("verify/api/api.cpp", "bracket_epsilon"): 126,
     ("verify/divergence/certified/chain_steps.cpp", "step_measure"): 123,
     ("verify/cases/case.cpp", "read"): 121,
     ("sim/processes/shuffling.cpp", "shuffled_krr_counts"): 119,
