@@ -1,4 +1,5 @@
 #include "verify/api/api.hpp"
+#include "verify/api/epsilon_search.hpp"
 
 #include "verify/divergence/consistency.hpp"
 
@@ -121,22 +122,6 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
   return out;
 }
 
-namespace {
-
-// How weak an interval kind is, for the bracket's label: the weakest kind used decides.
-int weakness(verify::ErrorKind k) {
-  switch (k) {
-    case verify::ErrorKind::exact: return 0;
-    case verify::ErrorKind::certified: return 1;
-    case verify::ErrorKind::quadrature: return 2;
-    case verify::ErrorKind::discretised: return 3;
-    case verify::ErrorKind::statistical: return 4;
-  }
-  return 4;
-}
-
-}  // namespace
-
 PrivacyProfile privacy_profile(const std::string& mu, const std::string& nu, const DivergenceRequest& request) {
   DivergenceRequest r = request;
   r.renyi.clear();
@@ -184,8 +169,8 @@ PrivacyProfile privacy_profile(const std::string& mu, const std::string& nu, con
     const bool reversed = std::pair(g.log_value(), g.value) > std::pair(f.log_value(), f.value);
     verify::Estimate e = reversed ? g : f;
     e.max_with(reversed ? f : g);
-    if (weakness(f.error_kind) > weakness(e.error_kind)) e.error_kind = f.error_kind;
-    if (weakness(g.error_kind) > weakness(e.error_kind)) e.error_kind = g.error_kind;
+    if (verify::weakness(f.error_kind) > verify::weakness(e.error_kind)) e.error_kind = f.error_kind;
+    if (verify::weakness(g.error_kind) > verify::weakness(e.error_kind)) e.error_kind = g.error_kind;
     e.level = std::min(f.level, g.level);
     out.delta.push_back(std::move(e));
     out.reversed.push_back(reversed);
@@ -197,188 +182,6 @@ namespace {
 
 // The profile at one eps: the interval [max of lowers, max of uppers], with the weakest kind of interval and the
 // smallest level of the two directions.
-struct ProfileAt {
-  double lower = 0, upper = 0;
-  verify::ErrorKind kind = verify::ErrorKind::exact;
-  double level = 1;
-};
-
-ProfileAt profile_at(const std::string& mu, const std::string& nu, double eps, const DivergenceRequest& request) {
-  DivergenceRequest r = request;
-  r.hockey_stick = {eps};
-  r.progress = nullptr;  // one step of a root search: no progress of its own
-  const verify::Estimate e = privacy_profile(mu, nu, r).delta.front();
-  return {e.lower, e.upper, e.error_kind, e.level};
-}
-
-// The bracket of ε(δ) by a search on the profile's intervals (epsilon_for_delta checks the inputs). A probe moves an
-// end only by the rule of the bracket: δ certainly above (lower) or certainly at most (upper).
-class EpsilonSearch {
- public:
-  EpsilonSearch(const std::string& mu, const std::string& nu, double delta, const DivergenceRequest& request, double eps_max,
-                double rel_tol)
-      : mu_(mu), nu_(nu), delta_(delta), log_delta_(std::log(delta)), request_(request), eps_max_(eps_max), rel_tol_(rel_tol) {}
-
-  verify::Estimate run() {
-    const auto at_zero = profile(0);
-    if (at_zero.second <= delta_) return finish(0, 0, "delta(0) is already at most delta");
-    lower_ = 0;
-    f_lower_ = offset(at_zero);
-    find_upper();
-    refine();
-    verify::Estimate e = finish(lower_, upper_, how());
-    place_value(e);
-    return e;
-  }
-
- private:
-  using Interval = std::pair<double, double>;
-
-  // The profile's interval at eps; the kinds and levels of every probe are carried into the result.
-  Interval profile(double eps) {
-    const ProfileAt p = profile_at(mu_, nu_, eps, request_);
-    if (weakness(p.kind) > weakness(kind_)) kind_ = p.kind;
-    level_ = std::min(level_, p.level);
-    ++evaluations_;
-    return {p.lower, p.upper};
-  }
-  // log of the interval's midpoint − log δ: the function whose root the secant steps look for.
-  double offset(const Interval& d) const {
-    const double m = 0.5 * (d.first + d.second);
-    return (m > 0 ? std::log(m) : -kInf) - log_delta_;
-  }
-  verify::Estimate finish(double lower, double upper, const std::string& how) const {
-    verify::Estimate e = verify::Estimate::from_interval(lower, upper, kind_, how);
-    e.level = level_;
-    e.work = evaluations_;
-    e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    return e;
-  }
-  double tolerance() const { return rel_tol_ * std::max(1.0, upper_); }
-  bool undecided() const { return s_lo_ <= s_hi_; }  // some probe straddled δ
-
-  // A bracket: double eps until the profile is certainly at most δ.
-  void find_upper() {
-    for (double hi = std::min(1.0, eps_max_);; hi = std::min(2 * hi, eps_max_)) {
-      const Interval d = profile(hi);
-      if (d.second <= delta_) {
-        upper_ = hi;
-        f_upper_ = offset(d);
-        return;
-      }
-      if (!(d.first > delta_))
-        throw NumericalError(fmt::format("epsilon: the profile's interval at eps = {:g}, [{:.6g}, {:.6g}], straddles delta = {:g} "
-                                         "before a bracket was found", hi, d.first, d.second, delta_));
-      lower_ = hi;
-      f_lower_ = offset(d);
-      if (hi >= eps_max_)
-        invalid_input("epsilon: delta({:g}) >= {:.6g} > delta = {:g} up to eps_max = {:g} (raise eps_max: --eps-max on the command "
-                      "line, eps_max= in Python; at most 1e6)", hi, d.first, delta_, eps_max_);
-    }
-  }
-
-  // Inside the bracket: the secant through the last two probes of log δ(ε) (smooth and nearly linear in ε: a few
-  // steps reach the root), a probe half the tolerance past the last one where the secant lands that close to it (so
-  // that the other end closes in too), and a bisection whenever three probes have not halved the bracket. A probe
-  // whose interval straddles δ lies near the root, not at the end of the search: such probes span an undecided
-  // stretch [s_lo, s_hi], and the search steps out of it towards each end (half the tolerance first, doubling while
-  // the probes still straddle; never past the gap's midpoint) until each gap is within the tolerance or no wider than
-  // the stretch itself (the profile cannot place the root more finely).
-  void refine() {
-    probes_ = {{lower_, f_lower_}, {upper_, f_upper_}};
-    x_prev_ = lower_, f_prev_ = f_lower_, x_last_ = upper_, f_last_ = f_upper_, checkpoint_ = upper_ - lower_;
-    while (!done()) {
-      const double x = next_probe();
-      const Interval d = profile(x);
-      probes_.emplace_back(x, offset(d));
-      if (d.second <= delta_) {
-        upper_ = x;
-      } else if (d.first > delta_) {
-        lower_ = x;
-      } else {
-        if (!undecided()) step_below_ = step_above_ = 0.5 * tolerance();  // the first such probe: the root is near
-        if (!undecided() || x < s_lo_ || x > s_hi_) straddle_ = d;
-        s_lo_ = std::min(s_lo_, x), s_hi_ = std::max(s_hi_, x);
-      }
-      x_prev_ = x_last_, f_prev_ = f_last_;
-      x_last_ = x, f_last_ = probes_.back().second;
-      if (upper_ - lower_ <= 0.5 * checkpoint_) checkpoint_ = upper_ - lower_, since_halved_ = 0;
-      else ++since_halved_;
-    }
-  }
-  bool done() const {
-    if (upper_ - lower_ <= tolerance()) return true;
-    if (!undecided()) return false;
-    const double reach = std::max(0.5 * tolerance(), s_hi_ - s_lo_);
-    return s_lo_ - lower_ <= reach && upper_ - s_hi_ <= reach;
-  }
-  double next_probe() {
-    const double tol = tolerance();
-    if (undecided()) {  // step out of the undecided stretch on the side with the wider gap, doubling the step there
-      const bool below = s_lo_ - lower_ >= upper_ - s_hi_;
-      double& step = below ? step_below_ : step_above_;
-      const double x = below ? std::max(0.5 * (lower_ + s_lo_), s_lo_ - step) : std::min(0.5 * (s_hi_ + upper_), s_hi_ + step);
-      step *= 2;
-      return x;
-    }
-    if (since_halved_ < 3 && std::isfinite(f_prev_) && std::isfinite(f_last_) && f_prev_ != f_last_) {
-      const double secant = x_last_ - f_last_ * (x_last_ - x_prev_) / (f_last_ - f_prev_);
-      if (secant > lower_ && secant < upper_) {
-        double x = secant;
-        if (std::fabs(x - x_last_) < 0.5 * tol) x = x_last_ + (x_last_ == lower_ ? 0.5 : -0.5) * tol;
-        return std::clamp(x, lower_ + 0.25 * tol, upper_ - 0.25 * tol);
-      }
-    }
-    return 0.5 * (lower_ + upper_);
-  }
-  std::string how() const {
-    return fmt::format(
-        "bracketed root search (secant and bisection) on max(H_eps(mu||nu), H_eps(nu||mu)): a bracket of the root from {} "
-        "intervals of the profile{}",
-        verify::to_string(kind_),
-        undecided() && upper_ - lower_ > tolerance()
-            ? fmt::format(" (wider than the tolerance {:.1e}: at eps in [{:.12g}, {:.12g}] the profile's interval, e.g. [{:.12g}, {:.12g}], "
-                          "contains delta = {:g})",
-                          rel_tol_, s_lo_, s_hi_, straddle_.first, straddle_.second, delta_)
-            : "");
-  }
-  // The value printed: where log δ(ε) crosses log δ between the two probes around the crossing (linear interpolation
-  // of the interval midpoints' logarithms), inside the bracket; the bracket's midpoint only where the probes say
-  // nothing finer.
-  void place_value(verify::Estimate& e) {
-    std::sort(probes_.begin(), probes_.end());
-    for (std::size_t i = 0; i + 1 < probes_.size(); ++i) {
-      const auto [x0, f0] = probes_[i];
-      const auto [x1, f1] = probes_[i + 1];
-      if (std::isfinite(f0) && std::isfinite(f1) && f0 >= 0 && f1 <= 0 && f0 != f1 && x0 >= lower_ && x1 <= upper_) {
-        e.set_value(x0 + f0 * (x1 - x0) / (f0 - f1));
-        return;
-      }
-    }
-  }
-
-  const std::string& mu_;
-  const std::string& nu_;
-  const double delta_, log_delta_;
-  const DivergenceRequest& request_;
-  const double eps_max_, rel_tol_;
-  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  long evaluations_ = 0;
-  verify::ErrorKind kind_ = verify::ErrorKind::exact;
-  double level_ = 1;
-  double lower_ = 0, upper_ = 0, f_lower_ = 0, f_upper_ = -kInf;  // the bracket and its offsets
-  std::vector<Interval> probes_;                                 // (eps, offset) of every probe
-  double s_lo_ = kInf, s_hi_ = -kInf, step_below_ = 0, step_above_ = 0;  // the undecided stretch
-  Interval straddle_{0, 0};
-  double x_prev_ = 0, f_prev_ = 0, x_last_ = 0, f_last_ = 0, checkpoint_ = 0;
-  int since_halved_ = 0;
-};
-
-verify::Estimate bracket_epsilon(const std::string& mu, const std::string& nu, double delta, const DivergenceRequest& request,
-                                 double eps_max, double rel_tol) {
-  return EpsilonSearch(mu, nu, delta, request, eps_max, rel_tol).run();
-}
-
 }  // namespace
 
 verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu, double delta, const DivergenceRequest& request,
@@ -407,7 +210,7 @@ verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu,
     high = profile_at(mu, nu, located->upper, request);
     if ((!low || low->lower > delta) && high->upper <= delta) {
       verify::ErrorKind kind = high->kind;
-      if (low && weakness(low->kind) > weakness(kind)) kind = low->kind;
+      if (low && verify::weakness(low->kind) > verify::weakness(kind)) kind = low->kind;
       verify::Estimate e = verify::Estimate::from_interval(
           located->lower, located->upper, kind,
           fmt::format("a bracket of the root whose ends rest on {} intervals of max(H_eps(mu||nu), H_eps(nu||mu)) "

@@ -22,17 +22,6 @@ namespace privamp::verify {
 
 namespace {
 
-int weakness(ErrorKind k) {
-  switch (k) {
-    case ErrorKind::exact: return 0;
-    case ErrorKind::certified: return 1;
-    case ErrorKind::quadrature: return 2;
-    case ErrorKind::discretised: return 3;
-    case ErrorKind::statistical: return 4;
-  }
-  return 4;
-}
-
 // Σ_i T_i·D_i in log space (the terms are ≥ 0), each end from the terms' ends; the multiplications and the
 // log-sum-exp round by a few ulps per term, carried outwards.
 Estimate add_up(const std::vector<std::pair<Estimate, long>>& terms) {

@@ -21,6 +21,17 @@ std::string to_string(ErrorKind kind) {
   return "?";
 }
 
+int weakness(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::exact: return 0;
+    case ErrorKind::certified: return 1;
+    case ErrorKind::quadrature: return 2;
+    case ErrorKind::discretised: return 3;
+    case ErrorKind::statistical: return 4;
+  }
+  return 4;
+}
+
 std::string to_string(ErrorPart part) {
   switch (part) {
     case ErrorPart::rounding: return "rounding";

@@ -23,6 +23,9 @@ enum class ErrorKind {
 };
 
 std::string to_string(ErrorKind kind);
+// How weak an interval kind is (exact 0, certified 1, a-posteriori 2, discretised 3, statistical 4): an interval
+// combined from several is labelled by the weakest.
+int weakness(ErrorKind kind);
 
 // What an interval's width is made of: the contributions the engines add, each a named number. `method` says how
 // an interval was obtained; the budget says how much each part weighs ("which term dominates this wide row?").
