@@ -57,7 +57,7 @@ void check_target(std::string_view option, const std::filesystem::path& path) {
   const std::string named = option.empty() ? path.string() : fmt::format("{} {}", option, path.string());
   if (S_ISLNK(st.st_mode))
     invalid_input("{}: is a symbolic link; privamp never writes through a link (remove it, or choose "
-                                      "another output folder)", named);
+                  "another output folder)", named);
   if (!S_ISREG(st.st_mode))
     invalid_input("{}: is not a regular file (a folder, device or pipe); privamp writes only regular files", named);
 }
@@ -198,9 +198,9 @@ OutputLock::OutputLock(std::string_view option, const std::filesystem::path& dir
     ::close(fd_);
     fd_ = -1;
     invalid_input("{} {}: {} is {}; privamp writes its pid there and will not (remove it, or choose "
-                                      "another output folder)", option, dir.string(), file.string(),
-                                      linked ? fmt::format("a hard link shared with {} other name(s)", st.st_nlink - 1)
-                                             : "not a regular file");
+                  "another output folder)", option, dir.string(), file.string(),
+                  linked ? fmt::format("a hard link shared with {} other name(s)", st.st_nlink - 1)
+                         : "not a regular file");
   }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     char text[32] = {};
@@ -210,8 +210,8 @@ OutputLock::OutputLock(std::string_view option, const std::filesystem::path& dir
     ::close(fd_);
     fd_ = -1;
     invalid_input("{} {}: another privamp run{} is writing into this folder; wait for it to end or "
-                                      "choose another folder",
-                                      option, dir.string(), holder.empty() ? "" : fmt::format(" (pid {})", holder));
+                  "choose another folder",
+                  option, dir.string(), holder.empty() ? "" : fmt::format(" (pid {})", holder));
   }
   const std::string pid = fmt::format("{}\n", ::getpid());
   if (::ftruncate(fd_, 0) == 0) {

@@ -317,7 +317,7 @@ std::vector<std::vector<Point>> select(const Figure& figure, const std::vector<R
         const auto it = row.params.numbers.find(figure.x);
         if (it == row.params.numbers.end())
           invalid_input("figure '{}': x = '{}' is not a number in the rows of case '{}'", figure.name,
-                                            figure.x, s.case_name);
+                        figure.x, s.case_name);
         x = it->second;
       }
       const verify::Estimate& e = row.exact;

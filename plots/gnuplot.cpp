@@ -195,8 +195,8 @@ std::optional<long long> source_date_epoch() {
   const long long seconds = digits ? std::stoll(value) : -1;
   if (!digits || seconds > kLast)
     invalid_input("SOURCE_DATE_EPOCH: '{}' is not a time for a PDF's creation date (allowed: whole "
-                                      "seconds since 1970, 0 <= SOURCE_DATE_EPOCH <= {}; unset it for the current time)",
-                                      value.size() > 40 ? value.substr(0, 40) + "..." : value, kLast);
+                  "seconds since 1970, 0 <= SOURCE_DATE_EPOCH <= {}; unset it for the current time)",
+                  value.size() > 40 ? value.substr(0, 40) + "..." : value, kLast);
   return seconds;
 }
 

@@ -21,12 +21,12 @@ FiniteKernel::FiniteKernel(Eigen::MatrixXd matrix, double tolerance) : k_(std::m
       const double v = k_(x, y);
       if (!(v >= 0) || !std::isfinite(v))
         invalid_input("kernel: entry K({}, {}) = {} is out of range (allowed: 0 <= value < inf)", x,
-                                          y, format_number(v));
+                      y, format_number(v));
       sum += v;
     }
     if (std::fabs(sum - 1) > tolerance)
       invalid_input("kernel: row {} sums to {}, not 1: the matrix is not row-stochastic", x,
-                                        format_number(sum));
+                    format_number(sum));
     k_.row(x) /= sum;  // remove the rounding left within the tolerance
   }
   cumulative_.resize(static_cast<std::size_t>(k_.rows()));

@@ -78,9 +78,9 @@ std::vector<std::pair<double, double>> hidden_peaks(const Formula& f, double fro
         continue;
       }
       invalid_input("density: the mass of exp(log_pdf '{}') in [{:.6g}, {:.6g}] cannot be bounded (its "
-                                        "enclosure there reaches {:.6g}, its value at the middle is {:.6g}): give loc and "
-                                        "scale where the mass is, or lo and hi",
-                                        f.text(), p.a, p.b, e.hi, at);
+                    "enclosure there reaches {:.6g}, its value at the middle is {:.6g}): give loc and "
+                    "scale where the mass is, or lo and hi",
+                    f.text(), p.a, p.b, e.hi, at);
     }
     pending.push_back({p.a, mid, p.depth + 1});
     pending.push_back({mid, p.b, p.depth + 1});
@@ -144,7 +144,7 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
     const double v = (*f_)(x);
     if (std::isnan(v) || v == kInf)
       invalid_input("density: log_pdf '{}' is {} at x = {} (allowed: finite, or -inf where the density "
-                                        "vanishes)", f_->text(), v, format_number(x));
+                    "vanishes)", f_->text(), v, format_number(x));
     return v;
   };
   // The mode: a scan of ±64 scales around loc (and the ends of a bounded support).
@@ -160,7 +160,7 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
   }
   if (max_ == -kInf)
     invalid_input("density: exp(log_pdf) vanishes at every point scanned within 64 scales of loc = {} "
-                                      "(give loc and scale where the mass is)", format_number(loc));
+                  "(give loc and scale where the mass is)", format_number(loc));
   // The window and the tails: march out of an unbounded side until f has fallen kDrop below its maximum.
   for (int side : {-1, 1}) {
     const double end = side < 0 ? lo : hi;
@@ -177,20 +177,20 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
     }
     if (!decayed)
       invalid_input("density: exp(log_pdf) is not normalisable: log_pdf '{}' does not decay towards "
-                                        "{}inf (it is {} at x = {:.6g}, its maximum {})", f_->text(), side < 0 ? "-" : "+",
-                                        f(x), x, max_);
+                    "{}inf (it is {} at x = {:.6g}, its maximum {})", f_->text(), side < 0 ? "-" : "+",
+                    f(x), x, max_);
     const TailShape t = tail_at(*f_, x, side);
     if (!(t.quad > 0 || t.lin > 0))
       invalid_input("density: exp(log_pdf) is not normalisable: log_pdf '{}' does not keep decreasing "
-                                        "towards {}inf (slope {:.3g} at x = {:.6g})", f_->text(), side < 0 ? "-" : "+", t.lin, x);
+                    "towards {}inf (slope {:.3g} at x = {:.6g})", f_->text(), side < 0 ? "-" : "+", t.lin, x);
     (side < 0 ? window_lo_ : window_hi_) = x;
     (side < 0 ? left_ : right_) = t;
   }
   for (double edge : {scan.front(), scan[1024]})  // the scan's ends inside the support: the maximum must not sit there
     if (mode_ == edge && edge > lo && edge < hi)
       invalid_input("density: log_pdf '{}' is largest at x = {}, the end of the scan within 64 scales "
-                                        "of loc = {} (scale = {}): give loc and scale where the mass is", f_->text(),
-                                        format_number(edge), format_number(loc), format_number(scale));
+                    "of loc = {} (scale = {}): give loc and scale where the mass is", f_->text(),
+                    format_number(edge), format_number(loc), format_number(scale));
   // Mass the scan could miss: a certified search with the formula's enclosure, over the window and dyadic shells
   // beyond it out to 2^40 scales (or the support's ends). Peaks found become anchors of every quadrature; one beyond
   // the window extends it (and its tail is taken past that peak).
@@ -418,11 +418,11 @@ Convolution::Convolution(LawPtr a, LawPtr b) : a_(std::move(a)), b_(std::move(b)
   }
   if (cost_ > kMaxDensityCost)
     invalid_input("convolve: each density evaluation of this law would take about {:.2g} evaluations of "
-                                      "its parts (an integral over {:.0f} pieces of its operands' densities, and nested "
-                                      "convolutions integrate inside integrals); the limit is {:.0e}: convolve at most two "
-                                      "laws with densities and few pieces (a law on a grid has one per cell), or use "
-                                      "laplace_nfold, laplace_sum or a Gaussian for sums of many",
-                                      cost_, std::max(pieces, 1.0), kMaxDensityCost);
+                  "its parts (an integral over {:.0f} pieces of its operands' densities, and nested "
+                  "convolutions integrate inside integrals); the limit is {:.0e}: convolve at most two "
+                  "laws with densities and few pieces (a law on a grid has one per cell), or use "
+                  "laplace_nfold, laplace_sum or a Gaussian for sums of many",
+                  cost_, std::max(pieces, 1.0), kMaxDensityCost);
   // Support of the continuous part: density ⊗ density, density ⊗ atoms, atoms ⊗ density.
   support_ = {kInf, -kInf};
   auto cover = [&](double l, double h) {

@@ -27,7 +27,7 @@ FiniteLaw::FiniteLaw(std::vector<double> locations, const Eigen::VectorXd& masse
   // Decimal inputs sum to 1 within a few rounding units; anything further off is a typo, not rounding.
   if (std::fabs(total - 1) > 1e-12 * static_cast<double>(masses.size()))
     invalid_input("pmf: parameter 'p' is not normalised: masses sum to {} (allowed within {:.0e} of 1)",
-                                      format_number(total), 1e-12 * static_cast<double>(masses.size()));
+                  format_number(total), 1e-12 * static_cast<double>(masses.size()));
   std::vector<std::string> l, m;
   for (std::size_t i = 0; i < locations.size(); ++i) {
     atoms_.push_back({locations[i], std::log(masses[static_cast<Eigen::Index>(i)] / total)});
@@ -46,7 +46,7 @@ FiniteLaw FiniteLaw::from_log_masses(std::vector<double> locations, std::vector<
   const double total = log_sum_exp<double>(log_masses);
   if (!(std::fabs(total) <= 1e-9))
     invalid_input("{}: internal pmf not normalised (log total mass {})", f.expression_,
-                                      format_number(total));
+                  format_number(total));
   f.finish();
   return f;
 }

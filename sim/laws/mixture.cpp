@@ -28,7 +28,7 @@ Mixture::Mixture(std::vector<double> weights, std::vector<LawPtr> components)
     : weights_(std::move(weights)), components_(std::move(components)) {
   if (weights_.size() != components_.size())
     invalid_input("mixture: {} weights for {} laws; give one weight per law", weights_.size(),
-                                      components_.size());
+                  components_.size());
   if (components_.empty()) invalid_input("mixture: parameter 'laws' must list at least one law");
   double total = 0;
   for (double w : weights_) {
@@ -161,8 +161,8 @@ std::shared_ptr<const Mixture> binomial_mixture(long m, double p, const std::fun
   for (long k = 0; k <= m; ++k) kept += std::exp(log_binomial_pmf(k, m, p)) >= 1e-300;
   if (kept > kMaxBinomialComponents)
     invalid_input("binomial_mix(m={}, p={}): {} components of weight >= 1e-300; at most {} (each density "
-                                      "evaluation visits every component): use a smaller m or p",
-                                      m, format_number(p), kept, kMaxBinomialComponents);
+                  "evaluation visits every component): use a smaller m or p",
+                  m, format_number(p), kept, kMaxBinomialComponents);
   Mixture::BinomialWeights source{m, p, {}};
   for (long k = 0; k <= m; ++k) {
     const double w = std::exp(log_binomial_pmf(k, m, p));

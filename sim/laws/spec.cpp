@@ -42,8 +42,8 @@ void check_propagation_work(const char* law, const char* steps_name, long steps,
   const double work = static_cast<double>(steps) * static_cast<double>(cells) * static_cast<double>(cells);
   if (work > DiscretisationLimits::max_propagation_work)
     invalid_input("{}: {} x cells^2 = {} x {}^2 = {:.3g} exceeds the work limit {:.0e} (about 10 s); "
-                                      "lower {} or cells", law, steps_name, steps, cells, work, DiscretisationLimits::max_propagation_work,
-                                      steps_name);
+                  "lower {} or cells", law, steps_name, steps, cells, work, DiscretisationLimits::max_propagation_work,
+                  steps_name);
 }
 std::string to_string(ParamKind kind) {
   switch (kind) {

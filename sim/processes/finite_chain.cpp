@@ -29,7 +29,7 @@ LawSpec chain_law_spec() {
       const double work = static_cast<double>(k.rows()) * static_cast<double>(k.rows()) * static_cast<double>(t);
       if (work > 2e9)
         invalid_input("chain: states^2 x t = {}^2 x {} = {:.3g} exceeds the work limit 2e9 (about 5 s); "
-                                          "lower t", k.rows(), t, work);
+                      "lower t", k.rows(), t, work);
       auto kernel = std::make_shared<const FiniteKernel>(k);
       auto vec = [](const std::vector<double>& v) {
         return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size())));

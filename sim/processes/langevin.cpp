@@ -44,8 +44,8 @@ void Potential::check(double lo, double hi) const {
   const Extremum drift = sup_abs(*formula, 0, 1, box);
   if (drift.value.hi > kMaxDrift)
     invalid_input("potential '{}': |U'| reaches {:.6g} on [{}, {}] (certified enclosure {}): above {}, the "
-                                      "discretised generator is too stiff; narrow [lo, hi]", name, drift.value.lo,
-                                      format_number(lo), format_number(hi), describe(drift, *formula), kMaxDrift);
+                  "discretised generator is too stiff; narrow [lo, hi]", name, drift.value.lo,
+                  format_number(lo), format_number(hi), describe(drift, *formula), kMaxDrift);
 }
 
 Potential Potential::quadratic(double theta) {
@@ -127,7 +127,7 @@ int LangevinChain::node(double x) const {
   const long i = std::lround(k);
   if (i < 0 || i >= nodes() || std::fabs(k - static_cast<double>(i)) > 1e-9)
     invalid_input("langevin: x = {} is not a grid node (lo {}, spacing {})", format_number(x),
-                                      format_number(lo_), format_number(h_));
+                  format_number(lo_), format_number(h_));
   return static_cast<int>(i);
 }
 

@@ -87,7 +87,7 @@ void expression_error(const std::string& label, const std::string& text, std::si
   const std::size_t from = column > 60 ? column - 60 : 0, to = std::min(text.size(), column + 60);
   const std::string before = from > 0 ? "..." : "", after = to < text.size() ? "..." : "";
   invalid_input("{}, column {}: {}\n  {}{}{}\n  {}^", label, column + 1, why, before,
-                                    text.substr(from, to - from), after, std::string(before.size() + column - from, ' '));
+                text.substr(from, to - from), after, std::string(before.size() + column - from, ' '));
 }
 
 namespace {

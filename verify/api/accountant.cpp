@@ -33,7 +33,7 @@ std::pair<std::string, std::string> composed_pair(const std::vector<Release>& re
   if (releases.empty()) invalid_input("accountant: no mechanism was composed (compose at least one event)");
   if (releases.size() > 64)
     invalid_input("accountant: {} different mechanisms; at most 64 (self-compose repeated ones: a count)",
-                                      releases.size());
+                  releases.size());
   std::vector<std::string> mu, nu;
   for (const Release& r : releases) {
     if (r.count < 1 || r.count > kMaxStepsCalibrated)
@@ -144,8 +144,8 @@ void solve_steps(const CalibrationRequest& r, const ProbeAt& probe, Calibration&
   }
   if (yes == 0)
     invalid_input("calibrate: even one step is not ({}, {})-DP at noise multiplier {} and sample rate {}{}",
-                                      number(r.target_epsilon), number(r.delta), number(*r.noise_multiplier), number(*r.sample_rate),
-                                      undecided ? " (or within the profile's error of it)" : "");
+                  number(r.target_epsilon), number(r.delta), number(*r.noise_multiplier), number(*r.sample_rate),
+                  undecided ? " (or within the profile's error of it)" : "");
   while (no != 0 && no - yes > 1 && !undecided) {
     const long mid = yes + (no - yes) / 2;
     const Probe p = probe(static_cast<double>(mid));
@@ -192,8 +192,8 @@ void solve_continuous(const CalibrationRequest& r, const ProbeAt& probe_x, Calib
     }
     if (y_no && y >= y_max)
       invalid_input("calibrate: no {} in [{}, {}] makes the run ({}, {})-DP", c.solved,
-                                        number(noise ? kMinNoise : kMinRate), number(noise ? kMaxNoise : 1.0),
-                                        number(r.target_epsilon), number(r.delta));
+                    number(noise ? kMinNoise : kMinRate), number(noise ? kMaxNoise : 1.0),
+                    number(r.target_epsilon), number(r.delta));
     y = std::clamp(y_yes ? y - std::log(2.0) : y + std::log(2.0), y_min, y_max);
   }
   const Bracket b = narrow(Bracket{*y_no, *y_yes}, f_no, f_yes, tol, probe);
@@ -215,7 +215,7 @@ Calibration calibrate(const CalibrationRequest& r) {
   const int open = !r.noise_multiplier + !r.sample_rate + !r.steps;
   if (open != 1)
     invalid_input("calibrate: leave exactly one of noise_multiplier, sample_rate and steps open (the one to "
-                                      "solve for); {} are open", open);
+                  "solve for); {} are open", open);
   Calibration c;
   c.solved = !r.noise_multiplier ? "noise_multiplier" : !r.sample_rate ? "sample_rate" : "steps";
   run_at(r, c.solved, c.solved == "sample_rate" ? 0.5 : 1.0);  // the fixed parameters checked now, before any work

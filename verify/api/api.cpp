@@ -64,9 +64,9 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
   // Every size and amount of work bounded before anything is built or computed.
   if (out.quantities.size() > kMaxQuantities)
     invalid_input("divergence: {} quantities in one call ({} Renyi orders, {} hockey-stick epsilons{}); at most {}: "
-                                      "split them over several calls",
-                                      out.quantities.size(), r.renyi.size(), r.hockey_stick.size(),
-                                      r.kl || r.tv ? ", KL/TV" : "", kMaxQuantities);
+                  "split them over several calls",
+                  out.quantities.size(), r.renyi.size(), r.hockey_stick.size(),
+                  r.kl || r.tv ? ", KL/TV" : "", kMaxQuantities);
   if (r.samples < 1 || r.samples > kMaxSamples)
     throw_invalid("divergence", "samples", static_cast<double>(r.samples), fmt::format("1 <= samples <= {:.0e}", static_cast<double>(kMaxSamples)));
   if (!(r.rel_tol >= 1e-15 && r.rel_tol <= 0.5)) throw_invalid("divergence", "rel_tol", r.rel_tol, "1e-15 <= rel_tol <= 0.5");
@@ -279,7 +279,7 @@ Eigen::MatrixXd to_matrix(const std::vector<std::vector<double>>& rows, const st
   for (std::size_t i = 0; i < n; ++i) {
     if (rows[i].size() != n)
       invalid_input("{}: row {} has {} entries; a kernel on {} states needs {} (square matrix)", what, i,
-                                        rows[i].size(), n, n);
+                    rows[i].size(), n, n);
     for (std::size_t j = 0; j < n; ++j) m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];
   }
   return m;
@@ -341,11 +341,11 @@ sim::FiniteKernel parse_kernel(const std::string& text) {
       const std::size_t at = e.byte > 0 ? std::min<std::size_t>(e.byte - 1, text.size()) : 0;
       const std::size_t from = at > 20 ? at - 20 : 0;
       invalid_input("K: not a list of rows of decimal numbers such as [[0.5, 0.5], [0.2, 0.8]]: unexpected "
-                                        "text at character {}: '{}' (NaN, inf and fractions such as 1/3 are not numbers here)",
-                                        at + 1, text.substr(from, std::min<std::size_t>(40, text.size() - from)));
+                    "text at character {}: '{}' (NaN, inf and fractions such as 1/3 are not numbers here)",
+                    at + 1, text.substr(from, std::min<std::size_t>(40, text.size() - from)));
     } catch (const nlohmann::json::exception& e) {  // e.g. a number beyond the range of doubles (1e400)
       invalid_input("K: not a list of rows of finite decimal numbers (numbers must be within "
-                                        "+-1.8e308): {}", e.what());
+                    "+-1.8e308): {}", e.what());
     }
     return sim::FiniteKernel(to_matrix(rows_from_json(j, what), what));
   }
@@ -415,9 +415,9 @@ KernelResult kernel(const sim::FiniteKernel& k, const KernelRequest& r) {
                          std::pow(n / 30, 5) * static_cast<double>(r.renyi.size());
   if (seconds > 60)
     invalid_input("kernel: {} values of eps' and {} orders alpha on a {}-state kernel: about {:.0f} s "
-                                      "of exact enumeration (states^4 maps per value: ~1 s per eps' at 64 states, ~1 s "
-                                      "per alpha at 30 states); at most ~60 s per call: give fewer values",
-                                      r.eps_prime.size(), r.renyi.size(), k.size(), seconds);
+                  "of exact enumeration (states^4 maps per value: ~1 s per eps' at 64 states, ~1 s "
+                  "per alpha at 30 states); at most ~60 s per call: give fewer values",
+                  r.eps_prime.size(), r.renyi.size(), k.size(), seconds);
   out.dp = r.dp;
   out.theorem1 = verify::theorem1_points(k, eps, delta);
   // (Each enumeration runs only when asked for: its state limit applies to what is computed.)
@@ -556,9 +556,9 @@ ExploreSelection select_explore(const ExploreRequest& request) {
   }
   if (out.runs.empty())
     invalid_input("explore: no case {}{}with a [case.explore] table in {}",
-                                      request.case_name.empty() ? "" : "named '" + request.case_name + "' ",
-                                      only_id.empty() ? "" : "checking " + only_id + " ",
-                                      fmt::join(request.targets.empty() ? std::vector<std::string>{request.cases_dir} : request.targets, ", "));
+                  request.case_name.empty() ? "" : "named '" + request.case_name + "' ",
+                  only_id.empty() ? "" : "checking " + only_id + " ",
+                  fmt::join(request.targets.empty() ? std::vector<std::string>{request.cases_dir} : request.targets, ", "));
   return out;
 }
 

@@ -114,7 +114,7 @@ void add_declared(DeclaredBounds& all, std::vector<BoundEntry> bounds) {
     for (const BoundEntry& b : all)
       if (b.id == e.id)
         invalid_input("{}:{}: key 'id': bound '{}' is declared twice: here and at {} (one ID, one bound: rename one of them)",
-                                          e.declared_in, e.declared_line, e.id, declared_at(b));
+                      e.declared_in, e.declared_line, e.id, declared_at(b));
     all.push_back(std::move(e));
   }
 }

@@ -403,7 +403,7 @@ class Reader : public TomlReader {
           // A kernel case computes the exact worst case over states^4 maps: its size is bounded before anything runs.
           if (kernel.size() > kMaxWorstCaseStates)
             invalid_input("{} states; a kernel case computes the exact worst case over states^4 maps "
-                                              "of the canonical pair: at most {} states", kernel.size(), kMaxWorstCaseStates);
+                          "of the canonical pair: at most {} states", kernel.size(), kMaxWorstCaseStates);
           add_kernel_constants(kernel, q);  // what Theorem 1's entries read (O(states^3): cheap at 64 states)
         } catch (const InvalidArgument& e) {
           fail(t.get("kernel"), "kernel", where() + e.what());

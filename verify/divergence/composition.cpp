@@ -264,11 +264,11 @@ std::vector<ReleasePair> release_pairs(const sim::Law& p, const sim::Law& q) {
   const auto* cq = std::get_if<sim::form::Composition>(&form_q);
   if (!cp || !cq)
     invalid_input("a composition is compared with a composition of as many releases: {} against {} "
-                                      "(write power(nu, T) for the {} law)",
-                                      p.brief(), q.brief(), cp ? "second" : "first");
+                  "(write power(nu, T) for the {} law)",
+                  p.brief(), q.brief(), cp ? "second" : "first");
   if (cp->releases != cq->releases)
     invalid_input("the compositions have different numbers of releases: {} ({}) against {} ({})",
-                                      cp->releases, p.brief(), cq->releases, q.brief());
+                  cp->releases, p.brief(), cq->releases, q.brief());
   const auto fp = cp->factors;
   const auto fq = cq->factors;
   std::vector<ReleasePair> out;
@@ -286,7 +286,7 @@ std::vector<ReleasePair> release_pairs(const sim::Law& p, const sim::Law& q) {
   for (const ReleasePair& r : out) {
     if (r.mu->dimension() != r.nu->dimension())
       invalid_input("released laws of different dimensions are paired: {} (R^{}) against {} (R^{})",
-                                        r.mu->brief(), r.mu->dimension(), r.nu->brief(), r.nu->dimension());
+                    r.mu->brief(), r.mu->dimension(), r.nu->brief(), r.nu->dimension());
   }
   return out;
 }
@@ -335,8 +335,8 @@ std::optional<Estimate> composed_without_contour(const std::vector<ReleasePair>&
   if (engine == Engine::closed_form || engine == Engine::finite_sum)
     invalid_input("no {} value of a composed hockey-stick divergence for {} against {}: {}", to_string(engine), p.brief(), q.brief(),
                   engine == Engine::finite_sum ? "the exact sum needs pmfs"
-                                               : "only Gaussian pairs of equal sigma compose in closed form, and pmfs by exact "
-                                                 "sums; the default engine gives an a-posteriori estimate (contour integral)");
+                           : "only Gaussian pairs of equal sigma compose in closed form, and pmfs by exact "
+                             "sums; the default engine gives an a-posteriori estimate (contour integral)");
   return std::nullopt;
 }
 

@@ -65,7 +65,7 @@ class ReleaseLoss {
   ReleaseLoss(const sim::Law& mu, const sim::Law& nu) : mu_(&mu), nu_(&nu) {
     auto refuse = [&](const std::string& why) {
       invalid_input("no engine for the composed hockey-stick of {} against {}: {}", mu.brief(),
-                                        nu.brief(), why);
+                    nu.brief(), why);
     };
     if (mu.dimension() != 1) refuse("only one-dimensional laws (and Gaussians of equal sigma) are composed");
     if (!mu.atoms().empty() || !nu.atoms().empty() || mu.continuous_mass() < 1 || nu.continuous_mass() < 1)

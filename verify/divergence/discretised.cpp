@@ -17,7 +17,7 @@ sim::LawPtr at_resolution(const sim::Law& law, int factor) {
   if (!d) return nullptr;
   if (factor > d->max_factor)
     invalid_input("{}: the error model needs the law at {} x {} cells, beyond its limit; lower cells",
-                                      d->what, factor, d->cells);
+                  d->what, factor, d->cells);
   return d->refine(factor);
 }
 

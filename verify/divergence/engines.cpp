@@ -43,8 +43,8 @@ void widen_for_lumping(Estimate& e, const sim::Law& p, const sim::Law& q, const 
   // a post-processing of one pair of observations (a shift of one of them, say), and no widening bounds them.
   if (lp && lq && lp->x != lq->x)
     invalid_input("{} and {} lump improbable outcomes at different locations ({} and {}): compare laws "
-                                      "lumped alike (shift both or neither)",
-                                      p.brief(), q.brief(), format_number(lp->x), format_number(lq->x));
+                  "lumped alike (shift both or neither)",
+                  p.brief(), q.brief(), format_number(lp->x), format_number(lq->x));
   const double x = lp ? lp->x : lq->x;
   const double max_log_ratio = std::max(lp ? lp->max_log_ratio : 0.0, lq ? lq->max_log_ratio : 0.0);
   const double r_p = std::exp(p.log_atom_mass(x)), r_q = std::exp(q.log_atom_mass(x));
@@ -560,7 +560,7 @@ std::vector<Estimate> engine_divergences(const sim::Law& p, const sim::Law& q, s
                                 });
   if (p.dimension() != q.dimension())
     invalid_input("the laws live in different dimensions: mu in R^{} ({}), nu in R^{} ({})",
-                                      p.dimension(), p.brief(), q.dimension(), q.brief());
+                  p.dimension(), p.brief(), q.dimension(), q.brief());
   if (!p.discretisation() && !q.discretisation()) return plain_divergences(p, q, quantities, options);
   // Monte Carlo: sampling noise dwarfs the discretisation (1e-4 relative at the default resolution against a
   // confidence interval of ~1e-2), so the laws at their base resolution give the privacy loss; for process laws

@@ -71,12 +71,12 @@ PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_to
     const double sp = p.scale(), sq = q.scale(), ratio = std::max(sp / sq, sq / sp);
     if (!(ratio <= 1e8))
       invalid_input("the laws' scales differ by a factor {:.3g} (mu: {:.3g}, nu: {:.3g}); the quadrature "
-                                        "engine resolves ratios up to 1e8", ratio, sp, sq);
+                    "engine resolves ratios up to 1e8", ratio, sp, sq);
     const double offset = std::fabs(p.location() - q.location()) / std::min(sp, sq);
     if (!(offset <= 1e12))
       invalid_input("the laws' locations are {:.3g} scales apart (mu at {:.6g}, nu at {:.6g}); the "
-                                        "quadrature engine resolves offsets up to 1e12 scales", offset, p.location(),
-                                        q.location());
+                    "quadrature engine resolves offsets up to 1e12 scales", offset, p.location(),
+                    q.location());
   }
   if (p_has_density) {
     const bool q_has_density = q.continuous_mass() > 0;

@@ -17,7 +17,7 @@ namespace {
 void check_size(const sim::FiniteKernel& kernel, const char* where, int limit = kMaxWorstCaseStates) {
   if (kernel.size() > limit)
     invalid_input("{}: the kernel has {} states; allowed at most {} (the exact worst case enumerates "
-                                      "states^4 maps of the canonical pair)", where, kernel.size(), limit);
+                  "states^4 maps of the canonical pair)", where, kernel.size(), limit);
 }
 // The pair after K that the map g attains, with the enumeration's size.
 WorstCase attained(const CanonicalPair& c, const Eigen::MatrixXd& k, const std::array<int, 4>& g) {
@@ -155,7 +155,7 @@ Estimate worst_case_by_output_sets(const sim::FiniteKernel& kernel, double eps, 
   const int n = kernel.size();
   if (n > 16)
     invalid_input("worst_case_by_output_sets: the kernel has {} states; allowed at most 16 (2^states "
-                                      "output sets are enumerated)", n);
+                  "output sets are enumerated)", n);
   const CanonicalPair c = canonical_pair(eps, delta);
   const double w = std::exp(eps_prime);
   const Eigen::Vector4d coef = c.p - w * c.q;

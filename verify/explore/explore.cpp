@@ -152,11 +152,11 @@ class Explorer {
             break;
           }
         invalid_input("--frontier {}: not a number of the points of case '{}' (known: {})", name, case_.name,
-                                          fmt::join(names, ", "));
+                      fmt::join(names, ", "));
       }
       if (!(lo < hi))
         invalid_input("--frontier {}: the candidate points {} (a frontier needs a range of values)", name,
-                                          lo > hi ? "are none: widen the search or its region" : "all have " + name + " = " + format_number(lo));
+                      lo > hi ? "are none: widen the search or its region" : "all have " + name + " = " + format_number(lo));
       f.log = lo > 0 && hi / lo >= 100;
     }
     std::vector<double> edges(static_cast<std::size_t>(bins) + 1);

@@ -40,7 +40,7 @@ double check_formula_work(const std::string& formula, const Params& params) {
   const double w = sim::Expression::parse_cached(formula, "formula")->work(params);
   if (w > static_cast<double>(sim::kMaxFormulaWork))
     invalid_input("'{}': {}", formula.size() > 80 ? formula.substr(0, 77) + "..." : formula,
-                                      sim::work_limit_message(w));
+                  sim::work_limit_message(w));
   return w;
 }
 

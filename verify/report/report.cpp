@@ -480,7 +480,7 @@ void check_golden_targets(const std::vector<Case>& cases, const std::filesystem:
     const auto [it, fresh] = stems.emplace(stem, c.file);
     if (!fresh && it->second != c.file)
       invalid_input("--update-golden: {} and {} would both write {}: give files with distinct names",
-                                        it->second, c.file, (dir / (stem + ".json")).string());
+                    it->second, c.file, (dir / (stem + ".json")).string());
   }
   for (const auto& [stem, file] : stems) {
     const auto target = dir / (stem + ".json");
@@ -494,7 +494,7 @@ void check_golden_targets(const std::vector<Case>& cases, const std::filesystem:
       }
     if (!golden)
       invalid_input("--update-golden: {} exists and is not a privamp golden file: not overwritten "
-                                        "(choose another --golden-dir)", target.string());
+                    "(choose another --golden-dir)", target.string());
   }
 }
 
@@ -517,7 +517,7 @@ std::map<std::string, std::map<std::string, int>> golden_verdicts(const std::fil
     // A golden file that is a pipe, a device, a folder or a link is refused now, not after the run that reads it.
     if (e.is_symlink() || !e.is_regular_file())
       invalid_input("golden file {}: not a regular file (a link, folder, pipe or device); privamp reads only "
-                                        "regular files there", e.path().string());
+                    "regular files there", e.path().string());
     files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());
