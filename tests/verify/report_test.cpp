@@ -349,3 +349,31 @@ TEST_CASE("a golden file far larger than any catalogue's is refused before it is
   std::filesystem::resize_file(dir / "cases.json", 33u << 20);
   CHECK_THROWS_WITH(verify::golden_verdicts(dir), Catch::Contains("golden file") && Catch::Contains("cases.json"));
 }
+
+TEST_CASE("report.md lists the widest intervals relative to their values, with the parts of their widths", "[verify][report]") {
+  std::vector<Row> rows;
+  for (int k = 0; k < 12; ++k) {  // relative widths 1e-12, 1e-11, ..., 0.1 (the widest last)
+    Row r = sample_row();
+    r.id = fmt::format("W{}", k);
+    r.verdict = Verdict::holds;
+    r.exact = Estimate::from_value(1.0, 0.5 * std::pow(10.0, k - 12), ErrorKind::quadrature, "quadrature");
+    r.exact.add_error(ErrorPart::lumping, 0.25 * std::pow(10.0, k - 12));
+    rows.push_back(r);
+  }
+  Row zero = sample_row();  // an exact zero's rounding bar: no relative width, left out
+  zero.id = "Z0";
+  zero.verdict = Verdict::holds;
+  zero.exact = Estimate::from_interval(0, 1e-13, ErrorKind::exact, "exact zero");
+  zero.exact.set_value(0);
+  rows.push_back(zero);
+  const auto dir = test::scratch() / "report_widest";
+  std::filesystem::create_directories(dir);
+  write_markdown(rows, ReportMeta{}, dir / "report.md");
+  const std::string md = read(dir / "report.md");
+  const std::string widest = md.substr(md.find("## Widest intervals (10)"));
+  INFO(widest);
+  CHECK(widest.find("| W11 |") < widest.find("| W10 |"));  // widest first
+  CHECK_THAT(widest, Contains("| a-posteriori | 0.1 | quadrature 0.05, lumping 0.025 |"));  // the parts, largest first
+  CHECK(widest.find("| W1 |") == std::string::npos);  // the ten widest only
+  CHECK(widest.find("| Z0 |") == std::string::npos);
+}

@@ -187,9 +187,11 @@ namespace {
 // The rows whose intervals are widest relative to their values (at most `n`), with what their widths are made of,
 // the largest part first: where an audit starts.
 void write_widest(std::ostream& out, const std::vector<Row>& rows, std::size_t n) {
+  // (a row whose value is 0, or below the double range, has no relative width: an exact zero's rounding bar or a
+  // lone upper end, which its method names; it is left out)
   auto relative_width = [](const Row& r) {
-    const double w = r.exact.upper - r.exact.lower;
-    return w > 0 && std::isfinite(w) ? w / std::max(std::fabs(r.exact.value), std::numeric_limits<double>::min()) : 0.0;
+    const double w = r.exact.upper - r.exact.lower, v = std::fabs(r.exact.value);
+    return w > 0 && std::isfinite(w) && v >= std::numeric_limits<double>::min() ? w / v : 0.0;
   };
   std::vector<const Row*> wide;
   for (const Row& r : rows)
@@ -197,7 +199,8 @@ void write_widest(std::ostream& out, const std::vector<Row>& rows, std::size_t n
   std::stable_sort(wide.begin(), wide.end(), [&](const Row* a, const Row* b) { return relative_width(*a) > relative_width(*b); });
   if (wide.size() > n) wide.resize(n);
   out << "## Widest intervals (" << wide.size() << ")\n\nRelative to the value; the parts of each width (half-widths, "
-         "the largest first) are the estimate's error budget (results.json: error_budget).\n\n";
+         "the largest first) are the estimate's error budget (results.json: error_budget). Rows whose value is 0 or below "
+         "the double range are left out.\n\n";
   if (wide.empty()) {
     out << "None.\n\n";
     return;
