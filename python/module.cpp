@@ -206,7 +206,7 @@ PYBIND11_MODULE(_privamp, m) {
           const InterruptScope interruptible;
           e = api::epsilon_for_delta(mu, nu, delta, r, eps_max, rel_tol);
         }
-        return python_object(api::epsilon_tree(e));
+        return python_object(api::epsilon_tree(e, delta));
       },
       "eps(delta) of the pair as a bracket (see privamp.epsilon)");
   m.def(

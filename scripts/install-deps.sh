@@ -14,7 +14,8 @@ packages=(
 )
 case "${1:-}" in
   "") ;;
-  --tests) packages+=(texlive-latex-recommended texlive-pictures libxml2-utils chromium python3-pandas python3-matplotlib) ;;
+  --tests) packages+=(texlive-latex-recommended texlive-pictures libxml2-utils chromium python3-pandas python3-matplotlib
+           python3-nbclient python3-ipykernel jupyter-nbconvert) ;;
   *) echo "usage: $0 [--tests]" >&2; exit 2 ;;
 esac
 missing=()

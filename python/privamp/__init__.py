@@ -36,6 +36,7 @@ _ESTIMATE_ABSENT = {name: 0.0 for name, _, always in _ESTIMATE_FIELDS if not alw
 
 
 def _estimate(record):
+    record = {name: value for name, value in record.items() if name != "delta"}  # eps(delta): in its quantity's label
     return Estimate(**{**_ESTIMATE_ABSENT, **record})
 Estimate.__doc__ = """One computed quantity: value and an interval [lower, upper] that contains the truth (at
 confidence `level` for Monte Carlo), natural logs of the three (finite where the value underflows a double),

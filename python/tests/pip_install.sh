@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # pip_install.sh PYTHON SOURCE_DIR BUILD_DIR WORK_DIR PRIVAMP: `pip install .` into a fresh venv, offline (no
 # index, no build isolation), with the build backend reusing BUILD_DIR; then `import privamp` from elsewhere gives
-# the version the command line reports, a divergence, the shipped catalogue (verify by theorem ID, a figure) and the
-# `privamp` command of the wheel.
+# the version the command line reports, a divergence, the shipped catalogue (verify by theorem ID, a figure), the
+# `privamp` command of the wheel, and the shipped notebook run headless end to end with its outputs checked. The
+# venv sees Debian's packages (--system-site-packages: NumPy, pandas, matplotlib, Jupyter's nbclient and kernel),
+# as a Debian user's would; privamp itself comes from the wheel alone (checked).
 set -euo pipefail
 python=$1 source=$2 build=$3 work=$4 privamp=$5
 rm -rf "$work" && mkdir -p "$work"
-"$python" -m venv "$work/venv"
+"$python" -m venv --system-site-packages "$work/venv"
 PRIVAMP_BUILD_DIR="$build" "$work/venv/bin/pip" install --no-index --no-build-isolation "$source" > "$work/pip.log" 2>&1 ||
   { cat "$work/pip.log"; exit 1; }
 cd "$work"
@@ -38,6 +40,10 @@ PY
 test -f "$("$work/venv/bin/python" -c "import privamp; print(privamp.data_dir())")/docs/examples/my_bounds.toml"
 "$work/venv/bin/privamp" verify cases/composition.toml --only COMP.rdp --out "$work/composition" 2>&1 |
   grep -q "cases/composition.toml is not in this folder: reading the copy installed with privamp"
+# The notebook shipped in docs/examples, run by a Jupyter kernel of the venv's Python.
+"$work/venv/bin/python" "$source/python/tests/run_notebook.py" \
+  "$("$work/venv/bin/python" -c "import privamp; print(privamp.data_dir())")/docs/examples/dpsgd_accounting.ipynb" \
+  "$work/notebook" "$work/venv/bin/privamp"
 "$work/venv/bin/pip" uninstall -y privamp > /dev/null
 ! "$work/venv/bin/python" -c "import privamp" 2> /dev/null
 echo "pip install into a fresh venv: privamp $version"

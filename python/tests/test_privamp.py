@@ -374,6 +374,15 @@ class Plot(unittest.TestCase):
         ax = renyi.plot()
         self.assertEqual((ax.get_xlabel(), ax.get_yscale()), ("alpha", "linear"))
         self.assertEqual(list(ax.lines[0].get_data()[0]), [1.5, 2, 4])
+        # eps at several deltas: each estimate's quantity names its delta (as renyi(A) its order), so the list
+        # draws eps against delta.
+        deltas = [1e-3, 1e-5, 1.25e-7]
+        eps = privamp.epsilon("mix(q=0.01, gaussian(0,1), gaussian(1,1))", "gaussian(0,1)", deltas)
+        self.assertEqual([e.quantity for e in eps], ["epsilon(0.001)", "epsilon(1e-05)", "epsilon(1.25e-07)"])
+        ax = eps.plot()
+        self.assertEqual(ax.get_xlabel(), "delta")
+        self.assertEqual(list(ax.lines[0].get_data()[0]), deltas)
+        self.assertEqual(list(ax.lines[0].get_data()[1]), [e.value for e in eps])
         rows = privamp.verify(os.path.join(SOURCE, "docs", "examples", "my_bounds.toml")).rows
         ax = rows.plot(x="n", y="exact")
         self.assertEqual(ax.get_xlabel(), "n")

@@ -236,6 +236,7 @@ Calibration calibrate(const CalibrationRequest& r) {
   c.sample_rate = c.solved == "sample_rate" ? c.value : *r.sample_rate;
   c.steps = c.solved == "steps" ? static_cast<long>(c.value) : *r.steps;
   const auto [mu, nu] = composed_pair({dpsgd_step(c.noise_multiplier, c.sample_rate, c.steps)});
+  c.delta = r.delta;
   c.epsilon = epsilon_for_delta(mu, nu, r.delta, at, std::max(1e3, 4 * r.target_epsilon));
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return c;
@@ -250,7 +251,7 @@ verify::Tree calibration_tree(const Calibration& c) {
   t["noise_multiplier"] = c.noise_multiplier;
   t["sample_rate"] = c.sample_rate;
   t["steps"] = c.steps;
-  t["epsilon"] = epsilon_tree(c.epsilon);
+  t["epsilon"] = epsilon_tree(c.epsilon, c.delta);
   t["probes"] = c.probes;
   t["seconds"] = c.seconds;
   t["method"] = c.method;

@@ -49,6 +49,7 @@ struct Calibration {
   double value = 0, lower = 0, upper = 0;
   double noise_multiplier = 0, sample_rate = 0;
   long steps = 0;
+  double delta = 0;
   verify::Estimate epsilon;  // ε(δ) of the run at `value`
   long probes = 0;           // profile evaluations of the search
   double seconds = 0;

@@ -255,7 +255,7 @@ Tree to_tree(const DivergenceResult& r) {
 
 Tree epsilon_tree(const verify::Estimate& e, std::optional<double> delta) {
   verify::EstimateExtras extras;
-  extras.quantity = "epsilon(delta)";
+  extras.quantity = delta ? fmt::format("epsilon({})", format_number(*delta)) : std::string("epsilon(delta)");
   if (delta) extras.delta = *delta;
   return estimate_record(e, std::move(extras));
 }

@@ -67,7 +67,8 @@ verify::Tree to_tree(const DivergenceResult& result);  // the stable object docu
 // An estimate as the API writes it: its fields (verify/runner/fields.hpp), error_kind "none" where the value was not
 // computed.
 verify::Tree estimate_tree(const verify::Estimate& e);
-// eps(delta) as the API writes it: the estimate, its quantity ("epsilon(delta)") and the delta when given; several
+// eps(delta) as the API writes it: the estimate, its quantity ("epsilon(D)" with the delta D, as renyi(A) carries
+// its order; "epsilon(delta)" when no delta is given) and the delta; several
 // as the command line prints them ({"epsilon": [...]}, one per delta).
 verify::Tree epsilon_tree(const verify::Estimate& e, std::optional<double> delta = std::nullopt);
 verify::Tree epsilon_tree(const std::vector<verify::Estimate>& e, const std::vector<double>& deltas);
