@@ -404,10 +404,11 @@ std::string rounded_up(double x) {
   return fmt::format("{:.2g}", std::ceil(x / unit) * unit);
 }
 
-// A paper's caption: what is drawn and what the error bars mean, in LaTeX (it is \input into a paper: every text
-// goes through the LaTeX escaper). Where each series comes from is NAME_provenance.txt.
+// A paper's caption: the title (unless the figure draws it: the style's show_title puts it in one place, the
+// figure or the caption), what is drawn and what the error bars mean, in LaTeX (it is \input into a paper: every
+// text goes through the LaTeX escaper). Where each series comes from is NAME_provenance.txt.
 std::string caption(const Figure& figure, const std::vector<std::vector<Point>>& data) {
-  std::string out = enhanced_to_latex(figure.title) + ".\n";
+  std::string out = figure.style.show_title ? "" : enhanced_to_latex(figure.title) + ".\n";
   if (!figure.description.empty()) out += enhanced_to_latex(figure.description) + (figure.description.back() == '.' ? "\n" : ".\n");
   const std::string widest = rounded_up(widest_interval(data));
   out += widest_interval(data) < kVisibleWidth
@@ -460,13 +461,61 @@ std::pair<double, double> drawn_span(const Figure& figure, const std::vector<std
   return declared ? *declared : positive_span(data, axis);
 }
 
-// The ticks of a log axis, the same for both renderers: under two decades 1, 2 and 5 times the powers of ten in
-// range, and 3 times the top decade where the axis ends well above its last tick (an axis of a few decades would
-// otherwise get fractional powers, 10^{-0.3}); empty: whole decades.
-std::vector<double> log_ticks(std::pair<double, double> span) {
+// Where a point's marks are drawn when its value is off the plot, the same in both renderers (the CSV keeps every
+// value as computed): a verdict mark and an error bar's anchor at the edge of a declared y range (gnuplot would drop
+// an out-of-range point's bar and mark, so an inconclusive point below the axis would show nothing), and on a log
+// axis a lower end at or below 0 at the bottom of the drawn span (log 0 has no place on the axis).
+struct DrawnY {
+  std::optional<std::pair<double, double>> declared;
+  bool log = false;
+  double floor = 0;  // log axes: the drawn span's bottom
+  double mark(double y) const { return declared ? std::clamp(y, declared->first, declared->second) : y; }
+  double lower(double l) const { return log && !(l > 0) ? floor : l; }
+  // The same two as gnuplot functions of a column: clampy(v) and lowery(v).
+  std::string gnuplot() const {
+    std::string s = declared ? fmt::format("clampy(v) = v < {0} ? {0} : v > {1} ? {1} : v\n", tex_number(declared->first), tex_number(declared->second))
+                             : "clampy(v) = v\n";
+    return s + (log ? fmt::format("lowery(v) = v > 0 ? v : {}\n", tex_number(floor)) : "lowery(v) = v\n");
+  }
+};
+
+std::pair<double, double> drawn_span(const Figure& figure, const std::vector<std::vector<Point>>& data, char axis);
+
+DrawnY drawn_y(const Figure& figure, const std::vector<std::vector<Point>>& data) {
+  DrawnY d{figure.yrange, figure.log.find('y') != std::string::npos, 0};
+  if (d.log) d.floor = drawn_span(figure, data, 'y').first;
+  return d;
+}
+
+// Over more than six decades a log axis has no minor ticks (they bunch into combs), in both renderers.
+bool many_decades(std::pair<double, double> span) { return span.second > span.first && std::log10(span.second / span.first) > 6; }
+
+// The ticks of a log axis, the same for both renderers. Over two decades or more: powers of ten, every 1, 2, 5, 10,
+// 20 ... decades so that at most eight fall in the span, labelled 10^k (`decades`). Under two decades: 1, 2 and 5
+// times the powers of ten in range, and 3 times the top decade where the axis ends well above its last tick (an
+// axis of a few decades would otherwise get fractional powers, 10^{-0.3}), labelled as numbers. Empty: fewer than two
+// ticks fall in the span (each renderer's own).
+struct LogTicks {
+  std::vector<double> at;
+  bool decades = false;
+};
+
+LogTicks log_ticks(std::pair<double, double> span) {
   const auto [lo, hi] = span;
+  if (!(hi > lo) || !(lo > 0) || !std::isfinite(hi)) return {};
+  if (std::log10(hi / lo) >= 2) {
+    const int first = static_cast<int>(std::ceil(std::log10(lo) - 1e-9)), last = static_cast<int>(std::floor(std::log10(hi) + 1e-9));
+    int step = 1;
+    for (int scale = 1; (last - first) / step + 1 > 8; scale *= 10)
+      for (const int m : {1, 2, 5})
+        if ((last - first) / (step = m * scale) + 1 <= 8) break;
+    LogTicks t{{}, true};
+    for (int k = first; k <= last; ++k)
+      if (k % step == 0) t.at.push_back(std::pow(10.0, k));
+    if (t.at.size() < 2) return {};
+    return t;
+  }
   std::vector<double> tics;
-  if (!(hi > lo) || std::log10(hi / lo) >= 2) return tics;
   for (int k = static_cast<int>(std::floor(std::log10(lo))); k <= static_cast<int>(std::ceil(std::log10(hi))); ++k)
     for (double m : {1.0, 2.0, 5.0})
       if (const double t = m * std::pow(10.0, k); t >= lo * 0.999 && t <= hi * 1.001) tics.push_back(t);
@@ -474,8 +523,20 @@ std::vector<double> log_ticks(std::pair<double, double> span) {
   if (const double three = 3 * std::pow(10.0, std::floor(std::log10(hi))); !tics.empty() && tics.back() * 1.5 < hi && three <= hi * 1.001 && three > tics.back())
     tics.push_back(three);
   if (tics.size() < 2) tics.clear();
-  return tics;
+  return {tics, false};
 }
+
+// One figure, two renderers. What both draw alike is decided here once — mark sizes, the legend's entries and
+// columns, where the title goes — and each renderer is told it in its own units; the test cli.figure_agreement
+// measures gnuplot's PDF against the pgfplots file.
+//
+// A mark's size is its half-width in points, pgfplots' `mark size`. gnuplot's cairo terminals draw a mark 3 pt from
+// centre to edge per unit of `ps`, whatever the font (the test measures this on the installed gnuplot).
+constexpr double kGnuplotMarkPt = 3.0;
+constexpr double kLineMarkPt = 1.5;     // the marks of a linespoints series
+constexpr double kPointMarkPt = 2.0;    // a points series' marks at point_size 1
+constexpr double kVerdictMarkPt = 3.0;  // violated and inconclusive marks
+std::string gnuplot_ps(double half_width_pt) { return fmt::format("{:.4g}", half_width_pt / kGnuplotMarkPt); }
 
 // The marks for violated and inconclusive points, in both renderers and each once in the key.
 struct VerdictMark {
@@ -484,25 +545,66 @@ struct VerdictMark {
   const char* pgf;
 };
 constexpr VerdictMark kVerdictMarks[] = {
-    {"violated", "pt 2 ps 1.4 lw 2 lc rgb '#d62728'", "only marks, mark=x, mark size=3pt, line width=1pt, color={rgb,255:red,214;green,39;blue,40}"},
-    {"inconclusive", "pt 6 ps 1.4 lw 1.5 lc rgb '#ff7f0e'", "only marks, mark=o, mark size=3pt, line width=0.8pt, color={rgb,255:red,255;green,127;blue,14}"}};
+    {"violated", "pt 2 lw 2 lc rgb '#d62728'", "only marks, mark=x, line width=1pt, color={rgb,255:red,214;green,39;blue,40}"},
+    {"inconclusive", "pt 6 lw 1.5 lc rgb '#ff7f0e'", "only marks, mark=o, line width=0.8pt, color={rgb,255:red,255;green,127;blue,14}"}};
 
-// The legend's columns in a pgfplots figure `width_in` inches wide: as many as fit, estimated from the longest label
-// at \footnotesize (0.055 in per character plus the sample line, 5 % to spare), at most the number of entries.
-int legend_columns(const std::vector<std::string>& labels, double width_in, int declared) {
-  std::size_t longest = 1;
-  for (const std::string& l : labels) {
-    std::size_t n = 0;
-    for (std::size_t i = 0; i < l.size(); ++i) {
-      if (l.compare(i, 8, "/Symbol ") == 0) i += 7;
-      else if (l[i] != '{' && l[i] != '}' && l[i] != '_' && l[i] != '^' && (static_cast<unsigned char>(l[i]) & 0xC0) != 0x80) ++n;
-    }
-    longest = std::max(longest, n);
+// The legend of a figure as both renderers draw it: its entries in order (the titled series drawn, then a verdict
+// mark's entry where such points are drawn) in `rows` rows and `columns` columns, filled column by column (gnuplot's
+// order: pgfplots is told `transpose legend`). Below or above the plot the columns are at most as many as fit the
+// figure's width — estimated from the longest label at half an em per character of the larger of the figure's font
+// and 9 pt (pgfplots' \footnotesize is at most that), plus 40 pt of sample line and spacing per entry, 5 % to
+// spare — and at most the declared `columns`; inside the plot, one unless declared. Then balanced as gnuplot
+// balances them: rows = ceil(entries / columns), columns = ceil(entries / rows) (4 entries in at most 3 columns
+// are 2 by 2).
+struct Legend {
+  std::vector<std::string> labels;
+  int columns = 1, rows = 1;
+  bool shown = false;
+};
+
+std::size_t label_characters(const std::string& label) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < label.size(); ++i) {
+    if (label.compare(i, 8, "/Symbol ") == 0) i += 7;
+    else if (label[i] != '{' && label[i] != '}' && label[i] != '_' && label[i] != '^' && (static_cast<unsigned char>(label[i]) & 0xC0) != 0x80) ++n;
   }
-  const int fit = std::max(1, static_cast<int>(0.95 * width_in / (0.055 * static_cast<double>(longest) + 0.4)));
-  int columns = std::min<int>(fit, static_cast<int>(std::max<std::size_t>(1, labels.size())));
-  if (declared > 0) columns = std::min(columns, declared);
-  return columns;
+  return n;
+}
+
+bool key_outside(const KeyOptions& key) {
+  return key.position.find("below") != std::string::npos || key.position.find("above") != std::string::npos;
+}
+
+Legend figure_legend(const Figure& figure, const std::vector<std::vector<Point>>& data) {
+  Legend legend;
+  for (std::size_t k = 0; k < data.size(); ++k)
+    if (!data[k].empty() && !figure.series[k].title.empty()) legend.labels.push_back(figure.series[k].title);
+  for (const VerdictMark& m : kVerdictMarks)
+    for (const auto& points : data)
+      if (std::any_of(points.begin(), points.end(), [&](const Point& p) { return p.verdict == m.verdict; })) {
+        legend.labels.push_back(m.verdict);
+        break;
+      }
+  legend.shown = !figure.key.off && !legend.labels.empty();
+  std::size_t longest = 1;
+  for (const std::string& l : legend.labels) longest = std::max(longest, label_characters(l));
+  const double char_pt = 0.5 * std::max(figure.style.font_size, 9.0);
+  const int fit = std::max(1, static_cast<int>(0.95 * figure.style.width * 72 / (char_pt * static_cast<double>(longest) + 40)));
+  const int entries = static_cast<int>(std::max<std::size_t>(1, legend.labels.size()));
+  int columns = key_outside(figure.key) ? fit : 1;
+  if (figure.key.columns > 0) columns = key_outside(figure.key) ? std::min(columns, figure.key.columns) : figure.key.columns;
+  legend.rows = (entries + columns - 1) / columns;
+  legend.columns = (entries + legend.rows - 1) / legend.rows;
+  return legend;
+}
+
+// Where pgfplots puts a legend gnuplot draws inside the plot: the same corner or side, as `legend style` keys.
+std::string pgf_inside_legend(const KeyOptions& key) {
+  const auto has = [&](const char* w) { return key.position.find(w) != std::string::npos; };
+  const double x = has("left") ? 0.03 : has("center") && !has("right") ? 0.5 : 0.97;
+  const double y = has("bottom") ? 0.03 : has("center") && !has("top") ? 0.5 : 0.97;
+  const std::string v = y < 0.4 ? "south" : y > 0.6 ? "north" : "", h = x < 0.4 ? "west" : x > 0.6 ? "east" : "";
+  return fmt::format("at={{({},{})}}, anchor={}", x, y, v.empty() && h.empty() ? "center" : v.empty() ? h : h.empty() ? v : v + " " + h);
 }
 
 // A pgfplots figure: the axes, each series with its points inline (error bars where an interval shows), the
@@ -518,18 +620,11 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
   for (std::size_t k = 0; k < st.palette.size(); ++k)
     out += fmt::format("\\definecolor{{privamp{}}}{{HTML}}{{{}}}\n", static_cast<char>('A' + k), st.palette[k].substr(1));
   const bool logx = figure.log.find('x') != std::string::npos, logy = figure.log.find('y') != std::string::npos;
-  std::vector<std::string> labels;
-  for (std::size_t k = 0; k < data.size(); ++k)
-    if (!data[k].empty() && !figure.series[k].title.empty()) labels.push_back(figure.series[k].title);
-  for (const VerdictMark& m : kVerdictMarks)
-    for (const auto& points : data)
-      if (std::any_of(points.begin(), points.end(), [&](const Point& p) { return p.verdict == m.verdict; })) {
-        labels.push_back(m.verdict);
-        break;
-      }
+  const Legend legend = figure_legend(figure, data);
+  const DrawnY shown = drawn_y(figure, data);
+  const bool named = legend.shown && key_outside(figure.key);  // typeset below (or above) the axes, by name
   std::string legend_name = "privamp-legend-" + figure.name;
   std::replace(legend_name.begin(), legend_name.end(), '_', '-');
-  const bool legend = !figure.key.off && !labels.empty();
   std::string options = fmt::format("width=\\privampfigurewidth, height={}in, xlabel={{{}}}, ylabel={{{}}}, grid=major,\n  xmode={}, ymode={}",
                                     st.height, enhanced_to_latex(figure.xlabel), enhanced_to_latex(figure.ylabel),
                                     logx ? "log" : "normal", logy ? "log" : "normal");
@@ -537,18 +632,23 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
     options += fmt::format(", title={{{}}}, title style={{align=center, text width=\\privampfigurewidth-45pt}}", enhanced_to_latex(figure.title));
   for (const char axis : {'x', 'y'}) {
     if (figure.log.find(axis) == std::string::npos) continue;
-    const auto ticks = log_ticks(drawn_span(figure, data, axis));
-    if (ticks.empty()) continue;
+    const auto span = drawn_span(figure, data, axis);
+    if (many_decades(span)) options += fmt::format(", {}minorticks=false", axis);
+    const auto ticks = log_ticks(span);
+    if (ticks.at.empty()) continue;
     std::vector<std::string> positions, tick_labels;
-    for (double v : ticks) positions.push_back(tex_number(v)), tick_labels.push_back(fmt::format("{:g}", v));
-    options += fmt::format(",\n  {}tick={{{}}}, {}ticklabels={{{}}}", axis, fmt::join(positions, ","), axis, fmt::join(tick_labels, ","));
+    for (double v : ticks.at) positions.push_back(tex_number(v)), tick_labels.push_back(fmt::format("{:g}", v));
+    options += fmt::format(",\n  {}tick={{{}}}", axis, fmt::join(positions, ","));
+    if (!ticks.decades) options += fmt::format(", {}ticklabels={{{}}}", axis, fmt::join(tick_labels, ","));  // pgfplots writes 10^k
   }
   if (figure.xrange) options += fmt::format(", xmin={}, xmax={}", figure.xrange->first, figure.xrange->second);
   if (figure.yrange) options += fmt::format(", ymin={}, ymax={}", figure.yrange->first, figure.yrange->second);
-  if (legend)
-    options += fmt::format(",\n  legend to name={}, legend columns={}, legend cell align=left, legend style={{font=\\footnotesize, draw=none, "
+  if (legend.shown)
+    options += fmt::format(",\n  {}transpose legend, legend columns={}, legend cell align=left, legend style={{font=\\footnotesize, {}"
                            "/tikz/every even column/.append style={{column sep=0.8em}}}}",
-                           legend_name, legend_columns(labels, st.width, figure.key.columns));
+                           named ? fmt::format("legend to name={}, ", legend_name) : "", legend.rows,  // transposed: its rows
+                           named ? "draw=none, " : fmt::format("{}, draw={}, fill={}, ", pgf_inside_legend(figure.key),
+                                                               figure.key.box ? "black" : "none", figure.key.opaque ? "white" : "none"));
   // pgfplots sizes the axes by estimating the room its labels take; the picture is typeset once in a box, and if it
   // came out wider than the width the axes are narrowed by the excess and it is typeset again: it fits exactly.
   out += "\\ifdefined\\privampfigurebox\\else\\newsavebox\\privampfigurebox\\newlength\\privampfigurewidth\\fi\n\\begingroup\n";
@@ -559,29 +659,33 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
     const Series& s = figure.series[k];
     const SeriesLook look = figure_look(figure, k);
     const std::string colour = s.line == 9 ? "black" : fmt::format("privamp{}", static_cast<char>('A' + (s.line - 1) % st.palette.size()));
-    const std::string how = s.style == "points"  ? fmt::format("only marks, mark={}, mark size={:.3g}pt", look.pgf_mark, 1.4 * s.point_size)
+    const std::string how = s.style == "points"  ? fmt::format("only marks, mark={}, mark size={:.4g}pt", look.pgf_mark, kPointMarkPt * s.point_size)
                             : s.style == "lines" ? fmt::format("no marks, {}", look.pgf_dash)
-                                                 : fmt::format("mark={}, mark size=1.3pt, mark options={{solid}}, {}", look.pgf_mark, look.pgf_dash);
+                                                 : fmt::format("mark={}, mark size={:.4g}pt, mark options={{solid}}, {}", look.pgf_mark,
+                                                               kLineMarkPt, look.pgf_dash);
     const bool bars = draws_bars(data[k]);
     out += fmt::format("\\addplot[{}, color={}, line width={}pt{}{}]\n  table[x=x, y=y{}, row sep=\\\\] {{\n  x y ep em \\\\\n", how, colour,
                        s.line == 9 ? st.line_width * 0.3 : st.line_width * 0.5,
                        bars ? ", error bars/.cd, y dir=both, y explicit" : "", s.title.empty() ? ", forget plot" : "",
                        bars ? ", y error plus=ep, y error minus=em" : "");
     for (const Point& p : data[k])
-      out += fmt::format("  {} {} {} {} \\\\\n", tex_number(p.x), tex_number(p.y), tex_number(p.upper - p.y), tex_number(p.y - p.lower));
+      out += fmt::format("  {} {} {} {} \\\\\n", tex_number(p.x), tex_number(p.y), tex_number(p.upper - p.y), tex_number(p.y - shown.lower(p.lower)));
     out += "};\n";
-    if (!s.title.empty()) out += fmt::format("\\addlegendentry{{{}}}\n", enhanced_to_latex(s.title));
+    if (!s.title.empty() && legend.shown) out += fmt::format("\\addlegendentry{{{}}}\n", enhanced_to_latex(s.title));
   }
   for (const VerdictMark& m : kVerdictMarks) {
     std::string points;
     for (const auto& series : data)
       for (const Point& p : series)
-        if (p.verdict == m.verdict) points += fmt::format("({}, {}) ", tex_number(p.x), tex_number(p.y));
+        if (p.verdict == m.verdict) points += fmt::format("({}, {}) ", tex_number(p.x), tex_number(shown.mark(p.y)));
     if (points.empty()) continue;
-    out += fmt::format("\\addplot[{}] coordinates {{{}}};\n\\addlegendentry{{{}}}\n", m.pgf, points, m.verdict);
+    out += fmt::format("\\addplot[{}, mark size={:.4g}pt] coordinates {{{}}};\n", m.pgf, kVerdictMarkPt, points);
+    if (legend.shown) out += fmt::format("\\addlegendentry{{{}}}\n", m.verdict);
   }
   out += "\\end{axis}\n";
-  if (legend) out += fmt::format("\\node[anchor=north] at (current axis.below south) {{\\pgfplotslegendfromname{{{}}}}};\n", legend_name);
+  if (named && figure.key.position.find("above") != std::string::npos)
+    out += fmt::format("\\node[anchor=south] at (current axis.above north) {{\\pgfplotslegendfromname{{{}}}}};\n", legend_name);
+  else if (named) out += fmt::format("\\node[anchor=north] at (current axis.below south) {{\\pgfplotslegendfromname{{{}}}}};\n", legend_name);
   out += "\\end{tikzpicture}}%\n\\sbox\\privampfigurebox{\\privampfigure}%\n";
   out += fmt::format("\\ifdim\\wd\\privampfigurebox>{0}\\relax\n  \\addtolength\\privampfigurewidth{{{0}}}\\addtolength\\privampfigurewidth{{-\\wd\\privampfigurebox}}%\n"
                      "  \\sbox\\privampfigurebox{{\\privampfigure}}%\n\\fi\n\\usebox\\privampfigurebox\n\\endgroup\n", width);
@@ -639,8 +743,8 @@ std::string style_preamble(const std::string& output, const Style& style) {
        "set bars small\nset clip two\nunset clip points\n";
   for (int k = 1; k <= 6; ++k) {
     const SeriesLook look = series_look(k);
-    s += fmt::format("set style line {} lc rgb '{}' lw {} pt {} ps 0.6 dt {}\n", k, style.palette[static_cast<std::size_t>(k - 1) % style.palette.size()],
-                     style.line_width, look.point, look.dash);
+    s += fmt::format("set style line {} lc rgb '{}' lw {} pt {} ps {} dt {}\n", k, style.palette[static_cast<std::size_t>(k - 1) % style.palette.size()],
+                     style.line_width, look.point, gnuplot_ps(kLineMarkPt), look.dash);
   }
   s += fmt::format("set style line 9 lc rgb 'black' lw {} dt {}\n", std::max(0.5, style.line_width / 2), series_look(9).dash);
   return s;
@@ -723,19 +827,23 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
     const auto span = drawn_span(figure, data, axis);
     body += fmt::format("set logscale {}\n", axis);
     body += fmt::format("set format {} '10^{{%L}}'\n", axis);  // as pgfplots labels a log axis (one picture in both)
-    if (const auto ticks = log_ticks(span); !ticks.empty()) {
+    if (const auto ticks = log_ticks(span); !ticks.at.empty()) {
       std::vector<std::string> tics;
-      for (double t : ticks) tics.push_back(fmt::format("{:g}", t));
-      body += fmt::format("set {}tics ({})\nset format {} '%g'\n", axis, fmt::join(tics, ", "), axis);
-    } else if (span.second > span.first && std::log10(span.second / span.first) > 6) {
-      body += fmt::format("unset m{}tics\n", axis);  // over many decades minor ticks bunch into combs
+      for (double t : ticks.at) tics.push_back(tex_number(t));  // as the pgfplots file writes them
+      body += fmt::format("set {}tics ({})\n", axis, fmt::join(tics, ", "));
+      if (!ticks.decades) body += fmt::format("set format {} '%g'\n", axis);
     }
+    if (many_decades(span)) body += fmt::format("unset m{}tics\n", axis);  // over many decades minor ticks bunch into combs
   }
-  body += fmt::format("set xlabel {}\nset ylabel {}\nset key {}\n", quoted(figure.xlabel), quoted(figure.ylabel), figure.key.render());
+  const Legend legend = figure_legend(figure, data);
+  KeyOptions key = figure.key;
+  key.columns = legend.columns;  // as the pgfplots file's: column by column, in as many columns
+  body += fmt::format("set xlabel {}\nset ylabel {}\nset key {}\n", quoted(figure.xlabel), quoted(figure.ylabel), key.render());
   if (figure.xrange) body += fmt::format("set xrange [{}:{}]\n", figure.xrange->first, figure.xrange->second);
   if (figure.yrange) body += fmt::format("set yrange [{}:{}]\n", figure.yrange->first, figure.yrange->second);
   // Error bars first (all of them, without points: a point type would paint over the markers of the series drawn
-  // before), then the series, then the verdict marks on top.
+  // before), then the series, then the verdict marks on top; off-plot values drawn as DrawnY says.
+  body += drawn_y(figure, data).gnuplot();
   std::vector<std::string> bars, plots;
   const std::string file = quoted(csv.filename().string());  // gnuplot runs in `dir`
   for (std::size_t k = 0, block = 0; k < data.size(); ++k) {
@@ -744,13 +852,13 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
     const std::size_t index = block++;
     const std::string style = s.style == "points" ? "points" : s.style == "lines" ? "lines" : "linespoints";
     if (draws_bars(data[k]))
-      bars.push_back(fmt::format("{} index {} using 2:3:4:5 with yerrorbars ls {} dt 1 ps 0 notitle", file, index, s.line));
+      bars.push_back(fmt::format("{} index {} using 2:(clampy($3)):(lowery($4)):5 with yerrorbars ls {} dt 1 ps 0 notitle", file, index, s.line));
     // Markers of a points-only series are the size of a letter; on lines they stay small.
     const SeriesLook look = figure_look(figure, k), plain = series_look(s.line);
     const std::string paired = look.point != plain.point || std::string_view(look.dash) != plain.dash
                                    ? fmt::format(" dt {} pt {}", look.dash, look.point) : "";
     plots.push_back(fmt::format("{} index {} using 2:3 with {} ls {}{}{} title {}", file, index, style, s.line, paired,
-                                style == "points" ? fmt::format(" ps {}", s.point_size) : "", quoted(s.title)));
+                                style == "points" ? " ps " + gnuplot_ps(kPointMarkPt * s.point_size) : "", quoted(s.title)));
   }
   plots.insert(plots.begin(), bars.begin(), bars.end());
   for (const VerdictMark& m : kVerdictMarks) {
@@ -759,8 +867,8 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
       if (data[k].empty()) continue;
       const std::size_t index = block++;
       if (std::none_of(data[k].begin(), data[k].end(), [&](const Point& p) { return p.verdict == m.verdict; })) continue;
-      plots.push_back(fmt::format("{} index {} using 2:(strcol(6) eq '{}' ? $3 : 1/0) with points {} {}", file, index, m.verdict, m.gnuplot,
-                                  titled ? "notitle" : fmt::format("title '{}'", m.verdict)));
+      plots.push_back(fmt::format("{} index {} using 2:(strcol(6) eq '{}' ? clampy($3) : 1/0) with points {} ps {} {}", file, index, m.verdict, m.gnuplot,
+                                  gnuplot_ps(kVerdictMarkPt), titled || !legend.shown ? "notitle" : fmt::format("title '{}'", m.verdict)));
       titled = true;
     }
   }

@@ -51,7 +51,7 @@ struct Series {
   std::string title;
   std::string style;  // points | lines | linespoints
   int line = 1;
-  double point_size = 1.0;  // the markers of a points series, relative to gnuplot's size (pgfplots: 1.4 pt per unit)
+  double point_size = 1.0;  // the markers of a points series: 2 pt from centre to edge per unit, in every rendering
 };
 
 // How a figure looks, as data: a file's [style] table applies to its figures, a figure's style = {...} over it.
@@ -68,7 +68,9 @@ struct Style {
   double line_width = 1.5;
   std::vector<std::string> palette = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"};  // Okabe-Ito
   std::vector<std::string> outputs = {"pdf", "png"};
-  bool show_title = true;  // false: no title over the plot (a paper's caption says it; NAME_caption.txt has it)
+  // Where the title goes, once: true, over the plot (PDF, PNG and pgfplots) and not in NAME_caption.txt; false, in
+  // NAME_caption.txt (a paper's caption) and not over the plot.
+  bool show_title = true;
   bool wants(const std::string& output) const;
 };
 

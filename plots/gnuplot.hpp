@@ -27,7 +27,7 @@ bool has_control_character(const std::string& text);
 struct KeyOptions {
   std::string position = "below";  // words from: below above top bottom left right center inside outside
   bool box = false, opaque = true, off = false;  // opaque: the shared style's key hides no data under it
-  int columns = 0;  // 0: gnuplot's choice
+  int columns = 0;  // 0: gnuplot's choice; else at most this many (gnuplot fills them column by column)
   std::string render() const;  // the arguments of `set key`
 };
 // Reads a key given as words ("below nobox", the figures' older form) into KeyOptions; InvalidArgument naming the

@@ -369,13 +369,17 @@ void take_exact(Row& row, const Exact& x) {
 // The row's interval becomes the best the routes give: a certified second route (it overlaps the first, checked by the
 // caller) replaces an estimate as the row's interval, and the estimate becomes the second route; two rigorous
 // intervals (exact and certified) are intersected. So a verdict never rests on an estimate where a certificate exists,
-// and a certificate that straddles the bound makes the row inconclusive, whatever the estimate says.
+// and a certificate that straddles the bound makes the row inconclusive, whatever the estimate says. The row's value
+// (a point to print and draw, not a bound) is then the estimate's, clamped into the enclosure: the midpoint of a
+// wide enclosure ([0, 8.5e-9] around an estimate of 4.2e-42) is no estimate of anything.
 void rest_on_certified(Row& row) {
   if (row.cross && row.cross->error_kind == ErrorKind::certified && row.exact.error_kind != ErrorKind::certified) {
     if (row.exact.error_kind == ErrorKind::exact) {
       row.exact.intersect(*row.cross);  // (they overlap: checked by the caller)
     } else {
       std::swap(row.exact, *row.cross);
+      if (row.cross->value > 0) row.exact.set_value(row.cross->value);
+      else row.exact.set_log_value(row.cross->log_value());  // below the double range: its log
       const std::string note = fmt::format("verdict on the certified enclosure; the {} estimate is the second route", to_string(row.cross->error_kind));
       row.note = row.note.empty() ? note : row.note + "; " + note;
     }

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""figure_agreement.py PRIVAMP SOURCE_DIR: the PDF/PNG (gnuplot) and the pgfplots file of every shipped figure are
+one picture. Drawn reduced, each figure is checked for:
+
+- ticks: log axes ticked and labelled alike (the same explicit ticks: powers of ten labelled 10^k, or over a short
+  span 1, 2, 5 labelled as numbers; minor ticks in both or neither);
+- marks: every series' mark half-width in pgfplots (`mark size`) equals gnuplot's `ps` times the points a unit of
+  `ps` draws, a constant that is first measured on the installed gnuplot (a mark drawn at ps 10, rasterised);
+- legend: the same entries, filled column by column in the same rows and columns — read in gnuplot's PDF itself
+  (the words of its bottom lines, by pdftotext), not only in the script;
+- title: once — over the plot in both renderings (and not in NAME_caption.txt), or in the caption alone; one figure
+  is drawn both ways.
+"""
+import math
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def fail(message):
+    failures.append(message)
+    print(f"FAIL: {message}")
+
+
+def run(*args, **kw):
+    return subprocess.run(args, check=True, capture_output=True, text=True, **kw)
+
+
+def gnuplot_points_per_ps(work):
+    """Half-width in points of a gnuplot cairo mark per unit of ps: a filled square at ps 10, rasterised at 720 dpi."""
+    (work / "mark.gp").write_text(
+        "set terminal pdfcairo size 3in,3in\nset output 'mark.pdf'\nunset border\nunset tics\nunset key\n"
+        "set xrange [0:1]\nset yrange [0:1]\nplot '-' with points pt 5 ps 10 lc rgb 'black'\n0.5 0.5\ne\n")
+    run("gnuplot", "mark.gp", cwd=work)
+    run("pdftoppm", "-r", "720", "-gray", "-singlefile", "mark.pdf", "mark", cwd=work)
+    data = (work / "mark.pgm").read_bytes()
+    magic, size, _, pixels = data.split(b"\n", 3)
+    w, h = map(int, size.split())
+    rows = [i for i in range(h) if min(pixels[i * w:(i + 1) * w]) < 128]
+    return (rows[-1] - rows[0] + 1) / 10 / 2 / 10  # 10 pixels per point; half the side; per unit of ps
+
+
+def gnuplot_marks(gp):
+    """Per drawn series (error bars left out, a verdict's marks over several series counted once), the mark
+    half-width in ps units, or None for no marks."""
+    style_ps = {int(m.group(1)): float(m.group(2)) for m in re.finditer(r"^set style line (\d+) .* ps ([\d.]+)", gp, re.M)}
+    plot = gp[gp.index("\nplot ") + 6:]
+    clauses = [c.strip() for c in re.split(r",\s*\\\n", plot)]
+    out, verdicts = [], set()
+    for c in clauses:
+        verdict = re.search(r"strcol\(6\) eq '(\w+)'", c)
+        if "with yerrorbars" in c or (verdict and verdict.group(1) in verdicts):
+            continue  # error bars are drawn without marks; a verdict's marks are one series in pgfplots
+        if verdict:
+            verdicts.add(verdict.group(1))
+        explicit = re.search(r" ps ([\d.]+)", c)
+        if re.search(r"with lines\b", c):
+            out.append(None)
+        elif explicit:
+            out.append(float(explicit.group(1)))
+        else:
+            out.append(style_ps[int(re.search(r" ls (\d+)", c).group(1))])
+    return out
+
+
+def pgf_marks(tex):
+    out = []
+    for options in re.findall(r"\\addplot\[(.*?)\]\s*(?:table|coordinates)", tex, re.S):
+        size = re.search(r"mark size=([\d.]+)pt", options)
+        out.append(None if "no marks" in options else float(size.group(1)) if size else "unsized")
+    return out
+
+
+def legend_in_pdf(pdf, rows):
+    """The entries per row of the bottom `rows` lines of gnuplot's PDF (where a key below the plot is): words
+    grouped into lines by their bottom edge (3 pt), then into entries by gaps over 10 pt."""
+    html = run("pdftotext", "-bbox", str(pdf), "-").stdout
+    words = [(float(a), float(b), float(c)) for a, b, c in
+             re.findall(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="([\d.]+)"', html)]
+    lines = []
+    for x0, x1, y in sorted(words, key=lambda w: w[2]):
+        if lines and y - lines[-1][0] < 3:
+            lines[-1][1].append((x0, x1))
+        else:
+            lines.append((y, [(x0, x1)]))
+    counts = []
+    for _, ws in lines[-rows:]:
+        ws.sort()
+        counts.append(1 + sum(1 for a, b in zip(ws, ws[1:]) if b[0] - a[1] > 10))
+    return counts
+
+
+def check_figure(work, name, per_ps):
+    gp = (work / f"{name}.gp").read_text()
+    tex = (work / f"{name}.tex").read_text()
+    # ticks
+    for axis in "xy":
+        if f"set logscale {axis}" not in gp:
+            continue
+        tics = re.search(rf"^set {axis}tics \((.*)\)$", gp, re.M)
+        if tics and f"{axis}tick={{{tics.group(1).replace(' ', '')}}}" not in tex:
+            fail(f"{name}: {axis} ticks ({tics.group(1)}) not in the pgfplots file")
+        if not tics and f"{axis}tick=" in tex:
+            fail(f"{name}: pgfplots has {axis} ticks gnuplot lacks")
+        numbers = f"set format {axis} '%g'" in gp  # 1, 2, 5 labelled as numbers in both; else 10^k in both
+        if numbers != (f"{axis}ticklabels=" in tex) or (not numbers and f"set format {axis} '10^{{%L}}'" not in gp):
+            fail(f"{name}: the {axis} axis's tick labels differ (gnuplot {'numbers' if numbers else 'powers of ten'})")
+        if (f"unset m{axis}tics" in gp) != (f"{axis}minorticks=false" in tex):
+            fail(f"{name}: minor {axis} ticks in one rendering only")
+    # marks
+    g, p = gnuplot_marks(gp), pgf_marks(tex)
+    if len(g) != len(p):
+        fail(f"{name}: {len(g)} series drawn by gnuplot, {len(p)} by pgfplots")
+    for k, (a, b) in enumerate(zip(g, p)):
+        if (a is None) != (b is None) or (a is not None and (b == "unsized" or abs(a * per_ps - b) > 0.02 * b)):
+            fail(f"{name}: series {k}: gnuplot's mark {a} ps ({a and a * per_ps:.3g} pt), pgfplots' {b} pt")
+    # legend
+    entries = len(re.findall(r"\\addlegendentry\{", tex))
+    titled = len(re.findall(r" title '[^']+'", gp))
+    if entries != titled:
+        fail(f"{name}: {titled} legend entries in gnuplot's key, {entries} in pgfplots'")
+    if entries:
+        # pgfplots fills a transposed legend column by column, as gnuplot does, and its `legend columns` are then rows
+        if "transpose legend" not in tex:
+            fail(f"{name}: pgfplots fills its legend row by row, gnuplot column by column")
+        rows = int(re.search(r"legend columns=(\d+)", tex).group(1))
+        columns = math.ceil(entries / rows)
+        key = re.findall(r"^set key (.*)$", gp, re.M)[-1]
+        if f"maxcols {columns}" not in key:
+            fail(f"{name}: pgfplots' legend has {columns} columns, gnuplot's key is '{key}'")
+        if "below" in key:
+            want = [sum(1 for j in range(columns) if j * rows + i < entries) for i in range(rows)]
+            got = legend_in_pdf(work / f"{name}.pdf", rows)
+            if got != want:
+                fail(f"{name}: gnuplot's PDF shows the {entries} entries in rows of {got}, pgfplots in rows of {want}")
+    return entries
+
+
+def main():
+    privamp, source = sys.argv[1], pathlib.Path(sys.argv[2])
+    with tempfile.TemporaryDirectory() as tmp:
+        work = pathlib.Path(tmp)
+        per_ps = gnuplot_points_per_ps(work)
+        declared = float(re.search(r"kGnuplotMarkPt = ([\d.]+);", (source / "plots" / "figures.cpp").read_text()).group(1))
+        if abs(per_ps - declared) > 0.03 * declared:
+            fail(f"gnuplot draws a mark {per_ps:.3g} pt from centre to edge per unit of ps; plots/figures.cpp says {declared}")
+        figs = work / "figs"
+        run(privamp, "figures", str(source / "plots"), "--reduced", "--out", str(figs))
+        names = sorted(p.stem for p in figs.glob("*.tex"))
+        if len(names) < 15:
+            fail(f"only {len(names)} pgfplots files drawn")
+        legends = sum(check_figure(figs, n, per_ps) > 0 for n in names)
+        # The title in one place: the shipped style puts it in the caption; drawn with show_title = true, it is over
+        # the plot in both renderings and not in the caption.
+        for n in names:
+            gp, tex = (figs / f"{n}.gp").read_text(), (figs / f"{n}.tex").read_text()
+            if "unset title" not in gp or "title={" in tex:
+                fail(f"{n}: the shipped style (show_title = false) draws a title over the plot")
+        shown = (source / "plots" / "figures.toml").read_text().replace("show_title = false", "show_title = true", 1)
+        (work / "titled.toml").write_text(shown)
+        run(privamp, "figures", str(work / "titled.toml"), "--only", "iteration", "--reduced", "--out", str(work / "titled"))
+        tex = (work / "titled" / "iteration.tex").read_text()
+        title = re.search(r"title=\{(.*?)\}, title style", tex)
+        if not title or "set title '" not in (work / "titled" / "iteration.gp").read_text():
+            fail("show_title = true: the title is not over the plot in both renderings")
+        else:
+            caption = (figs / "iteration_caption.txt").read_text().splitlines()[0]
+            if caption != title.group(1) + ".":
+                fail(f"show_title = false: the caption does not open with the title: {caption!r}")
+            if title.group(1) in (work / "titled" / "iteration_caption.txt").read_text():
+                fail("show_title = true: the caption repeats the title drawn over the plot")
+    if failures:
+        sys.exit(1)
+    print(f"{len(names)} figures: ticks, marks (gnuplot {per_ps:.3g} pt per ps), {legends} legends and the title alike in "
+          "gnuplot's PDF and the pgfplots file")
+
+
+if __name__ == "__main__":
+    main()
