@@ -23,7 +23,7 @@ namespace {
 
 struct DivergenceArgs {
   std::string p, q;
-  std::vector<std::string> renyi, hockey_stick, epsilon;
+  std::vector<std::string> renyi, hockey_stick, epsilon, profile;
   bool kl = false, tv = false, json = false, with_method = false;
   std::string format = "text";  // text | json | csv | jsonl
   std::string engine = "auto";
@@ -91,6 +91,62 @@ void stream_rows(const api::DivergenceResult& r, bool jsonl, bool with_method) {
   std::fflush(stdout);
 }
 
+// The privacy profile δ(ε) = max of both directions (`--profile`, Python's privacy_profile): one line per ε with
+// the fields of verify/runner/fields.hpp (for_each_profile_field), streamed as csv or jsonl, or as a JSON object
+// {"p", "q", "profile": [...]}, or a table.
+void print_profile(const api::PrivacyProfile& profile, const std::string& format) {
+  const std::size_t n = profile.delta.size();
+  if (format == "text") {
+    std::cout << fmt::format("mu = {}\nnu = {}\n{:<14} {:>20} {:>44} {:<13} {}\n", profile.p, profile.q, "eps", "delta", "interval", "error",
+                             "larger direction");
+    for (std::size_t i = 0; i < n; ++i) {
+      const verify::Estimate& e = profile.delta[i];
+      std::cout << fmt::format("{:<14.8g} {:>20} {:>44} {:<13} {}\n", profile.eps[i], show(e.value, e.log_value()),
+                               fmt::format("[{}, {}]", show(e.lower, e.log_lower()), show(e.upper, e.log_upper())),
+                               verify::to_string(e.error_kind), profile.reversed[i] ? "nu||mu" : "mu||nu");
+    }
+    return;
+  }
+  const bool csv = format == "csv", jsonl = format == "jsonl";
+  auto cell = [&](const auto& v) {
+    using T = std::decay_t<decltype(v)>;
+    if constexpr (std::is_same_v<T, std::string>) return csv ? escape::csv(v) : nlohmann::json(v).dump();
+    else if (std::isnan(v)) return std::string(csv ? "" : "null");
+    else if (std::isinf(v)) return std::string(csv ? (v > 0 ? "inf" : "-inf") : (v > 0 ? "\"inf\"" : "\"-inf\""));
+    else return fmt::format("{}", v);
+  };
+  if (!csv && !jsonl) {  // json: one object, its values as jsonl writes them
+    std::string points;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::vector<std::string> cells;
+      verify::for_each_profile_field(profile, [&](const char* name, const auto& at) { cells.push_back(fmt::format("\"{}\": {}", name, cell(at(i)))); });
+      points += fmt::format("{}\n    {{{}}}", i == 0 ? "" : ",", fmt::join(cells, ", "));
+    }
+    std::cout << fmt::format("{{\n  \"p\": {},\n  \"q\": {},\n  \"profile\": [{}\n  ]\n}}\n", nlohmann::json(profile.p).dump(),
+                             nlohmann::json(profile.q).dump(), points);
+    return;
+  }
+  std::string out;
+  if (csv) {
+    std::vector<std::string> names;
+    verify::for_each_profile_field(profile, [&](const char* name, const auto&) { names.emplace_back(name); });
+    out += fmt::format("{}\n", fmt::join(names, ","));
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<std::string> cells;
+    verify::for_each_profile_field(profile, [&](const char* name, const auto& at) {
+      cells.push_back(jsonl ? fmt::format("\"{}\":{}", name, cell(at(i))) : cell(at(i)));
+    });
+    out += jsonl ? fmt::format("{{{}}}\n", fmt::join(cells, ",")) : fmt::format("{}\n", fmt::join(cells, ","));
+    if (out.size() > (1u << 16)) {
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      out.clear();
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 Action add_divergence_command(CLI::App& app) {
@@ -104,6 +160,9 @@ Action add_divergence_command(CLI::App& app) {
   cmd->add_option("--epsilon", args->epsilon,
                   "deltas in (0, 1): eps(delta) of the pair, the smallest eps with max(H_eps(mu||nu), H_eps(nu||mu)) <= delta, "
                   "bracketed by a root search on the profile's intervals");
+  cmd->add_option("--profile", args->profile,
+                  "epsilons >= 0: the privacy profile delta(eps) = max(H_eps(mu||nu), H_eps(nu||mu)), both directions in one "
+                  "call (same list and range forms; Python's privacy_profile)");
   cmd->add_option("--eps-max", args->eps_max, "--epsilon: the largest eps searched (at most 1e6)")->capture_default_str();
   cmd->add_flag("--kl", args->kl, "Kullback-Leibler divergence");
   cmd->add_flag("--tv", args->tv, "total variation distance");
@@ -135,9 +194,15 @@ Action add_divergence_command(CLI::App& app) {
         deltas.push_back(d);
       }
     if (deltas.size() > 100) throw_invalid("divergence", "--epsilon", static_cast<double>(deltas.size()), "at most 100 deltas");
+    std::vector<double> profile_eps;
+    for (const std::string& item : args->profile)
+      for (double e : parse_number_list(item, "--profile")) profile_eps.push_back(e);
     const bool quantities_asked = !request.renyi.empty() || !request.hockey_stick.empty() || request.kl || request.tv;
-    if (!quantities_asked && deltas.empty())
-      invalid_input("nothing to compute: give --renyi, --hockey-stick, --kl, --tv or --epsilon");
+    if (!quantities_asked && deltas.empty() && profile_eps.empty())
+      invalid_input("nothing to compute: give --renyi, --hockey-stick, --kl, --tv, --epsilon or --profile");
+    if (!profile_eps.empty() && (quantities_asked || !deltas.empty()))
+      invalid_input("--profile is its own request: give it without --renyi, --hockey-stick, --kl, --tv and --epsilon");
+    if (!profile_eps.empty() && args->with_method) invalid_input("--with-method: --profile has no method column");
     request.engine = args->engine;
     request.rel_tol = args->rel_tol;
     request.samples = args->samples;
@@ -153,6 +218,12 @@ Action add_divergence_command(CLI::App& app) {
     if (!deltas.empty() && args->with_method) invalid_input("--with-method: for --format csv or jsonl, not --epsilon");
     if (!deltas.empty() && (args->format == "csv" || args->format == "jsonl"))
       invalid_input("--format {}: for lists of divergences; --epsilon prints a table or --json", args->format);
+    if (!profile_eps.empty()) {
+      if (args->json && args->format != "text" && args->format != "json") invalid_input("--json and --format {}: give one of them", args->format);
+      request.hockey_stick = profile_eps;
+      print_profile(api::privacy_profile(args->p, args->q, request), args->json ? "json" : args->format);
+      return 0;
+    }
     // eps(delta) per delta, computed before anything is printed (bad laws are refused by the first).
     std::vector<verify::Estimate> epsilons;
     for (double d : deltas) epsilons.push_back(api::epsilon_for_delta(args->p, args->q, d, request, args->eps_max));

@@ -392,10 +392,30 @@ double widest_interval(const std::vector<std::vector<Point>>& data) {
   for (const auto& series : data) widest = std::max(widest, widest_interval(series));
   return widest;
 }
+// Whether a point lies within the figure's declared ranges (every point does where none is declared).
+bool in_view(const Figure& figure, const Point& p) {
+  const auto inside = [](const auto& range, double v) { return !range || (v >= range->first && v <= range->second); };
+  return inside(figure.xrange, p.x) && inside(figure.yrange, p.y);
+}
+
+// Whether any point in view carries the verdict (its mark is drawn and named in the legend).
+bool shows_verdict(const Figure& figure, const std::vector<Point>& points, const char* verdict) {
+  return std::any_of(points.begin(), points.end(), [&](const Point& p) { return p.verdict == verdict && in_view(figure, p); });
+}
+
 // Below this relative width an interval cannot be seen: neither renderer draws the series' error bars (whose caps
 // would only leave specks along its line), and the caption says so.
 constexpr double kVisibleWidth = 1e-3;
 bool draws_bars(const std::vector<Point>& series) { return widest_interval(series) >= kVisibleWidth; }
+
+// A number printed by rounded_up as LaTeX: 6.8e+75 as $6.8\times 10^{75}$, others as they are.
+std::string latex_number(const std::string& x) {
+  const auto e = x.find('e');
+  if (e == std::string::npos) return x;
+  const int exponent = std::stoi(x.substr(e + 1));
+  const std::string mantissa = x.substr(0, e);
+  return mantissa == "1" ? fmt::format("$10^{{{}}}$", exponent) : fmt::format("${}\\times 10^{{{}}}$", mantissa, exponent);
+}
 
 // A bound as text with two significant digits, rounded up (so that "at most" stays true).
 std::string rounded_up(double x) {
@@ -410,10 +430,19 @@ std::string rounded_up(double x) {
 std::string caption(const Figure& figure, const std::vector<std::vector<Point>>& data) {
   std::string out = figure.style.show_title ? "" : enhanced_to_latex(figure.title) + ".\n";
   if (!figure.description.empty()) out += enhanced_to_latex(figure.description) + (figure.description.back() == '.' ? "\n" : ".\n");
-  const std::string widest = rounded_up(widest_interval(data));
-  out += widest_interval(data) < kVisibleWidth
-             ? fmt::format("Each exact value is computed with an error bar too narrow to see at this scale (at most {} of the value).\n", widest)
-             : fmt::format("Error bars show each exact value's interval (at most {} of the value).\n", widest);
+  // The widths of the intervals drawn (points in view); an interval reaching 0 has no relative width: said apart.
+  double widest = 0;
+  long open = 0;
+  for (const auto& series : data)
+    for (const Point& p : series) {
+      if (!(p.lower > 0) && p.upper > 0) ++open;
+      else if (in_view(figure, p) && p.y != 0 && std::isfinite(p.upper - p.lower)) widest = std::max(widest, (p.upper - p.lower) / std::abs(p.y));
+    }
+  out += widest < kVisibleWidth
+             ? fmt::format("Each exact value is computed with an error bar too narrow to see at this scale (relative width at most {}).\n", latex_number(rounded_up(widest)))
+             : fmt::format("Error bars show each exact value's interval (relative width at most {}).\n", latex_number(rounded_up(widest)));
+  if (open > 0)
+    out += fmt::format("{} of the values {} only bounded above (an interval reaching down to 0).\n", open, open == 1 ? "is" : "are");
   return out;
 }
 
@@ -461,21 +490,24 @@ std::pair<double, double> drawn_span(const Figure& figure, const std::vector<std
   return declared ? *declared : positive_span(data, axis);
 }
 
-// Where a point's marks are drawn when its value is off the plot, the same in both renderers (the CSV keeps every
-// value as computed): a verdict mark and an error bar's anchor at the edge of a declared y range (gnuplot would drop
-// an out-of-range point's bar and mark, so an inconclusive point below the axis would show nothing), and on a log
-// axis a lower end at or below 0 at the bottom of the drawn span (log 0 has no place on the axis).
+// How an error bar is drawn when its value is off the plot, the same in both renderers (the CSV keeps every value as
+// computed): its anchor at the edge of a declared y range (gnuplot would drop an out-of-range point's bar, so the
+// part of an interval that reaches into the plot would not show), and on a log axis a lower end at or below 0 at the
+// bottom of the drawn span (log 0 has no place on the axis). Verdict marks are drawn where the point is in view only
+// (`in_view`): a mark at the edge would sit on other series' points.
 struct DrawnY {
   std::optional<std::pair<double, double>> declared;
   bool log = false;
   double floor = 0;  // log axes: the drawn span's bottom
-  double mark(double y) const { return declared ? std::clamp(y, declared->first, declared->second) : y; }
   double lower(double l) const { return log && !(l > 0) ? floor : l; }
-  // The same two as gnuplot functions of a column: clampy(v) and lowery(v).
+  // The same as gnuplot functions of the columns: lowery(l), and anchory(y, l, u) the bar's anchor, the point itself
+  // where it is in range, else the end of the bar that reaches into the plot (clamped to the range: gnuplot leaves
+  // a gap at the anchor, which at an end does not show).
   std::string gnuplot() const {
-    std::string s = declared ? fmt::format("clampy(v) = v < {0} ? {0} : v > {1} ? {1} : v\n", tex_number(declared->first), tex_number(declared->second))
-                             : "clampy(v) = v\n";
-    return s + (log ? fmt::format("lowery(v) = v > 0 ? v : {}\n", tex_number(floor)) : "lowery(v) = v\n");
+    std::string s = log ? fmt::format("lowery(v) = v > 0 ? v : {}\n", tex_number(floor)) : "lowery(v) = v\n";
+    if (!declared) return s + "anchory(y, l, u) = y\n";
+    return s + fmt::format("anchory(y, l, u) = y < {0} ? (u < {1} ? u : {1}) : y > {1} ? (lowery(l) > {0} ? lowery(l) : {0}) : y\n",
+                           tex_number(declared->first), tex_number(declared->second));
   }
 };
 
@@ -581,7 +613,7 @@ Legend figure_legend(const Figure& figure, const std::vector<std::vector<Point>>
     if (!data[k].empty() && !figure.series[k].title.empty()) legend.labels.push_back(figure.series[k].title);
   for (const VerdictMark& m : kVerdictMarks)
     for (const auto& points : data)
-      if (std::any_of(points.begin(), points.end(), [&](const Point& p) { return p.verdict == m.verdict; })) {
+      if (shows_verdict(figure, points, m.verdict)) {
         legend.labels.push_back(m.verdict);
         break;
       }
@@ -677,7 +709,7 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
     std::string points;
     for (const auto& series : data)
       for (const Point& p : series)
-        if (p.verdict == m.verdict) points += fmt::format("({}, {}) ", tex_number(p.x), tex_number(shown.mark(p.y)));
+        if (p.verdict == m.verdict && in_view(figure, p)) points += fmt::format("({}, {}) ", tex_number(p.x), tex_number(p.y));
     if (points.empty()) continue;
     out += fmt::format("\\addplot[{}, mark size={:.4g}pt] coordinates {{{}}};\n", m.pgf, kVerdictMarkPt, points);
     if (legend.shown) out += fmt::format("\\addlegendentry{{{}}}\n", m.verdict);
@@ -852,7 +884,7 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
     const std::size_t index = block++;
     const std::string style = s.style == "points" ? "points" : s.style == "lines" ? "lines" : "linespoints";
     if (draws_bars(data[k]))
-      bars.push_back(fmt::format("{} index {} using 2:(clampy($3)):(lowery($4)):5 with yerrorbars ls {} dt 1 ps 0 notitle", file, index, s.line));
+      bars.push_back(fmt::format("{} index {} using 2:(anchory($3, $4, $5)):(lowery($4)):5 with yerrorbars ls {} dt 1 ps 0 notitle", file, index, s.line));
     // Markers of a points-only series are the size of a letter; on lines they stay small.
     const SeriesLook look = figure_look(figure, k), plain = series_look(s.line);
     const std::string paired = look.point != plain.point || std::string_view(look.dash) != plain.dash
@@ -866,8 +898,8 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
     for (std::size_t k = 0, block = 0; k < data.size(); ++k) {
       if (data[k].empty()) continue;
       const std::size_t index = block++;
-      if (std::none_of(data[k].begin(), data[k].end(), [&](const Point& p) { return p.verdict == m.verdict; })) continue;
-      plots.push_back(fmt::format("{} index {} using 2:(strcol(6) eq '{}' ? clampy($3) : 1/0) with points {} ps {} {}", file, index, m.verdict, m.gnuplot,
+      if (!shows_verdict(figure, data[k], m.verdict)) continue;
+      plots.push_back(fmt::format("{} index {} using 2:(strcol(6) eq '{}' ? $3 : 1/0) with points {} ps {} {}", file, index, m.verdict, m.gnuplot,
                                   gnuplot_ps(kVerdictMarkPt), titled || !legend.shown ? "notitle" : fmt::format("title '{}'", m.verdict)));
       titled = true;
     }

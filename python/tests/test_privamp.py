@@ -393,6 +393,22 @@ class Plot(unittest.TestCase):
 
 
 class Profile(unittest.TestCase):
+    def test_command_line_profile(self):
+        # `privamp divergence --profile` is the same function as privacy_profile: every field of every point equal
+        # (numbers as doubles; the infinities of log ends as the words JSON lines write).
+        eps = [0.0, 0.3, 1.0, 45.0]
+        mu, nu = "mix(q=0.02, gaussian(0,1), gaussian(1,1))", "gaussian(0,1)"
+        points = privamp.privacy_profile(mu, nu, eps)
+        out = subprocess.run([EXE, "divergence", mu, nu, "--profile", ",".join(map(repr, eps)), "--format", "jsonl"],
+                             check=True, capture_output=True, text=True).stdout
+        lines = [json.loads(line) for line in out.splitlines()]
+        self.assertEqual(len(lines), len(points))
+        word = {"inf": math.inf, "-inf": -math.inf}
+        for p, line in zip(points, lines):
+            self.assertEqual(list(line), list(p._fields))
+            for name in p._fields:
+                self.assertEqual(word.get(line[name], line[name]), getattr(p, name), name)
+
     def test_progress(self):
         # A long call reports its progress to a callable: both directions of a composed profile counted as one,
         # ending at (total, total); a bad progress argument is refused by type before anything runs.

@@ -8,6 +8,8 @@ one picture. Drawn reduced, each figure is checked for:
   `ps` draws, a constant that is first measured on the installed gnuplot (a mark drawn at ps 10, rasterised);
 - legend: the same entries, filled column by column in the same rows and columns — read in gnuplot's PDF itself
   (the words of its bottom lines, by pdftotext), not only in the script;
+- verdict marks: drawn and named only where the point is within the declared y range; the caption counts the values
+  only bounded above (intervals reaching 0);
 - title: once — over the plot in both renderings (and not in NAME_caption.txt), or in the caption alone; one figure
   is drawn both ways.
 """
@@ -138,6 +140,20 @@ def check_figure(work, name, per_ps):
             got = legend_in_pdf(work / f"{name}.pdf", rows)
             if got != want:
                 fail(f"{name}: gnuplot's PDF shows the {entries} entries in rows of {got}, pgfplots in rows of {want}")
+    # Verdict marks where the point is in view only (a mark at the axis' edge would sit on other series' points), in
+    # both renderings and the legends; values only bounded above (an interval reaching 0) said in the caption.
+    rows = [line.split(",") for line in (work / f"{name}.csv").read_text().splitlines() if line and not line.startswith("#")]
+    yrange = re.search(r"^set yrange \[(.*):(.*)\]$", gp, re.M)
+    lo, hi = (float(yrange.group(1)), float(yrange.group(2))) if yrange else (-math.inf, math.inf)
+    for verdict in ("violated", "inconclusive"):
+        shown = sum(1 for r in rows if r[5] == verdict and lo <= float(r[2]) <= hi)
+        if (shown > 0) != (f"title '{verdict}'" in gp) or (shown > 0) != (f"\\addlegendentry{{{verdict}}}" in tex):
+            fail(f"{name}: {shown} {verdict} points in view, but the legends say otherwise")
+    open_ended = sum(1 for r in rows if not float(r[3]) > 0 and float(r[4]) > 0)
+    caption = (work / f"{name}_caption.txt").read_text()
+    said = re.search(r"(\d+) of the values (is|are) only bounded above", caption)
+    if (int(said.group(1)) if said else 0) != open_ended:
+        fail(f"{name}: {open_ended} values have intervals reaching 0; the caption says {said.group(0) if said else 'none'}")
     return entries
 
 
