@@ -147,6 +147,33 @@ void print_profile(const api::PrivacyProfile& profile, const std::string& format
   std::fflush(stdout);
 }
 
+// The epsilons of `--profile`, checked against the other requests (it is its own), and that something is asked.
+std::vector<double> profile_request(const DivergenceArgs& args, bool quantities_asked, bool deltas_asked) {
+  std::vector<double> eps;
+  for (const std::string& item : args.profile)
+    for (double e : parse_number_list(item, "--profile")) eps.push_back(e);
+  if (!quantities_asked && !deltas_asked && eps.empty())
+    invalid_input("nothing to compute: give --renyi, --hockey-stick, --kl, --tv, --epsilon or --profile");
+  if (!eps.empty() && (quantities_asked || deltas_asked))
+    invalid_input("--profile is its own request: give it without --renyi, --hockey-stick, --kl, --tv and --epsilon");
+  if (!eps.empty() && args.with_method) invalid_input("--with-method: --profile has no method column");
+  return eps;
+}
+
+// eps(delta) per delta (`--epsilon`): a JSON object ({"epsilon": [...]}) or a table.
+void print_epsilons(const std::vector<verify::Estimate>& epsilons, const std::vector<double>& deltas, bool json) {
+  if (json) {
+    std::cout << verify::sorted_json(api::epsilon_tree(epsilons, deltas)).dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13} {:>10}  {}\n", "quantity", "value", "interval", "error", "time", "method");
+  for (std::size_t i = 0; i < deltas.size(); ++i) {
+    const verify::Estimate& e = epsilons[i];
+    std::cout << fmt::format("{:<20} {:>20.12g} {:>44} {:<13} {:>8.3g}s  {}\n", fmt::format("epsilon({:g})", deltas[i]), e.value,
+                             fmt::format("[{:.12g}, {:.12g}]", e.lower, e.upper), verify::to_string(e.error_kind), e.seconds, e.method);
+  }
+}
+
 }  // namespace
 
 Action add_divergence_command(CLI::App& app) {
@@ -194,15 +221,8 @@ Action add_divergence_command(CLI::App& app) {
         deltas.push_back(d);
       }
     if (deltas.size() > 100) throw_invalid("divergence", "--epsilon", static_cast<double>(deltas.size()), "at most 100 deltas");
-    std::vector<double> profile_eps;
-    for (const std::string& item : args->profile)
-      for (double e : parse_number_list(item, "--profile")) profile_eps.push_back(e);
     const bool quantities_asked = !request.renyi.empty() || !request.hockey_stick.empty() || request.kl || request.tv;
-    if (!quantities_asked && deltas.empty() && profile_eps.empty())
-      invalid_input("nothing to compute: give --renyi, --hockey-stick, --kl, --tv, --epsilon or --profile");
-    if (!profile_eps.empty() && (quantities_asked || !deltas.empty()))
-      invalid_input("--profile is its own request: give it without --renyi, --hockey-stick, --kl, --tv and --epsilon");
-    if (!profile_eps.empty() && args->with_method) invalid_input("--with-method: --profile has no method column");
+    const std::vector<double> profile_eps = profile_request(*args, quantities_asked, !deltas.empty());
     request.engine = args->engine;
     request.rel_tol = args->rel_tol;
     request.samples = args->samples;
@@ -228,16 +248,7 @@ Action add_divergence_command(CLI::App& app) {
     std::vector<verify::Estimate> epsilons;
     for (double d : deltas) epsilons.push_back(api::epsilon_for_delta(args->p, args->q, d, request, args->eps_max));
     if (!quantities_asked) {
-      if (args->json || args->format == "json") {
-        std::cout << verify::sorted_json(api::epsilon_tree(epsilons, deltas)).dump(2) << "\n";
-        return 0;
-      }
-      std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13} {:>10}  {}\n", "quantity", "value", "interval", "error", "time", "method");
-      for (std::size_t i = 0; i < deltas.size(); ++i) {
-        const verify::Estimate& e = epsilons[i];
-        std::cout << fmt::format("{:<20} {:>20.12g} {:>44} {:<13} {:>8.3g}s  {}\n", fmt::format("epsilon({:g})", deltas[i]), e.value,
-                                 fmt::format("[{:.12g}, {:.12g}]", e.lower, e.upper), verify::to_string(e.error_kind), e.seconds, e.method);
-      }
+      print_epsilons(epsilons, deltas, args->json || args->format == "json");
       return 0;
     }
     if (args->json && args->format != "text" && args->format != "json")

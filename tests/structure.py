@@ -137,7 +137,6 @@ LONG = {  # (file, name): lines when the rule came in
     ("verify/divergence/certified/chain_steps.cpp", "make_tables"): 116,
     ("sim/formulas/certify.cpp", "extremum"): 116,
     ("verify/cases/case.cpp", "check_points"): 112,
-    ("plots/figures.cpp", "render"): 95,
     ("verify/divergence/contour.cpp", "hockey_stick"): 94,
     ("cli/account_command.cpp", "add_account_command"): 93,
     ("sim/processes/projected_chain.cpp", "Propagator::raw"): 91,

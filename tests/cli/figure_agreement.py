@@ -162,9 +162,9 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
         per_ps = gnuplot_points_per_ps(work)
-        declared = float(re.search(r"kGnuplotMarkPt = ([\d.]+);", (source / "plots" / "figures.cpp").read_text()).group(1))
+        declared = float(re.search(r"kGnuplotMarkPt = ([\d.]+);", (source / "plots" / "figure_model.hpp").read_text()).group(1))
         if abs(per_ps - declared) > 0.03 * declared:
-            fail(f"gnuplot draws a mark {per_ps:.3g} pt from centre to edge per unit of ps; plots/figures.cpp says {declared}")
+            fail(f"gnuplot draws a mark {per_ps:.3g} pt from centre to edge per unit of ps; plots/figure_model.hpp says {declared}")
         figs = work / "figs"
         run(privamp, "figures", str(source / "plots"), "--reduced", "--out", str(figs))
         names = sorted(p.stem for p in figs.glob("*.tex"))

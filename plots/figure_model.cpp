@@ -1,0 +1,226 @@
+#include "plots/figure_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/ranges.h>
+
+#include "plots/markup.hpp"
+
+namespace privamp::plots::model {
+
+// The largest relative width of an interval drawn: whether error bars show at the plot's scale.
+double widest_interval(const std::vector<Point>& series) {
+  double widest = 0;
+  for (const Point& p : series)
+    if (p.y != 0 && std::isfinite(p.upper - p.lower)) widest = std::max(widest, (p.upper - p.lower) / std::abs(p.y));
+  return widest;
+}
+double widest_interval(const std::vector<std::vector<Point>>& data) {
+  double widest = 0;
+  for (const auto& series : data) widest = std::max(widest, widest_interval(series));
+  return widest;
+}
+// Whether a point lies within the figure's declared ranges (every point does where none is declared).
+bool in_view(const Figure& figure, const Point& p) {
+  const auto inside = [](const auto& range, double v) { return !range || (v >= range->first && v <= range->second); };
+  return inside(figure.xrange, p.x) && inside(figure.yrange, p.y);
+}
+
+// Whether any point in view carries the verdict (its mark is drawn and named in the legend).
+bool shows_verdict(const Figure& figure, const std::vector<Point>& points, const char* verdict) {
+  return std::any_of(points.begin(), points.end(), [&](const Point& p) { return p.verdict == verdict && in_view(figure, p); });
+}
+
+bool draws_bars(const std::vector<Point>& series) { return widest_interval(series) >= kVisibleWidth; }
+std::string tex_number(double x) { return fmt::format("{:.10g}", x); }
+
+// The positive values drawn on an axis ('x' or 'y'): their least and largest (lo > hi when there is none).
+std::pair<double, double> positive_span(const std::vector<std::vector<Point>>& data, char axis) {
+  double lo = HUGE_VAL, hi = 0;
+  for (const auto& points : data)
+    for (const Point& p : points)
+      for (double v : axis == 'x' ? std::vector<double>{p.x} : std::vector<double>{p.lower, p.y, p.upper})
+        if (v > 0 && std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  return {lo, hi};
+}
+
+// The span a log axis shows: the figure's declared range where it has one, else its positive data.
+std::pair<double, double> drawn_span(const Figure& figure, const std::vector<std::vector<Point>>& data, char axis) {
+  const auto& declared = axis == 'x' ? figure.xrange : figure.yrange;
+  return declared ? *declared : positive_span(data, axis);
+}
+
+
+
+DrawnY drawn_y(const Figure& figure, const std::vector<std::vector<Point>>& data) {
+  DrawnY d{figure.yrange, figure.log.find('y') != std::string::npos, 0};
+  if (d.log) d.floor = drawn_span(figure, data, 'y').first;
+  return d;
+}
+
+// Over more than six decades a log axis has no minor ticks (they bunch into combs), in both renderers.
+bool many_decades(std::pair<double, double> span) { return span.second > span.first && std::log10(span.second / span.first) > 6; }
+
+
+LogTicks log_ticks(std::pair<double, double> span) {
+  const auto [lo, hi] = span;
+  if (!(hi > lo) || !(lo > 0) || !std::isfinite(hi)) return {};
+  if (std::log10(hi / lo) >= 2) {
+    const int first = static_cast<int>(std::ceil(std::log10(lo) - 1e-9)), last = static_cast<int>(std::floor(std::log10(hi) + 1e-9));
+    int step = 1;
+    for (int scale = 1; (last - first) / step + 1 > 8; scale *= 10)
+      for (const int m : {1, 2, 5})
+        if ((last - first) / (step = m * scale) + 1 <= 8) break;
+    LogTicks t{{}, true};
+    for (int k = first; k <= last; ++k)
+      if (k % step == 0) t.at.push_back(std::pow(10.0, k));
+    if (t.at.size() < 2) return {};
+    return t;
+  }
+  std::vector<double> tics;
+  for (int k = static_cast<int>(std::floor(std::log10(lo))); k <= static_cast<int>(std::ceil(std::log10(hi))); ++k)
+    for (double m : {1.0, 2.0, 5.0})
+      if (const double t = m * std::pow(10.0, k); t >= lo * 0.999 && t <= hi * 1.001) tics.push_back(t);
+  // an axis ending well above its last tick (0.36 after 0.2) gets 3 times that decade too
+  if (const double three = 3 * std::pow(10.0, std::floor(std::log10(hi))); !tics.empty() && tics.back() * 1.5 < hi && three <= hi * 1.001 && three > tics.back())
+    tics.push_back(three);
+  if (tics.size() < 2) tics.clear();
+  return {tics, false};
+}
+
+std::string gnuplot_ps(double half_width_pt) { return fmt::format("{:.4g}", half_width_pt / kGnuplotMarkPt); }
+
+
+
+std::size_t label_characters(const std::string& label) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < label.size(); ++i) {
+    if (label.compare(i, 8, "/Symbol ") == 0) i += 7;
+    else if (label[i] != '{' && label[i] != '}' && label[i] != '_' && label[i] != '^' && (static_cast<unsigned char>(label[i]) & 0xC0) != 0x80) ++n;
+  }
+  return n;
+}
+
+bool key_outside(const KeyOptions& key) {
+  return key.position.find("below") != std::string::npos || key.position.find("above") != std::string::npos;
+}
+
+Legend figure_legend(const Figure& figure, const std::vector<std::vector<Point>>& data) {
+  Legend legend;
+  for (std::size_t k = 0; k < data.size(); ++k)
+    if (!data[k].empty() && !figure.series[k].title.empty()) legend.labels.push_back(figure.series[k].title);
+  for (const VerdictMark& m : kVerdictMarks)
+    for (const auto& points : data)
+      if (shows_verdict(figure, points, m.verdict)) {
+        legend.labels.push_back(m.verdict);
+        break;
+      }
+  legend.shown = !figure.key.off && !legend.labels.empty();
+  std::size_t longest = 1;
+  for (const std::string& l : legend.labels) longest = std::max(longest, label_characters(l));
+  const double char_pt = 0.5 * std::max(figure.style.font_size, 9.0);
+  const int fit = std::max(1, static_cast<int>(0.95 * figure.style.width * 72 / (char_pt * static_cast<double>(longest) + 40)));
+  const int entries = static_cast<int>(std::max<std::size_t>(1, legend.labels.size()));
+  int columns = key_outside(figure.key) ? fit : 1;
+  if (figure.key.columns > 0) columns = key_outside(figure.key) ? std::min(columns, figure.key.columns) : figure.key.columns;
+  legend.rows = (entries + columns - 1) / columns;
+  legend.columns = (entries + legend.rows - 1) / legend.rows;
+  return legend;
+}
+
+// Where pgfplots puts a legend gnuplot draws inside the plot: the same corner or side, as `legend style` keys.
+std::string pgf_inside_legend(const KeyOptions& key) {
+  const auto has = [&](const char* w) { return key.position.find(w) != std::string::npos; };
+  const double x = has("left") ? 0.03 : has("center") && !has("right") ? 0.5 : 0.97;
+  const double y = has("bottom") ? 0.03 : has("center") && !has("top") ? 0.5 : 0.97;
+  const std::string v = y < 0.4 ? "south" : y > 0.6 ? "north" : "", h = x < 0.4 ? "west" : x > 0.6 ? "east" : "";
+  return fmt::format("at={{({},{})}}, anchor={}", x, y, v.empty() && h.empty() ? "center" : v.empty() ? h : h.empty() ? v : v + " " + h);
+}
+
+// A pgfplots figure: the axes, each series with its points inline (error bars where an interval shows), the
+// violated and inconclusive marks, labels typeset by LaTeX (the gnuplot markup translated), the style's palette,
+// dash patterns and marks, the legend below the axes in as many columns as fit. "single" is \columnwidth wide,
+// "double" \textwidth.
+std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>& data) {
+  const Style& st = figure.style;
+  const std::string width = st.size == "single" ? "\\columnwidth" : st.size == "double" ? "\\textwidth" : fmt::format("{}in", st.width);
+  std::string out = fmt::format("% {} (privamp figures; data: {}_tidy.csv). Needs \\usepackage{{pgfplots}} (compat 1.17 or later).\n"
+                                "% size: {} ({} wide)\n",
+                                figure.name, figure.name, st.size.empty() ? "custom" : st.size, width);
+  for (std::size_t k = 0; k < st.palette.size(); ++k)
+    out += fmt::format("\\definecolor{{privamp{}}}{{HTML}}{{{}}}\n", static_cast<char>('A' + k), st.palette[k].substr(1));
+  const bool logx = figure.log.find('x') != std::string::npos, logy = figure.log.find('y') != std::string::npos;
+  const Legend legend = figure_legend(figure, data);
+  const DrawnY shown = drawn_y(figure, data);
+  const bool named = legend.shown && key_outside(figure.key);  // typeset below (or above) the axes, by name
+  std::string legend_name = "privamp-legend-" + figure.name;
+  std::replace(legend_name.begin(), legend_name.end(), '_', '-');
+  std::string options = fmt::format("width=\\privampfigurewidth, height={}in, xlabel={{{}}}, ylabel={{{}}}, grid=major,\n  xmode={}, ymode={}",
+                                    st.height, enhanced_to_latex(figure.xlabel), enhanced_to_latex(figure.ylabel),
+                                    logx ? "log" : "normal", logy ? "log" : "normal");
+  if (st.show_title)  // a long title wraps over the axes (about the width less pgfplots' 45 pt for labels)
+    options += fmt::format(", title={{{}}}, title style={{align=center, text width=\\privampfigurewidth-45pt}}", enhanced_to_latex(figure.title));
+  for (const char axis : {'x', 'y'}) {
+    if (figure.log.find(axis) == std::string::npos) continue;
+    const auto span = drawn_span(figure, data, axis);
+    if (many_decades(span)) options += fmt::format(", {}minorticks=false", axis);
+    const auto ticks = log_ticks(span);
+    if (ticks.at.empty()) continue;
+    std::vector<std::string> positions, tick_labels;
+    for (double v : ticks.at) positions.push_back(tex_number(v)), tick_labels.push_back(fmt::format("{:g}", v));
+    options += fmt::format(",\n  {}tick={{{}}}", axis, fmt::join(positions, ","));
+    if (!ticks.decades) options += fmt::format(", {}ticklabels={{{}}}", axis, fmt::join(tick_labels, ","));  // pgfplots writes 10^k
+  }
+  if (figure.xrange) options += fmt::format(", xmin={}, xmax={}", figure.xrange->first, figure.xrange->second);
+  if (figure.yrange) options += fmt::format(", ymin={}, ymax={}", figure.yrange->first, figure.yrange->second);
+  if (legend.shown)
+    options += fmt::format(",\n  {}transpose legend, legend columns={}, legend cell align=left, legend style={{font=\\footnotesize, {}"
+                           "/tikz/every even column/.append style={{column sep=0.8em}}}}",
+                           named ? fmt::format("legend to name={}, ", legend_name) : "", legend.rows,  // transposed: its rows
+                           named ? "draw=none, " : fmt::format("{}, draw={}, fill={}, ", pgf_inside_legend(figure.key),
+                                                               figure.key.box ? "black" : "none", figure.key.opaque ? "white" : "none"));
+  // pgfplots sizes the axes by estimating the room its labels take; the picture is typeset once in a box, and if it
+  // came out wider than the width the axes are narrowed by the excess and it is typeset again: it fits exactly.
+  out += "\\ifdefined\\privampfigurebox\\else\\newsavebox\\privampfigurebox\\newlength\\privampfigurewidth\\fi\n\\begingroup\n";
+  out += fmt::format("\\setlength\\privampfigurewidth{{{}}}%\n\\def\\privampfigure{{%\n", width);
+  out += fmt::format("\\begin{{tikzpicture}}\n\\begin{{axis}}[{}]\n", options);
+  for (std::size_t k = 0; k < data.size(); ++k) {
+    if (data[k].empty()) continue;
+    const Series& s = figure.series[k];
+    const SeriesLook look = figure_look(figure, k);
+    const std::string colour = s.line == 9 ? "black" : fmt::format("privamp{}", static_cast<char>('A' + (s.line - 1) % st.palette.size()));
+    const std::string how = s.style == "points"  ? fmt::format("only marks, mark={}, mark size={:.4g}pt", look.pgf_mark, kPointMarkPt * s.point_size)
+                            : s.style == "lines" ? fmt::format("no marks, {}", look.pgf_dash)
+                                                 : fmt::format("mark={}, mark size={:.4g}pt, mark options={{solid}}, {}", look.pgf_mark,
+                                                               kLineMarkPt, look.pgf_dash);
+    const bool bars = draws_bars(data[k]);
+    out += fmt::format("\\addplot[{}, color={}, line width={}pt{}{}]\n  table[x=x, y=y{}, row sep=\\\\] {{\n  x y ep em \\\\\n", how, colour,
+                       s.line == 9 ? st.line_width * 0.3 : st.line_width * 0.5,
+                       bars ? ", error bars/.cd, y dir=both, y explicit" : "", s.title.empty() ? ", forget plot" : "",
+                       bars ? ", y error plus=ep, y error minus=em" : "");
+    for (const Point& p : data[k])
+      out += fmt::format("  {} {} {} {} \\\\\n", tex_number(p.x), tex_number(p.y), tex_number(p.upper - p.y), tex_number(p.y - shown.lower(p.lower)));
+    out += "};\n";
+    if (!s.title.empty() && legend.shown) out += fmt::format("\\addlegendentry{{{}}}\n", enhanced_to_latex(s.title));
+  }
+  for (const VerdictMark& m : kVerdictMarks) {
+    std::string points;
+    for (const auto& series : data)
+      for (const Point& p : series)
+        if (p.verdict == m.verdict && in_view(figure, p)) points += fmt::format("({}, {}) ", tex_number(p.x), tex_number(p.y));
+    if (points.empty()) continue;
+    out += fmt::format("\\addplot[{}, mark size={:.4g}pt] coordinates {{{}}};\n", m.pgf, kVerdictMarkPt, points);
+    if (legend.shown) out += fmt::format("\\addlegendentry{{{}}}\n", m.verdict);
+  }
+  out += "\\end{axis}\n";
+  if (named && figure.key.position.find("above") != std::string::npos)
+    out += fmt::format("\\node[anchor=south] at (current axis.above north) {{\\pgfplotslegendfromname{{{}}}}};\n", legend_name);
+  else if (named) out += fmt::format("\\node[anchor=north] at (current axis.below south) {{\\pgfplotslegendfromname{{{}}}}};\n", legend_name);
+  out += "\\end{tikzpicture}}%\n\\sbox\\privampfigurebox{\\privampfigure}%\n";
+  out += fmt::format("\\ifdim\\wd\\privampfigurebox>{0}\\relax\n  \\addtolength\\privampfigurewidth{{{0}}}\\addtolength\\privampfigurewidth{{-\\wd\\privampfigurebox}}%\n"
+                     "  \\sbox\\privampfigurebox{{\\privampfigure}}%\n\\fi\n\\usebox\\privampfigurebox\n\\endgroup\n", width);
+  return out;
+}
+
+}  // namespace privamp::plots::model

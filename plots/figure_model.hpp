@@ -1,0 +1,116 @@
+// One figure, two renderers: what the gnuplot script (PDF, PNG) and the pgfplots file draw alike is decided here
+// once — the axes' ticks, the marks' sizes, the legend's layout, how off-plot values and intervals show, which
+// verdict marks are drawn — and each renderer is told it in its own units (the test cli.figure_agreement measures
+// gnuplot's PDF against the pgfplots file). The pgfplots file itself is written here too.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "plots/figures.hpp"
+
+namespace privamp::plots::model {
+
+// A number as both renderers write it (10 significant digits).
+std::string tex_number(double x);
+
+// The largest relative width of an interval drawn: whether error bars show at the plot's scale.
+double widest_interval(const std::vector<Point>& series);
+double widest_interval(const std::vector<std::vector<Point>>& data);
+// Whether a point lies within the figure's declared ranges (every point does where none is declared).
+bool in_view(const Figure& figure, const Point& p);
+// Whether any point in view carries the verdict (its mark is drawn and named in the legend).
+bool shows_verdict(const Figure& figure, const std::vector<Point>& points, const char* verdict);
+// Below this relative width an interval cannot be seen: neither renderer draws the series' error bars (whose caps
+// would only leave specks along its line), and the caption says so.
+inline constexpr double kVisibleWidth = 1e-3;
+bool draws_bars(const std::vector<Point>& series);
+
+// The positive values drawn on an axis ('x' or 'y'): their least and largest (lo > hi when there is none).
+std::pair<double, double> positive_span(const std::vector<std::vector<Point>>& data, char axis);
+// The span a log axis shows: the figure's declared range where it has one, else its positive data.
+std::pair<double, double> drawn_span(const Figure& figure, const std::vector<std::vector<Point>>& data, char axis);
+
+// How an error bar is drawn when its value is off the plot, the same in both renderers (the CSV keeps every value as
+// computed): its anchor at the edge of a declared y range (gnuplot would drop an out-of-range point's bar, so the
+// part of an interval that reaches into the plot would not show), and on a log axis a lower end at or below 0 at the
+// bottom of the drawn span (log 0 has no place on the axis). Verdict marks are drawn where the point is in view only
+// (`in_view`): a mark at the edge would sit on other series' points.
+struct DrawnY {
+  std::optional<std::pair<double, double>> declared;
+  bool log = false;
+  double floor = 0;  // log axes: the drawn span's bottom
+  double lower(double l) const { return log && !(l > 0) ? floor : l; }
+  // The same as gnuplot functions of the columns: lowery(l), and anchory(y, l, u) the bar's anchor, the point itself
+  // where it is in range, else the end of the bar that reaches into the plot (clamped to the range: gnuplot leaves
+  // a gap at the anchor, which at an end does not show).
+  std::string gnuplot() const {
+    std::string s = log ? fmt::format("lowery(v) = v > 0 ? v : {}\n", tex_number(floor)) : "lowery(v) = v\n";
+    if (!declared) return s + "anchory(y, l, u) = y\n";
+    return s + fmt::format("anchory(y, l, u) = y < {0} ? (u < {1} ? u : {1}) : y > {1} ? (lowery(l) > {0} ? lowery(l) : {0}) : y\n",
+                           tex_number(declared->first), tex_number(declared->second));
+  }
+};
+DrawnY drawn_y(const Figure& figure, const std::vector<std::vector<Point>>& data);
+
+// Over more than six decades a log axis has no minor ticks (they bunch into combs), in both renderers.
+bool many_decades(std::pair<double, double> span);
+
+// The ticks of a log axis, the same for both renderers. Over two decades or more: powers of ten, every 1, 2, 5, 10,
+// 20 ... decades so that at most eight fall in the span, labelled 10^k (`decades`). Under two decades: 1, 2 and 5
+// times the powers of ten in range, and 3 times the top decade where the axis ends well above its last tick (an
+// axis of a few decades would otherwise get fractional powers, 10^{-0.3}), labelled as numbers. Empty: fewer than two
+// ticks fall in the span (each renderer's own).
+struct LogTicks {
+  std::vector<double> at;
+  bool decades = false;
+};
+LogTicks log_ticks(std::pair<double, double> span);
+
+// One figure, two renderers. What both draw alike is decided here once — mark sizes, the legend's entries and
+// columns, where the title goes — and each renderer is told it in its own units; the test cli.figure_agreement
+// measures gnuplot's PDF against the pgfplots file.
+//
+// A mark's size is its half-width in points, pgfplots' `mark size`. gnuplot's cairo terminals draw a mark 3 pt from
+// centre to edge per unit of `ps`, whatever the font (the test measures this on the installed gnuplot).
+inline constexpr double kGnuplotMarkPt = 3.0;
+inline constexpr double kLineMarkPt = 1.5;     // the marks of a linespoints series
+inline constexpr double kPointMarkPt = 2.0;    // a points series' marks at point_size 1
+inline constexpr double kVerdictMarkPt = 3.0;  // violated and inconclusive marks
+std::string gnuplot_ps(double half_width_pt);  // gnuplot's `ps` for a mark of this half-width
+
+// The marks for violated and inconclusive points, in both renderers and each once in the key.
+struct VerdictMark {
+  const char* verdict;
+  const char* gnuplot;
+  const char* pgf;
+};
+inline constexpr VerdictMark kVerdictMarks[] = {
+    {"violated", "pt 2 lw 2 lc rgb '#d62728'", "only marks, mark=x, line width=1pt, color={rgb,255:red,214;green,39;blue,40}"},
+    {"inconclusive", "pt 6 lw 1.5 lc rgb '#ff7f0e'", "only marks, mark=o, line width=0.8pt, color={rgb,255:red,255;green,127;blue,14}"}};
+
+// The legend of a figure as both renderers draw it: its entries in order (the titled series drawn, then a verdict
+// mark's entry where such points are drawn) in `rows` rows and `columns` columns, filled column by column (gnuplot's
+// order: pgfplots is told `transpose legend`). Below or above the plot the columns are at most as many as fit the
+// figure's width — estimated from the longest label at half an em per character of the larger of the figure's font
+// and 9 pt (pgfplots' \footnotesize is at most that), plus 40 pt of sample line and spacing per entry, 5 % to
+// spare — and at most the declared `columns`; inside the plot, one unless declared. Then balanced as gnuplot
+// balances them: rows = ceil(entries / columns), columns = ceil(entries / rows) (4 entries in at most 3 columns
+// are 2 by 2).
+struct Legend {
+  std::vector<std::string> labels;
+  int columns = 1, rows = 1;
+  bool shown = false;
+};
+bool key_outside(const KeyOptions& key);  // below or above the plot
+Legend figure_legend(const Figure& figure, const std::vector<std::vector<Point>>& data);
+
+// A pgfplots figure (NAME.tex): the same picture as the gnuplot one, in the paper's LaTeX.
+std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>& data);
+
+}  // namespace privamp::plots::model
