@@ -406,6 +406,9 @@ std::string rounded_up(double x) {
 std::string caption(const Figure& figure, const std::vector<std::vector<Point>>& data) {
   std::string out = figure.style.show_title ? "" : enhanced_to_latex(figure.title) + ".\n";
   if (!figure.description.empty()) out += enhanced_to_latex(figure.description) + (figure.description.back() == '.' ? "\n" : ".\n");
+  // What carries the intervals: the exact values, or in a figure of ratios only, the ratios bound/exact.
+  const bool ratios = std::all_of(figure.series.begin(), figure.series.end(), [](const Series& s) { return s.y == Series::Y::ratio; });
+  const char* what = ratios ? "ratio" : "exact value";
   // The widths of the intervals drawn (points in view); an interval reaching 0 has no relative width: said apart.
   double widest = 0;
   long open = 0;
@@ -415,8 +418,8 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
       else if (in_view(figure, p) && p.y != 0 && std::isfinite(p.upper - p.lower)) widest = std::max(widest, (p.upper - p.lower) / std::abs(p.y));
     }
   out += widest < kVisibleWidth
-             ? fmt::format("Each exact value is computed with an error bar too narrow to see at this scale (relative width at most {}).\n", latex_number(rounded_up(widest)))
-             : fmt::format("Error bars show each exact value's interval (relative width at most {}).\n", latex_number(rounded_up(widest)));
+             ? fmt::format("Each {} is computed with an error bar too narrow to see at this scale (relative width at most {}).\n", what, latex_number(rounded_up(widest)))
+             : fmt::format("Error bars show each {}'s interval (relative width at most {}).\n", what, latex_number(rounded_up(widest)));
   if (open > 0)
     out += fmt::format("{} of the values {} only bounded above (an interval reaching down to 0).\n", open, open == 1 ? "is" : "are");
   return out;
