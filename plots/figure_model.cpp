@@ -9,11 +9,14 @@
 
 namespace privamp::plots::model {
 
+double relative_width(const Point& p) {
+  return p.y != 0 && std::isfinite(p.upper - p.lower) ? (p.upper - p.lower) / std::abs(p.y) : 0;
+}
+
 // The largest relative width of an interval drawn: whether error bars show at the plot's scale.
 double widest_interval(const std::vector<Point>& series) {
   double widest = 0;
-  for (const Point& p : series)
-    if (p.y != 0 && std::isfinite(p.upper - p.lower)) widest = std::max(widest, (p.upper - p.lower) / std::abs(p.y));
+  for (const Point& p : series) widest = std::max(widest, relative_width(p));
   return widest;
 }
 double widest_interval(const std::vector<std::vector<Point>>& data) {
@@ -51,8 +54,6 @@ std::pair<double, double> drawn_span(const Figure& figure, const std::vector<std
   return declared ? *declared : positive_span(data, axis);
 }
 
-
-
 DrawnY drawn_y(const Figure& figure, const std::vector<std::vector<Point>>& data) {
   DrawnY d{figure.yrange, figure.log.find('y') != std::string::npos, 0};
   if (d.log) d.floor = drawn_span(figure, data, 'y').first;
@@ -61,7 +62,6 @@ DrawnY drawn_y(const Figure& figure, const std::vector<std::vector<Point>>& data
 
 // Over more than six decades a log axis has no minor ticks (they bunch into combs), in both renderers.
 bool many_decades(std::pair<double, double> span) { return span.second > span.first && std::log10(span.second / span.first) > 6; }
-
 
 LogTicks log_ticks(std::pair<double, double> span) {
   const auto [lo, hi] = span;
@@ -91,8 +91,9 @@ LogTicks log_ticks(std::pair<double, double> span) {
 
 std::string gnuplot_ps(double half_width_pt) { return fmt::format("{:.4g}", half_width_pt / kGnuplotMarkPt); }
 
+namespace {
 
-
+// The characters a legend label shows (markup and UTF-8 continuation bytes left out).
 std::size_t label_characters(const std::string& label) {
   std::size_t n = 0;
   for (std::size_t i = 0; i < label.size(); ++i) {
@@ -101,6 +102,8 @@ std::size_t label_characters(const std::string& label) {
   }
   return n;
 }
+
+}  // namespace
 
 bool key_outside(const KeyOptions& key) {
   return key.position.find("below") != std::string::npos || key.position.find("above") != std::string::npos;
@@ -129,6 +132,8 @@ Legend figure_legend(const Figure& figure, const std::vector<std::vector<Point>>
   return legend;
 }
 
+namespace {
+
 // Where pgfplots puts a legend gnuplot draws inside the plot: the same corner or side, as `legend style` keys.
 std::string pgf_inside_legend(const KeyOptions& key) {
   const auto has = [&](const char* w) { return key.position.find(w) != std::string::npos; };
@@ -138,10 +143,12 @@ std::string pgf_inside_legend(const KeyOptions& key) {
   return fmt::format("at={{({},{})}}, anchor={}", x, y, v.empty() && h.empty() ? "center" : v.empty() ? h : h.empty() ? v : v + " " + h);
 }
 
+}  // namespace
+
 // A pgfplots figure: the axes, each series with its points inline (error bars where an interval shows), the
 // violated and inconclusive marks, labels typeset by LaTeX (the gnuplot markup translated), the style's palette,
-// dash patterns and marks, the legend below the axes in as many columns as fit. "single" is \columnwidth wide,
-// "double" \textwidth.
+// dash patterns and marks, the legend as figure_legend lays it out (below or above the axes by name, or inside at
+// gnuplot's corner). "single" is \columnwidth wide, "double" \textwidth.
 std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>& data) {
   const Style& st = figure.style;
   const std::string width = st.size == "single" ? "\\columnwidth" : st.size == "double" ? "\\textwidth" : fmt::format("{}in", st.width);

@@ -19,6 +19,8 @@ namespace privamp::plots::model {
 // A number as both renderers write it (10 significant digits).
 std::string tex_number(double x);
 
+// A point's interval width over its value (0 for a value of 0 or an unbounded interval).
+double relative_width(const Point& p);
 // The largest relative width of an interval drawn: whether error bars show at the plot's scale.
 double widest_interval(const std::vector<Point>& series);
 double widest_interval(const std::vector<std::vector<Point>>& data);

@@ -415,7 +415,7 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
   for (const auto& series : data)
     for (const Point& p : series) {
       if (!(p.lower > 0) && p.upper > 0) ++open;
-      else if (in_view(figure, p) && p.y != 0 && std::isfinite(p.upper - p.lower)) widest = std::max(widest, (p.upper - p.lower) / std::abs(p.y));
+      else if (in_view(figure, p)) widest = std::max(widest, relative_width(p));
     }
   out += widest < kVisibleWidth
              ? fmt::format("Each {} is computed with an error bar too narrow to see at this scale (relative width at most {}).\n", what, latex_number(rounded_up(widest)))
