@@ -53,7 +53,7 @@ int run(int argc, char** argv) {
   std::vector<privamp::cli::Action> actions = {
       privamp::cli::add_verify_command(app), privamp::cli::add_list_command(app), privamp::cli::add_figures_command(app),
       privamp::cli::add_divergence_command(app), privamp::cli::add_account_command(app), privamp::cli::add_laws_command(app),
-      privamp::cli::add_kernel_command(app), privamp::cli::add_explore_command(app)};
+      privamp::cli::add_engines_command(app), privamp::cli::add_kernel_command(app), privamp::cli::add_explore_command(app)};
   // "-hgaussian(0,1)" would be read as the help flag: a law never starts with '-', so say what is wrong.
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];

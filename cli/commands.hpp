@@ -22,6 +22,7 @@ using Action = std::function<int()>;
 Action add_divergence_command(CLI::App& app);
 Action add_account_command(CLI::App& app);
 Action add_laws_command(CLI::App& app);
+Action add_engines_command(CLI::App& app);
 Action add_verify_command(CLI::App& app);
 Action add_list_command(CLI::App& app);
 Action add_figures_command(CLI::App& app);

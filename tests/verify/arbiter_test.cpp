@@ -4,6 +4,7 @@
 // 1 + 1e-12 outside [.., 1] as "exact"); at eps equal to the largest composed loss the answer is a rigorous [0, cap]
 // at once (it once grew without limit); eps(delta) reaches its tolerance.
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -318,4 +319,49 @@ TEST_CASE("the engines' policy is a table: each setting's routes in order, and w
                     Catch::Contains("the finite-sum engine needs two finite laws"));
   CHECK_THROWS_WITH(method("gaussian_nd([0, 0], 1)", "gaussian_nd([0, 0], 2)", Quantity::kl()),
                     Catch::Contains("no engine for this pair of 2-dimensional laws"));
+}
+
+TEST_CASE("a verdict's second route is the engines' table: certified where it covers, else the cross_check, else GSL", "[verify][arbiter][policy]") {
+  const auto routes = [](const char* mu, const char* nu, const Quantity& q, Engine deciding, std::optional<Engine> cross = std::nullopt) {
+    return verify::second_route(*sim::parse_law(mu), *sim::parse_law(nu), q, deciding, cross);
+  };
+  using Routes = std::vector<Engine>;
+  const char* g1 = "gaussian(1, 1)";
+  const char* g0 = "gaussian(0, 1)";
+  const char* formula = "density('exp(-abs(x)^3)', -10, 10)";  // densities the certified engine has no exact form for
+  const char* grid = "double_well(x0=1, t=0.5)";               // a law on a grid: neither certified nor GSL
+  // 1. certified where it covers the pair and does not decide, then GSL where 3 applies.
+  const verify::SecondRoute both = routes(g1, g0, Quantity::kl(), Engine::automatic);
+  CHECK(both.routes == Routes{Engine::certified, Engine::gsl});
+  CHECK(both.certifiable);
+  CHECK(both.note.empty());
+  CHECK(routes(g1, g0, Quantity::renyi_inf(), Engine::automatic).routes == Routes{Engine::certified});  // not R_inf
+  CHECK(routes(g1, g0, Quantity::kl(), Engine::gsl).routes == Routes{Engine::certified});              // GSL decides
+  CHECK(routes(g1, g0, Quantity::kl(), Engine::monte_carlo).routes == Routes{Engine::certified});
+  const verify::SecondRoute deciding = routes(g1, g0, Quantity::kl(), Engine::certified);
+  CHECK(deciding.routes == Routes{Engine::gsl});
+  CHECK_FALSE(deciding.certifiable);
+  CHECK(routes("pmf([0, 1], [0.3, 0.7])", "pmf([0, 1], [0.6, 0.4])", Quantity::kl(), Engine::automatic).routes ==
+        Routes{Engine::certified});  // no densities: no GSL
+  // 2. the case's cross_check, after certified; certified as a cross_check only where it covers the pair.
+  CHECK(routes(g1, g0, Quantity::kl(), Engine::automatic, Engine::monte_carlo).routes == Routes{Engine::certified, Engine::monte_carlo});
+  CHECK(routes(formula, g0, Quantity::kl(), Engine::automatic, Engine::monte_carlo).routes == Routes{Engine::monte_carlo});
+  CHECK(routes(g1, g0, Quantity::kl(), Engine::automatic, Engine::certified).routes == Routes{Engine::certified});
+  const verify::SecondRoute uncovered = routes(formula, g0, Quantity::kl(), Engine::automatic, Engine::certified);
+  CHECK(uncovered.routes.empty());
+  CHECK_THAT(uncovered.note, Catch::StartsWith("cross_check = certified does not cover these laws (") && Catch::Contains("no exact form"));
+  CHECK(routes(g1, g0, Quantity::kl(), Engine::certified, Engine::certified).note == "cross_check = certified is the case's own engine");
+  // 3. GSL for densities the certified engine does not cover; 4. none for a law on a grid.
+  const verify::SecondRoute gsl = routes(formula, g0, Quantity::kl(), Engine::automatic);
+  CHECK(gsl.routes == Routes{Engine::gsl});
+  CHECK_FALSE(gsl.certifiable);
+  CHECK(routes(formula, g0, Quantity::renyi(2), Engine::quadrature).routes == Routes{Engine::gsl});
+  CHECK(routes(formula, g0, Quantity::renyi(2), Engine::monte_carlo).routes.empty());
+  const verify::SecondRoute none = routes(grid, g0, Quantity::kl(), Engine::automatic);
+  CHECK(none.routes.empty());
+  CHECK_THAT(none.note, Catch::StartsWith("no second route applies to these laws"));
+  // The text states the same rules.
+  const std::string text = verify::engine_policy_text();
+  CHECK(text.find("second route of a verdict") != std::string::npos);
+  CHECK(text.find("  1. certified, where it covers the pair and does not decide\n") != std::string::npos);
 }

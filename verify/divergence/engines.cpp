@@ -528,7 +528,16 @@ const EnginePolicy& engine_policy(Engine asked) {
 }
 
 std::string engine_policy_text() {
-  std::string out = "value routes:\n";
+  std::string out =
+      "before the routes, in order:\n"
+      "  compositions (power, product): each release's values by this same policy, then composed\n"
+      "  laws in different dimensions: refused\n"
+      "  laws on grids: each value at three resolutions with Richardson (not mc, which takes the base resolution;\n"
+      "    not certified, which refuses grids)\n"
+      "  finite chains, auto: recomputed in ball arithmetic where the certified engine covers every value\n"
+      "  Gaussian pairs in R^d, explicit numerical engines: reduced to the line through the means\n"
+      "  laws of one process differing in a start or a data point, not mc or certified: computed jointly\n"
+      "value routes:\n";
   for (const ValueRoute& r : kValueRoutes)
     out += fmt::format("  {}: {}{}\n", to_string(r.engine), r.covers, r.widened ? "" : " (not widened: exact forms)");
   out += "policies (--engine: routes tried in order):\n";
@@ -538,6 +547,38 @@ std::string engine_policy_text() {
     for (Engine e : policy.tried) tried.push_back(to_string(e));
     out += fmt::format("  {}: {}{}\n", name, fmt::join(tried, ", "), policy.arbitrated ? "; estimates arbitrated by certified" : "");
   }
+  out += "second route of a verdict (in order: a later one runs where those before do not apply, or certified refuses\n"
+         "at run time):\n"
+         "  1. certified, where it covers the pair and does not decide\n"
+         "  2. the case's cross_check (certified: only where it covers the pair)\n"
+         "  3. without a cross_check: gsl, for densities on the line, deciding engine neither gsl nor mc, not R_inf\n"
+         "  4. none (said in the row's note)\n";
+  return out;
+}
+
+SecondRoute second_route(const sim::Law& mu, const sim::Law& nu, const Quantity& quantity, Engine deciding,
+                         std::optional<Engine> cross_check) {
+  SecondRoute out;
+  const std::optional<std::string> uncovered = certified_refusal(mu, nu);
+  out.certifiable = deciding != Engine::certified && !uncovered;
+  if (out.certifiable) out.routes.push_back(Engine::certified);
+  if (cross_check == Engine::certified) {
+    if (!out.certifiable)
+      out.note = uncovered ? fmt::format("cross_check = certified does not cover these laws ({})", *uncovered)
+                           : "cross_check = certified is the case's own engine";
+    return out;
+  }
+  if (cross_check) {
+    out.routes.push_back(*cross_check);
+    return out;
+  }
+  const auto densities_on_the_line = [](const sim::Law& law) {
+    return law.dimension() == 1 && law.continuous_mass() > 0 && !law.discretisation();
+  };
+  if (quantity.kind != Quantity::Kind::renyi_inf && deciding != Engine::gsl && deciding != Engine::monte_carlo &&
+      densities_on_the_line(mu) && densities_on_the_line(nu))
+    out.routes.push_back(Engine::gsl);
+  if (out.routes.empty()) out.note = "no second route applies to these laws (give the case a cross_check, e.g. mc)";
   return out;
 }
 

@@ -30,12 +30,12 @@
 //      engines.cpp, kValueRoutes, says what each covers): the first that covers the pair and does not decline
 //      answers, widened for lumped outcomes and numerically normalised densities unless it reads exact forms;
 //   8. auto: a value that is not exact (or is below the double range) is arbitrated by the certified engine.
-// The second route of `privamp verify` (the certified engine where it covers the laws, else the case's cross_check,
-// else GSL for laws on the line) is chosen in verify/runner/runner.cpp.
+// A verdict's second route (second_route below) is chosen by this header's policy too, not by its callers.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -74,8 +74,27 @@ struct EnginePolicy {
   bool arbitrated;
 };
 const EnginePolicy& engine_policy(Engine asked);
-// The value routes (engine: what it covers) and the policies, one line each: the tables step 7 runs.
+// The value routes (engine: what it covers), the policies, one line each (the tables step 7 runs), and the second
+// route's rules.
 std::string engine_policy_text();
+
+// The second route of a value a verdict rests on (`privamp verify`'s laws cases, and explore's points through them),
+// chosen in this order:
+//   1. the certified engine, where it covers the pair and is not the deciding engine (an enclosure shares no blind
+//      spot with a quadrature); where it refuses at run time (budget, a quantity it does not cover), the next route;
+//   2. the case's cross_check; a cross_check = certified that does not cover the pair is no route (the note says so);
+//   3. without a cross_check: GSL on the densities, for laws with densities on the line (not on grids), when the
+//      deciding engine is neither GSL nor Monte Carlo and the quantity is not R_inf (both quadratures share the
+//      supremum search, so GSL would be no second route there);
+//   4. none: the note says why.
+// Where two routes disagree, the certified engine settles the row if it covers the pair (`certifiable`).
+struct SecondRoute {
+  std::vector<Engine> routes;  // in order; each is tried where the one before refused at run time
+  bool certifiable = false;    // the certified engine covers the pair and is not the deciding engine
+  std::string note;            // where there is no route: why
+};
+SecondRoute second_route(const sim::Law& mu, const sim::Law& nu, const Quantity& quantity, Engine deciding,
+                         std::optional<Engine> cross_check);
 
 // The check every result passes on its way out of compute_divergences (see above): NumericalError "internal: ..."
 // where the value lies outside its interval (or the log value outside the log interval) or the interval outside the

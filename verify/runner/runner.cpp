@@ -17,7 +17,6 @@
 #include "numerics/parallel.hpp"
 #include "sim/kernels/finite_kernel.hpp"
 #include "sim/language/expression.hpp"
-#include "verify/divergence/certified.hpp"
 #include "verify/divergence/consistency.hpp"
 #include "verify/divergence/worst_case.hpp"
 
@@ -221,9 +220,8 @@ class KernelSource final : public DivergenceSource {
   sim::FiniteKernel kernel_;
 };
 
-// Laws cases: the divergence between the case's laws by its engine, checked by a second route: the certified engine
-// wherever it covers the pair (its enclosure shares no blind spot with a quadrature), else the case's cross_check;
-// when two routes disagree, the certified engine settles the row if it can.
+// Laws cases: the divergence between the case's laws by its engine, checked by the second route the engines' policy
+// chooses (engines.hpp, second_route); when two routes disagree, the certified engine settles the row if it can.
 class LawsSource final : public DivergenceSource {
  public:
   using DivergenceSource::DivergenceSource;
@@ -252,43 +250,22 @@ class LawsSource final : public DivergenceSource {
       return reversed ? back : forward;
     };
     out.value = divergence(case_.engine, true);
-    const std::optional<std::string> uncovered = certified_refusal(*mu, *nu);
-    const bool certifiable = case_.engine != Engine::certified && !uncovered;
-    // A second route for every laws case: the certified engine where it covers the pair, else the case's
-    // cross_check, else (the user's own laws, with no cross_check) GSL on the densities when the deciding engine is
-    // not GSL and both laws have densities on the line; a row without one says so.
-    std::optional<Engine> second = case_.cross_check;
-    // (R_∞ is left out: both quadrature engines share the supremum search, so GSL would not be a second route.)
-    if (!second && q.kind != Quantity::Kind::renyi_inf && case_.engine != Engine::gsl && case_.engine != Engine::monte_carlo && mu->dimension() == 1 &&
-        nu->dimension() == 1 && mu->continuous_mass() > 0 && nu->continuous_mass() > 0 && !mu->discretisation() &&
-        !nu->discretisation())
-      second = Engine::gsl;
-    // A cross_check = certified that does not cover these laws is no second route (said in the row's note), not an
-    // error: the row stays decided by its own engine and says which kind of interval that is.
-    std::string not_covered;
-    if (second == Engine::certified && !certifiable) {
-      not_covered = uncovered ? fmt::format("cross_check = certified does not cover these laws ({})", *uncovered)
-                              : "cross_check = certified is the case's own engine";
-      second.reset();
-    }
-    if (options_.cross_check && (second || certifiable)) {
-      try {
-        out.cross = divergence(certifiable ? Engine::certified : *second, false);
-      } catch (const NumericalError& e) {  // the certified engine refused (budget, or a quantity it does not cover)
-        if (!certifiable) throw;
-        if (second && *second != Engine::certified) {
-          out.cross = divergence(*second, false);
-          out.note = fmt::format("certified engine refused ({}); second route {}", e.what(), to_string(*second));
-        } else {
-          out.note = fmt::format("certified engine refused ({}); no other second route applies", e.what());
+    // The second route by the engines' policy (engines.hpp, second_route); a certified refusal falls to the next.
+    const SecondRoute route = second_route(*mu, *nu, q, case_.engine, case_.cross_check);
+    if (options_.cross_check) {
+      out.note = route.note;
+      for (std::size_t i = 0; i < route.routes.size() && !out.cross; ++i) {
+        try {
+          out.cross = divergence(route.routes[i], false);
+        } catch (const NumericalError& e) {  // the certified engine refused (budget, or a quantity it does not cover)
+          if (route.routes[i] != Engine::certified) throw;
+          out.note = i + 1 < route.routes.size()
+                         ? fmt::format("certified engine refused ({}); second route {}", e.what(), to_string(route.routes[i + 1]))
+                         : fmt::format("certified engine refused ({}); no other second route applies", e.what());
         }
       }
-    } else if (options_.cross_check && !not_covered.empty()) {
-      out.note = not_covered;
-    } else if (options_.cross_check) {
-      out.note = "no second route applies to these laws (give the case a cross_check, e.g. mc)";
     }
-    if (out.cross && !overlap(out.value, *out.cross)) settle(out, certifiable, divergence);
+    if (out.cross && !overlap(out.value, *out.cross)) settle(out, route.certifiable, divergence);
     if (reversed) {
       std::swap(out.mu, out.nu);
       out.note = kReversedNote;
