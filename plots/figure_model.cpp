@@ -30,44 +30,62 @@ bool in_view(const Figure& figure, const Point& p) {
   return inside(figure.xrange, p.x) && inside(figure.yrange, p.y);
 }
 
-// Whether any point in view carries the verdict (its mark is drawn and named in the legend).
+std::optional<double> verdict_mark_y(const Figure& figure, const Point& p) {
+  if (in_view(figure, p)) return p.y;
+  if (figure.xrange && !(p.x >= figure.xrange->first && p.x <= figure.xrange->second)) return std::nullopt;
+  const auto [lo, hi] = *figure.yrange;  // (in x range, so off the y range: declared)
+  const double end = p.y < lo ? p.upper : p.lower;
+  if (end > lo && end < hi) return end;
+  return std::nullopt;
+}
+
 bool shows_verdict(const Figure& figure, const std::vector<Point>& points, const char* verdict) {
-  return std::any_of(points.begin(), points.end(), [&](const Point& p) { return p.verdict == verdict && in_view(figure, p); });
+  return std::any_of(points.begin(), points.end(), [&](const Point& p) { return p.verdict == verdict && verdict_mark_y(figure, p); });
 }
 
 bool draws_bars(const std::vector<Point>& series) { return widest_interval(series) >= kVisibleWidth; }
 std::string tex_number(double x) { return fmt::format("{:.10g}", x); }
 
-// The positive values drawn on an axis ('x' or 'y'): their least and largest (lo > hi when there is none).
-std::pair<double, double> positive_span(const std::vector<std::vector<Point>>& data, char axis) {
-  double lo = HUGE_VAL, hi = 0;
+namespace {
+
+// The values drawn on an axis: their least and largest (lo > hi when there is none); positive ones only on a log axis.
+std::pair<double, double> data_span(const std::vector<std::vector<Point>>& data, char axis, bool log) {
+  double lo = HUGE_VAL, hi = -HUGE_VAL;
   for (const auto& points : data)
     for (const Point& p : points)
       for (double v : axis == 'x' ? std::vector<double>{p.x} : std::vector<double>{p.lower, p.y, p.upper})
-        if (v > 0 && std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+        if (std::isfinite(v) && (!log || v > 0)) lo = std::min(lo, v), hi = std::max(hi, v);
   return {lo, hi};
 }
 
-// The span a log axis shows: the figure's declared range where it has one, else its positive data.
-std::pair<double, double> drawn_span(const Figure& figure, const std::vector<std::vector<Point>>& data, char axis) {
+}  // namespace
+
+std::pair<double, double> axis_range(const Figure& figure, const std::vector<std::vector<Point>>& data, char axis) {
   const auto& declared = axis == 'x' ? figure.xrange : figure.yrange;
-  return declared ? *declared : positive_span(data, axis);
+  if (declared) return *declared;
+  const bool log = figure.log.find(axis) != std::string::npos;
+  auto [lo, hi] = data_span(data, axis, log);
+  if (lo > hi) return {lo, hi};
+  const double margin = axis == 'x' ? 0.02 : 0.05;
+  if (log) {
+    const double a = std::log10(lo), b = std::log10(hi), pad = b > a ? margin * (b - a) : std::log10(2.0);
+    return {std::pow(10.0, a - pad), std::pow(10.0, b + pad)};
+  }
+  const double pad = hi > lo ? margin * (hi - lo) : 1.0;
+  return {lo - pad, hi + pad};
 }
 
 DrawnY drawn_y(const Figure& figure, const std::vector<std::vector<Point>>& data) {
   DrawnY d{figure.yrange, figure.log.find('y') != std::string::npos, 0};
-  if (d.log) d.floor = drawn_span(figure, data, 'y').first;
+  if (d.log) d.floor = axis_range(figure, data, 'y').first;
   return d;
 }
-
-// Over more than six decades a log axis has no minor ticks (they bunch into combs), in both renderers.
-bool many_decades(std::pair<double, double> span) { return span.second > span.first && std::log10(span.second / span.first) > 6; }
 
 LogTicks log_ticks(std::pair<double, double> span) {
   const auto [lo, hi] = span;
   if (!(hi > lo) || !(lo > 0) || !std::isfinite(hi)) return {};
-  if (std::log10(hi / lo) >= 2) {
-    const int first = static_cast<int>(std::ceil(std::log10(lo) - 1e-9)), last = static_cast<int>(std::floor(std::log10(hi) + 1e-9));
+  const int first = static_cast<int>(std::ceil(std::log10(lo) - 1e-9)), last = static_cast<int>(std::floor(std::log10(hi) + 1e-9));
+  if (last - first >= 2) {
     int step = 1;
     for (int scale = 1; (last - first) / step + 1 > 8; scale *= 10)
       for (const int m : {1, 2, 5})
@@ -76,6 +94,7 @@ LogTicks log_ticks(std::pair<double, double> span) {
     for (int k = first; k <= last; ++k)
       if (k % step == 0) t.at.push_back(std::pow(10.0, k));
     if (t.at.size() < 2) return {};
+    t.minor = std::log10(hi / lo) <= 6;  // as in the header
     return t;
   }
   std::vector<double> tics;
@@ -87,6 +106,44 @@ LogTicks log_ticks(std::pair<double, double> span) {
     tics.push_back(three);
   if (tics.size() < 2) tics.clear();
   return {tics, false};
+}
+
+namespace {
+
+// The integer b from 2 to 9 of which every value is a power (0 where there is none, or fewer than three values).
+int common_base(const std::vector<double>& values) {
+  if (values.size() < 3) return 0;
+  for (int b = 2; b <= 9; ++b) {
+    const bool all = std::all_of(values.begin(), values.end(), [b](double v) {
+      const double k = std::round(std::log(v) / std::log(b));
+      return k >= 0 && std::fabs(std::pow(b, k) - v) <= 1e-12 * v;
+    });
+    if (all) return b;
+  }
+  return 0;
+}
+
+}  // namespace
+
+LogTicks axis_ticks(const Figure& figure, const std::vector<std::vector<Point>>& data, char axis) {
+  const auto range = axis_range(figure, data, axis);
+  std::vector<double> values;
+  for (const auto& points : data)
+    for (const Point& p : points)
+      for (double v : axis == 'x' ? std::vector<double>{p.x} : std::vector<double>{p.y})
+        if (std::isfinite(v) && v > 0) values.push_back(v);
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  if (const int b = common_base(values); b && values.back() <= 1e5) {
+    std::vector<double> powers;
+    for (double t = 1; t <= range.second * (1 + 1e-12); t *= b)
+      if (t >= range.first * (1 - 1e-12)) powers.push_back(t);
+    const std::size_t step = (powers.size() + 7) / 8;
+    LogTicks ticks{{}, false, false};
+    for (std::size_t i = 0; i < powers.size(); i += step) ticks.at.push_back(powers[i]);
+    if (ticks.at.size() >= 2) return ticks;
+  }
+  return log_ticks(range);
 }
 
 std::string gnuplot_ps(double half_width_pt) { return fmt::format("{:.4g}", half_width_pt / kGnuplotMarkPt); }
@@ -170,17 +227,17 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
     options += fmt::format(", title={{{}}}, title style={{align=center, text width=\\privampfigurewidth-45pt}}", enhanced_to_latex(figure.title));
   for (const char axis : {'x', 'y'}) {
     if (figure.log.find(axis) == std::string::npos) continue;
-    const auto span = drawn_span(figure, data, axis);
-    if (many_decades(span)) options += fmt::format(", {}minorticks=false", axis);
-    const auto ticks = log_ticks(span);
+    const LogTicks ticks = axis_ticks(figure, data, axis);
+    if (!ticks.minor) options += fmt::format(", {}minorticks=false", axis);
     if (ticks.at.empty()) continue;
     std::vector<std::string> positions, tick_labels;
     for (double v : ticks.at) positions.push_back(tex_number(v)), tick_labels.push_back(fmt::format("{:g}", v));
     options += fmt::format(",\n  {}tick={{{}}}", axis, fmt::join(positions, ","));
     if (!ticks.decades) options += fmt::format(", {}ticklabels={{{}}}", axis, fmt::join(tick_labels, ","));  // pgfplots writes 10^k
   }
-  if (figure.xrange) options += fmt::format(", xmin={}, xmax={}", figure.xrange->first, figure.xrange->second);
-  if (figure.yrange) options += fmt::format(", ymin={}, ymax={}", figure.yrange->first, figure.yrange->second);
+  for (const char axis : {'x', 'y'})
+    if (const auto [lo, hi] = axis_range(figure, data, axis); lo < hi)
+      options += fmt::format(", {0}min={1}, {0}max={2}", axis, tex_number(lo), tex_number(hi));
   if (legend.shown)
     options += fmt::format(",\n  {}transpose legend, legend columns={}, legend cell align=left, legend style={{font=\\footnotesize, {}"
                            "/tikz/every even column/.append style={{column sep=0.8em}}}}",
@@ -215,7 +272,7 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
     std::string points;
     for (const auto& series : data)
       for (const Point& p : series)
-        if (p.verdict == m.verdict && in_view(figure, p)) points += fmt::format("({}, {}) ", tex_number(p.x), tex_number(p.y));
+        if (const auto y = verdict_mark_y(figure, p); p.verdict == m.verdict && y) points += fmt::format("({}, {}) ", tex_number(p.x), tex_number(*y));
     if (points.empty()) continue;
     out += fmt::format("\\addplot[{}, mark size={:.4g}pt] coordinates {{{}}};\n", m.pgf, kVerdictMarkPt, points);
     if (legend.shown) out += fmt::format("\\addlegendentry{{{}}}\n", m.verdict);

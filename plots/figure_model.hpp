@@ -26,53 +26,65 @@ double widest_interval(const std::vector<Point>& series);
 double widest_interval(const std::vector<std::vector<Point>>& data);
 // Whether a point lies within the figure's declared ranges (every point does where none is declared).
 bool in_view(const Figure& figure, const Point& p);
-// Whether any point in view carries the verdict (its mark is drawn and named in the legend).
+// Where a point's verdict mark is drawn, the same in both renderers: at the point where it is in view; for a point
+// off a declared y range (its x in view), at the end of its interval that lies strictly inside the range — the end of
+// the bar drawn, so that an inconclusive value below the axis whose bar rises past the bound is marked where the bar
+// ends; none where no end is inside (a mark at the edge would sit on other series' points).
+std::optional<double> verdict_mark_y(const Figure& figure, const Point& p);
+// Whether any point carries the verdict with a mark drawn (its mark is then named in the legend).
 bool shows_verdict(const Figure& figure, const std::vector<Point>& points, const char* verdict);
 // Below this relative width an interval cannot be seen: neither renderer draws the series' error bars (whose caps
 // would only leave specks along its line), and the caption says so.
 inline constexpr double kVisibleWidth = 1e-3;
 bool draws_bars(const std::vector<Point>& series);
 
-// The positive values drawn on an axis ('x' or 'y'): their least and largest (lo > hi when there is none).
-std::pair<double, double> positive_span(const std::vector<std::vector<Point>>& data, char axis);
-// The span a log axis shows: the figure's declared range where it has one, else its positive data.
-std::pair<double, double> drawn_span(const Figure& figure, const std::vector<std::vector<Point>>& data, char axis);
+// The range an axis ('x' or 'y') shows, given to both renderers (gnuplot's xrange, pgfplots' xmin/xmax) so that they
+// draw the same axes and their ticks are chosen in it: the figure's declared range where it has one, else the values
+// drawn on the axis (on y the intervals' ends too; on a log axis the positive ones) with a margin of 2 % of their span
+// on x and 5 % on y at each end, in log space on a log axis (a single value: a factor 2, or 1, each side). Not padded
+// to whole ticks; a tick the margin brings into view (1 below a lowest value of 1.2) is drawn by both. lo > hi: the
+// axis has no value to show (each renderer's own range).
+std::pair<double, double> axis_range(const Figure& figure, const std::vector<std::vector<Point>>& data, char axis);
 
 // How an error bar is drawn when its value is off the plot, the same in both renderers (the CSV keeps every value as
 // computed): its anchor at the edge of a declared y range (gnuplot would drop an out-of-range point's bar, so the
 // part of an interval that reaches into the plot would not show), and on a log axis a lower end at or below 0 at the
-// bottom of the drawn span (log 0 has no place on the axis). Verdict marks are drawn where the point is in view only
-// (`in_view`): a mark at the edge would sit on other series' points.
+// bottom of the axis range (log 0 has no place on the axis). Verdict marks: verdict_mark_y above (`marky`).
 struct DrawnY {
   std::optional<std::pair<double, double>> declared;
   bool log = false;
-  double floor = 0;  // log axes: the drawn span's bottom
+  double floor = 0;  // log axes: the axis range's bottom
   double lower(double l) const { return log && !(l > 0) ? floor : l; }
   // The same as gnuplot functions of the columns: lowery(l), and anchory(y, l, u) the bar's anchor, the point itself
   // where it is in range, else the end of the bar that reaches into the plot (clamped to the range: gnuplot leaves
   // a gap at the anchor, which at an end does not show).
   std::string gnuplot() const {
     std::string s = log ? fmt::format("lowery(v) = v > 0 ? v : {}\n", tex_number(floor)) : "lowery(v) = v\n";
-    if (!declared) return s + "anchory(y, l, u) = y\n";
-    return s + fmt::format("anchory(y, l, u) = y < {0} ? (u < {1} ? u : {1}) : y > {1} ? (lowery(l) > {0} ? lowery(l) : {0}) : y\n",
+    if (!declared) return s + "anchory(y, l, u) = y\nmarky(y, l, u) = y\n";
+    return s + fmt::format("anchory(y, l, u) = y < {0} ? (u < {1} ? u : {1}) : y > {1} ? (lowery(l) > {0} ? lowery(l) : {0}) : y\n"
+                           "marky(y, l, u) = y < {0} ? (u > {0} && u < {1} ? u : 1/0) : y > {1} ? (l > {0} && l < {1} ? l : 1/0) : y\n",
                            tex_number(declared->first), tex_number(declared->second));
   }
 };
 DrawnY drawn_y(const Figure& figure, const std::vector<std::vector<Point>>& data);
 
-// Over more than six decades a log axis has no minor ticks (they bunch into combs), in both renderers.
-bool many_decades(std::pair<double, double> span);
-
-// The ticks of a log axis, the same for both renderers. Over two decades or more: powers of ten, every 1, 2, 5, 10,
-// 20 ... decades so that at most eight fall in the span, labelled 10^k (`decades`). Under two decades: 1, 2 and 5
-// times the powers of ten in range, and 3 times the top decade where the axis ends well above its last tick (an
+// The ticks of a log axis, the same for both renderers. Where three powers of ten or more fall in the span: powers of
+// ten, every 1, 2, 5, 10, 20 ... decades so that at most eight fall in it, labelled 10^k (`decades`). Otherwise: 1, 2
+// and 5 times the powers of ten in range, and 3 times the top decade where the axis ends well above its last tick (an
 // axis of a few decades would otherwise get fractional powers, 10^{-0.3}), labelled as numbers. Empty: fewer than two
-// ticks fall in the span (each renderer's own).
+// ticks fall in the span (each renderer's own). Minor ticks (`minor`): not over more than six decades, where they
+// bunch into combs.
 struct LogTicks {
   std::vector<double> at;
   bool decades = false;
+  bool minor = true;
 };
 LogTicks log_ticks(std::pair<double, double> span);
+// The ticks of a figure's log axis: where every value drawn on it is a power of one integer b from 2 to 9 (steps
+// T = 2, 4 … 128; three values or more, up to 10^5), the powers of b in its range (every second, third … so that at
+// most eight show), labelled as numbers and without minor ticks (decimal ones would fall between them); otherwise
+// log_ticks of its range.
+LogTicks axis_ticks(const Figure& figure, const std::vector<std::vector<Point>>& data, char axis);
 
 // One figure, two renderers. What both draw alike is decided here once — mark sizes, the legend's entries and
 // columns, where the title goes — and each renderer is told it in its own units; the test cli.figure_agreement

@@ -495,12 +495,15 @@ SeriesLook figure_look(const Figure& figure, std::size_t k) {
 
 std::string style_preamble(const std::string& output, const Style& style) {
   // One look for every figure: the cairo PDF terminal (the PNG is this PDF rasterised), a light grid, a boxed
-  // opaque key, six line styles distinct in colour, dash and point type, and a thin black reference style 9.
+  // opaque key, six line styles distinct in colour, dash and point type, and a thin black reference style 9. Error
+  // bars run through their point, as pgfplots draws them (gnuplot would blank a disc around it: white blots on bars
+  // whose point is off the plot, and a bar broken where its point is drawn; gnuplot 5.4 keeps the disc at `unset
+  // pointintervalbox`, so it is made a thousandth of its size).
   std::string s = fmt::format("set terminal pdfcairo enhanced color size {}in,{}in font '{},{}'\n", style.width, style.height,
                               style.font, style.font_size);
   s += fmt::format("set output {}\n", quoted(output));
   s += "set datafile separator ','\nset grid linetype 1 linecolor rgb '#dddddd' linewidth 0.5 dashtype solid\nset key box opaque\nset border lw 1\n"
-       "set bars small\nset clip two\nunset clip points\n";
+       "set bars small\nset clip two\nunset clip points\nset pointintervalbox 0.001\n";
   for (int k = 1; k <= 6; ++k) {
     const SeriesLook look = series_look(k);
     s += fmt::format("set style line {} lc rgb '{}' lw {} pt {} ps {} dt {}\n", k, style.palette[static_cast<std::size_t>(k - 1) % style.palette.size()],
@@ -574,7 +577,7 @@ std::string gnuplot_plot(const Figure& figure, const std::vector<std::vector<Poi
       if (data[k].empty()) continue;
       const std::size_t index = block++;
       if (!shows_verdict(figure, data[k], m.verdict)) continue;
-      plots.push_back(fmt::format("{} index {} using 2:(strcol(6) eq '{}' ? $3 : 1/0) with points {} ps {} {}", file, index, m.verdict, m.gnuplot,
+      plots.push_back(fmt::format("{} index {} using 2:(strcol(6) eq '{}' ? marky($3, $4, $5) : 1/0) with points {} ps {} {}", file, index, m.verdict, m.gnuplot,
                                   gnuplot_ps(kVerdictMarkPt), titled || !legend.shown ? "notitle" : fmt::format("title '{}'", m.verdict)));
       titled = true;
     }
@@ -618,28 +621,27 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
     }
     checked.close();
   }
-  // Axis ranges from the data with a small margin (not padded to whole decades); no minor ticks on log axes (over
-  // many decades they bunch into combs).
-  std::string body = "set autoscale fix\nset offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n";
+  // The axes' ranges and ticks as the pgfplots file has them (figure_model.hpp: axis_range, axis_ticks).
+  std::string body;
+  for (const char axis : {'x', 'y'})
+    if (const auto [lo, hi] = axis_range(figure, data, axis); lo < hi) body += fmt::format("set {}range [{}:{}]\n", axis, tex_number(lo), tex_number(hi));
   for (const char axis : {'x', 'y'}) {
     if (figure.log.find(axis) == std::string::npos) continue;
-    const auto span = drawn_span(figure, data, axis);
     body += fmt::format("set logscale {}\n", axis);
     body += fmt::format("set format {} '10^{{%L}}'\n", axis);  // as pgfplots labels a log axis (one picture in both)
-    if (const auto ticks = log_ticks(span); !ticks.at.empty()) {
+    const LogTicks ticks = axis_ticks(figure, data, axis);
+    if (!ticks.at.empty()) {
       std::vector<std::string> tics;
       for (double t : ticks.at) tics.push_back(tex_number(t));  // as the pgfplots file writes them
       body += fmt::format("set {}tics ({})\n", axis, fmt::join(tics, ", "));
       if (!ticks.decades) body += fmt::format("set format {} '%g'\n", axis);
     }
-    if (many_decades(span)) body += fmt::format("unset m{}tics\n", axis);  // over many decades minor ticks bunch into combs
+    if (!ticks.minor) body += fmt::format("unset m{}tics\n", axis);
   }
   const Legend legend = figure_legend(figure, data);
   KeyOptions key = figure.key;
   key.columns = legend.columns;  // as the pgfplots file's: column by column, in as many columns
   body += fmt::format("set xlabel {}\nset ylabel {}\nset key {}\n", quoted(figure.xlabel), quoted(figure.ylabel), key.render());
-  if (figure.xrange) body += fmt::format("set xrange [{}:{}]\n", figure.xrange->first, figure.xrange->second);
-  if (figure.yrange) body += fmt::format("set yrange [{}:{}]\n", figure.yrange->first, figure.yrange->second);
   body += gnuplot_plot(figure, data, quoted(csv.filename().string()), legend);  // gnuplot runs in `dir`
   write_tidy_csv(figure, data, staged.folder());
   write_file(staged.path(figure.name + "_caption.txt"), caption(figure, data));

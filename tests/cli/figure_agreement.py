@@ -2,14 +2,17 @@
 """figure_agreement.py PRIVAMP SOURCE_DIR: the PDF/PNG (gnuplot) and the pgfplots file of every shipped figure are
 one picture. Drawn reduced, each figure is checked for:
 
+- ranges: both axes' ranges given to both renderers, the same numbers (gnuplot's xrange, pgfplots' xmin/xmax);
 - ticks: log axes ticked and labelled alike (the same explicit ticks: powers of ten labelled 10^k, or over a short
-  span 1, 2, 5 labelled as numbers; minor ticks in both or neither);
+  span 1, 2, 5 labelled as numbers, or the powers of 2 where every x is one; minor ticks in both or neither); every
+  tick inside the range and none missing at either end (a power of ten in range one step beyond the last tick);
 - marks: every series' mark half-width in pgfplots (`mark size`) equals gnuplot's `ps` times the points a unit of
   `ps` draws, a constant that is first measured on the installed gnuplot (a mark drawn at ps 10, rasterised);
 - legend: the same entries, filled column by column in the same rows and columns — read in gnuplot's PDF itself
   (the words of its bottom lines, by pdftotext), not only in the script;
-- verdict marks: drawn and named only where the point is within the declared y range; the caption counts the values
-  only bounded above (intervals reaching 0);
+- verdict marks: drawn and named where the point is within the y range, or its bar ends inside the range (the mark
+  then at that end, inside the range, in both renderings); the caption counts the values only bounded above
+  (intervals reaching 0);
 - title: once — over the plot in both renderings (and not in NAME_caption.txt), or in the caption alone; one figure
   is drawn both ways.
 """
@@ -100,11 +103,34 @@ def legend_in_pdf(pdf, rows):
 def check_figure(work, name, per_ps):
     gp = (work / f"{name}.gp").read_text()
     tex = (work / f"{name}.tex").read_text()
+    # ranges, the same numbers in both
+    ranges = {}
+    for axis in "xy":
+        r = re.search(rf"^set {axis}range \[(.*):(.*)\]$", gp, re.M)
+        if not r or f"{axis}min={r.group(1)}, {axis}max={r.group(2)}" not in tex:
+            fail(f"{name}: the {axis} range is not given to both renderers alike")
+            continue
+        ranges[axis] = (float(r.group(1)), float(r.group(2)))
+    xs = sorted({float(line.split(",")[1]) for line in (work / f"{name}.csv").read_text().splitlines() if line and not line.startswith("#")})
     # ticks
     for axis in "xy":
         if f"set logscale {axis}" not in gp:
             continue
         tics = re.search(rf"^set {axis}tics \((.*)\)$", gp, re.M)
+        if tics and axis in ranges:
+            at = [float(t) for t in tics.group(1).split(",")]
+            lo, hi = ranges[axis]
+            if not all(lo * (1 - 1e-9) <= t <= hi * (1 + 1e-9) for t in at):
+                fail(f"{name}: {axis} ticks {at} outside the range [{lo}, {hi}]")
+            powers_of_two = axis == "x" and len(xs) >= 3 and all(v > 0 and math.log2(v) == round(math.log2(v)) for v in xs)
+            if powers_of_two and not all(math.log2(t) == round(math.log2(t)) for t in at):
+                fail(f"{name}: every x is a power of 2, the ticks {at} are not")
+            decades = f"set format {axis} '%g'" not in gp
+            if decades and len(at) >= 2:
+                e = [round(math.log10(t)) for t in at]
+                step = e[1] - e[0]
+                if 10 ** (e[0] - step) >= lo or 10 ** (e[-1] + step) <= hi:
+                    fail(f"{name}: {axis} ticks 10^{e} leave a power of ten of their step untagged in [{lo:.3g}, {hi:.3g}]")
         if tics and f"{axis}tick={{{tics.group(1).replace(' ', '')}}}" not in tex:
             fail(f"{name}: {axis} ticks ({tics.group(1)}) not in the pgfplots file")
         if not tics and f"{axis}tick=" in tex:
@@ -140,15 +166,26 @@ def check_figure(work, name, per_ps):
             got = legend_in_pdf(work / f"{name}.pdf", rows)
             if got != want:
                 fail(f"{name}: gnuplot's PDF shows the {entries} entries in rows of {got}, pgfplots in rows of {want}")
-    # Verdict marks where the point is in view only (a mark at the axis' edge would sit on other series' points), in
-    # both renderings and the legends; values only bounded above (an interval reaching 0) said in the caption.
+    # Verdict marks where the point is in view, or at the end of its bar inside the range (never at the axis' edge,
+    # where it would sit on other series' points), in both renderings and the legends; values only bounded above (an
+    # interval reaching 0) said in the caption.
     rows = [line.split(",") for line in (work / f"{name}.csv").read_text().splitlines() if line and not line.startswith("#")]
-    yrange = re.search(r"^set yrange \[(.*):(.*)\]$", gp, re.M)
-    lo, hi = (float(yrange.group(1)), float(yrange.group(2))) if yrange else (-math.inf, math.inf)
+    lo, hi = ranges.get("y", (-math.inf, math.inf))
+
+    def marked(r):
+        y, low, up = float(r[2]), float(r[3]), float(r[4])
+        return lo <= y <= hi or (y < lo and lo < up < hi) or (y > hi and lo < low < hi)
+
+    if "marky(y, l, u)" not in gp:
+        fail(f"{name}: gnuplot places no verdict mark by marky")
     for verdict in ("violated", "inconclusive"):
-        shown = sum(1 for r in rows if r[5] == verdict and lo <= float(r[2]) <= hi)
+        shown = sum(1 for r in rows if r[5] == verdict and marked(r))
         if (shown > 0) != (f"title '{verdict}'" in gp) or (shown > 0) != (f"\\addlegendentry{{{verdict}}}" in tex):
-            fail(f"{name}: {shown} {verdict} points in view, but the legends say otherwise")
+            fail(f"{name}: {shown} {verdict} points marked, but the legends say otherwise")
+    for options, coordinates in re.findall(r"\\addplot\[(only marks, mark=[xo], [^\]]*)\] coordinates \{([^}]*)\};", tex):
+        ys = [float(c.split(",")[1]) for c in re.findall(r"\(([^)]*)\)", coordinates)]
+        if not all(lo <= y <= hi for y in ys):
+            fail(f"{name}: a verdict mark of pgfplots lies outside the y range [{lo}, {hi}]: {ys}")
     open_ended = sum(1 for r in rows if not float(r[3]) > 0 and float(r[4]) > 0)
     caption = (work / f"{name}_caption.txt").read_text()
     said = re.search(r"(\d+) of the values (is|are) only bounded above", caption)

@@ -178,12 +178,6 @@ PrivacyProfile privacy_profile(const std::string& mu, const std::string& nu, con
   return out;
 }
 
-namespace {
-
-// The profile at one eps: the interval [max of lowers, max of uppers], with the weakest kind of interval and the
-// smallest level of the two directions.
-}  // namespace
-
 verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu, double delta, const DivergenceRequest& request,
                                    double eps_max, double rel_tol) {
   if (!(delta > 0 && delta < 1)) throw_invalid("epsilon", "delta", delta, "0 < delta < 1");
