@@ -43,6 +43,33 @@ std::string account_interval(const verify::Estimate& e) {
   return fmt::format("[{}, {}]", account_number(e.lower, e.log_lower()), account_number(e.upper, e.log_upper()));
 }
 
+// --target-epsilon: the parameter left out calibrated to the target at the one delta, and the run it gives.
+int account_calibration(const AccountArgs& a, const std::vector<double>& deltas, const std::vector<double>& epsilons,
+                        const api::DivergenceRequest& engine) {
+  if (deltas.size() != 1) invalid_input("account --target-epsilon: give exactly one --delta");
+  if (!epsilons.empty()) invalid_input("account --target-epsilon: --epsilon is a separate request");
+  api::CalibrationRequest r;
+  r.target_epsilon = *a.target_epsilon;
+  r.delta = deltas.front();
+  r.noise_multiplier = a.noise_multiplier;
+  r.sample_rate = a.sample_rate;
+  r.steps = a.steps;
+  r.rel_tol = a.rel_tol;
+  r.engine = engine;
+  const api::Calibration c = api::calibrate(r);
+  if (a.json) {
+    std::cout << verify::sorted_json(api::calibration_tree(c)).dump(2) << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("{} = {:.10g}   (exact threshold in [{:.10g}, {:.10g}]; {} profile evaluations, {:.3g} s)\n", c.solved,
+                           c.value, c.lower, c.upper, c.probes, c.seconds);
+  std::cout << fmt::format("run: noise multiplier {:.10g}, sample rate {:.10g}, {} steps: epsilon({:g}) = {:.10g} in {} {}\n",
+                           c.noise_multiplier, c.sample_rate, c.steps, r.delta, c.epsilon.value, account_interval(c.epsilon),
+                           verify::to_string(c.epsilon.error_kind));
+  std::cout << c.method << "\n";
+  return 0;
+}
+
 }  // namespace
 
 Action add_account_command(CLI::App& app) {
@@ -70,30 +97,7 @@ Action add_account_command(CLI::App& app) {
     api::DivergenceRequest engine;
     engine.engine = a->engine;
     if (a->engine != "auto" && a->engine != "certified") invalid_input("account --engine {}: auto or certified", a->engine);
-    if (a->target_epsilon) {
-      if (deltas.size() != 1) invalid_input("account --target-epsilon: give exactly one --delta");
-      if (!epsilons.empty()) invalid_input("account --target-epsilon: --epsilon is a separate request");
-      api::CalibrationRequest r;
-      r.target_epsilon = *a->target_epsilon;
-      r.delta = deltas.front();
-      r.noise_multiplier = a->noise_multiplier;
-      r.sample_rate = a->sample_rate;
-      r.steps = a->steps;
-      r.rel_tol = a->rel_tol;
-      r.engine = engine;
-      const api::Calibration c = api::calibrate(r);
-      if (a->json) {
-        std::cout << verify::sorted_json(api::calibration_tree(c)).dump(2) << "\n";
-        return 0;
-      }
-      std::cout << fmt::format("{} = {:.10g}   (exact threshold in [{:.10g}, {:.10g}]; {} profile evaluations, {:.3g} s)\n", c.solved,
-                               c.value, c.lower, c.upper, c.probes, c.seconds);
-      std::cout << fmt::format("run: noise multiplier {:.10g}, sample rate {:.10g}, {} steps: epsilon({:g}) = {:.10g} in {} {}\n",
-                               c.noise_multiplier, c.sample_rate, c.steps, r.delta, c.epsilon.value, account_interval(c.epsilon),
-                               verify::to_string(c.epsilon.error_kind));
-      std::cout << c.method << "\n";
-      return 0;
-    }
+    if (a->target_epsilon) return account_calibration(*a, deltas, epsilons, engine);
     if (!a->noise_multiplier || !a->sample_rate || !a->steps)
       invalid_input("account: give --noise-multiplier, --sample-rate and --steps (or leave one out with --target-epsilon)");
     if (deltas.empty() && epsilons.empty()) invalid_input("account: nothing to compute: give --delta, --epsilon or --target-epsilon");

@@ -23,6 +23,39 @@ struct VerifyArgs {
   std::string golden_dir, junit, html;
 };
 
+// The run's output folders locked (a second run into one is refused) and the files it will write checked, before the
+// computation: a link planted where privamp would write is refused now, not after the run.
+std::vector<OutputLock> lock_outputs(const VerifyArgs& args, const std::filesystem::path& golden) {
+  std::vector<OutputLock> locks;
+  if (!args.out.empty()) {
+    locks.push_back(make_output_dir("--out", args.out));
+    for (const char* f : {"results.csv", "results.json", "report.md", "summary.tex", "summary_wide.tex"}) check_target("--out", std::filesystem::path(args.out) / f);
+  }
+  if (!args.html.empty()) {
+    std::error_code ec;
+    if (args.out.empty() || !std::filesystem::equivalent(args.out, args.html, ec)) locks.push_back(make_output_dir("--html", args.html));
+    check_target("--html", std::filesystem::path(args.html) / "index.html");
+  }
+  if (args.update_golden) locks.push_back(make_output_dir("--update-golden", golden));  // created on the first update
+  return locks;
+}
+
+// The reports asked for: --out's files, --html's page, --junit's file.
+void write_outputs(const VerifyArgs& args, const std::vector<verify::Row>& rows, const verify::ReportMeta& meta) {
+  if (!args.out.empty()) {
+    verify::write_reports(rows, meta, args.out);
+    std::cout << fmt::format("wrote {}/results.csv, results.json, report.md, summary.tex, summary_wide.tex\n", args.out);
+  }
+  if (!args.html.empty()) {
+    verify::write_html(rows, meta, args.html);
+    std::cout << fmt::format("wrote {}/index.html\n", args.html);
+  }
+  if (!args.junit.empty()) {
+    verify::write_junit(rows, args.junit);
+    std::cout << fmt::format("wrote {}\n", args.junit);
+  }
+}
+
 }  // namespace
 
 Action add_verify_command(CLI::App& app) {
@@ -65,18 +98,7 @@ Action add_verify_command(CLI::App& app) {
     // Only the first process writes (the others send it their rows), so only it locks.
     const Communicator& comm = process_communicator();
     std::vector<OutputLock> locks;
-    on_first_process(comm, [&] {
-      if (!args->out.empty()) {
-        locks.push_back(make_output_dir("--out", args->out));
-        for (const char* f : {"results.csv", "results.json", "report.md", "summary.tex", "summary_wide.tex"}) check_target("--out", std::filesystem::path(args->out) / f);
-      }
-      if (!args->html.empty()) {
-        std::error_code ec;
-        if (args->out.empty() || !std::filesystem::equivalent(args->out, args->html, ec)) locks.push_back(make_output_dir("--html", args->html));
-        check_target("--html", std::filesystem::path(args->html) / "index.html");
-      }
-      if (args->update_golden) locks.push_back(make_output_dir("--update-golden", golden));  // created on the first update
-    });
+    on_first_process(comm, [&] { locks = lock_outputs(*args, golden); });
     settings.communicator = &comm;
     settings.progress = terminal_progress("points");
     const auto start = std::chrono::steady_clock::now();
@@ -86,18 +108,7 @@ Action add_verify_command(CLI::App& app) {
     std::cout << verify::summary_table(rows);
     const verify::ReportMeta meta = verify::report_meta(rows, *loaded.bounds, kVersion, kCommit, command_line(),
                                                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    if (!args->out.empty()) {
-      verify::write_reports(rows, meta, args->out);
-      std::cout << fmt::format("wrote {}/results.csv, results.json, report.md, summary.tex, summary_wide.tex\n", args->out);
-    }
-    if (!args->html.empty()) {
-      verify::write_html(rows, meta, args->html);
-      std::cout << fmt::format("wrote {}/index.html\n", args->html);
-    }
-    if (!args->junit.empty()) {
-      verify::write_junit(rows, args->junit);
-      std::cout << fmt::format("wrote {}\n", args->junit);
-    }
+    write_outputs(*args, rows, meta);
     for (const auto& r : rows)
       if (r.verdict == verify::Verdict::error) std::cerr << "error: " << r.key() << ": " << r.reason << "\n";
     if (args->update_golden) {

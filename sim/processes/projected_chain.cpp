@@ -211,6 +211,41 @@ PRIVAMP_CLONES void panel_product(double* __restrict o, Eigen::Index n, const do
   }
 }
 
+// o += K d for the kernel stored in panels (Propagator::kPanelRows rows each; non-zero within `band`), up to four laws (columns of d) per
+// pass over the kernel (their sums fill the registers); only the columns' non-zero bands are visited.
+void banded_product(const std::vector<double>& kernel, const std::vector<std::pair<int, int>>& band, const Eigen::MatrixXd& d,
+                    Eigen::MatrixXd& o) {
+  const Eigen::Index n = d.rows(), m = d.cols();
+  for (Eigen::Index c0 = 0; c0 < m; c0 += 4) {
+    const Eigen::Index width = std::min<Eigen::Index>(4, m - c0);
+    std::vector<int> active;
+    for (Eigen::Index k = 0; k < n; ++k)
+      if (!(d.block(k, c0, 1, width).array() == 0).all() && band[static_cast<std::size_t>(k)].first <= band[static_cast<std::size_t>(k)].second)
+        active.push_back(static_cast<int>(k));
+    const auto count = static_cast<Eigen::Index>(active.size());
+    double* out = o.data() + c0 * n;
+    const double* in = d.data() + c0 * n;
+    auto rows = [&](Eigen::Index from, Eigen::Index to) {
+      switch (width) {
+        case 1: panel_product<1>(out, n, kernel.data(), in, active.data(), count, band.data(), from, to); break;
+        case 2: panel_product<2>(out, n, kernel.data(), in, active.data(), count, band.data(), from, to); break;
+        case 3: panel_product<3>(out, n, kernel.data(), in, active.data(), count, band.data(), from, to); break;
+        default: panel_product<4>(out, n, kernel.data(), in, active.data(), count, band.data(), from, to); break;
+      }
+    };
+    // A large step splits its panels with a free core (the rows are independent: the same numbers either way).
+    const HelperClaim helper(n * count * width >= kSplitWork ? 1 : 0);
+    if (helper.granted() > 0) {
+      const Eigen::Index middle = (n / 2 / Propagator::kPanelRows) * Propagator::kPanelRows;
+      std::thread other([&] { rows(middle, n); });
+      rows(0, middle);
+      other.join();
+    } else {
+      rows(0, n);
+    }
+  }
+}
+
 }  // namespace
 
 IntervalLaw Propagator::raw(const IntervalLaw& in) const {
@@ -240,35 +275,7 @@ std::vector<IntervalLaw> Propagator::raw(std::span<const IntervalLaw* const> in)
       band_update(o.data(), n, m, scratch.data(), weights.data(), first, last - first + 1);
     }
   } else {
-    // Up to four laws per pass over the kernel (their sums fill the registers).
-    for (Eigen::Index c0 = 0; c0 < m; c0 += 4) {
-      const Eigen::Index width = std::min<Eigen::Index>(4, m - c0);
-      std::vector<int> active;
-      for (Eigen::Index k = 0; k < n; ++k)
-        if (!(d.block(k, c0, 1, width).array() == 0).all() && band_[static_cast<std::size_t>(k)].first <= band_[static_cast<std::size_t>(k)].second)
-          active.push_back(static_cast<int>(k));
-      const auto count = static_cast<Eigen::Index>(active.size());
-      double* out = o.data() + c0 * n;
-      const double* in = d.data() + c0 * n;
-      auto rows = [&](Eigen::Index from, Eigen::Index to) {
-        switch (width) {
-          case 1: panel_product<1>(out, n, kernel_.data(), in, active.data(), count, band_.data(), from, to); break;
-          case 2: panel_product<2>(out, n, kernel_.data(), in, active.data(), count, band_.data(), from, to); break;
-          case 3: panel_product<3>(out, n, kernel_.data(), in, active.data(), count, band_.data(), from, to); break;
-          default: panel_product<4>(out, n, kernel_.data(), in, active.data(), count, band_.data(), from, to); break;
-        }
-      };
-      // A large step splits its panels with a free core (the rows are independent: the same numbers either way).
-      const HelperClaim helper(n * count * width >= kSplitWork ? 1 : 0);
-      if (helper.granted() > 0) {
-        const Eigen::Index middle = (n / 2 / kPanelRows) * kPanelRows;
-        std::thread other([&] { rows(middle, n); });
-        rows(0, middle);
-        other.join();
-      } else {
-        rows(0, n);
-      }
-    }
+    banded_product(kernel_, band_, d, o);
   }
   Eigen::RowVectorXd mass_lo(m), mass_hi(m);
   for (Eigen::Index c = 0; c < m; ++c) mass_lo[c] = to_lo_.dot(d.col(c)), mass_hi[c] = to_hi_.dot(d.col(c));

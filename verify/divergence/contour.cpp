@@ -113,9 +113,9 @@ class ReleaseLoss {
     return lp + c * loss(x);
   }
 
-  // The tilted law at c, with panels that keep the phase t·L within 2 radians for t ≤ t_max; `refine` halves every
-  // panel that many times (the error estimate compares refine 0 and 1).
-  Tilted tilted(double c, double t_max, int refine) const {
+  // The panels of the tilted law at c: the range cut at the loss's breaks, panels of at most scale/2 split until the
+  // phase t·L stays within 2 radians for t ≤ t_max, each halved `refine` times.
+  std::vector<std::pair<double, double>> panels_at(double c, double t_max, int refine) const {
     const auto [lo, hi] = range(c);
     std::vector<double> cuts{lo};
     for (double b : breaks_)
@@ -137,6 +137,13 @@ class ReleaseLoss {
     }
     if (panels.size() > 200'000)
       throw NumericalError(fmt::format("the tilted law of {} needs more than 200000 panels", mu_->brief()));
+    return panels;
+  }
+
+  // The tilted law at c, with panels that keep the phase t·L within 2 radians for t ≤ t_max; `refine` halves every
+  // panel that many times (the error estimate compares refine 0 and 1).
+  Tilted tilted(double c, double t_max, int refine) const {
+    const std::vector<std::pair<double, double>> panels = panels_at(c, t_max, refine);
     // The panels' search evaluated the loss about three times per panel (twice as many panels in its tree); the
     // nodes are charged before they are evaluated.
     charge(static_cast<double>(panels.size()) * (6 * loss_cost_ + Gauss::abscissa().size() * 2 * node_cost_));
@@ -173,20 +180,7 @@ class ReleaseLoss {
     }
     out.mean = mean;
     out.variance = var;
-    {
-      std::vector<std::pair<double, double>> by_loss;
-      for (std::size_t j = 0; j < lw.size(); ++j) by_loss.emplace_back(out.loss[j], out.weight[j]);
-      std::sort(by_loss.begin(), by_loss.end());
-      constexpr std::size_t kRun = 2 * 20;  // two panels of Gauss nodes
-      for (std::size_t i = 0; i < by_loss.size();) {
-        std::size_t j = i;
-        double w = 0;
-        while (j < by_loss.size() && by_loss[j].first - by_loss[i].first <= 1e-12 * std::max(1.0, std::fabs(by_loss[i].first)))
-          w += by_loss[j++].second;
-        if (j - i >= kRun && w > out.atom) out.atom = w, out.atom_loss = by_loss[i].first;
-        i = j;
-      }
-    }
+    find_atom(out);
     // Nodes below 1e-30 of the mass change no digit of M (at most 1e-30 per node against a target of 1e-13).
     std::size_t kept = 0;
     for (std::size_t j = 0; j < lw.size(); ++j)
@@ -197,6 +191,23 @@ class ReleaseLoss {
     out.weight.resize(kept);
     out.loss.resize(kept);
     return out;
+  }
+
+  // The tilted law's largest atom of the loss: a run of two panels' Gauss nodes or more at one loss value (a flat
+  // stretch of the loss, as a clamp's end), its weight and loss in out.atom and out.atom_loss.
+  static void find_atom(Tilted& out) {
+    std::vector<std::pair<double, double>> by_loss;
+    for (std::size_t j = 0; j < out.loss.size(); ++j) by_loss.emplace_back(out.loss[j], out.weight[j]);
+    std::sort(by_loss.begin(), by_loss.end());
+    constexpr std::size_t kRun = 2 * 20;  // two panels of Gauss nodes
+    for (std::size_t i = 0; i < by_loss.size();) {
+      std::size_t j = i;
+      double w = 0;
+      while (j < by_loss.size() && by_loss[j].first - by_loss[i].first <= 1e-12 * std::max(1.0, std::fabs(by_loss[i].first)))
+        w += by_loss[j++].second;
+      if (j - i >= kRun && w > out.atom) out.atom = w, out.atom_loss = by_loss[i].first;
+      i = j;
+    }
   }
 
   // Density evaluations (in closed-form densities: a mixture of m laws costs m) are charged before they are made,
@@ -337,6 +348,50 @@ class Phasors {
   std::vector<double> re_, im_, step_re_, step_im_;
 };
 
+// The hockey-stick from the line's integral J (j, with its error bar err_j) at abscissa c: HS = A·J (c > 0) or
+// 1 + A·J (−1 < c < 0: the residue 1 at s = 0 crossed), A = Π M_i(c)^{T_i} e^{−cε} (log_a its log); `points` + 1
+// points on the line, of `releases` distinct releases.
+Estimate from_contour(double eps, double c, double log_a, double j, double err_j, long points, std::size_t releases) {
+  const std::string method = fmt::format("contour integral of the composed loss's moment generating function (saddle "
+                                         "point, trapezoid rule; a-posteriori error) at c = {:.6g}, {} points", c, points + 1);
+  const long work = points * static_cast<long>(releases);
+  if (c <= 0) {
+    const double a = std::exp(log_a);
+    Estimate e = Estimate::from_value(1 + a * j, a * err_j + 4 * kU, ErrorKind::quadrature, method);
+    e.clip(0, 1);
+    e.work = work;
+    return e;
+  }
+  const double rel = err_j / j;
+  if (!std::isfinite(log_a))
+    throw NumericalError(fmt::format("at eps = {:g} the Chernoff exponent c·eps = {:g}·{:g} leaves the range of a double: the "
+                                     "hockey-stick is below e^(-1.8e308), which no interval here can hold", eps, c, eps));
+  if (!(j > 0) || !(rel < 0.5)) {
+    // The value is below what the line resolves (a level near the largest composed loss): only an upper end,
+    // Chernoff's P(S > ε) ≤ Π M_i(c)^{T_i} e^{−cε} (HS ≤ P(S > ε)), with the quadrature's error of log M.
+    Estimate e = Estimate::from_log_bounds(-kInf, -kInf, log_a + 1e-6 * (1 + std::fabs(log_a)), ErrorKind::quadrature, "");
+    e.method = fmt::format("below what the contour resolves (its sum is {:.3g} +- {:.3g}): only the Chernoff bound "
+                           "prod M_i(c)^T_i e^(-c eps) at c = {:.6g} as an upper end", j, err_j, c);
+    return e;
+  }
+  Estimate e = Estimate::from_log(log_a + std::log(j), rel, ErrorKind::quadrature, method);
+  e.work = work;
+  return e;
+}
+
+// A loss law with an atom makes |Π R^T| quasi-periodic along the line: it never decays, and no reading of it over a
+// finite range bounds the rest (30 Laplace releases came out 7e-7 off inside a 1e-13 bar, 100 of them 1e-12 off
+// inside 1e-13). No sound bar: refused.
+void refuse_atoms(const std::vector<ReleaseLoss>& releases, const std::vector<Tilted>& fine) {
+  for (std::size_t i = 0; i < fine.size(); ++i)
+    if (fine[i].atom > 1e-9)
+      throw NumericalError(fmt::format(
+          "the composed loss of {} against {} has atoms (the loss is constant, {:.6g}, on a set of mass {:.3g}, as "
+          "between Laplace laws of one scale): the contour integral's error cannot be bounded there (its integrand "
+          "does not decay along the line), so it refuses rather than print an interval it cannot vouch for",
+          releases[i].mu_name(), releases[i].nu_name(), fine[i].atom_loss, fine[i].atom));
+}
+
 class ContourEngine {
  public:
   explicit ContourEngine(const std::vector<ReleasePair>& pairs) {
@@ -414,33 +469,7 @@ class ContourEngine {
         step /= 2;
         continue;
       }
-      const double err_j = trap + tail + rounding + inner_err + alias;
-      // HS = A·J (c > 0) or 1 + A·J (−1 < c < 0: the residue 1 at s = 0 crossed), A = Π M_i(c)^{T_i} e^{−cε}.
-      const char* method = "contour integral of the composed loss's moment generating function (saddle point, trapezoid rule; a-posteriori error)";
-      Estimate e;
-      if (c > 0) {
-        const double rel = err_j / j_half;
-        if (!std::isfinite(log_a))
-          throw NumericalError(fmt::format("at eps = {:g} the Chernoff exponent c·eps = {:g}·{:g} leaves the range of a double: the "
-                                           "hockey-stick is below e^(-1.8e308), which no interval here can hold", eps, c, eps));
-        if (!(j_half > 0) || !(rel < 0.5)) {
-          // The value is below what the line resolves (a level near the largest composed loss): only an upper end,
-          // Chernoff's P(S > ε) ≤ Π M_i(c)^{T_i} e^{−cε} (HS ≤ P(S > ε)), with the quadrature's error of log M.
-          e = Estimate::from_log_bounds(-kInf, -kInf, log_a + 1e-6 * (1 + std::fabs(log_a)), ErrorKind::quadrature, "");
-          e.method = fmt::format("below what the contour resolves (its sum is {:.3g} +- {:.3g}): only the Chernoff bound "
-                                 "prod M_i(c)^T_i e^(-c eps) at c = {:.6g} as an upper end", j_half, err_j, c);
-          return e;
-        }
-        e = Estimate::from_log(log_a + std::log(j_half), rel, ErrorKind::quadrature, method);
-      } else {
-        const double a = std::exp(log_a);
-        const double value = 1 + a * j_half, err = a * err_j + 4 * kU;
-        e = Estimate::from_value(value, err, ErrorKind::quadrature, method);
-        e.clip(0, 1);
-      }
-      e.work = points * static_cast<long>(releases_.size());
-      e.method += fmt::format(" at c = {:.6g}, {} points", c, points + 1);
-      return e;
+      return from_contour(eps, c, log_a, j_half, trap + tail + rounding + inner_err + alias, points, releases_.size());
     }
     throw NumericalError("the contour integral did not decay within 2^11 times its first range");
   }
@@ -561,16 +590,7 @@ class ContourEngine {
       log_m += counts_[i] * fine.back().log_m;
       var += counts_[i] * fine.back().variance;
     }
-    // A loss law with an atom makes |Π R^T| quasi-periodic along the line: it never decays, and no reading of it
-    // over a finite range bounds the rest (30 Laplace releases came out 7e-7 off inside a 1e-13 bar, 100 of them
-    // 1e-12 off inside 1e-13). No sound bar: refused.
-    for (std::size_t i = 0; i < fine.size(); ++i)
-      if (fine[i].atom > 1e-9)
-        throw NumericalError(fmt::format(
-            "the composed loss of {} against {} has atoms (the loss is constant, {:.6g}, on a set of mass {:.3g}, as "
-            "between Laplace laws of one scale): the contour integral's error cannot be bounded there (its integrand "
-            "does not decay along the line), so it refuses rather than print an interval it cannot vouch for",
-            releases_[i].mu_name(), releases_[i].nu_name(), fine[i].atom_loss, fine[i].atom));
+    refuse_atoms(releases_, fine);
     auto line = std::make_shared<Line>();
     line->log_m = log_m;
     const double sigma_t = 1 / std::sqrt(var);
@@ -617,16 +637,22 @@ class ContourEngine {
       line->inner += weight * modulus * std::expm1(std::min(log_mod_err, 700.0));
       if (k >= points / 2) line->last = std::max(line->last, std::exp(log_r.real()));
     }
-    // A bounded cache: the lines of the last few levels (a curve walks its levels in order).
+    line->density_work = value_work - work_before;
+    keep(key, line);
+    return line;
+  }
+
+  // A bounded cache (the caller holds cache_mutex_): the lines of the last few levels (a curve walks its levels in
+  // order).
+  template <class Key>
+  void keep(const Key& key, const std::shared_ptr<const Line>& line) const {
     std::size_t held = 0;
     for (const auto& [k, l] : lines_) held += l->log_r.size();
     while (!lines_.empty() && held + line->log_r.size() > kCachedPoints) {
       held -= lines_.front().second->log_r.size();
       lines_.erase(lines_.begin());
     }
-    line->density_work = value_work - work_before;
     lines_.emplace_back(key, line);
-    return line;
   }
 
   Estimate identical(double eps) const {
@@ -643,7 +669,6 @@ class ContourEngine {
   mutable std::mutex cache_mutex_;
   mutable std::vector<std::pair<std::tuple<double, double, double>, std::shared_ptr<const Line>>> lines_;
 };
-
 
 }  // namespace contour_detail
 

@@ -51,6 +51,36 @@ bool inside(const DensityPair<Real>& pair, const Real& x) {
   return x > pair.lo && x < pair.hi;
 }
 
+// Where L crosses the level between a and b, L(a) and L(b) on opposite sides of it: TOMS 748 when both are finite,
+// bisection otherwise.
+template <class Real>
+Real level_root(const DensityPair<Real>& pair, const Real& level, Real a, Real b, long& evaluations) {
+  auto f = [&](const Real& x) {
+    ++evaluations;
+    return loss_at(pair, x) - level;
+  };
+  Real fa = f(a), fb = f(b);
+  using std::isfinite;
+  if (isfinite(fa) && isfinite(fb) && fa != 0 && fb != 0) {
+    boost::uintmax_t iters = 200;
+    const auto r = boost::math::tools::toms748_solve(
+        f, a, b, fa, fb, boost::math::tools::eps_tolerance<Real>(std::numeric_limits<Real>::digits - 3), iters);
+    return (r.first + r.second) / 2;
+  }
+  for (int k = 0; k < 2000; ++k) {
+    const Real m = (a + b) / 2;
+    if (!(m > a && m < b)) break;
+    const Real fm = f(m);
+    if ((fm > 0) == (fa > 0)) {
+      a = m;
+      fa = fm;
+    } else {
+      b = m;
+    }
+  }
+  return (a + b) / 2;
+}
+
 // Intervals of μ's support where L − level > 0.
 template <class Real>
 std::vector<std::pair<Real, Real>> level_regions(const DensityPair<Real>& pair, const LossScan<Real>& scan,
@@ -58,33 +88,6 @@ std::vector<std::pair<Real, Real>> level_regions(const DensityPair<Real>& pair, 
   std::vector<std::pair<Real, Real>> regions;
   const std::size_t n = scan.x.size();
   if (n == 0) return regions;
-  auto root = [&](Real a, Real b) {
-    // L(a) and L(b) lie on opposite sides of the level; TOMS 748 when both are finite, bisection otherwise.
-    auto f = [&](const Real& x) {
-      ++evaluations;
-      return loss_at(pair, x) - level;
-    };
-    Real fa = f(a), fb = f(b);
-    using std::isfinite;
-    if (isfinite(fa) && isfinite(fb) && fa != 0 && fb != 0) {
-      boost::uintmax_t iters = 200;
-      const auto r = boost::math::tools::toms748_solve(
-          f, a, b, fa, fb, boost::math::tools::eps_tolerance<Real>(std::numeric_limits<Real>::digits - 3), iters);
-      return (r.first + r.second) / 2;
-    }
-    for (int k = 0; k < 2000; ++k) {
-      const Real m = (a + b) / 2;
-      if (!(m > a && m < b)) break;
-      const Real fm = f(m);
-      if ((fm > 0) == (fa > 0)) {
-        a = m;
-        fa = fm;
-      } else {
-        b = m;
-      }
-    }
-    return (a + b) / 2;
-  };
   // A region narrower than the scan's spacing hides between two points on the same side of the level: the sampled
   // loss then shows a local maximum below the level (or a local minimum above it) next to it. Each such extremum
   // is refined (Brent) and, where the refined one crosses the level, its point joins the scan, so that both
@@ -128,7 +131,7 @@ std::vector<std::pair<Real, Real>> level_regions(const DensityPair<Real>& pair, 
   for (std::size_t i = 1; i < xs.size(); ++i) {
     const bool now = side(i);
     if (now == open) continue;
-    const Real r = root(xs[i - 1], xs[i]);
+    const Real r = level_root(pair, level, xs[i - 1], xs[i], evaluations);
     if (now) start = r;
     else regions.emplace_back(start, r);
     open = now;

@@ -283,15 +283,6 @@ Part density_part_gsl(PreparedPair& pair, const Quantity& quantity) {
     if (lq == -kInf) return kInf;
     return d.loss ? d.loss(x) : lp - lq;
   };
-  // The convex generator with the loss known to ±loss_delta (DensityPair::loss_push): pushed away from 0 (+1) or
-  // towards it (−1), as the Boost engine does.
-  auto pushed = [&](double l, auto log_g) {
-    const double dl = d.loss_delta;
-    if (d.loss_push == 0 || dl == 0) return log_g(l);
-    if (d.loss_push > 0) return std::max(log_g(l + dl), log_g(l - dl));
-    if (std::fabs(l) <= dl) return -kInf;
-    return log_g(l > 0 ? l - dl : l + dl);
-  };
   switch (quantity.kind) {
     case Quantity::Kind::renyi: {
       const double a = quantity.parameter;
@@ -320,7 +311,8 @@ Part density_part_gsl(PreparedPair& pair, const Quantity& quantity) {
         if (lq == -kInf) return -kInf;
         double lp;
         const double l = loss(x, lp);
-        return lq + pushed(l, [](double v) { return log_kl_generator(v); });
+        // (the loss known to ±loss_delta: the generator pushed as the Boost engine pushes it)
+        return lq + detail::pushed_generator(d, l, [](double v) { return log_kl_generator(v); });
       };
       const auto [lv, rel] = gsl_log_integral(pair, h, rel_tol, evals, true);
       // The generator's own rounding (a few ulps of log q and of the loss), and the abscissae's.

@@ -348,6 +348,30 @@ std::vector<Ball> binomial_weights(const sim::BinomialWeights& b, std::size_t co
   return out;
 }
 
+// A clamped law: its base law's pieces cut at the ends, and the mass beyond each end (pieces and atoms) an atom there.
+void read_clamped(const sim::form::Clamped& c, const Ball& log_w, double shift, Side& side, slong prec) {
+  const auto lo = exact_sum(c.lo, shift), hi = exact_sum(c.hi, shift);
+  if (!lo || !hi) throw Refused("a shifted clamp's ends are not doubles");
+  Side base;
+  read_law(*c.base, log_w, shift, base, prec);
+  Ball at_lo, at_hi;
+  for (Piece& pc : base.pieces) {
+    Ball below = piece_mass(pc, -kInf, *lo, prec), above = piece_mass(pc, *hi, kInf, prec);
+    arb_add(at_lo.get(), at_lo.get(), below.get(), prec);
+    arb_add(at_hi.get(), at_hi.get(), above.get(), prec);
+    pc.lo = std::max(pc.lo, *lo);
+    pc.hi = std::min(pc.hi, *hi);
+    if (pc.lo < pc.hi) side.pieces.push_back(std::move(pc));
+  }
+  for (auto& [x, m] : base.atoms) {
+    if (x <= *lo) arb_add(at_lo.get(), at_lo.get(), m.get(), prec);
+    else if (x >= *hi) arb_add(at_hi.get(), at_hi.get(), m.get(), prec);
+    else add_atom(side, x, m, prec);
+  }
+  add_atom(side, *lo, at_lo, prec);
+  add_atom(side, *hi, at_hi, prec);
+}
+
 // Reads a law into pieces and atoms from its exact form; Refused names what is not covered.
 void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, slong prec) {
   if (law.discretisation())
@@ -408,26 +432,7 @@ void read_law(const sim::Law& law, const Ball& log_w, double shift, Side& side, 
       throw Refused(fmt::format("{}: its masses were computed in floating point (no exact source)", law.brief()));
     finite_atoms(*f->source, f->atoms, log_w, shift, side, prec);
   } else if (const auto* c = std::get_if<sim::form::Clamped>(&form)) {
-    const auto lo = exact_sum(c->lo, shift), hi = exact_sum(c->hi, shift);
-    if (!lo || !hi) throw Refused("a shifted clamp's ends are not doubles");
-    Side base;
-    read_law(*c->base, log_w, shift, base, prec);
-    Ball at_lo, at_hi;
-    for (Piece& pc : base.pieces) {
-      Ball below = piece_mass(pc, -kInf, *lo, prec), above = piece_mass(pc, *hi, kInf, prec);
-      arb_add(at_lo.get(), at_lo.get(), below.get(), prec);
-      arb_add(at_hi.get(), at_hi.get(), above.get(), prec);
-      pc.lo = std::max(pc.lo, *lo);
-      pc.hi = std::min(pc.hi, *hi);
-      if (pc.lo < pc.hi) side.pieces.push_back(std::move(pc));
-    }
-    for (auto& [x, m] : base.atoms) {
-      if (x <= *lo) arb_add(at_lo.get(), at_lo.get(), m.get(), prec);
-      else if (x >= *hi) arb_add(at_hi.get(), at_hi.get(), m.get(), prec);
-      else add_atom(side, x, m, prec);
-    }
-    add_atom(side, *lo, at_lo, prec);
-    add_atom(side, *hi, at_hi, prec);
+    read_clamped(*c, log_w, shift, side, prec);
   } else {
     const auto* none = std::get_if<sim::form::None>(&form);
     throw Refused(fmt::format("{}: no exact form for this law ({}covered: gaussian, laplace, laplace_sum, "

@@ -2,6 +2,7 @@
 #include "verify/divergence/certified/internal.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -257,21 +258,14 @@ double renyi_scale(const sim::Law& p, const sim::Law& q, const Pair& pr, double 
   return std::isfinite(C) ? C : 0.0;
 }
 
-Certified renyi(const sim::Law& lp, const sim::Law& lq, const Pair& pr, double alpha_d, long goal, slong prec,
-                const Deadline& deadline) {
-  Certified out;
-  Ball alpha(alpha_d), beta;
-  arb_sub_si(beta.get(), alpha.get(), 1, prec);
-  arb_neg(beta.get(), beta.get());
-  // Atoms: Σ m_p^α m_q^{1−α}.
+// The atoms' part of the Rényi sum, Σ m_p^α m_q^{1−α} (beta = 1 − α); none where an atom of μ has no mass under ν
+// (the divergence is +∞).
+std::optional<Ball> renyi_atoms(const Pair& pr, const Ball& alpha, const Ball& beta, slong prec) {
   Ball atoms;
   for (const auto& [x, mp] : pr.p.atoms) {
     if (arb_is_zero(mp.get())) continue;
     const auto it = pr.q.atoms.find(x);
-    if (it == pr.q.atoms.end() || arb_is_zero(it->second.get())) {
-      out.infinite = true;  // an atom of μ that ν does not charge
-      return out;
-    }
+    if (it == pr.q.atoms.end() || arb_is_zero(it->second.get())) return std::nullopt;
     Ball t, u;
     arb_log(t.get(), mp.get(), prec);
     arb_mul(t.get(), t.get(), alpha.get(), prec);
@@ -281,24 +275,46 @@ Certified renyi(const sim::Law& lp, const sim::Law& lq, const Pair& pr, double a
     arb_exp(t.get(), t.get(), prec);
     arb_add(atoms.get(), atoms.get(), t.get(), prec);
   }
+  return atoms;
+}
+
+// The window the Rényi integrand's densities are integrated over (windowed): the laws' range and every tilted mode
+// m + α(c − m) of a piece of μ at c against one of ν at m, each widened by ten of the widest scale.
+std::pair<double, double> renyi_window(const Pair& pr, double alpha_d) {
+  std::vector<double> tilted;
+  for (const Piece& a : pr.p.pieces)
+    for (const Piece& b : pr.q.pieces) {
+      tilted.push_back(b.m_d + alpha_d * (a.m_d - b.m_d));
+      if (tilted.size() > 4096) break;
+    }
+  double A = pr.lo - 10 * pr.s_max, B = pr.hi + 10 * pr.s_max;
+  for (double t : tilted)
+    if (std::isfinite(t)) {
+      A = std::min(A, t - 10 * pr.s_max);
+      B = std::max(B, t + 10 * pr.s_max);
+    }
+  return {A, B};
+}
+
+Certified renyi(const sim::Law& lp, const sim::Law& lq, const Pair& pr, double alpha_d, long goal, slong prec,
+                const Deadline& deadline) {
+  Certified out;
+  Ball alpha(alpha_d), beta;
+  arb_sub_si(beta.get(), alpha.get(), 1, prec);
+  arb_neg(beta.get(), beta.get());
+  const std::optional<Ball> atom_sum = renyi_atoms(pr, alpha, beta, prec);
+  if (!atom_sum) {
+    out.infinite = true;  // an atom of μ that ν does not charge
+    return out;
+  }
+  const Ball& atoms = *atom_sum;
   Ball log_s;
   if (pr.p.pieces.empty()) {
     arb_log(log_s.get(), atoms.get(), prec);
   } else {
     const double C = renyi_scale(lp, lq, pr, alpha_d);
     Ball shift(C);
-    std::vector<double> tilted;
-    for (const Piece& a : pr.p.pieces)
-      for (const Piece& b : pr.q.pieces) {
-        tilted.push_back(b.m_d + alpha_d * (a.m_d - b.m_d));
-        if (tilted.size() > 4096) break;
-      }
-    double A = pr.lo - 10 * pr.s_max, B = pr.hi + 10 * pr.s_max;
-    for (double t : tilted)
-      if (std::isfinite(t)) {
-        A = std::min(A, t - 10 * pr.s_max);
-        B = std::max(B, t + 10 * pr.s_max);
-      }
+    const auto [A, B] = renyi_window(pr, alpha_d);
     bool p_without_q = false;
     auto region = [&](double u, double v) {
       Ball total;
