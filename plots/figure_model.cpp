@@ -30,6 +30,13 @@ bool in_view(const Figure& figure, const Point& p) {
   return inside(figure.xrange, p.x) && inside(figure.yrange, p.y);
 }
 
+bool drawn(const Figure& figure, const Point& p) {
+  if (in_view(figure, p)) return true;
+  if (figure.xrange && !(p.x >= figure.xrange->first && p.x <= figure.xrange->second)) return false;
+  const auto [lo, hi] = *figure.yrange;  // (in x range, so off the y range: declared)
+  return p.upper > lo && p.lower < hi;
+}
+
 std::optional<double> verdict_mark_y(const Figure& figure, const Point& p) {
   if (in_view(figure, p)) return p.y;
   if (figure.xrange && !(p.x >= figure.xrange->first && p.x <= figure.xrange->second)) return std::nullopt;
@@ -43,7 +50,29 @@ bool shows_verdict(const Figure& figure, const std::vector<Point>& points, const
   return std::any_of(points.begin(), points.end(), [&](const Point& p) { return p.verdict == verdict && verdict_mark_y(figure, p); });
 }
 
-bool draws_bars(const std::vector<Point>& series) { return widest_interval(series) >= kVisibleWidth; }
+double bar_fraction(const Figure& figure, const std::vector<std::vector<Point>>& data, const Point& p) {
+  if (!drawn(figure, p)) return 0;
+  const auto [bottom, top] = axis_range(figure, data, 'y');
+  if (!(top > bottom)) return 0;
+  double lo = std::max(p.lower, bottom);
+  const double hi = std::min(p.upper, top);
+  if (figure.log.find('y') == std::string::npos) return hi > lo ? (hi - lo) / (top - bottom) : 0;
+  if (!(lo > 0)) lo = bottom;
+  return hi > lo ? std::log(hi / lo) / std::log(top / bottom) : 0;
+}
+
+bool draws_bars(const Figure& figure, const std::vector<std::vector<Point>>& data, std::size_t k) {
+  const Series& s = figure.series[k];
+  const double mark_pt = s.style == "points" ? 2 * kPointMarkPt * s.point_size : s.style == "lines" ? 0 : 2 * kLineMarkPt;
+  const double visible = (mark_pt + 2) / (0.7 * figure.style.height * 72);
+  return std::any_of(data[k].begin(), data[k].end(), [&](const Point& p) { return bar_fraction(figure, data, p) >= visible; });
+}
+
+bool draws_bars(const Figure& figure, const std::vector<std::vector<Point>>& data) {
+  for (std::size_t k = 0; k < data.size(); ++k)
+    if (draws_bars(figure, data, k)) return true;
+  return false;
+}
 std::string tex_number(double x) { return fmt::format("{:.10g}", x); }
 
 namespace {
@@ -258,7 +287,7 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
                             : s.style == "lines" ? fmt::format("no marks, {}", look.pgf_dash)
                                                  : fmt::format("mark={}, mark size={:.4g}pt, mark options={{solid}}, {}", look.pgf_mark,
                                                                kLineMarkPt, look.pgf_dash);
-    const bool bars = draws_bars(data[k]);
+    const bool bars = draws_bars(figure, data, k);
     out += fmt::format("\\addplot[{}, color={}, line width={}pt{}{}]\n  table[x=x, y=y{}, row sep=\\\\] {{\n  x y ep em \\\\\n", how, colour,
                        s.line == 9 ? st.line_width * 0.3 : st.line_width * 0.5,
                        bars ? ", error bars/.cd, y dir=both, y explicit" : "", s.title.empty() ? ", forget plot" : "",

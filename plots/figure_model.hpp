@@ -21,11 +21,14 @@ std::string tex_number(double x);
 
 // A point's interval width over its value (0 for a value of 0 or an unbounded interval).
 double relative_width(const Point& p);
-// The largest relative width of an interval drawn: whether error bars show at the plot's scale.
+// The largest relative width of a series' intervals (the provenance reports it).
 double widest_interval(const std::vector<Point>& series);
 double widest_interval(const std::vector<std::vector<Point>>& data);
 // Whether a point lies within the figure's declared ranges (every point does where none is declared).
 bool in_view(const Figure& figure, const Point& p);
+// Whether a point shows in the plot: in view, or (its x in view) with an interval reaching into a declared y range
+// (its bar is drawn from the edge).
+bool drawn(const Figure& figure, const Point& p);
 // Where a point's verdict mark is drawn, the same in both renderers: at the point where it is in view; for a point
 // off a declared y range (its x in view), at the end of its interval that lies strictly inside the range — the end of
 // the bar drawn, so that an inconclusive value below the axis whose bar rises past the bound is marked where the bar
@@ -33,10 +36,14 @@ bool in_view(const Figure& figure, const Point& p);
 std::optional<double> verdict_mark_y(const Figure& figure, const Point& p);
 // Whether any point carries the verdict with a mark drawn (its mark is then named in the legend).
 bool shows_verdict(const Figure& figure, const std::vector<Point>& points, const char* verdict);
-// Below this relative width an interval cannot be seen: neither renderer draws the series' error bars (whose caps
-// would only leave specks along its line), and the caption says so.
-inline constexpr double kVisibleWidth = 1e-3;
-bool draws_bars(const std::vector<Point>& series);
+// The height of the part of a point's error bar inside the plot, as a fraction of the y axis's (in log space on a log
+// axis, a lower end at or below 0 from the axis' bottom); 0 for a point not drawn.
+double bar_fraction(const Figure& figure, const std::vector<std::vector<Point>>& data, const Point& p);
+// Whether series k's error bars are drawn (by both renderers): where one of its bars shows beyond the series' mark, at
+// least the mark's height and 2 pt more on the axes (taken as 70 % of the figure's height). Shorter bars hide under the
+// marks or leave specks along a line; the caption then says the intervals are too narrow to see.
+bool draws_bars(const Figure& figure, const std::vector<std::vector<Point>>& data, std::size_t k);
+bool draws_bars(const Figure& figure, const std::vector<std::vector<Point>>& data);  // any series
 
 // The range an axis ('x' or 'y') shows, given to both renderers (gnuplot's xrange, pgfplots' xmin/xmax) so that they
 // draw the same axes and their ticks are chosen in it: the figure's declared range where it has one, else the values
@@ -98,7 +105,8 @@ inline constexpr double kPointMarkPt = 2.0;    // a points series' marks at poin
 inline constexpr double kVerdictMarkPt = 3.0;  // violated and inconclusive marks
 std::string gnuplot_ps(double half_width_pt);  // gnuplot's `ps` for a mark of this half-width
 
-// The marks for violated and inconclusive points, in both renderers and each once in the key.
+// The marks for violated and inconclusive points, in both renderers and each once in the key: a red cross, and a black
+// circle (no series' colour: an orange one read as a mark of the vermillion series beside it).
 struct VerdictMark {
   const char* verdict;
   const char* gnuplot;
@@ -106,7 +114,7 @@ struct VerdictMark {
 };
 inline constexpr VerdictMark kVerdictMarks[] = {
     {"violated", "pt 2 lw 2 lc rgb '#d62728'", "only marks, mark=x, line width=1pt, color={rgb,255:red,214;green,39;blue,40}"},
-    {"inconclusive", "pt 6 lw 1.5 lc rgb '#ff7f0e'", "only marks, mark=o, line width=0.8pt, color={rgb,255:red,255;green,127;blue,14}"}};
+    {"inconclusive", "pt 6 lw 1.5 lc rgb 'black'", "only marks, mark=o, line width=0.8pt, color=black"}};
 
 // The legend of a figure as both renderers draw it: its entries in order (the titled series drawn, then a verdict
 // mark's entry where such points are drawn) in `rows` rows and `columns` columns, filled column by column (gnuplot's

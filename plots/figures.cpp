@@ -345,7 +345,6 @@ std::vector<std::vector<Point>> select(const Figure& figure, const std::vector<R
       }
       if (!std::isfinite(x) || !std::isfinite(p.y) || !std::isfinite(p.lower) || !std::isfinite(p.upper)) continue;
       if (figure.log.find('y') != std::string::npos && !(p.y > 0)) continue;  // off a log scale
-      if (figure.log.find('y') != std::string::npos) p.lower = std::max(p.lower, p.y * 1e-300);
       points.push_back(p);
     }
     std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
@@ -409,19 +408,20 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
   // What carries the intervals: the exact values, or in a figure of ratios only, the ratios bound/exact.
   const bool ratios = std::all_of(figure.series.begin(), figure.series.end(), [](const Series& s) { return s.y == Series::Y::ratio; });
   const char* what = ratios ? "ratio" : "exact value";
-  // The widths of the intervals drawn (points in view); an interval reaching 0 has no relative width: said apart.
+  // The widths of the intervals drawn (points in view); an interval reaching 0 has no relative width: the values
+  // drawn (in view, or with a bar reaching into the plot) whose interval does are counted apart.
   double widest = 0;
   long open = 0;
   for (const auto& series : data)
     for (const Point& p : series) {
-      if (!(p.lower > 0) && p.upper > 0) ++open;
+      if (!(p.lower > 0) && p.upper > 0) open += drawn(figure, p);
       else if (in_view(figure, p)) widest = std::max(widest, relative_width(p));
     }
-  out += widest < kVisibleWidth
+  out += !draws_bars(figure, data)
              ? fmt::format("Each {} is computed with an error bar too narrow to see at this scale (relative width at most {}).\n", what, latex_number(rounded_up(widest)))
              : fmt::format("Error bars show each {}'s interval (relative width at most {}).\n", what, latex_number(rounded_up(widest)));
   if (open > 0)
-    out += fmt::format("{} of the values {} only bounded above (an interval reaching down to 0).\n", open, open == 1 ? "is" : "are");
+    out += fmt::format("{} of the values drawn {} only bounded above (an interval reaching down to 0).\n", open, open == 1 ? "is" : "are");
   return out;
 }
 
@@ -444,7 +444,7 @@ std::string provenance(const Figure& figure, const std::vector<std::vector<Point
   for (const auto& [v, n] : verdicts) counts.push_back(fmt::format("{} {}", n, v));
   out += fmt::format("Verdicts of the points drawn: {}.\n", fmt::join(counts, ", "));
   const double widest = widest_interval(data);
-  out += widest < kVisibleWidth ? fmt::format("Every interval is too narrow to see (largest relative width {:.2g}): the error bars are "
+  out += !draws_bars(figure, data) ? fmt::format("Every interval is too narrow to see (largest relative width {:.2g}): the error bars are "
                                      "not visible at this scale (a series with y = \"ratio\" draws bound/exact, where the "
                                      "distance to 1 shows).\n", widest)
                        : fmt::format("Error bars show each exact value's interval (largest relative width {:.2g}).\n", widest);
@@ -561,7 +561,7 @@ std::string gnuplot_plot(const Figure& figure, const std::vector<std::vector<Poi
     const Series& s = figure.series[k];
     const std::size_t index = block++;
     const std::string style = s.style == "points" ? "points" : s.style == "lines" ? "lines" : "linespoints";
-    if (draws_bars(data[k]))
+    if (draws_bars(figure, data, k))
       bars.push_back(fmt::format("{} index {} using 2:(anchory($3, $4, $5)):(lowery($4)):5 with yerrorbars ls {} dt 1 ps 0 notitle", file, index, s.line));
     // Markers of a points-only series are the size of a letter; on lines they stay small.
     const SeriesLook look = figure_look(figure, k), plain = series_look(s.line);

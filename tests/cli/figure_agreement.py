@@ -11,8 +11,8 @@ one picture. Drawn reduced, each figure is checked for:
 - legend: the same entries, filled column by column in the same rows and columns — read in gnuplot's PDF itself
   (the words of its bottom lines, by pdftotext), not only in the script;
 - verdict marks: drawn and named where the point is within the y range, or its bar ends inside the range (the mark
-  then at that end, inside the range, in both renderings); the caption counts the values only bounded above
-  (intervals reaching 0);
+  then at that end, inside the range, in both renderings); the caption counts the values drawn that are only
+  bounded above (intervals reaching 0; the CSV keeps a lower end of 0 as 0);
 - title: once — over the plot in both renderings (and not in NAME_caption.txt), or in the caption alone; one figure
   is drawn both ways.
 """
@@ -186,9 +186,18 @@ def check_figure(work, name, per_ps):
         ys = [float(c.split(",")[1]) for c in re.findall(r"\(([^)]*)\)", coordinates)]
         if not all(lo <= y <= hi for y in ys):
             fail(f"{name}: a verdict mark of pgfplots lies outside the y range [{lo}, {hi}]: {ys}")
-    open_ended = sum(1 for r in rows if not float(r[3]) > 0 and float(r[4]) > 0)
+    # Error bars drawn by both renderers or by neither, as the caption says (visible: a bar a hundredth of the axis).
+    bars_gp, bars_tex = "with yerrorbars" in gp, "error bars/.cd" in tex
+    says = "Error bars show" in (work / f"{name}_caption.txt").read_text()
+    if not (bars_gp == bars_tex == says):
+        fail(f"{name}: error bars drawn by gnuplot {bars_gp}, by pgfplots {bars_tex}; the caption says they show: {says}")
+    for r in rows:  # a lower end of 0 stays 0 in the CSV (the renderers draw it from the axis' edge), never a made-up one
+        if 0 < float(r[3]) < 1e-290 * float(r[2]):
+            fail(f"{name}: a lower end {r[3]} under a value {r[2]}: an interval reaching 0 written as if it did not")
+    # (counted over the values drawn: in view, or with a bar reaching into the y range)
+    open_ended = sum(1 for r in rows if not float(r[3]) > 0 and float(r[4]) > 0 and float(r[4]) > lo and float(r[3]) < hi)
     caption = (work / f"{name}_caption.txt").read_text()
-    said = re.search(r"(\d+) of the values (is|are) only bounded above", caption)
+    said = re.search(r"(\d+) of the values drawn (is|are) only bounded above", caption)
     if (int(said.group(1)) if said else 0) != open_ended:
         fail(f"{name}: {open_ended} values have intervals reaching 0; the caption says {said.group(0) if said else 'none'}")
     return entries
