@@ -10,8 +10,8 @@
 #include "cli/quantity_list.hpp"
 #include "numerics/errors.hpp"
 #include "verify/api/accountant.hpp"
-#include "verify/runner/codec.hpp"
-#include "verify/runner/fields.hpp"
+#include "verify/records/codec.hpp"
+#include "verify/records/fields.hpp"
 
 namespace privamp::cli {
 

@@ -14,8 +14,8 @@
 #include "cli/commands.hpp"
 #include "cli/quantity_list.hpp"
 #include "verify/api/api.hpp"
-#include "verify/runner/codec.hpp"
-#include "verify/runner/fields.hpp"
+#include "verify/records/codec.hpp"
+#include "verify/records/fields.hpp"
 
 namespace privamp::cli {
 
@@ -92,7 +92,7 @@ void stream_rows(const api::DivergenceResult& r, bool jsonl, bool with_method) {
 }
 
 // The privacy profile δ(ε) = max of both directions (`--profile`, Python's privacy_profile): one line per ε with
-// the fields of verify/runner/fields.hpp (for_each_profile_field), streamed as csv or jsonl, or as a JSON object
+// the fields of verify/records/fields.hpp (for_each_profile_field), streamed as csv or jsonl, or as a JSON object
 // {"p", "q", "profile": [...]}, or a table.
 void print_profile(const api::PrivacyProfile& profile, const std::string& format) {
   const std::size_t n = profile.delta.size();

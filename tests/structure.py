@@ -12,7 +12,7 @@
    no dynamic_cast there.
 4. The Law interface (sim/laws/law.hpp) has at most 16 virtual members, its destructor included: what a law must
    answer stays small enough to implement in one unit.
-5. The fields of results are named in verify/runner/fields.hpp alone: the files that write rows, golden rows,
+5. The fields of results are named in verify/records/fields.hpp alone: the files that write rows, golden rows,
    estimates, explore's searches, the API's results, figures' tables and Python's results (WRITERS below) spell none of its names that a result alone
    would use (those with an underscore, such as exact_lower or cross_check) as a string, except in a message naming
    an input.
@@ -39,7 +39,7 @@ root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
 layers = ["numerics", "sim", "verify", "plots", "cli"]
 SUBLAYERS = {
     "sim": ["random", "syntax", "formulas", "laws", "kernels", "processes", "language"],
-    "verify": ["divergence", "input", "bounds", "cases", "runner", "report", "explore", "api"],
+    "verify": ["divergence", "input", "bounds", "cases", "records", "runner", "report", "explore", "api"],
 }
 include = re.compile(r'#include "([a-z_]+)/([a-z_]+)/')
 breaches = []
@@ -71,14 +71,14 @@ if law_hpp.exists():
     count = len(re.findall(r"\bvirtual\b", body.group(1))) if body else 0
     if not body or count > 16:
         breaches.append(f"sim/laws/law.hpp: class Law has {count} virtual members (at most 16)")
-FIELDS = root / "verify" / "runner" / "fields.hpp"
-WRITERS = ["verify/runner", "verify/report", "verify/explore", "verify/api", "python/module.cpp", "cli", "plots"]
+FIELDS = root / "verify" / "records" / "fields.hpp"
+WRITERS = ["verify/runner", "verify/records", "verify/report", "verify/explore", "verify/api", "python/module.cpp", "cli", "plots"]
 if not FIELDS.exists():
-    breaches.append("verify/runner/fields.hpp: missing (the one file naming the fields of results)")
+    breaches.append("verify/records/fields.hpp: missing (the one file naming the fields of results)")
 else:
     named = {n for n in re.findall(r'(?:\bf\(|RowField\{)"([a-z_]+)"', FIELDS.read_text(encoding="utf-8")) if "_" in n.strip("_")}
     if len(named) < 20:
-        breaches.append(f"verify/runner/fields.hpp: only {len(named)} field names found (the pattern of tests/structure.py no longer reads it)")
+        breaches.append(f"verify/records/fields.hpp: only {len(named)} field names found (the pattern of tests/structure.py no longer reads it)")
     for writer in WRITERS:
         base = root / writer
         for path in sorted([base] if base.is_file() else base.rglob("*.[ch]pp")):
@@ -89,7 +89,7 @@ else:
                     continue  # an input's name in a message about it
                 for literal in re.findall(r'"([a-z_]+)"', line):
                     if literal in named:
-                        breaches.append(f"{path.relative_to(root)}:{number}: the field name \"{literal}\" spelled outside verify/runner/fields.hpp")
+                        breaches.append(f"{path.relative_to(root)}:{number}: the field name \"{literal}\" spelled outside verify/records/fields.hpp")
 def code_lines(folders, skip=""):
     """(file name, line number, line) of every line of the C++ sources under `folders` that is not a comment."""
     for folder in folders:

@@ -11,7 +11,7 @@
 
 #include "sim/language/language.hpp"
 #include "verify/divergence/engines.hpp"
-#include "verify/runner/codec.hpp"
+#include "verify/records/codec.hpp"
 
 namespace sim = privamp::sim;
 using privamp::verify::DivergenceOptions;

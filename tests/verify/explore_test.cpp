@@ -15,7 +15,7 @@
 #include "numerics/errors.hpp"
 #include "verify/explore/explore.hpp"
 #include "verify/explore/explore_report.hpp"
-#include "verify/runner/codec.hpp"
+#include "verify/records/codec.hpp"
 
 using namespace privamp;
 using namespace privamp::verify;

@@ -1,4 +1,4 @@
-// The report writers and the one serialiser of rows (verify/runner/codec.hpp): a row survives JSON and CBOR bit for
+// The report writers and the one serialiser of rows (verify/records/codec.hpp): a row survives JSON and CBOR bit for
 // bit (infinities, NaN and words included), and the CSV, JSON and Markdown files say what the rows say.
 #include <sys/stat.h>
 
@@ -15,7 +15,7 @@
 #include "numerics/files.hpp"
 #include "support/scratch.hpp"
 #include "verify/report/report.hpp"
-#include "verify/runner/codec.hpp"
+#include "verify/records/codec.hpp"
 
 using namespace privamp;
 using namespace privamp::verify;
@@ -108,7 +108,7 @@ TEST_CASE("a row survives the codec bit for bit, between processes too", "[verif
   CHECK(std::isnan(number_from_json(json_number(std::nan("")))));
 }
 
-// The field lists (verify/runner/fields.hpp) drive every reader: a record or golden row without one of its fields,
+// The field lists (verify/records/fields.hpp) drive every reader: a record or golden row without one of its fields,
 // or with a field of the wrong type, is refused with the field's name; a field written only where set may be absent.
 TEST_CASE("records read back: every missing or mistyped field named, from the one field list", "[verify][report]") {
   const Row r = sample_row();

@@ -16,7 +16,7 @@
 #include "verify/cases/case.hpp"
 #include "verify/divergence/closed_form.hpp"
 #include "verify/report/report.hpp"
-#include "verify/runner/codec.hpp"
+#include "verify/records/codec.hpp"
 #include "verify/runner/runner.hpp"
 
 using namespace privamp;

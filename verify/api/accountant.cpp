@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
-#include "verify/runner/fields.hpp"
+#include "verify/records/fields.hpp"
 
 namespace privamp::api {
 

@@ -31,7 +31,7 @@
 #include "verify/explore/explore_report.hpp"
 #include "verify/input/toml_reader.hpp"
 #include "verify/report/report.hpp"
-#include "verify/runner/codec.hpp"
+#include "verify/records/codec.hpp"
 #include "verify/runner/run.hpp"
 #include "verify/runner/runner.hpp"
 

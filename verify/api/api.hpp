@@ -18,7 +18,7 @@
 #include "verify/explore/explore.hpp"
 #include "verify/divergence/estimate.hpp"
 #include "verify/divergence/worst_case.hpp"
-#include "verify/runner/codec.hpp"
+#include "verify/records/codec.hpp"
 
 namespace privamp::api {
 
@@ -61,10 +61,10 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
 // interval straddles δ before a bracket is found or a profile value cannot be computed.
 verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu, double delta, const DivergenceRequest& request,
                                    double eps_max = 1e3, double rel_tol = 1e-9);
-// Results as trees (verify/runner/codec.hpp: ordered, non-finite numbers kept), built once here: the command line
+// Results as trees (verify/records/codec.hpp: ordered, non-finite numbers kept), built once here: the command line
 // prints them (verify::sorted_json) and Python receives them as objects, so both front ends have the same keys.
 verify::Tree to_tree(const DivergenceResult& result);  // the stable object documented in the README
-// An estimate as the API writes it: its fields (verify/runner/fields.hpp), error_kind "none" where the value was not
+// An estimate as the API writes it: its fields (verify/records/fields.hpp), error_kind "none" where the value was not
 // computed.
 verify::Tree estimate_tree(const verify::Estimate& e);
 // eps(delta) as the API writes it: the estimate, its quantity ("epsilon(D)" with the delta D, as renyi(A) carries

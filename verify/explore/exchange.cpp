@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "verify/runner/codec.hpp"
+#include "verify/records/codec.hpp"
 
 namespace privamp::verify {
 

@@ -26,7 +26,7 @@
 #include "sim/kernels/finite_kernel.hpp"
 #include "verify/input/formula.hpp"
 #include "verify/explore/exchange.hpp"
-#include "verify/runner/codec.hpp"
+#include "verify/records/codec.hpp"
 
 namespace privamp::verify {
 

@@ -8,7 +8,7 @@
 
 #include "verify/explore/explore.hpp"
 #include "verify/report/report.hpp"
-#include "verify/runner/codec.hpp"
+#include "verify/records/codec.hpp"
 
 namespace privamp::verify {
 
@@ -20,7 +20,7 @@ std::string ratio_text(double slack);
 std::string explore_markdown(const Case& c, const ExploreResult& r, const ExploreOptions& options,
                              const std::string& stem);
 // Every evaluation as a row (what STEM.csv holds and Python's explore returns), its columns those of the point's
-// field list (verify/runner/fields.hpp): index, phase ("global" or "local K"), the searched axes, status, verdict,
+// field list (verify/records/fields.hpp): index, phase ("global" or "local K"), the searched axes, status, verdict,
 // outside (0/1), exact, exact_lower, exact_upper, bound, bound_lower, bound_upper, slack, ratio (e^slack:
 // bound/exact, exact/bound for a lower bound), objective, message.
 FlatTable explore_table(const ExploreResult& r);

@@ -15,7 +15,7 @@
 #include "numerics/errors.hpp"
 #include "numerics/escape.hpp"
 #include "numerics/files.hpp"
-#include "verify/runner/codec.hpp"
+#include "verify/records/codec.hpp"
 
 namespace privamp::verify {
 

@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "verify/runner/codec.hpp"
+#include "verify/records/codec.hpp"
 #include "verify/runner/runner.hpp"
 
 namespace privamp::verify {

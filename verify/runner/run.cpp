@@ -3,7 +3,7 @@
 #include <thread>
 
 #include "numerics/errors.hpp"
-#include "verify/runner/codec.hpp"
+#include "verify/records/codec.hpp"
 
 namespace privamp::verify {
 

@@ -1,10 +1,12 @@
 // The fields of privamp's results, named in this one file: an estimate's, a row's, a golden row's, those of explore's
 // searches (their points, frontier bins and the search itself), of the API's results, of figures' tidy tables and of
 // privacy-profile points. Every output is generated from these lists: results.json and the API's JSON, the rows processes exchange under MPI (CBOR), results.csv and the rows
-// Python's verify returns (the flat table), the golden files (verify/runner/codec.cpp); Python's Estimate and its
+// Python's verify returns (the flat table), the golden files (verify/records/codec.cpp); Python's Estimate and its
 // dicts (python/module.cpp); explore's CSV and JSON files and Python's searches (verify/explore/explore_report.cpp);
 // the API's results, printed by the command line and handed to Python (verify/api); figures' tidy tables (plots/).
-// Adding a field is one line here, plus the line that computes it where the result is made.
+// Adding a field is one line here, plus the line that computes it where the result is made. The records (row.hpp,
+// this file, codec.hpp) sit in verify/records/, below the runner that makes rows: every layer that writes or reads a
+// result includes them from there.
 //
 // Each list calls f(field, member) in order, where `member` is a reference to the record's member (read back into
 // it) or a Derived value (computed from others: written, never read). The lists of explore's, the API's and the
@@ -22,7 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "verify/divergence/estimate.hpp"
-#include "verify/runner/runner.hpp"
+#include "verify/records/row.hpp"
 
 namespace privamp::verify {
 

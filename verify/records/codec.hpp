@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "verify/runner/fields.hpp"
-#include "verify/runner/runner.hpp"
+#include "verify/records/fields.hpp"
+#include "verify/records/row.hpp"
 
 namespace privamp::verify {
 

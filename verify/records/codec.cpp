@@ -1,4 +1,4 @@
-#include "verify/runner/codec.hpp"
+#include "verify/records/codec.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,0 +1,47 @@
+#include "verify/records/row.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+
+namespace privamp::verify {
+
+std::string to_string(Verdict v) {
+  switch (v) {
+    case Verdict::tight: return "tight";
+    case Verdict::holds: return "holds";
+    case Verdict::inconclusive: return "inconclusive";
+    case Verdict::violated: return "violated";
+    case Verdict::not_applicable: return "not-applicable";
+    case Verdict::error: return "error";
+  }
+  return "?";
+}
+
+Verdict parse_verdict(const std::string& s) {
+  for (Verdict v : {Verdict::tight, Verdict::holds, Verdict::inconclusive, Verdict::violated, Verdict::not_applicable,
+                    Verdict::error})
+    if (to_string(v) == s) return v;
+  invalid_input("unknown verdict '{}'", s);
+}
+
+double Row::ratio() const {
+  // Only where the verdict compared the two: a not-applicable or failed row has no ratio (a data frame's min() over
+  // the column must not pick up the numbers of a bound whose hypotheses fail).
+  if (verdict == Verdict::not_applicable || verdict == Verdict::error) return std::nan("");
+  // A value below the smallest normal double (2.2e-308) has lost its relative precision: no ratio.
+  const auto tiny = [](double x) { return x != 0 && std::abs(x) < std::numeric_limits<double>::min(); };
+  if (tiny(exact.value) || tiny(bound)) return std::nan("");
+  if (exact.value == 0) return bound == 0 ? 1.0 : std::nan("");
+  return bound / exact.value;
+}
+
+std::string row_key(const std::string& case_name, const std::string& id, const Params& params) {
+  return fmt::format("{} | {} | {}", case_name, id, params.describe());
+}
+std::string Row::key() const { return row_key(case_name, id, params); }
+
+}  // namespace privamp::verify
