@@ -34,14 +34,9 @@ std::vector<double> account_list(const std::vector<std::string>& items, const ch
   return out;
 }
 
-// A number, or e^x below the double range (a delta of 1e-400 is not printed as 0).
-std::string account_number(double value, double log_value) {
-  if (std::isfinite(log_value) && log_value < -708) return fmt::format("exp({:.10g})", log_value);
-  return fmt::format("{:.12g}", value);
-}
-std::string account_interval(const verify::Estimate& e) {
-  return fmt::format("[{}, {}]", account_number(e.lower, e.log_lower()), account_number(e.upper, e.log_upper()));
-}
+// A number, or e^x below the double range (a delta of 1e-400 is not printed as 0); an interval rounded outwards.
+std::string account_number(double value, double log_value) { return verify::number_text(value, log_value); }
+std::string account_interval(const verify::Estimate& e) { return verify::interval_text(e); }
 
 // --target-epsilon: the parameter left out calibrated to the target at the one delta, and the run it gives.
 int account_calibration(const AccountArgs& a, const std::vector<double>& deltas, const std::vector<double>& epsilons,

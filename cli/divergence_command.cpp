@@ -34,15 +34,8 @@ struct DivergenceArgs {
   double eps_max = 1e3;  // --epsilon: the largest eps searched
 };
 
-// A number for people: shortest form, or e^x when it under- or overflows (tiny hockey-stick values, Rényi
-// divergences of laws 1e300 scales apart).
-std::string show(double value, double log_value) {
-  if (std::isinf(value) && std::isfinite(log_value)) return fmt::format("exp({:.10g})", log_value);  // overflow
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  // Below the normal range (where the double has lost digits, or is the smallest one standing for less): the log.
-  if (std::isfinite(log_value) && log_value < -708) return fmt::format("exp({:.10g})", log_value);
-  return fmt::format("{:.12g}", value);
-}
+// A number for people (verify/divergence/estimate.hpp: e^x beyond the double range).
+std::string show(double value, double log_value) { return verify::number_text(value, log_value); }
 
 // One line per quantity, streamed (csv or jsonl): the quantity, then the estimate's fields in fields.hpp's order
 // (the method's prose only when asked: it is most of the bytes of a long list), then the reason a value is missing.
@@ -102,7 +95,7 @@ void print_profile(const api::PrivacyProfile& profile, const std::string& format
     for (std::size_t i = 0; i < n; ++i) {
       const verify::Estimate& e = profile.delta[i];
       std::cout << fmt::format("{:<14.8g} {:>20} {:>44} {:<13} {}\n", profile.eps[i], show(e.value, e.log_value()),
-                               fmt::format("[{}, {}]", show(e.lower, e.log_lower()), show(e.upper, e.log_upper())),
+                               verify::interval_text(e),
                                verify::to_string(e.error_kind), profile.reversed[i] ? "nu||mu" : "mu||nu");
     }
     return;
@@ -170,7 +163,7 @@ void print_epsilons(const std::vector<verify::Estimate>& epsilons, const std::ve
   for (std::size_t i = 0; i < deltas.size(); ++i) {
     const verify::Estimate& e = epsilons[i];
     std::cout << fmt::format("{:<20} {:>20.12g} {:>44} {:<13} {:>8.3g}s  {}\n", fmt::format("epsilon({:g})", deltas[i]), e.value,
-                             fmt::format("[{:.12g}, {:.12g}]", e.lower, e.upper), verify::to_string(e.error_kind), e.seconds, e.method);
+                             verify::interval_text(e), verify::to_string(e.error_kind), e.seconds, e.method);
   }
 }
 
@@ -282,9 +275,9 @@ Action add_divergence_command(CLI::App& app) {
                                    : verify::to_string(e.error_kind);
       std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13} {:>8.3g}s  {}\n", quantities[i].label(),
                                e.value == 0 && e.log_upper() > -std::numeric_limits<double>::infinity() && e.log_value() == -std::numeric_limits<double>::infinity()
-                                   ? "< " + show(e.upper, e.log_upper())  // only an upper end is known
+                                   ? "< " + verify::number_text(e.upper, e.log_upper(), 1)  // only an upper end is known
                                    : show(e.value, e.log_value()),
-                               fmt::format("[{}, {}]", show(e.lower, e.log_lower()), show(e.upper, e.log_upper())), kind,
+                               verify::interval_text(e), kind,
                                e.seconds, e.method);
     }
     for (std::size_t i = 0; i < results.size(); ++i)

@@ -78,7 +78,7 @@ std::string report_search(const verify::Case& c, const api::ExploreRun& run, con
   if (!r.best.empty()) {
     const verify::Row& row = r.best.front();
     best = verify::ratio_text(r.evaluations[r.best_index.front()].slack);
-    again = fmt::format("{:.6g} [{:.6g}, {:.6g}] / {:.6g}", row.exact.value, row.exact.lower, row.exact.upper, row.bound);
+    again = fmt::format("{:.6g} {} / {:.6g}", row.exact.value, verify::interval_text(row.exact, 6), row.bound);
     verdict = verify::to_string(row.verdict) + (row.outside.empty() ? "" : " (outside)");
     for (const verify::Row& b : r.best) refuted += b.verdict == verify::Verdict::violated && b.outside.empty();
   }

@@ -22,7 +22,7 @@ struct KernelArgs {
 
 std::string interval(const verify::Estimate& e) {
   if (std::isinf(e.value)) return "inf";
-  return fmt::format("[{:.12g}, {:.12g}]", e.lower, e.upper);
+  return verify::interval_text(e);
 }
 
 }  // namespace

@@ -24,7 +24,14 @@ double to_number(const std::string& s, const std::string& flag) {
 }  // namespace
 
 std::vector<double> parse_number_list(const std::string& text, const std::string& flag) {
+  // The values a list expands to, counted before they are made: a short text of many ranges asks for no memory.
+  constexpr std::size_t kMaxValues = 100000;
   std::vector<double> out;
+  const auto room = [&](double count, const std::string& item) {
+    if (static_cast<double>(out.size()) + count > static_cast<double>(kMaxValues))
+      invalid_input("{}: the list expands to more than {} values (at '{}', after {}): give fewer or shorter ranges", flag,
+                    kMaxValues, item, out.size());
+  };
   std::stringstream items(text);
   std::string item;
   while (std::getline(items, item, ',')) {
@@ -33,6 +40,7 @@ std::vector<double> parse_number_list(const std::string& text, const std::string
     if (item.empty()) invalid_input("{}: empty item in '{}'", flag, text);
     const auto c1 = item.find(':');
     if (c1 == std::string::npos) {
+      room(1, item);
       out.push_back(to_number(item, flag));
       continue;
     }
@@ -47,6 +55,7 @@ std::vector<double> parse_number_list(const std::string& text, const std::string
       if (!(n >= 2 && n <= 100000 && n == std::floor(n)))
         invalid_input("{}: range '{}': N must be an integer in [2, 100000]", flag, item);
       if (!(a > 0)) invalid_input("{}: log-spaced range '{}' needs a > 0", flag, item);
+      room(n, item);
       for (int i = 0; i < static_cast<int>(n); ++i)
         out.push_back(log_spaced(a, b, i, static_cast<long>(n)));
     } else {
@@ -54,6 +63,7 @@ std::vector<double> parse_number_list(const std::string& text, const std::string
       if (!(h > 0) || (b - a) / h > 100000)
         invalid_input("{}: range '{}': step must be > 0 with at most 100000 points", flag, item);
       const long count = static_cast<long>(std::floor((b - a) / h * (1 + 1e-12))) + 1;
+      room(static_cast<double>(count), item);
       for (long i = 0; i < count; ++i) out.push_back(a + static_cast<double>(i) * h);
     }
   }

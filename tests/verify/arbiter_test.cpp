@@ -365,3 +365,16 @@ TEST_CASE("a verdict's second route is the engines' table: certified where it co
   CHECK(text.find("second route of a verdict") != std::string::npos);
   CHECK(text.find("  1. certified, where it covers the pair and does not decide\n") != std::string::npos);
 }
+
+TEST_CASE("a certified enclosure reaching past the double range is refused as too wide, not printed with a value of 1", "[verify][arbiter][certified]") {
+  // KL of Gaussians 1e5 apart is 5e9 (closed form); the certified engine's ball for it is [0, e^2441977]: as wide as
+  // [0, 1] relative to its upper end, so it is refused rather than labelled certified with a meaningless value.
+  verify::DivergenceOptions o;
+  o.engine = Engine::certified;
+  CHECK_THROWS_WITH(verify::compute_divergence(*sim::parse_law("gaussian(1e5, 1)"), *sim::parse_law("gaussian(0, 1)"), Quantity::kl(), o),
+                    Catch::Contains("too wide") && Catch::Contains("exp("));
+  // The default engine answers it exactly.
+  const verify::Estimate exact = verify::compute_divergence(*sim::parse_law("gaussian(1e5, 1)"), *sim::parse_law("gaussian(0, 1)"), Quantity::kl());
+  CHECK(exact.lower <= 5e9);
+  CHECK(exact.upper >= 5e9);
+}

@@ -268,3 +268,21 @@ TEST_CASE("SHUF.cor: the exact bracket of eps(delta) contains 50-digit reference
     CHECK(e.upper - e.lower <= 1e-9);
   }
 }
+
+TEST_CASE("GT.sgm.renyi below the double range keeps its log, not an exact 0", "[verify][closed]") {
+  // q = 1e-170: R_2 = log1p(q^2 (e - 1)) ~ 1.7e-340. Reference (mpmath, 50 digits, log(log1p(q*q*(e-1)))):
+  // -782.33760676336261445713873823775116028625148404047; R_3 = log1p(3q^2(1-q)(e-1) + q^3(e^3-1))/2, whose log is
+  // log(1.5 q^2 (e - 1)) to a relative q.
+  const verify::Estimate r2 = verify::subsampled_gaussian_renyi(1e-170, 1, 1, 2);
+  CHECK(r2.error_kind == verify::ErrorKind::exact);
+  CHECK(r2.log_lower() <= -782.33760676336261);
+  CHECK(r2.log_upper() >= -782.33760676336261);
+  CHECK(r2.log_upper() - r2.log_lower() < 1e-9);
+  const verify::Estimate r3 = verify::subsampled_gaussian_renyi(1e-170, 1, 1, 3);
+  const double ref3 = std::log(1.5) + 2 * std::log(1e-170) + std::log(std::expm1(1.0));
+  CHECK(std::fabs(r3.log_value() - ref3) < 1e-12 * std::fabs(ref3));
+  // Where J is just above the switch (q = 1e-6: J ~ 1.7e-12) the linear route still holds 12 digits.
+  const verify::Estimate small = verify::subsampled_gaussian_renyi(1e-6, 1, 1, 2);
+  CHECK(small.lower <= std::log1p(1e-12 * std::expm1(1.0)));
+  CHECK(small.upper >= std::log1p(1e-12 * std::expm1(1.0)));
+}

@@ -187,3 +187,37 @@ TEST_CASE("intersecting estimates that do not overlap changes nothing and says s
   CHECK_FALSE(c.intersect(d));
   CHECK(c.log_upper() == -899);
 }
+
+TEST_CASE("interval text rounds its ends outwards: the printed interval contains the computed one", "[verify][estimate][text]") {
+  using privamp::verify::interval_text;
+  using privamp::verify::number_text;
+  // [0.9999999999999999, 1] printed to 12 digits must not read [1, 1], which leaves out its own lower end.
+  const Estimate near_one = Estimate::from_interval(std::nextafter(1.0, 0.0), 1.0, ErrorKind::certified, "");
+  CHECK(interval_text(near_one) == "[0.99999999999, 1]");
+  CHECK(number_text(1 + 1e-15, 0, 1) == "1.00000000001");
+  CHECK(number_text(1 + 1e-15, 0, 0) == "1");
+  // Below the double range: the log, rounded the same way.
+  CHECK(number_text(0, -782.33760676336261, -1) == "exp(-782.3376068)");
+  CHECK(number_text(0, -782.33760676336261, 1) == "exp(-782.3376067)");
+  // Random ends across the double range and far below it: parsed back, the printed lower end is at most the lower
+  // end and the printed upper end at least the upper end (the logs likewise where they are printed).
+  std::mt19937_64 rng(29);
+  std::uniform_real_distribution<double> exponent(-330, 300), mantissa(1, 10);
+  const auto parse = [](const std::string& text, bool& is_log) {
+    is_log = text.rfind("exp(", 0) == 0;
+    return std::strtod(text.c_str() + (is_log ? 4 : 0), nullptr);
+  };
+  for (int i = 0; i < 20000; ++i) {
+    const double a = mantissa(rng) * std::pow(10.0, exponent(rng)), b = a * (1 + std::ldexp(mantissa(rng), -static_cast<int>(rng() % 60)));
+    const double log_a = std::log(mantissa(rng)) - 800 * (i % 7 == 0);  // some ends far below the double range
+    const Estimate e = i % 7 == 0 ? Estimate::from_log_bounds(log_a, log_a, log_a + 1e-9, ErrorKind::certified, "")
+                                  : Estimate::from_interval(a, b, ErrorKind::certified, "");
+    const std::string text = interval_text(e);
+    const auto comma = text.find(", ");
+    bool lo_log = false, hi_log = false;
+    const double lo = parse(text.substr(1, comma - 1), lo_log), hi = parse(text.substr(comma + 2), hi_log);
+    INFO(text << " for [" << std::setprecision(17) << e.lower << ", " << e.upper << "] logs " << e.log_lower() << ", " << e.log_upper());
+    CHECK((lo_log ? lo <= e.log_lower() : lo <= e.lower));
+    CHECK((hi_log ? hi >= e.log_upper() : hi >= e.upper));
+  }
+}

@@ -196,6 +196,9 @@ Estimate subsampled_gaussian_renyi(double q, double delta, double sigma, long al
   }
   const double log_j = sum.value(), t = static_cast<double>(alpha - 1);
   const double rel_j = 16 * kEps * (std::exp(weighted.value() - log_j) + static_cast<double>(alpha));
+  // J below 1e-13 (q = 1e-170 makes it 1e-340, below the double range): log1p(J) = J(1 − J/2 + …) = J to a relative
+  // J, so R is kept as its log, log J − log(α − 1), not rounded to 0.
+  if (log_j < -30) return Estimate::from_log(log_j - std::log(t), rel_j + std::exp(log_j) + 4 * kEps, ErrorKind::exact, method);
   const double log1p_j = log_add(0.0, log_j);
   const double v = log1p_j / t;
   const double err = rel_j * std::exp(log_j - log1p_j) / t + 4 * kEps * v;  // d log1p(J) = J/(1+J) · dJ/J

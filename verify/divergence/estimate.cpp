@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include <fmt/format.h>
 #include <gsl/gsl_cdf.h>
@@ -342,6 +344,32 @@ Quantity Quantity::renyi(double alpha) {
 Quantity Quantity::hockey_stick(double eps) {
   if (!(eps >= 0) || !std::isfinite(eps)) throw_invalid("hockey_stick", "eps", eps, "0 <= eps < inf");
   return {Kind::hockey_stick, eps};
+}
+
+namespace {
+
+// x to `digits` significant digits, rounded towards `direction` (0: nearest): the nearest decimal, moved one unit in
+// its last place where it lies on the wrong side of x.
+std::string directed_text(double x, int direction, int digits) {
+  std::string s = fmt::format("{:.{}g}", x, digits);
+  if (direction == 0 || !std::isfinite(x) || x == 0) return s;
+  const double back = std::strtod(s.c_str(), nullptr);
+  if (direction < 0 ? back <= x : back >= x) return s;
+  const double unit = std::pow(10.0, std::floor(std::log10(std::fabs(back))) - (digits - 1));
+  return fmt::format("{:.{}g}", back + direction * unit, digits);
+}
+
+}  // namespace
+
+std::string number_text(double value, double log_value, int direction, int digits) {
+  const bool beyond = std::isinf(value) ? std::isfinite(log_value) : std::isfinite(log_value) && log_value < -708;
+  if (beyond) return fmt::format("exp({})", directed_text(log_value, direction, digits - 2));
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  return directed_text(value, direction, digits);
+}
+
+std::string interval_text(const Estimate& e, int digits) {
+  return fmt::format("[{}, {}]", number_text(e.lower, e.log_lower(), -1, digits), number_text(e.upper, e.log_upper(), 1, digits));
 }
 
 }  // namespace privamp::verify

@@ -184,4 +184,12 @@ inline std::string quantity_name(Quantity::Kind kind) { return sim::divergence_n
 inline std::optional<Quantity::Kind> parse_quantity_kind(std::string_view name) { return sim::parse_divergence(name); }
 inline constexpr const char* kQuantityNames = "renyi, renyi_inf, kl, tv or hockey_stick";
 
+// A number as people read it, to `digits` significant digits rounded in a direction: 0 to the nearest, -1 down, +1 up
+// (an interval's ends round outwards: [0.9999999999999999, 1] does not print as [1, 1], which would exclude its own
+// lower end); as exp(x) where the value over- or underflows the double range (below 1e-308 it has lost digits, or is
+// the smallest double standing for less), x its log rounded the same way to `digits` - 2 digits.
+std::string number_text(double value, double log_value, int direction = 0, int digits = 12);
+// "[lower, upper]", each end rounded outwards by number_text.
+std::string interval_text(const Estimate& e, int digits = 12);
+
 }  // namespace privamp::verify

@@ -209,9 +209,9 @@ void write_widest(std::ostream& out, const std::vector<Row>& rows, std::size_t n
   for (const Row* r : wide) {
     ErrorBudget parts = r->exact.budget;
     std::stable_sort(parts.begin(), parts.end(), [](const ErrorTerm& a, const ErrorTerm& b) { return a.amount > b.amount; });
-    out << fmt::format("| {} | {} | {} | {} | [{:.6g}, {:.6g}] | {} | {:.3g} | {} |\n", escape::markdown(r->id),
+    out << fmt::format("| {} | {} | {} | {} | {} | {} | {:.3g} | {} |\n", escape::markdown(r->id),
                        escape::markdown(r->case_name), escape::markdown(r->params.describe()), escape::markdown(r->quantity()),
-                       r->exact.lower, r->exact.upper, to_string(r->exact.error_kind), relative_width(*r),
+                       interval_text(r->exact, 6), to_string(r->exact.error_kind), relative_width(*r),
                        parts.empty() ? "-" : escape::markdown(budget_text(parts)));
   }
   out << "\n";
@@ -247,9 +247,9 @@ void write_markdown(const std::vector<Row>& rows, const ReportMeta& meta, const 
     }
     out << "| ID | case | parameters | quantity | exact [interval] | bound | verdict | detail |\n|---|---|---|---|---|---|---|---|\n";
     for (const Row* r : sel)
-      out << fmt::format("| {} | {} | {} | {} | {:.10g} [{:.10g}, {:.10g}] | {} | {} | {} |\n", escape::markdown(r->id),
+      out << fmt::format("| {} | {} | {} | {} | {:.10g} {} | {} | {} | {} |\n", escape::markdown(r->id),
                          escape::markdown(r->case_name), escape::markdown(r->params.describe()), escape::markdown(r->quantity()), r->exact.value,
-                         r->exact.lower, r->exact.upper, std::isnan(r->bound) ? "undefined" : fmt::format("{:.10g}", r->bound),
+                         interval_text(r->exact, 10), std::isnan(r->bound) ? "undefined" : fmt::format("{:.10g}", r->bound),
                          to_string(r->verdict), escape::markdown(r->reason + " " + r->note));
     out << "\n";
   };
