@@ -29,7 +29,7 @@ std::vector<OutputLock> lock_outputs(const VerifyArgs& args, const std::filesyst
   std::vector<OutputLock> locks;
   if (!args.out.empty()) {
     locks.push_back(make_output_dir("--out", args.out));
-    for (const char* f : {"results.csv", "results.json", "report.md", "summary.tex", "summary_wide.tex"}) check_target("--out", std::filesystem::path(args.out) / f);
+    for (const char* f : verify::kReportFiles) check_target("--out", std::filesystem::path(args.out) / f);
   }
   if (!args.html.empty()) {
     std::error_code ec;
@@ -81,7 +81,8 @@ Action add_verify_command(CLI::App& app) {
     settings.jobs = worker_count("verify", args->jobs);
     settings.only = list_option("verify", "--only", args->only);
     if (!args->out.empty()) check_output_dir("--out", args->out);  // found unusable now, not after the whole run
-    if (!args->junit.empty()) check_output_file("--junit", args->junit);
+    check_distinct_outputs(verify::report_outputs("--out", args->out, "--html", args->html, "--junit", args->junit));
+    if (!args->junit.empty()) check_output_file("--junit", args->junit, {args->out, args->html});
     if (!args->html.empty()) check_output_dir("--html", args->html);
     std::vector<std::filesystem::path> paths = input_paths(args->paths);
     if (paths.empty()) paths.emplace_back(data_path("cases"));

@@ -163,13 +163,18 @@ void check_output_dir(std::string_view option, const std::filesystem::path& dir)
     invalid_input("{} {}: cannot be created (nothing can be written in {}: {})", option, dir.string(), up.string(), why);
 }
 
-void check_output_file(std::string_view option, const std::filesystem::path& file) {
+void check_output_file(std::string_view option, const std::filesystem::path& file, const std::vector<std::filesystem::path>& made) {
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec))
     invalid_input("{} {}: a directory (give a file name)", option, file.string());
   check_target(option, file);
-  // A single file's folder is not created for it: a misspelt folder is said now, not after the run.
+  // A single file's folder is not created for it (a misspelt folder is said now, not after the run), unless the run
+  // creates it as one of its output folders.
   const auto folder = std::filesystem::absolute(file, ec).parent_path();
+  const bool made_by_run = std::any_of(made.begin(), made.end(), [&](const std::filesystem::path& m) {
+    return !m.empty() && resolved_path(m) == resolved_path(folder);
+  });
+  if (made_by_run) return;
   if (!std::filesystem::is_directory(folder, ec))
     invalid_input("{} {}: the folder {} does not exist", option, file.string(), folder.string());
   check_output_dir(option, folder);
@@ -186,7 +191,7 @@ OutputLock make_output_dir(std::string_view option, const std::filesystem::path&
 }
 
 OutputLock::OutputLock(std::string_view option, const std::filesystem::path& dir) {
-  const auto file = dir / ".privamp.lock";
+  const auto file = lock_file(dir);
   fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd_ < 0)
     invalid_input("{} {}: cannot lock the folder ({}: {})", option, dir.string(), file.string(), strerror_text());
@@ -284,6 +289,26 @@ void StagedFiles::commit(const std::vector<std::string>& drop_if_empty) {
     std::filesystem::remove(dir_ / file, quiet);  // an earlier run's file of that name (never followed: remove unlinks)
   }
   for (const auto& file : publish) move_into_place(folder_ / file, dir_ / file);
+}
+
+std::filesystem::path lock_file(const std::filesystem::path& dir) { return dir / ".privamp.lock"; }
+
+std::filesystem::path resolved_path(const std::filesystem::path& path) {
+  std::error_code ec;
+  std::filesystem::path r = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  if (ec) r = std::filesystem::absolute(path, ec).lexically_normal();
+  if (!r.has_filename() && r.has_parent_path()) r = r.parent_path();
+  return r;
+}
+
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::filesystem::path>>& outputs) {
+  std::vector<std::filesystem::path> resolved;
+  for (const auto& output : outputs) resolved.push_back(resolved_path(output.second));
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (resolved[i] == resolved[j])
+        invalid_input("{} '{}' is a file that {} writes ('{}'): give outputs that do not overlap", outputs[i].first,
+                      outputs[i].second.string(), outputs[j].first, outputs[j].second.string());
 }
 
 }  // namespace privamp

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace privamp {
@@ -62,8 +63,18 @@ std::filesystem::path make_temporary_folder(const std::filesystem::path& dir, st
 // own (no file of the user's is touched) and locks it for the run (keep the OutputLock until the files are written).
 void check_output_dir(std::string_view option, const std::filesystem::path& dir);
 // (make_output_dir: declared after OutputLock below)
-// An output file (--junit): not a directory, in a directory that exists or can be created; checked before any work.
-void check_output_file(std::string_view option, const std::filesystem::path& file);
+// An output file (--junit): not a directory, in a directory that exists (or is one of `made`, the output folders the
+// run creates: --junit OUT/j.xml beside --out OUT); checked before any work.
+void check_output_file(std::string_view option, const std::filesystem::path& file, const std::vector<std::filesystem::path>& made = {});
+// A run's outputs, each an (option, file) pair — a folder's output lock (DIR/.privamp.lock) among them: refused
+// (InvalidArgument naming both options) where two resolve to one file, so that no output overwrites another (a
+// --junit file named like --out's summary.tex) or the lock that keeps a second run out.
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::filesystem::path>>& outputs);
+// A path as the file system would resolve it, for comparing two that may name one file or folder: absolute, its links
+// and dots resolved as far as it exists, no trailing separator ("out/" and "./out" are one folder).
+std::filesystem::path resolved_path(const std::filesystem::path& path);
+// The lock file of an output folder.
+std::filesystem::path lock_file(const std::filesystem::path& dir);
 
 // A run's hold on an output folder: an exclusive lock on DIR/.privamp.lock (flock, released by the kernel when the
 // process ends, however it ends), holding the pid of its holder. A second run into the folder is refused with

@@ -494,7 +494,8 @@ VerifyResult verify(const std::vector<std::string>& paths, const VerifyRequest& 
   settings.only = request.only;
   settings.jobs = verify::worker_count("verify", request.jobs);  // checked before the files are read
   if (!request.out.empty()) check_output_dir("out", request.out);
-  if (!request.junit.empty()) check_output_file("junit", request.junit);
+  check_distinct_outputs(verify::report_outputs("out", request.out, "html", request.html, "junit", request.junit));
+  if (!request.junit.empty()) check_output_file("junit", request.junit, {request.out, request.html});
   if (!request.html.empty()) check_output_dir("html", request.html);
   const verify::Loaded loaded = verify::load(files);
   const auto start = std::chrono::steady_clock::now();

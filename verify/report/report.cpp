@@ -387,6 +387,24 @@ void write_junit(const std::vector<Row>& rows, const std::filesystem::path& file
   checked.close();
 }
 
+std::vector<std::pair<std::string, std::filesystem::path>> report_outputs(const std::string& out_option, const std::filesystem::path& out,
+                                                                          const std::string& html_option, const std::filesystem::path& html,
+                                                                          const std::string& junit_option, const std::filesystem::path& junit) {
+  std::vector<std::pair<std::string, std::filesystem::path>> files;
+  if (!out.empty()) {
+    for (const char* f : kReportFiles) files.emplace_back(out_option, out / f);
+    files.emplace_back(out_option + " (its lock)", lock_file(out));
+  }
+  if (!html.empty()) {
+    files.emplace_back(html_option, html / "index.html");
+    // (one folder for both, as written or as it resolves where it exists already: one lock)
+    const bool same = !out.empty() && resolved_path(out) == resolved_path(html);
+    if (!same) files.emplace_back(html_option + " (its lock)", lock_file(html));
+  }
+  if (!junit.empty()) files.emplace_back(junit_option, junit);
+  return files;
+}
+
 void write_reports(const std::vector<Row>& rows, const ReportMeta& meta, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   write_csv(rows, dir / "results.csv");

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <variant>
+#include <utility>
 #include <vector>
 
 #include "verify/records/codec.hpp"
@@ -65,6 +66,14 @@ std::string latex_summary_wide(const std::vector<Row>& rows, const ReportMeta& m
 // results.csv, results.json, report.md, summary.tex and summary_wide.tex in `dir` (created if missing): what `privamp
 // verify --out DIR` writes.
 void write_reports(const std::vector<Row>& rows, const ReportMeta& meta, const std::filesystem::path& dir);
+// The files write_reports writes into its folder.
+inline constexpr const char* kReportFiles[] = {"results.csv", "results.json", "report.md", "summary.tex", "summary_wide.tex"};
+// Every file a verify run writes for its reports (`out` and `html` folders, with their locks, and the `junit` file;
+// an empty path: not asked), named by the options given, for check_distinct_outputs (numerics/files.hpp) before the
+// run: a --junit named like one of --out's files, or like a folder's lock, is refused, not written over it.
+std::vector<std::pair<std::string, std::filesystem::path>> report_outputs(const std::string& out_option, const std::filesystem::path& out,
+                                                                          const std::string& html_option, const std::filesystem::path& html,
+                                                                          const std::string& junit_option, const std::filesystem::path& junit);
 // A self-contained HTML report, DIR/index.html (no script, no file or network resource): the run, the summary,
 // per theorem its statement and source, loosest and tightest rows and a plot of bound/exact over its rows, and
 // every violated or erroneous row. Texts from case files are escaped.
