@@ -287,7 +287,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
       "     {} using 1:2 with steps ls 1 lw 2 title 'best so far ({}; the dashed line ends the global phase)'\n",
       ratio, range, r.global_points + 0.5, r.global_points + 0.5, file, beyond, file,
       r.goal == verify::Goal::tightest ? "|log|" : verify::to_string(r.goal));
-  render_gnuplot(dir, stem + "_convergence", fmt::format("{}: convergence of the search", r.id),
+  render_gnuplot(dir, stem + "_convergence", literal(fmt::format("{}: convergence of the search", r.id)),
                  fmt::format("privamp explore: best objective so far; data {}", conv_csv.filename().string()), cbody, explore_style());
 }
 
