@@ -286,3 +286,23 @@ TEST_CASE("GT.sgm.renyi below the double range keeps its log, not an exact 0", "
   CHECK(small.lower <= std::log1p(1e-12 * std::expm1(1.0)));
   CHECK(small.upper >= std::log1p(1e-12 * std::expm1(1.0)));
 }
+
+TEST_CASE("KL of Gaussians of unequal variance beyond the double range: its log, not an internal NaN", "[verify][closed]") {
+  // References: mpmath at 40 digits of log((r^2 - 1 - 2 log r)/2 + (m1 - m2)^2/(2 s2^2)), r = s1/s2.
+  struct Point {
+    const char* mu;
+    const char* nu;
+    double log_kl;
+  };
+  for (const Point& t : {Point{"gaussian(0, 1e308)", "gaussian(0, 1)", 1417.699270103772196045665503964110175314},
+                         Point{"gaussian(1e200, 1)", "gaussian(0, 2)", 918.9545956559384376789448855093711533362},
+                         Point{"gaussian(0, 1e150)", "gaussian(0, 1)", 690.0823807176537598959802042838510857123},
+                         Point{"gaussian(0, 1e131)", "gaussian(0, 1)", 602.5841471838800239032965290058452458234}}) {
+    const verify::Estimate e = verify::compute_divergence(*sim::parse_law(t.mu), *sim::parse_law(t.nu), Quantity::kl());
+    INFO(t.mu << " || " << t.nu << ": log interval [" << e.log_lower() << ", " << e.log_upper() << "]");
+    CHECK(e.error_kind == verify::ErrorKind::exact);
+    CHECK(e.log_lower() <= t.log_kl);
+    CHECK(e.log_upper() >= t.log_kl);
+    CHECK(e.log_upper() - e.log_lower() < 1e-9 * t.log_kl);
+  }
+}

@@ -296,6 +296,15 @@ std::optional<Estimate> gaussian_unequal(const sim::form::Gaussian& p, const sim
       return Estimate::from_value(t1 + t2 + t3, err, ErrorKind::exact, "closed form (Renyi of Gaussians of unequal variance)");
     }
     case Quantity::Kind::kl: {
+      const double log_z2 = 2 * (std::log(std::fabs(d)) - std::log(s2));  // log(Δ²/σ2²), -inf for Δ = 0
+      if (2 * log_r > 600 || log_z2 > 600) {
+        // r² or Δ²/σ2² beyond 1e260 (σ1 = 1e308 against 1: KL ≈ 5e615): KL = (r² + Δ²/σ2² − 1 − 2 log r)/2 in logs,
+        // log(r² + z²) + log1p(−(1 + 2 log r)/(r² + z²)) − log 2, the last correction below 1e-250.
+        const double log_sum = log_add(2 * log_r, log_z2);
+        const double log_v = log_sum + std::log1p(-(1 + 2 * log_r) * std::exp(-log_sum)) - std::log(2.0);
+        return Estimate::from_log(log_v, 16 * kEps * (1 + std::fabs(log_sum)), ErrorKind::exact,
+                                  "closed form (KL of Gaussians of unequal variance, in logs)");
+      }
       const double u = std::expm1(2 * log_r);  // r² − 1; u − log1p(u) = r² − 1 − 2 log r
       const double g = std::fabs(u) < 1e-3 ? u * u * (0.5 - u / 3 + u * u / 4 - u * u * u / 5) : u - 2 * log_r;
       const double v = g / 2 + z2 / 2;

@@ -362,7 +362,7 @@ std::string directed_text(double x, int direction, int digits) {
 }  // namespace
 
 std::string number_text(double value, double log_value, int direction, int digits) {
-  const bool beyond = std::isinf(value) ? std::isfinite(log_value) : std::isfinite(log_value) && log_value < -708;
+  const bool beyond = std::isfinite(log_value) && (std::isinf(value) || log_value < -708 || log_value > 709.78);
   if (beyond) return fmt::format("exp({})", directed_text(log_value, direction, digits - 2));
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   return directed_text(value, direction, digits);
