@@ -58,7 +58,7 @@ int account_calibration(const AccountArgs& a, const std::vector<double>& deltas,
   }
   std::cout << fmt::format("{} = {:.10g}   (exact threshold in [{:.10g}, {:.10g}]; {} profile evaluations, {:.3g} s)\n", c.solved,
                            c.value, c.lower, c.upper, c.probes, c.seconds);
-  std::cout << fmt::format("run: noise multiplier {:.10g}, sample rate {:.10g}, {} steps: epsilon({:g}) = {:.10g} in {} {}\n",
+  std::cout << fmt::format("run: noise multiplier {:.10g}, sample rate {:.10g}, {} steps: epsilon({}) = {:.10g} in {} {}\n",
                            c.noise_multiplier, c.sample_rate, c.steps, r.delta, c.epsilon.value, account_interval(c.epsilon),
                            verify::to_string(c.epsilon.error_kind));
   std::cout << c.method << "\n";
@@ -126,11 +126,11 @@ Action add_account_command(CLI::App& app) {
                              *a->sample_rate, *a->steps);
     std::cout << fmt::format("{:<22} {:>20} {:>44} {:<13}\n", "quantity", "value", "interval", "error");
     for (std::size_t i = 0; i < deltas.size(); ++i)
-      std::cout << fmt::format("{:<22} {:>20.12g} {:>44} {:<13}\n", fmt::format("epsilon({:g})", deltas[i]), eps_at[i].value,
+      std::cout << fmt::format("{:<22} {:>20.12g} {:>44} {:<13}\n", fmt::format("epsilon({})", deltas[i]), eps_at[i].value,
                                account_interval(eps_at[i]), verify::to_string(eps_at[i].error_kind));
     for (std::size_t i = 0; i < epsilons.size(); ++i) {
       const verify::Estimate& d = profile.delta[i];
-      std::cout << fmt::format("{:<22} {:>20} {:>44} {:<13}\n", fmt::format("delta({:g})", epsilons[i]), account_number(d.value, d.log_value()),
+      std::cout << fmt::format("{:<22} {:>20} {:>44} {:<13}\n", fmt::format("delta({})", epsilons[i]), account_number(d.value, d.log_value()),
                                account_interval(d),
                                verify::to_string(d.error_kind));
     }

@@ -162,7 +162,7 @@ void print_epsilons(const std::vector<verify::Estimate>& epsilons, const std::ve
   std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13} {:>10}  {}\n", "quantity", "value", "interval", "error", "time", "method");
   for (std::size_t i = 0; i < deltas.size(); ++i) {
     const verify::Estimate& e = epsilons[i];
-    std::cout << fmt::format("{:<20} {:>20.12g} {:>44} {:<13} {:>8.3g}s  {}\n", fmt::format("epsilon({:g})", deltas[i]), e.value,
+    std::cout << fmt::format("{:<20} {:>20.12g} {:>44} {:<13} {:>8.3g}s  {}\n", fmt::format("epsilon({})", deltas[i]), e.value,
                              verify::interval_text(e), verify::to_string(e.error_kind), e.seconds, e.method);
   }
 }
