@@ -16,6 +16,7 @@
 #include "support/check.hpp"
 #include "verify/api/api.hpp"
 #include "verify/divergence/engines.hpp"
+#include "verify/divergence/generators.hpp"
 
 using namespace privamp;
 using verify::Engine;
@@ -377,4 +378,24 @@ TEST_CASE("a certified enclosure reaching past the double range is refused as to
   const verify::Estimate exact = verify::compute_divergence(*sim::parse_law("gaussian(1e5, 1)"), *sim::parse_law("gaussian(0, 1)"), Quantity::kl());
   CHECK(exact.lower <= 5e9);
   CHECK(exact.upper >= 5e9);
+}
+
+TEST_CASE("the Renyi generator at a large loss: no 0 times inf (a component of weight 1e-300 far out)", "[verify][arbiter][generator]") {
+  // R_2.5 of (1 - q)N(0, 1) + qN(1, 1) against N(0, 1) at q = 1e-300 is of order q^2 (below the double range): the
+  // quadrature once stopped on a NaN integrand at x = 2049.5, where the loss is 1359; now an interval from 0.
+  verify::DivergenceOptions o;
+  o.engine = Engine::quadrature;
+  const verify::Estimate e = verify::compute_divergence(*sim::parse_law("mix(q=1e-300, gaussian(0,1), gaussian(1,1))"),
+                                                        *sim::parse_law("gaussian(0,1)"), Quantity::renyi(2.5), o);
+  CHECK(e.lower == 0);
+  CHECK(e.upper >= 0);
+  CHECK(e.upper < 1e-12);
+  // The generator's identity at moderate losses, where both forms are finite: log(e^{aL}... ) as before to 1e-14.
+  for (double l : {31.0, 80.0, 300.0}) {
+    const double a = 2.5;
+    const double direct = a * l + std::log1p(-std::exp(-a * l) * (1 + a * std::expm1(l)));
+    CHECK(verify::log_renyi_generator(l, a) == Approx(direct).epsilon(1e-14));
+  }
+  CHECK(std::isfinite(verify::log_renyi_generator(1359.0, 2.5)));
+  CHECK(verify::log_renyi_generator(1359.0, 2.5) == Approx(2.5 * 1359.0).epsilon(1e-14));
 }

@@ -46,7 +46,9 @@ Real log_renyi_generator(const Real& l, const Real& alpha) {
     if (l > 30) return l + log(Real(expm1(tl) + t * expm1(-l)));
     return log(Real(exp(l) * expm1(tl) - t * expm1(l)));
   }
-  if (al > 30) return al + log1p(Real(-exp(-al) * (1 + alpha * expm1(l))));
+  // e^{−αL}(1 + α expm1(L)) = α e^{−tL} − t e^{−αL}, written so that a large L (a mixture component 1e-300 of the
+  // weight, far out: L = 1359) does not form 0·inf = NaN.
+  if (al > 30) return al + log1p(Real(-(alpha * exp(-tl) - t * exp(-al))));
   return log(Real(expm1(al) - alpha * expm1(l)));
 }
 
