@@ -417,11 +417,15 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
       if (!(p.lower > 0) && p.upper > 0) open += drawn(figure, p);
       else if (in_view(figure, p)) widest = std::max(widest, relative_width(p));
     }
+  const std::string scope = open > 0 ? " among those not reaching 0" : "";
   out += !draws_bars(figure, data)
-             ? fmt::format("Each {} is computed with an error bar too narrow to see at this scale (relative width at most {}).\n", what, latex_number(rounded_up(widest)))
-             : fmt::format("Error bars show each {}'s interval (relative width at most {}).\n", what, latex_number(rounded_up(widest)));
+             ? fmt::format("Each {} drawn is computed with an error bar too narrow to see at this scale (relative width at most {}{}).\n", what,
+                           latex_number(rounded_up(widest)), scope)
+             : fmt::format("Error bars show each {}'s interval where it reaches past the marks (relative width at most {}{}).\n", what,
+                           latex_number(rounded_up(widest)), scope);
   if (open > 0)
-    out += fmt::format("{} of the values drawn {} only bounded above (an interval reaching down to 0).\n", open, open == 1 ? "is" : "are");
+    out += fmt::format("{} of the intervals drawn {} down to 0: {} only bounded above.\n", open, open == 1 ? "reaches" : "reach",
+                       open == 1 ? "that value is" : "those values are");
   return out;
 }
 

@@ -197,7 +197,7 @@ def check_figure(work, name, per_ps):
     # (counted over the values drawn: in view, or with a bar reaching into the y range)
     open_ended = sum(1 for r in rows if not float(r[3]) > 0 and float(r[4]) > 0 and float(r[4]) > lo and float(r[3]) < hi)
     caption = (work / f"{name}_caption.txt").read_text()
-    said = re.search(r"(\d+) of the values drawn (is|are) only bounded above", caption)
+    said = re.search(r"(\d+) of the intervals drawn (reaches|reach) down to 0", caption)
     if (int(said.group(1)) if said else 0) != open_ended:
         fail(f"{name}: {open_ended} values have intervals reaching 0; the caption says {said.group(0) if said else 'none'}")
     return entries
