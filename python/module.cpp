@@ -53,33 +53,60 @@ py::list estimate_fields() {
 
 // A Python callable progress(done, total) as the engines' progress hook (None: none). It is called from the threads
 // that compute (the GIL released), so it takes the GIL; at most about ten times a second, and always at the end. An
-// exception it raises is reported as unraisable (printed, not lost) and the computation goes on.
-std::function<void(std::size_t, std::size_t)> python_progress(const py::object& progress) {
-  if (progress.is_none()) return {};
+// exception it raises stops the computation (through the interrupt flag, as Ctrl-C does) and is raised by the call in
+// place of its result: nothing the callback raises is lost, and no partial result is returned.
+class Progress {
+ public:
+  Progress() = default;
+  explicit Progress(const py::object& callback) {
+    if (callback.is_none()) return;
+    state_ = std::make_shared<State>();
+    state_->callback = callback;
+  }
+
+  std::function<void(std::size_t, std::size_t)> hook() const {
+    if (!state_) return {};
+    return [state = state_](std::size_t done, std::size_t total) {
+      const std::lock_guard lock(state->mutex);
+      if (state->error) return;
+      const auto now = std::chrono::steady_clock::now();
+      if (done < total && now - state->last < std::chrono::milliseconds(100)) return;
+      state->last = now;
+      const py::gil_scoped_acquire hold;
+      try {
+        state->callback(done, total);
+      } catch (py::error_already_set& e) {
+        state->error = std::move(e);
+        request_interrupt();
+      }
+    };
+  }
+
+  // What the callback raised, raised here (the GIL held); nothing when it raised nothing.
+  void raise_if_raised() const {
+    if (!state_) return;
+    std::optional<py::error_already_set> error;
+    {
+      const std::lock_guard lock(state_->mutex);
+      error.swap(state_->error);
+    }
+    if (error) throw *error;
+  }
+
+ private:
   struct State {
     py::object callback;
     std::mutex mutex;
     std::chrono::steady_clock::time_point last{};
+    std::optional<py::error_already_set> error;
     ~State() {
       const py::gil_scoped_acquire hold;  // the last reference may go in a worker thread
+      error.reset();
       callback = py::object();
     }
   };
-  auto state = std::make_shared<State>();
-  state->callback = progress;
-  return [state](std::size_t done, std::size_t total) {
-    const std::lock_guard lock(state->mutex);
-    const auto now = std::chrono::steady_clock::now();
-    if (done < total && now - state->last < std::chrono::milliseconds(100)) return;
-    state->last = now;
-    const py::gil_scoped_acquire hold;
-    try {
-      state->callback(done, total);
-    } catch (py::error_already_set& e) {
-      e.discard_as_unraisable("privamp progress callback");
-    }
-  };
-}
+  std::shared_ptr<State> state_;
+};
 
 // How a divergence call computes (its engine and their settings), as divergence() and epsilon() take it.
 api::DivergenceRequest engine_request(const std::string& engine, double rel_tol, long samples, std::uint64_t seed, double level) {
@@ -172,6 +199,25 @@ class InterruptScope {
   bool installed_ = false;
 };
 
+// Runs compute() with the GIL released and Ctrl-C interrupting it; what the progress callback raised is raised in
+// place of the result.
+template <class Compute>
+auto released(Compute&& compute, const Progress& progress = Progress()) {
+  const auto run = [&] {
+    const py::gil_scoped_release release;
+    const InterruptScope interruptible;
+    return compute();
+  };
+  try {
+    auto result = run();
+    progress.raise_if_raised();
+    return result;
+  } catch (const Interrupted&) {
+    progress.raise_if_raised();
+    throw;
+  }
+}
+
 PYBIND11_MODULE(_privamp, m) {
   m.doc() = "privamp's engines (use the privamp package, not this module)";
   m.attr("__version__") = PRIVAMP_VERSION;
@@ -200,12 +246,7 @@ PYBIND11_MODULE(_privamp, m) {
       [](const std::string& mu, const std::string& nu, double delta, double eps_max, double rel_tol, const std::string& engine,
          long samples, std::uint64_t seed, double level) {
         const api::DivergenceRequest r = engine_request(engine, api::DivergenceRequest{}.rel_tol, samples, seed, level);
-        verify::Estimate e;
-        {
-          py::gil_scoped_release release;
-          const InterruptScope interruptible;
-          e = api::epsilon_for_delta(mu, nu, delta, r, eps_max, rel_tol);
-        }
+        const verify::Estimate e = released([&] { return api::epsilon_for_delta(mu, nu, delta, r, eps_max, rel_tol); });
         return python_object(api::epsilon_tree(e, delta));
       },
       "eps(delta) of the pair as a bracket (see privamp.epsilon)");
@@ -215,17 +256,13 @@ PYBIND11_MODULE(_privamp, m) {
          const std::vector<double>& hockey_stick, bool kl, bool tv, const std::string& engine, double rel_tol,
          long samples, std::uint64_t seed, double level, const py::object& progress) {
         api::DivergenceRequest r = engine_request(engine, rel_tol, samples, seed, level);
-        r.progress = python_progress(progress);
+        const Progress hook(progress);
+        r.progress = hook.hook();
         r.renyi = renyi;
         r.hockey_stick = hockey_stick;
         r.kl = kl;
         r.tv = tv;
-        api::DivergenceResult result;
-        {
-          py::gil_scoped_release release;
-          const InterruptScope interruptible;
-          result = api::divergence(mu, nu, r);
-        }
+        const api::DivergenceResult result = released([&] { return api::divergence(mu, nu, r); }, hook);
         return python_object(api::to_tree(result));
       },
       "divergences between two law expressions");
@@ -235,13 +272,9 @@ PYBIND11_MODULE(_privamp, m) {
          double rel_tol, long samples, std::uint64_t seed, double level, const py::object& progress) {
         api::DivergenceRequest r = engine_request(engine, rel_tol, samples, seed, level);
         r.hockey_stick = eps;
-        r.progress = python_progress(progress);
-        api::PrivacyProfile profile;
-        {
-          py::gil_scoped_release release;
-          const InterruptScope interruptible;
-          profile = api::privacy_profile(mu, nu, r);
-        }
+        const Progress hook(progress);
+        r.progress = hook.hook();
+        const api::PrivacyProfile profile = released([&] { return api::privacy_profile(mu, nu, r); }, hook);
         // Columns, one list per field: no Python object per value until the caller builds its points.
         const std::size_t n = profile.delta.size();
         py::dict out;
@@ -280,12 +313,7 @@ PYBIND11_MODULE(_privamp, m) {
         r.steps = steps;
         r.rel_tol = rel_tol;
         r.engine.engine = engine;
-        api::Calibration c;
-        {
-          py::gil_scoped_release release;
-          const InterruptScope interruptible;
-          c = api::calibrate(r);
-        }
+        const api::Calibration c = released([&] { return api::calibrate(r); });
         return python_object(api::calibration_tree(c));
       },
       "the one DP-SGD parameter left open for a target epsilon (see privamp.calibrate)");
@@ -302,12 +330,7 @@ PYBIND11_MODULE(_privamp, m) {
         r.eps_prime = eps_prime;
         r.renyi = renyi;
         const sim::FiniteKernel k = kernel_from_object(K);
-        api::KernelResult result;
-        {
-          py::gil_scoped_release release;
-          const InterruptScope interruptible;
-          result = api::kernel(k, r);
-        }
+        const api::KernelResult result = released([&] { return api::kernel(k, r); });
         return python_object(api::to_tree(result));
       },
       "coefficients and exact amplification of a finite kernel");
@@ -315,12 +338,8 @@ PYBIND11_MODULE(_privamp, m) {
       "verify",
       [](const std::vector<std::string>& paths, const std::vector<std::string>& only, int jobs, const std::string& out,
          const std::string& junit, const std::string& html, const std::string& command) {
-        api::VerifyResult r;
-        {
-          py::gil_scoped_release release;
-          const InterruptScope interruptible;
-          r = api::verify(paths, {only, jobs, out, junit, html, PRIVAMP_VERSION, PRIVAMP_COMMIT, command});
-        }
+        const api::VerifyResult r = released(
+            [&] { return api::verify(paths, {only, jobs, out, junit, html, PRIVAMP_VERSION, PRIVAMP_COMMIT, command}); });
         return py::make_tuple(table_dicts(verify::flat_table(r.rows)), r.summary, r.violated, r.errors);
       },
       "the rows of privamp verify (dicts with a key per column of results.csv), the summary table, violations, errors");
@@ -332,13 +351,9 @@ PYBIND11_MODULE(_privamp, m) {
          double max_seconds) {
         const api::ExploreSettings settings{goal, static_cast<double>(budget), max_seconds, static_cast<long long>(seed),
                                             starts, jobs, ignore_hypotheses, where, frontier, bins};
-        std::vector<api::ExploreRun> runs;
         const verify::ExploreOptions options = api::explore_options(settings);
-        {
-          py::gil_scoped_release release;
-          const InterruptScope interruptible;
-          runs = api::explore(api::select_explore({targets, case_name, id, cases_dir, all}), settings, options);
-        }
+        const std::vector<api::ExploreRun> runs =
+            released([&] { return api::explore(api::select_explore({targets, case_name, id, cases_dir, all}), settings, options); });
         py::list out;
         for (const api::ExploreRun& run : runs)
           out.append(explore_dict(frontier.empty() ? verify::explore_json(run.result.search, options) : verify::frontier_json(run.result, options), run.seconds));

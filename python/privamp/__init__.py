@@ -277,8 +277,9 @@ def divergence(mu, nu, renyi=None, hockey_stick=None, kl=False, tv=False, engine
     arrays); kl, tv: flags. engine: auto | closed | sum | quadrature | gsl | mc | certified. compositions=T compares
     T independent releases of each law (the same as the laws power(mu, T) and power(nu, T)). progress: None (silent),
     True (a tqdm bar when tqdm is installed, else a line on stderr every few seconds) or a callable
-    progress(done, total), called as values are computed (at most about ten times a second, and at the end). Returns `Divergences`,
-    a list of `Estimate` in the order renyi, hockey_stick, kl, tv."""
+    progress(done, total), called as values are computed (at most about ten times a second, and at the end); an
+    exception it raises stops the call and is raised by it. Returns `Divergences`, a list of `Estimate` in the order
+    renyi, hockey_stick, kl, tv."""
     mu, nu = _composed(mu, nu, compositions)
     arguments = (str(mu), str(nu), _numbers(renyi, "renyi"), _numbers(hockey_stick, "hockey_stick"), _flag(kl, "kl"),
                  _flag(tv, "tv"), _text(engine, "engine"), _number(rel_tol, "rel_tol"),

@@ -10,6 +10,7 @@ import sys
 import tempfile
 import threading
 import unittest
+import time
 
 import privamp
 
@@ -425,6 +426,30 @@ class Profile(unittest.TestCase):
         self.assertEqual([p.delta for p in quiet], [p.delta for p in points])
         with self.assertRaisesRegex(TypeError, "progress: None, True or a callable"):
             privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=2, progress="yes")
+
+    def test_progress_callback_that_raises(self):
+        # An exception from the callback stops the call and is raised by it, not printed and passed over: a
+        # 4,000-value composed profile stops at the first report (well before its end), and no result is returned.
+        class Stop(Exception):
+            pass
+
+        calls = []
+
+        def stop(done, total):
+            calls.append((done, total))
+            raise Stop(f"stopped at {done} of {total}")
+
+        eps = [0.001 * k for k in range(1, 4001)]
+        start = time.monotonic()
+        with self.assertRaisesRegex(Stop, "stopped at [0-9]+ of 8000"):
+            privamp.privacy_profile("power(mix(q=0.01, gaussian(0,1), gaussian(1,1)), 1000)",
+                                    "power(gaussian(0,1), 1000)", eps, progress=stop)
+        self.assertLess(time.monotonic() - start, 30)
+        self.assertEqual(len(calls), 1)  # called no more once it raised
+        self.assertLess(calls[0][0], 8000)
+        with self.assertRaisesRegex(Stop, "stopped at 1 of 1"):  # raised at the last report: still raised
+            privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=2, progress=stop)
+        self.assertEqual(privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=2)[0].value, 1.0)
 
     def test_version(self):
         self.assertRegex(privamp.__version__, r"^[0-9]+\.[0-9]+\.[0-9]+$")

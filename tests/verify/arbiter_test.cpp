@@ -245,6 +245,32 @@ TEST_CASE("eps(delta): the printed value is the root, not the middle of the brac
   CHECK(checked >= 10);
 }
 
+TEST_CASE("eps(delta): a small eps is bracketed relative to itself", "[verify][arbiter][eps]") {
+  // Shifts of 1e-3 and 1e-5 with delta a little under TV = delta(0): eps is about 1e-4 to 1e-9. A tolerance absolute
+  // below eps = 1 (as it once was) gave brackets half as wide as the value itself; the root comes from the same
+  // long-double closed form by bisection.
+  auto profile = [](long double m, long double eps) {
+    auto phi = [](long double x) { return 0.5L * std::erfc(-x / std::sqrt(2.0L)); };
+    return phi(m / 2 - eps / m) - std::exp(eps) * phi(-m / 2 - eps / m);
+  };
+  for (const double m : {1e-3, 1e-5})
+    for (const double share : {0.9, 0.999}) {
+      const double delta = share * static_cast<double>(profile(m, 0));
+      long double a = 0, b = 1;
+      for (int i = 0; i < 200; ++i) {
+        const long double c = (a + b) / 2;
+        (profile(m, c) > delta ? a : b) = c;
+      }
+      const double root = static_cast<double>((a + b) / 2);
+      const auto e = api::epsilon_for_delta(fmt::format("gaussian({}, 1)", m), "gaussian(0, 1)", delta, {}, 1000, 1e-6);
+      INFO("m = " << m << ", delta = " << delta << ", root " << root << ": " << test::describe(e));
+      CHECK(root < 1e-3);
+      CHECK(e.lower <= root * (1 + 1e-12));
+      CHECK(root <= e.upper * (1 + 1e-12));
+      CHECK(e.upper - e.lower <= 1e-3 * root);  // the profile's own resolution may stop it before 1e-6
+    }
+}
+
 TEST_CASE("a composed pmf hockey-stick labelled exact covers the worst-case rounding of its sum", "[verify][arbiter][composition]") {
   // The exact sum adds one term per count vector (C(T + 2, 2) of them here) in floating point: its worst-case
   // rounding, about 4u per term, is part of the bar whatever the typical error is (an "exact" label promises a

@@ -71,7 +71,9 @@ class EpsilonSearch {
     e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     return e;
   }
-  double tolerance() const { return rel_tol_ * std::max(1.0, upper_); }
+  // Relative to the bracket's upper end, small ε included (an ε of 1e-9 is bracketed to rel_tol of itself, not to
+  // rel_tol); below 1e-12 the tolerance stays rel_tol·1e-12, so a search near 0 ends in a bounded number of steps.
+  double tolerance() const { return rel_tol_ * std::max(1e-12, upper_); }
   bool undecided() const { return s_lo_ <= s_hi_; }  // some probe straddled δ
 
   // A bracket: double eps until the profile is certainly at most δ.
