@@ -49,9 +49,9 @@ void add_options(CLI::App* cmd, Args& a) {
   cmd->add_option("--where", s.where,
                   "a condition a point must meet to be a candidate, e.g. \"exact >= 1e-12\" or \"gamma_doeblin <= 0.9\" "
                   "(repeatable; added to the case's [case.explore] where)");
-  cmd->add_option("--frontier", s.frontier,
-                  "the best ratio as a function of this parameter or derived quantity (binned, each bin searched)");
-  cmd->add_option("--bins", s.bins, "bins of --frontier")->capture_default_str();
+  CLI::Option* frontier = cmd->add_option("--frontier", s.frontier,
+                                          "the best ratio as a function of this parameter or derived quantity (binned, each bin searched)");
+  cmd->add_option("--bins", s.bins, "bins of --frontier")->capture_default_str()->needs(frontier);
   cmd->add_flag("--ignore-hypotheses", s.ignore_hypotheses,
                 "also search outside the bound's hypotheses (and report where its conclusion fails)");
 }

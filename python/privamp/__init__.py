@@ -20,7 +20,7 @@ from collections import namedtuple as _namedtuple
 
 from . import _privamp
 
-__all__ = ["divergence", "privacy_profile", "epsilon", "dpsgd", "calibrate", "Accountant", "GaussianEvent", "LaplaceEvent",
+__all__ = ["ArgumentTypeError", "divergence", "privacy_profile", "epsilon", "dpsgd", "calibrate", "Accountant", "GaussianEvent", "LaplaceEvent",
            "RandomizedResponseEvent", "PoissonSampledEvent", "SelfComposedEvent", "ComposedEvent", "LawEvent",
            "Calibration", "Estimates", "Table", "kernel", "verify", "explore", "figures", "laws", "data_dir",
            "Estimate", "Divergences", "ProfilePoint", "VerifyResult", "Search", "FiguresResult", "__version__"]
@@ -47,6 +47,12 @@ violates together with another value of the call."""
 
 
 _MAX_VALUES = 10000  # as a divergence call: at most 10,000 quantities
+
+
+class ArgumentTypeError(TypeError, ValueError):
+    """An argument of the wrong type (None, a string or bytes where a number goes, a set where an ordered list goes,
+    a float where an integer goes). A TypeError, as Python's convention asks, and also a ValueError, which earlier
+    versions raised: code catching either keeps working."""
 
 _PACKAGE = _pathlib.Path(__file__).resolve().parent
 
@@ -85,43 +91,47 @@ def _command():
 def _number(v, name):
     """One value as a float: ValueError naming the parameter (never OverflowError) for what a double cannot hold, and
     for what is not a number (a bool, a string, bytes: typed strictly, as the command line's parser is)."""
-    if isinstance(v, (bool, str, bytes, bytearray)) or type(v).__name__ == "bool_":
-        raise ValueError(f"{name}: expected a number, got {v!r}")
+    if v is None or isinstance(v, (bool, str, bytes, bytearray)) or type(v).__name__ == "bool_":
+        raise ArgumentTypeError(f"{name}: expected a number, got {v!r}")
     try:
         return float(v)
     except OverflowError:
         text = repr(v) if len(repr(v)) <= 24 else f"{repr(v)[:12]}... ({len(repr(v))} digits)"
         raise ValueError(f"{name}: {text} is out of the range of doubles (allowed: |x| < 1.8e308)") from None
     except (TypeError, ValueError):
-        raise ValueError(f"{name}: expected a number, got {v!r}") from None
+        raise ArgumentTypeError(f"{name}: expected a number, got {v!r}") from None
 
 
 def _numbers(values, name):
-    """A scalar, an iterable (list, tuple, NumPy array, range) or None, as a list of floats. Its length is checked
-    before it is materialised (range(2, 10**9) is refused at once), and values a double cannot hold are a
-    ValueError naming the parameter."""
+    """A scalar, an ordered collection (list, tuple, range, NumPy array) or None, as a list of floats. Its length is
+    checked before it is materialised (range(2, 10**9) is refused at once); values a double cannot hold are a
+    ValueError naming the parameter. Sets, dicts and one-shot iterators (generators) are refused: their order, or
+    their length, is not known before they are read."""
     if values is None:
         return []
-    if isinstance(values, (str, bytes, bytearray, bool)):
-        raise ValueError(f"{name}: expected a number or a list of numbers, got {values!r}")
-    if isinstance(values, _numbers_module.Real):
+    if isinstance(values, _numbers_module.Real) and not isinstance(values, bool):
         return [_number(values, name)]
-    try:
-        n = len(values)
-    except TypeError:
-        n = None
-    if n is not None and n > _MAX_VALUES:
+    ordered = isinstance(values, (list, tuple, range)) or (hasattr(values, "__array__") and hasattr(values, "__len__"))
+    if not ordered:
+        raise ArgumentTypeError(f"{name}: expected a number or an ordered list of numbers (list, tuple, range, NumPy "
+                                f"array), got {type(values).__name__} {_short(values)}")
+    n = len(values)
+    if n > _MAX_VALUES:
         raise ValueError(f"{name}: {n} values; at most {_MAX_VALUES} in one call")
-    try:
-        iterator = iter(values)
-    except TypeError:
-        raise ValueError(f"{name}: expected a number or a list of numbers, got {values!r}") from None
-    out = []
-    for v in iterator:
-        if len(out) >= _MAX_VALUES:
-            raise ValueError(f"{name}: more than {_MAX_VALUES} values; at most {_MAX_VALUES} in one call")
-        out.append(_number(v, name))
-    return out
+    return [_number(v, name) for v in values]
+
+
+def _required(value, name):
+    """value, unless it is None (a number or a list is required here)."""
+    if value is None:
+        raise ArgumentTypeError(f"{name}: expected a number or a list of numbers, got None")
+    return value
+
+
+def _short(value):
+    """repr(value) in at most 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class Table(list):
@@ -314,7 +324,7 @@ def privacy_profile(mu, nu, eps, **options):
                          "(allowed: engine, rel_tol, samples, seed, level, compositions, progress)")
     # One call: both directions in C++ (verify/api: api::privacy_profile, the larger by its log since both values
     # may underflow a double), returned as columns.
-    arguments = (str(mu), str(nu), _numbers(eps, "eps"), _text(options.get("engine", "auto"), "engine"),
+    arguments = (str(mu), str(nu), _numbers(_required(eps, "eps"), "eps"), _text(options.get("engine", "auto"), "engine"),
                  _number(options.get("rel_tol", 1e-13), "rel_tol"), _integer(options.get("samples", 1_000_000), "samples", 1, 10**8),
                  _integer(options.get("seed", 1), "seed", 0, 2**63 - 1), _number(options.get("level", 0.99), "level"))
     hook = _progress(options.get("progress"), "values (both directions)")
@@ -339,7 +349,7 @@ def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
     if unknown:
         raise ValueError(f"epsilon: unknown option(s) {sorted(unknown)} (allowed: engine, samples, seed, level, compositions)")
     if not isinstance(delta, _numbers_module.Real) or isinstance(delta, bool):
-        deltas = _numbers(delta, "delta")
+        deltas = _numbers(_required(delta, "delta"), "delta")
         if len(deltas) > 1000:
             raise ValueError(f"delta: {len(deltas)} values; at most 1000 in one call")
         return Estimates(epsilon(mu, nu, d, eps_max, rel_tol, **options) for d in deltas)
@@ -531,17 +541,19 @@ def _names(values, name):
         return []
     if isinstance(values, str):
         return [s for s in values.split(",") if s]
-    try:
-        return [str(v) for v in values]
-    except TypeError:
-        raise ValueError(f"{name}: expected a name or a list of names, got {values!r}") from None
+    if isinstance(values, _os.PathLike):
+        return [str(values)]
+    if not isinstance(values, (list, tuple)) or not all(isinstance(v, (str, _os.PathLike)) for v in values):
+        raise ArgumentTypeError(f"{name}: expected a name, a comma-separated string or a list of names, got {_short(values)}")
+    return [str(v) for v in values]
 
 
 def _integer(value, name, low, high):
     """An integer in [low, high] (an int or a NumPy integer; not a bool, a float or a string), or ValueError naming
     it, its value and the range."""
-    ok = isinstance(value, _numbers_module.Integral) and not isinstance(value, bool) and low <= int(value) <= high
-    if not ok:
+    if not isinstance(value, _numbers_module.Integral) or isinstance(value, bool):
+        raise ArgumentTypeError(f"{name}: expected an integer with {low} <= {name} <= {high}, got {_short(value)}")
+    if not low <= int(value) <= high:
         raise ValueError(f"{name} = {value!r} is out of range (allowed: an integer with {low} <= {name} <= {high})")
     return int(value)
 
@@ -550,13 +562,13 @@ def _flag(value, name):
     """A bool (or NumPy bool), or ValueError: 'no' or 0 is not read as a flag."""
     if isinstance(value, bool) or type(value).__name__ == "bool_":
         return bool(value)
-    raise ValueError(f"{name}: expected True or False, got {value!r}")
+    raise ArgumentTypeError(f"{name}: expected True or False, got {_short(value)}")
 
 
 def _text(value, name):
     """A str, or ValueError (bytes are not text)."""
     if not isinstance(value, str):
-        raise ValueError(f"{name}: expected a string, got {value!r}")
+        raise ArgumentTypeError(f"{name}: expected a string, got {_short(value)}")
     return value
 
 

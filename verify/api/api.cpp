@@ -126,6 +126,9 @@ PrivacyProfile privacy_profile(const std::string& mu, const std::string& nu, con
   DivergenceRequest r = request;
   r.renyi.clear();
   r.kl = r.tv = false;
+  if (r.hockey_stick.size() > kMaxQuantities)
+    invalid_input("privacy profile: {} values of eps in one call; at most {}: split them over several calls", r.hockey_stick.size(),
+                  kMaxQuantities);
   // Progress over both directions (computed in two threads): values done in each, reported as one count of 2n.
   std::array<std::atomic<std::size_t>, 2> done{};
   std::mutex report;
@@ -566,7 +569,7 @@ verify::ExploreOptions explore_options(const ExploreSettings& s, const std::stri
   if (!(s.max_seconds >= 0 && s.max_seconds <= 1e7))
     throw_invalid("explore", prefix + (prefix.empty() ? "max_seconds" : "max-seconds"), s.max_seconds,
                   "0 (no limit) <= max-seconds <= 10^7");
-  if (!s.frontier.empty() && !(s.bins >= 1 && s.bins <= 100))
+  if (!(s.bins >= 1 && s.bins <= 100))
     throw_invalid("explore", prefix + "bins", s.bins, "an integer with 1 <= bins <= 100");
   options.budget = static_cast<int>(s.budget);
   options.max_seconds = s.max_seconds;
