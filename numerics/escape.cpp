@@ -39,6 +39,8 @@ bool unwanted(char32_t cp) {
   if (cp == 0x200E || cp == 0x200F || cp == 0x061C) return true;          // direction marks
   if (cp >= 0x202A && cp <= 0x202E) return true;                          // embeddings and overrides
   if (cp >= 0x2066 && cp <= 0x2069) return true;                          // isolates
+  if (cp == 0x2028 || cp == 0x2029) return true;                          // line and paragraph separators
+  if (cp == 0x200B || cp == 0x2060 || cp == 0xFEFF) return true;          // invisible: zero-width space, joiners
   if (cp >= 0xFDD0 && cp <= 0xFDEF) return true;                          // noncharacters
   if ((cp & 0xFFFE) == 0xFFFE) return true;                               // U+xFFFE, U+xFFFF in every plane
   return false;
@@ -78,7 +80,9 @@ std::string text_problem(std::string_view s) {
     if (n == 0) return fmt::format("an invalid UTF-8 byte 0x{:02X} at byte {}", static_cast<unsigned char>(s[i]), i + 1);
     if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0))
       return fmt::format("a control character {} at byte {} (newlines, tabs and escapes are not allowed)", code_point(cp), i + 1);
-    if (unwanted(cp)) return fmt::format("a bidirectional control or noncharacter {} at byte {}", code_point(cp), i + 1);
+    if (unwanted(cp))
+      return fmt::format("a bidirectional control, line separator, invisible character or noncharacter {} at byte {}", code_point(cp),
+                         i + 1);
     i += n;
   }
   return "";
@@ -151,7 +155,10 @@ std::string markdown(std::string_view text) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
+      // Inline markup of CommonMark and its common extensions: links, emphasis, code, headings, cells, math ($),
+      // strikethrough (~~), superscript (^), attributes ({}).
       case '\\': case '|': case '[': case ']': case '(': case ')': case '!': case '*': case '_': case '`': case '#':
+      case '$': case '~': case '^': case '{': case '}':
         out += '\\';
         out += c;
         break;

@@ -112,6 +112,8 @@ class FigureReader : public verify::TomlReader {
       fail(t.get("name"), "name", "must be a non-empty file stem of letters, digits, '_' and '-'");
     f.title = label(t, "title", f.name);
     f.description = text(t, "description", "");  // the caption's text, and comment lines
+    if (const std::string problem = markup_problem(f.description); !problem.empty())
+      fail(t.get("description"), "description", "markup: " + problem);
     if (f.description.size() > 4000)
       fail(t.get("description"), "description", fmt::format("{} characters; at most 4000", f.description.size()));
     f.x = text(t, "x");
@@ -139,6 +141,7 @@ class FigureReader : public verify::TomlReader {
   std::string label(const toml::table& t, const std::string& key, const std::string& fallback) const {
     std::string s = text(t, key, fallback);
     if (const std::string problem = escape::text_problem(s); !problem.empty()) fail(t.get(key), key, "holds " + problem);
+    if (const std::string problem = markup_problem(s); !problem.empty()) fail(t.get(key), key, "markup: " + problem);
     if (s.size() > 1000) fail(t.get(key), key, fmt::format("{} characters; at most 1000", s.size()));
     return s;
   }

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -205,5 +206,24 @@ std::string enhanced_to_latex(const std::string& input) {
 }
 
 std::string enhanced_to_plain(const std::string& input) { return plain_text(markup(input), 0); }
+
+std::string markup_problem(const std::string& text) {
+  std::vector<std::size_t> open;  // bytes of the braces not yet closed
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\\') {
+      ++i;  // an escaped character is text
+    } else if (c == '{') {
+      open.push_back(i);
+    } else if (c == '}') {
+      if (open.empty()) return fmt::format("a '}}' at byte {} closes no '{{'", i + 1);
+      open.pop_back();
+    } else if ((c == '_' || c == '^') && (i + 1 == text.size() || text[i + 1] == '}')) {
+      return fmt::format("a '{}' at byte {} with nothing to raise or lower", c, i + 1);
+    }
+  }
+  if (!open.empty()) return fmt::format("a '{{' at byte {} is never closed", open.back() + 1);
+  return "";
+}
 
 }  // namespace privamp::plots

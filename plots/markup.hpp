@@ -9,6 +9,9 @@
 
 namespace privamp::plots {
 
+// What is wrong with a text's markup, or "" when nothing is: a '{' never closed or a '}' never opened (counted
+// outside backslash escapes), a _ or ^ with nothing to raise or lower. Checked when a figure file is read.
+std::string markup_problem(const std::string& text);
 // As LaTeX: $\alpha $, R$_{x}$, e$^{2}$, $\le $; other characters escaped (escape::latex).
 std::string enhanced_to_latex(const std::string& text);
 // As Unicode text: α, R_x, e^2, ≤ (valid UTF-8, no control or bidirectional characters).

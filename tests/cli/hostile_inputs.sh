@@ -60,7 +60,7 @@ no_injection name
 printf '[[bound]]\nid = "MY.\\u001b]0;pwned\\u0007"\nquantity = "renyi"\nformula = "0"\n' > id.toml
 check 2 "id.toml:2: key 'id': holds a control character \\[U\\+001B\\] at byte 4" "$privamp" verify id.toml
 printf '[[case]]\nname = "safe\xe2\x80\xaetxt.exe"\nbounds = ["E1"]\nmu = "gaussian(1, 1)"\nnu = "gaussian(0, 1)"\nquantity = "renyi"\norder = "2"\n[case.grid]\ndelta = 1\nsigma1 = 1\nsigma2 = 0\n' > bidi.toml
-check 2 "key 'name': holds a bidirectional control or noncharacter \\[U\\+202E\\]" "$privamp" verify bidi.toml
+check 2 "key 'name': holds a bidirectional control, line separator, invisible character or noncharacter \\[U\\+202E\\]" "$privamp" verify bidi.toml
 if command -v gnuplot > /dev/null; then
   figure 'key = {position = "top left", box = true}' 'title = "Bob'"'"'s figure: αβ `touch INJECTED` @x"'
   check 0 "fig +figs.*" "$privamp" figures fig.toml --out "figs/x'; touch INJECTED; echo '"

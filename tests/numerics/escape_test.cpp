@@ -22,7 +22,7 @@ const std::vector<std::string>& payloads() {
       "<script>alert(1)</script>", "[click](javascript:alert(1))", "<javascript:alert(1)>", "a | b | c",
       "=cmd|' /C calc'!A0", "+1+2", "@SUM(A1:A2)", "-2+3", "name\xEF\xBF\xBE\xEF\xBF\xBF", "evil\xE2\x80\xAEtxt.exe",
       "bad \xC3\x28 utf8 \xF0\x28\x8C\x28", "tab\there\nnewline\r\x01\x7F", "`code` *em* _u_ ![img](x.png)",
-      "\xEF\xB7\x90 U+FDD0", "\xED\xA0\x80 surrogate", "\xC0\xAF overlong"};
+      "\xEF\xB7\x90 U+FDD0", "\xED\xA0\x80 surrogate", "\xC0\xAF overlong", "line\xE2\x80\xA8sep"};
   return p;
 }
 
@@ -67,7 +67,13 @@ TEST_CASE("escape::text_problem: one policy for identifiers, naming the characte
   CHECK_THAT(escape::text_problem("id\x1b]0;pwned\x07"), Catch::Contains("control character [U+001B] at byte 3"));
   CHECK_THAT(escape::text_problem("a\tb"), Catch::Contains("control character [U+0009]"));
   CHECK_THAT(escape::text_problem("x\xC2\x85y"), Catch::Contains("control character [U+0085]"));
-  CHECK_THAT(escape::text_problem("evil\xE2\x80\xAEtxt"), Catch::Contains("bidirectional control or noncharacter [U+202E] at byte 5"));
+  CHECK_THAT(escape::text_problem("evil\xE2\x80\xAEtxt"), Catch::Contains("bidirectional control, line separator, invisible character or noncharacter [U+202E] at byte 5"));
+  // Characters that break a line in JavaScript, Markdown and terminals, or hide inside an ID ("E\u200B1" reads as E1).
+  CHECK_THAT(escape::text_problem("a\xE2\x80\xA8" "b"), Catch::Contains("[U+2028] at byte 2"));
+  CHECK_THAT(escape::text_problem("a\xE2\x80\xA9" "b"), Catch::Contains("[U+2029] at byte 2"));
+  CHECK_THAT(escape::text_problem("E\xE2\x80\x8B" "1"), Catch::Contains("[U+200B] at byte 2"));
+  CHECK_THAT(escape::text_problem("\xEF\xBB\xBFT5"), Catch::Contains("[U+FEFF] at byte 1"));
+  CHECK_THAT(escape::plain("a\xE2\x80\xA8" "b"), Catch::Equals("a[U+2028]b"));
   CHECK_THAT(escape::text_problem("bad \xC3\x28"), Catch::Contains("invalid UTF-8 byte 0xC3 at byte 5"));
   // Every payload that plain() would change breaks the policy.
   for (const auto& p : payloads())
@@ -115,13 +121,14 @@ TEST_CASE("escape::markdown: no link, tag, code span or cell separator survives"
     CHECK(e.find_first_of("<>") == std::string::npos);
     // Each markup character is preceded by a backslash (which is itself escaped when it stands alone).
     for (std::size_t i = 0; i < e.size(); ++i)
-      if (std::string("|[]()!*_`#").find(e[i]) != std::string::npos) {
+      if (std::string("|[]()!*_`#$~^{}").find(e[i]) != std::string::npos) {
         std::size_t slashes = 0;
         for (std::size_t k = i; k > 0 && e[k - 1] == '\\'; --k) ++slashes;
         CHECK(slashes % 2 == 1);
       }
   }
   CHECK(escape::markdown("a | b") == "a \\| b");
+  CHECK(escape::markdown("$x$ ~~y~~ ^z^ {.c}") == "\\$x\\$ \\~\\~y\\~\\~ \\^z\\^ \\{.c\\}");
 }
 
 TEST_CASE("escape::csv: quoted fields, no formulas, numbers untouched", "[escape]") {

@@ -189,6 +189,15 @@ TEST_CASE("bad figure declarations are refused with file, line and key", "[plots
           "privamp_bad_figure.toml:17: key 'name'");
   refused("\n[[figure]]\nname = \"f\"\nx = \"r\"\n", "a figure needs [[figure.series]] tables");
   refused(head + "case = \"chain\"\nid = \"T4.closed\"\npoint_size = 9\n", "key 'series.point_size': must be in [0.3, 4]");
+  // Markup gnuplot and the LaTeX renderer would read differently: braces that do not pair, a script with no text.
+  const std::string titled = "\n[[figure]]\nname = \"f\"\nx = \"r\"\n";
+  const std::string series = "[[figure.series]]\ncase = \"chain\"\nid = \"T4.closed\"\n";
+  refused(titled + "title = \"R_{x\"\n" + series, "key 'title': markup: a '{' at byte 3 is never closed");
+  refused(titled + "xlabel = \"a}b\"\n" + series, "key 'xlabel': markup: a '}' at byte 2 closes no '{'");
+  refused(titled + "ylabel = \"e^\"\n" + series, "key 'ylabel': markup: a '^' at byte 2 with nothing to raise or lower");
+  refused(titled + "description = \"{/Symbol a\"\n" + series, "key 'description': markup: a '{' at byte 1 is never closed");
+  refused(head + "case = \"chain\"\nid = \"T4.closed\"\ntitle = \"x_{}}\"\n", "key 'title': markup: a '}' at byte 5 closes no '{'");
+  CHECK(plots::markup_problem("R_{/Symbol a}^{2} \\{ braces \\} as text, e^2").empty());
   // A declared marker size is read (and the default is 1).
   const auto sized = write_temp("privamp_sized_figure.toml", kCase,
                                 head + "case = \"chain\"\nid = \"T4.closed\"\npoint_size = 2.6\n[[figure.series]]\ncase = \"chain\"\nid = \"T4.closed\"\n");
