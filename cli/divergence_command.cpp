@@ -167,11 +167,7 @@ void print_epsilons(const std::vector<verify::Estimate>& epsilons, const std::ve
   }
 }
 
-}  // namespace
-
-Action add_divergence_command(CLI::App& app) {
-  auto args = std::make_shared<DivergenceArgs>();
-  auto* cmd = app.add_subcommand("divergence", "Compute divergences between two laws, with error bars");
+void add_options(CLI::App* cmd, DivergenceArgs* args) {
   cmd->add_option("p", args->p, "law mu (see `privamp laws`), e.g. 'mix(q=0.01, gaussian(0,1), gaussian(1,1))'")->required();
   cmd->add_option("q", args->q, "law nu, e.g. 'gaussian(0, 1)'")->required();
   cmd->add_option("--renyi", args->renyi,
@@ -198,57 +194,104 @@ Action add_divergence_command(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json", "csv", "jsonl"}))
       ->capture_default_str();
   cmd->add_flag("--with-method", args->with_method, "csv and jsonl: a method column too");
+}
+
+// What the command line asks (every list read and checked before anything runs): the divergence request, the deltas
+// of --epsilon and the epsilons of --profile.
+struct Asked {
+  api::DivergenceRequest request;
+  std::vector<double> deltas, profile_eps;
+  bool quantities = false;
+};
+
+Asked read_request(const DivergenceArgs* args) {
+  Asked asked;
+  api::DivergenceRequest& request = asked.request;
+  std::vector<double>& deltas = asked.deltas;
+  for (const std::string& item : args->renyi)
+    for (double a : parse_number_list(item, "--renyi")) request.renyi.push_back(a);
+  for (const std::string& item : args->hockey_stick)
+    for (double e : parse_number_list(item, "--hockey-stick")) request.hockey_stick.push_back(e);
+  request.kl = args->kl;
+  request.tv = args->tv;
+  for (const std::string& item : args->epsilon)
+    for (double d : parse_number_list(item, "--epsilon")) {
+      if (!(d > 0 && d < 1)) throw_invalid("divergence", "--epsilon", d, "0 < delta < 1");
+      deltas.push_back(d);
+    }
+  if (deltas.size() > 100) throw_invalid("divergence", "--epsilon", static_cast<double>(deltas.size()), "at most 100 deltas");
+  asked.quantities = !request.renyi.empty() || !request.hockey_stick.empty() || request.kl || request.tv;
+  asked.profile_eps = profile_request(*args, asked.quantities, !deltas.empty());
+  request.engine = args->engine;
+  request.rel_tol = args->rel_tol;
+  request.samples = args->samples;
+  if (args->seed < 0) throw_invalid("divergence", "--seed", static_cast<double>(args->seed), "seed >= 0");
+  request.seed = static_cast<std::uint64_t>(args->seed);
+  request.level = args->level;
+  // Long lists of values (a composed profile of thousands of levels) show they are alive: a progress line on
+  // stderr every few seconds, or a bar on a terminal (nothing for a short call).
+  request.progress = terminal_progress("values");
+  if (asked.quantities && !deltas.empty())
+    invalid_input("--epsilon is its own request: give it without --renyi, --hockey-stick, --kl and --tv");
+  if (!(args->eps_max > 0 && args->eps_max <= 1e6)) throw_invalid("divergence", "--eps-max", args->eps_max, "0 < eps_max <= 1e6");
+  if (!deltas.empty() && args->with_method) invalid_input("--with-method: for --format csv or jsonl, not --epsilon");
+  if (!deltas.empty() && (args->format == "csv" || args->format == "jsonl"))
+    invalid_input("--format {}: for lists of divergences; --epsilon prints a table or --json", args->format);
+  if (args->json && args->format != "text" && args->format != "json") invalid_input("--json and --format {}: give one of them", args->format);
+  if (asked.quantities && args->with_method && args->format != "csv" && args->format != "jsonl")
+    invalid_input("--with-method: only with --format csv or jsonl (the text table and JSON always carry the method)");
+  return asked;
+}
+
+// The text table of a divergence call; the reasons for values not computed on stderr.
+void print_table(const api::DivergenceResult& r) {
+  const auto& quantities = r.quantities;
+  const auto& results = r.estimates;
+  std::cout << fmt::format("mu = {}\nnu = {}\n", r.p, r.q);
+  std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13} {:>10}  {}\n", "quantity", "value", "interval", "error",
+                           "time", "method");
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& e = results[i];
+    if (std::isnan(e.value)) {  // could not be computed: the reason follows the table
+      std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13}\n", quantities[i].label(), "-", "-", "error");
+      continue;
+    }
+    const std::string kind = e.error_kind == verify::ErrorKind::statistical
+                                 ? fmt::format("{}% CI", e.level * 100)
+                                 : verify::to_string(e.error_kind);
+    std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13} {:>8.3g}s  {}\n", quantities[i].label(),
+                             e.value == 0 && e.log_upper() > -std::numeric_limits<double>::infinity() && e.log_value() == -std::numeric_limits<double>::infinity()
+                                 ? "< " + verify::number_text(e.upper, e.log_upper(), 1)  // only an upper end is known
+                                 : show(e.value, e.log_value()),
+                             verify::interval_text(e), kind,
+                             e.seconds, e.method);
+  }
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (!r.errors[i].empty()) std::cerr << fmt::format("privamp: {}: {}\n", quantities[i].label(), r.errors[i]);
+}
+
+}  // namespace
+
+Action add_divergence_command(CLI::App& app) {
+  auto args = std::make_shared<DivergenceArgs>();
+  auto* cmd = app.add_subcommand("divergence", "Compute divergences between two laws, with error bars");
+  add_options(cmd, args.get());
   return [cmd, args]() {
     if (!cmd->parsed()) return -1;
-    api::DivergenceRequest request;
-    for (const std::string& item : args->renyi)
-      for (double a : parse_number_list(item, "--renyi")) request.renyi.push_back(a);
-    for (const std::string& item : args->hockey_stick)
-      for (double e : parse_number_list(item, "--hockey-stick")) request.hockey_stick.push_back(e);
-    request.kl = args->kl;
-    request.tv = args->tv;
-    std::vector<double> deltas;
-    for (const std::string& item : args->epsilon)
-      for (double d : parse_number_list(item, "--epsilon")) {
-        if (!(d > 0 && d < 1)) throw_invalid("divergence", "--epsilon", d, "0 < delta < 1");
-        deltas.push_back(d);
-      }
-    if (deltas.size() > 100) throw_invalid("divergence", "--epsilon", static_cast<double>(deltas.size()), "at most 100 deltas");
-    const bool quantities_asked = !request.renyi.empty() || !request.hockey_stick.empty() || request.kl || request.tv;
-    const std::vector<double> profile_eps = profile_request(*args, quantities_asked, !deltas.empty());
-    request.engine = args->engine;
-    request.rel_tol = args->rel_tol;
-    request.samples = args->samples;
-    if (args->seed < 0) throw_invalid("divergence", "--seed", static_cast<double>(args->seed), "seed >= 0");
-    request.seed = static_cast<std::uint64_t>(args->seed);
-    request.level = args->level;
-    // Long lists of values (a composed profile of thousands of levels) show they are alive: a progress line on
-    // stderr every few seconds, or a bar on a terminal (nothing for a short call).
-    request.progress = terminal_progress("values");
-    if (quantities_asked && !deltas.empty())
-      invalid_input("--epsilon is its own request: give it without --renyi, --hockey-stick, --kl and --tv");
-    if (!(args->eps_max > 0 && args->eps_max <= 1e6)) throw_invalid("divergence", "--eps-max", args->eps_max, "0 < eps_max <= 1e6");
-    if (!deltas.empty() && args->with_method) invalid_input("--with-method: for --format csv or jsonl, not --epsilon");
-    if (!deltas.empty() && (args->format == "csv" || args->format == "jsonl"))
-      invalid_input("--format {}: for lists of divergences; --epsilon prints a table or --json", args->format);
-    if (!profile_eps.empty()) {
-      if (args->json && args->format != "text" && args->format != "json") invalid_input("--json and --format {}: give one of them", args->format);
-      request.hockey_stick = profile_eps;
-      print_profile(api::privacy_profile(args->p, args->q, request), args->json ? "json" : args->format);
+    Asked asked = read_request(args.get());
+    if (!asked.profile_eps.empty()) {
+      asked.request.hockey_stick = asked.profile_eps;
+      print_profile(api::privacy_profile(args->p, args->q, asked.request), args->json ? "json" : args->format);
       return 0;
     }
-    // eps(delta) per delta, computed before anything is printed (bad laws are refused by the first).
-    std::vector<verify::Estimate> epsilons;
-    for (double d : deltas) epsilons.push_back(api::epsilon_for_delta(args->p, args->q, d, request, args->eps_max));
-    if (!quantities_asked) {
-      print_epsilons(epsilons, deltas, args->json || args->format == "json");
+    if (!asked.quantities) {
+      // eps(delta) per delta, computed before anything is printed (bad laws are refused by the first).
+      std::vector<verify::Estimate> epsilons;
+      for (double d : asked.deltas) epsilons.push_back(api::epsilon_for_delta(args->p, args->q, d, asked.request, args->eps_max));
+      print_epsilons(epsilons, asked.deltas, args->json || args->format == "json");
       return 0;
     }
-    if (args->json && args->format != "text" && args->format != "json")
-      invalid_input("--json and --format {}: give one of them", args->format);
-    if (args->with_method && args->format != "csv" && args->format != "jsonl")
-      invalid_input("--with-method: only with --format csv or jsonl (the text table and JSON always carry the method)");
-    const api::DivergenceResult r = api::divergence(args->p, args->q, request);
+    const api::DivergenceResult r = api::divergence(args->p, args->q, asked.request);
     if (args->format == "csv" || args->format == "jsonl") {
       stream_rows(r, args->format == "jsonl", args->with_method);
       for (std::size_t i = 0; i < r.errors.size(); ++i)
@@ -259,29 +302,7 @@ Action add_divergence_command(CLI::App& app) {
       std::cout << verify::sorted_json(api::to_tree(r)).dump(2) << "\n";
       return r.ok() ? 0 : 1;
     }
-    const auto& quantities = r.quantities;
-    const auto& results = r.estimates;
-    std::cout << fmt::format("mu = {}\nnu = {}\n", r.p, r.q);
-    std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13} {:>10}  {}\n", "quantity", "value", "interval", "error",
-                             "time", "method");
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      const auto& e = results[i];
-      if (std::isnan(e.value)) {  // could not be computed: the reason follows the table
-        std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13}\n", quantities[i].label(), "-", "-", "error");
-        continue;
-      }
-      const std::string kind = e.error_kind == verify::ErrorKind::statistical
-                                   ? fmt::format("{}% CI", e.level * 100)
-                                   : verify::to_string(e.error_kind);
-      std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13} {:>8.3g}s  {}\n", quantities[i].label(),
-                               e.value == 0 && e.log_upper() > -std::numeric_limits<double>::infinity() && e.log_value() == -std::numeric_limits<double>::infinity()
-                                   ? "< " + verify::number_text(e.upper, e.log_upper(), 1)  // only an upper end is known
-                                   : show(e.value, e.log_value()),
-                               verify::interval_text(e), kind,
-                               e.seconds, e.method);
-    }
-    for (std::size_t i = 0; i < results.size(); ++i)
-      if (!r.errors[i].empty()) std::cerr << fmt::format("privamp: {}: {}\n", quantities[i].label(), r.errors[i]);
+    print_table(r);
     return r.ok() ? 0 : 1;
   };
 }

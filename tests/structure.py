@@ -132,7 +132,6 @@ LONG = {  # (file, name): lines when the rule came in
     ("verify/divergence/certified/chain_steps.cpp", "step_measure"): 123,
     ("verify/cases/case.cpp", "read"): 121,
     ("sim/processes/shuffling.cpp", "shuffled_krr_counts"): 119,
-    ("cli/divergence_command.cpp", "add_divergence_command"): 116,
     ("verify/divergence/certified/chain_steps.cpp", "make_tables"): 116,
     ("sim/formulas/certify.cpp", "extremum"): 116,
     ("verify/cases/case.cpp", "check_points"): 112,
