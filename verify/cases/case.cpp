@@ -119,6 +119,155 @@ bool is_parameter_name(const std::string& s) {
 // Derived parameters per case: they are resolved by repeated passes, so their number bounds the work.
 constexpr std::size_t kMaxDerived = 256;
 
+// The checks of a case at every point before anything runs (Reader::check_points): each failure names the file,
+// line and key through the reader.
+class PointChecks {
+ public:
+  PointChecks(const TomlReader& reader, const DeclaredBounds& declared, const Case& c, const toml::table& t)
+      : reader_(reader), declared_(declared), c(c), t(t) {}
+
+  // Every point, before anything runs, and every corner of the search space: derived parameters, the kernel, the
+  // templates (law names, parameter names and syntax; ranges are checked when a law is built), the parameters each
+  // entry declares, the formulas of declared bounds and the order with its allowed range.
+  void run() const {
+    std::set<std::string> checked_formulas;
+    for (const PointToCheck& point : points_to_check()) {
+      Params q = point.params;
+      if (c.kind == Case::Kind::kernel) check_kernel_at(point, q);
+      if (c.kind == Case::Kind::laws) check_laws_at(point);
+      check_bounds_at(point, q, checked_formulas);
+      // The search's conditions: names and syntax once (with exact, bound and ratio set to 1), work everywhere.
+      for (const auto* list : {&c.explore_where, &c.explore_degenerate})
+        for (const std::string& condition : *list) try {
+            Params r = with_search_values(q, 1, 1);
+            check_formula_work(condition, r);
+            if (checked_formulas.insert("explore: " + condition).second) evaluate_formula(condition, r);
+          } catch (const InvalidArgument& e) {
+            reader_.fail(t.get("explore"), list == &c.explore_where ? "explore.where" : "explore.degenerate", where(point) + e.what());
+          }
+      if (!c.order.empty()) try {
+          Quantity::of(c.quantity, evaluate_formula(c.order, point.params));
+        } catch (const InvalidArgument& e) {
+          reader_.fail(t.get("order"), "order", where(point) + e.what());
+        }
+    }
+  }
+
+
+ private:
+  struct PointToCheck {
+    Params params;
+    std::string axis;  // the explore axis at one of its ends (empty: a grid point)
+  };
+
+  // The grid's points, then the search space's corners, checked like grid points: each explore axis at its ends (or
+  // every choice), the other parameters at the first grid point.
+  std::vector<PointToCheck> points_to_check() const {
+    const toml::node* g = t.get("grid");
+    std::vector<PointToCheck> points;
+    try {
+      for (Params& p : c.points()) points.push_back({std::move(p), ""});
+    } catch (const InvalidArgument& e) {
+      reader_.fail(t.get("derived") ? t.get("derived") : g, "derived", e.what());
+    }
+    if (points.empty()) reader_.fail(g, "grid", "no points");
+    for (const ExploreAxis& a : c.explore) {
+      std::vector<std::variant<double, std::string>> ends = a.choices;
+      if (a.kind != ExploreAxis::Kind::choice) ends = {a.min, a.max};
+      for (const auto& v : ends) {
+        Params p = points.front().params;
+        if (const double* d = std::get_if<double>(&v)) {
+          p.words.erase(a.name);
+          p.numbers[a.name] = *d;
+        } else {
+          p.numbers.erase(a.name);
+          p.words[a.name] = std::get<std::string>(v);
+        }
+        try {
+          points.push_back({c.with_derived(std::move(p)), a.name});
+        } catch (const InvalidArgument& e) {
+          reader_.fail(t.get("explore"), "explore." + a.name, e.what());
+        }
+      }
+    }
+    return points;
+  }
+
+  // "at alpha=2, sigma=1: ", the prefix of a message about one point.
+  static std::string where(const PointToCheck& point) {
+    std::vector<std::string> parts;
+    for (const auto& [k, v] : point.params.numbers) parts.push_back(fmt::format("{}={}", k, format_number(v)));
+    for (const auto& [k, v] : point.params.words) parts.push_back(fmt::format("{}={}", k, v));
+    return fmt::format("at {}: ", fmt::join(parts, ", "));
+  }
+
+  // A kernel case's kernel at the point, its size bounded (the exact worst case runs over states^4 maps); the
+  // constants Theorem 1's entries read are added to q.
+  void check_kernel_at(const PointToCheck& point, Params& q) const {
+    try {
+      const sim::FiniteKernel kernel = c.kernel_at(point.params);
+      if (kernel.size() > kMaxWorstCaseStates)
+        invalid_input("{} states; a kernel case computes the exact worst case over states^4 maps "
+                      "of the canonical pair: at most {} states", kernel.size(), kMaxWorstCaseStates);
+      add_kernel_constants(kernel, q);  // O(states^3): cheap at 64 states
+    } catch (const InvalidArgument& e) {
+      reader_.fail(t.get("kernel"), "kernel", where(point) + e.what());
+    }
+  }
+
+  // Both laws at the point, built, in one dimension.
+  void check_laws_at(const PointToCheck& point) const {
+    long dimension[2] = {1, 1};
+    for (const char* key : {"mu", "nu"}) try {
+        dimension[key[0] == 'n'] = check_law(key[0] == 'm' ? c.mu : c.nu, point.params);
+      } catch (const InvalidArgument& e) {
+        reader_.fail(t.get(key), key, where(point) + e.what());
+      }
+    if (dimension[0] != dimension[1])
+      reader_.fail(t.get("nu"), "nu", fmt::format("{}the laws live in different dimensions: mu in R^{}, nu in R^{}", where(point),
+                                          dimension[0], dimension[1]));
+  }
+
+  // Each bound's declared parameters at the point (the failure names where the parameter's value comes from: its
+  // explore range, grid list or derived formula), and its formula: at every point where it is cheap (a value that is
+  // not finite at one of them is refused here, not found later as an error row), once per case where it calls
+  // divergences (it costs what they cost).
+  void check_bounds_at(const PointToCheck& point, const Params& q, std::set<std::string>& checked_formulas) const {
+    const toml::node* g = t.get("grid");
+    const auto source = [&](const std::string& name) -> std::pair<const toml::node*, std::string> {
+      if (!point.axis.empty() && point.axis == name) return {t.get("explore"), "explore." + name};
+      if (const toml::node* d = t.get("derived"); d && d->is_table() && d->as_table()->get(name)) return {d->as_table()->get(name), "derived." + name};
+      if (g->as_table()->get(name)) return {g->as_table()->get(name), "grid." + name};
+      return {g, "grid"};
+    };
+    for (const std::string& id : c.bounds) {
+      const BoundEntry& e = find_bound(id, declared_);
+      std::optional<ParameterProblem> problem = check_parameters(e.parameters, q);
+      if (!problem && c.kind == Case::Kind::value) problem = check_parameters(e.value()->parameters, q);
+      if (problem) {
+        const auto [node, key] = source(problem->name);
+        reader_.fail(node, key, fmt::format("{}{} ({}) {}", where(point), id, declared_at(e), problem->message));
+      }
+      if (e.formula.empty()) continue;
+      try {
+        const bool cheap = check_formula_work(e.formula, q) < static_cast<double>(sim::kDivergenceWork);
+        if (!e.outside(q) && (cheap || !checked_formulas.count(id))) {
+          e.bound(q);  // syntax, parameter names, the laws inside
+          if (const DivergenceCheck* d = e.divergence(); d && d->order) d->order(q);
+          checked_formulas.insert(id);
+        }
+      } catch (const InvalidArgument& err) {
+        reader_.fail(t.get("bounds"), "bounds", fmt::format("{} ({}): {}{}", id, e.declared_in, where(point), err.what()));
+      }
+    }
+  }
+
+  const TomlReader& reader_;
+  const DeclaredBounds& declared_;
+  const Case& c;
+  const toml::table& t;
+};
+
 class Reader : public TomlReader {
  public:
   explicit Reader(std::string file, std::shared_ptr<const DeclaredBounds> declared = nullptr)
@@ -343,121 +492,8 @@ class Reader : public TomlReader {
     }
   }
 
-  // Every point, before anything runs, and every corner of the search space: derived parameters, the kernel, the
-  // templates (law names, parameter names and syntax; ranges are checked when a law is built), the parameters each
-  // entry declares, the formulas of declared bounds and the order with its allowed range.
-  void check_points(const Case& c, const toml::table& t) const {
-    const toml::node* g = t.get("grid");
-    const toml::node* b = t.get("bounds");
-    struct Point {
-      Params params;
-      std::string axis;  // the explore axis at one of its ends (empty: a grid point)
-    };
-    std::vector<Point> points;
-    try {
-      for (Params& p : c.points()) points.push_back({std::move(p), ""});
-    } catch (const InvalidArgument& e) {
-      fail(t.get("derived") ? t.get("derived") : g, "derived", e.what());
-    }
-    if (points.empty()) fail(g, "grid", "no points");
-    // The search space's corners are checked like grid points: each explore axis at its ends (or every choice),
-    // the other parameters at the first grid point.
-    for (const ExploreAxis& a : c.explore) {
-      std::vector<std::variant<double, std::string>> ends = a.choices;
-      if (a.kind != ExploreAxis::Kind::choice) ends = {a.min, a.max};
-      for (const auto& v : ends) {
-        Params p = points.front().params;
-        if (const double* d = std::get_if<double>(&v)) {
-          p.words.erase(a.name);
-          p.numbers[a.name] = *d;
-        } else {
-          p.numbers.erase(a.name);
-          p.words[a.name] = std::get<std::string>(v);
-        }
-        try {
-          points.push_back({c.with_derived(std::move(p)), a.name});
-        } catch (const InvalidArgument& e) {
-          fail(t.get("explore"), "explore." + a.name, e.what());
-        }
-      }
-    }
-    // Where a parameter's value comes from: its explore range, grid list or derived formula (the grid table when
-    // it is missing).
-    const auto source = [&](const std::string& name, const std::string& axis) -> std::pair<const toml::node*, std::string> {
-      if (!axis.empty() && axis == name) return {t.get("explore"), "explore." + name};
-      if (const toml::node* d = t.get("derived"); d && d->is_table() && d->as_table()->get(name)) return {d->as_table()->get(name), "derived." + name};
-      if (g->as_table()->get(name)) return {g->as_table()->get(name), "grid." + name};
-      return {g, "grid"};
-    };
-    std::set<std::string> checked_formulas;
-    for (const auto& [p, axis] : points) {
-      const auto where = [&] {
-        std::vector<std::string> parts;
-        for (const auto& [k, v] : p.numbers) parts.push_back(fmt::format("{}={}", k, format_number(v)));
-        for (const auto& [k, v] : p.words) parts.push_back(fmt::format("{}={}", k, v));
-        return fmt::format("at {}: ", fmt::join(parts, ", "));
-      };
-      Params q = p;
-      if (c.kind == Case::Kind::kernel) try {
-          const sim::FiniteKernel kernel = c.kernel_at(p);
-          // A kernel case computes the exact worst case over states^4 maps: its size is bounded before anything runs.
-          if (kernel.size() > kMaxWorstCaseStates)
-            invalid_input("{} states; a kernel case computes the exact worst case over states^4 maps "
-                          "of the canonical pair: at most {} states", kernel.size(), kMaxWorstCaseStates);
-          add_kernel_constants(kernel, q);  // what Theorem 1's entries read (O(states^3): cheap at 64 states)
-        } catch (const InvalidArgument& e) {
-          fail(t.get("kernel"), "kernel", where() + e.what());
-        }
-      if (c.kind == Case::Kind::laws) {
-        long dimension[2] = {1, 1};
-        for (const char* key : {"mu", "nu"}) try {
-            dimension[key[0] == 'n'] = check_law(key[0] == 'm' ? c.mu : c.nu, p);
-          } catch (const InvalidArgument& e) {
-            fail(t.get(key), key, where() + e.what());
-          }
-        if (dimension[0] != dimension[1])
-          fail(t.get("nu"), "nu", fmt::format("{}the laws live in different dimensions: mu in R^{}, nu in R^{}", where(),
-                                              dimension[0], dimension[1]));
-      }
-      for (const std::string& id : c.bounds) {
-        const BoundEntry& e = entry(id);
-        std::optional<ParameterProblem> problem = check_parameters(e.parameters, q);
-        if (!problem && c.kind == Case::Kind::value) problem = check_parameters(e.value()->parameters, q);
-        if (problem) {
-          const auto [node, key] = source(problem->name, axis);
-          fail(node, key, fmt::format("{}{} ({}) {}", where(), id, declared_at(e), problem->message));
-        }
-        if (e.formula.empty()) continue;
-        try {
-          // At every point: the work of a sum() may depend on the grid. A formula without divergence calls is cheap
-          // and evaluated at every point (a value that is not finite at one of them is refused here, not found
-          // later as an error row); one with them costs what its divergences cost and is evaluated once per case.
-          const bool cheap = check_formula_work(e.formula, q) < static_cast<double>(sim::kDivergenceWork);
-          if (!e.outside(q) && (cheap || !checked_formulas.count(id))) {
-            e.bound(q);  // syntax, parameter names, the laws inside
-            if (const DivergenceCheck* d = e.divergence(); d && d->order) d->order(q);
-            checked_formulas.insert(id);
-          }
-        } catch (const InvalidArgument& err) {
-          fail(b, "bounds", fmt::format("{} ({}): {}{}", id, e.declared_in, where(), err.what()));
-        }
-      }
-      // The search's conditions: names and syntax once (with exact, bound and ratio set to 1), work everywhere.
-      for (const auto* list : {&c.explore_where, &c.explore_degenerate})
-        for (const std::string& condition : *list) try {
-            Params r = with_search_values(q, 1, 1);
-            check_formula_work(condition, r);
-            if (checked_formulas.insert("explore: " + condition).second) evaluate_formula(condition, r);
-          } catch (const InvalidArgument& e) {
-            fail(t.get("explore"), list == &c.explore_where ? "explore.where" : "explore.degenerate", where() + e.what());
-          }
-      if (!c.order.empty()) try {
-          Quantity::of(c.quantity, evaluate_formula(c.order, p));
-        } catch (const InvalidArgument& e) {
-          fail(t.get("order"), "order", where() + e.what());
-        }
-    }
-  }
+  // Every point, before anything runs, and every corner of the search space (PointChecks).
+  void check_points(const Case& c, const toml::table& t) const { PointChecks(*this, *declared_, c, t).run(); }
 
  private:
   const BoundEntry& entry(const std::string& id) const { return find_bound(id, *declared_); }
