@@ -199,14 +199,24 @@ class InterruptScope {
   bool installed_ = false;
 };
 
-// Runs compute() with the GIL released and Ctrl-C interrupting it; what the progress callback raised is raised in
-// place of the result.
+// Runs compute() with the GIL released and Ctrl-C interrupting it: a call during which Ctrl-C was pressed raises
+// KeyboardInterrupt, whatever it returned or threw (densities read NaN once it is pressed, so some engines give up
+// on a value with an error rather than stop); what the progress callback raised is raised in place of the result.
 template <class Compute>
 auto released(Compute&& compute, const Progress& progress = Progress()) {
   const auto run = [&] {
     const py::gil_scoped_release release;
     const InterruptScope interruptible;
-    return compute();
+    try {
+      auto result = compute();
+      throw_if_interrupted();  // a result finished while Ctrl-C was pressed may hold values given up on: dropped
+      return result;
+    } catch (const Interrupted&) {
+      throw;
+    } catch (...) {
+      if (interrupt_requested()) throw Interrupted();  // an engine that failed on its interrupted integrand
+      throw;
+    }
   };
   try {
     auto result = run();

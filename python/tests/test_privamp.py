@@ -629,6 +629,16 @@ class UntrustedInput(unittest.TestCase):
             "privamp.privacy_profile('mix(q=0.01, gaussian(0, 1), gaussian(1, 1))', 'gaussian(0, 1)', "
             "[0.001 * k for k in range(1, 4001)], compositions=1000)"), 5.0)
 
+    def test_ctrl_c_stops_quadratures_and_grid_processes(self):
+        # A quadrature's integrand and a grid process's steps did not read the flag: the call ran to its end and
+        # returned its values. Convolutions (a density that is itself an integral, 198 orders: about 3 s) and the
+        # double well's discretised generator (eigendecompositions at 400, 800 and 1600 cells: about 2 s).
+        self.assertLess(self.interrupted_after(
+            "privamp.divergence('convolve(laplace(0,1), gaussian(0,0.5))', 'convolve(laplace(1,1), gaussian(0,0.5))', "
+            "renyi=list(range(2, 200)))"), 2.5)
+        self.assertLess(self.interrupted_after(
+            "privamp.divergence('double_well(x0=1, t=0.5, cells=400)', 'double_well(x0=0, t=0.5, cells=400)', renyi=[2, 3])"), 4.0)
+
     def test_ctrl_c_stops_a_long_search(self):
         # An explore with budget 10^7 (hours): the search stops within a few seconds of SIGINT, its global phase
         # included (it draws its points in chunks and leaves after the chunk the interrupt falls in).

@@ -14,6 +14,7 @@
 
 #include "numerics/cache.hpp"
 #include "numerics/errors.hpp"
+#include "numerics/interrupt.hpp"
 #include "numerics/log_integrate.hpp"
 #include "sim/formulas/certify.hpp"
 #include "sim/formulas/formula.hpp"
@@ -78,6 +79,7 @@ double simulate_langevin(const Potential& potential, double x0, double t, double
 
 LangevinChain::LangevinChain(Potential potential, double lo, double hi, int cells)
     : potential_(std::move(potential)), lo_(lo), hi_(hi) {
+  throw_if_interrupted();  // between the resolutions of a discretised pair (an eigendecomposition is not interruptible)
   check_finite("langevin", "lo", lo);
   check_finite("langevin", "hi", hi);
   if (!(lo < hi)) invalid_input("langevin: need lo < hi");
@@ -148,6 +150,7 @@ Eigen::VectorXd LangevinChain::law_time_stepped(int start, double t, double rel_
   State p(static_cast<std::size_t>(nodes()), 0.0);
   p[static_cast<std::size_t>(start)] = 1;
   auto rhs = [&](const State& y, State& dy, double) {
+    throw_if_interrupted();
     const std::size_t n = y.size();
     for (std::size_t i = 0; i < n; ++i) {
       double v = -(up_[static_cast<Eigen::Index>(i)] + down_[static_cast<Eigen::Index>(i)]) * y[i];
@@ -186,6 +189,7 @@ Eigen::VectorXd LangevinChain::law_uniformized(int start, double t) const {
   const Eigen::VectorXd stay = 1 - (up_ + down_).array() / rate;
   const double log_mean = mean > 0 ? std::log(mean) : 0;
   for (long k = 0; k <= last; ++k) {
+    if (k % 1024 == 0) throw_if_interrupted();
     const double log_w = -mean + static_cast<double>(k) * log_mean - std::lgamma(static_cast<double>(k) + 1);
     if (log_w > -745) out += std::exp(log_w) * v;
     next[0] = v[0] * stay[0] + (n > 1 ? v[1] * down_[1] / rate : 0.0);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/interrupt.hpp"
 #include "numerics/parallel.hpp"
 #include "numerics/special.hpp"
 #include "sim/formulas/certify.hpp"
@@ -254,6 +255,7 @@ IntervalLaw Propagator::raw(const IntervalLaw& in) const {
 }
 
 std::vector<IntervalLaw> Propagator::raw(std::span<const IntervalLaw* const> in) const {
+  throw_if_interrupted();  // every step of every grid process passes here: Ctrl-C stops it between steps
   const auto n = static_cast<Eigen::Index>(means_.size()), m = static_cast<Eigen::Index>(in.size());
   Eigen::MatrixXd d(n, m);
   for (Eigen::Index c = 0; c < m; ++c) {

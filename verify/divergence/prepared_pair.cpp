@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/interrupt.hpp"
 #include "numerics/log_space.hpp"
 #include "verify/divergence/generators.hpp"
 
@@ -82,8 +83,10 @@ PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_to
     const bool q_has_density = q.continuous_mass() > 0;
     const sim::Interval sp = p.support(), sq = q.support();
     if (!q_has_density || sp.lo < sq.lo || sp.hi > sq.hi) not_absolutely_continuous = true;
-    density.log_p = [&law = p](double x) { return law.log_density(x); };
-    density.log_q = [&law = q](double x) { return law.log_density(x); };
+    // After Ctrl-C a density is NaN (no throw: the integrand may be called from GSL's C code): each engine then gives
+    // up on its value at once, and the entry point raises the interrupt.
+    density.log_p = [&law = p](double x) { return interrupt_requested() ? std::nan("") : law.log_density(x); };
+    density.log_q = [&law = q](double x) { return interrupt_requested() ? std::nan("") : law.log_density(x); };
     density.p_anchors = p.anchors();
     for (double a : density.p_anchors) density.anchors.push_back(a);
     // ν's anchors matter where ν has a density (a purely atomic ν of 10^6 outcomes would only slow the scan).
