@@ -34,20 +34,39 @@ std::pair<char32_t, std::size_t> decode(std::string_view s, std::size_t i) {
   return {cp, n};
 }
 
+// Characters that draw nothing (Unicode's format characters, Cf, as of Unicode 15; variation selectors, fillers,
+// the combining grapheme joiner, the blank braille pattern) or whose look is private: a name holding one can look
+// like another name.
+bool invisible(char32_t cp) {
+  constexpr std::pair<char32_t, char32_t> kRanges[] = {
+      {0x00AD, 0x00AD}, {0x034F, 0x034F}, {0x0600, 0x0605}, {0x061C, 0x061C}, {0x06DD, 0x06DD}, {0x070F, 0x070F},
+      {0x0890, 0x0891}, {0x08E2, 0x08E2}, {0x115F, 0x1160}, {0x17B4, 0x17B5}, {0x180B, 0x180F}, {0x200B, 0x200F},
+      {0x202A, 0x202E}, {0x2060, 0x206F}, {0x2800, 0x2800}, {0x3164, 0x3164}, {0xE000, 0xF8FF}, {0xFE00, 0xFE0F},
+      {0xFEFF, 0xFEFF}, {0xFFA0, 0xFFA0}, {0xFFF9, 0xFFFB}, {0x110BD, 0x110BD}, {0x110CD, 0x110CD}, {0x13430, 0x1343F},
+      {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0000, 0xE0FFF}, {0xF0000, 0x10FFFF}};
+  for (const auto& [lo, hi] : kRanges)
+    if (cp >= lo && cp <= hi) return true;
+  return false;
+}
+
 bool unwanted(char32_t cp) {
   if (cp >= 0x80 && cp < 0xA0) return true;                               // C1 controls
   if (cp == 0x200E || cp == 0x200F || cp == 0x061C) return true;          // direction marks
   if (cp >= 0x202A && cp <= 0x202E) return true;                          // embeddings and overrides
   if (cp >= 0x2066 && cp <= 0x2069) return true;                          // isolates
   if (cp == 0x2028 || cp == 0x2029) return true;                          // line and paragraph separators
-  if (cp == 0x200B || cp == 0x2060 || cp == 0xFEFF) return true;          // invisible: zero-width space, joiners
   if (cp >= 0xFDD0 && cp <= 0xFDEF) return true;                          // noncharacters
   if ((cp & 0xFFFE) == 0xFFFE) return true;                               // U+xFFFE, U+xFFFF in every plane
-  return false;
+  return invisible(cp);
 }
 
+// A number as privamp writes one (a sign, digits, a point, an exponent; inf and nan bare): what strtod reads but a
+// spreadsheet might not ("nan(HYPERLINK)", hex floats) is not one.
 bool is_number(std::string_view s) {
-  if (s.empty()) return false;
+  std::string_view body = s;
+  if (!body.empty() && (body[0] == '-' || body[0] == '+')) body.remove_prefix(1);
+  if (body == "inf" || body == "nan") return true;
+  if (body.empty() || body.find_first_not_of("0123456789.eE+-") != std::string_view::npos) return false;
   const std::string t(s);
   char* end = nullptr;
   std::strtod(t.c_str(), &end);

@@ -61,6 +61,14 @@ printf '[[bound]]\nid = "MY.\\u001b]0;pwned\\u0007"\nquantity = "renyi"\nformula
 check 2 "id.toml:2: key 'id': holds a control character \\[U\\+001B\\] at byte 4" "$privamp" verify id.toml
 printf '[[case]]\nname = "safe\xe2\x80\xaetxt.exe"\nbounds = ["E1"]\nmu = "gaussian(1, 1)"\nnu = "gaussian(0, 1)"\nquantity = "renyi"\norder = "2"\n[case.grid]\ndelta = 1\nsigma1 = 1\nsigma2 = 0\n' > bidi.toml
 check 2 "key 'name': holds a bidirectional control, line separator, invisible character or noncharacter \\[U\\+202E\\]" "$privamp" verify bidi.toml
+# An ID that prints as a built-in one (E2 and a tag space, U+E0020) once ran as a user's bound named "E2"; IDs are
+# ASCII words. A grid word with ESC or a zero-width space is refused like a name (two distinct words printed alike).
+printf '[[bound]]\nid = "E2\xf3\xa0\x80\xa0"\nquantity = "renyi"\nformula = "1e300"\n' > spoof.toml
+check 2 "spoof.toml:2: key 'id': holds a bidirectional control, line separator, invisible character or noncharacter \\[U\\+E0020\\]" "$privamp" verify spoof.toml
+printf '[[bound]]\nid = "MY bound"\nquantity = "renyi"\nformula = "1"\n' > spaced.toml
+check 2 "key 'id': 'MY bound' is not an ID: ASCII letters, digits" "$privamp" verify spaced.toml
+printf '[[case]]\nname = "words"\nbounds = ["E1"]\nmu = "gaussian(1, 1)"\nnu = "gaussian(0, 1)"\nquantity = "renyi"\norder = "2"\n[case.grid]\ndelta = 1\nsigma1 = 1\nsigma2 = 0\nw = ["a\\u200bb", "ab"]\n' > words.toml
+check 2 "words.toml:[0-9]+: key 'grid.w': holds .*\\[U\\+200B\\] at byte 2" "$privamp" verify words.toml
 if command -v gnuplot > /dev/null; then
   figure 'key = {position = "top left", box = true}' 'title = "Bob'"'"'s figure: αβ `touch INJECTED` @x"'
   check 0 "fig +figs.*" "$privamp" figures fig.toml --out "figs/x'; touch INJECTED; echo '"

@@ -139,6 +139,9 @@ TEST_CASE("escape::csv: quoted fields, no formulas, numbers untouched", "[escape
   CHECK(escape::csv("@SUM(A1)") == "'@SUM(A1)");
   CHECK(escape::csv("+cmd") == "'+cmd");
   CHECK(escape::csv("-1.5e-3") == "-1.5e-3");
+  CHECK(escape::csv("-inf") == "-inf");
+  CHECK(escape::csv("-nan(HYPERLINK)") == "'-nan(HYPERLINK)");  // strtod reads it, a spreadsheet runs it
+  CHECK(escape::csv("-0x1p3") == "'-0x1p3");
   CHECK(escape::csv("=cmd|' /C calc'!A0,x") == "\"'=cmd|' /C calc'!A0,x\"");
   for (const auto& p : payloads()) {
     std::string e = escape::csv(p);

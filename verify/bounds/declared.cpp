@@ -1,5 +1,8 @@
 #include "verify/bounds/declared.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <filesystem>
 #include <sstream>
 
@@ -23,9 +26,13 @@ class BoundReader : public TomlReader {
     check_keys(t, kBoundKeys, "bound.");
     BoundEntry e;
     e.id = text(t, "id");
-    if (e.id.empty() || e.id.find_first_of(" \t,") != std::string::npos)
-      fail(t.get("id"), "id", "must be a non-empty ID without spaces or commas");
+    // IDs are ASCII words (T4.closed, MY.gaussian-limit): no character can make one ID look like another.
     if (const std::string problem = escape::text_problem(e.id); !problem.empty()) fail(t.get("id"), "id", "holds " + problem);
+    const auto id_character = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'; };
+    if (e.id.empty() || !std::isalnum(static_cast<unsigned char>(e.id[0])) || !std::all_of(e.id.begin(), e.id.end(), id_character))
+      fail(t.get("id"), "id",
+           fmt::format("'{}' is not an ID: ASCII letters, digits, '.', '_' and '-', starting with a letter or digit (e.g. MY.gaussian-limit)",
+                       escape::plain(e.id)));
     if (e.id.size() > 200) fail(t.get("id"), "id", fmt::format("{} bytes; at most 200", e.id.size()));
     e.family = text(t, "family", std::filesystem::path(file_).stem().string());
     e.declared_in = file_;

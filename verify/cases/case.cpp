@@ -273,6 +273,14 @@ class Reader : public TomlReader {
   explicit Reader(std::string file, std::shared_ptr<const DeclaredBounds> declared = nullptr)
       : TomlReader(std::move(file)), declared_(declared ? std::move(declared) : std::make_shared<const DeclaredBounds>()) {}
 
+  // A word of a grid or a search (a law's name, a map, a formula): printed in every output, so held to the text policy
+  // of names (escape::text_problem), and distinct words stay distinct once printed.
+  std::string word(const toml::node& e, const std::string& key) const {
+    std::string w(**e.as_string());
+    if (const std::string problem = escape::text_problem(w); !problem.empty()) fail(&e, key, "holds " + problem);
+    return w;
+  }
+
   // A grid axis given as a range: {from = a, to = b, points = n, scale = "linear" | "log"} (both ends included).
   std::vector<std::variant<double, std::string>> grid_range(const toml::table& r, const std::string& key) const {
     check_keys(r, kGridRangeKeys, key + ".");
@@ -326,7 +334,7 @@ class Reader : public TomlReader {
         a.kind = ExploreAxis::Kind::choice;
         for (const auto& e : *v.as_array()) {
           if (auto d = e.value<double>()) a.choices.emplace_back(*d);
-          else if (e.is_string()) a.choices.emplace_back(std::string(**e.as_string()));
+          else if (e.is_string()) a.choices.emplace_back(word(e, key));
           else fail(&e, key, "choices must be numbers or strings");
         }
         if (a.choices.empty()) fail(&v, key, "empty list of choices");
@@ -424,7 +432,7 @@ class Reader : public TomlReader {
       std::vector<std::variant<double, std::string>> values;
       auto add = [&](const toml::node& e) {
         if (auto d = e.value<double>()) values.emplace_back(*d);
-        else if (e.is_string()) values.emplace_back(std::string(**e.as_string()));
+        else if (e.is_string()) values.emplace_back(word(e, "grid." + key));
         else fail(&e, "grid." + key, "values must be numbers or strings");
       };
       if (v.is_array()) {
