@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
@@ -27,16 +28,22 @@ struct VerifyArgs {
 // computation: a link planted where privamp would write is refused now, not after the run.
 std::vector<OutputLock> lock_outputs(const VerifyArgs& args, const std::filesystem::path& golden) {
   std::vector<OutputLock> locks;
+  std::vector<std::filesystem::path> locked;  // each folder once: --html or the golden folder may be --out's
+  const auto lock = [&](const char* option, const std::filesystem::path& dir) {
+    const std::filesystem::path resolved = resolved_path(dir);
+    if (std::find(locked.begin(), locked.end(), resolved) != locked.end()) return;
+    locks.push_back(make_output_dir(option, dir));
+    locked.push_back(resolved);
+  };
   if (!args.out.empty()) {
-    locks.push_back(make_output_dir("--out", args.out));
+    lock("--out", args.out);
     for (const char* f : verify::kReportFiles) check_target("--out", std::filesystem::path(args.out) / f);
   }
   if (!args.html.empty()) {
-    std::error_code ec;
-    if (args.out.empty() || !std::filesystem::equivalent(args.out, args.html, ec)) locks.push_back(make_output_dir("--html", args.html));
+    lock("--html", args.html);
     check_target("--html", std::filesystem::path(args.html) / "index.html");
   }
-  if (args.update_golden) locks.push_back(make_output_dir("--update-golden", golden));  // created on the first update
+  if (args.update_golden) lock("--update-golden", golden);  // created on the first update
   return locks;
 }
 

@@ -127,6 +127,13 @@ check 2 "unknown law 'gausian'" "$privamp" verify bad.toml --out never
 [ -e never ] && { echo "FAIL: an exit-2 verify created --out"; failures=$((failures + 1)); }
 check 2 "cfg.json exists and is not a privamp golden file" "$privamp" verify cfg.toml --update-golden --golden-dir .
 grep -q settings cfg.json || { echo "FAIL: cfg.json was overwritten"; failures=$((failures + 1)); }
+# A golden file that is a link is refused before the run (it was refused only when written, after the whole run);
+# the golden folder may be --out's own (it once refused itself as "another privamp run").
+mkdir -p glink && ln -sf ../victim_golden.json glink/cfg.json
+check 2 "--update-golden glink/cfg.json: is a symbolic link" timeout 5 "$privamp" verify cfg.toml --update-golden --golden-dir glink
+[ -e victim_golden.json ] && { echo "FAIL: written through a golden link"; failures=$((failures + 1)); }
+check 0 "golden results written to both" "$privamp" verify cfg.toml --out both --update-golden --golden-dir both
+[ -f both/cfg.json ] && [ -f both/results.csv ] || { echo "FAIL: --out and the golden folder as one"; failures=$((failures + 1)); }
 touch afile
 check 2 "--out afile: is a file" "$privamp" verify cfg.toml --out afile
 

@@ -505,6 +505,7 @@ void check_golden_targets(const std::vector<Case>& cases, const std::filesystem:
   }
   for (const auto& [stem, file] : stems) {
     const auto target = dir / (stem + ".json");
+    check_target("--update-golden", target);  // a link, folder, device or pipe there: refused now, not after the run
     std::error_code ec;
     if (!std::filesystem::exists(target, ec)) continue;
     bool golden = std::filesystem::is_regular_file(target, ec);
