@@ -97,6 +97,8 @@ check 2 "s3.toml:[0-9]+: key 'bounds'.*steps of work" timeout 20 "$privamp" veri
 check 2 "samples.*1e12|1 <= samples" "$privamp" divergence 'gaussian(1,1)' 'gaussian(0,1)' --engine mc --kl --samples 1000000000000
 check 2 "quantities in one call \\(100000 Renyi orders, 0 hockey-stick epsilons\\); at most 10000" timeout 20 "$privamp" divergence 'mix(q=0.1, gaussian(0,1), gaussian(1,1))' 'gaussian(0,1)' --renyi 2:1e6:10
 check 2 "binomial_mix\(m=100000, p=0.5\).*components.*at most 2000" timeout 20 "$privamp" divergence 'binomial_mix(m=100000, p=0.5, law=gaussian(0,1))' 'gaussian(0,1)' --renyi 2
+# 10^8 shuffled reports were a law of 10^8 atoms (5.5 GB, minutes): n is bounded by what a law of n + 1 atoms costs.
+check 2 "shuffled_rr: parameter 'n' = 100000000 is out of range \\(allowed: 1 <= value <= 10000000\\)" timeout 5 "$privamp" divergence 'shuffled_rr(n=100000000, eps0=1, first=1)' 'shuffled_rr(n=100000000, eps0=1)' --hockey-stick 1
 check 2 "double_well: parameter 'hi' = 1e\+30" timeout 20 "$privamp" divergence 'double_well(x0=1, t=0.5, hi=1e30)' 'double_well(x0=0, t=0.5)' --kl
 k64=$(python3 -c "import json; n=64; print(json.dumps([[1/n]*n for _ in range(n)]))")
 check 2 "about [0-9]+ s of exact enumeration" timeout 20 "$privamp" kernel --K "$k64" --dp 1,0.01 --eps-prime 0:10:0.01
