@@ -306,3 +306,29 @@ TEST_CASE("KL of Gaussians of unequal variance beyond the double range: its log,
     CHECK(e.log_upper() - e.log_lower() < 1e-9 * t.log_kl);
   }
 }
+
+TEST_CASE("Gaussians whose means' difference overflows a double: the divergences in logs, TV just below 1", "[verify][closed]") {
+  // N(1e308, 1) against N(-1e308, 1): Δ = 2e308 is inf in a double, which reached the closed form as an internal
+  // "'delta' = inf" refusal. Halving both Δ and σ is exact, and R_α = αΔ²/(2σ²), KL = Δ²/(2σ²) have logs
+  // log(α/2) + 2 log Δ − 2 log σ computed here independently (log 2e308 = log 2 + log 1e308).
+  const auto mu = sim::parse_law("gaussian(1e308, 1)"), nu = sim::parse_law("gaussian(-1e308, 1)");
+  const double log_delta = std::log(2.0) + std::log(1e308);
+  for (const double alpha : {2.0, 7.5}) {
+    const auto e = verify::compute_divergence(*mu, *nu, Quantity::renyi(alpha), {});
+    INFO(test::describe(e));
+    CHECK(e.error_kind == verify::ErrorKind::exact);
+    const double expected = std::log(alpha / 2) + 2 * log_delta;
+    CHECK(e.log_lower() <= expected + 1e-12 * expected);
+    CHECK(expected - 1e-12 * expected <= e.log_upper());
+  }
+  const auto kl = verify::compute_divergence(*mu, *nu, Quantity::kl(), {});
+  CHECK(std::fabs(kl.log_value() - (2 * log_delta - std::log(2.0))) <= 1e-12 * 1420);
+  // TV = 2Φ(1e308) − 1 is below 1 by less than e^{-1e299}: the interval holds it, so it does not end at 1 on both sides.
+  for (const Quantity& q : {Quantity::tv(), Quantity::hockey_stick(5)}) {
+    const auto e = verify::compute_divergence(*mu, *nu, q, {});
+    INFO(test::describe(e));
+    CHECK(e.upper == 1);
+    CHECK(e.lower < 1);
+    CHECK(e.lower >= 1 - 1e-15);
+  }
+}

@@ -91,7 +91,11 @@ Estimate gaussian_hockey_stick(double delta, double sigma, double eps) {
   const char* method = "closed form GT.gauss.hs";
   if (delta == 0) return zero(method);
   // Δ/σ beyond 1e150: the arguments' squares overflow; HS = Φ(a) − e^ε Φ(b) is then 1 to within e^{-1e299}.
-  if (delta / sigma > 1e150) return Estimate::from_value(1, 0, ErrorKind::exact, method);
+  if (delta / sigma > 1e150) {
+    Estimate e = Estimate::from_value(1, 0, ErrorKind::exact, method);
+    e.set_lower(std::nextafter(1.0, 0.0));  // below 1 by less than e^{-1e299}: [1, 1] would exclude it
+    return e;
+  }
   // TV = 2Φ(Δ/2σ) − 1 = erf(Δ/(2√2 σ)): no cancellation for tiny Δ/σ (the general route's Φ(a) and Φ(b) agree to
   // every digit there).
   if (eps == 0) {
@@ -330,7 +334,13 @@ std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const 
   const sim::ExactForm fp = p.exact_form(), fq = q.exact_form();
   const auto* gp = std::get_if<sim::form::Gaussian>(&fp);
   const auto* gq = std::get_if<sim::form::Gaussian>(&fq);
-  if (gp && gq && gp->sigma == gq->sigma) return gaussian_pair(std::fabs(gp->mean - gq->mean), gp->sigma, quantity);
+  if (gp && gq && gp->sigma == gq->sigma) {
+    // Divergences see only Δ/σ, so where the means' difference overflows (1e308 against −1e308) both are halved:
+    // exact (a halving loses no digit above the subnormals, and σ's half would have to be below them).
+    const double delta = std::fabs(gp->mean - gq->mean);
+    if (std::isinf(delta)) return gaussian_pair(std::fabs(gp->mean / 2 - gq->mean / 2), gp->sigma / 2, quantity);
+    return gaussian_pair(delta, gp->sigma, quantity);
+  }
   if (gp && gq) return gaussian_unequal(*gp, *gq, quantity);
 
   const auto* np = std::get_if<sim::form::GaussianND>(&fp);
