@@ -2,6 +2,9 @@
 #include "cli/app.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <system_error>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -19,23 +22,75 @@ namespace {
 
 // "option --seed = '1e3' is not a whole number >= 0 (random seed)": from CLI11's "Could not convert: --seed = 1e3",
 // the option's type and its description in the command that was given.
+// The option called `name` in the command that was given, and "command: " (or null and "").
+std::pair<const CLI::Option*, std::string> given_option(const CLI::App& app, const std::string& name) {
+  for (const CLI::App* sub : app.get_subcommands())
+    if (const CLI::Option* o = sub->get_option_no_throw(name)) return {o, sub->get_name() + ": "};
+  return {app.get_option_no_throw(name), ""};
+}
+
 std::string conversion_message(const CLI::App& app, const std::string& what) {
   const auto colon = what.find(": "), equals = what.find(" = ");
   if (colon == std::string::npos || equals == std::string::npos || equals < colon) return what;
   const std::string name = what.substr(colon + 2, equals - colon - 2), value = what.substr(equals + 3);
-  const CLI::Option* option = nullptr;
-  std::string command;
-  for (const CLI::App* sub : app.get_subcommands())
-    if ((option = sub->get_option_no_throw(name)) != nullptr) {
-      command = sub->get_name() + ": ";
-      break;
-    }
-  if (!option) option = app.get_option_no_throw(name);
+  const auto [option, command] = given_option(app, name);
   if (!option) return what;
   const std::string type = option->get_type_name();
   const std::string kind = type == "UINT" ? "a whole number >= 0" : type == "INT" ? "a whole number" : type == "FLOAT" ? "a number"
                                                                                                    : "a value of type " + type;
   return fmt::format("{}option {} = '{}' is not {} ({})", command, name, value, kind, option->get_description());
+}
+
+// "explore: option --seed = '0x10' is not a whole number: decimal digits ... (seed of the Sobol rotation)": from a
+// validator's "--seed: '0x10' is not a whole number: ...", with the command and the option's description.
+std::string validation_message(const CLI::App& app, const std::string& what) {
+  const auto colon = what.find(": ");
+  if (colon == std::string::npos) return what;
+  const std::string name = what.substr(0, colon);
+  const auto [option, command] = given_option(app, name);
+  if (!option) return what;
+  return fmt::format("{}option {} = {} ({})", command, name, what.substr(colon + 2), option->get_description());
+}
+
+// Numbers typed strictly, before CLI11 converts them: its conversion reads 010 as octal 8 and 0x10 as 16, and turns
+// 99999999999999999999 into the largest integer without a word. Whole numbers are decimal digits within 64 bits
+// (rewritten without leading zeros); numbers are decimal, finite and within a double's range ("inf", where a
+// supremum is meant, is read by the list parser, not here).
+void type_numbers_strictly(CLI::App& app) {
+  const CLI::Validator whole(
+      [](std::string& s) -> std::string {
+        const std::size_t sign = !s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0;
+        long long value = 0;
+        const auto [end, ec] = std::from_chars(s.data() + (s[0] == '+' ? 1 : 0), s.data() + s.size(), value);
+        if (s.size() == sign || s.find_first_not_of("0123456789", sign) != std::string::npos || ec != std::errc() ||
+            end != s.data() + s.size())
+          return fmt::format("'{}' is not a whole number: decimal digits, at most 9223372036854775807 in size", s);
+        s = std::to_string(value);  // CLI11 reads a leading 0 as octal: 010 is 10 here
+        return "";
+      },
+      "");
+  const CLI::Validator real(
+      [](std::string& s) -> std::string {
+        double value = 0;
+        const char* begin = s.data() + (!s.empty() && s[0] == '+' ? 1 : 0);
+        const auto [end, ec] = std::from_chars(begin, s.data() + s.size(), value);
+        if (ec == std::errc::result_out_of_range && end == s.data() + s.size())
+          return fmt::format("'{}' is out of the range of doubles: |x| <= 1.8e308, and 0 or |x| >= 2.2e-308", s);
+        if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value) ||
+            s.find_first_not_of("+-.0123456789eE") != std::string::npos)
+          return fmt::format("'{}' is not a number: decimal or exponent notation, e.g. 0.5 or 1e-5", s);
+        return "";
+      },
+      "");
+  std::vector<CLI::App*> apps{&app};
+  for (std::size_t i = 0; i < apps.size(); ++i) {
+    for (CLI::Option* option : apps[i]->get_options()) {
+      const std::string type = option->get_type_name();
+      if (type == "INT" || type == "UINT") option->transform(whole);
+      if (type == "FLOAT") option->check(real);
+    }
+    for (CLI::App* sub : apps[i]->get_subcommands([](CLI::App*) { return true; })) apps.push_back(sub);
+  }
 }
 
 }  // namespace
@@ -54,6 +109,7 @@ int run(int argc, char** argv) {
       privamp::cli::add_verify_command(app), privamp::cli::add_list_command(app), privamp::cli::add_figures_command(app),
       privamp::cli::add_divergence_command(app), privamp::cli::add_account_command(app), privamp::cli::add_laws_command(app),
       privamp::cli::add_engines_command(app), privamp::cli::add_kernel_command(app), privamp::cli::add_explore_command(app)};
+  type_numbers_strictly(app);
   // "-hgaussian(0,1)" would be read as the help flag: a law never starts with '-', so say what is wrong.
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -78,6 +134,9 @@ int run(int argc, char** argv) {
   } catch (const CLI::ConversionError& e) {
     // CLI11 says "Could not convert: --seed = 1e3": name the option, the value and what it takes instead.
     if (root) std::cerr << "privamp: error: " << conversion_message(app, e.what()) << "\n";
+    return 2;
+  } catch (const CLI::ValidationError& e) {
+    if (root) std::cerr << "privamp: error: " << validation_message(app, e.what()) << "\n";
     return 2;
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);

@@ -20,7 +20,7 @@ double to_number(const std::string& s, const std::string& flag) {
   if (ec == std::errc::result_out_of_range && ptr == s.data() + s.size())
     invalid_input("{}: '{}' is out of the range of doubles (allowed: |x| <= 1.8e308, and 0 or |x| >= 2.2e-308)", flag, s);
   if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(x))
-    invalid_input("{}: '{}' is not a number", flag, s);
+    invalid_input("{}: '{}' is not a number (decimal or exponent notation; inf, as written, where a supremum is meant)", flag, s);
   return x;
 }
 }  // namespace
