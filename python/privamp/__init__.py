@@ -91,8 +91,11 @@ def _command():
 def _number(v, name):
     """One value as a float: ValueError naming the parameter (never OverflowError) for what a double cannot hold, and
     for what is not a number (a bool, a string, bytes: typed strictly, as the command line's parser is)."""
-    if v is None or isinstance(v, (bool, str, bytes, bytearray)) or type(v).__name__ == "bool_":
-        raise ArgumentTypeError(f"{name}: expected a number, got {v!r}")
+    numeric_array = hasattr(v, "dtype") and getattr(v, "ndim", 1) == 0 and v.dtype.kind in "iuf"
+    if not (isinstance(v, _numbers_module.Real) and not isinstance(v, bool) and type(v).__name__ != "bool_") \
+            and not numeric_array:
+        # None, bool, str, bytes, complex, arrays of strings or of more than one value: not read as a number
+        raise ArgumentTypeError(f"{name}: expected a number, got {type(v).__name__} {_short(v)}")
     try:
         return float(v)
     except OverflowError:
@@ -109,7 +112,7 @@ def _numbers(values, name):
     their length, is not known before they are read."""
     if values is None:
         return []
-    if isinstance(values, _numbers_module.Real) and not isinstance(values, bool):
+    if (isinstance(values, _numbers_module.Real) and not isinstance(values, bool)) or getattr(values, "ndim", 1) == 0:
         return [_number(values, name)]
     ordered = isinstance(values, (list, tuple, range)) or (hasattr(values, "__array__") and hasattr(values, "__len__"))
     if not ordered:
@@ -238,10 +241,19 @@ class Divergences(Estimates):
         self.p, self.q, self.engine = p, q, engine
 
 
+def _law(text, name):
+    """A law expression: a str (bytes, None or other objects are not read through str())."""
+    if not isinstance(text, str):
+        raise ArgumentTypeError(f"{name}: expected a law expression (a string such as 'gaussian(0, 1)'), got "
+                                f"{type(text).__name__} {_short(text)}")
+    return text
+
+
 def _composed(mu, nu, compositions):
     """power(mu, T) and power(nu, T) for compositions=T (None: the laws as given)."""
+    mu, nu = _law(mu, "mu"), _law(nu, "nu")
     if compositions is None:
-        return str(mu), str(nu)
+        return mu, nu
     t = _integer(compositions, "compositions", 1, 10_000_000)
     return f"power({mu}, {t})", f"power({nu}, {t})"
 
@@ -291,7 +303,7 @@ def divergence(mu, nu, renyi=None, hockey_stick=None, kl=False, tv=False, engine
     exception it raises stops the call and is raised by it. Returns `Divergences`, a list of `Estimate` in the order
     renyi, hockey_stick, kl, tv."""
     mu, nu = _composed(mu, nu, compositions)
-    arguments = (str(mu), str(nu), _numbers(renyi, "renyi"), _numbers(hockey_stick, "hockey_stick"), _flag(kl, "kl"),
+    arguments = (mu, nu, _numbers(renyi, "renyi"), _numbers(hockey_stick, "hockey_stick"), _flag(kl, "kl"),
                  _flag(tv, "tv"), _text(engine, "engine"), _number(rel_tol, "rel_tol"),
                  _integer(samples, "samples", 1, 10**8), _integer(seed, "seed", 0, 2**63 - 1), _number(level, "level"))
     hook = _progress(progress, "values")
@@ -324,7 +336,7 @@ def privacy_profile(mu, nu, eps, **options):
                          "(allowed: engine, rel_tol, samples, seed, level, compositions, progress)")
     # One call: both directions in C++ (verify/api: api::privacy_profile, the larger by its log since both values
     # may underflow a double), returned as columns.
-    arguments = (str(mu), str(nu), _numbers(_required(eps, "eps"), "eps"), _text(options.get("engine", "auto"), "engine"),
+    arguments = (mu, nu, _numbers(_required(eps, "eps"), "eps"), _text(options.get("engine", "auto"), "engine"),
                  _number(options.get("rel_tol", 1e-13), "rel_tol"), _integer(options.get("samples", 1_000_000), "samples", 1, 10**8),
                  _integer(options.get("seed", 1), "seed", 0, 2**63 - 1), _number(options.get("level", 0.99), "level"))
     hook = _progress(options.get("progress"), "values (both directions)")
@@ -354,7 +366,7 @@ def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
             raise ValueError(f"delta: {len(deltas)} values; at most 1000 in one call")
         return Estimates(epsilon(mu, nu, d, eps_max, rel_tol, **options) for d in deltas)
     # One implementation, in C++ (verify/api: api::epsilon_for_delta), shared with the command line's --epsilon.
-    d = _privamp.epsilon(str(mu), str(nu), _number(delta, "delta"), _number(eps_max, "eps_max"), _number(rel_tol, "rel_tol"),
+    d = _privamp.epsilon(mu, nu, _number(delta, "delta"), _number(eps_max, "eps_max"), _number(rel_tol, "rel_tol"),
                          _text(options.get("engine", "auto"), "engine"), _integer(options.get("samples", 1_000_000), "samples", 1, 10**8),
                          _integer(options.get("seed", 1), "seed", 0, 2**63 - 1), _number(options.get("level", 0.99), "level"))
     return _estimate(d)
@@ -516,14 +528,14 @@ def kernel(K, eps=None, dp=None, eps_prime=None, renyi=None):
     eps_prime (with the maximising map and Theorem 1's four bounds) and the worst-case Renyi divergence at the
     orders renyi. Returns a dict with the keys of ``privamp kernel --json`` (numbers as floats, infinities as
     float('inf'), a bound that does not apply as None)."""
-    if hasattr(K, "__array__"):
+    if hasattr(K, "__array__") and getattr(K, "dtype", None) is not None and K.dtype.kind in "iuf":
         import numpy as np
         K = np.ascontiguousarray(K, dtype=np.float64)
+    elif isinstance(K, (list, tuple)) and all(isinstance(row, (list, tuple)) or getattr(row, "ndim", 0) == 1 for row in K):
+        K = [[_number(v, "K") for v in row] for row in K]
     else:
-        try:
-            K = [[float(v) for v in row] for row in K]
-        except (TypeError, ValueError):
-            raise ValueError("K: expected a list of rows of numbers (a square matrix) or a 2-D NumPy array") from None
+        raise ArgumentTypeError(f"K: expected a square matrix of numbers (a list of rows or a 2-D NumPy array), got "
+                                f"{type(K).__name__} {_short(K)}")
     return _privamp.kernel(K, _numbers(eps, "eps"), _numbers(dp, "dp"), _numbers(eps_prime, "eps_prime"),
                            _numbers(renyi, "renyi"))
 

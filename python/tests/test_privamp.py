@@ -563,6 +563,7 @@ class UntrustedInput(unittest.TestCase):
             privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", hockey_stick=["x"])
 
     def test_arguments_typed_strictly(self):
+        import numpy as np
         # ints are ints, booleans are not numbers or flags of another type, bytes are not strings (b'2' was once
         # read as the order 50, seed=1.5 and compositions=True accepted); a wrong type is a TypeError that is also
         # a ValueError (what earlier versions raised); a value out of range is a ValueError only.
@@ -572,8 +573,8 @@ class UntrustedInput(unittest.TestCase):
             ("compositions: expected an integer", lambda: privamp.divergence(g1, g0, kl=True, compositions=True)),
             ("renyi: expected a number or an ordered list of numbers .* got bytes b'2'",
              lambda: privamp.divergence(g1, g0, renyi=b"2")),
-            ("renyi: expected a number, got True", lambda: privamp.divergence(g1, g0, renyi=[True])),
-            ("renyi: expected a number, got None", lambda: privamp.divergence(g1, g0, renyi=[None])),
+            ("renyi: expected a number, got bool True", lambda: privamp.divergence(g1, g0, renyi=[True])),
+            ("renyi: expected a number, got NoneType None", lambda: privamp.divergence(g1, g0, renyi=[None])),
             ("renyi: .* got set", lambda: privamp.divergence(g1, g0, renyi={2, 3})),
             ("renyi: .* got dict", lambda: privamp.divergence(g1, g0, renyi={2: 1})),
             ("kl: expected True or False, got 'no'", lambda: privamp.divergence(g1, g0, kl="no")),
@@ -582,6 +583,12 @@ class UntrustedInput(unittest.TestCase):
             ("delta: expected a number", lambda: privamp.epsilon(g1, g0, "1e-5")),
             ("delta: expected a number or a list of numbers, got None", lambda: privamp.epsilon(g1, g0, None)),
             ("only: expected a name", lambda: privamp.verify("cases", only={"E1"})),
+            ("noise_multiplier: expected a number, got ndarray", lambda: privamp.dpsgd(np.array(["2"]), 0.01, 10, 1e-5)),
+            ("noise_multiplier: expected a number, got complex128", lambda: privamp.dpsgd(np.complex128(2), 0.01, 10, 1e-5)),
+            ("K: expected a square matrix of numbers", lambda: privamp.kernel("2")),
+            ("K: expected a square matrix of numbers", lambda: privamp.kernel(np.bool_(True))),
+            ("mu: expected a law expression .* got NoneType", lambda: privamp.divergence(None, g0, renyi=2)),
+            ("nu: expected a law expression .* got bytes", lambda: privamp.divergence(g1, b"gaussian(0, 1)", renyi=2)),
         ]
         for message, call in wrong_types:
             with self.subTest(message):
@@ -592,10 +599,11 @@ class UntrustedInput(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "seed = -1 is out of range") as caught:
             privamp.divergence(g1, g0, kl=True, seed=-1)
         self.assertNotIsInstance(caught.exception, TypeError)
-        # Ordered collections of any kind are read in their order.
-        import numpy as np
+        # Ordered collections of any kind are read in their order; NumPy scalars and 0-d arrays are numbers.
         for orders in ([2, 3], (2, 3), range(2, 4), np.array([2.0, 3.0])):
             self.assertEqual([e.quantity for e in privamp.divergence(g1, g0, renyi=orders)], ["renyi(2)", "renyi(3)"])
+        for order in (np.array(2.0), np.float32(2), np.int64(2)):
+            self.assertEqual([e.quantity for e in privamp.divergence(g1, g0, renyi=order)], ["renyi(2)"])
 
     def interrupted_after(self, call):
         """Runs `call` in a child Python, sends SIGINT after one second; the seconds until KeyboardInterrupt."""
