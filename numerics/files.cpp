@@ -143,6 +143,9 @@ void move_into_place(const std::filesystem::path& from, const std::filesystem::p
 
 void check_output_dir(std::string_view option, const std::filesystem::path& dir) {
   std::error_code ec;
+  if (std::filesystem::is_symlink(dir, ec) && !std::filesystem::exists(dir, ec))
+    invalid_input("{} {}: is a symbolic link to nothing (to {}): remove it, or choose another folder", option, dir.string(),
+                  std::filesystem::read_symlink(dir, ec).string());
   if (std::filesystem::exists(dir, ec)) {
     if (!std::filesystem::is_directory(dir, ec))
       invalid_input("{} {}: is a file, not a directory", option, dir.string());
@@ -193,6 +196,9 @@ OutputLock make_output_dir(std::string_view option, const std::filesystem::path&
 OutputLock::OutputLock(std::string_view option, const std::filesystem::path& dir) {
   const auto file = lock_file(dir);
   fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd_ < 0 && errno == ELOOP)
+    invalid_input("{} {}: {} is a symbolic link; privamp writes its pid there and never through a link (remove it, or "
+                  "choose another output folder)", option, dir.string(), file.string());
   if (fd_ < 0)
     invalid_input("{} {}: cannot lock the folder ({}: {})", option, dir.string(), file.string(), strerror_text());
   // The lock file is written in place (the pid): it must be a regular file of its own, not a hard link to a file

@@ -134,6 +134,12 @@ grep -q settings cfg.json || { echo "FAIL: cfg.json was overwritten"; failures=$
 mkdir -p glink && ln -sf ../victim_golden.json glink/cfg.json
 check 2 "--update-golden glink/cfg.json: is a symbolic link" timeout 5 "$privamp" verify cfg.toml --update-golden --golden-dir glink
 [ -e victim_golden.json ] && { echo "FAIL: written through a golden link"; failures=$((failures + 1)); }
+# A dangling link as the output folder, a symbolic link as its lock: each named as what it is.
+ln -sfn ./nowhere_at_all dangling
+check 2 "--out dangling: is a symbolic link to nothing" "$privamp" verify cfg.toml --out dangling
+mkdir -p locklink && ln -sf ../lock_victim locklink/.privamp.lock
+check 2 "locklink/.privamp.lock is a symbolic link; privamp writes its pid there and never through a link" "$privamp" verify cfg.toml --out locklink
+[ -e lock_victim ] && { echo "FAIL: a lock written through a link"; failures=$((failures + 1)); }
 check 0 "golden results written to both" "$privamp" verify cfg.toml --out both --update-golden --golden-dir both
 [ -f both/cfg.json ] && [ -f both/results.csv ] || { echo "FAIL: --out and the golden folder as one"; failures=$((failures + 1)); }
 touch afile
