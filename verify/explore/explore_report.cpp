@@ -179,7 +179,10 @@ std::string one_point_case(const Case& c, const ExploreResult& r, std::size_t k)
 // Markdown text from a case file (names, words, regions): one escaper (numerics/escape.hpp).
 static std::string md(std::string_view text) { return escape::markdown(text); }
 
-std::string explore_markdown(const Case& c, const ExploreResult& r, const ExploreOptions& o, const std::string& stem) {
+namespace {
+
+// The title, the goal and budget, how the search ended, and the search space.
+std::string explore_head(const Case& c, const ExploreResult& r, const ExploreOptions& o) {
   const std::string ratio = slack_ratio_name(r.direction);
   std::string s = fmt::format("# privamp explore: {} on '{}' ({})\n\n", md(r.id), md(c.name), md(c.file));
   s += fmt::format("Goal: **{}** — {}. Budget {}: {} evaluations ({} global Sobol points, {} in local BOBYQA refinements; "
@@ -211,8 +214,17 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
                    "explains alone (main effect); coverage: the share of its ten bins (or choices) the global phase "
                    "visited.\n\n",
                    fixed.empty() ? "nothing" : md(fmt::format("{}", fmt::join(fixed, ", "))));
+  return s;
+}
+
+// What the evaluated points were (with a slack, not applicable, errors, zeros, underflows), the region and the
+// degenerate points; the number of violating points (and of those outside the hypotheses) for the failures section.
+std::string explore_counts(const Case& c, const ExploreResult& r, const ExploreOptions& o, std::size_t& violating,
+                           std::size_t& violating_outside) {
+  std::string s;
   std::map<Evaluation::Status, std::size_t> counts;
-  std::size_t outside = 0, violating = 0, violating_outside = 0, out_of_region = 0, degenerate = 0;
+  std::size_t outside = 0, out_of_region = 0, degenerate = 0;
+  violating = violating_outside = 0;
   for (const Evaluation& e : r.evaluations) {
     ++counts[e.status];
     outside += e.outside();
@@ -241,6 +253,12 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
     s += fmt::format("Degenerate where {} (`degenerate`: no amplification happens, so the bound is trivially tight or loose "
                      "there): {} points, searched and reported apart, never as the answer.\n\n",
                      md(fmt::format("{}", fmt::join(c.explore_degenerate, " or "))), degenerate);
+  return s;
+}
+
+// The best points, re-evaluated, with the commands that reproduce them, and the degenerate optimum if any.
+std::string explore_best(const Case& c, const ExploreResult& r, const std::string& ratio, const std::string& stem) {
+  std::string s;
   s += fmt::format("## Best points (re-evaluated with the case's engines{})\n\n", c.cross_check ? " and its cross-check" : "");
   if (r.best.empty()) s += "No candidate point: every evaluated point was not-applicable, an error, or without a ratio.\n\n";
   else {
@@ -269,6 +287,12 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
                      md(d.degenerate), ratio, ratio_text(d.slack), md(axes_text(r, r.degenerate->params)), g(r.degenerate->exact.value),
                      g(r.degenerate->bound), to_string(r.degenerate->verdict));
   }
+  return s;
+}
+
+// The best objective as the search went on.
+std::string explore_trajectory(const ExploreResult& r, const ExploreOptions& o, const std::string& ratio) {
+  std::string s;
   s += fmt::format("## Trajectory\n\nBest objective so far ({}):\n\n| evaluations | best | {} |\n| --- | --- | --- |\n",
                    r.goal == Goal::loosest ? "−log ratio, minimised" : r.goal == Goal::tightest ? "|log ratio|" : "log ratio", ratio);
   std::set<std::size_t> marks;
@@ -282,7 +306,12 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
     s += fmt::format("| {}{} | {} | {} |\n", m, m == r.global_points ? " (end of the global phase)" : "", g(b),
                      r.goal == Goal::tightest ? "exp(±" + g(b) + ")" : ratio_text(slack));
   }
-  // Where the conclusion fails: per axis, the values seen at violating points against the others.
+  return s;
+}
+
+// Where the conclusion fails: per axis, the values seen at violating points against the others.
+std::string explore_failures(const ExploreResult& r, std::size_t violating, std::size_t violating_outside) {
+  std::string s;
   if (violating > 0) {
     s += fmt::format("\n## Where the bound fails\n\n{} evaluated point(s) violate the bound during the search ({} of them "
                      "outside the hypotheses). Per axis, the range of the violating points against the range of the "
@@ -317,6 +346,19 @@ std::string explore_markdown(const Case& c, const ExploreResult& r, const Explor
     s += "\nViolations seen while searching use looser quadrature and no second route; only the re-evaluated rows "
          "above decide.\n";
   }
+  return s;
+}
+
+}  // namespace
+
+std::string explore_markdown(const Case& c, const ExploreResult& r, const ExploreOptions& o, const std::string& stem) {
+  const std::string ratio = slack_ratio_name(r.direction);
+  std::size_t violating = 0, violating_outside = 0;
+  std::string s = explore_head(c, r, o);
+  s += explore_counts(c, r, o, violating, violating_outside);
+  s += explore_best(c, r, ratio, stem);
+  s += explore_trajectory(r, o, ratio);
+  s += explore_failures(r, violating, violating_outside);
   return s;
 }
 
