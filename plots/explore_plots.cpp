@@ -160,8 +160,12 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
                  explore_style());
 }
 
-void render_explore(const verify::ExploreResult& r, bool ignore, const std::filesystem::path& dir, const std::string& stem) {
-  std::filesystem::create_directories(dir);
+namespace {
+
+// The map: every evaluated point over the two most influential axes (one axis: the ratio against it), candidates
+// coloured by their ratio, the others by why they have none, the reported points ringed.
+// False where nothing was evaluated successfully (the summary says so, and there is no convergence to draw either).
+bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesystem::path& dir, const std::string& stem) {
   const std::string ratio = verify::slack_ratio_name(r.direction);
   // The two most influential axes (by main effect; ties keep the declaration order).
   std::vector<std::size_t> order(r.space.axes.size());
@@ -226,7 +230,7 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
     }
     checked.close();
   }
-  if (plots.empty()) return;  // nothing evaluated successfully: the summary says so
+  if (plots.empty()) return false;
   std::string body = axis_settings(ax, 'x');
   if (two) body += axis_settings(*ay, 'y') + fmt::format("set cblabel 'log_{{10}}({})'\n", ratio) + palette(r);
   else body += fmt::format("set ylabel 'log_{{10}}({})'\n", ratio);
@@ -235,8 +239,12 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
   render_gnuplot(dir, stem + "_map", literal(fmt::format("{}: {} ({})", r.id, r.case_name, verify::to_string(r.goal))),
                  fmt::format("privamp explore: every evaluated point over the two most influential axes; data {}", map_csv.filename().string()),
                  body, explore_style());
+  return true;
+}
 
-  // Convergence: the best slack so far (as log10 ratio) against the number of evaluations.
+// Convergence: the best objective so far against the number of evaluations, every evaluation behind it.
+void render_convergence(const verify::ExploreResult& r, bool ignore, const std::filesystem::path& dir, const std::string& stem) {
+  const std::string ratio = verify::slack_ratio_name(r.direction);
   const auto conv_csv = dir / (stem + "_convergence.csv");
   std::size_t rows = 0;
   double line_lo = kInf, line_hi = -kInf;  // the best-so-far line's range (log10 ratio)
@@ -289,6 +297,13 @@ void render_explore(const verify::ExploreResult& r, bool ignore, const std::file
       r.goal == verify::Goal::tightest ? "|log|" : verify::to_string(r.goal));
   render_gnuplot(dir, stem + "_convergence", literal(fmt::format("{}: convergence of the search", r.id)),
                  fmt::format("privamp explore: best objective so far; data {}", conv_csv.filename().string()), cbody, explore_style());
+}
+
+}  // namespace
+
+void render_explore(const verify::ExploreResult& r, bool ignore, const std::filesystem::path& dir, const std::string& stem) {
+  std::filesystem::create_directories(dir);
+  if (render_map(r, ignore, dir, stem)) render_convergence(r, ignore, dir, stem);
 }
 
 }  // namespace privamp::plots

@@ -125,7 +125,6 @@ LONG = {  # (file, name): lines when the rule came in
     ("python/module.cpp", "PYBIND11_MODULE"): 157,
     ("sim/laws/density.cpp", "FormulaDensity::FormulaDensity"): 181,
     ("verify/divergence/certified/quantities.cpp", "renyi_inf"): 151,
-    ("plots/explore_plots.cpp", "render_explore"): 130,
     ("verify/explore/explore.cpp", "run_frontier"): 127,
     ("verify/divergence/certified/chain_steps.cpp", "step_measure"): 123,
     ("verify/cases/case.cpp", "read"): 121,
