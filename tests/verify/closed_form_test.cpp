@@ -332,3 +332,31 @@ TEST_CASE("Gaussians whose means' difference overflows a double: the divergences
     CHECK(e.lower >= 1 - 1e-15);
   }
 }
+
+TEST_CASE("subnormal shifts: the closed forms keep their digits in logs, inside the certified engine's enclosures", "[verify][closed]") {
+  // Δ = 5e-324 printed TV = 0 labelled exact, 1e-320 an exact interval outside the truth (the quotient Δ/σ of a
+  // subnormal keeps few digits), a Laplace KL at 1e-320 an exact 0, a subsampled Gaussian's R_2 an internal NaN.
+  // The certified engine (Arb, another route) encloses each; the closed form must lie inside it and be narrow.
+  verify::DivergenceOptions certified;
+  certified.engine = verify::Engine::certified;
+  const std::vector<std::tuple<std::string, std::string, Quantity>> pairs = {
+      {"gaussian(5e-324, 1)", "gaussian(0, 1)", Quantity::tv()},
+      {"gaussian(1e-322, 1)", "gaussian(0, 1)", Quantity::tv()},
+      {"gaussian(1e-320, 1)", "gaussian(0, 1)", Quantity::tv()},
+      {"gaussian(1e-320, 1)", "gaussian(0, 1)", Quantity::renyi(2)},
+      {"gaussian(1e-320, 1e-300)", "gaussian(0, 1e-300)", Quantity::kl()},
+      {"laplace(1e-320, 1)", "laplace(0, 1)", Quantity::kl()},
+      {"mix(q=0.5, gaussian(0, 1), gaussian(1e-320, 1))", "gaussian(0, 1)", Quantity::renyi(2)},
+  };
+  for (const auto& [p, q, quantity] : pairs) {
+    const auto mu = sim::parse_law(p), nu = sim::parse_law(q);
+    const auto e = verify::compute_divergence(*mu, *nu, quantity, {});
+    const auto c = verify::compute_divergence(*mu, *nu, quantity, certified);
+    INFO(p << " || " << q << " " << quantity.label() << ": " << test::describe(e) << " against " << test::describe(c));
+    CHECK(e.error_kind == verify::ErrorKind::exact);
+    REQUIRE(std::isfinite(e.log_value()));
+    CHECK(e.log_value() >= c.log_lower() - 1e-12 * std::fabs(c.log_lower()));
+    CHECK(e.log_value() <= c.log_upper() + 1e-12 * std::fabs(c.log_upper()));
+    CHECK(e.log_upper() - e.log_lower() < 1e-6);
+  }
+}

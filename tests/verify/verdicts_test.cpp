@@ -179,3 +179,23 @@ TEST_CASE("rounding never decides a branch, a term count or a law: if(), sum() a
                     Catch::Contains("without the cancellation"));
   CHECK(evaluate_formula("renyi(gaussian(0.1 * 3, 1), gaussian(0, 1), 2)", p) == Approx(0.09));  // an ulp is no cancellation
 }
+
+TEST_CASE("an exact value below the double range against a bound that underflowed to 0: not tight, no ratio", "[verify][verdict]") {
+  // TV of a 5e-324 shift is e^-745.36 (value 0 in a double, its log kept); a bound Δ·0.3 underflows to 0. The pair
+  // was "tight", ratio 1. Only an exact 0 (log −inf) against a bound of 0 is tight.
+  const verify::Estimate tiny = verify::Estimate::from_log(-745.36, 1e-12, verify::ErrorKind::exact, "test");
+  REQUIRE(tiny.value == 0);
+  std::string why;
+  for (const Direction d : {Direction::upper, Direction::lower}) {
+    CHECK(decide(d, tiny, 0, 1e-6, why, 0, 5e-324) != Verdict::tight);
+    CHECK(decide(d, verify::Estimate::from_value(0, 0, verify::ErrorKind::exact, "zero"), 0, 1e-6, why, 0, 0) == Verdict::tight);
+  }
+  verify::Row row;
+  row.exact = tiny;
+  row.bound = 0;
+  row.verdict = Verdict::inconclusive;
+  CHECK(std::isnan(row.ratio()));
+  row.exact = verify::Estimate::from_value(0, 0, verify::ErrorKind::exact, "zero");
+  row.verdict = Verdict::tight;
+  CHECK(row.ratio() == 1);
+}

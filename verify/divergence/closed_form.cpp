@@ -98,6 +98,12 @@ Estimate gaussian_hockey_stick(double delta, double sigma, double eps) {
   }
   // TV = 2Φ(Δ/2σ) − 1 = erf(Δ/(2√2 σ)): no cancellation for tiny Δ/σ (the general route's Φ(a) and Φ(b) agree to
   // every digit there).
+  if (eps == 0 && delta / sigma < 1e-150) {
+    // TV = erf(z) = (2z/√π)(1 − z²/3 + …) = Δ/(σ√(2π)) to a relative z² < 1e-300, in logs (Δ/σ itself may be
+    // subnormal or 0 in a double: 5e-324 against 1 printed 0).
+    const double lv = std::log(delta) - std::log(sigma) - 0.5 * std::log(2 * std::numbers::pi);
+    return Estimate::from_log(lv, 8 * kEps * (std::fabs(lv) + 2), ErrorKind::exact, method);
+  }
   if (eps == 0) {
     const double z = delta / (2 * std::numbers::sqrt2 * sigma);
     const double v = std::erf(z);
@@ -158,6 +164,11 @@ Estimate laplace_kl(double delta, double b) {
   check_common("laplace_kl", delta, b, "scale");
   if (delta / b > 1e300) return log_ratio(delta, b, "closed form GT.lap.renyi (alpha -> 1)");
   const double z = delta / b;
+  if (z < 1e-100) {
+    // z²/2 (1 − z/3 + …) underflows below z ~ 1e-154 (Δ = 1e-320 printed an exact 0): in logs, from Δ and b.
+    const double lv = 2 * (std::log(delta) - std::log(b)) - std::numbers::ln2;
+    return Estimate::from_log(lv, 8 * kEps * (std::fabs(lv) + 2) + z, ErrorKind::exact, "closed form GT.lap.renyi (alpha -> 1)");
+  }
   if (z < 1e-3) {
     // z − 1 + e^{−z} = z²/2 − z³/6 + z⁴/24 − …: the series keeps the relative digits the subtraction loses.
     const double v = z * z * (0.5 - z / 6 + z * z / 24 - z * z * z / 120);
@@ -187,11 +198,13 @@ Estimate subsampled_gaussian_renyi(double q, double delta, double sigma, long al
   // Since Σ_k C(α,k)(1−q)^{α−k}q^k = 1, the sum minus one is J = Σ_{k≥2} C(α,k)(1−q)^{α−k}q^k expm1((k²−k)c):
   // positive terms, so small divergences keep their relative digits; R = log1p(J)/(α−1).
   const double c = delta * delta / (2 * sigma * sigma);
+  const double log_c = 2 * (std::log(delta) - std::log(sigma)) - std::numbers::ln2;  // c may underflow (Δ = 1e-320)
   LogSumAccumulator<double> sum, weighted;
   for (long k = 2; k <= alpha; ++k) {
     const double kk = static_cast<double>(k), e = (kk * kk - kk) * c;
     const double log_q_part = q < 1 ? static_cast<double>(alpha - k) * std::log1p(-q) : (k == alpha ? 0 : -kInf);
-    const double log_em1 = e > 1 ? e + log1mexp(-e) : std::log(std::expm1(e));
+    // log expm1(e) = log e + e/2 + … : below e = 1e-200 its log, from log c (e itself may be 0 in a double).
+    const double log_em1 = e > 1 ? e + log1mexp(-e) : e > 1e-200 ? std::log(std::expm1(e)) : std::log(kk * kk - kk) + log_c;
     const double term = log_binomial_coefficient(alpha, k) + log_q_part + kk * std::log(q) + log_em1;
     if (term == -kInf) continue;
     sum.add(term);
@@ -255,8 +268,26 @@ std::optional<Estimate> subsampled_gaussian_hockey_stick(double q, double delta,
   return scaled(gaussian_hockey_stick_at(delta, sigma, std::max(0.0, level), r), factor, rel, method);
 }
 
+// The shift Δ = |m1 − m2| and σ of two Gaussians of one σ, scaled by one power of two (exact above the subnormals;
+// divergences see only Δ/σ): where the difference overflows (1e308 against −1e308) both are halved; where Δ or σ is
+// subnormal (5e-324: their quotients there keep few digits) both are raised into the normal range as far as the
+// larger allows.
+std::pair<double, double> shift_and_scale(double m1, double m2, double sigma) {
+  double delta = std::fabs(m1 - m2);  // a difference of subnormals is exact
+  if (std::isinf(delta)) return {std::fabs(m1 / 2 - m2 / 2), sigma / 2};
+  if (delta > 0 && std::min(delta, sigma) < 0x1p-900) {
+    const int k = std::min(-std::ilogb(std::min(delta, sigma)), 1000 - std::ilogb(std::max(delta, sigma)));
+    if (k > 0) delta = std::ldexp(delta, k), sigma = std::ldexp(sigma, k);
+  }
+  return {delta, sigma};
+}
+
+struct SubsampledGaussian {
+  double q, delta, sigma;
+};
+
 // Recognises (1−q)·N(a, σ²) + q·N(a+Δ, σ²) against N(a, σ²).
-std::optional<std::pair<double, double>> subsampled_gaussian(const sim::ExactForm& p, const sim::form::Gaussian& q) {
+std::optional<SubsampledGaussian> subsampled_gaussian(const sim::ExactForm& p, const sim::form::Gaussian& q) {
   const auto* mix = std::get_if<sim::form::Mixture>(&p);
   if (!mix || mix->components.size() != 2) return std::nullopt;
   const sim::ExactForm c0 = mix->components[0]->exact_form(), c1 = mix->components[1]->exact_form();
@@ -264,7 +295,8 @@ std::optional<std::pair<double, double>> subsampled_gaussian(const sim::ExactFor
   const auto* g1 = std::get_if<sim::form::Gaussian>(&c1);
   if (!g0 || !g1) return std::nullopt;
   if (g0->sigma != q.sigma || g1->sigma != q.sigma || g0->mean != q.mean) return std::nullopt;
-  return std::make_pair(mix->weights[1], std::fabs(g1->mean - q.mean));
+  const auto [delta, sigma] = shift_and_scale(g1->mean, q.mean, q.sigma);
+  return SubsampledGaussian{mix->weights[1], delta, sigma};
 }
 
 std::optional<Estimate> gaussian_pair(double delta, double sigma, const Quantity& quantity) {
@@ -335,11 +367,8 @@ std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const 
   const auto* gp = std::get_if<sim::form::Gaussian>(&fp);
   const auto* gq = std::get_if<sim::form::Gaussian>(&fq);
   if (gp && gq && gp->sigma == gq->sigma) {
-    // Divergences see only Δ/σ, so where the means' difference overflows (1e308 against −1e308) both are halved:
-    // exact (a halving loses no digit above the subnormals, and σ's half would have to be below them).
-    const double delta = std::fabs(gp->mean - gq->mean);
-    if (std::isinf(delta)) return gaussian_pair(std::fabs(gp->mean / 2 - gq->mean / 2), gp->sigma / 2, quantity);
-    return gaussian_pair(delta, gp->sigma, quantity);
+    const auto [delta, sigma] = shift_and_scale(gp->mean, gq->mean, gp->sigma);
+    return gaussian_pair(delta, sigma, quantity);
   }
   if (gp && gq) return gaussian_unequal(*gp, *gq, quantity);
 
@@ -386,15 +415,15 @@ std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const 
   if (quantity.kind == Quantity::Kind::hockey_stick || quantity.kind == Quantity::Kind::tv) {
     const double eps = quantity.kind == Quantity::Kind::tv ? 0.0 : quantity.parameter;
     if (gq)
-      if (const auto sg = subsampled_gaussian(fp, *gq)) return subsampled_gaussian_hockey_stick(sg->first, sg->second, gq->sigma, eps, true);
+      if (const auto sg = subsampled_gaussian(fp, *gq)) return subsampled_gaussian_hockey_stick(sg->q, sg->delta, sg->sigma, eps, true);
     if (gp)
-      if (const auto sg = subsampled_gaussian(fq, *gp)) return subsampled_gaussian_hockey_stick(sg->first, sg->second, gp->sigma, eps, false);
+      if (const auto sg = subsampled_gaussian(fq, *gp)) return subsampled_gaussian_hockey_stick(sg->q, sg->delta, sg->sigma, eps, false);
   }
 
   if (gq && quantity.kind == Quantity::Kind::renyi && quantity.parameter == std::floor(quantity.parameter) &&
       quantity.parameter <= 1e6) {
     if (const auto sg = subsampled_gaussian(fp, *gq))
-      return subsampled_gaussian_renyi(sg->first, sg->second, gq->sigma, static_cast<long>(quantity.parameter));
+      return subsampled_gaussian_renyi(sg->q, sg->delta, sg->sigma, static_cast<long>(quantity.parameter));
   }
   return std::nullopt;
 }

@@ -35,7 +35,8 @@ double Row::ratio() const {
   // A value below the smallest normal double (2.2e-308) has lost its relative precision: no ratio.
   const auto tiny = [](double x) { return x != 0 && std::abs(x) < std::numeric_limits<double>::min(); };
   if (tiny(exact.value) || tiny(bound)) return std::nan("");
-  if (exact.value == 0) return bound == 0 ? 1.0 : std::nan("");
+  // 0 against 0 is a ratio of 1 only where the exact value is 0, not below the double range (a finite log).
+  if (exact.value == 0) return bound == 0 && exact.log_value() == -std::numeric_limits<double>::infinity() ? 1.0 : std::nan("");
   return bound / exact.value;
 }
 

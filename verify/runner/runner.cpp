@@ -2,6 +2,7 @@
 #include "verify/runner/runner.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <atomic>
 #include <cmath>
 #include <deque>
@@ -37,7 +38,10 @@ Verdict decide(Direction dir, const Estimate& e, double b, double tol, std::stri
     return Verdict::error;
   }
   const double v = e.value;
-  const bool within = v != 0 ? std::fabs(b / v - 1) <= tol : b == 0;
+  // Tight at 0 only where the exact value is 0, not where it is below the double range (its log is finite there:
+  // a bound that underflowed to 0 is then not "tight", ratio 1, against e^-745).
+  const bool exact_zero = v == 0 && e.log_value() == -std::numeric_limits<double>::infinity();
+  const bool within = v != 0 ? std::fabs(b / v - 1) <= tol : exact_zero && b == 0;
   switch (dir) {
     case Direction::upper:
       if (e.lower > b_hi) {
