@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
+#include "numerics/escape.hpp"
 #include "verify/bounds/catalogue.hpp"
 #include "verify/cases/case.hpp"
 #include "verify/report/report.hpp"
@@ -29,17 +30,20 @@ Action add_list_command(CLI::App& app) {
     verify::Loaded loaded;
     if (!paths.empty()) loaded = verify::load(paths);
     for (const auto& c : loaded.cases)
-      for (const auto& id : c.bounds) exercised[id].insert(fmt::format("{} ({})", c.file, c.name));
+      for (const auto& id : c.bounds) exercised[id].insert(escape::plain(fmt::format("{} ({})", c.file, c.name)));
     // Latest verdicts: the golden results.
     const auto verdicts = verify::golden_verdicts(std::filesystem::path(*cases_dir) / "expected");
     std::vector<verify::BoundEntry> all = verify::bound_catalogue();
     for (const auto& b : *loaded.bounds) all.push_back(b);
+    // Every text a file declared reaches the terminal through escape::plain: control and bidirectional characters
+    // shown as [U+001B], never sent (a statement once cleared the screen and set the window's title).
+    const auto show = [](const std::string& text) { return escape::plain(text); };
     for (const auto& b : all) {
-      std::cout << fmt::format("{}  [{}; {} bound on {}]\n  {}\n  source: {}\n", b.id, b.family,
-                               verify::to_string(b.direction), b.quantity, b.statement, b.source);
+      std::cout << fmt::format("{}  [{}; {} bound on {}]\n  {}\n  source: {}\n", b.id, show(b.family),
+                               verify::to_string(b.direction), b.quantity, show(b.statement), show(b.source));
       if (!b.formula.empty())
-        std::cout << fmt::format("  {}: {}\n", b.declared_in.empty() ? "formula (verify/bounds/catalogue.toml)" : "declared in " + verify::declared_at(b),
-                                 b.formula);
+        std::cout << fmt::format("  {}: {}\n", b.declared_in.empty() ? "formula (verify/bounds/catalogue.toml)" : "declared in " + show(verify::declared_at(b)),
+                                 show(b.formula));
       std::vector<std::string> reads;
       for (const verify::Parameter& p : b.parameters) reads.push_back(fmt::format("{} ({}{})", p.name, p.describe(), p.optional ? ", optional" : ""));
       if (!reads.empty()) std::cout << fmt::format("  parameters: {}\n", fmt::join(reads, ", "));

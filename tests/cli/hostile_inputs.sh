@@ -140,6 +140,10 @@ check 2 "--out dangling: is a symbolic link to nothing" "$privamp" verify cfg.to
 mkdir -p locklink && ln -sf ../lock_victim locklink/.privamp.lock
 check 2 "locklink/.privamp.lock is a symbolic link; privamp writes its pid there and never through a link" "$privamp" verify cfg.toml --out locklink
 [ -e lock_victim ] && { echo "FAIL: a lock written through a link"; failures=$((failures + 1)); }
+# privamp list printed a bound's statement and source raw: an escape sequence cleared the screen.
+printf '[[bound]]\nid = "MY.esc"\nstatement = "stmt \\u001b[2J clear"\nsource = "src \\u001b]0;title\\u0007"\nquantity = "renyi"\nformula = "1"\n' > esc_list.toml
+if "$privamp" list esc_list.toml 2>&1 | grep -q "$(printf '\033')"; then echo "FAIL: list sent an escape sequence to the terminal"; failures=$((failures + 1)); fi
+"$privamp" list esc_list.toml 2>&1 | grep -q "stmt .\[2J clear" || { echo "FAIL: list did not show the statement"; failures=$((failures + 1)); }
 check 0 "golden results written to both" "$privamp" verify cfg.toml --out both --update-golden --golden-dir both
 [ -f both/cfg.json ] && [ -f both/results.csv ] || { echo "FAIL: --out and the golden folder as one"; failures=$((failures + 1)); }
 touch afile
