@@ -1,5 +1,6 @@
 #include "numerics/escape.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <utility>
@@ -185,6 +186,14 @@ std::string markdown(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string markdown_code(std::string_view text) {
+  const std::string s = plain(text);
+  std::size_t longest = 0, run = 0;
+  for (char c : s) longest = std::max(longest, run = c == '`' ? run + 1 : 0);
+  const std::string fence(longest + 1, '`');
+  return fence + " " + s + " " + fence;  // the spaces: a span may start or end with a backtick
 }
 
 std::string csv(std::string_view text) {

@@ -42,6 +42,9 @@ std::string html(std::string_view text);
 // images ([ ] ( ) !), emphasis and code (* _ `), the cell separator | and the backslash — escaped, so the text
 // renders as written and no link, script or raw HTML reaches the page.
 std::string markdown(std::string_view text);
+// Text as a Markdown code span (a command line in report.md): fenced by more backticks than any run inside it, so
+// nothing in it closes the span; controls and the like made visible as plain() does.
+std::string markdown_code(std::string_view text);
 
 // A CSV field (RFC 4180): quoted when it holds a comma, quote or line break; a text that a spreadsheet would take
 // for a formula (starting with = + - @, a tab or a carriage return, and not a number) gets a leading apostrophe.

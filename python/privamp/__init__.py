@@ -131,6 +131,23 @@ def _required(value, name):
     return value
 
 
+def _path(value, name, default=""):
+    """An output path: None (the default), a str or an os.PathLike; anything else (3, True, b'c') is refused before
+    any work (it was once made a folder named '3')."""
+    if value is None:
+        return default
+    if isinstance(value, (str, _os.PathLike)) and not isinstance(value, bytes):
+        text = _os.fspath(value)
+        if isinstance(text, str):
+            return text
+    raise ArgumentTypeError(f"{name}: expected a path (a str or os.PathLike), got {type(value).__name__} {_short(value)}")
+
+
+def _optional_text(value, name):
+    """None (as "") or a str."""
+    return "" if value is None else _text(value, name)
+
+
 def _short(value):
     """repr(value) in at most 60 characters."""
     text = repr(value)
@@ -266,7 +283,7 @@ def _progress(progress, what):
     if callable(progress):
         return progress
     if progress is not True:
-        raise TypeError(f"progress: None, True or a callable progress(done, total), not {type(progress).__name__}")
+        raise ArgumentTypeError(f"progress: None, True or a callable progress(done, total), not {type(progress).__name__}")
     try:
         import tqdm
     except ImportError:
@@ -449,6 +466,9 @@ def _releases(event, depth=0):
         return []
     if kind == "LawEvent":
         return [(_text(event.mu, "LawEvent.mu"), _text(event.nu, "LawEvent.nu"), 1)]
+    if not kind.endswith("Event"):  # not an event at all (a number, a string): a wrong type
+        raise ArgumentTypeError(f"event: expected an event (privamp's GaussianEvent, ..., or a dp_accounting DpEvent), "
+                                f"got {kind} {_short(event)}")
     raise ValueError(f"event: {kind} is not supported (supported: Gaussian, Laplace, RandomizedResponse, PoissonSampled, "
                      "SelfComposed, Composed, NoOp and privamp's LawEvent; sampling without replacement is not yet)")
 
@@ -600,9 +620,7 @@ def verify(files, only=None, jobs=0, out=None, junit=None, html=None):
         if not files:
             files = [_shipped("cases")]
     rows, summary, violated, errors = _privamp.verify(files, only, _integer(jobs, "jobs", 0, 1024),
-                                                      "" if out is None else str(out),
-                                                      "" if junit is None else str(junit),
-                                                      "" if html is None else str(html), command)
+                                                      _path(out, "out"), _path(junit, "junit"), _path(html, "html"), command)
     return VerifyResult(Table(rows), summary, violated, errors)
 
 
@@ -638,12 +656,13 @@ def explore(target, case=None, id=None, goal="loosest", budget=200, seed=1, star
     best points are re-evaluated. Returns a list of `Search`, one per case and ID."""
     targets = [] if target is None else _names([target] if isinstance(target, str) else target, "target")
     targets = [_shipped(t) for t in targets]  # a case file or folder here, else in the shipped catalogue
-    runs = _privamp.explore(targets, "" if case is None else str(case), "" if id is None else str(id), _shipped(cases),
-                            bool(all), str(goal), _integer(budget, "budget", 2, 10**7),
+    runs = _privamp.explore(targets, _optional_text(case, "case"), _optional_text(id, "id"), _shipped(_path(cases, "cases")),
+                            _flag(all, "all"), _text(goal, "goal"), _integer(budget, "budget", 2, 10**7),
                             _integer(seed, "seed", 0, 2**63 - 1), _integer(starts, "starts", 1, 64),
                             _integer(jobs, "jobs", 0, 1024),
-                            bool(ignore_hypotheses), [where] if isinstance(where, str) else list(where or []),
-                            "" if frontier is None else str(frontier), _integer(bins, "bins", 1, 100),
+                            _flag(ignore_hypotheses, "ignore_hypotheses"),
+                            [where] if isinstance(where, str) else _names(where, "where"),
+                            _optional_text(frontier, "frontier"), _integer(bins, "bins", 1, 100),
                             _seconds(max_seconds))
     return Table(Search(**{**r, "points": Table(r["points"])}) for r in runs)
 
@@ -670,12 +689,12 @@ def figures(files=None, only=None, out="figures", reduced=False, jobs=0):
     RuntimeError when a computation fails."""
     paths = [_shipped(f) for f in _names(files, "files")] or [str(data_dir() / "plots")]
     names = _names(only, "only")
-    argv = [_command(), "figures", *paths, "--out", str(out)]
+    argv = [_command(), "figures", *paths, "--out", _path(out, "out", "figures")]
     if _integer(jobs, "jobs", 0, 1024):
         argv += ["--jobs", str(int(jobs))]
     if names:
         argv += ["--only", ",".join(names)]
-    if reduced:
+    if _flag(reduced, "reduced"):
         argv.append("--reduced")
     start = _time.time()
     run = _subprocess.run(argv, capture_output=True, text=True)

@@ -589,13 +589,23 @@ class UntrustedInput(unittest.TestCase):
             ("K: expected a square matrix of numbers", lambda: privamp.kernel(np.bool_(True))),
             ("mu: expected a law expression .* got NoneType", lambda: privamp.divergence(None, g0, renyi=2)),
             ("nu: expected a law expression .* got bytes", lambda: privamp.divergence(g1, b"gaussian(0, 1)", renyi=2)),
+            # An output path of another type was made a folder named '3' (or "b'c'") and filled.
+            ("out: expected a path", lambda: privamp.verify(os.path.join(SOURCE, "cases", "mixing.toml"), out=3)),
+            ("html: expected a path", lambda: privamp.verify(os.path.join(SOURCE, "cases", "mixing.toml"), html=True)),
+            ("out: expected a path", lambda: privamp.figures(only="iteration", out=b"c")),
+            ("progress: None, True or a callable", lambda: privamp.divergence(g1, g0, renyi=2, progress=1)),
+            ("event: expected an event", lambda: privamp.Accountant().compose(3)),
+            ("ignore_hypotheses: expected True or False", lambda: privamp.explore("E4", ignore_hypotheses=1)),
+            ("case: expected a string", lambda: privamp.explore("E4", case=3)),
         ]
+        before = set(os.listdir("."))
         for message, call in wrong_types:
             with self.subTest(message):
                 with self.assertRaisesRegex(TypeError, message) as caught:
                     call()
                 self.assertIsInstance(caught.exception, ValueError)
                 self.assertIsInstance(caught.exception, privamp.ArgumentTypeError)
+        self.assertEqual(set(os.listdir(".")), before)  # nothing was written anywhere
         with self.assertRaisesRegex(ValueError, "seed = -1 is out of range") as caught:
             privamp.divergence(g1, g0, kl=True, seed=-1)
         self.assertNotIsInstance(caught.exception, TypeError)

@@ -144,6 +144,10 @@ check 2 "locklink/.privamp.lock is a symbolic link; privamp writes its pid there
 printf '[[bound]]\nid = "MY.esc"\nstatement = "stmt \\u001b[2J clear"\nsource = "src \\u001b]0;title\\u0007"\nquantity = "renyi"\nformula = "1"\n' > esc_list.toml
 if "$privamp" list esc_list.toml 2>&1 | grep -q "$(printf '\033')"; then echo "FAIL: list sent an escape sequence to the terminal"; failures=$((failures + 1)); fi
 "$privamp" list esc_list.toml 2>&1 | grep -q "stmt .\[2J clear" || { echo "FAIL: list did not show the statement"; failures=$((failures + 1)); }
+# A case file whose name is not UTF-8 ran every case and then failed the JSON writer: refused at load.
+cp cfg.toml "$(printf 'bad\377name.toml')"
+check 2 "case file bad\\[0xFF\\]name.toml: its name holds an invalid UTF-8 byte 0xFF" "$privamp" verify "$(printf 'bad\377name.toml')" --out badname_out
+[ -e badname_out ] && { echo "FAIL: a refused run created --out"; failures=$((failures + 1)); }
 check 0 "golden results written to both" "$privamp" verify cfg.toml --out both --update-golden --golden-dir both
 [ -f both/cfg.json ] && [ -f both/results.csv ] || { echo "FAIL: --out and the golden folder as one"; failures=$((failures + 1)); }
 touch afile

@@ -131,6 +131,17 @@ TEST_CASE("escape::markdown: no link, tag, code span or cell separator survives"
   CHECK(escape::markdown("$x$ ~~y~~ ^z^ {.c}") == "\\$x\\$ \\~\\~y\\~\\~ \\^z\\^ \\{.c\\}");
 }
 
+TEST_CASE("escape::markdown_code: nothing closes the span", "[escape]") {
+  CHECK(escape::markdown_code("privamp verify a.toml") == "` privamp verify a.toml `");
+  // A file name with a backtick once closed the span, and the HTML and link after it were live.
+  const std::string name = "privamp verify 'fn/f` <img src=x onerror=alert(1)> [l](javascript:alert(1)) ``.toml'";
+  const std::string e = escape::markdown_code(name);
+  CHECK(e.substr(0, 4) == "``` ");
+  CHECK(e.substr(e.size() - 4) == " ```");
+  CHECK(e.substr(4, e.size() - 8) == name);
+  CHECK(escape::markdown_code("a\x1b[2Jb\xE2\x80\xAE" "c") == "` a [2Jb[U+202E]c `");
+}
+
 TEST_CASE("escape::csv: quoted fields, no formulas, numbers untouched", "[escape]") {
   CHECK(escape::csv("plain") == "plain");
   CHECK(escape::csv("a,b") == "\"a,b\"");

@@ -567,6 +567,11 @@ std::vector<std::filesystem::path> case_files(const std::vector<std::filesystem:
     collect(p, files);
     if (files.size() == before) invalid_input("{}: no .toml case files here", p.string());
   }
+  // A file's name reaches every output (rows name their file): held to the text policy of names, so that invalid
+  // UTF-8 is refused now (it failed the JSON writer after the whole run) and no control character is carried.
+  for (const auto& f : files)
+    if (const std::string problem = escape::text_problem(f.string()); !problem.empty())
+      invalid_input("case file {}: its name holds {}; rename it", escape::plain(f.string()), problem);
   // The same file twice (given twice, or a file and its folder) would run every case twice.
   std::set<std::filesystem::path> seen;
   for (const auto& f : files) {

@@ -223,8 +223,8 @@ void write_markdown(const std::vector<Row>& rows, const ReportMeta& meta, const 
   OutputFile checked(file);
   std::ostream& out = checked.stream();
   out << "# privamp verify report\n\n";
-  out << fmt::format("privamp {} (commit {}), {}, {:.1f} s: `{}`\n\n", meta.version, meta.commit, meta.date, meta.seconds,
-                     meta.command);
+  out << fmt::format("privamp {} (commit {}), {}, {:.1f} s: {}\n\n", meta.version, meta.commit, meta.date, meta.seconds,
+                     escape::markdown_code(meta.command));
   out << fmt::format("Kinds of interval behind the exact values (rows): {}.\n\n", interval_kinds(rows));
   out << "## Summary per theorem\n\n```\n" << summary_table(rows) << "```\n\n";
   out << "bound/exact: for upper bounds ≥ 1 when the bound holds (1 = tight); for lower bounds, exact/bound.\n\n";
