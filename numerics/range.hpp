@@ -37,7 +37,11 @@ struct Range {
 // The i-th of n points from a to b (0 <= i < n, n >= 2), evenly spaced in log scale (a, b > 0): a·(b/a)^(i/(n−1)),
 // the last exactly b. The one log spacing of case-file grids, the command line's 'a:b:xN' and explore's bins.
 inline double log_spaced(double a, double b, long i, long n) {
-  return i + 1 == n ? b : a * std::pow(b / a, static_cast<double>(i) / static_cast<double>(n - 1));
+  if (i + 1 == n) return b;
+  const double t = static_cast<double>(i) / static_cast<double>(n - 1);
+  const double x = a * std::pow(b / a, t);
+  // b/a overflows for a range such as [5e-324, 1e308]: the same point from the logs (exp(log a + t·log(b/a))).
+  return std::isfinite(x) && x > 0 ? x : std::exp(std::log(a) + t * (std::log(b) - std::log(a)));
 }
 
 }  // namespace privamp

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "numerics/range.hpp"
 #include "plots/gnuplot.hpp"
 #include "support/cases.hpp"
 #include "support/scratch.hpp"
@@ -171,6 +172,25 @@ sigma2 = 1
                                                .grid = "alpha = {from = 0, to = 2, points = 3, scale = \"log\"}\n"}));
   CHECK_THROWS_WITH(verify::load_cases({bad}), Catch::Contains("privamp_range_bad.toml:9: key 'grid.alpha'") &&
                                                     Catch::Contains("from > 0"));
+  // A range across the double range: its points stay finite (it was refused "at delta=-inf"), both ends exact; log
+  // spacing over [5e-324, 1e308] (b/a overflows) likewise.
+  const auto wide = write_temp("privamp_range_wide.toml", test::case_text({.name = "wide", .grid = R"toml(
+alpha = 2
+delta = 1
+sigma1 = 1
+sigma2 = 1
+spread = {from = -1e308, to = 1e308, points = 3}
+)toml"}));
+  std::set<double> deltas;
+  for (const auto& p : verify::load_cases({wide})[0].points()) deltas.insert(p.at("spread"));
+  CHECK(deltas == std::set<double>{-1e308, 0, 1e308});
+  for (long i = 0; i < 5; ++i) {
+    const double x = log_spaced(5e-324, 1e308, i, 5);
+    CHECK(std::isfinite(x));
+    CHECK(x > 0);
+  }
+  CHECK(log_spaced(5e-324, 1e308, 0, 5) == 5e-324);
+  CHECK(log_spaced(5e-324, 1e308, 2, 5) == Approx(std::sqrt(5e-324) * 1e154).epsilon(1e-9));
 }
 
 TEST_CASE("bad figure declarations are refused with file, line and key", "[plots]") {

@@ -294,10 +294,11 @@ class Reader : public TomlReader {
     if (!(b > a)) fail(r.get("to"), key + ".to", fmt::format("must exceed from = {}", format_number(a)));
     std::vector<std::variant<double, std::string>> values;
     for (int i = 0; i < static_cast<int>(n); ++i) {
-      // Linear points as weighted means: integer ends give integer points exactly.
-      values.emplace_back(scale == "log"         ? log_spaced(a, b, i, static_cast<long>(n))
-                          : i + 1 == static_cast<int>(n) ? b
-                                                         : (a * (n - 1 - i) + b * i) / (n - 1));
+      // Linear points as weighted means: integer ends give integer points exactly (where the products overflow, as
+      // for [-1e308, 1e308], the weights are divided first).
+      double x = (a * (n - 1 - i) + b * i) / (n - 1);
+      if (!std::isfinite(x)) x = a * ((n - 1 - i) / (n - 1)) + b * (i / (n - 1));
+      values.emplace_back(scale == "log" ? log_spaced(a, b, i, static_cast<long>(n)) : i + 1 == static_cast<int>(n) ? b : x);
     }
     return values;
   }
@@ -433,6 +434,7 @@ class Reader : public TomlReader {
       auto add = [&](const toml::node& e) {
         if (auto d = e.value<double>()) values.emplace_back(*d);
         else if (e.is_string()) values.emplace_back(word(e, "grid." + key));
+        else if (e.is_integer()) fail(&e, "grid." + key, "an integer beyond 2^53 has no exact double: write it as a number with a point");
         else fail(&e, "grid." + key, "values must be numbers or strings");
       };
       if (v.is_array()) {
