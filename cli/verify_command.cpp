@@ -27,23 +27,27 @@ struct VerifyArgs {
 // The run's output folders locked (a second run into one is refused) and the files it will write checked, before the
 // computation: a link planted where privamp would write is refused now, not after the run.
 std::vector<OutputLock> lock_outputs(const VerifyArgs& args, const std::filesystem::path& golden) {
-  std::vector<OutputLock> locks;
-  std::vector<std::filesystem::path> locked;  // each folder once: --html or the golden folder may be --out's
-  const auto lock = [&](const char* option, const std::filesystem::path& dir) {
+  // Each folder once (--html or the golden folder may be --out's), checked all before any is made, and the existing
+  // ones locked before any new one is created: a refusal (a linked lock, another run's lock) leaves no new folder.
+  std::vector<std::pair<const char*, std::filesystem::path>> folders;
+  const auto add = [&](const char* option, const std::filesystem::path& dir) {
     const std::filesystem::path resolved = resolved_path(dir);
-    if (std::find(locked.begin(), locked.end(), resolved) != locked.end()) return;
-    locks.push_back(make_output_dir(option, dir));
-    locked.push_back(resolved);
+    for (const auto& [o, d] : folders)
+      if (resolved_path(d) == resolved) return;
+    folders.emplace_back(option, dir);
   };
-  if (!args.out.empty()) {
-    lock("--out", args.out);
+  if (!args.out.empty()) add("--out", args.out);
+  if (!args.html.empty()) add("--html", args.html);
+  if (args.update_golden) add("--update-golden", golden);  // created on the first update
+  for (const auto& [option, dir] : folders) check_output_dir(option, dir);
+  if (!args.out.empty())
     for (const char* f : verify::kReportFiles) check_target("--out", std::filesystem::path(args.out) / f);
-  }
-  if (!args.html.empty()) {
-    lock("--html", args.html);
-    check_target("--html", std::filesystem::path(args.html) / "index.html");
-  }
-  if (args.update_golden) lock("--update-golden", golden);  // created on the first update
+  if (!args.html.empty()) check_target("--html", std::filesystem::path(args.html) / "index.html");
+  std::vector<OutputLock> locks;
+  std::error_code ec;
+  for (const bool existing : {true, false})
+    for (const auto& [option, dir] : folders)
+      if (std::filesystem::is_directory(dir, ec) == existing) locks.push_back(make_output_dir(option, dir));
   return locks;
 }
 

@@ -148,6 +148,9 @@ if "$privamp" list esc_list.toml 2>&1 | grep -q "$(printf '\033')"; then echo "F
 cp cfg.toml "$(printf 'bad\377name.toml')"
 check 2 "case file bad\\[0xFF\\]name.toml: its name holds an invalid UTF-8 byte 0xFF" "$privamp" verify "$(printf 'bad\377name.toml')" --out badname_out
 [ -e badname_out ] && { echo "FAIL: a refused run created --out"; failures=$((failures + 1)); }
+# A refused run leaves no new folder: --out was created before --html's linked lock was found.
+check 2 "--html locklink: locklink/.privamp.lock is a symbolic link" "$privamp" verify cfg.toml --out fresh_out --html locklink
+[ -e fresh_out ] && { echo "FAIL: a refused run created --out"; failures=$((failures + 1)); }
 check 0 "golden results written to both" "$privamp" verify cfg.toml --out both --update-golden --golden-dir both
 [ -f both/cfg.json ] && [ -f both/results.csv ] || { echo "FAIL: --out and the golden folder as one"; failures=$((failures + 1)); }
 touch afile
