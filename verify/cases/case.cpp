@@ -119,6 +119,22 @@ bool is_parameter_name(const std::string& s) {
 // Derived parameters per case: they are resolved by repeated passes, so their number bounds the work.
 constexpr std::size_t kMaxDerived = 256;
 
+// A word of a grid or a search (a law's name, a map, a formula): printed in every output, so held to the text policy
+// of names (escape::text_problem), and distinct words stay distinct once printed.
+std::string word(const TomlReader& reader, const toml::node& e, const std::string& key) {
+  std::string w(**e.as_string());
+  if (const std::string problem = escape::text_problem(w); !problem.empty()) reader.fail(&e, key, "holds " + problem);
+  return w;
+}
+
+// One value of a grid list: a number or a word.
+std::variant<double, std::string> grid_value(const TomlReader& reader, const toml::node& e, const std::string& key) {
+  if (auto d = e.value<double>()) return *d;
+  if (e.is_string()) return word(reader, e, key);
+  if (e.is_integer()) reader.fail(&e, key, "an integer beyond 2^53 has no exact double: write it as a number with a point");
+  reader.fail(&e, key, "values must be numbers or strings");
+}
+
 // The checks of a case at every point before anything runs (Reader::check_points): each failure names the file,
 // line and key through the reader.
 class PointChecks {
@@ -273,14 +289,6 @@ class Reader : public TomlReader {
   explicit Reader(std::string file, std::shared_ptr<const DeclaredBounds> declared = nullptr)
       : TomlReader(std::move(file)), declared_(declared ? std::move(declared) : std::make_shared<const DeclaredBounds>()) {}
 
-  // A word of a grid or a search (a law's name, a map, a formula): printed in every output, so held to the text policy
-  // of names (escape::text_problem), and distinct words stay distinct once printed.
-  std::string word(const toml::node& e, const std::string& key) const {
-    std::string w(**e.as_string());
-    if (const std::string problem = escape::text_problem(w); !problem.empty()) fail(&e, key, "holds " + problem);
-    return w;
-  }
-
   // A grid axis given as a range: {from = a, to = b, points = n, scale = "linear" | "log"} (both ends included).
   std::vector<std::variant<double, std::string>> grid_range(const toml::table& r, const std::string& key) const {
     check_keys(r, kGridRangeKeys, key + ".");
@@ -335,7 +343,7 @@ class Reader : public TomlReader {
         a.kind = ExploreAxis::Kind::choice;
         for (const auto& e : *v.as_array()) {
           if (auto d = e.value<double>()) a.choices.emplace_back(*d);
-          else if (e.is_string()) a.choices.emplace_back(word(e, key));
+          else if (e.is_string()) a.choices.emplace_back(word(*this, e, key));
           else fail(&e, key, "choices must be numbers or strings");
         }
         if (a.choices.empty()) fail(&v, key, "empty list of choices");
@@ -431,12 +439,7 @@ class Reader : public TomlReader {
       if (!is_parameter_name(key))
         fail(&v, "grid." + key, "a parameter name is a letter or '_' followed by letters, digits or '_' (at most 64)");
       std::vector<std::variant<double, std::string>> values;
-      auto add = [&](const toml::node& e) {
-        if (auto d = e.value<double>()) values.emplace_back(*d);
-        else if (e.is_string()) values.emplace_back(word(e, "grid." + key));
-        else if (e.is_integer()) fail(&e, "grid." + key, "an integer beyond 2^53 has no exact double: write it as a number with a point");
-        else fail(&e, "grid." + key, "values must be numbers or strings");
-      };
+      auto add = [&](const toml::node& e) { values.push_back(grid_value(*this, e, "grid." + key)); };
       if (v.is_array()) {
         for (const auto& e : *v.as_array()) add(e);
       } else if (v.is_table()) {
