@@ -217,24 +217,33 @@ TEST_CASE("explicit engines resolve a mixture component far narrower than the la
     }
 }
 
+namespace {
+
+// The Gaussian mechanism's profile delta(eps) = Phi(m/2 - eps/m) - e^eps Phi(-m/2 - eps/m) (Balle and Wang 2018) in
+// long double, and its root eps(delta) in [0, hi] by 200 bisections: an independent route for the search.
+long double gaussian_profile_ld(long double m, long double eps) {
+  auto phi = [](long double x) { return 0.5L * std::erfc(-x / std::sqrt(2.0L)); };
+  return phi(m / 2 - eps / m) - std::exp(eps) * phi(-m / 2 - eps / m);
+}
+double gaussian_eps_root(double m, double delta, long double hi) {
+  long double a = 0, b = hi;
+  for (int i = 0; i < 200; ++i) {
+    const long double c = (a + b) / 2;
+    (gaussian_profile_ld(m, c) > delta ? a : b) = c;
+  }
+  return static_cast<double>((a + b) / 2);
+}
+
+}  // namespace
+
 TEST_CASE("eps(delta): the printed value is the root, not the middle of the bracket", "[verify][arbiter][eps]") {
-  // The Gaussian mechanism's profile delta(eps) = Phi(m/2 - eps/m) - e^eps Phi(-m/2 - eps/m) (Balle and Wang 2018) in
-  // long double, its root by 200 bisections: an independent route. A bracket of relative width 1e-9 has its
+  // The closed form's root (gaussian_eps_root) is an independent route. A bracket of relative width 1e-9 has its
   // midpoint up to half the width away; the search's interpolated root lands within a few per cent of the width.
-  auto profile = [](long double m, long double eps) {
-    auto phi = [](long double x) { return 0.5L * std::erfc(-x / std::sqrt(2.0L)); };
-    return phi(m / 2 - eps / m) - std::exp(eps) * phi(-m / 2 - eps / m);
-  };
   int checked = 0;
   for (const double m : {0.5, 1.0, 2.0, 3.7})
     for (const double delta : {1e-3, 1e-5, 1e-7}) {
-      long double a = 0, b = 200;
-      if (profile(m, a) <= delta) continue;  // eps(delta) = 0
-      for (int i = 0; i < 200; ++i) {
-        const long double c = (a + b) / 2;
-        (profile(m, c) > delta ? a : b) = c;
-      }
-      const double root = static_cast<double>((a + b) / 2);
+      if (gaussian_profile_ld(m, 0) <= delta) continue;  // eps(delta) = 0
+      const double root = gaussian_eps_root(m, delta, 200);
       const auto e = api::epsilon_for_delta(fmt::format("gaussian({}, 1)", m), "gaussian(0, 1)", delta, {}, 1000, 1e-9);
       INFO("m = " << m << ", delta = " << delta << ", root " << root << ": " << test::describe(e));
       CHECK(e.lower <= root * (1 + 1e-13));
@@ -249,19 +258,10 @@ TEST_CASE("eps(delta): a small eps is bracketed relative to itself", "[verify][a
   // Shifts of 1e-3 and 1e-5 with delta a little under TV = delta(0): eps is about 1e-4 to 1e-9. A tolerance absolute
   // below eps = 1 (as it once was) gave brackets half as wide as the value itself; the root comes from the same
   // long-double closed form by bisection.
-  auto profile = [](long double m, long double eps) {
-    auto phi = [](long double x) { return 0.5L * std::erfc(-x / std::sqrt(2.0L)); };
-    return phi(m / 2 - eps / m) - std::exp(eps) * phi(-m / 2 - eps / m);
-  };
   for (const double m : {1e-3, 1e-5})
     for (const double share : {0.9, 0.999}) {
-      const double delta = share * static_cast<double>(profile(m, 0));
-      long double a = 0, b = 1;
-      for (int i = 0; i < 200; ++i) {
-        const long double c = (a + b) / 2;
-        (profile(m, c) > delta ? a : b) = c;
-      }
-      const double root = static_cast<double>((a + b) / 2);
+      const double delta = share * static_cast<double>(gaussian_profile_ld(m, 0));
+      const double root = gaussian_eps_root(m, delta, 1);
       const auto e = api::epsilon_for_delta(fmt::format("gaussian({}, 1)", m), "gaussian(0, 1)", delta, {}, 1000, 1e-6);
       INFO("m = " << m << ", delta = " << delta << ", root " << root << ": " << test::describe(e));
       CHECK(root < 1e-3);
