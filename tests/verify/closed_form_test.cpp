@@ -359,4 +359,12 @@ TEST_CASE("subnormal shifts: the closed forms keep their digits in logs, inside 
     CHECK(e.log_value() <= c.log_upper() + 1e-12 * std::fabs(c.log_upper()));
     CHECK(e.log_upper() - e.log_lower() < 1e-6);
   }
+  // The certified Laplace KL at 1e-320 is wide (about e^±5), so it cannot see a lost factor 2: the log branch must
+  // also meet the series branch (checked against 50 digits elsewhere) at its edge, z = 1e-100: KL ∝ z² across it.
+  const auto kl_at = [](double z) {
+    return verify::compute_divergence(*sim::parse_law(fmt::format("laplace({}, 1)", z)), *sim::parse_law("laplace(0, 1)"),
+                                      Quantity::kl(), {}).log_value();
+  };
+  const double below = 0.99e-100, above = 1.01e-100;
+  CHECK(std::fabs((kl_at(above) - kl_at(below)) - 2 * std::log(above / below)) < 1e-9);
 }
