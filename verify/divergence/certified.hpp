@@ -52,6 +52,13 @@ std::optional<std::string> certified_composition_refusal(const std::vector<Relea
 Estimate certified_composed_hockey_stick(const std::vector<ReleasePair>& pairs, double eps, double c, double log_hint,
                                          const CertifiedOptions& options = {});
 
+// HS_eps of any composition whose releases the certified engine reads (laws with densities, atoms or both:
+// Gaussian, Laplace and their sums, mixtures of any sigma, clamps, pmfs), as a certified bracket: each release's
+// privacy loss rounded up and down onto a grid and the lattice laws composed in balls (certified/pld.cpp gives the
+// argument and the bracket's width). The composed lattices are kept for the next values of the same composition
+// (a curve costs its lookups). NumericalError says why a composition is not covered.
+Estimate certified_lattice_hockey_stick(const std::vector<ReleasePair>& pairs, double eps, const CertifiedOptions& options = {});
+
 // Projected Gaussian chains (two laws of one process that declares its chain form, Law::chain_forms_with): every
 // quantity enclosed by propagating cell masses and first moments with bounded remainders (certified/chains.cpp gives
 // the argument). Why a pair of chain forms is not covered, or nullopt.

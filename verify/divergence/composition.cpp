@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 
 #include <fmt/format.h>
@@ -189,6 +190,13 @@ std::vector<LossPoint> composed_atoms(const LossAtoms& atoms, long t) {
   return out;
 }
 
+// The count vectors the exact sum over a composition of pmfs visits.
+double count_vectors(const std::vector<ReleasePair>& pairs) {
+  double terms = 1;
+  for (const ReleasePair& r : pairs) terms *= count_vectors(r.count, loss_atoms(*r.mu, *r.nu).value.size());
+  return terms;
+}
+
 Estimate finite_composition(const std::vector<ReleasePair>& pairs, double eps) {
   double terms = 1, log_no_infinite = 0;
   std::vector<LossAtoms> atoms;
@@ -323,15 +331,18 @@ Estimate composed_sup_loss(const std::vector<ReleasePair>& pairs, const ReleaseD
 
 // A composed HS_ε by the routes that need no contour, for the engine asked: the Gaussian closed form, the exact sum
 // over pmfs; refusals where the engine asked has no route (nullopt: the contour's turn).
-std::optional<Estimate> composed_without_contour(const std::vector<ReleasePair>& pairs, double eps, Engine engine,
-                                                 const sim::Law& p, const sim::Law& q) {
+std::optional<Estimate> composed_without_contour(const std::vector<ReleasePair>& pairs, double eps,
+                                                 const DivergenceOptions& options, const sim::Law& p, const sim::Law& q) {
+  const Engine engine = options.engine;
   if (engine == Engine::monte_carlo) invalid_input("Monte Carlo of a composed hockey-stick divergence is not built: use the default engine");
   if (engine != Engine::quadrature && engine != Engine::gsl)
     if (auto g = gaussian_composition(pairs, eps)) return g;
-  if (std::all_of(pairs.begin(), pairs.end(), finite_pair) && engine != Engine::closed_form) return finite_composition(pairs, eps);
-  if (engine == Engine::certified)
-    if (auto why = certified_composition_refusal(pairs))
-      throw NumericalError(fmt::format("certified engine: {} (composed hockey-stick of {} against {})", *why, p.brief(), q.brief()));
+  if (std::all_of(pairs.begin(), pairs.end(), finite_pair) && engine != Engine::closed_form) {
+    // Beyond the exact sum's reach, the lattices bracket it (auto, certified).
+    if (count_vectors(pairs) > kMaxCompositionTerms && (engine == Engine::automatic || engine == Engine::certified))
+      return certified_lattice_hockey_stick(pairs, eps, {.seconds = options.certified_seconds});
+    return finite_composition(pairs, eps);
+  }
   if (engine == Engine::closed_form || engine == Engine::finite_sum)
     invalid_input("no {} value of a composed hockey-stick divergence for {} against {}: {}", to_string(engine), p.brief(), q.brief(),
                   engine == Engine::finite_sum ? "the exact sum needs pmfs"
@@ -358,6 +369,61 @@ std::optional<Estimate> at_the_largest_loss(const Estimate& sup_loss, double eps
   return e;
 }
 
+// HS_ε from the composed loss's law, by the routes the engine asked has (composition.hpp): the contour (an
+// a-posteriori estimate; certified for subsampled Gaussians under engine = certified) and the privacy-loss lattices
+// (a certified bracket for every release the certified engine reads). Where the contour is not certified, or refuses,
+// the lattices answer (auto, certified); the quadrature engine keeps the contour alone.
+// Once the contour has refused a composition, the lattices answer its further values (a root search or a curve asks
+// the same composition at many levels; the contour's refusal may take seconds each time).
+class RefusedContours {
+ public:
+  bool has(const std::string& key) {
+    const std::lock_guard<std::mutex> hold(mutex_);
+    return std::find(keys_.begin(), keys_.end(), key) != keys_.end();
+  }
+  void add(const std::string& key) {
+    const std::lock_guard<std::mutex> hold(mutex_);
+    keys_.push_back(key);
+    if (keys_.size() > 8) keys_.erase(keys_.begin());
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::string> keys_;
+};
+RefusedContours& refused_contours() {
+  static RefusedContours memo;
+  return memo;
+}
+
+Estimate by_loss_transforms(const std::vector<ReleasePair>& pairs, double eps, const DivergenceOptions& options,
+                            const std::function<Estimate()>& by_contour) {
+  const bool lattices = options.engine == Engine::automatic || options.engine == Engine::certified;
+  const bool certified_contour = options.engine == Engine::certified && !certified_composition_refusal(pairs);
+  const CertifiedOptions budget{.seconds = options.certified_seconds};
+  if (options.engine == Engine::certified && !certified_contour) return certified_lattice_hockey_stick(pairs, eps, budget);
+  std::string key;
+  for (const ReleasePair& r : pairs) key += fmt::format("{}|{}|{};", r.mu->expression(), r.nu->expression(), r.count);
+  if (lattices && refused_contours().has(key)) return certified_lattice_hockey_stick(pairs, eps, budget);
+  const auto lattice_or = [&](const std::exception& contour_refused) {
+    refused_contours().add(key);
+    try {
+      return certified_lattice_hockey_stick(pairs, eps, budget);
+    } catch (const NumericalError& e) {
+      throw NumericalError(fmt::format("{}; and {}", contour_refused.what(), e.what()));
+    }
+  };
+  try {
+    return by_contour();
+  } catch (const NumericalError& e) {
+    if (!lattices) throw;
+    return lattice_or(e);
+  } catch (const InvalidArgument& e) {  // the contour's "no engine" for releases with atoms and a density
+    if (!lattices) throw;
+    return lattice_or(e);
+  }
+}
+
 }  // namespace
 
 std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
@@ -382,7 +448,7 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
       sim::refuse_lumped(*r.nu, "power (composed hockey-stick and TV)");
     }
     const double eps = level_of(quantities[i]);
-    if (auto e = composed_without_contour(pairs, eps, options.engine, p, q)) {
+    if (auto e = composed_without_contour(pairs, eps, options, p, q)) {
       out[i] = std::move(*e);
       continue;
     }
@@ -391,14 +457,15 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
       out[i] = std::move(*e);
       continue;
     }
-    if (!contour) contour.emplace(pairs);
     const auto start = std::chrono::steady_clock::now();
-    if (options.engine == Engine::certified) {
-      // The double-precision contour gives the line's abscissa and the size of the value (they set the work, not the
-      // enclosure).
-      const Estimate estimate = contour->hockey_stick(eps);
-      out[i] = certified_composed_hockey_stick(pairs, eps, contour->abscissa(eps), estimate.log_value());
-    } else {
+    const auto by_contour = [&]() {
+      if (!contour) contour.emplace(pairs);
+      if (options.engine == Engine::certified) {
+        // The double-precision contour gives the line's abscissa and the size of the value (they set the work, not
+        // the enclosure).
+        const Estimate estimate = contour->hockey_stick(eps);
+        return certified_composed_hockey_stick(pairs, eps, contour->abscissa(eps), estimate.log_value());
+      }
       // Where the composed loss is bounded on both sides (Laplace releases), the contour bounds its aliasing: |S| is
       // at most the larger of Σ T_i R_∞(μ_i‖ν_i) and Σ T_i R_∞(ν_i‖μ_i). Asked once; infinite otherwise.
       if (!loss_bound) {
@@ -407,8 +474,9 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
           if (const Estimate reverse = composed_sup_loss(pairs, release, true); std::isfinite(reverse.upper))
             loss_bound = std::max(sup_loss->upper, reverse.upper);
       }
-      out[i] = contour->hockey_stick(eps, *loss_bound);
-    }
+      return contour->hockey_stick(eps, *loss_bound);
+    };
+    out[i] = by_loss_transforms(pairs, eps, options, by_contour);
     out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   return out;

@@ -1,0 +1,632 @@
+// The certified hockey-stick of a composition by privacy-loss lattices (certified.hpp says which pairs it covers).
+//
+// The argument. For one release (μ, ν) the privacy loss L = log dμ/dν (+∞ where ν puts no mass: a μ-atom that is
+// not a ν-atom, or μ-density where ν has none) gives, under μ,
+//   HS_ε(μ‖ν) = E_μ[f(L)],   f(ℓ) = (1 − e^{ε−ℓ})_+ ∈ [0, 1], non-decreasing, f(+∞) = 1, f(−∞) = 0,
+// and the loss of a composition is the sum of its releases' independent losses. Let each release's L be coupled with
+// variables L↓ ≤ L ≤ L↑ that take values on the grid ℤΔ (Δ a power of two) or ±∞. The sums keep the order, f is
+// monotone, so  E f(ΣL↓) ≤ HS_ε(composition) ≤ E f(ΣL↑)  — whatever the mechanism, and for every ε at once.
+//   One release. The line is cut into cells at the laws' breakpoints, then bisected; on a cell C the μ-mass m_C is
+//   enclosed (erfc or exponential tails, piece_mass) and so is the loss L(C) ⊆ [a, b] (loss_on: a centred form
+//   intersected with the natural extension); L↑ = ⌈b/Δ⌉Δ and L↓ = ⌊a/Δ⌋Δ on C. A cell is bisected until b − a ≤ Δ/4,
+//   or until its mass times min(1, b − a) is negligible (what such a cell costs the bracket, below). Atoms carry
+//   their exact loss log(m_μ/m_ν). μ-mass beyond the window (its tails, enclosed) is L↑ = +∞, L↓ = −∞.
+//   Compositions. The laws of ΣL↑ and ΣL↓ are products of polynomials Σ c_k z^k, powers by squaring, with the masses
+//   in fixed point (96 fractional bits): ↑ rounds every mass up (more mass only raises E f, as f ≥ 0), ↓ rounds down,
+//   and the products are exact integer products (FLINT's fmpz_poly_mul) rounded back the same way; the masses at +∞ compose as 1 − (mass at neither end) would, counted exactly (a −∞ term
+//   meeting a +∞ one is put at −∞: a lower bound). Between products, the tails of the lattice are trimmed: mass below
+//   a level moves up to it (↑) or to −∞ (↓), mass above moves to +∞ (↑) or down to it (↓) — each move keeps the
+//   inequalities, and changes E f by at most the mass moved.
+//   Evaluation. E f(S) = M_∞ + Σ_{kΔ>ε} c_k (1 − e^{ε−kΔ}) = M_∞ + S_j − e^{ε−jΔ} R_j, j the first index above ε,
+//   S_j = Σ_{k≥j} c_k and R_j = Σ_{k≥j} c_k e^{−(k−j)Δ}: suffix sums computed once in balls (R_j = c_j + e^{−Δ} R_{j+1})
+//   and kept as outward-rounded logs of their ends, so that every ε of a curve costs a lookup and a few logs.
+// The bracket's width: per release L↑ − L↓ ≤ 2Δ plus the loss enclosure's width (≤ Δ/4), so the two ends are HS at
+// levels at most 2.5·T·Δ apart, plus the masses moved by trimming and the negligible cells. Δ is chosen for an ε-width
+// of kTargetWidth and made coarser where a lattice would exceed kMaxLattice points: the width is printed, whatever it
+// is. This is the rigorous counterpart of the pessimistic/optimistic privacy-loss distributions of Meiser and Mohammadi
+// (2018) and Koskela, Jälkö and Honkela (2020), with the rounding proven in the right direction and every mass and
+// product in ball arithmetic.
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <flint/fmpz.h>
+#include <flint/fmpz_poly.h>
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+#include "numerics/interrupt.hpp"
+#include "numerics/log_space.hpp"
+#include "verify/divergence/certified.hpp"
+#include "verify/divergence/certified/internal.hpp"
+
+namespace privamp::verify {
+
+namespace certified_detail {
+namespace {
+
+constexpr slong kPrec = 64;        // masses and losses of one release
+constexpr long kMaxLattice = 1L << 21;  // grid points of one lattice (the suffix sums of both directions: 64 MB)
+constexpr double kTargetWidth = 1e-3;   // the bracket's width in ε aimed at: 2.5·T·Δ
+constexpr int kFinestStep = -24, kCoarsestStep = 0;  // Δ between 2^-24 and 1
+constexpr double kMaxCells = 1 << 16;  // cells of all releases' discretisations (about 15 µs each)
+constexpr double kPilotStep = 1.0 / 64;
+constexpr double kSlack = 1e-17;        // mass that trimming and negligible cells may move, in all
+constexpr double kMaxLoss = 1e4;        // |loss| beyond which a release's mass is put at ±∞ (↑ at +∞, ↓ at −∞)
+
+// Masses in fixed point: an integer M stands for M·2^-kFraction. A lattice ↑ rounds every mass up (more mass can
+// only raise E f, f ≥ 0) and a lattice ↓ rounds down; products are exact integer polynomial products (FLINT), then
+// rounded back to kFraction bits in the lattice's direction. So the lattices stay measures that bound the exact ones
+// from their side, and nothing else is rounded.
+constexpr slong kFraction = 96;
+
+class Poly {
+ public:
+  Poly() { fmpz_poly_init(p_); }
+  Poly(const Poly& o) {
+    fmpz_poly_init(p_);
+    fmpz_poly_set(p_, o.p_);
+  }
+  Poly& operator=(const Poly& o) {
+    fmpz_poly_set(p_, o.p_);
+    return *this;
+  }
+  Poly(Poly&& o) noexcept {
+    fmpz_poly_init(p_);
+    fmpz_poly_swap(p_, o.p_);
+  }
+  Poly& operator=(Poly&& o) noexcept {
+    fmpz_poly_swap(p_, o.p_);
+    return *this;
+  }
+  ~Poly() { fmpz_poly_clear(p_); }
+  fmpz_poly_struct* get() { return p_; }
+  const fmpz_poly_struct* get() const { return p_; }
+  long length() const { return fmpz_poly_length(p_); }
+  fmpz* at(long k) { return p_->coeffs + k; }
+  const fmpz* at(long k) const { return p_->coeffs + k; }
+
+ private:
+  fmpz_poly_t p_;
+};
+
+class Integer {
+ public:
+  Integer() { fmpz_init(x_); }
+  Integer(const Integer& o) {
+    fmpz_init(x_);
+    fmpz_set(x_, o.x_);
+  }
+  Integer& operator=(const Integer& o) {
+    fmpz_set(x_, o.x_);
+    return *this;
+  }
+  ~Integer() { fmpz_clear(x_); }
+  fmpz* get() { return x_; }
+  const fmpz* get() const { return x_; }
+
+ private:
+  fmpz_t x_;
+};
+
+// An end of a nonnegative ball in fixed point, rounded up (↑) or down (↓).
+Integer fixed(const Ball& b, bool up) {
+  arf_t e;
+  arf_init(e);
+  if (up) arb_get_ubound_arf(e, b.get(), 64);
+  else arb_get_lbound_arf(e, b.get(), 64);
+  Integer out;
+  if (arf_sgn(e) > 0) {
+    arf_mul_2exp_si(e, e, kFraction);
+    arf_get_fmpz(out.get(), e, up ? ARF_RND_CEIL : ARF_RND_FLOOR);
+  }
+  arf_clear(e);
+  return out;
+}
+
+// x·2^-kFraction rounded in the lattice's direction, in place.
+void rescale(fmpz* x, bool up) {
+  if (up) fmpz_cdiv_q_2exp(x, x, kFraction);
+  else fmpz_fdiv_q_2exp(x, x, kFraction);
+}
+
+// A lattice law: mass c_k at the loss (first + k)Δ, `infinite` at +∞ (and, for ↓, whatever is missing at −∞).
+struct Lattice {
+  bool up = true;
+  long first = 0;
+  Poly c;
+  Integer infinite;
+  Integer moved;  // the mass trimming moved (what it may cost the bracket)
+};
+
+Integer total(const Lattice& l) {
+  Integer s;
+  for (long k = 0; k < l.c.length(); ++k) fmpz_add(s.get(), s.get(), l.c.at(k));
+  return s;
+}
+
+// Trims the lattice's tails while their mass stays within `budget` (fixed point) each, as the header says.
+void trim(Lattice& l, const Integer& budget) {
+  const long n = l.c.length();
+  long lo = 0, hi = n;
+  Integer below, above;
+  while (lo + 1 < n) {
+    fmpz_add(below.get(), below.get(), l.c.at(lo));
+    if (fmpz_cmp(below.get(), budget.get()) > 0) {
+      fmpz_sub(below.get(), below.get(), l.c.at(lo));
+      break;
+    }
+    ++lo;
+  }
+  while (hi - 1 > lo + 1) {
+    fmpz_add(above.get(), above.get(), l.c.at(hi - 1));
+    if (fmpz_cmp(above.get(), budget.get()) > 0) {
+      fmpz_sub(above.get(), above.get(), l.c.at(hi - 1));
+      break;
+    }
+    --hi;
+  }
+  if (hi < n) {
+    if (l.up) fmpz_add(l.infinite.get(), l.infinite.get(), above.get());
+    else fmpz_add(l.c.at(hi - 1), l.c.at(hi - 1), above.get());
+    fmpz_poly_truncate(l.c.get(), hi);
+    fmpz_add(l.moved.get(), l.moved.get(), above.get());
+  }
+  if (lo > 0) {
+    if (l.up) fmpz_add(l.c.at(lo), l.c.at(lo), below.get());
+    fmpz_poly_shift_right(l.c.get(), l.c.get(), lo);
+    l.first += lo;
+    fmpz_add(l.moved.get(), l.moved.get(), below.get());
+  }
+}
+
+// The lattice law of the sum of two independent lattice variables (both rounded the same way).
+Lattice product(const Lattice& a, const Lattice& b, const Deadline& deadline) {
+  deadline.spend((a.c.length() + b.c.length()) / 8);  // about what a product costs, in the budget's units
+  deadline.check();
+  Lattice out;
+  out.up = a.up;
+  out.first = a.first + b.first;
+  if (&a == &b) fmpz_poly_sqr(out.c.get(), a.c.get());
+  else fmpz_poly_mul(out.c.get(), a.c.get(), b.c.get());
+  for (long k = 0; k < out.c.length(); ++k) rescale(out.c.at(k), out.up);
+  _fmpz_poly_normalise(out.c.get());
+  // +∞ when either is +∞ and the other is not −∞: a∞(b∞ + Σb) + (Σa)·b∞.
+  const Integer fa = total(a), fb = total(b);
+  Integer t;
+  fmpz_add(t.get(), b.infinite.get(), fb.get());
+  fmpz_mul(out.infinite.get(), a.infinite.get(), t.get());
+  fmpz_addmul(out.infinite.get(), fa.get(), b.infinite.get());
+  rescale(out.infinite.get(), out.up);
+  fmpz_add(out.moved.get(), a.moved.get(), b.moved.get());
+  throw_if_interrupted();
+  return out;
+}
+
+Lattice power(const Lattice& base_in, long count, const Integer& budget, const Deadline& deadline) {
+  std::optional<Lattice> result;
+  Lattice base = base_in;
+  for (long t = count; t > 0; t >>= 1) {
+    if (t & 1) {
+      if (!result) result = base;
+      else {
+        result = product(*result, base, deadline);
+        trim(*result, budget);
+      }
+    }
+    if (t > 1) {
+      base = product(base, base, deadline);
+      trim(base, budget);
+    }
+    if (result && result->c.length() > kMaxLattice) throw Refused("lattice too long");
+    if (base.c.length() > kMaxLattice) throw Refused("lattice too long");
+  }
+  return std::move(*result);
+}
+
+// One release's lattices ↑ and ↓ (the header's "One release").
+struct ReleaseLattices {
+  Lattice up, down;
+  long cells = 0;
+};
+
+class Accumulator {
+ public:
+  explicit Accumulator(double step) : step_(step) {}
+  // Mass m whose loss lies in the ball `loss` (not finite: anywhere).
+  void add(const Ball& m, const Ball& loss) {
+    if (arb_is_zero(m.get())) return;
+    const bool finite = arb_is_finite(loss.get());
+    const double hi = finite ? upper_d(loss) : kInf, lo = finite ? lower_d(loss) : -kInf;
+    if (hi > kMaxLoss) arb_add(up_inf_.get(), up_inf_.get(), m.get(), kPrec);
+    else put(up_, static_cast<long>(std::ceil(std::max(hi, -kMaxLoss) / step_)), m);
+    if (lo >= -kMaxLoss) put(down_, static_cast<long>(std::floor(std::min(lo, kMaxLoss) / step_)), m);
+  }
+  void add_infinite(const Ball& m) {  // certainly +∞ (ν has no mass there)
+    arb_add(up_inf_.get(), up_inf_.get(), m.get(), kPrec);
+    arb_add(down_inf_.get(), down_inf_.get(), m.get(), kPrec);
+  }
+  void add_unknown(const Ball& m) { arb_add(up_inf_.get(), up_inf_.get(), m.get(), kPrec); }  // ↑ +∞, ↓ −∞
+  // The lattice in fixed point; its sparse tails are trimmed within `budget` (fixed point) first, as `trim` does, so
+  // that a far cell of negligible mass does not stretch the dense lattice.
+  Lattice lattice(bool up, const Integer& budget) const {
+    const auto& cells = up ? up_ : down_;
+    Lattice out;
+    out.up = up;
+    out.infinite = fixed(up ? up_inf_ : down_inf_, up);
+    std::vector<std::pair<long, Integer>> points;
+    for (const auto& [k, m] : cells) points.emplace_back(k, fixed(m, up));
+    std::size_t lo = 0, hi = points.size();
+    Integer below, above;
+    while (lo + 1 < hi) {
+      fmpz_add(below.get(), below.get(), points[lo].second.get());
+      if (fmpz_cmp(below.get(), budget.get()) > 0) {
+        fmpz_sub(below.get(), below.get(), points[lo].second.get());
+        break;
+      }
+      ++lo;
+    }
+    while (hi > lo + 1) {
+      fmpz_add(above.get(), above.get(), points[hi - 1].second.get());
+      if (fmpz_cmp(above.get(), budget.get()) > 0) {
+        fmpz_sub(above.get(), above.get(), points[hi - 1].second.get());
+        break;
+      }
+      --hi;
+    }
+    if (lo == hi) return out;
+    if (up) {
+      fmpz_add(points[lo].second.get(), points[lo].second.get(), below.get());
+      fmpz_add(out.infinite.get(), out.infinite.get(), above.get());
+    } else {
+      fmpz_add(points[hi - 1].second.get(), points[hi - 1].second.get(), above.get());
+    }
+    fmpz_add(out.moved.get(), below.get(), above.get());
+    out.first = points[lo].first;
+    const long n = points[hi - 1].first - out.first + 1;
+    if (n > kMaxLattice) throw Refused("lattice too long");
+    fmpz_poly_fit_length(out.c.get(), n);
+    for (std::size_t i = lo; i < hi; ++i) fmpz_set(out.c.at(points[i].first - out.first), points[i].second.get());
+    _fmpz_poly_set_length(out.c.get(), n);
+    _fmpz_poly_normalise(out.c.get());
+    return out;
+  }
+
+ private:
+  void put(std::map<long, Ball>& cells, long k, const Ball& m) {
+    auto [it, fresh] = cells.try_emplace(k, m);
+    if (!fresh) arb_add(it->second.get(), it->second.get(), m.get(), kPrec);
+  }
+  double step_;
+  std::map<long, Ball> up_, down_;
+  Ball up_inf_, down_inf_;
+};
+
+// Bisects the cells of one segment where μ and ν both have density, as the header says.
+void discretise_segment(const Segment& sp, const Segment& sq, double u, double v, double step, double negligible,
+                        Accumulator& acc, long& cells, const Deadline& deadline) {
+  const Ball zero;
+  std::vector<std::pair<double, double>> stack{{u, v}};
+  while (!stack.empty()) {
+    const auto [a, b] = stack.back();
+    stack.pop_back();
+    deadline.spend(2);  // a cell costs about three units of the budget
+    deadline.check();
+    Ball m;
+    for (const Active& pc : sp) {
+      Ball t = piece_mass(*pc.piece, a, b, kPrec);
+      arb_add(m.get(), m.get(), t.get(), kPrec);
+    }
+    if (arb_is_zero(m.get())) continue;
+    bool constant = false;
+    const Ball loss = loss_on(sp, sq, a, b, zero, kPrec, &constant);
+    const double width = arb_is_finite(loss.get()) ? upper_d(loss) - lower_d(loss) : kInf;
+    const double weight = upper_d(m) * std::min(1.0, std::exp(-lower_d(loss)));  // ≥ the cell's ν-mass, roughly
+    // Split into as many parts as the loss's width asks (at most 64), so that few cells are visited twice.
+    const double parts = std::clamp(std::ceil(2.2 * width / step), 2.0, 64.0);
+    const double w = (b - a) / parts;
+    const bool splittable = a + w > a && b - w < b;
+    if (constant || width <= step / 2 || weight * std::min(1.0, width) <= negligible || !splittable) {
+      acc.add(m, loss);
+      ++cells;
+      continue;
+    }
+    for (int k = static_cast<int>(parts) - 1; k >= 0; --k)
+      stack.emplace_back(k == 0 ? a : a + k * w, k + 1 == static_cast<int>(parts) ? b : a + (k + 1) * w);
+  }
+}
+
+ReleaseLattices discretise(const sim::Law& mu, const sim::Law& nu, double step, double tail_budget, double negligible,
+                           const Deadline& deadline) {
+  const Pair pr = read_pair(mu, nu, kPrec);
+  Accumulator acc(step);
+  ReleaseLattices out;
+  for (const auto& [x, mp] : pr.p.atoms) {
+    const auto it = pr.q.atoms.find(x);
+    ++out.cells;
+    if (it == pr.q.atoms.end() || arb_is_zero(it->second.get())) {  // the loss is +∞ (certainly)
+      acc.add_infinite(mp);
+      continue;
+    }
+    Ball loss, t;
+    arb_log(loss.get(), mp.get(), kPrec);
+    arb_log(t.get(), it->second.get(), kPrec);
+    arb_sub(loss.get(), loss.get(), t.get(), kPrec);
+    acc.add(mp, loss);  // an atom of ν whose mass is not certainly positive: a loss ball that is not finite (±∞)
+  }
+  if (!pr.p.pieces.empty()) {
+    // The window: widened until μ's mass beyond it is within the tail budget on each side.
+    double A = pr.lo - 10 * pr.s_max, B = pr.hi + 10 * pr.s_max;
+    const Side mirror = mirrored(pr.p);
+    Ball right = mass_tail(pr.p, B, kPrec), left = mass_tail(mirror, -A, kPrec);
+    for (int k = 0; upper_d(right) > tail_budget || upper_d(left) > tail_budget; ++k) {
+      if (k == kMaxExpansions) throw Refused("the laws' tails do not become negligible within the window");
+      const double w = B - A;
+      if (upper_d(right) > tail_budget) right = mass_tail(pr.p, B += w, kPrec);
+      if (upper_d(left) > tail_budget) left = mass_tail(mirror, -(A -= w), kPrec);
+    }
+    acc.add_unknown(right);
+    acc.add_unknown(left);
+    for (const auto& [u, v] : segments(pr, A, B)) {
+      const Segment sp = active_on(pr.p, u, v);
+      if (sp.empty()) continue;
+      const Segment sq = active_on(pr.q, u, v);
+      if (sq.empty()) {
+        Ball m;
+        for (const Active& pc : sp) {
+          Ball t = piece_mass(*pc.piece, u, v, kPrec);
+          arb_add(m.get(), m.get(), t.get(), kPrec);
+        }
+        acc.add_infinite(m);
+        continue;
+      }
+      discretise_segment(sp, sq, u, v, step, negligible, acc, out.cells, deadline);
+    }
+  }
+  Integer budget;
+  fmpz_set_d(budget.get(), std::floor(std::ldexp(tail_budget, kFraction)));
+  out.up = acc.lattice(true, budget);
+  out.down = acc.lattice(false, budget);
+  return out;
+}
+
+// log of an end of a nonnegative ball, rounded outwards (−inf for an end at 0).
+double log_end(arb_srcptr b, bool upper) {
+  arf_t e, m;
+  fmpz_t x;
+  arf_init(e);
+  arf_init(m);
+  fmpz_init(x);
+  if (upper) arb_get_ubound_arf(e, b, 64);
+  else arb_get_lbound_arf(e, b, 64);
+  double out = -kInf;
+  if (arf_is_pos_inf(e)) out = kInf;
+  else if (arf_sgn(e) > 0) {
+    arf_frexp(m, x, e);  // e = m·2^x, m in [1/2, 1)
+    const double md = arf_get_d(m, upper ? ARF_RND_CEIL : ARF_RND_FLOOR);
+    const double xd = static_cast<double>(fmpz_get_si(x));
+    out = std::log(md) + xd * std::numbers::ln2;
+    const double margin = 4 * kU * (std::fabs(out) + std::fabs(xd) + 1);
+    out += upper ? margin : -margin;
+  }
+  arf_clear(e);
+  arf_clear(m);
+  fmpz_clear(x);
+  return out;
+}
+
+}  // namespace
+
+// A composed lattice law read at every ε: the logs of the suffix sums' ends, as the header's "Evaluation" says.
+struct LatticeCurve {
+  bool up = true;
+  double step = 0;
+  long first = 0;
+  std::vector<double> log_s, log_r;  // ↑: upper ends of S_j, lower ends of R_j; ↓: lower ends of S_j, upper of R_j
+  double log_infinite = -kInf;       // ↑: its upper end; ↓: its lower end
+  double moved = 0;
+
+  LatticeCurve(const Lattice& l, double step_) : up(l.up), step(step_), first(l.first) {
+    const long n = l.c.length();
+    log_s.assign(n, -kInf);
+    log_r.assign(n, -kInf);
+    // In balls from the exact integers; the common factor 2^-kFraction is taken out of the logs.
+    constexpr slong prec = 128;
+    Ball s, r, c, decay(-step);
+    arb_exp(decay.get(), decay.get(), prec);
+    const double scale = static_cast<double>(kFraction) * std::numbers::ln2;
+    const auto log_of = [&](const Ball& b, bool upper) {
+      const double x = log_end(b.get(), upper);
+      return x == -kInf ? x : x - scale + (upper ? 4 : -4) * kU * scale;
+    };
+    for (long k = n - 1; k >= 0; --k) {
+      arb_set_fmpz(c.get(), l.c.at(k));
+      arb_add(s.get(), s.get(), c.get(), prec);
+      arb_mul(r.get(), r.get(), decay.get(), prec);
+      arb_add(r.get(), r.get(), c.get(), prec);
+      log_s[k] = log_of(s, up);
+      log_r[k] = log_of(r, !up);
+    }
+    arb_set_fmpz(c.get(), l.infinite.get());
+    log_infinite = log_of(c, up);
+    arb_set_fmpz(c.get(), l.moved.get());
+    arb_mul_2exp_si(c.get(), c.get(), -kFraction);
+    moved = upper_d(c);
+  }
+
+  // log of the bound of E f(S) at ε: an upper bound (↑) or a lower bound (↓).
+  double log_hockey_stick(double eps) const {
+    const long n = static_cast<long>(log_s.size());
+    const long j = std::max(first, static_cast<long>(std::floor(eps / step)) + 1);
+    double finite = -kInf;
+    if (j - first < n) {
+      const double ls = log_s[j - first], lr = log_r[j - first];
+      const double lx = eps - static_cast<double>(j) * step;  // in (−∞, 0): e^{ε − jΔ}
+      if (lr == -kInf) finite = ls;
+      else if (ls > -kInf) {
+        const double d = lx + lr - ls;
+        const double err = 8 * kU * (std::fabs(ls) + std::fabs(lr) + std::fabs(lx) + std::fabs(eps) + 1);
+        // S − xR ≥ 0 always; where the ends say otherwise, the upper end is 0 and so is the lower one.
+        const double dd = up ? d - err : d + err;
+        if (dd < 0) {
+          const double g = log1mexp(dd);
+          const double amplify = 1 + std::exp(dd) / -std::expm1(dd);
+          const double margin = 4 * kU * (std::fabs(ls) + std::fabs(g) + 1) + 4 * kU * amplify;
+          finite = ls + g + (up ? margin : -margin);
+        }
+      }
+    }
+    double out = log_add(log_infinite, finite);
+    if (out > -kInf && out < kInf) out += (up ? 4 : -4) * kU * (std::fabs(out) + 1);
+    return up ? std::min(out, 0.0) : out;
+  }
+};
+
+namespace {
+
+// The cache of composed lattices: a curve (a profile of thousands of ε) and a root search ask the same composition
+// many times; the last few are kept.
+struct Lattices {
+  std::shared_ptr<const LatticeCurve> up, down;
+  double step = 0;
+  long cells = 0, releases = 0;
+  double seconds = 0;
+};
+
+std::string key_of(const std::vector<ReleasePair>& pairs) {
+  std::string key;
+  for (const ReleasePair& r : pairs) key += fmt::format("{}|{}|{};", r.mu->expression(), r.nu->expression(), r.count);
+  return key;
+}
+
+class Cache {
+ public:
+  std::shared_ptr<const Lattices> find(const std::string& key) {
+    const std::lock_guard<std::mutex> hold(mutex_);
+    for (auto& [k, v] : entries_)
+      if (k == key) return v;
+    return nullptr;
+  }
+  void put(const std::string& key, std::shared_ptr<const Lattices> v) {
+    const std::lock_guard<std::mutex> hold(mutex_);
+    entries_.emplace_back(key, std::move(v));
+    if (entries_.size() > 2) entries_.erase(entries_.begin());
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<std::string, std::shared_ptr<const Lattices>>> entries_;
+};
+
+Cache& cache() {
+  static Cache c;
+  return c;
+}
+
+std::shared_ptr<const Lattices> build(const std::vector<ReleasePair>& pairs, const Deadline& deadline) {
+  long releases = 0;
+  for (const ReleasePair& r : pairs) releases += r.count;
+  // Δ: the largest power of two with 2.5·T·Δ ≤ kTargetWidth; coarser where a lattice grows too long.
+  int e = static_cast<int>(std::floor(std::log2(kTargetWidth / (2.5 * static_cast<double>(releases)))));
+  // The cells one release needs grow like 1/Δ: a pilot at a coarse step predicts them, and Δ is made coarser where
+  // they would exceed kMaxCells.
+  // The composed lattice spans about T times a release's range for few releases, and about 24 standard deviations
+  // of the composed loss for many: the pilot's moments predict it, and Δ keeps it within half of kMaxLattice.
+  const double per = kSlack / (8 * static_cast<double>(releases) + 8);
+  double pilot_cells = 0, sum_range = 0, max_range = 0, variance = 0;
+  for (const ReleasePair& r : pairs) {
+    const ReleaseLattices pilot = discretise(*r.mu, *r.nu, kPilotStep, per, kSlack * kPilotStep, deadline);
+    pilot_cells += static_cast<double>(pilot.cells);
+    const double range = kPilotStep * static_cast<double>(pilot.up.c.length() + 2);
+    const double count = static_cast<double>(r.count);
+    sum_range += count * range;
+    max_range = std::max(max_range, range);
+    double m0 = 0, m1 = 0, m2 = 0;
+    for (long k = 0; k < pilot.up.c.length(); ++k) {
+      const double w = std::ldexp(fmpz_get_d(pilot.up.c.at(k)), -kFraction), x = kPilotStep * static_cast<double>(pilot.up.first + k);
+      m0 += w, m1 += w * x, m2 += w * x * x;
+    }
+    if (m0 > 0) variance += count * std::max(0.0, m2 / m0 - (m1 / m0) * (m1 / m0));
+  }
+  const double span = std::min(sum_range, 24 * std::sqrt(variance) + 2 * max_range);
+  e = std::max(e, static_cast<int>(std::ceil(std::log2(kPilotStep * pilot_cells / kMaxCells))));
+  e = std::max(e, static_cast<int>(std::ceil(std::log2(2 * span / static_cast<double>(kMaxLattice)))));
+  e = std::clamp(e, kFinestStep, kCoarsestStep);
+  for (;; e += 2) {
+    const double step = std::ldexp(1.0, e);
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      Integer budget;  // kSlack / (8·(64 + 2·pairs)) in fixed point, each trim's share
+      fmpz_set_d(budget.get(), std::floor(std::ldexp(kSlack / (8 * (64 + 2 * static_cast<double>(pairs.size()))), kFraction)));
+      auto out = std::make_shared<Lattices>();
+      out->step = step;
+      out->releases = releases;
+      std::optional<Lattice> up, down;
+      for (const ReleasePair& r : pairs) {
+        ReleaseLattices one = discretise(*r.mu, *r.nu, step, per, kSlack * step, deadline);
+        out->cells += one.cells;
+        Lattice pu = power(one.up, r.count, budget, deadline), pd = power(one.down, r.count, budget, deadline);
+        if (!up) {
+          up = std::move(pu);
+          down = std::move(pd);
+        } else {
+          up = product(*up, pu, deadline);
+          trim(*up, budget);
+          down = product(*down, pd, deadline);
+          trim(*down, budget);
+        }
+      }
+      out->up = std::make_shared<LatticeCurve>(*up, step);
+      out->down = std::make_shared<LatticeCurve>(*down, step);
+      out->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return out;
+    } catch (const Refused& r) {
+      if (std::string(r.what()) != "lattice too long") throw;
+      if (e + 2 > kCoarsestStep)
+        throw Refused(fmt::format("the composed privacy loss spans more than {} grid points even at step {}", kMaxLattice,
+                                  format_number(step)));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace certified_detail
+
+Estimate certified_lattice_hockey_stick(const std::vector<ReleasePair>& pairs, double eps, const CertifiedOptions& options) {
+  using namespace certified_detail;
+  const auto refuse = [&](const std::string& why) {
+    return NumericalError(fmt::format("certified engine (privacy-loss lattices): {} (composed hockey-stick at eps = {})", why,
+                                      format_number(eps)));
+  };
+  const std::string key = key_of(pairs);
+  std::shared_ptr<const Lattices> l = cache().find(key);
+  if (!l) {
+    try {
+      const Deadline deadline(options.seconds);
+      l = build(pairs, deadline);
+    } catch (const Refused& e) {
+      throw refuse(e.what());
+    }
+    cache().put(key, l);
+  }
+  const double hi = l->up->log_hockey_stick(eps), lo = std::min(l->down->log_hockey_stick(eps), hi);
+  const double mid = hi == -kInf ? -kInf : log_add(hi, lo) - std::numbers::ln2;
+  Estimate e = Estimate::from_log_bounds(mid, lo, hi, ErrorKind::certified,
+                                         fmt::format("certified bracket by privacy-loss lattices (each release's loss rounded up "
+                                                     "and down to the grid of step 2^{} on {} cells and atoms, composed exactly in "
+                                                     "fixed point rounded outwards; at most {:.1e} of mass trimmed)",
+                                                     static_cast<int>(std::log2(l->step)), l->cells,
+                                                     std::max(l->up->moved, l->down->moved)));
+  e.add_error(ErrorPart::discretisation, (e.upper - e.lower) / 2);
+  e.work = l->cells;
+  return e;
+}
+
+}  // namespace privamp::verify
