@@ -11,6 +11,8 @@
 //                 p - e^eps q where it is positive, tiny undecided intervals bounded by their width x sup
 //   R_inf         branch and bound on the same enclosures of L, tails by the quadratic bounds
 //   atoms         exact sums in balls
+//   compositions  subsampled Gaussians by the contour integral enclosed (certified/composition.cpp); every other
+//                 composition of laws it reads by privacy-loss lattices, a certified bracket (certified/pld.cpp)
 // The precision doubles until the enclosure is narrow (relative 2^-45) or the budget is spent; the result is the
 // enclosure at the last precision, labelled ErrorKind::certified. Pairs outside this list, and enclosures that stay
 // too wide, are refused with the reason (NumericalError / InvalidArgument).

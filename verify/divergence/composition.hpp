@@ -18,7 +18,11 @@
 //                    the line beyond the last point bounded by the observed modulus there. It is not a certified
 //                    enclosure. The certified engine (engine = certified, and the second route wherever it covers the
 //                    releases: subsampled Gaussians and Gaussian pairs) encloses the same integral rigorously
-//                    (verify/divergence/certified/composition.cpp), on the line this estimate chooses.
+//                    (verify/divergence/certified/composition.cpp), on the line this estimate chooses;
+//                  - any pair the certified engine reads, where the routes above do not answer (the contour refuses,
+//                    a pmf sum would visit too many count vectors, or engine = certified and the certified contour
+//                    does not cover the releases): a certified bracket by privacy-loss lattices, each release's loss
+//                    rounded up and down onto a grid and composed exactly (verify/divergence/certified/pld.cpp).
 // A single release (T = 1) is the one-release engines' answer.
 #pragma once
 

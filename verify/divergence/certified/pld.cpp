@@ -464,7 +464,9 @@ struct LatticeCurve {
   // log of the bound of E f(S) at ε: an upper bound (↑) or a lower bound (↓).
   double log_hockey_stick(double eps) const {
     const long n = static_cast<long>(log_s.size());
-    const long j = std::max(first, static_cast<long>(std::floor(eps / step)) + 1);
+    // j: the first index above ε (compared in double first: ε/Δ may exceed any integer).
+    const double above = std::floor(eps / step) + 1;
+    const long j = above >= static_cast<double>(first + n) ? first + n : std::max(first, static_cast<long>(above));
     double finite = -kInf;
     if (j - first < n) {
       const double ls = log_s[j - first], lr = log_r[j - first];
@@ -617,7 +619,9 @@ Estimate certified_lattice_hockey_stick(const std::vector<ReleasePair>& pairs, d
     cache().put(key, l);
   }
   const double hi = l->up->log_hockey_stick(eps), lo = std::min(l->down->log_hockey_stick(eps), hi);
-  const double mid = hi == -kInf ? -kInf : log_add(hi, lo) - std::numbers::ln2;
+  // The bracket's midpoint; where its lower end is 0, only the upper end is known (printed "< upper", as the contour
+  // prints a value below what it resolves), never a midpoint that would look like an estimate.
+  const double mid = lo == -kInf ? -kInf : log_add(hi, lo) - std::numbers::ln2;
   Estimate e = Estimate::from_log_bounds(mid, lo, hi, ErrorKind::certified,
                                          fmt::format("certified bracket by privacy-loss lattices (each release's loss rounded up "
                                                      "and down to the grid of step 2^{} on {} cells and atoms, composed exactly in "
