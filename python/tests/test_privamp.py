@@ -655,7 +655,9 @@ class UntrustedInput(unittest.TestCase):
             "privamp.divergence('convolve(laplace(0,1), gaussian(0,0.5))', 'convolve(laplace(1,1), gaussian(0,0.5))', "
             "renyi=list(range(2, 200)))"), 2.5)
         self.assertLess(self.interrupted_after(
-            "privamp.divergence('double_well(x0=1, t=0.5, cells=400)', 'double_well(x0=0, t=0.5, cells=400)', renyi=[2, 3])"), 4.0)
+            "privamp.divergence('double_well(x0=1, t=0.5, cells=400)', 'double_well(x0=0, t=0.5, cells=400)', renyi=[2, 3])"), 8.0)
+        # (8 s: an eigendecomposition under way finishes first, and under `ctest -j 2` beside the heaviest tests the
+        # call once took 7.2 s to raise; what is checked is that it raises KeyboardInterrupt instead of returning)
 
     def test_ctrl_c_stops_a_long_search(self):
         # An explore with budget 10^7 (hours): the search stops within a few seconds of SIGINT, its global phase
