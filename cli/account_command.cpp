@@ -23,6 +23,7 @@ struct AccountArgs {
   std::vector<std::string> delta, epsilon;
   std::string engine = "auto";
   double rel_tol = 1e-6;
+  double eps_max = 1e3;  // --delta: the largest eps searched
   bool json = false;
 };
 
@@ -81,6 +82,7 @@ Action add_account_command(CLI::App& app) {
   cmd->add_option("--engine", a->engine, "auto | certified (the profile's engine)")->capture_default_str();
   cmd->add_option("--rel-tol", a->rel_tol, "calibrate: relative width of the bracket on the noise multiplier or sample rate")
       ->capture_default_str();
+  cmd->add_option("--eps-max", a->eps_max, "--delta: the largest eps searched (at most 1e6)")->capture_default_str();
   cmd->add_flag("--json", a->json, "print a JSON object instead of a table");
   return [cmd, a]() {
     if (!cmd->parsed()) return -1;
@@ -89,6 +91,7 @@ Action add_account_command(CLI::App& app) {
       if (!(d > 0 && d < 1)) throw_invalid("account", "--delta", d, "0 < delta < 1");
     for (double e : epsilons)
       if (!(e >= 0 && std::isfinite(e))) throw_invalid("account", "--epsilon", e, "0 <= eps < inf");
+    if (!(a->eps_max > 0 && a->eps_max <= 1e6)) throw_invalid("account", "--eps-max", a->eps_max, "0 < eps_max <= 1e6");
     api::DivergenceRequest engine;
     engine.engine = a->engine;
     if (a->engine != "auto" && a->engine != "certified") invalid_input("account --engine {}: auto or certified", a->engine);
@@ -98,7 +101,7 @@ Action add_account_command(CLI::App& app) {
     if (deltas.empty() && epsilons.empty()) invalid_input("account: nothing to compute: give --delta, --epsilon or --target-epsilon");
     const auto [mu, nu] = api::composed_pair({api::dpsgd_step(*a->noise_multiplier, *a->sample_rate, *a->steps)});
     std::vector<verify::Estimate> eps_at;
-    for (double d : deltas) eps_at.push_back(api::epsilon_for_delta(mu, nu, d, engine));
+    for (double d : deltas) eps_at.push_back(api::epsilon_for_delta(mu, nu, d, engine, a->eps_max));
     api::PrivacyProfile profile;
     if (!epsilons.empty()) {
       api::DivergenceRequest at = engine;

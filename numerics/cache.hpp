@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 namespace privamp {
@@ -36,6 +37,13 @@ class Cache {
     order_.push_back(it);
     weight_ += weight;
     return value;
+  }
+
+  // The value stored for `key`, if any (nothing is built).
+  std::optional<Value> find(const Key& key) const {
+    const std::lock_guard lock(mutex_);
+    if (const auto it = entries_.find(key); it != entries_.end()) return it->second.value;
+    return std::nullopt;
   }
 
   std::size_t size() const {

@@ -1,7 +1,10 @@
 #include "sim/laws/shifted.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
+#include "numerics/constants.hpp"
 #include "numerics/errors.hpp"
 #include "sim/laws/spec.hpp"
 
@@ -10,7 +13,24 @@ namespace privamp::sim {
 Shifted::Shifted(LawPtr base, double by) : base_(std::move(base)), by_(by) {
   check_finite("shift", "by", by);
   if (base_->dimension() != 1) invalid_input("shift: the law must be one-dimensional");
-  for (const Atom& a : base_->atoms()) atoms_.push_back({a.x + by_, a.log_mass});
+  // Where the shifted law lies, doubles must still resolve it: its density is evaluated at x − by, and atoms must stay
+  // apart. A shift that moves it to where doubles are coarser than a millionth of its scale (1e17: 16 apart) would
+  // make two laws that differ by 1 equal, silently.
+  const Shape shape = base_->shape();
+  if (shape.continuous_mass > 0) {
+    const double far = std::fabs(shape.location + by_) + 10 * shape.scale;
+    const double spacing = std::nextafter(far, kInf) - far;
+    if (!(spacing <= 1e-6 * shape.scale))
+      invalid_input("shift: by = {} moves {} to where doubles are {:.3g} apart, more than a millionth of its scale ({}): its "
+                    "density cannot be resolved there (a common shift of both laws does not change a divergence: leave it out)",
+                    format_number(by_), base_->brief(), spacing, format_number(shape.scale));
+  }
+  for (const Atom& a : base_->atoms()) {
+    if (!atoms_.empty() && a.x + by_ <= atoms_.back().x)
+      invalid_input("shift: by = {} merges the atoms of {} at {} and {} (doubles there are too coarse to keep them apart)",
+                    format_number(by_), base_->brief(), format_number(atoms_.back().x - by_), format_number(a.x));
+    atoms_.push_back({a.x + by_, a.log_mass});
+  }
 }
 
 std::string Shifted::expression() const {

@@ -121,6 +121,14 @@ check 0 "hockey_stick\(1e\+308\) +< exp\(-5e\+299\) +\[0, exp\(-5e\+299\)\] exac
 # the value from above, certified, never a midpoint or a NaN)
 check 0 "hockey_stick\(1e\+308\) +< [0-9.e+-]+ +\[0, [0-9.e+-]+\] certified" "$privamp" divergence 'power(mix(q=0.1, gaussian(0,1), gaussian(1,1)), 10)' 'power(gaussian(0,1), 10)' --hockey-stick 1e308
 
+# A shift to where doubles cannot resolve the law (1e17: 16 apart) once made two laws that differ by 1 equal ([0, 0]
+# "equal laws") or an internal error; refused at load, naming the spacing. Atoms that a shift would merge, likewise.
+check 2 "shift: by = 1e\+17 moves laplace.* where doubles are 16 apart" "$privamp" divergence 'power(shift(laplace(0,1),by=1e17),2)' 'power(shift(laplace(1,1),by=1e17),2)' --hockey-stick 0.5
+check 2 "shift: by = 1e\+17 merges the atoms" "$privamp" divergence 'shift(pmf(p=[0.5,0.5]),by=1e17)' 'pmf(p=[0.5,0.5])' --tv
+# A lattice bracket too wide to say anything is a refusal, not a certified [0, 1].
+check 1 "bracket \[.*\] is too wide to answer" "$privamp" divergence 'power(gaussian(0,1.005),100000)' 'power(gaussian(0,1),100000)' --hockey-stick 1 --engine certified
+check 2 "account.*--eps-max.*0 < eps_max <= 1e6" "$privamp" account --noise-multiplier 1 --sample-rate 0.01 --steps 100 --delta 1e-5 --eps-max 0
+
 # 7. Files privamp must not touch.
 printf '%s' "$case_text" > cfg.toml && echo '{"my": "settings"}' > cfg.json
 mkdir -p keep && echo mine > keep/.privamp-write-test

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -28,6 +29,10 @@ TEST_CASE("the cache returns what it stored and builds only what it lacks", "[nu
   CHECK(get(3) == "9");  // kept
   CHECK(builds == 4);
   CHECK(get(2) == "4");  // built again
+  CHECK(builds == 5);
+  // find: what is stored, nothing built.
+  CHECK(cache.find(2) == std::optional<std::string>("4"));
+  CHECK_FALSE(cache.find(3));  // dropped when 2 came back
   CHECK(builds == 5);
 }
 

@@ -92,7 +92,8 @@ class EpsilonSearch {
       f_lower_ = offset(d);
       if (hi >= eps_max_)
         invalid_input("epsilon: delta({:g}) >= {:.6g} > delta = {:g} up to eps_max = {:g} (raise eps_max: --eps-max on the command "
-                      "line, eps_max= in Python; at most 1e6)", hi, d.first, delta_, eps_max_);
+                      "line, eps_max= in Python; at most 1e6; no eps is enough where the privacy loss is +inf with probability "
+                      "above delta: an outcome one law has and the other has not)", hi, d.first, delta_, eps_max_);
     }
   }
 

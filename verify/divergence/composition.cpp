@@ -7,11 +7,11 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <optional>
 
 #include <fmt/format.h>
 
+#include "numerics/cache.hpp"
 #include "numerics/errors.hpp"
 #include "numerics/interrupt.hpp"
 #include "numerics/log_space.hpp"
@@ -375,24 +375,8 @@ std::optional<Estimate> at_the_largest_loss(const Estimate& sup_loss, double eps
 // the lattices answer (auto, certified); the quadrature engine keeps the contour alone.
 // Once the contour has refused a composition, the lattices answer its further values (a root search or a curve asks
 // the same composition at many levels; the contour's refusal may take seconds each time).
-class RefusedContours {
- public:
-  bool has(const std::string& key) {
-    const std::lock_guard<std::mutex> hold(mutex_);
-    return std::find(keys_.begin(), keys_.end(), key) != keys_.end();
-  }
-  void add(const std::string& key) {
-    const std::lock_guard<std::mutex> hold(mutex_);
-    keys_.push_back(key);
-    if (keys_.size() > 8) keys_.erase(keys_.begin());
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::string> keys_;
-};
-RefusedContours& refused_contours() {
-  static RefusedContours memo;
+Cache<std::string, bool>& refused_contours() {
+  static Cache<std::string, bool> memo(8);
   return memo;
 }
 
@@ -404,9 +388,9 @@ Estimate by_loss_transforms(const std::vector<ReleasePair>& pairs, double eps, c
   if (options.engine == Engine::certified && !certified_contour) return certified_lattice_hockey_stick(pairs, eps, budget);
   std::string key;
   for (const ReleasePair& r : pairs) key += fmt::format("{}|{}|{};", r.mu->expression(), r.nu->expression(), r.count);
-  if (lattices && refused_contours().has(key)) return certified_lattice_hockey_stick(pairs, eps, budget);
+  if (lattices && refused_contours().find(key)) return certified_lattice_hockey_stick(pairs, eps, budget);
   const auto lattice_or = [&](const std::exception& contour_refused) {
-    refused_contours().add(key);
+    refused_contours().get_or_build(key, [] { return true; });
     try {
       return certified_lattice_hockey_stick(pairs, eps, budget);
     } catch (const NumericalError& e) {
@@ -448,8 +432,10 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
       sim::refuse_lumped(*r.nu, "power (composed hockey-stick and TV)");
     }
     const double eps = level_of(quantities[i]);
+    const auto start = std::chrono::steady_clock::now();
     if (auto e = composed_without_contour(pairs, eps, options, p, q)) {
       out[i] = std::move(*e);
+      out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       continue;
     }
     if (!sup_loss) sup_loss = composed_sup_loss(pairs, release, false);
@@ -457,7 +443,6 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
       out[i] = std::move(*e);
       continue;
     }
-    const auto start = std::chrono::steady_clock::now();
     const auto by_contour = [&]() {
       if (!contour) contour.emplace(pairs);
       if (options.engine == Engine::certified) {

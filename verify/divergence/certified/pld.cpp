@@ -32,7 +32,6 @@
 #include <cmath>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +40,7 @@
 #include <flint/fmpz_poly.h>
 #include <fmt/format.h>
 
+#include "numerics/cache.hpp"
 #include "numerics/errors.hpp"
 #include "numerics/interrupt.hpp"
 #include "numerics/log_space.hpp"
@@ -508,27 +508,9 @@ std::string key_of(const std::vector<ReleasePair>& pairs) {
   return key;
 }
 
-class Cache {
- public:
-  std::shared_ptr<const Lattices> find(const std::string& key) {
-    const std::lock_guard<std::mutex> hold(mutex_);
-    for (auto& [k, v] : entries_)
-      if (k == key) return v;
-    return nullptr;
-  }
-  void put(const std::string& key, std::shared_ptr<const Lattices> v) {
-    const std::lock_guard<std::mutex> hold(mutex_);
-    entries_.emplace_back(key, std::move(v));
-    if (entries_.size() > 2) entries_.erase(entries_.begin());
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::pair<std::string, std::shared_ptr<const Lattices>>> entries_;
-};
-
-Cache& cache() {
-  static Cache c;
+// The composed lattices of the last two compositions (at most 2^21 points a direction, 16 bytes a point: 134 MB).
+Cache<std::string, std::shared_ptr<const Lattices>>& cache() {
+  static Cache<std::string, std::shared_ptr<const Lattices>> c(2);
   return c;
 }
 
@@ -607,18 +589,23 @@ Estimate certified_lattice_hockey_stick(const std::vector<ReleasePair>& pairs, d
     return NumericalError(fmt::format("certified engine (privacy-loss lattices): {} (composed hockey-stick at eps = {})", why,
                                       format_number(eps)));
   };
-  const std::string key = key_of(pairs);
-  std::shared_ptr<const Lattices> l = cache().find(key);
-  if (!l) {
-    try {
+  std::shared_ptr<const Lattices> l;
+  try {
+    l = cache().get_or_build(key_of(pairs), [&] {
       const Deadline deadline(options.seconds);
-      l = build(pairs, deadline);
-    } catch (const Refused& e) {
-      throw refuse(e.what());
-    }
-    cache().put(key, l);
+      return build(pairs, deadline);
+    });
+  } catch (const Refused& e) {
+    throw refuse(e.what());
   }
   const double hi = l->up->log_hockey_stick(eps), lo = std::min(l->down->log_hockey_stick(eps), hi);
+  // A bracket wider than half its upper end (and than 1e-9) says too little to be printed as an answer: the grid
+  // was too coarse for these releases' losses (their spread below the step the lattice's length allows).
+  const double width = std::exp(hi) - std::exp(lo);
+  if (width > 0.5 * std::exp(hi) && width > 1e-9)
+    throw refuse(fmt::format("the bracket [{:.3g}, {:.3g}] is too wide to answer: the grid's step 2^{} (as fine as {} points "
+                             "of the composed lattice allow) is coarse against the releases' losses",
+                             std::exp(lo), std::exp(hi), static_cast<int>(std::log2(l->step)), kMaxLattice));
   // The bracket's midpoint; where its lower end is 0, only the upper end is known (printed "< upper", as the contour
   // prints a value below what it resolves), never a midpoint that would look like an estimate.
   const double mid = lo == -kInf ? -kInf : log_add(hi, lo) - std::numbers::ln2;
