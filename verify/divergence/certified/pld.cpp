@@ -599,10 +599,10 @@ Estimate certified_lattice_hockey_stick(const std::vector<ReleasePair>& pairs, d
     throw refuse(e.what());
   }
   const double hi = l->up->log_hockey_stick(eps), lo = std::min(l->down->log_hockey_stick(eps), hi);
-  // A bracket wider than half its upper end (and than 1e-9) says too little to be printed as an answer: the grid
-  // was too coarse for these releases' losses (their spread below the step the lattice's length allows).
-  const double width = std::exp(hi) - std::exp(lo);
-  if (width > 0.5 * std::exp(hi) && width > 1e-9)
+  // A bracket wider than half of [0, 1] says too little to be printed as an answer: the grid was too coarse for these
+  // releases' losses (their spread below the step the lattice's length allows). A narrower one, even if wide against
+  // its value (far tails), bounds it usefully, and a root search reads it.
+  if (std::exp(hi) - std::exp(lo) > 0.5)
     throw refuse(fmt::format("the bracket [{:.3g}, {:.3g}] is too wide to answer: the grid's step 2^{} (as fine as {} points "
                              "of the composed lattice allow) is coarse against the releases' losses",
                              std::exp(lo), std::exp(hi), static_cast<int>(std::log2(l->step)), kMaxLattice));
