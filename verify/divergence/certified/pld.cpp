@@ -6,26 +6,27 @@
 // and the loss of a composition is the sum of its releases' independent losses. Let each release's L be coupled with
 // variables L↓ ≤ L ≤ L↑ that take values on the grid ℤΔ (Δ a power of two) or ±∞. The sums keep the order, f is
 // monotone, so  E f(ΣL↓) ≤ HS_ε(composition) ≤ E f(ΣL↑)  — whatever the mechanism, and for every ε at once.
-//   One release. The line is cut into cells at the laws' breakpoints, then bisected; on a cell C the μ-mass m_C is
+//   One release. The line is cut into cells at the laws' breakpoints, then split; on a cell C the μ-mass m_C is
 //   enclosed (erfc or exponential tails, piece_mass) and so is the loss L(C) ⊆ [a, b] (loss_on: a centred form
-//   intersected with the natural extension); L↑ = ⌈b/Δ⌉Δ and L↓ = ⌊a/Δ⌋Δ on C. A cell is bisected until b − a ≤ Δ/4,
-//   or until its mass times min(1, b − a) is negligible (what such a cell costs the bracket, below). Atoms carry
-//   their exact loss log(m_μ/m_ν). μ-mass beyond the window (its tails, enclosed) is L↑ = +∞, L↓ = −∞.
+//   intersected with the natural extension); L↑ = ⌈b/Δ⌉Δ and L↓ = ⌊a/Δ⌋Δ on C. A cell is split until b − a ≤ Δ/2, or
+//   until m_C·min(1, e^{−a})·min(1, b − a) — about its ν-mass times the loss's spread, what a coarse cell can cost the
+//   bracket — is negligible. Atoms carry their exact loss log(m_μ/m_ν). μ-mass beyond the window (its tails,
+//   enclosed) is L↑ = +∞, L↓ = −∞.
 //   Compositions. The laws of ΣL↑ and ΣL↓ are products of polynomials Σ c_k z^k, powers by squaring, with the masses
 //   in fixed point (96 fractional bits): ↑ rounds every mass up (more mass only raises E f, as f ≥ 0), ↓ rounds down,
-//   and the products are exact integer products (FLINT's fmpz_poly_mul) rounded back the same way; the masses at +∞ compose as 1 − (mass at neither end) would, counted exactly (a −∞ term
-//   meeting a +∞ one is put at −∞: a lower bound). Between products, the tails of the lattice are trimmed: mass below
-//   a level moves up to it (↑) or to −∞ (↓), mass above moves to +∞ (↑) or down to it (↓) — each move keeps the
-//   inequalities, and changes E f by at most the mass moved.
+//   and the products are exact integer products (FLINT's fmpz_poly_mul) rounded back the same way. The mass at +∞ of
+//   a sum is a∞(b∞ + Σb) + (Σa)b∞ (what ↓ lacks is at −∞, and −∞ meeting +∞ is put at −∞: a lower bound). Between
+//   products the lattice's tails are trimmed: mass below a level moves up to it (↑) or to −∞ (↓), mass above moves to
+//   +∞ (↑) or down to it (↓) — each move keeps the inequalities, and changes E f by at most the mass moved.
 //   Evaluation. E f(S) = M_∞ + Σ_{kΔ>ε} c_k (1 − e^{ε−kΔ}) = M_∞ + S_j − e^{ε−jΔ} R_j, j the first index above ε,
 //   S_j = Σ_{k≥j} c_k and R_j = Σ_{k≥j} c_k e^{−(k−j)Δ}: suffix sums computed once in balls (R_j = c_j + e^{−Δ} R_{j+1})
 //   and kept as outward-rounded logs of their ends, so that every ε of a curve costs a lookup and a few logs.
-// The bracket's width: per release L↑ − L↓ ≤ 2Δ plus the loss enclosure's width (≤ Δ/4), so the two ends are HS at
-// levels at most 2.5·T·Δ apart, plus the masses moved by trimming and the negligible cells. Δ is chosen for an ε-width
-// of kTargetWidth and made coarser where a lattice would exceed kMaxLattice points: the width is printed, whatever it
-// is. This is the rigorous counterpart of the pessimistic/optimistic privacy-loss distributions of Meiser and Mohammadi
-// (2018) and Koskela, Jälkö and Honkela (2020), with the rounding proven in the right direction and every mass and
-// product in ball arithmetic.
+// The bracket's width: per release L↑ − L ≤ Δ + (b − a) ≤ 1.5Δ and likewise L − L↓, so the two ends are HS at levels
+// at most 3·T·Δ apart, plus the masses moved by trimming and the negligible cells. Δ is chosen for an ε-width of
+// kTargetWidth and made coarser where the cells or the composed lattice would grow too large: the width is printed,
+// whatever it is (a bracket wider than half of [0, 1] is refused). This is the rigorous counterpart of the pessimistic
+// and optimistic privacy-loss distributions of Meiser and Mohammadi (2018) and Koskela, Jälkö and Honkela (2020):
+// every mass enclosed in ball arithmetic, every rounding made in its proven direction.
 #include <algorithm>
 #include <chrono>
 #include <optional>
@@ -54,7 +55,7 @@ namespace {
 
 constexpr slong kPrec = 64;        // masses and losses of one release
 constexpr long kMaxLattice = 1L << 21;  // grid points of one lattice (the suffix sums of both directions: 64 MB)
-constexpr double kTargetWidth = 1e-3;   // the bracket's width in ε aimed at: 2.5·T·Δ
+constexpr double kTargetWidth = 1e-3;   // the bracket's width in ε aimed at (2.5·T·Δ)
 constexpr int kFinestStep = -24, kCoarsestStep = 0;  // Δ between 2^-24 and 1
 constexpr double kMaxCells = 1 << 16;  // cells of all releases' discretisations (about 15 µs each)
 constexpr double kPilotStep = 1.0 / 64;
@@ -517,7 +518,8 @@ Cache<std::string, std::shared_ptr<const Lattices>>& cache() {
 std::shared_ptr<const Lattices> build(const std::vector<ReleasePair>& pairs, const Deadline& deadline) {
   long releases = 0;
   for (const ReleasePair& r : pairs) releases += r.count;
-  // Δ: the largest power of two with 2.5·T·Δ ≤ kTargetWidth; coarser where a lattice grows too long.
+  // Δ: the largest power of two with 2.5·T·Δ ≤ kTargetWidth (an aim: the width's bound is 3·T·Δ, most releases' cells
+  // spread less than Δ/2); coarser where a lattice grows too long.
   int e = static_cast<int>(std::floor(std::log2(kTargetWidth / (2.5 * static_cast<double>(releases)))));
   // The cells one release needs grow like 1/Δ: a pilot at a coarse step predicts them, and Δ is made coarser where
   // they would exceed kMaxCells.
