@@ -262,6 +262,12 @@ bool finite_pair(const ReleasePair& r) {
 
 }  // namespace
 
+std::string composition_key(const std::vector<ReleasePair>& pairs) {
+  std::string key;
+  for (const ReleasePair& r : pairs) key += fmt::format("{}|{}|{};", r.mu->expression(), r.nu->expression(), r.count);
+  return key;
+}
+
 bool is_composition(const sim::Law& law) { return std::holds_alternative<sim::form::Composition>(law.exact_form()); }
 
 // Walks both compositions' factors in order, consuming releases: power(a, 3) against product(b, power(c, 2)) pairs
@@ -386,8 +392,7 @@ Estimate by_loss_transforms(const std::vector<ReleasePair>& pairs, double eps, c
   const bool certified_contour = options.engine == Engine::certified && !certified_composition_refusal(pairs);
   const CertifiedOptions budget{.seconds = options.certified_seconds};
   if (options.engine == Engine::certified && !certified_contour) return certified_lattice_hockey_stick(pairs, eps, budget);
-  std::string key;
-  for (const ReleasePair& r : pairs) key += fmt::format("{}|{}|{};", r.mu->expression(), r.nu->expression(), r.count);
+  const std::string key = composition_key(pairs);
   if (lattices && refused_contours().find(key)) return certified_lattice_hockey_stick(pairs, eps, budget);
   const auto lattice_or = [&](const std::exception& contour_refused) {
     refused_contours().get_or_build(key, [] { return true; });

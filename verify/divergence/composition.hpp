@@ -28,6 +28,7 @@
 
 #include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "sim/laws/law.hpp"
@@ -41,6 +42,9 @@ namespace privamp::verify {
 inline constexpr double kMaxCompositionTerms = 2e7;
 
 bool is_composition(const sim::Law& law);
+
+// What identifies a composition's release pairs (law expressions and counts, in order): the caches' key.
+std::string composition_key(const std::vector<ReleasePair>& pairs);
 
 // The releases of two compositions paired in order (InvalidArgument naming both where they do not pair up).
 std::vector<ReleasePair> release_pairs(const sim::Law& p, const sim::Law& q);

@@ -28,7 +28,6 @@
 // and optimistic privacy-loss distributions of Meiser and Mohammadi (2018) and Koskela, Jälkö and Honkela (2020):
 // every mass enclosed in ball arithmetic, every rounding made in its proven direction.
 #include <algorithm>
-#include <chrono>
 #include <optional>
 #include <cmath>
 #include <map>
@@ -46,6 +45,7 @@
 #include "numerics/interrupt.hpp"
 #include "numerics/log_space.hpp"
 #include "verify/divergence/certified.hpp"
+#include "verify/divergence/composition.hpp"
 #include "verify/divergence/certified/internal.hpp"
 
 namespace privamp::verify {
@@ -499,15 +499,8 @@ namespace {
 struct Lattices {
   std::shared_ptr<const LatticeCurve> up, down;
   double step = 0;
-  long cells = 0, releases = 0;
-  double seconds = 0;
+  long cells = 0;
 };
-
-std::string key_of(const std::vector<ReleasePair>& pairs) {
-  std::string key;
-  for (const ReleasePair& r : pairs) key += fmt::format("{}|{}|{};", r.mu->expression(), r.nu->expression(), r.count);
-  return key;
-}
 
 // The composed lattices of the last two compositions (at most 2^21 points a direction, 16 bytes a point: 134 MB).
 Cache<std::string, std::shared_ptr<const Lattices>>& cache() {
@@ -547,13 +540,11 @@ std::shared_ptr<const Lattices> build(const std::vector<ReleasePair>& pairs, con
   e = std::clamp(e, kFinestStep, kCoarsestStep);
   for (;; e += 2) {
     const double step = std::ldexp(1.0, e);
-    const auto start = std::chrono::steady_clock::now();
     try {
       Integer budget;  // kSlack / (8·(64 + 2·pairs)) in fixed point, each trim's share
       fmpz_set_d(budget.get(), std::floor(std::ldexp(kSlack / (8 * (64 + 2 * static_cast<double>(pairs.size()))), kFraction)));
       auto out = std::make_shared<Lattices>();
       out->step = step;
-      out->releases = releases;
       std::optional<Lattice> up, down;
       for (const ReleasePair& r : pairs) {
         ReleaseLattices one = discretise(*r.mu, *r.nu, step, per, kSlack * step, deadline);
@@ -571,7 +562,6 @@ std::shared_ptr<const Lattices> build(const std::vector<ReleasePair>& pairs, con
       }
       out->up = std::make_shared<LatticeCurve>(*up, step);
       out->down = std::make_shared<LatticeCurve>(*down, step);
-      out->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       return out;
     } catch (const Refused& r) {
       if (std::string(r.what()) != "lattice too long") throw;
@@ -593,7 +583,7 @@ Estimate certified_lattice_hockey_stick(const std::vector<ReleasePair>& pairs, d
   };
   std::shared_ptr<const Lattices> l;
   try {
-    l = cache().get_or_build(key_of(pairs), [&] {
+    l = cache().get_or_build(composition_key(pairs), [&] {
       const Deadline deadline(options.seconds);
       return build(pairs, deadline);
     });
