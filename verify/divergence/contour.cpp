@@ -15,6 +15,7 @@
 #include <boost/math/quadrature/gauss.hpp>
 #include <fmt/format.h>
 
+#include "numerics/cache.hpp"
 #include "numerics/errors.hpp"
 #include "numerics/interrupt.hpp"
 #include "numerics/log_space.hpp"
@@ -307,7 +308,10 @@ class ReleaseLoss {
 };
 
 // R(t_k) = Σ_j π_j e^{i t_k L_j} at t_k = k·dt, k = 0, 1, 2, …: the phasors advance by one multiplication per node
-// and step, and are recomputed from sin and cos every 32 steps (so their rounding stays below 100 ulps).
+// and step (each multiplication moves a phasor by at most 2 ulps), and are recomputed from sin and cos every
+// kPhasorPeriod = 64 steps, so that their drift stays below 128 ulps (Σ_j π_j = 1: the sum moves by as much; the
+// line's error bar counts it).
+inline constexpr int kPhasorPeriod = 64;
 class Phasors {
  public:
   Phasors(const Tilted& t, double dt) : t_(&t), dt_(dt), re_(t.loss.size()), im_(t.loss.size()), step_re_(t.loss.size()), step_im_(t.loss.size()) {
@@ -318,24 +322,30 @@ class Phasors {
   }
   std::complex<double> next() {
     const std::size_t n = t_->loss.size();
-    const auto& w = t_->weight;
-    if (k_ % 32 == 0) {
+    const double* __restrict w = t_->weight.data();
+    const double* __restrict loss = t_->loss.data();
+    double* __restrict re = re_.data();
+    double* __restrict im = im_.data();
+    const double* __restrict step_re = step_re_.data();
+    const double* __restrict step_im = step_im_.data();
+    double sr = 0, si = 0;
+    if (k_ % kPhasorPeriod == 0) {
       const double time = static_cast<double>(k_) * dt_;
       for (std::size_t j = 0; j < n; ++j) {
-        re_[j] = std::cos(time * t_->loss[j]);
-        im_[j] = std::sin(time * t_->loss[j]);
+        ::sincos(time * loss[j], &im[j], &re[j]);
+        sr += w[j] * re[j];
+        si += w[j] * im[j];
       }
     } else {
+      // One pass: rotate each phasor by its step and add it up (the arrays do not alias: the compiler vectorises it).
       for (std::size_t j = 0; j < n; ++j) {
-        const double r = re_[j] * step_re_[j] - im_[j] * step_im_[j];
-        im_[j] = re_[j] * step_im_[j] + im_[j] * step_re_[j];
-        re_[j] = r;
+        const double r = re[j] * step_re[j] - im[j] * step_im[j];
+        const double i = re[j] * step_im[j] + im[j] * step_re[j];
+        re[j] = r;
+        im[j] = i;
+        sr += w[j] * r;
+        si += w[j] * i;
       }
-    }
-    double sr = 0, si = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      sr += w[j] * re_[j];
-      si += w[j] * im_[j];
     }
     ++k_;
     return {sr, si};
@@ -392,9 +402,10 @@ void refuse_atoms(const std::vector<ReleaseLoss>& releases, const std::vector<Ti
           releases[i].mu_name(), releases[i].nu_name(), fine[i].atom_loss, fine[i].atom));
 }
 
-class ContourEngine {
+// The releases of a composition and the contour's choice of line for each level: their cumulants, the saddle point.
+class SaddleSearch {
  public:
-  explicit ContourEngine(const std::vector<ReleasePair>& pairs) {
+  explicit SaddleSearch(const std::vector<ReleasePair>& pairs) {
     for (const ReleasePair& r : pairs) {
       releases_.emplace_back(*r.mu, *r.nu);
       counts_.push_back(static_cast<double>(r.count));
@@ -405,14 +416,159 @@ class ContourEngine {
   // The saddle point's abscissa (the certified engine's line: it computes each level on its own).
   double abscissa(double eps) const { return saddle(eps).c; }
 
+ protected:
+  // The releases' cumulants at abscissa c: K(c) = Σ T_i log M_i(c) and its first two derivatives Σ T_i E_c[L_i],
+  // Σ T_i Var_c[L_i] (the tilted laws' mean and variance). Remembered by c (the saddle's search asks at points of a
+  // fixed grid, and each line's abscissa is a grid point too), with what computing them charged, which a reuse charges
+  // again: a value's work, and so its refusal, does not depend on the values computed before it.
+  struct Cumulants {
+    double k0 = 0, k1 = 0, k2 = 0;
+    double work = 0;
+  };
+  Cumulants cumulants(double c) const {
+    if (const auto known = cumulants_.find(c)) {
+      releases_.front().charge(known->work);
+      return *known;
+    }
+    const double work_before = value_work;
+    Cumulants k;
+    for (std::size_t i = 0; i < releases_.size(); ++i) {
+      const Tilted t = releases_[i].tilted(c, 0, 0);
+      k.k0 += counts_[i] * t.log_m;
+      k.k1 += counts_[i] * t.mean;
+      k.k2 += counts_[i] * t.variance;
+    }
+    k.work = value_work - work_before;
+    return cumulants_.get_or_build(c, [&] { return k; });
+  }
+
+  // The log of the integrand's modulus on the real axis, g(c) = K(c) − cε − log|c(1+c)|, with its first two
+  // derivatives: g' = K'(c) − ε − 1/c − 1/(1+c), g'' = K''(c) + 1/c² + 1/(1+c)² > 0. g is convex on (−1, 0) and on
+  // (0, c_max).
+  struct Height {
+    double g, slope, curvature;
+  };
+  Height height(double c, double eps) const {
+    const Cumulants k = cumulants(c);
+    return {k.k0 - c * eps - std::log(std::fabs(c * (1 + c))), k.k1 - eps - 1 / c - 1 / (1 + c),
+            k.k2 + 1 / (c * c) + 1 / ((1 + c) * (1 + c))};
+  }
+
+  // The abscissa that minimises g on (0, c_max) and on (−1, 0), whichever is lower (the smaller integrand: the
+  // better-conditioned line), with K''(c) there (`spread`). Any abscissa gives the same integral: the saddle only
+  // makes the integrand narrow and smooth, so it is found on a fixed grid, of spacing 1/64 in u = log c on (0, ∞) and
+  // u = log(−(1 + c)/c) on (−1, 0) (c increasing with u on both): bisection for the first grid point where g' ≥ 0
+  // (g' increases with c), then g' interpolated linearly in u between it and its neighbour. The grid's cumulants are
+  // remembered, so the levels of a curve share most of their searches, and the saddle is a function of ε alone.
+  struct Saddle {
+    double c, spread;
+  };
+  Saddle saddle(double eps) const {
+    struct Found {
+      double c, spread, g;
+    };
+    constexpr double spacing = 1.0 / 64;
+    auto minimise = [&](double from, double to, bool right) {
+      const auto c_at = [right](double u) { return right ? std::exp(u) : -1 / (1 + std::exp(u)); };
+      const auto u_of = [right](double x) { return right ? std::log(x) : std::log(-(1 + x) / x); };
+      long a = static_cast<long>(std::ceil(u_of(from) / spacing)), b = static_cast<long>(std::floor(u_of(to) / spacing));
+      const auto at = [&](long k) { return height(c_at(static_cast<double>(k) * spacing), eps); };
+      const auto spread = [](double c, const Height& h) { return h.curvature - 1 / (c * c) - 1 / ((1 + c) * (1 + c)); };
+      // Adjacent grid points k − 1, k with g'(c_{k−1}) < 0 ≤ g'(c_k), found by Newton's method from the middle of the
+      // range with each iterate moved to the nearest grid point, inside a bracket that bisection keeps (its ends a − 1
+      // and b + 1 stand for the ends of the range, never evaluated: near 0 or c_max the tilted laws are extreme and
+      // costly, and they are asked only where the saddle is near them).
+      long lo = a - 1, hi = b + 1, k = a + (b - a) / 2;
+      while (hi - lo > 1) {
+        const Height h = at(k);
+        (h.slope < 0 ? lo : hi) = k;
+        const double next = c_at(static_cast<double>(k) * spacing) - h.slope / h.curvature;
+        const bool inside = right ? next > 0 : next > -1 && next < 0;
+        long step = inside ? std::lround(std::clamp(u_of(next) / spacing, -1e9, 1e9)) : lo;
+        // A step that stays on k (Newton's step shorter than the grid's spacing, or g' far from linear) bisects instead.
+        k = step > lo && step < hi && step != k ? step : lo + (hi - lo) / 2;
+      }
+      if (lo < a || hi > b) {
+        const long end = lo < a ? a : b;
+        const Height h = at(end);
+        return Found{c_at(end * spacing), spread(c_at(end * spacing), h), h.g};
+      }
+      a = lo;
+      b = hi;
+      const Height left = at(a), right_h = at(b);
+      const double w = -left.slope / (right_h.slope - left.slope);  // in [0, 1]
+      const double c = c_at((static_cast<double>(a) + w) * spacing);
+      const double k2 = (1 - w) * spread(c_at(a * spacing), left) + w * spread(c_at(b * spacing), right_h);
+      return Found{c, k2, std::min(left.g, right_h.g)};
+    };
+    // A saddle closer to a pole of 1/(s(s+1)) than the integrand's width σ_t (a level near the composed loss's mean)
+    // would make the trapezoid's step follow the pole: the line moves to a distance σ_t (at most 1/4) from it, which
+    // raises the integrand by at most e^{1/2} — half a digit of the sum, none of the value.
+    auto away_from_poles = [](const Found& f, bool right) {
+      const double m = f.spread > 0 ? std::min(0.25, 1 / std::sqrt(f.spread)) : 0.25;
+      return Saddle{right ? std::max(f.c, m) : std::clamp(f.c, -1 + m, -m), f.spread};
+    };
+    const double top = std::min(c_max_, 1e5);
+    const Found left = minimise(-1 + 1e-9, -1e-9, false);
+    if (!(top > 1e-5)) return away_from_poles(left, false);
+    const Found right = minimise(1e-6, top, true);
+    if (right.g <= left.g) {
+      Saddle s = away_from_poles(right, true);
+      s.c = std::min(s.c, top);
+      return s;
+    }
+    return away_from_poles(left, false);
+  }
+
+  // The line for ε: the saddle point, moved to the nearest point of a fixed grid fine enough that the integrand
+  // there is at most e^{1/8} larger than on the saddle's own line (g rises by ½ g''·Δc², and the grid's spacing is
+  // at most 1/(2√g'') in c). Any line in the strip gives the same integral; a grid makes neighbouring levels share
+  // one, whose values along it (the expensive part: T-fold products of the releases' characteristic functions)
+  // are computed once and turned by e^{−itε} for each level. A function of ε alone: the answer for a level does not
+  // depend on which other levels the call asks for.
+  double line_for(double eps) const {
+    const double c = saddle(eps).c;
+    const double spread = cumulants(c).k2;  // at the line's abscissa (the saddle's, or where it moved from a pole)
+    const double top = std::min(c_max_, 1e5);
+    const double reach = 0.5 / std::sqrt(std::max(spread + 1 / (c * c) + 1 / ((1 + c) * (1 + c)), 1e-300));
+    // The coordinate u = log(c) on (0, ∞), log(−c/(1 + c)) on (−1, 0); its grid of spacing 2^{−j}, the coarsest
+    // (j ≥ 2) whose step in c is within `reach`.
+    const bool right = c > 0;
+    const auto to_u = [right](double x) { return right ? std::log(x) : std::log(-x / (1 + x)); };
+    const auto from_u = [right](double u) { return right ? std::exp(u) : -1 / (1 + std::exp(-u)); };
+    const double u = to_u(c);
+    for (int j = 2; j <= 40; ++j) {
+      const double spacing = std::ldexp(1.0, -j);
+      const double snapped = from_u(std::round(u / spacing) * spacing);
+      if (std::fabs(snapped - c) > reach) continue;
+      // The grid point must keep the saddle's distance from the poles (and stay below c_max).
+      const double pole = right ? std::min(c, 0.25) : std::min({-c, 1 + c, 0.25});
+      const bool inside = right ? snapped >= std::min(pole, c) * 0.999 && snapped <= top : snapped > -1 && snapped < 0 &&
+                                                                                             std::min(-snapped, 1 + snapped) >= 0.999 * pole;
+      return inside ? snapped : c;
+    }
+    return c;
+  }
+
+  std::vector<ReleaseLoss> releases_;
+  std::vector<double> counts_;
+  double c_max_ = kInf;
+  // The cumulants at the abscissae asked (a few hundred for a whole curve; each a few numbers).
+  mutable Cache<double, Cumulants> cumulants_{4096};
+};
+
+// The contour integral of one composition, level by level, with the lines that neighbouring levels share.
+class ContourEngine : public SaddleSearch {
+ public:
+  using SaddleSearch::SaddleSearch;
+
   Estimate hockey_stick(double eps, double loss_bound) const {
     const double c = line_for(eps);
     // The line's integrand, resolved up to t_max; t_max doubles while the integrand has not decayed there.
     double t_max = 0, step = 0.25;  // the trapezoid's step in units of the saddle's width σ_t
     for (int attempt = 0; attempt < 12; ++attempt) {
       if (t_max == 0) {
-        double sum_var = 0;
-        for (std::size_t i = 0; i < releases_.size(); ++i) sum_var += counts_[i] * releases_[i].tilted(c, 0, 0).variance;
+        const double sum_var = cumulants(c).k2;
         if (!(sum_var > 0)) return identical(eps);
         t_max = 24 / std::sqrt(sum_var);
       }
@@ -475,94 +631,6 @@ class ContourEngine {
   }
 
  private:
-  struct Saddle {
-    double c;
-  };
-
-  // The log of the integrand's modulus on the real axis, g(c) = Σ T_i log M_i(c) − cε − log|c(1+c)|, with its first
-  // two derivatives: g' = Σ T_i E_c[L_i] − ε − 1/c − 1/(1+c), g'' = Σ T_i Var_c[L_i] + 1/c² + 1/(1+c)² > 0 (the
-  // tilted laws' mean and variance). g is convex on (−1, 0) and on (0, c_max).
-  struct Height {
-    double g, slope, curvature;
-  };
-  Height height(double c, double eps) const {
-    Height h{-c * eps - std::log(std::fabs(c * (1 + c))), -eps - 1 / c - 1 / (1 + c), 1 / (c * c) + 1 / ((1 + c) * (1 + c))};
-    for (std::size_t i = 0; i < releases_.size(); ++i) {
-      const Tilted t = releases_[i].tilted(c, 0, 0);
-      h.g += counts_[i] * t.log_m;
-      h.slope += counts_[i] * t.mean;
-      h.curvature += counts_[i] * t.variance;
-    }
-    return h;
-  }
-
-  // The abscissa that minimises g on (0, c_max) and on (−1, 0), whichever is lower (the smaller integrand: the
-  // better-conditioned line): Newton's method on g' inside a bracket that bisection keeps (g' < 0 at its left end,
-  // > 0 at its right end; geometric bisection on (0, c_max)). Any abscissa gives the same integral: the saddle
-  // only makes the integrand narrow and smooth.
-  Saddle saddle(double eps) const {
-    auto minimise = [&](double lo, double hi, bool geometric) {
-      double a = lo, b = hi, x = geometric ? std::sqrt(lo * hi) : 0.5 * (lo + hi);
-      Height h = height(x, eps);
-      for (int it = 0; it < 60; ++it) {
-        if (h.slope < 0) a = x;
-        else b = x;
-        double next = x - h.slope / h.curvature;
-        if (!(next > a && next < b)) next = geometric ? std::sqrt(a * b) : 0.5 * (a + b);
-        const bool done = std::fabs(next - x) <= 1e-7 * std::fabs(x);
-        x = next;
-        h = height(x, eps);
-        if (done) break;
-      }
-      return std::make_pair(x, h);
-    };
-    // A saddle closer to a pole of 1/(s(s+1)) than the integrand's width σ_t (a level near the composed loss's mean)
-    // would make the trapezoid's step follow the pole: the line moves to a distance σ_t (at most 1/4) from it, which
-    // raises the integrand by at most e^{1/2} — half a digit of the sum, none of the value.
-    auto away_from_poles = [](double c, const Height& h, bool right) {
-      const double spread = h.curvature - 1 / (c * c) - 1 / ((1 + c) * (1 + c));  // Σ T_i Var_c[L_i]
-      const double m = spread > 0 ? std::min(0.25, 1 / std::sqrt(spread)) : 0.25;
-      return right ? std::max(c, m) : std::clamp(c, -1 + m, -m);
-    };
-    const double top = std::min(c_max_, 1e5);
-    const auto left = minimise(-1 + 1e-9, -1e-9, false);
-    if (!(top > 1e-5)) return {away_from_poles(left.first, left.second, false)};
-    const auto right = minimise(1e-6, top, true);
-    if (right.second.g <= left.second.g) return {std::min(away_from_poles(right.first, right.second, true), top)};
-    return {away_from_poles(left.first, left.second, false)};
-  }
-
-  // The line for ε: the saddle point, moved to the nearest point of a fixed grid fine enough that the integrand
-  // there is at most e^{1/8} larger than on the saddle's own line (g rises by ½ g''·Δc², and the grid's spacing is
-  // at most 1/(2√g'') in c). Any line in the strip gives the same integral; a grid makes neighbouring levels share
-  // one, whose values along it (the expensive part: T-fold products of the releases' characteristic functions)
-  // are computed once and turned by e^{−itε} for each level. A function of ε alone: the answer for a level does not
-  // depend on which other levels the call asks for.
-  double line_for(double eps) const {
-    const double c = saddle(eps).c;
-    const double top = std::min(c_max_, 1e5);
-    double spread = 0;
-    for (std::size_t i = 0; i < releases_.size(); ++i) spread += counts_[i] * releases_[i].tilted(c, 0, 0).variance;
-    const double reach = 0.5 / std::sqrt(std::max(spread + 1 / (c * c) + 1 / ((1 + c) * (1 + c)), 1e-300));
-    // The coordinate u = log(c) on (0, ∞), log(−c/(1 + c)) on (−1, 0); its grid of spacing 2^{−j}, the coarsest
-    // (j ≥ 2) whose step in c is within `reach`.
-    const bool right = c > 0;
-    const auto to_u = [right](double x) { return right ? std::log(x) : std::log(-x / (1 + x)); };
-    const auto from_u = [right](double u) { return right ? std::exp(u) : -1 / (1 + std::exp(-u)); };
-    const double u = to_u(c);
-    for (int j = 2; j <= 40; ++j) {
-      const double spacing = std::ldexp(1.0, -j);
-      const double snapped = from_u(std::round(u / spacing) * spacing);
-      if (std::fabs(snapped - c) > reach) continue;
-      // The grid point must keep the saddle's distance from the poles (and stay below c_max).
-      const double pole = right ? std::min(c, 0.25) : std::min({-c, 1 + c, 0.25});
-      const bool inside = right ? snapped >= std::min(pole, c) * 0.999 && snapped <= top : snapped > -1 && snapped < 0 &&
-                                                                                             std::min(-snapped, 1 + snapped) >= 0.999 * pole;
-      return inside ? snapped : c;
-    }
-    return c;
-  }
-
   // One line's values, for every level that uses it: log Π R_i(t_k)^{T_i} (without e^{−itε}), the kernel
   // 1/((c+it)(1+c+it)), and what the error bar reads of the modulus alone.
   struct Line {
@@ -574,13 +642,11 @@ class ContourEngine {
   };
 
   std::shared_ptr<const Line> line_at(double c, double t_max, double step) const {
-    const std::lock_guard<std::mutex> hold(cache_mutex_);
     const auto key = std::make_tuple(c, t_max, step);
-    for (const auto& [k, line] : lines_)
-      if (k == key) {
-        releases_.front().charge(line->density_work);
-        return line;
-      }
+    if (const auto known = lines_.find(key)) {
+      releases_.front().charge((*known)->density_work);
+      return *known;
+    }
     const double work_before = value_work;
     std::vector<Tilted> coarse, fine;
     double log_m = 0, var = 0;
@@ -623,7 +689,7 @@ class ContourEngine {
       for (std::size_t i = 0; i < releases_.size(); ++i) {
         const std::complex<double> rf = fine_ratio[i].next(), rc = coarse_ratio[i].next();
         const double err = std::abs(rf - rc) + std::fabs(fine[i].log_m - coarse[i].log_m) * std::abs(rf) +
-                           64 * kU +  // the sum over nodes rounds too
+                           2.0 * kPhasorPeriod * kU +  // the phasors' drift (and the sum's rounding)
                            std::abs(std::complex<double>(c, t)) * fine[i].loss_error;
         log_r += counts_[i] * std::log(rf);
         log_mod_err += counts_[i] * err / std::max(std::abs(rf), 1e-300);
@@ -638,21 +704,8 @@ class ContourEngine {
       if (k >= points / 2) line->last = std::max(line->last, std::exp(log_r.real()));
     }
     line->density_work = value_work - work_before;
-    keep(key, line);
-    return line;
-  }
-
-  // A bounded cache (the caller holds cache_mutex_): the lines of the last few levels (a curve walks its levels in
-  // order).
-  template <class Key>
-  void keep(const Key& key, const std::shared_ptr<const Line>& line) const {
-    std::size_t held = 0;
-    for (const auto& [k, l] : lines_) held += l->log_r.size();
-    while (!lines_.empty() && held + line->log_r.size() > kCachedPoints) {
-      held -= lines_.front().second->log_r.size();
-      lines_.erase(lines_.begin());
-    }
-    lines_.emplace_back(key, line);
+    const std::shared_ptr<const Line> built = line;
+    return lines_.get_or_build(key, [&] { return built; }, line->log_r.size());
   }
 
   Estimate identical(double eps) const {
@@ -661,13 +714,10 @@ class ContourEngine {
     return e;
   }
 
-  std::vector<ReleaseLoss> releases_;
-  std::vector<double> counts_;
-  double c_max_ = kInf;
-  // Lines computed for earlier levels of this pair (at most kCachedPoints points over all, about 100 MB).
+  // Lines computed for earlier levels of this pair (the program's one cache policy: at most kCachedPoints points over
+  // all, about 100 MB, the oldest dropped first; a curve walks its levels in order).
   static constexpr std::size_t kCachedPoints = 4'000'000;
-  mutable std::mutex cache_mutex_;
-  mutable std::vector<std::pair<std::tuple<double, double, double>, std::shared_ptr<const Line>>> lines_;
+  mutable Cache<std::tuple<double, double, double>, std::shared_ptr<const Line>> lines_{1024, kCachedPoints};
 };
 
 }  // namespace contour_detail
