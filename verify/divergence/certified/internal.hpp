@@ -302,5 +302,15 @@ Estimate enclosure_estimate(const Ball& v, slong prec, bool bounded);
 // Arb's per-thread caches, released when a thread that used them ends.
 void release_caches_at_thread_exit();
 
+// Privacy-loss lattices (pld.cpp): a cell of one release, its μ-mass p and ν-mass q, its loss in [j0·Δ, j1·Δ], j0 < j1.
+struct LossCell {
+  long j0, j1;
+  Ball p, q;
+};
+// A measure on the grid ℤΔ whose hockey-stick curve lies below the cells' at every level, with an error of second
+// order in Δ (pld_lower.cpp): masses by grid index, as balls whose values are the masses. nullopt where it cannot be
+// built or checked (the caller keeps the first-order lower lattice).
+std::optional<std::map<long, Ball>> dominated_masses(const std::vector<LossCell>& cells, double step);
+
 
 }  // namespace privamp::verify::certified_detail

@@ -61,6 +61,7 @@ constexpr double kMaxCells = 1 << 16;  // cells of all releases' discretisations
 constexpr double kPilotStep = 1.0 / 64;
 constexpr double kSlack = 1e-17;        // mass that trimming and negligible cells may move, in all
 constexpr double kMaxLoss = 1e4;        // |loss| beyond which a release's mass is put at ±∞ (↑ at +∞, ↓ at −∞)
+constexpr double kHullLoss = 600;       // |loss| within which the ↓ lattice is the hull's (e^{±600} stay doubles)
 
 // Masses in fixed point: an integer M stands for M·2^-kFraction. A lattice ↑ rounds every mass up (more mass can
 // only raise E f, f ≥ 0) and a lattice ↓ rounds down; products are exact integer polynomial products (FLINT), then
@@ -250,6 +251,55 @@ class Accumulator {
     else put(up_, static_cast<long>(std::ceil(std::max(hi, -kMaxLoss) / step_)), m);
     if (lo >= -kMaxLoss) put(down_, static_cast<long>(std::floor(std::min(lo, kMaxLoss) / step_)), m);
   }
+  // Mass m of μ and mq of ν on a cell (or an atom) whose loss lies in `loss`: ↓ as add(); ↑ by the chord (the
+  // header): the μ-mass split between the grid points ℓ0 = ⌊a/Δ⌋Δ and ℓ1 = ⌈b/Δ⌉Δ around the loss so that the
+  // ν-mass is kept too, p1 ≥ (P⁺ − e^{ℓ0}Q⁻)/(1 − e^{ℓ0−ℓ1}) at ℓ1 and p0 ≥ P⁺ − p1 at ℓ0 (P⁺ the upper end of m,
+  // Q⁻ the lower end of mq). Where the balls allow no such split, everything goes to ℓ1, as add() does.
+  void add_cell(const Ball& m, const Ball& mq, const Ball& loss) {
+    if (arb_is_zero(m.get())) return;
+    const bool finite = arb_is_finite(loss.get()) && arb_is_finite(mq.get());
+    const double hi = finite ? upper_d(loss) : kInf, lo = finite ? lower_d(loss) : -kInf;
+    const long j0 = finite ? static_cast<long>(std::floor(lo / step_)) : 0;
+    const long j1 = finite ? static_cast<long>(std::ceil(hi / step_)) : 0;
+    if (!(hi <= kMaxLoss && lo >= -kMaxLoss) || j1 == j0) return add(m, loss);
+    if (std::max(hi, -lo) <= kHullLoss) {  // ↓ by the hull (pld_lower.cpp), or by this if it cannot be checked
+      put(down_first_, j0, m);
+      cells_.push_back(LossCell{j0, j1, m, mq});
+    } else {
+      put(down_, j0, m);
+    }
+    Ball p_up, q_down, e0, den, p1;
+    {
+      arf_t e;
+      arf_init(e);
+      arb_get_ubound_arf(e, m.get(), kPrec);
+      arb_set_arf(p_up.get(), e);
+      arb_get_lbound_arf(e, mq.get(), kPrec);
+      if (arf_sgn(e) > 0) arb_set_arf(q_down.get(), e);
+      arf_clear(e);
+    }
+    arb_set_d(e0.get(), static_cast<double>(j0) * step_);
+    arb_exp(e0.get(), e0.get(), kPrec);
+    arb_mul(e0.get(), e0.get(), q_down.get(), kPrec);
+    arb_sub(p1.get(), p_up.get(), e0.get(), kPrec);  // P⁺ − e^{ℓ0}Q⁻
+    arb_set_d(den.get(), static_cast<double>(j0 - j1) * step_);
+    arb_expm1(den.get(), den.get(), kPrec);
+    arb_neg(den.get(), den.get());  // 1 − e^{ℓ0−ℓ1} > 0
+    arb_div(p1.get(), p1.get(), den.get(), kPrec);
+    arf_t u;
+    arf_init(u);
+    arb_get_ubound_arf(u, p1.get(), kPrec);
+    const bool split = arb_is_finite(p1.get()) && arf_sgn(u) >= 0 && arf_cmp(u, arb_midref(p_up.get())) < 0;
+    if (split) {
+      arb_set_arf(p1.get(), u);
+      Ball p0;
+      arb_sub(p0.get(), p_up.get(), p1.get(), kPrec);  // its upper end: at least P⁺ − p1
+      put(up_, j1, p1);
+      put(up_, j0, p0);
+    }
+    arf_clear(u);
+    if (!split) put(up_, j1, p_up);
+  }
   void add_infinite(const Ball& m) {  // certainly +∞ (ν has no mass there)
     arb_add(up_inf_.get(), up_inf_.get(), m.get(), kPrec);
     arb_add(down_inf_.get(), down_inf_.get(), m.get(), kPrec);
@@ -258,7 +308,11 @@ class Accumulator {
   // The lattice in fixed point; its sparse tails are trimmed within `budget` (fixed point) first, as `trim` does, so
   // that a far cell of negligible mass does not stretch the dense lattice.
   Lattice lattice(bool up, const Integer& budget) const {
-    const auto& cells = up ? up_ : down_;
+    std::map<long, Ball> cells = up ? up_ : down_;
+    if (!up) {
+      const std::optional<std::map<long, Ball>> hull = dominated_masses(cells_, step_);
+      for (const auto& [k, m] : hull ? *hull : down_first_) put(cells, k, m);
+    }
     Lattice out;
     out.up = up;
     out.infinite = fixed(up ? up_inf_ : down_inf_, up);
@@ -301,12 +355,14 @@ class Accumulator {
   }
 
  private:
-  void put(std::map<long, Ball>& cells, long k, const Ball& m) {
+  static void put(std::map<long, Ball>& cells, long k, const Ball& m) {
     auto [it, fresh] = cells.try_emplace(k, m);
     if (!fresh) arb_add(it->second.get(), it->second.get(), m.get(), kPrec);
   }
   double step_;
   std::map<long, Ball> up_, down_;
+  std::vector<LossCell> cells_;       // the cells of the ↓ lattice by the hull
+  std::map<long, Ball> down_first_;  // the same cells rounded down, where the hull cannot be checked
   Ball up_inf_, down_inf_;
 };
 
@@ -335,7 +391,12 @@ void discretise_segment(const Segment& sp, const Segment& sq, double u, double v
     const double w = (b - a) / parts;
     const bool splittable = a + w > a && b - w < b;
     if (constant || width <= step / 2 || weight * std::min(1.0, width) <= negligible || !splittable) {
-      acc.add(m, loss);
+      Ball mq;
+      for (const Active& pc : sq) {
+        Ball t = piece_mass(*pc.piece, a, b, kPrec);
+        arb_add(mq.get(), mq.get(), t.get(), kPrec);
+      }
+      acc.add_cell(m, mq, loss);
       ++cells;
       continue;
     }
@@ -360,7 +421,7 @@ ReleaseLattices discretise(const sim::Law& mu, const sim::Law& nu, double step, 
     arb_log(loss.get(), mp.get(), kPrec);
     arb_log(t.get(), it->second.get(), kPrec);
     arb_sub(loss.get(), loss.get(), t.get(), kPrec);
-    acc.add(mp, loss);  // an atom of ν whose mass is not certainly positive: a loss ball that is not finite (±∞)
+    acc.add_cell(mp, it->second, loss);  // an atom of ν whose mass is not certainly positive: a loss ball that is not finite (±∞)
   }
   if (!pr.p.pieces.empty()) {
     // The window: widened until μ's mass beyond it is within the tail budget on each side.
