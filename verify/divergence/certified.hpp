@@ -56,7 +56,8 @@ Estimate certified_composed_hockey_stick(const std::vector<ReleasePair>& pairs, 
 
 // HS_eps of any composition whose releases the certified engine reads (laws with densities, atoms or both:
 // Gaussian, Laplace and their sums, mixtures of any sigma, clamps, pmfs), as a certified bracket: each release's
-// privacy loss rounded up and down onto a grid and the lattice laws composed in balls (certified/pld.cpp gives the
+// privacy-loss law bounded above (chords) and below (a hull) by measures on a grid, composed exactly in fixed point
+// (certified/pld.cpp gives the
 // argument and the bracket's width). The composed lattices are kept for the next values of the same composition
 // (a curve costs its lookups). NumericalError says why a composition is not covered.
 Estimate certified_lattice_hockey_stick(const std::vector<ReleasePair>& pairs, double eps, const CertifiedOptions& options = {});

@@ -22,7 +22,8 @@
 //                  - any pair the certified engine reads, where the routes above do not answer (the contour refuses,
 //                    a pmf sum would visit too many count vectors, or engine = certified and the certified contour
 //                    does not cover the releases): a certified bracket by privacy-loss lattices, each release's loss
-//                    rounded up and down onto a grid and composed exactly (verify/divergence/certified/pld.cpp).
+//                    law bounded above by chords and below by a hull on a grid, composed exactly
+//                    (verify/divergence/certified/pld.cpp).
 // A single release (T = 1) is the one-release engines' answer.
 #pragma once
 
