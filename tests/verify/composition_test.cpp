@@ -13,6 +13,7 @@
 #include <string>
 #include <tuple>
 
+#include <boost/math/distributions/chi_squared.hpp>
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
@@ -419,4 +420,25 @@ TEST_CASE("a composed profile reports its progress value by value", "[compositio
   REQUIRE(out.size() == 3);
   REQUIRE(calls.size() == 3);
   for (std::size_t i = 0; i < calls.size(); ++i) CHECK(calls[i] == std::make_pair(i, std::size_t{3}));
+}
+
+TEST_CASE("a release whose loss varies a million-fold: the contour refuses at once, the lattices answer", "[composition]") {
+  // N(0, 1) against N(0, 1e-3): the loss (1e6 − 1)x²/2 − log 1000 changes by thousands of radians of phase per
+  // unit of x. The contour's panels were halved 30 times over before their count was read (a billion panels: 53 to
+  // 240 s of paging before the refusal); they are now counted as they are made.
+  const std::string p = "power(gaussian(0, 1), 3)", q = "power(gaussian(0, 1e-3), 3)";
+  CHECK_THROWS_WITH(divergence(p, q, Quantity::hockey_stick(1), Engine::quadrature), Catch::Contains("needs more than 200000 panels"));
+  // The default engine answers by the privacy-loss lattices. The truth in closed form: L = aS − b with S ~ χ²_3,
+  // a = (1e6 − 1)/2, b = 3 log 1000, so HS_ε = Q(s0) − e^{ε+b}(1 + 2a)^{−3/2} Q((1 + 2a)s0), s0 = (ε + b)/a, Q the
+  // χ²_3 upper tail (e^{−as} times the χ²_3 density is (1 + 2a)^{−3/2} times that of χ²_3/(1 + 2a)).
+  const double eps = 1, a = (1e6 - 1) / 2, b = 3 * std::log(1000.0), s0 = (eps + b) / a;
+  const boost::math::chi_squared chi(3);
+  const double truth = boost::math::cdf(boost::math::complement(chi, s0)) -
+                       std::exp(eps + b) * std::pow(1 + 2 * a, -1.5) * boost::math::cdf(boost::math::complement(chi, (1 + 2 * a) * s0));
+  const verify::Estimate e = divergence(p, q, Quantity::hockey_stick(eps));
+  INFO(fmt::format("[{:.15g}, {:.15g}] against {:.15g}: {}", e.lower, e.upper, truth, e.method));
+  CHECK(e.error_kind == ErrorKind::certified);
+  CHECK(e.lower <= truth * (1 + 1e-14));
+  CHECK(truth * (1 - 1e-14) <= e.upper);
+  CHECK(e.upper - e.lower < 1e-6);
 }

@@ -129,6 +129,7 @@ class ReleaseLoss {
       for (int k = 0; k < n; ++k) split(a + (b - a) * k / n, a + (b - a) * (k + 1) / n, t_max, panels, 0);
     }
     for (int r = 0; r < refine; ++r) {
+      if (2 * panels.size() > kMaxPanels) refuse_panels();
       std::vector<std::pair<double, double>> finer;
       for (const auto& [a, b] : panels) {
         finer.push_back({a, 0.5 * (a + b)});
@@ -136,8 +137,7 @@ class ReleaseLoss {
       }
       panels = std::move(finer);
     }
-    if (panels.size() > 200'000)
-      throw NumericalError(fmt::format("the tilted law of {} needs more than 200000 panels", mu_->brief()));
+    if (panels.size() > kMaxPanels) refuse_panels();
     return panels;
   }
 
@@ -295,8 +295,15 @@ class ReleaseLoss {
         return;
       }
     }
+    // Bounded as the panels are made, not after: a loss that varies a million-fold (σ against σ/1000) would otherwise
+    // halve its panels 30 times over before the count is read (a billion panels, minutes of paging).
+    if (out.size() >= kMaxPanels) refuse_panels();
     out.push_back({a, b});
   }
+  [[noreturn]] void refuse_panels() const {
+    throw NumericalError(fmt::format("the tilted law of {} needs more than {} panels", mu_->brief(), kMaxPanels));
+  }
+  static constexpr std::size_t kMaxPanels = 200'000;
 
   const sim::Law* mu_;
   const sim::Law* nu_;
