@@ -36,16 +36,15 @@
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <list>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "numerics/cache.hpp"
 #include "numerics/errors.hpp"
 #include "sim/laws/gaussian.hpp"
 #include "sim/laws/projected.hpp"
@@ -197,39 +196,21 @@ std::string chain_key(const sim::ChainForm& f, std::size_t steps, long cells) {
 }
 
 // Propagated laws shared between the quantities and directions of one pair, the theorems checked on it and the rows
-// of one process that share a prefix of steps (the law before the steps where the chains differ): a few recent ones.
-class PropagationCache {
- public:
-  static constexpr std::size_t kEntries = 24;
-  template <class T>
-  std::shared_ptr<const T> find(const std::string& key) {
-    const std::lock_guard lock(mutex_);
-    for (auto it = entries_.begin(); it != entries_.end(); ++it)
-      if (it->first == key) {
-        entries_.splice(entries_.begin(), entries_, it);
-        return std::static_pointer_cast<const T>(entries_.front().second);
-      }
-    return nullptr;
-  }
-  void put(const std::string& key, std::shared_ptr<const void> value) {
-    const std::lock_guard lock(mutex_);
-    entries_.emplace_front(key, std::move(value));
-    if (entries_.size() > kEntries) entries_.pop_back();
-  }
-
- private:
-  std::mutex mutex_;
-  std::list<std::pair<std::string, std::shared_ptr<const void>>> entries_;
-};
-
-PropagationCache& propagation_cache() {
-  static PropagationCache cache;
+// of one process that share a prefix of steps (the law before the steps where the chains differ): a few recent ones,
+// in the program's one cache policy (numerics/cache.hpp).
+constexpr std::size_t kCachedPropagations = 24;
+Cache<std::string, std::shared_ptr<const Propagated>>& propagated_cache() {
+  static Cache<std::string, std::shared_ptr<const Propagated>> cache(kCachedPropagations);
+  return cache;
+}
+Cache<std::string, std::shared_ptr<const Measure>>& prefix_cache() {
+  static Cache<std::string, std::shared_ptr<const Measure>> cache(kCachedPropagations);
   return cache;
 }
 
 std::shared_ptr<const Propagated> propagate_chains(const sim::ChainForm& mu, const sim::ChainForm& nu, long cells) {
   const std::string key = chain_key(mu, mu.steps.size(), cells) + "\x1d" + chain_key(nu, nu.steps.size(), cells);
-  if (auto hit = propagation_cache().find<Propagated>(key)) return hit;
+  if (auto hit = propagated_cache().find(key)) return *hit;
   auto out = std::make_shared<Propagated>();
   const Grid g = make_grid(nu.lo, nu.hi, cells);
   out->grid = g;
@@ -243,8 +224,8 @@ std::shared_ptr<const Propagated> propagate_chains(const sim::ChainForm& mu, con
     while (first < nu.steps.size() && mu.steps[first].same_kernel(nu.steps[first])) ++first;
     // The longest cached prefix of ν's law.
     for (std::size_t t = first; t > 0; --t)
-      if (auto prefix = propagation_cache().find<Measure>(chain_key(nu, t, cells))) {
-        m = *prefix;
+      if (auto prefix = prefix_cache().find(chain_key(nu, t, cells))) {
+        m = **prefix;
         d = zero_like(m);
         begin = t;
         break;
@@ -292,12 +273,14 @@ std::shared_ptr<const Propagated> propagate_chains(const sim::ChainForm& mu, con
     out->pairs += static_cast<double>(cells) * static_cast<double>(cells) * (differ ? 4 : d_zero ? 1 : 2);
     out->s = sn.s;
     m = std::move(m_next);
-    if (t + 1 == first && begin < first) propagation_cache().put(chain_key(nu, first, cells), std::make_shared<const Measure>(m));
+    if (t + 1 == first && begin < first) {
+      const auto prefix = std::make_shared<const Measure>(m);
+      prefix_cache().get_or_build(chain_key(nu, first, cells), [&] { return prefix; });
+    }
   }
   out->m = std::move(m);
   out->d = std::move(d);
-  propagation_cache().put(key, out);
-  return out;
+  return propagated_cache().get_or_build(key, [&] { return std::shared_ptr<const Propagated>(out); });
 }
 
 // One step from a point is a clamped Gaussian: where ψ(start) is a double (a linear map at a representable point),
