@@ -443,7 +443,17 @@ std::vector<Estimate> composed_divergences(const sim::Law& p, const sim::Law& q,
       out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       continue;
     }
-    if (!sup_loss) sup_loss = composed_sup_loss(pairs, release, false);
+    if (!sup_loss) {
+      // Asked once: where R_∞ cannot be found (its supremum not located within the engine's budget), the largest
+      // loss is unknown, which only leaves the shortcut below unused — not a reason to fail, nor to search again at
+      // every level.
+      try {
+        sup_loss = composed_sup_loss(pairs, release, false);
+      } catch (const NumericalError& e) {
+        sup_loss = Estimate::from_interval(0, std::numeric_limits<double>::infinity(), ErrorKind::quadrature,
+                                           fmt::format("sum T_i R_inf not found: {}", e.what()));
+      }
+    }
     if (auto e = at_the_largest_loss(*sup_loss, eps)) {
       out[i] = std::move(*e);
       continue;

@@ -302,10 +302,13 @@ Estimate enclosure_estimate(const Ball& v, slong prec, bool bounded);
 // Arb's per-thread caches, released when a thread that used them ends.
 void release_caches_at_thread_exit();
 
-// Privacy-loss lattices (pld.cpp): a cell of one release, its μ-mass p and ν-mass q, its loss in [j0·Δ, j1·Δ], j0 < j1.
+// Privacy-loss lattices (pld.cpp): a cell of one release, its μ-mass p and ν-mass q, its loss in [j0·Δ, j1·Δ], j0 < j1;
+// a `point` (an atom, or a cell where the loss is constant) has one loss value, in [lo, hi].
 struct LossCell {
   long j0, j1;
   Ball p, q;
+  bool point = false;
+  double lo = 0, hi = 0;
 };
 // A measure on the grid ℤΔ whose hockey-stick curve lies below the cells' at every level, with an error of second
 // order in Δ (pld_lower.cpp): masses by grid index, as balls whose values are the masses. nullopt where it cannot be

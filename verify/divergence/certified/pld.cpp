@@ -268,16 +268,20 @@ class Accumulator {
   // header): the μ-mass split between the grid points ℓ0 = ⌊a/Δ⌋Δ and ℓ1 = ⌈b/Δ⌉Δ around the loss so that the
   // ν-mass is kept too, p1 ≥ (P⁺ − e^{ℓ0}Q⁻)/(1 − e^{ℓ0−ℓ1}) at ℓ1 and p0 ≥ P⁺ − p1 at ℓ0 (P⁺ the upper end of m,
   // Q⁻ the lower end of mq). Where the balls allow no such split, everything goes to ℓ1, as add() does.
-  void add_cell(const Ball& m, const Ball& mq, const Ball& loss) {
+  // A `point` — an atom, or a cell where the loss is constant — has the curve (P − xQ)_+ exactly, which the chord
+  // bounds from any ℓ0 below ℓ1 (the curve is at most (P⁺ − x0 Q⁻)_+ at x0 and convex on [0, x0]): ℓ0 = ℓ1 − Δ, so
+  // that a loss whose ball holds a grid point (a Laplace pair's ±a/b with a dyadic a) is split over one step, not two.
+  void add_cell(const Ball& m, const Ball& mq, const Ball& loss, bool point = false) {
     if (arb_is_zero(m.get())) return;
     const bool finite = arb_is_finite(loss.get()) && arb_is_finite(mq.get());
     const double hi = finite ? upper_d(loss) : kInf, lo = finite ? lower_d(loss) : -kInf;
     const long j0 = finite ? static_cast<long>(std::floor(lo / step_)) : 0;
     const long j1 = finite ? static_cast<long>(std::ceil(hi / step_)) : 0;
     if (!(hi <= kMaxLoss && lo >= -kMaxLoss) || j1 == j0) return add(m, loss);
+    const long c0 = point ? j1 - 1 : j0;  // the chord's lower grid point
     if (std::max(hi, -lo) <= kHullLoss) {  // ↓ by the hull (pld_lower.cpp), or by this if it cannot be checked
       put(down_first_, j0, m);
-      cells_.push_back(LossCell{j0, j1, m, mq});
+      cells_.push_back(LossCell{j0, j1, m, mq, point, lo, hi});
     } else {
       put(down_, j0, m);
     }
@@ -291,11 +295,12 @@ class Accumulator {
       if (arf_sgn(e) > 0) arb_set_arf(q_down.get(), e);
       arf_clear(e);
     }
-    arb_set_d(e0.get(), static_cast<double>(j0) * step_);
+    arb_set_d(e0.get(), static_cast<double>(c0) * step_);
     arb_exp(e0.get(), e0.get(), kPrec);
     arb_mul(e0.get(), e0.get(), q_down.get(), kPrec);
     arb_sub(p1.get(), p_up.get(), e0.get(), kPrec);  // P⁺ − e^{ℓ0}Q⁻
-    arb_set_d(den.get(), static_cast<double>(j0 - j1) * step_);
+    if (point && arb_is_negative(p1.get())) arb_zero(p1.get());  // (P⁺ − x0 Q⁻)_+
+    arb_set_d(den.get(), static_cast<double>(c0 - j1) * step_);
     arb_expm1(den.get(), den.get(), kPrec);
     arb_neg(den.get(), den.get());  // 1 − e^{ℓ0−ℓ1} > 0
     arb_div(p1.get(), p1.get(), den.get(), kPrec);
@@ -308,7 +313,7 @@ class Accumulator {
       Ball p0;
       arb_sub(p0.get(), p_up.get(), p1.get(), kPrec);  // its upper end: at least P⁺ − p1
       put(up_, j1, p1);
-      put(up_, j0, p0);
+      put(up_, c0, p0);
     }
     arf_clear(u);
     if (!split) put(up_, j1, p_up);
@@ -409,7 +414,7 @@ void discretise_segment(const Segment& sp, const Segment& sq, double u, double v
         Ball t = piece_mass(*pc.piece, a, b, kPrec);
         arb_add(mq.get(), mq.get(), t.get(), kPrec);
       }
-      acc.add_cell(m, mq, loss);
+      acc.add_cell(m, mq, loss, constant);
       ++cells;
       continue;
     }
@@ -434,7 +439,7 @@ ReleaseLattices discretise(const sim::Law& mu, const sim::Law& nu, double step, 
     arb_log(loss.get(), mp.get(), kPrec);
     arb_log(t.get(), it->second.get(), kPrec);
     arb_sub(loss.get(), loss.get(), t.get(), kPrec);
-    acc.add_cell(mp, it->second, loss);  // an atom of ν whose mass is not certainly positive: a loss ball that is not finite (±∞)
+    acc.add_cell(mp, it->second, loss, true);  // an atom of ν whose mass is not certainly positive: a loss ball that is not finite (±∞)
   }
   if (!pr.p.pieces.empty()) {
     // The window: widened until μ's mass beyond it is within the tail budget on each side.

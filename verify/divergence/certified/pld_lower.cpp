@@ -24,6 +24,7 @@
 //   keeps the first-order one.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <vector>
@@ -49,6 +50,43 @@ struct GridBounds {
   double total = 0;        // a lower bound of Σ P (the curve at x = 0)
 };
 
+// max over x* in [e^lo, e^hi] ∩ [a, b] of min(x* − a, b − x*) (0 if they do not meet), rounded up; a ≤ x_i, b ≥ x_{i+1}.
+double kink_reach(double a, double b, double lo, double hi) {
+  const double from = std::max(a, std::exp(lo) * (1 - 4 * kU)), to = std::min(b, std::exp(hi) * (1 + 4 * kU));
+  if (!(from <= to)) return 0;
+  const double mid = 0.5 * (a + b);
+  const double best = mid < from ? from : (mid > to ? to : mid);
+  return std::min(best - a, b - best) * (1 + 4 * kU);
+}
+
+// The hull's points v_k from h(x_k) from below (h), the segments' gaps G and spans s·w (see grid_bounds).
+void set_points(GridBounds& g, const std::vector<double>& h, const std::vector<double>& scale, const std::vector<double>& gap,
+                const std::vector<double>& seg_span) {
+  const long n = static_cast<long>(h.size());
+  // Each segment's deficit is taken at both ends (G, G), or all at its left end (s·w, 0): a convex function whose
+  // slope varies by s is at most s·(x − x_k)(x_{k+1} − x)/w below its chord, so a line whose ends are α and β below
+  // h's is below h where λα + (1 − λ)β ≥ s·w·λ(1 − λ) for every λ ∈ [0, 1] (λ the weight of x_k), which (s·w, 0)
+  // satisfies. It is taken where (G, G) would put the right end below 0: where the curve reaches 0 (its largest loss)
+  // a negative value makes φ cross 0 before the grid point, and the mass there drops a whole step. A point whose left
+  // segment leaves it no deficit may be raised to 0 (h ≥ 0; on its right segment a line from a value ≤ 0 stays below
+  // max(0, v_{k+1}) ≤ h, h being non-increasing).
+  std::vector<double> left(static_cast<std::size_t>(n), 0.0), right(static_cast<std::size_t>(n), 0.0);
+  for (long i = 0; i + 1 < n; ++i) {
+    const bool asymmetric = h[i + 1] - gap[i] < 0;
+    left[i] = asymmetric ? seg_span[i] : gap[i];
+    right[i] = asymmetric ? 0 : gap[i];
+  }
+  g.v.assign(static_cast<std::size_t>(n), 0.0);
+  g.hull_v.assign(static_cast<std::size_t>(n), 0.0);
+  for (long i = 0; i < n; ++i) {
+    const double before = i > 0 ? right[i - 1] : 0.0, after = i + 1 < n ? left[i] : 0.0;
+    double v = h[i] - std::max(before, after) * (1 + 2 * kU);
+    if (before == 0 && v < 0) v = 0;
+    g.v[i] = v;
+    g.hull_v[i] = v == 0 ? 0 : v - 1e-12 * (std::fabs(v) + scale[i]);
+  }
+}
+
 std::optional<GridBounds> grid_bounds(const std::vector<LossCell>& cells, double step) {
   GridBounds g;
   long kmax = cells.front().j1;
@@ -63,6 +101,7 @@ std::optional<GridBounds> grid_bounds(const std::vector<LossCell>& cells, double
   if (n > kHullPoints || span > kHullSpan) return std::nullopt;
   std::vector<Ball> sp(static_cast<std::size_t>(n)), sq(static_cast<std::size_t>(n));
   std::vector<double> hinge(static_cast<std::size_t>(n), 0.0), overlap(static_cast<std::size_t>(n), 0.0);
+  std::vector<double> point_gap(static_cast<std::size_t>(n), 0.0), slope_range(static_cast<std::size_t>(n), 0.0);
   std::vector<long> terms(static_cast<std::size_t>(n), 0);
   g.x.resize(static_cast<std::size_t>(n));
   for (long i = 0; i < n; ++i) {
@@ -77,8 +116,15 @@ std::optional<GridBounds> grid_bounds(const std::vector<LossCell>& cells, double
     arb_add(all.get(), all.get(), c.p.get(), kHullPrec);
     const double q_up = upper_d(c.q), p_down = lower_d(c.p);
     for (std::size_t i = i0; i < i1; ++i) {
-      overlap[i] += q_up;  // rounded up below, by the number of terms
+      slope_range[i] += q_up;  // rounded up below, by the number of terms
       ++terms[i];
+      if (c.point) {
+        // One kink, at x* in [e^lo, e^hi]: on this segment the curve is at most Q·min(x* − x_i, x_{i+1} − x*) below
+        // its chord (0 where x* is not in the segment).
+        point_gap[i] += q_up * kink_reach(lower_d(g.x[i]), upper_d(g.x[i + 1]), c.lo, c.hi) * (1 + 8 * kU);
+      } else {
+        overlap[i] += q_up;
+      }
       if (i > i0) {  // inside the cell's loss range: (P − x Q)_+ ≥ P⁻ − x⁺Q⁺
         const double h = p_down - upper_d(g.x[i]) * q_up;
         if (h > 0) hinge[i] += h * (1 - 4 * kU);
@@ -87,25 +133,30 @@ std::optional<GridBounds> grid_bounds(const std::vector<LossCell>& cells, double
   }
   g.total = std::max(0.0, lower_d(all));
   // Suffix sums of P and Q by j0: h(x_k) ≥ SP_k − x_k SQ_k + the hinges.
-  std::vector<double> gap(static_cast<std::size_t>(n), 0.0);
+  // Per segment: G, the most the curve can be below its chord (the continuous cells' s·w/4, the atoms' kinks), and
+  // s·w, with s the range of the curve's slope on it (every overlapping cell's Q).
+  std::vector<double> gap(static_cast<std::size_t>(n), 0.0), seg_span(static_cast<std::size_t>(n), 0.0);
   for (long i = 0; i + 1 < n; ++i) {
     Ball w;  // x_{k+1} − x_k
     arb_sub(w.get(), g.x[i + 1].get(), g.x[i].get(), kHullPrec);
-    gap[i] = overlap[i] * (1 + 2 * kU * static_cast<double>(terms[i] + 2)) * upper_d(w) / 4 * (1 + 4 * kU);
+    const double rounding = 1 + 2 * kU * static_cast<double>(terms[i] + 2);
+    gap[i] = overlap[i] * rounding * upper_d(w) / 4 * (1 + 4 * kU);
+    gap[i] = (gap[i] + point_gap[i]) * (1 + 2 * kU);
+    seg_span[i] = slope_range[i] * rounding * upper_d(w) * (1 + 4 * kU);
   }
-  g.v.assign(static_cast<std::size_t>(n), 0.0);
-  g.hull_v.assign(static_cast<std::size_t>(n), 0.0);
+  // h(x_k) from below, and the scale of its terms (for the hull's margin).
+  std::vector<double> h(static_cast<std::size_t>(n), 0.0), scale(static_cast<std::size_t>(n), 0.0);
   Ball suffix_p, suffix_q, t;
   for (long i = n - 2; i >= 0; --i) {
     arb_add(suffix_p.get(), suffix_p.get(), sp[i].get(), kHullPrec);
     arb_add(suffix_q.get(), suffix_q.get(), sq[i].get(), kHullPrec);
     arb_mul(t.get(), g.x[i].get(), suffix_q.get(), kHullPrec);
     arb_sub(t.get(), suffix_p.get(), t.get(), kHullPrec);
-    const double below = std::max(i > 0 ? gap[i - 1] : 0.0, gap[i]);
     const double bound = lower_d(t) + hinge[i];  // a sum of two lower bounds, rounded: shrink it outwards
-    g.v[i] = bound - 4 * kU * std::fabs(bound) - below * (1 + 2 * kU);
-    g.hull_v[i] = g.v[i] - 1e-12 * (std::fabs(g.v[i]) + upper_d(suffix_p));
+    h[i] = bound - 4 * kU * std::fabs(bound);
+    scale[i] = upper_d(suffix_p);
   }
+  set_points(g, h, scale, gap, seg_span);
   return g;
 }
 
@@ -169,25 +220,41 @@ std::optional<std::map<long, Ball>> dominated_masses(const std::vector<LossCell>
     auto [it, fresh] = masses.try_emplace(k, mass);
     if (!fresh) arb_add(it->second.get(), it->second.get(), mass.get(), kHullPrec);
   };
+  // Walk the vertices while φ > 0 (the point at x = 0 first, where φ = ΣP > 0): each has the mass x_i·(slope after −
+  // slope before); the first vertex where φ ≤ 0 ends the walk, φ⁺'s last kink being on the segment that leads to it.
   Ball m, x_star;
-  for (std::size_t a = 0; a + 1 < vertices.size(); ++a) {
+  double y_prev = g.total;
+  for (std::size_t a = 0; a < vertices.size(); ++a) {
     const long i = vertices[a];
     const double y = g.hull_v[static_cast<std::size_t>(i)];
-    if (!(y > 0)) break;
-    arb_sub(m.get(), slope[a + 1].get(), slope[a].get(), kHullPrec);
-    arb_mul(m.get(), m.get(), x_at(i).get(), kHullPrec);
-    keep(g.kmin + i, m);
-    if (g.hull_v[static_cast<std::size_t>(vertices[a + 1])] > 0) continue;
-    // φ crosses 0 on the next segment, at x* = x_i − y/slope (slope < 0): its mass −slope·x*, at the grid point
-    // at or below ℓ* = log x*.
-    arb_set_d(x_star.get(), y);
-    arb_div(x_star.get(), x_star.get(), slope[a + 1].get(), kHullPrec);
-    arb_sub(x_star.get(), x_at(i).get(), x_star.get(), kHullPrec);
-    arb_mul(m.get(), slope[a + 1].get(), x_star.get(), kHullPrec);
+    if (y > 0) {
+      if (a + 1 < vertices.size()) arb_sub(m.get(), slope[a + 1].get(), slope[a].get(), kHullPrec);
+      else arb_neg(m.get(), slope[a].get());
+      arb_mul(m.get(), m.get(), x_at(i).get(), kHullPrec);
+      keep(g.kmin + i, m);
+      y_prev = y;
+      continue;
+    }
+    if (y == 0) {  // φ reaches 0 at this grid point: its slope jumps to 0 there
+      arb_mul(m.get(), slope[a].get(), x_at(i).get(), kHullPrec);
+      arb_neg(m.get(), m.get());
+      keep(g.kmin + i, m);
+      break;
+    }
+    // φ crosses 0 inside the segment, at x* = x_prev − y_prev/slope (slope < 0): its mass −slope·x*, at the grid
+    // point at or below ℓ* = log x* (not below the segment's start, a grid point at most x*; from x = 0, no limit).
+    const long prev = a == 0 ? std::numeric_limits<long>::min() : g.kmin + vertices[a - 1];
+    arb_set_d(x_star.get(), y_prev);
+    arb_div(x_star.get(), x_star.get(), slope[a].get(), kHullPrec);
+    if (a == 0) arb_neg(x_star.get(), x_star.get());
+    else arb_sub(x_star.get(), x_at(vertices[a - 1]).get(), x_star.get(), kHullPrec);
+    arb_mul(m.get(), slope[a].get(), x_star.get(), kHullPrec);
     arb_neg(m.get(), m.get());
-    const double l_star = std::log(lower_d(x_star)) - 4 * kU * (std::fabs(std::log(lower_d(x_star))) + 1);
-    const long k = static_cast<long>(std::floor(l_star / step));
-    if (std::isfinite(l_star)) keep(std::max(k, g.kmin + i), m);  // x* ≥ x_i: never below the vertex
+    const double x_low = lower_d(x_star);
+    if (x_low > 0) {
+      const double l_star = std::log(x_low) - 4 * kU * (std::fabs(std::log(x_low)) + 1);
+      keep(std::max(static_cast<long>(std::floor(l_star / step)), prev), m);
+    }
     break;
   }
   return masses;
