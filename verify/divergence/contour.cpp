@@ -7,7 +7,6 @@
 #include <limits>
 #include <numbers>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <tuple>
 #include <vector>

@@ -326,11 +326,13 @@ class Accumulator {
   // The lattice in fixed point; its sparse tails are trimmed within `budget` (fixed point) first, as `trim` does, so
   // that a far cell of negligible mass does not stretch the dense lattice.
   Lattice lattice(bool up, const Integer& budget) const {
-    std::map<long, Ball> cells = up ? up_ : down_;
+    std::map<long, Ball> merged;  // ↓: the cells beyond the hull's reach and the hull's (or their first-order) masses
     if (!up) {
+      merged = down_;
       const std::optional<std::map<long, Ball>> hull = dominated_masses(cells_, step_);
-      for (const auto& [k, m] : hull ? *hull : down_first_) put(cells, k, m);
+      for (const auto& [k, m] : hull ? *hull : down_first_) put(merged, k, m);
     }
+    const std::map<long, Ball>& cells = up ? up_ : merged;
     Lattice out;
     out.up = up;
     out.infinite = fixed(up ? up_inf_ : down_inf_, up);
