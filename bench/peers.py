@@ -34,6 +34,7 @@ parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 parser.add_argument("--dp-accounting", metavar="DIR", help="source tree holding the dp_accounting package")
 parser.add_argument("--prv", metavar="DIR", help="source tree holding the prv_accountant package")
 parser.add_argument("--runs", type=int, default=5, help="runs per measurement, the median printed (1 to 99)")
+parser.add_argument("--only", choices=["profile", "curve"], help="run one workload only")
 args = parser.parse_args()
 if not 1 <= args.runs <= 99:
     sys.exit(f"bench/peers.py: --runs = {args.runs} must be a whole number in [1, 99]")
@@ -120,5 +121,7 @@ def curve_workload():
               f"{prv_time / py:.2f}x; privamp's interval inside PRV's bounds at {inside} of {len(eps)} eps")
 
 
-profile_workload()
-curve_workload()
+if args.only in (None, "profile"):
+    profile_workload()
+if args.only in (None, "curve"):
+    curve_workload()

@@ -39,7 +39,6 @@ struct Processes {
 };
 using verify::Communicator;
 const Communicator& process_communicator();
-bool built_with_mpi();
 // Runs `f` on the first process only (locking output folders, creating them) and lets every process learn its
 // refusal: an InvalidArgument thrown there is thrown on every process, so that no process waits for one that left.
 void on_first_process(const Communicator& comm, const std::function<void()>& f);

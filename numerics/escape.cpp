@@ -77,6 +77,8 @@ bool is_number(std::string_view s) {
 }  // namespace
 
 std::string plain(std::string_view s, bool keep_newlines) {
+  // Printable ASCII (most of what privamp writes) needs nothing.
+  if (std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; })) return std::string(s);
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {

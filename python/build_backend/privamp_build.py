@@ -129,6 +129,9 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         f"{NAME}/{module.name}": module.read_bytes(),
         f"{NAME}/bin/privamp": command.read_bytes(),  # the command line, run by the `privamp` entry point
     }
+    mpi_layer = command.parent / "libprivamp_mpi.so"  # built beside the command when MPI was found (cli/processes.cpp)
+    if mpi_layer.exists():
+        files[f"{NAME}/bin/{mpi_layer.name}"] = mpi_layer.read_bytes()
     files.update(_catalogue())
     for name, text in _metadata().items():
         files[f"{info}/{name}"] = text.encode()
