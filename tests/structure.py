@@ -121,7 +121,6 @@ LONG = {  # (file, name): lines when the rule came in
     ("verify/explore/explore.cpp", "Explorer"): 654,
     ("sim/language/language.cpp", "Evaluator"): 566,
     ("numerics/log_integrate_impl.hpp", "LogIntegrator"): 329,
-    ("verify/divergence/certified/composition.cpp", "integrate_line"): 197,
     ("python/module.cpp", "PYBIND11_MODULE"): 157,
     ("sim/laws/density.cpp", "FormulaDensity::FormulaDensity"): 181,
     ("verify/divergence/certified/quantities.cpp", "renyi_inf"): 151,

@@ -334,71 +334,74 @@ Ball gaussian_modulus(const Release& r, const Ball& c, const Ball& ta, slong pre
   return e;
 }
 
-Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, double log_hint, slong prec,
-                       const Deadline& deadline) {
-  const Ball eps(eps_d), c(c_d);
-  Ball pi;
-  arb_const_pi(pi.get(), prec);
-  long releases = 0, mixed = 0;
-  for (const Release& r : rs) {
-    releases += r.count;
-    if (!r.gaussian) mixed += r.count;
-  }
-  for (Release& r : rs) prepare(r, c, prec, deadline);
-  // The line's distance to the poles 0 and −1.
+// What one line's parts share: the releases, ε and c as balls, π, the precision and the deadline.
+struct Line {
+  std::vector<Release>& rs;
+  Ball eps, c, pi;
+  slong prec;
+  const Deadline& deadline;
+  long releases = 0, mixed = 0;  // releases, and those of mixtures
+};
+
+struct Strip {
+  double h = 0, d = 0;
+  Ball log_n;  // log of the bound N on the strip
+};
+
+// The strip: the half-width d (a fraction of the distance to the poles 0 and −1) that allows the largest step h,
+// with N/(π(e^{2πd/h} − 1)) ≤ tol/4, N ≤ max(E(c − d), E(c + d))·π/(pole − d).
+Strip choose_strip(const Line& line, double c_d, double log_tol) {
+  const slong prec = line.prec;
   Ball pole;
   if (c_d > 0) {
-    pole = c;
+    pole = line.c;
   } else {
     Ball right;
-    arb_add_ui(right.get(), c.get(), 1, prec);
-    arb_neg(pole.get(), c.get());
+    arb_add_ui(right.get(), line.c.get(), 1, prec);
+    arb_neg(pole.get(), line.c.get());
     arb_min(pole.get(), pole.get(), right.get(), prec);
   }
-  const Ball log_a = log_height(rs, c, eps, 60, prec, deadline);
-  const double log_tol = log_hint - 48 * std::numbers::ln2;  // the parts' target: 2^{−48} of the value
-  // The strip: the half-width d (a fraction of the distance to the poles) that allows the largest step h, with
-  // N/(π(e^{2πd/h} − 1)) ≤ tol/4, N ≤ max(E(c − d), E(c + d))·π/(pole − d).
-  double best_h = 0, best_d = 0;
-  Ball best_log_n;
+  Strip best;
   for (double f : {0.5, 0.25, 0.125, 0.0625, 0.03125}) {
     const double d = f * mid_d(pole);
     const Ball D(d);
     Ball lo, hi, log_n, m;
-    arb_sub(lo.get(), c.get(), D.get(), prec);
-    arb_add(hi.get(), c.get(), D.get(), prec);
-    const Ball a = log_height(rs, lo, eps, 30, prec, deadline), b = log_height(rs, hi, eps, 30, prec, deadline);
+    arb_sub(lo.get(), line.c.get(), D.get(), prec);
+    arb_add(hi.get(), line.c.get(), D.get(), prec);
+    const Ball a = log_height(line.rs, lo, line.eps, 30, prec, line.deadline);
+    const Ball b = log_height(line.rs, hi, line.eps, 30, prec, line.deadline);
     arb_max(log_n.get(), a.get(), b.get(), prec);
     arb_sub(m.get(), pole.get(), D.get(), prec);
     if (!arb_is_positive(m.get())) continue;
-    arb_div(m.get(), pi.get(), m.get(), prec);
+    arb_div(m.get(), line.pi.get(), m.get(), prec);
     arb_log(m.get(), m.get(), prec);
     arb_add(log_n.get(), log_n.get(), m.get(), prec);
     const double need = std::log1p(std::exp(std::min(700.0, upper_d(log_n) - log_tol + std::log(4 / std::numbers::pi))));
     const double h = 2 * std::numbers::pi * d / (need + 1e-9);
-    if (arb_is_finite(log_n.get()) && h > best_h) best_h = h, best_d = d, best_log_n = log_n;
+    if (arb_is_finite(log_n.get()) && h > best.h) best = Strip{h, d, log_n};
   }
-  if (!(best_h > 0)) throw Refused("the contour's step could not be chosen (the line's height is not finite)");
-  const double h = best_h;
-  const Ball H(h);
-  const long goal = std::min<long>(prec - 16, 56 + static_cast<long>(std::ceil(std::log2(static_cast<double>(releases)))) +
-                                                 std::max<long>(0, static_cast<long>((upper_d(log_a) - log_hint) / std::numbers::ln2)));
-  // 1. The trapezoid rule at the nodes t_k = k·h (exact balls), until four nodes in a row are far below the target
-  //    with the slope margin of a segment.
+  if (!(best.h > 0)) throw Refused("the contour's step could not be chosen (the line's height is not finite)");
+  return best;
+}
+
+// 1. The trapezoid rule at the nodes t_k = k·h (exact balls), until four nodes in a row are far below the target
+//    with the slope margin of a segment. Returns the weighted sum of the nodes (Σ' Re f(t_k)) and sets K to the
+//    first node not summed.
+Ball trapezoid_nodes(const Line& line, const Ball& H, double h, long goal, double log_stop, long& K) {
+  const slong prec = line.prec;
   Ball sum;
   Complex s, m, f, k, total;
-  long K = 0;
-  const double log_stop = log_tol - std::log(64.0);
+  K = 0;
   for (int small = 0; small < 4; ++K) {
     if (K > 20'000) throw Refused("the composed integrand does not decay along the line within 20000 steps");
-    arb_set(acb_realref(s.get()), c.get());
+    arb_set(acb_realref(s.get()), line.c.get());
     arb_mul_si(acb_imagref(s.get()), H.get(), K, prec);
     acb_one(total.get());
     Ball log_mod;  // log of Π (|M_i(c+it)| + h·D_i)^{T_i} e^{−cε}
-    arb_mul(log_mod.get(), c.get(), eps.get(), prec);
+    arb_mul(log_mod.get(), line.c.get(), line.eps.get(), prec);
     arb_neg(log_mod.get(), log_mod.get());
-    for (const Release& r : rs) {
-      release_mgf(m.get(), r, s.get(), goal, r.moment, prec, deadline);
+    for (const Release& r : line.rs) {
+      release_mgf(m.get(), r, s.get(), goal, r.moment, prec, line.deadline);
       acb_pow_ui(f.get(), m.get(), static_cast<ulong>(r.count), prec);
       acb_mul(total.get(), total.get(), f.get(), prec);
       // The modulus a segment of half-width h starting here would be bounded by (|M| + h·D): the nodes continue
@@ -410,7 +413,7 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
       arb_log(mod.get(), mod.get(), prec);
       arb_addmul_si(log_mod.get(), mod.get(), r.count, prec);
     }
-    acb_mul_arb(f.get(), s.get(), eps.get(), prec);  // e^{−sε}/(s(s+1))
+    acb_mul_arb(f.get(), s.get(), line.eps.get(), prec);  // e^{−sε}/(s(s+1))
     acb_neg(f.get(), f.get());
     acb_exp(f.get(), f.get(), prec);
     acb_mul(total.get(), total.get(), f.get(), prec);
@@ -423,90 +426,146 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
     const bool below = K > 0 && upper_d(log_mod) - 2 * std::log(t) + std::log(h / std::numbers::pi) < log_stop;
     small = below ? small + 1 : 0;
   }
-  Ball value;
-  arb_mul(value.get(), sum.get(), H.get(), prec);
-  arb_div(value.get(), value.get(), pi.get(), prec);
-  arb_mul_2exp_si(value.get(), value.get(), -1);
-  // 2. The discretisation error N/(π(e^{2πd/h} − 1)).
+  return sum;
+}
+
+// 2. The discretisation error N/(π(e^{2πd/h} − 1)).
+Ball discretisation_error(const Line& line, const Strip& strip, const Ball& H) {
   Ball disc, den;
-  mul_d(den.get(), pi.get(), 2 * best_d, prec);
-  arb_div(den.get(), den.get(), H.get(), prec);
-  arb_expm1(den.get(), den.get(), prec);
-  arb_mul(den.get(), den.get(), pi.get(), prec);
-  arb_exp(disc.get(), best_log_n.get(), prec);
-  arb_div(disc.get(), disc.get(), den.get(), prec);
-  // 3. The nodes beyond K: t ≥ t_a = K·h (the last node summed was K − 1).
+  mul_d(den.get(), line.pi.get(), 2 * strip.d, line.prec);
+  arb_div(den.get(), den.get(), H.get(), line.prec);
+  arb_expm1(den.get(), den.get(), line.prec);
+  arb_mul(den.get(), den.get(), line.pi.get(), line.prec);
+  arb_exp(disc.get(), strip.log_n.get(), line.prec);
+  arb_div(disc.get(), disc.get(), den.get(), line.prec);
+  return disc;
+}
+
+// The whole rest of the line from t_a by the by-parts bounds:
+// (1/π) e^{−cε} Π_mix C_i^{T_i} Π_gauss b_i^{T_i} [h t_a^{−p} + t_a^{1−p}/(p − 1)], p = Σ_mix T_i + 2.
+Ball rest_of_line(const Line& line, const Ball& TA, const Ball& H, const Ball& base) {
+  const slong prec = line.prec;
+  Ball prod(1.0), f1, f2, rest;
+  const long p = line.mixed + 2;
+  for (const Release& r : line.rs) {
+    Ball b = r.gaussian ? gaussian_modulus(r, line.c, TA, prec) : r.by_parts;
+    arb_pow_ui(b.get(), upper(b, prec).get(), static_cast<ulong>(r.count), prec);
+    arb_mul(prod.get(), prod.get(), b.get(), prec);
+  }
+  arb_pow_ui(f1.get(), TA.get(), static_cast<ulong>(p), prec);
+  arb_div(f1.get(), H.get(), f1.get(), prec);
+  arb_pow_ui(f2.get(), TA.get(), static_cast<ulong>(p - 1), prec);
+  arb_mul_si(f2.get(), f2.get(), p - 1, prec);
+  arb_inv(f2.get(), f2.get(), prec);
+  arb_add(f1.get(), f1.get(), f2.get(), prec);
+  arb_mul(rest.get(), prod.get(), f1.get(), prec);
+  arb_mul(rest.get(), rest.get(), base.get(), prec);
+  arb_div(rest.get(), rest.get(), line.pi.get(), prec);
+  return rest;
+}
+
+// One segment [t_a, t_a + 2r]: its nodes (at most 2r/h + 1) each at most e^{−cε} Π b_i^{T_i}/t_a², with
+// b_i = min(|M_i(c + i(t_a + r))| + r·D_i, C_i/t_a).
+Ball segment_bound(const Line& line, const Ball& TA, double r_seg, const Ball& H, const Ball& base) {
+  const slong prec = line.prec;
+  Ball seg(1.0), ta2;
+  const Ball R(r_seg);
+  Complex s, m;
+  arb_set(acb_realref(s.get()), line.c.get());
+  arb_add(acb_imagref(s.get()), TA.get(), R.get(), prec);
+  for (const Release& r : line.rs) {
+    Ball b;
+    if (r.gaussian) {
+      b = gaussian_modulus(r, line.c, TA, prec);
+    } else {
+      release_mgf(m.get(), r, s.get(), 20, r.moment, prec, line.deadline);
+      acb_abs(b.get(), m.get(), prec);
+      arb_addmul(b.get(), R.get(), r.slope.get(), prec);
+      Ball ibp;
+      arb_div(ibp.get(), r.by_parts.get(), TA.get(), prec);
+      arb_min(b.get(), b.get(), ibp.get(), prec);
+    }
+    arb_pow_ui(b.get(), upper(b, prec).get(), static_cast<ulong>(r.count), prec);
+    arb_mul(seg.get(), seg.get(), b.get(), prec);
+  }
+  arb_mul(seg.get(), seg.get(), base.get(), prec);
+  Ball width;
+  arb_mul_2exp_si(width.get(), R.get(), 1);
+  arb_add(width.get(), width.get(), H.get(), prec);
+  arb_mul(seg.get(), seg.get(), width.get(), prec);
+  arb_sqr(ta2.get(), TA.get(), prec);
+  arb_div(seg.get(), seg.get(), ta2.get(), prec);
+  arb_div(seg.get(), seg.get(), line.pi.get(), prec);
+  return seg;
+}
+
+// 3. The nodes beyond K: t ≥ t_a = K·h (the last node summed was K − 1), in segments that double while their bound
+//    stays below its share, until the by-parts bound of the whole rest is small enough.
+Ball truncation_error(const Line& line, long K, double h, const Ball& H, double log_tol, long& segments) {
   Ball trunc, base;  // base = e^{−cε}
-  arb_mul(base.get(), c.get(), eps.get(), prec);
+  arb_mul(base.get(), line.c.get(), line.eps.get(), line.prec);
   arb_neg(base.get(), base.get());
-  arb_exp(base.get(), base.get(), prec);
+  arb_exp(base.get(), base.get(), line.prec);
   double ta = std::nextafter(static_cast<double>(K) * h, 0.0), r_seg = h;  // at or below the node K·h
   const double per_segment = std::exp(log_tol - std::log(256.0));
-  long segments = 0;
+  segments = 0;
   for (long iteration = 0;; ++iteration) {
     if (iteration > 4000) throw Refused("the bounds of the composed integrand along the line did not close within 4000 segments");
-    deadline.check();
+    line.deadline.check();
     const Ball TA(ta);
-    // The whole rest of the line by the by-parts bounds:
-    // (1/π) e^{−cε} Π_mix C_i^{T_i} Π_gauss b_i^{T_i} [h t_a^{−p} + t_a^{1−p}/(p − 1)], p = Σ_mix T_i + 2.
-    Ball prod(1.0), f1, f2, rest;
-    const long p = mixed + 2;
-    for (const Release& r : rs) {
-      Ball b = r.gaussian ? gaussian_modulus(r, c, TA, prec) : r.by_parts;
-      arb_pow_ui(b.get(), upper(b, prec).get(), static_cast<ulong>(r.count), prec);
-      arb_mul(prod.get(), prod.get(), b.get(), prec);
-    }
-    arb_pow_ui(f1.get(), TA.get(), static_cast<ulong>(p), prec);
-    arb_div(f1.get(), H.get(), f1.get(), prec);
-    arb_pow_ui(f2.get(), TA.get(), static_cast<ulong>(p - 1), prec);
-    arb_mul_si(f2.get(), f2.get(), p - 1, prec);
-    arb_inv(f2.get(), f2.get(), prec);
-    arb_add(f1.get(), f1.get(), f2.get(), prec);
-    arb_mul(rest.get(), prod.get(), f1.get(), prec);
-    arb_mul(rest.get(), rest.get(), base.get(), prec);
-    arb_div(rest.get(), rest.get(), pi.get(), prec);
+    const Ball rest = rest_of_line(line, TA, H, base);
     if (upper_d(rest) <= std::exp(log_tol - std::log(8.0))) {
-      arb_add(trunc.get(), trunc.get(), upper(rest, prec).get(), prec);
-      break;
+      arb_add(trunc.get(), trunc.get(), upper(rest, line.prec).get(), line.prec);
+      return trunc;
     }
-    // One segment [t_a, t_a + 2r]: its nodes (at most 2r/h + 1) each at most e^{−cε} Π b_i^{T_i}/t_a², with
-    // b_i = min(|M_i(c + i(t_a + r))| + r·D_i, C_i/t_a).
-    Ball seg(1.0), ta2;
-    const Ball R(r_seg);
-    arb_set(acb_realref(s.get()), c.get());
-    arb_add(acb_imagref(s.get()), TA.get(), R.get(), prec);
-    for (const Release& r : rs) {
-      Ball b;
-      if (r.gaussian) {
-        b = gaussian_modulus(r, c, TA, prec);
-      } else {
-        release_mgf(m.get(), r, s.get(), 20, r.moment, prec, deadline);
-        acb_abs(b.get(), m.get(), prec);
-        arb_addmul(b.get(), R.get(), r.slope.get(), prec);
-        Ball ibp;
-        arb_div(ibp.get(), r.by_parts.get(), TA.get(), prec);
-        arb_min(b.get(), b.get(), ibp.get(), prec);
-      }
-      arb_pow_ui(b.get(), upper(b, prec).get(), static_cast<ulong>(r.count), prec);
-      arb_mul(seg.get(), seg.get(), b.get(), prec);
-    }
-    arb_mul(seg.get(), seg.get(), base.get(), prec);
-    Ball width;
-    arb_mul_2exp_si(width.get(), R.get(), 1);
-    arb_add(width.get(), width.get(), H.get(), prec);
-    arb_mul(seg.get(), seg.get(), width.get(), prec);
-    arb_sqr(ta2.get(), TA.get(), prec);
-    arb_div(seg.get(), seg.get(), ta2.get(), prec);
-    arb_div(seg.get(), seg.get(), pi.get(), prec);
+    const Ball seg = segment_bound(line, TA, r_seg, H, base);
     if (upper_d(seg) > per_segment && r_seg > h / 16) {  // narrower, down to segments of at most one node
       r_seg = std::max(h / 16, r_seg / 4);
       continue;
     }
-    arb_add(trunc.get(), trunc.get(), upper(seg, prec).get(), prec);
+    arb_add(trunc.get(), trunc.get(), upper(seg, line.prec).get(), line.prec);
     ta = std::nextafter(ta + 2 * r_seg, 0.0);  // at or below where this segment ends: no node falls between
     r_seg *= 2;
     ++segments;
   }
+}
+
+// The residue Π M_i(0)^{T_i} of a line left of the pole 0 (1 for laws of mass 1; the weights as stored).
+Ball residue_at_zero(const Line& line) {
+  Ball zero(0.0), one(1.0);
+  for (const Release& r : line.rs) {
+    Ball m0 = real_mgf(r, zero, 60, line.prec, line.deadline);
+    arb_pow_ui(m0.get(), m0.get(), static_cast<ulong>(r.count), line.prec);
+    arb_mul(one.get(), one.get(), m0.get(), line.prec);
+  }
+  return one;
+}
+
+Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, double log_hint, slong prec,
+                       const Deadline& deadline) {
+  Line line{rs, Ball(eps_d), Ball(c_d), Ball(), prec, deadline};
+  arb_const_pi(line.pi.get(), prec);
+  for (const Release& r : rs) {
+    line.releases += r.count;
+    if (!r.gaussian) line.mixed += r.count;
+  }
+  for (Release& r : rs) prepare(r, line.c, prec, deadline);
+  const Ball log_a = log_height(rs, line.c, line.eps, 60, prec, deadline);
+  const double log_tol = log_hint - 48 * std::numbers::ln2;  // the parts' target: 2^{−48} of the value
+  const Strip strip = choose_strip(line, c_d, log_tol);
+  const double h = strip.h;
+  const Ball H(h);
+  const long goal = std::min<long>(prec - 16, 56 + static_cast<long>(std::ceil(std::log2(static_cast<double>(line.releases)))) +
+                                                 std::max<long>(0, static_cast<long>((upper_d(log_a) - log_hint) / std::numbers::ln2)));
+  long K = 0;
+  const Ball sum = trapezoid_nodes(line, H, h, goal, log_tol - std::log(64.0), K);
+  Ball value;
+  arb_mul(value.get(), sum.get(), H.get(), prec);
+  arb_div(value.get(), value.get(), line.pi.get(), prec);
+  arb_mul_2exp_si(value.get(), value.get(), -1);
+  Contour out;
+  const Ball disc = discretisation_error(line, strip, H);
+  const Ball trunc = truncation_error(line, K, h, H, log_tol, out.segments);
   Ball err;
   arb_add(err.get(), upper(disc, prec).get(), trunc.get(), prec);
   mag_t e;
@@ -514,21 +573,11 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
   arb_get_mag(e, err.get());
   arb_add_error_mag(value.get(), e);
   mag_clear(e);
-  if (c_d < 0) {  // the residue Π M_i(0)^{T_i} (1 for laws of mass 1; the weights as stored)
-    Ball zero(0.0), one(1.0);
-    for (const Release& r : rs) {
-      Ball m0 = real_mgf(r, zero, 60, prec, deadline);
-      arb_pow_ui(m0.get(), m0.get(), static_cast<ulong>(r.count), prec);
-      arb_mul(one.get(), one.get(), m0.get(), prec);
-    }
-    arb_add(value.get(), value.get(), one.get(), prec);
-  }
-  Contour out;
+  if (c_d < 0) arb_add(value.get(), value.get(), residue_at_zero(line).get(), prec);
   out.value = value;
   out.nodes = K;
-  out.segments = segments;
   out.h = h;
-  out.d = best_d;
+  out.d = strip.d;
   return out;
 }
 
