@@ -123,7 +123,6 @@ LONG = {  # (file, name): lines when the rule came in
     ("numerics/log_integrate_impl.hpp", "LogIntegrator"): 329,
     ("python/module.cpp", "PYBIND11_MODULE"): 157,
     ("sim/laws/density.cpp", "FormulaDensity::FormulaDensity"): 181,
-    ("verify/divergence/certified/quantities.cpp", "renyi_inf"): 151,
     ("verify/explore/explore.cpp", "run_frontier"): 127,
     ("verify/divergence/certified/chain_steps.cpp", "step_measure"): 123,
     ("verify/cases/case.cpp", "read"): 121,

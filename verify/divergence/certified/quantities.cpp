@@ -440,94 +440,105 @@ Certified kl(const Pair& pr, long goal, slong prec, const Deadline& deadline) {
   return out;
 }
 
-Certified renyi_inf(const Pair& pr, slong prec, const Deadline& deadline) {
-  Certified out;
-  Ball best_lower(-kInf);
-  bool have_lower = false;
-  Ball upper;  // max of the upper bounds of what is left
-  bool have_upper = false;
-  auto note_upper = [&](const Ball& u) {
-    if (!have_upper) upper = u;
-    else arb_max(upper.get(), upper.get(), u.get(), prec);
-    have_upper = true;
-  };
-  auto note_lower = [&](const Ball& l) {
-    if (!have_lower) best_lower = l;
-    else arb_max(best_lower.get(), best_lower.get(), l.get(), prec);
-    have_lower = true;
-  };
-  for (const auto& [x, mp] : pr.p.atoms) {
-    if (arb_is_zero(mp.get())) continue;
-    Ball t;
-    if (!atom_log_ratio(t, pr, x, mp, prec)) {
-      out.infinite = true;
-      return out;
-    }
-    note_lower(t);
-    note_upper(t);
+namespace {
+
+// The supremum of the privacy loss (R_∞) by branch and bound over boxes of the density pieces: the best point value
+// found is a lower end, the largest upper bound of a box still open (or of a tail) an upper end.
+class LossSupremum {
+ public:
+  LossSupremum(const Pair& pr, slong prec, const Deadline& deadline) : pr_(pr), prec_(prec), deadline_(deadline), queue_(by_upper_end) {
+    held_.reserve(4096);
   }
-  if (!pr.p.pieces.empty()) {
-    auto [A, B] = window(pr);
-    // Tails beyond the window: extend until their bound falls below the best value found (or give up at the cap).
+
+  Certified run() {
+    for (const auto& [x, mp] : pr_.p.atoms) {
+      if (arb_is_zero(mp.get())) continue;
+      Ball t;
+      if (!atom_log_ratio(t, pr_, x, mp, prec_)) return infinite();
+      note_lower(t);
+      note_upper(t);
+    }
+    if (!pr_.p.pieces.empty()) {
+      auto [A, B] = window(pr_);
+      add_region(A, B);
+      if (infinite_ || !extend_tails(A, B)) return infinite();
+      const long evaluations = branch_and_bound();
+      while (!queue_.empty()) {
+        note_upper(queue_.top().ub);
+        queue_.pop();
+      }
+      out_.detail = fmt::format("{} boxes", evaluations);
+    }
+    return result();
+  }
+
+ private:
+  struct Box {
+    double a, b;
+    Ball ub;
+    const Segment* p;
+    const Segment* q;
+  };
+  // Ordered by upper end (a ball's radius is kept to 30 bits: the midpoint alone would misorder boxes).
+  static bool by_upper_end(const Box& x, const Box& y) {
+    arf_t u, v;
+    arf_init(u);
+    arf_init(v);
+    arb_get_ubound_arf(u, x.ub.get(), 64);
+    arb_get_ubound_arf(v, y.ub.get(), 64);
+    const bool less = arf_cmp(u, v) < 0;
+    arf_clear(u);
+    arf_clear(v);
+    return less;
+  }
+
+  Certified infinite() {
+    out_.infinite = true;
+    return out_;
+  }
+  void note_upper(const Ball& u) {
+    if (!have_upper_) upper_ = u;
+    else arb_max(upper_.get(), upper_.get(), u.get(), prec_);
+    have_upper_ = true;
+  }
+  void note_lower(const Ball& l) {
+    if (!have_lower_) best_lower_ = l;
+    else arb_max(best_lower_.get(), best_lower_.get(), l.get(), prec_);
+    have_lower_ = true;
+  }
+
+  // The boxes of [u, v], each with its upper bound, and the loss at their ends as lower bounds.
+  void add_region(double u, double v) {
+    for (const auto& [a, b] : segments(pr_, u, v)) {
+      Segment sp = active_on(pr_.p, a, b), sq = active_on(pr_.q, a, b);
+      if (sp.empty()) continue;
+      if (sq.empty()) {
+        infinite_ = true;
+        return;
+      }
+      if (held_.size() == held_.capacity()) throw Refused("too many segments for the supremum search");
+      held_.emplace_back(std::move(sp), std::move(sq));
+      const auto& h = held_.back();
+      queue_.push({a, b, loss_on(h.first, h.second, a, b, zero_, prec_), &h.first, &h.second});
+      for (double x : {a, b}) note_lower(loss_at(h.first, h.second, Ball(x), zero_, prec_));
+    }
+  }
+
+  // Tails beyond the window [A, B]: extend it until their bound falls below the best value found (or give up at the
+  // cap, the tails' bounds then counted as upper ends). False when the loss is unbounded.
+  bool extend_tails(double A, double B) {
     Pair mirror;
-  mirror.p = mirrored(pr.p);
-  mirror.q = mirrored(pr.q);
-    long evaluations = 0;
-    struct Box {
-      double a, b;
-      Ball ub;
-      const Segment* p;
-      const Segment* q;
-    };
-    std::vector<std::pair<Segment, Segment>> held;
-    held.reserve(4096);
-    // Ordered by upper end (a ball's radius is kept to 30 bits: the midpoint alone would misorder boxes).
-    auto cmp = [](const Box& x, const Box& y) {
-      arf_t u, v;
-      arf_init(u);
-      arf_init(v);
-      arb_get_ubound_arf(u, x.ub.get(), 64);
-      arb_get_ubound_arf(v, y.ub.get(), 64);
-      const bool less = arf_cmp(u, v) < 0;
-      arf_clear(u);
-      arf_clear(v);
-      return less;
-    };
-    std::priority_queue<Box, std::vector<Box>, decltype(cmp)> queue(cmp);
-    Ball zero;
-    auto add_region = [&](double u, double v) {
-      for (const auto& [a, b] : segments(pr, u, v)) {
-        Segment sp = active_on(pr.p, a, b), sq = active_on(pr.q, a, b);
-        if (sp.empty()) continue;
-        if (sq.empty()) {
-          out.infinite = true;
-          return;
-        }
-        if (held.size() == held.capacity()) throw Refused("too many segments for the supremum search");
-        held.emplace_back(std::move(sp), std::move(sq));
-        const auto& h = held.back();
-        queue.push({a, b, loss_on(h.first, h.second, a, b, zero, prec), &h.first, &h.second});
-        for (double x : {a, b}) note_lower(loss_at(h.first, h.second, Ball(x), zero, prec));
-      }
-    };
-    add_region(A, B);
-    for (int k = 0; k <= kMaxExpansions && !out.infinite; ++k) {
-      const LossSup r = loss_sup_tail(pr.p, pr.q, B, prec), l = loss_sup_tail(mirror.p, mirror.q, -A, prec);
-      if (r.q_vanishes || l.q_vanishes || r.infinite || l.infinite) {
-        out.infinite = true;
-        return out;
-      }
-      auto small = [&](const LossSup& s) {
-        return s.p_vanishes || (s.sup && have_lower && arb_le(s.sup->get(), best_lower.get()));
-      };
+    mirror.p = mirrored(pr_.p);
+    mirror.q = mirrored(pr_.q);
+    for (int k = 0; k <= kMaxExpansions && !infinite_; ++k) {
+      const LossSup r = loss_sup_tail(pr_.p, pr_.q, B, prec_), l = loss_sup_tail(mirror.p, mirror.q, -A, prec_);
+      if (r.q_vanishes || l.q_vanishes || r.infinite || l.infinite) return false;
+      auto small = [&](const LossSup& s) { return s.p_vanishes || (s.sup && have_lower_ && arb_le(s.sup->get(), best_lower_.get())); };
       if ((small(r) && small(l)) || k == kMaxExpansions) {
         for (const LossSup* s : {&r, &l}) {
           if (s->p_vanishes) continue;
           if (!s->sup) {
-            if (pr.p.pieces.size() == 1 && pr.q.pieces.size() == 1) {
-              out.infinite = true;  // one piece each: the bound is the loss itself, unbounded
-              return out;
-            }
+            if (pr_.p.pieces.size() == 1 && pr_.q.pieces.size() == 1) return false;  // one piece each: the bound is the loss itself
             throw Refused("the privacy loss could not be bounded above on the tails");
           }
           note_upper(*s->sup);
@@ -544,52 +555,66 @@ Certified renyi_inf(const Pair& pr, slong prec, const Deadline& deadline) {
         A -= width;
       }
     }
-    if (out.infinite) return out;
-    // Branch and bound: split the box with the largest upper bound until it is within 2^-50 of the best value.
-    while (!queue.empty()) {
-      Box top = queue.top();
-      Ball ub;
-      arb_get_ubound_arf(arb_midref(ub.get()), top.ub.get(), prec);
-      Ball gap;
-      arb_sub(gap.get(), ub.get(), best_lower.get(), prec);
-      Ball tol;
-      arb_abs(tol.get(), best_lower.get());
-      arb_add_si(tol.get(), tol.get(), 1, prec);
+    return !infinite_;
+  }
+
+  // Split the box with the largest upper bound until it is within 2^-50 of the best value; the subdivisions made.
+  long branch_and_bound() {
+    long evaluations = 0;
+    while (!queue_.empty()) {
+      Box top = queue_.top();
+      Ball ub, gap, tol;
+      arb_get_ubound_arf(arb_midref(ub.get()), top.ub.get(), prec_);
+      arb_sub(gap.get(), ub.get(), best_lower_.get(), prec_);
+      arb_abs(tol.get(), best_lower_.get());
+      arb_add_si(tol.get(), tol.get(), 1, prec_);
       arb_mul_2exp_si(tol.get(), tol.get(), -50);
       const double c = top.a + (top.b - top.a) / 2;
       if (arb_le(gap.get(), tol.get()) || c <= top.a || c >= top.b) break;
-      queue.pop();
+      queue_.pop();
       if (++evaluations > kMaxEvaluations)
         throw Refused(fmt::format("the supremum of the privacy loss was not located within {} subdivisions", kMaxEvaluations));
       if (evaluations % 64 == 0) {
-        deadline.spend(63);
-        deadline.check();
+        deadline_.spend(63);
+        deadline_.check();
       }
-      note_lower(loss_at(*top.p, *top.q, Ball(c), zero, prec));
-      queue.push({top.a, c, loss_on(*top.p, *top.q, top.a, c, zero, prec), top.p, top.q});
-      queue.push({c, top.b, loss_on(*top.p, *top.q, c, top.b, zero, prec), top.p, top.q});
+      note_lower(loss_at(*top.p, *top.q, Ball(c), zero_, prec_));
+      queue_.push({top.a, c, loss_on(*top.p, *top.q, top.a, c, zero_, prec_), top.p, top.q});
+      queue_.push({c, top.b, loss_on(*top.p, *top.q, c, top.b, zero_, prec_), top.p, top.q});
     }
-    while (!queue.empty()) {
-      note_upper(queue.top().ub);
-      queue.pop();
-    }
-    out.detail = fmt::format("{} boxes", evaluations);
+    return evaluations;
   }
-  if (!have_lower || !have_upper) throw Refused("no mass of mu to compare");
+
   // [best lower, max upper]: every point value is ≥ the lower end; the supremum is ≤ every box's upper end.
-  Ball lo, hi;
-  arb_get_lbound_arf(arb_midref(lo.get()), best_lower.get(), prec);
-  arb_get_ubound_arf(arb_midref(hi.get()), upper.get(), prec);
-  arf_t a, b;
-  arf_init(a);
-  arf_init(b);
-  arf_set(a, arb_midref(lo.get()));
-  arf_set(b, arb_midref(hi.get()));
-  if (arf_cmp(a, b) > 0) arf_set(b, a);
-  arb_set_interval_arf(out.value.get(), a, b, prec);
-  arf_clear(a);
-  arf_clear(b);
-  return out;
-}
+  Certified result() {
+    if (!have_lower_ || !have_upper_) throw Refused("no mass of mu to compare");
+    Ball lo, hi;
+    arb_get_lbound_arf(arb_midref(lo.get()), best_lower_.get(), prec_);
+    arb_get_ubound_arf(arb_midref(hi.get()), upper_.get(), prec_);
+    arf_t a, b;
+    arf_init(a);
+    arf_init(b);
+    arf_set(a, arb_midref(lo.get()));
+    arf_set(b, arb_midref(hi.get()));
+    if (arf_cmp(a, b) > 0) arf_set(b, a);
+    arb_set_interval_arf(out_.value.get(), a, b, prec_);
+    arf_clear(a);
+    arf_clear(b);
+    return out_;
+  }
+
+  const Pair& pr_;
+  slong prec_;
+  const Deadline& deadline_;
+  Certified out_;
+  Ball best_lower_{-kInf}, upper_, zero_;
+  bool have_lower_ = false, have_upper_ = false, infinite_ = false;
+  std::vector<std::pair<Segment, Segment>> held_;  // the boxes' pieces (reserved: the boxes point into it)
+  std::priority_queue<Box, std::vector<Box>, bool (*)(const Box&, const Box&)> queue_;
+};
+
+}  // namespace
+
+Certified renyi_inf(const Pair& pr, slong prec, const Deadline& deadline) { return LossSupremum(pr, prec, deadline).run(); }
 
 }  // namespace privamp::verify::certified_detail
