@@ -124,10 +124,8 @@ LONG = {  # (file, name): lines when the rule came in
     ("python/module.cpp", "PYBIND11_MODULE"): 157,
     ("sim/laws/density.cpp", "FormulaDensity::FormulaDensity"): 181,
     ("verify/explore/explore.cpp", "run_frontier"): 127,
-    ("verify/divergence/certified/chain_steps.cpp", "step_measure"): 123,
     ("verify/cases/case.cpp", "read"): 121,
     ("sim/processes/shuffling.cpp", "shuffled_krr_counts"): 119,
-    ("verify/divergence/certified/chain_steps.cpp", "make_tables"): 116,
     ("sim/formulas/certify.cpp", "extremum"): 116,
 }
 def strip(text):
