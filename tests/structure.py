@@ -122,7 +122,6 @@ LONG = {  # (file, name): lines when the rule came in
     ("sim/language/language.cpp", "Evaluator"): 566,
     ("numerics/log_integrate_impl.hpp", "LogIntegrator"): 329,
     ("python/module.cpp", "PYBIND11_MODULE"): 157,
-    ("sim/laws/density.cpp", "FormulaDensity::FormulaDensity"): 181,
     ("verify/explore/explore.cpp", "run_frontier"): 127,
     ("verify/cases/case.cpp", "read"): 121,
     ("sim/processes/shuffling.cpp", "shuffled_krr_counts"): 119,

@@ -130,7 +130,19 @@ std::vector<double> kinks_of(const Formula& f, double from, double to, double sp
 
 FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo, double hi, double loc, double scale)
     : f_(std::move(log_pdf)), lo_(lo), hi_(hi), loc_(loc), scale_(scale) {
+  check_arguments();
+  const std::vector<double> scan = find_mode();
+  find_window(scan);
+  find_hidden_peaks(scan);
+  kinks_ = kinks_of(*f_, window_lo_, window_hi_, scale_ / 8);
+  ladder_.insert(ladder_.end(), kinks_.begin(), kinks_.end());
+  normalise();
+  build_sampler();
+}
+
+void FormulaDensity::check_arguments() const {
   const char* law = "density";
+  const double lo = lo_, hi = hi_, loc = loc_, scale = scale_;
   if (f_->variables().size() != 1) invalid_input("density: log_pdf is a formula in x");
   if (std::isnan(lo) || std::isnan(hi) || !(lo < hi)) throw_invalid(law, "hi", hi, fmt::format("hi > lo = {}", format_number(lo)));
   check_finite(law, "loc", loc);
@@ -140,30 +152,38 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
   if (!(hi - lo >= std::max(1e-300, 1e-12 * scale)))
     throw_invalid(law, "hi", hi, fmt::format("hi - lo >= max(1e-300, 1e-12 * scale) with lo = {}, scale = {} (give a scale near the "
                                              "support's width)", format_number(lo), format_number(scale)));
-  auto f = [&](double x) {
-    const double v = (*f_)(x);
-    if (std::isnan(v) || v == kInf)
-      invalid_input("density: log_pdf '{}' is {} at x = {} (allowed: finite, or -inf where the density "
-                    "vanishes)", f_->text(), v, format_number(x));
-    return v;
-  };
-  // The mode: a scan of ±64 scales around loc (and the ends of a bounded support).
+}
+
+double FormulaDensity::checked(double x) const {
+  const double v = (*f_)(x);
+  if (std::isnan(v) || v == kInf)
+    invalid_input("density: log_pdf '{}' is {} at x = {} (allowed: finite, or -inf where the density "
+                  "vanishes)", f_->text(), v, format_number(x));
+  return v;
+}
+
+// The mode: a scan of ±64 scales around loc (and the ends of a bounded support). Returns the scan's points.
+std::vector<double> FormulaDensity::find_mode() {
   max_ = -kInf;
   std::vector<double> scan;
-  for (int k = -512; k <= 512; ++k) scan.push_back(loc + scale * k / 8.0);
-  for (double end : {lo, hi})
+  for (int k = -512; k <= 512; ++k) scan.push_back(loc_ + scale_ * k / 8.0);
+  for (double end : {lo_, hi_})
     if (std::isfinite(end)) scan.push_back(end);
   for (double x : scan) {
-    if (x < lo || x > hi) continue;
-    const double v = f(x);
+    if (x < lo_ || x > hi_) continue;
+    const double v = checked(x);
     if (v > max_) max_ = v, mode_ = x;
   }
   if (max_ == -kInf)
     invalid_input("density: exp(log_pdf) vanishes at every point scanned within 64 scales of loc = {} "
-                  "(give loc and scale where the mass is)", format_number(loc));
-  // The window and the tails: march out of an unbounded side until f has fallen kDrop below its maximum.
+                  "(give loc and scale where the mass is)", format_number(loc_));
+  return scan;
+}
+
+// The window and the tails: march out of an unbounded side until f has fallen kDrop below its maximum.
+void FormulaDensity::find_window(const std::vector<double>& scan) {
   for (int side : {-1, 1}) {
-    const double end = side < 0 ? lo : hi;
+    const double end = side < 0 ? lo_ : hi_;
     if (std::isfinite(end)) {
       (side < 0 ? window_lo_ : window_hi_) = end;
       (side < 0 ? left_ : right_) = TailShape::none();
@@ -172,13 +192,13 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
     double x = mode_;
     bool decayed = false;
     for (int k = 0; k < 64 && !decayed; ++k) {
-      x = mode_ + side * scale * std::ldexp(1.0, k);
-      decayed = f(x) < max_ - kDrop;
+      x = mode_ + side * scale_ * std::ldexp(1.0, k);
+      decayed = checked(x) < max_ - kDrop;
     }
     if (!decayed)
       invalid_input("density: exp(log_pdf) is not normalisable: log_pdf '{}' does not decay towards "
                     "{}inf (it is {} at x = {:.6g}, its maximum {})", f_->text(), side < 0 ? "-" : "+",
-                    f(x), x, max_);
+                    checked(x), x, max_);
     const TailShape t = tail_at(*f_, x, side);
     if (!(t.quad > 0 || t.lin > 0))
       invalid_input("density: exp(log_pdf) is not normalisable: log_pdf '{}' does not keep decreasing "
@@ -187,108 +207,80 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
     (side < 0 ? left_ : right_) = t;
   }
   for (double edge : {scan.front(), scan[1024]})  // the scan's ends inside the support: the maximum must not sit there
-    if (mode_ == edge && edge > lo && edge < hi)
+    if (mode_ == edge && edge > lo_ && edge < hi_)
       invalid_input("density: log_pdf '{}' is largest at x = {}, the end of the scan within 64 scales "
                     "of loc = {} (scale = {}): give loc and scale where the mass is", f_->text(),
-                    format_number(edge), format_number(loc), format_number(scale));
-  // Mass the scan could miss: a certified search with the formula's enclosure, over the window and dyadic shells
-  // beyond it out to 2^40 scales (or the support's ends). Peaks found become anchors of every quadrature; one beyond
-  // the window extends it (and its tail is taken past that peak).
-  {
-    double scan_mass = 0;  // a Riemann sum over the scan: the scale of the total mass, for what is negligible
-    for (double x : scan)
-      if (x >= lo && x <= hi) scan_mass += std::exp(f(x) - max_) * scale / 8;
-    const double negligible = max_ + std::log(scan_mass) + std::log(1e-16);
-    const double reach = std::ldexp(scale, 40);
-    std::vector<std::pair<double, double>> ranges = {{window_lo_, window_hi_}};  // the window first, in 1024 pieces
-    for (int side : {-1, 1}) {
-      double inner = side < 0 ? window_lo_ : window_hi_;
-      const double end = side < 0 ? std::max(lo, loc - reach) : std::min(hi, loc + reach);
-      for (double width = std::max(scale, window_hi_ - window_lo_); side * (end - inner) > 0; width *= 2) {
-        const double outer = side < 0 ? std::max(end, inner - width) : std::min(end, inner + width);
-        ranges.emplace_back(std::min(inner, outer), std::max(inner, outer));
-        inner = outer;
-      }
-    }
-    // A point is a hidden peak if it lies beyond the window with a value the window's mass would notice, or inside
-    // it above both neighbouring points of the scan (which did not see it) by more than 1/2.
-    const double spacing = scale / 8;
-    auto keep = [&](double x, double value) {
-      if (x < window_lo_ || x > window_hi_) return value >= max_ - kDrop;
-      const double left = loc + spacing * std::floor((x - loc) / spacing), right = left + spacing;
-      const double seen = std::max(left >= lo && left <= hi ? f(left) : -kInf, right >= lo && right <= hi ? f(right) : -kInf);
-      return value > seen + 0.5 && value >= max_ - kDrop;
-    };
-    for (std::size_t r = 0; r < ranges.size(); ++r)
-      for (const auto& [x, width] : hidden_peaks(*f_, ranges[r].first, ranges[r].second, spacing, negligible, r == 0 ? 1024 : 16, keep)) {
-        peaks_.push_back(x);
-        // A ladder around a narrow peak, from the width that resolved it out to the scan's spacing: the quadratures'
-        // first pieces then see its shape.
-        for (double w = width; w < scale / 8; w *= 8)
-          for (int side : {-1, 1})
-            if (const double y = x + side * w; y > lo && y < hi) ladder_.push_back(y);
-      }
-    for (double x : peaks_) {
-      const double v = f(x);
-      if (v > max_) max_ = v, mode_ = x;
-      for (int side : {-1, 1}) {  // a peak beyond the window: the window reaches past it, the tail starts there
-        if (side * (x - (side < 0 ? window_lo_ : window_hi_)) <= 0) continue;
-        double y = x;
-        for (int k = 0; k < 64 && f(y) >= max_ - kDrop; ++k) y = x + side * scale * std::ldexp(1.0, k);
-        (side < 0 ? window_lo_ : window_hi_) = y;
-        (side < 0 ? left_ : right_) = tail_at(*f_, y, side);
-      }
+                    format_number(edge), format_number(loc_), format_number(scale_));
+}
+
+// Mass the scan could miss: a certified search with the formula's enclosure, over the window and dyadic shells
+// beyond it out to 2^40 scales (or the support's ends). Peaks found become anchors of every quadrature; one beyond
+// the window extends it (and its tail is taken past that peak).
+void FormulaDensity::find_hidden_peaks(const std::vector<double>& scan) {
+  double scan_mass = 0;  // a Riemann sum over the scan: the scale of the total mass, for what is negligible
+  for (double x : scan)
+    if (x >= lo_ && x <= hi_) scan_mass += std::exp(checked(x) - max_) * scale_ / 8;
+  const double negligible = max_ + std::log(scan_mass) + std::log(1e-16);
+  const double reach = std::ldexp(scale_, 40);
+  std::vector<std::pair<double, double>> ranges = {{window_lo_, window_hi_}};  // the window first, in 1024 pieces
+  for (int side : {-1, 1}) {
+    double inner = side < 0 ? window_lo_ : window_hi_;
+    const double end = side < 0 ? std::max(lo_, loc_ - reach) : std::min(hi_, loc_ + reach);
+    for (double width = std::max(scale_, window_hi_ - window_lo_); side * (end - inner) > 0; width *= 2) {
+      const double outer = side < 0 ? std::max(end, inner - width) : std::min(end, inner + width);
+      ranges.emplace_back(std::min(inner, outer), std::max(inner, outer));
+      inner = outer;
     }
   }
-  kinks_ = kinks_of(*f_, window_lo_, window_hi_, scale / 8);
-  ladder_.insert(ladder_.end(), kinks_.begin(), kinks_.end());
-  // The normaliser, route 1: adaptive Gauss–Kronrod in log space over the whole support.
+  // A point is a hidden peak if it lies beyond the window with a value the window's mass would notice, or inside
+  // it above both neighbouring points of the scan (which did not see it) by more than 1/2.
+  const double spacing = scale_ / 8;
+  auto keep = [&](double x, double value) {
+    if (x < window_lo_ || x > window_hi_) return value >= max_ - kDrop;
+    const double left = loc_ + spacing * std::floor((x - loc_) / spacing), right = left + spacing;
+    const double seen = std::max(left >= lo_ && left <= hi_ ? checked(left) : -kInf, right >= lo_ && right <= hi_ ? checked(right) : -kInf);
+    return value > seen + 0.5 && value >= max_ - kDrop;
+  };
+  for (std::size_t r = 0; r < ranges.size(); ++r)
+    for (const auto& [x, width] : hidden_peaks(*f_, ranges[r].first, ranges[r].second, spacing, negligible, r == 0 ? 1024 : 16, keep)) {
+      peaks_.push_back(x);
+      // A ladder around a narrow peak, from the width that resolved it out to the scan's spacing: the quadratures'
+      // first pieces then see its shape.
+      for (double w = width; w < scale_ / 8; w *= 8)
+        for (int side : {-1, 1})
+          if (const double y = x + side * w; y > lo_ && y < hi_) ladder_.push_back(y);
+    }
+  for (double x : peaks_) {
+    const double v = checked(x);
+    if (v > max_) max_ = v, mode_ = x;
+    for (int side : {-1, 1}) {  // a peak beyond the window: the window reaches past it, the tail starts there
+      if (side * (x - (side < 0 ? window_lo_ : window_hi_)) <= 0) continue;
+      double y = x;
+      for (int k = 0; k < 64 && checked(y) >= max_ - kDrop; ++k) y = x + side * scale_ * std::ldexp(1.0, k);
+      (side < 0 ? window_lo_ : window_hi_) = y;
+      (side < 0 ? left_ : right_) = tail_at(*f_, y, side);
+    }
+  }
+}
+
+// The normaliser by two routes that must agree: adaptive Gauss–Kronrod in log space over the whole support, and
+// tanh-sinh on the finite parts, exp-sinh on the infinite ones, of e^{f − max} split at the mode and the peaks.
+void FormulaDensity::normalise() {
   LogIntegrateOptions<double> o;
-  o.lo = lo;
-  o.hi = hi;
-  o.scale = scale;
+  o.lo = lo_;
+  o.hi = hi_;
+  o.scale = scale_;
   o.rel_tol = 1e-14;
-  const std::function<double(double)> h = f;
-  std::vector<double> split = {mode_, loc};
+  const std::function<double(double)> h = [this](double x) { return checked(x); };
+  std::vector<double> split = {mode_, loc_};
   split.insert(split.end(), peaks_.begin(), peaks_.end());
   split.insert(split.end(), ladder_.begin(), ladder_.end());
   const LogIntegral<double> z1 = log_integrate<double>(h, split, o);
   if (!z1.converged || !std::isfinite(z1.log_value))
     throw NumericalError(fmt::format("density: the normaliser of exp('{}') did not converge (relative error {:.2g})",
                                      f_->text(), z1.rel_error));
-  // Route 2: tanh-sinh on the finite parts, exp-sinh on the infinite ones, of e^{f − max} split at the mode.
-  double z2 = 0, z2_error = 0;
-  auto g = [&](double x) { return std::exp(f(x) - max_); };
-  try {
-    // Split at the mode and the peaks found: tanh-sinh between them, exp-sinh beyond the outermost on an unbounded side.
-    std::vector<double> points = {mode_};
-    for (double x : peaks_)
-      if (x > lo && x < hi) points.push_back(x);
-    points.insert(points.end(), ladder_.begin(), ladder_.end());
-    std::sort(points.begin(), points.end());
-    points.erase(std::unique(points.begin(), points.end()), points.end());
-    boost::math::quadrature::tanh_sinh<double> finite_rule;
-    for (std::size_t i = 0; i + 1 < points.size(); ++i) {
-      double error = 0, l1 = 0;
-      z2 += finite_rule.integrate(g, points[i], points[i + 1], 1e-14, &error, &l1);
-      z2_error += error;
-    }
-    for (int side : {-1, 1}) {
-      const double end = side < 0 ? lo : hi, from = side < 0 ? points.front() : points.back();
-      double error = 0, l1 = 0;
-      if (std::isfinite(end)) {
-        if (end == from) continue;
-        z2 += finite_rule.integrate(g, std::min(end, from), std::max(end, from), 1e-14, &error, &l1);
-      } else {
-        boost::math::quadrature::exp_sinh<double> rule;
-        z2 += rule.integrate([&](double t) { return g(from + side * t); }, 0.0, kInf, 1e-14, &error, &l1);
-      }
-      z2_error += error;
-    }
-  } catch (const std::domain_error& e) {  // Boost's quadratures report an infinite or NaN integrand this way
-    throw NumericalError(fmt::format("density: the second quadrature of the normaliser of exp('{}') failed: {}", f_->text(),
-                                     e.what()));
-  }
+  double z2_error = 0;
+  const double z2 = second_normaliser(z2_error);
   const double log_z2 = max_ + std::log(z2);
   const double difference = std::fabs(z1.log_value - log_z2);
   if (!(difference <= std::max(1e-9, 100 * (z1.rel_error + z2_error / z2))))
@@ -297,9 +289,50 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
                                      "closer to the law's mass", f_->text(), z1.log_value, log_z2));
   log_z_ = z1.log_value;
   log_z_error_ = std::max(z1.rel_error, difference) + 8 * std::numeric_limits<double>::epsilon() * (std::fabs(log_z_) + 1);
-  // The sampler's table: trapezoid masses of e^{f − max} over the window.
+}
+
+// ∫ e^{f − max} by tanh-sinh between the mode, the peaks and the ladder, exp-sinh beyond the outermost point on an
+// unbounded side; `error` receives the rules' error estimates.
+double FormulaDensity::second_normaliser(double& error) const {
+  double z2 = 0;
+  auto g = [&](double x) { return std::exp(checked(x) - max_); };
+  try {
+    std::vector<double> points = {mode_};
+    for (double x : peaks_)
+      if (x > lo_ && x < hi_) points.push_back(x);
+    points.insert(points.end(), ladder_.begin(), ladder_.end());
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    boost::math::quadrature::tanh_sinh<double> finite_rule;
+    for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+      double e = 0, l1 = 0;
+      z2 += finite_rule.integrate(g, points[i], points[i + 1], 1e-14, &e, &l1);
+      error += e;
+    }
+    for (int side : {-1, 1}) {
+      const double end = side < 0 ? lo_ : hi_, from = side < 0 ? points.front() : points.back();
+      double e = 0, l1 = 0;
+      if (std::isfinite(end)) {
+        if (end == from) continue;
+        z2 += finite_rule.integrate(g, std::min(end, from), std::max(end, from), 1e-14, &e, &l1);
+      } else {
+        boost::math::quadrature::exp_sinh<double> rule;
+        z2 += rule.integrate([&](double t) { return g(from + side * t); }, 0.0, kInf, 1e-14, &e, &l1);
+      }
+      error += e;
+    }
+  } catch (const std::domain_error& e) {  // Boost's quadratures report an infinite or NaN integrand this way
+    throw NumericalError(fmt::format("density: the second quadrature of the normaliser of exp('{}') failed: {}", f_->text(),
+                                     e.what()));
+  }
+  return z2;
+}
+
+// The sampler's table: trapezoid masses of e^{f − max} over the window.
+void FormulaDensity::build_sampler() {
   cdf_.assign(kCells + 1, 0.0);
   const double w = (window_hi_ - window_lo_) / kCells;
+  auto g = [&](double x) { return std::exp(checked(x) - max_); };
   double previous = g(window_lo_);
   for (int k = 1; k <= kCells; ++k) {
     const double next = g(window_lo_ + k * w);

@@ -43,6 +43,16 @@ class FormulaDensity final : public Law {
   double log_normaliser() const { return log_z_; }
 
  private:
+  // The constructor's steps, in order.
+  void check_arguments() const;
+  std::vector<double> find_mode();
+  void find_window(const std::vector<double>& scan);
+  void find_hidden_peaks(const std::vector<double>& scan);
+  void normalise();
+  double second_normaliser(double& error) const;
+  void build_sampler();
+  double checked(double x) const;  // log_pdf at x; InvalidArgument where it is NaN or +inf
+
   std::shared_ptr<const Formula> f_;
   double lo_, hi_, loc_, scale_;
   double mode_ = 0, max_ = 0, log_z_ = 0, log_z_error_ = 0;
