@@ -124,7 +124,6 @@ LONG = {  # (file, name): lines when the rule came in
     ("python/module.cpp", "PYBIND11_MODULE"): 157,
     ("verify/explore/explore.cpp", "run_frontier"): 127,
     ("verify/cases/case.cpp", "read"): 121,
-    ("sim/processes/shuffling.cpp", "shuffled_krr_counts"): 119,
     ("sim/formulas/certify.cpp", "extremum"): 116,
 }
 def strip(text):

@@ -62,26 +62,59 @@ bool negligible(double log_term, double remaining, double log_sum) {
   return log_term == neg_inf<double>() || log_term + std::log(std::max(remaining, 1.0)) < log_sum - 39.2;
 }
 
-}  // namespace
+// The counts of shuffled k-ary randomized response: slices m (how many users land in {a, b}) around their mode,
+// within each the counts h of a around theirs, every log-mass below −cut lumped into one "rare" atom.
+class ShuffledCounts {
+ public:
+  ShuffledCounts(long n, int k, double eps0, int first, double cut) : n_(n), k_(k), first_(first), cut_(cut), nd_(static_cast<double>(n)) {
+    // Z = e^{ε0} + k − 1; r = (e^{ε0} + 1)/Z lands in {a, b}; p, q the binary response given that it does.
+    const double log_z = eps0 + std::log1p((k - 1) * std::exp(-eps0));
+    r_ = std::exp(eps0 + std::log1p(std::exp(-eps0)) - log_z);
+    s_ = k == 2 ? 0.0 : std::exp(std::log(k - 2.0) - log_z);
+    log_p_ = -std::log1p(std::exp(-eps0));
+    log_q_ = -std::log1p(std::exp(eps0));
+    p_ = std::exp(log_p_);
+    q_ = std::exp(log_q_);
+  }
 
-FiniteLaw shuffled_krr_counts(long n, int k, double eps0, int first, double cut) {
-  const char* where = "shuffled_krr";
-  if (k < 2 || k > 1'000'000) throw_invalid(where, "k", k, "2 <= k <= 1e6");
-  const long n_max = k == 2 ? 10'000'000 : 100'000;
-  if (n < 1 || n > n_max)
-    throw_invalid(where, "n", static_cast<double>(n), k == 2 ? "1 <= n <= 1e7" : "1 <= n <= 1e5 (for k >= 3)");
-  check_nonnegative_finite(where, "eps0", eps0);
-  if (first != 0 && first != 1) throw_invalid(where, "first", first, "0 or 1");
-  if (!(cut >= 20 && cut <= 700)) throw_invalid(where, "cut", cut, "20 <= cut <= 700");
-  // Z = e^{ε0} + k − 1; r = (e^{ε0} + 1)/Z lands in {a, b}; p, q the binary response given that it does.
-  const double log_z = eps0 + std::log1p((k - 1) * std::exp(-eps0));
-  const double r = std::exp(eps0 + std::log1p(std::exp(-eps0)) - log_z), s = k == 2 ? 0.0 : std::exp(std::log(k - 2.0) - log_z);
-  const double log_p = -std::log1p(std::exp(-eps0)), log_q = -std::log1p(std::exp(eps0));
-  const double p = std::exp(log_p), q = std::exp(log_q);
-  const double nd = static_cast<double>(n);
+  // The atoms in increasing location: "rare" (−1), then the slices in increasing m, location m·(n + 1) + h.
+  void atoms(std::vector<double>& locations, std::vector<double>& log_mass) {
+    std::vector<Slice> below, above;  // slices m < m_mode (in decreasing m) and m ≥ m_mode (increasing)
+    slices(below, above);
+    std::size_t count = 1;
+    for (const auto* side : {&below, &above})
+      for (const Slice& sl : *side) count += sl.log_mass.size();
+    locations.reserve(count);
+    log_mass.reserve(count);
+    if (lumped()) {
+      locations.push_back(-1);
+      log_mass.push_back(rare_[static_cast<std::size_t>(first_)].value());
+    }
+    auto emit = [&](const Slice& sl) {
+      for (std::size_t i = 0; i < sl.log_mass.size(); ++i) {
+        locations.push_back(static_cast<double>(sl.m) * (nd_ + 1) + static_cast<double>(sl.h_lo + static_cast<long>(i)));
+        log_mass.push_back(sl.log_mass[i]);
+      }
+    };
+    for (auto it = below.rbegin(); it != below.rend(); ++it) emit(*it);
+    for (const Slice& sl : above) emit(sl);
+  }
+  bool lumped() const { return rare_value() > neg_inf<double>(); }
+
+ private:
+  struct Slice {
+    long m, h_lo;
+    std::vector<double> log_mass;  // for `first`, in increasing h from h_lo
+  };
+
+  double rare_value() const { return std::max(rare_[0].value(), rare_[1].value()); }
+  void add_rare(double v0, double v1) {
+    rare_[0].add(v0);
+    rare_[1].add(v1);
+  }
 
   // log P(h_a = h | m) under both neighbours (f = 0: first user holds b; f = 1: holds a).
-  auto inner = [&](long m, long h) {
+  std::array<double, 2> inner(long m, long h) const {
     std::array<double, 2> out{neg_inf<double>(), neg_inf<double>()};
     if (m == 0) {
       if (h == 0) out = {0.0, 0.0};
@@ -89,44 +122,33 @@ FiniteLaw shuffled_krr_counts(long n, int k, double eps0, int first, double cut)
     }
     const double md = static_cast<double>(m);
     if (h == m) {  // only "the first user is among the m and says a" and "not among them" reach h = m
-      const double log_in = std::log(md / nd), log_out = m == n ? neg_inf<double>() : std::log1p(-md / nd);
-      const double one = log_binomial_pmf(h - 1, m - 1, q, p), others = log_q + one;
+      const double log_in = std::log(md / nd_), log_out = m == n_ ? neg_inf<double>() : std::log1p(-md / nd_);
+      const double one = log_binomial_pmf(h - 1, m - 1, q_, p_), others = log_q_ + one;
       for (int f = 0; f < 2; ++f)
-        out[static_cast<std::size_t>(f)] = log_add(log_in + (f ? log_p : log_q) + one, log_out + others);
+        out[static_cast<std::size_t>(f)] = log_add(log_in + (f ? log_p_ : log_q_) + one, log_out + others);
       return out;
     }
     // Relative to B = Bin(h; m−1, q) (Loader's method, one evaluation per outcome): Bin(h−1; m−1, q) = B·ρ with
     // ρ = h/(m−h)·p/q exactly, and Bin(h; m, q) = q·Bin(h−1; m−1, q) + p·B = B·p·m/(m−h) (Pascal's rule).
-    const double zero = log_binomial_pmf(h, m - 1, q, p);
-    const double rho = static_cast<double>(h) / static_cast<double>(m - h) * std::exp(log_p - log_q);
-    const double in = md / nd, others = (1 - in) * p * md / static_cast<double>(m - h);
-    out[0] = zero + std::log(in * (q * rho + p) + others);
-    out[1] = zero + std::log(in * (p * rho + q) + others);
+    const double zero = log_binomial_pmf(h, m - 1, q_, p_);
+    const double rho = static_cast<double>(h) / static_cast<double>(m - h) * std::exp(log_p_ - log_q_);
+    const double in = md / nd_, others = (1 - in) * p_ * md / static_cast<double>(m - h);
+    out[0] = zero + std::log(in * (q_ * rho + p_) + others);
+    out[1] = zero + std::log(in * (p_ * rho + q_) + others);
     return out;
-  };
+  }
 
-  std::array<LogSumAccumulator<double>, 2> rare;
-  auto rare_value = [&] { return std::max(rare[0].value(), rare[1].value()); };
-  auto add_rare = [&](double v0, double v1) {
-    rare[0].add(v0);
-    rare[1].add(v1);
-  };
   // One slice m: keep the run of h around the mode where either neighbour has log-mass ≥ −cut, lump the rest.
-  // Returns the kept log-masses (for `first`) in increasing h, and the first kept h.
-  struct Slice {
-    long m, h_lo;
-    std::vector<double> log_mass;
-  };
-  auto slice = [&](long m, double log_w) {
-    const long mode = std::clamp(std::lround(static_cast<double>(m) * q), 0L, m);
+  Slice slice(long m, double log_w) {
+    const long mode = std::clamp(std::lround(static_cast<double>(m) * q_), 0L, m);
     std::vector<double> down, up;
     for (const long dir : {1L, -1L}) {
       bool in_tail = false;
       for (long h = dir > 0 ? mode : mode - 1; h >= 0 && h <= m; h += dir) {
         const auto t = inner(m, h);
         const double v0 = log_w + t[0], v1 = log_w + t[1];
-        if (!in_tail && (k == 2 || std::max(v0, v1) >= -cut)) {
-          (dir > 0 ? up : down).push_back(first ? v1 : v0);
+        if (!in_tail && (k_ == 2 || std::max(v0, v1) >= -cut_)) {
+          (dir > 0 ? up : down).push_back(first_ ? v1 : v0);
           continue;
         }
         in_tail = true;
@@ -138,49 +160,54 @@ FiniteLaw shuffled_krr_counts(long n, int k, double eps0, int first, double cut)
     Slice out{m, mode - static_cast<long>(down.size()), std::vector<double>(down.rbegin(), down.rend())};
     out.log_mass.insert(out.log_mass.end(), up.begin(), up.end());
     return out;
-  };
-  const long m_mode = std::clamp(static_cast<long>(std::floor((nd + 1) * r)), 0L, n);
-  std::vector<Slice> below, above;  // slices m < m_mode (in decreasing m) and m ≥ m_mode (increasing)
-  for (const long dir : {1L, -1L}) {
-    bool in_tail = false;
-    for (long m = dir > 0 ? m_mode : m_mode - 1; m >= 0 && m <= n; m += dir) {
-      const double log_w = log_binomial_pmf(m, n, r, s);
-      if (!in_tail && log_w >= -cut) {
-        (dir > 0 ? above : below).push_back(slice(m, log_w));
-        continue;
+  }
+
+  // The slices around m's mode, each side until the rest is negligible (a whole slice lumped at once).
+  void slices(std::vector<Slice>& below, std::vector<Slice>& above) {
+    const long m_mode = std::clamp(static_cast<long>(std::floor((nd_ + 1) * r_)), 0L, n_);
+    for (const long dir : {1L, -1L}) {
+      bool in_tail = false;
+      for (long m = dir > 0 ? m_mode : m_mode - 1; m >= 0 && m <= n_; m += dir) {
+        const double log_w = log_binomial_pmf(m, n_, r_, s_);
+        if (!in_tail && log_w >= -cut_) {
+          (dir > 0 ? above : below).push_back(slice(m, log_w));
+          continue;
+        }
+        in_tail = true;
+        add_rare(log_w, log_w);  // the whole slice (its conditional law sums to 1)
+        const double remaining = static_cast<double>(dir > 0 ? n_ - m : m);
+        if (std::abs(m - m_mode) > 2 && negligible(log_w, remaining, rare_value())) break;
       }
-      in_tail = true;
-      add_rare(log_w, log_w);  // the whole slice (its conditional law sums to 1)
-      const double remaining = static_cast<double>(dir > 0 ? n - m : m);
-      if (std::abs(m - m_mode) > 2 && negligible(log_w, remaining, rare_value())) break;
     }
   }
-  // Atoms in increasing location: "rare" (−1), then the slices in increasing m.
+
+  long n_;
+  int k_, first_;
+  double cut_, nd_;
+  double r_ = 0, s_ = 0, log_p_ = 0, log_q_ = 0, p_ = 0, q_ = 0;
+  std::array<LogSumAccumulator<double>, 2> rare_;
+};
+
+}  // namespace
+
+FiniteLaw shuffled_krr_counts(long n, int k, double eps0, int first, double cut) {
+  const char* where = "shuffled_krr";
+  if (k < 2 || k > 1'000'000) throw_invalid(where, "k", k, "2 <= k <= 1e6");
+  const long n_max = k == 2 ? 10'000'000 : 100'000;
+  if (n < 1 || n > n_max)
+    throw_invalid(where, "n", static_cast<double>(n), k == 2 ? "1 <= n <= 1e7" : "1 <= n <= 1e5 (for k >= 3)");
+  check_nonnegative_finite(where, "eps0", eps0);
+  if (first != 0 && first != 1) throw_invalid(where, "first", first, "0 or 1");
+  if (!(cut >= 20 && cut <= 700)) throw_invalid(where, "cut", cut, "20 <= cut <= 700");
+  ShuffledCounts counts(n, k, eps0, first, cut);
   std::vector<double> locations, log_mass;
-  std::size_t atoms = 1;
-  for (const auto* side : {&below, &above})
-    for (const Slice& sl : *side) atoms += sl.log_mass.size();
-  locations.reserve(atoms);
-  log_mass.reserve(atoms);
-  if (rare_value() > neg_inf<double>()) {
-    locations.push_back(-1);
-    log_mass.push_back(rare[static_cast<std::size_t>(first)].value());
-  }
-  auto emit = [&](const Slice& sl) {
-    for (std::size_t i = 0; i < sl.log_mass.size(); ++i) {
-      locations.push_back(static_cast<double>(sl.m) * (nd + 1) + static_cast<double>(sl.h_lo + static_cast<long>(i)));
-      log_mass.push_back(sl.log_mass[i]);
-    }
-  };
-  for (auto it = below.rbegin(); it != below.rend(); ++it) emit(*it);
-  for (const Slice& sl : above) emit(sl);
-  const bool lumped = rare_value() > neg_inf<double>();
+  counts.atoms(locations, log_mass);
   FiniteLaw law = FiniteLaw::from_log_masses(
       std::move(locations), std::move(log_mass),
       fmt::format("shuffled_krr(n={}, k={}, eps0={}, first={}, cut={})", n, k, format_number(eps0), first,
                   format_number(cut)));
   // Shuffling post-processes the first user's ε0-LDP report: every outcome's likelihood ratio is within e^{±ε0}.
-  if (lumped) law.set_lumped({-1.0, eps0});
+  if (counts.lumped()) law.set_lumped({-1.0, eps0});
   return law;
 }
 
