@@ -124,7 +124,6 @@ LONG = {  # (file, name): lines when the rule came in
     ("python/module.cpp", "PYBIND11_MODULE"): 157,
     ("verify/explore/explore.cpp", "run_frontier"): 127,
     ("verify/cases/case.cpp", "read"): 121,
-    ("sim/formulas/certify.cpp", "extremum"): 116,
 }
 def strip(text):
     # comments and string/char literals replaced by spaces (newlines kept)

@@ -61,81 +61,107 @@ struct Piece {
   bool operator<(const Piece& o) const { return outer < o.outer; }
 };
 
-}  // namespace
+// Branch and bound for the extremum of g (the formula or one of its derivatives) over a box: pieces ordered by their
+// outer bound, bisected along their widest variable; the midpoints' values are inner bounds.
+class ExtremumSearch {
+ public:
+  ExtremumSearch(const Formula& f, std::size_t var, int order, std::span<const Enclosure> box, bool upper)
+      : f_(f), var_(var), order_(order), box_(box), upper_(upper) {}
 
-Extremum extremum(const Formula& f, std::size_t var, int order, std::span<const Enclosure> box, bool upper,
-                  const CertifyOptions& options) {
-  if (box.size() != f.variables().size())
-    invalid_input("formula '{}': a box of {} ranges for {} variables", f.text(), box.size(), f.variables().size());
-  for (const Enclosure& b : box)
-    if (!b.finite() || !(b.lo <= b.hi)) invalid_input("formula '{}': a range must be finite and ordered", f.text());
-  // The budget in evaluations, scaled down for long formulas (about 4·10^6 operations: a second at most); the
-  // enclosure stays rigorous, only wider.
-  const long budget = std::min<long>(options.max_evaluations,
-                                     std::max<long>(4096, static_cast<long>(4e6 / static_cast<double>(std::max<std::size_t>(f.operations(), 1)))));
-  Extremum result;
-  double inner = -INFINITY;  // of sign·g: a value g reaches
-  // sign·g at the midpoint of a piece: its enclosure's lower end is reached by g there. A point where g is unbounded
-  // (a jump at the point) gives no inner value; one where it is not a number is outside the formula's domain.
-  auto at_point = [&](const std::vector<Enclosure>& b) {
+  Extremum run(const CertifyOptions& options) {
+    // The budget in evaluations, scaled down for long formulas (about 4·10^6 operations: a second at most); the
+    // enclosure stays rigorous, only wider.
+    const long budget = std::min<long>(options.max_evaluations,
+                                       std::max<long>(4096, static_cast<long>(4e6 / static_cast<double>(std::max<std::size_t>(f_.operations(), 1)))));
+    for (auto& b : start()) {
+      at_point(b);
+      place(over(std::move(b)));
+    }
+    // Pieces holding an undecided switch are refined first, down to the floor, so that a jump of the function (or of
+    // a lower derivative) shows as disjoint branches (and an unbounded g) rather than hiding in a hull; half the
+    // budget at most goes to them (in one variable a switch costs about 80 evaluations; along a curve in two,
+    // pieces multiply).
+    while (!pending_.empty() && result_.evaluations < budget / 2) {
+      const Piece p = std::move(pending_.back());
+      pending_.pop_back();
+      bisect(p);
+    }
+    result_.unresolved_switches = static_cast<long>(pending_.size());
+    for (auto& p : pending_) pieces_.push(std::move(p));
+    for (;;) {
+      const Piece& top = pieces_.top();
+      const double gap = top.outer - inner_;
+      if (gap <= options.tolerance * std::max(1.0, std::fabs(inner_)) || result_.evaluations >= budget) break;
+      if (widest_of(top).second < kFloor) break;  // as small as a piece gets: what remains unbounded is unbounded
+      const Piece p = top;
+      pieces_.pop();
+      bisect(p);
+    }
+    return finish();
+  }
+
+ private:
+  static constexpr double kFloor = 1e-12;  // as small as a piece gets, relative to the box
+
+  // sign·g at the midpoint of a piece: its enclosure's lower end is reached by g there. A point where g is
+  // unbounded (a jump at the point) gives no inner value; one where it is not a number is outside the formula's
+  // domain.
+  void at_point(const std::vector<Enclosure>& b) {
     std::vector<Enclosure> mid;
     for (const Enclosure& e : b) mid.emplace_back(e.mid());
-    const Enclosure g = derivative_enclosure(f, var, order, mid, nullptr);
-    ++result.evaluations;
-    if (!g.valid() || (order == 0 && !g.finite()))
-      invalid_input("{} is not finite at {}", what(f, var, order), where(f, mid));
+    const Enclosure g = derivative_enclosure(f_, var_, order_, mid, nullptr);
+    ++result_.evaluations;
+    if (!g.valid() || (order_ == 0 && !g.finite()))
+      invalid_input("{} is not finite at {}", what(f_, var_, order_), where(f_, mid));
     if (!g.finite()) return;
-    const double v = upper ? g.lo : -g.hi;
-    if (v > inner) {
-      inner = v;
-      result.at.clear();
-      for (const Enclosure& e : mid) result.at.push_back(e.lo);
+    const double v = upper_ ? g.lo : -g.hi;
+    if (v > inner_) {
+      inner_ = v;
+      result_.at.clear();
+      for (const Enclosure& e : mid) result_.at.push_back(e.lo);
     }
-  };
-  auto over = [&](std::vector<Enclosure> b) {
+  }
+  Piece over(std::vector<Enclosure> b) {
     JoinNotes notes;
-    const Enclosure g = derivative_enclosure(f, var, order, b, &notes);
-    ++result.evaluations;
-    const double outer = !g.valid() ? INFINITY : upper ? g.hi : -g.lo;
-    return Piece{outer, std::move(b), order > 0 && notes.unproven > 0};
-  };
+    const Enclosure g = derivative_enclosure(f_, var_, order_, b, &notes);
+    ++result_.evaluations;
+    const double outer = !g.valid() ? INFINITY : upper_ ? g.hi : -g.lo;
+    return Piece{outer, std::move(b), order_ > 0 && notes.unproven > 0};
+  }
   // The variable a piece is bisected along (the widest relative to its range in the box), and how wide it is.
-  auto widest_of = [&](const Piece& p) {
+  std::pair<std::size_t, double> widest_of(const Piece& p) const {
     std::size_t split = 0;
     double widest = -1;
-    for (std::size_t i = 0; i < box.size(); ++i) {
-      const double w = box[i].is_point() ? 0 : p.box[i].width() / box[i].width();
+    for (std::size_t i = 0; i < box_.size(); ++i) {
+      const double w = box_[i].is_point() ? 0 : p.box[i].width() / box_[i].width();
       if (w > widest) widest = w, split = i;
     }
-    return std::pair{split, widest};
-  };
-  constexpr double kFloor = 1e-12;  // as small as a piece gets, relative to the box
-  // Start from 64 pieces along each variable with width (at most 4096 in all).
-  std::vector<std::vector<Enclosure>> start{std::vector<Enclosure>(box.begin(), box.end())};
-  const int wide = static_cast<int>(std::count_if(box.begin(), box.end(), [](const Enclosure& e) { return !e.is_point(); }));
-  const int per = wide <= 1 ? 64 : wide == 2 ? 16 : 4;
-  for (std::size_t i = 0; i < box.size(); ++i) {
-    if (box[i].is_point()) continue;
-    std::vector<std::vector<Enclosure>> next;
-    for (const auto& b : start)
-      for (int k = 0; k < per; ++k) {
-        auto c = b;
-        const double w = box[i].width();
-        c[i] = {k == 0 ? box[i].lo : box[i].lo + w * k / per, k == per - 1 ? box[i].hi : box[i].lo + w * (k + 1) / per};
-        next.push_back(std::move(c));
-      }
-    start = std::move(next);
+    return {split, widest};
   }
-  // Pieces holding an undecided switch are refined first, down to the floor, so that a jump of the function (or of a
-  // lower derivative) shows as disjoint branches (and an unbounded g) rather than hiding in a hull; half the budget at
-  // most goes to them (in one variable a switch costs about 80 evaluations; along a curve in two, pieces multiply).
-  std::priority_queue<Piece> pieces;
-  std::vector<Piece> pending;
-  auto place = [&](Piece p) {
-    if (p.unproven && widest_of(p).second >= kFloor) pending.push_back(std::move(p));
-    else pieces.push(std::move(p));
-  };
-  auto bisect = [&](const Piece& p) {
+  // 64 pieces along each variable with width (at most 4096 in all).
+  std::vector<std::vector<Enclosure>> start() const {
+    std::vector<std::vector<Enclosure>> pieces{std::vector<Enclosure>(box_.begin(), box_.end())};
+    const int wide = static_cast<int>(std::count_if(box_.begin(), box_.end(), [](const Enclosure& e) { return !e.is_point(); }));
+    const int per = wide <= 1 ? 64 : wide == 2 ? 16 : 4;
+    for (std::size_t i = 0; i < box_.size(); ++i) {
+      if (box_[i].is_point()) continue;
+      std::vector<std::vector<Enclosure>> next;
+      for (const auto& b : pieces)
+        for (int k = 0; k < per; ++k) {
+          auto c = b;
+          const double w = box_[i].width();
+          c[i] = {k == 0 ? box_[i].lo : box_[i].lo + w * k / per, k == per - 1 ? box_[i].hi : box_[i].lo + w * (k + 1) / per};
+          next.push_back(std::move(c));
+        }
+      pieces = std::move(next);
+    }
+    return pieces;
+  }
+  void place(Piece p) {
+    if (p.unproven && widest_of(p).second >= kFloor) pending_.push_back(std::move(p));
+    else pieces_.push(std::move(p));
+  }
+  void bisect(const Piece& p) {
     const auto [split, widest] = widest_of(p);
     const double m = p.box[split].mid();
     auto left = p.box, right = p.box;
@@ -145,40 +171,45 @@ Extremum extremum(const Formula& f, std::size_t var, int order, std::span<const 
     at_point(right);
     place(over(std::move(left)));
     place(over(std::move(right)));
-  };
-  for (auto& b : start) {
-    at_point(b);
-    place(over(std::move(b)));
   }
-  while (!pending.empty() && result.evaluations < budget / 2) {
-    const Piece p = std::move(pending.back());
-    pending.pop_back();
-    bisect(p);
+  Extremum finish() {
+    const Piece& top = pieces_.top();
+    if (!std::isfinite(top.outer)) {
+      // Unbounded near this piece: sound as a bound (sup g <= +inf), and the truth where the function is finite
+      // there (a jump or a kink leaves its derivative unbounded). Where the function itself is not finite, it is
+      // refused.
+      const Enclosure value = f_.evaluate<Enclosure>(top.box);
+      if (!value.finite())
+        invalid_input("{} is not finite (or not bounded) near {}", what(f_, 0, 0), where(f_, top.box));
+      result_.unbounded_near = where(f_, top.box);
+    }
+    const double outer = top.outer;
+    result_.value = upper_ ? Enclosure(inner_, outer) : Enclosure(-outer, -inner_);
+    return result_;
   }
-  result.unresolved_switches = static_cast<long>(pending.size());
-  for (auto& p : pending) pieces.push(std::move(p));
-  for (;;) {
-    const Piece& top = pieces.top();
-    const double gap = top.outer - inner;
-    if (gap <= options.tolerance * std::max(1.0, std::fabs(inner)) || result.evaluations >= budget) break;
-    if (widest_of(top).second < kFloor) break;  // as small as a piece gets: what remains unbounded is unbounded
-    const Piece p = top;
-    pieces.pop();
-    bisect(p);
-  }
-  const Piece& top = pieces.top();
-  if (!std::isfinite(top.outer)) {
-    // Unbounded near this piece: sound as a bound (sup g <= +inf), and the truth where the function is finite there
-    // (a jump or a kink leaves its derivative unbounded). Where the function itself is not finite, it is refused.
-    const Enclosure value = f.evaluate<Enclosure>(top.box);
-    if (!value.finite())
-      invalid_input("{} is not finite (or not bounded) near {}", what(f, 0, 0), where(f, top.box));
-    result.unbounded_near = where(f, top.box);
-  }
-  const double outer = top.outer;
-  result.value = upper ? Enclosure(inner, outer) : Enclosure(-outer, -inner);
-  return result;
+
+  const Formula& f_;
+  std::size_t var_;
+  int order_;
+  std::span<const Enclosure> box_;
+  bool upper_;
+  Extremum result_;
+  double inner_ = -INFINITY;  // of sign·g: a value g reaches
+  std::priority_queue<Piece> pieces_;
+  std::vector<Piece> pending_;
+};
+
+}  // namespace
+
+Extremum extremum(const Formula& f, std::size_t var, int order, std::span<const Enclosure> box, bool upper,
+                  const CertifyOptions& options) {
+  if (box.size() != f.variables().size())
+    invalid_input("formula '{}': a box of {} ranges for {} variables", f.text(), box.size(), f.variables().size());
+  for (const Enclosure& b : box)
+    if (!b.finite() || !(b.lo <= b.hi)) invalid_input("formula '{}': a range must be finite and ordered", f.text());
+  return ExtremumSearch(f, var, order, box, upper).run(options);
 }
+
 
 Extremum sup_abs(const Formula& f, std::size_t var, int order, std::span<const Enclosure> box, const CertifyOptions& options) {
   const Extremum hi = extremum(f, var, order, box, true, options), lo = extremum(f, var, order, box, false, options);
