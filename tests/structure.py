@@ -123,7 +123,6 @@ LONG = {  # (file, name): lines when the rule came in
     ("numerics/log_integrate_impl.hpp", "LogIntegrator"): 329,
     ("python/module.cpp", "PYBIND11_MODULE"): 157,
     ("verify/explore/explore.cpp", "run_frontier"): 127,
-    ("verify/cases/case.cpp", "read"): 121,
 }
 def strip(text):
     # comments and string/char literals replaced by spaces (newlines kept)

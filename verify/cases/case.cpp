@@ -377,6 +377,18 @@ class Reader : public TomlReader {
     c.file = file_;
     c.line = static_cast<int>(t.source().begin.line);
     c.declared = declared_;
+    read_name_and_bounds(t, c);
+    read_kind(t, c);
+    read_engines(t, c);
+    read_grid(t, c);
+    read_derived(t, c);
+    if (const toml::node* e = t.get("explore")) c.explore = explore_axes(*e, c);
+    check_entries(c, t);
+    check_points(c, t);
+    return c;
+  }
+
+  void read_name_and_bounds(const toml::table& t, Case& c) const {
     c.name = text(t, "name");
     if (c.name.find_first_not_of(" \t") == std::string::npos) fail(t.get("name"), "name", "must not be empty");
     if (c.name.size() > 200) fail(t.get("name"), "name", fmt::format("{} characters; at most 200", c.name.size()));
@@ -392,11 +404,14 @@ class Reader : public TomlReader {
       }
       c.bounds.push_back(**e.as_string());
     }
+  }
+
+  // The case's kind and the keys of that kind only: a key the kind ignores is a mistake, not a no-op.
+  void read_kind(const toml::table& t, Case& c) const {
     const std::string kind = text(t, "kind", "laws");
     const auto kind_entry = std::find_if(std::begin(kCaseKinds), std::end(kCaseKinds), [&](const auto& k) { return kind == k.second; });
     if (kind_entry == std::end(kCaseKinds)) fail(t.get("kind"), "kind", "must be laws, kernel, property or value");
     c.kind = kind_entry->first;
-    // Keys of one kind only: a key the case's kind ignores is a mistake, not a no-op.
     for (const char* key : {"mu", "nu"})
       if (c.kind != Case::Kind::laws && t.get(key)) fail(t.get(key), key, fmt::format("only laws cases take {} (this case is of kind {})", key, kind));
     if (c.kind != Case::Kind::kernel && t.get("kernel"))
@@ -406,17 +421,20 @@ class Reader : public TomlReader {
       c.nu = text(t, "nu");
     }
     if (c.kind == Case::Kind::kernel) c.kernel = text(t, "kernel");
-    if (computes_divergence(c.kind)) {
-      const std::string q = text(t, "quantity");
-      const auto kind = parse_quantity_kind(q);
-      if (!kind) fail(t.get("quantity"), "quantity", fmt::format("must be {}", kQuantityNames));
-      c.quantity = *kind;
-      if (sim::has_order(c.quantity)) {
-        c.order = text(t, "order");
-        if (c.order.find_first_not_of(" \t") == std::string::npos) fail(t.get("order"), "order", "must not be empty (a formula such as \"{alpha}\")");
-      }
-      else if (t.get("order")) fail(t.get("order"), "order", "only renyi and hockey_stick take an order");
+    if (!computes_divergence(c.kind)) return;
+    const std::string q = text(t, "quantity");
+    const auto quantity = parse_quantity_kind(q);
+    if (!quantity) fail(t.get("quantity"), "quantity", fmt::format("must be {}", kQuantityNames));
+    c.quantity = *quantity;
+    if (sim::has_order(c.quantity)) {
+      c.order = text(t, "order");
+      if (c.order.find_first_not_of(" \t") == std::string::npos) fail(t.get("order"), "order", "must not be empty (a formula such as \"{alpha}\")");
+    } else if (t.get("order")) {
+      fail(t.get("order"), "order", "only renyi and hockey_stick take an order");
     }
+  }
+
+  void read_engines(const toml::table& t, Case& c) const {
     c.symmetric = boolean(t, "symmetric", false);
     try {
       c.engine = parse_engine(text(t, "engine", "auto"));
@@ -432,6 +450,10 @@ class Reader : public TomlReader {
     }
     c.tolerance = number(t, "tolerance", 1e-6);
     if (!(c.tolerance >= 0 && c.tolerance < 1)) fail(t.get("tolerance"), "tolerance", "must be in [0, 1)");
+  }
+
+  // [case.grid]: each key a value, a list or a range; the product's size bounded before it is expanded.
+  void read_grid(const toml::table& t, Case& c) const {
     const toml::node* g = t.get("grid");
     if (!g || !g->is_table()) fail(g ? g : &t, "grid", "must be a table of parameter lists");
     for (const auto& [k, v] : *g->as_table()) {
@@ -450,43 +472,41 @@ class Reader : public TomlReader {
       if (values.empty()) fail(&v, "grid." + key, "empty list");
       c.grid.emplace_back(key, std::move(values));
     }
-    // The size of the product, before expanding it.
     double size = 1;
     for (const auto& [key, values] : c.grid) size *= static_cast<double>(values.size());
     if (size > 100000) fail(g, "grid", fmt::format("{:.0f} points: at most 100000", size));
-    if (const toml::node* d = t.get("derived")) {
-      if (!d->is_table()) fail(d, "derived", "must be a table of formulas");
-      if (d->as_table()->size() > kMaxDerived)
-        fail(d, "derived", fmt::format("{} derived parameters; at most {}", d->as_table()->size(), kMaxDerived));
-      for (const auto& [k, v] : *d->as_table()) {
-        if (!is_parameter_name(std::string(k.str())))
-          fail(&v, "derived." + std::string(k.str()), "a parameter name is a letter or '_' followed by letters, digits or '_' (at most 64)");
-        if (!v.is_string()) fail(&v, "derived." + std::string(k.str()), "must be a formula string");
-        const auto in_grid = std::find_if(c.grid.begin(), c.grid.end(), [&](const auto& e) { return e.first == k.str(); });
-        if (in_grid != c.grid.end())
-          fail(&v, "derived." + std::string(k.str()), "is also a grid parameter: a derived parameter may not override it");
-        c.derived.emplace_back(std::string(k.str()), std::string(**v.as_string()));
-      }
+  }
+
+  // [case.derived]: formulas of the grid's parameters, kept in the order they resolve at the first grid point, so
+  // that every point needs one pass (a chain written backwards would otherwise cost passes times parameters at each
+  // point); an error there is reported by check_points.
+  void read_derived(const toml::table& t, Case& c) const {
+    const toml::node* d = t.get("derived");
+    if (!d) return;
+    if (!d->is_table()) fail(d, "derived", "must be a table of formulas");
+    if (d->as_table()->size() > kMaxDerived)
+      fail(d, "derived", fmt::format("{} derived parameters; at most {}", d->as_table()->size(), kMaxDerived));
+    for (const auto& [k, v] : *d->as_table()) {
+      if (!is_parameter_name(std::string(k.str())))
+        fail(&v, "derived." + std::string(k.str()), "a parameter name is a letter or '_' followed by letters, digits or '_' (at most 64)");
+      if (!v.is_string()) fail(&v, "derived." + std::string(k.str()), "must be a formula string");
+      const auto in_grid = std::find_if(c.grid.begin(), c.grid.end(), [&](const auto& e) { return e.first == k.str(); });
+      if (in_grid != c.grid.end())
+        fail(&v, "derived." + std::string(k.str()), "is also a grid parameter: a derived parameter may not override it");
+      c.derived.emplace_back(std::string(k.str()), std::string(**v.as_string()));
     }
-    if (!c.derived.empty()) {
-      // In the order they resolve at the first grid point, so that every point needs one pass (a chain written
-      // backwards would otherwise cost passes times parameters at each point); an error is reported below.
-      Params first;
-      for (const auto& [key, values] : c.grid) {
-        if (const double* d = std::get_if<double>(&values.front())) first.numbers[key] = *d;
-        else first.words[key] = std::get<std::string>(values.front());
-      }
-      std::vector<std::pair<std::string, std::string>> order;
-      try {
-        resolve_derived(c.derived, first, &order);
-        c.derived = std::move(order);
-      } catch (const InvalidArgument&) {
-      }
+    if (c.derived.empty()) return;
+    Params first;
+    for (const auto& [key, values] : c.grid) {
+      if (const double* x = std::get_if<double>(&values.front())) first.numbers[key] = *x;
+      else first.words[key] = std::get<std::string>(values.front());
     }
-    if (const toml::node* e = t.get("explore")) c.explore = explore_axes(*e, c);
-    check_entries(c, t);
-    check_points(c, t);
-    return c;
+    std::vector<std::pair<std::string, std::string>> order;
+    try {
+      resolve_derived(c.derived, first, &order);
+      c.derived = std::move(order);
+    } catch (const InvalidArgument&) {
+    }
   }
   // The entries a case lists fit its kind and quantity: property entries need property cases, value cases an
   // entry with its own exact value, laws and kernel cases an entry that bounds the divergence they compute.
