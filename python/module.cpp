@@ -228,20 +228,8 @@ auto released(Compute&& compute, const Progress& progress = Progress()) {
   }
 }
 
-PYBIND11_MODULE(_privamp, m) {
-  m.doc() = "privamp's engines (use the privamp package, not this module)";
-  m.attr("__version__") = PRIVAMP_VERSION;
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const InvalidArgument& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const NumericalError& e) {
-      PyErr_SetString(PyExc_RuntimeError, e.what());
-    } catch (const Interrupted&) {
-      PyErr_SetNone(PyExc_KeyboardInterrupt);
-    }
-  });
+// The fields of the records the package builds its classes from.
+void bind_fields(py::module_& m) {
   m.def("estimate_fields", &estimate_fields, "the fields of an estimate, in order, with their types");
   m.def(
       "profile_fields",
@@ -251,6 +239,10 @@ PYBIND11_MODULE(_privamp, m) {
         return names;
       },
       "the fields of a point of the privacy profile, in order");
+}
+
+// Divergences, ε(δ) and the privacy profile of two law expressions.
+void bind_divergences(py::module_& m) {
   m.def(
       "epsilon",
       [](const std::string& mu, const std::string& nu, double delta, double eps_max, double rel_tol, const std::string& engine,
@@ -296,6 +288,10 @@ PYBIND11_MODULE(_privamp, m) {
         return out;
       },
       "the privacy profile of two law expressions, both directions at once, as columns");
+}
+
+// The accountant's pieces: composed pairs, DP-SGD steps, calibration.
+void bind_accounting(py::module_& m) {
   m.def(
       "composed_pair",
       [](const std::vector<std::tuple<std::string, std::string, long>>& releases) {
@@ -327,6 +323,10 @@ PYBIND11_MODULE(_privamp, m) {
         return python_object(api::calibration_tree(c));
       },
       "the one DP-SGD parameter left open for a target epsilon (see privamp.calibrate)");
+}
+
+// Kernels, verify, explore and the law catalogue.
+void bind_runs(py::module_& m) {
   m.def(
       "kernel",
       [](const py::object& K, const std::vector<double>& eps, const std::vector<double>& dp,
@@ -384,4 +384,24 @@ PYBIND11_MODULE(_privamp, m) {
       "laws",
       []() { return python_object(api::laws()); },
       "the law catalogue");
+}
+
+PYBIND11_MODULE(_privamp, m) {
+  m.doc() = "privamp's engines (use the privamp package, not this module)";
+  m.attr("__version__") = PRIVAMP_VERSION;
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InvalidArgument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const NumericalError& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const Interrupted&) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
+    }
+  });
+  bind_fields(m);
+  bind_divergences(m);
+  bind_accounting(m);
+  bind_runs(m);
 }
