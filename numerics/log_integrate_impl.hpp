@@ -17,6 +17,58 @@
 namespace privamp::detail {
 
 template <class Real>
+struct LogPoint {
+  Real x, v;  // an abscissa and the log-integrand there
+};
+
+template <class Real>
+struct GkSegment {
+  Real a, b, integral, error;
+  bool operator<(const GkSegment& o) const { return error < o.error; }
+};
+
+// The 21-point Gauss–Kronrod rule on [a, b], its error estimated by the embedded 10-point Gauss rule.
+template <class Real, class F>
+GkSegment<Real> gauss_kronrod_21(F&& f, const Real& a, const Real& b) {
+  using GK = boost::math::quadrature::gauss_kronrod<Real, 21>;
+  using G = boost::math::quadrature::gauss<Real, 10>;
+  const auto& xk = GK::abscissa();
+  const auto& wk = GK::weights();
+  const auto& wg = G::weights();
+  const Real c = (a + b) / 2, r = (b - a) / 2;
+  const Real f0 = f(c);
+  Real k = f0 * wk[0], g = 0;
+  for (std::size_t i = 1; i < xk.size(); ++i) {
+    const Real fs = f(c - r * xk[i]) + f(c + r * xk[i]);
+    k += wk[i] * fs;
+    if (i % 2 == 1) g += wg[i / 2] * fs;  // the 10 Gauss nodes are the odd Kronrod abscissae
+  }
+  using std::abs;
+  return {a, b, k * r, abs(k - g) * r};
+}
+
+// Bound on the mass (relative to e^{max}) beyond the outermost points of infinite ends, assuming a log-concave tail
+// there: the secant slope underestimates |h'|, so e^{h(x_end)}/slope overestimates the tail.
+template <class Real>
+Real tail_bound(const std::vector<LogPoint<Real>>& points, const LogIntegrateOptions<Real>& opt, const Real& max) {
+  using std::exp;
+  using std::isfinite;
+  Real t = 0;
+  auto one = [&](const LogPoint<Real>& end, const LogPoint<Real>& inner) {
+    const Real drop = inner.v - end.v;
+    if (end.v == -std::numeric_limits<Real>::infinity()) return;
+    const Real dist = end.x > inner.x ? end.x - inner.x : inner.x - end.x;
+    if (drop > 0) t += exp(end.v - max) * dist / drop;
+    else t += std::numeric_limits<Real>::infinity();  // not decreasing: the truncation cannot be bounded
+  };
+  if (points.size() >= 2) {
+    if (!isfinite(opt.hi)) one(points[points.size() - 1], points[points.size() - 2]);
+    if (!isfinite(opt.lo)) one(points[0], points[1]);
+  }
+  return t;
+}
+
+template <class Real>
 class LogIntegrator {
  public:
   LogIntegrator(const std::function<Real(Real)>& h, const LogIntegrateOptions<Real>& opt) : h_(h), opt_(opt) {}
@@ -40,13 +92,8 @@ class LogIntegrator {
   }
 
  private:
-  struct Point {
-    Real x, v;
-  };
-  struct Segment {
-    Real a, b, integral, error;
-    bool operator<(const Segment& o) const { return error < o.error; }
-  };
+  using Point = LogPoint<Real>;
+  using Segment = GkSegment<Real>;
 
   static Real neg_inf() { return -std::numeric_limits<Real>::infinity(); }
 
@@ -225,21 +272,7 @@ class LogIntegrator {
   }
 
   Segment gauss_kronrod(const Real& a, const Real& b) {
-    using GK = boost::math::quadrature::gauss_kronrod<Real, 21>;
-    using G = boost::math::quadrature::gauss<Real, 10>;
-    const auto& xk = GK::abscissa();
-    const auto& wk = GK::weights();
-    const auto& wg = G::weights();
-    const Real c = (a + b) / 2, r = (b - a) / 2;
-    const Real f0 = f(c);
-    Real k = f0 * wk[0], g = 0;
-    for (std::size_t i = 1; i < xk.size(); ++i) {
-      const Real fs = f(c - r * xk[i]) + f(c + r * xk[i]);
-      k += wk[i] * fs;
-      if (i % 2 == 1) g += wg[i / 2] * fs;  // the 10 Gauss nodes are the odd Kronrod abscissae
-    }
-    using std::abs;
-    return {a, b, k * r, abs(k - g) * r};
+    return gauss_kronrod_21([this](const Real& x) { return f(x); }, a, b);
   }
 
   Real f(const Real& x) {
@@ -310,30 +343,10 @@ class LogIntegrator {
       const Real eps = std::numeric_limits<Real>::epsilon();
       total_ = total;
       using std::expm1;
-      error_ = error + pruned + tails() + (50 * eps + expm1(noise_)) * total;
+      error_ = error + pruned + tail_bound(points_, opt_, max_) + (50 * eps + expm1(noise_)) * total;
       return;
     }
     throw NumericalError("log_integrate: could not locate the maximum of the integrand (rescaling failed)");
-  }
-
-  // Bound on the mass beyond the outermost points of infinite ends, assuming a log-concave tail there: the
-  // secant slope underestimates |h'|, so e^{h(x_end)}/slope overestimates the tail.
-  Real tails() {
-    using std::exp;
-    using std::isfinite;
-    Real t = 0;
-    auto one = [&](const Point& end, const Point& inner) {
-      const Real drop = inner.v - end.v;
-      if (end.v == neg_inf()) return;
-      const Real dist = end.x > inner.x ? end.x - inner.x : inner.x - end.x;
-      if (drop > 0) t += exp(end.v - max_) * dist / drop;
-      else t += std::numeric_limits<Real>::infinity();  // not decreasing: the truncation cannot be bounded
-    };
-    if (points_.size() >= 2) {
-      if (!isfinite(opt_.hi)) one(points_[points_.size() - 1], points_[points_.size() - 2]);
-      if (!isfinite(opt_.lo)) one(points_[0], points_[1]);
-    }
-    return t;
   }
 
   const std::function<Real(Real)>& h_;

@@ -120,7 +120,6 @@ MAX_FUNCTION, MAX_CLASS = 80, 300
 LONG = {  # (file, name): lines when the rule came in
     ("verify/explore/explore.cpp", "Explorer"): 654,
     ("sim/language/language.cpp", "Evaluator"): 566,
-    ("numerics/log_integrate_impl.hpp", "LogIntegrator"): 329,
     ("verify/explore/explore.cpp", "run_frontier"): 127,
 }
 def strip(text):
