@@ -69,9 +69,12 @@ double slack_of(Direction direction, bool property, double log_exact, double log
   return kNaN;
 }
 
-class Explorer {
+// The evaluation of points of a case's search space: the checks of the options, the clock and progress, one
+// point (its row, status, slack, region), points spread over processes and threads, and the full re-evaluation of
+// reported points.
+class ExploreEvaluator {
  public:
-  Explorer(const Case& c, std::string id, const ExploreOptions& o)
+  ExploreEvaluator(const Case& c, std::string id, const ExploreOptions& o)
       : case_(c), id_(std::move(id)), entry_(c.entry(id_)), options_(o), space_(c) {
     if (std::find(c.bounds.begin(), c.bounds.end(), id_) == c.bounds.end())
       invalid_input("case '{}' does not check {} (it checks {})", c.name, id_, fmt::format("{}", fmt::join(c.bounds, ", ")));
@@ -90,155 +93,8 @@ class Explorer {
     check_conditions(o.where);
   }
 
-  ExploreResult run() {
-    start_clock();
-    ExploreResult r = empty_result();
-    const int local_budget = this->local_budget();
-    const int global = options_.budget - local_budget;
-    total_ = static_cast<std::size_t>(options_.budget);
-    r.evaluations = global_phase(global);
-    r.global_points = r.evaluations.size();
-    if (local_budget > 0) {
-      for (Evaluation& e : local_phase(r.evaluations, local_budget)) r.evaluations.push_back(std::move(e));
-    }
-    if (options_.progress && rank() == 0 && done_ * static_cast<std::size_t>(size()) < total_)
-      options_.progress(total_, total_);  // the local runs converged before the budget was spent
-    r.where = where_;
-    note_time_limit(r);
-    statistics(r);
-    reevaluate(r);
-    return r;
-  }
 
-  FrontierResult run_frontier(const std::string& name, int bins) {
-    if (!(bins >= 1 && bins <= 100)) throw_invalid("explore", "--bins", bins, "an integer with 1 <= bins <= 100");
-    start_clock();
-    FrontierResult f;
-    f.name = name;
-    ExploreResult& r = f.search;
-    r = empty_result();
-    r.where = where_;
-    total_ = static_cast<std::size_t>(options_.budget);
-    const int local_budget = this->local_budget();
-    r.evaluations = global_phase(options_.budget - local_budget);
-    r.global_points = r.evaluations.size();
-    // The quantity's value at an evaluation: a parameter, derived quantity or mixing constant, or exact, bound, ratio.
-    const auto value = [&](const Evaluation& e) {
-      const Params p = with_search_values(e.point, e.exact(), e.bound());
-      const auto it = p.numbers.find(name);
-      return it == p.numbers.end() ? kNaN : it->second;
-    };
-    // Its range: the axis's, or the values seen at the candidates.
-    const auto axis = std::find_if(space_.axes.begin(), space_.axes.end(), [&](const ExploreAxis& a) { return a.name == name; });
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    if (axis != space_.axes.end() && axis->kind != ExploreAxis::Kind::choice) {
-      lo = axis->min;
-      hi = axis->max;
-      f.log = axis->log;
-    } else {
-      bool known = false;
-      for (const Evaluation& e : r.evaluations) {
-        const double v = value(e);
-        known = known || !std::isnan(v);
-        if (!(candidate(e) || candidate(e, true)) || !std::isfinite(v)) continue;
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
-      }
-      if (!known) {
-        std::vector<std::string> names = {"exact", "bound", "ratio"};
-        for (const Evaluation& e : r.evaluations)
-          if (e.status == Evaluation::Status::ok) {
-            for (const auto& [k, v] : e.point.numbers) names.push_back(k);
-            break;
-          }
-        invalid_input("--frontier {}: not a number of the points of case '{}' (known: {})", name, case_.name,
-                      fmt::join(names, ", "));
-      }
-      if (!(lo < hi))
-        invalid_input("--frontier {}: the candidate points {} (a frontier needs a range of values)", name,
-                      lo > hi ? "are none: widen the search or its region" : "all have " + name + " = " + format_number(lo));
-      f.log = lo > 0 && hi / lo >= 100;
-    }
-    std::vector<double> edges(static_cast<std::size_t>(bins) + 1);
-    for (int b = 0; b <= bins; ++b) {
-      const double t = static_cast<double>(b) / bins;
-      edges[static_cast<std::size_t>(b)] = b == bins ? hi : f.log ? log_spaced(lo, hi, b, bins + 1) : lo + (hi - lo) * t;
-    }
-    const auto bin_of = [&](const Evaluation& e) -> int {
-      const double v = value(e);
-      if (!(v >= lo && v <= hi)) return -1;
-      const auto it = std::upper_bound(edges.begin() + 1, edges.end() - 1, v);
-      return static_cast<int>(it - edges.begin()) - 1;
-    };
-    // Each bin searched on its own: local runs from its best points, the bin a constraint.
-    // A bin whose share is below what one local run needs is not refined, and says so (its best point is then the
-    // global phase's).
-    const std::vector<Evaluation> global = r.evaluations;
-    f.bins.resize(static_cast<std::size_t>(bins));
-    for (int b = 0; b < bins; ++b) {
-      FrontierBin& bin = f.bins[static_cast<std::size_t>(b)];
-      const int share = local_budget / bins;
-      if (share < kLocalRunMinimum) {
-        bin.not_refined = local_budget == 0 ? "no continuous axis to refine"
-                                            : fmt::format("its share of the budget, {} evaluations, is below the {} a local run needs "
-                                                          "(raise --budget to {} or more)", share, kLocalRunMinimum,
-                                                          static_cast<int>(std::ceil(kLocalRunMinimum * bins / options_.local_share)));
-        continue;
-      }
-      const auto accept = [&, b](const Evaluation& e) { return bin_of(e) == b; };
-      if (std::none_of(global.begin(), global.end(), [&](const Evaluation& e) { return candidate(e) && accept(e); })) {
-        bin.not_refined = "no candidate point of the global phase in the bin to start from";
-        continue;
-      }
-      for (Evaluation& e : local_phase(global, share, accept)) {
-        r.evaluations.push_back(std::move(e));
-        ++bin.refined;
-      }
-      if (bin.refined == 0) bin.not_refined = out_of_time() ? "the --max-seconds limit was reached" : "no distinct start point in the bin";
-    }
-    if (options_.progress && rank() == 0) options_.progress(total_, total_);
-    note_time_limit(r);
-    statistics(r);
-    // Per bin: the best candidate and, when it is better, the best degenerate point.
-    for (int b = 0; b < bins; ++b) {
-      FrontierBin& bin = f.bins[static_cast<std::size_t>(b)];
-      bin.lower = edges[static_cast<std::size_t>(b)];
-      bin.upper = edges[static_cast<std::size_t>(b) + 1];
-    }
-    for (std::size_t i = 0; i < r.evaluations.size(); ++i) {
-      const Evaluation& e = r.evaluations[i];
-      const int b = bin_of(e);
-      if (b < 0) continue;
-      FrontierBin& bin = f.bins[static_cast<std::size_t>(b)];
-      for (const bool degenerate : {false, true}) {
-        if (!candidate(e, degenerate)) continue;
-        bin.candidates += !degenerate;
-        auto& best = degenerate ? bin.degenerate_index : bin.best_index;
-        if (!best || better(e, r.evaluations[*best])) best = i;
-      }
-    }
-    std::vector<std::size_t> points;
-    for (FrontierBin& bin : f.bins) {
-      if (bin.degenerate_index && bin.best_index && !better(r.evaluations[*bin.degenerate_index], r.evaluations[*bin.best_index]))
-        bin.degenerate_index.reset();
-      if (bin.best_index) points.push_back(*bin.best_index);
-      if (bin.degenerate_index) points.push_back(*bin.degenerate_index);
-    }
-    const std::vector<Row> rows = reevaluate_points(r.evaluations, points);
-    if (rank() != 0) return f;
-    std::size_t k = 0;
-    for (FrontierBin& bin : f.bins) {
-      if (bin.best_index) {
-        bin.best = rows[k++];
-        r.best_index.push_back(*bin.best_index);
-        r.best.push_back(*bin.best);
-      }
-      if (bin.degenerate_index) bin.degenerate = rows[k++];
-    }
-    return f;
-  }
-
- private:
+ protected:
   ExploreResult empty_result() const {
     ExploreResult r{.file = case_.file, .case_name = case_.name, .id = id_, .goal = options_.goal, .direction = entry_.direction,
                     .space = space_};
@@ -419,6 +275,85 @@ class Explorer {
     return out;
   }
 
+  // Reported points are distinct: some axis differs by at least 1% of its range (of its logarithm's, on a log
+  // axis), or a choice or an integer differs (a local run's neighbouring steps are one point).
+  bool distinct(const std::vector<double>& u, const std::vector<Evaluation>& all, const std::vector<std::size_t>& chosen) const {
+    for (std::size_t k : chosen)
+      if (!space_.distinct(u, all[k].u)) return false;
+    return true;
+  }
+
+  bool candidate(const Evaluation& e, bool degenerate = false) const { return is_candidate(e, options_.ignore_hypotheses, degenerate); }
+
+  bool better(const Evaluation& a, const Evaluation& b) const {
+    return objective(options_.goal, a.slack) < objective(options_.goal, b.slack);
+  }
+
+  // The points (indices in `all`) re-evaluated with the case's full options, spread over processes (point k on rank
+  // k % size) and threads; the rows in the points' order on the first process (empty on the others). `failed`, if
+  // given, receives on every process which rows are errors.
+  std::vector<Row> reevaluate_points(const std::vector<Evaluation>& all, const std::vector<std::size_t>& points,
+                                     std::vector<bool>* failed = nullptr) const {
+    PointOptions full;
+    full.ignore_hypotheses = options_.ignore_hypotheses;
+    std::vector<std::size_t> mine;
+    for (std::size_t k = static_cast<std::size_t>(rank()); k < points.size(); k += static_cast<std::size_t>(size()))
+      mine.push_back(k);
+    TaskRows rows(mine.size());
+    parallel_for(mine.size(), options_.jobs, [&](std::size_t m) {
+      rows[m] = {mine[m], evaluate_point(case_, case_.with_derived(space_.point(all[points[mine[m]]].u)), {id_}, full)};
+    });
+    if (failed) {  // every process learns which rows are errors (the choice of the next points depends on it)
+      failed->assign(points.size(), false);
+      std::vector<std::uint8_t> mine;  // the indices of this process's error rows, 8 bytes each
+      for (const auto& [k, list] : rows)
+        if (list.front().verdict == Verdict::error) {
+          const std::uint64_t index = k;
+          const auto* b = reinterpret_cast<const std::uint8_t*>(&index);
+          mine.insert(mine.end(), b, b + sizeof index);
+        }
+      for (const auto& bytes : size() > 1 ? options_.communicator->all_gather(mine) : std::vector<std::vector<std::uint8_t>>{mine})
+        for (std::size_t o = 0; o + sizeof(std::uint64_t) <= bytes.size(); o += sizeof(std::uint64_t)) {
+          std::uint64_t index = 0;
+          std::memcpy(&index, bytes.data() + o, sizeof index);
+          failed->at(index) = true;
+        }
+    }
+    if (size() > 1) {
+      const auto gathered = options_.communicator->gather(encode_rows(rows));
+      rows.clear();
+      for (const auto& bytes : gathered)
+        for (auto& t : decode_rows(bytes)) rows.push_back(std::move(t));
+    }
+    if (rank() != 0) return {};
+    std::vector<Row> out(points.size());
+    for (auto& [k, list] : rows) out.at(k) = std::move(list.front());
+    return out;
+  }
+
+  const Case& case_;
+  std::string id_;
+  const BoundEntry& entry_;
+  ExploreOptions options_;
+  SearchSpace space_;
+  PointOptions search_;
+  std::vector<std::string> where_;
+  int starts_used_ = 0;  // local runs started so far (they are numbered in order)
+  std::atomic<std::size_t> done_{0};
+  std::size_t total_ = 0;
+  std::mutex progress_mutex_;
+  static constexpr const char* kUnrun = "not run: the --max-seconds limit was reached";
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  std::atomic<bool> limited_ = false;
+};
+
+// The phases of a search: the global Sobol phase, local runs from its best points, the statistics of the axes and
+// the re-evaluation of the best distinct candidates.
+class ExploreSearch : public ExploreEvaluator {
+ public:
+  using ExploreEvaluator::ExploreEvaluator;
+
+ protected:
   std::vector<Evaluation> global_phase(int n) {
     const std::size_t d = space_.dimension();
     const std::unique_ptr<gsl_qrng, void (*)(gsl_qrng*)> sobol(gsl_qrng_alloc(gsl_qrng_sobol, static_cast<unsigned>(d)),
@@ -452,7 +387,7 @@ class Explorer {
   }
 
   struct LocalRun {
-    Explorer* self;
+    ExploreSearch* self;
     std::vector<double> start;
     std::vector<std::size_t> dims;  // the refined axes
     std::vector<Evaluation> trajectory;
@@ -483,7 +418,7 @@ class Explorer {
     nlopt_set_lower_bounds(opt, lo.data());
     nlopt_set_upper_bounds(opt, hi.data());
     nlopt_set_initial_step(opt, step.data());
-    nlopt_set_min_objective(opt, &Explorer::local_objective, &run);
+    nlopt_set_min_objective(opt, &ExploreSearch::local_objective, &run);
     nlopt_set_maxeval(opt, budget);
     if (deadline_ != std::chrono::steady_clock::time_point::max()) nlopt_set_maxtime(opt, std::max(1e-3, seconds_left()));
     nlopt_set_xtol_abs1(opt, 1e-6);
@@ -561,16 +496,6 @@ class Explorer {
       }
     return out;
   }
-
-  // Reported points are distinct: some axis differs by at least 1% of its range (of its logarithm's, on a log
-  // axis), or a choice or an integer differs (a local run's neighbouring steps are one point).
-  bool distinct(const std::vector<double>& u, const std::vector<Evaluation>& all, const std::vector<std::size_t>& chosen) const {
-    for (std::size_t k : chosen)
-      if (!space_.distinct(u, all[k].u)) return false;
-    return true;
-  }
-
-  bool candidate(const Evaluation& e, bool degenerate = false) const { return is_candidate(e, options_.ignore_hypotheses, degenerate); }
 
   void statistics(ExploreResult& r) const {
     const std::size_t d = space_.dimension();
@@ -662,66 +587,185 @@ class Explorer {
     if (r.degenerate_index) r.degenerate = rows.back();
   }
 
-  bool better(const Evaluation& a, const Evaluation& b) const {
-    return objective(options_.goal, a.slack) < objective(options_.goal, b.slack);
+};
+
+// A search (run) or a frontier (run_frontier: the best point per bin of a quantity).
+class Explorer : public ExploreSearch {
+ public:
+  using ExploreSearch::ExploreSearch;
+
+  ExploreResult run() {
+    start_clock();
+    ExploreResult r = empty_result();
+    const int local_budget = this->local_budget();
+    const int global = options_.budget - local_budget;
+    total_ = static_cast<std::size_t>(options_.budget);
+    r.evaluations = global_phase(global);
+    r.global_points = r.evaluations.size();
+    if (local_budget > 0) {
+      for (Evaluation& e : local_phase(r.evaluations, local_budget)) r.evaluations.push_back(std::move(e));
+    }
+    if (options_.progress && rank() == 0 && done_ * static_cast<std::size_t>(size()) < total_)
+      options_.progress(total_, total_);  // the local runs converged before the budget was spent
+    r.where = where_;
+    note_time_limit(r);
+    statistics(r);
+    reevaluate(r);
+    return r;
   }
 
-  // The points (indices in `all`) re-evaluated with the case's full options, spread over processes (point k on rank
-  // k % size) and threads; the rows in the points' order on the first process (empty on the others). `failed`, if
-  // given, receives on every process which rows are errors.
-  std::vector<Row> reevaluate_points(const std::vector<Evaluation>& all, const std::vector<std::size_t>& points,
-                                     std::vector<bool>* failed = nullptr) const {
-    PointOptions full;
-    full.ignore_hypotheses = options_.ignore_hypotheses;
-    std::vector<std::size_t> mine;
-    for (std::size_t k = static_cast<std::size_t>(rank()); k < points.size(); k += static_cast<std::size_t>(size()))
-      mine.push_back(k);
-    TaskRows rows(mine.size());
-    parallel_for(mine.size(), options_.jobs, [&](std::size_t m) {
-      rows[m] = {mine[m], evaluate_point(case_, case_.with_derived(space_.point(all[points[mine[m]]].u)), {id_}, full)};
-    });
-    if (failed) {  // every process learns which rows are errors (the choice of the next points depends on it)
-      failed->assign(points.size(), false);
-      std::vector<std::uint8_t> mine;  // the indices of this process's error rows, 8 bytes each
-      for (const auto& [k, list] : rows)
-        if (list.front().verdict == Verdict::error) {
-          const std::uint64_t index = k;
-          const auto* b = reinterpret_cast<const std::uint8_t*>(&index);
-          mine.insert(mine.end(), b, b + sizeof index);
-        }
-      for (const auto& bytes : size() > 1 ? options_.communicator->all_gather(mine) : std::vector<std::vector<std::uint8_t>>{mine})
-        for (std::size_t o = 0; o + sizeof(std::uint64_t) <= bytes.size(); o += sizeof(std::uint64_t)) {
-          std::uint64_t index = 0;
-          std::memcpy(&index, bytes.data() + o, sizeof index);
-          failed->at(index) = true;
-        }
+  FrontierResult run_frontier(const std::string& name, int bins) {
+    if (!(bins >= 1 && bins <= 100)) throw_invalid("explore", "--bins", bins, "an integer with 1 <= bins <= 100");
+    start_clock();
+    FrontierResult f;
+    f.name = name;
+    ExploreResult& r = f.search;
+    r = empty_result();
+    r.where = where_;
+    total_ = static_cast<std::size_t>(options_.budget);
+    const int local_budget = this->local_budget();
+    r.evaluations = global_phase(options_.budget - local_budget);
+    r.global_points = r.evaluations.size();
+    const Bins edges = frontier_bins(f, bins);
+    search_bins(f, edges, local_budget);
+    if (options_.progress && rank() == 0) options_.progress(total_, total_);
+    note_time_limit(r);
+    statistics(r);
+    best_per_bin(f, edges);
+    return f;
+  }
+
+ private:
+  // The bins of a frontier's quantity: their edges and which bin an evaluation falls in (−1: none).
+  struct Bins {
+    std::vector<double> edges;
+    double lo = 0, hi = 0;  // the range (the ends of edges, as given)
+    std::function<double(const Evaluation&)> value;
+    int of(const Evaluation& e) const {
+      const double v = value(e);
+      if (!(v >= lo && v <= hi)) return -1;
+      const auto it = std::upper_bound(edges.begin() + 1, edges.end() - 1, v);
+      return static_cast<int>(it - edges.begin()) - 1;
     }
-    if (size() > 1) {
-      const auto gathered = options_.communicator->gather(encode_rows(rows));
-      rows.clear();
-      for (const auto& bytes : gathered)
-        for (auto& t : decode_rows(bytes)) rows.push_back(std::move(t));
+  };
+
+  // The quantity's value at an evaluation (a parameter, derived quantity or mixing constant, or exact, bound, ratio)
+  // and its range: the axis's, or the values seen at the global phase's candidates.
+  Bins frontier_bins(FrontierResult& f, int bins) const {
+    const std::string name = f.name;
+    Bins out;
+    out.value = [this, name](const Evaluation& e) {
+      const Params p = with_search_values(e.point, e.exact(), e.bound());
+      const auto it = p.numbers.find(name);
+      return it == p.numbers.end() ? kNaN : it->second;
+    };
+    const auto axis = std::find_if(space_.axes.begin(), space_.axes.end(), [&](const ExploreAxis& a) { return a.name == name; });
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    if (axis != space_.axes.end() && axis->kind != ExploreAxis::Kind::choice) {
+      lo = axis->min;
+      hi = axis->max;
+      f.log = axis->log;
+    } else {
+      bool known = false;
+      for (const Evaluation& e : f.search.evaluations) {
+        const double v = out.value(e);
+        known = known || !std::isnan(v);
+        if (!(candidate(e) || candidate(e, true)) || !std::isfinite(v)) continue;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+      if (!known) {
+        std::vector<std::string> names = {"exact", "bound", "ratio"};
+        for (const Evaluation& e : f.search.evaluations)
+          if (e.status == Evaluation::Status::ok) {
+            for (const auto& [k, v] : e.point.numbers) names.push_back(k);
+            break;
+          }
+        invalid_input("--frontier {}: not a number of the points of case '{}' (known: {})", name, case_.name,
+                      fmt::join(names, ", "));
+      }
+      if (!(lo < hi))
+        invalid_input("--frontier {}: the candidate points {} (a frontier needs a range of values)", name,
+                      lo > hi ? "are none: widen the search or its region" : "all have " + name + " = " + format_number(lo));
+      f.log = lo > 0 && hi / lo >= 100;
     }
-    if (rank() != 0) return {};
-    std::vector<Row> out(points.size());
-    for (auto& [k, list] : rows) out.at(k) = std::move(list.front());
+    out.lo = lo;
+    out.hi = hi;
+    out.edges.resize(static_cast<std::size_t>(bins) + 1);
+    for (int b = 0; b <= bins; ++b) {
+      const double t = static_cast<double>(b) / bins;
+      out.edges[static_cast<std::size_t>(b)] = b == bins ? hi : f.log ? log_spaced(lo, hi, b, bins + 1) : lo + (hi - lo) * t;
+    }
     return out;
   }
 
-  const Case& case_;
-  std::string id_;
-  const BoundEntry& entry_;
-  ExploreOptions options_;
-  SearchSpace space_;
-  PointOptions search_;
-  std::vector<std::string> where_;
-  int starts_used_ = 0;  // local runs started so far (they are numbered in order)
-  std::atomic<std::size_t> done_{0};
-  std::size_t total_ = 0;
-  std::mutex progress_mutex_;
-  static constexpr const char* kUnrun = "not run: the --max-seconds limit was reached";
-  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
-  std::atomic<bool> limited_ = false;
+  // Each bin searched on its own: local runs from its best points, the bin a constraint. A bin whose share is below
+  // what one local run needs is not refined, and says so (its best point is then the global phase's).
+  void search_bins(FrontierResult& f, const Bins& edges, int local_budget) {
+    ExploreResult& r = f.search;
+    const int bins = static_cast<int>(edges.edges.size()) - 1;
+    const std::vector<Evaluation> global = r.evaluations;
+    f.bins.resize(static_cast<std::size_t>(bins));
+    for (int b = 0; b < bins; ++b) {
+      FrontierBin& bin = f.bins[static_cast<std::size_t>(b)];
+      bin.lower = edges.edges[static_cast<std::size_t>(b)];
+      bin.upper = edges.edges[static_cast<std::size_t>(b) + 1];
+      const int share = local_budget / bins;
+      if (share < kLocalRunMinimum) {
+        bin.not_refined = local_budget == 0 ? "no continuous axis to refine"
+                                            : fmt::format("its share of the budget, {} evaluations, is below the {} a local run needs "
+                                                          "(raise --budget to {} or more)", share, kLocalRunMinimum,
+                                                          static_cast<int>(std::ceil(kLocalRunMinimum * bins / options_.local_share)));
+        continue;
+      }
+      const auto accept = [&, b](const Evaluation& e) { return edges.of(e) == b; };
+      if (std::none_of(global.begin(), global.end(), [&](const Evaluation& e) { return candidate(e) && accept(e); })) {
+        bin.not_refined = "no candidate point of the global phase in the bin to start from";
+        continue;
+      }
+      for (Evaluation& e : local_phase(global, share, accept)) {
+        r.evaluations.push_back(std::move(e));
+        ++bin.refined;
+      }
+      if (bin.refined == 0) bin.not_refined = out_of_time() ? "the --max-seconds limit was reached" : "no distinct start point in the bin";
+    }
+  }
+
+  // Per bin: the best candidate and, when it is better, the best degenerate point, re-evaluated with the case's
+  // full options.
+  void best_per_bin(FrontierResult& f, const Bins& edges) const {
+    ExploreResult& r = f.search;
+    for (std::size_t i = 0; i < r.evaluations.size(); ++i) {
+      const Evaluation& e = r.evaluations[i];
+      const int b = edges.of(e);
+      if (b < 0) continue;
+      FrontierBin& bin = f.bins[static_cast<std::size_t>(b)];
+      for (const bool degenerate : {false, true}) {
+        if (!candidate(e, degenerate)) continue;
+        bin.candidates += !degenerate;
+        auto& best = degenerate ? bin.degenerate_index : bin.best_index;
+        if (!best || better(e, r.evaluations[*best])) best = i;
+      }
+    }
+    std::vector<std::size_t> points;
+    for (FrontierBin& bin : f.bins) {
+      if (bin.degenerate_index && bin.best_index && !better(r.evaluations[*bin.degenerate_index], r.evaluations[*bin.best_index]))
+        bin.degenerate_index.reset();
+      if (bin.best_index) points.push_back(*bin.best_index);
+      if (bin.degenerate_index) points.push_back(*bin.degenerate_index);
+    }
+    const std::vector<Row> rows = reevaluate_points(r.evaluations, points);
+    if (rank() != 0) return;
+    std::size_t k = 0;
+    for (FrontierBin& bin : f.bins) {
+      if (bin.best_index) {
+        bin.best = rows[k++];
+        r.best_index.push_back(*bin.best_index);
+        r.best.push_back(*bin.best);
+      }
+      if (bin.degenerate_index) bin.degenerate = rows[k++];
+    }
+  }
 };
 
 }  // namespace
