@@ -31,10 +31,15 @@ TailShape tail_at(const Formula& f, double x, int side) {
   const double linear = d1 + 2 * quad * x;  // the coefficient of x once the quadratic part is −quad·x²
   TailShape t{quad, side > 0 ? -linear : linear};
   t.estimated = true;
-  if (quad == 0) {  // the slope four times further out: a sublinear tail flattens
-    const double far[1] = {4 * x};
+  // Four times further out: a sublinear tail flattens; a tail between linear and quadratic, or a perturbed one,
+  // changes its curvature. Either way the model does not hold (TailShape::unmodelled).
+  const double far[1] = {4 * x};
+  if (quad == 0) {
     const double d1_far = derivative(f, far, 0, 1);
-    t.sublinear = std::isfinite(d1_far) && std::fabs(d1_far) < 0.9 * std::fabs(d1);
+    t.unmodelled = std::isfinite(d1_far) && std::fabs(d1_far) < 0.9 * std::fabs(d1);
+  } else {
+    const double quad_far = std::max(0.0, -derivative(f, far, 0, 2) / 2);
+    t.unmodelled = !(std::fabs(quad_far - quad) <= 1e-6 * std::max(quad, quad_far) + 1e-12 * std::fabs(d1));
   }
   return t;
 }
