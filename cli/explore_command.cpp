@@ -148,6 +148,20 @@ int finish(const std::filesystem::path& dir, const std::string& index, const api
   return refuted > 0 ? 1 : 0;
 }
 
+// Every file a search writes is named after its stem (STEM.md, STEM_point2.toml, STEM_map.png, STEM_frontier.csv …):
+// any entry of the folder so named that is a link, folder or pipe is refused before the searches, not after them.
+void check_explore_targets(const std::filesystem::path& dir, const api::ExploreSelection& selection) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return;
+  std::vector<std::string> stems;
+  for (const auto& [index, id] : selection.runs) stems.push_back(verify::explore_stem(selection.cases[index].name, id));
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (std::any_of(stems.begin(), stems.end(), [&](const std::string& stem) { return name.starts_with(stem); }))
+      check_target("--out", entry.path());
+  }
+}
+
 }  // namespace
 
 Action add_explore_command(CLI::App& app) {
@@ -170,7 +184,10 @@ Action add_explore_command(CLI::App& app) {
     plots::source_date_epoch();  // a bad SOURCE_DATE_EPOCH is refused before the search
     const std::filesystem::path dir(args->out);
     OutputLock lock;  // held until the files are written: a second run into the folder is refused
-    on_first_process(comm, [&] { lock = make_output_dir("--out", dir); });
+    on_first_process(comm, [&] {
+      check_explore_targets(dir, selection);
+      lock = make_output_dir("--out", dir);
+    });
     const std::string missing_tools = plots::missing_plot_tools();
     const bool figures = missing_tools.empty();
     if (root && !figures) std::cerr << missing_tools << ": the exploration figures are skipped\n";

@@ -84,11 +84,11 @@ Action add_figures_command(CLI::App& app) {
     if (const std::string missing = plots::missing_plot_tools(); !missing.empty())  // before the computation
       invalid_input("{}", missing);
     plots::source_date_epoch();  // a bad SOURCE_DATE_EPOCH, too
-    check_output_dir("--out", args->out);  // a file named like the folder, or links where figures go: refused now
-    const OutputLock lock = make_output_dir("--out", args->out);
+    // A file named like the folder, or links where figures go (every file render writes): refused now.
+    OutputFolder folder{"--out", args->out, {}};
     for (const plots::Figure* f : chosen)
-      for (const char* ext : {".csv", ".gp", ".pdf", ".png", ".log", ".tex", "_caption.txt", "_tidy.csv"})
-        check_target("--out", std::filesystem::path(args->out) / (f->name + ext));
+      for (const std::string& file : plots::figure_files(*f)) folder.files.push_back(file);
+    const std::vector<OutputLock> lock = lock_output_folders({folder});
     // The rows are verified exactly as `privamp verify` would: the same runner, verdicts, cross-checks.
     const auto start = std::chrono::steady_clock::now();
     verify::RunOptions options;

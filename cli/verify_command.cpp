@@ -27,28 +27,11 @@ struct VerifyArgs {
 // The run's output folders locked (a second run into one is refused) and the files it will write checked, before the
 // computation: a link planted where privamp would write is refused now, not after the run.
 std::vector<OutputLock> lock_outputs(const VerifyArgs& args, const std::filesystem::path& golden) {
-  // Each folder once (--html or the golden folder may be --out's), checked all before any is made, and the existing
-  // ones locked before any new one is created: a refusal (a linked lock, another run's lock) leaves no new folder.
-  std::vector<std::pair<const char*, std::filesystem::path>> folders;
-  const auto add = [&](const char* option, const std::filesystem::path& dir) {
-    const std::filesystem::path resolved = resolved_path(dir);
-    for (const auto& [o, d] : folders)
-      if (resolved_path(d) == resolved) return;
-    folders.emplace_back(option, dir);
-  };
-  if (!args.out.empty()) add("--out", args.out);
-  if (!args.html.empty()) add("--html", args.html);
-  if (args.update_golden) add("--update-golden", golden);  // created on the first update
-  for (const auto& [option, dir] : folders) check_output_dir(option, dir);
-  if (!args.out.empty())
-    for (const char* f : verify::kReportFiles) check_target("--out", std::filesystem::path(args.out) / f);
-  if (!args.html.empty()) check_target("--html", std::filesystem::path(args.html) / "index.html");
-  std::vector<OutputLock> locks;
-  std::error_code ec;
-  for (const bool existing : {true, false})
-    for (const auto& [option, dir] : folders)
-      if (std::filesystem::is_directory(dir, ec) == existing) locks.push_back(make_output_dir(option, dir));
-  return locks;
+  std::vector<OutputFolder> folders;
+  if (!args.out.empty()) folders.push_back({"--out", args.out, {std::begin(verify::kReportFiles), std::end(verify::kReportFiles)}});
+  if (!args.html.empty()) folders.push_back({"--html", args.html, {"index.html"}});
+  if (args.update_golden) folders.push_back({"--update-golden", golden, {}});  // created on the first update
+  return lock_output_folders(folders);
 }
 
 // The reports asked for: --out's files, --html's page, --junit's file.
@@ -104,7 +87,13 @@ Action add_verify_command(CLI::App& app) {
             ? (std::filesystem::is_directory(paths.front()) ? paths.front() : paths.front().parent_path()) / "expected"
             : std::filesystem::path(args->golden_dir);
     if (args->update_golden) verify::check_golden_targets(loaded.cases, golden);
-    if (args->check_golden) verify::golden_verdicts(golden);  // a malformed golden file: exit 2 now, not after the run
+    if (args->check_golden) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(golden, ec))  // a misspelt --golden-dir: exit 2 now, not "differences" after the run
+        invalid_input("--check-golden: the golden folder '{}' is not a folder (give --golden-dir, or write one with --update-golden)",
+                      golden.string());
+      verify::golden_verdicts(golden);  // a malformed golden file: exit 2 now, not after the run
+    }
     // Each output folder locked for the run (a second run into one is refused) and its files checked now: a link
     // planted where privamp would write is refused before the computation, not after it.
     // Only the first process writes (the others send it their rows), so only it locks.

@@ -193,6 +193,24 @@ OutputLock make_output_dir(std::string_view option, const std::filesystem::path&
   return OutputLock(option, dir);
 }
 
+std::vector<OutputLock> lock_output_folders(const std::vector<OutputFolder>& folders) {
+  std::vector<const OutputFolder*> distinct;
+  for (const OutputFolder& f : folders) {
+    const std::filesystem::path resolved = resolved_path(f.dir);
+    if (std::none_of(distinct.begin(), distinct.end(), [&](const OutputFolder* d) { return resolved_path(d->dir) == resolved; }))
+      distinct.push_back(&f);
+  }
+  for (const OutputFolder* f : distinct) check_output_dir(f->option, f->dir);
+  for (const OutputFolder& f : folders)
+    for (const std::string& file : f.files) check_target(f.option, f.dir / file);
+  std::vector<OutputLock> locks;
+  std::error_code ec;
+  for (const bool existing : {true, false})
+    for (const OutputFolder* f : distinct)
+      if (std::filesystem::is_directory(f->dir, ec) == existing) locks.push_back(make_output_dir(f->option, f->dir));
+  return locks;
+}
+
 OutputLock::OutputLock(std::string_view option, const std::filesystem::path& dir) {
   const auto file = lock_file(dir);
   fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);

@@ -96,6 +96,18 @@ class OutputLock {
 
 [[nodiscard]] OutputLock make_output_dir(std::string_view option, const std::filesystem::path& dir);
 
+// A run's output folder: the option that names it and the files the run will write there.
+struct OutputFolder {
+  std::string option;
+  std::filesystem::path dir;
+  std::vector<std::string> files;
+};
+// A run's output folders, before any work: each folder once (two options may name one), all checked
+// (check_output_dir) and their files too (check_target: a link, folder or pipe planted where a file will go is refused
+// now, not after the computation), then the existing folders locked before new ones are created, so that a refusal
+// (a linked lock, another run's lock) leaves no new folder. Keep the locks until the files are written.
+[[nodiscard]] std::vector<OutputLock> lock_output_folders(const std::vector<OutputFolder>& folders);
+
 // Files published together (a figure's data, script, PDF, PNG and captions): each is written into a private folder
 // inside `dir` (make_temporary_folder) at path(name), and commit() moves them into place, one rename each, only after
 // all were written. A failure before commit (a full disk, a helper program that fails, an interrupt) leaves `dir` as

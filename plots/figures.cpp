@@ -533,6 +533,19 @@ std::vector<std::string> gnuplot_outputs(const std::string& name, const Style& s
 // Writes NAME.gp into the staged folder and runs gnuplot there (its messages go to NAME.log; data files are read
 // through its loadpath, `data_dir` relative to the folder); the PNG is the PDF rasterised by pdftoppm. The script
 // names its files as they are published, so it reruns in the output folder as it is.
+}  // namespace
+
+std::vector<std::string> figure_files(const Figure& figure) {
+  std::vector<std::string> files = {figure.name + ".csv", figure.name + "_tidy.csv", figure.name + "_caption.txt",
+                                    figure.name + "_provenance.txt"};
+  if (figure.style.wants("pgfplots")) files.push_back(figure.name + ".tex");
+  if (figure.style.wants("pdf") || figure.style.wants("png"))
+    for (const auto& f : gnuplot_outputs(figure.name, figure.style)) files.push_back(f);
+  return files;
+}
+
+namespace {
+
 void draw_gnuplot(const StagedFiles& staged, const std::string& name, const std::string& title, const std::string& comment,
                   const std::string& body, const Style& style, const std::string& data_dir) {
   OutputFile checked(staged.path(name + ".gp"));
@@ -601,13 +614,8 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
   std::filesystem::create_directories(dir);
   // Every file of the figure is written into a private folder and published together once all were written: a
   // full disk or a failing helper leaves the earlier figure (or none), never a partial set.
-  std::vector<std::string> files = {figure.name + ".csv", figure.name + "_tidy.csv", figure.name + "_caption.txt",
-                                    figure.name + "_provenance.txt"};
-  if (figure.style.wants("pgfplots")) files.push_back(figure.name + ".tex");
   const bool drawn = figure.style.wants("pdf") || figure.style.wants("png");
-  if (drawn)
-    for (const auto& f : gnuplot_outputs(figure.name, figure.style)) files.push_back(f);
-  StagedFiles staged(dir, figure.name, files);
+  StagedFiles staged(dir, figure.name, figure_files(figure));
   const auto csv = staged.path(figure.name + ".csv");
   {
     // One block per series, two blank lines apart (gnuplot's `index`); the header is a comment line.

@@ -128,6 +128,9 @@ SeriesLook figure_look(const Figure& figure, std::size_t series);
 // its ID, case and quantity, x, value, lower, upper, verdict, the row's parameters); NAME_caption.txt (what is
 // drawn, the series' selections, the verdicts, whether the intervals are visible; titles in LaTeX); NAME.tex for pgfplots when the
 // style asks. Throws InvalidArgument with a clear message when gnuplot is not installed, NumericalError if it fails.
+// The files render writes for a figure (its data, tidy data, captions, provenance, and the style's pgfplots file and
+// gnuplot outputs): what a run checks before its computation.
+std::vector<std::string> figure_files(const Figure& figure);
 void render(const Figure& figure, const std::vector<std::vector<Point>>& data, const std::filesystem::path& dir);
 
 // Writes NAME.gp (the comment, the shared style, the title and the body, for the PDF then the PNG) and runs gnuplot

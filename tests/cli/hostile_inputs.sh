@@ -168,6 +168,15 @@ check 0 "golden results written to both" "$privamp" verify cfg.toml --out both -
 [ -f both/cfg.json ] && [ -f both/results.csv ] || { echo "FAIL: --out and the golden folder as one"; failures=$((failures + 1)); }
 touch afile
 check 2 "--out afile: is a file" "$privamp" verify cfg.toml --out afile
+# A misspelt golden folder with --check-golden: exit 2 before the run (it ran, then reported "differences").
+check 2 "--check-golden: the golden folder 'no/such/folder' is not a folder" timeout 5 "$privamp" verify cfg.toml --check-golden --golden-dir no/such/folder
+# A link where explore will write a search's file (STEM.csv): refused before the search, not after it.
+printf '[[case]]\nname = "gauss search"\nbounds = ["E1"]\nmu = "gaussian({delta}, {sigma1})"\nnu = "gaussian(0, {sigma1})"\nquantity = "renyi"\norder = "{alpha}"\n[case.grid]\ndelta = 1\nalpha = 2\nsigma1 = 1\nsigma2 = 0\n[case.explore]\ndelta = {min = 0.1, max = 3}\nalpha = {min = 1.5, max = 10}\n' > search.toml
+"$privamp" explore search.toml --budget 20 --jobs 1 --out explore_first > /dev/null 2>&1
+stem_csv=$(cd explore_first && ls gauss_search_E1-*.csv 2> /dev/null | head -1)
+mkdir -p explore_link && ln -sf ../explore_victim "explore_link/$stem_csv"
+check 2 "explore_link/gauss_search_E1-[0-9a-f]+\\.csv: is a symbolic link" timeout 5 "$privamp" explore search.toml --budget 20 --jobs 1 --out explore_link
+[ -e explore_victim ] && { echo "FAIL: explore wrote through a link"; failures=$((failures + 1)); }
 
 # 8. Validated at load.
 printf '%s' "$case_text" | sed 's/^order = .*/order = ""/' > empty_order.toml
@@ -223,6 +232,10 @@ if command -v gnuplot > /dev/null && command -v pdftoppm > /dev/null; then
   [ ! -e full/fig.png ] || { echo "FAIL: a PNG appeared though it could not be written"; failures=$((failures + 1)); }
   cmp -s full/fig.csv earlier.csv || { echo "FAIL: a failed figure replaced part of the earlier set"; failures=$((failures + 1)); }
   [ -z "$(find full -name '*privamp-tmp*')" ] || { echo "FAIL: a failed figure left its temporary folder"; failures=$((failures + 1)); }
+  # Every file a figure writes is checked before its rows are verified: the provenance file was checked only after.
+  mkdir -p prov && ln -sf ../prov_victim prov/fig_provenance.txt
+  check 2 "prov/fig_provenance.txt: is a symbolic link" timeout 5 "$privamp" figures fig.toml --out prov
+  grep -q "verified rows" prov.log 2>/dev/null && { echo "FAIL: figures computed before refusing"; failures=$((failures + 1)); }
 fi
 
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi

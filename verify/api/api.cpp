@@ -501,6 +501,11 @@ VerifyResult verify(const std::vector<std::string>& paths, const VerifyRequest& 
   if (!request.junit.empty()) check_output_file("junit", request.junit, {request.out, request.html});
   if (!request.html.empty()) check_output_dir("html", request.html);
   const verify::Loaded loaded = verify::load(files);
+  // As the command: the folders locked and the files they will hold checked before the run, held while written.
+  std::vector<OutputFolder> folders;
+  if (!request.out.empty()) folders.push_back({"out", request.out, {std::begin(verify::kReportFiles), std::end(verify::kReportFiles)}});
+  if (!request.html.empty()) folders.push_back({"html", request.html, {"index.html"}});
+  const std::vector<OutputLock> locks = lock_output_folders(folders);
   const auto start = std::chrono::steady_clock::now();
   const verify::RunResult r = verify::run(loaded, settings);  // IDs and jobs checked before it runs
   VerifyResult out;
@@ -508,11 +513,6 @@ VerifyResult verify(const std::vector<std::string>& paths, const VerifyRequest& 
   out.violated = r.violated;
   out.errors = r.errors;
   if (!request.out.empty() || !request.html.empty()) {
-    std::vector<OutputLock> locks;  // as the command: each folder held while its files are written
-    if (!request.out.empty()) locks.push_back(make_output_dir("out", request.out));
-    std::error_code ec;
-    if (!request.html.empty() && (request.out.empty() || !std::filesystem::equivalent(request.out, request.html, ec)))
-      locks.push_back(make_output_dir("html", request.html));
     const verify::ReportMeta meta = verify::report_meta(r.rows, *loaded.bounds, request.version, request.commit, request.command,
                                                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (!request.out.empty()) verify::write_reports(r.rows, meta, request.out);
