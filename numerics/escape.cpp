@@ -119,13 +119,28 @@ constexpr std::array<const char*, 25> kGreek = {"alpha", "beta",  "gamma", "delt
 
 }  // namespace
 
+namespace {
+
+// Code points of Latin-1 and Latin Extended-A that pdflatex's utf8 input does not define in the OT1 encoding
+// (LaTeX's default) or in T1 (measured: each typeset alone with both): « » Ð Þ ð þ, the ogonek letters, Đ đ Ħ ħ
+// ĸ Ŀ ŀ ŉ Ŋ ŋ Ŧ ŧ ſ.
+constexpr std::array<char32_t, 27> kLatexUndefined = {0xAB,  0xBB,  0xD0,  0xDE,  0xF0,  0xFE,  0x104, 0x105, 0x110,
+                                                      0x111, 0x118, 0x119, 0x126, 0x127, 0x12E, 0x12F, 0x138, 0x13F,
+                                                      0x140, 0x149, 0x14A, 0x14B, 0x166, 0x167, 0x172, 0x173, 0x17F};
+
+bool latex_defines(char32_t cp) {
+  return cp < 0x180 && std::find(kLatexUndefined.begin(), kLatexUndefined.end(), cp) == kLatexUndefined.end();
+}
+
+}  // namespace
+
 std::string latex(std::string_view text) {
   std::string out;
   const std::string clean = plain(text);
   for (std::size_t i = 0; i < clean.size();) {
     const auto [cp, n] = decode(clean, i);
     if (cp >= 0x80) {
-      if (cp < 0x180) out.append(clean.substr(i, n));
+      if (latex_defines(cp)) out.append(clean.substr(i, n));
       else if (cp >= 0x3B1 && cp <= 0x3C9 && kGreek[cp - 0x3B1]) out += fmt::format("\\ensuremath{{\\{}}}", kGreek[cp - 0x3B1]);
       else out += code_point(cp);
       i += n;

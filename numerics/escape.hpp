@@ -27,9 +27,9 @@ std::string text_problem(std::string_view text);
 
 // LaTeX text mode: \ { } $ & # ^ _ % ~ written as their text-mode commands, < > | as \textless{} \textgreater{}
 // \textbar{} (so that T1 and OT1 encodings print them), newlines kept as spaces. No command can be formed. Of the
-// code points past ASCII, Latin-1 and Latin Extended-A pass (pdflatex's utf8 input sets them up), lowercase Greek
-// letters become \ensuremath{\alpha} and the like, and every other one the visible [U+XXXX]: pdflatex stops at a
-// character it has no definition for, so none reaches it.
+// code points past ASCII, those of Latin-1 and Latin Extended-A that pdflatex's utf8 input defines in both OT1 and
+// T1 pass, lowercase Greek letters become \ensuremath{\alpha} and the like, and every other one the visible
+// [U+XXXX]: pdflatex stops at a character it has no definition for, so none reaches it.
 std::string latex(std::string_view text);
 
 // XML 1.0 character data and attribute values: & < > " ' as entities.

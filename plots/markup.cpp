@@ -197,9 +197,12 @@ std::string enhanced_to_latex(const std::string& input) {
     }
     switch (c) {
       case '{': case '}': break;  // gnuplot's grouping
-      default:  // one escaper for LaTeX text (bytes of multi-byte characters pass whole)
-        if (static_cast<unsigned char>(c) < 0x80) out += escape::latex(std::string_view(&c, 1));
-        else out += c;
+      default: {  // one escaper for LaTeX text, given each character whole (a multi-byte one with all its bytes)
+        std::size_t n = 1;
+        while (i + n < text.size() && (static_cast<unsigned char>(text[i + n]) & 0xC0) == 0x80) ++n;
+        out += escape::latex(std::string_view(text).substr(i, n));
+        i += n - 1;
+      }
     }
   }
   return out;

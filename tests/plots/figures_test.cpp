@@ -393,6 +393,9 @@ TEST_CASE("figure style as data: presets, outputs, pgfplots with LaTeX labels, b
   CHECK(plots::enhanced_to_latex("E_{OU} / E_{GM}") == "E$_{OU}$ / E$_{GM}$");
   CHECK(plots::enhanced_to_latex("R_{/Symbol \\245}") == "R$_{\\infty }$");  // gnuplot's octal escape for infinity
   CHECK(plots::enhanced_to_latex("50% & $x^2 #") == "50\\% \\& \\$x$^{2}$ \\#");
+  // Characters past ASCII go through the one LaTeX escaper whole (they once passed as raw bytes: α, ε and ŀ stopped
+  // pdflatex in a caption).
+  CHECK(plots::enhanced_to_latex("gauss αfig ŀ é ∞") == "gauss \\ensuremath{\\alpha}fig [U+0140] é [U+221E]");
   // Relations, in text and in a script; the same markup as plain text (terminal listings, comments).
   CHECK(plots::enhanced_to_latex("{/Symbol k} <= 4, {/Symbol e}' -> {/Symbol d}'") ==
         "$\\kappa $ $\\le $ 4, $\\varepsilon $' $\\to $ $\\delta $'");
