@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 
 #include "numerics/errors.hpp"
+#include "numerics/escape.hpp"
 #include "cli/commands.hpp"
 #include "cli/version.hpp"
 
@@ -114,7 +115,7 @@ int run(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.size() > 2 && a[0] == '-' && a[1] == 'h') {
-      std::cerr << "privamp: error: unknown option '" << a << "' (-h takes no value; a law expression starts with a name)\n";
+      std::cerr << "privamp: error: unknown option '" << privamp::escape::plain(a) << "' (-h takes no value; a law expression starts with a name)\n";
       return 2;
     }
   }
@@ -124,7 +125,7 @@ int run(int argc, char** argv) {
     for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
       if (root)
-        std::cerr << "privamp: error: unknown command '" << argv[1] << "' (" << privamp::did_you_mean(argv[1], names) << "commands: "
+        std::cerr << "privamp: error: unknown command '" << privamp::escape::plain(argv[1]) << "' (" << privamp::did_you_mean(argv[1], names) << "commands: "
                   << fmt::format("{}", fmt::join(names, ", ")) << ")\n";
       return 2;
     }
@@ -133,14 +134,17 @@ int run(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ConversionError& e) {
     // CLI11 says "Could not convert: --seed = 1e3": name the option, the value and what it takes instead.
-    if (root) std::cerr << "privamp: error: " << conversion_message(app, e.what()) << "\n";
+    if (root) std::cerr << "privamp: error: " << privamp::escape::plain(conversion_message(app, e.what()), true) << "\n";
     return 2;
   } catch (const CLI::ValidationError& e) {
-    if (root) std::cerr << "privamp: error: " << validation_message(app, e.what()) << "\n";
+    if (root) std::cerr << "privamp: error: " << privamp::escape::plain(validation_message(app, e.what()), true) << "\n";
     return 2;
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // CLI11's message quotes the argument it did not expect: printable, as every message (an escape sequence in an
+    // argument reached the terminal).
+    if (root) std::cerr << privamp::escape::plain(e.what(), true) << "\nRun with --help for more information.\n";
+    return 2;
   }
   try {
     for (const auto& action : actions) {
@@ -148,10 +152,10 @@ int run(int argc, char** argv) {
       if (status >= 0) return status;
     }
   } catch (const privamp::InvalidArgument& e) {
-    if (root) std::cerr << "privamp: error: " << e.what() << "\n";
+    if (root) std::cerr << "privamp: error: " << privamp::escape::plain(e.what(), true) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    if (root) std::cerr << "privamp: computation failed: " << e.what() << "\n";
+    if (root) std::cerr << "privamp: computation failed: " << privamp::escape::plain(e.what(), true) << "\n";
     return 1;
   }
   return 0;

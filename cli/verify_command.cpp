@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/version.hpp"
 #include "numerics/errors.hpp"
+#include "numerics/escape.hpp"
 #include "numerics/files.hpp"
 #include "verify/report/report.hpp"
 #include "verify/runner/run.hpp"
@@ -38,15 +39,15 @@ std::vector<OutputLock> lock_outputs(const VerifyArgs& args, const std::filesyst
 void write_outputs(const VerifyArgs& args, const std::vector<verify::Row>& rows, const verify::ReportMeta& meta) {
   if (!args.out.empty()) {
     verify::write_reports(rows, meta, args.out);
-    std::cout << fmt::format("wrote {}/results.csv, results.json, report.md, summary.tex, summary_wide.tex\n", args.out);
+    std::cout << fmt::format("wrote {}/results.csv, results.json, report.md, summary.tex, summary_wide.tex\n", escape::plain(args.out));
   }
   if (!args.html.empty()) {
     verify::write_html(rows, meta, args.html);
-    std::cout << fmt::format("wrote {}/index.html\n", args.html);
+    std::cout << fmt::format("wrote {}/index.html\n", escape::plain(args.html));
   }
   if (!args.junit.empty()) {
     verify::write_junit(rows, args.junit);
-    std::cout << fmt::format("wrote {}\n", args.junit);
+    std::cout << fmt::format("wrote {}\n", escape::plain(args.junit));
   }
 }
 

@@ -88,7 +88,8 @@ std::string plain(std::string_view s, bool keep_newlines) {
       ++i;
       continue;
     }
-    if (cp < 0x20 || cp == 0x7F) out += keep_newlines && cp == '\n' ? '\n' : ' ';
+    if (cp == '\n' || cp == '\t' || cp == '\r') out += keep_newlines && cp == '\n' ? '\n' : ' ';  // white space
+    else if (cp < 0x20 || cp == 0x7F) out += code_point(cp);  // ESC, BEL …: visible, never a silent space
     else if (unwanted(cp)) out += code_point(cp);
     else out.append(s.substr(i, n));
     i += n;

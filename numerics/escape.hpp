@@ -17,8 +17,9 @@
 
 namespace privamp::escape {
 
-// Valid UTF-8 without control characters (newlines and tabs become spaces unless keep_newlines), bidirectional
-// controls or noncharacters (written as [U+XXXX]; an invalid byte as [0xXX]).
+// Valid UTF-8 without control characters (newlines, tabs and carriage returns become spaces, newlines kept with
+// keep_newlines; every other control character, like bidirectional controls and noncharacters, is written as
+// [U+XXXX]; an invalid byte as [0xXX]).
 std::string plain(std::string_view text, bool keep_newlines = false);
 
 // The text policy for identifiers and labels: empty if `text` is valid UTF-8 without control characters, bidirectional

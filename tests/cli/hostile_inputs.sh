@@ -156,7 +156,13 @@ check 2 "locklink/.privamp.lock is a symbolic link; privamp writes its pid there
 # privamp list printed a bound's statement and source raw: an escape sequence cleared the screen.
 printf '[[bound]]\nid = "MY.esc"\nstatement = "stmt \\u001b[2J clear"\nsource = "src \\u001b]0;title\\u0007"\nquantity = "renyi"\nformula = "1"\n' > esc_list.toml
 if "$privamp" list esc_list.toml 2>&1 | grep -q "$(printf '\033')"; then echo "FAIL: list sent an escape sequence to the terminal"; failures=$((failures + 1)); fi
-"$privamp" list esc_list.toml 2>&1 | grep -q "stmt .\[2J clear" || { echo "FAIL: list did not show the statement"; failures=$((failures + 1)); }
+"$privamp" list esc_list.toml 2>&1 | grep -q "stmt \[U+001B\]\[2J clear" || { echo "FAIL: list did not show the statement (its ESC as [U+001B])"; failures=$((failures + 1)); }
+# No control character reaches the terminal raw: CLI11's own messages, an option's value, an output folder's name.
+esc=$(printf '\033')
+for cmd in "laws ${esc}[31m" "divergence gaussian(0,1) gaussian(0,1) --kl --format c$(printf '\233')sv" "verify cfg.toml --out o${esc}[31mx"; do
+  # shellcheck disable=SC2086
+  if "$privamp" $cmd 2>&1 | grep -q "$esc\|$(printf '\233')"; then echo "FAIL: a raw control byte reached the terminal: $cmd"; failures=$((failures + 1)); fi
+done
 # A case file whose name is not UTF-8 ran every case and then failed the JSON writer: refused at load.
 cp cfg.toml "$(printf 'bad\377name.toml')"
 check 2 "case file bad\\[0xFF\\]name.toml: its name holds an invalid UTF-8 byte 0xFF" "$privamp" verify "$(printf 'bad\377name.toml')" --out badname_out

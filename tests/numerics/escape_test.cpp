@@ -139,7 +139,7 @@ TEST_CASE("escape::markdown_code: nothing closes the span", "[escape]") {
   CHECK(e.substr(0, 4) == "``` ");
   CHECK(e.substr(e.size() - 4) == " ```");
   CHECK(e.substr(4, e.size() - 8) == name);
-  CHECK(escape::markdown_code("a\x1b[2Jb\xE2\x80\xAE" "c") == "` a [2Jb[U+202E]c `");
+  CHECK(escape::markdown_code("a\x1b[2Jb\xE2\x80\xAE" "c") == "` a[U+001B][2Jb[U+202E]c `");
 }
 
 TEST_CASE("escape::csv: quoted fields, no formulas, numbers untouched", "[escape]") {
