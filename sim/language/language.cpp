@@ -573,15 +573,25 @@ class Evaluator {
       for (const Val& e : v.list)
         if (e.kind == Val::Kind::word && !e.unresolved)
           fail(arg, fmt::format("{}: parameter '{}' lists the word '{}' where a number goes", spec.name, ps.name, e.word));
-    if (ps.sums_to_one && v.kind == Val::Kind::list) {
+    // A list that sums to 1, or a matrix each of whose rows does (a row-stochastic kernel), each entry in range.
+    auto check_sum = [&](const std::vector<Val>& list, const std::string& what) {
       double total = 0;
-      for (const Val& e : v.list)
+      for (const Val& e : list)
         if (e.kind == Val::Kind::number) total += e.v;
-      const double allowed = 1e-12 * static_cast<double>(v.list.size());
-      if (!v.list.empty() && std::fabs(total - 1) > allowed)
-        fail(arg, fmt::format("{}: parameter '{}' is not normalised: its entries sum to {} (allowed within {:.0e} of 1)",
-                              spec.name, ps.name, format_number(total), allowed));
-    }
+      const double allowed = 1e-12 * static_cast<double>(list.size());
+      if (!list.empty() && std::fabs(total - 1) > allowed)
+        fail(arg, fmt::format("{}: parameter '{}' is not normalised: {} sum to {} (allowed within {:.0e} of 1)",
+                              spec.name, ps.name, what, format_number(total), allowed));
+    };
+    if (ps.sums_to_one && v.kind == Val::Kind::list && ps.kind == ParamKind::numbers) check_sum(v.list, "its entries");
+    if (ps.kind == ParamKind::matrix && v.kind == Val::Kind::list)
+      for (std::size_t r = 0; r < v.list.size(); ++r) {
+        const Val& row = v.list[r];
+        if (row.kind != Val::Kind::list) continue;
+        for (const Val& e : row.list)
+          if (e.kind == Val::Kind::number && e.is_point()) check_number(e.v);
+        if (ps.sums_to_one) check_sum(row.list, fmt::format("the entries of row {}", r));
+      }
     if (v.unresolved && ps.kind != ParamKind::word) fail(arg, fmt::format("unknown parameter '{}'", v.word));
     if (ps.kind == ParamKind::word && !ps.words.empty() &&
         (v.kind != Val::Kind::word || std::find(ps.words.begin(), ps.words.end(), v.word) == ps.words.end()))

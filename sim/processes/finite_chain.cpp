@@ -14,8 +14,8 @@ namespace privamp::sim {
 LawSpec chain_law_spec() {
   using K = ParamKind;
   return {"chain", "law of X_t of a finite Markov chain: mu K^t on the states 0..n-1",
-    {{"K", K::matrix, std::nullopt, "row-stochastic n x n transition matrix"},
-    ParamSpec{"mu", K::numbers, std::nullopt, "initial law (n probabilities)"}.within(Range::probability()),
+    {ParamSpec{"K", K::matrix, std::nullopt, "row-stochastic n x n transition matrix"}.within(Range::probability()).summing_to_one(),
+    ParamSpec{"mu", K::numbers, std::nullopt, "initial law (n probabilities)"}.within(Range::probability()).summing_to_one(),
     ParamSpec{"t", K::integer, "1", "number of steps, >= 0"}.within(Range::between(0, 1e6))},
     "chain(K=[[0.9, 0.1], [0.2, 0.8]], mu=[1, 0], t=3)",
     [](const Args& a) {

@@ -185,6 +185,9 @@ check 2 "explore_link/gauss_search_E1-[0-9a-f]+\\.csv: is a symbolic link" timeo
 [ -e explore_victim ] && { echo "FAIL: explore wrote through a link"; failures=$((failures + 1)); }
 
 # 8. Validated at load.
+# A chain's kernel rows and initial law must sum to 1 at every grid point (they became error rows at run time).
+printf '[[bound]]\nid = "MY.chain"\nstatement = "x"\nquantity = "kl"\nformula = "100"\n[[case]]\nname = "chain rows"\nbounds = ["MY.chain"]\nmu = "chain(K=[[{a}, 0.5],[0.5,0.5]], mu=[1,0], t=3)"\nnu = "chain(K=[[0.5, 0.5],[0.5,0.5]], mu=[0,1], t=3)"\nquantity = "kl"\n[case.grid]\na = [0.5, 0.6]\n' > chain_rows.toml
+check 2 "chain_rows.toml:[0-9]+: key 'mu': at a=0.6: .*chain: parameter 'K' is not normalised: the entries of row 0 sum to 1.1" "$privamp" verify chain_rows.toml
 printf '%s' "$case_text" | sed 's/^order = .*/order = ""/' > empty_order.toml
 check 2 "key 'order': must not be empty" "$privamp" verify empty_order.toml
 printf '%s' "${case_text/quantity = \"renyi\"/kernel = \"dirichlet\"$'\n'quantity = \"renyi\"}" > kernel_on_laws.toml
