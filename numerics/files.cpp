@@ -171,6 +171,10 @@ void check_output_file(std::string_view option, const std::filesystem::path& fil
   if (std::filesystem::is_directory(file, ec))
     invalid_input("{} {}: a directory (give a file name)", option, file.string());
   check_target(option, file);
+  // A name like privamp's temporary files: the next run into that folder would remove it as a killed run's leftover.
+  if (file.filename().string().find(kTemporary) != std::string::npos)
+    invalid_input("{} {}: the name holds '{}', which privamp's temporary files carry (a later run would remove it as a "
+                  "leftover); choose another name", option, file.string(), kTemporary);
   // A single file's folder is not created for it (a misspelt folder is said now, not after the run), unless the run
   // creates it as one of its output folders.
   const auto folder = std::filesystem::absolute(file, ec).parent_path();

@@ -396,22 +396,31 @@ def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
 # the larger of its two directions (as PRV's and dp_accounting's PLD accountants take it). Events are privamp's own
 # (below) or dp_accounting's DpEvent objects, read by class name and attributes when that package is installed.
 
-GaussianEvent = _namedtuple("GaussianEvent", ["noise_multiplier"])
-GaussianEvent.__doc__ = "The Gaussian mechanism: noise standard deviation noise_multiplier (over the sensitivity)."
-LaplaceEvent = _namedtuple("LaplaceEvent", ["noise_multiplier"])
-LaplaceEvent.__doc__ = "The Laplace mechanism: noise scale b = noise_multiplier (over the sensitivity)."
-RandomizedResponseEvent = _namedtuple("RandomizedResponseEvent", ["noise_parameter", "num_buckets"])
-RandomizedResponseEvent.__doc__ = """k-ary randomized response: with probability noise_parameter the answer is uniform on
-num_buckets values, otherwise it is the true one (dp_accounting's RandomizedResponseDpEvent)."""
-PoissonSampledEvent = _namedtuple("PoissonSampledEvent", ["sampling_probability", "event"])
-PoissonSampledEvent.__doc__ = "The event on a Poisson sample: each record kept with probability sampling_probability."
-SelfComposedEvent = _namedtuple("SelfComposedEvent", ["event", "count"])
-SelfComposedEvent.__doc__ = "The event repeated count times."
-ComposedEvent = _namedtuple("ComposedEvent", ["events"])
-ComposedEvent.__doc__ = "The events in sequence."
-LawEvent = _namedtuple("LawEvent", ["mu", "nu"])
-LawEvent.__doc__ = """A mechanism given by its pair of laws (privamp law expressions, see `laws()`): mu with the record,
-nu without it."""
+def _event(name, fields, doc):
+    """An event type: a named tuple whose fields are checked when it is made (as when it is composed: a wrong type
+    or range is refused at once, not at the accountant's first answer)."""
+    base = _namedtuple(name, fields)
+
+    def __new__(cls, *args, **kwargs):
+        self = base.__new__(cls, *args, **kwargs)
+        _releases(self)
+        return self
+    return type(name, (base,), {"__slots__": (), "__new__": __new__, "__doc__": doc, "__module__": __name__})
+
+
+GaussianEvent = _event("GaussianEvent", ["noise_multiplier"],
+                       "The Gaussian mechanism: noise standard deviation noise_multiplier (over the sensitivity).")
+LaplaceEvent = _event("LaplaceEvent", ["noise_multiplier"],
+                      "The Laplace mechanism: noise scale b = noise_multiplier (over the sensitivity).")
+RandomizedResponseEvent = _event("RandomizedResponseEvent", ["noise_parameter", "num_buckets"],
+                                 """k-ary randomized response: with probability noise_parameter the answer is uniform on
+num_buckets values, otherwise it is the true one (dp_accounting's RandomizedResponseDpEvent).""")
+PoissonSampledEvent = _event("PoissonSampledEvent", ["sampling_probability", "event"],
+                             "The event on a Poisson sample: each record kept with probability sampling_probability.")
+SelfComposedEvent = _event("SelfComposedEvent", ["event", "count"], "The event repeated count times.")
+ComposedEvent = _event("ComposedEvent", ["events"], "The events in sequence.")
+LawEvent = _event("LawEvent", ["mu", "nu"], """A mechanism given by its pair of laws (privamp law expressions, see `laws()`): mu with the record,
+nu without it.""")
 
 
 def _law_number(x, name):

@@ -184,6 +184,14 @@ mkdir -p explore_link && ln -sf ../explore_victim "explore_link/$stem_csv"
 check 2 "explore_link/gauss_search_E1-[0-9a-f]+\\.csv: is a symbolic link" timeout 5 "$privamp" explore search.toml --budget 20 --jobs 1 --out explore_link
 [ -e explore_victim ] && { echo "FAIL: explore wrote through a link"; failures=$((failures + 1)); }
 
+# A closed form whose second route cannot follow (a pair 1e13 standard deviations apart) keeps its value and says why
+# the second route failed; it was an error row.
+printf '[[bound]]\nid = "MY.far"\nstatement = "x"\nquantity = "kl"\nformula = "1e30"\n[[case]]\nname = "far apart"\nbounds = ["MY.far"]\nmu = "gaussian({d}, 1)"\nnu = "gaussian(0, 1)"\nquantity = "kl"\n[case.grid]\nd = 1e13\n' > far.toml
+check 0 "" timeout 30 "$privamp" verify far.toml --out far_out
+grep -q "second route gsl failed (the laws' locations are 1e+13 scales apart" far_out/results.csv && grep -q ",holds," far_out/results.csv ||
+  { echo "FAIL: the far pair's row is not held on its closed form with the second route's failure noted"; failures=$((failures + 1)); }
+# A --junit file named like privamp's temporary files would be removed by the next run into its folder: refused.
+check 2 "the name holds '.privamp-tmp-'" "$privamp" verify cfg.toml --junit ".results.csv.privamp-tmp-abc"
 # 8. Validated at load.
 # A chain's kernel rows and initial law must sum to 1 at every grid point (they became error rows at run time).
 printf '[[bound]]\nid = "MY.chain"\nstatement = "x"\nquantity = "kl"\nformula = "100"\n[[case]]\nname = "chain rows"\nbounds = ["MY.chain"]\nmu = "chain(K=[[{a}, 0.5],[0.5,0.5]], mu=[1,0], t=3)"\nnu = "chain(K=[[0.5, 0.5],[0.5,0.5]], mu=[0,1], t=3)"\nquantity = "kl"\n[case.grid]\na = [0.5, 0.6]\n' > chain_rows.toml

@@ -10,6 +10,7 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/interrupt.hpp"
 
 namespace privamp::verify {
 
@@ -58,6 +59,7 @@ std::vector<WorstCase> worst_case_amplification(const sim::FiniteKernel& kernel,
     Eigen::ArrayXd middle(n);
     for (int g1 = 0; g1 < n; ++g1)
       for (int g2 = 0; g2 < n; ++g2) {
+        throw_if_interrupted();  // every n² maps (at 64 states, about a millisecond): Ctrl-C within a second
         middle = c1 * k.row(g1).transpose().array() + c2 * k.row(g2).transpose().array();
         for (int g0 = 0; g0 < n; ++g0) {
           const Eigen::ArrayXd with0 = middle + c0 * k.row(g0).transpose().array();
@@ -99,7 +101,8 @@ std::vector<WorstCase> worst_case_renyi(const sim::FiniteKernel& kernel, double 
     Eigen::ArrayXd mu(n), nu(n);
     for (int g0 = 0; g0 < n && best < kInfinity; ++g0)
       for (int g1 = 0; g1 < n && best < kInfinity; ++g1)
-        for (int g2 = 0; g2 < n && best < kInfinity; ++g2)
+        for (int g2 = 0; g2 < n && best < kInfinity; ++g2) {
+          throw_if_interrupted();  // every n maps
           for (int g3 = 0; g3 < n && best < kInfinity; ++g3) {
             mu = c.p[0] * k.row(g0).transpose().array() + c.p[1] * k.row(g1).transpose().array() +
                  c.p[2] * k.row(g2).transpose().array() + c.p[3] * k.row(g3).transpose().array();
@@ -133,6 +136,7 @@ std::vector<WorstCase> worst_case_renyi(const sim::FiniteKernel& kernel, double 
               arg = {g0, g1, g2, g3};
             }
           }
+        }
     WorstCase r = attained(c, k, arg);
     const char* method = "exact worst case of R_alpha over all (eps,delta)-DP pairs (canonical maps)";
     if (best == kInfinity) {

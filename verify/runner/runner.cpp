@@ -219,18 +219,27 @@ class LawsSource final : public DivergenceSource {
       return reversed ? back : forward;
     };
     out.value = divergence(case_.engine, true);
-    // The second route by the engines' policy (engines.hpp, second_route); a certified refusal falls to the next.
+    // The second route by the engines' policy (engines.hpp, second_route); a route that fails (the certified engine's
+    // budget, a quadrature that cannot reach a pair 10^13 standard deviations apart) falls to the next, and a row
+    // whose every second route failed keeps its first value, saying so (it once became an error row although its
+    // value was a closed form).
     const SecondRoute route = second_route(*mu, *nu, q, case_.engine, case_.cross_check);
     if (options_.cross_check) {
       out.note = route.note;
       for (std::size_t i = 0; i < route.routes.size() && !out.cross; ++i) {
+        const auto failed = [&](const std::exception& e) {
+          const std::string what = route.routes[i] == Engine::certified
+                                       ? fmt::format("certified engine refused ({})", e.what())
+                                       : fmt::format("second route {} failed ({})", to_string(route.routes[i]), e.what());
+          out.note = i + 1 < route.routes.size() ? fmt::format("{}; second route {}", what, to_string(route.routes[i + 1]))
+                                                 : fmt::format("{}; no other second route applies", what);
+        };
         try {
           out.cross = divergence(route.routes[i], false);
-        } catch (const NumericalError& e) {  // the certified engine refused (budget, or a quantity it does not cover)
-          if (route.routes[i] != Engine::certified) throw;
-          out.note = i + 1 < route.routes.size()
-                         ? fmt::format("certified engine refused ({}); second route {}", e.what(), to_string(route.routes[i + 1]))
-                         : fmt::format("certified engine refused ({}); no other second route applies", e.what());
+        } catch (const NumericalError& e) {  // a route that fails
+          failed(e);
+        } catch (const InvalidArgument& e) {  // or does not cover what the first route computed
+          failed(e);
         }
       }
     }
