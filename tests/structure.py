@@ -117,8 +117,7 @@ for name, number, line in code_lines(layers + ["python"], skip="verify/divergenc
             breaches.append(f"{name}:{number}: writes {m.group(1)}.{m.group(2)} (an Estimate's ends move through its members: set_lower, hull, intersect, ...)")
 # Rule 8: functions and classes within a screen; the list of those that were not only shrinks.
 MAX_FUNCTION, MAX_CLASS = 80, 300
-LONG = {  # (file, name): lines when the rule came in
-    ("sim/language/language.cpp", "Evaluator"): 566,
+LONG = {  # (file, name): lines when the rule came in; empty: every function and class is within the limits
 }
 def strip(text):
     # comments and string/char literals replaced by spaces (newlines kept)

@@ -37,56 +37,21 @@ LawPtr cached_law(const std::string& key, const std::function<LawPtr()>& build) 
 // ------------------------------------------------------------------------------------------------------------------
 // Evaluation
 
-class Evaluator {
+// What every part of the evaluation shares: the expression, the point's parameters, the mode, the work done, the
+// error at a node; and the values the parts ask of each other (a number, a law, a formula).
+class EvaluatorCore {
  public:
   enum class Mode { evaluate, check };
 
-  Evaluator(std::shared_ptr<const Expression> e, Params params, const DivergenceFunction* divergence, Mode mode,
-            int resolution_factor = 1)
+  EvaluatorCore(std::shared_ptr<const Expression> e, Params params, const DivergenceFunction* divergence, Mode mode,
+                int resolution_factor)
       : expression_(std::move(e)), params_(std::move(params)), divergence_(divergence), mode_(mode) {
     context_.resolution_factor = resolution_factor;
     context_.validate_only = mode == Mode::check;
   }
+  virtual ~EvaluatorCore() = default;
 
-  Val eval(const Node& n) {
-    if (++work_ > kMaxFormulaWork) over_budget(n, work_);
-    switch (n.kind) {
-      case Node::Kind::number: {
-        Val v = Val::point(n.number);
-        if (n.rounded) v.enclosure = Enclosure::around(n.number);
-        return v;
-      }
-      case Node::Kind::name: {
-        if (const auto it = params_.numbers.find(n.text); it != params_.numbers.end()) return Val::point(it->second);
-        Val w;
-        w.kind = Val::Kind::word;
-        if (const auto it = params_.words.find(n.text); it != params_.words.end()) {
-          w.word = it->second;
-        } else {
-          w.word = n.text;
-          w.unresolved = true;
-        }
-        return w;
-      }
-      case Node::Kind::text: {
-        Val w;
-        w.kind = Val::Kind::word;
-        w.word = n.text;
-        return w;
-      }
-      case Node::Kind::negate:
-      case Node::Kind::binary: return arithmetic(n);
-      case Node::Kind::compare: return words_compared(n) ? compare_words(n) : arithmetic(n);
-      case Node::Kind::list: {
-        Val l;
-        l.kind = Val::Kind::list;
-        for (const auto& e : n.args) l.list.push_back(eval(*e));
-        return l;
-      }
-      case Node::Kind::call: return arithmetic_call(n) ? arithmetic(n) : call(n);
-    }
-    fail(n, "internal: unknown node");
-  }
+  virtual Val eval(const Node& n) = 0;
 
   // A value that must be a number.
   Val number(const Node& n) {
@@ -112,18 +77,45 @@ class Evaluator {
     return v;
   }
 
-  // The law at node n, wrapped when it is discretised so that it can be rebuilt at finer resolutions.
-  LawPtr built_law(const Node& n) {
-    Val v = law(n);
-    if (mode_ == Mode::check || !context_.order || context_.resolution_factor != 1) return v.law;
-    Discretisation d{context_.cells, *context_.order, context_.max_factor,
-                     [e = expression_, node = &n, p = params_](int factor) {
-                       Evaluator refined(e, p, nullptr, Mode::evaluate, factor);
-                       return refined.law(*node).law;
-                     },
-                     context_.what};
-    return std::make_shared<DiscretisedLaw>(std::move(v.law), std::move(d));
+
+ protected:
+  [[noreturn]] void fail(const Node& n, const std::string& why) const {
+    fail_at(expression_->label_, expression_->text_, n.column, why);
   }
+
+  [[noreturn]] void over_budget(const Node& n, double work) const { fail(n, work_limit_message(work)); }
+
+  // A formula argument in `variables`: a quoted text or a word parameter holding one (e.g. map = "0.9*atan(x)" in
+  // [case.grid]), or the expression itself (map = 0.9*atan(x)). Names other than the variables are the point's
+  // parameters.
+  std::shared_ptr<const Formula> formula(const Node& arg, const std::vector<std::string>& variables) {
+    const bool as_text = arg.kind == Node::Kind::text ||
+                         (arg.kind == Node::Kind::name && params_.words.count(arg.text) &&
+                          std::find(variables.begin(), variables.end(), arg.text) == variables.end());
+    if (!as_text) return Formula::compile(arg, variables, params_, expression_->label_, expression_->text_);
+    const std::string text = eval(arg).word;
+    try {
+      return Formula::parse(text, variables, params_, "formula");
+    } catch (const InvalidArgument& e) {
+      fail(arg, e.what());
+    }
+  }
+
+  std::shared_ptr<const Expression> expression_;
+  Params params_;
+  const DivergenceFunction* divergence_;
+  Mode mode_;
+  BuildContext context_;
+  std::uint64_t work_ = 0;  // nodes evaluated, plus kDivergenceWork per divergence call
+  long divergence_calls_ = 0;
+  double divergence_seconds_ = 0;  // the time spent in divergence calls (their laws' building included)
+};
+
+// Laws: a call of the catalogue built from its arguments (checked against the parameters' declarations), and
+// the text of a law with its arguments' values.
+class LawMaker : public EvaluatorCore {
+ public:
+  using EvaluatorCore::EvaluatorCore;
 
   // A formula argument as law_text writes it: a named alternative bare, a formula as a quoted text.
   static std::string quoted(const Value& v) {
@@ -172,11 +164,176 @@ class Evaluator {
     return format_number(v.v);
   }
 
- private:
-  [[noreturn]] void fail(const Node& n, const std::string& why) const {
-    fail_at(expression_->label_, expression_->text_, n.column, why);
+
+ protected:
+  Val make_law(const Node& n, const LawSpec& spec);  // (defined after Evaluator, which it uses for defaults)
+
+  // The dimension of the law a call builds, from its arguments (LawSpec::dimension, or the one its laws share).
+  long dimension_of(const Node& n, const LawSpec& spec, const std::map<std::string, Value>& values) const {
+    if (spec.dimension) try {
+        return spec.dimension(Args(spec.name, values));
+      } catch (const InvalidArgument& e) {
+        fail(n, e.what());
+      }
+    std::optional<long> shared;
+    for (const ParamSpec& ps : spec.params) {
+      if ((ps.kind != ParamKind::law && ps.kind != ParamKind::laws) || !values.count(ps.name)) continue;
+      for (long d : Args(spec.name, {{ps.name, values.at(ps.name)}}).dimensions(ps.name)) {
+        if (shared && *shared != d)
+          fail(n, fmt::format("{}: its laws live in different dimensions (R^{} and R^{})", spec.name, *shared, d));
+        shared = d;
+      }
+    }
+    return shared.value_or(1);
   }
 
+  // A formula parameter's value: one of its named alternatives (a word), or the compiled formula with its text.
+  Value formula_value(const Node& arg, const ParamSpec& ps) {
+    Value out;
+    if (arg.kind == Node::Kind::name || arg.kind == Node::Kind::text) {
+      const Val v = eval(arg);
+      if (v.kind == Val::Kind::word && std::find(ps.words.begin(), ps.words.end(), v.word) != ps.words.end()) {
+        out.kind = Value::Kind::word;
+        out.word = v.word;
+        return out;
+      }
+    }
+    out.kind = Value::Kind::formula;
+    out.formula = formula(arg, ps.variables);
+    out.word = out.formula->text();
+    return out;
+  }
+
+  // A law is built at its parameters' doubles: one whose computation rounded beyond 1e-12 of its value (1 + 1e16 − 1e16
+  // is 0 in doubles) is refused, since the law built would not be the law written.
+  void check_rounding(const Node& n, const Val& v) const {
+    if (v.kind != Val::Kind::number || !v.enclosure.valid()) return;
+    if (v.enclosure.width() > 1e-12 * std::max(std::fabs(v.v), 1e-300) + 1e-300)
+      fail(n, fmt::format("a law's parameter is {} in doubles, but its value as written lies in [{:.17g}, {:.17g}]: write it without "
+                          "the cancellation", format_number(v.v), v.enclosure.lo, v.enclosure.hi));
+  }
+
+  // Numbers given to laws are points; a bare name that is no parameter is a word only where the law takes one.
+  void check_argument(const Node& arg, const Val& v, const LawSpec& spec, const ParamSpec& ps) const {
+    if (v.kind == Val::Kind::number && !v.is_point())
+      fail(arg, "a law's parameter cannot carry an interval (a divergence inside a law)");
+    check_rounding(arg, v);
+    // Every law's numbers are finite, also those its other parameters make it ignore (subsample's q for scheme wr).
+    if (v.kind == Val::Kind::number && !std::isfinite(v.v))
+      fail(arg, fmt::format("parameter '{}' = {}: allowed a finite number", ps.name, v.v));
+    // The declared range and integrality, here so that a load-time check (nothing built) sees them at every point.
+    const auto check_number = [&](double x) {
+      if (ps.kind == ParamKind::integer && (x != std::floor(x) || std::fabs(x) > 9e15))
+        fail(arg, fmt::format("{}: parameter '{}' = {} must be an integer", spec.name, ps.name, format_number(x)));
+      if (!ps.range.contains(x))
+        fail(arg, fmt::format("{}: parameter '{}' = {} is out of range (allowed: {})", spec.name, ps.name,
+                              format_number(x), ps.range.text()));
+    };
+    if (v.kind == Val::Kind::number) check_number(v.v);
+    if (v.kind == Val::Kind::list && ps.kind == ParamKind::numbers)
+      for (const Val& e : v.list)
+        if (e.kind == Val::Kind::number && e.is_point()) check_number(e.v);
+    // A word where a number goes (a grid's word in a number's place) is refused here too, at every grid point.
+    if ((ps.kind == ParamKind::number || ps.kind == ParamKind::integer) && v.kind == Val::Kind::word && !v.unresolved)
+      fail(arg, fmt::format("{}: parameter '{}' must be a number, not the word '{}'", spec.name, ps.name, v.word));
+    if (v.kind == Val::Kind::list && ps.kind == ParamKind::numbers)
+      for (const Val& e : v.list)
+        if (e.kind == Val::Kind::word && !e.unresolved)
+          fail(arg, fmt::format("{}: parameter '{}' lists the word '{}' where a number goes", spec.name, ps.name, e.word));
+    // A list that sums to 1, or a matrix each of whose rows does (a row-stochastic kernel), each entry in range.
+    auto check_sum = [&](const std::vector<Val>& list, const std::string& what) {
+      double total = 0;
+      for (const Val& e : list)
+        if (e.kind == Val::Kind::number) total += e.v;
+      const double allowed = 1e-12 * static_cast<double>(list.size());
+      if (!list.empty() && std::fabs(total - 1) > allowed)
+        fail(arg, fmt::format("{}: parameter '{}' is not normalised: {} sum to {} (allowed within {:.0e} of 1)",
+                              spec.name, ps.name, what, format_number(total), allowed));
+    };
+    if (ps.sums_to_one && v.kind == Val::Kind::list && ps.kind == ParamKind::numbers) check_sum(v.list, "its entries");
+    if (ps.kind == ParamKind::matrix && v.kind == Val::Kind::list)
+      for (std::size_t r = 0; r < v.list.size(); ++r) {
+        const Val& row = v.list[r];
+        if (row.kind != Val::Kind::list) continue;
+        for (const Val& e : row.list)
+          if (e.kind == Val::Kind::number && e.is_point()) check_number(e.v);
+        if (ps.sums_to_one) check_sum(row.list, fmt::format("the entries of row {}", r));
+      }
+    if (v.unresolved && ps.kind != ParamKind::word) fail(arg, fmt::format("unknown parameter '{}'", v.word));
+    if (ps.kind == ParamKind::word && !ps.words.empty() &&
+        (v.kind != Val::Kind::word || std::find(ps.words.begin(), ps.words.end(), v.word) == ps.words.end()))
+      fail(arg, fmt::format("{} = '{}': allowed {}", ps.name, v.kind == Val::Kind::word ? v.word : "a non-word",
+                            fmt::join(ps.words, ", ")));
+    if (v.kind == Val::Kind::list)
+      for (const Val& e : v.list) {
+        if (e.unresolved) fail(arg, fmt::format("unknown parameter '{}'", e.word));
+        if (e.kind == Val::Kind::number && !e.is_point()) fail(arg, "a law's parameter cannot carry an interval");
+      }
+  }
+
+};
+
+class Evaluator final : public LawMaker {
+ public:
+  Evaluator(std::shared_ptr<const Expression> e, Params params, const DivergenceFunction* divergence, Mode mode,
+            int resolution_factor = 1)
+      : LawMaker(std::move(e), std::move(params), divergence, mode, resolution_factor) {}
+
+  Val eval(const Node& n) override {
+    if (++work_ > kMaxFormulaWork) over_budget(n, work_);
+    switch (n.kind) {
+      case Node::Kind::number: {
+        Val v = Val::point(n.number);
+        if (n.rounded) v.enclosure = Enclosure::around(n.number);
+        return v;
+      }
+      case Node::Kind::name: {
+        if (const auto it = params_.numbers.find(n.text); it != params_.numbers.end()) return Val::point(it->second);
+        Val w;
+        w.kind = Val::Kind::word;
+        if (const auto it = params_.words.find(n.text); it != params_.words.end()) {
+          w.word = it->second;
+        } else {
+          w.word = n.text;
+          w.unresolved = true;
+        }
+        return w;
+      }
+      case Node::Kind::text: {
+        Val w;
+        w.kind = Val::Kind::word;
+        w.word = n.text;
+        return w;
+      }
+      case Node::Kind::negate:
+      case Node::Kind::binary: return arithmetic(n);
+      case Node::Kind::compare: return words_compared(n) ? compare_words(n) : arithmetic(n);
+      case Node::Kind::list: {
+        Val l;
+        l.kind = Val::Kind::list;
+        for (const auto& e : n.args) l.list.push_back(eval(*e));
+        return l;
+      }
+      case Node::Kind::call: return arithmetic_call(n) ? arithmetic(n) : call(n);
+    }
+    fail(n, "internal: unknown node");
+  }
+
+  // The law at node n, wrapped when it is discretised so that it can be rebuilt at finer resolutions.
+  LawPtr built_law(const Node& n) {
+    Val v = law(n);
+    if (mode_ == Mode::check || !context_.order || context_.resolution_factor != 1) return v.law;
+    Discretisation d{context_.cells, *context_.order, context_.max_factor,
+                     [e = expression_, node = &n, p = params_](int factor) {
+                       Evaluator refined(e, p, nullptr, Mode::evaluate, factor);
+                       return refined.law(*node).law;
+                     },
+                     context_.what};
+    return std::make_shared<DiscretisedLaw>(std::move(v.law), std::move(d));
+  }
+
+
+ private:
   // Numbers are computed by the one evaluator of formulas (sim/formulas/formula.hpp): the arithmetic at n (operators,
   // comparisons, the table's functions, if()) is compiled with the point's parameters and folded, its double and,
   // where a leaf carries an interval (a divergence's), its enclosure with the checks of the language. The leaves
@@ -261,22 +418,6 @@ class Evaluator {
     fail(n, fmt::format("internal: '{}' reached the language's calls", f));
   }
 
-  // A formula argument in `variables`: a quoted text or a word parameter holding one (e.g. map = "0.9*atan(x)" in
-  // [case.grid]), or the expression itself (map = 0.9*atan(x)). Names other than the variables are the point's
-  // parameters.
-  std::shared_ptr<const Formula> formula(const Node& arg, const std::vector<std::string>& variables) {
-    const bool as_text = arg.kind == Node::Kind::text ||
-                         (arg.kind == Node::Kind::name && params_.words.count(arg.text) &&
-                          std::find(variables.begin(), variables.end(), arg.text) == variables.end());
-    if (!as_text) return Formula::compile(arg, variables, params_, expression_->label_, expression_->text_);
-    const std::string text = eval(arg).word;
-    try {
-      return Formula::parse(text, variables, params_, "formula");
-    } catch (const InvalidArgument& e) {
-      fail(arg, e.what());
-    }
-  }
-
   // Certified constants of a formula (sim/formulas/certify.hpp), the conservative end of each enclosure:
   //   lipschitz(psi, lo, hi)                     sup |psi'| over [lo, hi] (upper end)
   //   gradient_bound(loss, lo, hi, zlo, zhi)     sup |d loss/dx| over x in [lo, hi], z in [zlo, zhi] (upper end)
@@ -308,8 +449,6 @@ class Evaluator {
       fail(n, e.what());
     }
   }
-
-  [[noreturn]] void over_budget(const Node& n, double work) const { fail(n, work_limit_message(work)); }
 
   // sum(k, from, to, expr): expr with the parameter k = from, from + 1, …, to (at most 10^6 terms). The work of
   // the whole sum (the terms times the first term's work) is checked against the budget before it runs.
@@ -432,187 +571,77 @@ class Evaluator {
     return v;
   }
 
-  Val make_law(const Node& n, const LawSpec& spec) {
-    std::map<std::string, Value> values;
-    std::size_t positional = 0;
-    const bool gathered = spec.variadic && !n.args.empty() &&
-                          !(n.args.size() == 1 && n.args.front()->kind == Node::Kind::list) &&
-                          std::all_of(n.keys.begin(), n.keys.end(), [](const std::string& k) { return k.empty(); });
-    if (gathered) {  // product(a, b, c): the laws form the first parameter's list
-      Value list;
-      list.kind = Value::Kind::list;
-      for (const auto& arg : n.args) {
-        const Val v = eval(*arg);
-        if (v.kind != Val::Kind::law) fail(*arg, fmt::format("{}: every argument must be a law", spec.name));
-        list.list.push_back(to_law_value(v));
-      }
-      values[spec.params.front().name] = std::move(list);
-    }
-    for (std::size_t i = 0; i < n.args.size() && !gathered; ++i) {
-      const Node& arg = *n.args[i];
-      std::string key = n.keys[i];
-      const ParamSpec* ps = nullptr;
-      if (key.empty()) {
-        // A positional argument fills the first parameter, in the listed order, not given yet.
-        while (positional < spec.params.size() && values.count(spec.params[positional].name)) ++positional;
-        if (positional >= spec.params.size()) fail(arg, fmt::format("{} takes at most {} arguments", spec.name, spec.params.size()));
-        ps = &spec.params[positional++];
-        key = ps->name;
-      } else {
-        const auto p = std::find_if(spec.params.begin(), spec.params.end(), [&](const ParamSpec& s) { return s.name == key; });
-        if (p == spec.params.end()) {
-          std::vector<std::string> names;
-          for (const ParamSpec& s : spec.params) names.push_back(s.name);
-          fail(arg, fmt::format("unknown parameter '{}' for {} ({}parameters: {})", key, spec.name, did_you_mean(key, names),
-                                fmt::join(names, ", ")));
-        }
-        ps = &*p;
-      }
-      if (values.count(key)) fail(arg, fmt::format("parameter '{}' given twice", key));
-      if (ps->kind == ParamKind::formula) {
-        values[key] = formula_value(arg, *ps);
-        continue;
-      }
-      const Val v = eval(arg);
-      if (ps->kind == ParamKind::law && v.kind != Val::Kind::law)
-        fail(arg, fmt::format("{}: parameter '{}' must be a law", spec.name, ps->name));
-      check_argument(arg, v, spec, *ps);
-      values[key] = to_law_value(v);
-    }
-    // Defaults (written in the catalogue as expressions) for parameters not given.
-    for (const ParamSpec& ps : spec.params) {
-      if (values.count(ps.name)) continue;
-      if (!ps.default_value) fail(n, fmt::format("{}: missing required parameter '{}' ({})", spec.name, ps.name, ps.doc));
-      if (ps.default_value->find("...") != std::string::npos) continue;  // computed by the builder
-      const auto e = Expression::parse_cached(*ps.default_value, "default of " + spec.name + "." + ps.name);
-      Evaluator d(e, Params{}, nullptr, mode_);
-      values[ps.name] = to_law_value(d.eval(*e->root_));
-    }
-    Val v;
-    v.kind = Val::Kind::law;
-    v.dimension = dimension_of(n, spec, values);
-    if (mode_ == Mode::check) return v;
-    try {
-      v.law = spec.build(Args(spec.name, std::move(values), &context_));
-    } catch (const InvalidArgument& e) {
-      fail(n, e.what());
-    }
-    v.dimension = v.law->dimension();
-    return v;
-  }
-
-  // The dimension of the law a call builds, from its arguments (LawSpec::dimension, or the one its laws share).
-  long dimension_of(const Node& n, const LawSpec& spec, const std::map<std::string, Value>& values) const {
-    if (spec.dimension) try {
-        return spec.dimension(Args(spec.name, values));
-      } catch (const InvalidArgument& e) {
-        fail(n, e.what());
-      }
-    std::optional<long> shared;
-    for (const ParamSpec& ps : spec.params) {
-      if ((ps.kind != ParamKind::law && ps.kind != ParamKind::laws) || !values.count(ps.name)) continue;
-      for (long d : Args(spec.name, {{ps.name, values.at(ps.name)}}).dimensions(ps.name)) {
-        if (shared && *shared != d)
-          fail(n, fmt::format("{}: its laws live in different dimensions (R^{} and R^{})", spec.name, *shared, d));
-        shared = d;
-      }
-    }
-    return shared.value_or(1);
-  }
-
-  // A formula parameter's value: one of its named alternatives (a word), or the compiled formula with its text.
-  Value formula_value(const Node& arg, const ParamSpec& ps) {
-    Value out;
-    if (arg.kind == Node::Kind::name || arg.kind == Node::Kind::text) {
-      const Val v = eval(arg);
-      if (v.kind == Val::Kind::word && std::find(ps.words.begin(), ps.words.end(), v.word) != ps.words.end()) {
-        out.kind = Value::Kind::word;
-        out.word = v.word;
-        return out;
-      }
-    }
-    out.kind = Value::Kind::formula;
-    out.formula = formula(arg, ps.variables);
-    out.word = out.formula->text();
-    return out;
-  }
-
-  // A law is built at its parameters' doubles: one whose computation rounded beyond 1e-12 of its value (1 + 1e16 − 1e16
-  // is 0 in doubles) is refused, since the law built would not be the law written.
-  void check_rounding(const Node& n, const Val& v) const {
-    if (v.kind != Val::Kind::number || !v.enclosure.valid()) return;
-    if (v.enclosure.width() > 1e-12 * std::max(std::fabs(v.v), 1e-300) + 1e-300)
-      fail(n, fmt::format("a law's parameter is {} in doubles, but its value as written lies in [{:.17g}, {:.17g}]: write it without "
-                          "the cancellation", format_number(v.v), v.enclosure.lo, v.enclosure.hi));
-  }
-
-  // Numbers given to laws are points; a bare name that is no parameter is a word only where the law takes one.
-  void check_argument(const Node& arg, const Val& v, const LawSpec& spec, const ParamSpec& ps) const {
-    if (v.kind == Val::Kind::number && !v.is_point())
-      fail(arg, "a law's parameter cannot carry an interval (a divergence inside a law)");
-    check_rounding(arg, v);
-    // Every law's numbers are finite, also those its other parameters make it ignore (subsample's q for scheme wr).
-    if (v.kind == Val::Kind::number && !std::isfinite(v.v))
-      fail(arg, fmt::format("parameter '{}' = {}: allowed a finite number", ps.name, v.v));
-    // The declared range and integrality, here so that a load-time check (nothing built) sees them at every point.
-    const auto check_number = [&](double x) {
-      if (ps.kind == ParamKind::integer && (x != std::floor(x) || std::fabs(x) > 9e15))
-        fail(arg, fmt::format("{}: parameter '{}' = {} must be an integer", spec.name, ps.name, format_number(x)));
-      if (!ps.range.contains(x))
-        fail(arg, fmt::format("{}: parameter '{}' = {} is out of range (allowed: {})", spec.name, ps.name,
-                              format_number(x), ps.range.text()));
-    };
-    if (v.kind == Val::Kind::number) check_number(v.v);
-    if (v.kind == Val::Kind::list && ps.kind == ParamKind::numbers)
-      for (const Val& e : v.list)
-        if (e.kind == Val::Kind::number && e.is_point()) check_number(e.v);
-    // A word where a number goes (a grid's word in a number's place) is refused here too, at every grid point.
-    if ((ps.kind == ParamKind::number || ps.kind == ParamKind::integer) && v.kind == Val::Kind::word && !v.unresolved)
-      fail(arg, fmt::format("{}: parameter '{}' must be a number, not the word '{}'", spec.name, ps.name, v.word));
-    if (v.kind == Val::Kind::list && ps.kind == ParamKind::numbers)
-      for (const Val& e : v.list)
-        if (e.kind == Val::Kind::word && !e.unresolved)
-          fail(arg, fmt::format("{}: parameter '{}' lists the word '{}' where a number goes", spec.name, ps.name, e.word));
-    // A list that sums to 1, or a matrix each of whose rows does (a row-stochastic kernel), each entry in range.
-    auto check_sum = [&](const std::vector<Val>& list, const std::string& what) {
-      double total = 0;
-      for (const Val& e : list)
-        if (e.kind == Val::Kind::number) total += e.v;
-      const double allowed = 1e-12 * static_cast<double>(list.size());
-      if (!list.empty() && std::fabs(total - 1) > allowed)
-        fail(arg, fmt::format("{}: parameter '{}' is not normalised: {} sum to {} (allowed within {:.0e} of 1)",
-                              spec.name, ps.name, what, format_number(total), allowed));
-    };
-    if (ps.sums_to_one && v.kind == Val::Kind::list && ps.kind == ParamKind::numbers) check_sum(v.list, "its entries");
-    if (ps.kind == ParamKind::matrix && v.kind == Val::Kind::list)
-      for (std::size_t r = 0; r < v.list.size(); ++r) {
-        const Val& row = v.list[r];
-        if (row.kind != Val::Kind::list) continue;
-        for (const Val& e : row.list)
-          if (e.kind == Val::Kind::number && e.is_point()) check_number(e.v);
-        if (ps.sums_to_one) check_sum(row.list, fmt::format("the entries of row {}", r));
-      }
-    if (v.unresolved && ps.kind != ParamKind::word) fail(arg, fmt::format("unknown parameter '{}'", v.word));
-    if (ps.kind == ParamKind::word && !ps.words.empty() &&
-        (v.kind != Val::Kind::word || std::find(ps.words.begin(), ps.words.end(), v.word) == ps.words.end()))
-      fail(arg, fmt::format("{} = '{}': allowed {}", ps.name, v.kind == Val::Kind::word ? v.word : "a non-word",
-                            fmt::join(ps.words, ", ")));
-    if (v.kind == Val::Kind::list)
-      for (const Val& e : v.list) {
-        if (e.unresolved) fail(arg, fmt::format("unknown parameter '{}'", e.word));
-        if (e.kind == Val::Kind::number && !e.is_point()) fail(arg, "a law's parameter cannot carry an interval");
-      }
-  }
-
-  std::shared_ptr<const Expression> expression_;
-  Params params_;
-  const DivergenceFunction* divergence_;
-  Mode mode_;
-  BuildContext context_;
-  std::uint64_t work_ = 0;  // nodes evaluated, plus kDivergenceWork per divergence call
-  long divergence_calls_ = 0;
-  double divergence_seconds_ = 0;  // the time spent in divergence calls (their laws' building included)
 };
+
+Val LawMaker::make_law(const Node& n, const LawSpec& spec) {
+  std::map<std::string, Value> values;
+  std::size_t positional = 0;
+  const bool gathered = spec.variadic && !n.args.empty() &&
+                        !(n.args.size() == 1 && n.args.front()->kind == Node::Kind::list) &&
+                        std::all_of(n.keys.begin(), n.keys.end(), [](const std::string& k) { return k.empty(); });
+  if (gathered) {  // product(a, b, c): the laws form the first parameter's list
+    Value list;
+    list.kind = Value::Kind::list;
+    for (const auto& arg : n.args) {
+      const Val v = eval(*arg);
+      if (v.kind != Val::Kind::law) fail(*arg, fmt::format("{}: every argument must be a law", spec.name));
+      list.list.push_back(to_law_value(v));
+    }
+    values[spec.params.front().name] = std::move(list);
+  }
+  for (std::size_t i = 0; i < n.args.size() && !gathered; ++i) {
+    const Node& arg = *n.args[i];
+    std::string key = n.keys[i];
+    const ParamSpec* ps = nullptr;
+    if (key.empty()) {
+      // A positional argument fills the first parameter, in the listed order, not given yet.
+      while (positional < spec.params.size() && values.count(spec.params[positional].name)) ++positional;
+      if (positional >= spec.params.size()) fail(arg, fmt::format("{} takes at most {} arguments", spec.name, spec.params.size()));
+      ps = &spec.params[positional++];
+      key = ps->name;
+    } else {
+      const auto p = std::find_if(spec.params.begin(), spec.params.end(), [&](const ParamSpec& s) { return s.name == key; });
+      if (p == spec.params.end()) {
+        std::vector<std::string> names;
+        for (const ParamSpec& s : spec.params) names.push_back(s.name);
+        fail(arg, fmt::format("unknown parameter '{}' for {} ({}parameters: {})", key, spec.name, did_you_mean(key, names),
+                              fmt::join(names, ", ")));
+      }
+      ps = &*p;
+    }
+    if (values.count(key)) fail(arg, fmt::format("parameter '{}' given twice", key));
+    if (ps->kind == ParamKind::formula) {
+      values[key] = formula_value(arg, *ps);
+      continue;
+    }
+    const Val v = eval(arg);
+    if (ps->kind == ParamKind::law && v.kind != Val::Kind::law)
+      fail(arg, fmt::format("{}: parameter '{}' must be a law", spec.name, ps->name));
+    check_argument(arg, v, spec, *ps);
+    values[key] = to_law_value(v);
+  }
+  // Defaults (written in the catalogue as expressions) for parameters not given.
+  for (const ParamSpec& ps : spec.params) {
+    if (values.count(ps.name)) continue;
+    if (!ps.default_value) fail(n, fmt::format("{}: missing required parameter '{}' ({})", spec.name, ps.name, ps.doc));
+    if (ps.default_value->find("...") != std::string::npos) continue;  // computed by the builder
+    const auto e = Expression::parse_cached(*ps.default_value, "default of " + spec.name + "." + ps.name);
+    Evaluator d(e, Params{}, nullptr, mode_);
+    values[ps.name] = to_law_value(d.eval(*e->root_));
+  }
+  Val v;
+  v.kind = Val::Kind::law;
+  v.dimension = dimension_of(n, spec, values);
+  if (mode_ == Mode::check) return v;
+  try {
+    v.law = spec.build(Args(spec.name, std::move(values), &context_));
+  } catch (const InvalidArgument& e) {
+    fail(n, e.what());
+  }
+  v.dimension = v.law->dimension();
+  return v;
+}
+
 
 // ------------------------------------------------------------------------------------------------------------------
 // Expression

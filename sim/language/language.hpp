@@ -83,6 +83,8 @@ class Expression : public std::enable_shared_from_this<Expression> {
   std::string text_, label_;
   std::shared_ptr<const Node> root_;
   friend class Evaluator;
+  friend class EvaluatorCore;
+  friend class LawMaker;
 };
 
 }  // namespace privamp::sim
