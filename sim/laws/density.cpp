@@ -31,15 +31,17 @@ TailShape tail_at(const Formula& f, double x, int side) {
   const double linear = d1 + 2 * quad * x;  // the coefficient of x once the quadratic part is −quad·x²
   TailShape t{quad, side > 0 ? -linear : linear};
   t.estimated = true;
-  // Four times further out: a sublinear tail flattens; a tail between linear and quadratic, or a perturbed one,
-  // changes its curvature. Either way the model does not hold (TailShape::unmodelled).
-  const double far[1] = {4 * x};
-  if (quad == 0) {
-    const double d1_far = derivative(f, far, 0, 1);
-    t.unmodelled = std::isfinite(d1_far) && std::fabs(d1_far) < 0.9 * std::fabs(d1);
-  } else {
-    const double quad_far = std::max(0.0, -derivative(f, far, 0, 2) / 2);
-    t.unmodelled = !(std::fabs(quad_far - quad) <= 1e-6 * std::max(quad, quad_far) + 1e-12 * std::fabs(d1));
+  // Further out (by |X| + 1 and three times that), the model must predict f itself: a sublinear tail flattens below
+  // it, a tail between linear and quadratic or one with an oscillating part (−|x|^1.5, −x²/2 + 0.5 sin 50x, whose
+  // curvature read at one point says nothing) leaves it. Where it does not hold, TailShape::unmodelled.
+  const double fx = f(x);
+  for (const double k : {1.0, 3.0}) {
+    const double y = x + side * k * (std::fabs(x) + 1), dy = y - x;
+    const double predicted = fx + d1 * dy - quad * dy * dy, actual = f(y);
+    if (!(std::fabs(actual - predicted) <= 1e-6 * (std::fabs(actual) + std::fabs(fx)) + 1e-9)) t.unmodelled = true;
+    const double at_y[1] = {y};
+    const double quad_y = std::max(0.0, -derivative(f, at_y, 0, 2) / 2);
+    if (!(std::fabs(quad_y - quad) <= 1e-6 * std::max(quad, quad_y) + 1e-12 * std::fabs(d1))) t.unmodelled = true;
   }
   return t;
 }

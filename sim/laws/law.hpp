@@ -42,9 +42,9 @@ struct TailShape {
   // Read off a formula's derivatives at one point (density()): known to a relative 1e-6, not exactly, so a
   // comparison of two such tails (which is heavier: R_∞ = inf) needs a margin.
   bool estimated = false;
-  // The (quad, lin) model does not describe the tail, as seen from two radii: with no quadratic part, the slope at
-  // four times the radius is more than 10 % smaller (a tail lighter than no exponential, such as −|x|^β for β < 1);
-  // with one, the curvature there differs by more than 1e-6 (−|x|^β for 1 < β < 2, a periodic perturbation).
+  // The (quad, lin) model does not describe the tail: further out its prediction of log p, or the curvature, is off
+  // by more than 1e-6 (a tail lighter than no exponential such as −|x|^β for β < 1, one between linear and quadratic,
+  // one with an oscillating part).
   // Whether one such tail is heavier than another, or whether a Rényi integral converges, is then not read off the
   // model: the integral decides.
   bool unmodelled = false;

@@ -165,6 +165,12 @@ TEST_CASE("density(): Renyi integrals of tails the (quad, lin) model does not de
       CHECK(e.contains(reference));
       CHECK(e.upper - e.lower < 1e-8);
     }
+  // A Gaussian with an oscillating part against a Gaussian: its curvature read at one point said the tail was linear,
+  // and R_3 was inf, labelled exact. mpmath at 30 digits: 0.53206910507958615.
+  const verify::Estimate oscillating = verify::compute_divergence(*sim::parse_law("density(log_pdf=\"-x^2/2 + 0.5*sin(50*x)\")"),
+                                                                  *sim::parse_law("gaussian(0.5, 1)"), verify::Quantity::renyi(3));
+  INFO(test::describe(oscillating));
+  CHECK(oscillating.contains(0.53206910507958615));
   // A fast periodic perturbation of the same pair: finite, never inf.
   const verify::Estimate wiggle = verify::compute_divergence(*sim::parse_law("density(log_pdf=\"-abs(x - 1)^1.5 + 0.001*sin(1000*x)\")"),
                                                              *sim::parse_law(nu), verify::Quantity::renyi(2));

@@ -190,13 +190,15 @@ TEST_CASE("every declared parameter range is checked at load without building", 
   for (const LawSpec& spec : law_catalogue())
     for (const ParamSpec& p : spec.params) {
       if (!p.range.bounded()) continue;
-      REQUIRE((p.kind == ParamKind::number || p.kind == ParamKind::integer || p.kind == ParamKind::numbers));
+      REQUIRE((p.kind == ParamKind::number || p.kind == ParamKind::integer || p.kind == ParamKind::numbers ||
+               p.kind == ParamKind::matrix));
       ++ranged;
       const Range& r = p.range;
-      const bool integer = p.kind == ParamKind::integer;
+      const bool integer = p.kind == ParamKind::integer, matrix = p.kind == ParamKind::matrix;
+      // A matrix (a chain's kernel) is given as [[x, 0], [0, 1]]: its first entry checked, its other row valid.
       const auto text = [&](double x) {
         const std::string v = fmt::format("{}", x);
-        return with_argument(spec, p.name, p.kind == ParamKind::numbers ? "[" + v + "]" : v);
+        return with_argument(spec, p.name, matrix ? "[[" + v + ", 0], [0, 1]]" : p.kind == ParamKind::numbers ? "[" + v + "]" : v);
       };
       const std::string refusal = fmt::format("parameter '{}' = ", p.name);
       std::vector<double> outside;
@@ -210,13 +212,15 @@ TEST_CASE("every declared parameter range is checked at load without building", 
       if (std::isfinite(r.lo)) {
         const double inside = r.lo_open ? r.lo + std::max(1.0, std::fabs(r.lo)) * 1e-6 : r.lo;
         // A list that must sum to 1 (pmf p, mixture weights) is given as [x, 1 - x].
-        const std::string written = p.sums_to_one ? with_argument(spec, p.name, fmt::format("[{}, {}]", inside, 1 - inside)) : text(inside);
+        const std::string written = !p.sums_to_one ? text(inside)
+                                    : matrix      ? with_argument(spec, p.name, fmt::format("[[{}, {}], [0, 1]]", inside, 1 - inside))
+                                                  : with_argument(spec, p.name, fmt::format("[{}, {}]", inside, 1 - inside));
         INFO(written);
         CHECK_NOTHROW(check_law_syntax(written));
         if (p.sums_to_one)
           CHECK_THROWS_WITH(check_law_syntax(text(inside)), Catch::Contains("parameter '" + p.name + "' is not normalised"));
       }
-      if (p.default_value && p.default_value->find("...") == std::string::npos && p.kind != ParamKind::numbers) {
+      if (p.default_value && p.default_value->find("...") == std::string::npos && p.kind != ParamKind::numbers && !matrix) {
         INFO(spec.name << "." << p.name << " default " << *p.default_value);
         CHECK(r.contains(Expression::parse(*p.default_value)->number({}).value));
       }
