@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -251,10 +252,19 @@ OutputLock::OutputLock(std::string_view option, const std::filesystem::path& dir
     [[maybe_unused]] const ssize_t n = ::pwrite(fd_, pid.data(), pid.size(), 0);
   }
   // Temporary files and render folders that a killed run left behind: no live run owns them while we hold the lock.
+  // Only what privamp makes is removed: a regular file or a folder (not a link, pipe or device) named as mkstemp and
+  // mkdtemp name ours, ".NAME.privamp-tmp-" and six letters or digits (a user's ".notes.privamp-tmp-draft" stays).
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.size() > 1 && name[0] == '.' && name.find(kTemporary) != std::string::npos) std::filesystem::remove_all(entry.path(), ec);
+    const std::size_t at = name.rfind(kTemporary);
+    if (name.size() < 2 || name[0] != '.' || at == std::string::npos) continue;
+    const std::string suffix = name.substr(at + kTemporary.size());
+    if (suffix.size() != 6 || !std::all_of(suffix.begin(), suffix.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); }))
+      continue;
+    const auto status = entry.symlink_status(ec);
+    if (std::filesystem::is_regular_file(status)) std::filesystem::remove(entry.path(), ec);
+    else if (std::filesystem::is_directory(status)) std::filesystem::remove_all(entry.path(), ec);
   }
 }
 

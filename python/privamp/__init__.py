@@ -467,6 +467,11 @@ def _releases(event, depth=0):
         n = _integer(event.count, f"{kind}.count", 0, 10_000_000)
         return [(mu, nu, c * n) for mu, nu, c in _releases(event.event, depth + 1)] if n else []
     if kind in ("ComposedEvent", "ComposedDpEvent"):
+        # An ordered list of events: a generator would be used up by the first reading (its events then lost from
+        # the composition), a set has no order, an event is not a list of events.
+        if not isinstance(event.events, (list, tuple)) or type(event.events).__name__.endswith("Event"):
+            raise ArgumentTypeError(f"{kind}.events: expected a list or tuple of events, got {type(event.events).__name__} "
+                                    f"{_short(event.events)}")
         out = []
         for e in event.events:
             out += _releases(e, depth + 1)

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/interrupt.hpp"
 #include "sim/random/rng.hpp"
 
 namespace privamp::sim {
@@ -80,6 +81,7 @@ double dobrushin_tilde(const FiniteKernel& k, double eps, double delta) {
   double g = 0;
   for (int x = 0; x < k.size(); ++x)
     for (int x2 = 0; x2 < k.size(); ++x2) {
+      if (x2 == 0) throw_if_interrupted();
       double outside = 0;
       for (int y = 0; y < k.size(); ++y)
         if (k.matrix()(x2, y) == 0) outside += k.matrix()(x, y);
@@ -98,8 +100,10 @@ MixingCoefficients mixing_coefficients(const FiniteKernel& kernel) {
   const int n = kernel.size();
   MixingCoefficients m{};
   m.dobrushin = 0;
-  for (int x = 0; x < n; ++x)
+  for (int x = 0; x < n; ++x) {
+    throw_if_interrupted();
     for (int x2 = x + 1; x2 < n; ++x2) m.dobrushin = std::max(m.dobrushin, 0.5 * (k.row(x) - k.row(x2)).cwiseAbs().sum());
+  }
   const Eigen::RowVectorXd column_min = k.colwise().minCoeff();
   const double overlap = column_min.sum();
   // 1 − Σ_y min_x K(x,y) = Σ_y (K(0,y) − min_x K(x,y)) since rows sum to 1: a sum of non-negative terms, without
@@ -122,9 +126,11 @@ MixingCoefficients mixing_coefficients(const FiniteKernel& kernel) {
 double dobrushin_at(const FiniteKernel& kernel, double eps) {
   check_nonnegative_finite("dobrushin_at", "eps", eps);
   double g = 0;
-  for (int x = 0; x < kernel.size(); ++x)
+  for (int x = 0; x < kernel.size(); ++x) {
+    throw_if_interrupted();  // every states^2 operations: Ctrl-C within a second at 1,024 states
     for (int x2 = 0; x2 < kernel.size(); ++x2)
       if (x != x2) g = std::max(g, hockey_stick(kernel.row(x), kernel.row(x2), eps));
+  }
   return g;
 }
 

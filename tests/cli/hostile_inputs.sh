@@ -101,7 +101,7 @@ check 2 "binomial_mix\(m=100000, p=0.5\).*components.*at most 2000" timeout 20 "
 check 2 "shuffled_rr: parameter 'n' = 100000000 is out of range \\(allowed: 1 <= value <= 10000000\\)" timeout 5 "$privamp" divergence 'shuffled_rr(n=100000000, eps0=1, first=1)' 'shuffled_rr(n=100000000, eps0=1)' --hockey-stick 1
 check 2 "double_well: parameter 'hi' = 1e\+30" timeout 20 "$privamp" divergence 'double_well(x0=1, t=0.5, hi=1e30)' 'double_well(x0=0, t=0.5)' --kl
 k64=$(python3 -c "import json; n=64; print(json.dumps([[1/n]*n for _ in range(n)]))")
-check 2 "about [0-9]+ s of exact enumeration" timeout 20 "$privamp" kernel --K "$k64" --dp 1,0.01 --eps-prime 0:10:0.01
+check 2 "1001 of eps. and 0 orders alpha on a 64-state kernel: about [0-9]+ s .*exact enumeration" timeout 20 "$privamp" kernel --K "$k64" --dp 1,0.01 --eps-prime 0:10:0.01
 { printf '%s[case.derived]\n' "$case_text"; for i in $(seq 1 2000); do printf 'd%s = "%s"\n' "$i" "1"; done; } > derived.toml
 check 2 "key 'derived': 2000 derived parameters; at most 256" timeout 20 "$privamp" verify derived.toml
 
@@ -192,6 +192,10 @@ grep -q "second route gsl failed (the laws' locations are 1e+13 scales apart" fa
   { echo "FAIL: the far pair's row is not held on its closed form with the second route's failure noted"; failures=$((failures + 1)); }
 # A --junit file named like privamp's temporary files would be removed by the next run into its folder: refused.
 check 2 "the name holds '.privamp-tmp-'" "$privamp" verify cfg.toml --junit ".results.csv.privamp-tmp-abc"
+# A kernel request's whole cost is estimated before anything runs: its coefficients at 100 values of eps on 512 states
+# (about 2 min) were computed, or the refusal came only after them.
+awk 'BEGIN { for (i = 0; i < 512; ++i) { line = ""; for (j = 0; j < 512; ++j) line = line (j ? "," : "") "0.001953125"; print line } }' > k512.csv
+check 2 "kernel: 100 values of eps, 0 of eps' and 0 orders alpha on a 512-state kernel: about [0-9]+ s" timeout 5 "$privamp" kernel --K-file k512.csv --eps 0.1:10:0.1
 # 8. Validated at load.
 # A chain's kernel rows and initial law must sum to 1 at every grid point (they became error rows at run time).
 printf '[[bound]]\nid = "MY.chain"\nstatement = "x"\nquantity = "kl"\nformula = "100"\n[[case]]\nname = "chain rows"\nbounds = ["MY.chain"]\nmu = "chain(K=[[{a}, 0.5],[0.5,0.5]], mu=[1,0], t=3)"\nnu = "chain(K=[[0.5, 0.5],[0.5,0.5]], mu=[0,1], t=3)"\nquantity = "kl"\n[case.grid]\na = [0.5, 0.6]\n' > chain_rows.toml

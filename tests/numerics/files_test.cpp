@@ -100,8 +100,19 @@ TEST_CASE("one run per output folder: a second lock is refused naming the holder
   std::filesystem::create_directories(other);
   write_file(other / ".results.csv.privamp-tmp-abc123", "half");
   write_file(other / "results.csv", "whole");
+  std::filesystem::create_directories(other / ".fig.privamp-tmp-Q1w2E3");  // a killed render's folder
+  write_file(other / ".fig.privamp-tmp-Q1w2E3" / "fig.pdf", "half");
+  // Not privamp's: a user's folder that only looks like one (its whole content was removed once), and a link.
+  std::filesystem::create_directories(other / ".thesis.privamp-tmp-notes");
+  write_file(other / ".thesis.privamp-tmp-notes" / "ch1.tex", "precious");
+  write_file(other / "target.txt", "kept");
+  std::filesystem::create_symlink("target.txt", other / ".x.privamp-tmp-abc123");
   { const OutputLock lock("--out", other); }
   CHECK_FALSE(std::filesystem::exists(other / ".results.csv.privamp-tmp-abc123"));
+  CHECK_FALSE(std::filesystem::exists(other / ".fig.privamp-tmp-Q1w2E3"));
+  CHECK(read(other / ".thesis.privamp-tmp-notes" / "ch1.tex") == "precious");
+  CHECK(std::filesystem::is_symlink(other / ".x.privamp-tmp-abc123"));
+  CHECK(read(other / "target.txt") == "kept");
   CHECK(read(other / "results.csv") == "whole");
   // Released with its holder: the folder can be locked again.
   { const OutputLock again("--out", other); }

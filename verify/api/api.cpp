@@ -384,37 +384,43 @@ sim::FiniteKernel read_kernel_file(const std::string& path) {
 }
 
 KernelResult kernel(const sim::FiniteKernel& k, const KernelRequest& r) {
-  KernelResult out;
-  out.matrix = k.matrix();
-  out.coefficients = sim::mixing_coefficients(k);
-  out.rounding = 4.0 * (k.size() + 2) * std::numeric_limits<double>::epsilon();
+  // Every value checked and the whole request's cost estimated before anything is computed.
   // exp(eps) must be a double: eps <= 700.
-  for (double e : r.eps) {
+  for (double e : r.eps)
     if (!(e >= 0 && e <= 700)) throw_invalid("kernel", "eps", e, "0 <= eps <= 700");
-    out.dobrushin_at.emplace_back(e, sim::dobrushin_at(k, e));
-  }
   if ((!r.eps_prime.empty() || !r.renyi.empty()) && !r.dp)
     invalid_input("the amplified profiles need the mechanism's privacy: give dp = (eps, delta) (--dp EPS,DELTA)");
-  if (!r.dp) return out;
-  const auto [eps, delta] = *r.dp;
-  if (!(eps >= 0 && eps <= 700)) throw_invalid("kernel", "dp EPS", eps, "0 <= EPS <= 700 (exp(EPS) must be a double)");
-  check_probability("kernel", "dp DELTA", delta);
+  if (r.dp) {
+    if (!(r.dp->first >= 0 && r.dp->first <= 700)) throw_invalid("kernel", "dp EPS", r.dp->first, "0 <= EPS <= 700 (exp(EPS) must be a double)");
+    check_probability("kernel", "dp DELTA", r.dp->second);
+  }
   for (double e : r.eps_prime)
     if (!(e >= 0 && e <= 700)) throw_invalid("kernel", "eps_prime", e, "0 <= eps' <= 700");
   for (double a : r.renyi)
     if (!(a > 1 && a <= 1e6)) throw_invalid("kernel", "renyi", a, "1 < alpha <= 10^6");
-  // The exact worst cases enumerate states^4 maps per value, each map costing states operations (hockey-stick:
-  // about a second per value at 64 states) or states logarithms (Rényi: about a second per order at 30 states,
-  // bench/ WorstCaseRenyi). The whole request is refused before it starts when it would take more than about a
-  // minute.
+  // The coefficients compare every pair of rows (states^3 operations: about 2 s at 1,024 states, and 9 s per
+  // Dobrushin coefficient at an eps, Theorem 1's included); the exact worst cases enumerate states^4 maps per value, each map costing
+  // states operations (hockey-stick: about a second per value at 64 states) or states logarithms (Rényi: about a
+  // second per order at 30 states, bench/ WorstCaseRenyi). The whole request is refused before it starts when it
+  // would take more than about a minute.
   const double n = static_cast<double>(k.size());
-  const double seconds = std::pow(n / 64, 4) * static_cast<double>(r.eps_prime.size()) +
-                         std::pow(n / 30, 5) * static_cast<double>(r.renyi.size());
+  const double seconds = std::pow(n / 1024, 3) * (2 + 9 * static_cast<double>(r.eps.size() + (r.dp ? 1 : 0))) +
+                         (r.dp ? std::pow(n / 64, 4) * static_cast<double>(r.eps_prime.size()) +
+                                     std::pow(n / 30, 5) * static_cast<double>(r.renyi.size())
+                               : 0);
   if (seconds > 60)
-    invalid_input("kernel: {} values of eps' and {} orders alpha on a {}-state kernel: about {:.0f} s "
-                  "of exact enumeration (states^4 maps per value: ~1 s per eps' at 64 states, ~1 s "
-                  "per alpha at 30 states); at most ~60 s per call: give fewer values",
-                  r.eps_prime.size(), r.renyi.size(), k.size(), seconds);
+    invalid_input("kernel: {} values of eps, {} of eps' and {} orders alpha on a {}-state kernel: about {:.0f} s "
+                  "(the coefficients: ~2 s and ~9 s per eps at 1,024 states; the exact enumeration: states^4 maps per "
+                  "value, ~1 s per eps' at 64 states, ~1 s per alpha at 30 states); at most ~60 s per call: give fewer "
+                  "values or a smaller kernel",
+                  r.eps.size(), r.eps_prime.size(), r.renyi.size(), k.size(), seconds);
+  KernelResult out;
+  out.matrix = k.matrix();
+  out.coefficients = sim::mixing_coefficients(k);
+  out.rounding = 4.0 * (k.size() + 2) * std::numeric_limits<double>::epsilon();
+  for (double e : r.eps) out.dobrushin_at.emplace_back(e, sim::dobrushin_at(k, e));
+  if (!r.dp) return out;
+  const auto [eps, delta] = *r.dp;
   out.dp = r.dp;
   out.theorem1 = verify::theorem1_points(k, eps, delta);
   // (Each enumeration runs only when asked for: its state limit applies to what is computed.)
