@@ -29,6 +29,13 @@ bool launched_by_mpi() {
   return false;
 }
 
+// The number of ranks the launcher says it started (0: it does not say).
+[[maybe_unused]] long launch_size() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* text = std::getenv(v)) return std::strtol(text, nullptr, 10);
+  return 0;
+}
+
 // The module's functions, resolved once.
 struct MpiLayer {
   decltype(&privamp_mpi_init) init = nullptr;
@@ -88,7 +95,7 @@ MpiLayer load_layer(std::string& why) {
     why = fmt::format("its MPI layer is of version {}, this program needs {}", version(), PRIVAMP_MPI_LAYER_VERSION);
   if (!why.empty()) layer = MpiLayer{};
 #else
-  why = "it was built without MPI (configure with -DPRIVAMP_MPI=ON and OpenMPI installed)";
+  why = "it was built without MPI";
 #endif
   return layer;
 }
@@ -157,9 +164,15 @@ Processes::Processes(int* argc, char*** argv) {
   std::string why;
   MpiLayer layer = load_layer(why);
   if (!layer.init) {
-    // Every rank would otherwise run the whole job and write the same files.
-    std::cerr << "privamp: error: started by an MPI launcher, but " << why << "\n";
-    std::exit(2);
+#ifdef PRIVAMP_MPI_MODULE
+    // An MPI build whose module is missing: every rank would otherwise run the whole job and write the same files
+    // (a launch of one rank, such as srun -n 1, runs as one process).
+    if (launch_size() != 1) {
+      std::cerr << "privamp: error: started by an MPI launcher, but " << why << "\n";
+      std::exit(2);
+    }
+#endif
+    return;  // a build without MPI runs as one process, as documented
   }
   if (layer.init(argc, argv) != 0) {
     std::cerr << "privamp: error: MPI_Init_thread failed\n";
