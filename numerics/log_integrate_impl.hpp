@@ -47,53 +47,42 @@ GkSegment<Real> gauss_kronrod_21(F&& f, const Real& a, const Real& b) {
   return {a, b, k * r, abs(k - g) * r};
 }
 
-// Bound on the mass (relative to e^{max}) beyond the outermost points of infinite ends, assuming a log-concave tail
-// there: the secant slope underestimates |h'|, so e^{h(x_end)}/slope overestimates the tail.
+// The mass beyond an infinite end, relative to e^{max}, from the last finite points of the march (innermost first,
+// as distances u = |x − centre| from the integrand's maximum): the power law e^{h_end}·(u/u_end)^{−k} with k read
+// off the last two points, ∫_{u_end}^∞ = e^{h_end − max}·u_end/(k − 1). It is an upper bound wherever the local
+// exponent −u·h'(u) does not decrease beyond the end — true of every log-concave tail (Gaussian, Laplace) and of
+// power laws — and that is checked on the last three points. +inf when the points do not qualify (fewer than two,
+// h not decreasing, k ≤ 1, k decreasing): the tail is then not bounded.
 template <class Real>
-Real tail_bound(const std::vector<LogPoint<Real>>& points, const LogIntegrateOptions<Real>& opt, const Real& max) {
+Real power_tail(const std::vector<LogPoint<Real>>& last, const Real& centre, const Real& max) {
+  using std::abs;
   using std::exp;
-  using std::isfinite;
-  Real t = 0;
-  auto one = [&](const LogPoint<Real>& end, const LogPoint<Real>& inner) {
-    const Real drop = inner.v - end.v;
-    if (end.v == -std::numeric_limits<Real>::infinity()) return;
-    const Real dist = end.x > inner.x ? end.x - inner.x : inner.x - end.x;
-    if (drop > 0) t += exp(end.v - max) * dist / drop;
-    else t += std::numeric_limits<Real>::infinity();  // not decreasing: the truncation cannot be bounded
+  using std::log;
+  const Real inf = std::numeric_limits<Real>::infinity();
+  const std::size_t n = last.size();
+  if (n < 2) return inf;
+  auto exponent = [&](const LogPoint<Real>& in, const LogPoint<Real>& out) {
+    const Real ui = abs(in.x - centre), uo = abs(out.x - centre);
+    if (!(ui > 0) || !(uo > ui)) return Real(0);
+    return Real((in.v - out.v) / log(uo / ui));
   };
-  if (points.size() >= 2) {
-    if (!isfinite(opt.hi)) one(points[points.size() - 1], points[points.size() - 2]);
-    if (!isfinite(opt.lo)) one(points[0], points[1]);
+  // k within 1e-6 of 1 is a tail like 1/x (divergent) to the precision k is read off with: not bounded.
+  const Real k = exponent(last[n - 2], last[n - 1]);
+  if (!(k > 1 + Real(1e-6))) return inf;
+  if (n >= 3) {
+    const Real k_before = exponent(last[n - 3], last[n - 2]);
+    if (k_before > k * (1 + Real(1e-8)) + Real(1e-12)) return inf;
   }
-  return t;
+  return exp(last[n - 1].v - max) * abs(last[n - 1].x - centre) / (k - 1);
 }
 
+// What the integrator knows of h: the points evaluated (sorted on request), the largest value and where, and what
+// the marches found in the infinite ends.
 template <class Real>
-class LogIntegrator {
- public:
-  LogIntegrator(const std::function<Real(Real)>& h, const LogIntegrateOptions<Real>& opt) : h_(h), opt_(opt) {}
-
-  LogIntegral<Real> run(std::vector<Real> anchors) {
-    using std::isfinite;
-    if (!(opt_.lo < opt_.hi)) invalid_input("log_integrate: empty domain (lo >= hi)");
-    if (!(opt_.scale > 0) || !isfinite(opt_.scale)) invalid_input("log_integrate: scale must be > 0");
-    scan(std::move(anchors));
-    if (max_ == neg_inf()) return {neg_inf(), Real(0), evals_, true};
-    refine_maxima();
-    estimate_noise();
-    integrate_pieces();
-    LogIntegral<Real> r;
-    using std::log;
-    r.log_value = total_ > 0 ? max_ + log(total_) : neg_inf();
-    r.rel_error = total_ > 0 ? error_ / total_ : Real(0);
-    r.evaluations = evals_;
-    r.converged = converged_;
-    return r;
-  }
-
- private:
+class LogSamples {
+ protected:
   using Point = LogPoint<Real>;
-  using Segment = GkSegment<Real>;
+  LogSamples(const std::function<Real(Real)>& h, const LogIntegrateOptions<Real>& opt) : h_(h), opt_(opt) {}
 
   static Real neg_inf() { return -std::numeric_limits<Real>::infinity(); }
 
@@ -116,14 +105,144 @@ class LogIntegrator {
     return neg_inf();
   }
 
-  void add_point(const Real& x) {
-    Real v = eval(x);
+  void add_point(const Real& x) { add_evaluated(x, eval(x)); }
+
+  void add_evaluated(const Real& x, const Real& v) {
+    using std::isnan;
+    if (isnan(v)) throw NumericalError("log_integrate: the log-integrand is NaN at x = " + to_string(x));
     points_.push_back({x, v});
     if (v > max_) {
       max_ = v;
       argmax_ = x;
     }
   }
+
+  void sort_points() {
+    std::sort(points_.begin(), points_.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+    points_.erase(std::unique(points_.begin(), points_.end(), [](const Point& a, const Point& b) { return a.x == b.x; }),
+                  points_.end());
+  }
+
+  // The bound on both infinite ends' tails (relative to e^{max}); +inf for a tail that could not be bounded.
+  Real tails() const {
+    using std::isfinite;
+    const Real inf = std::numeric_limits<Real>::infinity();
+    Real t = 0;
+    for (int end : {0, 1}) {
+      if (end == 0 ? isfinite(opt_.lo) : isfinite(opt_.hi)) continue;
+      if (rising_[end]) return inf;
+      const std::vector<Point>& last = tail_points_[end];
+      // The march ended where the integrand is 0 right after its first finite point: nothing out there. After
+      // several, the 0 may be a density that left the double range (|x|^1.5 overflows at 1e205; log(1 + x²) at
+      // 1e154), not the integrand's decay: the tail is bounded from the finite points before it, as any other.
+      if (vanished_[end] && last.size() < 2) continue;
+      t += power_tail(last, argmax_, max_);
+    }
+    return t;
+  }
+
+  // Steps outward with doubling steps, at least to the reach, until h is below the march's largest value − margin,
+  // decreasing, and the tail beyond negligible (power_tail). h = +inf, or x leaving the double range before that,
+  // leaves the tail unbounded. The last finite points are kept for the tail bound.
+  void march(Real x, Real direction) {
+    using std::isfinite;
+    const int end = direction > 0 ? 1 : 0;
+    const Real reach = direction > 0 ? opt_.reach_hi : opt_.reach_lo;
+    std::vector<Point>& last = tail_points_[end];
+    Real prev = eval(x);
+    Real top = prev;
+    if (prev > neg_inf()) last.push_back({x, prev});
+    Real step = opt_.scale;
+    using std::exp;
+    const Real negligible = exp(-opt_.margin) * opt_.scale;
+    bool settled = false;  // the stopping rule held once: only the reach goes on
+    using std::abs;
+    const Real edge = std::numeric_limits<Real>::max() / 8;  // widths and midpoints of pieces stay finite
+    for (int k = 0; k < 1100; ++k) {
+      const Real next = x + direction * step;
+      if (!isfinite(next) || abs(next) > edge) {
+        // The end of the double range: an integrand still rising here is infinite as far as doubles can tell.
+        if (last.size() >= 2 && last.back().v >= last[last.size() - 2].v) rising_[end] = true;
+        break;
+      }
+      ++evals_;
+      Real v;
+      if (!settled) {
+        v = h_(next);
+      } else {
+        // Only the reach keeps the march going: an integrand that cannot be evaluated this far out (a law
+        // computed numerically refuses beyond the accuracy it declares) ends it where it stands.
+        try {
+          v = h_(next);
+        } catch (const NumericalError&) {
+          break;
+        }
+      }
+      if (v == std::numeric_limits<Real>::infinity()) {
+        rising_[end] = true;  // the integrand exceeds the double range out here
+        return;
+      }
+      add_evaluated(next, v);
+      if (v > neg_inf()) {
+        last.push_back({next, v});
+        if (last.size() > 3) last.erase(last.begin());
+      }
+      if (v > top) top = v;
+      vanished_[end] = v == neg_inf();
+      if (v == neg_inf() && prev == neg_inf() && k > 8) break;
+      const bool past = direction > 0 ? next >= reach : next <= reach;
+      settled = settled || (v < top - opt_.margin && v <= prev && power_tail(last, argmax_, max_) <= negligible);
+      if (past && settled) break;
+      prev = v;
+      x = next;
+      step *= 2;
+    }
+  }
+
+  const std::function<Real(Real)>& h_;
+  const LogIntegrateOptions<Real>& opt_;
+  std::vector<Point> points_;
+  Real max_ = neg_inf(), argmax_ = 0;
+  long evals_ = 0;
+  std::vector<Point> tail_points_[2];  // the last finite points of the march into each infinite end (lo, hi)
+  bool rising_[2] = {false, false};    // the integrand still rose at the end of the double range (or was +inf)
+  bool vanished_[2] = {false, false};  // the march ended on h = −inf
+};
+
+template <class Real>
+class LogIntegrator : LogSamples<Real> {
+  using Base = LogSamples<Real>;
+  using Base::add_evaluated, Base::add_point, Base::eval, Base::march, Base::neg_inf, Base::sort_points, Base::tails, Base::value_at;
+  using Base::argmax_, Base::evals_, Base::h_, Base::max_, Base::opt_, Base::points_, Base::rising_, Base::tail_points_,
+      Base::vanished_;
+
+ public:
+  LogIntegrator(const std::function<Real(Real)>& h, const LogIntegrateOptions<Real>& opt) : Base(h, opt) {}
+
+  LogIntegral<Real> run(std::vector<Real> anchors) {
+    using std::isfinite;
+    if (!(opt_.lo < opt_.hi)) invalid_input("log_integrate: empty domain (lo >= hi)");
+    if (!(opt_.scale > 0) || !isfinite(opt_.scale)) invalid_input("log_integrate: scale must be > 0");
+    scan(std::move(anchors));
+    // Still rising at the end of the double range: as far as doubles can tell the integral is infinite, and
+    // nothing bounds it (its upper end +inf, rel_error +inf).
+    if (rising_[0] || rising_[1]) return {std::numeric_limits<Real>::infinity(), std::numeric_limits<Real>::infinity(), evals_, true};
+    if (max_ == neg_inf()) return {neg_inf(), Real(0), evals_, true};
+    refine_maxima();
+    estimate_noise();
+    integrate_pieces();
+    LogIntegral<Real> r;
+    using std::log;
+    r.log_value = total_ > 0 ? max_ + log(total_) : neg_inf();
+    r.rel_error = total_ > 0 ? error_ / total_ : Real(0);
+    r.evaluations = evals_;
+    r.converged = converged_;
+    return r;
+  }
+
+ private:
+  using Point = LogPoint<Real>;
+  using Segment = GkSegment<Real>;
 
   // Anchors, a geometric and uniform fill of wide finite gaps, and a march into infinite ends.
   void scan(std::vector<Real> anchors) {
@@ -161,51 +280,31 @@ class LogIntegrator {
     sort_points();
   }
 
-  // Steps outward with doubling steps until h is below max − margin and decreasing (or leaves the support).
-  void march(Real x, Real direction) {
-    using std::isfinite;
-    Real prev = eval(x);
-    Real step = opt_.scale;
-    for (int k = 0; k < 1100; ++k) {
-      const Real next = x + direction * step;
-      if (!isfinite(next)) break;
-      add_point(next);
-      const Real v = points_.back().v;
-      if (v == neg_inf() && prev == neg_inf() && k > 8) break;
-      if (v < max_ - opt_.margin && v <= prev) break;
-      prev = v;
-      x = next;
-      step *= 2;
-    }
-  }
-
-  void sort_points() {
-    std::sort(points_.begin(), points_.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
-    points_.erase(std::unique(points_.begin(), points_.end(), [](const Point& a, const Point& b) { return a.x == b.x; }),
-                  points_.end());
-  }
-
-  // Every discrete local maximum above max − margin is refined by Brent's method and surrounded by a ladder of
-  // points at its curvature width, so that no piece is much wider than the peak it contains.
+  // Every discrete local maximum (the 64 highest) is refined by Brent's method and surrounded by a ladder of points
+  // at its curvature width, so that no piece is much wider than the peak it contains. A sampled point below
+  // max − margin may be the flank of a narrow mode far out that rises above the rest (a march 2^k scales out
+  // meets a mode of width 1 at 1000 at e^{−164} of its top): it is refined too.
   void refine_maxima() {
     struct Peak {
       Real a, b;
       bool interior;  // refine by Brent in [a, b]; otherwise the peak is at an end point of the scan
       Real x;
+      Real v;  // the sampled value
     };
     std::vector<Peak> peaks;
     const std::size_t n = points_.size();
     for (std::size_t i = 0; i < n && n >= 2; ++i) {
       const Real v = points_[i].v;
-      if (v == neg_inf() || v < max_ - opt_.margin) continue;
+      if (v == neg_inf()) continue;
       const bool up_left = i == 0 || v >= points_[i - 1].v, up_right = i + 1 == n || v >= points_[i + 1].v;
       if (!up_left || !up_right) continue;
-      if (i > 0 && i + 1 < n) peaks.push_back({points_[i - 1].x, points_[i + 1].x, true, points_[i].x});
-      else if (i == 0) peaks.push_back({points_[0].x, points_[1].x, false, points_[0].x});
-      else peaks.push_back({points_[n - 2].x, points_[n - 1].x, false, points_[n - 1].x});
+      if (i > 0 && i + 1 < n) peaks.push_back({points_[i - 1].x, points_[i + 1].x, true, points_[i].x, v});
+      else if (i == 0) peaks.push_back({points_[0].x, points_[1].x, false, points_[0].x, v});
+      else peaks.push_back({points_[n - 2].x, points_[n - 1].x, false, points_[n - 1].x, v});
     }
+    std::stable_sort(peaks.begin(), peaks.end(), [](const Peak& a, const Peak& b) { return a.v > b.v; });
     if (peaks.size() > 64) peaks.resize(64);
-    for (const auto& [a, b, interior, x0] : peaks) {
+    for (const auto& [a, b, interior, x0, v0_sampled] : peaks) {
       Real xm = x0;
       if (interior) {
         boost::uintmax_t iters = 200;
@@ -297,9 +396,11 @@ class LogIntegrator {
       for (std::size_t i = 0; i + 1 < points_.size(); ++i) {
         const Point &p = points_[i], &q = points_[i + 1];
         const Real cut = max_ - opt_.margin;
-        if (p.v < cut && q.v < cut) {
-          // No refined maximum inside (by the scan assumption h is monotone here): bounded by the larger end.
-          pruned += (q.x - p.x) * exp(std::max(p.v, q.v) - max_);
+        // No refined maximum inside (by the scan assumption h is monotone here): bounded by the larger end times
+        // the width; pruned when that is negligible (a wide piece of a power-law tail is integrated instead).
+        const Real bound = (q.x - p.x) * exp(std::max(p.v, q.v) - max_);
+        if (p.v < cut && q.v < cut && bound <= exp(-opt_.margin) * opt_.scale) {
+          pruned += bound;
           continue;
         }
         queue.push(gauss_kronrod(p.x, q.x));
@@ -343,20 +444,16 @@ class LogIntegrator {
       const Real eps = std::numeric_limits<Real>::epsilon();
       total_ = total;
       using std::expm1;
-      error_ = error + pruned + tail_bound(points_, opt_, max_) + (50 * eps + expm1(noise_)) * total;
+      error_ = error + pruned + tails() + (50 * eps + expm1(noise_)) * total;
       return;
     }
     throw NumericalError("log_integrate: could not locate the maximum of the integrand (rescaling failed)");
   }
 
-  const std::function<Real(Real)>& h_;
-  const LogIntegrateOptions<Real>& opt_;
-  std::vector<Point> points_;
-  Real max_ = neg_inf(), argmax_ = 0, seen_max_ = neg_inf();
+  Real seen_max_ = neg_inf();
   Real total_ = 0, error_ = 0, noise_ = 0;
   const Real overflow_guard_ = Real(std::numeric_limits<double>::max_exponent10) * 2;  // e^{600}: still far from overflow
   bool rescale_needed_ = false, converged_ = false;
-  long evals_ = 0;
 };
 
 }  // namespace privamp::detail

@@ -25,8 +25,9 @@ Part density_part_boost(PreparedPair& pair, const Quantity& quantity, RenyiRoute
     switch (quantity.kind) {
       case Quantity::Kind::renyi: {
         const double alpha = quantity.parameter;
-        if (pair.renyi_tail_diverges(alpha)) {
+        if (bool estimated = false; pair.renyi_tail_diverges(alpha, &estimated)) {
           part.infinite = true;
+          part.infinite_estimated = estimated;
           return part;
         }
         return from_integral(route == RenyiRoute::excess ? renyi_excess_integral(pair.density, alpha)
@@ -40,8 +41,9 @@ Part density_part_boost(PreparedPair& pair, const Quantity& quantity, RenyiRoute
       }
       case Quantity::Kind::renyi_inf: break;
     }
-  } catch (const NotAbsolutelyContinuous&) {
+  } catch (const NotAbsolutelyContinuous& e) {
     part.infinite = divergence_like;
+    part.infinite_estimated = e.far;
   }
   return part;
 }

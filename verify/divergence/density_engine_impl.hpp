@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 #include <boost/math/tools/minima.hpp>
 #include <boost/math/tools/toms748_solve.hpp>
@@ -221,10 +223,53 @@ LossScan<Real> extend_scan(const DensityPair<Real>& pair, LossScan<Real> s, cons
   return s;
 }
 
+// How far the integrators' marches into infinite ends must go: where both laws have dropped e^{−1e7} below their
+// largest value at the anchors (or vanish, or x leaves the double range). Beyond, every integrand made of p and q
+// (p·G(L), q·G(L)) is negligible as long as the log-densities are doubles; the Rényi integrand p^α q^{1−α} may
+// still rise out there, and the march then follows it (log_integrate). Without this reach a dip of the integrand
+// deeper than the margin stopped the march before a second mode (−2|x|^1.5 + x²/(1 + 0.01|x|) peaks at ±1100).
+template <class Real>
+std::pair<Real, Real> far_reach(const DensityPair<Real>& pair) {
+  using std::isfinite;
+  using std::max;
+  const Real far_drop = -kFarLogDensity;
+  Real top_p = -inf<Real>(), top_q = -inf<Real>(), lo = 0, hi = 0;
+  for (const Real& a : pair.anchors) {
+    top_p = max(top_p, pair.log_p(a));
+    top_q = max(top_q, pair.log_q(a));
+    lo = std::min(lo, a);
+    hi = max(hi, a);
+  }
+  // A law that cannot be evaluated out there (one computed numerically refuses beyond the accuracy it declares)
+  // ends the reach where it stands.
+  auto negligible = [&](const Real& x) {
+    try {
+      const Real lp = pair.log_p(x), lq = pair.log_q(x);
+      return (!(lp > -inf<Real>()) || lp < top_p - far_drop) && (!(lq > -inf<Real>()) || lq < top_q - far_drop);
+    } catch (const NumericalError&) {
+      return true;
+    }
+  };
+  auto march = [&](Real x, const Real& direction) {
+    Real step = pair.scale;
+    for (int k = 0; k < 1100; ++k) {
+      const Real next = x + direction * step;
+      if (!isfinite(next)) break;
+      x = next;
+      if (negligible(x)) break;
+      step *= 2;
+    }
+    return x;
+  };
+  const bool lo_open = !isfinite(pair.lo) || !isfinite(pair.q_lo), hi_open = !isfinite(pair.hi) || !isfinite(pair.q_hi);
+  return {lo_open ? march(lo, Real(-1)) : Real(0), hi_open ? march(hi, Real(1)) : Real(0)};
+}
+
 template <class Real>
 LogIntegrateOptions<Real> options_for(const DensityPair<Real>& pair, const Real& lo, const Real& hi,
                                       std::function<Real(Real)> h_error = {}) {
   LogIntegrateOptions<Real> o;
+  std::tie(o.reach_lo, o.reach_hi) = far_reach(pair);
   o.h_error = std::move(h_error);
   o.lo = lo;
   o.hi = hi;
@@ -321,7 +366,7 @@ LossScan<Real> scan_loss(const DensityPair<Real>& pair) {
   }
   // March into unbounded ends with doubling steps until the density of μ is negligible beyond any use
   // (e^{−1e7}); hockey-stick divergences as small as e^{−125000} (Gaussian, ε = 500) are still located.
-  const Real far_drop = 1e7;
+  const Real far_drop = -kFarLogDensity;
   Real lp_max = -detail::inf<Real>();
   auto sample = [&](const Real& x) {  // records the loss and log p(x); returns log p(x)
     Real lp;
@@ -370,7 +415,7 @@ LogIntegral<Real> renyi_log_integral(const DensityPair<Real>& pair, Real alpha) 
     const Real lp = pair.log_p(x);
     if (lp == -detail::inf<Real>()) return lp;
     const Real lq = pair.log_q(x);
-    if (lq == -detail::inf<Real>()) throw NotAbsolutelyContinuous{};
+    if (lq == -detail::inf<Real>()) throw NotAbsolutelyContinuous{lp < Real(kFarLogDensity)};
     return alpha * lp + (1 - alpha) * lq;
   };
   auto err = [&](Real x) { return detail::rounding(alpha, pair.log_p(x), Real(alpha - 1), pair.log_q(x)); };
@@ -387,7 +432,7 @@ LogIntegral<Real> q_weighted_integral(const DensityPair<Real>& pair, LogG log_g,
   std::function<Real(Real)> h = [&](Real x) {
     const Real lq = pair.log_q(x);
     if (lq == -inf<Real>()) {
-      if (pair.log_p(x) > -inf<Real>()) throw NotAbsolutelyContinuous{};
+      if (const Real lp = pair.log_p(x); lp > -inf<Real>()) throw NotAbsolutelyContinuous{lp < Real(kFarLogDensity)};
       return lq;
     }
     const Real l = pair.loss ? pair.loss(x) : Real(pair.log_p(x) - lq);

@@ -45,9 +45,12 @@ std::pair<double, double> gsl_log_integral(const PreparedPair& pair, const std::
   pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
   // The integrand's mass may sit far beyond every anchor (a Rényi integrand at a large order, tilted towards where
   // the laws' tails differ): a geometric march into each side, 2^k scales out, adds the largest point it meets.
+  // Both marches start from the anchors' extremes (read before either adds its points: the left march's peak at
+  // the end of `pts` once started the right march at −1024, and a mirror peak at +1100 was never seen).
+  const double first = pts.front(), last = pts.back();
   for (int side : {-1, 1}) {
     if (!march) break;
-    const double from = side < 0 ? pts.front() : pts.back(), end = side < 0 ? lo : hi;
+    const double from = side < 0 ? first : last, end = side < 0 ? lo : hi;
     double best = -kInf, at = from;
     for (int k = 0; k < 64; ++k) {
       const double x = from + side * pair.density.scale * std::ldexp(1.0, k);
@@ -262,17 +265,26 @@ double rounding_bar(const PreparedPair& pair, const std::function<double(double)
   return lr == -kInf ? 0 : std::exp(lr - log_value) * (1 + rel);
 }
 
+
+// μ charges what ν does not, or a Rényi integral diverges in a tail (an a-posteriori conclusion when the tails
+// were read off formulas): the part is +inf before any integral.
+bool infinite_before_integrating(const PreparedPair& pair, const Quantity& quantity, Part& part) {
+  if (quantity.kind != Quantity::Kind::renyi && quantity.kind != Quantity::Kind::kl) return false;
+  bool estimated = false;
+  if (pair.not_absolutely_continuous ||
+      (quantity.kind == Quantity::Kind::renyi && pair.renyi_tail_diverges(quantity.parameter, &estimated))) {
+    part.infinite = true;
+    part.infinite_estimated = !pair.not_absolutely_continuous && estimated;
+  }
+  return part.infinite;
+}
+
 }  // namespace
 
 Part density_part_gsl(PreparedPair& pair, const Quantity& quantity) {
   Part part;
   if (!pair.p_has_density) return part;
-  const bool divergence_like = quantity.kind == Quantity::Kind::renyi || quantity.kind == Quantity::Kind::kl;
-  if (divergence_like && (pair.not_absolutely_continuous ||
-                          (quantity.kind == Quantity::Kind::renyi && pair.renyi_tail_diverges(quantity.parameter)))) {
-    part.infinite = true;
-    return part;
-  }
+  if (infinite_before_integrating(pair, quantity, part)) return part;
   const auto& d = pair.density;
   const double rel_tol = std::max(d.rel_tol, 1e-12);
   long evals = 0;

@@ -142,10 +142,11 @@ const LossScan<double>& PreparedPair::loss_scan() {
   return *scan;
 }
 
-bool PreparedPair::renyi_tail_diverges(double alpha) const {
+bool PreparedPair::renyi_tail_diverges(double alpha, bool* estimated) const {
   if (!p_has_density) return false;
   auto side = [&](const sim::TailShape& tp, const sim::TailShape& tq) {
     if (tp.bounded()) return false;
+    if (estimated) *estimated = tp.estimated || tq.estimated;
     if (tq.bounded()) return true;
     // Tails the model does not describe (read at different radii, −|x|^1.5 against −|x − 1|^1.5 + 0.1 sin x would
     // "diverge"): not decided here, the integral decides.
@@ -160,12 +161,18 @@ bool PreparedPair::renyi_tail_diverges(double alpha) const {
 void Part::add(double log_v, double rel) {
   if (log_v == -kInf) return;
   const double total = log_add(log_value, log_v);
-  rel_error = (log_value == -kInf ? 0 : rel_error * std::exp(log_value - total)) + rel * std::exp(log_v - total);
+  // An unbounded part (rel = inf) stays unbounded, however small its value: 0·inf is not 0 here.
+  auto weighted = [total](double r, double log_part) { return r == kInf ? kInf : r * std::exp(log_part - total); };
+  rel_error = (log_value == -kInf ? 0 : weighted(rel_error, log_value)) + weighted(rel, log_v);
   log_value = total;
 }
 
 void Part::add(const Part& other) {
   add(other.log_value, other.rel_error);
+  // Infinite exactly if either part is: an estimated +inf only when no exact one stands beside it.
+  infinite_estimated = infinite && other.infinite ? infinite_estimated && other.infinite_estimated
+                       : infinite                 ? infinite_estimated
+                                                  : other.infinite_estimated;
   infinite = infinite || other.infinite;
   work += other.work;
 }
@@ -251,9 +258,27 @@ Estimate finish(const Part& part, const Quantity& quantity, ErrorKind kind, cons
   Estimate e;
   switch (quantity.kind) {
     case Quantity::Kind::renyi: {
+      if (part.infinite && part.infinite_estimated) {
+        Estimate inf = Estimate::infinite(method + " (a tail of the integrand does not decay: read off the formulas' derivatives, "
+                                                   "or nu's density leaves the double range where mu's is still positive)");
+        inf.error_kind = ErrorKind::quadrature;  // an estimate's conclusion, not an exact one
+        return inf;
+      }
       if (part.infinite) return Estimate::infinite(method);
       const double t = quantity.parameter - 1;
       const double rel = std::min(part.rel_error, 0.5);
+      if (part.rel_error > 0.5) {
+        // A wide or unbounded integral (a tail the quadrature could not bound: rel_error = inf): the interval from
+        // its lower end (or 0) to its upper end (or +inf), never a cap that hides the unbounded side.
+        const double log_i = route == RenyiRoute::excess ? log_add(0.0, part.log_value) : part.log_value;
+        const double log_hi = route == RenyiRoute::excess ? log_add(0.0, part.log_value + std::log1p(part.rel_error))
+                                                          : part.log_value + std::log1p(part.rel_error);
+        e = Estimate::from_value(std::max(0.0, log_i / t), 0, kind, method);
+        e.set_upper(log_hi == kInf ? kInf : std::max(e.value, log_hi / t));
+        e.set_lower(0);
+        e.add_error(ErrorPart::quadrature, e.upper - e.value);
+        break;
+      }
       if (route == RenyiRoute::excess) {
         // R = log1p(J)/(α−1); |d log1p(J)| = J/(1+J) · |dJ|/J.
         const double log1p_j = log_add(0.0, part.log_value);
@@ -266,6 +291,11 @@ Estimate finish(const Part& part, const Quantity& quantity, ErrorKind kind, cons
       break;
     }
     case Quantity::Kind::kl:
+      if (part.infinite && part.infinite_estimated) {
+        Estimate inf = Estimate::infinite(method + " (nu's density leaves the double range where mu's is still positive)");
+        inf.error_kind = ErrorKind::quadrature;
+        return inf;
+      }
       if (part.infinite) return Estimate::infinite(method);
       e = part.log_value == -kInf ? Estimate::from_value(0, 0, kind, method)
                                   : Estimate::from_log(part.log_value, part.rel_error, kind, method);

@@ -31,8 +31,9 @@ struct PreparedPair {
   void check_loss_rounding();  // sets loss_error for nearly coinciding laws (see prepared_pair.cpp)
   bool plain_densities = false;   // both laws have densities and were not computed jointly
   bool rounding_checked = false;
-  // True if ∫ p^α q^{1−α} diverges in a tail (decided from the tail shapes).
-  bool renyi_tail_diverges(double alpha) const;
+  // True if ∫ p^α q^{1−α} diverges in a tail (decided from the tail shapes). `estimated` (if given) is set when a
+  // shape that decides it was read off a formula's derivatives: an a-posteriori conclusion, not an exact one.
+  bool renyi_tail_diverges(double alpha, bool* estimated = nullptr) const;
 };
 
 // A sum of non-negative contributions (atoms, density) in log form with a relative error bar: what each engine
@@ -41,6 +42,7 @@ struct Part {
   double log_value = -std::numeric_limits<double>::infinity();
   double rel_error = 0;
   bool infinite = false;
+  bool infinite_estimated = false;  // +inf concluded from tail shapes read off formulas (labelled a-posteriori)
   long work = 0;
   void add(double log_v, double rel);
   void add(const Part& other);
