@@ -30,6 +30,9 @@ struct LogIntegral {
   Real log_value;          // log of the integral; −inf when the integrand vanishes on the whole domain
   Real rel_error;          // a-posteriori bound on |error|/value: Kronrod–Gauss difference + tails + rounding;
                            // +inf when a tail could not be bounded (the value is then the integral without it)
+  // The part of rel_error that may lie below the value (the quadrature's and rounding's): tails and pruned pieces
+  // only add mass, so the integral is at least value·(1 − rel_error_below) even when a tail is unbounded.
+  Real rel_error_below = 0;
   long evaluations = 0;    // calls to h
   bool converged = false;  // false if the subdivision budget ran out before the tolerance was met
 };

@@ -226,8 +226,8 @@ class LogIntegrator : LogSamples<Real> {
     scan(std::move(anchors));
     // Still rising at the end of the double range: as far as doubles can tell the integral is infinite, and
     // nothing bounds it (its upper end +inf, rel_error +inf).
-    if (rising_[0] || rising_[1]) return {std::numeric_limits<Real>::infinity(), std::numeric_limits<Real>::infinity(), evals_, true};
-    if (max_ == neg_inf()) return {neg_inf(), Real(0), evals_, true};
+    if (rising_[0] || rising_[1]) return {std::numeric_limits<Real>::infinity(), std::numeric_limits<Real>::infinity(), Real(1), evals_, true};
+    if (max_ == neg_inf()) return {neg_inf(), Real(0), Real(0), evals_, true};
     refine_maxima();
     estimate_noise();
     integrate_pieces();
@@ -235,6 +235,7 @@ class LogIntegrator : LogSamples<Real> {
     using std::log;
     r.log_value = total_ > 0 ? max_ + log(total_) : neg_inf();
     r.rel_error = total_ > 0 ? error_ / total_ : Real(0);
+    r.rel_error_below = total_ > 0 ? error_below_ / total_ : Real(0);
     r.evaluations = evals_;
     r.converged = converged_;
     return r;
@@ -444,14 +445,15 @@ class LogIntegrator : LogSamples<Real> {
       const Real eps = std::numeric_limits<Real>::epsilon();
       total_ = total;
       using std::expm1;
-      error_ = error + pruned + tails() + (50 * eps + expm1(noise_)) * total;
+      error_below_ = error + (50 * eps + expm1(noise_)) * total;
+      error_ = error_below_ + pruned + tails();
       return;
     }
     throw NumericalError("log_integrate: could not locate the maximum of the integrand (rescaling failed)");
   }
 
   Real seen_max_ = neg_inf();
-  Real total_ = 0, error_ = 0, noise_ = 0;
+  Real total_ = 0, error_ = 0, error_below_ = 0, noise_ = 0;
   const Real overflow_guard_ = Real(std::numeric_limits<double>::max_exponent10) * 2;  // e^{600}: still far from overflow
   bool rescale_needed_ = false, converged_ = false;
 };

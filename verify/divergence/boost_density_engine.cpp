@@ -7,7 +7,7 @@ namespace privamp::verify {
 namespace {
 Part from_integral(const LogIntegral<double>& r) {
   Part part;
-  part.add(r.log_value, r.rel_error);
+  part.add(r.log_value, r.rel_error, r.rel_error_below);
   part.work = r.evaluations;
   return part;
 }

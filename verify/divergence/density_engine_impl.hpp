@@ -309,9 +309,9 @@ std::vector<Real> renyi_anchors_in(const DensityPair<Real>& pair, const Real& al
 template <class Real, class F, class E>
 LogIntegral<Real> integrate_regions(const DensityPair<Real>& pair, const std::vector<std::pair<Real, Real>>& regions,
                                     F integrand, E error) {
-  LogIntegral<Real> total{-inf<Real>(), Real(0), 0, true};
+  LogIntegral<Real> total{-inf<Real>(), Real(0), Real(0), 0, true};
   std::function<Real(Real)> h = integrand;
-  Real abs_err_scaled = 0;  // Σ rel_i · e^{log_i − log_total}, accumulated after the total is known
+  Real abs_err_scaled = 0, below_scaled = 0;  // Σ rel_i · e^{log_i − log_total}, accumulated after the total is known
   std::vector<LogIntegral<Real>> parts;
   for (const auto& [a, b] : regions) {
     if (!(a < b)) continue;
@@ -321,9 +321,16 @@ LogIntegral<Real> integrate_regions(const DensityPair<Real>& pair, const std::ve
     total.converged = total.converged && parts.back().converged;
   }
   using std::exp;
+  auto weighted = [&](const Real& rel, const Real& log_part) {  // an unbounded part stays unbounded (0·inf is not 0)
+    return rel == inf<Real>() ? rel : Real(rel * exp(log_part - total.log_value));
+  };
   for (const auto& p : parts)
-    if (p.log_value > -inf<Real>()) abs_err_scaled += p.rel_error * exp(p.log_value - total.log_value);
+    if (p.log_value > -inf<Real>()) {
+      abs_err_scaled += weighted(p.rel_error, p.log_value);
+      below_scaled += weighted(p.rel_error_below, p.log_value);
+    }
   total.rel_error = abs_err_scaled;
+  total.rel_error_below = below_scaled;
   return total;
 }
 

@@ -158,17 +158,20 @@ bool PreparedPair::renyi_tail_diverges(double alpha, bool* estimated) const {
   return side(p.left_tail(), q.left_tail()) || side(p.right_tail(), q.right_tail());
 }
 
-void Part::add(double log_v, double rel) {
+void Part::add(double log_v, double rel) { add(log_v, rel, rel); }
+
+void Part::add(double log_v, double rel, double rel_below) {
   if (log_v == -kInf) return;
   const double total = log_add(log_value, log_v);
   // An unbounded part (rel = inf) stays unbounded, however small its value: 0·inf is not 0 here.
   auto weighted = [total](double r, double log_part) { return r == kInf ? kInf : r * std::exp(log_part - total); };
   rel_error = (log_value == -kInf ? 0 : weighted(rel_error, log_value)) + weighted(rel, log_v);
+  rel_error_below = (log_value == -kInf ? 0 : weighted(rel_error_below, log_value)) + weighted(rel_below, log_v);
   log_value = total;
 }
 
 void Part::add(const Part& other) {
-  add(other.log_value, other.rel_error);
+  add(other.log_value, other.rel_error, other.rel_error_below);
   // Infinite exactly if either part is: an estimated +inf only when no exact one stands beside it.
   infinite_estimated = infinite && other.infinite ? infinite_estimated && other.infinite_estimated
                        : infinite                 ? infinite_estimated
@@ -273,9 +276,13 @@ Estimate finish(const Part& part, const Quantity& quantity, ErrorKind kind, cons
         const double log_i = route == RenyiRoute::excess ? log_add(0.0, part.log_value) : part.log_value;
         const double log_hi = route == RenyiRoute::excess ? log_add(0.0, part.log_value + std::log1p(part.rel_error))
                                                           : part.log_value + std::log1p(part.rel_error);
+        // Below, only the quadrature's own error counts (an unbounded tail only adds mass): R ≥ what was integrated.
+        const double below = std::min(part.rel_error_below, 1.0);
+        const double log_lo = route == RenyiRoute::excess ? log_add(0.0, part.log_value + std::log1p(-below))
+                                                          : part.log_value + std::log1p(-below);
         e = Estimate::from_value(std::max(0.0, log_i / t), 0, kind, method);
         e.set_upper(log_hi == kInf ? kInf : std::max(e.value, log_hi / t));
-        e.set_lower(0);
+        e.set_lower(std::clamp(log_lo / t - 4 * kEps * std::fabs(log_lo) / t, 0.0, e.value));
         e.add_error(ErrorPart::quadrature, e.upper - e.value);
         break;
       }

@@ -41,10 +41,12 @@ struct PreparedPair {
 struct Part {
   double log_value = -std::numeric_limits<double>::infinity();
   double rel_error = 0;
+  double rel_error_below = 0;  // the part of rel_error that may lie below the value (LogIntegral::rel_error_below)
   bool infinite = false;
   bool infinite_estimated = false;  // +inf concluded from tail shapes read off formulas (labelled a-posteriori)
   long work = 0;
   void add(double log_v, double rel);
+  void add(double log_v, double rel, double rel_below);
   void add(const Part& other);
 };
 
