@@ -205,7 +205,7 @@ void add_options(CLI::App* cmd, DivergenceArgs* args) {
   cmd->add_option("--eps-max", args->eps_max, "--epsilon: the largest eps searched (at most 1e6)")->capture_default_str();
   cmd->add_flag("--kl", args->kl, "Kullback-Leibler divergence");
   cmd->add_flag("--tv", args->tv, "total variation distance");
-  cmd->add_option("--engine", args->engine, "auto | closed | sum | quadrature | gsl | mc | certified")->capture_default_str();
+  cmd->add_option("--engine", args->engine, verify::engine_names())->capture_default_str();
   cmd->add_option("--rel-tol", args->rel_tol, "target relative error of the quadrature")->capture_default_str();
   cmd->add_option("--samples", args->samples, "Monte Carlo samples")->capture_default_str();
   cmd->add_option("--seed", args->seed, "Monte Carlo seed")->capture_default_str();

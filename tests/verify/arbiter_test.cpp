@@ -16,6 +16,7 @@
 #include "sim/language/expression.hpp"
 #include "support/check.hpp"
 #include "verify/api/api.hpp"
+#include "verify/divergence/engine_entry.hpp"
 #include "verify/divergence/engines.hpp"
 #include "verify/divergence/generators.hpp"
 
@@ -314,19 +315,45 @@ TEST_CASE("the result check refuses an engine's broken estimate and intersects a
 }
 
 TEST_CASE("the engines' policy is a table: each setting's routes in order, and what runs is what it says", "[verify][arbiter][policy]") {
-  // The table itself: every engine setting has a policy, every route it names exists (the text lists them all).
+  // The table itself, enumerated: every engine's entry has its name (parsed back to it), its own policy (itself
+  // alone, not arbitrated), its line in the text; auto tries the entries marked tried_by_default, in table order.
   const std::string text = verify::engine_policy_text();
   INFO(text);
-  for (Engine e : {Engine::automatic, Engine::closed_form, Engine::finite_sum, Engine::quadrature, Engine::gsl,
-                   Engine::monte_carlo, Engine::certified}) {
-    const verify::EnginePolicy& policy = verify::engine_policy(e);
-    CHECK(policy.asked == e);
-    REQUIRE_FALSE(policy.tried.empty());
-    CHECK(policy.arbitrated == (e == Engine::automatic));
-    if (e != Engine::automatic) CHECK(policy.tried == std::vector<Engine>{e});
+  std::vector<Engine> by_default;
+  for (const verify::EngineEntry* entry : verify::engine_table()) {
+    INFO(entry->name);
+    CHECK(verify::parse_engine(entry->name) == entry->engine);
+    CHECK(verify::to_string(entry->engine) == entry->name);
+    const verify::EnginePolicy& policy = verify::engine_policy(entry->engine);
+    CHECK(policy.asked == entry->engine);
+    CHECK(policy.tried == std::vector<Engine>{entry->engine});
+    CHECK_FALSE(policy.arbitrated);
+    CHECK(text.find(fmt::format("  {}: {}", entry->name, entry->covers)) != std::string::npos);
+    CHECK(text.find(fmt::format("  {}: {}\n", entry->name, entry->name)) != std::string::npos);
+    if (entry->tried_by_default) by_default.push_back(entry->engine);
   }
-  CHECK(verify::engine_policy(Engine::automatic).tried ==
-        std::vector<Engine>{Engine::closed_form, Engine::finite_sum, Engine::quadrature});
+  CHECK(verify::engine_table().size() == 6);
+  CHECK(verify::engine_policy(Engine::automatic).arbitrated);
+  CHECK(verify::engine_policy(Engine::automatic).tried == by_default);
+  CHECK(by_default == std::vector<Engine>{Engine::closed_form, Engine::finite_sum, Engine::quadrature});
+  // Each entry computes what it says: KL of N(1, 1) against N(0, 1) is 1/2 (pmfs for the sum engine: KL of
+  // (0.3, 0.7) against (0.6, 0.4) is 0.3 log 0.5 + 0.7 log 1.75), by every engine; a pair in R^2 is refused
+  // before running by every engine on the line, with its reason.
+  const auto g1 = sim::parse_law("gaussian(1, 1)"), g0 = sim::parse_law("gaussian(0, 1)");
+  const auto f1 = sim::parse_law("pmf([0.3, 0.7])"), f0 = sim::parse_law("pmf([0.6, 0.4])");
+  const auto d2 = sim::parse_law("gaussian_nd([1, 0], 1)"), d0 = sim::parse_law("gaussian_nd([0, 0], 1)");
+  const double pmf_kl = 0.3 * std::log(0.5) + 0.7 * std::log(1.75);
+  for (const verify::EngineEntry* entry : verify::engine_table()) {
+    const bool finite = entry->engine == Engine::finite_sum;
+    const sim::Law &p = finite ? *f1 : *g1, &q = finite ? *f0 : *g0;
+    verify::DivergenceOptions o;
+    o.engine = entry->engine;
+    const verify::Estimate e = verify::compute_divergence(p, q, Quantity::kl(), o);
+    INFO(entry->name << ": " << test::describe(e));
+    CHECK(e.contains(finite ? pmf_kl : 0.5));
+    CHECK(entry->refusal(p, q).empty());
+    if (entry->refusal == &verify::needs_one_dimension) CHECK_THAT(entry->refusal(*d2, *d0), Catch::Contains("2-dimensional"));
+  }
   CHECK(text.find("  auto: closed, sum, quadrature; estimates arbitrated by certified\n") != std::string::npos);
   CHECK(text.find("  certified: laws with exact forms") != std::string::npos);
   // What runs: auto answers from the first route that covers the pair.

@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "verify/divergence/engine_entry.hpp"
 #include "verify/divergence/density_engines.hpp"
 
 namespace privamp::verify {
@@ -47,5 +48,20 @@ Part density_part_boost(PreparedPair& pair, const Quantity& quantity, RenyiRoute
   }
   return part;
 }
+
+// The engines' entries (engine_entry.hpp): exact sums over two finite laws, and the log-space quadrature for any
+// pair on the line (atoms by exact sums, densities by Gauss-Kronrod); both tried by the default engine.
+extern const EngineEntry kFiniteSumEngine{
+    Engine::finite_sum, "sum", "two finite laws (pmfs) on the line: exact sums in log space", true,
+    [](const sim::Law& p, const sim::Law& q) {
+      if (std::string why = needs_one_dimension(p, q); !why.empty()) return why;
+      return purely_atomic(p) && purely_atomic(q) ? std::string() : std::string("the finite-sum engine needs two finite laws (pmfs)");
+    },
+    [](const ValueCall& c) -> std::optional<Estimate> { return density_route(c.pair(), c.quantity, c.engine); }, "", true};
+
+extern const EngineEntry kQuadratureEngine{
+    Engine::quadrature, "quadrature", "any pair of laws on the line: atoms by exact sums, densities by log-space Gauss-Kronrod",
+    true, needs_one_dimension,
+    [](const ValueCall& c) -> std::optional<Estimate> { return density_route(c.pair(), c.quantity, c.engine); }, "", true};
 
 }  // namespace privamp::verify

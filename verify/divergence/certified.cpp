@@ -1,3 +1,4 @@
+#include "verify/divergence/engine_entry.hpp"
 #include "verify/divergence/certified.hpp"
 
 #include <algorithm>
@@ -193,6 +194,18 @@ Estimate certified_divergence(const sim::Law& p, const sim::Law& q, const Quanti
   e.work = used;
   return e;
 }
+
+// The engine's entry (engine_entry.hpp): asked for by name; the default engine consults it as the arbiter of its
+// estimates (engines.cpp), not as a route.
+extern const EngineEntry kCertifiedEngine{
+    Engine::certified, "certified", "laws with exact forms (certified.hpp): enclosures in ball arithmetic; it refuses the rest itself",
+    false, [](const sim::Law&, const sim::Law&) { return std::string(); },
+    [](const ValueCall& c) -> std::optional<Estimate> {
+      CertifiedOptions co;
+      co.seconds = c.options.certified_seconds;
+      return certified_divergence(c.p, c.q, c.quantity, co);
+    },
+    "", false};
 
 }  // namespace privamp::verify
 

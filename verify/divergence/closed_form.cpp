@@ -1,3 +1,4 @@
+#include "verify/divergence/engine_entry.hpp"
 #include "numerics/constants.hpp"
 #include "verify/divergence/closed_form.hpp"
 
@@ -427,5 +428,11 @@ std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const 
   }
   return std::nullopt;
 }
+
+// The engine's entry (engine_entry.hpp): first among the routes the default engine tries.
+extern const EngineEntry kClosedFormEngine{
+    Engine::closed_form, "closed", "the GT closed forms (closed_form.hpp) for the pairs they cover, any dimension", true,
+    [](const sim::Law&, const sim::Law&) { return std::string(); },
+    [](const ValueCall& c) { return closed_form(c.p, c.q, c.quantity); }, "no closed form for {} between {} and {}", true};
 
 }  // namespace privamp::verify

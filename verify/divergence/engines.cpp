@@ -19,18 +19,21 @@
 #include "verify/divergence/composition.hpp"
 #include "verify/divergence/density_engines.hpp"
 #include "verify/divergence/discretised.hpp"
+#include "verify/divergence/engine_entry.hpp"
 #include "verify/divergence/prepared_pair.hpp"
 #include "sim/laws/gaussian.hpp"
 
 namespace privamp::verify {
 
-namespace {
-constexpr std::pair<Engine, const char*> kNames[] = {
-    {Engine::automatic, "auto"},       {Engine::closed_form, "closed"}, {Engine::finite_sum, "sum"},
-    {Engine::quadrature, "quadrature"}, {Engine::gsl, "gsl"},           {Engine::monte_carlo, "mc"},
-    {Engine::certified, "certified"}};
-
 bool purely_atomic(const sim::Law& law) { return law.dimension() == 1 && law.continuous_mass() == 0; }
+
+std::string needs_one_dimension(const sim::Law& p, const sim::Law& q) {
+  if (p.dimension() == 1 && q.dimension() == 1) return "";
+  return fmt::format("no engine for this pair of {}-dimensional laws: only isotropic Gaussians of equal sigma have closed "
+                     "forms in d > 1 ({} vs {})", p.dimension(), p.brief(), q.brief());
+}
+
+namespace {
 
 // A law with lumped outcomes is a post-processing of the observation it stands for: the estimate is a lower end
 // of that observation's divergence, whose excess is bounded by what the lumped outcomes (mass r_p under μ,
@@ -154,15 +157,23 @@ void widen_for_loss_error(Estimate& e, const Quantity& quantity, RenyiRoute rout
 }  // namespace
 
 std::string to_string(Engine engine) {
-  for (const auto& [e, name] : kNames)
-    if (e == engine) return name;
+  if (engine == Engine::automatic) return "auto";
+  for (const EngineEntry* e : engine_table())
+    if (e->engine == engine) return e->name;
   return "?";
 }
 
 Engine parse_engine(const std::string& name) {
-  for (const auto& [e, n] : kNames)
-    if (name == n) return e;
-  invalid_input("unknown engine '{}' (known: auto, closed, sum, quadrature, gsl, mc, certified)", name);
+  if (name == "auto") return Engine::automatic;
+  for (const EngineEntry* e : engine_table())
+    if (name == e->name) return e->engine;
+  invalid_input("unknown engine '{}' (known: {})", name, engine_names());
+}
+
+std::string engine_names() {
+  std::vector<std::string> names = {"auto"};
+  for (const EngineEntry* e : engine_table()) names.push_back(e->name);
+  return fmt::format("{}", fmt::join(names, " | "));
 }
 
 namespace {
@@ -307,6 +318,8 @@ std::vector<Estimate> unresolved_below_double_range(std::vector<Estimate> out) {
   return out;
 }
 
+}  // namespace
+
 // The finite-sum and quadrature routes (Boost's Gauss-Kronrod in log space, or GSL's QAG/QAGI in double) on a
 // prepared pair: the atoms' sum plus the density's integral, the Rényi route chosen by the direct integral, widened
 // for the loss's error, and a [0, 0] settled by the supremum search.
@@ -356,65 +369,12 @@ Estimate density_route(PreparedPair& pp, const Quantity& quantity, Engine engine
   return *result;
 }
 
-// ---- The value routes and the policy (engines.hpp states it; this table is what runs) -------------------------
+namespace {
 
-// What a value route is handed.
-struct ValueCall {
-  const sim::Law& p;
-  const sim::Law& q;
-  const Quantity& quantity;
-  const DivergenceOptions& options;
-  const std::function<PreparedPair&()>& pair;  // the pair prepared once for all values (density routes)
-  Engine engine;
-};
-
-std::string one_dimensional(const sim::Law& p, const sim::Law& q) {
-  if (p.dimension() == 1 && q.dimension() == 1) return "";
-  return fmt::format("no engine for this pair of {}-dimensional laws: only isotropic Gaussians of equal sigma have closed "
-                     "forms in d > 1 ({} vs {})", p.dimension(), p.brief(), q.brief());
-}
-
-struct ValueRoute {
-  Engine engine;
-  const char* covers;  // in words (engine_routes())
-  bool widened;        // its values are widened for lumped outcomes and numerically normalised densities
-  // Why the route does not cover the pair (empty: it does), checked before it runs.
-  std::string (*refusal)(const sim::Law& p, const sim::Law& q);
-  // The value, or nullopt where the route declines after looking (the next route is tried).
-  std::optional<Estimate> (*compute)(const ValueCall& call);
-  // What a decline means (the message where no later route covers the pair).
-  const char* declined;
-};
-
-const ValueRoute kValueRoutes[] = {
-    {Engine::closed_form, "the GT closed forms (closed_form.hpp) for the pairs they cover, any dimension", true,
-     [](const sim::Law&, const sim::Law&) { return std::string(); },
-     [](const ValueCall& c) { return closed_form(c.p, c.q, c.quantity); }, "no closed form for {} between {} and {}"},
-    {Engine::finite_sum, "two finite laws (pmfs) on the line: exact sums in log space", true,
-     [](const sim::Law& p, const sim::Law& q) {
-       if (std::string why = one_dimensional(p, q); !why.empty()) return why;
-       return purely_atomic(p) && purely_atomic(q) ? std::string() : std::string("the finite-sum engine needs two finite laws (pmfs)");
-     },
-     [](const ValueCall& c) -> std::optional<Estimate> { return density_route(c.pair(), c.quantity, c.engine); }, ""},
-    {Engine::quadrature, "any pair of laws on the line: atoms by exact sums, densities by log-space Gauss-Kronrod", true,
-     one_dimensional, [](const ValueCall& c) -> std::optional<Estimate> { return density_route(c.pair(), c.quantity, c.engine); }, ""},
-    {Engine::gsl, "any pair of laws on the line: atoms by exact sums, densities by GSL's QAG/QAGI (a second route)", true,
-     one_dimensional, [](const ValueCall& c) -> std::optional<Estimate> { return density_route(c.pair(), c.quantity, c.engine); }, ""},
-    {Engine::monte_carlo, "any pair of laws on the line that samples: the privacy loss of samples of mu", true, one_dimensional,
-     [](const ValueCall& c) -> std::optional<Estimate> { return monte_carlo_divergence(c.p, c.q, c.quantity, c.options.monte_carlo); }, ""},
-    {Engine::certified, "laws with exact forms (certified.hpp): enclosures in ball arithmetic; it refuses the rest itself", false,
-     [](const sim::Law&, const sim::Law&) { return std::string(); },
-     [](const ValueCall& c) -> std::optional<Estimate> {
-       CertifiedOptions co;
-       co.seconds = c.options.certified_seconds;
-       return certified_divergence(c.p, c.q, c.quantity, co);
-     }, ""},
-};
-
-const ValueRoute& value_route(Engine engine) {
-  for (const ValueRoute& r : kValueRoutes)
-    if (r.engine == engine) return r;
-  throw std::logic_error("internal: no value route for engine " + to_string(engine));
+const EngineEntry& entry_of(Engine engine) {
+  for (const EngineEntry* e : engine_table())
+    if (e->engine == engine) return *e;
+  throw std::logic_error("internal: no engine entry for " + to_string(engine));
 }
 
 // One value by the policy of the engine asked for: the first route that covers the pair and does not decline
@@ -423,7 +383,7 @@ Estimate one_value(const sim::Law& p, const sim::Law& q, const Quantity& quantit
                    const std::function<PreparedPair&()>& pair, bool& closed) {
   std::string refused;
   for (Engine engine : engine_policy(options.engine).tried) {
-    const ValueRoute& route = value_route(engine);
+    const EngineEntry& route = entry_of(engine);
     if (std::string why = route.refusal(p, q); !why.empty()) {
       refused = std::move(why);
       continue;
@@ -512,17 +472,22 @@ void settle_result(Estimate& e, const Quantity& q, const sim::Law& p, const sim:
   if (e.value < e.lower || e.value > e.upper) e.set_value(e.value);  // a rounding inside its own bar, moved into the range
 }
 
+// The policies, read off the engines' table: auto tries the engines marked tried_by_default in the table's order,
+// and the arbiter checks its estimates; any other setting is its engine alone.
+const std::vector<EnginePolicy>& engine_policies() {
+  static const std::vector<EnginePolicy> policies = [] {
+    std::vector<EnginePolicy> out = {{Engine::automatic, {}, true}};
+    for (const EngineEntry* e : engine_table()) {
+      if (e->tried_by_default) out.front().tried.push_back(e->engine);
+      out.push_back({e->engine, {e->engine}, false});
+    }
+    return out;
+  }();
+  return policies;
+}
+
 const EnginePolicy& engine_policy(Engine asked) {
-  static const std::vector<EnginePolicy> policies = {
-      {Engine::automatic, {Engine::closed_form, Engine::finite_sum, Engine::quadrature}, true},
-      {Engine::closed_form, {Engine::closed_form}, false},
-      {Engine::finite_sum, {Engine::finite_sum}, false},
-      {Engine::quadrature, {Engine::quadrature}, false},
-      {Engine::gsl, {Engine::gsl}, false},
-      {Engine::monte_carlo, {Engine::monte_carlo}, false},
-      {Engine::certified, {Engine::certified}, false},
-  };
-  for (const EnginePolicy& policy : policies)
+  for (const EnginePolicy& policy : engine_policies())
     if (policy.asked == asked) return policy;
   throw std::logic_error("internal: no policy for engine " + to_string(asked));
 }
@@ -538,11 +503,11 @@ std::string engine_policy_text() {
       "  Gaussian pairs in R^d, explicit numerical engines: reduced to the line through the means\n"
       "  laws of one process differing in a start or a data point, not mc or certified: computed jointly\n"
       "value routes:\n";
-  for (const ValueRoute& r : kValueRoutes)
-    out += fmt::format("  {}: {}{}\n", to_string(r.engine), r.covers, r.widened ? "" : " (not widened: exact forms)");
+  for (const EngineEntry* r : engine_table())
+    out += fmt::format("  {}: {}{}\n", r->name, r->covers, r->widened ? "" : " (not widened: exact forms)");
   out += "policies (--engine: routes tried in order):\n";
-  for (const auto& [engine, name] : kNames) {
-    const EnginePolicy& policy = engine_policy(engine);
+  for (const EnginePolicy& policy : engine_policies()) {
+    const std::string name = to_string(policy.asked);
     std::vector<std::string> tried;
     for (Engine e : policy.tried) tried.push_back(to_string(e));
     out += fmt::format("  {}: {}{}\n", name, fmt::join(tried, ", "), policy.arbitrated ? "; estimates arbitrated by certified" : "");

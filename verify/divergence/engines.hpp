@@ -26,8 +26,8 @@
 //   5. Gaussian pairs in R^d, explicit numerical engines: reduced to the line through the means;
 //   6. laws of one process that differ in a start or a data point, except monte_carlo and certified: recomputed
 //      jointly (sim::Law::joint_with), then this list from step 4 for the joint pair;
-//   7. each value by the routes its engine setting tries, in order (engine_policy below; the routes' table in
-//      engines.cpp, kValueRoutes, says what each covers): the first that covers the pair and does not decline
+//   7. each value by the routes its engine setting tries, in order (engine_policy below, read off the engines'
+//      table, engine_entry.hpp, where each engine says what it covers): the first that covers the pair and does not decline
 //      answers, widened for lumped outcomes and numerically normalised densities unless it reads exact forms;
 //   8. auto: a value that is not exact (or is below the double range) is arbitrated by the certified engine.
 // A verdict's second route (second_route below) is chosen by this header's policy too, not by its callers.
@@ -49,6 +49,7 @@ enum class Engine { automatic, closed_form, finite_sum, quadrature, gsl, monte_c
 
 std::string to_string(Engine engine);
 Engine parse_engine(const std::string& name);  // InvalidArgument listing the names on failure
+std::string engine_names();                    // "auto | closed | sum | …": every name parse_engine accepts
 
 struct MonteCarloOptions {
   long samples = 1'000'000;

@@ -9,6 +9,7 @@
 #include <gsl/gsl_integration.h>
 #include <gsl/gsl_roots.h>
 
+#include "verify/divergence/engine_entry.hpp"
 #include "numerics/constants.hpp"
 #include "numerics/errors.hpp"
 #include "numerics/log_space.hpp"
@@ -355,5 +356,11 @@ Part density_part_gsl(PreparedPair& pair, const Quantity& quantity) {
   part.work = evals;
   return part;
 }
+
+// The engine's entry (engine_entry.hpp): a second route, never tried by the default engine.
+extern const EngineEntry kGslEngine{
+    Engine::gsl, "gsl", "any pair of laws on the line: atoms by exact sums, densities by GSL's QAG/QAGI (a second route)",
+    true, needs_one_dimension,
+    [](const ValueCall& c) -> std::optional<Estimate> { return density_route(c.pair(), c.quantity, c.engine); }, "", false};
 
 }  // namespace privamp::verify

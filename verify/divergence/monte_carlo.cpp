@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gsl/gsl_cdf.h>
 
+#include "verify/divergence/engine_entry.hpp"
 #include "numerics/constants.hpp"
 #include "numerics/errors.hpp"
 #include "numerics/interrupt.hpp"
@@ -284,5 +285,12 @@ Estimate monte_carlo_divergence(const sim::Law& p, const sim::Law& q, const Quan
   e.work = options.samples;
   return e;
 }
+
+// The engine's entry (engine_entry.hpp): asked for by name or as a case's cross_check.
+extern const EngineEntry kMonteCarloEngine{
+    Engine::monte_carlo, "mc", "any pair of laws on the line that samples: the privacy loss of samples of mu", true,
+    needs_one_dimension,
+    [](const ValueCall& c) -> std::optional<Estimate> { return monte_carlo_divergence(c.p, c.q, c.quantity, c.options.monte_carlo); },
+    "", false};
 
 }  // namespace privamp::verify
