@@ -256,3 +256,45 @@ TEST_CASE("density(): Renyi integrands with a mode beyond a dip, power-law tails
     CHECK(e.error_kind != verify::ErrorKind::certified);
   }
 }
+
+TEST_CASE("density(): far bumps, heavy against light laws, and losses that grow without bound (an adversary's round)", "[density]") {
+  // References by mpmath at 30 digits (quadrature split at the bump; closed forms where stated).
+  struct Case {
+    std::string mu, nu;
+    verify::Quantity quantity;
+    double reference;
+  };
+  const std::string bump = "density(log_pdf=\"-x^2/2 + 30*exp(-(x-20)^2)\")";
+  const std::string narrow = "density(log_pdf=\"-x^2/2 + 30*exp(-(x-20)^2/0.1)\")";
+  const Case cases[] = {
+      // A bump at 20 of e^{−170} of the mass, tilted by R_7 into the largest part of the integrand: [0, 3e-14] once.
+      {bump, "gaussian(0, 1)", verify::Quantity::renyi(7), 1.24334763674015913},
+      // Its loss peaks at 30 there, between the scan's points: R_inf was [0, 6e-8].
+      {narrow, "density(log_pdf=\"-x^2/2\")", verify::Quantity::renyi_inf(), 30},
+      // A Gaussian against a Cauchy law (formula): R_2 = log(0.75 √π); KL = −log(2πe)/2 + log π + E log(1 + X²).
+      // R_2 was inf, KL an internal error ("inf in [0, -nan]"): the far tail where ν's log(1 + x²) overflows.
+      {"gaussian(0, 1)", "density(log_pdf=\"-log(1+x^2)\")", verify::Quantity::renyi(2), 0.284682870472919160},
+      {"gaussian(0, 1)", "density(log_pdf=\"-log(1+x^2)\")", verify::Quantity::kl(), 0.259244532488862264},
+      // A heavy μ against a Gaussian ν: KL = 58 + log(√(2π)/4) (t = √|x| is Gamma(2)); it was inf, and 1.3e154.
+      {"density(log_pdf=\"-abs(x)^0.5\")", "density(log_pdf=\"-x^2/2\")", verify::Quantity::kl(), 57.5326441720847821},
+  };
+  for (const Case& c : cases) {
+    const verify::Estimate e = verify::compute_divergence(*sim::parse_law(c.mu), *sim::parse_law(c.nu), c.quantity);
+    INFO(c.mu << " / " << c.nu << " " << c.quantity.label() << ": " << test::describe(e));
+    CHECK(e.contains(c.reference));
+    CHECK(e.upper - e.lower < 1e-6 * c.reference);
+  }
+  // Losses that grow without bound (log(1 + x²)/2, x²/2 − |x|^1.9): R_inf was a finite interval. Now the upper end is
+  // +inf and the lower end what the scan saw.
+  const std::pair<std::string, std::string> unbounded[] = {
+      {"density(log_pdf=\"-1.5*log(1+x^2)\")", "density(log_pdf=\"-2*log(1+x^2)\")"},
+      {"density(log_pdf=\"-abs(x)^1.9\")", "density(log_pdf=\"-x^2/2\")"},
+  };
+  for (const auto& [mu, nu] : unbounded) {
+    const verify::Estimate e = verify::compute_divergence(*sim::parse_law(mu), *sim::parse_law(nu), verify::Quantity::renyi_inf());
+    INFO(mu << " / " << nu << ": " << test::describe(e));
+    CHECK(e.upper == std::numeric_limits<double>::infinity());
+    CHECK(e.lower > 10);
+    CHECK(e.error_kind == verify::ErrorKind::quadrature);
+  }
+}

@@ -42,9 +42,8 @@ Part density_part_boost(PreparedPair& pair, const Quantity& quantity, RenyiRoute
       }
       case Quantity::Kind::renyi_inf: break;
     }
-  } catch (const NotAbsolutelyContinuous& e) {
+  } catch (const NotAbsolutelyContinuous&) {
     part.infinite = divergence_like;
-    part.infinite_estimated = e.far;
   }
   return part;
 }

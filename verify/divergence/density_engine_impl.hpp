@@ -334,6 +334,48 @@ LogIntegral<Real> integrate_regions(const DensityPair<Real>& pair, const std::ve
   return total;
 }
 
+// A peak of the loss narrower than the scan's spacing, tens of scales out (a bump 30·e^{−(x−20)²/0.1} on a
+// Gaussian's log-density: R_∞ = 30 was printed as [0, 6e-8]): a uniform probe at a quarter scale over the anchors'
+// span and 64 scales beyond (at most 4096 points); its discrete local maxima that rise more than 1 above the scan
+// points around them join the scan (nothing else of it does).
+template <class Real>
+void probe_loss(const DensityPair<Real>& pair, LossScan<Real>& s) {
+  using std::max;
+  using std::min;
+  if (pair.anchors.empty() || s.x.empty()) return;
+  const auto [lo_a, hi_a] = std::minmax_element(pair.anchors.begin(), pair.anchors.end());
+  const Real step = pair.scale / 4;
+  const Real a = max(Real(*lo_a - 64 * pair.scale), pair.lo), b = min(Real(*hi_a + 64 * pair.scale), pair.hi);
+  if (!(b > a)) return;
+  const long n = std::min<long>(4096, static_cast<long>(static_cast<double>((b - a) / step)) + 1);
+  if (n < 3) return;
+  std::vector<std::pair<Real, Real>> known;  // the scan so far, sorted
+  for (std::size_t i = 0; i < s.x.size(); ++i) known.emplace_back(s.x[i], s.loss[i]);
+  std::sort(known.begin(), known.end());
+  std::vector<Real> xs, ls, ps;
+  for (long i = 1; i < n; ++i) {
+    const Real x = a + (b - a) * Real(i) / Real(n);
+    Real lp;
+    xs.push_back(x);
+    ls.push_back(loss_at(pair, x, &lp));
+    ps.push_back(lp);
+    ++s.evaluations;
+  }
+  using std::isfinite;
+  for (std::size_t i = 1; i + 1 < xs.size(); ++i) {
+    const Real l = ls[i];
+    if (!isfinite(l) || !(l >= ls[i - 1] && l > ls[i + 1])) continue;
+    const auto right = std::lower_bound(known.begin(), known.end(), std::make_pair(xs[i], -inf<Real>()));
+    Real around = -inf<Real>();
+    if (right != known.end()) around = right->second;
+    if (right != known.begin()) around = max(around, std::prev(right)->second);
+    if (!(l > around + 1)) continue;
+    s.x.push_back(xs[i]);
+    s.loss.push_back(l);
+    s.log_p.push_back(ps[i]);
+  }
+}
+
 }  // namespace detail
 
 template <class Real>
@@ -402,6 +444,7 @@ LossScan<Real> scan_loss(const DensityPair<Real>& pair) {
     if (!isfinite(pair.hi)) march(xmax, Real(1));
     if (!isfinite(pair.lo)) march(xmin, Real(-1));
   }
+  detail::probe_loss(pair, s);
   std::vector<std::size_t> order(s.x.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.x[a] < s.x[b]; });
@@ -422,7 +465,13 @@ LogIntegral<Real> renyi_log_integral(const DensityPair<Real>& pair, Real alpha) 
     const Real lp = pair.log_p(x);
     if (lp == -detail::inf<Real>()) return lp;
     const Real lq = pair.log_q(x);
-    if (lq == -detail::inf<Real>()) throw NotAbsolutelyContinuous{lp < Real(kFarLogDensity)};
+    if (lq == -detail::inf<Real>()) {
+      // Where μ's density is already negligible, ν's −inf is one that left the double range (log(1 + x²) at 1e154),
+      // not a gap in its support: nothing is concluded from it (the integrand is taken as 0 there, and a tail still
+      // rising into it is unbounded: log_integrate).
+      if (lp < Real(kFarLogDensity)) return -detail::inf<Real>();
+      throw NotAbsolutelyContinuous{};
+    }
     return alpha * lp + (1 - alpha) * lq;
   };
   auto err = [&](Real x) { return detail::rounding(alpha, pair.log_p(x), Real(alpha - 1), pair.log_q(x)); };
@@ -433,14 +482,24 @@ LogIntegral<Real> renyi_log_integral(const DensityPair<Real>& pair, Real alpha) 
 namespace detail {
 
 // log ∫ over q's support of q·G(L), for a generator G given in log form with its sensitivity to errors in L.
-template <class Real, class LogG, class Sensitivity>
-LogIntegral<Real> q_weighted_integral(const DensityPair<Real>& pair, LogG log_g, Sensitivity sensitivity,
+// `split` gives the generator's linear part at a large loss (generators.hpp: GeneratorSplit), used where the loss
+// is log p − log q exactly (not pushed, not a joint loss).
+template <class Real, class LogG, class Sensitivity, class Split>
+LogIntegral<Real> q_weighted_integral(const DensityPair<Real>& pair, LogG log_g, Sensitivity sensitivity, Split split,
                                       std::vector<Real> anchors) {
   std::function<Real(Real)> h = [&](Real x) {
     const Real lq = pair.log_q(x);
     if (lq == -inf<Real>()) {
-      if (const Real lp = pair.log_p(x); lp > -inf<Real>()) throw NotAbsolutelyContinuous{lp < Real(kFarLogDensity)};
+      // (ν's −inf where μ's density is negligible: a density that left the double range, as above)
+      if (const Real lp = pair.log_p(x); lp >= Real(kFarLogDensity)) throw NotAbsolutelyContinuous{};
       return lq;
+    }
+    if (!pair.loss) {
+      // At a large loss the generator is increasing: the loss pushed away from 0 is l + δ, towards 0 l − δ.
+      const Real lp = pair.log_p(x), l = lp - lq, d = pair.loss_push == 0 ? Real(0) : pair.loss_delta;
+      const Real pushed = pair.loss_push > 0 ? l + d : pair.loss_push < 0 ? l - d : l;
+      if (l - d > 30)
+        if (const auto s = split(pushed)) return Real(s->slope * lp + (1 - s->slope) * lq + s->slope * (pushed - l) + s->rest);
     }
     const Real l = pair.loss ? pair.loss(x) : Real(pair.log_p(x) - lq);
     return lq + pushed_generator(pair, l, log_g);
@@ -455,10 +514,16 @@ LogIntegral<Real> q_weighted_integral(const DensityPair<Real>& pair, LogG log_g,
     if (pair.loss) return Real(8 * eps + 4 * eps * abs(lq));  // the loss's own error: see loss_push
     using std::min;
     using std::max;
-    const Real amp = min(Real(sensitivity(Real(lp - lq))), Real(1e250));
     // When the loss is pushed by loss_delta (the rounding of nearly equal laws, PreparedPair::check_loss_rounding),
-    // only the rounding beyond it is amplified here.
+    // only the rounding beyond it is amplified here, by the largest sensitivity over the loss's rounding range where
+    // that range keeps the loss's sign (the far-negative sensitivity is tiny only where all of it is far below 0),
+    // and by the sensitivity at the loss otherwise (next to 0 the integrand's own factor cancels it).
     const Real uncovered = max(Real(0), Real(4 * eps * (abs(lp) + abs(lq)) - pair.loss_delta));
+    const Real l = lp - lq;
+    const Real amp = l - uncovered <= 0 && l + uncovered >= 0
+                         ? min(Real(sensitivity(l)), Real(1e250))
+                         : min(max({Real(sensitivity(l)), Real(sensitivity(Real(l - uncovered))), Real(sensitivity(Real(l + uncovered)))}),
+                               Real(1e250));
     return Real(8 * eps + 4 * eps * abs(lq) + uncovered * amp);
   };
   return log_integrate<Real>(h, std::move(anchors), options_for<Real>(pair, pair.q_lo, pair.q_hi, err));
@@ -471,6 +536,7 @@ LogIntegral<Real> renyi_excess_integral(const DensityPair<Real>& pair, Real alph
   return detail::q_weighted_integral(
       pair, [alpha](Real l) { return log_renyi_generator(l, alpha); },
       [alpha](Real l) { return renyi_generator_sensitivity(l, alpha); },
+      [alpha](Real l) { return split_renyi_generator(l, alpha); },
       detail::renyi_anchors_in(pair, alpha, pair.q_lo, pair.q_hi));
 }
 
@@ -478,6 +544,7 @@ template <class Real>
 LogIntegral<Real> kl_integral(const DensityPair<Real>& pair) {
   return detail::q_weighted_integral(
       pair, [](Real l) { return log_kl_generator(l); }, [](Real l) { return kl_generator_sensitivity(l); },
+      [](Real l) { return split_kl_generator(l); },
       detail::anchors_in(pair, pair.q_lo, pair.q_hi));
 }
 
@@ -504,6 +571,44 @@ LogIntegral<Real> hockey_stick_integral(const DensityPair<Real>& pair, const Los
   r.evaluations += evals;
   return r;
 }
+
+namespace detail {
+
+// The supremum is approached at an end of the scan (index `best`): the rest of the loss's rise beyond it, added to
+// r's error (an unbounded end), or its value one unit in the last place inside a finite end.
+template <class Real>
+void sup_at_scan_end(const DensityPair<Real>& pair, const LossScan<Real>& scan, std::size_t best, SupResult<Real>& r) {
+  using std::isfinite;
+  const std::size_t n = scan.x.size();
+  // If that end is unbounded, L may still increase beyond it; with doubling steps the remaining increase of a 1/x-type approach is about the last increment.
+  const bool right = best + 1 == n;
+  const std::size_t inner = right ? n - 2 : 1;
+  const bool unbounded = right ? !isfinite(pair.hi) : !isfinite(pair.lo);
+  using std::abs;
+  if (unbounded) {
+    // The scan's steps double out there: a loss approaching its supremum like c − a/|x| gains half as much at
+    // each step (what is left is at most the last gain); one that gains as much or more (log(1 + x²)/2 between
+    // power-law tails, x²/2 − |x|^1.9) has no supremum the scan can bound: the upper end is +inf.
+    // (Gains within the loss's rounding there, 8 eps (|log p| + |log q|), are no rise: a constant loss.)
+    const Real last = abs(scan.loss[best] - scan.loss[inner]);
+    const std::size_t before = right ? n - 3 : 2;
+    const Real previous = n >= 3 ? Real(abs(scan.loss[inner] - scan.loss[before])) : last;
+    const Real lp = scan.log_p[best], lq = lp - scan.loss[best];
+    const Real rounding = 8 * std::numeric_limits<Real>::epsilon() * (abs(lp) + abs(lq));
+    r.error += n >= 3 && last > Real(0.75) * previous && last > rounding ? detail::inf<Real>() : Real(2 * last);
+  } else {
+    // A finite end: the loss one unit in the last place inside it, and the first-order change over the last
+    // step of the ladder (it halves towards the end) as the error.
+    const Real end = right ? pair.hi : pair.lo;
+    using std::nextafter;
+    const Real l = detail::loss_at(pair, Real(nextafter(end, right ? pair.lo : pair.hi)));
+    ++r.evaluations;
+    if (isfinite(l)) r.value = std::max(r.value, l);
+    r.error += abs(scan.loss[best] - scan.loss[inner]);
+  }
+}
+
+}  // namespace detail
 
 template <class Real>
 SupResult<Real> sup_loss(const DensityPair<Real>& pair, const LossScan<Real>& scan) {
@@ -562,24 +667,7 @@ SupResult<Real> sup_loss(const DensityPair<Real>& pair, const LossScan<Real>& sc
     }
     r.error += variation;
   } else if (n >= 2) {
-    // The supremum is approached at an end of the scan: if that end is unbounded, L may still increase beyond
-    // it; with doubling steps the remaining increase of a 1/x-type approach is about the last increment.
-    const bool right = best + 1 == n;
-    const std::size_t inner = right ? n - 2 : 1;
-    const bool unbounded = right ? !isfinite(pair.hi) : !isfinite(pair.lo);
-    using std::abs;
-    if (unbounded) {
-      r.error += 2 * abs(scan.loss[best] - scan.loss[inner]);
-    } else {
-      // A finite end: the loss one unit in the last place inside it, and the first-order change over the last
-      // step of the ladder (it halves towards the end) as the error.
-      const Real end = right ? pair.hi : pair.lo;
-      using std::nextafter;
-      const Real l = detail::loss_at(pair, Real(nextafter(end, right ? pair.lo : pair.hi)));
-      ++r.evaluations;
-      if (isfinite(l)) r.value = std::max(r.value, l);
-      r.error += abs(scan.loss[best] - scan.loss[inner]);
-    }
+    detail::sup_at_scan_end(pair, scan, best, r);
   }
   return r;
 }

@@ -38,13 +38,10 @@ struct DensityPair {
   int loss_push = 0;
 };
 
-// Thrown by the integrands when μ has density where ν has none: the divergence is +inf. `far`: found where μ's
-// density is already below e^{−1e7}, reached only by a march following a rising integrand; there ν's log-density
-// of −inf may be one that left the double range (−|x|^1.6 at 1e192), not a gap in its support, and the +inf is an
-// a-posteriori conclusion, not an exact one.
-struct NotAbsolutelyContinuous {
-  bool far = false;
-};
+// Thrown by the integrands when μ has density where ν has none: the divergence is +inf. Not where μ's log-density is
+// below kFarLogDensity: there ν's −inf may be a density that left the double range (−|x|^1.6 at 1e192, log(1 + x²)
+// at 1e154), not a gap in its support.
+struct NotAbsolutelyContinuous {};
 inline constexpr double kFarLogDensity = -1e7;
 
 // The privacy loss sampled on a scan of μ's support; shared by all quantities of one pair.

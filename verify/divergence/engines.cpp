@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/interrupt.hpp"
 #include "verify/divergence/certified.hpp"
 #include "verify/divergence/closed_form.hpp"
 #include "verify/divergence/composition.hpp"
@@ -436,6 +437,7 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
   };
   std::vector<Estimate> out;
   for (const Quantity& quantity : quantities) {
+    throw_if_interrupted();  // between values of a long list (Ctrl-C once waited for 2,000 closed-form sums)
     const auto start = std::chrono::steady_clock::now();
     bool closed = false;
     Estimate result = one_value(p, q, quantity, options, pair, closed);

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "numerics/log_space.hpp"
 
@@ -75,15 +76,52 @@ Real log_kl_generator(const Real& l) {
   return log1p(Real(exp(l) * (l - 1)));
 }
 
-// |d log f/dL|: how much an absolute error in L is amplified in log f (bounded by α + 2/|L|).
+// For a large loss, log f = slope·L + rest with `rest` of moderate size. The integrand q·f is then formed as
+// e^{slope·log p + (1 − slope)·log q + rest}, never as log q + slope·L: where |log q| dwarfs |log p| (a Gaussian ν at
+// x = 1e77 against a heavy-tailed μ) that sum cancels to nothing and leaves log L ≈ 700 as a false maximum.
+template <class Real>
+struct GeneratorSplit {
+  Real slope, rest;
+};
+template <class Real>
+std::optional<GeneratorSplit<Real>> split_kl_generator(const Real& l) {
+  using std::exp;
+  using std::log;
+  if (!(l > 30)) return std::nullopt;
+  return GeneratorSplit<Real>{Real(1), Real(log(Real(l - 1 + exp(-l))))};
+}
+template <class Real>
+std::optional<GeneratorSplit<Real>> split_renyi_generator(const Real& l, const Real& alpha) {
+  using std::exp;
+  using std::expm1;
+  using std::log;
+  using std::log1p;
+  const Real t = alpha - 1, tl = t * l, al = alpha * l;
+  if (!(l > 30)) return std::nullopt;  // (the same branches as log_renyi_generator)
+  if (t < 1 && tl < 600) return GeneratorSplit<Real>{Real(1), Real(log(Real(expm1(tl) + t * expm1(-l))))};
+  return GeneratorSplit<Real>{alpha, Real(log1p(Real(-(alpha * exp(-tl) - t * exp(-al)))))};
+}
+
+// |d log f/dL|: how much an absolute error in L is amplified in log f (bounded by α + 2/|L|). Far below 0 the
+// generator is 1 to all digits and its log flat: f = 1 + (e^{αL} − αe^L)/(α − 1) ≥ 1/2 and |f'| ≤ αe^L/(α − 1) once
+// αe^L/(α − 1) ≤ e^{−40}, so the bound is 2αe^L/(α − 1) there (a loss of −5e17, rounded by hundreds of units, moves
+// nothing; the bound α + 2/|L| made it a relative error of e^{4000}).
 template <class Real>
 Real renyi_generator_sensitivity(const Real& l, const Real& alpha) {
   using std::abs;
+  using std::exp;
+  using std::log;
+  const Real ratio = alpha / (alpha - 1);
+  if (l <= -40 - log(ratio)) return 2 * ratio * exp(l);
   return alpha + 2 / abs(l);
 }
+// The KL generator f = 1 + e^L(L − 1), f' = Le^L: below L = −40, f ≥ 1/2 and the bound is 2|L|e^L.
 template <class Real>
 Real kl_generator_sensitivity(const Real& l) {
   using std::abs;
+  using std::exp;
+  if (l == -std::numeric_limits<Real>::infinity()) return Real(0);  // (no 0·inf)
+  if (l <= -40) return 2 * abs(l) * exp(l);
   return 1 + abs(l) + 2 / abs(l);
 }
 

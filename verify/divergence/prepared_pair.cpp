@@ -163,6 +163,11 @@ void Part::add(double log_v, double rel) { add(log_v, rel, rel); }
 void Part::add(double log_v, double rel, double rel_below) {
   if (log_v == -kInf) return;
   const double total = log_add(log_value, log_v);
+  if (total == kInf) {  // an integral that is +inf as far as doubles tell: nothing bounds it
+    log_value = kInf;
+    rel_error = rel_error_below = kInf;
+    return;
+  }
   // An unbounded part (rel = inf) stays unbounded, however small its value: 0·inf is not 0 here.
   auto weighted = [total](double r, double log_part) { return r == kInf ? kInf : r * std::exp(log_part - total); };
   rel_error = (log_value == -kInf ? 0 : weighted(rel_error, log_value)) + weighted(rel, log_v);
@@ -262,8 +267,7 @@ Estimate finish(const Part& part, const Quantity& quantity, ErrorKind kind, cons
   switch (quantity.kind) {
     case Quantity::Kind::renyi: {
       if (part.infinite && part.infinite_estimated) {
-        Estimate inf = Estimate::infinite(method + " (a tail of the integrand does not decay: read off the formulas' derivatives, "
-                                                   "or nu's density leaves the double range where mu's is still positive)");
+        Estimate inf = Estimate::infinite(method + " (a tail of the integrand does not decay, as read off the formulas' derivatives)");
         inf.error_kind = ErrorKind::quadrature;  // an estimate's conclusion, not an exact one
         return inf;
       }
@@ -278,8 +282,9 @@ Estimate finish(const Part& part, const Quantity& quantity, ErrorKind kind, cons
                                                           : part.log_value + std::log1p(part.rel_error);
         // Below, only the quadrature's own error counts (an unbounded tail only adds mass): R ≥ what was integrated.
         const double below = std::min(part.rel_error_below, 1.0);
-        const double log_lo = route == RenyiRoute::excess ? log_add(0.0, part.log_value + std::log1p(-below))
-                                                          : part.log_value + std::log1p(-below);
+        const double log_lo = part.log_value == kInf ? -kInf  // infinite as far as doubles tell: no lower end but 0
+                              : route == RenyiRoute::excess ? log_add(0.0, part.log_value + std::log1p(-below))
+                                                            : part.log_value + std::log1p(-below);
         e = Estimate::from_value(std::max(0.0, log_i / t), 0, kind, method);
         e.set_upper(log_hi == kInf ? kInf : std::max(e.value, log_hi / t));
         e.set_lower(std::clamp(log_lo / t - 4 * kEps * std::fabs(log_lo) / t, 0.0, e.value));
@@ -298,11 +303,6 @@ Estimate finish(const Part& part, const Quantity& quantity, ErrorKind kind, cons
       break;
     }
     case Quantity::Kind::kl:
-      if (part.infinite && part.infinite_estimated) {
-        Estimate inf = Estimate::infinite(method + " (nu's density leaves the double range where mu's is still positive)");
-        inf.error_kind = ErrorKind::quadrature;
-        return inf;
-      }
       if (part.infinite) return Estimate::infinite(method);
       e = part.log_value == -kInf ? Estimate::from_value(0, 0, kind, method)
                                   : Estimate::from_log(part.log_value, part.rel_error, kind, method);
@@ -343,6 +343,15 @@ Estimate renyi_inf(PreparedPair& pair, const std::string& method) {
     }
     const auto sup = sup_loss(pair.density, pair.loss_scan());
     if (sup.value == kInf) return Estimate::infinite(method);
+    if (sup.error == kInf) {
+      // Still rising at the scan's unbounded end (sup_loss): at least what was seen, at most +inf.
+      Estimate e = Estimate::from_value(std::max(std::max(best, sup.value), 0.0), 0, ErrorKind::quadrature,
+                                        method + " (the loss still rises at the end of the scan: no upper end)");
+      e.set_upper(kInf);
+      e.set_lower(std::max(0.0, std::max(best, sup.value) - (err + 1e-10 * std::fabs(sup.value))));
+      e.work = work + sup.evaluations + pair.loss_scan().evaluations;
+      return e;
+    }
     if (sup.value > best) best = sup.value;
     err = std::max(err, sup.error + 1e-10 * std::max(1.0, std::fabs(sup.value)));  // Brent: √eps in x, eps in L
     kind = ErrorKind::quadrature;
