@@ -297,4 +297,17 @@ TEST_CASE("density(): far bumps, heavy against light laws, and losses that grow 
     CHECK(e.lower > 10);
     CHECK(e.error_kind == verify::ErrorKind::quadrature);
   }
+  // −|x|^1.9 against −x²/2: p·e^{(α−1)L} dips to e^{−1e10} near 6e5 and rises without bound beyond 1e6, for every
+  // α > 1 (R_α = inf); every engine printed 0.129 for R_2 in a 1e-12-wide interval. The loss outgrows −log p at the
+  // scan's end (powers 2.7 against 1.9): no upper end now, by both quadratures.
+  for (const char* engine : {"auto", "gsl"})
+    for (double alpha : {1.05, 2.0}) {
+      verify::DivergenceOptions o;
+      o.engine = verify::parse_engine(engine);
+      const verify::Estimate e = verify::compute_divergence(*sim::parse_law(unbounded[1].first), *sim::parse_law(unbounded[1].second),
+                                                            verify::Quantity::renyi(alpha), o);
+      INFO(engine << " renyi(" << alpha << "): " << test::describe(e));
+      CHECK(e.upper == std::numeric_limits<double>::infinity());
+      CHECK(e.error_kind == verify::ErrorKind::quadrature);
+    }
 }

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <limits>
 
 #include "verify/divergence/engine_entry.hpp"
 #include "verify/divergence/density_engines.hpp"
@@ -31,8 +32,10 @@ Part density_part_boost(PreparedPair& pair, const Quantity& quantity, RenyiRoute
           part.infinite_estimated = estimated;
           return part;
         }
-        return from_integral(route == RenyiRoute::excess ? renyi_excess_integral(pair.density, alpha)
-                                                         : renyi_log_integral(pair.density, alpha));
+        Part integral = from_integral(route == RenyiRoute::excess ? renyi_excess_integral(pair.density, alpha)
+                                                                  : renyi_log_integral(pair.density, alpha));
+        if (pair.loss_outgrows_density()) integral.rel_error = std::numeric_limits<double>::infinity();  // no upper end
+        return integral;
       }
       case Quantity::Kind::kl: return from_integral(kl_integral(pair.density));
       case Quantity::Kind::hockey_stick:

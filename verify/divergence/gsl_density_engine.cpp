@@ -313,8 +313,9 @@ Part density_part_gsl(PreparedPair& pair, const Quantity& quantity) {
         return lp == -kInf ? -kInf : lp + (a - 1) * l;
       };
       const auto [lv, rel] = gsl_log_integral(pair, h, rel_tol, evals, false, tilted, 1e-8, true);
-      part.add(lv, rel + rounding_bar(pair, h, lv, [&](double x) { return detail::rounding(a, d.log_p(x), a - 1, d.log_q(x)); },
-                                      evals, false, tilted, true));
+      const double bar = rel + rounding_bar(pair, h, lv, [&](double x) { return detail::rounding(a, d.log_p(x), a - 1, d.log_q(x)); },
+                                            evals, false, tilted, true);
+      part.add(lv, pair.loss_outgrows_density() ? kInf : bar, bar);  // (no upper end: PreparedPair::loss_outgrows_density)
       break;
     }
     case Quantity::Kind::kl: {

@@ -158,6 +158,28 @@ bool PreparedPair::renyi_tail_diverges(double alpha, bool* estimated) const {
   return side(p.left_tail(), q.left_tail()) || side(p.right_tail(), q.right_tail());
 }
 
+bool PreparedPair::loss_outgrows_density() {
+  if (!p_has_density) return false;
+  const LossScan<double>& s = loss_scan();
+  // The local powers of the loss and of −log p between the last two usable scan points at one end (x, log p and
+  // the loss finite, log p < 0 < L), each read as Δ log y / Δ log |x|.
+  auto side = [&](bool right) {
+    std::vector<std::size_t> use;
+    const std::size_t n = s.x.size();
+    for (std::size_t k = 0; k < n && use.size() < 2; ++k) {
+      const std::size_t i = right ? n - 1 - k : k;
+      if (std::isfinite(s.log_p[i]) && s.log_p[i] < 0 && std::isfinite(s.loss[i]) && s.loss[i] > 0 && s.x[i] != 0) use.push_back(i);
+    }
+    if (use.size() < 2) return false;
+    const std::size_t o = use[0], i = use[1];
+    const double spread = std::log(std::fabs(s.x[o]) / std::fabs(s.x[i]));
+    if (!(spread > 0) || !(s.loss[o] > s.loss[i]) || !(s.log_p[o] < s.log_p[i])) return false;
+    const double power_loss = std::log(s.loss[o] / s.loss[i]) / spread, power_p = std::log(s.log_p[o] / s.log_p[i]) / spread;
+    return power_loss > power_p + 0.05;
+  };
+  return (!std::isfinite(density.hi) && side(true)) || (!std::isfinite(density.lo) && side(false));
+}
+
 void Part::add(double log_v, double rel) { add(log_v, rel, rel); }
 
 void Part::add(double log_v, double rel, double rel_below) {

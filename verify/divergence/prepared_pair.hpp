@@ -34,6 +34,11 @@ struct PreparedPair {
   // True if ∫ p^α q^{1−α} diverges in a tail (decided from the tail shapes). `estimated` (if given) is set when a
   // shape that decides it was read off a formula's derivatives: an a-posteriori conclusion, not an exact one.
   bool renyi_tail_diverges(double alpha, bool* estimated = nullptr) const;
+  // True if, at an unbounded end of the loss scan (where μ has dropped e^{−1e7}), the privacy loss grows with a
+  // higher power of |x| than −log p: then p·e^{(α−1)L} rises again further out for every α > 1, whatever the
+  // quadrature saw (−|x|^1.9 against −x²/2 dips to e^{−1e10} and rises beyond 10^6). A Rényi integral then has no
+  // upper end.
+  bool loss_outgrows_density();
 };
 
 // A sum of non-negative contributions (atoms, density) in log form with a relative error bar: what each engine
