@@ -160,7 +160,15 @@ bool PreparedPair::renyi_tail_diverges(double alpha, bool* estimated) const {
 
 bool PreparedPair::loss_outgrows_density() {
   if (!p_has_density) return false;
-  const LossScan<double>& s = loss_scan();
+  // A law that cannot be evaluated as far out as the scan goes (a convolution refuses beyond the accuracy it
+  // declares) leaves the question open: the integral's own tail rules stand.
+  const LossScan<double>* scanned = nullptr;
+  try {
+    scanned = &loss_scan();
+  } catch (const NumericalError&) {
+    return false;
+  }
+  const LossScan<double>& s = *scanned;
   // The local powers of the loss and of −log p between the last two usable scan points at one end (x, log p and
   // the loss finite, log p < 0 < L), each read as Δ log y / Δ log |x|.
   auto side = [&](bool right) {
