@@ -76,6 +76,41 @@ Real power_tail(const std::vector<LogPoint<Real>>& last, const Real& centre, con
   return exp(last[n - 1].v - max) * abs(last[n - 1].x - centre) / (k - 1);
 }
 
+// A mode narrower than a scan's spacing, tens of scales from every anchor, is seen by no anchor's ladder and no
+// march (e^{−x²/2 + 30e^{−(x−20)²}} against N(0, 1): R_7 tilts the bump at 20 into the largest part of the
+// integrand). A uniform probe at a quarter scale over [first − 64 scales, last + 64 scales] ∩ [lo, hi] (at most 4096
+// points) returns its discrete local maxima that rise more than 1 above the known points around them (`known`
+// sorted by x); where there is no such mode it returns nothing, and the scan stays as it was. Used by the
+// integrator and by the density engine's privacy-loss scan.
+template <class Real, class F>
+std::vector<LogPoint<Real>> probe_peaks(const Real& first, const Real& last, const Real& scale, const Real& lo,
+                                        const Real& hi, F f, const std::vector<LogPoint<Real>>& known) {
+  using std::max;
+  using std::min;
+  using std::isfinite;
+  std::vector<LogPoint<Real>> found;
+  const Real a = max(Real(first - 64 * scale), lo), b = min(Real(last + 64 * scale), hi);
+  if (!(b > a)) return found;
+  const long n = std::min<long>(4096, static_cast<long>(static_cast<double>((b - a) / (scale / 4))) + 1);
+  if (n < 3) return found;
+  std::vector<LogPoint<Real>> grid;
+  for (long i = 1; i < n; ++i) {
+    const Real x = a + (b - a) * Real(i) / Real(n);
+    grid.push_back({x, f(x)});
+  }
+  for (std::size_t i = 1; i + 1 < grid.size(); ++i) {
+    const Real v = grid[i].v;
+    if (!(isfinite(v) && v >= grid[i - 1].v && v > grid[i + 1].v)) continue;
+    const auto right = std::lower_bound(known.begin(), known.end(), grid[i].x,
+                                        [](const LogPoint<Real>& p, const Real& x) { return p.x < x; });
+    Real around = -std::numeric_limits<Real>::infinity();
+    if (right != known.end()) around = right->v;
+    if (right != known.begin()) around = max(around, std::prev(right)->v);
+    if (v > around + 1) found.push_back(grid[i]);
+  }
+  return found;
+}
+
 // What the integrator knows of h: the points evaluated (sorted on request), the largest value and where, and what
 // the marches found in the infinite ends.
 template <class Real>
@@ -123,14 +158,13 @@ class LogSamples {
                   points_.end());
   }
 
-  // The bound on both infinite ends' tails (relative to e^{max}); +inf for a tail that could not be bounded.
+  // The bound on both infinite ends' tails (relative to e^{max}); +inf for a tail that could not be bounded (a
+  // rising end never gets here: run() returns +inf before integrating).
   Real tails() const {
     using std::isfinite;
-    const Real inf = std::numeric_limits<Real>::infinity();
     Real t = 0;
     for (int end : {0, 1}) {
       if (end == 0 ? isfinite(opt_.lo) : isfinite(opt_.hi)) continue;
-      if (rising_[end]) return inf;
       const std::vector<Point>& last = tail_points_[end];
       // The march ended where the integrand is 0 right after its first finite point: nothing out there. After
       // several, the 0 may be a density that left the double range (|x|^1.5 overflows at 1e205; log(1 + x²) at
@@ -285,39 +319,12 @@ class LogIntegrator : LogSamples<Real> {
     sort_points();
   }
 
-  // A mode narrower than the fill's spacing, tens of scales from every anchor, is seen by no anchor's ladder and no
-  // march (e^{−x²/2 + 30e^{−(x−20)²}} against N(0, 1): R_7 tilts the bump at 20 into the largest part of the
-  // integrand, and the default engine printed [0, 3e-14] for 1.24). A uniform probe at a quarter scale over the
-  // anchors' span and 64 scales beyond (at most 4096 points) finds it: its discrete local maxima within the margin of
-  // the largest value join the scan; nothing else of it does (where there is no such mode, the scan is as before).
+  // A mode no anchor or march sees (probe_peaks): those within the margin of the largest value join the scan.
   void probe(const Real& first, const Real& last) {
-    using std::max;
-    using std::min;
-    const Real step = opt_.scale / 4;
-    Real a = max(Real(first - 64 * opt_.scale), opt_.lo), b = min(Real(last + 64 * opt_.scale), opt_.hi);
-    if (!(b > a)) return;
-    const long n = std::min<long>(4096, static_cast<long>(static_cast<double>((b - a) / step)) + 1);
-    if (n < 3) return;
-    std::vector<Point> grid;
-    for (long i = 1; i < n; ++i) {
-      const Real x = a + (b - a) * Real(i) / Real(n);
-      grid.push_back({x, eval(x)});
-    }
     sort_points();
-    std::vector<Point> found;
-    for (std::size_t i = 1; i + 1 < grid.size(); ++i) {
-      const Real v = grid[i].v;
-      if (!(v > neg_inf() && v >= grid[i - 1].v && v > grid[i + 1].v && v >= max_ - opt_.margin)) continue;
-      // Above both scan points around it by more than e: a mode the scan does not hold (a maximum the scan brackets
-      // is refined anyway).
-      const auto right = std::lower_bound(points_.begin(), points_.end(), grid[i].x,
-                                          [](const Point& p, const Real& x) { return p.x < x; });
-      Real around = neg_inf();
-      if (right != points_.end()) around = right->v;
-      if (right != points_.begin()) around = std::max(around, std::prev(right)->v);
-      if (v > around + 1) found.push_back(grid[i]);
-    }
-    for (const Point& p : found) add_evaluated(p.x, p.v);
+    const auto found = probe_peaks(first, last, opt_.scale, opt_.lo, opt_.hi, [this](const Real& x) { return eval(x); }, points_);
+    for (const Point& p : found)
+      if (p.v >= max_ - opt_.margin) add_evaluated(p.x, p.v);
   }
 
   // Every discrete local maximum (the 64 highest) is refined by Brent's method and surrounded by a ladder of points

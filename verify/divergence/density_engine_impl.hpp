@@ -335,44 +335,25 @@ LogIntegral<Real> integrate_regions(const DensityPair<Real>& pair, const std::ve
 }
 
 // A peak of the loss narrower than the scan's spacing, tens of scales out (a bump 30·e^{−(x−20)²/0.1} on a
-// Gaussian's log-density: R_∞ = 30 was printed as [0, 6e-8]): a uniform probe at a quarter scale over the anchors'
-// span and 64 scales beyond (at most 4096 points); its discrete local maxima that rise more than 1 above the scan
-// points around them join the scan (nothing else of it does).
+// Gaussian's log-density: R_∞ = 30 was printed as [0, 6e-8]): the peaks of a uniform probe (probe_peaks) join the
+// scan.
 template <class Real>
 void probe_loss(const DensityPair<Real>& pair, LossScan<Real>& s) {
-  using std::max;
-  using std::min;
   if (pair.anchors.empty() || s.x.empty()) return;
   const auto [lo_a, hi_a] = std::minmax_element(pair.anchors.begin(), pair.anchors.end());
-  const Real step = pair.scale / 4;
-  const Real a = max(Real(*lo_a - 64 * pair.scale), pair.lo), b = min(Real(*hi_a + 64 * pair.scale), pair.hi);
-  if (!(b > a)) return;
-  const long n = std::min<long>(4096, static_cast<long>(static_cast<double>((b - a) / step)) + 1);
-  if (n < 3) return;
-  std::vector<std::pair<Real, Real>> known;  // the scan so far, sorted
-  for (std::size_t i = 0; i < s.x.size(); ++i) known.emplace_back(s.x[i], s.loss[i]);
-  std::sort(known.begin(), known.end());
-  std::vector<Real> xs, ls, ps;
-  for (long i = 1; i < n; ++i) {
-    const Real x = a + (b - a) * Real(i) / Real(n);
-    Real lp;
-    xs.push_back(x);
-    ls.push_back(loss_at(pair, x, &lp));
-    ps.push_back(lp);
+  std::vector<privamp::detail::LogPoint<Real>> known;  // the scan so far, sorted
+  for (std::size_t i = 0; i < s.x.size(); ++i) known.push_back({s.x[i], s.loss[i]});
+  std::sort(known.begin(), known.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+  const auto found = privamp::detail::probe_peaks(*lo_a, *hi_a, pair.scale, pair.lo, pair.hi, [&](const Real& x) {
     ++s.evaluations;
-  }
-  using std::isfinite;
-  for (std::size_t i = 1; i + 1 < xs.size(); ++i) {
-    const Real l = ls[i];
-    if (!isfinite(l) || !(l >= ls[i - 1] && l > ls[i + 1])) continue;
-    const auto right = std::lower_bound(known.begin(), known.end(), std::make_pair(xs[i], -inf<Real>()));
-    Real around = -inf<Real>();
-    if (right != known.end()) around = right->second;
-    if (right != known.begin()) around = max(around, std::prev(right)->second);
-    if (!(l > around + 1)) continue;
-    s.x.push_back(xs[i]);
-    s.loss.push_back(l);
-    s.log_p.push_back(ps[i]);
+    return loss_at(pair, x);
+  }, known);
+  for (const auto& p : found) {
+    Real lp;
+    s.x.push_back(p.x);
+    s.loss.push_back(loss_at(pair, p.x, &lp));
+    s.log_p.push_back(lp);
+    ++s.evaluations;
   }
 }
 
