@@ -21,7 +21,8 @@ namespace privamp::sim {
 namespace {
 
 constexpr double kDrop = 50;      // the window holds the points where f is within 50 of its maximum
-constexpr int kCells = 8192;      // of the sampler's table
+constexpr int kSamplerStart = 1024;         // the sampler's first cells over the window
+constexpr std::size_t kSamplerCells = 1 << 16;  // at most, after bisection
 
 // The tail of log p beyond X on one side (right = +1, left = −1) from f(X) + f'(X)(x − X) + f''(X)(x − X)²/2.
 TailShape tail_at(const Formula& f, double x, int side) {
@@ -144,7 +145,6 @@ FormulaDensity::FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo
   kinks_ = kinks_of(*f_, window_lo_, window_hi_, scale_ / 8);
   ladder_.insert(ladder_.end(), kinks_.begin(), kinks_.end());
   normalise();
-  build_sampler();
 }
 
 void FormulaDensity::check_arguments() const {
@@ -335,19 +335,66 @@ double FormulaDensity::second_normaliser(double& error) const {
   return z2;
 }
 
-// The sampler's table: trapezoid masses of e^{f − max} over the window.
-void FormulaDensity::build_sampler() {
-  cdf_.assign(kCells + 1, 0.0);
-  const double w = (window_hi_ - window_lo_) / kCells;
-  auto g = [&](double x) { return std::exp(checked(x) - max_); };
-  double previous = g(window_lo_);
-  for (int k = 1; k <= kCells; ++k) {
-    const double next = g(window_lo_ + k * w);
-    cdf_[static_cast<std::size_t>(k)] = cdf_[static_cast<std::size_t>(k - 1)] + 0.5 * (previous + next);
-    previous = next;
+// The sampler's envelope (exact draws by rejection, sample_into): cells over the window and over dyadic shells beyond
+// it out to the hidden-peak search's reach, each with sup f over it from the formula's interval enclosure. Cells
+// where the enclosure leaves f free by more than the others on average are bisected, round by round, until the
+// envelope's excess over e^f is at most a quarter of the mass (so at least 4 in 5 proposals are kept) or the cells
+// number 2^16; cells whose envelope mass is below e^-46 of the total are dropped (their mass is not sampled). A cell
+// the enclosure cannot bound (+inf, NaN) makes sampling a NumericalError naming it, never a guess.
+void FormulaDensity::build_sampler() const {
+  struct Piece {
+    double a, b, lo, hi;  // f's enclosure on [a, b], less max_
+    double excess() const { return std::isfinite(hi) ? (b - a) * (std::exp(hi) - std::exp(std::min(lo, hi))) : kInf; }
+  };
+  auto piece = [&](double a, double b) {
+    const Enclosure box[1] = {{a, b}};
+    const Enclosure e = f_->evaluate<Enclosure>(box);
+    return e.valid() ? Piece{a, b, e.lo - max_, e.hi - max_} : Piece{a, b, -kInf, kInf};
+  };
+  std::vector<Piece> pieces;
+  auto split = [&](double a, double b, int n) {
+    for (int k = 0; k < n; ++k) pieces.push_back(piece(a + (b - a) * k / n, k == n - 1 ? b : a + (b - a) * (k + 1) / n));
+  };
+  split(window_lo_, window_hi_, kSamplerStart);
+  const double reach = std::ldexp(scale_, 40);
+  for (int side : {-1, 1}) {  // the shells find_hidden_peaks searched, as far as the support goes
+    double inner = side < 0 ? window_lo_ : window_hi_;
+    const double end = side < 0 ? std::max(lo_, loc_ - reach) : std::min(hi_, loc_ + reach);
+    for (double width = std::max(scale_, window_hi_ - window_lo_); side * (end - inner) > 0; width *= 2) {
+      const double outer = side < 0 ? std::max(end, inner - width) : std::min(end, inner + width);
+      split(std::min(inner, outer), std::max(inner, outer), 16);
+      inner = outer;
+    }
   }
-  const double total = cdf_.back();
-  for (double& c : cdf_) c /= total;
+  const double mass = std::exp(log_z_ - max_);  // ∫ e^{f − max}
+  for (int round = 0; round < 64; ++round) {
+    double excess = 0;
+    for (const Piece& p : pieces) excess += p.excess();
+    if (excess <= 0.25 * mass || pieces.size() >= kSamplerCells) break;
+    const double above = std::isfinite(excess) ? excess / static_cast<double>(pieces.size()) : 0;
+    std::vector<Piece> next;
+    for (const Piece& p : pieces) {
+      const double mid = 0.5 * p.a + 0.5 * p.b;
+      if (p.excess() > above && mid > p.a && mid < p.b && pieces.size() + next.size() < kSamplerCells) {
+        next.push_back(piece(p.a, mid));
+        next.push_back(piece(mid, p.b));
+      } else {
+        next.push_back(p);
+      }
+    }
+    pieces.swap(next);
+  }
+  cells_.clear();
+  cell_cdf_.assign(1, 0.0);
+  for (const Piece& p : pieces) {
+    if (p.hi + std::log(p.b - p.a) < std::log(mass) - 46) continue;  // below e^-46 of the mass
+    if (!std::isfinite(p.hi))
+      throw NumericalError(fmt::format("density: exp(log_pdf '{}') cannot be bounded on [{:.6g}, {:.6g}] by its interval "
+                                       "enclosure, so it cannot be sampled exactly", f_->text(), p.a, p.b));
+    cells_.push_back({p.a, p.b - p.a, p.hi});
+    cell_cdf_.push_back(cell_cdf_.back() + (p.b - p.a) * std::exp(p.hi));
+  }
+  for (double& c : cell_cdf_) c /= cell_cdf_.back();
 }
 
 std::string FormulaDensity::expression() const {
@@ -365,6 +412,18 @@ double FormulaDensity::log_density(double x) const {
   return v - log_z_;
 }
 
+// The formula's interval enclosure over [a, b] ∩ support, less log Z (its error is log_density_error); −inf beyond
+// the support, nullopt where the enclosure is not a valid interval.
+std::optional<Enclosure> FormulaDensity::log_density_range(double a, double b) const {
+  a = std::max(a, lo_);
+  b = std::min(b, hi_);
+  if (a > b) return Enclosure{-kInf, -kInf};
+  const Enclosure box[1] = {{a, b}};
+  const Enclosure e = f_->evaluate<Enclosure>(box);
+  if (!e.valid() || e.hi == kInf) return std::nullopt;
+  return Enclosure{std::nextafter(e.lo - log_z_, -kInf), std::nextafter(e.hi - log_z_, kInf)};
+}
+
 std::vector<double> FormulaDensity::breakpoints() const {
   std::vector<double> out = kinks_;
   for (double end : {lo_, hi_})
@@ -379,14 +438,22 @@ std::vector<double> FormulaDensity::anchors() const {
   return out;
 }
 
+// Exact draws: a cell by its envelope mass, a point uniformly in it, kept with probability e^{f(x) − sup f on the cell}.
 void FormulaDensity::sample_into(Rng& rng, std::span<double> out) const {
-  const double w = (window_hi_ - window_lo_) / kCells;
+  std::call_once(sampler_built_, [this] { build_sampler(); });
   for (double& v : out) {
-    const double u = rng.uniform();
-    const auto it = std::lower_bound(cdf_.begin() + 1, cdf_.end(), u);
-    const auto k = static_cast<std::size_t>(std::min<std::ptrdiff_t>(it - cdf_.begin(), kCells));
-    const double within = cdf_[k] > cdf_[k - 1] ? (u - cdf_[k - 1]) / (cdf_[k] - cdf_[k - 1]) : 0.5;
-    v = window_lo_ + w * (static_cast<double>(k - 1) + within);
+    for (long tries = 0;; ++tries) {
+      if (tries == 100000)
+        throw NumericalError(fmt::format("density: 100000 proposals for one sample of exp(log_pdf '{}') were all rejected "
+                                         "(its interval enclosure is too loose to sample from)", f_->text()));
+      const auto it = std::upper_bound(cell_cdf_.begin() + 1, cell_cdf_.end() - 1, rng.uniform());
+      const Cell& cell = cells_[static_cast<std::size_t>(it - cell_cdf_.begin() - 1)];
+      const double x = cell.a + cell.width * rng.uniform();
+      if (std::log(rng.uniform()) <= checked(x) - max_ - cell.log_sup) {
+        v = x;
+        break;
+      }
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,13 +23,15 @@ namespace privamp::sim {
 // estimates, and the larger of their difference and the adaptive rule's error is the log-density error. loc and
 // scale say where the mass is and its width (the scan that finds the mode starts there). The tails of an unbounded
 // side are read from the formula's derivatives (dual numbers) where it has fallen 50 below its maximum; f must
-// decay there (otherwise: not normalisable). Samples come from the inverse of a tabulated cdf (8192 cells over the
-// window holding all but e^{-50} of the mass): Monte Carlo cross-checks see its O(h) error, far below their own.
+// decay there (otherwise: not normalisable). Samples are exact: rejection from a piecewise-constant envelope built
+// from the formula's interval enclosure on cells out to 2^40 scales (build_sampler, on the first draw); only cells
+// whose envelope mass is below e^-46 of the total, and the support beyond 2^40 scales, are not sampled.
 class FormulaDensity final : public Law {
  public:
   FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo, double hi, double loc, double scale);
   std::string expression() const override;
   double log_density(double x) const override;
+  std::optional<Enclosure> log_density_range(double a, double b) const override;
   Shape shape() const override {
     return {.continuous_mass = 1, .support = {lo_, hi_}, .location = mode_, .scale = scale_, .left = left_, .right = right_};
   }
@@ -50,7 +53,7 @@ class FormulaDensity final : public Law {
   void find_hidden_peaks(const std::vector<double>& scan);
   void normalise();
   double second_normaliser(double& error) const;
-  void build_sampler();
+  void build_sampler() const;
   double checked(double x) const;  // log_pdf at x; InvalidArgument where it is NaN or +inf
 
   std::shared_ptr<const Formula> f_;
@@ -58,7 +61,12 @@ class FormulaDensity final : public Law {
   double mode_ = 0, max_ = 0, log_z_ = 0, log_z_error_ = 0;
   double window_lo_ = 0, window_hi_ = 0;
   TailShape left_, right_;
-  std::vector<double> cdf_;  // on the window's cells, normalised to 1
+  struct Cell {
+    double a, width, log_sup;  // sup f − max_ on [a, a + width]
+  };
+  mutable std::once_flag sampler_built_;
+  mutable std::vector<Cell> cells_;       // the sampler's envelope (built on the first draw)
+  mutable std::vector<double> cell_cdf_;  // its cumulative masses, normalised to 1
   std::vector<double> peaks_;   // where exp(f) peaks finer than the mode scan or beyond its window (anchors)
   std::vector<double> ladder_;  // split points around the narrow ones, at their widths times powers of 8
   std::vector<double> kinks_;   // where log_pdf is not smooth (breakpoints)

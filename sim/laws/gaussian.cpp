@@ -28,6 +28,16 @@ double Gaussian::log_density(double x) const {
   return -0.5 * z * z + log_norm_;
 }
 
+// −z²/2 + log_norm over [a, b], z = (x − mean)/σ: largest at the point nearest the mean, smallest at the farthest;
+// widened by the rounding of each end's evaluation (a few ulps of each term).
+std::optional<Enclosure> Gaussian::log_density_range(double a, double b) const {
+  const double near = mean_ < a ? a - mean_ : mean_ > b ? mean_ - b : 0;
+  const double far = std::max(std::fabs(a - mean_), std::fabs(b - mean_));
+  const double zn = near / sigma_, zf = far / sigma_, eps = std::numeric_limits<double>::epsilon();
+  const double hi = -0.5 * zn * zn + log_norm_, lo = -0.5 * zf * zf + log_norm_;
+  return Enclosure{lo - 8 * eps * (0.5 * zf * zf + std::fabs(log_norm_)), hi + 8 * eps * (0.5 * zn * zn + std::fabs(log_norm_))};
+}
+
 void Gaussian::log_density(std::span<const double> x, std::span<double> out) const {
   const double inv = 1.0 / sigma_;
   for (std::size_t i = 0; i < x.size(); ++i) {

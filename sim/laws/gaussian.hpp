@@ -15,6 +15,7 @@ class Gaussian final : public Law {
   std::string expression() const override;
   double log_density(double x) const override;
   void log_density(std::span<const double> x, std::span<double> out) const override;
+  std::optional<Enclosure> log_density_range(double a, double b) const override;
   // −(x−μ)²/(2σ²) = −x²/(2σ²) ± μ|x|/σ² + const on the right (−) and left (+) tails.
   Shape shape() const override {
     const double c = 0.5 / (sigma_ * sigma_), l = mean_ / (sigma_ * sigma_);

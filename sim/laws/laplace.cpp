@@ -26,6 +26,14 @@ std::string Laplace::expression() const {
 
 double Laplace::log_density(double x) const { return -std::fabs(x - mean_) / b_ + log_norm_; }
 
+// −|x − mean|/b + log_norm over [a, b], widened by the rounding of each end's evaluation.
+std::optional<Enclosure> Laplace::log_density_range(double a, double b) const {
+  const double near = mean_ < a ? a - mean_ : mean_ > b ? mean_ - b : 0;
+  const double far = std::max(std::fabs(a - mean_), std::fabs(b - mean_));
+  const double zn = near / b_, zf = far / b_, eps = std::numeric_limits<double>::epsilon();
+  return Enclosure{-zf + log_norm_ - 8 * eps * (zf + std::fabs(log_norm_)), -zn + log_norm_ + 8 * eps * (zn + std::fabs(log_norm_))};
+}
+
 void Laplace::log_density(std::span<const double> x, std::span<double> out) const {
   const double inv = 1.0 / b_;
   for (std::size_t i = 0; i < x.size(); ++i) out[i] = -std::fabs(x[i] - mean_) * inv + log_norm_;

@@ -19,6 +19,7 @@ class Laplace final : public Law {
   std::string expression() const override;
   double log_density(double x) const override;
   void log_density(std::span<const double> x, std::span<double> out) const override;
+  std::optional<Enclosure> log_density_range(double a, double b) const override;
   std::vector<double> breakpoints() const override { return {mean_}; }
   Shape shape() const override {
     return {.continuous_mass = 1, .support = {}, .location = mean_, .scale = b_, .left = {0, 1 / b_}, .right = {0, 1 / b_}};

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/formulas/enclosure.hpp"
 #include "sim/laws/chain_form.hpp"
 #include "sim/laws/exact_form.hpp"
 
@@ -121,10 +122,10 @@ struct Computation {
   const Discretisation* discretisation = nullptr;
 };
 
-// A law has fifteen virtual members, in three groups: what users and the expression language ask of any law (its
+// A law has sixteen virtual members, in three groups: what users and the expression language ask of any law (its
 // expression, dimension, exact form, samples), the density and atoms engines integrate and sum, and what engines
-// read to plan and bound a computation (shape, breakpoints, anchors, tail masses, moments, how it is computed, and
-// the joint recomputation of two laws of one process). Scalar conveniences (location(), log_cdf(), sample(), ...) are
+// read to plan and bound a computation (shape, breakpoints, anchors, tail masses, moments, how it is computed, an
+// enclosure of the log-density over an interval, and the joint recomputation of two laws of one process). Scalar conveniences (location(), log_cdf(), sample(), ...) are
 // non-virtual readings of these.
 class Law {
  public:
@@ -175,6 +176,10 @@ class Law {
   double log_cdf(double x) const { return log_tail_mass(x, false); }
   double log_sf(double x) const { return log_tail_mass(x, true); }
   virtual Moments moments() const { return {}; }
+  // An enclosure of log_density over [a, b] (a ≤ b; up to log_density_error, which engines carry apart) for laws
+  // that have one: closed forms and formula densities; nullopt for the others. The density engines bound R_∞ by
+  // branch and bound on it (verify/divergence/loss_enclosure.hpp).
+  virtual std::optional<Enclosure> log_density_range(double /*a*/, double /*b*/) const { return std::nullopt; }
   std::optional<double> mean() const { return moments().mean; }
   std::optional<double> variance() const { return moments().variance; }
   virtual Computation computation() const { return {}; }
@@ -249,6 +254,7 @@ class LawDecorator : public Law {
   std::vector<double> anchors() const override { return base().anchors(); }
   double log_tail_mass(double x, bool upper) const override { return base().log_tail_mass(x, upper); }
   Moments moments() const override { return base().moments(); }
+  std::optional<Enclosure> log_density_range(double a, double b) const override { return base().log_density_range(a, b); }
   Computation computation() const override { return base().computation(); }
   std::optional<ProcessPair> process_pair_with(const Law& other) const override { return base().process_pair_with(other); }
   std::optional<PairLoss> loss_against(const Law& other) const override { return base().loss_against(other); }

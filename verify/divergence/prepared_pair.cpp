@@ -10,6 +10,7 @@
 #include "numerics/interrupt.hpp"
 #include "numerics/log_space.hpp"
 #include "verify/divergence/generators.hpp"
+#include "verify/divergence/loss_enclosure.hpp"
 
 namespace privamp::verify {
 
@@ -348,6 +349,50 @@ Estimate finish(const Part& part, const Quantity& quantity, ErrorKind kind, cons
   return e;
 }
 
+namespace {
+
+// Maxima of the loss that the scan stepped over (loss_enclosure.hpp), where both laws have enclosures and the loss
+// is computed from their densities: branch and bound over the scanned range, in three parts — the inner half around
+// μ's location and the outer quarters on unbounded sides. nullopt when nothing above the scan's maximum `found` (by
+// more than the tolerance) is found, or without enclosures: the scan's result stands. Otherwise the scan's reading of
+// the loss is wrong, and with it what it says beyond its ends: the largest loss found is the lower end, and the upper
+// end is the bound over the range where the support is bounded, or where the bound completed and the outer parts
+// reach no higher than the inner half; +inf otherwise (a loss that may grow outwards, beyond what was searched).
+std::optional<Estimate> stepped_over_maxima(PreparedPair& pair, double found, double found_error, const std::string& method) {
+  if (pair.density.loss) return std::nullopt;
+  const auto& x = pair.loss_scan().x;
+  if (x.size() < 2) return std::nullopt;
+  const double a = x.front(), b = x.back(), c = std::clamp(pair.p.location(), a, b);
+  const double log_error = pair.p.log_density_error() + pair.q.log_density_error();
+  const double tolerance = std::max(1e-6 * std::max(1.0, std::fabs(found)), found_error) + log_error;
+  const bool left_open = !std::isfinite(pair.density.lo), right_open = !std::isfinite(pair.density.hi);
+  const double inner_a = left_open ? c - 0.5 * (c - a) : a, inner_b = right_open ? c + 0.5 * (b - c) : b;
+  const auto inner = bound_loss(pair.p, pair.q, inner_a, inner_b, tolerance);
+  if (!inner) return std::nullopt;
+  double best = inner->best, upper = inner->upper;
+  long work = inner->evaluations;
+  bool rising = !inner->complete;
+  for (const auto& [from, to] : {std::pair{a, inner_a}, std::pair{inner_b, b}}) {
+    if (!(from < to)) continue;
+    const auto outer = bound_loss(pair.p, pair.q, from, to, tolerance);
+    if (!outer) return std::nullopt;
+    best = std::max(best, outer->best);
+    upper = std::max(upper, outer->upper);
+    work += outer->evaluations;
+    rising = rising || !outer->complete || outer->best > inner->upper + tolerance;
+  }
+  if (!(best > found + tolerance)) return std::nullopt;
+  rising = rising && (left_open || right_open);
+  Estimate e = Estimate::from_interval(std::max(0.0, best - log_error), rising ? kInf : upper + log_error, ErrorKind::quadrature,
+                                       method + (rising ? " (branch and bound on the laws' enclosures: maxima the scan stepped over, "
+                                                          "and none bounded beyond them: no upper end)"
+                                                        : " (branch and bound on the laws' enclosures: maxima the scan stepped over)"));
+  e.work = work + pair.loss_scan().evaluations;
+  return e;
+}
+
+}  // namespace
+
 Estimate renyi_inf(PreparedPair& pair, const std::string& method) {
   if (pair.not_absolutely_continuous) return Estimate::infinite(method);
   double best = -kInf, err = 0;
@@ -382,6 +427,7 @@ Estimate renyi_inf(PreparedPair& pair, const std::string& method) {
       e.work = work + sup.evaluations + pair.loss_scan().evaluations;
       return e;
     }
+    if (auto missed = stepped_over_maxima(pair, std::max(best, sup.value), sup.error, method)) return *missed;
     if (sup.value > best) best = sup.value;
     err = std::max(err, sup.error + 1e-10 * std::max(1.0, std::fabs(sup.value)));  // Brent: √eps in x, eps in L
     kind = ErrorKind::quadrature;
