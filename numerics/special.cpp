@@ -14,6 +14,12 @@ double log_normal_cdf(double x) {
   if (std::isnan(x)) throw_invalid("log_normal_cdf", "x", x, "a number");
   // Φ(x) = erfc(−x/√2)/2; GSL's log_erfc uses an asymptotic series for large arguments, so the far left
   // tail (x ≪ −38, where erfc underflows) stays exact in log-space.
+  // GSL's log_erfc is NaN beyond an argument of about 1e76: from x = −1e8 on, the Mills-ratio series log Φ(x) =
+  // −x²/2 − log(−x) − ½ log 2π + log(1 − x⁻² + 3x⁻⁴ − …), whose remainder (15x⁻⁶) is far below the rounding.
+  if (x < -1e8) {
+    const double t = 1 / (x * x);
+    return -0.5 * x * x - std::log(-x) - 0.5 * std::log(2 * std::numbers::pi) + std::log1p(-t + 3 * t * t);
+  }
   if (x < -1.0) return gsl_sf_log_erfc(-x / std::numbers::sqrt2) - std::numbers::ln2;
   // Right of −1, Φ(x) ≥ 0.16: log1p of the small complement keeps full relative accuracy as x → +∞. (Far right,
   // the result is conditioned like x²·eps by the rounding of x/√2 itself.)

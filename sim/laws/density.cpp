@@ -414,7 +414,7 @@ double FormulaDensity::log_density(double x) const {
 
 // The formula's interval enclosure over [a, b] ∩ support, less log Z (its error is log_density_error); −inf beyond
 // the support, nullopt where the enclosure is not a valid interval.
-std::optional<Enclosure> FormulaDensity::log_density_range(double a, double b) const {
+std::optional<Enclosure> FormulaDensity::range(double a, double b) const {
   a = std::max(a, lo_);
   b = std::min(b, hi_);
   if (a > b) return Enclosure{-kInf, -kInf};

@@ -26,12 +26,12 @@ namespace privamp::sim {
 // decay there (otherwise: not normalisable). Samples are exact: rejection from a piecewise-constant envelope built
 // from the formula's interval enclosure on cells out to 2^40 scales (build_sampler, on the first draw); only cells
 // whose envelope mass is below e^-46 of the total, and the support beyond 2^40 scales, are not sampled.
-class FormulaDensity final : public Law {
+class FormulaDensity final : public Law, public LogDensityRanges {
  public:
   FormulaDensity(std::shared_ptr<const Formula> log_pdf, double lo, double hi, double loc, double scale);
   std::string expression() const override;
   double log_density(double x) const override;
-  std::optional<Enclosure> log_density_range(double a, double b) const override;
+  std::optional<Enclosure> range(double a, double b) const override;
   Shape shape() const override {
     return {.continuous_mass = 1, .support = {lo_, hi_}, .location = mode_, .scale = scale_, .left = left_, .right = right_};
   }
@@ -41,6 +41,7 @@ class FormulaDensity final : public Law {
   Computation computation() const override {
     Computation c;
     c.log_density_error = log_z_error_;
+    c.ranges = this;
     return c;
   }
   double log_normaliser() const { return log_z_; }

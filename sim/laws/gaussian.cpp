@@ -30,7 +30,7 @@ double Gaussian::log_density(double x) const {
 
 // −z²/2 + log_norm over [a, b], z = (x − mean)/σ: largest at the point nearest the mean, smallest at the farthest;
 // widened by the rounding of each end's evaluation (a few ulps of each term).
-std::optional<Enclosure> Gaussian::log_density_range(double a, double b) const {
+std::optional<Enclosure> Gaussian::range(double a, double b) const {
   const double near = mean_ < a ? a - mean_ : mean_ > b ? mean_ - b : 0;
   const double far = std::max(std::fabs(a - mean_), std::fabs(b - mean_));
   const double zn = near / sigma_, zf = far / sigma_, eps = std::numeric_limits<double>::epsilon();

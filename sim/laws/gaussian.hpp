@@ -9,13 +9,18 @@
 
 namespace privamp::sim {
 
-class Gaussian final : public Law {
+class Gaussian final : public Law, public LogDensityRanges {
  public:
   Gaussian(double mean, double sigma);
   std::string expression() const override;
   double log_density(double x) const override;
   void log_density(std::span<const double> x, std::span<double> out) const override;
-  std::optional<Enclosure> log_density_range(double a, double b) const override;
+  std::optional<Enclosure> range(double a, double b) const override;
+  Computation computation() const override {
+    Computation c;
+    c.ranges = this;
+    return c;
+  }
   // −(x−μ)²/(2σ²) = −x²/(2σ²) ± μ|x|/σ² + const on the right (−) and left (+) tails.
   Shape shape() const override {
     const double c = 0.5 / (sigma_ * sigma_), l = mean_ / (sigma_ * sigma_);

@@ -27,7 +27,7 @@ std::string Laplace::expression() const {
 double Laplace::log_density(double x) const { return -std::fabs(x - mean_) / b_ + log_norm_; }
 
 // −|x − mean|/b + log_norm over [a, b], widened by the rounding of each end's evaluation.
-std::optional<Enclosure> Laplace::log_density_range(double a, double b) const {
+std::optional<Enclosure> Laplace::range(double a, double b) const {
   const double near = mean_ < a ? a - mean_ : mean_ > b ? mean_ - b : 0;
   const double far = std::max(std::fabs(a - mean_), std::fabs(b - mean_));
   const double zn = near / b_, zf = far / b_, eps = std::numeric_limits<double>::epsilon();

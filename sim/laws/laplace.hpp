@@ -13,13 +13,18 @@
 
 namespace privamp::sim {
 
-class Laplace final : public Law {
+class Laplace final : public Law, public LogDensityRanges {
  public:
   Laplace(double mean, double scale);
   std::string expression() const override;
   double log_density(double x) const override;
   void log_density(std::span<const double> x, std::span<double> out) const override;
-  std::optional<Enclosure> log_density_range(double a, double b) const override;
+  std::optional<Enclosure> range(double a, double b) const override;
+  Computation computation() const override {
+    Computation c;
+    c.ranges = this;
+    return c;
+  }
   std::vector<double> breakpoints() const override { return {mean_}; }
   Shape shape() const override {
     return {.continuous_mass = 1, .support = {}, .location = mean_, .scale = b_, .left = {0, 1 / b_}, .right = {0, 1 / b_}};

@@ -80,4 +80,9 @@ std::optional<std::pair<ChainForm, ChainForm>> Law::chain_forms_with(const Law& 
   return pair->chains();
 }
 
+std::optional<Enclosure> Law::log_density_range(double a, double b) const {
+  const LogDensityRanges* r = computation().ranges;
+  return r ? r->range(a, b) : std::nullopt;
+}
+
 }  // namespace privamp::sim

@@ -104,6 +104,17 @@ struct Lumped {
 };
 
 // How a law is computed, for the engines that must account for it.
+// Enclosures of a law's log-density over intervals, for laws that can give them (closed forms, formula densities):
+// read through Computation::ranges. The density engines bound R_∞ by branch and bound on them
+// (verify/divergence/loss_enclosure.hpp).
+class LogDensityRanges {
+ public:
+  virtual ~LogDensityRanges() = default;
+  // An enclosure of the law's log_density over [a, b] (a ≤ b; up to its log_density_error, which engines carry
+  // apart), or nullopt where none can be given.
+  virtual std::optional<Enclosure> range(double a, double b) const = 0;
+};
+
 struct Computation {
   // A bound on the absolute error of log_density (and of log P(atom)) anywhere, from a normalising constant or an
   // inner integral computed numerically (density(), convolve()); 0 for laws known in closed form. Engines read it
@@ -120,12 +131,14 @@ struct Computation {
   std::optional<Lumped> lumped;
   // Set for laws computed by discretisation (see Discretisation below); engines must then account for it.
   const Discretisation* discretisation = nullptr;
+  // Set for laws whose log-density has interval enclosures.
+  const LogDensityRanges* ranges = nullptr;
 };
 
-// A law has sixteen virtual members, in three groups: what users and the expression language ask of any law (its
+// A law has fifteen virtual members, in three groups: what users and the expression language ask of any law (its
 // expression, dimension, exact form, samples), the density and atoms engines integrate and sum, and what engines
-// read to plan and bound a computation (shape, breakpoints, anchors, tail masses, moments, how it is computed, an
-// enclosure of the log-density over an interval, and the joint recomputation of two laws of one process). Scalar conveniences (location(), log_cdf(), sample(), ...) are
+// read to plan and bound a computation (shape, breakpoints, anchors, tail masses, moments, how it is computed, and
+// the joint recomputation of two laws of one process). Scalar conveniences (location(), log_cdf(), sample(), ...) are
 // non-virtual readings of these.
 class Law {
  public:
@@ -176,16 +189,14 @@ class Law {
   double log_cdf(double x) const { return log_tail_mass(x, false); }
   double log_sf(double x) const { return log_tail_mass(x, true); }
   virtual Moments moments() const { return {}; }
-  // An enclosure of log_density over [a, b] (a ≤ b; up to log_density_error, which engines carry apart) for laws
-  // that have one: closed forms and formula densities; nullopt for the others. The density engines bound R_∞ by
-  // branch and bound on it (verify/divergence/loss_enclosure.hpp).
-  virtual std::optional<Enclosure> log_density_range(double /*a*/, double /*b*/) const { return std::nullopt; }
   std::optional<double> mean() const { return moments().mean; }
   std::optional<double> variance() const { return moments().variance; }
   virtual Computation computation() const { return {}; }
   std::optional<Lumped> lumped() const { return computation().lumped; }
   double log_density_error() const { return computation().log_density_error; }
   const Discretisation* discretisation() const { return computation().discretisation; }
+  // An enclosure of log_density over [a, b] (Computation::ranges), or nullopt.
+  std::optional<Enclosure> log_density_range(double a, double b) const;
   // Two laws of one process (this and `other`, differing only in a starting point, a data point or an initial law):
   // what can be done with them together, each on request; nullopt if `other` is not a law of the same process.
   virtual std::optional<ProcessPair> process_pair_with(const Law& /*other*/) const { return std::nullopt; }
@@ -254,7 +265,6 @@ class LawDecorator : public Law {
   std::vector<double> anchors() const override { return base().anchors(); }
   double log_tail_mass(double x, bool upper) const override { return base().log_tail_mass(x, upper); }
   Moments moments() const override { return base().moments(); }
-  std::optional<Enclosure> log_density_range(double a, double b) const override { return base().log_density_range(a, b); }
   Computation computation() const override { return base().computation(); }
   std::optional<ProcessPair> process_pair_with(const Law& other) const override { return base().process_pair_with(other); }
   std::optional<PairLoss> loss_against(const Law& other) const override { return base().loss_against(other); }

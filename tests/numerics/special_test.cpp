@@ -23,6 +23,18 @@ TEST_CASE("log_normal_cdf matches a 50-digit erfc over the whole line", "[numeri
   }
 }
 
+// GSL's log_erfc is NaN beyond an argument of about 1e76 (a Gaussian hockey-stick at Δ/σ = 1e100 printed NaN): far
+// left, the Mills-ratio series. References: mpmath, log(erfc(−x/√2)/2) at 40 digits.
+TEST_CASE("log_normal_cdf far in the left tail, beyond GSL's log_erfc", "[numerics]") {
+  const std::pair<double, double> refs[] = {{-2e7, -200000000000017.7301813647}, {-1e8, -5000000000000019.339619277},
+                                            {-3.7e40, -6.845e80}, {-1e100, -5e199}};
+  for (const auto& [x, ref] : refs) {
+    INFO("x = " << x);
+    CHECK(test::near_rel(log_normal_cdf(x), ref, 1e-15, 0));
+  }
+  CHECK(log_normal_cdf(-1e200) == -std::numeric_limits<double>::infinity());  // below every double
+}
+
 TEST_CASE("log_binomial_pmf is accurate at n = 1e6 where lgamma differences lose digits", "[numerics]") {
   using std::lgamma;
   const long n = 1'000'000;

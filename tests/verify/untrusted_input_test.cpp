@@ -89,6 +89,25 @@ TEST_CASE("gnuplot text: quoted without substitution or line ends, the key from 
   CHECK_FALSE(plots::has_control_character("αβ 'x'"));
 }
 
+// TOML nests a table per part of a dotted key, and toml++ recurses over them: 50,000 parts in a 100 KB file
+// overflowed the stack (a segmentation fault in verify, list, figures, and Python's interpreter). Refused by line.
+TEST_CASE("case files: dotted keys of thousands of parts are refused, not a stack overflow", "[untrusted]") {
+  std::string dotted;
+  for (int i = 0; i < 50000; ++i) dotted += i ? ".a" : "a";
+  for (const std::string& text : {"\n" + dotted + " = 1\n", "\n[" + dotted + "]\n", "\nx = {" + dotted + " = 1}\n",
+                                  "\n[case." + dotted + "]\n"})
+    CHECK_THAT(message_of([&] { verify::parse_cases(text, "deep.toml"); }), Contains("deep.toml:2: a dotted key of more than 64 parts"));
+  // What is not a key is not counted: dots in strings and comments, numbers and dates, and keys of 63 parts parse
+  // (the loader then refuses the keys it does not know, after the TOML is read).
+  std::string strings = "s = \"" + dotted + "\"\nt = '''" + dotted + "'''\n# " + dotted + "\n";
+  std::string numbers = "v = [";
+  for (int i = 0; i < 1000; ++i) numbers += "1.5, ";
+  numbers += "2.5]\nd = 1979-05-27T07:32:00.999\n";
+  std::string ok = "a";
+  for (int i = 0; i < 62; ++i) ok += ".a";
+  CHECK_THAT(message_of([&] { verify::parse_cases(strings + numbers + ok + " = 1\n", "fine.toml"); }), Contains("unknown top-level key"));
+}
+
 TEST_CASE("Gaussian hockey-stick far in the tail: log space, inside 80-digit references", "[untrusted]") {
   struct Ref {
     double delta, sigma, eps, log_value;
@@ -102,6 +121,16 @@ TEST_CASE("Gaussian hockey-stick far in the tail: log space, inside 80-digit ref
     CHECK(e.log_upper() - e.log_lower() < 1e-6 * std::abs(r.log_value));
     CHECK(e.upper > 0);
   }
+  // Δ/σ from 1e8 to 1e150 (one side of the level far right, the other far left): 1 to within the rounding; it was NaN
+  // from about 1e51 (GSL's log_erfc) and [0, 1] from 1e-6 on (a's rounding counted as a² where a is far above 0).
+  for (double ratio : {1e8, 1e30, 1e60, 1e100, 1e149})
+    for (double eps : {0.5, 1.0, 30.0}) {
+      INFO("delta/sigma = " << ratio << ", eps = " << eps);
+      const verify::Estimate e = verify::gaussian_hockey_stick(1, 1 / ratio, eps);
+      CHECK(e.lower > 1 - 1e-12);
+      CHECK(e.upper <= 1 + 1e-12);
+      CHECK(e.error_kind == verify::ErrorKind::exact);
+    }
   // Beyond a^2 overflowing: an upper end only, never NaN and never a zero upper end.
   for (double eps : {1e70, 1e200, 1e300}) {
     const verify::Estimate e = verify::gaussian_hockey_stick(1, 1, eps);

@@ -140,7 +140,9 @@ Estimate gaussian_hockey_stick(double delta, double sigma, double eps) {
     return e;
   }
   const double amplification = std::exp(x) / -std::expm1(x);
-  const double rel = x_err * amplification + 8 * kEps * (1 + std::fabs(la) + a * a);
+  // log Φ(a) moves by φ(a)/Φ(a) per unit of a, which a's rounding (eps·|a|) scales: about eps·a² for a < 0, at most
+  // eps for a ≥ 0 (|a|φ(a)/Φ(a) ≤ 0.5 there). Counting a² for a far above 0 (Δ/σ = 1e100) made the bound 1e184.
+  const double rel = x_err * amplification + 8 * kEps * (1 + std::fabs(la) + (a < 0 ? a * a : 1.0));
   return Estimate::from_log(la + log1mexp(x), rel, ErrorKind::exact, method);
 }
 

@@ -19,10 +19,10 @@ struct Piece {
 
 // sup of log p − log q over [a, b] from the two enclosures: −inf where p has no mass, +inf where an enclosure is
 // missing or unbounded (the piece must be split).
-double piece_bound(const sim::Law& p, const sim::Law& q, double a, double b) {
-  const auto ep = p.log_density_range(a, b);
+double piece_bound(const sim::LogDensityRanges& p, const sim::LogDensityRanges& q, double a, double b) {
+  const auto ep = p.range(a, b);
   if (ep && ep->hi == -kInf) return -kInf;
-  const auto eq = q.log_density_range(a, b);
+  const auto eq = q.range(a, b);
   if (!ep || !eq || !std::isfinite(ep->hi) || !std::isfinite(eq->lo)) return kInf;
   return ep->hi - eq->lo;
 }
@@ -31,8 +31,9 @@ double piece_bound(const sim::Law& p, const sim::Law& q, double a, double b) {
 
 std::optional<LossBound> bound_loss(const sim::Law& p, const sim::Law& q, double a, double b, double tolerance,
                                     long budget) {
+  const sim::LogDensityRanges *pr = p.computation().ranges, *qr = q.computation().ranges;
   const double middle = 0.5 * a + 0.5 * b;
-  if (!(a < b) || !p.log_density_range(middle, middle) || !q.log_density_range(middle, middle)) return std::nullopt;
+  if (!(a < b) || !pr || !qr || !pr->range(middle, middle) || !qr->range(middle, middle)) return std::nullopt;
   LossBound r;
   r.best = -kInf;
   auto evaluate = [&](double x) {
@@ -44,7 +45,7 @@ std::optional<LossBound> bound_loss(const sim::Law& p, const sim::Law& q, double
   constexpr int kStart = 64;
   for (int k = 0; k < kStart; ++k) {
     const double x = a + (b - a) * k / kStart, y = k == kStart - 1 ? b : a + (b - a) * (k + 1) / kStart;
-    queue.push({piece_bound(p, q, x, y), x, y});
+    queue.push({piece_bound(*pr, *qr, x, y), x, y});
   }
   double leftover = -kInf;  // bounds of pieces too narrow to split
   for (long split = 0; !queue.empty() && queue.top().bound > r.best + tolerance && split < budget;) {
@@ -59,11 +60,11 @@ std::optional<LossBound> bound_loss(const sim::Law& p, const sim::Law& q, double
     }
     ++split;
     for (const auto& [x, y] : {std::pair{top.a, m}, std::pair{m, top.b}})
-      if (const double bound = piece_bound(p, q, x, y); bound > r.best + tolerance) queue.push({bound, x, y});
+      if (const double bound = piece_bound(*pr, *qr, x, y); bound > r.best + tolerance) queue.push({bound, x, y});
   }
   const double rest = queue.empty() ? -kInf : queue.top().bound;
   r.complete = rest <= r.best + tolerance && leftover <= r.best + tolerance;
-  r.upper = std::max({r.best + tolerance, rest, leftover});
+  r.bound = std::max({r.best + tolerance, rest, leftover});
   return r;
 }
 

@@ -369,7 +369,7 @@ std::optional<Estimate> stepped_over_maxima(PreparedPair& pair, double found, do
   const double inner_a = left_open ? c - 0.5 * (c - a) : a, inner_b = right_open ? c + 0.5 * (b - c) : b;
   const auto inner = bound_loss(pair.p, pair.q, inner_a, inner_b, tolerance);
   if (!inner) return std::nullopt;
-  double best = inner->best, upper = inner->upper;
+  double best = inner->best, upper = inner->bound;
   long work = inner->evaluations;
   bool rising = !inner->complete;
   for (const auto& [from, to] : {std::pair{a, inner_a}, std::pair{inner_b, b}}) {
@@ -377,9 +377,9 @@ std::optional<Estimate> stepped_over_maxima(PreparedPair& pair, double found, do
     const auto outer = bound_loss(pair.p, pair.q, from, to, tolerance);
     if (!outer) return std::nullopt;
     best = std::max(best, outer->best);
-    upper = std::max(upper, outer->upper);
+    upper = std::max(upper, outer->bound);
     work += outer->evaluations;
-    rising = rising || !outer->complete || outer->best > inner->upper + tolerance;
+    rising = rising || !outer->complete || outer->best > inner->bound + tolerance;
   }
   if (!(best > found + tolerance)) return std::nullopt;
   rising = rising && (left_open || right_open);

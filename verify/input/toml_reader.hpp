@@ -17,8 +17,40 @@
 
 namespace privamp::verify {
 
+// TOML nests a table per part of a dotted key (`a.b.c = 1`, `[a.b.c]`, `{a.b.c = 1}`), and toml++ builds and destroys
+// them recursively: 50,000 parts in a 100 KB file overflow the stack. Before parsing, the dots between structural
+// characters (= , [ ] { } and line ends; strings and comments skipped) are counted: more than kMaxKeyParts − 1 in one
+// stretch is refused, naming the line (a number has at most one dot, a date-time one).
+inline constexpr int kMaxKeyParts = 64;
+inline void check_key_parts(std::string_view text, const std::string& name) {
+  int dots = 0, line = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"' || c == '\'') {  // a string: basic (escapes) or literal, one line or three quotes
+      const bool triple = text.substr(i, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''");
+      const std::string_view close = triple ? text.substr(i, 3) : text.substr(i, 1);
+      std::size_t j = i + close.size();
+      while (j < text.size() && text.substr(j, close.size()) != close) {
+        if (text[j] == '\\' && c == '"') ++j;
+        else if (text[j] == '\n') ++line;
+        ++j;
+      }
+      i = j + close.size() - 1;
+    } else if (c == '#') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+    } else if (c == '.') {
+      if (++dots >= kMaxKeyParts)
+        invalid_input("{}:{}: a dotted key of more than {} parts (tables nest at most {} deep)", name, line, kMaxKeyParts, kMaxKeyParts);
+    } else if (c == '\n' || c == '=' || c == ',' || c == '[' || c == ']' || c == '{' || c == '}') {
+      dots = 0;
+      line += c == '\n';
+    }
+  }
+}
+
 // A TOML document's text parsed; a syntax error is InvalidArgument "name:line: what".
 inline toml::table parse_toml(std::string_view text, const std::string& name) {
+  check_key_parts(text, name);
   try {
     return toml::parse(text, name);
   } catch (const toml::parse_error& e) {
