@@ -49,7 +49,7 @@ void draw_verified_figure(const plots::Figure& f, const std::vector<verify::Row>
   for (const char* kind : {"pdf", "png"})
     if (f.style.wants(kind)) kinds.emplace_back(kind);
   if (f.style.wants("pgfplots")) kinds.emplace_back("tex");
-  std::cout << fmt::format("{:<18} {}/{}.{{{}}}  {} points\n", f.name, out, f.name, fmt::join(kinds, ","), points);
+  std::cout << fmt::format("{:<18} {}/{}.{{{}}}  {} points\n", f.name, escape::plain(out), f.name, fmt::join(kinds, ","), points);
 }
 
 }  // namespace

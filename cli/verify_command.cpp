@@ -88,6 +88,11 @@ Action add_verify_command(CLI::App& app) {
             ? (std::filesystem::is_directory(paths.front()) ? paths.front() : paths.front().parent_path()) / "expected"
             : std::filesystem::path(args->golden_dir);
     if (args->update_golden) verify::check_golden_targets(loaded.cases, golden);
+    // No output may overwrite another (a golden file named like --out's results.json) or an input (a case file).
+    auto outputs = verify::report_outputs("--out", args->out, "--html", args->html, "--junit", args->junit);
+    if (args->update_golden)
+      for (const auto& target : verify::golden_targets(loaded.cases, golden)) outputs.emplace_back("--update-golden", target);
+    check_distinct_outputs(outputs, verify::case_files(paths));
     if (args->check_golden) {
       std::error_code ec;
       if (!std::filesystem::is_directory(golden, ec))  // a misspelt --golden-dir: exit 2 now, not "differences" after the run

@@ -339,14 +339,20 @@ std::filesystem::path resolved_path(const std::filesystem::path& path) {
   return r;
 }
 
-void check_distinct_outputs(const std::vector<std::pair<std::string, std::filesystem::path>>& outputs) {
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::filesystem::path>>& outputs,
+                            const std::vector<std::filesystem::path>& inputs) {
   std::vector<std::filesystem::path> resolved;
   for (const auto& output : outputs) resolved.push_back(resolved_path(output.second));
-  for (std::size_t i = 0; i < outputs.size(); ++i)
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j)
       if (resolved[i] == resolved[j])
         invalid_input("{} '{}' is a file that {} writes ('{}'): give outputs that do not overlap", outputs[i].first,
                       outputs[i].second.string(), outputs[j].first, outputs[j].second.string());
+    for (const auto& input : inputs)
+      if (resolved[i] == resolved_path(input))
+        invalid_input("{} '{}' is an input of this run ('{}'): give an output that does not overwrite it", outputs[i].first,
+                      outputs[i].second.string(), input.string());
+  }
 }
 
 }  // namespace privamp

@@ -68,8 +68,10 @@ void check_output_dir(std::string_view option, const std::filesystem::path& dir)
 void check_output_file(std::string_view option, const std::filesystem::path& file, const std::vector<std::filesystem::path>& made = {});
 // A run's outputs, each an (option, file) pair — a folder's output lock (DIR/.privamp.lock) among them: refused
 // (InvalidArgument naming both options) where two resolve to one file, so that no output overwrites another (a
-// --junit file named like --out's summary.tex) or the lock that keeps a second run out.
-void check_distinct_outputs(const std::vector<std::pair<std::string, std::filesystem::path>>& outputs);
+// --junit file named like --out's summary.tex, a golden file named like results.json) or the lock that keeps a
+// second run out; and where one resolves to one of the run's `inputs` (a --junit file named like its case file).
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::filesystem::path>>& outputs,
+                            const std::vector<std::filesystem::path>& inputs = {});
 // A path as the file system would resolve it, for comparing two that may name one file or folder: absolute, its links
 // and dots resolved as far as it exists, no trailing separator ("out/" and "./out" are one folder).
 std::filesystem::path resolved_path(const std::filesystem::path& path);

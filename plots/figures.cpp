@@ -270,6 +270,7 @@ FigureSet load_figures(const std::vector<std::filesystem::path>& paths) {
   FigureSet set;
   set.cases = verify::load_cases(paths);  // declares the files' bounds and checks their cases
   std::set<std::string> names;
+  std::map<std::string, std::string> written;  // each file a figure writes → the figure (f1_tidy.csv is f1's, too)
   for (const auto& file : verify::case_files(paths)) {
     const toml::table doc = verify::parse_toml(read_input_file("figure file", file, 4u << 20), file.string());
     const toml::node* figures = doc.get("figure");
@@ -280,6 +281,10 @@ FigureSet load_figures(const std::vector<std::filesystem::path>& paths) {
     for (const auto& t : *figures->as_array()) {
       Figure f = reader.read(*t.as_table(), file_style);
       if (!names.insert(f.name).second) reader.fail(&t, "name", fmt::format("figure '{}' is declared twice", f.name));
+      for (const std::string& out : figure_files(f))
+        if (const auto [it, fresh] = written.emplace(out, f.name); !fresh)
+          reader.fail(&t, "name", fmt::format("figures '{}' and '{}' would both write {}: give names that do not collide",
+                                              it->second, f.name, out));
       set.figures.push_back(std::move(f));
     }
   }

@@ -259,5 +259,20 @@ if command -v gnuplot > /dev/null && command -v pdftoppm > /dev/null; then
   grep -q "verified rows" prov.log 2>/dev/null && { echo "FAIL: figures computed before refusing"; failures=$((failures + 1)); }
 fi
 
+# 14. Outputs that overwrite another output or an input, refused before the run: a golden file named like --out's
+# results.json (a case file called results.toml), a --junit file that is the case file itself (it became XML).
+mkdir -p rr && printf '%s' "$case_text" > rr/results.toml && printf '%s' "$case_text" > mine.toml
+check 2 "--update-golden 'g7/results.json' is a file that --out writes" "$privamp" verify rr/results.toml --update-golden --golden-dir g7 --out g7
+check 2 "--junit './mine.toml' is an input of this run" "$privamp" verify mine.toml --junit ./mine.toml
+cmp -s mine.toml rr/results.toml || { echo "FAIL: --junit overwrote the case file"; failures=$((failures + 1)); }
+[ ! -e g7 ] || { echo "FAIL: a refused run created its folder"; failures=$((failures + 1)); }
+# Two figures whose files collide (f1 writes f1_tidy.csv; a figure named f1_tidy writes f1_tidy.csv too): at load.
+printf '%s\n[[figure]]\nname = "f1"\nx = "alpha"\n[[figure.series]]\ncase = "gauss"\nid = "E1"\n[[figure]]\nname = "f1_tidy"\nx = "alpha"\n[[figure.series]]\ncase = "gauss"\nid = "E1"\n' "$case_text" > collide.toml
+check 2 "key 'name': figures 'f1' and 'f1_tidy' would both write f1_tidy.csv" "$privamp" figures collide.toml --out fc
+# 15. A case file with a dotted key of 50,000 parts (toml++ recursed over them: a segmentation fault), by line.
+python3 -c "print('.'.join(['a'] * 50000) + ' = 1')" > deep.toml
+check 2 "deep.toml:1: a dotted key of more than 64 parts" "$privamp" verify deep.toml
+check 2 "deep.toml:1: a dotted key of more than 64 parts" "$privamp" list deep.toml
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

@@ -507,6 +507,8 @@ VerifyResult verify(const std::vector<std::string>& paths, const VerifyRequest& 
   if (!request.junit.empty()) check_output_file("junit", request.junit, {request.out, request.html});
   if (!request.html.empty()) check_output_dir("html", request.html);
   const verify::Loaded loaded = verify::load(files);
+  check_distinct_outputs(verify::report_outputs("out", request.out, "html", request.html, "junit", request.junit),
+                         verify::case_files(files));  // no output overwrites a case file
   // As the command: the folders locked and the files they will hold checked before the run, held while written.
   std::vector<OutputFolder> folders;
   if (!request.out.empty()) folders.push_back({"out", request.out, {std::begin(verify::kReportFiles), std::end(verify::kReportFiles)}});

@@ -494,6 +494,12 @@ std::map<std::string, GoldenRow> read_golden(const std::filesystem::path& file) 
 
 }  // namespace
 
+std::vector<std::filesystem::path> golden_targets(const std::vector<Case>& cases, const std::filesystem::path& dir) {
+  std::set<std::filesystem::path> out;
+  for (const Case& c : cases) out.insert(dir / (std::filesystem::path(c.file).stem().string() + ".json"));
+  return {out.begin(), out.end()};
+}
+
 void check_golden_targets(const std::vector<Case>& cases, const std::filesystem::path& dir) {
   std::map<std::string, std::string> stems;  // stem → case file
   for (const Case& c : cases) {

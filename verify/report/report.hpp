@@ -89,6 +89,8 @@ void update_golden(const std::vector<Row>& rows, const std::filesystem::path& di
 // file already (a JSON list of rows with key and verdict), and no two case files share a stem; InvalidArgument
 // naming the file otherwise, so that no unrelated file is overwritten.
 void check_golden_targets(const std::vector<Case>& cases, const std::filesystem::path& dir);
+// The golden files --update-golden writes for `cases` into `dir` (one per case file: its stem, .json).
+std::vector<std::filesystem::path> golden_targets(const std::vector<Case>& cases, const std::filesystem::path& dir);
 // The verdicts recorded in the golden files of `dir` (*.json), counted per theorem ID and verdict; InvalidArgument
 // naming a file that is not a golden file.
 std::map<std::string, std::map<std::string, int>> golden_verdicts(const std::filesystem::path& dir);
