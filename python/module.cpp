@@ -177,11 +177,14 @@ py::dict explore_dict(const verify::Tree& tree, double seconds) {
 
 // Ctrl-C while a call computes (the GIL released, so Python's own handler only sets a flag Python reads later): for
 // the call's duration SIGINT sets privamp's interrupt flag, which the long loops read; the call then raises
-// KeyboardInterrupt. The previous handler is restored afterwards.
+// KeyboardInterrupt. The previous handler is restored afterwards. Only where SIGINT's Python handler is the default
+// one (KeyboardInterrupt): a program that ignores SIGINT (pool workers) or handles it itself keeps its handler, and
+// the call runs to its end.
 class InterruptScope {
  public:
-  InterruptScope() {
+  explicit InterruptScope(bool take) {
     clear_interrupt();
+    if (!take) return;
     struct sigaction mine {};
     mine.sa_handler = [](int) { request_interrupt(); };
     sigemptyset(&mine.sa_mask);
@@ -202,11 +205,18 @@ class InterruptScope {
 // Runs compute() with the GIL released and Ctrl-C interrupting it: a call during which Ctrl-C was pressed raises
 // KeyboardInterrupt, whatever it returned or threw (densities read NaN once it is pressed, so some engines give up
 // on a value with an error rather than stop); what the progress callback raised is raised in place of the result.
+// Whether SIGINT's Python handler is the default one, which raises KeyboardInterrupt (read with the GIL held).
+bool default_sigint() {
+  const py::module_ signal = py::module_::import("signal");
+  return signal.attr("getsignal")(signal.attr("SIGINT")).is(signal.attr("default_int_handler"));
+}
+
 template <class Compute>
 auto released(Compute&& compute, const Progress& progress = Progress()) {
+  const bool take = default_sigint();
   const auto run = [&] {
     const py::gil_scoped_release release;
-    const InterruptScope interruptible;
+    const InterruptScope interruptible(take);
     try {
       auto result = compute();
       throw_if_interrupted();  // a result finished while Ctrl-C was pressed may hold values given up on: dropped

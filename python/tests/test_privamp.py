@@ -678,6 +678,24 @@ class UntrustedInput(unittest.TestCase):
         # (8 s: an eigendecomposition under way finishes first, and under `ctest -j 2` beside the heaviest tests the
         # call once took 7.2 s to raise; what is checked is that it raises KeyboardInterrupt instead of returning)
 
+    def test_sigint_ignored_or_handled_by_the_program_is_left_to_it(self):
+        # A program that ignores SIGINT (pool workers) or handles it itself keeps its handler: privamp's call runs to
+        # its end and returns its value, and the program's handler is the one called (KeyboardInterrupt was raised
+        # regardless, after 0.5 s).
+        call = "privamp.divergence('gaussian(1, 1)', 'gaussian(0, 1)', kl=True, engine='mc', samples=10**8)"
+        for setup in ("signal.signal(signal.SIGINT, signal.SIG_IGN)",
+                      "signal.signal(signal.SIGINT, lambda *a: print('handled'))"):
+            script = ("import os, signal, threading, privamp\n" + setup + "\n"
+                      "threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+                      f"e = {call}\n"
+                      "print('returned', e[0].error_kind)\n")
+            out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                                 env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertIn("returned", out.stdout, out.stderr)
+            if "print" in setup:
+                self.assertIn("handled", out.stdout)
+
     def test_ctrl_c_stops_a_long_search(self):
         # An explore with budget 10^7 (hours): the search stops within a few seconds of SIGINT, its global phase
         # included (it draws its points in chunks and leaves after the chunk the interrupt falls in).

@@ -112,7 +112,10 @@ Moments LaplaceSum::moments() const {
 
 Shape LaplaceSum::shape() const {
   const TailShape tail{0, 1 / max_scale_};
-  return {.continuous_mass = 1, .support = {}, .location = loc_, .scale = std::sqrt(*moments().variance / 2), .left = tail, .right = tail};
+  // √(Σ b²), the scales divided by the largest first: b = 1e-200 squared underflows (a scale of 0 once).
+  double sum = 0;
+  for (double b : scales_) sum += (b / max_scale_) * (b / max_scale_);
+  return {.continuous_mass = 1, .support = {}, .location = loc_, .scale = max_scale_ * std::sqrt(sum), .left = tail, .right = tail};
 }
 
 double LaplaceSum::log_density(double x) const {

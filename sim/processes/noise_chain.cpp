@@ -22,6 +22,12 @@ Gaussian linear_gaussian_chain(double x0, double sigma0, double lipschitz, doubl
     mean *= lipschitz;
     var = lipschitz * lipschitz * var + sigma * sigma;
   }
+  // |L| > 1 over many steps: L^r x0 or the variance leaves the double range (L = 2, r = 100000), which the Gaussian
+  // would report as its own 'loc' = inf; said here in the chain's terms.
+  if (!std::isfinite(mean) || !std::isfinite(var))
+    invalid_input("gaussian_chain: with L = {} over r = {} steps the law's {} exceeds the double range (|L|^r = {:.3g}); "
+                  "give fewer steps or |L| closer to 1", format_number(lipschitz), steps, std::isfinite(mean) ? "variance" : "mean",
+                  std::pow(std::fabs(lipschitz), steps));
   return Gaussian(mean, std::sqrt(var));
 }
 

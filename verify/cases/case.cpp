@@ -129,7 +129,12 @@ std::string word(const TomlReader& reader, const toml::node& e, const std::strin
 
 // One value of a grid list: a number or a word.
 std::variant<double, std::string> grid_value(const TomlReader& reader, const toml::node& e, const std::string& key) {
-  if (auto d = e.value<double>()) return *d;
+  if (auto d = e.value<double>()) {
+    // TOML's inf and nan: a parameter is a finite number (nan once printed as an empty cell, inf turned rows into
+    // "not applicable" with a reason about a hypothesis).
+    if (!std::isfinite(*d)) reader.fail(&e, key, fmt::format("{} is not a finite number (a parameter is finite)", *d));
+    return *d;
+  }
   if (e.is_string()) return word(reader, e, key);
   if (e.is_integer()) reader.fail(&e, key, "an integer beyond 2^53 has no exact double: write it as a number with a point");
   reader.fail(&e, key, "values must be numbers or strings");

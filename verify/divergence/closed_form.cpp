@@ -380,18 +380,24 @@ std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const 
   const auto* np = std::get_if<sim::form::GaussianND>(&fp);
   const auto* nq = std::get_if<sim::form::GaussianND>(&fq);
   if (np && nq && np->sigma == nq->sigma && np->mean.size() == nq->mean.size()) {
-    double d2 = 0;
-    for (std::size_t i = 0; i < np->mean.size(); ++i) {
-      const double d = np->mean[i] - nq->mean[i];
-      d2 += d * d;
+    // ‖m_p − m_q‖ scaled by its largest part (squares of 1e200 overflow, of 1e-200 underflow); where a difference
+    // itself overflows (1e308 against −1e308) the shift and σ are both halved (the divergences see only Δ/σ).
+    double big = 0;
+    for (std::size_t i = 0; i < np->mean.size(); ++i) big = std::max(big, std::fabs(np->mean[i] / 2 - nq->mean[i] / 2));
+    const bool halve = big > 1e307;
+    const double unit = halve ? big : 2 * big;
+    double sum = 0;
+    for (std::size_t i = 0; i < np->mean.size() && big > 0; ++i) {
+      const double r = (halve ? np->mean[i] / 2 - nq->mean[i] / 2 : np->mean[i] - nq->mean[i]) / unit;
+      sum += r * r;
     }
-    return gaussian_pair(std::sqrt(d2), np->sigma, quantity);
+    return gaussian_pair(unit * std::sqrt(sum), halve ? np->sigma / 2 : np->sigma, quantity);
   }
 
   const auto* lp = std::get_if<sim::form::Laplace>(&fp);
   const auto* lq = std::get_if<sim::form::Laplace>(&fq);
   if (lp && lq && lp->scale == lq->scale) {
-    const double delta = std::fabs(lp->mean - lq->mean), b = lp->scale;
+    const auto [delta, b] = shift_and_scale(lp->mean, lq->mean, lp->scale);  // (1e308 against −1e308: halved)
     switch (quantity.kind) {
       case Quantity::Kind::renyi: return laplace_renyi(delta, b, quantity.parameter);
       case Quantity::Kind::kl: return laplace_kl(delta, b);
@@ -409,7 +415,7 @@ std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const 
   const auto* sp = std::get_if<sim::form::LaplaceSum>(&fp);
   const auto* sq = std::get_if<sim::form::LaplaceSum>(&fq);
   if (sp && sq && quantity.kind == Quantity::Kind::renyi_inf && std::ranges::equal(sp->scales, sq->scales) && !sp->scales.empty()) {
-    const double delta = std::fabs(sp->location - sq->location), b = std::ranges::max(sp->scales);
+    const auto [delta, b] = shift_and_scale(sp->location, sq->location, std::ranges::max(sp->scales));
     if (!(delta / b <= 1e300)) return log_ratio(delta, b, "closed form (a log-concave sum: the monotone loss tends to delta/max b)");
     return Estimate::from_value(delta / b, 2 * kEps * delta / b, ErrorKind::exact,
                                 "closed form (a log-concave sum of Laplaces: the monotone loss tends to delta/max b)");

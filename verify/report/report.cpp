@@ -486,7 +486,10 @@ std::map<std::string, GoldenRow> read_golden(const std::filesystem::path& file) 
     }
     return out;
   } catch (const nlohmann::json::exception& e) {
-    invalid_input("{}: not a privamp golden file: {}", file.string(), e.what());
+    // The parser's own words, without its tag ("[json.exception.parse_error.101] "): NaN and inf are not JSON.
+    std::string_view what = e.what();
+    if (what.starts_with("[json.exception.")) what.remove_prefix(std::min(what.size(), what.find("] ") + 2));
+    invalid_input("{}: not a privamp golden file (not valid JSON): {}", file.string(), what);
   } catch (const InvalidArgument& e) {
     invalid_input("{}: not a privamp golden file: {}", file.string(), e.what());
   }
