@@ -139,3 +139,31 @@ TEST_CASE("Gaussian hockey-stick far in the tail: log space, inside 80-digit ref
     CHECK(e.log_upper() < -1e100);
   }
 }
+
+// Hostile numbers from an adversary's round: shifts that overflow when subtracted, scales whose squares underflow,
+// chains whose mean leaves the double range, and TOML's inf and nan in a grid.
+TEST_CASE("shifts beyond the double range, tiny scales and non-finite grid values", "[untrusted]") {
+  const auto divergence = [](const std::string& mu, const std::string& nu, const verify::Quantity& quantity) {
+    return verify::compute_divergence(*sim::parse_law(mu), *sim::parse_law(nu), quantity);
+  };
+  // R_2 of Laplaces 2e308 apart is Δ/b + log(2/3) (to e^-Δ): its log is log(2e308) to 1e-300 (it was "'delta' = inf").
+  const verify::Estimate lap = divergence("laplace(1e308, 1)", "laplace(-1e308, 1)", verify::Quantity::renyi(2));
+  CHECK(std::abs(lap.log_value() - (std::log(2.0) + std::log(1e308))) < 1e-12 * 710);
+  CHECK(lap.error_kind == verify::ErrorKind::exact);
+  // R_2 of isotropic Gaussians (1e308, 1e308) apart, σ = 1: ‖Δ‖² = 2e616, log 2 + 2 log 1e308.
+  const verify::Estimate nd = divergence("gaussian_nd(loc=[1e308, 1e308])", "gaussian_nd(loc=[0, 0])", verify::Quantity::renyi(2));
+  CHECK(std::abs(nd.log_value() - (std::log(2.0) + 2 * std::log(1e308))) < 1e-12 * 1420);
+  // A sum of Laplaces of scale 1e-200 shifted by 1e-200: the divergence of scale 1 shifted by 1 (its scale was 0).
+  const verify::Estimate tiny = divergence("laplace_nfold(n=2, scale=1e-200, loc=1e-200)", "laplace_nfold(n=2, scale=1e-200)",
+                                           verify::Quantity::renyi(2));
+  const verify::Estimate unit = divergence("laplace_nfold(n=2, scale=1, loc=1)", "laplace_nfold(n=2, scale=1)", verify::Quantity::renyi(2));
+  CHECK(std::abs(tiny.value - unit.value) < 1e-9 * unit.value);
+  CHECK_THAT(message_of([] { sim::parse_law("gaussian_chain(x0=1, r=100000, L=2)"); }),
+             Contains("gaussian_chain: with L = 2 over r = 100000 steps the law's mean exceeds the double range"));
+  for (const char* value : {"inf", "-inf", "nan"}) {
+    const std::string text = fmt::format(
+        "[[case]]\nname = \"g\"\nbounds = [\"E1\"]\nmu = \"gaussian(1, 1)\"\nnu = \"gaussian(0, 1)\"\nquantity = \"renyi\"\n"
+        "order = \"2\"\n[case.grid]\nsigma1 = 1\nsigma2 = 0\nw = {}\n", value);
+    CHECK_THAT(message_of([&] { verify::parse_cases(text, "grid.toml"); }), Contains("grid.toml:11: key 'grid.w':") && Contains("is not a finite number"));
+  }
+}
