@@ -34,6 +34,9 @@ std::vector<double> parse_number_list(const std::string& text, const std::string
       invalid_input("{}: the list expands to more than {} values (at '{}', after {}): give fewer or shorter ranges", flag,
                     kMaxValues, item, out.size());
   };
+  // (getline drops an empty last item: "2," is refused as "1,,2" is.)
+  if (const auto last = text.find_last_not_of(" \t"); last == std::string::npos || text[last] == ',')
+    invalid_input("{}: empty item in '{}'", flag, text);
   std::stringstream items(text);
   std::string item;
   while (std::getline(items, item, ',')) {

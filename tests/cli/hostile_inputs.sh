@@ -274,5 +274,13 @@ python3 -c "print('.'.join(['a'] * 50000) + ' = 1')" > deep.toml
 check 2 "deep.toml:1: a dotted key of more than 64 parts" "$privamp" verify deep.toml
 check 2 "deep.toml:1: a dotted key of more than 64 parts" "$privamp" list deep.toml
 
+# 16. A declared bound's formula and conditions are parsed at load, used or not, and named at their own line.
+printf '[[bound]]\nid = "MY.x"\nquantity = "renyi"\nformula = "alpha * * ) "\n' > unused.toml
+check 2 "unused.toml:4: key 'formula': formula, column 9" "$privamp" verify unused.toml
+check 2 "unused.toml:4: key 'formula'" "$privamp" list unused.toml
+# 17. A trailing comma is an empty item, as two commas are; a level outside the Monte Carlo range, before it runs.
+check 2 "--renyi: empty item in '2,'" "$privamp" divergence 'gaussian(1,1)' 'gaussian(0,1)' --renyi 2,
+check 2 "'level' = 0.9999999999999999 is out of range \(allowed: 0.5 <= level <= 1 - 1e-12\)" "$privamp" divergence 'gaussian(1,1)' 'gaussian(0,1)' --kl --level 0.9999999999999999
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

@@ -70,7 +70,8 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
   if (r.samples < 1 || r.samples > kMaxSamples)
     throw_invalid("divergence", "samples", static_cast<double>(r.samples), fmt::format("1 <= samples <= {:.0e}", static_cast<double>(kMaxSamples)));
   if (!(r.rel_tol >= 1e-15 && r.rel_tol <= 0.5)) throw_invalid("divergence", "rel_tol", r.rel_tol, "1e-15 <= rel_tol <= 0.5");
-  if (!(r.level > 0 && r.level < 1)) throw_invalid("divergence", "level", r.level, "0 < level < 1");
+  if (!(r.level >= 0.5 && r.level <= 1 - 1e-12))  // the Monte Carlo engine's range, checked before anything runs
+    throw_invalid("divergence", "level", r.level, "0.5 <= level <= 1 - 1e-12");
   const sim::LawPtr p = sim::parse_law(mu), q = sim::parse_law(nu);
   // The canonical expression (defaults filled in), unless the law is tabulated (grid laws of propagated processes
   // print every node, and would be built only to be printed: a joint route never needs them): then as typed.

@@ -11,6 +11,7 @@
 
 #include "numerics/errors.hpp"
 #include "numerics/escape.hpp"
+#include "sim/language/language.hpp"
 
 namespace privamp::verify {
 
@@ -89,6 +90,14 @@ class BoundReader : public TomlReader {
     }
     e.formula = text(t, "formula");
     if (e.formula.find_first_not_of(" \t") == std::string::npos) fail(t.get("formula"), "formula", "must not be empty");
+    // Syntax at load, named at the formula's own line, whether or not a case uses the bound (an unused one with a
+    // broken formula was accepted; a used one's error was reported at the case's line).
+    for (const auto& [key, texts] : {std::pair<std::string, std::vector<std::string>>{"formula", {e.formula}}, {"requires", requirements}})
+      for (const std::string& formula : texts) try {
+          (void)sim::Expression::parse_cached(formula, key == "formula" ? "formula" : "condition");
+        } catch (const InvalidArgument& x) {
+          fail(t.get(key), key, x.what());
+        }
     e.not_applicable = [requirements](const Params& p) -> std::optional<std::string> {
       for (const std::string& c : requirements)
         if (evaluate_formula(c, p) == 0) return "needs " + c;
