@@ -256,7 +256,9 @@ void settle_zero(PreparedPair& pp, const Quantity& quantity, Estimate& result) {
   if (!(cap <= 1e-6))
     throw NumericalError(fmt::format("{} of {} and {}: the {} route found no mass (every evaluation underflowed, or none met the "
                                      "region where the loss exceeds {:g}, although the loss reaches {:.6g}), which does not show the "
-                                     "value is 0; the default engine (auto), closed_form or certified give it",
+                                     "value is 0: where the two laws agree to every digit a double holds (a difference a long chain "
+                                     "contracted below 1e-16), only an engine that computes in exact terms can bound it "
+                                     "(--engine certified, where it covers the pair)",
                                      quantity.label(), pp.p.brief(), pp.q.brief(), result.method, level, sup.value));
   const double width_before = result.upper - result.lower;
   result.set_upper(cap);
