@@ -35,6 +35,16 @@ std::vector<OutputLock> lock_outputs(const VerifyArgs& args, const std::filesyst
   return lock_output_folders(folders);
 }
 
+// No output may overwrite another (a golden file named like --out's results.json) or an input (a case file).
+void check_outputs_apart(const VerifyArgs& args, const verify::Loaded& loaded, const std::filesystem::path& golden,
+                         const std::vector<std::filesystem::path>& paths) {
+  if (args.update_golden) verify::check_golden_targets(loaded.cases, golden);
+  auto outputs = verify::report_outputs("--out", args.out, "--html", args.html, "--junit", args.junit);
+  if (args.update_golden)
+    for (const auto& target : verify::golden_targets(loaded.cases, golden)) outputs.emplace_back("--update-golden", target);
+  check_distinct_outputs(outputs, verify::case_files(paths));
+}
+
 // The reports asked for: --out's files, --html's page, --junit's file.
 void write_outputs(const VerifyArgs& args, const std::vector<verify::Row>& rows, const verify::ReportMeta& meta) {
   if (!args.out.empty()) {
@@ -87,12 +97,7 @@ Action add_verify_command(CLI::App& app) {
         args->golden_dir.empty()
             ? (std::filesystem::is_directory(paths.front()) ? paths.front() : paths.front().parent_path()) / "expected"
             : std::filesystem::path(args->golden_dir);
-    if (args->update_golden) verify::check_golden_targets(loaded.cases, golden);
-    // No output may overwrite another (a golden file named like --out's results.json) or an input (a case file).
-    auto outputs = verify::report_outputs("--out", args->out, "--html", args->html, "--junit", args->junit);
-    if (args->update_golden)
-      for (const auto& target : verify::golden_targets(loaded.cases, golden)) outputs.emplace_back("--update-golden", target);
-    check_distinct_outputs(outputs, verify::case_files(paths));
+    check_outputs_apart(*args, loaded, golden, paths);
     if (args->check_golden) {
       std::error_code ec;
       if (!std::filesystem::is_directory(golden, ec))  // a misspelt --golden-dir: exit 2 now, not "differences" after the run

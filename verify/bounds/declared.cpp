@@ -21,20 +21,35 @@ class BoundReader : public TomlReader {
  public:
   using TomlReader::TomlReader;
 
+  // IDs are ASCII words (T4.closed, MY.gaussian-limit): no character can make one ID look like another.
+  std::string read_id(const toml::table& t) const {
+    const std::string id = text(t, "id");
+    if (const std::string problem = escape::text_problem(id); !problem.empty()) fail(t.get("id"), "id", "holds " + problem);
+    const auto id_character = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'; };
+    if (id.empty() || !std::isalnum(static_cast<unsigned char>(id[0])) || !std::all_of(id.begin(), id.end(), id_character))
+      fail(t.get("id"), "id",
+           fmt::format("'{}' is not an ID: ASCII letters, digits, '.', '_' and '-', starting with a letter or digit (e.g. MY.gaussian-limit)",
+                       escape::plain(id)));
+    if (id.size() > 200) fail(t.get("id"), "id", fmt::format("{} bytes; at most 200", id.size()));
+    return id;
+  }
+
+  // Formulas' syntax at load, named at their own line, whether or not a case uses the bound (an unused one with a
+  // broken formula was accepted; a used one's error was reported at the case's line).
+  void check_syntax(const toml::table& t, const std::string& key, const std::vector<std::string>& formulas) const {
+    for (const std::string& formula : formulas) try {
+        (void)sim::Expression::parse_cached(formula, key == "formula" ? "formula" : "condition");
+      } catch (const InvalidArgument& x) {
+        fail(t.get(key), key, x.what());
+      }
+  }
+
   // A [[bound]] table: a bound declared as data. user: a user's file (its IDs may not be built-in ones); otherwise
   // the catalogue's own tables.
   BoundEntry read_bound(const toml::table& t, bool user) const {
     check_keys(t, kBoundKeys, "bound.");
     BoundEntry e;
-    e.id = text(t, "id");
-    // IDs are ASCII words (T4.closed, MY.gaussian-limit): no character can make one ID look like another.
-    if (const std::string problem = escape::text_problem(e.id); !problem.empty()) fail(t.get("id"), "id", "holds " + problem);
-    const auto id_character = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'; };
-    if (e.id.empty() || !std::isalnum(static_cast<unsigned char>(e.id[0])) || !std::all_of(e.id.begin(), e.id.end(), id_character))
-      fail(t.get("id"), "id",
-           fmt::format("'{}' is not an ID: ASCII letters, digits, '.', '_' and '-', starting with a letter or digit (e.g. MY.gaussian-limit)",
-                       escape::plain(e.id)));
-    if (e.id.size() > 200) fail(t.get("id"), "id", fmt::format("{} bytes; at most 200", e.id.size()));
+    e.id = read_id(t);
     e.family = text(t, "family", std::filesystem::path(file_).stem().string());
     e.declared_in = file_;
     e.declared_line = static_cast<int>(t.source().begin.line);
@@ -90,14 +105,8 @@ class BoundReader : public TomlReader {
     }
     e.formula = text(t, "formula");
     if (e.formula.find_first_not_of(" \t") == std::string::npos) fail(t.get("formula"), "formula", "must not be empty");
-    // Syntax at load, named at the formula's own line, whether or not a case uses the bound (an unused one with a
-    // broken formula was accepted; a used one's error was reported at the case's line).
-    for (const auto& [key, texts] : {std::pair<std::string, std::vector<std::string>>{"formula", {e.formula}}, {"requires", requirements}})
-      for (const std::string& formula : texts) try {
-          (void)sim::Expression::parse_cached(formula, key == "formula" ? "formula" : "condition");
-        } catch (const InvalidArgument& x) {
-          fail(t.get(key), key, x.what());
-        }
+    check_syntax(t, "formula", {e.formula});
+    check_syntax(t, "requires", requirements);
     e.not_applicable = [requirements](const Params& p) -> std::optional<std::string> {
       for (const std::string& c : requirements)
         if (evaluate_formula(c, p) == 0) return "needs " + c;
