@@ -149,16 +149,24 @@ int finish(const std::filesystem::path& dir, const std::string& index, const api
 }
 
 // Every file a search writes is named after its stem (STEM.md, STEM_point2.toml, STEM_map.png, STEM_frontier.csv …):
-// any entry of the folder so named that is a link, folder or pipe is refused before the searches, not after them.
+// any entry of the folder so named that is a link, folder or pipe, or one of the case files read, is refused before
+// the searches, not after them (a case file named like a point file was overwritten by it).
 void check_explore_targets(const std::filesystem::path& dir, const api::ExploreSelection& selection) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) return;
   std::vector<std::string> stems;
-  for (const auto& [index, id] : selection.runs) stems.push_back(verify::explore_stem(selection.cases[index].name, id));
+  std::vector<std::filesystem::path> inputs;
+  for (const auto& [index, id] : selection.runs) {
+    stems.push_back(verify::explore_stem(selection.cases[index].name, id));
+    inputs.push_back(resolved_path(selection.cases[index].file));
+  }
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (std::any_of(stems.begin(), stems.end(), [&](const std::string& stem) { return name.starts_with(stem); }))
-      check_target("--out", entry.path());
+    if (!std::any_of(stems.begin(), stems.end(), [&](const std::string& stem) { return name.starts_with(stem); })) continue;
+    check_target("--out", entry.path());
+    if (std::find(inputs.begin(), inputs.end(), resolved_path(entry.path())) != inputs.end())
+      invalid_input("--out '{}': {} is a case file this search reads, and a name its outputs take: give another --out",
+                    dir.string(), entry.path().string());
   }
 }
 

@@ -88,6 +88,9 @@ Action add_figures_command(CLI::App& app) {
     OutputFolder folder{"--out", args->out, {}};
     for (const plots::Figure* f : chosen)
       for (const std::string& file : plots::figure_files(*f)) folder.files.push_back(file);
+    std::vector<std::pair<std::string, std::filesystem::path>> outputs;  // none of them one of the files read
+    for (const std::string& file : folder.files) outputs.emplace_back("--out", std::filesystem::path(args->out) / file);
+    check_distinct_outputs(outputs, verify::case_files(paths));
     const std::vector<OutputLock> lock = lock_output_folders({folder});
     // The rows are verified exactly as `privamp verify` would: the same runner, verdicts, cross-checks.
     const auto start = std::chrono::steady_clock::now();

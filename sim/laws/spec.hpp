@@ -110,6 +110,9 @@ struct LawSpec {
   // The dimension of the law it builds, from its arguments without building (a case file's laws are compared at
   // load at every grid point). Empty: the dimension its law arguments share (all must agree), 1 when it has none.
   std::function<long(const Args&)> dimension = {};
+  // Conditions between its arguments that are cheap to check (work limits: steps × cells²), run without building
+  // wherever the law is named, so that a case file's point beyond them is refused at load (InvalidArgument).
+  std::function<void(const Args&)> check = {};
 };
 
 std::string to_string(ParamKind kind);

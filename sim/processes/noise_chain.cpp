@@ -1,6 +1,7 @@
 #include "sim/processes/noise_chain.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -28,6 +29,12 @@ Gaussian linear_gaussian_chain(double x0, double sigma0, double lipschitz, doubl
     invalid_input("gaussian_chain: with L = {} over r = {} steps the law's {} exceeds the double range (|L|^r = {:.3g}); "
                   "give fewer steps or |L| closer to 1", format_number(lipschitz), steps, std::isfinite(mean) ? "variance" : "mean",
                   std::pow(std::fabs(lipschitz), steps));
+  // |L| < 1 over many steps: L^r x0 below the normal range keeps few digits or none (0.1^100000 rounds to 0, and two
+  // chains from different x0 became one law: a divergence of exactly 0 labelled exact). Refused rather than rounded.
+  if (std::fabs(x0) >= std::numeric_limits<double>::min() && lipschitz != 0 && std::fabs(mean) < std::numeric_limits<double>::min())
+    invalid_input("gaussian_chain: with L = {} over r = {} steps the law's mean L^r x0 underflows the double range "
+                  "(log10 |L^r x0| = {:.6g}): it keeps no digits; give fewer steps or |L| closer to 1",
+                  format_number(lipschitz), steps, steps * std::log10(std::fabs(lipschitz)) + std::log10(std::fabs(x0)));
   return Gaussian(mean, std::sqrt(var));
 }
 

@@ -585,7 +585,7 @@ double simulate_projected_chain(const Propagator::Map& psi, double x0, int r, do
 
 LawSpec projected_chain_law_spec() {
   using K = ParamKind;
-  return {"projected_chain", "X_r of X_i = clamp(psi(X_(i-1)) + N(0, sigma^2), lo, hi) from x0, psi an L-Lipschitz map",
+  LawSpec spec{"projected_chain", "X_r of X_i = clamp(psi(X_(i-1)) + N(0, sigma^2), lo, hi) from x0, psi an L-Lipschitz map",
     {{"x0", K::number, std::nullopt, "starting point in [lo, hi]"},
     ParamSpec{"r", K::integer, "1", "number of steps, >= 1"}.within(Range::between(1, 100000)),
     {"map", K::formula, "linear", "psi: linear L x | tanh L tanh(x) | sin L sin(x) | softsign L x/(1+|x|) | a formula "
@@ -600,11 +600,12 @@ LawSpec projected_chain_law_spec() {
     "projected_chain(x0=1, r=3, map=tanh, L=0.9)",
     [](const Args& a) {
       const int cells = a.cells("cells", kMinCells, kMaxGridCells, 4 * kMaxGridCells, 2, "grid propagation");
-      check_propagation_work("projected_chain", "r", a.integer("r"), a.integer("cells"));
       const ChainMap map{a.word("map"), a.has("L") ? a.number("L") : 1.0, a.formula("map"), a.has("L")};
       return projected_chain_process_law(map, a.number("x0"), static_cast<int>(a.integer("r")),
                                         a.number("sigma"), a.number("lo"), a.number("hi"), cells);
     }};
+  spec.check = [](const Args& a) { check_propagation_work("projected_chain", "r", a.integer("r"), a.integer("cells")); };
+  return spec;
 }
 PRIVAMP_LAW(70, projected_chain_law_spec);
 

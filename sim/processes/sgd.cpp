@@ -295,7 +295,7 @@ Eigen::MatrixXd simulate_noisy_sgd(const NoisySgd& sgd, const std::vector<Eigen:
 
 LawSpec noisy_sgd_law_spec() {
   using K = ParamKind;
-  return {"noisy_sgd", "law of x_n of 1-D noisy projected SGD on [-R, R], data z_i = zi and z_j = 0 otherwise",
+  LawSpec spec{"noisy_sgd", "law of x_n of 1-D noisy projected SGD on [-R, R], data z_i = zi and z_j = 0 otherwise",
     {ParamSpec{"n", K::integer, std::nullopt, "number of steps"}.within(Range::between(1, 100000)),
     ParamSpec{"i", K::integer, std::nullopt, "the index whose data point is zi, 1 <= i <= n"}.within(Range::at_least(1)),
     {"zi", K::number, std::nullopt, "the data point at index i: |zi| <= R (quadratic), |zi| <= A (logistic)"},
@@ -322,9 +322,10 @@ LawSpec noisy_sgd_law_spec() {
       }
       sgd.feature_bound = a.number("A");
       const int cells = a.cells("cells", kMinCells, kMaxGridCells, 4 * kMaxGridCells, 2, "grid propagation");
-      check_propagation_work("noisy_sgd", "n", sgd.n, a.integer("cells"));
       return noisy_sgd_process_law(sgd, static_cast<int>(a.integer("i")), a.number("zi"), cells);
     }};
+  spec.check = [](const Args& a) { check_propagation_work("noisy_sgd", "n", a.integer("n"), a.integer("cells")); };
+  return spec;
 }
 PRIVAMP_LAW(60, noisy_sgd_law_spec);
 

@@ -177,6 +177,28 @@ TEST_CASE("a composed hockey-stick beneath what the contour resolves keeps an up
   CHECK_THAT(beyond.method, Catch::Contains("the composed loss is at most"));
 }
 
+// Releases whose losses round to 0 in double (a mixture of weight 1e-30): the contour once answered "equal laws",
+// [0, 0] (TV is at least one release's, q·TV(N(1, 1), N(0, 1)) = q·0.38292492254802624, by data processing); at
+// q = 1e-7 over 1,000 releases its line overflowed (an internal error, also from `account`). Now the lattices answer,
+// narrowed to [largest release, basic composition's sum] (both certified).
+TEST_CASE("compositions of releases that differ below the double's resolution: never [0, 0], never an overflow", "[composition]") {
+  const double tv1 = 0.38292492254802624;
+  for (double q : {1e-30, 1e-300}) {
+    const std::string p = fmt::format("power(mix(q={}, gaussian(0, 1), gaussian(1, 1)), 2)", q), n = "power(gaussian(0, 1), 2)";
+    const auto tv = divergence(p, n, Quantity::tv());
+    INFO(p << ": " << tv.method);
+    CHECK(tv.error_kind == ErrorKind::certified);
+    CHECK(tv.lower >= q * tv1 * (1 - 1e-12));  // one release's TV
+    CHECK(tv.upper <= 2 * q * tv1 * (1 + 1e-12));  // the sum of two
+    const auto hs = divergence(p, n, Quantity::hockey_stick(0.5));
+    CHECK(hs.log_lower() > -std::numeric_limits<double>::infinity());
+    CHECK(hs.log_upper() < std::log(2 * q));
+  }
+  const auto many = divergence("power(mix(q=1e-7, gaussian(0, 1), gaussian(1, 1)), 1000)", "power(gaussian(0, 1), 1000)", Quantity::tv());
+  CHECK(many.lower >= 1e-7 * tv1 * (1 - 1e-12));
+  CHECK(many.upper <= 1000 * 1e-7 * tv1 * (1 + 1e-12));
+}
+
 TEST_CASE("the RDP accountant's expectations (TensorFlow Privacy's rdp_accountant_test)", "[composition]") {
   // compute_rdp(q=0.01, noise_multiplier=2.5, steps=50, orders) and compute_rdp(0.1, 2, 10, 5), which that suite checks
   // to 1e-5 (assertSequenceAlmostEqual, delta=1e-5): privamp's intervals must lie within that tolerance of the

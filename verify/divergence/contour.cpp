@@ -714,10 +714,12 @@ class ContourEngine : public SaddleSearch {
     return lines_.get_or_build(key, [&] { return built; }, line->log_r.size());
   }
 
-  Estimate identical(double eps) const {
-    Estimate e = Estimate::from_value(std::max(0.0, -std::expm1(eps)), 0, ErrorKind::quadrature,
-                                      "the releases' losses vanish at every quadrature node (equal laws)");
-    return e;
+  // The composed loss has no spread in double at the line: every release's loss rounds to 0 at every node. That
+  // is not "equal laws" (a mixture of weight q = 1e-30 has losses of about 1e-30, and TV at least that of one
+  // release): the route refuses, and the lattices or the caller's bracket take over. (A [0, 0] was printed.)
+  [[noreturn]] Estimate identical(double /*eps*/) const {
+    throw NumericalError("the contour route cannot resolve the composition: its releases' losses round to 0 at every "
+                         "quadrature node (laws that differ by less than a double resolves)");
   }
 
   // Lines computed for earlier levels of this pair (the program's one cache policy: at most kCachedPoints points over
@@ -741,7 +743,13 @@ ContourIntegral::~ContourIntegral() = default;
 ContourIntegral::ContourIntegral(ContourIntegral&&) noexcept = default;
 Estimate ContourIntegral::hockey_stick(double eps, double loss_bound) const {
   const contour_detail::ValueWork scope;
-  return engine_->hockey_stick(eps, loss_bound);
+  Estimate e = engine_->hockey_stick(eps, loss_bound);
+  // A value or bar beyond the quantity's range ([0, 1]) says the line's integrand overflowed (a mixture of weight 1e-7
+  // over 1,000 releases put the line at c = 33): the route refuses, and the lattices take over.
+  if (!(e.upper <= 1 + 1e-9) || !(e.lower >= 0) || std::isnan(e.value))
+    throw NumericalError(fmt::format("the contour integral left the range of a hockey-stick divergence ({} in [{}, {}]) on its "
+                                     "line c = {:.6g}", e.value, e.lower, e.upper, engine_->abscissa(eps)));
+  return e;
 }
 double ContourIntegral::abscissa(double eps) const {
   const contour_detail::ValueWork scope;
