@@ -45,7 +45,8 @@ void draw_verified_figure(const plots::Figure& f, const std::vector<verify::Row>
                                f.series[k].case_name);
   }
   plots::render(f, data, out);
-  std::vector<std::string> kinds = {"csv", "gp"};
+  std::vector<std::string> kinds = {"csv"};
+  if (f.style.wants("pdf") || f.style.wants("png")) kinds.emplace_back("gp");  // (the gnuplot script draws them)
   for (const char* kind : {"pdf", "png"})
     if (f.style.wants(kind)) kinds.emplace_back(kind);
   if (f.style.wants("pgfplots")) kinds.emplace_back("tex");

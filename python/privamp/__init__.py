@@ -349,7 +349,7 @@ def privacy_profile(mu, nu, eps, **options):
     mu, nu = _composed(mu, nu, options.pop("compositions", None))
     unknown = set(options) - {"engine", "rel_tol", "samples", "seed", "level", "progress"}
     if unknown:
-        raise ValueError(f"privacy_profile: unknown option(s) {sorted(unknown)} "
+        raise ArgumentTypeError(f"privacy_profile: unknown option(s) {sorted(unknown)} "
                          "(allowed: engine, rel_tol, samples, seed, level, compositions, progress)")
     # One call: both directions in C++ (verify/api: api::privacy_profile, the larger by its log since both values
     # may underflow a double), returned as columns.
@@ -376,7 +376,7 @@ def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
     mu, nu = _composed(mu, nu, options.pop("compositions", None))
     unknown = set(options) - {"engine", "samples", "seed", "level"}
     if unknown:
-        raise ValueError(f"epsilon: unknown option(s) {sorted(unknown)} (allowed: engine, samples, seed, level, compositions)")
+        raise ArgumentTypeError(f"epsilon: unknown option(s) {sorted(unknown)} (allowed: engine, samples, seed, level, compositions)")
     if not isinstance(delta, _numbers_module.Real) or isinstance(delta, bool):
         deltas = _numbers(_required(delta, "delta"), "delta")
         if len(deltas) > 1000:
