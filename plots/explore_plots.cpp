@@ -31,7 +31,7 @@ double coordinate(const ExploreAxis& a, const verify::Params& p) {
 }
 
 std::string axis_settings(const ExploreAxis& a, char axis) {
-  std::string s = fmt::format("set {}label {}\n", axis, quoted(literal(a.name)));
+  std::string s = fmt::format("set {}label {}\n", axis, quoted(parameter_label(a.name)));  // delta as δ
   const bool words = a.kind == ExploreAxis::Kind::choice &&
                      std::any_of(a.choices.begin(), a.choices.end(), [](const auto& c) { return std::holds_alternative<std::string>(c); });
   if (words) {
@@ -77,7 +77,9 @@ Style explore_style() {
 bool candidate(const Evaluation& e, bool ignore) { return verify::is_candidate(e, ignore) && std::isfinite(e.slack); }
 
 // The map's palette: perceptually uniform (viridis) over the central 96% of the candidates' log ratios, so that a
-// few extreme points do not take the whole range; for a violation search, diverging and centred at ratio 1.
+// few extreme points do not take the whole range, and darkest where the search looks (the loosest points of a
+// search for them: on the light end, yellow, they were near-white in grayscale); for a violation search, diverging
+// and centred at ratio 1.
 std::string palette(const verify::ExploreResult& r) {
   std::vector<double> l;
   for (const Evaluation& e : r.evaluations)
@@ -100,7 +102,9 @@ std::string palette(const verify::ExploreResult& r) {
     return fmt::format("set palette defined (-1 '#b2182b', -0.5 '#ef8a62', 0 '#b0b0b0', 0.5 '#67a9cf', 1 '#2166ac')\n"
                        "set cbrange [{}:{}]\n", -m, m);
   }
-  return fmt::format("set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')\n{}",
+  const bool loosest = r.goal == verify::Goal::loosest;
+  return fmt::format("set palette defined (0 '{}', 1 '{}', 2 '#21908d', 3 '{}', 4 '{}')\n{}", loosest ? "#fde725" : "#440154",
+                     loosest ? "#5dc963" : "#3b528b", loosest ? "#3b528b" : "#5dc963", loosest ? "#440154" : "#fde725",
                      hi > lo ? fmt::format("set cbrange [{}:{}]\n", lo, hi) : std::string());
 }
 
@@ -213,7 +217,8 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
     }
     const std::string file = quoted(map_csv.filename().string());  // gnuplot runs in `dir`
     const std::string styles[blocks_count] = {
-        two ? fmt::format("using 1:2:3 with points pt 7 ps 0.9 palette title 'log_{{10}}({})'", ratio)
+        // (the colour bar names the scale: the key does not repeat it with one dot)
+        two ? std::string("using 1:2:3 with points pt 7 ps 0.9 palette notitle")
             : fmt::format("using 1:2 with points ls 1 title 'log_{{10}}({})'", ratio),
         "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
         "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
@@ -225,6 +230,8 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
       if (blocks[b].empty()) continue;
       if (index) out << "\n\n";
       for (const auto& line : blocks[b]) out << line << "\n";
+      if (b == candidates && two)  // each point ringed in black: the light end of the scale stays visible on white
+        plots.push_back(fmt::format("{} index {} using 1:2 with points pt 6 ps 1.0 lw 0.5 lc rgb 'black' notitle", file, index));
       plots.push_back(fmt::format("{} index {} {}", file, index, styles[b]));
       ++index;
     }

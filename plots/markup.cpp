@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "numerics/escape.hpp"
+#include "plots/gnuplot.hpp"
 
 namespace privamp::plots {
 
@@ -29,6 +30,13 @@ constexpr Symbol kSymbols[] = {
     {'c', "\\chi", "χ"},     {'y', "\\psi", "ψ"},      {'w', "\\omega", "ω"},   {'D', "\\Delta", "Δ"},
     {'G', "\\Gamma", "Γ"},   {'L', "\\Lambda", "Λ"},   {'S', "\\Sigma", "Σ"},   {'W', "\\Omega", "Ω"},
     {kInfinity, "\\infty", "∞"}};
+// Parameter names that are Greek letters' names, and their keys in the table above.
+constexpr std::pair<const char*, char> kGreekNames[] = {
+    {"alpha", 'a'}, {"beta", 'b'}, {"gamma", 'g'}, {"delta", 'd'}, {"eps", 'e'}, {"epsilon", 'e'}, {"eta", 'h'},
+    {"theta", 'q'}, {"kappa", 'k'}, {"lambda", 'l'}, {"mu", 'm'}, {"nu", 'n'}, {"rho", 'r'}, {"sigma", 's'},
+    {"tau", 't'}, {"phi", 'f'}, {"psi", 'y'}, {"omega", 'w'}, {"Delta", 'D'}, {"Gamma", 'G'}, {"Lambda", 'L'},
+    {"Sigma", 'S'}, {"Omega", 'W'}};
+
 const Symbol* find_symbol(char key) {
   for (const Symbol& s : kSymbols)
     if (s.key == key) return &s;
@@ -227,6 +235,15 @@ std::string markup_problem(const std::string& text) {
   }
   if (!open.empty()) return fmt::format("a '{{' at byte {} is never closed", open.back() + 1);
   return "";
+}
+
+std::string parameter_label(const std::string& name) {
+  std::size_t digits = name.size();
+  while (digits > 0 && std::isdigit(static_cast<unsigned char>(name[digits - 1]))) --digits;
+  const std::string stem = name.substr(0, digits), index = name.substr(digits);
+  for (const auto& [greek, key] : kGreekNames)
+    if (stem == greek) return fmt::format("{{/Symbol {}}}{}", key, index.empty() ? "" : "_{" + index + "}");
+  return literal(name);
 }
 
 }  // namespace privamp::plots

@@ -16,5 +16,9 @@ std::string markup_problem(const std::string& text);
 std::string enhanced_to_latex(const std::string& text);
 // As Unicode text: α, R_x, e^2, ≤ (valid UTF-8, no control or bidirectional characters).
 std::string enhanced_to_plain(const std::string& text);
+// A parameter's name as an axis label: a Greek letter's name (alpha, sigma, Delta, eps …), with digits after it as a
+// subscript, becomes the letter ({/Symbol s}_{2} for sigma2); any other name is itself, as a literal (gnuplot's
+// markup characters escaped).
+std::string parameter_label(const std::string& name);
 
 }  // namespace privamp::plots

@@ -13,6 +13,7 @@
 
 #include "numerics/range.hpp"
 #include "plots/gnuplot.hpp"
+#include "plots/markup.hpp"
 #include "support/cases.hpp"
 #include "support/scratch.hpp"
 #include "numerics/errors.hpp"
@@ -511,4 +512,16 @@ title = "a\\input{b}"
   CHECK_THAT(caption, Contains("\\& \\# $^{ }$$_{ }$\\textasciitilde{} \\textless{}script\\textgreater{} x$^{ inputy\\$z\\$_{ openout}}$"));
   // The provenance is plain text for people, never input into a paper: the names as written.
   CHECK_THAT(read_text(dir / "hostile_provenance.txt"), Contains("in case 'c\\input{/etc/passwd}$x$'"));
+}
+
+// Axis labels of parameters: a Greek letter's name is the letter (an exploration map's axes read "delta" and "alpha"),
+// digits after it a subscript; any other name is itself, its markup characters escaped.
+TEST_CASE("parameter names as axis labels: Greek letters by name, everything else literal", "[plots]") {
+  CHECK(plots::parameter_label("delta") == "{/Symbol d}");
+  CHECK(plots::parameter_label("sigma2") == "{/Symbol s}_{2}");
+  CHECK(plots::parameter_label("Delta") == "{/Symbol D}");
+  CHECK(plots::parameter_label("eps") == "{/Symbol e}");
+  CHECK(plots::parameter_label("deltas") == plots::literal("deltas"));
+  CHECK(plots::parameter_label("T_1") == plots::literal("T_1"));
+  CHECK(plots::enhanced_to_plain(plots::parameter_label("sigma2")) == "σ_2");
 }
