@@ -291,15 +291,15 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
     range = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi);
     if (outside > 0) beyond = fmt::format(" ({} beyond the range shown)", outside);
   }
-  // The x axis ends at the last evaluation, and after the global phase's end (autoscaling a log axis ran on to the
-  // next decade: 30 evaluations drawn over [1, 100]).
-  range += fmt::format("set xrange [1:{}]\n", std::max<double>({2.0, static_cast<double>(r.evaluations.size()),
+  // The x axis ends at the last evaluation, and after the global phase's end; linear, so that the local phase (the
+  // last third of the budget, where the final gains are made) is not squeezed into the last few percent of a log axis.
+  range += fmt::format("set xrange [0:{}]\n", std::max<double>({2.0, static_cast<double>(r.evaluations.size()),
                                                                  static_cast<double>(r.global_points) + 1}));
   const std::string cbody = fmt::format(
-      "set datafile separator ','\nset xlabel 'evaluations'\nset logscale x\nset ylabel 'log_{{10}}({})'\nset key below nobox height 1\n"
+      "set datafile separator ','\nset xlabel 'evaluations'\nset ylabel 'log_{{10}}({})'\nset key below nobox height 1\n"
       "{}set arrow from {}, graph 0 to {}, graph 1 nohead ls 9\n"
       "plot {} using 1:3 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation{}', \\\n"
-      "     {} using 1:2 with steps ls 1 lw 2 title 'best so far ({}; the dashed line ends the global phase)'\n",
+      "     {} using 1:2 with steps ls 1 lw 2 title 'best so far ({}; the dotted line ends the global phase)'\n",
       ratio, range, r.global_points + 0.5, r.global_points + 0.5, file, beyond, file,
       r.goal == verify::Goal::tightest ? "|log|" : verify::to_string(r.goal));
   render_gnuplot(dir, stem + "_convergence", literal(fmt::format("{}: convergence of the search", r.id)),
