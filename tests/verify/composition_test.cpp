@@ -190,6 +190,8 @@ TEST_CASE("compositions of releases that differ below the double's resolution: n
     CHECK(tv.error_kind == ErrorKind::certified);
     CHECK(tv.lower >= q * tv1 * (1 - 1e-12));  // one release's TV
     CHECK(tv.upper <= 2 * q * tv1 * (1 + 1e-12));  // the sum of two
+    // ... and contains the truth, 1 − (1 − q·tv1)² to first order in q·tv1, the sum of two to 1e-30 relative
+    CHECK(tv.upper >= 2 * q * tv1 * (1 - 1e-12));
     const auto hs = divergence(p, n, Quantity::hockey_stick(0.5));
     CHECK(hs.log_lower() > -std::numeric_limits<double>::infinity());
     CHECK(hs.log_upper() < std::log(2 * q));
