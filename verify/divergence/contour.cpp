@@ -576,7 +576,7 @@ class ContourEngine : public SaddleSearch {
     for (int attempt = 0; attempt < 12; ++attempt) {
       if (t_max == 0) {
         const double sum_var = cumulants(c).k2;
-        if (!(sum_var > 0)) return identical(eps);
+        if (!(sum_var > 0)) unresolved();
         t_max = 24 / std::sqrt(sum_var);
       }
       const std::shared_ptr<const Line> held = line_at(c, t_max, step);
@@ -639,7 +639,8 @@ class ContourEngine : public SaddleSearch {
       // with the kernel 1/s (its trapezoid, a rougher one: the bar counts it twice, and at least 1 + c times HS, the
       // slope of an exponential tail at the saddle point). (Counted node by node, |s|·δL·T at each point of the line,
       // it dominated the bar of 1,000 releases: 1.9e-8 relative where it is about 1e-11.)
-      const double slope = std::max(c > 0 ? sum_tail / sum_half - 1 : 0.0, 1 + std::fabs(c));
+      // (the floor first: std::max keeps its first argument against a NaN ratio)
+      const double slope = std::max(1 + std::fabs(c), c > 0 ? sum_tail / sum_half - 1 : 0.0);
       // The inner quadratures' M_i(c) (fine against coarse) scale the whole integrand alike: a relative error of A,
       // not one that the line's cancellation amplifies (counted node by node it was, like the loss's rounding).
       const double shift = 2 * line.loss_shift * slope + std::expm1(line.scale_error);  // relative to HS
@@ -733,7 +734,7 @@ class ContourEngine : public SaddleSearch {
   // The composed loss has no spread in double at the line: every release's loss rounds to 0 at every node. That
   // is not "equal laws" (a mixture of weight q = 1e-30 has losses of about 1e-30, and TV at least that of one
   // release): the route refuses, and the lattices or the caller's bracket take over. (A [0, 0] was printed.)
-  [[noreturn]] Estimate identical(double /*eps*/) const {
+  [[noreturn]] static void unresolved() {
     throw NumericalError("the contour route cannot resolve the composition: its releases' losses round to 0 at every "
                          "quadrature node (laws that differ by less than a double resolves)");
   }
