@@ -18,6 +18,7 @@
 #include "numerics/errors.hpp"
 #include "numerics/interrupt.hpp"
 #include "numerics/log_space.hpp"
+#include "verify/divergence/phasors.hpp"
 
 namespace privamp::verify {
 
@@ -29,6 +30,11 @@ namespace contour_detail {
 // Densities: the contour integral (the formula and its error bar: composition.hpp).
 
 using Gauss = boost::math::quadrature::gauss<double, 20>;
+// The phase t·L may move by up to kPanelPhase radians over a panel of 20 Gauss nodes for t ≤ t_max (the fine
+// quadrature halves the panels): Gauss–Legendre's error on e^{iωx} over [−1, 1] (ω = 4) is 2^41 (20!)^4 ω^40 /
+// (41 (40!)^3), about 4e-36, so the tilted density's own variation sets the panels' error, and the coarse against
+// the fine quadrature measures it. (At 2 radians the line cost 2.4 times as much for the same values.)
+inline constexpr double kPanelPhase = 8;
 
 // The tilted law of one release's loss at abscissa c: nodes x_j with weights π_j ∝ w_j p(x_j) e^{c L(x_j)} (Σ π_j = 1)
 // and their losses, so that M(c + it) = M(c)·Σ_j π_j e^{itL_j}.
@@ -36,6 +42,7 @@ struct Tilted {
   std::vector<double> loss, weight;
   double log_m = 0;      // log M(c)
   double mean = 0, variance = 0;  // of L under the tilted law
+  double mean_abs = 0;  // E|L| under the tilted law (the phases' rounding, 2u·t·E|L|)
   // Σ_j π_j |δL_j|: the loss's rounding at the nodes (log p − log q loses the digits of |log p| + |log q| far in a
   // tail), under the tilted law that carries the integral (ContourEngine::hockey_stick: a shift of the loss's atoms).
   double loss_error = 0;
@@ -114,7 +121,7 @@ class ReleaseLoss {
   }
 
   // The panels of the tilted law at c: the range cut at the loss's breaks, panels of at most scale/2 split until the
-  // phase t·L stays within 2 radians for t ≤ t_max, each halved `refine` times.
+  // phase t·L moves by at most kPanelPhase radians for t ≤ t_max, each halved `refine` times.
   std::vector<std::pair<double, double>> panels_at(double c, double t_max, int refine) const {
     const auto [lo, hi] = range(c);
     std::vector<double> cuts{lo};
@@ -140,7 +147,7 @@ class ReleaseLoss {
     return panels;
   }
 
-  // The tilted law at c, with panels that keep the phase t·L within 2 radians for t ≤ t_max; `refine` halves every
+  // The tilted law at c, with panels that keep the phase t·L within kPanelPhase radians for t ≤ t_max; `refine` halves every
   // panel that many times (the error estimate compares refine 0 and 1).
   Tilted tilted(double c, double t_max, int refine) const {
     const std::vector<std::pair<double, double>> panels = panels_at(c, t_max, refine);
@@ -176,6 +183,7 @@ class ReleaseLoss {
     double var = 0;
     for (std::size_t j = 0; j < lw.size(); ++j) {
       var += out.weight[j] * (out.loss[j] - mean) * (out.loss[j] - mean);
+      out.mean_abs += out.weight[j] * std::fabs(out.loss[j]);
       out.loss_error += out.weight[j] * rounding[j];
     }
     out.mean = mean;
@@ -283,12 +291,12 @@ class ReleaseLoss {
     return {ends[0], ends[1]};
   }
 
-  // A panel whose loss moves by more than 2/t_max radians of phase is halved (up to 30 times).
+  // A panel whose loss moves by more than kPanelPhase/t_max (phase kPanelPhase at t_max) is halved (up to 30 times).
   void split(double a, double b, double t_max, std::vector<std::pair<double, double>>& out, int depth) const {
     if (t_max > 0 && depth < 30) {
       const double la = loss(a), lb = loss(b), lm = loss(0.5 * (a + b));
       const double change = std::max({std::fabs(lb - la), std::fabs(lm - la), std::fabs(lb - lm)});
-      if (std::isfinite(change) && t_max * change > 2) {
+      if (std::isfinite(change) && t_max * change > kPanelPhase) {
         split(a, 0.5 * (a + b), t_max, out, depth + 1);
         split(0.5 * (a + b), b, t_max, out, depth + 1);
         return;
@@ -311,57 +319,6 @@ class ReleaseLoss {
   sim::Interval support_;
   double scale_ = 1, centre_ = 0, c_max_ = kInf, loss_cost_ = 2, node_cost_ = 3;
   std::vector<double> breaks_;
-};
-
-// R(t_k) = Σ_j π_j e^{i t_k L_j} at t_k = k·dt, k = 0, 1, 2, …: the phasors advance by one multiplication per node
-// and step (each multiplication moves a phasor by at most 2 ulps), and are recomputed from sin and cos every
-// kPhasorPeriod = 64 steps, so that their drift stays below 128 ulps (Σ_j π_j = 1: the sum moves by as much; the
-// line's error bar counts it).
-inline constexpr int kPhasorPeriod = 64;
-class Phasors {
- public:
-  Phasors(const Tilted& t, double dt) : t_(&t), dt_(dt), re_(t.loss.size()), im_(t.loss.size()), step_re_(t.loss.size()), step_im_(t.loss.size()) {
-    for (std::size_t j = 0; j < t.loss.size(); ++j) {
-      step_re_[j] = std::cos(dt * t.loss[j]);
-      step_im_[j] = std::sin(dt * t.loss[j]);
-    }
-  }
-  std::complex<double> next() {
-    const std::size_t n = t_->loss.size();
-    const double* __restrict w = t_->weight.data();
-    const double* __restrict loss = t_->loss.data();
-    double* __restrict re = re_.data();
-    double* __restrict im = im_.data();
-    const double* __restrict step_re = step_re_.data();
-    const double* __restrict step_im = step_im_.data();
-    double sr = 0, si = 0;
-    if (k_ % kPhasorPeriod == 0) {
-      const double time = static_cast<double>(k_) * dt_;
-      for (std::size_t j = 0; j < n; ++j) {
-        ::sincos(time * loss[j], &im[j], &re[j]);
-        sr += w[j] * re[j];
-        si += w[j] * im[j];
-      }
-    } else {
-      // One pass: rotate each phasor by its step and add it up (the arrays do not alias: the compiler vectorises it).
-      for (std::size_t j = 0; j < n; ++j) {
-        const double r = re[j] * step_re[j] - im[j] * step_im[j];
-        const double i = re[j] * step_im[j] + im[j] * step_re[j];
-        re[j] = r;
-        im[j] = i;
-        sr += w[j] * r;
-        si += w[j] * i;
-      }
-    }
-    ++k_;
-    return {sr, si};
-  }
-
- private:
-  const Tilted* t_;
-  double dt_;
-  long k_ = 0;
-  std::vector<double> re_, im_, step_re_, step_im_;
 };
 
 // The hockey-stick from the line's integral J (j, with its error bar err_j) at abscissa c: HS = A·J (c > 0) or
@@ -583,19 +540,9 @@ class ContourEngine : public SaddleSearch {
       const Line& line = *held;
       const double log_a = line.log_m - c * eps, h = line.h;
       const long points = line.points;
-      // f(t) = Re[Π R_i(t)^{T_i} e^{−itε} / ((c+it)(1+c+it))] on the grid t_k = k·h/2: the line's values (independent of
-      // ε) turned by e^{−itε}. Its modulus, and so the bounds below that read only the modulus, do not depend on ε.
-      double sum_h = 0, sum_half = 0, sum_tail = 0;
-      for (long k = 0; k <= points; ++k) {
-        if (k % 4096 == 0) throw_if_interrupted();
-        const double t = k * 0.5 * h;
-        const std::complex<double> value = std::exp(line.log_r[k] + std::complex<double>(0, -t * eps)) * line.kernel[k];
-        const double weight = k == 0 ? 0.5 : 1.0;
-        sum_half += weight * value.real();
-        sum_tail += weight * (value * std::complex<double>(1 + c, t)).real();  // kernel 1/s: P(S > ε)
-        if (k % 2 == 0) sum_h += weight * value.real();
-      }
-      const double abs_sum = line.abs_sum, inner = line.inner, last = line.last, strip = line.strip;
+      const LineSums sums = sums_at(line, c, eps);
+      const double sum_half = sums.half, sum_h = sums.h, sum_tail = sums.tail, sum_coarse = sums.coarse;
+      const double abs_sum = line.abs_sum, last = line.last, strip = line.strip;
       const double j_half = sum_half * 0.5 * h / std::numbers::pi, j_h = sum_h * h / std::numbers::pi;
       // Beyond t_max: |kernel| ≤ 1/t², so the rest is at most sup|Π R^T|/(π t_max); the observed modulus over the
       // last half of the range stands for the sup (×10). (Over the last tenth, a loss law with atoms — Laplace
@@ -625,7 +572,7 @@ class ContourEngine : public SaddleSearch {
       }
       const double trap = std::fabs(j_half - j_h);
       const double rounding = 32 * kU * abs_sum * 0.5 * h / std::numbers::pi * std::sqrt(static_cast<double>(points + 1));
-      const double inner_err = inner * 0.5 * h / std::numbers::pi;
+      const double inner_err = (std::fabs(sum_half - sum_coarse) + line.floor) * 0.5 * h / std::numbers::pi;
       // A composed loss far from Gaussian (a few large per-release losses: Poisson-like tails) aliases at a step
       // that suits its width: halve the step while h and h/2 disagree beyond 1e-11 and beyond the noise of the terms
       // themselves (the inner quadrature's error raised to the power T, the rounding), which no step removes.
@@ -655,12 +602,37 @@ class ContourEngine : public SaddleSearch {
   struct Line {
     double h = 0, strip = 0, log_m = 0;  // step, the strip's half-width, Σ T_i log M_i(c)
     long points = 0;
-    std::vector<std::complex<double>> log_r, kernel;
-    double abs_sum = 0, inner = 0, last = 0;
+    std::vector<std::complex<double>> log_r, log_r_coarse, kernel;  // log_r by the fine inner quadratures
+    double abs_sum = 0, last = 0;
+    double floor = 0;  // Σ_k |f(t_k)|·(the phasors' rounding, relative): what the two inner quadratures share
     double loss_shift = 0;  // Σ T_i (the tilted mean of release i's loss rounding): how far the composed loss moves
     double scale_error = 0;  // Σ T_i |log M_i(c) by the fine − by the coarse inner quadrature|: a relative error of A
     double density_work = 0;  // what building it charged (charged again when it is reused)
   };
+
+  // f(t) = Re[Π R_i(t)^{T_i} e^{−itε} / ((c+it)(1+c+it))] on the grid t_k = k·h/2: the line's values (independent of
+  // ε) turned by e^{−itε}. Its modulus, and so the bounds that read only the modulus, do not depend on ε. Summed over
+  // the grid (half), over every second point (h), with the kernel 1/s (tail: P(S > ε)), and with the coarse inner
+  // quadratures' values (coarse: the difference estimates their error in J, the weights' and the nodes' errors being
+  // smooth in t, so that J's cancellation applies to them).
+  struct LineSums {
+    double half = 0, h = 0, tail = 0, coarse = 0;
+  };
+  static LineSums sums_at(const Line& line, double c, double eps) {
+    LineSums out;
+    for (long k = 0; k <= line.points; ++k) {
+      if (k % 4096 == 0) throw_if_interrupted();
+      const double t = k * 0.5 * line.h;
+      const std::complex<double> turn{0, -t * eps};
+      const std::complex<double> value = std::exp(line.log_r[k] + turn) * line.kernel[k];
+      const double weight = k == 0 ? 0.5 : 1.0;
+      out.half += weight * value.real();
+      out.coarse += weight * (std::exp(line.log_r_coarse[k] + turn) * line.kernel[k]).real();
+      out.tail += weight * (value * std::complex<double>(1 + c, t)).real();
+      if (k % 2 == 0) out.h += weight * value.real();
+    }
+    return out;
+  }
 
   std::shared_ptr<const Line> line_at(double c, double t_max, double step) const {
     const auto key = std::make_tuple(c, t_max, step);
@@ -701,29 +673,29 @@ class ContourEngine : public SaddleSearch {
           points + 1, nodes, kMaxContourWork));
     std::vector<Phasors> fine_ratio, coarse_ratio;
     for (std::size_t i = 0; i < fine.size(); ++i) {
-      fine_ratio.emplace_back(fine[i], 0.5 * h);
-      coarse_ratio.emplace_back(coarse[i], 0.5 * h);
+      fine_ratio.emplace_back(fine[i].loss, fine[i].weight, 0.5 * h);
+      coarse_ratio.emplace_back(coarse[i].loss, coarse[i].weight, 0.5 * h);
     }
-    line->log_r.resize(static_cast<std::size_t>(points + 1));
-    line->kernel.resize(static_cast<std::size_t>(points + 1));
+    for (auto* values : {&line->log_r, &line->log_r_coarse, &line->kernel}) values->resize(static_cast<std::size_t>(points + 1));
     for (long k = 0; k <= points; ++k) {
       if (k % 256 == 0) throw_if_interrupted();
       const double t = k * 0.5 * h;
-      std::complex<double> log_r = 0;
-      double log_mod_err = 0;  // relative error of Π R^T from the inner quadrature
+      std::complex<double> log_r = 0, log_r_coarse = 0;
+      double log_mod_err = 0;  // relative error of Π R^T from the phasors' rounding (Phasors), node by node
       for (std::size_t i = 0; i < releases_.size(); ++i) {
         const std::complex<double> rf = fine_ratio[i].next(), rc = coarse_ratio[i].next();
-        const double err = std::abs(rf - rc) + 2.0 * kPhasorPeriod * kU;  // the phasors' drift (and the sum's rounding)
         log_r += counts_[i] * std::log(rf);
-        log_mod_err += counts_[i] * err / std::max(std::abs(rf), 1e-300);
+        log_r_coarse += counts_[i] * std::log(rc);
+        log_mod_err += counts_[i] * (kPhasorError + 2 * kU * t * fine[i].mean_abs) / std::max(std::abs(rf), 1e-300);
       }
+      line->log_r_coarse[static_cast<std::size_t>(k)] = log_r_coarse;
       const std::complex<double> s_k{c, t}, kernel = 1.0 / (s_k * (s_k + 1.0));
       const double modulus = std::exp(log_r.real()) * std::abs(kernel);
       const double weight = k == 0 ? 0.5 : 1.0;
       line->log_r[static_cast<std::size_t>(k)] = log_r;
       line->kernel[static_cast<std::size_t>(k)] = kernel;
       line->abs_sum += weight * modulus;
-      line->inner += weight * modulus * std::expm1(std::min(log_mod_err, 700.0));
+      line->floor += weight * modulus * std::expm1(std::min(log_mod_err, 700.0));
       if (k >= points / 2) line->last = std::max(line->last, std::exp(log_r.real()));
     }
     line->density_work = value_work - work_before;
@@ -741,7 +713,7 @@ class ContourEngine : public SaddleSearch {
 
   // Lines computed for earlier levels of this pair (the program's one cache policy: at most kCachedPoints points over
   // all, about 100 MB, the oldest dropped first; a curve walks its levels in order).
-  static constexpr std::size_t kCachedPoints = 4'000'000;
+  static constexpr std::size_t kCachedPoints = 2'500'000;
   mutable Cache<std::tuple<double, double, double>, std::shared_ptr<const Line>> lines_{1024, kCachedPoints};
 };
 
@@ -774,3 +746,4 @@ double ContourIntegral::abscissa(double eps) const {
 }
 
 }  // namespace privamp::verify
+
