@@ -53,7 +53,7 @@ std::string validation_message(const CLI::App& app, const std::string& what) {
   return fmt::format("{}option {} = {} ({})", command, name, what.substr(colon + 2), option->get_description());
 }
 
-// Numbers typed strictly, before CLI11 converts them: its conversion reads 010 as octal 8 and 0x10 as 16, and turns
+// Numbers typed strictly, and text options never empty, before CLI11 converts them: its conversion reads 010 as octal 8 and 0x10 as 16, and turns
 // 99999999999999999999 into the largest integer without a word. Whole numbers are decimal digits within 64 bits
 // (rewritten without leading zeros); numbers are decimal, finite and within a double's range ("inf", where a
 // supremum is meant, is read by the list parser, not here).
@@ -83,12 +83,16 @@ void type_numbers_strictly(CLI::App& app) {
         return "";
       },
       "");
+  // No text option means anything when empty: `--out ''` once wrote nothing and said nothing.
+  const CLI::Validator given([](std::string& s) -> std::string { return s.empty() ? "'' is empty: give a value, or leave the option out" : ""; },
+                             "");
   std::vector<CLI::App*> apps{&app};
   for (std::size_t i = 0; i < apps.size(); ++i) {
     for (CLI::Option* option : apps[i]->get_options()) {
       const std::string type = option->get_type_name();
       if (type == "INT" || type == "UINT") option->transform(whole);
       if (type == "FLOAT") option->check(real);
+      if (type == "TEXT") option->check(given);
     }
     for (CLI::App* sub : apps[i]->get_subcommands([](CLI::App*) { return true; })) apps.push_back(sub);
   }

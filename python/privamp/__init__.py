@@ -139,7 +139,9 @@ def _path(value, name, default=""):
     if isinstance(value, (str, _os.PathLike)) and not isinstance(value, bytes):
         text = _os.fspath(value)
         if isinstance(text, str):
-            return text
+            if not text:
+                raise ValueError(f"{name}: an empty path (give a path, or leave the argument out)")
+            return _unicode(text, name)
     raise ArgumentTypeError(f"{name}: expected a path (a str or os.PathLike), got {type(value).__name__} {_short(value)}")
 
 
@@ -258,12 +260,22 @@ class Divergences(Estimates):
         self.p, self.q, self.engine = p, q, engine
 
 
+def _unicode(text, name):
+    """A str that is Unicode text (a lone surrogate such as '\\ud800' cannot reach the C++ library as UTF-8: it
+    raised pybind11's TypeError listing the internal arguments)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ArgumentTypeError(f"{name}: not Unicode text (a lone surrogate, {text[e.start]!r}, at index {e.start})") from None
+    return text
+
+
 def _law(text, name):
     """A law expression: a str (bytes, None or other objects are not read through str())."""
     if not isinstance(text, str):
         raise ArgumentTypeError(f"{name}: expected a law expression (a string such as 'gaussian(0, 1)'), got "
                                 f"{type(text).__name__} {_short(text)}")
-    return text
+    return _unicode(text, name)
 
 
 def _composed(mu, nu, compositions):
@@ -495,6 +507,8 @@ class Accountant:
 
     def __init__(self, engine="auto"):
         self.engine = _text(engine, "engine")
+        if self.engine not in ("auto", "certified"):  # checked here, not at the first question
+            raise ValueError(f"engine = {self.engine!r}: an accountant's engine is 'auto' or 'certified'")
         self._counts = {}  # (mu, nu) -> releases, in the order first composed (composition commutes)
 
     def compose(self, event, count=1):
@@ -586,12 +600,12 @@ def _names(values, name):
     if values is None:
         return []
     if isinstance(values, str):
-        return [s for s in values.split(",") if s]
+        return [s for s in _unicode(values, name).split(",") if s]
     if isinstance(values, _os.PathLike):
-        return [str(values)]
+        return [_unicode(str(values), name)]
     if not isinstance(values, (list, tuple)) or not all(isinstance(v, (str, _os.PathLike)) for v in values):
         raise ArgumentTypeError(f"{name}: expected a name, a comma-separated string or a list of names, got {_short(values)}")
-    return [str(v) for v in values]
+    return [_unicode(str(v), name) for v in values]
 
 
 def _integer(value, name, low, high):
@@ -615,7 +629,7 @@ def _text(value, name):
     """A str, or ValueError (bytes are not text)."""
     if not isinstance(value, str):
         raise ArgumentTypeError(f"{name}: expected a string, got {_short(value)}")
-    return value
+    return _unicode(value, name)
 
 
 def verify(files, only=None, jobs=0, out=None, junit=None, html=None):
@@ -703,13 +717,15 @@ def figures(files=None, only=None, out="figures", reduced=False, jobs=0):
     RuntimeError when a computation fails."""
     paths = [_shipped(f) for f in _names(files, "files")] or [str(data_dir() / "plots")]
     names = _names(only, "only")
-    argv = [_command(), "figures", *paths, "--out", _path(out, "out", "figures")]
+    argv = ["figures", "--out", _path(out, "out", "figures")]
     if _integer(jobs, "jobs", 0, 1024):
         argv += ["--jobs", str(int(jobs))]
     if names:
         argv += ["--only", ",".join(names)]
     if _flag(reduced, "reduced"):
         argv.append("--reduced")
+    # The files after "--": a name that starts with "-" is a file, never an option ("--list", "--reduced").
+    argv = [_command(), *argv, "--", *paths]  # the command looked for once the arguments are known to be good
     start = _time.time()
     run = _subprocess.run(argv, capture_output=True, text=True)
     if run.returncode == 2:

@@ -571,6 +571,28 @@ class UntrustedInput(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "hockey_stick: expected a number"):
             privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", hockey_stick=["x"])
 
+    def test_paths_and_names_are_what_they_say(self):
+        # A file name is never an option ("--list" once listed nothing and succeeded; "--reduced" drew a reduced
+        # figure); an empty path is refused, not ignored; a lone surrogate is named, not a pybind11 signature; an
+        # accountant's engine is checked when it is made.
+        figures_toml = os.path.join(SOURCE, "plots", "figures.toml")
+        if os.path.isabs(EXE):  # the build's command (a wheel finds its own)
+            os.environ["PATH"] = os.path.dirname(EXE) + os.pathsep + os.environ.get("PATH", "")
+        with tempfile.TemporaryDirectory() as tmp:
+            for option in ("--list", "--reduced"):
+                with self.subTest(option):
+                    with self.assertRaisesRegex(ValueError, f"{option}.*(no such file|not found|does not exist)"):
+                        privamp.figures([option, figures_toml], only="iterated_laplace", out=os.path.join(tmp, "f"))
+            self.assertFalse(os.path.exists(os.path.join(tmp, "f", "iterated_laplace.pdf")))
+        with self.assertRaisesRegex(ValueError, "out: an empty path"):
+            privamp.verify(os.path.join(SOURCE, "cases", "mixing.toml"), out="")
+        with self.assertRaisesRegex(privamp.ArgumentTypeError, r"mu: not Unicode text \(a lone surrogate, '\\ud800', at index 13\)"):
+            privamp.divergence("gaussian(0,1)\ud800", "gaussian(1,1)", tv=True)
+        with self.assertRaisesRegex(privamp.ArgumentTypeError, "engine: not Unicode text"):
+            privamp.divergence("gaussian(0,1)", "gaussian(1,1)", tv=True, engine="a\udc80")
+        with self.assertRaisesRegex(ValueError, "engine = 'bogus': an accountant's engine is 'auto' or 'certified'"):
+            privamp.Accountant(engine="bogus")
+
     def test_arguments_typed_strictly(self):
         import numpy as np
         # ints are ints, booleans are not numbers or flags of another type, bytes are not strings (b'2' was once

@@ -304,5 +304,16 @@ fi
 printf '[[bound]]\nid = "MY.h"\nquantity = "renyi"\nformula = "1"\n[[case]]\nname = "heavy"\nbounds = ["MY.h"]\nmu = "noisy_sgd(n={n}, i=5, zi=1, eta=0.2, cells=1600)"\nnu = "noisy_sgd(n={n}, i=5, zi=0, eta=0.2, cells=1600)"\nquantity = "renyi"\norder = "2"\n[case.grid]\nn = [70, 100000]\n' > late_work.toml
 check 2 "late_work.toml:8: key 'mu': at n=100000: .*exceeds the work limit" timeout 5 "$privamp" verify late_work.toml -j 1
 
+# 20. Empty output paths: `--out ''` wrote nothing and said nothing (exit 0).
+for option in --out --junit --html; do
+  check 2 "option $option = '' is empty: give a value" "$privamp" verify late_work.toml "$option" ''
+done
+check 2 "option q = '' is empty" "$privamp" divergence "gaussian(0,1)" '' --tv
+
+# 21. Duplicate grid values (1, 1.0, 1e0: one point three times): refused at load, not a golden file that its own
+# check then refuses.
+printf '[[case]]\nname = "dup"\nbounds = ["E4"]\nmu = "gaussian(1, {sigma})"\nnu = "gaussian(0, {sigma})"\nquantity = "renyi"\norder = "2"\n[case.grid]\nsigma = [1, 1.0, 1e0]\n' > dup.toml
+check 2 "dup.toml:[0-9]+: key 'grid.sigma': the value 1 appears twice" "$privamp" verify dup.toml
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

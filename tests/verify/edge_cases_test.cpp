@@ -87,6 +87,17 @@ TEST_CASE("edge inputs: exact zeros and overflowing values", "[verify][edges]") 
   const auto far = verify::compute_divergence(*sim::parse_law("gaussian(1e155, 1)"), *sim::parse_law("gaussian(0, 1)"),
                                               Quantity::hockey_stick(1));
   CHECK(far.value == 1);
+  // σ near the largest double, Δ = σ: only Δ/σ = 1 enters (2σ overflowed: TV and hockey-sticks printed an exact 0).
+  // References: std::erf, and Φ(a) − e^ε Φ(b) by std::erfc (a = 1/2 − ε, b = −1/2 − ε).
+  const auto p308 = sim::parse_law("gaussian(0, 1e308)"), q308 = sim::parse_law("gaussian(1e308, 1e308)");
+  const auto tv = verify::compute_divergence(*p308, *q308, Quantity::tv());
+  INFO("tv: " << test::describe(tv));
+  CHECK(tv.contains(std::erf(0.5 / std::sqrt(2.0))));
+  CHECK(tv.upper - tv.lower < 1e-12);
+  const auto cdf = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+  const auto hs = verify::compute_divergence(*p308, *q308, Quantity::hockey_stick(0.1));
+  INFO("hockey_stick(0.1): " << test::describe(hs));
+  CHECK(hs.value == Approx(cdf(0.4) - std::exp(0.1) * cdf(-0.6)).epsilon(1e-12));
 }
 
 TEST_CASE("edge inputs: what the quadrature engine cannot resolve is refused", "[verify][edges][bad-input]") {
@@ -104,6 +115,9 @@ TEST_CASE("edge inputs: what the quadrature engine cannot resolve is refused", "
   CHECK_THROWS_WITH(sim::parse_law("shift(laplace(0, 1), by=1e17)"), Catch::Contains("where doubles are 16 apart"));
   CHECK_THAT(error("gaussian(loc=1, sigma=1e-299)", "gaussian(0, 1)", Quantity::hockey_stick(1)), Catch::Contains("scales differ"));
   CHECK_THAT(error("gaussian_nd([0])", "gaussian_nd([0, 0, 0])", Quantity::kl()), Catch::Contains("different dimensions"));
+  // Scales whose windows leave the doubles (the scan's ladder never ended at 1.7e308: bad_alloc after 2 GB).
+  for (const char* mu : {"gaussian(0, 1.7e308)", "laplace(0, 1.7e308)"})
+    CHECK_THAT(error(mu, "gaussian(0, 1e308)", Quantity::tv()), Catch::Contains("rescale both laws"));
 }
 
 TEST_CASE("laws that nearly coincide: no silent [0, 0] from any engine", "[verify][edge]") {

@@ -475,6 +475,14 @@ class Reader : public TomlReader {
         add(v);
       }
       if (values.empty()) fail(&v, "grid." + key, "empty list");
+      // Each point once (1, 1.0 and 1e0 are one number; a range finer than the doubles repeats its points): a
+      // repeated point made two rows of one key, which the golden file written from them then refused.
+      std::vector<std::variant<double, std::string>> sorted = values;
+      std::sort(sorted.begin(), sorted.end());
+      if (const auto twice = std::adjacent_find(sorted.begin(), sorted.end()); twice != sorted.end())
+        fail(&v, "grid." + key,
+             fmt::format("the value {} appears twice: each grid point once",
+                         std::holds_alternative<double>(*twice) ? format_number(std::get<double>(*twice)) : std::get<std::string>(*twice)));
       c.grid.emplace_back(key, std::move(values));
     }
     double size = 1;

@@ -106,22 +106,23 @@ Estimate gaussian_hockey_stick(double delta, double sigma, double eps) {
     const double lv = std::log(delta) - std::log(sigma) - 0.5 * std::log(2 * std::numbers::pi);
     return Estimate::from_log(lv, 8 * kEps * (std::fabs(lv) + 2), ErrorKind::exact, method);
   }
+  // Only the ratio r = Δ/σ enters below (2σ overflows for σ near the largest double: Δ = σ = 1e308 gave TV = 0).
+  const double r = delta / sigma;
   if (eps == 0) {
-    const double z = delta / (2 * std::numbers::sqrt2 * sigma);
+    const double z = r / (2 * std::numbers::sqrt2);
     const double v = std::erf(z);
     return Estimate::from_value(v, 8 * kEps * v, ErrorKind::exact, method);
   }
-  const double u = delta / (2 * sigma), v = eps * sigma / delta;
+  const double u = r / 2, v = eps / r;
   const double a = u - v, b = -u - v;
   if (a < -100) return gaussian_hockey_stick_far(u, v, method);
   const double la = log_normal_cdf(a), lb = log_normal_cdf(b);
-  const double r = delta / sigma;
-  if (r < 1e-4 && eps < 1 && eps * sigma / delta < 30) {
+  if (r < 1e-4 && eps < 1 && eps / r < 30) {
     // Δ ≪ σ: log Φ(a) and log Φ(b) agree to every digit. δ = (Φ(a) − Φ(b)) − (e^ε − 1)Φ(b), with Φ(a) − Φ(b) =
     // ∫_b^a φ by the midpoint rule with its second-order term, D = rφ(m)(1 + r²(m² − 1)/24), m = (a + b)/2 = −εσ/Δ;
     // the remainder is at most r⁵·max|φ⁗|/1920 ≤ r⁵(M⁴ + 6M² + 3)·3φ(m)/1920 with M = |m| + r (|m|·r = ε < 1,
     // so φ varies by at most a factor e over [b, a]).
-    const double m = -eps * sigma / delta, big = std::fabs(m) + r;
+    const double m = -eps / r, big = std::fabs(m) + r;
     const double phi = std::exp(-0.5 * m * m) / std::sqrt(2 * std::numbers::pi);
     const double d = r * phi * (1 + r * r * (m * m - 1) / 24);
     const double d_err = std::pow(r, 5) * (std::pow(big, 4) + 6 * big * big + 3) * 3 * phi / 1920 + 8 * kEps * d * (1 + m * m);

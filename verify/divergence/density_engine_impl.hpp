@@ -374,7 +374,8 @@ LossScan<Real> scan_loss(const DensityPair<Real>& pair) {
   // A ladder around each anchor and a uniform fill of gaps, so that crossings near the bulk are resolved.
   std::vector<Real> pts = xs;
   for (const Real& a : xs)
-    for (Real d = pair.scale / 8; d <= 8 * pair.scale; d *= 2) {
+    for (int k = -3; k <= 3; ++k) {  // d = scale/8 … 8·scale, counted (a test of d against 8·scale never fails at inf)
+      const Real d = pair.scale * Real(std::ldexp(1.0, k));
       pts.push_back(a - d);
       pts.push_back(a + d);
     }

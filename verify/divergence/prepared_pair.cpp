@@ -74,6 +74,13 @@ PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_to
     if (!(ratio <= 1e8))
       invalid_input("the laws' scales differ by a factor {:.3g} (mu: {:.3g}, nu: {:.3g}); the quadrature "
                     "engine resolves ratios up to 1e8", ratio, sp, sq);
+    // Its windows reach 2^60 scales out from the laws' locations: beyond 1e300 they leave the doubles (a scale of
+    // 1.7e308 made the scan's ladder endless: bad_alloc). The divergences do not change when both laws are rescaled.
+    const double reach = std::max({sp, sq, std::fabs(p.location()), std::fabs(q.location())});
+    if (!(reach <= 1e300))
+      invalid_input("the laws' scales or locations reach {:.3g} (mu: scale {:.3g} at {:.3g}; nu: scale {:.3g} at {:.3g}); "
+                    "the quadrature engine's windows hold laws up to 1e300 in doubles: rescale both laws by one factor "
+                    "(the divergences do not change)", reach, sp, p.location(), sq, q.location());
     const double offset = std::fabs(p.location() - q.location()) / std::min(sp, sq);
     if (!(offset <= 1e12))
       invalid_input("the laws' locations are {:.3g} scales apart (mu at {:.6g}, nu at {:.6g}); the "
