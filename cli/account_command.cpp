@@ -36,7 +36,6 @@ std::vector<double> account_list(const std::vector<std::string>& items, const ch
 }
 
 // A number, or e^x below the double range (a delta of 1e-400 is not printed as 0); an interval rounded outwards.
-std::string account_number(double value, double log_value) { return verify::number_text(value, log_value); }
 std::string account_interval(const verify::Estimate& e) { return verify::interval_text(e); }
 
 // --target-epsilon: the parameter left out calibrated to the target at the one delta, and the run it gives.
@@ -133,7 +132,7 @@ Action add_account_command(CLI::App& app) {
                                account_interval(eps_at[i]), verify::to_string(eps_at[i].error_kind));
     for (std::size_t i = 0; i < epsilons.size(); ++i) {
       const verify::Estimate& d = profile.delta[i];
-      std::cout << fmt::format("{:<22} {:>20} {:>44} {:<13}\n", fmt::format("delta({})", epsilons[i]), account_number(d.value, d.log_value()),
+      std::cout << fmt::format("{:<22} {:>20} {:>44} {:<13}\n", fmt::format("delta({})", epsilons[i] + 0.0), verify::value_text(d),
                                account_interval(d),
                                verify::to_string(d.error_kind));
     }

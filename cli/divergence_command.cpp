@@ -36,7 +36,6 @@ struct DivergenceArgs {
 };
 
 // A number for people (verify/divergence/estimate.hpp: e^x beyond the double range).
-std::string show(double value, double log_value) { return verify::number_text(value, log_value); }
 
 // One line per quantity, streamed (csv or jsonl): the quantity, then the estimate's fields in fields.hpp's order
 // (the method's prose only when asked: it is most of the bytes of a long list), then the reason a value is missing.
@@ -95,7 +94,7 @@ void print_profile(const api::PrivacyProfile& profile, const std::string& format
                              "larger direction");
     for (std::size_t i = 0; i < n; ++i) {
       const verify::Estimate& e = profile.delta[i];
-      std::cout << fmt::format("{:<14.8g} {:>20} {:>44} {:<13} {}\n", profile.eps[i], show(e.value, e.log_value()),
+      std::cout << fmt::format("{:<14.8g} {:>20} {:>44} {:<13} {}\n", profile.eps[i], verify::value_text(e),
                                verify::interval_text(e),
                                verify::to_string(e.error_kind), profile.reversed[i] ? "nu||mu" : "mu||nu");
     }
@@ -283,9 +282,7 @@ void print_table(const api::DivergenceResult& r) {
                                  ? fmt::format("{}% CI", e.level * 100)
                                  : verify::to_string(e.error_kind);
     std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13} {:>8.3g}s  {}\n", quantities[i].label(),
-                             e.value == 0 && e.log_upper() > -std::numeric_limits<double>::infinity() && e.log_value() == -std::numeric_limits<double>::infinity()
-                                 ? "< " + verify::number_text(e.upper, e.log_upper(), 1)  // only an upper end is known
-                                 : show(e.value, e.log_value()),
+                             verify::value_text(e),
                              verify::interval_text(e), kind,
                              e.seconds, e.method);
   }

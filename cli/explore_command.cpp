@@ -190,6 +190,7 @@ Action add_explore_command(CLI::App& app) {
       targets.push_back(t.find('/') == std::string::npos && !t.ends_with(".toml") ? t : input_paths({t}).front().string());
     const api::ExploreSelection selection = api::select_explore({targets, args->case_name, args->id, args->cases_dir, args->all});
     plots::source_date_epoch();  // a bad SOURCE_DATE_EPOCH is refused before the search
+    api::check_explore(selection, s, options);  // and every option the searches read, before the folder is made
     const std::filesystem::path dir(args->out);
     OutputLock lock;  // held until the files are written: a second run into the folder is refused
     on_first_process(comm, [&] {

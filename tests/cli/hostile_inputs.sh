@@ -315,5 +315,28 @@ check 2 "option q = '' is empty" "$privamp" divergence "gaussian(0,1)" '' --tv
 printf '[[case]]\nname = "dup"\nbounds = ["E4"]\nmu = "gaussian(1, {sigma})"\nnu = "gaussian(0, {sigma})"\nquantity = "renyi"\norder = "2"\n[case.grid]\nsigma = [1, 1.0, 1e0]\n' > dup.toml
 check 2 "dup.toml:[0-9]+: key 'grid.sigma': the value 1 appears twice" "$privamp" verify dup.toml
 
+# 22. explore's options refused before its output folder is made (it was left holding .privamp.lock).
+check 2 "parameter 'starts' = 0 is out of range" "$privamp" explore ex.toml --budget 4 --starts 0 --out never
+check 2 "--where 'nonsense>1': formula, column 1: unknown parameter 'nonsense'" "$privamp" explore ex.toml --budget 4 --where 'nonsense>1' --out never
+check 2 "--frontier nope: not a number of the points of case" "$privamp" explore ex.toml --budget 4 --frontier nope --out never
+[ -e never ] && { echo "FAIL: a refused explore made its output folder"; failures=$((failures + 1)); }
+
+# 23. A key given twice, once quoted or escaped: toml++ printed it garbled ('"ababc" ', '\u\u0061bc').
+printf 'abc = 1\n"\\u0061bc" = 2\n' > twice.toml
+check 2 "twice.toml:2: .*cannot redefine existing integer: a key given twice in one table" "$privamp" verify twice.toml
+
+# 24. --K-file's CSV reads numbers as the other inputs do (hexadecimal floats and a trailing comma were accepted);
+# a JSON object holds the rows under "K" (it was read as CSV: '{"K": [[0.5' is not a number).
+printf '0x1p-1,0.5\n0.5,0.5\n' > hex.csv
+check 2 "K: row 0: '0x1p-1' is not a number" "$privamp" kernel --K-file hex.csv --eps 1
+printf '0.5,0.5,\n0.5,0.5\n' > comma.csv
+check 2 "K: row 0 ends with a comma" "$privamp" kernel --K-file comma.csv --eps 1
+printf '{"K": [[0.5, 0.5], [0.2, 0.8]]}' > k.json
+check 0 "Dobrushin gamma_TV +0.3" "$privamp" kernel --K-file k.json --eps 1
+
+# 25. A range's point count beyond 2^53 is named by the rule it breaks ("must be a number" before).
+printf '[[case]]\nname = "g"\nbounds = ["E4"]\nmu = "gaussian(1, {sigma})"\nnu = "gaussian(0, {sigma})"\nquantity = "renyi"\norder = "2"\n[case.grid]\nsigma = {from = 1, to = 2, points = 1000000000000000000}\n' > points.toml
+check 2 "points.toml:9: key 'grid.sigma.points': must be an integer in \\[2, 100000\\]" "$privamp" verify points.toml
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

@@ -4,6 +4,7 @@
 #include "verify/divergence/consistency.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -306,18 +307,21 @@ std::vector<std::vector<double>> rows_from_csv(const std::string& text, const st
   while (std::getline(in, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos || line[line.find_first_not_of(" \t")] == '#') continue;
     std::vector<double> r;
+    // Cells are decimal numbers as everywhere else (std::stod also read 0x1p-1, inf and nan), and a row ends in a
+    // number (getline drops the empty cell after a trailing comma).
+    if (line.find_last_not_of(" \t\r") != std::string::npos && line[line.find_last_not_of(" \t\r")] == ',')
+      invalid_input("{}: row {} ends with a comma: one number per column", what, rows.size());
     std::istringstream cells(line);
     std::string cell;
     while (std::getline(cells, cell, ',')) {
-      std::size_t used = 0;
-      double v;
-      try {
-        v = std::stod(cell, &used);
-      } catch (const std::exception&) {
-        invalid_input("{}: row {}: '{}' is not a number", what, rows.size(), cell);
-      }
-      if (cell.find_first_not_of(" \t\r", used) != std::string::npos)
-        invalid_input("{}: row {}: '{}' is not a number", what, rows.size(), cell);
+      const auto first = cell.find_first_not_of(" \t\r"), last = cell.find_last_not_of(" \t\r");
+      const std::string number = first == std::string::npos ? "" : cell.substr(first, last - first + 1);
+      double v = 0;
+      const char* begin = number.data() + (!number.empty() && number[0] == '+' ? 1 : 0);
+      const auto [end, ec] = std::from_chars(begin, number.data() + number.size(), v);
+      if (number.empty() || ec != std::errc() || end != number.data() + number.size() || !std::isfinite(v) ||
+          number.find_first_not_of("+-.0123456789eE") != std::string::npos)
+        invalid_input("{}: row {}: '{}' is not a number (decimal or exponent notation, e.g. 0.5 or 1e-5)", what, rows.size(), cell);
       r.push_back(v);
     }
     rows.push_back(std::move(r));
@@ -330,7 +334,7 @@ std::vector<std::vector<double>> rows_from_csv(const std::string& text, const st
 sim::FiniteKernel parse_kernel(const std::string& text) {
   const std::string what = "K";
   const auto first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '[') {
+  if (first != std::string::npos && (text[first] == '[' || text[first] == '{')) {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(text);
@@ -344,6 +348,11 @@ sim::FiniteKernel parse_kernel(const std::string& text) {
     } catch (const nlohmann::json::exception& e) {  // e.g. a number beyond the range of doubles (1e400)
       invalid_input("K: not a list of rows of finite decimal numbers (numbers must be within "
                     "+-1.8e308): {}", e.what());
+    }
+    // A JSON object holds the rows under "K" (as a TOML file does).
+    if (j.is_object()) {
+      if (!j.contains("K") || j.size() != 1) invalid_input("K: a JSON object holds the kernel's rows as its one key \"K\": {{\"K\": [[..], [..]]}}");
+      j = nlohmann::json(j["K"]);
     }
     return sim::FiniteKernel(to_matrix(rows_from_json(j, what), what));
   }
@@ -588,6 +597,10 @@ verify::ExploreOptions explore_options(const ExploreSettings& s, const std::stri
   options.ignore_hypotheses = s.ignore_hypotheses;
   options.where = s.where;
   return options;
+}
+
+void check_explore(const ExploreSelection& selection, const ExploreSettings& settings, const verify::ExploreOptions& options) {
+  for (const auto& [index, id] : selection.runs) verify::check_explore(selection.cases[index], id, options, settings.frontier);
 }
 
 std::vector<ExploreRun> explore(const ExploreSelection& selection, const ExploreSettings& settings,

@@ -179,6 +179,8 @@ struct ExploreHooks {
   std::function<std::function<void(std::size_t done, std::size_t total)>(const std::string& id)> progress;  // per run
   std::function<void(const ExploreRun&)> done;  // each run as it ends (the command writes its files then)
 };
+// What explore would refuse for any run of the selection (options, --where, --frontier), before any output is made.
+void check_explore(const ExploreSelection& selection, const ExploreSettings& settings, const verify::ExploreOptions& options);
 // Every run of the selection in order, with `options` (from explore_options, plus a communicator): the one loop of
 // the command and Python.
 std::vector<ExploreRun> explore(const ExploreSelection& selection, const ExploreSettings& settings,

@@ -343,7 +343,7 @@ Quantity Quantity::renyi(double alpha) {
 
 Quantity Quantity::hockey_stick(double eps) {
   if (!(eps >= 0) || !std::isfinite(eps)) throw_invalid("hockey_stick", "eps", eps, "0 <= eps < inf");
-  return {Kind::hockey_stick, eps};
+  return {Kind::hockey_stick, eps + 0.0};  // −0 is 0 (its label read hockey_stick(-0))
 }
 
 namespace {
@@ -366,6 +366,11 @@ std::string number_text(double value, double log_value, int direction, int digit
   if (beyond) return fmt::format("exp({})", directed_text(log_value, direction, digits - 2));
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   return directed_text(value, direction, digits);
+}
+
+std::string value_text(const Estimate& e) {
+  if (e.value == 0 && e.log_upper() > -kInf && e.log_value() == -kInf) return "< " + number_text(e.upper, e.log_upper(), 1);
+  return number_text(e.value, e.log_value());
 }
 
 std::string interval_text(const Estimate& e, int digits) {

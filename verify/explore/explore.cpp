@@ -93,6 +93,19 @@ class ExploreEvaluator {
     check_conditions(o.where);
   }
 
+  // The search space's centre as its points are evaluated (derived parameters, a kernel's constants, and exact,
+  // bound and ratio at 1), or nothing where that point is refused.
+  std::optional<Params> centre() const {
+    Params p;
+    try {
+      p = case_.with_derived(space_.point(std::vector<double>(space_.dimension(), 0.5)));
+      if (case_.kind == Case::Kind::kernel) add_kernel_constants(case_.kernel_at(p), p);
+    } catch (const InvalidArgument&) {
+      return std::nullopt;
+    }
+    return with_search_values(p, 1, 1);
+  }
+
 
  protected:
   ExploreResult empty_result() const {
@@ -236,14 +249,9 @@ class ExploreEvaluator {
   // when it is loaded), before anything runs.
   void check_conditions(const std::vector<std::string>& conditions) const {
     if (conditions.empty()) return;
-    Params p;
-    try {
-      p = case_.with_derived(space_.point(std::vector<double>(space_.dimension(), 0.5)));
-      if (case_.kind == Case::Kind::kernel) add_kernel_constants(case_.kernel_at(p), p);
-    } catch (const InvalidArgument&) {
-      return;  // that point is refused: the conditions are checked where they are evaluated
-    }
-    p = with_search_values(p, 1, 1);
+    const std::optional<Params> centre_point = centre();
+    if (!centre_point) return;  // that point is refused: the conditions are checked where they are evaluated
+    const Params& p = *centre_point;
     for (const std::string& c : conditions) try {
         check_formula_work(c, p);
         evaluate_formula(c, p);
@@ -769,6 +777,18 @@ class Explorer : public ExploreSearch {
 };
 
 }  // namespace
+
+void check_explore(const Case& c, const std::string& id, const ExploreOptions& options, const std::string& frontier) {
+  const ExploreEvaluator checked(c, id, options);  // its constructor checks the case, the ID and the options
+  if (frontier.empty()) return;
+  // The numbers of the space's centre (the frontier checks again against its points).
+  const std::optional<Params> centre = checked.centre();
+  if (!centre) return;
+  std::vector<std::string> names;
+  for (const auto& [name, value] : centre->numbers) names.push_back(name);
+  if (std::find(names.begin(), names.end(), frontier) == names.end())
+    invalid_input("--frontier {}: not a number of the points of case '{}' (known: {})", frontier, c.name, fmt::join(names, ", "));
+}
 
 ExploreResult explore(const Case& c, const std::string& id, const ExploreOptions& options) {
   ExploreResult r = Explorer(c, id, options).run();

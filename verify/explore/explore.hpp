@@ -130,6 +130,9 @@ struct ExploreResult {
 };
 
 ExploreResult explore(const Case& c, const std::string& id, const ExploreOptions& options);
+// What explore (or frontier, for a non-empty `frontier`) would refuse before searching, refused now (InvalidArgument):
+// the command line checks it before it makes its output folder.
+void check_explore(const Case& c, const std::string& id, const ExploreOptions& options, const std::string& frontier = "");
 
 // The frontier of a bound along one quantity: the best ratio (for the goal) as a function of a parameter or
 // derived quantity `name` (a kernel case's gamma_doeblin, say). The global phase's points are binned by `name`

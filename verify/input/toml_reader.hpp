@@ -54,7 +54,14 @@ inline toml::table parse_toml(std::string_view text, const std::string& name) {
   try {
     return toml::parse(text, name);
   } catch (const toml::parse_error& e) {
-    invalid_input("{}:{}: {}", name, e.source().begin.line, e.description());
+    // toml++ 3.x prints a redefined key from a buffer it has overwritten ('"ababc" ' for "abc", '\u\u0061bc'):
+    // its text is dropped and the rule said instead.
+    std::string what(e.description());
+    if (const auto at = what.find("cannot redefine existing "); at != std::string::npos) {
+      if (const auto quote = what.find(" '", at); quote != std::string::npos)
+        what = what.substr(0, quote) + ": a key given twice in one table (quoted or not, escaped or not, it is one key)";
+    }
+    invalid_input("{}:{}: {}", name, e.source().begin.line, what);
   }
 }
 
@@ -83,6 +90,8 @@ class TomlReader {
     const toml::node* n = t.get(key);
     if (!n) return fallback;
     if (auto v = n->value<double>()) return *v;
+    // An integer beyond 2^53 is a number too (toml++ converts only exact ones): the rule about its size is the caller's.
+    if (n->is_integer()) return static_cast<double>(**n->as_integer());
     fail(n, key, "must be a number");
   }
 
