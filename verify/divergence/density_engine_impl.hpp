@@ -374,10 +374,9 @@ LossScan<Real> scan_loss(const DensityPair<Real>& pair) {
   // A ladder around each anchor and a uniform fill of gaps, so that crossings near the bulk are resolved.
   std::vector<Real> pts = xs;
   for (const Real& a : xs)
-    for (int k = -3; k <= 3; ++k) {  // d = scale/8 … 8·scale, counted (a test of d against 8·scale never fails at inf)
-      const Real d = pair.scale * Real(std::ldexp(1.0, k));
-      pts.push_back(a - d);
-      pts.push_back(a + d);
+    for (int k = -3; k <= 3; ++k) {  // d = scale/8 … 8·scale, counted (d <= 8·scale never failed at 8·scale = inf)
+      pts.push_back(a - pair.scale * Real(std::ldexp(1.0, k)));
+      pts.push_back(a + pair.scale * Real(std::ldexp(1.0, k)));
     }
   for (std::size_t i = 0; i + 1 < xs.size(); ++i) {
     const Real w = xs[i + 1] - xs[i];

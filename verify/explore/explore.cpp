@@ -1,6 +1,7 @@
 #include "verify/explore/explore.hpp"
 
 #include <algorithm>
+#include <ranges>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -32,7 +33,6 @@ namespace privamp::verify {
 
 // The fewest evaluations a local (BOBYQA) run is started with: it needs 2n + 1 to build its first model.
 constexpr int kLocalRunMinimum = 12;
-
 
 namespace {
 
@@ -96,16 +96,14 @@ class ExploreEvaluator {
   // The search space's centre as its points are evaluated (derived parameters, a kernel's constants, and exact,
   // bound and ratio at 1), or nothing where that point is refused.
   std::optional<Params> centre() const {
-    Params p;
     try {
-      p = case_.with_derived(space_.point(std::vector<double>(space_.dimension(), 0.5)));
+      Params p = case_.with_derived(space_.point(std::vector<double>(space_.dimension(), 0.5)));
       if (case_.kind == Case::Kind::kernel) add_kernel_constants(case_.kernel_at(p), p);
+      return with_search_values(p, 1, 1);
     } catch (const InvalidArgument&) {
       return std::nullopt;
     }
-    return with_search_values(p, 1, 1);
   }
-
 
  protected:
   ExploreResult empty_result() const {
@@ -780,14 +778,11 @@ class Explorer : public ExploreSearch {
 
 void check_explore(const Case& c, const std::string& id, const ExploreOptions& options, const std::string& frontier) {
   const ExploreEvaluator checked(c, id, options);  // its constructor checks the case, the ID and the options
-  if (frontier.empty()) return;
-  // The numbers of the space's centre (the frontier checks again against its points).
-  const std::optional<Params> centre = checked.centre();
-  if (!centre) return;
-  std::vector<std::string> names;
-  for (const auto& [name, value] : centre->numbers) names.push_back(name);
-  if (std::find(names.begin(), names.end(), frontier) == names.end())
-    invalid_input("--frontier {}: not a number of the points of case '{}' (known: {})", frontier, c.name, fmt::join(names, ", "));
+  // --frontier: a number of the space's centre (the frontier checks again against its points).
+  const std::optional<Params> centre = frontier.empty() ? std::nullopt : checked.centre();
+  if (centre && !centre->numbers.contains(frontier))
+    invalid_input("--frontier {}: not a number of the points of case '{}' (known: {})", frontier, c.name,
+                  fmt::join(std::views::keys(centre->numbers), ", "));
 }
 
 ExploreResult explore(const Case& c, const std::string& id, const ExploreOptions& options) {
