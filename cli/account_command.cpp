@@ -1,5 +1,6 @@
 // privamp account: DP-SGD accounting in the accountants' vocabulary — ε of a run at one or more δ, δ at one or more ε,
 // and the calibration of the one parameter left open to a target ε (verify/api/accountant.hpp).
+#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -51,6 +52,17 @@ int account_calibration(const AccountArgs& a, const std::vector<double>& deltas,
   r.steps = a.steps;
   r.rel_tol = a.rel_tol;
   r.engine = engine;
+  // A search of many probes shows it is alive: a line every 5 s (a calibration once ran 70 s silent).
+  const auto start = std::chrono::steady_clock::now();
+  auto last = start;
+  r.on_probe = [&](long probes, double x, const std::string& side) {
+    const auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - last).count() < 5) return;
+    last = now;
+    std::cerr << fmt::format("privamp: calibrating: probe {} at {:.10g} ({}), {:.0f} s elapsed\n", probes, x,
+                             side == "yes" ? "within the target" : side == "no" ? "above the target" : "undecided",
+                             std::chrono::duration<double>(now - start).count());
+  };
   const api::Calibration c = api::calibrate(r);
   if (a.json) {
     std::cout << verify::sorted_json(api::calibration_tree(c)).dump(2) << "\n";

@@ -446,6 +446,24 @@ TEST_CASE("a composed profile reports its progress value by value", "[compositio
   for (std::size_t i = 0; i < calls.size(); ++i) CHECK(calls[i] == std::make_pair(i, std::size_t{3}));
 }
 
+TEST_CASE("a list of values of one pair reports its progress once and value by value", "[composition]") {
+  // 300 Renyi orders of a clamped mixture ran 42 s without a line; the discretised and R^d-reduced routes run the
+  // list more than once and report it once.
+  for (const auto& [mu, nu] : {std::pair<std::string, std::string>{"clamp(mix(q=0.3, laplace(0,1), gaussian(1,2)), -5, 5)", "clamp(laplace(0,1), -5, 5)"},
+                               {"gaussian_nd([1, 1])", "gaussian_nd([0, 0])"}}) {
+    verify::DivergenceOptions options;
+    if (mu.starts_with("gaussian_nd")) options.engine = verify::Engine::quadrature;
+    std::vector<std::pair<std::size_t, std::size_t>> calls;
+    options.progress = [&](std::size_t done, std::size_t total) { calls.emplace_back(done, total); };
+    const std::vector<Quantity> orders{Quantity::renyi(2), Quantity::renyi(3), Quantity::kl(), Quantity::tv()};
+    const auto out = verify::compute_divergences(*sim::parse_law(mu), *sim::parse_law(nu), orders, options);
+    INFO(mu);
+    REQUIRE(out.size() == 4);
+    REQUIRE(calls.size() == 4);
+    for (std::size_t i = 0; i < calls.size(); ++i) CHECK(calls[i] == std::make_pair(i, std::size_t{4}));
+  }
+}
+
 TEST_CASE("a release whose loss varies a million-fold: the contour refuses at once, the lattices answer", "[composition]") {
   // N(0, 1) against N(0, 1e-3): the loss (1e6 − 1)x²/2 − log 1000 changes by thousands of radians of phase per
   // unit of x. The contour's panels were halved 30 times over before their count was read (a billion panels: 53 to

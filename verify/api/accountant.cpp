@@ -227,7 +227,9 @@ Calibration calibrate(const CalibrationRequest& r) {
     const auto [mu, nu] = composed_pair({run_at(r, c.solved, x)});
     const verify::Estimate d = privacy_profile(mu, nu, at).delta.front();
     ++c.probes;
-    return Probe{d.upper <= r.delta ? Side::yes : d.lower > r.delta ? Side::no : Side::undecided, d.log_value() - std::log(r.delta)};
+    const Side side = d.upper <= r.delta ? Side::yes : d.lower > r.delta ? Side::no : Side::undecided;
+    if (r.on_probe) r.on_probe(c.probes, x, side == Side::yes ? "yes" : side == Side::no ? "no" : "undecided");
+    return Probe{side, d.log_value() - std::log(r.delta)};
   };
   if (c.solved == "steps") solve_steps(r, probe, c);
   else solve_continuous(r, probe, c);

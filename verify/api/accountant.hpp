@@ -7,6 +7,7 @@
 // both directions, as PRV and dp_accounting's PLD accountants do.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -41,6 +42,9 @@ struct CalibrationRequest {
   std::optional<long> steps;
   double rel_tol = 1e-6;  // of the bracket on the noise multiplier or sample rate
   DivergenceRequest engine;  // engine and its settings; quantities ignored
+  // Called after each probe with the probes so far, the value probed and whether its run is within the target
+  // ("yes", "no" or "undecided"): a long search shows it is alive (may be empty).
+  std::function<void(long probes, double x, const std::string& side)> on_probe;
 };
 struct Calibration {
   std::string solved;  // "noise_multiplier", "steps" or "sample_rate"

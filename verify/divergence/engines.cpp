@@ -213,7 +213,9 @@ std::optional<std::vector<Estimate>> reduced_gaussian_nd(const sim::Law& p, cons
   const double dimension = static_cast<double>(a->mean.size());
   const double r = 2.0 * (dimension + 4) * std::numeric_limits<double>::epsilon();
   const sim::Gaussian low_p(distance * (1 - r), a->sigma), high_p(distance * (1 + r), a->sigma), base(0, a->sigma);
-  const std::vector<Estimate> low = plain_divergences(low_p, base, quantities, options);
+  DivergenceOptions quiet = options;  // the list's progress is reported once, by the second pass
+  quiet.progress = nullptr;
+  const std::vector<Estimate> low = plain_divergences(low_p, base, quantities, quiet);
   std::vector<Estimate> out = plain_divergences(high_p, base, quantities, options);
   for (std::size_t i = 0; i < out.size(); ++i) {
     const double width_before = out[i].upper - out[i].lower;
@@ -440,6 +442,7 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
   std::vector<Estimate> out;
   for (const Quantity& quantity : quantities) {
     throw_if_interrupted();  // between values of a long list (Ctrl-C once waited for 2,000 closed-form sums)
+    if (options.progress) options.progress(out.size(), quantities.size());  // (300 orders ran 42 s silently)
     const auto start = std::chrono::steady_clock::now();
     bool closed = false;
     Estimate result = one_value(p, q, quantity, options, pair, closed);
@@ -578,8 +581,10 @@ std::vector<Estimate> engine_divergences(const sim::Law& p, const sim::Law& q, s
   if (options.engine == Engine::monte_carlo || options.engine == Engine::certified)
     return plain_divergences(p, q, quantities, options);  // certified: refuses discretised laws itself
   const auto start = std::chrono::steady_clock::now();
+  DivergenceOptions quiet = options;  // three resolutions: no progress of their own
+  quiet.progress = nullptr;
   auto out = discretised_divergences(p, q, quantities, [&](const sim::Law& a, const sim::Law& b, std::span<const Quantity> qs) {
-    return plain_divergences(a, b, qs, options);
+    return plain_divergences(a, b, qs, quiet);
   });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (Estimate& e : out) e.seconds = seconds / static_cast<double>(out.size());
