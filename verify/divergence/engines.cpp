@@ -416,6 +416,7 @@ Estimate arbitrated(Estimate result, const sim::Law& p, const sim::Law& q, const
   if (result.error_kind == ErrorKind::exact && result.value >= std::numeric_limits<double>::min()) return result;
   DivergenceOptions quick = options;
   quick.certified_seconds = std::min(options.certified_seconds, kArbiterSeconds);
+  quick.progress = nullptr;  // one value of the caller's list
   if (auto certified = certified_or_nothing(p, q, quantity, quick)) return arbitrate(std::move(result), std::move(*certified));
   return result;
 }
@@ -566,11 +567,14 @@ namespace {
 std::vector<Estimate> engine_divergences(const sim::Law& p, const sim::Law& q, std::span<const Quantity> quantities,
                                          const DivergenceOptions& options) {
   check_positive_finite("divergence", "rel_tol", options.rel_tol);
-  if (is_composition(p) || is_composition(q))
+  if (is_composition(p) || is_composition(q)) {
+    DivergenceOptions quiet = options;  // the releases' values: the composition reports its own progress
+    quiet.progress = nullptr;
     return composed_divergences(p, q, quantities, options,
-                                [&options](const sim::Law& a, const sim::Law& b, std::span<const Quantity> qs) {
-                                  return compute_divergences(a, b, qs, options);
+                                [quiet](const sim::Law& a, const sim::Law& b, std::span<const Quantity> qs) {
+                                  return compute_divergences(a, b, qs, quiet);
                                 });
+  }
   if (p.dimension() != q.dimension())
     invalid_input("the laws live in different dimensions: mu in R^{} ({}), nu in R^{} ({})",
                   p.dimension(), p.brief(), q.dimension(), q.brief());
