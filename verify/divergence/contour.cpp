@@ -378,7 +378,9 @@ class SaddleSearch {
   }
 
   // The saddle point's abscissa (the certified engine's line: it computes each level on its own).
-  double abscissa(double eps) const { return saddle(eps).c; }
+  // The line of the level (see line_for): the certified engine integrates on it too, so that the levels of a curve
+  // share its nodes (their moment integrals are remembered).
+  double abscissa(double eps) const { return line_for(eps); }
 
  protected:
   // The releases' cumulants at abscissa c: K(c) = Σ T_i log M_i(c) and its first two derivatives Σ T_i E_c[L_i],

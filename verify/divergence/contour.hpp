@@ -35,8 +35,8 @@ class ContourIntegral {
   // kMaxContourWork evaluations. loss_bound: an upper bound of |composed loss| (Σ T_i R_∞) where it is finite; the
   // trapezoid's aliasing is then bounded rigorously and kept below 1e-13 of the value (a finer step where needed).
   Estimate hockey_stick(double eps, double loss_bound = std::numeric_limits<double>::infinity()) const;
-  // The saddle point of the integrand's modulus at eps (hockey_stick integrates on the nearest point of a grid, shared
-  // by neighbouring levels; the certified engine on this one).
+  // The abscissa of the line hockey_stick integrates on at eps: the saddle point of the integrand's modulus moved to
+  // the nearest point of a grid, shared by neighbouring levels (the certified engine integrates on it too).
   double abscissa(double eps) const;
 
  private:

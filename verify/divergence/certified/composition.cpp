@@ -28,10 +28,12 @@
 #include <numbers>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "numerics/cache.hpp"
 #include "numerics/errors.hpp"
 #include "verify/divergence/certified.hpp"
 #include "verify/divergence/certified/internal.hpp"
@@ -185,10 +187,43 @@ Ball tail_bound(const Release& r, const Ball& a, Weight w, const Ball& R, slong 
   return total;
 }
 
+// The moment integrals computed so far (the program's one cache policy): the levels of a curve share their lines, so
+// a certified curve integrates each node of a line once. The key is every input of the integral, exactly (Arb's
+// exact text of each ball: two releases whose parameters differ in the 100th bit are two keys).
+std::string exact_text(arb_srcptr x) {
+  char* text = arb_dump_str(x);
+  std::string out(text);
+  flint_free(text);
+  return out;
+}
+Cache<std::string, std::pair<Ball, Ball>>& moment_cache() {
+  static Cache<std::string, std::pair<Ball, Ball>> cache(50'000);  // (a few hundred bytes each)
+  return cache;
+}
+
+void moment_integral(acb_t out, const Release& r, const acb_t z, Weight w, long goal, const Ball& scale, slong prec,
+                     const Deadline& deadline);
+
 // ∫ weight(x) φ(x + s) u(x)^z dx over the line: acb_calc_integrate on [−R, R] (absolute tolerance 2^{−goal}·scale)
-// and the tails as an error.
+// and the tails as an error; remembered.
 void moment(acb_t out, const Release& r, const acb_t z, Weight w, long goal, const Ball& scale, slong prec,
             const Deadline& deadline) {
+  const std::string key = fmt::format("{} {} {} {} {} {} {} {} {} {} {}", r.add, exact_text(r.w0.get()), exact_text(r.w1.get()),
+                                      exact_text(r.mu.get()), exact_text(r.norm.get()), exact_text(acb_realref(z)),
+                                      exact_text(acb_imagref(z)), static_cast<int>(w), goal, exact_text(scale.get()), prec);
+  const auto [re, im] = moment_cache().get_or_build(key, [&] {
+    Complex v;
+    moment_integral(v.get(), r, z, w, goal, scale, prec, deadline);
+    std::pair<Ball, Ball> parts;
+    arb_set(parts.first.get(), acb_realref(v.get()));
+    arb_set(parts.second.get(), acb_imagref(v.get()));
+    return parts;
+  });
+  acb_set_arb_arb(out, re.get(), im.get());
+}
+
+void moment_integral(acb_t out, const Release& r, const acb_t z, Weight w, long goal, const Ball& scale, slong prec,
+                     const Deadline& deadline) {
   deadline.check();
   Ball a;  // Re z
   arb_set(a.get(), acb_realref(z));
@@ -392,7 +427,9 @@ Ball trapezoid_nodes(const Line& line, const Ball& H, double h, long goal, doubl
   Ball sum;
   Complex s, m, f, k, total;
   K = 0;
-  for (int small = 0; small < 4; ++K) {
+  // (The last node summed is one before a multiple of 128: the levels of a curve then start the rest of the line at one
+  // of a few points, and share its segments' moment integrals; summing more nodes of the rule is exact.)
+  for (int small = 0; small < 4 || K % 128 != 0; ++K) {
     if (K > 20'000) throw Refused("the composed integrand does not decay along the line within 20000 steps");
     arb_set(acb_realref(s.get()), line.c.get());
     arb_mul_si(acb_imagref(s.get()), H.get(), K, prec);
@@ -507,7 +544,11 @@ Ball truncation_error(const Line& line, long K, double h, const Ball& H, double 
   arb_neg(base.get(), base.get());
   arb_exp(base.get(), base.get(), line.prec);
   double ta = std::nextafter(static_cast<double>(K) * h, 0.0), r_seg = h;  // at or below the node K·h
-  const double per_segment = std::exp(log_tol - std::log(256.0));
+  // Each segment's share: 2^{−8} of the target, lowered to a whole multiple of 8 bits of the target over e^{−cε} (the
+  // part of a segment's bound that does not depend on ε): the levels of a curve that share a line then narrow the
+  // same segments, whose moment integrals are remembered. (A lower share only narrows more segments.)
+  const double c_eps = mid_d(line.c) * mid_d(line.eps), step = 8 * std::numbers::ln2;
+  const double per_segment = std::exp(std::floor((log_tol - std::log(256.0) + c_eps) / step) * step - c_eps);
   segments = 0;
   for (long iteration = 0;; ++iteration) {
     if (iteration > 4000) throw Refused("the bounds of the composed integrand along the line did not close within 4000 segments");
@@ -553,10 +594,14 @@ Contour integrate_line(std::vector<Release>& rs, double eps_d, double c_d, doubl
   const Ball log_a = log_height(rs, line.c, line.eps, 60, prec, deadline);
   const double log_tol = log_hint - 48 * std::numbers::ln2;  // the parts' target: 2^{−48} of the value
   const Strip strip = choose_strip(line, c_d, log_tol);
-  const double h = strip.h;
+  // The step rounded down to a power of 2^(1/4) and the accuracy goal up to a multiple of 8 bits (a smaller step and a
+  // higher goal only tighten the bounds below): the levels of a curve that share a line then share its nodes, whose
+  // moment integrals are remembered.
+  const double h = std::exp2(std::floor(4 * std::log2(strip.h)) / 4);
   const Ball H(h);
-  const long goal = std::min<long>(prec - 16, 56 + static_cast<long>(std::ceil(std::log2(static_cast<double>(line.releases)))) +
-                                                 std::max<long>(0, static_cast<long>((upper_d(log_a) - log_hint) / std::numbers::ln2)));
+  const long need = 56 + static_cast<long>(std::ceil(std::log2(static_cast<double>(line.releases)))) +
+                    std::max<long>(0, static_cast<long>((upper_d(log_a) - log_hint) / std::numbers::ln2));
+  const long goal = std::min<long>(prec - 16, (need + 7) / 8 * 8);
   long K = 0;
   const Ball sum = trapezoid_nodes(line, H, h, goal, log_tol - std::log(64.0), K);
   Ball value;
