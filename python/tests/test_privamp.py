@@ -674,6 +674,10 @@ class UntrustedInput(unittest.TestCase):
         # epsilons raised a RuntimeError long after the signal: KeyboardInterrupt within a few seconds, no values.
         self.assertLess(self.interrupted_after(
             "privamp.divergence('gaussian(1, 1)', 'gaussian(0, 1)', kl=True, tv=True, renyi=[2, 3], engine='mc', samples=10**8)"), 5.0)
+        # A Renyi order by Monte Carlo passes over its stored losses after sampling (6*10^7 of them: about half the
+        # call): the signal that came then was read when the call had returned.
+        self.assertLess(self.interrupted_after(
+            "privamp.divergence('gaussian(1, 1)', 'gaussian(0, 1)', renyi=2, engine='mc', samples=6 * 10**7)"), 5.0)
         # (The profile must outlast the signal at one second: 4,000 epsilons of DP-SGD at T = 1,000 now take 0.75 s,
         # so the call is 10,000 epsilons of an unequal-sigma mixture, about 6 s.)
         self.assertLess(self.interrupted_after(

@@ -217,12 +217,19 @@ Estimate mc_renyi(const sim::Law& p, const sim::Law& q, double alpha, const Mont
     losses.push_back(l);
     return 0.0;
   });
+  // The passes over the losses (10^8 of them take about a second) look for Ctrl-C as the sampling does.
   double k_max = -kInf;
-  for (double l : losses) k_max = std::max(k_max, t * l);
+  for (std::size_t i = 0; i < losses.size(); ++i) {
+    if (i % (1u << 20) == 0) throw_if_interrupted();
+    k_max = std::max(k_max, t * losses[i]);
+  }
   if (k_max == kInf) return Estimate::infinite("monte carlo");
   auto moments = [&](auto g) {
     Moments m;
-    for (double l : losses) m.add(g(l));
+    for (std::size_t i = 0; i < losses.size(); ++i) {
+      if (i % (1u << 20) == 0) throw_if_interrupted();
+      m.add(g(losses[i]));
+    }
     return m;
   };
   const Moments plain = moments([&](double l) { return std::exp(t * l - k_max); });
