@@ -377,7 +377,6 @@ class SaddleSearch {
     }
   }
 
-  // The saddle point's abscissa (the certified engine's line: it computes each level on its own).
   // The line of the level (see line_for): the certified engine integrates on it too, so that the levels of a curve
   // share its nodes (their moment integrals are remembered).
   double abscissa(double eps) const { return line_for(eps); }
