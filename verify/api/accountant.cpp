@@ -172,13 +172,21 @@ void solve_continuous(const CalibrationRequest& r, const ProbeAt& probe_x, Calib
   std::optional<double> y_yes, y_no;
   while (!(y_yes && y_no)) {
     const Probe p = probe(y);
-    if (p.side == Side::undecided) {  // within the profile's error of the threshold: the ends one tolerance away
-      const Probe below = probe(y - tol), above = probe(y + tol);
-      if (above.side == Side::yes) y_yes = y + tol, f_yes = above.log_gap;
-      if (below.side == Side::no) y_no = y - tol, f_no = below.log_gap;
-      if (!(y_yes && y_no))
-        throw NumericalError(fmt::format("calibrate: the profile's interval holds delta at {} = {} and at its neighbours a "
-                                         "relative {:.1e} away: the {} cannot be placed", c.solved, number(x_of(y)), r.rel_tol, c.solved));
+    if (p.side == Side::undecided) {
+      // Within the profile's error of the threshold: decided probes are looked for on each side, one tolerance away
+      // and then twice as far each time (the profile's interval may be wide there: a bracket of the lattices), up to
+      // the range's ends; the answer is then the safe end of the bracket they make.
+      for (const bool up : {true, false}) {
+        for (double d = tol; !(up ? y_yes : y_no); d *= 2) {
+          const double z = std::clamp(up ? y + d : y - d, y_min, y_max);
+          const Probe q = probe(z);
+          if (q.side == (up ? Side::yes : Side::no)) (up ? y_yes : y_no) = z, (up ? f_yes : f_no) = q.log_gap;
+          else if (z == (up ? y_max : y_min))
+            throw NumericalError(fmt::format("calibrate: the profile's interval holds delta from {} = {} to the end of its "
+                                             "range, {}: the {} cannot be placed", c.solved, number(x_of(y)),
+                                             number(x_of(z)), c.solved));
+        }
+      }
       break;
     }
     (p.side == Side::yes ? y_yes : y_no) = y;
