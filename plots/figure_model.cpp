@@ -46,6 +46,18 @@ std::optional<double> verdict_mark_y(const Figure& figure, const Point& p) {
   return std::nullopt;
 }
 
+std::optional<double> limit_mark_y(const Figure& figure, const std::vector<std::vector<Point>>& data, const Point& p) {
+  if (figure.log.find('y') == std::string::npos || p.lower > 0 || !(p.upper > 0)) return std::nullopt;
+  if (figure.xrange && !(p.x >= figure.xrange->first && p.x <= figure.xrange->second)) return std::nullopt;
+  const auto [bottom, top] = axis_range(figure, data, 'y');
+  if (!(p.upper >= bottom && p.upper <= top)) return std::nullopt;
+  return p.upper;
+}
+
+bool shows_limits(const Figure& figure, const std::vector<std::vector<Point>>& data, std::size_t k) {
+  return std::any_of(data[k].begin(), data[k].end(), [&](const Point& p) { return limit_mark_y(figure, data, p).has_value(); });
+}
+
 bool shows_verdict(const Figure& figure, const std::vector<Point>& points, const char* verdict) {
   return std::any_of(points.begin(), points.end(), [&](const Point& p) { return p.verdict == verdict && verdict_mark_y(figure, p); });
 }
@@ -54,10 +66,9 @@ double bar_fraction(const Figure& figure, const std::vector<std::vector<Point>>&
   if (!drawn(figure, p)) return 0;
   const auto [bottom, top] = axis_range(figure, data, 'y');
   if (!(top > bottom)) return 0;
-  double lo = std::max(p.lower, bottom);
-  const double hi = std::min(p.upper, top);
+  const double lo = std::max(p.lower, bottom), hi = std::min(p.upper, top);
   if (figure.log.find('y') == std::string::npos) return hi > lo ? (hi - lo) / (top - bottom) : 0;
-  if (!(lo > 0)) lo = bottom;
+  if (!(p.lower > 0)) return 0;  // no bar: an upper limit (limit_mark_y)
   return hi > lo ? std::log(hi / lo) / std::log(top / bottom) : 0;
 }
 
@@ -104,11 +115,7 @@ std::pair<double, double> axis_range(const Figure& figure, const std::vector<std
   return {lo - pad, hi + pad};
 }
 
-DrawnY drawn_y(const Figure& figure, const std::vector<std::vector<Point>>& data) {
-  DrawnY d{figure.yrange, figure.log.find('y') != std::string::npos, 0};
-  if (d.log) d.floor = axis_range(figure, data, 'y').first;
-  return d;
-}
+DrawnY drawn_y(const Figure& figure, const std::vector<std::vector<Point>>&) { return {figure.yrange, figure.log.find('y') != std::string::npos}; }
 
 LogTicks log_ticks(std::pair<double, double> span) {
   const auto [lo, hi] = span;
@@ -199,6 +206,11 @@ Legend figure_legend(const Figure& figure, const std::vector<std::vector<Point>>
   Legend legend;
   for (std::size_t k = 0; k < data.size(); ++k)
     if (!data[k].empty() && !figure.series[k].title.empty()) legend.labels.push_back(figure.series[k].title);
+  for (std::size_t k = 0; k < data.size(); ++k)
+    if (!data[k].empty() && shows_limits(figure, data, k)) {
+      legend.labels.push_back(kLimitLabel);
+      break;
+    }
   for (const VerdictMark& m : kVerdictMarks)
     for (const auto& points : data)
       if (shows_verdict(figure, points, m.verdict)) {
@@ -229,6 +241,13 @@ std::string pgf_inside_legend(const KeyOptions& key) {
   return fmt::format("at={{({},{})}}, anchor={}", x, y, v.empty() && h.empty() ? "center" : v.empty() ? h : h.empty() ? v : v + " " + h);
 }
 
+}  // namespace
+
+namespace {
+// A series' colour in the pgfplots file: the palette's (defined as privampA, privampB ...), black for line 9.
+std::string series_colour(const Figure& figure, const Series& s) {
+  return s.line == 9 ? "black" : fmt::format("privamp{}", static_cast<char>('A' + (s.line - 1) % figure.style.palette.size()));
+}
 }  // namespace
 
 // A pgfplots figure: the axes, each series with its points inline (error bars where an interval shows), the
@@ -282,7 +301,7 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
     if (data[k].empty()) continue;
     const Series& s = figure.series[k];
     const SeriesLook look = figure_look(figure, k);
-    const std::string colour = s.line == 9 ? "black" : fmt::format("privamp{}", static_cast<char>('A' + (s.line - 1) % st.palette.size()));
+    const std::string colour = series_colour(figure, s);
     const std::string how = s.style == "points"  ? fmt::format("only marks, mark={}, mark size={:.4g}pt", look.pgf_mark, kPointMarkPt * s.point_size)
                             : s.style == "lines" ? fmt::format("no marks, {}", look.pgf_dash)
                                                  : fmt::format("mark={}, mark size={:.4g}pt, mark options={{solid}}, {}", look.pgf_mark,
@@ -292,10 +311,27 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
                        s.line == 9 ? st.line_width * 0.3 : st.line_width * 0.5,
                        bars ? ", error bars/.cd, y dir=both, y explicit" : "", s.title.empty() ? ", forget plot" : "",
                        bars ? ", y error plus=ep, y error minus=em" : "");
-    for (const Point& p : data[k])
-      out += fmt::format("  {} {} {} {} \\\\\n", tex_number(p.x), tex_number(p.y), tex_number(p.upper - p.y), tex_number(p.y - shown.lower(p.lower)));
+    for (const Point& p : data[k]) {
+      const double below = shown.lower(p.lower);  // NaN: no bar (an upper limit), for pgfplots as for gnuplot
+      out += fmt::format("  {} {} {} {} \\\\\n", tex_number(p.x), tex_number(p.y), std::isnan(below) ? "nan" : tex_number(p.upper - p.y),
+                         std::isnan(below) ? "nan" : tex_number(p.y - below));
+    }
     out += "};\n";
     if (!s.title.empty() && legend.shown) out += fmt::format("\\addlegendentry{{{}}}\n", enhanced_to_latex(s.title));
+  }
+  // Upper limits after the series (gnuplot's order), each series' in its colour, before the verdict marks; the
+  // first named in the legend.
+  bool limits_named = false;
+  for (std::size_t k = 0; k < data.size(); ++k) {
+    if (data[k].empty() || !shows_limits(figure, data, k)) continue;
+    std::string points;
+    for (const Point& p : data[k])
+      if (const auto y = limit_mark_y(figure, data, p)) points += fmt::format("({}, {}) ", tex_number(p.x), tex_number(*y));
+    const bool name = legend.shown && !limits_named;
+    out += fmt::format("\\addplot[only marks, mark=triangle, mark size={:.4g}pt, mark options={{rotate=180, solid}}, color={}{}] "
+                       "coordinates {{{}}};\n", kLimitMarkPt, series_colour(figure, figure.series[k]), name ? "" : ", forget plot", points);
+    if (name) out += fmt::format("\\addlegendentry{{{}}}\n", kLimitLabel);
+    limits_named = limits_named || name;
   }
   for (const VerdictMark& m : kVerdictMarks) {
     std::string points;

@@ -4,6 +4,7 @@
 // gnuplot's PDF against the pgfplots file). The pgfplots file itself is written here too.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -34,6 +35,11 @@ bool drawn(const Figure& figure, const Point& p);
 // the bar drawn, so that an inconclusive value below the axis whose bar rises past the bound is marked where the bar
 // ends; none where no end is inside (a mark at the edge would sit on other series' points).
 std::optional<double> verdict_mark_y(const Figure& figure, const Point& p);
+// Where a point's upper limit is drawn (log y axes only): an interval reaching down to 0 has no lower end on the axis,
+// so instead of a bar its upper end is marked, by an open down-triangle in the series' colour (kLimitMarkPt), where
+// that end lies in the axis range (and the point's x in the figure's); none otherwise.
+std::optional<double> limit_mark_y(const Figure& figure, const std::vector<std::vector<Point>>& data, const Point& p);
+bool shows_limits(const Figure& figure, const std::vector<std::vector<Point>>& data, std::size_t k);  // any in series k
 // Whether any point carries the verdict with a mark drawn (its mark is then named in the legend).
 bool shows_verdict(const Figure& figure, const std::vector<Point>& points, const char* verdict);
 // The height of the part of a point's error bar inside the plot, as a fraction of the y axis's (in log space on a log
@@ -55,18 +61,20 @@ std::pair<double, double> axis_range(const Figure& figure, const std::vector<std
 
 // How an error bar is drawn when its value is off the plot, the same in both renderers (the CSV keeps every value as
 // computed): its anchor at the edge of a declared y range (gnuplot would drop an out-of-range point's bar, so the
-// part of an interval that reaches into the plot would not show), and on a log axis a lower end at or below 0 at the
-// bottom of the axis range (log 0 has no place on the axis). Verdict marks: verdict_mark_y above (`marky`).
+// part of an interval that reaches into the plot would not show). On a log axis an interval reaching down to 0 has
+// no lower end on the axis: it draws no bar (`lower` is NaN: gnuplot's lowery 1/0, pgfplots' nan) but an upper
+// limit, an open down-triangle at its upper end (limit_mark_y below). Verdict marks: verdict_mark_y above (`marky`).
 struct DrawnY {
   std::optional<std::pair<double, double>> declared;
   bool log = false;
-  double floor = 0;  // log axes: the axis range's bottom
-  double lower(double l) const { return log && !(l > 0) ? floor : l; }
+  double lower(double l) const { return log && !(l > 0) ? std::nan("") : l; }
   // The same as gnuplot functions of the columns: lowery(l), and anchory(y, l, u) the bar's anchor, the point itself
   // where it is in range, else the end of the bar that reaches into the plot (clamped to the range: gnuplot leaves
-  // a gap at the anchor, which at an end does not show).
+  // a gap at the anchor, which at an end does not show); bary(y, l, u) the anchor of a bar drawn, 1/0 for none (an
+  // undefined anchor drops gnuplot's bar, an undefined lower end does not); limity(l, u) an upper limit's place.
   std::string gnuplot() const {
-    std::string s = log ? fmt::format("lowery(v) = v > 0 ? v : {}\n", tex_number(floor)) : "lowery(v) = v\n";
+    std::string s = log ? "lowery(v) = v > 0 ? v : 1/0\nlimity(l, u) = l > 0 || !(u > 0) ? 1/0 : u\nbary(y, l, u) = l > 0 ? anchory(y, l, u) : 1/0\n"
+                        : "lowery(v) = v\nbary(y, l, u) = anchory(y, l, u)\n";
     if (!declared) return s + "anchory(y, l, u) = y\nmarky(y, l, u) = y\n";
     return s + fmt::format("anchory(y, l, u) = y < {0} ? (u < {1} ? u : {1}) : y > {1} ? (lowery(l) > {0} ? lowery(l) : {0}) : y\n"
                            "marky(y, l, u) = y < {0} ? (u > {0} && u < {1} ? u : 1/0) : y > {1} ? (l > {0} && l < {1} ? l : 1/0) : y\n",
@@ -103,6 +111,8 @@ inline constexpr double kGnuplotMarkPt = 3.0;
 inline constexpr double kLineMarkPt = 1.5;     // the marks of a linespoints series
 inline constexpr double kPointMarkPt = 2.0;    // a points series' marks at point_size 1
 inline constexpr double kVerdictMarkPt = 3.0;  // violated and inconclusive marks
+inline constexpr double kLimitMarkPt = 2.0;    // upper limits: intervals reaching 0 on a log axis
+inline constexpr const char* kLimitLabel = "bounded above only";  // their legend entry (the first series' with any)
 std::string gnuplot_ps(double half_width_pt);  // gnuplot's `ps` for a mark of this half-width
 
 // The marks for violated and inconclusive points, in both renderers and each once in the key: a red cross, and a black
@@ -116,8 +126,8 @@ inline constexpr VerdictMark kVerdictMarks[] = {
     {"violated", "pt 2 lw 2 lc rgb '#d62728'", "only marks, mark=x, line width=1pt, color={rgb,255:red,214;green,39;blue,40}"},
     {"inconclusive", "pt 6 lw 1.5 lc rgb 'black'", "only marks, mark=o, line width=0.8pt, color=black"}};
 
-// The legend of a figure as both renderers draw it: its entries in order (the titled series drawn, then a verdict
-// mark's entry where such points are drawn) in `rows` rows and `columns` columns, filled column by column (gnuplot's
+// The legend of a figure as both renderers draw it: its entries in order (the titled series drawn, then the upper
+// limits' entry where any is drawn, then a verdict mark's entry where such points are drawn) in `rows` rows and `columns` columns, filled column by column (gnuplot's
 // order: pgfplots is told `transpose legend`). Below or above the plot the columns are at most as many as fit the
 // figure's width — estimated from the longest label at half an em per character of the larger of the figure's font
 // and 9 pt (pgfplots' \footnotesize is at most that), plus 40 pt of sample line and spacing per entry, 5 % to

@@ -432,8 +432,9 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
              : fmt::format("Error bars show each {}'s interval where it reaches past the marks (relative width at most {}{}).\n", what,
                            latex_number(rounded_up(widest)), scope);
   if (open > 0)
-    out += fmt::format("{} of the intervals drawn {} down to 0: {} only bounded above.\n", open, open == 1 ? "reaches" : "reach",
-                       open == 1 ? "that value is" : "those values are");
+    out += fmt::format("{} of the intervals drawn {} down to 0: {} only bounded above{}.\n", open, open == 1 ? "reaches" : "reach",
+                       open == 1 ? "that value is" : "those values are",
+                       figure.log.find('y') != std::string::npos ? ", by the open down-triangle in its series' colour (no bar: 0 is off the log axis)" : "");
   return out;
 }
 
@@ -576,7 +577,8 @@ void draw_gnuplot(const StagedFiles& staged, const std::string& name, const std:
 namespace {
 
 // The plot command of a figure (with the functions it uses): error bars first (all of them, without points: a point
-// type would paint over the markers of the series drawn before), then the series, then the verdict marks on top;
+// type would paint over the markers of the series drawn before), then the series, their upper limits, then the
+// verdict marks on top;
 // off-plot values drawn as DrawnY says. `file` is the CSV as gnuplot names it.
 std::string gnuplot_plot(const Figure& figure, const std::vector<std::vector<Point>>& data, const std::string& file, const Legend& legend) {
   std::string body = drawn_y(figure, data).gnuplot();
@@ -587,7 +589,7 @@ std::string gnuplot_plot(const Figure& figure, const std::vector<std::vector<Poi
     const std::size_t index = block++;
     const std::string style = s.style == "points" ? "points" : s.style == "lines" ? "lines" : "linespoints";
     if (draws_bars(figure, data, k))
-      bars.push_back(fmt::format("{} index {} using 2:(anchory($3, $4, $5)):(lowery($4)):5 with yerrorbars ls {} dt 1 ps 0 notitle", file, index, s.line));
+      bars.push_back(fmt::format("{} index {} using 2:(bary($3, $4, $5)):(lowery($4)):5 with yerrorbars ls {} dt 1 ps 0 notitle", file, index, s.line));
     // Markers of a points-only series are the size of a letter; on lines they stay small.
     const SeriesLook look = figure_look(figure, k), plain = series_look(s.line);
     const std::string paired = look.point != plain.point || std::string_view(look.dash) != plain.dash
@@ -596,6 +598,15 @@ std::string gnuplot_plot(const Figure& figure, const std::vector<std::vector<Poi
                                 style == "points" ? " ps " + gnuplot_ps(kPointMarkPt * s.point_size) : "", quoted(s.title)));
   }
   plots.insert(plots.begin(), bars.begin(), bars.end());
+  bool limits_named = false;  // upper limits (DrawnY), in the series' colour, the first in the key
+  for (std::size_t k = 0, block = 0; k < data.size(); ++k) {
+    if (data[k].empty()) continue;
+    const std::size_t index = block++;
+    if (!shows_limits(figure, data, k)) continue;
+    plots.push_back(fmt::format("{} index {} using 2:(limity($4, $5)) with points ls {} pt 10 ps {} {}", file, index, figure.series[k].line,
+                                gnuplot_ps(kLimitMarkPt), !legend.shown || limits_named ? "notitle" : fmt::format("title '{}'", kLimitLabel)));
+    limits_named = true;
+  }
   for (const VerdictMark& m : kVerdictMarks) {
     bool titled = false;
     for (std::size_t k = 0, block = 0; k < data.size(); ++k) {

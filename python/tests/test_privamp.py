@@ -401,6 +401,24 @@ class Plot(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "no column 'nonsense'"):
             rows.plot(x="n", y="nonsense")
 
+    def test_interval_reaching_zero_is_an_upper_limit(self):
+        # On a log axis an interval reaching 0 has no lower end: no band at that point, an open down-triangle at its
+        # upper end, named in the legend; a linear axis draws the band down to 0.
+        rows = privamp.Table([{"n": 1, "value": 1e-12, "lower": 0.0, "upper": 1e-7},
+                              {"n": 2, "value": 1e-9, "lower": 0.0, "upper": 2e-7},
+                              {"n": 3, "value": 1e-6, "lower": 9e-7, "upper": 1.1e-6}])
+        ax = rows.plot(x="n", y="value", logy=True)
+        limits = [line for line in ax.lines if line.get_label() == "bounded above only"]
+        self.assertEqual(len(limits), 1)
+        self.assertEqual([list(v) for v in limits[0].get_data()], [[1.0, 2.0], [1e-7, 2e-7]])
+        self.assertEqual(limits[0].get_marker(), "v")
+        band = ax.collections[0].get_paths()
+        ys = [y for path in band for _, y in path.vertices]
+        self.assertTrue(ys and min(ys) >= 9e-7 * (1 - 1e-12), ys)  # the band only where the interval has a lower end
+        self.assertIn("bounded above only", [t.get_text() for t in ax.get_legend().get_texts()])
+        ax = rows.plot(x="n", y="value", logy=False)
+        self.assertFalse([line for line in ax.lines if line.get_label() == "bounded above only"])
+
 
 class Profile(unittest.TestCase):
     def test_command_line_profile(self):

@@ -13,6 +13,8 @@ one picture. Drawn reduced, each figure is checked for:
 - verdict marks: drawn and named where the point is within the y range, or its bar ends inside the range (the mark
   then at that end, inside the range, in both renderings); the caption counts the values drawn that are only
   bounded above (intervals reaching 0; the CSV keeps a lower end of 0 as 0);
+- upper limits: on a log y axis an interval reaching 0 is drawn as an open down-triangle at its upper end, no bar,
+  in both renderings and both legends;
 - title: once — over the plot in both renderings (and not in NAME_caption.txt), or in the caption alone; one figure
   is drawn both ways.
 """
@@ -200,6 +202,25 @@ def check_figure(work, name, per_ps):
     said = re.search(r"(\d+) of the intervals drawn (reaches|reach) down to 0", caption)
     if (int(said.group(1)) if said else 0) != open_ended:
         fail(f"{name}: {open_ended} values have intervals reaching 0; the caption says {said.group(0) if said else 'none'}")
+    # Upper limits (log y axes): an interval reaching 0 draws no bar (gnuplot's anchor bary is 1/0 there; pgfplots'
+    # error columns nan) but an open down-triangle at its upper end, in both renderings, once in both legends.
+    if "set logscale y" in gp:
+        ylo, yhi = ranges.get("y", (0, math.inf))
+        want = sum(1 for r in rows if not float(r[3]) > 0 and ylo <= float(r[4]) <= yhi)
+        marks = re.findall(r"\\addplot\[only marks, mark=triangle, [^\]]*rotate=180[^\]]*\] coordinates \{([^}]*)\};", tex)
+        got = sum(len(re.findall(r"\(([^)]*)\)", m)) for m in marks)
+        clauses = len(re.findall(r"using 2:\(limity\(\$4, \$5\)\) with points ls \d+ pt 10 ", gp))
+        if got != want or clauses != len(marks):
+            fail(f"{name}: {want} values only bounded above in view; pgfplots marks {got} ({len(marks)} series), gnuplot {clauses} series")
+        if "with yerrorbars" in gp and "using 2:(bary($3, $4, $5))" not in gp:
+            fail(f"{name}: gnuplot anchors its bars without bary: an interval reaching 0 would be drawn from the axis' bottom")
+        for line in re.findall(r"^  (\S+ \S+ \S+ \S+) \\\\$", tex, re.M):
+            x, y, ep, em = line.split()
+            if (ep == "nan") != (em == "nan"):
+                fail(f"{name}: pgfplots bar {line} half drawn")
+        said = ("bounded above only" in gp) == (want > 0) == ("\\addlegendentry{bounded above only}" in tex)
+        if not said:
+            fail(f"{name}: the upper limits' legend entry not in both legends (or there with none drawn)")
     return entries
 
 
