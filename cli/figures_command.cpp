@@ -58,7 +58,7 @@ void draw_verified_figure(const plots::Figure& f, const std::vector<verify::Row>
 Action add_figures_command(CLI::App& app) {
   struct Args {
     std::vector<std::string> paths;
-    std::string only, out = "figures";
+    std::string only, out = "figures", size;
     bool list = false, reduced = false;
     int jobs = 0;
   };
@@ -70,13 +70,19 @@ Action add_figures_command(CLI::App& app) {
   cmd->add_option("--jobs,-j", args->jobs, "parallel workers (default: the number of cores)");
   cmd->add_flag("--list", args->list, "list the figures and what they show");
   cmd->add_flag("--reduced", args->reduced, "at most three points per x axis (a quick look; the curves are coarse)");
+  cmd->add_option("--size", args->size, "single (one column, 3.5 x 2.6 in) or double (the page width, 7 x 3 in): every figure drawn at that "
+                                        "size, over its style's size, width and height (no TOML edit)");
   return [cmd, args]() {
     if (!cmd->parsed()) return -1;
     const int jobs = worker_count("figures", args->jobs);
     std::vector<std::filesystem::path> paths = input_paths(args->paths);
     if (paths.empty()) paths.emplace_back(data_path("plots"));
-    const plots::FigureSet set = plots::load_figures(paths);
+    if (!args->size.empty() && args->size != "single" && args->size != "double")
+      invalid_input("--size: '{}' is not a size; single (3.5 x 2.6 in) or double (7 x 3 in)", escape::plain(args->size));
+    plots::FigureSet set = plots::load_figures(paths);
     if (set.figures.empty()) invalid_input("no [[figure]] tables in the files given");
+    if (!args->size.empty())
+      for (plots::Figure& f : set.figures) f.style.resize(args->size);
     if (args->list) {
       for (const auto& f : set.figures) std::cout << fmt::format("{}\n  {}\n  {}\n\n", f.name, plots::enhanced_to_plain(f.title), plots::enhanced_to_plain(f.description));
       return 0;

@@ -57,10 +57,7 @@ class FigureReader : public verify::TomlReader {
     const toml::table& t = *n->as_table();
     check_keys(t, verify::kStyleKeys, key + ".");
     if (const toml::node* size = t.get("size")) {
-      const std::string v = text(t, "size");
-      if (v == "single") base.width = 3.5, base.height = 2.6, base.size = v;
-      else if (v == "double") base.width = 7.0, base.height = 3.0, base.size = v;
-      else fail(size, key + ".size", "must be single (3.5 x 2.6 in) or double (7 x 3 in); or give width and height");
+      if (!base.resize(text(t, "size"))) fail(size, key + ".size", "must be single (3.5 x 2.6 in) or double (7 x 3 in); or give width and height");
     }
     auto bounded = [&](const char* name, double value, double lo, double hi, const char* unit) {
       const double v = number(t, name, value);
@@ -466,6 +463,14 @@ std::string provenance(const Figure& figure, const std::vector<std::vector<Point
 
 
 }  // namespace
+
+bool Style::resize(const std::string& preset) {
+  if (preset == "single") width = 3.5, height = 2.6;
+  else if (preset == "double") width = 7.0, height = 3.0;
+  else return false;
+  size = preset;
+  return true;
+}
 
 bool Style::wants(const std::string& output) const { return std::find(outputs.begin(), outputs.end(), output) != outputs.end(); }
 

@@ -72,6 +72,7 @@ struct Style {
   // NAME_caption.txt (a paper's caption) and not over the plot.
   bool show_title = true;
   bool wants(const std::string& output) const;
+  bool resize(const std::string& preset);  // "single" or "double" with its width and height; false for another word
 };
 
 struct Figure {

@@ -717,10 +717,11 @@ script of every figure); `violated`, whether a drawn bound is violated (the comm
 the command printed."""
 
 
-def figures(files=None, only=None, out="figures", reduced=False, jobs=0):
+def figures(files=None, only=None, out="figures", reduced=False, jobs=0, size=None):
     """Draws figures like ``privamp figures``: the [[figure]] tables of `files` (default: the paper figures shipped
     with the package, ``data_dir()/plots``), `only` the figures named (a list or "a,b"), into the folder `out`;
-    `reduced`: three points per x axis (a quick look). Every figure is drawn from rows verified as by `verify`.
+    `reduced`: three points per x axis (a quick look); `size`: "single" (one column) or "double" (the page width)
+    for every figure, over their styles (``--size``). Every figure is drawn from rows verified as by `verify`.
     Runs the package's privamp command (no shell). ValueError for bad input (the command's message),
     RuntimeError when a computation fails."""
     paths = [_shipped(f) for f in _names(files, "files")] or [str(data_dir() / "plots")]
@@ -732,6 +733,10 @@ def figures(files=None, only=None, out="figures", reduced=False, jobs=0):
         argv += ["--only", ",".join(names)]
     if _flag(reduced, "reduced"):
         argv.append("--reduced")
+    if size is not None:
+        if not isinstance(size, str) or size not in ("single", "double"):
+            raise (ValueError if isinstance(size, str) else ArgumentTypeError)(f"size: {size!r}; \"single\" or \"double\"")
+        argv += ["--size", size]
     # The files after "--": a name that starts with "-" is a file, never an option ("--list", "--reduced").
     argv = [_command(), *argv, "--", *paths]  # the command looked for once the arguments are known to be good
     start = _time.time()

@@ -275,6 +275,19 @@ class Figures(unittest.TestCase):
             self.assertFalse([n for n in names if n.startswith(".") or n.endswith(".log")], names)
             self.assertTrue(all(os.path.getsize(f) > 0 for f in result.files))
 
+    def test_size_for_every_figure(self):
+        # size= draws every figure one column (or the page) wide without a TOML edit; anything else is refused.
+        if os.path.isabs(EXE):
+            os.environ["PATH"] = os.path.dirname(EXE) + os.pathsep + os.environ.get("PATH", "")
+        with tempfile.TemporaryDirectory() as tmp:
+            privamp.figures(os.path.join(SOURCE, "plots", "figures.toml"), only="iterated_laplace", reduced=True, out=tmp, size="single")
+            with open(os.path.join(tmp, "iterated_laplace.gp")) as f:
+                self.assertIn("size 3.5in,2.6in", f.read())
+        with self.assertRaisesRegex(ValueError, "size: 'triple'"):
+            privamp.figures(size="triple")
+        with self.assertRaises(privamp.ArgumentTypeError):
+            privamp.figures(size=1)
+
 
 class Explore(unittest.TestCase):
     COUPLINGS = os.path.join(SOURCE, "cases", "couplings.toml")

@@ -257,6 +257,14 @@ def main():
                 fail(f"show_title = false: the caption does not open with the title: {caption!r}")
             if title.group(1) in (work / "titled" / "iteration_caption.txt").read_text():
                 fail("show_title = true: the caption repeats the title drawn over the plot")
+        # --size: every figure at one column's size without a TOML edit, in both renderings; a wrong word refused
+        run(privamp, "figures", str(source / "plots"), "--only", "iteration", "--reduced", "--size", "single", "--out", str(work / "single"))
+        gp, tex = (work / "single" / "iteration.gp").read_text(), (work / "single" / "iteration.tex").read_text()
+        if "size 3.5in,2.6in" not in gp or "\\setlength\\privampfigurewidth{\\columnwidth}" not in tex:
+            fail("--size single: the figure is not drawn one column wide in both renderings")
+        bad = subprocess.run([privamp, "figures", "--size", "triple", "--out", str(work / "bad")], capture_output=True, text=True)
+        if bad.returncode != 2 or "--size: 'triple'" not in bad.stderr or (work / "bad").exists():
+            fail(f"--size triple: exit {bad.returncode}, {bad.stderr.strip()!r}")
     if failures:
         sys.exit(1)
     print(f"{len(names)} figures: ticks, marks (gnuplot {per_ps:.3g} pt per ps), {legends} legends and the title alike in "
