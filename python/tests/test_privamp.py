@@ -596,6 +596,14 @@ class UntrustedInput(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "renyi: expected a number or an ordered list .* got generator"):
             privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=(2 + k for k in range(10**9)))
 
+    def test_monte_carlo_lists_bounded_by_cost(self):
+        # Each Monte Carlo quantity draws its own samples: a list is refused up front by its total cost.
+        mix = "mix(q=0.01, gaussian(0,1), gaussian(1,1))"
+        with self.assertRaisesRegex(ValueError, r"2000 quantities on the Monte Carlo engine at 1000000 samples each cost about 2\.2e\+09"):
+            privamp.divergence(mix, "gaussian(0,1)", hockey_stick=[0.01 * k for k in range(2000)], engine="mc")
+        with self.assertRaisesRegex(ValueError, r"20 eps\(delta\) searches on the Monte Carlo engine"):
+            privamp.epsilon(mix, "gaussian(0,1)", [1e-5] * 20, engine="mc")
+
     def test_huge_numbers_are_value_errors(self):
         with self.assertRaisesRegex(ValueError, r"renyi: 100000000000\.\.\. \(401 digits\) is out of the range of doubles"):
             privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=10**400)

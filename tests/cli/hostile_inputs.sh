@@ -338,5 +338,12 @@ check 0 "Dobrushin gamma_TV +0.3" "$privamp" kernel --K-file k.json --eps 1
 printf '[[case]]\nname = "g"\nbounds = ["E4"]\nmu = "gaussian(1, {sigma})"\nnu = "gaussian(0, {sigma})"\nquantity = "renyi"\norder = "2"\n[case.grid]\nsigma = {from = 1, to = 2, points = 1000000000000000000}\n' > points.toml
 check 2 "points.toml:9: key 'grid.sigma.points': must be an integer in \\[2, 100000\\]" "$privamp" verify points.toml
 
+# 26. Monte Carlo lists by their cost: each quantity draws its own samples (10,000 values of 10^6 ran 12 minutes;
+# an eps(delta) search at 10^8 samples six); refused at once, naming the count, the samples and the limit.
+check 2 "10000 quantities on the Monte Carlo engine at 1000000 samples each cost about 1\.1e\+10 draws.*at most 1e\+09" timeout 5 "$privamp" divergence 'mix(q=0.01, gaussian(0,1), gaussian(1,1))' 'gaussian(0,1)' --hockey-stick 0.01:5:x10000 --engine mc
+check 2 "1 eps\(delta\) search on the Monte Carlo engine at 100000000 samples" timeout 5 "$privamp" divergence 'mix(q=0.01, gaussian(0,1), gaussian(1,1))' 'gaussian(0,1)' --epsilon 1e-5 --engine mc --samples 100000000
+check 2 "20 eps\(delta\) searches on the Monte Carlo engine" timeout 5 "$privamp" divergence 'mix(q=0.01, gaussian(0,1), gaussian(1,1))' 'gaussian(0,1)' --epsilon 1e-5:1e-3:x20 --engine mc
+check 0 "hockey_stick" timeout 60 "$privamp" divergence 'mix(q=0.01, gaussian(0,1), gaussian(1,1))' 'gaussian(0,1)' --hockey-stick 0.5,1 --engine mc --samples 10000
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

@@ -54,6 +54,15 @@ Tree estimate_tree(const verify::Estimate& e) {
 
 // ---- divergences ----
 
+void check_monte_carlo_work(double quantities, const DivergenceRequest& r, const std::string& what) {
+  if (r.engine != "mc" || r.samples < 1) return;  // (a bad sample count is refused by name)
+  if (const double total = quantities * (static_cast<double>(r.samples) + kSampleSetup); total > kMaxSampleTotal)
+    invalid_input("divergence: {} on the Monte Carlo engine at {} samples each cost about {:.3g} draws in all (each quantity "
+                  "draws its own, and its sampler's set-up costs about {:.0e} more; an eps(delta) search about {:.0f} quantities "
+                  "per delta); at most {:.0e} per call: fewer values, fewer samples, or several calls",
+                  what, r.samples, total, kSampleSetup, kEpsilonSearchQuantities, kMaxSampleTotal);
+}
+
 DivergenceResult divergence(const std::string& mu, const std::string& nu, const DivergenceRequest& r) {
   using verify::Quantity;
   DivergenceResult out;
@@ -70,6 +79,7 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
                   r.kl || r.tv ? ", KL/TV" : "", kMaxQuantities);
   if (r.samples < 1 || r.samples > kMaxSamples)
     throw_invalid("divergence", "samples", static_cast<double>(r.samples), fmt::format("1 <= samples <= {:.0e}", static_cast<double>(kMaxSamples)));
+  check_monte_carlo_work(static_cast<double>(out.quantities.size()), r, fmt::format("{} quantities", out.quantities.size()));
   if (!(r.rel_tol >= 1e-15 && r.rel_tol <= 0.5)) throw_invalid("divergence", "rel_tol", r.rel_tol, "1e-15 <= rel_tol <= 0.5");
   if (!(r.level >= 0.5 && r.level <= 1 - 1e-12))  // the Monte Carlo engine's range, checked before anything runs
     throw_invalid("divergence", "level", r.level, "0.5 <= level <= 1 - 1e-12");
@@ -188,6 +198,7 @@ verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu,
   if (!(delta > 0 && delta < 1)) throw_invalid("epsilon", "delta", delta, "0 < delta < 1");
   if (!(eps_max > 0 && eps_max <= 1e6)) throw_invalid("epsilon", "eps_max", eps_max, "0 < eps_max <= 1e6");
   if (!(rel_tol >= 1e-15 && rel_tol < 1)) throw_invalid("epsilon", "rel_tol", rel_tol, "1e-15 <= rel_tol < 1");
+  check_monte_carlo_work(kEpsilonSearchQuantities, request, "an eps(delta) search");
   if (request.engine != "certified") return bracket_epsilon(mu, nu, delta, request, eps_max, rel_tol);
   // Certified: a bracket rests on its two ends alone (δ certainly above at the lower one, certainly at most δ at
   // the upper one), whatever located them. So the default engine locates the root, and the certified engine is

@@ -27,6 +27,10 @@ namespace privamp::api {
 // Carlo samples.
 inline constexpr std::size_t kMaxQuantities = 10'000;
 inline constexpr long kMaxSamples = 100'000'000;
+// With --engine mc every quantity draws its own samples and sets up its own sampler (a mixture's importance shift:
+// about as long as 10^5 draws). The call's total, quantities times (samples + 10^5), is bounded too (10^9 draws:
+// about a minute for a two-component mixture on one core), so a long list is refused up front.
+inline constexpr double kMaxSampleTotal = 1e9, kSampleSetup = 1e5;
 
 struct DivergenceRequest {
   std::vector<double> renyi;         // orders α > 1; +inf for R_∞
@@ -51,6 +55,12 @@ struct DivergenceResult {
 };
 
 DivergenceResult divergence(const std::string& mu, const std::string& nu, const DivergenceRequest& request);
+
+// An ε(δ) search evaluates the profile at about 32 points, both directions: 64 quantities per δ.
+inline constexpr double kEpsilonSearchQuantities = 64;
+// InvalidArgument where `quantities` Monte Carlo quantities of request.samples each (with --engine mc) would cost more
+// than kMaxSampleTotal draws; `what` says what the quantities are ("10000 hockey-stick epsilons").
+void check_monte_carlo_work(double quantities, const DivergenceRequest& request, const std::string& what);
 
 // ε(δ) of the pair: the smallest ε ≥ 0 with δ(ε) = max(H_ε(μ‖ν), H_ε(ν‖μ)) ≤ δ, as a bracket [lower, upper] by
 // bisection on the profile's intervals (computed as `request` says; its quantities are ignored): δ(lower) is
