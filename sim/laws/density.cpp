@@ -77,7 +77,7 @@ std::vector<std::pair<double, double>> hidden_peaks(const Formula& f, double fro
     const double width = p.b - p.a;
     if (e.valid() && e.hi + std::log(width) < negligible) continue;  // at most a negligible mass here
     if (e.valid() && e.hi - at <= 0.5) {                              // f is known within 1/2 over the piece
-      if (width < spacing && p.depth > 0) found.emplace_back(at, mid, width);  // resolved only by refining: finer than the scan
+      if (width < spacing && (p.depth > 0 || std::isinf(spacing))) found.emplace_back(at, mid, width);  // resolved only by refining: finer than the scan
       continue;
     }
     if (width <= 1e-12 * std::max(1.0, std::fabs(mid)) || evaluations > kBudget) {
@@ -248,8 +248,10 @@ void FormulaDensity::find_hidden_peaks(const std::vector<double>& scan) {
     const double seen = std::max(left >= lo_ && left <= hi_ ? checked(left) : -kInf, right >= lo_ && right <= hi_ ? checked(right) : -kInf);
     return value > seen + 0.5 && value >= max_ - kDrop;
   };
+  // Beyond the window the scan never looked: every resolved point there is a candidate, whatever its piece's width
+  // (a spike of width 0.1 at 300 scales was resolved at the scan's own spacing, taken as seen, and missed).
   for (std::size_t r = 0; r < ranges.size(); ++r)
-    for (const auto& [x, width] : hidden_peaks(*f_, ranges[r].first, ranges[r].second, spacing, negligible, r == 0 ? 1024 : 16, keep)) {
+    for (const auto& [x, width] : hidden_peaks(*f_, ranges[r].first, ranges[r].second, r == 0 ? spacing : kInf, negligible, r == 0 ? 1024 : 16, keep)) {
       peaks_.push_back(x);
       // A ladder around a narrow peak, from the width that resolved it out to the scan's spacing: the quadratures'
       // first pieces then see its shape.
