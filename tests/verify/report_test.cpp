@@ -43,6 +43,7 @@ Row sample_row() {
   r.bound_upper = std::numeric_limits<double>::infinity();
   r.note = "line one\nline two";
   r.verdict = Verdict::violated;
+  r.direction = Direction::lower;  // (not the default: the codec must carry it)
   r.reason = "exact lower end > bound";
   r.outside = "needs L <= 1";
   return r;
@@ -96,6 +97,7 @@ TEST_CASE("a row survives the codec bit for bit, between processes too", "[verif
   CHECK(b.bound_upper == r.bound_upper);
   CHECK(b.note == r.note);
   CHECK(b.verdict == r.verdict);
+  CHECK(b.direction == r.direction);
   CHECK(b.reason == r.reason);
   CHECK(b.outside == r.outside);
   // Keyed, with non-finite numbers as strings; a malformed number is refused.
@@ -284,6 +286,15 @@ TEST_CASE("reports name the loosest and tightest rows per theorem, LaTeX and HTM
   CHECK(st.ratios == std::vector<double>{0.5, 1.5, 2, 1e20});
   CHECK(st.count(Verdict::violated) == 1);
   CHECK_THAT(ratio_at(st.loosest), Contains("1e+20 at alpha=3 (c & <d> 100% _x_)"));
+  // A lower bound is ranked by exact/bound (at least 1 where it holds): exact 1 against 0.01 is the loosest, against
+  // 0.99 the tightest, and a violated one (bound 1.5 over exact 1) reads 0.667 — bound/exact had them the other way.
+  std::vector<Row> lower = {row(1, 0.01, Verdict::holds, 2), row(1, 0.99, Verdict::holds, 3), row(1, 1.5, Verdict::violated, 4)};
+  for (Row& r : lower) r.direction = Direction::lower;
+  const TheoremSummary low = theorem_summaries(lower).front();
+  CHECK(low.loosest->params.at("alpha") == 2);
+  CHECK(low.tightest->params.at("alpha") == 4);
+  CHECK_THAT(ratio_at(low.tightest), Contains("0.6667 at alpha=4"));
+  CHECK(lower[1].ratio() == 0.99);  // bound_over_exact keeps its name's meaning
 
   ReportMeta meta;
   meta.version = "1.2.3";

@@ -124,6 +124,7 @@ json record_value(const Params& p) { return to_json(p); }
 json record_value(double x) { return json_number(x); }
 json record_value(const Estimate& e) { return to_json(e, /*with_timing=*/false); }  // a row is reproducible
 json record_value(Verdict v) { return to_string(v); }
+json record_value(Direction d) { return to_string(d); }
 json record_value(const Quantity& q) {
   json j = json::object();
   for_each_quantity_field(q, [&](const char* name, const auto& member) {
@@ -155,6 +156,13 @@ void read_value(const json& j, Verdict& v) {
   } catch (const InvalidArgument&) {
     invalid_input("unknown verdict {} (allowed: tight, holds, inconclusive, violated, not_applicable, error)", describe_json(j));
   }
+}
+void read_value(const json& j, Direction& d) {
+  std::string s;
+  read_value(j, s);
+  for (Direction k : {Direction::upper, Direction::lower, Direction::identity})
+    if (to_string(k) == s) return void(d = k);
+  invalid_input("unknown direction {} (allowed: upper, lower, identity)", describe_json(j));
 }
 void read_value(const json& j, Quantity& q) {
   std::optional<Quantity::Kind> kind;
@@ -193,6 +201,7 @@ Cell table_cell(const Params& p) { return p.describe(); }
 Cell table_cell(double x) { return x; }
 Cell table_cell(ErrorKind k) { return to_string(k); }
 Cell table_cell(Verdict v) { return to_string(v); }
+Cell table_cell(Direction d) { return to_string(d); }
 template <class T>
 Cell table_cell(const Derived<T>& d) { return table_cell(d.value); }
 

@@ -126,6 +126,7 @@ void for_each_row_field(R& r, F&& f) {
   f(RowField{"bound"}, r.bound);
   f(RowField{"bound_lower", kRecord, true}, r.bound_lower);
   f(RowField{"bound_upper", kRecord, true}, r.bound_upper);
+  f(RowField{"direction"}, r.direction);  // upper, lower or identity: bound_over_exact read the right way round
   f(RowField{"bound_over_exact"}, Derived<double>{r.ratio()});
   f(RowField{"verdict"}, r.verdict);
   f(RowField{"reason"}, r.reason);

@@ -40,6 +40,11 @@ double Row::ratio() const {
   return bound / exact.value;
 }
 
+double Row::looseness() const {
+  const double q = ratio();
+  return direction == Direction::lower ? 1 / q : q;  // (a ratio of 0, a bound of 0 under a positive value: infinitely loose)
+}
+
 std::string row_key(const std::string& case_name, const std::string& id, const Params& params) {
   return fmt::format("{} | {} | {}", case_name, id, params.describe());
 }

@@ -28,10 +28,14 @@ struct Row {
   double bound_lower = std::numeric_limits<double>::quiet_NaN();  // the bound's enclosure, where it has one
   double bound_upper = std::numeric_limits<double>::quiet_NaN();  // (declared bounds); NaN: a C++ bound's double
   std::string note;               // the bound's choice (optimal w …), or the worst property instance
+  Direction direction = Direction::upper;  // the bound's: which side of the exact value it claims
   Verdict verdict = Verdict::error;
   std::string reason;             // not-applicable reason, error message, or violation detail
   std::string outside;            // evaluated with ignore_hypotheses where this hypothesis fails
   double ratio() const;           // bound / exact (NaN where undefined, and on not-applicable and error rows)
+  // How loose the bound is, the ratio the summaries rank: bound/exact for an upper bound (and an identity),
+  // exact/bound for a lower one — at least 1 where the bound holds, larger the looser (NaN as ratio()).
+  double looseness() const;
   std::string quantity() const { return divergence ? divergence->label() : what; }  // its label, as reports write it
   bool is_property() const { return !divergence && what == kPropertyLabel; }
   static constexpr const char* kPropertyLabel = "property";

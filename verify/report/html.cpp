@@ -39,7 +39,7 @@ std::string decade_label(int k) {
   return fmt::format("10<tspan dy=\"-5\" font-size=\"8\">{}</tspan>", k);
 }
 
-// bound/exact of one theorem's rows on a log scale against the first parameter that varies among them (row order
+// bound/exact (exact/bound for a lower bound: Row::looseness) of one theorem's rows on a log scale against the first parameter that varies among them (row order
 // when none does), each point coloured by its verdict with a tooltip (an SVG <title>: parameters, quantity, ratio,
 // verdict), and the line ratio = 1 (tight). Rows without a ratio are counted under the plot, not drawn.
 std::string ratio_plot(const std::vector<const Row*>& rows) {
@@ -49,7 +49,7 @@ std::string ratio_plot(const std::vector<const Row*>& rows) {
   };
   std::vector<const Row*> with_ratio;
   for (const Row* r : rows)
-    if (const double q = r->ratio(); !r->is_property() && std::isfinite(q) && q > 0) with_ratio.push_back(r);
+    if (const double q = r->looseness(); !r->is_property() && std::isfinite(q) && q > 0) with_ratio.push_back(r);
   if (with_ratio.empty()) return "<p class=\"note\">No row of this theorem has a ratio to plot.</p>\n";
   // The x axis: the first numeric parameter (in name order) with more than one value among the plotted rows.
   std::string axis;
@@ -66,7 +66,7 @@ std::string ratio_plot(const std::vector<const Row*>& rows) {
   }
   std::vector<Point> points;
   for (std::size_t i = 0; i < with_ratio.size(); ++i)
-    points.push_back({axis.empty() ? static_cast<double>(i) : with_ratio[i]->params.numbers.at(axis), std::log10(with_ratio[i]->ratio()), with_ratio[i]});
+    points.push_back({axis.empty() ? static_cast<double>(i) : with_ratio[i]->params.numbers.at(axis), std::log10(with_ratio[i]->looseness()), with_ratio[i]});
   double xlo = HUGE_VAL, xhi = -HUGE_VAL, lo = 0, hi = 0;  // the y range always shows ratio 1
   for (const Point& p : points) {
     xlo = std::min(xlo, p.x), xhi = std::max(xhi, p.x);
@@ -110,9 +110,9 @@ std::string ratio_plot(const std::vector<const Row*>& rows) {
   svg += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#1b7837\" stroke-dasharray=\"4 3\"/>\n", left,
                      left + plot_w, py(0));
   for (const Point& p : points)
-    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{} ({}): {}, bound/exact {:.6g}, {}</title></circle>\n",
+    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{} ({}): {}, {} {:.6g}, {}</title></circle>\n",
                        px(p.x), py(p.y), colour(p.row->verdict), escape::html(p.row->params.describe()), escape::html(p.row->case_name),
-                       escape::html(p.row->quantity()),
+                       escape::html(p.row->quantity()), p.row->direction == Direction::lower ? "exact/bound" : "bound/exact",
                        std::pow(10.0, p.y), escape::html(to_string(p.row->verdict)));
   svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{} ({} rows with a ratio; dashed: "
                      "bound = exact; hover a point for its row)</text>\n</svg>\n",

@@ -54,10 +54,10 @@ std::vector<TheoremSummary> theorem_summaries(const std::vector<Row>& rows) {
     if (!r.is_property() && (r.verdict == Verdict::tight || r.verdict == Verdict::holds ||
                              r.verdict == Verdict::violated || r.verdict == Verdict::inconclusive)) {
       ++st.decided_on[r.exact.error_kind];
-      const double q = r.ratio();
+      const double q = r.looseness();
       if (std::isnan(q)) continue;
-      if (st.ratios.empty() || q < st.tightest->ratio()) st.tightest = &r;
-      if (st.ratios.empty() || q > st.loosest->ratio()) st.loosest = &r;
+      if (st.ratios.empty() || q < st.tightest->looseness()) st.tightest = &r;
+      if (st.ratios.empty() || q > st.loosest->looseness()) st.loosest = &r;
       st.ratios.push_back(q);
     }
   }
@@ -170,7 +170,7 @@ namespace {
 
 std::string ratio_at(const Row* r) {
   if (!r) return "-";
-  return fmt::format("{} at {} ({})", show(r->ratio()), r->params.describe(), r->case_name);
+  return fmt::format("{} at {} ({})", show(r->looseness()), r->params.describe(), r->case_name);
 }
 
 std::string interval_kinds(const std::vector<Row>& rows) {

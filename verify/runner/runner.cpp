@@ -358,6 +358,7 @@ void judge(Row& row, const BoundEntry& entry, const BoundValue& b, double tolera
     return;
   }
   rest_on_certified(row);
+  row.direction = entry.direction;
   row.verdict = decide(entry.direction, row.exact, row.bound, tolerance, row.reason, b.lower, b.upper);
   if (row.verdict == Verdict::violated && row.exact.error_kind == ErrorKind::statistical) {
     std::string confirm;
