@@ -561,7 +561,7 @@ void draw_gnuplot(const StagedFiles& staged, const std::string& name, const std:
                   const std::string& body, const Style& style, const std::string& data_dir) {
   OutputFile checked(staged.path(name + ".gp"));
   std::ostream& out = checked.stream();
-  const std::string set_title = style.show_title ? "set title " + quoted(title) + "\n" : "unset title\n";
+  const std::string set_title = style.show_title ? "set title " + markup_quoted(title) + "\n" : "unset title\n";
   std::string commented = "# ";  // every line of the comment a comment line, whatever ends it
   for (char c : escape::plain(comment, true)) commented += c == '\n' ? std::string("\n# ") : std::string(1, c);
   out << commented << "\n# The PNG is this PDF rasterised at 200 pixels per inch (pdftoppm -png -r 200 -singlefile).\n";
@@ -600,7 +600,7 @@ std::string gnuplot_plot(const Figure& figure, const std::vector<std::vector<Poi
     const std::string paired = look.point != plain.point || std::string_view(look.dash) != plain.dash
                                    ? fmt::format(" dt {} pt {}", look.dash, look.point) : "";
     plots.push_back(fmt::format("{} index {} using 2:3 with {} ls {}{}{} title {}", file, index, style, s.line, paired,
-                                style == "points" ? " ps " + gnuplot_ps(kPointMarkPt * s.point_size) : "", quoted(s.title)));
+                                style == "points" ? " ps " + gnuplot_ps(kPointMarkPt * s.point_size) : "", markup_quoted(s.title)));
   }
   plots.insert(plots.begin(), bars.begin(), bars.end());
   bool limits_named = false;  // upper limits (DrawnY), in the series' colour, the first in the key
@@ -677,7 +677,7 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
   const Legend legend = figure_legend(figure, data);
   KeyOptions key = figure.key;
   key.columns = legend.columns;  // as the pgfplots file's: column by column, in as many columns
-  body += fmt::format("set xlabel {}\nset ylabel {}\nset key {}\n", quoted(figure.xlabel), quoted(figure.ylabel), key.render());
+  body += fmt::format("set xlabel {}\nset ylabel {}\nset key {}\n", markup_quoted(figure.xlabel), markup_quoted(figure.ylabel), key.render());
   body += gnuplot_plot(figure, data, quoted(csv.filename().string()), legend);  // gnuplot runs in `dir`
   write_tidy_csv(figure, data, staged.folder());
   write_file(staged.path(figure.name + "_caption.txt"), caption(figure, data));

@@ -29,6 +29,20 @@ std::string quoted(const std::string& text) {
   return q + "'";
 }
 
+std::string markup_quoted(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size()) {
+      out += text.substr(i, 2);
+      ++i;
+      continue;
+    }
+    if (text[i] == '&' || text[i] == '@' || text[i] == '~') out += '\\';
+    out += text[i];
+  }
+  return plots::quoted(out);
+}
+
 std::string literal(const std::string& text) {
   std::string out;
   for (char c : text) {

@@ -19,6 +19,10 @@ namespace privamp::plots {
 std::string literal(const std::string& text);
 // A gnuplot single-quoted string literal for any text.
 std::string quoted(const std::string& text);
+// The figure markup (docs/case-files.md) as a gnuplot string: quoted() with gnuplot's enhanced-text operators that
+// are not part of the markup (& invisible space, @ zero width, ~ overprint) escaped, so that they print as themselves
+// — in the PDF as in the caption and the pgfplots file (an escaped character is copied as it is).
+std::string markup_quoted(const std::string& text);
 
 // Whether `text` breaks the text policy of escape::text_problem (refused at load in names, titles and labels).
 bool has_control_character(const std::string& text);

@@ -222,8 +222,16 @@ std::string markup_problem(const std::string& text) {
   std::vector<std::size_t> open;  // bytes of the braces not yet closed
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    if (c == '\\') {
-      ++i;  // an escaped character is text
+    if (c == '\\' && text.compare(i >= 9 ? i - 9 : 0, 13, "{/Symbol \\245") == 0 && i >= 9) {
+      i += 3;  // gnuplot's infinity, {/Symbol \245}
+    } else if (c == '\\') {
+      // An escaped character is text; gnuplot would read a digit after the backslash as an octal character code
+      // (any character, drawn in the PDF where the caption prints the digits).
+      if (i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1])))
+        return fmt::format("a '\\' and a digit at byte {} (an octal character code; only {{/Symbol \\245}} is markup)", i + 1);
+      ++i;
+    } else if (c == '{' && text.compare(i, 2, "{/") == 0 && text.compare(i, 9, "{/Symbol ") != 0) {
+      return fmt::format("a '{{/' at byte {}: gnuplot's font changes are not markup (only {{/Symbol x}})", i + 1);
     } else if (c == '{') {
       open.push_back(i);
     } else if (c == '}') {

@@ -10,7 +10,9 @@
 namespace privamp::plots {
 
 // What is wrong with a text's markup, or "" when nothing is: a '{' never closed or a '}' never opened (counted
-// outside backslash escapes), a _ or ^ with nothing to raise or lower. Checked when a figure file is read.
+// outside backslash escapes), a _ or ^ with nothing to raise or lower, a gnuplot font change ({/Font ...}, {/=40 ...};
+// only {/Symbol x} is markup) or a backslash before a digit (an octal code; only {/Symbol \245}). Checked when a
+// figure file is read.
 std::string markup_problem(const std::string& text);
 // As LaTeX: $\alpha $, R$_{x}$, e$^{2}$, $\le $; other characters escaped (escape::latex).
 std::string enhanced_to_latex(const std::string& text);

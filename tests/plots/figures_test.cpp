@@ -219,6 +219,14 @@ TEST_CASE("bad figure declarations are refused with file, line and key", "[plots
   refused(titled + "description = \"{/Symbol a\"\n" + series, "key 'description': markup: a '{' at byte 1 is never closed");
   refused(head + "case = \"chain\"\nid = \"T4.closed\"\ntitle = \"x_{}}\"\n", "key 'title': markup: a '}' at byte 5 closes no '{'");
   CHECK(plots::markup_problem("R_{/Symbol a}^{2} \\{ braces \\} as text, e^2").empty());
+  // gnuplot's own operators print as themselves in the PDF, as in the caption (a title could hide a word with
+  // &{...}, @, ~ or a font change the LaTeX outputs print); font changes and octal codes are refused at load.
+  CHECK(plots::markup_quoted("bound &{NOT }violated; x@y ~a{.8-}") == "'bound \\&{NOT }violated; x\\@y \\~a{.8-}'");
+  CHECK(plots::markup_quoted("a \\& b") == "'a \\& b'");  // already escaped: as it is
+  CHECK_THAT(plots::markup_problem("x {/=40 BIG} y"), Catch::Contains("a '{/' at byte 3: gnuplot's font changes are not markup"));
+  CHECK_THAT(plots::markup_problem("{/Helvetica-Bold x}"), Catch::Contains("font changes"));
+  CHECK_THAT(plots::markup_problem("a \\101 b"), Catch::Contains("octal character code"));
+  CHECK(plots::markup_problem("up to {/Symbol \\245} and {/Symbol a}").empty());
   // A declared marker size is read (and the default is 1).
   const auto sized = write_temp("privamp_sized_figure.toml", kCase,
                                 head + "case = \"chain\"\nid = \"T4.closed\"\npoint_size = 2.6\n[[figure.series]]\ncase = \"chain\"\nid = \"T4.closed\"\n");
@@ -484,7 +492,7 @@ TEST_CASE("a figure file's texts reach the caption, the pgfplots file and the gn
 [[figure]]
 name = "hostile"
 x = "r"
-title = "\\input{/etc/passwd} `rm -rf ~` 100%"
+title = "\\input{x/etc/passwd} `rm -rf ~` 100%"
 description = "\\immediate\\write18{touch pwned} \\openout5=x & # ^ _ ~ <script> x^{\\input{y}$z$_{\\openout}}"
 style = {outputs = ["pgfplots"]}
 [[figure.series]]
@@ -505,7 +513,7 @@ title = "a\\input{b}"
     CHECK_THAT(text, Contains("\\textbackslash{}"));
   }
   // The title as gnuplot text (braces group), drawn over the plot (show_title's default) and so not in the caption.
-  CHECK_THAT(read_text(dir / "hostile.tex"), Contains("title={\\textbackslash{}input/etc/passwd"));
+  CHECK_THAT(read_text(dir / "hostile.tex"), Contains("title={\\textbackslash{}inputx/etc/passwd"));
   const std::string caption = read_text(dir / "hostile_caption.txt");
   CHECK(caption.find("passwd") == std::string::npos);
   // The description is figure markup (as titles are): ^ and _ are scripts, their text escaped for math.
