@@ -608,16 +608,21 @@ flat table); `summary`, the printed table per theorem; the counts of `violated` 
 
 
 def _names(values, name):
-    """A comma-separated string or an iterable of strings, as a list."""
+    """A comma-separated string or an iterable of strings, as a list; None is no list (the default: all). A value
+    that names nothing ("", ",", []) is refused, as the command line refuses --only '': it would silently mean all."""
     if values is None:
         return []
     if isinstance(values, str):
-        return [s for s in _unicode(values, name).split(",") if s]
-    if isinstance(values, _os.PathLike):
-        return [_unicode(str(values), name)]
-    if not isinstance(values, (list, tuple)) or not all(isinstance(v, (str, _os.PathLike)) for v in values):
+        names = [s for s in _unicode(values, name).split(",") if s]
+    elif isinstance(values, _os.PathLike):
+        names = [_unicode(str(values), name)]
+    elif not isinstance(values, (list, tuple)) or not all(isinstance(v, (str, _os.PathLike)) for v in values):
         raise ArgumentTypeError(f"{name}: expected a name, a comma-separated string or a list of names, got {_short(values)}")
-    return [_unicode(str(v), name) for v in values]
+    else:
+        names = [_unicode(str(v), name) for v in values if str(v)]
+    if not names:
+        raise ValueError(f"{name}: {values!r} names nothing (leave it out, or None, for all)")
+    return names
 
 
 def _integer(value, name, low, high):
@@ -750,9 +755,13 @@ def figures(files=None, only=None, out="figures", reduced=False, jobs=0, size=No
     if run.returncode not in (0, 1):
         raise RuntimeError(run.stderr.strip() or f"privamp figures exited with status {run.returncode}")
     folder = _pathlib.Path(out)
-    # (the run's lock, .privamp.lock, is not an output)
+    # The files of the figures the command reports drawing ("NAME  DIR/NAME.{csv,gp,...}  N points"), written by
+    # this run: another file in the folder is not listed, however recent (nor the run's lock, .privamp.lock).
+    drawn = {m.group(1) for m in _re.finditer(r"^(\S+)\s+.*\.\{[a-z,]+\}\s+\d+ points$", run.stdout, _re.M)}
+    suffixes = (".csv", ".gp", ".pdf", ".png", ".tex", ".log", "_caption.txt", "_provenance.txt", "_tidy.csv")
     written = sorted(str(p) for p in folder.glob("*")
-                     if p.is_file() and not p.name.startswith(".") and p.stat().st_mtime >= start - 1)
+                     if any(p.name == n + x for n in drawn for x in suffixes) and p.is_file() and p.stat().st_size > 0
+                     and p.stat().st_mtime >= start - 1)
     return FiguresResult(written, run.returncode == 1, run.stdout + run.stderr)
 
 

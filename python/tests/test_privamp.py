@@ -268,7 +268,12 @@ class Figures(unittest.TestCase):
         if os.path.isabs(EXE):  # the build's command (a wheel finds its own)
             os.environ["PATH"] = os.path.dirname(EXE) + os.pathsep + os.environ.get("PATH", "")
         with tempfile.TemporaryDirectory() as tmp:
+            other = os.path.join(tmp, "notes.txt")  # a user's file, however recent, is not an output
+            with open(other, "w") as f:
+                f.write("mine")
+            os.utime(other, (2e9, 2e9))
             result = privamp.figures(os.path.join(SOURCE, "plots", "figures.toml"), only="iterated_laplace", reduced=True, out=tmp)
+            self.assertNotIn(other, result.files)
             names = sorted(os.path.basename(f) for f in result.files)
             self.assertIn("iterated_laplace.pdf", names)
             self.assertIn("iterated_laplace.csv", names)
@@ -595,6 +600,12 @@ class UntrustedInput(unittest.TestCase):
             privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=range(2, 10**9))
         with self.assertRaisesRegex(TypeError, "renyi: expected a number or an ordered list .* got generator"):
             privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=(2 + k for k in range(10**9)))
+
+    def test_a_filter_naming_nothing_is_refused(self):
+        # only="" or "," or [] named nothing and ran every theorem (the command line refuses --only ''); None is all.
+        for only in ("", ",", []):
+            with self.assertRaisesRegex(ValueError, "only: .* names nothing"):
+                privamp.verify(os.path.join(SOURCE, "docs", "examples", "my_bounds.toml"), only=only)
 
     def test_monte_carlo_lists_bounded_by_cost(self):
         # Each Monte Carlo quantity draws its own samples: a list is refused up front by its total cost.
