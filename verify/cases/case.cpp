@@ -396,7 +396,7 @@ class Reader : public TomlReader {
   void read_name_and_bounds(const toml::table& t, Case& c) const {
     c.name = text(t, "name");
     if (c.name.find_first_not_of(" \t") == std::string::npos) fail(t.get("name"), "name", "must not be empty");
-    if (c.name.size() > 200) fail(t.get("name"), "name", fmt::format("{} characters; at most 200", c.name.size()));
+    if (c.name.size() > kMaxCaseName) fail(t.get("name"), "name", fmt::format("{} characters; at most {}", c.name.size(), kMaxCaseName));
     if (const std::string problem = escape::text_problem(c.name); !problem.empty()) fail(t.get("name"), "name", "holds " + problem);
     const toml::node* b = t.get("bounds");
     if (!b || !b->is_array() || b->as_array()->empty()) fail(b ? b : &t, "bounds", "must be a non-empty list of theorem IDs");

@@ -70,6 +70,9 @@ struct ExploreAxis {
 // and `ratio` (bound/exact; NaN where there is none, which makes every comparison with it false).
 Params with_search_values(Params point, double exact, double bound);
 
+// A case name's length in bytes at most (the loader refuses longer; explore's point files fit their names to it).
+inline constexpr std::size_t kMaxCaseName = 200;
+
 struct Case {
   enum class Kind { laws, kernel, property, value };
   std::string file;  // as given (relative path)

@@ -152,7 +152,15 @@ std::string one_point_case(const Case& c, const ExploreResult& r, std::size_t k)
   else s += "# This point is outside the bound's hypotheses: verify reports it as not-applicable, with what the formula gives.\n\n";
   if (!entry.declared_in.empty()) s += "[[bound]]\n" + entry.declaration + "\n\n";
   s += "[[case]]\n";
-  s += fmt::format("name = {}\n", quoted(c.name + " (explore point " + std::to_string(k + 1) + ")"));
+  // The case's name and the point's number, within the loader's limit (a long name is cut, at a character's start).
+  const std::string suffix = " (explore point " + std::to_string(k + 1) + ")";
+  std::string name = c.name;
+  if (name.size() + suffix.size() > kMaxCaseName) {
+    std::size_t keep = kMaxCaseName - suffix.size() - 3;
+    while (keep > 0 && (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80) --keep;
+    name = name.substr(0, keep) + "...";
+  }
+  s += fmt::format("name = {}\n", quoted(name + suffix));
   s += fmt::format("bounds = [{}]\n", quoted(r.id));
   s += fmt::format("kind = {}\n", quoted(to_string(c.kind)));
   if (c.kind == Case::Kind::laws) s += fmt::format("mu = {}\nnu = {}\n", quoted(c.mu), quoted(c.nu));
