@@ -244,9 +244,9 @@ std::string pgf_inside_legend(const KeyOptions& key) {
 }  // namespace
 
 namespace {
-// A series' colour in the pgfplots file: the palette's (defined as privampA, privampB ...), black for line 9.
+// A series' colour in the pgfplots file: the palette's (defined as privampA, privampB ...), gray for line 9.
 std::string series_colour(const Figure& figure, const Series& s) {
-  return s.line == 9 ? "black" : fmt::format("privamp{}", static_cast<char>('A' + (s.line - 1) % figure.style.palette.size()));
+  return s.line == 9 ? "black!60" : fmt::format("privamp{}", static_cast<char>('A' + (s.line - 1) % figure.style.palette.size()));
 }
 }  // namespace
 
@@ -268,7 +268,7 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
   const bool named = legend.shown && key_outside(figure.key);  // typeset below (or above) the axes, by name
   std::string legend_name = "privamp-legend-" + figure.name;
   std::replace(legend_name.begin(), legend_name.end(), '_', '-');
-  std::string options = fmt::format("width=\\privampfigurewidth, height={}in, xlabel={{{}}}, ylabel={{{}}}, grid=major,\n  xmode={}, ymode={}",
+  std::string options = fmt::format("width=\\privampfigurewidth, height={}in, xlabel={{{}}}, ylabel={{{}}}, grid=major, unbounded coords=jump,\n  xmode={}, ymode={}",
                                     st.height, enhanced_to_latex(figure.xlabel), enhanced_to_latex(figure.ylabel),
                                     logx ? "log" : "normal", logy ? "log" : "normal");
   if (st.show_title)  // a long title wraps over the axes (about the width less pgfplots' 45 pt for labels)
@@ -308,12 +308,13 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
                                                                kLineMarkPt, look.pgf_dash);
     const bool bars = draws_bars(figure, data, k);
     out += fmt::format("\\addplot[{}, color={}, line width={}pt{}{}]\n  table[x=x, y=y{}, row sep=\\\\] {{\n  x y ep em \\\\\n", how, colour,
-                       s.line == 9 ? st.line_width * 0.3 : st.line_width * 0.5,
+                       st.line_width * 0.5,
                        bars ? ", error bars/.cd, y dir=both, y explicit" : "", s.title.empty() ? ", forget plot" : "",
                        bars ? ", y error plus=ep, y error minus=em" : "");
     for (const Point& p : data[k]) {
       const double below = shown.lower(p.lower);  // NaN: no bar (an upper limit), for pgfplots as for gnuplot
-      out += fmt::format("  {} {} {} {} \\\\\n", tex_number(p.x), tex_number(p.y), std::isnan(below) ? "nan" : tex_number(p.upper - p.y),
+      const double y = s.y == Series::Y::exact ? shown.value(p) : p.y;
+      out += fmt::format("  {} {} {} {} \\\\\n", tex_number(p.x), std::isnan(y) ? "nan" : tex_number(p.y), std::isnan(below) ? "nan" : tex_number(p.upper - p.y),
                          std::isnan(below) ? "nan" : tex_number(p.y - below));
     }
     out += "};\n";

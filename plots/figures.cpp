@@ -481,7 +481,8 @@ SeriesLook series_look(int line) {
   static constexpr SeriesLook kLooks[6] = {{7, "1", "*", "solid"},           {4, "2", "square", "dashed"},
                                            {9, "4", "triangle*", "dashdotted"}, {12, "3", "diamond", "dotted"},
                                            {15, "5", "pentagon*", "dashdotdotted"}, {3, "(12,5)", "asterisk", "loosely dashed"}};
-  if (line == 9) return {0, "(2,2)", "none", "densely dotted"};  // the thin black reference line: its own pattern too
+  // The gray reference line: long dashes of its own, as wide as a series (a thin dotted black one read as a grid line).
+  if (line == 9) return {0, "(20,6)", "none", "dash pattern=on 6pt off 2pt"};
   return kLooks[static_cast<std::size_t>(std::clamp(line, 1, 6) - 1)];
 }
 
@@ -527,7 +528,7 @@ std::string style_preamble(const std::string& output, const Style& style) {
     s += fmt::format("set style line {} lc rgb '{}' lw {} pt {} ps {} dt {}\n", k, style.palette[static_cast<std::size_t>(k - 1) % style.palette.size()],
                      style.line_width, look.point, gnuplot_ps(kLineMarkPt), look.dash);
   }
-  s += fmt::format("set style line 9 lc rgb 'black' lw {} dt {}\n", std::max(0.5, style.line_width / 2), series_look(9).dash);
+  s += fmt::format("set style line 9 lc rgb '#666666' lw {} dt {}\n", style.line_width, series_look(9).dash);
   return s;
 }
 
@@ -599,7 +600,8 @@ std::string gnuplot_plot(const Figure& figure, const std::vector<std::vector<Poi
     const SeriesLook look = figure_look(figure, k), plain = series_look(s.line);
     const std::string paired = look.point != plain.point || std::string_view(look.dash) != plain.dash
                                    ? fmt::format(" dt {} pt {}", look.dash, look.point) : "";
-    plots.push_back(fmt::format("{} index {} using 2:3 with {} ls {}{}{} title {}", file, index, style, s.line, paired,
+    plots.push_back(fmt::format("{} index {} using 2:{} with {} ls {}{}{} title {}", file, index,
+                                s.y == Series::Y::exact ? "(valy($3, $4, $5))" : "3", style, s.line, paired,
                                 style == "points" ? " ps " + gnuplot_ps(kPointMarkPt * s.point_size) : "", markup_quoted(s.title)));
   }
   plots.insert(plots.begin(), bars.begin(), bars.end());

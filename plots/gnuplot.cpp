@@ -38,6 +38,12 @@ std::string markup_quoted(const std::string& text) {
       continue;
     }
     if (text[i] == '&' || text[i] == '@' || text[i] == '~') out += '\\';
+    // <=, >= and -> are markup for the relations (≤, ≥ and → in LaTeX and in text): drawn as such here too.
+    if (const char* relation = text.compare(i, 2, "<=") == 0 ? "≤" : text.compare(i, 2, ">=") == 0 ? "≥" : text.compare(i, 2, "->") == 0 ? "→" : nullptr) {
+      out += relation;
+      ++i;
+      continue;
+    }
     out += text[i];
   }
   return plots::quoted(out);
@@ -67,6 +73,7 @@ std::string KeyOptions::render() const {
   const bool outside = position.find("below") != std::string::npos || position.find("above") != std::string::npos ||
                        position.find("outside") != std::string::npos;
   s += opaque && !outside ? " opaque" : " noopaque";
+  s += " Left reverse";  // the sample, then its text aligned left: as pgfplots draws a legend (legend cell align=left)
   if (columns > 0) s += fmt::format(" maxcols {}", columns);
   // Below the plot, a line of space above the key keeps it clear of the x axis label.
   if (position.find("below") != std::string::npos) s += " height 1";

@@ -21,7 +21,8 @@ std::string literal(const std::string& text);
 std::string quoted(const std::string& text);
 // The figure markup (docs/case-files.md) as a gnuplot string: quoted() with gnuplot's enhanced-text operators that
 // are not part of the markup (& invisible space, @ zero width, ~ overprint) escaped, so that they print as themselves
-// — in the PDF as in the caption and the pgfplots file (an escaped character is copied as it is).
+// — in the PDF as in the caption and the pgfplots file (an escaped character is copied as it is) — and the markup's
+// relations <=, >=, -> drawn as ≤, ≥, →.
 std::string markup_quoted(const std::string& text);
 
 // Whether `text` breaks the text policy of escape::text_problem (refused at load in names, titles and labels).

@@ -198,7 +198,7 @@ class Table(list):
     def plot(self, x=None, y=None, ax=None, logy=None, label=None, **style):
         """Draws the table with matplotlib (Debian's python3-matplotlib) and returns the Axes: `y` against `x`, with
         the interval [lower, upper] as a band when the records have one (on a log axis, an interval reaching 0 as an
-        open down-triangle at its upper end: bounded above only). Defaults: a privacy profile draws delta
+        open down-triangle at its upper end, and no value there: bounded above only). Defaults: a privacy profile draws delta
         against eps on a log axis; estimates of one call (hockey_stick(E), renyi(A), epsilon(D)) their value against
         the number in the quantity's label; other tables need x and y (column names). The legend names the interval
         kinds drawn (exact, certified, a-posteriori, ...), as every privamp output does."""
@@ -233,13 +233,16 @@ class Table(list):
         ys = [_math.nan if v is None else float(v) for v in columns[y]]
         kinds = sorted({str(k) for k in columns.get("error_kind", []) if k})
         name = label or (y if not kinds else f"{y} ({', '.join(kinds)})")
-        line, = ax.plot(xs, ys, marker="o", markersize=2.5, linewidth=1, label=name, **style)
-        if y in ("value", "delta") and "lower" in columns and "upper" in columns:
-            lo = [_math.nan if v is None else float(v) for v in columns["lower"]]
-            hi = [_math.nan if v is None else float(v) for v in columns["upper"]]
-            # On a log axis an interval reaching 0 has no lower end: no band there, an upper limit (an open
-            # down-triangle at its upper end), as the shipped figures draw it.
-            limits = [i for i, (l, h) in enumerate(zip(lo, hi)) if logy and not l > 0 and h > 0]
+        banded = y in ("value", "delta") and "lower" in columns and "upper" in columns
+        lo = [_math.nan if v is None else float(v) for v in columns["lower"]] if banded else []
+        hi = [_math.nan if v is None else float(v) for v in columns["upper"]] if banded else []
+        # On a log axis an interval reaching 0 has no lower end: no band and no value there (the estimate inside
+        # [0, upper] is not a certified value) but an upper limit, an open down-triangle at its upper end, as the
+        # shipped figures draw it.
+        limits = [i for i, (l, h) in enumerate(zip(lo, hi)) if logy and not l > 0 and h > 0]
+        line, = ax.plot(xs, [_math.nan if i in limits else v for i, v in enumerate(ys)], marker="o", markersize=2.5,
+                        linewidth=1, label=name, **style)
+        if banded:
             band_lo = [_math.nan if i in limits else v for i, v in enumerate(lo)]
             ax.fill_between(xs, band_lo, hi, color=line.get_color(), alpha=0.25, linewidth=0, label="interval")
             if limits:

@@ -430,6 +430,8 @@ class Plot(unittest.TestCase):
         self.assertEqual(len(limits), 1)
         self.assertEqual([list(v) for v in limits[0].get_data()], [[1.0, 2.0], [1e-7, 2e-7]])
         self.assertEqual(limits[0].get_marker(), "v")
+        values = list(ax.lines[0].get_data()[1])
+        self.assertTrue(math.isnan(values[0]) and math.isnan(values[1]) and values[2] == 1e-6, values)  # no value where bounded above only
         band = ax.collections[0].get_paths()
         ys = [y for path in band for _, y in path.vertices]
         self.assertTrue(ys and min(ys) >= 9e-7 * (1 - 1e-12), ys)  # the band only where the interval has a lower end

@@ -218,6 +218,12 @@ def check_figure(work, name, per_ps):
             x, y, ep, em = line.split()
             if (ep == "nan") != (em == "nan"):
                 fail(f"{name}: pgfplots bar {line} half drawn")
+        # ... and no value there: the estimate inside [0, u] is not drawn as if it were certified (valy, nan).
+        exact = {int(m.group(1)) for m in re.finditer(r"^# series (\d+): exact of", (work / f"{name}.csv").read_text(), re.M)}
+        unvalued = sum(1 for r in rows if int(r[0]) in exact and not float(r[3]) > 0 and float(r[4]) > 0)
+        nan_values = len(re.findall(r"^  \S+ nan \S+ \S+ \\\\$", tex, re.M))
+        if nan_values != unvalued or (unvalued and "using 2:(valy($3, $4, $5)) with" not in gp):
+            fail(f"{name}: {unvalued} exact values only bounded above; pgfplots leaves {nan_values} undrawn, gnuplot valy: {'valy' in gp}")
         said = ("bounded above only" in gp) == (want > 0) == ("\\addlegendentry{bounded above only}" in tex)
         if not said:
             fail(f"{name}: the upper limits' legend entry not in both legends (or there with none drawn)")

@@ -89,7 +89,7 @@ TEST_CASE("every series of a shipped figure reads apart in grayscale", "[plots]"
   CHECK(dashes.size() == 6);
   CHECK(points.size() == 6);
   CHECK(pgf_dashes.size() == 6);
-  // The thin black reference line (line 9) has a dash pattern of its own as well.
+  // The gray reference line (line 9) has a dash pattern of its own as well.
   CHECK(dashes.count(plots::series_look(9).dash) == 0);
   CHECK(pgf_dashes.count(plots::series_look(9).pgf_dash) == 0);
   CHECK(pgf_marks.size() == 6);
@@ -223,6 +223,7 @@ TEST_CASE("bad figure declarations are refused with file, line and key", "[plots
   // &{...}, @, ~ or a font change the LaTeX outputs print); font changes and octal codes are refused at load.
   CHECK(plots::markup_quoted("bound &{NOT }violated; x@y ~a{.8-}") == "'bound \\&{NOT }violated; x\\@y \\~a{.8-}'");
   CHECK(plots::markup_quoted("a \\& b") == "'a \\& b'");  // already escaped: as it is
+  CHECK(plots::markup_quoted("{/Symbol k} <= 4, n >= 2, x -> y") == "'{/Symbol k} ≤ 4, n ≥ 2, x → y'");
   CHECK_THAT(plots::markup_problem("x {/=40 BIG} y"), Catch::Contains("a '{/' at byte 3: gnuplot's font changes are not markup"));
   CHECK_THAT(plots::markup_problem("{/Helvetica-Bold x}"), Catch::Contains("font changes"));
   CHECK_THAT(plots::markup_problem("a \\101 b"), Catch::Contains("octal character code"));

@@ -62,6 +62,7 @@ done
 # A hostile co-author's figure file: LaTeX that would read a file into the paper, write one, or (with -shell-escape,
 # which papers using minted or svg turn on) run a command, in every text that reaches the caption and the pgfplots
 # file. Typeset with -shell-escape, nothing of it may act: no file written, no command run, no line of the file read.
+# (In the figure markup the file is named relative to the paper: '{/' would be a gnuplot font change, refused.)
 mkdir -p "$work/hostile"
 printf 'privamp-secret-line\n' > "$work/hostile/secret.txt"
 cat > "$work/hostile/figure.toml" <<TOML
@@ -82,15 +83,15 @@ r = [1, 2, 3]
 [[figure]]
 name = "hostile"
 x = "r"
-title = '\input{$work/hostile/secret.txt} \immediate\write18{touch $work/hostile/pwned-title}'
+title = '\input{hostile/secret.txt} \immediate\write18{touch $work/hostile/pwned-title}'
 description = '\immediate\write18{touch $work/hostile/pwned} \immediate\openout5=$work/hostile/written.tex & # ^ _ ~ %'
-xlabel = '\input{$work/hostile/secret.txt}'
+xlabel = '\input{hostile/secret.txt}'
 ylabel = 'R_{\write18{touch $work/hostile/pwned-label}}'
 style = {size = "single", outputs = ["pgfplots"]}
 [[figure.series]]
 case = 'c\input{$work/hostile/secret.txt}\$x\$'
 id = "T4.closed"
-title = '\input{$work/hostile/secret.txt}'
+title = '\input{hostile/secret.txt}'
 TOML
 "$privamp" figures "$work/hostile/figure.toml" --out "$work/hostile/out" > "$work/hostile/figures.log" 2>&1 ||
   { echo "privamp figures (hostile) failed:"; tail -20 "$work/hostile/figures.log"; exit 1; }
