@@ -100,7 +100,7 @@ std::string palette(const verify::ExploreResult& r) {
                                                        : violations[static_cast<std::size_t>(0.9 * static_cast<double>(violations.size() - 1))]);
     // (The middle is a mid grey, not white: points where the bound barely holds stay visible on the white page.)
     return fmt::format("set palette defined (-1 '#b2182b', -0.5 '#ef8a62', 0 '#b0b0b0', 0.5 '#67a9cf', 1 '#2166ac')\n"
-                       "set cbrange [{}:{}]\n", -m, m);
+                       "set cbrange [{}:{}]\n", -m, m);  // (the colour bar's label says the ends saturate)
   }
   const bool loosest = r.goal == verify::Goal::loosest;
   return fmt::format("set palette defined (0 '{}', 1 '{}', 2 '#21908d', 3 '{}', 4 '{}')\n{}", loosest ? "#fde725" : "#440154",
@@ -116,6 +116,7 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
   const std::string ratio = verify::slack_ratio_name(r.direction);
   const auto csv = dir / (stem + "_frontier_points.csv");
   bool any = false, degenerate = false;
+  std::vector<double> candidates, best;  // log10 ratios: every candidate's, each bin's best
   {
     OutputFile checked(csv);
     std::ostream& out = checked.stream();
@@ -129,6 +130,7 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
     for (const Evaluation& e : r.evaluations)
       if (candidate(e, ignore) && std::isfinite(value(e))) {
         out << value(e) << "," << e.slack / std::log(10.0) << "\n";
+        candidates.push_back(e.slack / std::log(10.0));
         any = true;
       }
     out << "\n\n";
@@ -136,6 +138,7 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
       if (bin.best_index) {
         const Evaluation& e = r.evaluations[*bin.best_index];
         out << value(e) << "," << e.slack / std::log(10.0) << "\n";
+        if (std::isfinite(e.slack)) best.push_back(e.slack / std::log(10.0));
       }
     out << "\n\n";
     for (const verify::FrontierBin& bin : f.bins)
@@ -148,13 +151,24 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
     checked.close();
   }
   if (!any) return;
+  // The y range is the frontier's, padded by a third of its span (and 5 % of its size): the candidates far from it,
+  // which the search passed over, would squash the frontier into a flat line at the bottom; the key counts them.
+  std::string yrange, beyond;
+  if (!best.empty()) {
+    const auto [lo_it, hi_it] = std::minmax_element(best.begin(), best.end());
+    const double pad = std::max(0.3 * (*hi_it - *lo_it), 0.05 * std::max({std::fabs(*lo_it), std::fabs(*hi_it), 1e-3}));
+    const double lo = *lo_it - pad, hi = *hi_it + pad;
+    yrange = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi);
+    if (const auto n = std::count_if(candidates.begin(), candidates.end(), [&](double v) { return v < lo || v > hi; }); n > 0)
+      beyond = fmt::format(" ({} beyond the range shown)", n);
+  }
   const std::string file = quoted(csv.filename().string());
   const std::string body = fmt::format(
       "set datafile separator ','\nset xlabel {}\n{}set ylabel 'log_{{10}}({})'\nset key below nobox height 1\n"
-      "set autoscale xfix\nset offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n"
-      "plot {} index 0 using 1:2 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'candidate points', \\\n"
+      "set autoscale xfix\nset offsets graph 0.02, graph 0.02, 0, 0\n{}"
+      "plot {} index 0 using 1:2 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'candidate points{}', \\\n"
       "     {} index 1 using 1:2 with linespoints ls 1 lw 2 pt 7 title 'best per bin ({})'{}\n",
-      quoted(literal(f.name)), f.log ? "set logscale x\n" : "", ratio, file, file, verify::to_string(r.goal),
+      quoted(literal(f.name)), f.log ? "set logscale x\n" : "", ratio, yrange, file, beyond, file, verify::to_string(r.goal),
       // The degenerate optima only when there is one (an entry in the key for nothing misleads).
       degenerate ? fmt::format(", \\\n     {} index 2 using 1:2 with points pt 8 ps 1.5 lc rgb '#b2182b' title "
                                "'degenerate optimum (no amplification)'", file)
@@ -216,9 +230,13 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
       blocks[reported].push_back(fmt::format("{},{},{}", coordinate(ax, e.point), two ? coordinate(*ay, e.point) : l, l));
     }
     const std::string file = quoted(map_csv.filename().string());  // gnuplot runs in `dir`
+    // A violation search's map marks the sign by shape too (a violation, ratio below 1, a down-triangle): the
+    // diverging scale's red and blue ends are the same grey in print.
+    const bool signed_marks = two && r.goal == verify::Goal::violation;
     const std::string styles[blocks_count] = {
         // (the colour bar names the scale: the key does not repeat it with one dot)
-        two ? std::string("using 1:2:3 with points pt 7 ps 0.9 palette notitle")
+        signed_marks ? std::string("using 1:2:($3 < 0 ? 11 : 7):3 with points pt variable ps 0.9 lc palette notitle")
+        : two ? std::string("using 1:2:3 with points pt 7 ps 0.9 palette notitle")
             : fmt::format("using 1:2 with points ls 1 title 'log_{{10}}({})'", ratio),
         "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
         "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
@@ -231,7 +249,11 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
       if (index) out << "\n\n";
       for (const auto& line : blocks[b]) out << line << "\n";
       if (b == candidates && two)  // each point ringed in black: the light end of the scale stays visible on white
-        plots.push_back(fmt::format("{} index {} using 1:2 with points pt 6 ps 1.0 lw 0.5 lc rgb 'black' notitle", file, index));
+        plots.push_back(signed_marks ? fmt::format("{} index {} using 1:2:($3 < 0 ? 10 : 6) with points pt variable ps 1.0 lw 0.5 "
+                                                   "lc rgb 'black' notitle", file, index)
+                                     : fmt::format("{} index {} using 1:2 with points pt 6 ps 1.0 lw 0.5 lc rgb 'black' notitle", file, index));
+      if (b == candidates && signed_marks)
+        plots.push_back(fmt::format("keyentry with points pt 11 ps 0.9 lc rgb '#b2182b' title 'violated: {} below 1'", ratio));
       plots.push_back(fmt::format("{} index {} {}", file, index, styles[b]));
       ++index;
     }
@@ -239,7 +261,10 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
   }
   if (plots.empty()) return false;
   std::string body = axis_settings(ax, 'x');
-  if (two) body += axis_settings(*ay, 'y') + fmt::format("set cblabel 'log_{{10}}({})'\n", ratio) + palette(r);
+  if (two)
+    body += axis_settings(*ay, 'y') +
+            fmt::format("set cblabel 'log_{{10}}({}){}'\n", ratio, r.goal == verify::Goal::violation ? ", beyond the ends as the ends" : "") +
+            palette(r);
   else body += fmt::format("set ylabel 'log_{{10}}({})'\n", ratio);
   // Rows spaced for the reported points' large ring, and no opaque background: it hid the lower half of the x label.
   body += "set key below nobox noopaque height 1 spacing 1.8\nplot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
@@ -273,7 +298,10 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
         const double slack = r.goal == verify::Goal::loosest ? -best : best;
         out << i + 1 << "," << slack / std::log(10.0) << "," << (has ? fmt::format("{}", e.slack / std::log(10.0)) : "") << "\n";
         ++rows;
-        if (std::isfinite(slack)) line_lo = std::min(line_lo, slack / std::log(10.0)), line_hi = std::max(line_hi, slack / std::log(10.0));
+        // (the line's first 2 % of evaluations left out of its range: a first point hundreds of decades away, where
+        // the search starts, flattened the whole descent against the axis)
+        if (std::isfinite(slack) && (i + 1) * 50 > r.evaluations.size())
+          line_lo = std::min(line_lo, slack / std::log(10.0)), line_hi = std::max(line_hi, slack / std::log(10.0));
         if (has && std::isfinite(e.slack)) each.push_back(e.slack / std::log(10.0));
       }
     }
@@ -281,8 +309,8 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
   }
   if (rows == 0) return;  // no candidate point: nothing converges
   // Evaluations on a log axis, so that the early descent is visible; every evaluation behind the best-so-far line.
-  // The y range is the line's, padded (a few evaluations hundreds of decades away would squash the progress into
-  // a flat line); how many evaluations lie beyond it is said in the key.
+  // The y range is the line's after its first 2 % of evaluations, padded (a few evaluations hundreds of decades away
+  // would squash the progress into a flat line); how many evaluations lie beyond it is said in the key.
   const std::string file = quoted(conv_csv.filename().string());
   std::string range, beyond;
   if (line_lo <= line_hi) {
@@ -299,7 +327,7 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
       "set datafile separator ','\nset xlabel 'evaluations'\nset ylabel 'log_{{10}}({})'\nset key below nobox height 1\n"
       "{}set arrow from {}, graph 0 to {}, graph 1 nohead ls 9\n"
       "plot {} using 1:3 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation{}', \\\n"
-      "     {} using 1:2 with steps ls 1 lw 2 title 'best so far ({}; the dotted line ends the global phase)'\n",
+      "     {} using 1:2 with steps ls 1 lw 2 title 'best so far ({}; the dashed line ends the global phase)'\n",
       ratio, range, r.global_points + 0.5, r.global_points + 0.5, file, beyond, file,
       r.goal == verify::Goal::tightest ? "|log|" : verify::to_string(r.goal));
   render_gnuplot(dir, stem + "_convergence", literal(fmt::format("{}: convergence of the search", r.id)),
