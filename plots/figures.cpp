@@ -428,6 +428,20 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
                            latex_number(rounded_up(widest)), scope)
              : fmt::format("Error bars show each {}'s interval where it reaches past the marks (relative width at most {}{}).\n", what,
                            latex_number(rounded_up(widest)), scope);
+  // A bound drawn as a line that equals an exact series at every point (a table of exact values) lies under its
+  // marks: said, or a reader looks for a line that is not there.
+  for (std::size_t b = 0; b < data.size(); ++b)
+    for (std::size_t e = 0; e < data.size(); ++e) {
+      const Series &bound = figure.series[b], &exact = figure.series[e];
+      if (bound.y != Series::Y::bound || exact.y != Series::Y::exact || data[b].size() != data[e].size() || data[b].empty()) continue;
+      double worst = 0;
+      for (std::size_t k = 0; k < data[b].size() && worst <= 1e-9; ++k)
+        worst = data[b][k].x != data[e][k].x || !(data[e][k].y != 0) ? HUGE_VAL : std::max(worst, std::fabs(data[b][k].y / data[e][k].y - 1));
+      if (worst <= 1e-9)
+        out += fmt::format("The line of ``{}'' coincides with ``{}'' at every point drawn (relative difference at most {}), under its marks.\n",
+                           enhanced_to_latex(bound.title.empty() ? bound.id : bound.title), enhanced_to_latex(exact.title.empty() ? exact.id : exact.title),
+                           latex_number(rounded_up(std::max(worst, 1e-16))));
+    }
   if (open > 0)
     out += fmt::format("{} of the intervals drawn {} down to 0: {} only bounded above{}.\n", open, open == 1 ? "reaches" : "reach",
                        open == 1 ? "that value is" : "those values are",
