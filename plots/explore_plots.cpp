@@ -1,6 +1,7 @@
 #include "plots/explore_plots.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <numeric>
@@ -180,6 +181,22 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
 
 namespace {
 
+// The map's plot styles per block (candidates, outside the hypotheses, degenerate, other, outside but ringed,
+// reported). A violation search's map marks the sign by shape too (a violation, ratio below 1, a down-triangle):
+// the diverging scale's red and blue ends are the same grey in print.
+std::array<std::string, 6> map_styles(bool two, bool signed_marks, const std::string& ratio) {
+  return {
+      // (the colour bar names the scale: the key does not repeat it with one dot)
+      signed_marks ? std::string("using 1:2:($3 < 0 ? 11 : 7):3 with points pt variable ps 0.9 lc palette notitle")
+      : two        ? std::string("using 1:2:3 with points pt 7 ps 0.9 palette notitle")
+                   : fmt::format("using 1:2 with points ls 1 title 'log_{{10}}({})'", ratio),
+      "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
+      "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
+      "using 1:2 with points pt 1 ps 0.6 lc rgb '#aaaaaa' title 'no ratio, error, or outside the region'",
+      "using 1:2 with points pt 4 ps 1.3 lw 0.8 lc rgb '#555555' title 'outside the hypotheses (evaluated anyway)'",
+      "using 1:2 with points pt 6 ps 2.5 lw 2 lc rgb 'black' title 'reported points'"};
+}
+
 // The map: every evaluated point over the two most influential axes (one axis: the ratio against it), candidates
 // coloured by their ratio, the others by why they have none, the reported points ringed.
 // False where nothing was evaluated successfully (the summary says so, and there is no convergence to draw either).
@@ -230,19 +247,8 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
       blocks[reported].push_back(fmt::format("{},{},{}", coordinate(ax, e.point), two ? coordinate(*ay, e.point) : l, l));
     }
     const std::string file = quoted(map_csv.filename().string());  // gnuplot runs in `dir`
-    // A violation search's map marks the sign by shape too (a violation, ratio below 1, a down-triangle): the
-    // diverging scale's red and blue ends are the same grey in print.
     const bool signed_marks = two && r.goal == verify::Goal::violation;
-    const std::string styles[blocks_count] = {
-        // (the colour bar names the scale: the key does not repeat it with one dot)
-        signed_marks ? std::string("using 1:2:($3 < 0 ? 11 : 7):3 with points pt variable ps 0.9 lc palette notitle")
-        : two ? std::string("using 1:2:3 with points pt 7 ps 0.9 palette notitle")
-            : fmt::format("using 1:2 with points ls 1 title 'log_{{10}}({})'", ratio),
-        "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
-        "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
-        "using 1:2 with points pt 1 ps 0.6 lc rgb '#aaaaaa' title 'no ratio, error, or outside the region'",
-        "using 1:2 with points pt 4 ps 1.3 lw 0.8 lc rgb '#555555' title 'outside the hypotheses (evaluated anyway)'",
-        "using 1:2 with points pt 6 ps 2.5 lw 2 lc rgb 'black' title 'reported points'"};
+    const std::array<std::string, blocks_count> styles = map_styles(two, signed_marks, ratio);
     int index = 0;
     for (int b = 0; b < blocks_count; ++b) {
       if (blocks[b].empty()) continue;

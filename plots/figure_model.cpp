@@ -248,6 +248,33 @@ namespace {
 std::string series_colour(const Figure& figure, const Series& s) {
   return s.line == 9 ? "black!60" : fmt::format("privamp{}", static_cast<char>('A' + (s.line - 1) % figure.style.palette.size()));
 }
+// The marks over the series: the upper limits (gnuplot's order: after the series), each series' in its colour, the
+// first named in the legend; then the verdict marks, each named once.
+std::string pgf_marks(const Figure& figure, const std::vector<std::vector<Point>>& data, const Legend& legend) {
+  std::string out;
+  bool limits_named = false;
+  for (std::size_t k = 0; k < data.size(); ++k) {
+    if (data[k].empty() || !shows_limits(figure, data, k)) continue;
+    std::string points;
+    for (const Point& p : data[k])
+      if (const auto y = limit_mark_y(figure, data, p)) points += fmt::format("({}, {}) ", tex_number(p.x), tex_number(*y));
+    const bool name = legend.shown && !limits_named;
+    out += fmt::format("\\addplot[only marks, mark=triangle, mark size={:.4g}pt, mark options={{rotate=180, solid}}, color={}{}] "
+                       "coordinates {{{}}};\n", kLimitMarkPt, series_colour(figure, figure.series[k]), name ? "" : ", forget plot", points);
+    if (name) out += fmt::format("\\addlegendentry{{{}}}\n", kLimitLabel);
+    limits_named = limits_named || name;
+  }
+  for (const VerdictMark& m : kVerdictMarks) {
+    std::string points;
+    for (const auto& series : data)
+      for (const Point& p : series)
+        if (const auto y = verdict_mark_y(figure, p); p.verdict == m.verdict && y) points += fmt::format("({}, {}) ", tex_number(p.x), tex_number(*y));
+    if (points.empty()) continue;
+    out += fmt::format("\\addplot[{}, mark size={:.4g}pt] coordinates {{{}}};\n", m.pgf, kVerdictMarkPt, points);
+    if (legend.shown) out += fmt::format("\\addlegendentry{{{}}}\n", m.verdict);
+  }
+  return out;
+}
 }  // namespace
 
 // A pgfplots figure: the axes, each series with its points inline (error bars where an interval shows), the
@@ -320,29 +347,7 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
     out += "};\n";
     if (!s.title.empty() && legend.shown) out += fmt::format("\\addlegendentry{{{}}}\n", enhanced_to_latex(s.title));
   }
-  // Upper limits after the series (gnuplot's order), each series' in its colour, before the verdict marks; the
-  // first named in the legend.
-  bool limits_named = false;
-  for (std::size_t k = 0; k < data.size(); ++k) {
-    if (data[k].empty() || !shows_limits(figure, data, k)) continue;
-    std::string points;
-    for (const Point& p : data[k])
-      if (const auto y = limit_mark_y(figure, data, p)) points += fmt::format("({}, {}) ", tex_number(p.x), tex_number(*y));
-    const bool name = legend.shown && !limits_named;
-    out += fmt::format("\\addplot[only marks, mark=triangle, mark size={:.4g}pt, mark options={{rotate=180, solid}}, color={}{}] "
-                       "coordinates {{{}}};\n", kLimitMarkPt, series_colour(figure, figure.series[k]), name ? "" : ", forget plot", points);
-    if (name) out += fmt::format("\\addlegendentry{{{}}}\n", kLimitLabel);
-    limits_named = limits_named || name;
-  }
-  for (const VerdictMark& m : kVerdictMarks) {
-    std::string points;
-    for (const auto& series : data)
-      for (const Point& p : series)
-        if (const auto y = verdict_mark_y(figure, p); p.verdict == m.verdict && y) points += fmt::format("({}, {}) ", tex_number(p.x), tex_number(*y));
-    if (points.empty()) continue;
-    out += fmt::format("\\addplot[{}, mark size={:.4g}pt] coordinates {{{}}};\n", m.pgf, kVerdictMarkPt, points);
-    if (legend.shown) out += fmt::format("\\addlegendentry{{{}}}\n", m.verdict);
-  }
+  out += pgf_marks(figure, data, legend);
   out += "\\end{axis}\n";
   if (named && figure.key.position.find("above") != std::string::npos)
     out += fmt::format("\\node[anchor=south] at (current axis.above north) {{\\pgfplotslegendfromname{{{}}}}};\n", legend_name);

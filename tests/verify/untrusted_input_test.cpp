@@ -82,8 +82,8 @@ TEST_CASE("a load's declared bounds are its own: twice is refused, nothing is gl
 TEST_CASE("gnuplot text: quoted without substitution or line ends, the key from a vocabulary", "[untrusted]") {
   CHECK(plots::quoted("Bob's `touch x` @m") == "'Bob''s `touch x` @m'");
   CHECK(plots::quoted("t\nsystem \"x\"\r#") == "'t system \"x\" #'");
-  CHECK(plots::parse_key_words("below nobox").render() == "below nobox noopaque height 1");  // below the plot: never opaque (it would hide the x label), clear of it
-  CHECK(plots::parse_key_words("top left box opaque").render() == "top left box opaque");
+  CHECK(plots::parse_key_words("below nobox").render() == "below nobox noopaque Left reverse height 1");  // below the plot: never opaque (it would hide the x label), clear of it
+  CHECK(plots::parse_key_words("top left box opaque").render() == "top left box opaque Left reverse");
   CHECK_THAT(message_of([] { plots::parse_key_words("below nobox; system 'touch x'"); }), Contains("'nobox;' is not a key word"));
   CHECK(plots::has_control_character("a\tb"));
   CHECK_FALSE(plots::has_control_character("αβ 'x'"));
