@@ -699,11 +699,15 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
   write_file(staged.path(figure.name + "_caption.txt"), caption(figure, data));
   write_file(staged.path(figure.name + "_provenance.txt"), provenance(figure, data));
   if (figure.style.wants("pgfplots")) write_file(staged.path(figure.name + ".tex"), pgfplots(figure, data));
+  // A key below (or above) the plot adds its rows to the picture's height, as the pgfplots file's legend does (set
+  // under the axes): the plot keeps the style's height, and a one-column figure with six entries is not a third key.
+  Style drawn_style = figure.style;
+  if (legend.shown && key_outside(figure.key)) drawn_style.height += (legend.rows + 1) * 1.25 * figure.style.font_size / 72;
   if (drawn)
     draw_gnuplot(staged, figure.name, figure.title,
                  fmt::format("{}\ndeclared in {}; data: {} (series, x, y, interval, verdict; one block per series)",
                              enhanced_to_plain(figure.description), figure.file, csv.filename().string()),
-                 body, figure.style, ".");
+                 body, drawn_style, ".");
   staged.commit({figure.name + ".log"});
 }
 

@@ -266,7 +266,7 @@ def main():
         # --size: every figure at one column's size without a TOML edit, in both renderings; a wrong word refused
         run(privamp, "figures", str(source / "plots"), "--only", "iteration", "--reduced", "--size", "single", "--out", str(work / "single"))
         gp, tex = (work / "single" / "iteration.gp").read_text(), (work / "single" / "iteration.tex").read_text()
-        if "size 3.5in,2.6in" not in gp or "\\setlength\\privampfigurewidth{\\columnwidth}" not in tex:
+        if "size 3.5in," not in gp or "\\setlength\\privampfigurewidth{\\columnwidth}" not in tex:
             fail("--size single: the figure is not drawn one column wide in both renderings")
         bad = subprocess.run([privamp, "figures", "--size", "triple", "--out", str(work / "bad")], capture_output=True, text=True)
         if bad.returncode != 2 or "--size: 'triple'" not in bad.stderr or (work / "bad").exists():
