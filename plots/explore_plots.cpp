@@ -43,8 +43,8 @@ std::string axis_settings(const ExploreAxis& a, char axis) {
   } else if (a.log) {
     s += fmt::format("set logscale {}\n", axis);
   }
-  // The axis spans the searched box (with a 3 % margin), not the decades around it: a search over σ in [0.5, 16]
-  // once drew an axis from 0.1 to 100.
+  // The axis spans the searched box (with a 6 % margin: the reported points' rings at its edge stay whole), not the
+  // decades around it: a search over σ in [0.5, 16] once drew an axis from 0.1 to 100.
   if (!words) {
     double lo = a.min, hi = a.max;
     if (a.kind == ExploreAxis::Kind::choice) {
@@ -54,10 +54,10 @@ std::string axis_settings(const ExploreAxis& a, char axis) {
     }
     if (std::isfinite(lo) && std::isfinite(hi) && hi > lo) {
       if (a.log && lo > 0) {
-        const double f = std::pow(hi / lo, 0.03);
+        const double f = std::pow(hi / lo, 0.06);
         s += fmt::format("set {}range [{}:{}]\n", axis, lo / f, hi * f);
       } else {
-        const double m = 0.03 * (hi - lo);
+        const double m = 0.06 * (hi - lo);
         s += fmt::format("set {}range [{}:{}]\n", axis, lo - m, hi + m);
       }
     }
@@ -192,7 +192,8 @@ std::array<std::string, 6> map_styles(bool two, bool signed_marks, const std::st
                    : fmt::format("using 1:2 with points ls 1 title 'log_{{10}}({})'", ratio),
       "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
       "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
-      "using 1:2 with points pt 1 ps 0.6 lc rgb '#aaaaaa' title 'no ratio, error, or outside the region'",
+      // (dark crosses: an error at the optimum showed as a light-grey speck under the reported points' rings)
+      "using 1:2 with points pt 2 ps 0.6 lc rgb '#333333' title 'no ratio, error, or outside the region'",
       "using 1:2 with points pt 4 ps 1.3 lw 0.8 lc rgb '#555555' title 'outside the hypotheses (evaluated anyway)'",
       "using 1:2 with points pt 6 ps 2.5 lw 2 lc rgb 'black' title 'reported points'"};
 }
