@@ -122,7 +122,8 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
     OutputFile checked(csv);
     std::ostream& out = checked.stream();
     out.precision(17);
-    out << fmt::format("# {},log10({}) (blocks: candidate points; each bin's best point re-evaluated; degenerate optima)\n", f.name, ratio);
+    out << fmt::format("# {},log10({}) (blocks: candidate points; each bin's best point re-evaluated; degenerate optima; each bin's "
+                       "best across the bin, its two ends)\n", f.name, ratio);
     const auto value = [&](const Evaluation& e) {
       const verify::Params p = verify::with_search_values(e.point, e.exact(), e.bound());
       const auto it = p.numbers.find(f.name);
@@ -149,6 +150,13 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
         degenerate = true;
       }
     if (!degenerate) out << "nan,nan\n";  // an empty block would end the file early for gnuplot
+    // Each bin's best as a step across the bin (its value holds for the bin, not between bins' points).
+    out << "\n\n";
+    for (const verify::FrontierBin& bin : f.bins)
+      if (bin.best_index && std::isfinite(r.evaluations[*bin.best_index].slack)) {
+        const double v = r.evaluations[*bin.best_index].slack / std::log(10.0);
+        out << bin.lower << "," << v << "\n" << bin.upper << "," << v << "\n\n";
+      }
     checked.close();
   }
   if (!any) return;
@@ -168,8 +176,9 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
       "set datafile separator ','\nset xlabel {}\n{}set ylabel 'log_{{10}}({})'\nset key below nobox height 1\n"
       "set autoscale xfix\nset offsets graph 0.02, graph 0.02, 0, 0\n{}"
       "plot {} index 0 using 1:2 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'candidate points{}', \\\n"
-      "     {} index 1 using 1:2 with linespoints ls 1 lw 2 pt 7 title 'best per bin ({})'{}\n",
-      quoted(literal(f.name)), f.log ? "set logscale x\n" : "", ratio, yrange, file, beyond, file, verify::to_string(r.goal),
+      "     {} index 3 using 1:2 with lines ls 1 lw 2 title 'best per bin ({}), across the bin', \\\n"
+      "     {} index 1 using 1:2 with points ls 1 pt 7 ps 0.8 notitle{}\n",
+      quoted(literal(f.name)), f.log ? "set logscale x\n" : "", ratio, yrange, file, beyond, file, verify::to_string(r.goal), file,
       // The degenerate optima only when there is one (an entry in the key for nothing misleads).
       degenerate ? fmt::format(", \\\n     {} index 2 using 1:2 with points pt 8 ps 1.5 lc rgb '#b2182b' title "
                                "'degenerate optimum (no amplification)'", file)
