@@ -38,6 +38,7 @@ bool drawn(const Figure& figure, const Point& p) {
 }
 
 std::optional<double> verdict_mark_y(const Figure& figure, const Point& p) {
+  if (figure.log.find('y') != std::string::npos && !(p.y > 0)) return std::nullopt;  // (0: on the frame, unmarked)
   if (in_view(figure, p)) return p.y;
   if (figure.xrange && !(p.x >= figure.xrange->first && p.x <= figure.xrange->second)) return std::nullopt;
   const auto [lo, hi] = *figure.yrange;  // (in x range, so off the y range: declared)
@@ -93,7 +94,8 @@ std::pair<double, double> data_span(const std::vector<std::vector<Point>>& data,
   double lo = HUGE_VAL, hi = -HUGE_VAL;
   for (const auto& points : data)
     for (const Point& p : points)
-      for (double v : axis == 'x' ? std::vector<double>{p.x} : std::vector<double>{p.lower, p.y, p.upper})
+      // (on a log axis a value of 0 — on the bottom frame, or an upper limit — does not stretch the axis down)
+      for (double v : axis == 'x' ? std::vector<double>{p.x} : log && !(p.y > 0) ? std::vector<double>{} : std::vector<double>{p.lower, p.y, p.upper})
         if (std::isfinite(v) && (!log || v > 0)) lo = std::min(lo, v), hi = std::max(hi, v);
   return {lo, hi};
 }
@@ -115,7 +117,11 @@ std::pair<double, double> axis_range(const Figure& figure, const std::vector<std
   return {lo - pad, hi + pad};
 }
 
-DrawnY drawn_y(const Figure& figure, const std::vector<std::vector<Point>>&) { return {figure.yrange, figure.log.find('y') != std::string::npos}; }
+DrawnY drawn_y(const Figure& figure, const std::vector<std::vector<Point>>& data) {
+  DrawnY d{figure.yrange, figure.log.find('y') != std::string::npos};
+  if (d.log) d.floor = axis_range(figure, data, 'y').first;
+  return d;
+}
 
 LogTicks log_ticks(std::pair<double, double> span) {
   const auto [lo, hi] = span;
@@ -340,8 +346,8 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
                        bars ? ", y error plus=ep, y error minus=em" : "");
     for (const Point& p : data[k]) {
       const double below = shown.lower(p.lower);  // NaN: no bar (an upper limit), for pgfplots as for gnuplot
-      const double y = s.y == Series::Y::exact ? shown.value(p) : p.y;
-      out += fmt::format("  {} {} {} {} \\\\\n", tex_number(p.x), std::isnan(y) ? "nan" : tex_number(p.y), std::isnan(below) ? "nan" : tex_number(p.upper - p.y),
+      const double y = s.y != Series::Y::ratio ? shown.value(p) : p.y;
+      out += fmt::format("  {} {} {} {} \\\\\n", tex_number(p.x), std::isnan(y) ? "nan" : tex_number(y), std::isnan(below) ? "nan" : tex_number(p.upper - p.y),
                          std::isnan(below) ? "nan" : tex_number(p.y - below));
     }
     out += "};\n";

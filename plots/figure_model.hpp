@@ -65,19 +65,24 @@ std::pair<double, double> axis_range(const Figure& figure, const std::vector<std
 // no lower end on the axis: it draws no bar (`lower` is NaN: gnuplot's lowery 1/0, pgfplots' nan) but an upper
 // limit, an open down-triangle at its upper end (limit_mark_y below), and no value either (`value` is NaN: gnuplot's
 // valy 1/0, pgfplots' nan, the line broken there): the engine's estimate inside [0, u] is not a certified value, and
-// a filled mark beside the triangle would claim one. Verdict marks: verdict_mark_y above (`marky`).
+// a filled mark beside the triangle would claim one. Such a value whose interval ends below the axis (0, or [0, u]
+// with u under its bottom) is drawn on the bottom frame (`floor`): its line drops there. Verdict marks:
+// verdict_mark_y above (`marky`).
 struct DrawnY {
   std::optional<std::pair<double, double>> declared;
   bool log = false;
   double lower(double l) const { return log && !(l > 0) ? std::nan("") : l; }
-  double value(const Point& p) const { return log && !(p.lower > 0) && p.upper > 0 ? std::nan("") : p.y; }  // an exact value's
+  double floor = 0;  // log axes: the axis range's bottom, where a value whose interval ends below it is drawn
+  double value(const Point& p) const {  // an exact value's or a bound's
+    return !log || p.lower > 0 ? p.y : p.upper > floor ? std::nan("") : floor;
+  }
   // The same as gnuplot functions of the columns: lowery(l), and anchory(y, l, u) the bar's anchor, the point itself
   // where it is in range, else the end of the bar that reaches into the plot (clamped to the range: gnuplot leaves
   // a gap at the anchor, which at an end does not show); bary(y, l, u) the anchor of a bar drawn, 1/0 for none (an
   // undefined anchor drops gnuplot's bar, an undefined lower end does not); limity(l, u) an upper limit's place.
   std::string gnuplot() const {
     std::string s = log ? "lowery(v) = v > 0 ? v : 1/0\nlimity(l, u) = l > 0 || !(u > 0) ? 1/0 : u\nbary(y, l, u) = l > 0 ? anchory(y, l, u) : 1/0\n"
-                          "valy(y, l, u) = l > 0 || !(u > 0) ? y : 1/0\n"
+                          + fmt::format("valy(y, l, u) = l > 0 ? y : u > {0} ? 1/0 : {0}\n", tex_number(floor))
                         : "lowery(v) = v\nbary(y, l, u) = anchory(y, l, u)\nvaly(y, l, u) = y\n";
     if (!declared) return s + "anchory(y, l, u) = y\nmarky(y, l, u) = y\n";
     return s + fmt::format("anchory(y, l, u) = y < {0} ? (u < {1} ? u : {1}) : y > {1} ? (lowery(l) > {0} ? lowery(l) : {0}) : y\n"

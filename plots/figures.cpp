@@ -349,7 +349,9 @@ std::vector<std::vector<Point>> select(const Figure& figure, const std::vector<R
         if (k < 0) std::swap(p.lower, p.upper);
       }
       if (!std::isfinite(x) || !std::isfinite(p.y) || !std::isfinite(p.lower) || !std::isfinite(p.upper)) continue;
-      if (figure.log.find('y') != std::string::npos && !(p.y > 0)) continue;  // off a log scale
+      // Off a log scale, except an exact value of 0 (its interval from 0): drawn on the bottom frame where its interval
+      // ends below the axis, else as its upper limit (DrawnY).
+      if (figure.log.find('y') != std::string::npos && !(p.y > 0) && !(p.y == 0 && p.lower == 0 && s.y == Series::Y::exact)) continue;
       points.push_back(p);
     }
     std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
@@ -442,6 +444,18 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
                            enhanced_to_latex(bound.title.empty() ? bound.id : bound.title), enhanced_to_latex(exact.title.empty() ? exact.id : exact.title),
                            latex_number(rounded_up(std::max(worst, 1e-16))));
     }
+  // Values whose interval reaches 0 and ends below the log axis: drawn on its bottom frame (DrawnY::value).
+  const DrawnY shown = drawn_y(figure, data);
+  long below = 0;
+  double below_upper = 0;
+  for (std::size_t k = 0; k < data.size(); ++k)
+    for (const Point& p : data[k])
+      if (shown.log && figure.series[k].y != Series::Y::ratio && !(p.lower > 0) && !(p.upper > shown.floor) &&
+          (!figure.xrange || (p.x >= figure.xrange->first && p.x <= figure.xrange->second)))
+        ++below, below_upper = std::max(below_upper, p.upper);
+  if (below > 0)
+    out += fmt::format("{} {} in [0, {}], below the axis: drawn on its bottom frame.\n", below, below == 1 ? "value lies" : "values lie",
+                       latex_number(rounded_up(below_upper)));
   if (open > 0)
     out += fmt::format("{} of the intervals drawn {} down to 0: {} only bounded above{}.\n", open, open == 1 ? "reaches" : "reach",
                        open == 1 ? "that value is" : "those values are",
@@ -615,7 +629,7 @@ std::string gnuplot_plot(const Figure& figure, const std::vector<std::vector<Poi
     const std::string paired = look.point != plain.point || std::string_view(look.dash) != plain.dash
                                    ? fmt::format(" dt {} pt {}", look.dash, look.point) : "";
     plots.push_back(fmt::format("{} index {} using 2:{} with {} ls {}{}{} title {}", file, index,
-                                s.y == Series::Y::exact ? "(valy($3, $4, $5))" : "3", style, s.line, paired,
+                                s.y != Series::Y::ratio ? "(valy($3, $4, $5))" : "3", style, s.line, paired,
                                 style == "points" ? " ps " + gnuplot_ps(kPointMarkPt * s.point_size) : "", markup_quoted(s.title)));
   }
   plots.insert(plots.begin(), bars.begin(), bars.end());

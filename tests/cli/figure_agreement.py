@@ -220,7 +220,12 @@ def check_figure(work, name, per_ps):
                 fail(f"{name}: pgfplots bar {line} half drawn")
         # ... and no value there: the estimate inside [0, u] is not drawn as if it were certified (valy, nan).
         exact = {int(m.group(1)) for m in re.finditer(r"^# series (\d+): exact of", (work / f"{name}.csv").read_text(), re.M)}
-        unvalued = sum(1 for r in rows if int(r[0]) in exact and not float(r[3]) > 0 and float(r[4]) > 0)
+        unvalued = sum(1 for r in rows if int(r[0]) in exact and not float(r[3]) > 0 and float(r[4]) > ylo)
+        # ... and one whose interval ends below the axis is on its bottom frame (valy, the axis' bottom in pgfplots)
+        floor = sum(1 for r in rows if int(r[0]) in exact and not float(r[3]) > 0 and not float(r[4]) > ylo)
+        on_frame = len(re.findall(rf"^  \S+ {re.escape(f'{ylo:.10g}')} \S+ \S+ \\\\$", tex, re.M))
+        if on_frame < floor:
+            fail(f"{name}: {floor} exact values below the axis; pgfplots draws {on_frame} on its bottom frame")
         nan_values = len(re.findall(r"^  \S+ nan \S+ \S+ \\\\$", tex, re.M))
         if nan_values != unvalued or (unvalued and "using 2:(valy($3, $4, $5)) with" not in gp):
             fail(f"{name}: {unvalued} exact values only bounded above; pgfplots leaves {nan_values} undrawn, gnuplot valy: {'valy' in gp}")

@@ -263,8 +263,10 @@ TEST_CASE("a figure draws only verified rows, with their intervals", "[plots]") 
                                          row(5, 0.5, 0, verify::Verdict::holds)};
   const auto data = plots::select(f, rows);
   REQUIRE(data.size() == 3);
-  // exact, L = 0.5: the error row is left out, the zero is off the log scale, sorted by x.
-  REQUIRE(data[0].size() == 2);
+  // exact, L = 0.5: the error row is left out, sorted by x; the zero (its interval [0, 0]) is kept, for the bottom
+  // frame of the log axis.
+  REQUIRE(data[0].size() == 3);
+  CHECK((data[0][2].x == 5 && data[0][2].y == 0 && data[0][2].upper == 0));
   CHECK(data[0][0].x == 1);
   CHECK(data[0][0].y == 4);
   CHECK(data[0][0].lower == Approx(3.6));
@@ -321,15 +323,16 @@ title = "T4.closed"
     INFO(ext);
     CHECK(std::filesystem::file_size(dir / (std::string("chain") + ext)) > 100);
   }
-  // PNG header: width and height are big-endian at bytes 16..23 (the file's [style]: 4 x 3 in at 200 px per inch).
+  // PNG header: width and height are big-endian at bytes 16..23 (the file's [style]: 4 x 3 in at 200 px per inch, and
+  // the key's row below the plot with a line of space: 2 x 1.25 x 8 pt more).
   std::ifstream png(dir / "chain.png", std::ios::binary);
   unsigned char header[24];
   png.read(reinterpret_cast<char*>(header), 24);
   const auto be = [&](int at) { return (header[at] << 24) | (header[at + 1] << 16) | (header[at + 2] << 8) | header[at + 3]; };
   CHECK(be(16) == 800);
-  CHECK(be(20) == 600);
+  CHECK(be(20) == 656);
   const std::string script = read_text(dir / "chain.gp");
-  CHECK_THAT(script, Contains("size 4in,3in font 'Helvetica,8'"));
+  CHECK_THAT(script, Contains("size 4in,3.27777"));
   // One picture: the PNG is the PDF rasterised, not a second rendering with its own fonts and marks.
   CHECK(script.find("pngcairo") == std::string::npos);
   CHECK(std::count(script.begin(), script.end(), '\n') > 10);
@@ -346,7 +349,7 @@ title = "T4.closed"
     plots::render(f, wide, dir / "wide");
     const std::string barred = read_text(dir / "wide" / "chain.gp");
     CHECK(barred.find("pt -1") == std::string::npos);
-    const auto bars = barred.rfind("with yerrorbars"), first_series = barred.find("using 2:3 with");
+    const auto bars = barred.rfind("with yerrorbars"), first_series = barred.find("using 2:(valy($3, $4, $5)) with");
     REQUIRE(bars != std::string::npos);
     REQUIRE(first_series != std::string::npos);
     CHECK(bars < first_series);
