@@ -190,6 +190,15 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
 
 namespace {
 
+// The map's title: the ID, case and goal, and the axes not drawn (`order` from the drawn ones on), which are projected
+// out: neighbouring points differ by values the map hides.
+std::string map_title(const verify::ExploreResult& r, const std::vector<std::size_t>& order, std::size_t drawn) {
+  std::vector<std::string> hidden;
+  for (std::size_t k = drawn; k < order.size(); ++k) hidden.push_back(r.space.axes[order[k]].name);
+  return fmt::format("{}: {} ({}{})", r.id, r.case_name, verify::to_string(r.goal),
+                     hidden.empty() ? "" : fmt::format("; over every {}", fmt::join(hidden, ", ")));
+}
+
 // The map's plot styles per block (candidates, outside the hypotheses, degenerate, other, outside but ringed,
 // reported). A violation search's map marks the sign by shape too (a violation, ratio below 1, a down-triangle):
 // the diverging scale's red and blue ends are the same grey in print.
@@ -284,7 +293,7 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
   else body += fmt::format("set ylabel 'log_{{10}}({})'\n", ratio);
   // Rows spaced for the reported points' large ring, and no opaque background: it hid the lower half of the x label.
   body += "set key below nobox noopaque height 1 spacing 1.8\nplot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
-  render_gnuplot(dir, stem + "_map", literal(fmt::format("{}: {} ({})", r.id, r.case_name, verify::to_string(r.goal))),
+  render_gnuplot(dir, stem + "_map", literal(map_title(r, order, two ? 2 : 1)),
                  fmt::format("privamp explore: every evaluated point over the two most influential axes; data {}", map_csv.filename().string()),
                  body, explore_style());
   return true;
