@@ -99,8 +99,10 @@ std::string palette(const verify::ExploreResult& r) {
     std::sort(violations.begin(), violations.end());
     const double m = std::max(1e-3, violations.empty() ? l[static_cast<std::size_t>(0.25 * static_cast<double>(l.size() - 1))]
                                                        : violations[static_cast<std::size_t>(0.9 * static_cast<double>(violations.size() - 1))]);
-    // (The middle is a mid grey, not white: points where the bound barely holds stay visible on the white page.)
-    return fmt::format("set palette defined (-1 '#b2182b', -0.5 '#ef8a62', 0 '#b0b0b0', 0.5 '#67a9cf', 1 '#2166ac')\n"
+    // The sign is the marks' shape (violations are down-triangles); the colour runs one way in lightness, dark at the
+    // worst violation to light at the loosest (viridis), so that it reads in grey print too, where a red-grey-blue
+    // scale had both ends one dark grey. The middle, ratio 1, is a mid teal: visible on the white page.
+    return fmt::format("set palette defined (-1 '#440154', -0.5 '#3b528b', 0 '#21908d', 0.5 '#5dc963', 1 '#fde725')\n"
                        "set cbrange [{}:{}]\n", -m, m);  // (the colour bar's label says the ends saturate)
   }
   const bool loosest = r.goal == verify::Goal::loosest;
@@ -154,8 +156,9 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
     out << "\n\n";
     for (const verify::FrontierBin& bin : f.bins)
       if (bin.best_index && std::isfinite(r.evaluations[*bin.best_index].slack)) {
-        const double v = r.evaluations[*bin.best_index].slack / std::log(10.0);
-        out << bin.lower << "," << v << "\n" << bin.upper << "," << v << "\n\n";
+        const Evaluation& e = r.evaluations[*bin.best_index];
+        const double v = e.slack / std::log(10.0), x = value(e);  // (an end bin's best may lie past its edge)
+        out << std::min(bin.lower, x) << "," << v << "\n" << std::max(bin.upper, x) << "," << v << "\n\n";
       }
     checked.close();
   }
