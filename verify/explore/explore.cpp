@@ -642,16 +642,15 @@ class Explorer : public ExploreSearch {
   }
 
  private:
-  // The bins of a frontier's quantity: their edges and which bin an evaluation falls in (−1: none). A value beyond
-  // the range falls in the end bin on its side: a derived quantity's range is the global phase's, and a bin's local
-  // search may step past it (a point it found better than its bin's best was left in no bin, drawn below the frontier).
+  // The bins of a frontier's quantity: their edges and which bin an evaluation falls in (−1: none; a value past the
+  // range, the global phase's for a derived quantity, where a local search may step, in the end bin on its side).
   struct Bins {
     std::vector<double> edges;
     double lo = 0, hi = 0;  // the range (the ends of edges, as given)
     std::function<double(const Evaluation&)> value;
     int of(const Evaluation& e) const {
       const double v = std::clamp(value(e), lo, hi);
-      if (!(v >= lo && v <= hi)) return -1;  // (NaN: no value)
+      if (!(v >= lo && v <= hi)) return -1;
       const auto it = std::upper_bound(edges.begin() + 1, edges.end() - 1, v);
       return static_cast<int>(it - edges.begin()) - 1;
     }
