@@ -592,7 +592,6 @@ class ExploreSearch : public ExploreEvaluator {
     }
     if (r.degenerate_index) r.degenerate = rows.back();
   }
-
 };
 
 // A search (run) or a frontier (run_frontier: the best point per bin of a quantity).
