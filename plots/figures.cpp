@@ -411,7 +411,11 @@ std::string rounded_up(double x) {
 // text goes through the LaTeX escaper). Where each series comes from is NAME_provenance.txt.
 std::string caption(const Figure& figure, const std::vector<std::vector<Point>>& data) {
   std::string out = figure.style.show_title ? "" : enhanced_to_latex(figure.title) + ".\n";
-  if (!figure.description.empty()) out += enhanced_to_latex(figure.description) + (figure.description.back() == '.' ? "\n" : ".\n");
+  if (!figure.description.empty()) {  // a sentence: its first letter capital ("exact δ of ..." under the title's full stop)
+    std::string sentence = figure.description;
+    if (sentence[0] >= 'a' && sentence[0] <= 'z') sentence[0] = static_cast<char>(sentence[0] - 'a' + 'A');
+    out += enhanced_to_latex(sentence) + (sentence.back() == '.' ? "\n" : ".\n");
+  }
   // What carries the intervals: the exact values, or in a figure of ratios only, the ratios bound/exact.
   const bool ratios = std::all_of(figure.series.begin(), figure.series.end(), [](const Series& s) { return s.y == Series::Y::ratio; });
   const char* what = ratios ? "ratio" : "exact value";
