@@ -281,7 +281,7 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
                                                    "lc rgb 'black' notitle", file, index)
                                      : fmt::format("{} index {} using 1:2 with points pt 6 ps 1.0 lw 0.5 lc rgb 'black' notitle", file, index));
       if (b == candidates && signed_marks)
-        plots.push_back(fmt::format("keyentry with points pt 11 ps 0.9 lc rgb '#b2182b' title 'violated: {} below 1'", ratio));
+        plots.push_back(fmt::format("keyentry with points pt 10 ps 1.0 lc rgb 'black' title 'violated: {} below 1 (filled by its colour)'", ratio));
       plots.push_back(fmt::format("{} index {} {}", file, index, styles[b]));
       ++index;
     }
@@ -291,7 +291,7 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
   std::string body = axis_settings(ax, 'x');
   if (two)
     body += axis_settings(*ay, 'y') +
-            fmt::format("set cblabel 'log_{{10}}({}){}'\n", ratio, r.goal == verify::Goal::violation ? ", beyond the ends as the ends" : "") +
+            fmt::format("set cblabel 'log_{{10}}({}){}'\n", ratio, r.goal == verify::Goal::violation ? ", clipped at the ends of the bar" : "") +
             palette(r);
   else body += fmt::format("set ylabel 'log_{{10}}({})'\n", ratio);
   // Rows spaced for the reported points' large ring, and no opaque background: it hid the lower half of the x label.
