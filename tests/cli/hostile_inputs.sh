@@ -352,5 +352,9 @@ printf '[[bound]]\nid = "MY.g"\nquantity = "renyi"\nformula = "alpha * delta^2"\
 check 0 "" "$privamp" explore longname.toml --budget 8 --starts 1 --out longname
 check 0 "MY.g .* 100%" "$privamp" verify longname/*_point1.toml
 
+# 28. A kernel file in TOML with a key besides K (a misspelt or extra key was ignored; case files refuse them).
+printf 'K = [[0.5, 0.5], [0.2, 0.8]]\nK2 = 1\n' > extra_key.toml
+check 2 "extra_key.toml: unknown key 'K2'" "$privamp" kernel --K-file extra_key.toml --eps 1
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

@@ -24,6 +24,7 @@
 
 #include "numerics/constants.hpp"
 #include "numerics/errors.hpp"
+#include "numerics/escape.hpp"
 #include "numerics/interrupt.hpp"
 #include "numerics/files.hpp"
 #include "numerics/parallel.hpp"
@@ -385,6 +386,8 @@ sim::FiniteKernel read_kernel_file(const std::string& path) {
   std::stringstream buffer(read_input_file("--K-file", path, 64u << 20));
   if (path.size() > 5 && path.substr(path.size() - 5) == ".toml") {
     const toml::table t = verify::parse_toml(buffer.str(), path);
+    for (const auto& [key, value] : t)  // a misspelt or extra key is refused, as in case files (it was ignored)
+      if (key.str() != "K") invalid_input("{}: unknown key '{}' (a kernel file holds K = [[..], [..]] alone)", path, escape::plain(std::string(key.str())));
     const toml::array* k = t["K"].as_array();
     if (!k) invalid_input("{}: needs a key K = [[..], [..]]", path);
     std::vector<std::vector<double>> rows;
