@@ -169,7 +169,7 @@ void check_output_dir(std::string_view option, const std::filesystem::path& dir)
 
 void check_output_file(std::string_view option, const std::filesystem::path& file, const std::vector<std::filesystem::path>& made) {
   std::error_code ec;
-  if (std::filesystem::is_directory(file, ec))
+  if (std::filesystem::is_directory(file, ec) || !file.has_filename())  // (a path ending in '/' names a folder)
     invalid_input("{} {}: a directory (give a file name)", option, file.string());
   check_target(option, file);
   // A name like privamp's temporary files: the next run into that folder would remove it as a killed run's leftover.

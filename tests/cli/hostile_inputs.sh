@@ -356,5 +356,9 @@ check 0 "MY.g .* 100%" "$privamp" verify longname/*_point1.toml
 printf 'K = [[0.5, 0.5], [0.2, 0.8]]\nK2 = 1\n' > extra_key.toml
 check 2 "extra_key.toml: unknown key 'K2'" "$privamp" kernel --K-file extra_key.toml --eps 1
 
+# 29. A JUnit path ending in '/' names a folder, even one that does not exist (it said "the folder ... does not exist").
+printf '%s' "$case_text" > junit_case.toml
+check 2 "--junit no_such_folder/: a directory \\(give a file name\\)" "$privamp" verify junit_case.toml --junit no_such_folder/
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))
