@@ -606,7 +606,7 @@ def kernel(K, eps=None, dp=None, eps_prime=None, renyi=None):
 VerifyResult = _namedtuple("VerifyResult", ["rows", "summary", "violated", "errors"])
 VerifyResult.__doc__ = """What `verify` returns: `rows`, a list of dicts with the columns of results.csv (file, case, id,
 parameters, quantity, order (alpha or eps as a number, None for kl, tv, renyi_inf), mu, nu, exact, exact_lower,
-exact_upper, error_kind, method, cross_check, bound, direction (upper, lower or identity), bound_over_exact (None on not-applicable and error rows), verdict, reason, note, then one column per parameter: ``pandas.DataFrame(result.rows)`` is the
+exact_upper, exact_log (the value's natural log: finite where it is below or above the double range), error_kind, method, cross_check, bound, direction (upper, lower or identity), bound_over_exact (None on not-applicable and error rows), verdict, reason, note, then one column per parameter: ``pandas.DataFrame(result.rows)`` is the
 flat table); `summary`, the printed table per theorem; the counts of `violated` and `errors` rows."""
 
 

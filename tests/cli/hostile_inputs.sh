@@ -360,5 +360,11 @@ check 2 "extra_key.toml: unknown key 'K2'" "$privamp" kernel --K-file extra_key.
 printf '%s' "$case_text" > junit_case.toml
 check 2 "--junit no_such_folder/: a directory \\(give a file name\\)" "$privamp" verify junit_case.toml --junit no_such_folder/
 
+# 30. A value above the double range (R_2 of a Gaussian shifted by 1e200: e^921): results.csv's exact column can only
+# say inf; exact_log keeps it (921.034...).
+printf '[[bound]]\nid = "MY.one"\nquantity = "renyi"\nformula = "1"\n[[case]]\nname = "far"\nbounds = ["MY.one"]\nmu = "gaussian({d}, 1)"\nnu = "gaussian(0, 1)"\nquantity = "renyi"\norder = "2"\n[case.grid]\nd = [1e200]\n' > far.toml
+"$privamp" verify far.toml --out far_out > /dev/null 2>&1
+check 0 ",inf,921\\.034" cat far_out/results.csv
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

@@ -118,6 +118,9 @@ void for_each_row_field(R& r, F&& f) {
   f(RowField{"exact", kTable}, r.exact.value);
   f(RowField{"exact_lower", kTable}, r.exact.lower);
   f(RowField{"exact_upper", kTable}, r.exact.upper);
+  // The natural log of the exact value: finite where the value underflows to 0 or overflows to inf in the column
+  // beside it (e^-800, e^921), so the table never says 0 or inf for a value it knows.
+  f(RowField{"exact_log", kTable}, Derived<double>{r.exact.log_value()});
   f(RowField{"error_kind", kTable}, r.exact.error_kind);
   f(RowField{"method", kTable}, r.exact.method);
   f(RowField{"error_budget", kTable}, Derived<std::string>{budget_text(r.exact.budget)});
