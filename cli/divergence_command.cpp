@@ -307,8 +307,7 @@ Action add_divergence_command(CLI::App& app) {
     if (!asked.quantities) {
       // eps(delta) per delta, computed before anything is printed (bad laws are refused by the first).
       std::vector<verify::Estimate> epsilons;
-      api::check_monte_carlo_work(api::kEpsilonSearchQuantities * static_cast<double>(asked.deltas.size()), asked.request,
-                                  fmt::format("{} eps(delta) search{}", asked.deltas.size(), asked.deltas.size() == 1 ? "" : "es"));
+      api::check_epsilon_work(asked.deltas.size(), asked.request);
       for (double d : asked.deltas) epsilons.push_back(api::epsilon_for_delta(args->p, args->q, d, asked.request, args->eps_max));
       print_epsilons(epsilons, asked.deltas, args->json || args->format == "json");
       return 0;

@@ -263,11 +263,11 @@ void bind_divergences(py::module_& m) {
       },
       "eps(delta) of the pair as a bracket (see privamp.epsilon)");
   m.def(
-      "check_monte_carlo_work",
-      [](double quantities, const std::string& engine, long samples, const std::string& what) {
-        api::check_monte_carlo_work(quantities, engine_request(engine, api::DivergenceRequest{}.rel_tol, samples, 1, 0.99), what);
+      "check_epsilon_work",
+      [](std::size_t deltas, const std::string& engine, long samples) {
+        api::check_epsilon_work(deltas, engine_request(engine, api::DivergenceRequest{}.rel_tol, samples, 1, 0.99));
       },
-      "ValueError where so many Monte Carlo quantities would cost more than a call may draw (api::check_monte_carlo_work)");
+      "ValueError where so many Monte Carlo eps(delta) searches would cost more than a call may draw (api::check_epsilon_work)");
   m.def(
       "divergence",
       [](const std::string& mu, const std::string& nu, const std::vector<double>& renyi,

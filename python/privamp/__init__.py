@@ -405,9 +405,8 @@ def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
         if len(deltas) > 1000:
             raise ValueError(f"delta: {len(deltas)} values; at most 1000 in one call")
         # Monte Carlo: the whole list's cost checked before the first search (each search is also checked alone).
-        _privamp.check_monte_carlo_work(64.0 * len(deltas), _text(options.get("engine", "auto"), "engine"),
-                                        _integer(options.get("samples", 1_000_000), "samples", 1, 10**8),
-                                        f"{len(deltas)} eps(delta) searches")
+        _privamp.check_epsilon_work(len(deltas), _text(options.get("engine", "auto"), "engine"),
+                                    _integer(options.get("samples", 1_000_000), "samples", 1, 10**8))
         return Estimates(epsilon(mu, nu, d, eps_max, rel_tol, **options) for d in deltas)
     # One implementation, in C++ (verify/api: api::epsilon_for_delta), shared with the command line's --epsilon.
     d = _privamp.epsilon(mu, nu, _number(delta, "delta"), _number(eps_max, "eps_max"), _number(rel_tol, "rel_tol"),

@@ -64,6 +64,11 @@ void check_monte_carlo_work(double quantities, const DivergenceRequest& r, const
                   what, r.samples, total, kSampleSetup, kEpsilonSearchQuantities, kMaxSampleTotal);
 }
 
+void check_epsilon_work(std::size_t deltas, const DivergenceRequest& r) {
+  check_monte_carlo_work(kEpsilonSearchQuantities * static_cast<double>(deltas), r,
+                         fmt::format("{} eps(delta) search{}", deltas, deltas == 1 ? "" : "es"));
+}
+
 DivergenceResult divergence(const std::string& mu, const std::string& nu, const DivergenceRequest& r) {
   using verify::Quantity;
   DivergenceResult out;
@@ -199,7 +204,7 @@ verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu,
   if (!(delta > 0 && delta < 1)) throw_invalid("epsilon", "delta", delta, "0 < delta < 1");
   if (!(eps_max > 0 && eps_max <= 1e6)) throw_invalid("epsilon", "eps_max", eps_max, "0 < eps_max <= 1e6");
   if (!(rel_tol >= 1e-15 && rel_tol < 1)) throw_invalid("epsilon", "rel_tol", rel_tol, "1e-15 <= rel_tol < 1");
-  check_monte_carlo_work(kEpsilonSearchQuantities, request, "an eps(delta) search");
+  check_epsilon_work(1, request);
   if (request.engine != "certified") return bracket_epsilon(mu, nu, delta, request, eps_max, rel_tol);
   // Certified: a bracket rests on its two ends alone (δ certainly above at the lower one, certainly at most δ at
   // the upper one), whatever located them. So the default engine locates the root, and the certified engine is

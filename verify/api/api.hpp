@@ -61,6 +61,8 @@ inline constexpr double kEpsilonSearchQuantities = 64;
 // InvalidArgument where `quantities` Monte Carlo quantities of request.samples each (with --engine mc) would cost more
 // than kMaxSampleTotal draws; `what` says what the quantities are ("10000 hockey-stick epsilons").
 void check_monte_carlo_work(double quantities, const DivergenceRequest& request, const std::string& what);
+// The same for `deltas` ε(δ) searches (kEpsilonSearchQuantities each): the command line's and Python's lists.
+void check_epsilon_work(std::size_t deltas, const DivergenceRequest& request);
 
 // ε(δ) of the pair: the smallest ε ≥ 0 with δ(ε) = max(H_ε(μ‖ν), H_ε(ν‖μ)) ≤ δ, as a bracket [lower, upper] by
 // bisection on the profile's intervals (computed as `request` says; its quantities are ignored): δ(lower) is
