@@ -6,7 +6,6 @@
 #include <tuple>
 #include <vector>
 
-#include <Eigen/Eigenvalues>
 #include <boost/numeric/odeint/integrate/integrate_adaptive.hpp>
 #include <boost/numeric/odeint/stepper/generation.hpp>
 #include <boost/numeric/odeint/stepper/runge_kutta_dopri5.hpp>
@@ -16,6 +15,7 @@
 #include "numerics/errors.hpp"
 #include "numerics/interrupt.hpp"
 #include "numerics/log_integrate.hpp"
+#include "numerics/symmetric_tridiagonal.hpp"
 #include "sim/formulas/certify.hpp"
 #include "sim/formulas/formula.hpp"
 #include "sim/laws/finite.hpp"
@@ -79,7 +79,7 @@ double simulate_langevin(const Potential& potential, double x0, double t, double
 
 LangevinChain::LangevinChain(Potential potential, double lo, double hi, int cells)
     : potential_(std::move(potential)), lo_(lo), hi_(hi) {
-  throw_if_interrupted();  // between the resolutions of a discretised pair (an eigendecomposition is not interruptible)
+  throw_if_interrupted();  // between the resolutions of a discretised pair
   check_finite("langevin", "lo", lo);
   check_finite("langevin", "hi", hi);
   if (!(lo < hi)) invalid_input("langevin: need lo < hi");
@@ -117,11 +117,9 @@ LangevinChain::LangevinChain(Potential potential, double lo, double hi, int cell
     diagonal[i] = -(up_[i] + down_[i]);
     if (i + 1 < n) off[i] = std::sqrt(up_[i] * down_[i + 1]);
   }
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver;
-  solver.computeFromTridiagonal(diagonal, off, Eigen::ComputeEigenvectors);
-  if (solver.info() != Eigen::Success) throw NumericalError("langevin: the eigen-decomposition did not converge");
-  eigenvalues_ = solver.eigenvalues();
-  eigenvectors_ = solver.eigenvectors();
+  TridiagonalEigen decomposition = symmetric_tridiagonal_eigen(std::move(diagonal), std::move(off));  // interruptible
+  eigenvalues_ = std::move(decomposition.values);
+  eigenvectors_ = std::move(decomposition.vectors);
 }
 
 int LangevinChain::node(double x) const {

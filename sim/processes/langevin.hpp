@@ -7,8 +7,8 @@
 // nodes stand for half cells (the reflecting boundary as a finite volume): their rates are doubled and their weights
 // in π halved, which keeps the order 2 where the law carries mass at the ends.
 // Two routes give the law at time t from a node:
-//   spectral: the generator symmetrised by π^{1/2} is a symmetric tridiagonal matrix, diagonalised once (Eigen);
-//             P_t = π^{-1/2} V e^{Λt} V^T π^{1/2}
+//   spectral: the generator symmetrised by π^{1/2} is a symmetric tridiagonal matrix, diagonalised once (implicit QR);
+//             P_t = π^{-1/2} V e^{Λt} V^T π^{1/2} (numerics/symmetric_tridiagonal: stops on an interrupt)
 //   method of lines: dp/dt = Q^T p integrated by Boost.Odeint (Dormand–Prince 5 with error control)
 // and they are tested against each other and, for quadratic U (Ornstein–Uhlenbeck), against the exact law.
 // Also: κ_{x,x'}(t) = sup_y |∂_y log p_t(x,y)/p_t(x',y)|² (Γ(f) = |f'|²) and Λ(t) = ∫_t^∞ κ(s) ds of Theorem 6.
