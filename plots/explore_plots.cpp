@@ -38,7 +38,7 @@ std::string axis_settings(const ExploreAxis& a, char axis) {
   if (words) {
     std::vector<std::string> tics;
     for (std::size_t k = 0; k < a.choices.size(); ++k)
-      tics.push_back(fmt::format("{} {}", quoted(literal(std::holds_alternative<std::string>(a.choices[k]) ? std::get<std::string>(a.choices[k]) : "")), k));
+      tics.push_back(fmt::format("{} {}", tic_label(std::holds_alternative<std::string>(a.choices[k]) ? std::get<std::string>(a.choices[k]) : ""), k));
     s += fmt::format("set {}tics ({})\nset {}range [-0.5:{}]\n", axis, fmt::join(tics, ", "), axis, a.choices.size() - 0.5);
   } else if (a.log) {
     s += fmt::format("set logscale {}\n", axis);

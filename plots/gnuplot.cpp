@@ -29,6 +29,12 @@ std::string quoted(const std::string& text) {
   return q + "'";
 }
 
+std::string tic_label(const std::string& text) {
+  std::string out;
+  for (char c : literal(text)) out += c == '%' ? std::string("%%") : std::string(1, c);
+  return plots::quoted(out);
+}
+
 std::string markup_quoted(const std::string& text) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {

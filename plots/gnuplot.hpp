@@ -19,6 +19,9 @@ namespace privamp::plots {
 std::string literal(const std::string& text);
 // A gnuplot single-quoted string literal for any text.
 std::string quoted(const std::string& text);
+// An explicit tick's label (`set xtics ('label' position)`) shown literally: gnuplot reads such a label as a format
+// of the position, so '%' is doubled, on top of literal() and quoted().
+std::string tic_label(const std::string& text);
 // The figure markup (docs/case-files.md) as a gnuplot string: quoted() with gnuplot's enhanced-text operators that
 // are not part of the markup (& invisible space, @ zero width, ~ overprint) escaped, so that they print as themselves
 // — in the PDF as in the caption and the pgfplots file (an escaped character is copied as it is) — and the markup's

@@ -366,5 +366,11 @@ printf '[[bound]]\nid = "MY.one"\nquantity = "renyi"\nformula = "1"\n[[case]]\nn
 "$privamp" verify far.toml --out far_out > /dev/null 2>&1
 check 0 ",inf,921\\.034" cat far_out/results.csv
 
+# 31. A grid word with '%' on an explore map's axis: gnuplot reads an explicit tick's label as a format ("50%d" failed
+# the figure after the whole search, "50%g" was drawn as "501"); the tick prints the word.
+printf '[[bound]]\nid = "Y.p"\nquantity = "renyi"\nformula = "if(w == \\"a\\", 5, 1.5) * alpha * m^2 / 2"\n[[case]]\nname = "pct"\nbounds = ["Y.p"]\nmu = "gaussian({m}, 1)"\nnu = "gaussian(0, 1)"\nquantity = "renyi"\norder = "{alpha}"\n[case.grid]\nm = [1]\nalpha = [2]\nw = ["a", "50%%d", "1%%g"]\n[case.explore]\nm = {min = 0.5, max = 2}\n' > percent.toml
+check 0 "wrote" "$privamp" explore percent.toml --budget 12 --starts 1 --out percent
+check 0 "'50%%d' 1, '1%%g' 2" cat percent/pct_Y-p-*_map.gp
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

@@ -223,6 +223,8 @@ TEST_CASE("bad figure declarations are refused with file, line and key", "[plots
   // &{...}, @, ~ or a font change the LaTeX outputs print); font changes and octal codes are refused at load.
   CHECK(plots::markup_quoted("bound &{NOT }violated; x@y ~a{.8-}") == "'bound \\&{NOT }violated; x\\@y \\~a{.8-}'");
   CHECK(plots::markup_quoted("a \\& b") == "'a \\& b'");  // already escaped: as it is
+  // An explicit tick's label is a format of its position in gnuplot: '%' doubled, markup characters literal.
+  CHECK(plots::tic_label("50%d_{x}'") == "'50%%d\\_\\{x\\}'''");
   CHECK(plots::markup_quoted("{/Symbol k} <= 4, n >= 2, x -> y") == "'{/Symbol k} ≤ 4, n ≥ 2, x → y'");
   CHECK_THAT(plots::markup_problem("x {/=40 BIG} y"), Catch::Contains("a '{/' at byte 3: gnuplot's font changes are not markup"));
   CHECK_THAT(plots::markup_problem("{/Helvetica-Bold x}"), Catch::Contains("font changes"));

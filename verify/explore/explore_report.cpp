@@ -300,6 +300,7 @@ std::string explore_best(const Case& c, const ExploreResult& r, const std::strin
 
 // The best objective as the search went on.
 std::string explore_trajectory(const ExploreResult& r, const ExploreOptions& o, const std::string& ratio) {
+  if (r.evaluations.empty()) return "## Trajectory\n\nNo evaluation finished.\n";
   std::string s;
   s += fmt::format("## Trajectory\n\nBest objective so far ({}):\n\n| evaluations | best | {} |\n| --- | --- | --- |\n",
                    r.goal == Goal::loosest ? "−log ratio, minimised" : r.goal == Goal::tightest ? "|log ratio|" : "log ratio", ratio);
@@ -308,7 +309,7 @@ std::string explore_trajectory(const ExploreResult& r, const ExploreOptions& o, 
   marks.insert(r.global_points);
   marks.insert(r.evaluations.size());
   for (std::size_t m : marks) {
-    if (m == 0) continue;
+    if (m == 0 || m > r.evaluations.size()) continue;  // a search stopped by its time limit may end in the global phase
     const double b = best_so_far(r.goal, r.evaluations, m, o.ignore_hypotheses);
     const double slack = r.goal == Goal::loosest ? -b : b;
     s += fmt::format("| {}{} | {} | {} |\n", m, m == r.global_points ? " (end of the global phase)" : "", g(b),
