@@ -94,6 +94,21 @@ std::optional<ErrorPart> base_part(ErrorKind kind) {
   return std::nullopt;
 }
 double safe_log(double x) { return x > 0 ? std::log(x) : -kInf; }
+// The log of an end, rounded outwards: std::log is within one ulp, so one step outwards keeps the log interval around
+// the truth the linear one holds (log 1 = 0 and log 0 = −inf are exact).
+// One step towards `to` where x is rounded (finite and not 0: the logs of 1, 0 and ∞ are exact).
+double step(double x, double to) { return std::isfinite(x) && x != 0 ? std::nextafter(x, to) : x; }
+double log_down(double x) { return step(safe_log(x), -kInf); }
+double log_up(double x) { return step(safe_log(x), kInf); }
+// a + b rounded towards `to`: the sum's rounding error is exact (Knuth's two-sum), so the result moves one step only
+// where the nearest double lies on the wrong side (a sum that absorbs a small term of the right sign stays as it is).
+double add_towards(double a, double b, double to) {
+  const double s = a + b;
+  if (!std::isfinite(s)) return s;
+  const double bb = s - a;
+  const double err = (a - (s - bb)) + (b - bb);
+  return (to > 0 ? err > 0 : err < 0) ? std::nextafter(s, to) : s;
+}
 // The linear ends of log ends, rounded outwards: exp is within one ulp, and one step outwards keeps the interval
 // valid, also for subnormal values, where an ulp (4.9e-324) is far more than the relative error (exact values near
 // 1e-320 occur in the far tails).
@@ -109,9 +124,10 @@ void check_not_nan(std::initializer_list<double> xs, const std::string& method) 
 }
 }  // namespace
 
-double Estimate::paired(double end, const LogEnd& stored) {
+double Estimate::paired(double end, const LogEnd& stored, int outwards) {
   if (std::isnan(end)) return end;
-  return end == stored.of ? stored.log : safe_log(end);
+  if (end == stored.of) return stored.log;
+  return outwards < 0 ? log_down(end) : outwards > 0 ? log_up(end) : safe_log(end);
 }
 
 Estimate Estimate::from_value(double value, double abs_error, ErrorKind kind, std::string method, double floor) {
@@ -211,14 +227,14 @@ void Estimate::keep_value_inside() {
 // An end set to the value it holds keeps the wider of its log and the log of that value: a lower end written as 0
 // over a log of −800 widens to −inf (the caller meant "at least 0"), an upper end of 0 keeps its −800 (as wide).
 void Estimate::set_lower(double x) {
-  const double log_x = x == lower ? std::min(log_lower(), safe_log(x)) : safe_log(x);
+  const double log_x = x == lower ? std::min(log_lower(), log_down(x)) : log_down(x);
   lower = x;
   log_lower_ = {log_x, x};
   keep_value_inside();
 }
 
 void Estimate::set_upper(double x) {
-  const double log_x = x == upper ? std::max(log_upper(), safe_log(x)) : safe_log(x);
+  const double log_x = x == upper ? std::max(log_upper(), log_up(x)) : log_up(x);
   upper = x;
   log_upper_ = {log_x, x};
   keep_value_inside();
@@ -226,8 +242,10 @@ void Estimate::set_upper(double x) {
 
 void Estimate::scale(double factor, double rel) {
   const double log_factor = std::log(factor);
-  const double log_v = log_value() + log_factor, log_lo = log_lower() + log_factor + std::log1p(-std::min(rel, 0.5)),
-               log_hi = log_upper() + log_factor + std::log1p(rel);
+  // The logs of the factors (within one ulp) and the sums rounded outwards.
+  const double log_v = log_value() + log_factor,
+               log_lo = add_towards(add_towards(log_lower(), step(log_factor, -kInf), -kInf), step(std::log1p(-std::min(rel, 0.5)), -kInf), -kInf),
+               log_hi = add_towards(add_towards(log_upper(), step(log_factor, kInf), kInf), step(std::log1p(rel), kInf), kInf);
   // The products rounded outwards (a zero is exact); a number below the normal range (0 included, where its log is
   // finite) has too few digits to be scaled up, so it comes from its log.
   constexpr double kTiny = std::numeric_limits<double>::min();

@@ -93,9 +93,9 @@ struct Estimate {
   std::optional<ErrorTerm> dominant_error() const;
 
   // Natural logs of value, lower and upper (−inf for 0, NaN where the end is NaN).
-  double log_value() const { return paired(value, log_value_); }
-  double log_lower() const { return paired(lower, log_lower_); }
-  double log_upper() const { return paired(upper, log_upper_); }
+  double log_value() const { return paired(value, log_value_, 0); }
+  double log_lower() const { return paired(lower, log_lower_, -1); }  // rounded outwards where derived
+  double log_upper() const { return paired(upper, log_upper_, +1); }
 
   // From a value and an absolute error bar; `floor` clips the interval from below (divergences are ≥ 0).
   static Estimate from_value(double value, double abs_error, ErrorKind kind, std::string method, double floor = 0);
@@ -154,7 +154,7 @@ struct Estimate {
     double log = 0;
     double of = std::numeric_limits<double>::quiet_NaN();
   };
-  static double paired(double end, const LogEnd& stored);
+  static double paired(double end, const LogEnd& stored, int outwards);  // outwards: −1 down, +1 up, 0 nearest
   void set_log_ends(double log_lower, double log_upper);
   void keep_value_inside();
   LogEnd log_value_, log_lower_, log_upper_;
