@@ -213,6 +213,21 @@ TEST_CASE("the report writers: CSV fields quoted, JSON rows decodable, Markdown 
   inapplicable.bound = -3.4e19;
   CHECK(std::isnan(inapplicable.ratio()));
   CHECK(compared.ratio() == Approx(4.0 / 3.0));
+  // An identity whose formula's double fell below 0 by cancellation (its enclosure straddles 0; "tight"): no ratio,
+  // rather than a negative one that the summary showed as "min ratio -2221" and ranked tightest.
+  Row cancelled = compared;
+  cancelled.verdict = Verdict::tight;
+  cancelled.bound = -5.6e-12;
+  CHECK(std::isnan(cancelled.ratio()));
+  CHECK(std::isnan(cancelled.looseness()));
+  cancelled.bound = 3.3e-13;  // rounded above 0: the enclosure [-1.1e-8, 1.1e-8] says nothing about the ratio either
+  cancelled.bound_lower = -1.1e-8;
+  cancelled.bound_upper = 1.1e-8;
+  CHECK(std::isnan(cancelled.ratio()));
+  cancelled.bound_lower = 0.2;  // an enclosure away from 0: the ratio is the doubles'
+  cancelled.bound_upper = 0.4;
+  cancelled.bound = 0.3;
+  CHECK(cancelled.ratio() == Approx(1.2));
   const FlatTable flat = flat_table({compared, inapplicable});
   const auto column = [&](const std::string& name) {
     return static_cast<std::size_t>(std::find(flat.columns.begin(), flat.columns.end(), name) - flat.columns.begin());

@@ -32,6 +32,11 @@ double Row::ratio() const {
   // Only where the verdict compared the two: a not-applicable or failed row has no ratio (a data frame's min() over
   // the column must not pick up the numbers of a bound whose hypotheses fail).
   if (verdict == Verdict::not_applicable || verdict == Verdict::error) return std::nan("");
+  // A ratio of divergences compares non-negative numbers: a negative double has no ratio, rather than a negative one
+  // ranked "tightest"; nor has a bound whose enclosure reaches from 0 to a positive number (a formula's cancellation:
+  // its double is any number in there, 0 or 1.3 times the exact value alike).
+  if (bound < 0 || exact.value < 0) return std::nan("");
+  if (bound_lower <= 0 && bound_upper > 0) return std::nan("");  // (NaN ends: no enclosure, the double as it is)
   // A value below the smallest normal double (2.2e-308) has lost its relative precision: no ratio.
   const auto tiny = [](double x) { return x != 0 && std::abs(x) < std::numeric_limits<double>::min(); };
   if (tiny(exact.value) || tiny(bound)) return std::nan("");
