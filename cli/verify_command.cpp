@@ -93,6 +93,8 @@ Action add_verify_command(CLI::App& app) {
     if (paths.empty()) paths.emplace_back(data_path("cases"));
     const verify::Loaded loaded = verify::load(paths);  // all validation happens before anything runs or is written
     for (const auto& id : settings.only) verify::find_bound(id, *loaded.bounds);
+    for (const std::string& note : verify::unread_parameter_notes(loaded.cases, settings.only))
+      std::cerr << "note: " << escape::plain(note) << "\n";
     const std::filesystem::path golden =
         args->golden_dir.empty()
             ? (std::filesystem::is_directory(paths.front()) ? paths.front() : paths.front().parent_path()) / "expected"

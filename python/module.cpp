@@ -366,9 +366,10 @@ void bind_runs(py::module_& m) {
          const std::string& junit, const std::string& html, const std::string& command) {
         const api::VerifyResult r = released(
             [&] { return api::verify(paths, {only, jobs, out, junit, html, PRIVAMP_VERSION, PRIVAMP_COMMIT, command}); });
-        return py::make_tuple(table_dicts(verify::flat_table(r.rows)), r.summary, r.violated, r.errors);
+        return py::make_tuple(table_dicts(verify::flat_table(r.rows)), r.summary, r.violated, r.errors, r.notes);
       },
-      "the rows of privamp verify (dicts with a key per column of results.csv), the summary table, violations, errors");
+      "the rows of privamp verify (dicts with a key per column of results.csv), the summary table, violations, errors, "
+      "notes (grid parameters nothing reads)");
   m.def(
       "explore",
       [](const std::vector<std::string>& targets, const std::string& case_name, const std::string& id,

@@ -16,6 +16,7 @@ import re as _re
 import shutil as _shutil
 import subprocess as _subprocess
 import time as _time
+import warnings as _warnings
 from collections import namedtuple as _namedtuple
 
 from . import _privamp
@@ -666,8 +667,10 @@ def verify(files, only=None, jobs=0, out=None, junit=None, html=None):
         only = only + ids
         if not files:
             files = [_shipped("cases")]
-    rows, summary, violated, errors = _privamp.verify(files, only, _integer(jobs, "jobs", 0, 1024),
-                                                      _path(out, "out"), _path(junit, "junit"), _path(html, "html"), command)
+    rows, summary, violated, errors, notes = _privamp.verify(files, only, _integer(jobs, "jobs", 0, 1024),
+                                                             _path(out, "out"), _path(junit, "junit"), _path(html, "html"), command)
+    for note in notes:  # a grid parameter that nothing reads (the command prints these before it runs)
+        _warnings.warn(note, stacklevel=2)
     return VerifyResult(Table(rows), summary, violated, errors)
 
 

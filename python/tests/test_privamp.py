@@ -609,6 +609,19 @@ class UntrustedInput(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "only: .* names nothing"):
                 privamp.verify(os.path.join(SOURCE, "docs", "examples", "my_bounds.toml"), only=only)
 
+    def test_a_grid_parameter_nothing_reads_is_a_warning(self):
+        # As the command line's note: a parameter that only multiplies the work is named (a warnings.warn).
+        text = ('[[bound]]\nid = "MY.g"\nquantity = "renyi"\nformula = "alpha * delta^2 / 2"\n[[case]]\nname = "g"\n'
+                'bounds = ["MY.g"]\nmu = "gaussian({delta}, 1)"\nnu = "gaussian(0, 1)"\nquantity = "renyi"\n'
+                'order = "{alpha}"\n[case.grid]\nalpha = 2\ndelta = [0.5, 1]\nspare = [1, 2, 3]\n')
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "unread.toml")
+            with open(path, "w") as f:
+                f.write(text)
+            with self.assertWarnsRegex(UserWarning, "grid parameter 'spare' takes 3 values and nothing reads it"):
+                result = privamp.verify(path)
+            self.assertEqual(len(result.rows), 6)
+
     def test_monte_carlo_lists_bounded_by_cost(self):
         # Each Monte Carlo quantity draws its own samples: a list is refused up front by its total cost.
         mix = "mix(q=0.01, gaussian(0,1), gaussian(1,1))"

@@ -372,5 +372,10 @@ printf '[[bound]]\nid = "Y.p"\nquantity = "renyi"\nformula = "if(w == \\"a\\", 5
 check 0 "wrote" "$privamp" explore percent.toml --budget 12 --starts 1 --out percent
 check 0 "'50%%d' 1, '1%%g' 2" cat percent/pct_Y-p-*_map.gp
 
+# 32. A grid parameter that nothing reads multiplies the work silently (each result computed once per value): named
+# before the run, with its number of values; one that a word value's formula reads is not.
+printf '[[bound]]\nid = "MY.g"\nquantity = "renyi"\nformula = "alpha * delta^2 / 2"\n[[case]]\nname = "g"\nbounds = ["MY.g"]\nmu = "gaussian({delta}, 1)"\nnu = "gaussian(0, 1)"\nquantity = "renyi"\norder = "{alpha}"\n[case.grid]\nalpha = 2\ndelta = [0.5, 1]\nspare = [1, 2, 3]\n' > unread.toml
+check 0 "^note: unread.toml:5: case 'g': grid parameter 'spare' takes 3 values and nothing reads it.*computed 3 times.*MY.g +6 " "$privamp" verify unread.toml
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

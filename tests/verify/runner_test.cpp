@@ -567,3 +567,45 @@ alpha = 2
   CHECK(row.exact.upper > 1e-9);
   CHECK(row.verdict == Verdict::inconclusive);
 }
+
+TEST_CASE("a grid parameter that nothing reads is named before the run; the shipped cases have none", "[verify][runner][notes]") {
+  const char* text = R"toml(
+[[bound]]
+id = "MY.g"
+quantity = "renyi"
+formula = "alpha * delta^2 / 2"
+requires = ["floor >= 0"]
+[[case]]
+name = "g"
+bounds = ["MY.g"]
+mu = "gaussian({delta}, 1)"
+nu = "gaussian(0, 1)"
+quantity = "renyi"
+order = "{alpha}"
+[case.grid]
+alpha = 2
+delta = [0.5, 1]
+floor = [0, 1]
+spare = [1, 2, 3]
+label = ["a", "b"]
+)toml";
+  const std::vector<Case> cases = load_cases({temp_file("unread.toml", text)});
+  REQUIRE(cases.size() == 1);
+  // delta (a law), floor (a requirement of the declared bound) are read; spare and label are not.
+  CHECK(unread_grid_parameters(cases[0]) == std::vector<std::string>{"label", "spare"});  // the grid's order
+  const std::vector<std::string> notes = unread_parameter_notes(cases, {});
+  REQUIRE(notes.size() == 2);
+  CHECK_THAT(notes[1], Contains("unread.toml:7: case 'g': grid parameter 'spare' takes 3 values and nothing reads it"));
+  CHECK_THAT(notes[1], Contains("every result is computed 3 times"));
+  CHECK(unread_parameter_notes(cases, {"E1"}).empty());  // a case that does not run is not named
+  // Every shipped case reads every parameter it varies (a built-in entry's declared parameters, a formula inside a
+  // word value, the kernel's constants count as reads).
+  for (const char* folder : {"cases", "docs/examples"}) {
+    const std::vector<Case> shipped = load_cases({std::filesystem::path(PRIVAMP_SOURCE_DIR) / folder});
+    CHECK(shipped.size() > 0);
+    for (const Case& c : shipped) {
+      INFO(c.file << ": " << c.name);
+      CHECK(unread_grid_parameters(c).empty());
+    }
+  }
+}

@@ -546,6 +546,7 @@ VerifyResult verify(const std::vector<std::string>& paths, const VerifyRequest& 
   const auto start = std::chrono::steady_clock::now();
   const verify::RunResult r = verify::run(loaded, settings);  // IDs and jobs checked before it runs
   VerifyResult out;
+  out.notes = verify::unread_parameter_notes(loaded.cases, request.only);
   out.summary = verify::summary_table(r.rows);
   out.violated = r.violated;
   out.errors = r.errors;

@@ -149,6 +149,7 @@ struct VerifyResult {
   std::vector<verify::Row> rows;
   std::string summary;  // the summary table per theorem ID
   long violated = 0, errors = 0;
+  std::vector<std::string> notes;  // verify::unread_parameter_notes of the cases run
 };
 // Loads (and validates) every case file or directory (and checks the output paths) before anything runs.
 VerifyResult verify(const std::vector<std::string>& paths, const VerifyRequest& request);

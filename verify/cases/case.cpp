@@ -1,6 +1,7 @@
 #include "verify/cases/case.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -638,5 +639,68 @@ Loaded load(const std::vector<std::filesystem::path>& paths) {
 }
 
 std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths) { return load(paths).cases; }
+
+namespace {
+// The identifiers of a text (formula variables, {placeholders}, function names alike): a superset of the parameters it
+// reads.
+void add_identifiers(const std::string& text, std::set<std::string>& out) {
+  const auto starts = [](char ch) { return std::isalpha(static_cast<unsigned char>(ch)) || ch == '_'; };
+  for (std::size_t i = 0; i < text.size();) {
+    if (!starts(text[i]) || (i > 0 && std::isdigit(static_cast<unsigned char>(text[i - 1])))) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && (starts(text[j]) || std::isdigit(static_cast<unsigned char>(text[j])))) ++j;
+    out.insert(text.substr(i, j - i));
+    i = j;
+  }
+}
+}  // namespace
+
+std::vector<std::string> unread_grid_parameters(const Case& c) {
+  std::set<std::string> read;
+  for (const std::string* text : {&c.mu, &c.nu, &c.order}) add_identifiers(*text, read);
+  for (const auto& [name, formula] : c.derived) add_identifiers(formula, read);
+  for (const auto& [name, values] : c.grid)  // a word value may be a formula placed into a law: loss = "… + ridge*x^2"
+    for (const auto& v : values)
+      if (const std::string* w = std::get_if<std::string>(&v)) add_identifiers(*w, read);
+  for (const auto* list : {&c.explore_where, &c.explore_degenerate})
+    for (const std::string& condition : *list) add_identifiers(condition, read);
+  if (c.kind == Case::Kind::kernel)  // what kernel_at reads
+    for (const char* name : {"k", "eps0", "states", "concentration", "seed", "per_row", "laziness"}) read.insert(name);
+  for (const std::string& id : c.bounds) {
+    const BoundEntry& e = c.entry(id);
+    add_identifiers(e.formula, read);
+    add_identifiers(e.declaration, read);  // a declared bound's order and requirements
+    std::vector<Parameter> declared = e.parameters;
+    if (const ValueCheck* v = e.value()) declared.insert(declared.end(), v->parameters.begin(), v->parameters.end());
+    for (const Parameter& p : declared) {
+      read.insert(p.name);
+      if (!p.when_word.empty()) read.insert(p.when_word);
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [name, values] : c.grid)
+    if (values.size() > 1 && !read.count(name)) out.push_back(name);
+  return out;
+}
+
+std::vector<std::string> unread_parameter_notes(const std::vector<Case>& cases, const std::vector<std::string>& only) {
+  std::vector<std::string> notes;
+  for (const Case& c : cases) {
+    const bool runs = only.empty() || std::any_of(c.bounds.begin(), c.bounds.end(), [&](const std::string& id) {
+                        return std::find(only.begin(), only.end(), id) != only.end();
+                      });
+    if (!runs) continue;
+    for (const std::string& name : unread_grid_parameters(c)) {
+      const auto values = std::find_if(c.grid.begin(), c.grid.end(), [&](const auto& g) { return g.first == name; })->second.size();
+      notes.push_back(fmt::format("{}:{}: case '{}': grid parameter '{}' takes {} values and nothing reads it (no law, order, "
+                                  "derived parameter, condition or bound names it): every result is computed {} times",
+                                  c.file, c.line, c.name, name, values, values));
+    }
+  }
+  return notes;
+}
 
 }  // namespace privamp::verify

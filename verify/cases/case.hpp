@@ -130,6 +130,14 @@ Loaded load(const std::vector<std::filesystem::path>& paths);
 std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths);  // load(paths).cases
 // The files load_cases reads: each file given, and every *.toml directly below each directory given (sorted).
 std::vector<std::filesystem::path> case_files(const std::vector<std::filesystem::path>& paths);
+// The grid parameters of `c` with more than one value that nothing of the case names: no law, order, derived
+// parameter, word value (a formula placed into a law), search condition, bound formula or parameter an entry declares
+// it reads. Each multiplies the case's work
+// by its number of values without changing a result (the loader checks every point, so a misspelt name shows here).
+std::vector<std::string> unread_grid_parameters(const Case& c);
+// One line per such parameter of the cases that check a bound of `only` (empty: every case), naming the file, line,
+// case, parameter and its number of values: what `verify` prints as a note before it runs (Python: a warning).
+std::vector<std::string> unread_parameter_notes(const std::vector<Case>& cases, const std::vector<std::string>& only);
 // The cases of one file's text, with the bounds it declares; `name` is the file name used in messages.
 std::vector<Case> parse_cases(std::string_view text, const std::string& name);
 
