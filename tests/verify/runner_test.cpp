@@ -568,7 +568,7 @@ alpha = 2
   CHECK(row.verdict == Verdict::inconclusive);
 }
 
-TEST_CASE("a grid parameter that nothing reads is named before the run; the shipped cases have none", "[verify][runner][notes]") {
+TEST_CASE("a grid parameter that nothing reads is named before the run, and the shipped cases have none", "[verify][runner][notes]") {
   const char* text = R"toml(
 [[bound]]
 id = "MY.g"
