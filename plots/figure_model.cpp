@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <fmt/ranges.h>
 
@@ -48,11 +49,11 @@ std::optional<double> verdict_mark_y(const Figure& figure, const Point& p) {
 }
 
 std::optional<double> limit_mark_y(const Figure& figure, const std::vector<std::vector<Point>>& data, const Point& p) {
-  if (figure.log.find('y') == std::string::npos || p.lower > 0 || !(p.upper > 0)) return std::nullopt;
+  if (figure.log.find('y') == std::string::npos || p.lower > 0 || !(p.upper >= 0)) return std::nullopt;
   if (figure.xrange && !(p.x >= figure.xrange->first && p.x <= figure.xrange->second)) return std::nullopt;
-  const auto [bottom, top] = axis_range(figure, data, 'y');
-  if (!(p.upper >= bottom && p.upper <= top)) return std::nullopt;
-  return p.upper;
+  const DrawnY shown = drawn_y(figure, data);
+  if (p.upper > shown.top) return std::nullopt;
+  return p.upper >= shown.floor ? p.upper : shown.floor_mark();
 }
 
 bool shows_limits(const Figure& figure, const std::vector<std::vector<Point>>& data, std::size_t k) {
@@ -94,7 +95,7 @@ std::pair<double, double> data_span(const std::vector<std::vector<Point>>& data,
   double lo = HUGE_VAL, hi = -HUGE_VAL;
   for (const auto& points : data)
     for (const Point& p : points)
-      // (on a log axis a value of 0 — on the bottom frame, or an upper limit — does not stretch the axis down)
+      // (on a log axis a value of 0 — an upper limit, marked at the bottom where it is below — does not stretch the axis down)
       for (double v : axis == 'x' ? std::vector<double>{p.x} : log && !(p.y > 0) ? std::vector<double>{} : std::vector<double>{p.lower, p.y, p.upper})
         if (std::isfinite(v) && (!log || v > 0)) lo = std::min(lo, v), hi = std::max(hi, v);
   return {lo, hi};
@@ -119,7 +120,7 @@ std::pair<double, double> axis_range(const Figure& figure, const std::vector<std
 
 DrawnY drawn_y(const Figure& figure, const std::vector<std::vector<Point>>& data) {
   DrawnY d{figure.yrange, figure.log.find('y') != std::string::npos};
-  if (d.log) d.floor = axis_range(figure, data, 'y').first;
+  if (d.log) std::tie(d.floor, d.top) = axis_range(figure, data, 'y');
   return d;
 }
 

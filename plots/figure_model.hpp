@@ -37,7 +37,8 @@ bool drawn(const Figure& figure, const Point& p);
 std::optional<double> verdict_mark_y(const Figure& figure, const Point& p);
 // Where a point's upper limit is drawn (log y axes only): an interval reaching down to 0 has no lower end on the axis,
 // so instead of a bar its upper end is marked, by an open down-triangle in the series' colour (kLimitMarkPt), where
-// that end lies in the axis range (and the point's x in the figure's); none otherwise.
+// that end lies in the axis range (and the point's x in the figure's); where it lies below the axis (a value of 0,
+// or [0, u] with u under the bottom), just inside the bottom frame (DrawnY::floor_mark); none above the axis.
 std::optional<double> limit_mark_y(const Figure& figure, const std::vector<std::vector<Point>>& data, const Point& p);
 bool shows_limits(const Figure& figure, const std::vector<std::vector<Point>>& data, std::size_t k);  // any in series k
 // Whether any point carries the verdict with a mark drawn (its mark is then named in the legend).
@@ -66,23 +67,27 @@ std::pair<double, double> axis_range(const Figure& figure, const std::vector<std
 // limit, an open down-triangle at its upper end (limit_mark_y below), and no value either (`value` is NaN: gnuplot's
 // valy 1/0, pgfplots' nan, the line broken there): the engine's estimate inside [0, u] is not a certified value, and
 // a filled mark beside the triangle would claim one. Such a value whose interval ends below the axis (0, or [0, u]
-// with u under its bottom) is drawn on the bottom frame (`floor`): its line drops there. Verdict marks:
+// with u under its bottom) breaks the line too, and its triangle sits just inside the bottom frame (`floor_mark`): a
+// line drawn down to the frame and along it hid under the frame, and its drop was an artefact. Verdict marks:
 // verdict_mark_y above (`marky`).
 struct DrawnY {
   std::optional<std::pair<double, double>> declared;
   bool log = false;
   double lower(double l) const { return log && !(l > 0) ? std::nan("") : l; }
-  double floor = 0;  // log axes: the axis range's bottom, where a value whose interval ends below it is drawn
+  double floor = 0, top = 0;  // log axes: the axis range
+  // The place of the mark of a value below the axis: 3 % of the axis' height above its bottom, inside the frame.
+  double floor_mark() const { return floor * std::pow(top / floor, 0.03); }
   double value(const Point& p) const {  // an exact value's or a bound's
-    return !log || p.lower > 0 ? p.y : p.upper > floor ? std::nan("") : floor;
+    return !log || p.lower > 0 ? p.y : std::nan("");
   }
   // The same as gnuplot functions of the columns: lowery(l), and anchory(y, l, u) the bar's anchor, the point itself
   // where it is in range, else the end of the bar that reaches into the plot (clamped to the range: gnuplot leaves
   // a gap at the anchor, which at an end does not show); bary(y, l, u) the anchor of a bar drawn, 1/0 for none (an
   // undefined anchor drops gnuplot's bar, an undefined lower end does not); limity(l, u) an upper limit's place.
   std::string gnuplot() const {
-    std::string s = log ? "lowery(v) = v > 0 ? v : 1/0\nlimity(l, u) = l > 0 || !(u > 0) ? 1/0 : u\nbary(y, l, u) = l > 0 ? anchory(y, l, u) : 1/0\n"
-                          + fmt::format("valy(y, l, u) = l > 0 ? y : u > {0} ? 1/0 : {0}\n", tex_number(floor))
+    std::string s = log ? "lowery(v) = v > 0 ? v : 1/0\nbary(y, l, u) = l > 0 ? anchory(y, l, u) : 1/0\nvaly(y, l, u) = l > 0 ? y : 1/0\n"
+                          + fmt::format("limity(l, u) = l > 0 || !(u >= 0) || u > {1} ? 1/0 : u >= {0} ? u : {2}\n", tex_number(floor),
+                                        tex_number(top), tex_number(floor_mark()))
                         : "lowery(v) = v\nbary(y, l, u) = anchory(y, l, u)\nvaly(y, l, u) = y\n";
     if (!declared) return s + "anchory(y, l, u) = y\nmarky(y, l, u) = y\n";
     return s + fmt::format("anchory(y, l, u) = y < {0} ? (u < {1} ? u : {1}) : y > {1} ? (lowery(l) > {0} ? lowery(l) : {0}) : y\n"

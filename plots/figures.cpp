@@ -349,8 +349,8 @@ std::vector<std::vector<Point>> select(const Figure& figure, const std::vector<R
         if (k < 0) std::swap(p.lower, p.upper);
       }
       if (!std::isfinite(x) || !std::isfinite(p.y) || !std::isfinite(p.lower) || !std::isfinite(p.upper)) continue;
-      // Off a log scale, except an exact value of 0 (its interval from 0): drawn on the bottom frame where its interval
-      // ends below the axis, else as its upper limit (DrawnY).
+      // Off a log scale, except an exact value of 0 (its interval from 0): an upper limit, marked at its upper end or,
+      // where that is below the axis, just inside the bottom frame (DrawnY, limit_mark_y).
       if (figure.log.find('y') != std::string::npos && !(p.y > 0) && !(p.y == 0 && p.lower == 0 && s.y == Series::Y::exact)) continue;
       points.push_back(p);
     }
@@ -448,7 +448,7 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
                            enhanced_to_latex(bound.title.empty() ? bound.id : bound.title), enhanced_to_latex(exact.title.empty() ? exact.id : exact.title),
                            latex_number(rounded_up(std::max(worst, 1e-16))));
     }
-  // Values whose interval reaches 0 and ends below the log axis: drawn on its bottom frame (DrawnY::value).
+  // Values whose interval reaches 0 and ends below the log axis: marked just inside its bottom frame (limit_mark_y).
   const DrawnY shown = drawn_y(figure, data);
   long below = 0;
   double below_upper = 0;
@@ -458,8 +458,9 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
           (!figure.xrange || (p.x >= figure.xrange->first && p.x <= figure.xrange->second)))
         ++below, below_upper = std::max(below_upper, p.upper);
   if (below > 0)
-    out += fmt::format("{} {} in [0, {}], below the axis: drawn on its bottom frame.\n", below, below == 1 ? "value lies" : "values lie",
-                       latex_number(rounded_up(below_upper)));
+    out += fmt::format("{} {} in [0, {}], below the axis: {} by an open down-triangle just above its bottom frame, where "
+                       "the line breaks.\n", below, below == 1 ? "value lies" : "values lie", latex_number(rounded_up(below_upper)),
+                       below == 1 ? "it is marked" : "each is marked");
   if (open > 0)
     out += fmt::format("{} of the intervals drawn {} down to 0: {} only bounded above{}.\n", open, open == 1 ? "reaches" : "reach",
                        open == 1 ? "that value is" : "those values are",

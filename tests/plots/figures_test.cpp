@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "numerics/range.hpp"
+#include "plots/figure_model.hpp"
 #include "plots/gnuplot.hpp"
 #include "plots/markup.hpp"
 #include "support/cases.hpp"
@@ -285,6 +286,34 @@ TEST_CASE("a figure draws only verified rows, with their intervals", "[plots]") 
     CHECK(p.lower == Approx(2 / 1.1));
     CHECK(p.upper == Approx(2 / 0.9));
   }
+}
+
+TEST_CASE("on a log axis a value below it breaks its line and is marked just inside the bottom frame", "[plots]") {
+  plots::Figure f;
+  f.name = "f";
+  f.x = "eps";
+  f.log = "y";
+  f.yrange = std::make_pair(1e-3, 1.0);
+  f.series = {plots::Series{"c", "X", plots::Series::Y::exact, {}, "", "exact", "lines", 1}};
+  const plots::Point inside{0.1, 0.2, 0.19, 0.21, "holds"}, limit{0.5, 0.01, 0, 0.02, "holds"},
+      below{0.8, 1e-14, 0, 2.4e-14, "holds"}, zero{0.9, 0, 0, 0, "holds"}, above{1.0, 0.5, 0, 7, "holds"};
+  const std::vector<std::vector<plots::Point>> data = {{inside, limit, below, zero, above}};
+  const plots::model::DrawnY shown = plots::model::drawn_y(f, data);
+  // The line: a value with a lower end on the axis as it is; one reaching 0 breaks it (no drop to the frame, where a
+  // line drawn along the bottom hid under it).
+  CHECK(shown.value(inside) == 0.2);
+  for (const auto& p : {limit, below, zero, above}) CHECK(std::isnan(shown.value(p)));
+  // The upper limits: at the upper end where it is on the axis, 3 % of the axis' height above its bottom where it is
+  // below (also a value of exactly 0), none above the axis.
+  CHECK(!plots::model::limit_mark_y(f, data, inside));
+  CHECK(plots::model::limit_mark_y(f, data, limit) == 0.02);
+  const double mark = 1e-3 * std::pow(1e3, 0.03);
+  CHECK(plots::model::limit_mark_y(f, data, below).value() == Approx(mark));
+  CHECK(plots::model::limit_mark_y(f, data, zero).value() == Approx(mark));
+  CHECK(!plots::model::limit_mark_y(f, data, above));
+  // gnuplot computes the same from the columns.
+  CHECK_THAT(shown.gnuplot(), Catch::Contains("valy(y, l, u) = l > 0 ? y : 1/0"));
+  CHECK_THAT(shown.gnuplot(), Catch::Contains("limity(l, u) = l > 0 || !(u >= 0) || u > 1 ? 1/0 : u >= 0.001 ? u : 0.00123"));
 }
 
 TEST_CASE("a reduced figure renders CSV, script, PDF and PNG of the configured size", "[plots]") {
