@@ -32,7 +32,8 @@ double coordinate(const ExploreAxis& a, const verify::Params& p) {
 }
 
 std::string axis_settings(const ExploreAxis& a, char axis) {
-  std::string s = fmt::format("set {}label {}\n", axis, quoted(parameter_label(a.name)));  // delta as δ
+  // The range's own label as text, else the name (delta as δ).
+  std::string s = fmt::format("set {}label {}\n", axis, quoted(a.label.empty() ? parameter_label(a.name) : literal(a.label)));
   const bool words = a.kind == ExploreAxis::Kind::choice &&
                      std::any_of(a.choices.begin(), a.choices.end(), [](const auto& c) { return std::holds_alternative<std::string>(c); });
   if (words) {
@@ -79,36 +80,56 @@ bool candidate(const Evaluation& e, bool ignore) { return verify::is_candidate(e
 
 // The map's palette: perceptually uniform (viridis) over the central 96% of the candidates' log ratios, so that a
 // few extreme points do not take the whole range, and darkest where the search looks (the loosest points of a
-// search for them: on the light end, yellow, they were near-white in grayscale); for a violation search, diverging
-// and centred at ratio 1.
-std::string palette(const verify::ExploreResult& r) {
+// search for them: on the light end, yellow, they were near-white in grayscale). `colour` is the gnuplot expression of
+// a point's colour value from its log10 ratio ($3).
+struct Palette {
+  std::string settings, colour = "($3)";
+};
+
+// A violation search's scale runs from the worst violation (dark) through ratio 1 (a mid teal) to the loosest points
+// (light), asymmetric and compressed: colour = asinh(l / s) of the log10 ratio l, with s the typical violation, so
+// that violations of a few percent and ratios of 10^100 both get colours (a symmetric scale as wide as the
+// violations painted a third of the points, ratios from 2 to 10^240, one yellow). Ticks name log10 ratios.
+Palette violation_palette(const std::vector<double>& l) {
+  std::vector<double> violations;
+  for (double v : l)
+    if (v < 0) violations.push_back(-v);
+  std::sort(violations.begin(), violations.end());
+  const auto at = [](const std::vector<double>& v, double q) { return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))]; };
+  const double s = std::max(1e-3, violations.empty() ? std::fabs(at(l, 0.25)) : at(violations, 0.5));
+  const double lo = std::min(at(l, 0.02), -s), hi = std::max(at(l, 0.98), s);
+  const auto c = [&](double v) { return std::asinh(v / s); };
+  std::vector<std::string> ticks{"'0' 0"};
+  for (double v : {lo, lo / 3}) ticks.push_back(fmt::format("'{:.2g}' {}", v, c(v)));
+  for (double v = 1e-3; v <= hi * 1.0001; v *= 10)  // decades of the holding side, at least a fifth of the scale apart
+    if (c(v) >= 0.2 * c(hi) && c(v) <= c(hi)) ticks.push_back(fmt::format("'{:g}' {}", v, c(v)));
+  Palette p;
+  p.settings = fmt::format("set palette defined ({0} '#440154', {1} '#3b528b', 0 '#21908d', {2} '#5dc963', {3} '#fde725')\n"
+                           "set cbrange [{0}:{3}]\nset cbtics ({4})\n", c(lo), c(lo) / 2, c(hi) / 2, c(hi), fmt::join(ticks, ", "));
+  p.colour = fmt::format("(asinh($3/{}))", s);
+  return p;
+}
+
+Palette palette(const verify::ExploreResult& r) {
   std::vector<double> l;
   for (const Evaluation& e : r.evaluations)
     if (e.status == Evaluation::Status::ok && std::isfinite(e.slack)) l.push_back(e.slack / std::log(10.0));
-  if (l.empty()) return "";
+  if (l.empty()) return {};
   std::sort(l.begin(), l.end());
+  if (r.goal == verify::Goal::violation) return violation_palette(l);
   const double lo = l[static_cast<std::size_t>(0.02 * static_cast<double>(l.size() - 1))];
   const double hi = l[static_cast<std::size_t>(0.98 * static_cast<double>(l.size() - 1))];
-  if (r.goal == verify::Goal::violation) {
-    // A diverging scale around ratio 1 (log 0) as wide as the points that matter: the violations (90 % of them
-    // inside the scale), or with none the quarter of the points closest to one. Points beyond saturate; a scale
-    // from all the points would paint violations of a few percent white beside ratios of 10^100.
-    std::vector<double> violations;
-    for (double v : l)
-      if (v < 0) violations.push_back(-v);
-    std::sort(violations.begin(), violations.end());
-    const double m = std::max(1e-3, violations.empty() ? l[static_cast<std::size_t>(0.25 * static_cast<double>(l.size() - 1))]
-                                                       : violations[static_cast<std::size_t>(0.9 * static_cast<double>(violations.size() - 1))]);
-    // The sign is the marks' shape (violations are down-triangles); the colour runs one way in lightness, dark at the
-    // worst violation to light at the loosest (viridis), so that it reads in grey print too, where a red-grey-blue
-    // scale had both ends one dark grey. The middle, ratio 1, is a mid teal: visible on the white page.
-    return fmt::format("set palette defined (-1 '#440154', -0.5 '#3b528b', 0 '#21908d', 0.5 '#5dc963', 1 '#fde725')\n"
-                       "set cbrange [{}:{}]\n", -m, m);  // (the colour bar's label says the ends saturate)
-  }
   const bool loosest = r.goal == verify::Goal::loosest;
-  return fmt::format("set palette defined (0 '{}', 1 '{}', 2 '#21908d', 3 '{}', 4 '{}')\n{}", loosest ? "#fde725" : "#440154",
-                     loosest ? "#5dc963" : "#3b528b", loosest ? "#3b528b" : "#5dc963", loosest ? "#440154" : "#fde725",
-                     hi > lo ? fmt::format("set cbrange [{}:{}]\n", lo, hi) : std::string());
+  return {fmt::format("set palette defined (0 '{}', 1 '{}', 2 '#21908d', 3 '{}', 4 '{}')\n{}", loosest ? "#fde725" : "#440154",
+                      loosest ? "#5dc963" : "#3b528b", loosest ? "#3b528b" : "#5dc963", loosest ? "#440154" : "#fde725",
+                      hi > lo ? fmt::format("set cbrange [{}:{}]\n", lo, hi) : std::string())};
+}
+
+// What the search looked for, as a title says it (the goal's bare name, "violation", read as a verdict).
+std::string goal_phrase(verify::Goal goal) {
+  return goal == verify::Goal::violation ? "search for violations"
+         : goal == verify::Goal::loosest ? "search for the loosest points"
+                                         : "search for the tightest points";
 }
 
 }  // namespace
@@ -179,14 +200,14 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
       "set datafile separator ','\nset xlabel {}\n{}set ylabel 'log_{{10}}({})'\nset key below nobox height 1\n"
       "set autoscale xfix\nset offsets graph 0.02, graph 0.02, 0, 0\n{}"
       "plot {} index 0 using 1:2 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'candidate points{}', \\\n"
-      "     {} index 3 using 1:2 with lines ls 1 lw 2 title 'best per bin ({}), across the bin', \\\n"
+      "     {} index 3 using 1:2 with lines ls 1 lw 2 title 'best point of each bin ({}), drawn across its bin', \\\n"
       "     {} index 1 using 1:2 with points ls 1 pt 7 ps 0.8 notitle{}\n",
-      quoted(literal(f.name)), f.log ? "set logscale x\n" : "", ratio, yrange, file, beyond, file, verify::to_string(r.goal), file,
+      quoted(parameter_label(f.name)), f.log ? "set logscale x\n" : "", ratio, yrange, file, beyond, file, goal_phrase(r.goal), file,
       // The degenerate optima only when there is one (an entry in the key for nothing misleads).
       degenerate ? fmt::format(", \\\n     {} index 2 using 1:2 with points pt 8 ps 1.5 lc rgb '#b2182b' title "
                                "'degenerate optimum (no amplification)'", file)
                  : std::string());
-  render_gnuplot(dir, stem + "_frontier", literal(fmt::format("{}: {} {} along {} ({})", r.id, verify::to_string(r.goal), ratio, f.name, r.case_name)),
+  render_gnuplot(dir, stem + "_frontier", literal(fmt::format("{}, {}: {} per bin of ", r.id, r.case_name, goal_phrase(r.goal))) + parameter_label(f.name),
                  fmt::format("privamp explore --frontier {}: case {}; data {}", f.name, r.case_name, csv.filename().string()), body,
                  explore_style());
 }
@@ -198,25 +219,51 @@ namespace {
 std::string map_title(const verify::ExploreResult& r, const std::vector<std::size_t>& order, std::size_t drawn) {
   std::vector<std::string> hidden;
   for (std::size_t k = drawn; k < order.size(); ++k) hidden.push_back(r.space.axes[order[k]].name);
-  return fmt::format("{}: {} ({}{})", r.id, r.case_name, verify::to_string(r.goal),
+  return fmt::format("{}: {} ({}{})", r.id, r.case_name, goal_phrase(r.goal),
                      hidden.empty() ? "" : fmt::format("; over every {}", fmt::join(hidden, ", ")));
 }
 
-// The map's plot styles per block (candidates, outside the hypotheses, degenerate, other, outside but ringed,
-// reported). A violation search's map marks the sign by shape too (a violation, ratio below 1, a down-triangle):
-// the diverging scale's red and blue ends are the same grey in print.
-std::array<std::string, 6> map_styles(bool two, bool signed_marks, const std::string& ratio) {
+// The map's blocks, in drawing order (later on top): candidates inside the hypotheses (filled marks, coloured by
+// their ratio), candidates outside them (evaluated with the hypotheses ignored: open marks in their colour, so that a
+// "violation" where the theorem claims nothing never looks like a refutation), points outside the hypotheses that are
+// not candidates, degenerate points, the reported points (large rings), and the points without a finite ratio (dark
+// crosses, on top: errors beside the optimum hid under its rings).
+enum Block { candidates, candidates_outside, hypotheses, degenerate, reported, other, blocks_count };
+
+// The plot styles per block. A violation search's map marks the sign by shape too (a violation, ratio below 1, a
+// down-triangle): colours alone do not survive grey print.
+std::array<std::string, blocks_count> map_styles(bool two, bool signed_marks, const std::string& ratio, const std::string& colour) {
+  const std::string filled = signed_marks ? "($3 < 0 ? 11 : 7)" : "(7)", open = signed_marks ? "($3 < 0 ? 10 : 6)" : "(6)";
   return {
-      // (the colour bar names the scale: the key does not repeat it with one dot)
-      signed_marks ? std::string("using 1:2:($3 < 0 ? 11 : 7):3 with points pt variable ps 0.9 lc palette notitle")
-      : two        ? std::string("using 1:2:3 with points pt 7 ps 0.9 palette notitle")
-                   : fmt::format("using 1:2 with points ls 1 title 'log_{{10}}({})'", ratio),
+      // (the colour bar names the scale; the key names the shapes)
+      two ? fmt::format("using 1:2:{}:{} with points pt variable ps 0.9 lc palette notitle", filled, colour)
+          : fmt::format("using 1:2 with points ls 1 pt 7 title 'log_{{10}}({})'", ratio),
+      two ? fmt::format("using 1:2:{}:{} with points pt variable ps 1.0 lw 1.5 lc palette notitle", open, colour)
+          : "using 1:2 with points ls 1 pt 6 title 'outside the hypotheses (evaluated anyway)'",
       "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
       "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
-      // (dark crosses: an error at the optimum showed as a light-grey speck under the reported points' rings)
-      "using 1:2 with points pt 2 ps 0.6 lc rgb '#333333' title 'no ratio, error, or outside the region'",
-      "using 1:2 with points pt 4 ps 1.3 lw 0.8 lc rgb '#555555' title 'outside the hypotheses (evaluated anyway)'",
-      "using 1:2 with points pt 6 ps 2.5 lw 2 lc rgb 'black' title 'reported points'"};
+      "using 1:2 with points pt 6 ps 2.5 lw 2 lc rgb 'black' title 'reported points'",
+      "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'no finite ratio (an error, an exact 0) or outside the region'"};
+}
+
+// The key's entries for the shapes of a two-axis map: the sign (a violation search) and open marks (outside the
+// hypotheses), in grey, as the marks are drawn.
+std::vector<std::string> shape_keys(bool signed_marks, bool any_outside, const std::string& ratio) {
+  std::vector<std::string> keys;
+  if (signed_marks) {
+    keys.push_back(fmt::format("keyentry with points pt 7 ps 0.9 lc rgb '#777777' title 'holds: {} at least 1'", ratio));
+    keys.push_back(fmt::format("keyentry with points pt 11 ps 0.9 lc rgb '#777777' title 'violated: {} below 1'", ratio));
+  }
+  if (any_outside)
+    keys.push_back("keyentry with points pt 6 ps 1.0 lw 1.5 lc rgb '#777777' title 'open: outside the hypotheses (evaluated anyway)'");
+  return keys;
+}
+
+// The searched box, dashed, where both axes are ranges of numbers: a reported point on its edge is the box's optimum,
+// not necessarily the bound's.
+std::string box_outline(const ExploreAxis& ax, const ExploreAxis& ay) {
+  if (ax.kind == ExploreAxis::Kind::choice || ay.kind == ExploreAxis::Kind::choice) return "";
+  return fmt::format("set object 1 rect from {},{} to {},{} fs empty border lc rgb '#999999' dt 3 lw 1 behind\n", ax.min, ay.min, ax.max, ay.max);
 }
 
 // The map: every evaluated point over the two most influential axes (one axis: the ratio against it), candidates
@@ -231,23 +278,20 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
   const bool two = order.size() >= 2;
   const ExploreAxis& ax = r.space.axes[order[0]];
   const ExploreAxis* ay = two ? &r.space.axes[order[1]] : nullptr;
+  const Palette colours = two ? palette(r) : Palette{};
+  const bool signed_marks = two && r.goal == verify::Goal::violation;
 
-  // Map: blocks of candidates (x, y, log10 ratio), of points without a ratio (x, y), of the reported points.
+  // Map: one block per kind of point (Block), x, y and the log10 ratio where there is one.
   const auto map_csv = dir / (stem + "_map.csv");
   std::vector<std::string> plots;
+  bool any_outside = false;
   {
     OutputFile checked(map_csv);
     std::ostream& out = checked.stream();
     out.precision(17);
-    out << fmt::format("# {},{},log10({}) (blocks, those with points: candidates; outside the hypotheses; degenerate; other "
-                       "points without a ratio; the reported points)\n", ax.name,
+    out << fmt::format("# {},{},log10({}) (blocks, those with points: candidates inside the hypotheses; outside them; other "
+                       "points outside them; degenerate; the reported points; points without a finite ratio)\n", ax.name,
                        two ? ay->name : "log10 ratio", ratio);
-    // Blocks: candidates (coloured by their ratio), points outside the bound's hypotheses (where its conclusion is
-    // not claimed: the hypothesis boundary is the edge of this region), degenerate points, the other points without
-    // a ratio (errors, zeros, underflows, outside the region of interest), and the reported points.
-    // With the hypotheses ignored, the points outside them are candidates too and are ringed, so the boundary shows
-    // in the mode meant for testing hypotheses.
-    enum Block { candidates, hypotheses, degenerate, other, outside_ringed, reported, blocks_count };
     std::vector<std::string> blocks[blocks_count];
     for (const Evaluation& e : r.evaluations) {
       const double x = coordinate(ax, e.point);
@@ -255,13 +299,13 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
       const double l = has ? e.slack / std::log(10.0) : std::nan("");
       const double y = two ? coordinate(*ay, e.point) : l;
       if (!std::isfinite(x) || (two && !std::isfinite(y))) continue;
-      const Block b = has                                                                      ? candidates
+      const Block b = has ? (e.outside() ? candidates_outside : candidates)
                       : e.status == Evaluation::Status::not_applicable || (e.outside() && !ignore) ? hypotheses
                       : e.status == Evaluation::Status::ok && !e.degenerate.empty()               ? degenerate
                                                                                                   : other;
-      if (!two && b != candidates) continue;  // one axis: only ratios have a y
+      if (!two && b != candidates && b != candidates_outside) continue;  // one axis: only ratios have a y
       blocks[b].push_back(fmt::format("{},{},{}", x, y, has ? fmt::format("{}", l) : ""));
-      if (ignore && e.outside() && two) blocks[outside_ringed].push_back(fmt::format("{},{},", x, y));
+      any_outside = any_outside || b == candidates_outside;
     }
     for (std::size_t i : r.best_index) {
       const Evaluation& e = r.evaluations[i];
@@ -269,30 +313,31 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
       blocks[reported].push_back(fmt::format("{},{},{}", coordinate(ax, e.point), two ? coordinate(*ay, e.point) : l, l));
     }
     const std::string file = quoted(map_csv.filename().string());  // gnuplot runs in `dir`
-    const bool signed_marks = two && r.goal == verify::Goal::violation;
-    const std::array<std::string, blocks_count> styles = map_styles(two, signed_marks, ratio);
+    const auto styles = map_styles(two, signed_marks, ratio, colours.colour);
     int index = 0;
     for (int b = 0; b < blocks_count; ++b) {
       if (blocks[b].empty()) continue;
       if (index) out << "\n\n";
       for (const auto& line : blocks[b]) out << line << "\n";
-      if (b == candidates && two)  // each point ringed in black: the light end of the scale stays visible on white
-        plots.push_back(signed_marks ? fmt::format("{} index {} using 1:2:($3 < 0 ? 10 : 6) with points pt variable ps 1.0 lw 0.5 "
-                                                   "lc rgb 'black' notitle", file, index)
-                                     : fmt::format("{} index {} using 1:2 with points pt 6 ps 1.0 lw 0.5 lc rgb 'black' notitle", file, index));
-      if (b == candidates && signed_marks)
-        plots.push_back(fmt::format("keyentry with points pt 10 ps 1.0 lc rgb 'black' title 'violated: {} below 1 (filled by its colour)'", ratio));
       plots.push_back(fmt::format("{} index {} {}", file, index, styles[b]));
+      if (b == candidates && two)  // each filled point ringed in black: the light end of the scale stays visible on white
+        plots.push_back(fmt::format("{} index {} using 1:2:{} with points pt variable ps 1.0 lw 0.5 lc rgb 'black' notitle", file, index,
+                                    signed_marks ? "($3 < 0 ? 10 : 6)" : "(6)"));
       ++index;
     }
     checked.close();
   }
   if (plots.empty()) return false;
+  if (two)
+    for (const std::string& k : shape_keys(signed_marks, any_outside, ratio)) plots.push_back(k);
   std::string body = axis_settings(ax, 'x');
   if (two)
-    body += axis_settings(*ay, 'y') +
-            fmt::format("set cblabel 'log_{{10}}({}){}'\n", ratio, r.goal == verify::Goal::violation ? ", clipped at the ends of the bar" : "") +
-            palette(r);
+    body += axis_settings(*ay, 'y') + box_outline(ax, *ay) +
+            fmt::format("set cblabel 'log_{{10}}({}){}'\n", ratio,
+                        r.goal == verify::Goal::violation ? ": violated below 0 (scale compressed, clipped at its ends)"
+                        : r.goal == verify::Goal::loosest ? " (dark: loosest)"
+                                                          : " (dark: tightest)") +
+            colours.settings;
   else body += fmt::format("set ylabel 'log_{{10}}({})'\n", ratio);
   // Rows spaced for the reported points' large ring, and no opaque background: it hid the lower half of the x label.
   body += "set key below nobox noopaque height 1 spacing 1.8\nplot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
@@ -309,11 +354,13 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
   std::size_t rows = 0;
   double line_lo = kInf, line_hi = -kInf;  // the best-so-far line's range (log10 ratio)
   std::vector<double> each;                // every candidate's log10 ratio
+  bool any_outside = false;                // a candidate outside the hypotheses (drawn open)
   {
     OutputFile checked(conv_csv);
     std::ostream& out = checked.stream();
     out.precision(17);
-    out << "# evaluations,best log10 ratio so far,this evaluation's log10 ratio (empty: not a candidate)\n";
+    out << "# evaluations,best log10 ratio so far,this evaluation's log10 ratio (empty: not a candidate),"
+           "1 where the point is outside the hypotheses (evaluated with them ignored)\n";
     double best = std::nan("");
     for (std::size_t i = 0; i < r.evaluations.size(); ++i) {
       const Evaluation& e = r.evaluations[i];
@@ -324,7 +371,9 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
       }
       if (!std::isnan(best)) {
         const double slack = r.goal == verify::Goal::loosest ? -best : best;
-        out << i + 1 << "," << slack / std::log(10.0) << "," << (has ? fmt::format("{}", e.slack / std::log(10.0)) : "") << "\n";
+        out << i + 1 << "," << slack / std::log(10.0) << "," << (has ? fmt::format("{}", e.slack / std::log(10.0)) : "") << ","
+            << (e.outside() ? 1 : 0) << "\n";
+        any_outside = any_outside || (has && e.outside());
         ++rows;
         // (the line's first 2 % of evaluations left out of its range: a first point hundreds of decades away, where
         // the search starts, flattened the whole descent against the axis)
@@ -351,13 +400,22 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
   // last third of the budget, where the final gains are made) is not squeezed into the last few percent of a log axis.
   range += fmt::format("set xrange [0:{}]\n", std::max<double>({2.0, static_cast<double>(r.evaluations.size()),
                                                                  static_cast<double>(r.global_points) + 1}));
+  // The evaluations outside the hypotheses (with them ignored) open, as on the map; a violation search's ratio 1
+  // drawn (below it the bound fails); the end of the global phase with its own key entry.
+  const std::string each_plot =
+      any_outside ? fmt::format("{0} using 1:($4 == 0 ? $3 : 1/0) with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation{1}', \\\n"
+                                "     {0} using 1:($4 == 1 ? $3 : 1/0) with points pt 6 ps 0.5 lc rgb '#888888' title 'outside the hypotheses (evaluated anyway)'",
+                                file, beyond)
+                  : fmt::format("{} using 1:3 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation{}'", file, beyond);
+  const std::string one = r.goal == verify::Goal::violation
+                              ? ", \\\n     0 with lines lc rgb 'black' dt 3 lw 1 title 'ratio 1: violated below'" : "";
   const std::string cbody = fmt::format(
       "set datafile separator ','\nset xlabel 'evaluations'\nset ylabel 'log_{{10}}({})'\nset key below nobox height 1\n"
       "{}set arrow from {}, graph 0 to {}, graph 1 nohead ls 9\n"
-      "plot {} using 1:3 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation{}', \\\n"
-      "     {} using 1:2 with steps ls 1 lw 2 title 'best so far ({}; the dashed line ends the global phase)'\n",
-      ratio, range, r.global_points + 0.5, r.global_points + 0.5, file, beyond, file,
-      r.goal == verify::Goal::tightest ? "|log|" : verify::to_string(r.goal));
+      "plot {}, \\\n"
+      "     {} using 1:2 with steps ls 1 lw 2 title 'best so far ({})', \\\n"
+      "     keyentry with lines ls 9 title 'end of the global phase'{}\n",
+      ratio, range, r.global_points + 0.5, r.global_points + 0.5, each_plot, file, goal_phrase(r.goal), one);
   render_gnuplot(dir, stem + "_convergence", literal(fmt::format("{}: convergence of the search", r.id)),
                  fmt::format("privamp explore: best objective so far; data {}", conv_csv.filename().string()), cbody, explore_style());
 }

@@ -251,6 +251,12 @@ std::string parameter_label(const std::string& name) {
   const std::string stem = name.substr(0, digits), index = name.substr(digits);
   for (const auto& [greek, key] : kGreekNames)
     if (stem == greek) return fmt::format("{{/Symbol {}}}{}", key, index.empty() ? "" : "_{" + index + "}");
+  // A Greek name with a word after '_' (gamma_doeblin): the letter with the word as its subscript.
+  if (const auto bar = name.find('_'); bar != std::string::npos && bar + 1 < name.size())
+    for (const auto& [greek, key] : kGreekNames)
+      if (name.compare(0, bar, greek) == 0 && name.size() > std::string_view(greek).size() &&
+          std::string_view(greek).size() == bar)
+        return fmt::format("{{/Symbol {}}}_{{{}}}", key, literal(name.substr(bar + 1)));
   return literal(name);
 }
 

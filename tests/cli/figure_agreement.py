@@ -13,8 +13,9 @@ one picture. Drawn reduced, each figure is checked for:
 - verdict marks: drawn and named where the point is within the y range, or its bar ends inside the range (the mark
   then at that end, inside the range, in both renderings); the caption counts the values drawn that are only
   bounded above (intervals reaching 0; the CSV keeps a lower end of 0 as 0);
-- upper limits: on a log y axis an interval reaching 0 is drawn as an open down-triangle at its upper end, no bar,
-  in both renderings and both legends;
+- upper limits: on a log y axis an interval reaching 0 is drawn as an open down-triangle at its upper end (just
+  inside the bottom frame where that end is below the axis), no bar and no value (the line breaks), in both
+  renderings and both legends;
 - title: once — over the plot in both renderings (and not in NAME_caption.txt), or in the caption alone; one figure
   is drawn both ways.
 """
@@ -206,7 +207,9 @@ def check_figure(work, name, per_ps):
     # error columns nan) but an open down-triangle at its upper end, in both renderings, once in both legends.
     if "set logscale y" in gp:
         ylo, yhi = ranges.get("y", (0, math.inf))
-        want = sum(1 for r in rows if not float(r[3]) > 0 and ylo <= float(r[4]) <= yhi)
+        xlo, xhi = ranges.get("x", (-math.inf, math.inf))
+        seen = [r for r in rows if xlo <= float(r[1]) <= xhi]  # (a point off the x range is not drawn)
+        want = sum(1 for r in seen if not float(r[3]) > 0 and 0 <= float(r[4]) <= yhi)
         marks = re.findall(r"\\addplot\[only marks, mark=triangle, [^\]]*rotate=180[^\]]*\] coordinates \{([^}]*)\};", tex)
         got = sum(len(re.findall(r"\(([^)]*)\)", m)) for m in marks)
         clauses = len(re.findall(r"using 2:\(limity\(\$4, \$5\)\) with points ls \d+ pt 10 ", gp))
@@ -220,12 +223,14 @@ def check_figure(work, name, per_ps):
                 fail(f"{name}: pgfplots bar {line} half drawn")
         # ... and no value there: the estimate inside [0, u] is not drawn as if it were certified (valy, nan).
         exact = {int(m.group(1)) for m in re.finditer(r"^# series (\d+): exact of", (work / f"{name}.csv").read_text(), re.M)}
-        unvalued = sum(1 for r in rows if int(r[0]) in exact and not float(r[3]) > 0 and float(r[4]) > ylo)
-        # ... and one whose interval ends below the axis is on its bottom frame (valy, the axis' bottom in pgfplots)
-        floor = sum(1 for r in rows if int(r[0]) in exact and not float(r[3]) > 0 and not float(r[4]) > ylo)
-        on_frame = len(re.findall(rf"^  \S+ {re.escape(f'{ylo:.10g}')} \S+ \S+ \\\\$", tex, re.M))
-        if on_frame < floor:
-            fail(f"{name}: {floor} exact values below the axis; pgfplots draws {on_frame} on its bottom frame")
+        unvalued = sum(1 for r in rows if int(r[0]) in exact and not float(r[3]) > 0)
+        # ... and one whose interval ends below the axis is marked 3 % of the axis' height above its bottom, where
+        # gnuplot's limity puts it too (a line drawn along the frame hid under it)
+        floor = sum(1 for r in seen if not float(r[3]) > 0 and 0 <= float(r[4]) < ylo)
+        inside = ylo * (yhi / ylo) ** 0.03 if ylo > 0 and math.isfinite(yhi) else math.nan
+        at_floor = sum(1 for m in marks for c in re.findall(r"\(([^)]*)\)", m) if math.isclose(float(c.split(",")[1]), inside, rel_tol=1e-6))
+        if at_floor != floor or (floor and not re.search(r"limity\(l, u\) = .* \? u : \S+\n", gp)):
+            fail(f"{name}: {floor} values below the axis; pgfplots marks {at_floor} just inside its bottom frame")
         nan_values = len(re.findall(r"^  \S+ nan \S+ \S+ \\\\$", tex, re.M))
         if nan_values != unvalued or (unvalued and "using 2:(valy($3, $4, $5)) with" not in gp):
             fail(f"{name}: {unvalued} exact values only bounded above; pgfplots leaves {nan_values} undrawn, gnuplot valy: {'valy' in gp}")

@@ -566,5 +566,8 @@ TEST_CASE("parameter names as axis labels: Greek letters by name, everything els
   CHECK(plots::parameter_label("eps") == "{/Symbol e}");
   CHECK(plots::parameter_label("deltas") == plots::literal("deltas"));
   CHECK(plots::parameter_label("T_1") == plots::literal("T_1"));
+  CHECK(plots::parameter_label("gamma_doeblin") == "{/Symbol g}_{doeblin}");  // a Greek name, then a word: its subscript
+  CHECK(plots::parameter_label("gamma_") == plots::literal("gamma_"));
+  CHECK(plots::parameter_label("gammas_x") == plots::literal("gammas_x"));
   CHECK(plots::enhanced_to_plain(plots::parameter_label("sigma2")) == "σ_2");
 }

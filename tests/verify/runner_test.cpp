@@ -609,3 +609,17 @@ label = ["a", "b"]
     }
   }
 }
+
+TEST_CASE("an explore range may carry its axis label, held to the text policy", "[verify][runner][explore]") {
+  const std::string head = "[[case]]\nname = \"g\"\nbounds = [\"E4\"]\nmu = \"gaussian({delta}, 1)\"\nnu = \"gaussian(0, 1)\"\n"
+                           "quantity = \"renyi\"\norder = \"{alpha}\"\n[case.grid]\nalpha = 2\ndelta = 1\nt = 1\n[case.explore]\n";
+  const auto cases = parse_cases(head + "delta = {min = 0.1, max = 2, label = \"Δ, the shift\"}\n", "label.toml");
+  REQUIRE(cases.size() == 1);
+  REQUIRE(cases[0].explore.size() == 1);
+  CHECK(cases[0].explore[0].label == "Δ, the shift");
+  CHECK(parse_cases(head + "delta = {min = 0.1, max = 2}\n", "label.toml")[0].explore[0].label.empty());
+  CHECK_THAT(error_of([&] { parse_cases(head + "delta = {min = 0.1, max = 2, label = \"a\\u202Eb\"}\n", "label.toml"); }),
+             Contains("label.toml:13: key 'explore.delta.label': holds a bidirectional control"));
+  CHECK_THAT(error_of([&] { parse_cases(head + "delta = {min = 0.1, max = 2, label = \"" + std::string(81, 'x') + "\"}\n", "label.toml"); }),
+             Contains("81 bytes; at most 80"));
+}

@@ -365,6 +365,9 @@ class Reader : public TomlReader {
         if (scale != "linear" && scale != "log") fail(r.get("scale"), key + ".scale", "must be linear or log");
         a.log = scale == "log";
         if (a.log && !(a.min > 0)) fail(&r, key, "a log-scale range needs min > 0");
+        a.label = text(r, "label", "");
+        if (const std::string problem = escape::text_problem(a.label); !problem.empty()) fail(r.get("label"), key + ".label", "holds " + problem);
+        if (a.label.size() > 80) fail(r.get("label"), key + ".label", fmt::format("{} bytes; at most 80", a.label.size()));
         if (boolean(r, "integer", false)) {
           a.kind = ExploreAxis::Kind::integer;
           if (a.min != std::floor(a.min) || a.max != std::floor(a.max)) fail(&r, key, "an integer range needs integer ends");

@@ -64,6 +64,7 @@ struct ExploreAxis {
   double min = 0, max = 0;
   bool log = false;
   std::vector<std::variant<double, std::string>> choices;
+  std::string label;  // a range's axis label in explore's map, as text (empty: from the name, delta as δ)
 };
 
 // A point's parameters with what a search knows besides them, for [case.explore]'s conditions: `exact`, `bound`

@@ -19,7 +19,7 @@ inline const KeyTable kCaseKeys{"[[case]]",
                                 {"name", "bounds", "kind", "mu", "nu", "kernel", "quantity", "order", "symmetric", "engine",
                                  "cross_check", "tolerance", "grid", "derived", "explore", "comment"}};
 inline const KeyTable kGridRangeKeys{"[case.grid] ranges", {"from", "to", "points", "scale"}};
-inline const KeyTable kExploreRangeKeys{"[case.explore] ranges", {"min", "max", "scale", "integer"}};
+inline const KeyTable kExploreRangeKeys{"[case.explore] ranges", {"min", "max", "scale", "integer", "label"}};
 // [case.explore]'s keys besides the grid parameters it searches.
 inline const KeyTable kExploreKeys{"[case.explore] conditions", {"where", "degenerate"}};
 inline const KeyTable kBoundKeys{"[[bound]]",
