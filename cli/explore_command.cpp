@@ -139,8 +139,8 @@ int finish(const std::filesystem::path& dir, const std::string& index, const api
   for (int k = 2; std::filesystem::exists(summary); ++k) summary = dir / fmt::format("summary-{}.md", k);
   write_file(summary, index);
   if (s.frontier.empty())
-    std::cout << fmt::format("wrote {} and, per case and ID, STEM.md, .csv, .json, _point*.toml{}\n", escape::plain(summary.string()),
-                             figures ? ", _map and _convergence figures" : "");
+    std::cout << fmt::format("wrote {} and, per case and ID, STEM.md, .csv, .json and, where a point was evaluated, _point*.toml{}\n",
+                             escape::plain(summary.string()), figures ? ", _map and _convergence figures" : "");
   else
     std::cout << fmt::format("wrote {} and, per case and ID, STEM_frontier.md, STEM_frontier.csv, STEM.csv{}\n", escape::plain(summary.string()),
                              figures ? ", the _frontier figure" : "");

@@ -11,6 +11,7 @@
 
 #include "numerics/constants.hpp"
 #include "numerics/errors.hpp"
+#include "numerics/escape.hpp"
 #include "numerics/files.hpp"
 #include "plots/figures.hpp"
 #include "verify/explore/explore_report.hpp"
@@ -31,9 +32,16 @@ double coordinate(const ExploreAxis& a, const verify::Params& p) {
   return std::nan("");
 }
 
+// A parameter's label in enhanced text: a searched range's own label as text, else the name (delta as δ).
+std::string axis_label(const ExploreAxis& a) { return a.label.empty() ? parameter_label(a.name) : literal(a.label); }
+std::string axis_label(const verify::ExploreResult& r, const std::string& name) {
+  for (const ExploreAxis& a : r.space.axes)
+    if (a.name == name) return axis_label(a);
+  return parameter_label(name);
+}
+
 std::string axis_settings(const ExploreAxis& a, char axis) {
-  // The range's own label as text, else the name (delta as δ).
-  std::string s = fmt::format("set {}label {}\n", axis, quoted(a.label.empty() ? parameter_label(a.name) : literal(a.label)));
+  std::string s = fmt::format("set {}label {}\n", axis, quoted(axis_label(a)));
   const bool words = a.kind == ExploreAxis::Kind::choice &&
                      std::any_of(a.choices.begin(), a.choices.end(), [](const auto& c) { return std::holds_alternative<std::string>(c); });
   if (words) {
@@ -79,9 +87,10 @@ Style explore_style() {
 bool candidate(const Evaluation& e, bool ignore) { return verify::is_candidate(e, ignore) && std::isfinite(e.slack); }
 
 // The map's palette: perceptually uniform (viridis) over the central 96% of the candidates' log ratios, so that a
-// few extreme points do not take the whole range, and darkest where the search looks (the loosest points of a
-// search for them: on the light end, yellow, they were near-white in grayscale). `colour` is the gnuplot expression of
-// a point's colour value from its log10 ratio ($3).
+// few extreme points do not take the whole range, one way for every search (dark the smallest ratios, tight or
+// violated, light the loosest: two maps in one paper read alike; each filled point is ringed in black, so that the
+// light end stays visible on white). `colour` is the gnuplot expression of a point's colour value from its log10
+// ratio ($3).
 struct Palette {
   std::string settings, colour = "($3)";
 };
@@ -119,9 +128,7 @@ Palette palette(const verify::ExploreResult& r) {
   if (r.goal == verify::Goal::violation) return violation_palette(l);
   const double lo = l[static_cast<std::size_t>(0.02 * static_cast<double>(l.size() - 1))];
   const double hi = l[static_cast<std::size_t>(0.98 * static_cast<double>(l.size() - 1))];
-  const bool loosest = r.goal == verify::Goal::loosest;
-  return {fmt::format("set palette defined (0 '{}', 1 '{}', 2 '#21908d', 3 '{}', 4 '{}')\n{}", loosest ? "#fde725" : "#440154",
-                      loosest ? "#5dc963" : "#3b528b", loosest ? "#3b528b" : "#5dc963", loosest ? "#440154" : "#fde725",
+  return {fmt::format("set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')\n{}",
                       hi > lo ? fmt::format("set cbrange [{}:{}]\n", lo, hi) : std::string())};
 }
 
@@ -202,12 +209,12 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
       "plot {} index 0 using 1:2 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'candidate points{}', \\\n"
       "     {} index 3 using 1:2 with lines ls 1 lw 2 title 'best point of each bin ({}), drawn across its bin', \\\n"
       "     {} index 1 using 1:2 with points ls 1 pt 7 ps 0.8 notitle{}\n",
-      quoted(parameter_label(f.name)), f.log ? "set logscale x\n" : "", ratio, yrange, file, beyond, file, goal_phrase(r.goal), file,
+      quoted(axis_label(r, f.name)), f.log ? "set logscale x\n" : "", ratio, yrange, file, beyond, file, goal_phrase(r.goal), file,
       // The degenerate optima only when there is one (an entry in the key for nothing misleads).
       degenerate ? fmt::format(", \\\n     {} index 2 using 1:2 with points pt 8 ps 1.5 lc rgb '#b2182b' title "
                                "'degenerate optimum (no amplification)'", file)
                  : std::string());
-  render_gnuplot(dir, stem + "_frontier", literal(fmt::format("{}, {}: {} per bin of ", r.id, r.case_name, goal_phrase(r.goal))) + parameter_label(f.name),
+  render_gnuplot(dir, stem + "_frontier", literal(fmt::format("{}, {}: {} per bin of ", r.id, r.case_name, goal_phrase(r.goal))) + axis_label(r, f.name),
                  fmt::format("privamp explore --frontier {}: case {}; data {}", f.name, r.case_name, csv.filename().string()), body,
                  explore_style());
 }
@@ -228,12 +235,15 @@ std::string map_title(const verify::ExploreResult& r, const std::vector<std::siz
 // "violation" where the theorem claims nothing never looks like a refutation), points outside the hypotheses that are
 // not candidates, degenerate points, the reported points (large rings), and the points without a finite ratio (dark
 // crosses, on top: errors beside the optimum hid under its rings).
-enum Block { candidates, candidates_outside, hypotheses, degenerate, reported, other, blocks_count };
+enum Block { candidates, candidates_outside, hypotheses, degenerate, reported, other, errors, blocks_count };
 
-// The plot styles per block. A violation search's map marks the sign by shape too (a violation, ratio below 1, a
-// down-triangle): colours alone do not survive grey print.
-std::array<std::string, blocks_count> map_styles(bool two, bool signed_marks, const std::string& ratio, const std::string& colour) {
-  const std::string filled = signed_marks ? "($3 < 0 ? 11 : 7)" : "(7)", open = signed_marks ? "($3 < 0 ? 10 : 6)" : "(6)";
+// The plot styles per block. A violation search's map marks the verdict by shape too (a violated point, column 4, a
+// down-triangle; not the sign of the ratio, which rounding puts below 0 on a tight identity): colours alone do not
+// survive grey print. The errors' crosses carry a white halo (dark crosses vanished on the dark end of the scale) and
+// the key names the first error's message.
+std::array<std::string, blocks_count> map_styles(bool two, bool signed_marks, const std::string& ratio, const std::string& colour,
+                                                  const std::string& errors) {
+  const std::string filled = signed_marks ? "($4 == 1 ? 11 : 7)" : "(7)", open = signed_marks ? "($4 == 1 ? 10 : 6)" : "(6)";
   return {
       // (the colour bar names the scale; the key names the shapes)
       two ? fmt::format("using 1:2:{}:{} with points pt variable ps 0.9 lc palette notitle", filled, colour)
@@ -243,7 +253,9 @@ std::array<std::string, blocks_count> map_styles(bool two, bool signed_marks, co
       "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
       "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
       "using 1:2 with points pt 6 ps 2.5 lw 2 lc rgb 'black' title 'reported points'",
-      "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'no finite ratio (an error, an exact 0) or outside the region'"};
+      "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'no finite ratio (an exact 0 or an underflow) or outside the region'",
+      "using 1:2 with points pt 2 ps 0.8 lw 4 lc rgb 'white' notitle, \\\n     '' index INDEX using 1:2 with points pt 2 ps 0.6 lw 1.5 "
+      "lc rgb '#000000' title " + quoted(literal(errors))};
 }
 
 // The key's entries for the shapes of a two-axis map: the sign (a violation search) and open marks (outside the
@@ -285,12 +297,14 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
   const auto map_csv = dir / (stem + "_map.csv");
   std::vector<std::string> plots;
   bool any_outside = false;
+  std::size_t error_count = 0;
+  std::string first_error;
   {
     OutputFile checked(map_csv);
     std::ostream& out = checked.stream();
     out.precision(17);
-    out << fmt::format("# {},{},log10({}) (blocks, those with points: candidates inside the hypotheses; outside them; other "
-                       "points outside them; degenerate; the reported points; points without a finite ratio)\n", ax.name,
+    out << fmt::format("# {},{},log10({}),violated (blocks, those with points: candidates inside the hypotheses; outside them; "
+                       "other points outside them; degenerate; the reported points; points without a finite ratio; errors)\n", ax.name,
                        two ? ay->name : "log10 ratio", ratio);
     std::vector<std::string> blocks[blocks_count];
     for (const Evaluation& e : r.evaluations) {
@@ -302,27 +316,40 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
       const Block b = has ? (e.outside() ? candidates_outside : candidates)
                       : e.status == Evaluation::Status::not_applicable || (e.outside() && !ignore) ? hypotheses
                       : e.status == Evaluation::Status::ok && !e.degenerate.empty()               ? degenerate
+                      : e.status == Evaluation::Status::error                                     ? errors
                                                                                                   : other;
       if (!two && b != candidates && b != candidates_outside) continue;  // one axis: only ratios have a y
-      blocks[b].push_back(fmt::format("{},{},{}", x, y, has ? fmt::format("{}", l) : ""));
+      blocks[b].push_back(fmt::format("{},{},{},{}", x, y, has ? fmt::format("{}", l) : "", e.verdict() == verify::Verdict::violated ? 1 : 0));
+      if (b == errors && ++error_count == 1) first_error = e.message();
       any_outside = any_outside || b == candidates_outside;
     }
     for (std::size_t i : r.best_index) {
       const Evaluation& e = r.evaluations[i];
       const double l = e.slack / std::log(10.0);
-      blocks[reported].push_back(fmt::format("{},{},{}", coordinate(ax, e.point), two ? coordinate(*ay, e.point) : l, l));
+      blocks[reported].push_back(fmt::format("{},{},{},{}", coordinate(ax, e.point), two ? coordinate(*ay, e.point) : l, l,
+                                             e.verdict() == verify::Verdict::violated ? 1 : 0));
     }
     const std::string file = quoted(map_csv.filename().string());  // gnuplot runs in `dir`
-    const auto styles = map_styles(two, signed_marks, ratio, colours.colour);
+    // (the first error's message, cut at a character's start: the rest is in STEM.csv)
+    std::string said = escape::plain(first_error);
+    if (said.size() > 110) {
+      std::size_t cut = 107;
+      while (cut > 0 && (static_cast<unsigned char>(said[cut]) & 0xC0) == 0x80) --cut;
+      said = said.substr(0, cut) + "...";
+    }
+    const auto styles = map_styles(two, signed_marks, ratio, colours.colour,
+                                   fmt::format("{} error{}: {}", error_count, error_count == 1 ? "" : "s", said));
     int index = 0;
     for (int b = 0; b < blocks_count; ++b) {
       if (blocks[b].empty()) continue;
       if (index) out << "\n\n";
       for (const auto& line : blocks[b]) out << line << "\n";
-      plots.push_back(fmt::format("{} index {} {}", file, index, styles[b]));
+      std::string style = styles[b];
+      if (const auto at = style.find("INDEX"); at != std::string::npos) style.replace(at, 5, std::to_string(index));
+      plots.push_back(fmt::format("{} index {} {}", file, index, style));
       if (b == candidates && two)  // each filled point ringed in black: the light end of the scale stays visible on white
         plots.push_back(fmt::format("{} index {} using 1:2:{} with points pt variable ps 1.0 lw 0.5 lc rgb 'black' notitle", file, index,
-                                    signed_marks ? "($3 < 0 ? 10 : 6)" : "(6)"));
+                                    signed_marks ? "($4 == 1 ? 10 : 6)" : "(6)"));
       ++index;
     }
     checked.close();
@@ -334,9 +361,7 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
   if (two)
     body += axis_settings(*ay, 'y') + box_outline(ax, *ay) +
             fmt::format("set cblabel 'log_{{10}}({}){}'\n", ratio,
-                        r.goal == verify::Goal::violation ? ": violated below 0 (scale compressed, clipped at its ends)"
-                        : r.goal == verify::Goal::loosest ? " (dark: loosest)"
-                                                          : " (dark: tightest)") +
+                        r.goal == verify::Goal::violation ? ", compressed; below 0 violated" : "") +
             colours.settings;
   else body += fmt::format("set ylabel 'log_{{10}}({})'\n", ratio);
   // Rows spaced for the reported points' large ring, and no opaque background: it hid the lower half of the x label.

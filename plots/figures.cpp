@@ -400,10 +400,11 @@ std::string latex_number(const std::string& x) {
 }
 
 // A bound as text with two significant digits, rounded up (so that "at most" stays true).
+// (In long double: a subnormal x, 4.9e-324, has a unit below the double range, which made the caption say "-nan".)
 std::string rounded_up(double x) {
   if (!(x > 0) || !std::isfinite(x)) return fmt::format("{:.2g}", x);
-  const double unit = std::pow(10.0, std::floor(std::log10(x)) - 1);
-  return fmt::format("{:.2g}", std::ceil(x / unit) * unit);
+  const long double unit = std::pow(10.0L, std::floor(std::log10(static_cast<long double>(x))) - 1);
+  return fmt::format("{:.2g}", std::ceil(static_cast<long double>(x) / unit) * unit);
 }
 
 // A paper's caption: the title (unless the figure draws it: the style's show_title puts it in one place, the
@@ -422,10 +423,11 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
   // The widths of the intervals drawn (points in view); an interval reaching 0 has no relative width: the values
   // drawn (in view, or with a bar reaching into the plot) whose interval does are counted apart.
   double widest = 0;
-  long open = 0;
+  long open = 0;  // (those whose upper end is below a log axis are counted with the values below it, further down)
+  const double bottom = drawn_y(figure, data).floor;
   for (const auto& series : data)
     for (const Point& p : series) {
-      if (!(p.lower > 0) && p.upper > 0) open += drawn(figure, p);
+      if (!(p.lower > 0) && p.upper > 0) open += drawn(figure, p) && p.upper > bottom;
       else if (in_view(figure, p)) widest = std::max(widest, relative_width(p));
     }
   const std::string scope = open > 0 ? " among those not reaching 0" : "";

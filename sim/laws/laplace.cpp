@@ -73,6 +73,7 @@ LaplaceSum::LaplaceSum(double loc, std::vector<double> scales) : loc_(loc), scal
     return;
   }
   if (n > 20) throw_invalid("laplace_sum", "number of distinct scales", static_cast<double>(n), "at most 20 (or all equal)");
+  if (n == 2) return;  // a closed form without cancellation at any two scales (log_density)
   std::vector<double> sorted = scales_;
   std::sort(sorted.begin(), sorted.end());
   for (std::size_t i = 1; i < n; ++i) {
@@ -131,6 +132,15 @@ double LaplaceSum::log_density(double x) const {
     }
     return -y / b + log_norm_ + acc.value();
   }
+  if (n == 2) {
+    // Two scales a < b: the partial fractions (b e^{−y/b} − a e^{−y/a}) / (2(b² − a²)) cancel as a → b. Factored,
+    //   f(y) = e^{−y/b} (1 + (y/b) E(u)) / (2(a + b)),  u = −y(b − a)/(ab) ≤ 0,  E(u) = expm1(u)/u ∈ (0, 1],
+    // every term is positive: accurate to a few ulps at any two scales, equal ones included (E(0) = 1).
+    const double a = std::min(scales_[0], scales_[1]), b = max_scale_;
+    const double u = -y * ((b - a) / a) / b;
+    const double e = u == 0 ? 1.0 : std::expm1(u) / u;
+    return -y / b - std::log(2 * (a + b)) + std::log1p((y / b) * e);
+  }
   LogSumAccumulator<double> pos, neg;
   for (std::size_t j = 0; j < n; ++j) {
     const double term = log_coef_[j] - y / scales_[j];
@@ -170,7 +180,7 @@ LawSpec laplace_sum_law_spec() {
   using K = ParamKind;
   return {"laplace_sum", "loc + a sum of independent Laplace(0, b_j) (closed-form density)",
     {{"loc", K::number, "0", "shift"},
-    ParamSpec{"scales", K::numbers, std::nullopt, "the scales b_j: all equal (at most 1000), or at most 20 with each two at least 1% apart (relative to the smaller)"}.within(Range::scale())},
+    ParamSpec{"scales", K::numbers, std::nullopt, "the scales b_j: all equal (at most 1000), any two, or three to 20 with each two at least 1% apart (relative to the smaller)"}.within(Range::scale())},
     "laplace_sum(loc=1, scales=[1, 2])",
     [](const Args& a) { return std::make_shared<LaplaceSum>(a.number("loc"), a.numbers("scales")); }};
 }

@@ -4,6 +4,7 @@
 # write nothing outside --out. Runs in a fresh temporary folder (safe under ctest -j).
 set -u
 privamp=$1
+here=$(cd "$(dirname "$0")" && pwd)  # (before the cd below: the shipped cases are read from the source tree)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
@@ -376,6 +377,19 @@ check 0 "'50%%d' 1, '1%%g' 2" cat percent/pct_Y-p-*_map.gp
 # before the run, with its number of values; one that a word value's formula reads is not.
 printf '[[bound]]\nid = "MY.g"\nquantity = "renyi"\nformula = "alpha * delta^2 / 2"\n[[case]]\nname = "g"\nbounds = ["MY.g"]\nmu = "gaussian({delta}, 1)"\nnu = "gaussian(0, 1)"\nquantity = "renyi"\norder = "{alpha}"\n[case.grid]\nalpha = 2\ndelta = [0.5, 1]\nspare = [1, 2, 3]\n' > unread.toml
 check 0 "^note: unread.toml:5: case 'g': grid parameter 'spare' takes 3 values and nothing reads it.*computed 3 times.*MY.g +6 " "$privamp" verify unread.toml
+
+# 33. A figure's values below its log axis with intervals [0, 0] and [0, 4.9e-324]: the caption said "[0, -nan]" (the
+# rounding unit of a subnormal end underflowed) and counted one of them twice.
+printf '[[case]]\nname = "zero"\nbounds = ["MY.z"]\nmu = "gaussian({d}, 1)"\nnu = "gaussian(0, 1)"\nquantity = "renyi"\norder = "{alpha}"\n[case.grid]\nalpha = 2\nd = [-1, 0, 1e-200, 0.5, 1]\n[[bound]]\nid = "MY.z"\nquantity = "renyi"\nformula = "alpha*d^2/2"\ndirection = "identity"\n[[figure]]\nname = "zfig"\nx = "d"\nlog = "xy"\nstyle = {outputs = ["pdf"]}\n[[figure.series]]\ncase = "zero"\nid = "MY.z"\ny = "exact"\n' > zero_figure.toml
+"$privamp" figures zero_figure.toml --out zero_figure > /dev/null 2>&1
+check 0 "2 values lie in \\[0, \\\$5\\\\times 10\\^\\{-324\\}\\\$\\], below the axis" cat zero_figure/zfig_caption.txt
+check 0 "^absent$" bash -c "grep -qE 'nan|intervals drawn reaches' zero_figure/zfig_caption.txt || echo absent"
+
+# 34. An explore map's "violated" marks follow the verdict, not the sign of the log ratio: on a tight identity rounding
+# puts some ratios a few ulps below 1, and 9 of 43 points were drawn as violations (the shipped subsampled Gaussian).
+"$privamp" explore "$here/../../cases/subsampling.toml" --case "Poisson subsampled Gaussian" --goal violation --budget 40 --out tight_map > /dev/null 2>&1
+check 0 "^[1-9][0-9]* 0$" bash -c "awk -F, '!/^#/ && NF >= 4 && \$3 < 0 { below++ } !/^#/ && NF >= 4 && \$4 == 1 { violated++ } END { print below + 0, violated + 0 }' tight_map/*_map.csv"
+check 0 "pt variable" grep -h "(\$4 == 1 ? 11 : 7)" tight_map/*_map.gp
 
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

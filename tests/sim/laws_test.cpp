@@ -57,6 +57,20 @@ TEST_CASE("sums of Laplaces: closed-form density equals numerical convolution", 
     CHECK(test::near_rel(three.log_density(z), convolve(two, lap35, z), 1e-11, 1e-11));
     CHECK(test::near_rel(n4.log_density(z), convolve(n3, lap07, z), 1e-11, 1e-11));
   }
+  // Two scales, any distance apart (the partial fractions cancel as they meet; a 1% gap was once required): against
+  // the convolution of the two Laplaces, from equal to far apart, and the partial fractions where they are apart.
+  for (const double b : {1.0, 1.0 + 1e-12, 1.0 + 1e-6, 1.005, 0.99, 1.5, 40.0}) {
+    const sim::LaplaceSum sum(0, {1, b});
+    const sim::Laplace one(0, 1), other(0, b);
+    for (double z : {0.0, 0.3, -1.0, 5.0, 40.0, -200.0}) {
+      INFO("b = " << b << ", z = " << z);
+      CHECK(test::near_rel(sum.log_density(z), convolve(one, other, z), 1e-11, 1e-11));
+      if (std::fabs(b - 1) > 0.1) {
+        const double y = std::fabs(z), fractions = (b * std::exp(-y / b) - std::exp(-y)) / (2 * (b * b - 1));
+        CHECK(sum.log_density(z) == Approx(std::log(fractions)).epsilon(1e-13));
+      }
+    }
+  }
   // n = 2 by hand: (1 + |z|) e^{−|z|}/4 for unit scale.
   const sim::LaplaceSum pair(0, {1, 1});
   CHECK(pair.log_density(1.5) == Approx(std::log(2.5 / 4) - 1.5).epsilon(1e-15));

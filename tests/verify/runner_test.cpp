@@ -622,4 +622,8 @@ TEST_CASE("an explore range may carry its axis label, held to the text policy", 
              Contains("label.toml:13: key 'explore.delta.label': holds a bidirectional control"));
   CHECK_THAT(error_of([&] { parse_cases(head + "delta = {min = 0.1, max = 2, label = \"" + std::string(81, 'x') + "\"}\n", "label.toml"); }),
              Contains("81 bytes; at most 80"));
+  CHECK_THAT(error_of([&] { parse_cases(head + "delta = {min = 0.1, max = 2, label = \"  \"}\n", "label.toml"); }),
+             Contains("key 'explore.delta.label': must not be blank"));
+  CHECK_THAT(error_of([&] { parse_cases(head + "delta = {min = 0.1, max = 2, label = 3}\n", "label.toml"); }),
+             Contains("key 'explore.delta.label': must be a string"));
 }

@@ -365,7 +365,9 @@ class Reader : public TomlReader {
         if (scale != "linear" && scale != "log") fail(r.get("scale"), key + ".scale", "must be linear or log");
         a.log = scale == "log";
         if (a.log && !(a.min > 0)) fail(&r, key, "a log-scale range needs min > 0");
+        if (r.get("label") && !r.get("label")->is_string()) fail(r.get("label"), key + ".label", "must be a string");
         a.label = text(r, "label", "");
+        if (r.get("label") && a.label.find_first_not_of(' ') == std::string::npos) fail(r.get("label"), key + ".label", "must not be blank (leave it out for the name)");
         if (const std::string problem = escape::text_problem(a.label); !problem.empty()) fail(r.get("label"), key + ".label", "holds " + problem);
         if (a.label.size() > 80) fail(r.get("label"), key + ".label", fmt::format("{} bytes; at most 80", a.label.size()));
         if (boolean(r, "integer", false)) {
