@@ -30,17 +30,28 @@ std::string quoted(const std::string& text) {
 }
 
 std::string tic_label(const std::string& text) {
+  // As literal(), but a backslash stays single: gnuplot prints a tick label's backslashes as they are (a doubled one
+  // showed doubled), while it still reads \_ and the like as escapes.
   std::string out;
-  for (char c : literal(text)) out += c == '%' ? std::string("%%") : std::string(1, c);
+  for (char c : text) {
+    if (c == '_' || c == '^' || c == '@' || c == '&' || c == '~' || c == '{' || c == '}') out += '\\';
+    out += c == '%' ? std::string("%%") : std::string(1, c);
+  }
   return plots::quoted(out);
 }
 
 std::string markup_quoted(const std::string& text) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\\' && i + 1 < text.size()) {
-      out += text.substr(i, 2);
-      ++i;
+    // A backslash escapes a markup character (and starts {/Symbol \245}'s octal code); before anything else, or at the
+    // end, it is a backslash of the text, as the caption and pgfplots print it (gnuplot dropped it: "\n" read "n").
+    if (text[i] == '\\') {
+      if (i + 1 < text.size() && std::string_view("{}_^\\&@~0123456789").find(text[i + 1]) != std::string_view::npos) {
+        out += text.substr(i, 2);
+        ++i;
+      } else {
+        out += "\\\\";
+      }
       continue;
     }
     if (text[i] == '&' || text[i] == '@' || text[i] == '~') out += '\\';
