@@ -258,6 +258,25 @@ std::array<std::string, blocks_count> map_styles(bool two, bool signed_marks, co
       "lc rgb '#000000' title " + quoted(literal(errors))};
 }
 
+// The block a point is drawn in (`has`: it is a candidate with a finite ratio).
+Block block_of(const Evaluation& e, bool has, bool ignore) {
+  if (has) return e.outside() ? candidates_outside : candidates;
+  if (e.status == Evaluation::Status::not_applicable || (e.outside() && !ignore)) return hypotheses;
+  if (e.status == Evaluation::Status::ok && !e.degenerate.empty()) return degenerate;
+  return e.status == Evaluation::Status::error ? errors : other;
+}
+
+// The errors' key entry: how many, and the first one's message cut at a character's start (the rest is in STEM.csv).
+std::string errors_key(std::size_t count, const std::string& first) {
+  std::string said = escape::plain(first);
+  if (said.size() > 110) {
+    std::size_t cut = 107;
+    while (cut > 0 && (static_cast<unsigned char>(said[cut]) & 0xC0) == 0x80) --cut;
+    said = said.substr(0, cut) + "...";
+  }
+  return fmt::format("{} error{}: {}", count, count == 1 ? "" : "s", said);
+}
+
 // The key's entries for the shapes of a two-axis map: the sign (a violation search) and open marks (outside the
 // hypotheses), in grey, as the marks are drawn.
 std::vector<std::string> shape_keys(bool signed_marks, bool any_outside, const std::string& ratio) {
@@ -313,11 +332,7 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
       const double l = has ? e.slack / std::log(10.0) : std::nan("");
       const double y = two ? coordinate(*ay, e.point) : l;
       if (!std::isfinite(x) || (two && !std::isfinite(y))) continue;
-      const Block b = has ? (e.outside() ? candidates_outside : candidates)
-                      : e.status == Evaluation::Status::not_applicable || (e.outside() && !ignore) ? hypotheses
-                      : e.status == Evaluation::Status::ok && !e.degenerate.empty()               ? degenerate
-                      : e.status == Evaluation::Status::error                                     ? errors
-                                                                                                  : other;
+      const Block b = block_of(e, has, ignore);
       if (!two && b != candidates && b != candidates_outside) continue;  // one axis: only ratios have a y
       blocks[b].push_back(fmt::format("{},{},{},{}", x, y, has ? fmt::format("{}", l) : "", e.verdict() == verify::Verdict::violated ? 1 : 0));
       if (b == errors && ++error_count == 1) first_error = e.message();
@@ -330,15 +345,7 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
                                              e.verdict() == verify::Verdict::violated ? 1 : 0));
     }
     const std::string file = quoted(map_csv.filename().string());  // gnuplot runs in `dir`
-    // (the first error's message, cut at a character's start: the rest is in STEM.csv)
-    std::string said = escape::plain(first_error);
-    if (said.size() > 110) {
-      std::size_t cut = 107;
-      while (cut > 0 && (static_cast<unsigned char>(said[cut]) & 0xC0) == 0x80) --cut;
-      said = said.substr(0, cut) + "...";
-    }
-    const auto styles = map_styles(two, signed_marks, ratio, colours.colour,
-                                   fmt::format("{} error{}: {}", error_count, error_count == 1 ? "" : "s", said));
+    const auto styles = map_styles(two, signed_marks, ratio, colours.colour, errors_key(error_count, first_error));
     int index = 0;
     for (int b = 0; b < blocks_count; ++b) {
       if (blocks[b].empty()) continue;
