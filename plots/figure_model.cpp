@@ -295,7 +295,7 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
                                 "% size: {} ({} wide)\n",
                                 figure.name, figure.name, st.size.empty() ? "custom" : st.size, width);
   for (std::size_t k = 0; k < st.palette.size(); ++k)
-    out += fmt::format("\\definecolor{{privamp{}}}{{HTML}}{{{}}}\n", static_cast<char>('A' + k), st.palette[k].substr(1));
+    out += fmt::format("\\definecolor{{privamp{}}}{{HTML}}{{{}}}%\n", static_cast<char>('A' + k), st.palette[k].substr(1));
   const bool logx = figure.log.find('x') != std::string::npos, logy = figure.log.find('y') != std::string::npos;
   const Legend legend = figure_legend(figure, data);
   const DrawnY shown = drawn_y(figure, data);

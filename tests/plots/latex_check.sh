@@ -49,8 +49,10 @@ for size in single double; do
   for tex in "$work/$size"/*.tex; do
     stem=$(basename "$tex" .tex)
     grep -q "^% size: $size " "$tex" || { echo "$stem.tex: no '% size: $size' line"; failures=$((failures + 1)); }
-    printf '\\begin{figure*}[p]\n\\centering\n\\input{%s/%s.tex}\n\\caption{\\protect\\input{%s/%s_caption.txt}}\n\\end{figure*}\n' \
-      "$size" "$stem" "$size" "$stem" > "$work/body.tex"
+    # In a float, and in a paragraph of its own (\noindent\input: horizontal mode, where a stray space at a line's end
+    # in the file widened the line by its width).
+    printf '\\begin{figure*}[p]\n\\centering\n\\input{%s/%s.tex}\n\\caption{\\protect\\input{%s/%s_caption.txt}}\n\\end{figure*}\n\\clearpage\\noindent\\input{%s/%s.tex}\\par\n' \
+      "$size" "$stem" "$size" "$stem" "$size" "$stem" > "$work/body.tex"
     [ "$size" = double ] || sed -i 's/figure\*/figure/' "$work/body.tex"
     typeset "${size}_$stem" "$([ "$size" = single ] && echo twocolumn || echo onecolumn)" "$work/body.tex"
     count=$((count + 1))
