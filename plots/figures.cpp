@@ -463,6 +463,15 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
     out += fmt::format("{} {} in [0, {}], below the axis: {} by an open down-triangle just above its bottom frame, where "
                        "the line breaks.\n", below, below == 1 ? "value lies" : "values lie", latex_number(rounded_up(below_upper)),
                        below == 1 ? "it is marked" : "each is marked");
+  // Values off the declared ranges, neither drawn nor marked: said, with the violations among them (a declared range
+  // hid four violated points and the whole bound line once, without a word).
+  long hidden = 0, hidden_violated = 0;
+  for (const auto& series : data)
+    for (const Point& p : series)
+      if (!drawn(figure, p) && !limit_mark_y(figure, data, p)) ++hidden, hidden_violated += p.verdict == "violated";
+  if (hidden > 0)
+    out += fmt::format("{} computed {} outside the axes' declared ranges and {} not drawn{}.\n", hidden, hidden == 1 ? "value lies" : "values lie",
+                       hidden == 1 ? "is" : "are", hidden_violated > 0 ? fmt::format(" ({} of them violated)", hidden_violated) : "");
   if (open > 0)
     out += fmt::format("{} of the intervals drawn {} down to 0: {} only bounded above{}.\n", open, open == 1 ? "reaches" : "reach",
                        open == 1 ? "that value is" : "those values are",

@@ -391,5 +391,11 @@ check 0 "^absent$" bash -c "grep -qE 'nan|intervals drawn reaches' zero_figure/z
 check 0 "^[1-9][0-9]* 0$" bash -c "awk -F, '!/^#/ && NF >= 4 && \$3 < 0 { below++ } !/^#/ && NF >= 4 && \$4 == 1 { violated++ } END { print below + 0, violated + 0 }' tight_map/*_map.csv"
 check 0 "pt variable" grep -h "(\$4 == 1 ? 11 : 7)" tight_map/*_map.gp
 
+# 35. A declared y range that hides violated points (and the whole bound line): the caption says how many values are
+# not drawn and how many of them are violated (it said nothing).
+printf '[[case]]\nname = "tiny"\nbounds = ["MY.t"]\nmu = "gaussian({d}, 1)"\nnu = "gaussian(0, 1)"\nquantity = "hockey_stick"\norder = "{eps}"\n[case.grid]\nd = 1\neps = {from = 0.5, to = 40, points = 6}\n[[bound]]\nid = "MY.t"\nquantity = "hockey_stick"\nformula = "1e-300 + 0*eps"\n[[figure]]\nname = "tiny_fig"\nx = "eps"\nlog = "y"\nyrange = [1e-10, 1]\nstyle = {outputs = ["pdf"]}\n[[figure.series]]\ncase = "tiny"\nid = "MY.t"\ny = "exact"\n[[figure.series]]\ncase = "tiny"\nid = "MY.t"\ny = "bound"\n' > hidden_figure.toml
+"$privamp" figures hidden_figure.toml --out hidden_figure > /dev/null 2>&1
+check 0 "computed values lie outside the axes' declared ranges and are not drawn \\([1-9] of them violated\\)" cat hidden_figure/tiny_fig_caption.txt
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))
