@@ -12,6 +12,13 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+constexpr double kMax = std::numeric_limits<double>::max();
+
+// A result rounded to ±inf from finite operands overflowed: its true value is finite, so a lower end is the largest
+// double and an upper end the lowest (inf there once divided into a bound, which read [0, 0]: "violated").
+double overflow_down(double r, double a, double b) { return r == kInf && std::isfinite(a) && std::isfinite(b) ? kMax : r; }
+double overflow_up(double r, double a, double b) { return r == -kInf && std::isfinite(a) && std::isfinite(b) ? -kMax : r; }
+
 double down(double x, int ulps = 1) {
   for (int i = 0; i < ulps; ++i) x = std::nextafter(x, -kInf);
   return x;
@@ -24,13 +31,13 @@ double up(double x, int ulps = 1) {
 // a + b rounded down and up: the error of the rounded sum is exact (TwoSum), so an exact sum is not widened.
 double add_down(double a, double b) {
   const double s = a + b;
-  if (!std::isfinite(s)) return s;
+  if (!std::isfinite(s)) return overflow_down(s, a, b);
   const double bb = s - a, err = (a - (s - bb)) + (b - bb);
   return err < 0 ? down(s) : s;
 }
 double add_up(double a, double b) {
   const double s = a + b;
-  if (!std::isfinite(s)) return s;
+  if (!std::isfinite(s)) return overflow_up(s, a, b);
   const double bb = s - a, err = (a - (s - bb)) + (b - bb);
   return err > 0 ? up(s) : s;
 }
@@ -38,28 +45,28 @@ double add_up(double a, double b) {
 double mul_down(double a, double b) {
   if (a == 0 || b == 0) return 0;
   const double p = a * b;
-  if (!std::isfinite(p)) return p;
+  if (!std::isfinite(p)) return overflow_down(p, a, b);
   if (std::fabs(p) < 1e-290) return down(p);  // near underflow the rounding error is not exact: widen
   return std::fma(a, b, -p) < 0 ? down(p) : p;
 }
 double mul_up(double a, double b) {
   if (a == 0 || b == 0) return 0;
   const double p = a * b;
-  if (!std::isfinite(p)) return p;
+  if (!std::isfinite(p)) return overflow_up(p, a, b);
   if (std::fabs(p) < 1e-290) return up(p);
   return std::fma(a, b, -p) > 0 ? up(p) : p;
 }
 // a / b rounded down and up: q·b − a = r tells the side of the rounding (b ≠ 0).
 double div_down(double a, double b) {
   const double q = a / b;
-  if (!std::isfinite(q) || !std::isfinite(b) || !std::isfinite(a)) return q;
+  if (!std::isfinite(q) || !std::isfinite(b) || !std::isfinite(a)) return b != 0 ? overflow_down(q, a, b) : q;
   if (std::fabs(q) < 1e-290) return down(q);  // near underflow: widen
   const double r = std::fma(q, b, -a);
   return r != 0 && ((r > 0) == (b > 0)) ? down(q) : q;
 }
 double div_up(double a, double b) {
   const double q = a / b;
-  if (!std::isfinite(q) || !std::isfinite(b) || !std::isfinite(a)) return q;
+  if (!std::isfinite(q) || !std::isfinite(b) || !std::isfinite(a)) return b != 0 ? overflow_up(q, a, b) : q;
   if (std::fabs(q) < 1e-290) return up(q);
   const double r = std::fma(q, b, -a);
   return r != 0 && ((r > 0) != (b > 0)) ? up(q) : q;
@@ -68,6 +75,7 @@ double div_up(double a, double b) {
 constexpr int kLibmUlps = 4;
 
 // An end of an elementary function: widened by kLibmUlps unless the argument is the function's exact point.
+// An infinite value is kept (a pole, or an overflow: then a lower end of +inf would claim too much, see increasing()).
 double end_down(double value, bool exact) { return exact || !std::isfinite(value) ? value : down(value, kLibmUlps); }
 double end_up(double value, bool exact) { return exact || !std::isfinite(value) ? value : up(value, kLibmUlps); }
 
@@ -75,7 +83,8 @@ double end_up(double value, bool exact) { return exact || !std::isfinite(value) 
 template <class F>
 Enclosure increasing(const Enclosure& a, F f, double exact_at = 0) {
   if (!a.valid()) return Enclosure::nan();
-  return {end_down(f(a.lo), a.lo == exact_at), end_up(f(a.hi), a.hi == exact_at)};
+  // (f of a finite argument at +inf as a lower end overflowed, exp(800): the largest double; likewise −inf as an upper end)
+  return {overflow_down(end_down(f(a.lo), a.lo == exact_at), a.lo, 0), overflow_up(end_up(f(a.hi), a.hi == exact_at), a.hi, 0)};
 }
 Enclosure clamp_to(Enclosure r, double lo, double hi) {
   if (!r.valid()) return r;

@@ -69,6 +69,15 @@ TEST_CASE("a bound formula's enclosure contains its exact value, decimal literal
   const FormulaValue exact = evaluate_formula_interval("0.5 * 1e3 - 500", p);
   CHECK(exact.lower == 0);
   CHECK(exact.upper == 0);
+  // An intermediate that overflows is a finite number above the largest double, not infinity: divided into a bound
+  // it leaves [0, tiny], never [0, 0] (E1 at sigma = 1.3e154 read "violated" against a bound of 5.9e-309).
+  p.numbers = {{"alpha", 2}, {"delta", 1}, {"sigma", 1.3e154}};
+  const FormulaValue over = evaluate_formula_interval("alpha * delta^2 / (2 * (sigma * sigma))", p);
+  CHECK(over.lower == 0);
+  CHECK(over.upper >= 5.917159763313e-309);
+  const FormulaValue back = evaluate_formula_interval("2 / (1e200 * 1e200) * 1e300 * 1e100", p);  // exactly 2
+  CHECK(back.lower <= 2);
+  CHECK(back.upper >= 2);
 }
 
 TEST_CASE("the issue's repro: R_2 of the subsampled Gaussian as log(1 + ...) at q = 0.001, sigma = 4 is not violated",
