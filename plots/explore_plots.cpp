@@ -62,12 +62,14 @@ std::string axis_settings(const ExploreAxis& a, char axis) {
         if (std::holds_alternative<double>(c)) lo = std::min(lo, std::get<double>(c)), hi = std::max(hi, std::get<double>(c));
     }
     if (std::isfinite(lo) && std::isfinite(hi) && hi > lo) {
+      // (the margins kept within the doubles: a range to 1e300 or 1.7e308 wrote `inf` and gnuplot failed after the search)
+      constexpr double kMax = std::numeric_limits<double>::max(), kTiny = std::numeric_limits<double>::denorm_min();
       if (a.log && lo > 0) {
         const double f = std::pow(hi / lo, 0.06);
-        s += fmt::format("set {}range [{}:{}]\n", axis, lo / f, hi * f);
+        s += fmt::format("set {}range [{}:{}]\n", axis, std::clamp(lo / f, kTiny, lo), std::clamp(hi * f, hi, kMax));
       } else {
-        const double m = 0.06 * (hi - lo);
-        s += fmt::format("set {}range [{}:{}]\n", axis, lo - m, hi + m);
+        const double m = 0.06 * (hi / 2 - lo / 2) * 2;  // (halved first: hi − lo overflows over the whole range)
+        s += fmt::format("set {}range [{}:{}]\n", axis, std::clamp(lo - m, -kMax, lo), std::clamp(hi + m, hi, kMax));
       }
     }
   }

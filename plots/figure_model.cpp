@@ -110,12 +110,15 @@ std::pair<double, double> axis_range(const Figure& figure, const std::vector<std
   auto [lo, hi] = data_span(data, axis, log);
   if (lo > hi) return {lo, hi};
   const double margin = axis == 'x' ? 0.02 : 0.05;
+  // (the padded ends kept within the doubles: an axis to 1e300 padded to inf, or from 1e-320 down to 0 on a log
+  // axis, wrote `inf` or 0 into the scripts and gnuplot failed after the whole computation)
+  constexpr double kMax = std::numeric_limits<double>::max(), kTiny = std::numeric_limits<double>::denorm_min();
   if (log) {
     const double a = std::log10(lo), b = std::log10(hi), pad = b > a ? margin * (b - a) : std::log10(2.0);
-    return {std::pow(10.0, a - pad), std::pow(10.0, b + pad)};
+    return {std::clamp(std::pow(10.0, a - pad), kTiny, lo), std::clamp(std::pow(10.0, b + pad), hi, kMax)};
   }
   const double pad = hi > lo ? margin * (hi - lo) : 1.0;
-  return {lo - pad, hi + pad};
+  return {std::clamp(lo - pad, -kMax, lo), std::clamp(hi + pad, hi, kMax)};
 }
 
 DrawnY drawn_y(const Figure& figure, const std::vector<std::vector<Point>>& data) {

@@ -76,7 +76,7 @@ struct DrawnY {
   double lower(double l) const { return log && !(l > 0) ? std::nan("") : l; }
   double floor = 0, top = 0;  // log axes: the axis range
   // The place of the mark of a value below the axis: 3 % of the axis' height above its bottom, inside the frame.
-  double floor_mark() const { return floor * std::pow(top / floor, 0.03); }
+  double floor_mark() const { return std::exp(std::log(floor) + 0.03 * (std::log(top) - std::log(floor))); }  // (top/floor overflows)
   double value(const Point& p) const {  // an exact value's or a bound's
     return !log || p.lower > 0 ? p.y : std::nan("");
   }

@@ -24,20 +24,20 @@
 namespace privamp::plots {
 
 std::string quoted(const std::string& text) {
+  // gnuplot reads a string as enhanced text only where it holds one of ^ _ @ & ~ { }: elsewhere an escaped backslash
+  // (literal(), markup_quoted()) would print doubled, so it is written single there.
+  std::string t = escape::plain(text);
+  if (t.find_first_of("^_@&~{}") == std::string::npos)
+    for (std::size_t at = t.find("\\\\"); at != std::string::npos; at = t.find("\\\\", at + 1)) t.erase(at, 1);
   std::string q = "'";
-  for (char c : escape::plain(text)) q += c == '\'' ? std::string("''") : std::string(1, c);  // controls are spaces by then
+  for (char c : t) q += c == '\'' ? std::string("''") : std::string(1, c);  // controls are spaces by then
   return q + "'";
 }
 
 std::string tic_label(const std::string& text) {
-  // As literal(), but a backslash stays single: gnuplot prints a tick label's backslashes as they are (a doubled one
-  // showed doubled), while it still reads \_ and the like as escapes.
   std::string out;
-  for (char c : text) {
-    if (c == '_' || c == '^' || c == '@' || c == '&' || c == '~' || c == '{' || c == '}') out += '\\';
-    out += c == '%' ? std::string("%%") : std::string(1, c);
-  }
-  return plots::quoted(out);
+  for (char c : literal(text)) out += c == '%' ? std::string("%%") : std::string(1, c);
+  return plots::quoted(out);  // (its backslashes single where gnuplot reads no enhanced text)
 }
 
 std::string markup_quoted(const std::string& text) {

@@ -17,7 +17,8 @@ namespace privamp::plots {
 // Text shown literally in gnuplot's enhanced mode (a parameter's name such as gamma_doeblin): the characters that
 // mark subscripts, superscripts and groups escaped with a backslash (for quoted(), a single-quoted string).
 std::string literal(const std::string& text);
-// A gnuplot single-quoted string literal for any text.
+// A gnuplot single-quoted string literal for any text (an escaped backslash, "\\", written single where gnuplot will
+// not read the string as enhanced text: it holds none of ^ _ @ & ~ { }).
 std::string quoted(const std::string& text);
 // An explicit tick's label (`set xtics ('label' position)`) shown literally: gnuplot reads such a label as a format
 // of the position, so '%' is doubled, on top of literal() and quoted().

@@ -227,7 +227,9 @@ TEST_CASE("bad figure declarations are refused with file, line and key", "[plots
   // An explicit tick's label is a format of its position in gnuplot: '%' doubled, markup characters literal.
   CHECK(plots::tic_label("50%d_{x}'") == "'50%%d\\_\\{x\\}'''");
   CHECK(plots::tic_label("\\047 $\\x$") == "'\\047 $\\x$'");  // gnuplot prints a tick label's backslash as it is
-  CHECK(plots::markup_quoted("a \\n b \\") == "'a \\\\n b \\\\'");  // a backslash before a letter is text, printed
+  CHECK(plots::markup_quoted("a \\n_b \\") == "'a \\\\n_b \\\\'");  // a backslash before a letter is text, printed
+  CHECK(plots::markup_quoted("a \\n b \\") == "'a \\n b \\'");  // single where gnuplot reads no enhanced text (no ^_@&~{})
+  CHECK(plots::quoted(plots::literal("p\\q")) == "'p\\q'");
   CHECK(plots::markup_quoted("{/Symbol k} <= 4, n >= 2, x -> y") == "'{/Symbol k} ≤ 4, n ≥ 2, x → y'");
   CHECK_THAT(plots::markup_problem("x {/=40 BIG} y"), Catch::Contains("a '{/' at byte 3: gnuplot's font changes are not markup"));
   CHECK_THAT(plots::markup_problem("{/Helvetica-Bold x}"), Catch::Contains("font changes"));
