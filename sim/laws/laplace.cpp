@@ -51,15 +51,32 @@ void Laplace::sample_into(Rng& rng, std::span<double> out) const {
   }
 }
 
+namespace {
+// The scales a sum of Laplaces can take (its constructor and its spec's check at load share this): equal scales are a
+// finite sum of n terms per density value (n-fold convolution), two scales a factored closed form, more distinct ones
+// partial fractions whose coefficients cancel more with every term. Beyond these sizes the quadrature takes minutes
+// or the density loses its digits.
+void check_laplace_scales(const std::vector<double>& scales) {
+  if (scales.empty()) invalid_input("laplace_sum: parameter 'scales' must list at least one scale");
+  for (double b : scales) check_scale("laplace_sum", "scales", b);
+  const std::size_t n = scales.size();
+  if (n > 1000) throw_invalid("laplace_sum", "number of scales", static_cast<double>(n), "at most 1000 (equal scales)");
+  if (std::all_of(scales.begin(), scales.end(), [&](double b) { return b == scales[0]; }) || n == 2) return;
+  if (n > 20) throw_invalid("laplace_sum", "number of distinct scales", static_cast<double>(n), "at most 20 (or all equal)");
+  std::vector<double> sorted = scales;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t i = 1; i < n; ++i)
+    if (sorted[i] - sorted[i - 1] < 1e-2 * sorted[i - 1])
+      invalid_input("laplace_sum: parameter 'scales' has scales {} and {} less than 1% apart (relative to the smaller); give "
+                    "either all-equal, two, or well-separated scales",
+                    format_number(sorted[i - 1]), format_number(sorted[i]));
+}
+}  // namespace
+
 LaplaceSum::LaplaceSum(double loc, std::vector<double> scales) : loc_(loc), scales_(std::move(scales)) {
   check_finite("laplace_sum", "loc", loc);
-  if (scales_.empty()) invalid_input("laplace_sum: parameter 'scales' must list at least one scale");
-  for (double b : scales_) check_scale("laplace_sum", "scales", b);
+  check_laplace_scales(scales_);
   const std::size_t n = scales_.size();
-  // Equal scales: a finite sum of n terms per density value (n-fold convolution); distinct scales: partial
-  // fractions whose coefficients cancel more with every term. Beyond these sizes the quadrature takes minutes or
-  // the density loses its digits.
-  if (n > 1000) throw_invalid("laplace_sum", "number of scales", static_cast<double>(n), "at most 1000 (equal scales)");
   max_scale_ = *std::max_element(scales_.begin(), scales_.end());
   equal_ = std::all_of(scales_.begin(), scales_.end(), [&](double b) { return b == scales_[0]; });
   if (equal_) {
@@ -72,18 +89,7 @@ LaplaceSum::LaplaceSum(double loc, std::vector<double> scales) : loc_(loc), scal
     }
     return;
   }
-  if (n > 20) throw_invalid("laplace_sum", "number of distinct scales", static_cast<double>(n), "at most 20 (or all equal)");
   if (n == 2) return;  // a closed form without cancellation at any two scales (log_density)
-  std::vector<double> sorted = scales_;
-  std::sort(sorted.begin(), sorted.end());
-  for (std::size_t i = 1; i < n; ++i) {
-    if (sorted[i] - sorted[i - 1] < 1e-2 * sorted[i - 1])
-      invalid_input(
-          "laplace_sum: parameter 'scales' has scales {} and {} less than 1% apart (relative to the smaller); give "
-          "either all-equal or "
-          "well-separated scales",
-          format_number(sorted[i - 1]), format_number(sorted[i]));
-  }
   for (std::size_t j = 0; j < n; ++j) {
     double log_c = 0;
     int sign = 1;
@@ -193,7 +199,8 @@ LawSpec laplace_sum_law_spec() {
     {{"loc", K::number, "0", "shift"},
     ParamSpec{"scales", K::numbers, std::nullopt, "the scales b_j: all equal (at most 1000), any two, or three to 20 with each two at least 1% apart (relative to the smaller)"}.within(Range::scale())},
     "laplace_sum(loc=1, scales=[1, 2])",
-    [](const Args& a) { return std::make_shared<LaplaceSum>(a.number("loc"), a.numbers("scales")); }};
+    [](const Args& a) { return std::make_shared<LaplaceSum>(a.number("loc"), a.numbers("scales")); },
+    false, {}, [](const Args& a) { check_laplace_scales(a.numbers("scales")); }};
 }
 PRIVAMP_LAW(130, laplace_sum_law_spec);
 

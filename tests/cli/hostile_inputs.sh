@@ -397,5 +397,10 @@ printf '[[case]]\nname = "tiny"\nbounds = ["MY.t"]\nmu = "gaussian({d}, 1)"\nnu 
 "$privamp" figures hidden_figure.toml --out hidden_figure > /dev/null 2>&1
 check 0 "computed values lie outside the axes' declared ranges and are not drawn \\([1-9] of them violated\\)" cat hidden_figure/tiny_fig_caption.txt
 
+# 36. A sum of three Laplaces with two scales 0.5% apart at one grid point: refused at load, naming the point (every
+# point ran first and the row became an error).
+printf '[[bound]]\nid = "MY.r"\nquantity = "renyi"\nformula = "d"\n[[case]]\nname = "sums"\nbounds = ["MY.r"]\nmu = "laplace_sum({d}, [1, {b}, 3])"\nnu = "laplace_sum(0, [1, {b}, 3])"\nquantity = "renyi"\norder = "2"\n[case.grid]\nd = 1\nb = [2, 1.005]\n' > close_scales.toml
+check 2 "close_scales.toml:8: key 'mu': at b=1.005, d=1: .*less than 1% apart" "$privamp" verify close_scales.toml
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))
