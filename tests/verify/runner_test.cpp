@@ -598,6 +598,10 @@ label = ["a", "b"]
   CHECK_THAT(notes[1], Contains("unread.toml:7: case 'g': grid parameter 'spare' takes 3 values and nothing reads it"));
   CHECK_THAT(notes[1], Contains("every result is computed 3 times"));
   CHECK(unread_parameter_notes(cases, {"E1"}).empty());  // a case that does not run is not named
+  // A figure of the file that reads a parameter (its x, a series' where or scale) counts as reading it.
+  const std::string with_figure = std::string(text) + "[[figure]]\nname = \"f\"\nx = \"spare\"\n[[figure.series]]\ncase = \"g\"\n"
+                                  "id = \"MY.g\"\nwhere = {label = \"a\"}\n";
+  CHECK(unread_grid_parameters(parse_cases(with_figure, "figure.toml")[0]).empty());
   // Every shipped case reads every parameter it varies (a built-in entry's declared parameters, a formula inside a
   // word value, the kernel's constants count as reads).
   for (const char* folder : {"cases", "docs/examples"}) {

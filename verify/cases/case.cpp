@@ -570,6 +570,36 @@ void collect(const std::filesystem::path& path, std::vector<std::filesystem::pat
 
 namespace {
 
+// The identifiers of a text (formula variables, {placeholders}, function names alike): a superset of the parameters it
+// reads.
+void add_identifiers(const std::string& text, std::set<std::string>& out) {
+  const auto starts = [](char ch) { return std::isalpha(static_cast<unsigned char>(ch)) || ch == '_'; };
+  for (std::size_t i = 0; i < text.size();) {
+    if (!starts(text[i]) || (i > 0 && std::isdigit(static_cast<unsigned char>(text[i - 1])))) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && (starts(text[j]) || std::isdigit(static_cast<unsigned char>(text[j])))) ++j;
+    out.insert(text.substr(i, j - i));
+    i = j;
+  }
+}
+
+// The names a file's [[figure]] tables may read from a case's points (x, a series' scale and where, ...): every key and
+// every identifier of every string in them, a superset.
+void add_figure_reads(const toml::node& node, std::set<std::string>& out) {
+  if (const auto* t = node.as_table())
+    for (const auto& [k, v] : *t) {
+      out.insert(std::string(k.str()));
+      add_figure_reads(v, out);
+    }
+  else if (const auto* a = node.as_array())
+    for (const auto& v : *a) add_figure_reads(v, out);
+  else if (const auto* str = node.as_string())
+    add_identifiers(**str, out);
+}
+
 std::vector<Case> cases_of(const toml::table& doc, const std::string& name, std::shared_ptr<const DeclaredBounds> declared) {
   Reader reader(name, std::move(declared));
   for (const auto& [k, v] : doc)
@@ -580,10 +610,12 @@ std::vector<Case> cases_of(const toml::table& doc, const std::string& name, std:
   if (!cases && (doc.get("bound") || doc.get("figure"))) return {};  // a file of bounds or figures only
   if (!cases || !cases->is_array_of_tables() || cases->as_array()->empty())
     reader.fail(&doc, "case", "the file must contain [[case]] tables");
-  std::set<std::string> names;
+  std::set<std::string> names, figure_reads;
+  if (const toml::node* figures = doc.get("figure")) add_figure_reads(*figures, figure_reads);
   std::vector<Case> out;
   for (const auto& t : *cases->as_array()) {
     Case c = reader.read(*t.as_table());
+    c.read_by_figures = figure_reads;
     if (!names.insert(c.name).second) reader.fail(&t, "name", fmt::format("duplicate case name '{}'", c.name));
     out.push_back(std::move(c));
   }
@@ -645,26 +677,9 @@ Loaded load(const std::vector<std::filesystem::path>& paths) {
 
 std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths) { return load(paths).cases; }
 
-namespace {
-// The identifiers of a text (formula variables, {placeholders}, function names alike): a superset of the parameters it
-// reads.
-void add_identifiers(const std::string& text, std::set<std::string>& out) {
-  const auto starts = [](char ch) { return std::isalpha(static_cast<unsigned char>(ch)) || ch == '_'; };
-  for (std::size_t i = 0; i < text.size();) {
-    if (!starts(text[i]) || (i > 0 && std::isdigit(static_cast<unsigned char>(text[i - 1])))) {
-      ++i;
-      continue;
-    }
-    std::size_t j = i;
-    while (j < text.size() && (starts(text[j]) || std::isdigit(static_cast<unsigned char>(text[j])))) ++j;
-    out.insert(text.substr(i, j - i));
-    i = j;
-  }
-}
-}  // namespace
 
 std::vector<std::string> unread_grid_parameters(const Case& c) {
-  std::set<std::string> read;
+  std::set<std::string> read = c.read_by_figures;
   for (const std::string* text : {&c.mu, &c.nu, &c.order}) add_identifiers(*text, read);
   for (const auto& [name, formula] : c.derived) add_identifiers(formula, read);
   for (const auto& [name, values] : c.grid)  // a word value may be a formula placed into a law: loss = "… + ridge*x^2"
@@ -701,7 +716,7 @@ std::vector<std::string> unread_parameter_notes(const std::vector<Case>& cases, 
     for (const std::string& name : unread_grid_parameters(c)) {
       const auto values = std::find_if(c.grid.begin(), c.grid.end(), [&](const auto& g) { return g.first == name; })->second.size();
       notes.push_back(fmt::format("{}:{}: case '{}': grid parameter '{}' takes {} values and nothing reads it (no law, order, "
-                                  "derived parameter, condition or bound names it): every result is computed {} times",
+                                  "derived parameter, condition, bound or figure names it): every result is computed {} times",
                                   c.file, c.line, c.name, name, values, values));
     }
   }

@@ -40,6 +40,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -96,6 +97,9 @@ struct Case {
   // degenerate = [...]: conditions under which a point is degenerate (no amplification happens, the bound is
   // trivially tight): searched and reported apart, never as the answer.
   std::vector<std::string> explore_where, explore_degenerate;
+  // The names the [[figure]] tables of its file may read from its points (x, a series' scale and where): read, for
+  // unread_grid_parameters.
+  std::set<std::string> read_by_figures;
   // The bounds declared by the files loaded with this case (shared by the cases of one load).
   std::shared_ptr<const DeclaredBounds> declared;
 
@@ -132,8 +136,8 @@ std::vector<Case> load_cases(const std::vector<std::filesystem::path>& paths);  
 // The files load_cases reads: each file given, and every *.toml directly below each directory given (sorted).
 std::vector<std::filesystem::path> case_files(const std::vector<std::filesystem::path>& paths);
 // The grid parameters of `c` with more than one value that nothing of the case names: no law, order, derived
-// parameter, word value (a formula placed into a law), search condition, bound formula or parameter an entry declares
-// it reads. Each multiplies the case's work
+// parameter, word value (a formula placed into a law), search condition, bound formula, parameter an entry declares
+// it reads or name a figure of its file uses. Each multiplies the case's work
 // by its number of values without changing a result (the loader checks every point, so a misspelt name shows here).
 std::vector<std::string> unread_grid_parameters(const Case& c);
 // One line per such parameter of the cases that check a bound of `only` (empty: every case), naming the file, line,
