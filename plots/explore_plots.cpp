@@ -225,10 +225,10 @@ namespace {
 
 // The map's title: the ID, case and goal, and the axes not drawn (`order` from the drawn ones on), which are projected
 // out: neighbouring points differ by values the map hides.
-std::string map_title(const verify::ExploreResult& r, const std::vector<std::size_t>& order, std::size_t drawn) {
+std::string map_title(const verify::ExploreResult& r, const std::vector<std::size_t>& order, std::size_t drawn, bool ignore) {
   std::vector<std::string> hidden;
   for (std::size_t k = drawn; k < order.size(); ++k) hidden.push_back(r.space.axes[order[k]].name);
-  return fmt::format("{}: {} ({}{})", r.id, r.case_name, goal_phrase(r.goal),
+  return fmt::format("{}: {} ({}{}{})", r.id, r.case_name, goal_phrase(r.goal), ignore ? ", hypotheses ignored" : "",
                      hidden.empty() ? "" : fmt::format("; over every {}", fmt::join(hidden, ", ")));
 }
 
@@ -254,7 +254,7 @@ std::array<std::string, blocks_count> map_styles(bool two, bool signed_marks, co
           : "using 1:2 with points ls 1 pt 6 title 'outside the hypotheses (evaluated anyway)'",
       "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
       "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
-      "using 1:2 with points pt 6 ps 2.5 lw 2 lc rgb 'black' title 'reported points'",
+      "using 1:2 with points pt 6 ps 2.0 lw 1.5 lc rgb 'black' title 'reported points'",
       "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'no finite ratio (an exact 0 or an underflow) or outside the region'",
       "using 1:2 with points pt 2 ps 0.8 lw 4 lc rgb 'white' notitle, \\\n     '' index INDEX using 1:2 with points pt 2 ps 0.6 lw 1.5 "
       "lc rgb '#000000' title " + quoted(literal(errors))};
@@ -287,8 +287,12 @@ std::vector<std::string> shape_keys(bool signed_marks, bool any_outside, const s
     keys.push_back(fmt::format("keyentry with points pt 7 ps 0.9 lc rgb '#777777' title 'holds: {} at least 1'", ratio));
     keys.push_back(fmt::format("keyentry with points pt 11 ps 0.9 lc rgb '#777777' title 'violated: {} below 1'", ratio));
   }
-  if (any_outside)
+  if (any_outside && signed_marks) {  // each open shape keyed as drawn (dense open triangles read as filled ones)
+    keys.push_back("keyentry with points pt 6 ps 1.0 lw 1.5 lc rgb '#777777' title 'holds, outside the hypotheses (evaluated anyway)'");
+    keys.push_back("keyentry with points pt 10 ps 1.0 lw 1.5 lc rgb '#777777' title 'violated, outside the hypotheses (not a counterexample)'");
+  } else if (any_outside) {
     keys.push_back("keyentry with points pt 6 ps 1.0 lw 1.5 lc rgb '#777777' title 'open: outside the hypotheses (evaluated anyway)'");
+  }
   return keys;
 }
 
@@ -296,7 +300,8 @@ std::vector<std::string> shape_keys(bool signed_marks, bool any_outside, const s
 // not necessarily the bound's.
 std::string box_outline(const ExploreAxis& ax, const ExploreAxis& ay) {
   if (ax.kind == ExploreAxis::Kind::choice || ay.kind == ExploreAxis::Kind::choice) return "";
-  return fmt::format("set object 1 rect from {},{} to {},{} fs empty border lc rgb '#999999' dt 3 lw 1 behind\n", ax.min, ay.min, ax.max, ay.max);
+  // (in front of the grid: an edge on a grid line hid under it)
+  return fmt::format("set object 1 rect from {},{} to {},{} fs empty border lc rgb '#555555' dt 2 lw 1 front\n", ax.min, ay.min, ax.max, ay.max);
 }
 
 // The map: every evaluated point over the two most influential axes (one axis: the ratio against it), candidates
@@ -375,7 +380,7 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
   else body += fmt::format("set ylabel 'log_{{10}}({})'\n", ratio);
   // Rows spaced for the reported points' large ring, and no opaque background: it hid the lower half of the x label.
   body += "set key below nobox noopaque height 1 spacing 1.8\nplot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
-  render_gnuplot(dir, stem + "_map", literal(map_title(r, order, two ? 2 : 1)),
+  render_gnuplot(dir, stem + "_map", literal(map_title(r, order, two ? 2 : 1, ignore)),
                  fmt::format("privamp explore: every evaluated point over the two most influential axes; data {}", map_csv.filename().string()),
                  body, explore_style());
   return true;
@@ -394,19 +399,21 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
     std::ostream& out = checked.stream();
     out.precision(17);
     out << "# evaluations,best log10 ratio so far,this evaluation's log10 ratio (empty: not a candidate),"
-           "1 where the point is outside the hypotheses (evaluated with them ignored)\n";
-    double best = std::nan("");
+           "1 where the point is outside the hypotheses (evaluated with them ignored),best log10 ratio so far inside them\n";
+    double best = std::nan(""), best_inside = std::nan("");
+    const auto as_slack = [&](double objective) { return (r.goal == verify::Goal::loosest ? -objective : objective) / std::log(10.0); };
     for (std::size_t i = 0; i < r.evaluations.size(); ++i) {
       const Evaluation& e = r.evaluations[i];
       const bool has = candidate(e, ignore);
       if (has) {
         const double v = verify::objective(r.goal, e.slack);
         if (std::isnan(best) || v < best) best = v;
+        if (!e.outside() && (std::isnan(best_inside) || v < best_inside)) best_inside = v;
       }
       if (!std::isnan(best)) {
         const double slack = r.goal == verify::Goal::loosest ? -best : best;
         out << i + 1 << "," << slack / std::log(10.0) << "," << (has ? fmt::format("{}", e.slack / std::log(10.0)) : "") << ","
-            << (e.outside() ? 1 : 0) << "\n";
+            << (e.outside() ? 1 : 0) << "," << (std::isnan(best_inside) ? std::string() : fmt::format("{}", as_slack(best_inside))) << "\n";
         any_outside = any_outside || (has && e.outside());
         ++rows;
         // (the line's first 2 % of evaluations left out of its range: a first point hundreds of decades away, where
@@ -436,9 +443,12 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
                                                                  static_cast<double>(r.global_points) + 1}));
   // The evaluations outside the hypotheses (with them ignored) open, as on the map; a violation search's ratio 1
   // drawn (below it the bound fails); the end of the global phase with its own key entry.
+  // With points outside the hypotheses, the best inside them is a line of its own: the theorem's answer, where the
+  // line of all points may run below 1 on points where it claims nothing.
   const std::string each_plot =
-      any_outside ? fmt::format("{0} using 1:($4 == 0 ? $3 : 1/0) with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation{1}', \\\n"
-                                "     {0} using 1:($4 == 1 ? $3 : 1/0) with points pt 6 ps 0.5 lc rgb '#888888' title 'outside the hypotheses (evaluated anyway)'",
+      any_outside ? fmt::format("{0} using 1:($4 == 0 ? $3 : 1/0) with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation inside the hypotheses{1}', \\\n"
+                                "     {0} using 1:($4 == 1 ? $3 : 1/0) with points pt 6 ps 0.5 lc rgb '#888888' title 'each evaluation outside them (evaluated anyway)', \\\n"
+                                "     {0} using 1:5 with steps ls 2 lw 2 title 'best so far inside the hypotheses'",
                                 file, beyond)
                   : fmt::format("{} using 1:3 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation{}'", file, beyond);
   const std::string one = r.goal == verify::Goal::violation
@@ -447,10 +457,11 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
       "set datafile separator ','\nset xlabel 'evaluations'\nset ylabel 'log_{{10}}({})'\nset key below nobox height 1\n"
       "{}set arrow from {}, graph 0 to {}, graph 1 nohead ls 9\n"
       "plot {}, \\\n"
-      "     {} using 1:2 with steps ls 1 lw 2 title 'best so far ({})', \\\n"
+      "     {} using 1:2 with steps ls 1 lw 2 title 'best so far ({}{})', \\\n"
       "     keyentry with lines ls 9 title 'end of the global phase'{}\n",
-      ratio, range, r.global_points + 0.5, r.global_points + 0.5, each_plot, file, goal_phrase(r.goal), one);
-  render_gnuplot(dir, stem + "_convergence", literal(fmt::format("{}: convergence of the search", r.id)),
+      ratio, range, r.global_points + 0.5, r.global_points + 0.5, each_plot, file, goal_phrase(r.goal),
+      any_outside ? ", all points, hypotheses ignored" : "", one);
+  render_gnuplot(dir, stem + "_convergence", literal(fmt::format("{}: convergence of the search{}", r.id, any_outside ? " (hypotheses ignored)" : "")),
                  fmt::format("privamp explore: best objective so far; data {}", conv_csv.filename().string()), cbody, explore_style());
 }
 
