@@ -111,17 +111,6 @@ std::string LaplaceSum::expression() const {
   return fmt::format("laplace_sum(loc={}, scales=[{}])", format_number(loc_), fmt::join(parts, ", "));
 }
 
-std::vector<double> LaplaceSum::anchors() const {
-  std::vector<double> a = Law::anchors();
-  const double smallest = *std::min_element(scales_.begin(), scales_.end());
-  if (smallest < max_scale_ / 4)
-    for (double r = smallest / 2; r < max_scale_; r *= 3) {
-      a.push_back(loc_ - r);
-      a.push_back(loc_ + r);
-    }
-  return a;
-}
-
 Moments LaplaceSum::moments() const {
   double v = 0;
   for (double b : scales_) v += 2 * b * b;

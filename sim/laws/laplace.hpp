@@ -50,10 +50,6 @@ class LaplaceSum final : public Law {
   std::string expression() const override;
   double log_density(double x) const override;
   std::vector<double> breakpoints() const override { return {loc_}; }
-  // The kink and, where a scale is far below the largest, a geometric ladder around it from that scale out: the
-  // density's shoulder there is as narrow as the smallest scale (an engine's rule placed over the whole scale missed
-  // it by 10^8 of its own error bar).
-  std::vector<double> anchors() const override;
   Shape shape() const override;
   Moments moments() const override;
   void sample_into(Rng& rng, std::span<double> out) const override;
