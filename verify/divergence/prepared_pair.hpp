@@ -17,6 +17,7 @@ struct PreparedPair {
   const sim::Law& q;
   std::vector<double> atom_log_p, atom_log_q;  // on the union of atom locations (−inf where absent)
   bool p_has_density = false;
+  bool gsl_resolves = false;  // the GSL engine's nodes integrate both densities to their masses (checked once)
   bool not_absolutely_continuous = false;  // μ puts mass where ν has none: Rényi, KL, R_∞ are +inf
   DensityPair<double> density;
   std::optional<LossScan<double>> scan;

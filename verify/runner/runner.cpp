@@ -41,7 +41,10 @@ Verdict decide(Direction dir, const Estimate& e, double b, double tol, std::stri
   // Tight at 0 only where the exact value is 0, not where it is below the double range (its log is finite there:
   // a bound that underflowed to 0 is then not "tight", ratio 1, against e^-745).
   const bool exact_zero = v == 0 && e.log_value() == -std::numeric_limits<double>::infinity();
-  const bool within = v != 0 ? std::fabs(b / v - 1) <= tol : exact_zero && b == 0;
+  // Tight only where the bound is known within the tolerance: its enclosure no wider than tol·|v| (a formula whose
+  // enclosure was [-1, 3], or [0.99889, 1] around a double of 1, read "tight" on its double).
+  const bool bound_known = v == 0 || (b_hi - b_lo) <= tol * std::fabs(v);
+  const bool within = v != 0 ? std::fabs(b / v - 1) <= tol && bound_known : exact_zero && b == 0;
   switch (dir) {
     case Direction::upper:
       if (e.lower > b_hi) {
@@ -63,7 +66,11 @@ Verdict decide(Direction dir, const Estimate& e, double b, double tol, std::stri
       return Verdict::inconclusive;
     case Direction::identity:
       // Violated only where the exact interval and the bound's enclosure are apart by more than the tolerance.
-      if (std::max(b_lo - e.upper, e.lower - b_hi) <= tol * std::fabs(v)) return Verdict::tight;
+      if (std::max(b_lo - e.upper, e.lower - b_hi) <= tol * std::fabs(v)) {
+        if (bound_known) return Verdict::tight;
+        reason = fmt::format("the formula's enclosure [{:.12g}, {:.12g}] is wider than the tolerance: no verdict", b_lo, b_hi);
+        return Verdict::inconclusive;
+      }
       reason = fmt::format("identity fails: exact {:.12g} in [{:.12g}, {:.12g}] vs formula {:.12g} in [{:.12g}, {:.12g}]", v, e.lower,
                            e.upper, b, b_lo, b_hi);
       return Verdict::violated;
