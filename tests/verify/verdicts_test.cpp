@@ -208,3 +208,17 @@ TEST_CASE("an exact value below the double range against a bound that underflowe
   row.verdict = Verdict::tight;
   CHECK(row.ratio() == 1);
 }
+
+TEST_CASE("tight only where the bound's enclosure is within the tolerance, not on its double", "[verify][verdicts]") {
+  // (1 - 1e-17)^(1e13) rounds to 1 with an enclosure [0.99889, 1]; 2 sin(1e300) + 1 is enclosed in [-1, 3]: their
+  // doubles equal the exact value, and "tight" was read on them.
+  const Estimate one = Estimate::from_interval(1, 1, ErrorKind::exact, "closed form");
+  std::string why;
+  CHECK(decide(Direction::upper, one, 1, 1e-12, why, 0.99889, 1) == Verdict::inconclusive);
+  CHECK(decide(Direction::lower, one, 1, 1e-12, why, 1, 1.0022) == Verdict::inconclusive);
+  CHECK(decide(Direction::identity, one, 1, 1e-12, why, -1, 3) == Verdict::inconclusive);
+  CHECK_THAT(why, Catch::Contains("wider than the tolerance"));
+  // A bound known to the tolerance stays tight, in every direction.
+  for (Direction d : {Direction::upper, Direction::lower, Direction::identity})
+    CHECK(decide(d, one, 1, 1e-12, why, 1 - 1e-13, 1 + 1e-13) == Verdict::tight);
+}
