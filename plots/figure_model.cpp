@@ -114,10 +114,12 @@ std::pair<double, double> axis_range(const Figure& figure, const std::vector<std
   // axis, wrote `inf` or 0 into the scripts and gnuplot failed after the whole computation)
   constexpr double kMax = std::numeric_limits<double>::max(), kTiny = std::numeric_limits<double>::denorm_min();
   if (log) {
-    const double a = std::log10(lo), b = std::log10(hi), pad = b > a ? margin * (b - a) : std::log10(2.0);
+    // (values within a millionth of each other are padded as one value: a one-ulp span printed as an empty range)
+    const double a = std::log10(lo), b = std::log10(hi), pad = b - a > 1e-6 ? margin * (b - a) : std::log10(2.0);
     return {std::clamp(std::pow(10.0, a - pad), kTiny, lo), std::clamp(std::pow(10.0, b + pad), hi, kMax)};
   }
-  const double pad = hi > lo ? margin * (hi - lo) : 1.0;
+  const double mag = std::max(std::fabs(lo), std::fabs(hi));
+  const double pad = hi - lo > 1e-6 * mag ? margin * (hi - lo) : mag > 0 ? 0.2 * mag : 1.0;
   return {std::clamp(lo - pad, -kMax, lo), std::clamp(hi + pad, hi, kMax)};
 }
 

@@ -180,6 +180,14 @@ class FigureReader : public verify::TomlReader {
       fail(n, key, "must be [low, high]");
     const double lo = *(*a)[0].value<double>(), hi = *(*a)[1].value<double>();
     if (!(lo < hi)) fail(n, key, "needs low < high");
+    // What the renderers can draw, checked before anything runs (a one-ulp range failed in gnuplot after the whole
+    // computation, "empty range"; a subnormal one drew a blank plot): ends of magnitude 0 or within [1e-300, 1e300],
+    // and a width of at least a millionth of the larger end (the scripts print ten digits, the ticks six).
+    for (const double v : {lo, hi})
+      if (!(v == 0 || (std::fabs(v) >= 1e-300 && std::fabs(v) <= 1e300)))
+        fail(n, key, fmt::format("an end of {:g} cannot be drawn: each end must be 0 or of magnitude within [1e-300, 1e300]", v));
+    if (!(hi - lo >= 1e-6 * std::max(std::fabs(lo), std::fabs(hi))))
+      fail(n, key, fmt::format("[{:.17g}, {:.17g}] is narrower than a millionth of its ends: it cannot be drawn", lo, hi));
     return std::make_pair(lo, hi);
   }
 
@@ -234,6 +242,10 @@ class FigureReader : public verify::TomlReader {
     for (const verify::Params& p : c.points()) {
       if (!selects(s, p)) continue;
       ++kept;
+      if (f.x != "order" && !p.numbers.count(f.x))  // a word value: refused here, not after the rows are computed
+        fail(t.get("case"), "series.case", fmt::format("x = '{}' is a word, not a number, at {} of case '{}': the x axis needs numbers "
+                                                       "(select one word with where = {{{} = \"...\"}} and plot another parameter)",
+                                                       f.x, p.describe(), c.name, f.x));
       if (!s.scale.empty()) try {
           const double k = verify::evaluate_formula(s.scale, p);
           if (!std::isfinite(k)) invalid_input("the scale is {} at {}", k, p.describe());

@@ -402,5 +402,20 @@ check 0 "computed values lie outside the axes' declared ranges and are not drawn
 printf '[[bound]]\nid = "MY.r"\nquantity = "renyi"\nformula = "d"\n[[case]]\nname = "sums"\nbounds = ["MY.r"]\nmu = "laplace_sum({d}, [1, {b}, 3])"\nnu = "laplace_sum(0, [1, {b}, 3])"\nquantity = "renyi"\norder = "2"\n[case.grid]\nd = 1\nb = [2, 1.005]\n' > close_scales.toml
 check 2 "close_scales.toml:8: key 'mu': at b=1.005, d=1: .*less than 1% apart" "$privamp" verify close_scales.toml
 
+# 37. A figure's axes checked before anything runs: a one-ulp declared range failed in gnuplot ("empty range") after
+# the computation, a subnormal one drew a blank plot, an axis beyond 1e300 or a word-valued x axis failed late.
+fig37() {  # $1: the figure's x parameter, $2: its yrange
+  printf '[[case]]\nname = "axes"\nbounds = ["MY.a"]\nmu = "gaussian({d}, 1)"\nnu = "gaussian(0, 1)"\nquantity = "tv"\n[case.grid]\nd = [0.5, 1]\nm = ["a", "b"]\n[[bound]]\nid = "MY.a"\nquantity = "tv"\nformula = "d"\n[[figure]]\nname = "axes_fig"\nx = "%s"\nyrange = %s\nstyle = {outputs = ["pdf"]}\n[[figure.series]]\ncase = "axes"\nid = "MY.a"\nwhere = {m = "a"}\n' "$1" "$2" > axes_figure.toml
+}
+fig37 d "[1, 1.0000000000000002]"
+check 2 "axes_figure.toml:17: key 'yrange': .*narrower than a millionth" "$privamp" figures axes_figure.toml --out axes_out
+fig37 d "[1e-320, 1e-310]"
+check 2 "key 'yrange': an end of .* cannot be drawn" "$privamp" figures axes_figure.toml --out axes_out
+fig37 d "[0, 1.7e308]"
+check 2 "key 'yrange': an end of 1.7e\\+308 cannot be drawn" "$privamp" figures axes_figure.toml --out axes_out
+fig37 m "[0, 2]"
+check 2 "key 'series.case': x = 'm' is a word, not a number" "$privamp" figures axes_figure.toml --out axes_out
+check 0 "^absent$" bash -c "test -e axes_out && echo present || echo absent"
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

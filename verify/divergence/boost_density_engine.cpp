@@ -34,7 +34,7 @@ Part density_part_boost(PreparedPair& pair, const Quantity& quantity, RenyiRoute
         }
         Part integral = from_integral(route == RenyiRoute::excess ? renyi_excess_integral(pair.density, alpha)
                                                                   : renyi_log_integral(pair.density, alpha));
-        if (pair.loss_outgrows_density()) integral.rel_error = std::numeric_limits<double>::infinity();  // no upper end
+        if (pair.loss_outgrows_density() || pair.renyi_tail_marginal(alpha)) integral.rel_error = std::numeric_limits<double>::infinity();  // no upper end
         return integral;
       }
       case Quantity::Kind::kl: return from_integral(kl_integral(pair.density));

@@ -336,7 +336,8 @@ Part density_part_gsl(PreparedPair& pair, const Quantity& quantity) {
       const auto [lv, rel] = gsl_log_integral(pair, h, rel_tol, evals, false, tilted, 1e-8, true);
       const double bar = rel + rounding_bar(pair, h, lv, [&](double x) { return detail::rounding(a, d.log_p(x), a - 1, d.log_q(x)); },
                                             evals, false, tilted, true);
-      part.add(lv, pair.loss_outgrows_density() ? kInf : bar, bar);  // (no upper end: PreparedPair::loss_outgrows_density)
+      // (no upper end: PreparedPair::loss_outgrows_density, renyi_tail_marginal)
+      part.add(lv, pair.loss_outgrows_density() || pair.renyi_tail_marginal(a) ? kInf : bar, bar);
       break;
     }
     case Quantity::Kind::kl: {

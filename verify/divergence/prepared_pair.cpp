@@ -166,6 +166,18 @@ bool PreparedPair::renyi_tail_diverges(double alpha, bool* estimated) const {
   return side(p.left_tail(), q.left_tail()) || side(p.right_tail(), q.right_tail());
 }
 
+bool PreparedPair::renyi_tail_marginal(double alpha) const {
+  if (!p_has_density) return false;
+  auto side = [&](const sim::TailShape& tp, const sim::TailShape& tq) {
+    if (tp.bounded() || tq.bounded() || tp.unmodelled || tq.unmodelled) return false;
+    const double tol = tp.estimated || tq.estimated ? 1e-6 : 64 * std::numeric_limits<double>::epsilon();
+    const double quad = alpha * tp.quad + (1 - alpha) * tq.quad, lin = alpha * tp.lin + (1 - alpha) * tq.lin;
+    return std::fabs(quad) <= tol * (alpha * tp.quad + (alpha - 1) * tq.quad) &&
+           std::fabs(lin) <= tol * (alpha * std::fabs(tp.lin) + (alpha - 1) * std::fabs(tq.lin));
+  };
+  return side(p.left_tail(), q.left_tail()) || side(p.right_tail(), q.right_tail());
+}
+
 bool PreparedPair::loss_outgrows_density() {
   if (!p_has_density) return false;
   // A law that cannot be evaluated as far out as the scan goes (a convolution refuses beyond the accuracy it

@@ -35,6 +35,12 @@ struct PreparedPair {
   // True if ∫ p^α q^{1−α} diverges in a tail (decided from the tail shapes). `estimated` (if given) is set when a
   // shape that decides it was read off a formula's derivatives: an a-posteriori conclusion, not an exact one.
   bool renyi_tail_diverges(double alpha, bool* estimated = nullptr) const;
+  // True if, in a tail where neither law is bounded, the exponent of p^α q^{1−α} (its x² and |x| coefficients) is
+  // zero within the rounding of the tail shapes (64 ulps; 1e-6 where a shape was read off a formula): whether the
+  // integral converges, and how much mass sits beyond any point a quadrature sees, is not known (Laplace(0, 2)
+  // against Laplace(0, 1) at α = 2 diverges; a hair to the other side the mass spreads to 10^16 scales). A Rényi
+  // integral then has no upper end.
+  bool renyi_tail_marginal(double alpha) const;
   // True if, at an unbounded end of the loss scan (where μ has dropped e^{−1e7}), the privacy loss grows with a
   // higher power of |x| than −log p: then p·e^{(α−1)L} rises again further out for every α > 1, whatever the
   // quadrature saw (−|x|^1.9 against −x²/2 dips to e^{−1e10} and rises beyond 10^6). A Rényi integral then has no
