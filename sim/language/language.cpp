@@ -736,11 +736,15 @@ std::shared_ptr<const Expression> Expression::parse_cached(const std::string& te
 Bracketed Expression::number(const Params& params, const DivergenceFunction* divergence, bool allow_infinite) const {
   Evaluator ev(shared_from_this(), params, divergence, Evaluator::Mode::evaluate);
   const Val v = ev.number(*root_);
-  if (std::isnan(v.v) || (!allow_infinite && !std::isfinite(v.v)) || std::isnan(v.lo) || std::isnan(v.hi))
-    invalid_input("{} '{}' is not finite ({})", label_, text_, params.describe());
+  // (named by what went wrong: "not finite" said neither whether it overflowed nor whether it is undefined)
+  if (std::isnan(v.v) || std::isnan(v.lo) || std::isnan(v.hi))
+    invalid_input("{} '{}' is undefined (NaN: e.g. 0/0, inf - inf or a function outside its domain) at {}", label_, text_, params.describe());
+  if (!allow_infinite && !std::isfinite(v.v))
+    invalid_input("{} '{}' is {}inf at {} (a pole such as log(0) or 1/0, or a value beyond the double range)", label_, text_,
+                  v.v < 0 ? "-" : "+", params.describe());
   if (!v.enclosure.valid()) {  // an operation overflowed on the way (its enclosure left a function's domain)
     if (allow_infinite && std::isinf(v.v)) return {v.v, v.v, v.v, false};
-    invalid_input("{} '{}' is not finite ({}): an intermediate value overflows", label_, text_, params.describe());
+    invalid_input("{} '{}' cannot be enclosed at {}: an intermediate value overflows the double range", label_, text_, params.describe());
   }
   if (!(v.enclosure.lo <= v.v && v.v <= v.enclosure.hi))  // an evaluator's bug, not an input's
     throw std::logic_error(fmt::format("{} '{}': value {} outside its enclosure [{}, {}]", label_, text_, v.v, v.enclosure.lo, v.enclosure.hi));
