@@ -84,6 +84,14 @@ const Symbol* symbol_group(const std::string& g) {
   return g.size() == 9 && g.compare(0, 8, "/Symbol ") == 0 ? find_symbol(g[8]) : nullptr;
 }
 
+// gnuplot's escapes in enhanced text, as its PDF draws them: a backslash before one of \ _ ^ { } @ & ~ is that character
+// as text; before anything else it is itself. The character escaped at i (a backslash there), or 0.
+char escaped_at(const std::string& t, std::size_t i) {
+  if (t[i] != '\\' || i + 1 >= t.size()) return 0;
+  const char n = t[i + 1];
+  return std::string_view("\\_^{}@&~").find(n) != std::string_view::npos ? n : 0;
+}
+
 // The bytes of the UTF-8 character starting at i (1 for ASCII and for anything that is not a lead byte).
 std::size_t character_length(const std::string& t, std::size_t i) {
   const auto c = static_cast<unsigned char>(t[i]);
@@ -101,6 +109,10 @@ std::pair<std::string, std::size_t> script_group(const std::string& text, std::s
   int depth = 0;
   std::size_t j = i + 1;
   for (; j < text.size(); ++j) {
+    if (escaped_at(text, j)) {  // an escaped brace is text
+      ++j;
+      continue;
+    }
     depth += text[j] == '{' ? 1 : text[j] == '}' ? -1 : 0;
     if (depth == 0) break;
   }
@@ -129,6 +141,12 @@ std::string latex_math(const std::string& t, int depth) {
       continue;
     }
     const char c = t[i];
+    if (const char e = escaped_at(t, i)) {
+      out += "\\mbox{" + escape::latex(std::string(1, e)) + "}";  // the character as text, as outside math
+      ++i;
+      after_script = false;
+      continue;
+    }
     if (c == '_' || c == '^') {
       // Nothing to raise or lower, or nested too deep: no script (the group's text follows flat).
       if (i + 1 >= t.size() || depth >= kMaxDepth) continue;
@@ -147,7 +165,8 @@ std::string latex_math(const std::string& t, int depth) {
     }
     if (c == '{' || c == '}') continue;
     if (c == '%' || c == '#' || c == '&' || c == '$' || c == '_') out += std::string("\\") + c;
-    else if (c == '\\' || c == '~') out += ' ';
+    else if (c == '\\') out += "\\backslash ";  // (gnuplot draws a backslash before other characters)
+    else if (c == '~') out += ' ';
     else out += c;
   }
   return out;
@@ -158,7 +177,10 @@ std::string plain_text(const std::string& text, int depth) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    if (const Symbol* s = symbol_at(text, i)) {
+    if (const char e = escaped_at(text, i)) {
+      out += e;
+      ++i;
+    } else if (const Symbol* s = symbol_at(text, i)) {
       out += s->unicode;
       i += 10;
     } else if (const Relation* r = relation_at(text, i)) {
@@ -187,6 +209,11 @@ std::string enhanced_to_latex(const std::string& input) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
+    if (const char e = escaped_at(text, i)) {  // the character as text
+      out += escape::latex(std::string(1, e));
+      ++i;
+      continue;
+    }
     if (const Symbol* s = symbol_at(text, i)) {
       out += fmt::format("${} $", s->latex);
       i += 10;

@@ -17,7 +17,10 @@ one picture. Drawn reduced, each figure is checked for:
   inside the bottom frame where that end is below the axis), no bar and no value (the line breaks), in both
   renderings and both legends;
 - title: once — over the plot in both renderings (and not in NAME_caption.txt), or in the caption alone; one figure
-  is drawn both ways.
+  is drawn both ways;
+- escapes: a title and a legend entry holding gnuplot's backslash escapes (\\_ \\{ \\^ ... and a backslash before other
+  characters) read the same in gnuplot's PDF and in the pgfplots file typeset by pdflatex (both by pdftotext), and in
+  the provenance file's plain text.
 """
 import math
 import os
@@ -240,6 +243,51 @@ def check_figure(work, name, per_ps):
     return entries
 
 
+ESCAPES = r"""
+[[case]]
+name = "escapes"
+bounds = ["MY.esc"]
+mu = "gaussian({d}, 1)"
+nu = "gaussian(0, 1)"
+quantity = "tv"
+[case.grid]
+d = [0.5, 1]
+[[bound]]
+id = "MY.esc"
+quantity = "tv"
+formula = "d"
+[[figure]]
+name = "escapes"
+x = "d"
+title = 'A\b \_c \{d\} \n x\\y \^e \@f \&g \~h 50\% end\'
+style = {outputs = ["pdf", "pgfplots"], show_title = true}
+[[figure.series]]
+case = "escapes"
+id = "MY.esc"
+title = 'series\ \\ \_1'
+"""
+
+
+def check_escapes(privamp, work):
+    """gnuplot's escapes drawn alike by gnuplot (PDF) and by pdflatex from the pgfplots file (the LaTeX once showed
+    '\\_c' as a backslash and a subscript, '\\{d\\}' as '\\d\\')."""
+    (work / "escapes.toml").write_text(ESCAPES)
+    run(privamp, "figures", str(work / "escapes.toml"), "--out", str(work / "esc"))
+    esc = work / "esc"
+    (esc / "paper.tex").write_text("\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage{pgfplots}\\pgfplotsset{compat=1.18}"
+                                   "\\begin{document}\\input{escapes.tex}\\end{document}\n")
+    run("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex", cwd=esc)
+    words = lambda pdf: [line.strip() for line in run("pdftotext", str(pdf), "-").stdout.splitlines() if line.strip()]
+    gnuplot_text, latex_text = words(esc / "escapes.pdf"), words(esc / "paper.pdf")
+    expected_title, expected_entry = "A\\b _c {d} \\n x\\y ^e @f &g ~h 50\\% end\\", "series\\ \\ _1"
+    for what, text in (("gnuplot's PDF", gnuplot_text), ("the typeset pgfplots file", latex_text)):
+        if expected_title not in text or expected_entry not in text:
+            fail(f"escapes: {what} reads {text!r}; gnuplot's escapes draw {expected_title!r} and {expected_entry!r}")
+    provenance = (esc / "escapes_provenance.txt").read_text()
+    if f"figure escapes: {expected_title}" not in provenance or f"- {expected_entry}:" not in provenance:
+        fail(f"escapes: the provenance's plain text differs: {provenance[:300]!r}")
+
+
 def main():
     privamp, source = sys.argv[1], pathlib.Path(sys.argv[2])
     with tempfile.TemporaryDirectory() as tmp:
@@ -273,6 +321,7 @@ def main():
                 fail(f"show_title = false: the caption does not open with the title: {caption!r}")
             if title.group(1) in (work / "titled" / "iteration_caption.txt").read_text():
                 fail("show_title = true: the caption repeats the title drawn over the plot")
+        check_escapes(privamp, work)
         # --size: every figure at one column's size without a TOML edit, in both renderings; a wrong word refused
         run(privamp, "figures", str(source / "plots"), "--only", "iteration", "--reduced", "--size", "single", "--out", str(work / "single"))
         gp, tex = (work / "single" / "iteration.gp").read_text(), (work / "single" / "iteration.tex").read_text()
@@ -284,7 +333,7 @@ def main():
     if failures:
         sys.exit(1)
     print(f"{len(names)} figures: ticks, marks (gnuplot {per_ps:.3g} pt per ps), {legends} legends and the title alike in "
-          "gnuplot's PDF and the pgfplots file")
+          "gnuplot's PDF and the pgfplots file; escapes read alike")
 
 
 if __name__ == "__main__":

@@ -555,8 +555,10 @@ title = "a\\input{b}"
   CHECK_THAT(read_text(dir / "hostile.tex"), Contains("title={\\textbackslash{}inputx/etc/passwd"));
   const std::string caption = read_text(dir / "hostile_caption.txt");
   CHECK(caption.find("passwd") == std::string::npos);
-  // The description is figure markup (as titles are): ^ and _ are scripts, their text escaped for math.
-  CHECK_THAT(caption, Contains("\\& \\# $^{ }$$_{ }$\\textasciitilde{} \\textless{}script\\textgreater{} x$^{ inputy\\$z\\$_{ openout}}$"));
+  // The description is figure markup (as titles are): ^ and _ are scripts, their text escaped for math (a backslash
+  // before a letter is drawn, as gnuplot draws it).
+  CHECK_THAT(caption, Contains("\\& \\# $^{ }$$_{ }$\\textasciitilde{} \\textless{}script\\textgreater{} "
+                               "x$^{\\backslash inputy\\$z\\$_{\\backslash openout}}$"));
   // The provenance is plain text for people, never input into a paper: the names as written.
   CHECK_THAT(read_text(dir / "hostile_provenance.txt"), Contains("in case 'c\\input{/etc/passwd}$x$'"));
 }
