@@ -18,6 +18,7 @@ struct PreparedPair {
   std::vector<double> atom_log_p, atom_log_q;  // on the union of atom locations (−inf where absent)
   bool p_has_density = false;
   bool gsl_resolves = false;  // the GSL engine's nodes integrate both densities to their masses (checked once)
+  bool gsl_dense = false;  // the GSL engine puts a geometric ladder of breakpoints around every anchor (gsl_density_engine.cpp)
   bool not_absolutely_continuous = false;  // μ puts mass where ν has none: Rényi, KL, R_∞ are +inf
   DensityPair<double> density;
   std::optional<LossScan<double>> scan;
