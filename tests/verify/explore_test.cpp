@@ -97,6 +97,18 @@ kind = ["a", "b"]
   CHECK_FALSE(s.continuous(axis("delta")));
   CHECK_FALSE(s.continuous(axis("kind")));
   CHECK(s.continuous(axis("sigma1")));  // ten integers: refined locally (and rounded)
+  // A point on a range's end is named (its optimum may lie beyond the box), on the axis's own scale: within a
+  // thousandth of the log range for alpha, never for a choice.
+  ExploreResult r;
+  r.space = s;
+  CHECK(edges_text(r, lo) == "alpha = 2 at its lower end, sigma1 = 1 at its lower end");
+  CHECK(edges_text(r, hi) == "alpha = 200 at its upper end, sigma1 = 10 at its upper end");
+  CHECK(edges_text(r, mid).empty());
+  Params near = mid;
+  near.numbers["alpha"] = 2 * std::pow(100.0, 0.0009);  // 0.09% of the log range above 2
+  CHECK(edges_text(r, near) == "alpha = " + privamp::format_number(near.at("alpha")) + " at its lower end");
+  near.numbers["alpha"] = 2 * std::pow(100.0, 0.002);
+  CHECK(edges_text(r, near).empty());
 }
 
 TEST_CASE("the objective: loosest maximises the slack, tightest its size, violation its negative part", "[explore]") {

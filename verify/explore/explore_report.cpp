@@ -42,6 +42,28 @@ std::string axes_text(const ExploreResult& r, const Params& p) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+}  // namespace
+
+std::string edges_text(const ExploreResult& r, const Params& point) {
+  std::vector<std::string> out;
+  for (const ExploreAxis& a : r.space.axes) {
+    const auto it = point.numbers.find(a.name);
+    if (a.kind == ExploreAxis::Kind::choice || it == point.numbers.end() || !(a.max > a.min)) continue;
+    const double v = it->second;
+    const bool log = a.log && a.min > 0 && v > 0;
+    const auto at = [&](double end) {
+      return a.kind == ExploreAxis::Kind::integer ? v == end
+             : log ? std::fabs(std::log(v / end)) <= 1e-3 * std::log(a.max / a.min)
+                   : std::fabs(v - end) <= 1e-3 * (a.max - a.min);
+    };
+    if (at(a.min)) out.push_back(fmt::format("{} = {} at its lower end", a.name, format_number(v)));
+    else if (at(a.max)) out.push_back(fmt::format("{} = {} at its upper end", a.name, format_number(v)));
+  }
+  return fmt::format("{}", fmt::join(out, ", "));
+}
+
+namespace {
+
 // TOML basic string (quotes, backslashes and control characters escaped).
 std::string quoted(const std::string& s) {
   std::string out = "\"";
@@ -281,6 +303,10 @@ std::string explore_best(const Case& c, const ExploreResult& r, const std::strin
                        row.outside.empty() ? "" : " (outside: " + md(row.outside) + ")",
                        row.cross ? fmt::format("{} [{}, {}]", g(row.cross->value), g(row.cross->lower), g(row.cross->upper)) : "none");
     }
+    for (std::size_t k = 0; k < r.best.size(); ++k)
+      if (const std::string edges = edges_text(r, r.best[k].params); !edges.empty())
+        s += fmt::format("\n**#{} lies on the edge of the searched box**: {}. The optimum may lie beyond it; widen the range in "
+                         "`[case.explore]` to look.\n", k + 1, md(edges));
     s += "\nReproduce, in this directory (each point file is self-contained):\n\n```sh\n";
     for (std::size_t k = 0; k < r.best.size(); ++k) {
       s += fmt::format("privamp verify {}_point{}.toml\n", stem, k + 1);

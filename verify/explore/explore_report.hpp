@@ -16,6 +16,9 @@ namespace privamp::verify {
 std::string slack_ratio_name(Direction direction);
 // exp(slack) as text; beyond the range of doubles as a power of ten ("1e+1234").
 std::string ratio_text(double slack);
+// The searched axes on whose range's end a point lies (within a thousandth of the range, on its scale), as
+// "delta = 0.01 at its lower end"; empty when none: an optimum there may lie beyond the box searched.
+std::string edges_text(const ExploreResult& r, const Params& point);
 
 std::string explore_markdown(const Case& c, const ExploreResult& r, const ExploreOptions& options,
                              const std::string& stem);
