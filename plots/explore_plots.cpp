@@ -451,16 +451,17 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
                                 "     {0} using 1:5 with steps ls 2 lw 2 title 'best so far inside the hypotheses'",
                                 file, beyond)
                   : fmt::format("{} using 1:3 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation{}'", file, beyond);
+  // (drawn first, behind: the best inside the hypotheses often sits on it, and was hidden under it)
   const std::string one = r.goal == verify::Goal::violation
-                              ? ", \\\n     0 with lines lc rgb 'black' dt 3 lw 1 title 'ratio 1: violated below'" : "";
+                              ? "0 with lines lc rgb 'black' dt 3 lw 1 title 'ratio 1: violated below', \\\n     " : "";
   const std::string cbody = fmt::format(
       "set datafile separator ','\nset xlabel 'evaluations'\nset ylabel 'log_{{10}}({})'\nset key below nobox height 1\n"
       "{}set arrow from {}, graph 0 to {}, graph 1 nohead ls 9\n"
-      "plot {}, \\\n"
+      "plot {}{}, \\\n"
       "     {} using 1:2 with steps ls 1 lw 2 title 'best so far ({}{})', \\\n"
-      "     keyentry with lines ls 9 title 'end of the global phase'{}\n",
-      ratio, range, r.global_points + 0.5, r.global_points + 0.5, each_plot, file, goal_phrase(r.goal),
-      any_outside ? ", all points, hypotheses ignored" : "", one);
+      "     keyentry with lines ls 9 title 'end of the global phase'\n",
+      ratio, range, r.global_points + 0.5, r.global_points + 0.5, one, each_plot, file, goal_phrase(r.goal),
+      any_outside ? ", all points, hypotheses ignored" : "");
   render_gnuplot(dir, stem + "_convergence", literal(fmt::format("{}: convergence of the search{}", r.id, any_outside ? " (hypotheses ignored)" : "")),
                  fmt::format("privamp explore: best objective so far; data {}", conv_csv.filename().string()), cbody, explore_style());
 }
