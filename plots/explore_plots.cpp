@@ -100,7 +100,13 @@ struct Palette {
 // A violation search's scale runs from the worst violation (dark) through ratio 1 (a mid teal) to the loosest points
 // (light), asymmetric and compressed: colour = asinh(l / s) of the log10 ratio l, with s the typical violation, so
 // that violations of a few percent and ratios of 10^100 both get colours (a symmetric scale as wide as the
-// violations painted a third of the points, ratios from 2 to 10^240, one yellow). Ticks name log10 ratios.
+// violations painted a third of the points, ratios from 2 to 10^240, one yellow). Ticks name the ratios themselves
+// (a tick "100" for a log10 ratio of 100 was read as a ratio of 100).
+std::string ratio_tick(double log10_ratio) {
+  if (std::fabs(log10_ratio) < 2) return fmt::format("{:.3g}", std::pow(10.0, log10_ratio));
+  return fmt::format("10^{{{:g}}}", log10_ratio);
+}
+
 Palette violation_palette(const std::vector<double>& l) {
   std::vector<double> violations;
   for (double v : l)
@@ -110,10 +116,10 @@ Palette violation_palette(const std::vector<double>& l) {
   const double s = std::max(1e-3, violations.empty() ? std::fabs(at(l, 0.25)) : at(violations, 0.5));
   const double lo = std::min(at(l, 0.02), -s), hi = std::max(at(l, 0.98), s);
   const auto c = [&](double v) { return std::asinh(v / s); };
-  std::vector<std::string> ticks{"'0' 0"};
-  for (double v : {lo, lo / 3}) ticks.push_back(fmt::format("'{:.2g}' {}", v, c(v)));
+  std::vector<std::string> ticks{"'1' 0"};
+  for (double v : {lo, lo / 3}) ticks.push_back(fmt::format("'{}' {}", ratio_tick(v), c(v)));
   for (double v = 1e-3; v <= hi * 1.0001; v *= 10)  // decades of the holding side, at least a fifth of the scale apart
-    if (c(v) >= 0.2 * c(hi) && c(v) <= c(hi)) ticks.push_back(fmt::format("'{:g}' {}", v, c(v)));
+    if (c(v) >= 0.2 * c(hi) && c(v) <= c(hi)) ticks.push_back(fmt::format("'{}' {}", ratio_tick(v), c(v)));
   Palette p;
   p.settings = fmt::format("set palette defined ({0} '#440154', {1} '#3b528b', 0 '#21908d', {2} '#5dc963', {3} '#fde725')\n"
                            "set cbrange [{0}:{3}]\nset cbtics ({4})\n", c(lo), c(lo) / 2, c(hi) / 2, c(hi), fmt::join(ticks, ", "));
@@ -369,13 +375,15 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
     checked.close();
   }
   if (plots.empty()) return false;
-  if (two)
+  if (two) {
     for (const std::string& k : shape_keys(signed_marks, any_outside, ratio)) plots.push_back(k);
+    if (!box_outline(ax, *ay).empty()) plots.push_back("keyentry with lines lc rgb '#555555' dt 2 lw 1 title 'the box searched'");
+  }
   std::string body = axis_settings(ax, 'x');
   if (two)
     body += axis_settings(*ay, 'y') + box_outline(ax, *ay) +
-            fmt::format("set cblabel 'log_{{10}}({}){}'\n", ratio,
-                        r.goal == verify::Goal::violation ? ", compressed; below 0 violated" : "") +
+            (r.goal == verify::Goal::violation ? fmt::format("set cblabel '{} (compressed scale); below 1 violated'\n", ratio)
+                                               : fmt::format("set cblabel 'log_{{10}}({})'\n", ratio)) +
             colours.settings;
   else body += fmt::format("set ylabel 'log_{{10}}({})'\n", ratio);
   // Rows spaced for the reported points' large ring, and no opaque background: it hid the lower half of the x label.
