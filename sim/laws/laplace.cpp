@@ -122,7 +122,8 @@ Shape LaplaceSum::shape() const {
   // √(Σ b²), the scales divided by the largest first: b = 1e-200 squared underflows (a scale of 0 once).
   double sum = 0;
   for (double b : scales_) sum += (b / max_scale_) * (b / max_scale_);
-  return {.continuous_mass = 1, .support = {}, .location = loc_, .scale = max_scale_ * std::sqrt(sum), .left = tail, .right = tail};
+  return {.continuous_mass = 1, .support = {}, .location = loc_, .scale = max_scale_ * std::sqrt(sum), .left = tail, .right = tail,
+          .fine_scale = *std::min_element(scales_.begin(), scales_.end())};
 }
 
 double LaplaceSum::log_density(double x) const {

@@ -58,6 +58,8 @@ Mixture::Mixture(std::vector<double> weights, std::vector<LawPtr> components)
     atom_mass += weights_[i] * (1 - cs.continuous_mass);
     shape_.location += weights_[i] * cs.location;
     shape_.scale = std::max(shape_.scale, cs.scale);
+    if (cs.continuous_mass > 0 && cs.fine_scale > 0)
+      shape_.fine_scale = shape_.fine_scale > 0 ? std::min(shape_.fine_scale, cs.fine_scale) : cs.fine_scale;
     if (cs.continuous_mass > 0) {
       shape_.left = heavier(shape_.left, cs.left);
       shape_.right = heavier(shape_.right, cs.right);

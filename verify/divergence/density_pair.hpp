@@ -25,6 +25,7 @@ struct DensityPair {
   std::vector<Real> anchors;        // modes, kinks, component centres of both laws
   std::vector<Real> p_anchors, q_anchors;  // the same, of each law (for the tilted modes of the Rényi integrand)
   Real scale = 1;                   // characteristic length
+  Real fine_scale = 0;              // the laws' narrowest feature where far below `scale` (sim::Shape); 0: none
   Real lo = -std::numeric_limits<Real>::infinity();  // support of p's density
   Real hi = std::numeric_limits<Real>::infinity();
   Real q_lo = -std::numeric_limits<Real>::infinity();  // support of q's density

@@ -103,6 +103,8 @@ PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_to
       for (double a : density.q_anchors) density.anchors.push_back(a);
     }
     density.scale = q_has_density ? std::min(p.scale(), q.scale()) : p.scale();
+    for (const double f : {p.shape().fine_scale, q_has_density ? q.shape().fine_scale : 0.0})
+      if (f > 0 && f < density.scale / 16) density.fine_scale = density.fine_scale > 0 ? std::min(density.fine_scale, f) : f;
     density.lo = sp.lo;
     density.hi = sp.hi;
     density.q_lo = q_has_density ? q.support().lo : sp.lo;
