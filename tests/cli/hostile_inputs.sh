@@ -417,5 +417,10 @@ fig37 m "[0, 2]"
 check 2 "key 'series.case': x = 'm' is a word, not a number" "$privamp" figures axes_figure.toml --out axes_out
 check 0 "^absent$" bash -c "test -e axes_out && echo present || echo absent"
 
+# 38. A case's cross-check naming its own engine: the "second route" repeated the first one's failures and the cross
+# column read 100% (three false "violated" rows on a quadrature miss).
+printf '[[bound]]\nid = "MY.c"\nquantity = "kl"\nformula = "d^2/2"\ndirection = "identity"\n[[case]]\nname = "same"\nbounds = ["MY.c"]\nmu = "gaussian({d}, 1)"\nnu = "gaussian(0, 1)"\nquantity = "kl"\nengine = "quadrature"\ncross_check = "quadrature"\n[case.grid]\nd = 1\n' > same_route.toml
+check 2 "same_route.toml:13: key 'cross_check': 'quadrature' is the case's own engine" "$privamp" verify same_route.toml
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

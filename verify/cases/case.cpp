@@ -458,6 +458,11 @@ class Reader : public TomlReader {
       } catch (const InvalidArgument& e) {
         fail(t.get("cross_check"), "cross_check", e.what());
       }
+      // A second route is another method: the engine itself again repeats its failures and read as a confirmation.
+      if (*c.cross_check == c.engine)
+        fail(t.get("cross_check"), "cross_check",
+             fmt::format("'{}' is the case's own engine: a cross-check must be another engine (its failures would repeat)",
+                         text(t, "cross_check")));
     }
     c.tolerance = number(t, "tolerance", 1e-6);
     if (!(c.tolerance >= 0 && c.tolerance < 1)) fail(t.get("tolerance"), "tolerance", "must be in [0, 1)");
