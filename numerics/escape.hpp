@@ -30,8 +30,12 @@ std::string text_problem(std::string_view text);
 // \textbar{} (so that T1 and OT1 encodings print them), newlines kept as spaces. No command can be formed. Of the
 // code points past ASCII, those of Latin-1 and Latin Extended-A that pdflatex's utf8 input defines in both OT1 and
 // T1 pass, lowercase Greek letters become \ensuremath{\alpha} and the like, and every other one the visible
-// [U+XXXX]: pdflatex stops at a character it has no definition for, so none reaches it.
+// [U+XXXX]: pdflatex stops at a character it has no definition for, so none reaches it. Mathematical symbols (≤ ≥ ∑ ∞
+// …) become \ensuremath{\le} and the like; the fonts' ligatures (-- ``, '' ,, !` ?`) are broken by an empty group.
 std::string latex(std::string_view text);
+// Whether LaTeX's fonts would join c and the character after it into a ligature (a dash, curly quotes, „ ¡ ¿): an
+// escaper writing character by character puts an empty group between them.
+bool latex_ligature(char c, char next);
 
 // XML 1.0 character data and attribute values: & < > " ' as entities.
 std::string xml(std::string_view text);

@@ -140,6 +140,9 @@ class FigureReader : public verify::TomlReader {
     if (const std::string problem = escape::text_problem(s); !problem.empty()) fail(t.get(key), key, "holds " + problem);
     if (const std::string problem = markup_problem(s); !problem.empty()) fail(t.get(key), key, "markup: " + problem);
     if (s.size() > 1000) fail(t.get(key), key, fmt::format("{} characters; at most 1000", s.size()));
+    // (gnuplot cannot read two doubled apostrophes in a row in its strings: the figure failed after the computation)
+    if (s.find("''") != std::string::npos)
+      fail(t.get(key), key, "holds two apostrophes in a row, which gnuplot's strings cannot hold: write a double quote (\") instead");
     return s;
   }
 

@@ -29,8 +29,12 @@ std::string quoted(const std::string& text) {
   std::string t = escape::plain(text);
   if (t.find_first_of("^_@&~{}") == std::string::npos)
     for (std::size_t at = t.find("\\\\"); at != std::string::npos; at = t.find("\\\\", at + 1)) t.erase(at, 1);
+  // Always single quotes: gnuplot substitutes `commands` inside double quotes. It cannot read two doubled quotes in a
+  // row ('q'''' c' is a syntax error): the second of two apostrophes is written as ’ (a figure file's labels with two
+  // in a row are refused at load; other texts, such as a case name in an explore title, show it so).
   std::string q = "'";
-  for (char c : t) q += c == '\'' ? std::string("''") : std::string(1, c);  // controls are spaces by then
+  for (std::size_t i = 0; i < t.size(); ++i)  // (controls are spaces by then)
+    q += t[i] != '\'' ? std::string(1, t[i]) : i > 0 && t[i - 1] == '\'' ? std::string("\u2019") : std::string("''");
   return q + "'";
 }
 

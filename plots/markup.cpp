@@ -237,6 +237,7 @@ std::string enhanced_to_latex(const std::string& input) {
         while (i + n < text.size() && (static_cast<unsigned char>(text[i + n]) & 0xC0) == 0x80) ++n;
         out += escape::latex(std::string_view(text).substr(i, n));
         i += n - 1;
+        if (i + 1 < text.size() && escape::latex_ligature(c, text[i + 1])) out += "{}";  // (escaped one character at a time)
       }
     }
   }

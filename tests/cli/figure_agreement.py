@@ -260,6 +260,7 @@ formula = "d"
 name = "escapes"
 x = "d"
 title = 'A\b \_c \{d\} \n x\\y \^e \@f \&g \~h 50\% end\'
+xlabel = "q' c a--b ``d ,, !` ≤ ≥"
 style = {outputs = ["pdf", "pgfplots"], show_title = true}
 [[figure.series]]
 case = "escapes"
@@ -277,12 +278,20 @@ def check_escapes(privamp, work):
     (esc / "paper.tex").write_text("\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage{pgfplots}\\pgfplotsset{compat=1.18}"
                                    "\\begin{document}\\input{escapes.tex}\\end{document}\n")
     run("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex", cwd=esc)
-    words = lambda pdf: [line.strip() for line in run("pdftotext", str(pdf), "-").stdout.splitlines() if line.strip()]
+    # (pdflatex sets an apostrophe and a backquote as typographic quotes, ’ and ‘: the same characters read back)
+    words = lambda pdf: [line.strip().replace("\u2019", "'").replace("\u2018", "`")
+                         for line in run("pdftotext", str(pdf), "-").stdout.splitlines() if line.strip()]
     gnuplot_text, latex_text = words(esc / "escapes.pdf"), words(esc / "paper.pdf")
+    expected_label = "q' c a--b ``d ,, !` ≤ ≥"  # (no ligature: a dash, curly quotes, „ or ¡)
     expected_title, expected_entry = "A\\b _c {d} \\n x\\y ^e @f &g ~h 50\\% end\\", "series\\ \\ _1"
     for what, text in (("gnuplot's PDF", gnuplot_text), ("the typeset pgfplots file", latex_text)):
-        if expected_title not in text or expected_entry not in text:
-            fail(f"escapes: {what} reads {text!r}; gnuplot's escapes draw {expected_title!r} and {expected_entry!r}")
+        if expected_title not in text or expected_entry not in text or expected_label not in text:
+            fail(f"escapes: {what} reads {text!r}; gnuplot's escapes draw {expected_title!r}, {expected_entry!r} and {expected_label!r}")
+    # Two apostrophes in a row, which gnuplot's strings cannot hold, are refused at load (gnuplot failed after the run).
+    (work / "apostrophes.toml").write_text(ESCAPES.replace("xlabel = \"q' c", "xlabel = \"q'' c"))
+    bad = subprocess.run([privamp, "figures", str(work / "apostrophes.toml"), "--out", str(work / "apostrophes")], capture_output=True, text=True)
+    if bad.returncode != 2 or "key 'xlabel': holds two apostrophes in a row" not in bad.stderr or (work / "apostrophes").exists():
+        fail(f"escapes: a label with two apostrophes in a row: exit {bad.returncode}, {bad.stderr.strip()!r}")
     provenance = (esc / "escapes_provenance.txt").read_text()
     if f"figure escapes: {expected_title}" not in provenance or f"- {expected_entry}:" not in provenance:
         fail(f"escapes: the provenance's plain text differs: {provenance[:300]!r}")

@@ -443,7 +443,7 @@ TEST_CASE("figure style as data: presets, outputs, pgfplots with LaTeX labels, b
   CHECK(plots::enhanced_to_latex("50% & $x^2 #") == "50\\% \\& \\$x$^{2}$ \\#");
   // Characters past ASCII go through the one LaTeX escaper whole (they once passed as raw bytes: α, ε and ŀ stopped
   // pdflatex in a caption).
-  CHECK(plots::enhanced_to_latex("gauss αfig ŀ é ∞") == "gauss \\ensuremath{\\alpha}fig [U+0140] é [U+221E]");
+  CHECK(plots::enhanced_to_latex("gauss αfig ŀ é ∞") == "gauss \\ensuremath{\\alpha}fig [U+0140] é \\ensuremath{\\infty}");
   // Relations, in text and in a script; the same markup as plain text (terminal listings, comments).
   CHECK(plots::enhanced_to_latex("{/Symbol k} <= 4, {/Symbol e}' -> {/Symbol d}'") ==
         "$\\kappa $ $\\le $ 4, $\\varepsilon $' $\\to $ $\\delta $'");
@@ -462,6 +462,11 @@ TEST_CASE("figure style as data: presets, outputs, pgfplots with LaTeX labels, b
   // gnuplot's infinity only as the group {/Symbol \245}; elsewhere its text, never a raw byte.
   CHECK(plots::enhanced_to_latex("a /Symbol \\245 b") == "a /Symbol \\textbackslash{}245 b");
   CHECK(plots::enhanced_to_plain("R_{2{/Symbol \\245}}, P^{{/Symbol \\245}}") == "R_(2∞), P^∞");
+  // gnuplot strings: always single-quoted (gnuplot runs `commands` inside double quotes); two apostrophes in a row,
+  // which gnuplot cannot read doubled (a syntax error), keep the second as a right single quote.
+  CHECK(plots::quoted("it's `rm x`") == "'it''s `rm x`'");
+  CHECK(plots::quoted("q'' c'''") == "'q''\u2019 c''\u2019\u2019'");
+  CHECK(plots::quoted("q'' c'''").find("''''") == std::string::npos);
   // Hostile text stays text: LaTeX's specials escaped, control and bidirectional characters dropped.
   CHECK(plots::enhanced_to_latex("\\input{/etc/passwd} ~ \\x") == "\\textbackslash{}input/etc/passwd \\textasciitilde{} \\textbackslash{}x");
   const auto path = write_temp("privamp_style_figure.toml", kCase, R"toml(
