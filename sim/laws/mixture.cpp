@@ -58,8 +58,9 @@ Mixture::Mixture(std::vector<double> weights, std::vector<LawPtr> components)
     atom_mass += weights_[i] * (1 - cs.continuous_mass);
     shape_.location += weights_[i] * cs.location;
     shape_.scale = std::max(shape_.scale, cs.scale);
-    if (cs.continuous_mass > 0 && cs.fine_scale > 0)
-      shape_.fine_scale = shape_.fine_scale > 0 ? std::min(shape_.fine_scale, cs.fine_scale) : cs.fine_scale;
+    // (a component's own scale is a feature of the mixture: a bump 1e-4 wide beside a Laplace kink)
+    if (const double fine = cs.fine_scale > 0 ? cs.fine_scale : cs.scale; cs.continuous_mass > 0 && fine > 0)
+      shape_.fine_scale = shape_.fine_scale > 0 ? std::min(shape_.fine_scale, fine) : fine;
     if (cs.continuous_mass > 0) {
       shape_.left = heavier(shape_.left, cs.left);
       shape_.right = heavier(shape_.right, cs.right);

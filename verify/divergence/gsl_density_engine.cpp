@@ -322,6 +322,8 @@ void check_gsl_resolves(PreparedPair& pair, long& evals) {
                                        std::exp(lv), law.continuous_mass()));
     // (laws with many anchors, grids and chains, have their breakpoints dense already: the ladder there cost more than
     // the rest of the catalogue's GSL routes)
+    // A law that declares a feature far narrower than the pair's scale (sim::Shape::fine_scale) takes the ladder.
+    if (d.fine_scale > 0) pair.gsl_dense = true;
     if (pair.gsl_dense || d.anchors.size() > 32) continue;
     pair.gsl_dense = true;
     const auto [lv_dense, rel_dense] = gsl_log_integral(pair, h, 1e-12, evals, of_q, {}, 1e-6, false);
