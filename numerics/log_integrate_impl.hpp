@@ -377,11 +377,13 @@ class LogIntegrator : LogSamples<Real> {
       using std::sqrt;
       const Real min_d = (b - a) * Real(1e-12);
       for (const int side : {-1, 1}) {
-        // The room reaches past the scan's neighbour, to the domain's end or 64 scales: a point beside the peak (a
+        // The room reaches past the scan's neighbour, at least to the domain's end or 64 scales: a point beside the peak (a
         // tilted mode 10^-5 from a component 10^-4 wide) left no room for the ladder on that side, and the peak's
         // flank was one Gauss–Kronrod piece thousands of widths long (R_1.01 = 1.11 for 2.00).
+        using std::max;
         using std::min;
-        const Real room = side > 0 ? min(Real(opt_.hi - xm), Real(64 * opt_.scale)) : min(Real(xm - opt_.lo), Real(64 * opt_.scale));
+        const Real room = max(side > 0 ? Real(b - xm) : Real(xm - a),
+                              side > 0 ? min(Real(opt_.hi - xm), Real(64 * opt_.scale)) : min(Real(xm - opt_.lo), Real(64 * opt_.scale)));
         if (!(room > 0)) continue;
         Real d = room / 2, drop = 0;
         for (int k = 0; k < 200; ++k) {
