@@ -138,11 +138,11 @@ struct MathSymbol {
   char32_t cp;
   const char* command;
 };
-constexpr std::array<MathSymbol, 20> kMathSymbols = {{{0x2264, "le"},      {0x2265, "ge"},     {0x2260, "neq"},    {0x2248, "approx"},
-                                                      {0x221E, "infty"},   {0x2211, "sum"},    {0x220F, "prod"},   {0x222B, "int"},
-                                                      {0x2192, "to"},      {0x2190, "leftarrow"}, {0x2208, "in"},  {0x2202, "partial"},
-                                                      {0x221A, "surd"},    {0x2212, "-"},      {0x2207, "nabla"},  {0x2200, "forall"},
-                                                      {0x2203, "exists"},  {0x2282, "subset"}, {0x2286, "subseteq"}, {0x2218, "circ"}}};
+constexpr std::array<MathSymbol, 20> kMathSymbols = {{{0x2264, "\\le"},     {0x2265, "\\ge"},     {0x2260, "\\neq"},    {0x2248, "\\approx"},
+                                                      {0x221E, "\\infty"},  {0x2211, "\\sum"},    {0x220F, "\\prod"},   {0x222B, "\\int"},
+                                                      {0x2192, "\\to"},     {0x2190, "\\leftarrow"}, {0x2208, "\\in"}, {0x2202, "\\partial"},
+                                                      {0x221A, "\\surd"},   {0x2212, "-"},        {0x2207, "\\nabla"},  {0x2200, "\\forall"},
+                                                      {0x2203, "\\exists"}, {0x2282, "\\subset"}, {0x2286, "\\subseteq"}, {0x2218, "\\circ"}}};
 
 const char* math_symbol(char32_t cp) {
   for (const MathSymbol& m : kMathSymbols)
@@ -164,7 +164,7 @@ std::string latex(std::string_view text) {
     if (cp >= 0x80) {
       if (latex_defines(cp)) out.append(clean.substr(i, n));
       else if (cp >= 0x3B1 && cp <= 0x3C9 && kGreek[cp - 0x3B1]) out += fmt::format("\\ensuremath{{\\{}}}", kGreek[cp - 0x3B1]);
-      else if (const char* m = math_symbol(cp)) out += std::string_view(m) == "-" ? "\\ensuremath{-}" : fmt::format("\\ensuremath{{\\{}}}", m);
+      else if (const char* m = math_symbol(cp)) out += fmt::format("\\ensuremath{{{}}}", m);
       else out += code_point(cp);
       i += n;
       continue;

@@ -382,8 +382,8 @@ class LogIntegrator : LogSamples<Real> {
         // flank was one Gauss–Kronrod piece thousands of widths long (R_1.01 = 1.11 for 2.00).
         using std::max;
         using std::min;
-        const Real room = max(side > 0 ? Real(b - xm) : Real(xm - a),
-                              side > 0 ? min(Real(opt_.hi - xm), Real(64 * opt_.scale)) : min(Real(xm - opt_.lo), Real(64 * opt_.scale)));
+        const Real bracket = side > 0 ? Real(b - xm) : Real(xm - a), to_end = side > 0 ? Real(opt_.hi - xm) : Real(xm - opt_.lo);
+        const Real room = max(bracket, min(to_end, Real(64 * opt_.scale)));
         if (!(room > 0)) continue;
         Real d = room / 2, drop = 0;
         for (int k = 0; k < 200; ++k) {
