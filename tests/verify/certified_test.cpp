@@ -151,6 +151,12 @@ TEST_CASE("certified: laws without an exact form are refused with the reason", "
                     Catch::Contains("tail could not be bounded"));
   // One piece each: the same divergence is certified infinite.
   CHECK(std::isinf(certified("gaussian(0,3)", "gaussian(0,2)", Quantity::renyi(2)).value));
+  // Partial fractions cancelling by more than 3e5 (four scales 1% apart, K = 1.3e6) are refused when read, not after
+  // the subdivision budget (30 s); at 1.8e5 (four scales 2% apart) the enclosure closes.
+  const char* close4 = "[1, 1.0101, 1.02030201, 1.030604]";
+  CHECK_THAT(refusal(fmt::format("laplace_sum(0.3, {})", close4), fmt::format("laplace_sum(0, {})", close4)),
+             Catch::Contains("partial fractions cancel by a factor of about 1.3e+06"));
+  CHECK(refusal("laplace_sum(0.3, [1, 1.02, 1.04, 1.06])", "laplace_sum(0, [1, 1.02, 1.04, 1.06])") == "(covered)");
 }
 
 TEST_CASE("certified: a mixture's weights come from their exact source, a binomial carried by a plan", "[verify][certified]") {
