@@ -56,6 +56,14 @@ std::optional<double> limit_mark_y(const Figure& figure, const std::vector<std::
   return p.upper >= shown.floor ? p.upper : shown.floor_mark();
 }
 
+std::string limit_label(const Figure& figure, const std::vector<std::vector<Point>>& data) {
+  bool zero = false, bounded = false;
+  for (const auto& points : data)
+    for (const Point& p : points)
+      if (limit_mark_y(figure, data, p)) (p.upper > 0 ? bounded : zero) = true;
+  return bounded && zero ? "bounded above only, or 0" : zero ? "exactly 0" : "bounded above only";
+}
+
 bool shows_limits(const Figure& figure, const std::vector<std::vector<Point>>& data, std::size_t k) {
   return std::any_of(data[k].begin(), data[k].end(), [&](const Point& p) { return limit_mark_y(figure, data, p).has_value(); });
 }
@@ -101,6 +109,31 @@ std::pair<double, double> data_span(const std::vector<std::vector<Point>>& data,
   return {lo, hi};
 }
 
+// Every how many decades log_ticks labels a span from 10^first to 10^last: 1, 2, 5, 10, 20 … so that at most eight show.
+int decade_step(int first, int last) {
+  int step = 1;
+  for (int scale = 1; (last - first) / step + 1 > 8; scale *= 10)
+    for (const int m : {1, 2, 5})
+      if ((last - first) / (step = m * scale) + 1 <= 8) return step;
+  return step;
+}
+
+// A padded log span labelled every two decades or more ends at most half a step beyond its outer labels: further,
+// it is widened to the next label (an axis from 1e-8 to 30 labelled 10^-8 … 10^0 drew its top decade and a half
+// unlabelled).
+std::pair<double, double> to_labels(double lo, double hi) {
+  const double a = std::log10(lo), b = std::log10(hi);
+  const int first = static_cast<int>(std::ceil(a - 1e-9)), last = static_cast<int>(std::floor(b + 1e-9));
+  if (last - first < 2) return {lo, hi};
+  const int step = decade_step(first, last);
+  if (step < 2) return {lo, hi};
+  const int low = step * static_cast<int>(std::ceil(first / static_cast<double>(step) - 1e-9));
+  const int high = step * static_cast<int>(std::floor(last / static_cast<double>(step) + 1e-9));
+  if (b - high > 0.5 * step && high + step <= 308) hi = std::pow(10.0, high + step);
+  if (low - a > 0.5 * step && low - step >= -307) lo = std::pow(10.0, low - step);
+  return {lo, hi};
+}
+
 }  // namespace
 
 std::pair<double, double> axis_range(const Figure& figure, const std::vector<std::vector<Point>>& data, char axis) {
@@ -116,7 +149,7 @@ std::pair<double, double> axis_range(const Figure& figure, const std::vector<std
   if (log) {
     // (values within a millionth of each other are padded as one value: a one-ulp span printed as an empty range)
     const double a = std::log10(lo), b = std::log10(hi), pad = b - a > 1e-6 ? margin * (b - a) : std::log10(2.0);
-    return {std::clamp(std::pow(10.0, a - pad), kTiny, lo), std::clamp(std::pow(10.0, b + pad), hi, kMax)};
+    return to_labels(std::clamp(std::pow(10.0, a - pad), kTiny, lo), std::clamp(std::pow(10.0, b + pad), hi, kMax));
   }
   const double mag = std::max(std::fabs(lo), std::fabs(hi));
   const double pad = hi - lo > 1e-6 * mag ? margin * (hi - lo) : mag > 0 ? 0.2 * mag : 1.0;
@@ -134,10 +167,7 @@ LogTicks log_ticks(std::pair<double, double> span) {
   if (!(hi > lo) || !(lo > 0) || !std::isfinite(hi)) return {};
   const int first = static_cast<int>(std::ceil(std::log10(lo) - 1e-9)), last = static_cast<int>(std::floor(std::log10(hi) + 1e-9));
   if (last - first >= 2) {
-    int step = 1;
-    for (int scale = 1; (last - first) / step + 1 > 8; scale *= 10)
-      for (const int m : {1, 2, 5})
-        if ((last - first) / (step = m * scale) + 1 <= 8) break;
+    const int step = decade_step(first, last);
     LogTicks t{{}, true};
     for (int k = first; k <= last; ++k)
       if (k % step == 0) t.at.push_back(std::pow(10.0, k));
@@ -220,7 +250,7 @@ Legend figure_legend(const Figure& figure, const std::vector<std::vector<Point>>
     if (!data[k].empty() && !figure.series[k].title.empty()) legend.labels.push_back(figure.series[k].title);
   for (std::size_t k = 0; k < data.size(); ++k)
     if (!data[k].empty() && shows_limits(figure, data, k)) {
-      legend.labels.push_back(kLimitLabel);
+      legend.labels.push_back(limit_label(figure, data));
       break;
     }
   for (const VerdictMark& m : kVerdictMarks)
@@ -273,7 +303,7 @@ std::string pgf_marks(const Figure& figure, const std::vector<std::vector<Point>
     const bool name = legend.shown && !limits_named;
     out += fmt::format("\\addplot[only marks, mark=triangle, mark size={:.4g}pt, mark options={{rotate=180, solid}}, color={}{}] "
                        "coordinates {{{}}};\n", kLimitMarkPt, series_colour(figure, figure.series[k]), name ? "" : ", forget plot", points);
-    if (name) out += fmt::format("\\addlegendentry{{{}}}\n", kLimitLabel);
+    if (name) out += fmt::format("\\addlegendentry{{{}}}\n", limit_label(figure, data));
     limits_named = limits_named || name;
   }
   for (const VerdictMark& m : kVerdictMarks) {

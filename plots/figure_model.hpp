@@ -126,7 +126,9 @@ inline constexpr double kLineMarkPt = 1.5;     // the marks of a linespoints ser
 inline constexpr double kPointMarkPt = 2.0;    // a points series' marks at point_size 1
 inline constexpr double kVerdictMarkPt = 3.0;  // violated and inconclusive marks
 inline constexpr double kLimitMarkPt = 2.0;    // upper limits: intervals reaching 0 on a log axis
-inline constexpr const char* kLimitLabel = "bounded above only";  // their legend entry (the first series' with any)
+// Their legend entry (the first series' with any): "bounded above only" where the marks' upper ends are positive,
+// "exactly 0" where every one is an interval [0, 0] (its mark below a log axis is not a bound), both where both occur.
+std::string limit_label(const Figure& figure, const std::vector<std::vector<Point>>& data);
 std::string gnuplot_ps(double half_width_pt);  // gnuplot's `ps` for a mark of this half-width
 
 // The marks for violated and inconclusive points, in both renderers and each once in the key: a red cross, and a black

@@ -670,7 +670,7 @@ std::string gnuplot_plot(const Figure& figure, const std::vector<std::vector<Poi
     const std::size_t index = block++;
     if (!shows_limits(figure, data, k)) continue;
     plots.push_back(fmt::format("{} index {} using 2:(limity($4, $5)) with points ls {} pt 10 ps {} {}", file, index, figure.series[k].line,
-                                gnuplot_ps(kLimitMarkPt), !legend.shown || limits_named ? "notitle" : fmt::format("title '{}'", kLimitLabel)));
+                                gnuplot_ps(kLimitMarkPt), !legend.shown || limits_named ? "notitle" : fmt::format("title '{}'", limit_label(figure, data))));
     limits_named = true;
   }
   for (const VerdictMark& m : kVerdictMarks) {

@@ -582,3 +582,31 @@ TEST_CASE("parameter names as axis labels: Greek letters by name, everything els
   CHECK(plots::parameter_label("gammas_x") == plots::literal("gammas_x"));
   CHECK(plots::enhanced_to_plain(plots::parameter_label("sigma2")) == "σ_2");
 }
+
+TEST_CASE("an automatic log axis labelled every few decades ends at most half a step beyond its outer labels", "[plots]") {
+  plots::Figure f;
+  f.name = "f";
+  f.x = "i";
+  f.log = "y";
+  f.series = {plots::Series{"c", "X", plots::Series::Y::exact, {}, "", "exact", "lines", 1}};
+  auto point = [](double x, double y) { return plots::Point{x, y, y, y, "holds"}; };
+  // 5e-9 to 30: labels every two decades; padded, the top (about 52) lay 1.7 decades above the label 10^0 and is
+  // widened to 10^2; the bottom (about 1.6e-9) lies 0.8 decades below 10^-8, within the step: kept.
+  const std::vector<std::vector<plots::Point>> wide = {{point(1, 5e-9), point(2, 30)}};
+  const auto [lo, hi] = plots::model::axis_range(f, wide, 'y');
+  CHECK(hi == Approx(100));
+  CHECK(lo == Approx(1.6e-9).epsilon(0.05));
+  const auto ticks = plots::model::axis_ticks(f, wide, 'y');
+  REQUIRE(ticks.decades);
+  CHECK(ticks.at.front() == Approx(1e-8));
+  CHECK(ticks.at.back() == Approx(100));
+  // Within half a step of a label, or labelled every decade: the padded data range as before.
+  const std::vector<std::vector<plots::Point>> near = {{point(1, 1.2e-8), point(2, 2)}};
+  CHECK(plots::model::axis_range(f, near, 'y').second < 10);
+  CHECK(plots::model::axis_range(f, near, 'y').first > 1e-9);
+  const std::vector<std::vector<plots::Point>> few = {{point(1, 0.02), point(2, 30)}};
+  CHECK(plots::model::axis_range(f, few, 'y').second < 44);
+  // Below the data, the same rule: 2e-7 to 1e3 padded reaches about 6.6e-8, 1.2 decades below the label 10^-6.
+  const std::vector<std::vector<plots::Point>> low = {{point(1, 2e-7), point(2, 1e3)}};
+  CHECK(plots::model::axis_range(f, low, 'y').first == Approx(1e-8));
+}
