@@ -86,12 +86,16 @@ std::string report_search(const verify::Case& c, const api::ExploreRun& run, con
   std::cout << fmt::format("{:<52} {:<20} {:>14} {:>34} {:>14} {:>6.1f}s\n", name, run.id, best, again, verdict, run.seconds);
   if (!r.stopped.empty()) std::cout << fmt::format("{:<52} {:<20} note: {}\n", "", "", r.stopped);
   if (!r.best.empty())
+    if (const std::string range = verify::ratio_range_note(r.direction, r.best.front()); !range.empty())
+      std::cout << fmt::format("{:<52} {:<20} note: the best ratio is the values'; {}\n", "", "", range.substr(2, range.size() - 3));
+  if (!r.best.empty())
     if (const std::string edges = verify::edges_text(r, r.best.front().params); !edges.empty())
       std::cout << fmt::format("{:<52} {:<20} note: the best point lies on the edge of the box searched ({}): the optimum may lie beyond\n",
                                "", "", escape::plain(edges));
   if (r.degenerate)
     std::cout << fmt::format("{:<52} {:<20} {:>14} degenerate: {}\n", "", "", verify::ratio_text(r.evaluations[*r.degenerate_index].slack),
                              r.evaluations[*r.degenerate_index].degenerate);
+  if (!r.best.empty()) best += verify::ratio_range_note(r.direction, r.best.front());
   return fmt::format("| {} | {} | {} | {} | {} | {} | {:.1f} s |\n", escape::markdown(c.name), escape::markdown(run.id), best, again,
                      verdict, r.evaluations.size(), run.seconds);
 }

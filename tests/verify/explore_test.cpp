@@ -526,3 +526,27 @@ delta = {min = 0.1, max = 2}
   REQUIRE(!agree.best.empty());
   CHECK(agree.best.front().verdict == Verdict::tight);
 }
+
+TEST_CASE("explore: a best ratio from a wide interval states what the intervals establish", "[verify][explore]") {
+  // An upper bound of 1.3e-13 against an engine value of 1.6e-47 enclosed in [0, 2.4e-15]: the values' ratio is 8e33,
+  // but only bound/upper = 54 is established, and nothing above it.
+  Row row;
+  row.direction = Direction::upper;
+  row.bound = 1.3e-13;
+  row.exact.value = 1.6e-47;
+  row.exact.lower = 0;
+  row.exact.upper = 2.4e-15;
+  CHECK(ratio_range_note(Direction::upper, row) == " (the intervals allow " + ratio_text(std::log(1.3e-13 / 2.4e-15)) + " to inf)");
+  // The bound's own enclosure widens the range; a lower bound reads exact/bound.
+  row.bound_lower = 1.2e-13;
+  row.bound_upper = 1.4e-13;
+  CHECK(ratio_range_note(Direction::upper, row) == " (the intervals allow " + ratio_text(std::log(1.2e-13 / 2.4e-15)) + " to inf)");
+  CHECK(ratio_range_note(Direction::lower, row) == " (the intervals allow 0 to " + ratio_text(std::log(2.4e-15 / 1.2e-13)) + ")");
+  // An interval within 1% of the value: nothing to add.
+  row.bound_lower = row.bound_upper = std::nan("");
+  row.exact.lower = 1.6e-47 * 0.999;
+  row.exact.upper = 1.6e-47 * 1.001;
+  CHECK(ratio_range_note(Direction::upper, row).empty());
+  row.exact.upper = 1.6e-47 * 1.05;
+  CHECK_FALSE(ratio_range_note(Direction::upper, row).empty());
+}

@@ -87,11 +87,31 @@ double best_so_far(Goal goal, const std::vector<Evaluation>& e, std::size_t upto
 
 }  // namespace
 
+namespace {
+// The ratio of a re-evaluated row in the search's direction, from the logs where the engine has them.
+double row_slack_of(Direction direction, const Row& row) {
+  const double log_exact = std::isfinite(row.exact.log_value()) ? row.exact.log_value() : std::log(row.exact.value);
+  return direction == Direction::lower ? log_exact - std::log(row.bound) : std::log(row.bound) - log_exact;
+}
+}  // namespace
+
 std::string ratio_text(double slack) {
   if (std::isnan(slack)) return "-";
   if (std::abs(slack) < 700) return fmt::format("{:.6g}", std::exp(slack));
   if (std::isinf(slack)) return slack > 0 ? "inf" : "0";
   return fmt::format("1e{:+.0f}", slack / std::log(10.0));
+}
+
+std::string ratio_range_note(Direction direction, const Row& row) {
+  const double bl = std::isnan(row.bound_lower) ? row.bound : row.bound_lower, bu = std::isnan(row.bound_upper) ? row.bound : row.bound_upper;
+  const double el = row.exact.lower, eu = row.exact.upper;
+  if (!(el >= 0) || !(eu >= el) || !(bl >= 0) || !(bu >= bl)) return "";
+  // log ends (no overflow of a quotient of tiny values); a 0 denominator gives +inf, a 0 numerator −inf
+  const auto lq = [](double num, double den) { return std::log(num) - std::log(den); };
+  const double lo = direction == Direction::lower ? lq(el, bu) : lq(bl, eu), hi = direction == Direction::lower ? lq(eu, bl) : lq(bu, el);
+  const double at = row_slack_of(direction, row);
+  if (std::isnan(lo) || std::isnan(hi) || (std::isfinite(at) && at - lo <= 0.01 && hi - at <= 0.01)) return "";
+  return fmt::format(" (the intervals allow {} to {})", ratio_text(lo), ratio_text(hi));
 }
 
 std::string slack_ratio_name(Direction direction) {
@@ -296,10 +316,10 @@ std::string explore_best(const Case& c, const ExploreResult& r, const std::strin
     for (std::size_t k = 0; k < r.best.size(); ++k) {
       const Row& row = r.best[k];
       // The ratio from the logs where the engine has them (values below the smallest double keep their digits).
-      const double log_exact = std::isfinite(row.exact.log_value()) ? row.exact.log_value() : std::log(row.exact.value);
-      const double q_slack = r.direction == Direction::lower ? log_exact - std::log(row.bound) : std::log(row.bound) - log_exact;
-      s += fmt::format("| {} | {} | {} [{}, {}] | {} | {} | {}{} | {} |\n", k + 1, md(axes_text(r, row.params)), g(row.exact.value),
-                       g(row.exact.lower), g(row.exact.upper), g(row.bound), ratio_text(q_slack), to_string(row.verdict),
+      const double q_slack = row_slack_of(r.direction, row);
+      s += fmt::format("| {} | {} | {} [{}, {}] | {} | {}{} | {}{} | {} |\n", k + 1, md(axes_text(r, row.params)), g(row.exact.value),
+                       g(row.exact.lower), g(row.exact.upper), g(row.bound), ratio_text(q_slack), ratio_range_note(r.direction, row),
+                       to_string(row.verdict),
                        row.outside.empty() ? "" : " (outside: " + md(row.outside) + ")",
                        row.cross ? fmt::format("{} [{}, {}]", g(row.cross->value), g(row.cross->lower), g(row.cross->upper)) : "none");
     }
@@ -421,13 +441,6 @@ FlatTable explore_table(const ExploreResult& r) {
 
 void write_explore_csv(const ExploreResult& r, const std::filesystem::path& file) { write_table_csv(explore_table(r), file); }
 
-namespace {
-// The ratio of a re-evaluated row in the search's direction, from the logs where the engine has them.
-double row_slack(Direction direction, const Row& row) {
-  const double log_exact = std::isfinite(row.exact.log_value()) ? row.exact.log_value() : std::log(row.exact.value);
-  return direction == Direction::lower ? log_exact - std::log(row.bound) : std::log(row.bound) - log_exact;
-}
-}  // namespace
 
 FlatTable frontier_table(const FrontierResult& f) {
   const ExploreResult& r = f.search;
@@ -443,7 +456,7 @@ FlatTable frontier_table(const FrontierResult& f) {
       const auto v = row.params.numbers.find(f.name);
       const Evaluation& e = r.evaluations.at(*bin.best_index);
       line.best_x = v == row.params.numbers.end() ? with_search_values(e.point, e.exact(), e.bound()).numbers.at(f.name) : v->second;
-      line.best_ratio = std::exp(row_slack(r.direction, row));
+      line.best_ratio = std::exp(row_slack_of(r.direction, row));
       line.point = axes_text(r, row.params);
       line.exact = row.exact.value;
       line.exact_lower = row.exact.lower;
@@ -452,7 +465,7 @@ FlatTable frontier_table(const FrontierResult& f) {
       line.verdict = to_string(row.verdict);
     }
     if (bin.degenerate) {
-      line.degenerate_ratio = std::exp(row_slack(r.direction, *bin.degenerate));
+      line.degenerate_ratio = std::exp(row_slack_of(r.direction, *bin.degenerate));
       line.degenerate_point = axes_text(r, bin.degenerate->params);
       line.degenerate_condition = r.evaluations.at(*bin.degenerate_index).degenerate;
     }
@@ -492,14 +505,14 @@ std::string frontier_markdown(const Case& c, const FrontierResult& f, const Expl
     const std::string range = fmt::format("[{}, {}{}", g(bin.lower), g(bin.upper), b + 1 == f.bins.size() ? "]" : ")");
     if (!bin.best) {
       s += fmt::format("| {} | {} | {} | {} | - | no candidate | | | | {} |\n", b + 1, range, bin.candidates, refined(bin),
-                       bin.degenerate ? ratio_text(row_slack(r.direction, *bin.degenerate)) + " (degenerate only)" : "");
+                       bin.degenerate ? ratio_text(row_slack_of(r.direction, *bin.degenerate)) + " (degenerate only)" : "");
       continue;
     }
     const Row& row = *bin.best;
-    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} [{}, {}] | {} | {} | {} |\n", b + 1, range, bin.candidates, refined(bin),
-                     ratio_text(row_slack(r.direction, row)), md(axes_text(r, row.params)), g(row.exact.value), g(row.exact.lower),
+    s += fmt::format("| {} | {} | {} | {} | {}{} | {} | {} [{}, {}] | {} | {} | {} |\n", b + 1, range, bin.candidates, refined(bin),
+                     ratio_text(row_slack_of(r.direction, row)), ratio_range_note(r.direction, row), md(axes_text(r, row.params)), g(row.exact.value), g(row.exact.lower),
                      g(row.exact.upper), g(row.bound), to_string(row.verdict),
-                     bin.degenerate ? fmt::format("{} at {} ({})", ratio_text(row_slack(r.direction, *bin.degenerate)),
+                     bin.degenerate ? fmt::format("{} at {} ({})", ratio_text(row_slack_of(r.direction, *bin.degenerate)),
                                                   md(axes_text(r, bin.degenerate->params)), md(r.evaluations.at(*bin.degenerate_index).degenerate))
                                     : "");
   }

@@ -16,6 +16,11 @@ namespace privamp::verify {
 std::string slack_ratio_name(Direction direction);
 // exp(slack) as text; beyond the range of doubles as a power of ten ("1e+1234").
 std::string ratio_text(double slack);
+// What a re-evaluated row's ratio is known to be from the intervals of its exact value and bound (bound/upper to
+// bound/lower for an upper bound), as " (the intervals allow 53.9 to inf)"; empty where that range is within 1% of
+// the ratio. The search ranks points by the engine's value; where its interval is wide (an enclosure [0, u] of a
+// value of 1e-47) the ratio of the values is an estimate and only the range is established.
+std::string ratio_range_note(Direction direction, const Row& row);
 // The searched axes on whose range's end a point lies (within a thousandth of the range, on its scale), as
 // "delta = 0.01 at its lower end"; empty when none: an optimum there may lie beyond the box searched.
 std::string edges_text(const ExploreResult& r, const Params& point);
