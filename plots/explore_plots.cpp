@@ -13,6 +13,7 @@
 #include "numerics/errors.hpp"
 #include "numerics/escape.hpp"
 #include "numerics/files.hpp"
+#include "plots/figure_model.hpp"
 #include "plots/figures.hpp"
 #include "verify/explore/explore_report.hpp"
 
@@ -65,8 +66,15 @@ std::string axis_settings(const ExploreAxis& a, char axis) {
       // (the margins kept within the doubles: a range to 1e300 or 1.7e308 wrote `inf` and gnuplot failed after the search)
       constexpr double kMax = std::numeric_limits<double>::max(), kTiny = std::numeric_limits<double>::denorm_min();
       if (a.log && lo > 0) {
-        const double f = std::pow(hi / lo, 0.06);
-        s += fmt::format("set {}range [{}:{}]\n", axis, std::clamp(lo / f, kTiny, lo), std::clamp(hi * f, hi, kMax));
+        const double f = std::pow(hi / lo, 0.06), from = std::clamp(lo / f, kTiny, lo), to = std::clamp(hi * f, hi, kMax);
+        s += fmt::format("set {}range [{}:{}]\n", axis, from, to);
+        // The figures' log ticks (1, 2, 5 per decade over a short span: gnuplot's own labelled only 1 on σ in [0.3, 2])
+        if (const model::LogTicks t = model::log_ticks({from, to}); !t.at.empty()) {
+          std::vector<std::string> tics;
+          for (double v : t.at)
+            tics.push_back(t.decades ? fmt::format("'10^{{{}}}' {}", std::lround(std::log10(v)), v) : fmt::format("'{:g}' {}", v, v));
+          s += fmt::format("set {}tics ({})\n{}", axis, fmt::join(tics, ", "), t.minor ? "" : fmt::format("unset m{}tics\n", axis));
+        }
       } else {
         const double m = 0.06 * (hi / 2 - lo / 2) * 2;  // (halved first: hi − lo overflows over the whole range)
         s += fmt::format("set {}range [{}:{}]\n", axis, std::clamp(lo - m, -kMax, lo), std::clamp(hi + m, hi, kMax));
