@@ -157,6 +157,34 @@ std::string goal_phrase(verify::Goal goal) {
 
 }  // namespace
 
+namespace {
+// The frontier's y axis holds log10 of the ratio; its ticks name the ratio itself: 1, 1.05, 1.1 … where the range spans
+// less than a decade and a half (a frontier of ratios from 1.008 to 1.26 read 0.004 to 0.1), powers of ten beyond.
+std::string ratio_tics(double lo, double hi) {
+  std::vector<std::string> tics;
+  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return "";
+  if (hi - lo >= 1.5) {
+    const int first = static_cast<int>(std::ceil(lo)), last = static_cast<int>(std::floor(hi));
+    const int step = std::max(1, (last - first + 7) / 8);
+    for (int k = first; k <= last; ++k)
+      if (k % step == 0) tics.push_back(k == 0 ? "'1' 0" : k == 1 ? "'10' 1" : fmt::format("'10^{{{}}}' {}", k, k));
+  } else {
+    const double a = std::pow(10.0, lo), b = std::pow(10.0, hi);
+    double step = 0;
+    for (double decade = std::pow(10.0, std::floor(std::log10(b - a)) - 2); step == 0; decade *= 10)
+      for (const double m : {1.0, 2.0, 5.0})
+        if ((b - a) / (m * decade) <= 7) {
+          step = m * decade;
+          break;
+        }
+    for (double r = std::ceil(a / step) * step; r <= b * (1 + 1e-12); r += step)
+      tics.push_back(fmt::format("'{:.6g}' {:.10g}", r, std::log10(r)));
+  }
+  if (tics.size() < 2) return "";
+  return fmt::format("set ytics ({})\nunset mytics\n", fmt::join(tics, ", "));
+}
+}  // namespace
+
 void render_frontier(const verify::FrontierResult& f, bool ignore, const std::filesystem::path& dir, const std::string& stem) {
   const verify::ExploreResult& r = f.search;
   std::filesystem::create_directories(dir);
@@ -214,13 +242,13 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
     const auto [lo_it, hi_it] = std::minmax_element(best.begin(), best.end());
     const double pad = std::max(0.3 * (*hi_it - *lo_it), 0.05 * std::max({std::fabs(*lo_it), std::fabs(*hi_it), 1e-3}));
     const double lo = *lo_it - pad, hi = *hi_it + pad;
-    yrange = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi);
+    yrange = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi) + ratio_tics(lo, hi);
     if (const auto n = std::count_if(candidates.begin(), candidates.end(), [&](double v) { return v < lo || v > hi; }); n > 0)
       beyond = fmt::format(" ({} beyond the range shown)", n);
   }
   const std::string file = quoted(csv.filename().string());
   const std::string body = fmt::format(
-      "set datafile separator ','\nset xlabel {}\n{}set ylabel 'log_{{10}}({})'\nset key below nobox height 1\n"
+      "set datafile separator ','\nset xlabel {}\n{}set ylabel '{} (log scale)'\nset key below nobox height 1\n"
       "set autoscale xfix\nset offsets graph 0.02, graph 0.02, 0, 0\n{}"
       "plot {} index 0 using 1:2 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'candidate points{}', \\\n"
       "     {} index 3 using 1:2 with lines ls 1 lw 2 title 'best point of each bin ({}), drawn across its bin', \\\n"
