@@ -337,3 +337,22 @@ TEST_CASE("certified: the time budget belongs to one value", "[verify][certified
              Catch::Contains("work budget ran out"));
   CHECK(verify::certified_composed_hockey_stick(pairs, 0.1, c, log_hint).error_kind == verify::ErrorKind::certified);
 }
+
+TEST_CASE("certified: KL of laws far apart, against their closed forms", "[verify][certified]") {
+  // p = f_r·P̃ over a wide ball let the two factors' radii compound (e^{m·radius} for Gaussians m apart): KL of
+  // N(10^4, 1) against N(0, 1) ended [0, e^{97900}]. Closed forms: m²/(2σ²) and m/b − 1 + e^{−m/b}.
+  for (const double m : {1e3, 1e4, 1e6, 1e8}) {
+    INFO("m = " << m);
+    const auto g = certified(fmt::format("gaussian({}, 2)", m), "gaussian(0, 2)", Quantity::kl());
+    const double gauss = m * m / 8;
+    CHECK(g.error_kind == verify::ErrorKind::certified);
+    CHECK(g.lower <= gauss);
+    CHECK(gauss <= g.upper);
+    CHECK(g.upper - g.lower <= 1e-9 * gauss);
+    const auto l = certified(fmt::format("laplace({}, 0.5)", m), "laplace(0, 0.5)", Quantity::kl());
+    const double lap = 2 * m - 1 + std::exp(-2 * m);
+    CHECK(l.lower <= lap);
+    CHECK(lap <= l.upper);
+    CHECK(l.upper - l.lower <= 1e-9 * lap);
+  }
+}
