@@ -631,3 +631,36 @@ TEST_CASE("an explore range may carry its axis label, held to the text policy", 
   CHECK_THAT(error_of([&] { parse_cases(head + "delta = {min = 0.1, max = 2, label = 3}\n", "label.toml"); }),
              Contains("key 'explore.delta.label': must be a string"));
 }
+
+TEST_CASE("a case's cross_check that is the route its engine fell to is passed over for another", "[verify][runner]") {
+  // engine = auto falls to quadrature on a shifted clamp (the certified engine refuses its ends); cross_check =
+  // quadrature then repeated the deciding route and read as confirmation. The true R_1.5 is 0.51288 (both
+  // clamped Laplaces centred at the interval's ends: the unclamped pair's value), above the bound 0.48.
+  const std::string text = R"toml(
+[[bound]]
+id = "X.r"
+quantity = "renyi"
+formula = "0.48"
+[[case]]
+name = "shifted clamp, quadrature cross-check"
+bounds = ["X.r"]
+mu = "shift(clamp(laplace(1, 1), 0, 1), by=0.3)"
+nu = "shift(clamp(laplace(0, 1), 0, 1), by=0.3)"
+quantity = "renyi"
+order = "{alpha}"
+cross_check = "quadrature"
+[case.grid]
+alpha = [1.5]
+)toml";
+  const auto rows = run_cases(load_cases({temp_file("repeated_route.toml", text)}), {});
+  REQUIRE(rows.size() == 1);
+  const Row& r = rows.front();
+  INFO(r.note << " | " << r.exact.method);
+  CHECK_THAT(r.note, Contains("second route quadrature is the route that decided; second route gsl"));
+  REQUIRE(r.cross);
+  CHECK_THAT(r.cross->method, Contains("GSL"));
+  const double truth = 2 * std::log(0.75 * std::exp(0.5) + 0.25 * std::exp(-1.5));
+  CHECK(r.exact.lower <= truth);
+  CHECK(truth <= r.exact.upper);
+  CHECK(r.verdict == Verdict::violated);
+}
