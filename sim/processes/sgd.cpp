@@ -324,7 +324,12 @@ LawSpec noisy_sgd_law_spec() {
       const int cells = a.cells("cells", kMinCells, kMaxGridCells, 4 * kMaxGridCells, 2, "grid propagation");
       return noisy_sgd_process_law(sgd, static_cast<int>(a.integer("i")), a.number("zi"), cells);
     }};
-  spec.check = [](const Args& a) { check_propagation_work("noisy_sgd", "n", a.integer("n"), a.integer("cells")); };
+  spec.check = [](const Args& a) {
+    // i ≤ n at load for every grid point (it was an error row at run time)
+    if (const long n = a.integer("n"), i = a.integer("i"); i > n)
+      throw_invalid("noisy_sgd", "i", static_cast<double>(i), fmt::format("1 <= i <= n = {}", n));
+    check_propagation_work("noisy_sgd", "n", a.integer("n"), a.integer("cells"));
+  };
   return spec;
 }
 PRIVAMP_LAW(60, noisy_sgd_law_spec);

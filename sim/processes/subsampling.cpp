@@ -82,7 +82,7 @@ LawPtr subsampled_law(const Subsampling& s, int side) {
 
 LawSpec subsample_law_spec() {
   using K = ParamKind;
-  return {"subsample", "output law of a base mechanism on a counting query after subsampling, either side of the neighbours",
+  LawSpec spec{"subsample", "output law of a base mechanism on a counting query after subsampling, either side of the neighbours",
     {{"scheme", K::word, "poisson", "poisson (add/remove one) | wor (m of n, substitute) | wr (m draws of n, substitute)",
       {"poisson", "wor", "wr"}},
     {"base", K::word, "gaussian", "gaussian N(count, sigma^2) | laplace Lap(count, scale) | rr (wor only: the number of 1s among the m sampled reports)",
@@ -107,6 +107,15 @@ LawSpec subsample_law_spec() {
       s.eps0 = a.number("eps0");
       return subsampled_law(s, static_cast<int>(a.integer("side")));
     }};
+  // The tie between m and n, at load for every grid point (it was an error row at run time).
+  spec.check = [](const Args& a) {
+    const std::string scheme = a.word("scheme");
+    if (scheme == "poisson") return;
+    const long n = a.integer("n"), m = a.integer("m");
+    if (m > (scheme == "wor" ? n : 100'000))
+      throw_invalid("subsample", "m", static_cast<double>(m), scheme == "wor" ? fmt::format("1 <= m <= n = {}", n) : "1 <= m <= 1e5");
+  };
+  return spec;
 }
 PRIVAMP_LAW(230, subsample_law_spec);
 

@@ -186,11 +186,12 @@ mkdir -p explore_link && ln -sf ../explore_victim "explore_link/$stem_csv"
 check 2 "explore_link/gauss_search_E1-[0-9a-f]+\\.csv: is a symbolic link" timeout 5 "$privamp" explore search.toml --budget 20 --jobs 1 --out explore_link
 [ -e explore_victim ] && { echo "FAIL: explore wrote through a link"; failures=$((failures + 1)); }
 
-# A closed form whose second route cannot follow (a pair 1e13 standard deviations apart) keeps its value and says why
-# the second route failed; it was an error row.
-printf '[[bound]]\nid = "MY.far"\nstatement = "x"\nquantity = "kl"\nformula = "1e30"\n[[case]]\nname = "far apart"\nbounds = ["MY.far"]\nmu = "gaussian({d}, 1)"\nnu = "gaussian(0, 1)"\nquantity = "kl"\n[case.grid]\nd = 1e13\n' > far.toml
+# A closed form whose second route cannot follow (a pair 1e15 standard deviations apart: the certified engine's
+# windows in doubles cannot resolve it, nor GSL's) keeps its value and says why the second route failed; it was an
+# error row.
+printf '[[bound]]\nid = "MY.far"\nstatement = "x"\nquantity = "kl"\nformula = "1e31"\n[[case]]\nname = "far apart"\nbounds = ["MY.far"]\nmu = "gaussian({d}, 1)"\nnu = "gaussian(0, 1)"\nquantity = "kl"\n[case.grid]\nd = 1e15\n' > far.toml
 check 0 "" timeout 30 "$privamp" verify far.toml --out far_out
-grep -q "second route gsl failed (the laws' locations are 1e+13 scales apart" far_out/results.csv && grep -q ",holds," far_out/results.csv ||
+grep -q "second route gsl failed (the laws' locations are 1e+15 scales apart" far_out/results.csv && grep -q ",holds," far_out/results.csv ||
   { echo "FAIL: the far pair's row is not held on its closed form with the second route's failure noted"; failures=$((failures + 1)); }
 # A --junit file named like privamp's temporary files would be removed by the next run into its folder: refused.
 check 2 "the name holds '.privamp-tmp-'" "$privamp" verify cfg.toml --junit ".results.csv.privamp-tmp-abc"
@@ -421,6 +422,14 @@ check 0 "^absent$" bash -c "test -e axes_out && echo present || echo absent"
 # column read 100% (three false "violated" rows on a quadrature miss).
 printf '[[bound]]\nid = "MY.c"\nquantity = "kl"\nformula = "d^2/2"\ndirection = "identity"\n[[case]]\nname = "same"\nbounds = ["MY.c"]\nmu = "gaussian({d}, 1)"\nnu = "gaussian(0, 1)"\nquantity = "kl"\nengine = "quadrature"\ncross_check = "quadrature"\n[case.grid]\nd = 1\n' > same_route.toml
 check 2 "same_route.toml:13: key 'cross_check': 'quadrature' is the case's own engine" "$privamp" verify same_route.toml
+
+# 39. Tied parameters at every grid point, at load: a without-replacement sample larger than its dataset and an SGD
+# index past the last step were error rows at run time (exit 1) while other laws' ties were refused at load.
+printf '[[bound]]\nid = "MY.one"\nquantity = "hockey_stick"\nformula = "1"\n[[case]]\nname = "wor"\nbounds = ["MY.one"]\nmu = "subsample(scheme=wor, n=10, m={m}, side=1)"\nnu = "subsample(scheme=wor, n=10, m={m}, side=0)"\nquantity = "hockey_stick"\norder = "0.5"\n[case.grid]\nm = [5, 50]\n' > tied_wor.toml
+check 2 "tied_wor.toml:8: key 'mu': at m=50: .*'m' = 50 is out of range \(allowed: 1 <= m <= n = 10\)" "$privamp" verify tied_wor.toml --out tied_out
+printf '[[bound]]\nid = "MY.one"\nquantity = "hockey_stick"\nformula = "1"\n[[case]]\nname = "sgd"\nbounds = ["MY.one"]\nmu = "noisy_sgd(n=5, i={i}, eta=0.5, sigma=1, lambda=1, R=1, zi=1)"\nnu = "noisy_sgd(n=5, i={i}, eta=0.5, sigma=1, lambda=1, R=1, zi=0)"\nquantity = "hockey_stick"\norder = "0.5"\n[case.grid]\ni = [2, 7]\n' > tied_sgd.toml
+check 2 "tied_sgd.toml:8: key 'mu': at i=7: .*'i' = 7 is out of range \(allowed: 1 <= i <= n = 5\)" "$privamp" verify tied_sgd.toml --out tied_out
+check 0 "^absent$" bash -c "test -e tied_out && echo present || echo absent"
 
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))
