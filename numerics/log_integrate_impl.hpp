@@ -313,6 +313,11 @@ class LogIntegrator : LogSamples<Real> {
       for (int k = 1; k < n; ++k) filled.push_back(a + width * Real(k) / Real(n));
     }
     filled.push_back(xs.back());
+    // A finite domain is seen at 16 evenly spaced points at least, however its width compares with the scale: a
+    // support 0.5 wide at scale 0.5 was sampled at its ends and anchors only, and a hump of the KL integrand between a
+    // zero of its generator (the loss crossing 0) and the support's end, never sampled, was pruned as negligible.
+    if (lo_finite && hi_finite)
+      for (int k = 1; k < 16; ++k) filled.push_back(opt_.lo + (opt_.hi - opt_.lo) * Real(k) / Real(16));
     for (const Real& x : filled) add_point(x);
     probe(xs.front(), xs.back());
     if (!hi_finite) march(xs.back(), Real(1));
