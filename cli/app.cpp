@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <csignal>
+#include <cstring>
 #include <system_error>
 #include <iostream>
 #include <string>
@@ -14,12 +16,30 @@
 
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 #include "numerics/errors.hpp"
 #include "numerics/escape.hpp"
 #include "cli/commands.hpp"
 #include "cli/version.hpp"
 
 namespace {
+
+// Ctrl-C and SIGTERM stop a run at once, as they always did, and now say so: which state the outputs are in (every
+// file is written to a temporary and renamed, so each is the old one or the complete new one). The handler writes a
+// fixed text and re-raises the signal with its default action, so that a calling shell sees the program die of it
+// (a loop in a script stops too). Only write(2), signal(2) and raise(3): all async-signal-safe.
+extern "C" void stop_on_signal(int sig) {
+  static const char kInt[] = "\nprivamp: interrupted (SIGINT): stopped at once; every output file is the old one or "
+                             "a complete new one, none is half-written\n";
+  static const char kTerm[] = "\nprivamp: terminated (SIGTERM): stopped at once; every output file is the old one or "
+                              "a complete new one, none is half-written\n";
+  const char* text = sig == SIGINT ? kInt : kTerm;
+  const std::size_t size = sig == SIGINT ? sizeof kInt - 1 : sizeof kTerm - 1;
+  [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, text, size);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
 
 // "option --seed = '1e3' is not a whole number >= 0 (random seed)": from CLI11's "Could not convert: --seed = 1e3",
 // the option's type and its description in the command that was given.
@@ -149,6 +169,12 @@ int run(int argc, char** argv) {
     // argument reached the terminal).
     if (root) std::cerr << privamp::escape::plain(e.what(), true) << "\nRun with --help for more information.\n";
     return 2;
+  }
+  // One process: the handler above. Under MPI the launcher forwards signals to every rank; each stops as before.
+  if (privamp::cli::process_communicator().size() == 1) {
+    // A signal ignored at start (a background job of a script, nohup) stays ignored.
+    for (int sig : {SIGINT, SIGTERM})
+      if (std::signal(sig, stop_on_signal) == SIG_IGN) std::signal(sig, SIG_IGN);
   }
   try {
     for (const auto& action : actions) {

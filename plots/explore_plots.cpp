@@ -162,7 +162,7 @@ namespace {
 // less than a decade and a half (a frontier of ratios from 1.008 to 1.26 read 0.004 to 0.1), powers of ten beyond.
 std::string ratio_tics(double lo, double hi) {
   std::vector<std::string> tics;
-  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return "";
+  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi) || hi > 300 || lo < -300) return "set format y '10^{%g}'\n";
   if (hi - lo >= 1.5) {
     const int first = static_cast<int>(std::ceil(lo)), last = static_cast<int>(std::floor(hi));
     const int step = std::max(1, (last - first + 7) / 8);
@@ -180,7 +180,9 @@ std::string ratio_tics(double lo, double hi) {
     for (double r = std::ceil(a / step) * step; r <= b * (1 + 1e-12); r += step)
       tics.push_back(fmt::format("'{:.6g}' {:.10g}", r, std::log10(r)));
   }
-  if (tics.size() < 2) return "";
+  // (always named ratios: gnuplot's own ticks would print log10 values under a label that names the ratio)
+  if (tics.size() < 2)
+    tics = {fmt::format("'{:.4g}' {:.10g}", std::pow(10.0, lo), lo), fmt::format("'{:.4g}' {:.10g}", std::pow(10.0, hi), hi)};
   return fmt::format("set ytics ({})\nunset mytics\n", fmt::join(tics, ", "));
 }
 }  // namespace
@@ -478,7 +480,8 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
   if (line_lo <= line_hi) {
     const double pad = std::max(0.1 * (line_hi - line_lo), 0.05 * std::max(1.0, std::fabs(line_hi))), lo = line_lo - pad, hi = line_hi + pad;
     const auto outside = std::count_if(each.begin(), each.end(), [&](double v) { return v < lo || v > hi; });
-    range = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi);
+    // (ticks named by the ratio itself, as on the frontier and the map's colour bar: a tick "0.05" was log10 of 1.12)
+    range = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi) + ratio_tics(lo, hi);
     if (outside > 0) beyond = fmt::format(" ({} beyond the range shown)", outside);
   }
   // The x axis ends at the last evaluation, and after the global phase's end; linear, so that the local phase (the
@@ -499,7 +502,7 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
   const std::string one = r.goal == verify::Goal::violation
                               ? "0 with lines lc rgb 'black' dt 3 lw 1 title 'ratio 1: violated below', \\\n     " : "";
   const std::string cbody = fmt::format(
-      "set datafile separator ','\nset xlabel 'evaluations'\nset ylabel 'log_{{10}}({})'\nset key below nobox height 1\n"
+      "set datafile separator ','\nset xlabel 'evaluations'\nset ylabel '{} (log scale)'\nset key below nobox height 1\n"
       "{}set arrow from {}, graph 0 to {}, graph 1 nohead ls 9\n"
       "plot {}{}, \\\n"
       "     {} using 1:2 with steps ls 1 lw 2 title 'best so far ({}{})', \\\n"

@@ -135,6 +135,39 @@ TEST_CASE("verdicts: a deliberately wrong bound is caught as violated", "[verify
   CHECK(decide(Direction::identity, e, 1.5, 1e-6, why) == Verdict::violated);
 }
 
+TEST_CASE("a row that fails before its value is computed carries no value and no interval kind", "[verify][runner]") {
+  // An error row used to keep the default estimate: 0 in [0, 0], labelled exact, in results.csv and results.json.
+  Case c = load_cases({temp_file("good.toml", kGood)}).front();
+  RunOptions o;
+  o.extra_bounds = {BoundEntry{.id = "TEST.fails", .family = "test", .source = "test", .statement = "a test bound",
+                               .quantity = "renyi(alpha)", .direction = Direction::upper,
+                               .bound = [](const Params&) { return BoundValue{1, ""}; }}};
+  o.extra_bounds.back().not_applicable = [](const Params&) -> std::optional<std::string> {
+    throw std::runtime_error("the hypothesis cannot be evaluated here");
+  };
+  c.bounds = {"TEST.fails"};
+  const auto rows = run_cases({c}, o);
+  REQUIRE(!rows.empty());
+  const Row& r = rows.front();
+  REQUIRE(r.verdict == Verdict::error);
+  CHECK_THAT(r.reason, Contains("cannot be evaluated"));
+  CHECK(std::isnan(r.exact.value));
+  CHECK(error_kind_label(r.exact) == "none");
+  const FlatTable flat = flat_table({r});
+  const auto column = [&](const std::string& name) {
+    const auto at = std::find(flat.columns.begin(), flat.columns.end(), name);
+    REQUIRE(at != flat.columns.end());
+    return static_cast<std::size_t>(at - flat.columns.begin());
+  };
+  CHECK(std::get<std::string>(flat.rows[0][column("error_kind")]) == "none");
+  CHECK(std::isnan(std::get<double>(flat.rows[0][column("exact")])));
+  const nlohmann::json record = to_json(r);
+  CHECK(record["exact"]["error_kind"] == "none");
+  const Row back = row_from_json(record);  // the record reads back as written: still no value
+  CHECK(std::isnan(back.exact.value));
+  CHECK(error_kind_label(back.exact) == "none");
+}
+
 TEST_CASE("golden results: unchanged runs pass, moved values and changed verdicts are caught", "[verify][runner]") {
   const Case c = load_cases({temp_file("golden_case.toml", kGood)}).front();
   auto rows = run_cases({c}, {});

@@ -44,6 +44,7 @@ namespace {
 ErrorKind error_kind_from(const std::string& s) {
   for (ErrorKind k : {ErrorKind::exact, ErrorKind::certified, ErrorKind::quadrature, ErrorKind::statistical, ErrorKind::discretised})
     if (to_string(k) == s) return k;
+  if (s == "none") return ErrorKind::exact;  // a value not computed (NaN): error_kind_label writes it so
   invalid_input("unknown error kind '{}'", s);
 }
 
@@ -67,7 +68,7 @@ json to_json(const Estimate& e, bool with_timing) {
     using T = std::decay_t<decltype(member)>;
     if (!written(e, rule, with_timing)) return;
     if constexpr (std::is_same_v<T, double>) j[name] = rule == FieldRule::measure ? json_number(member) : json(member);
-    else if constexpr (std::is_same_v<T, ErrorKind>) j[name] = to_string(member);
+    else if constexpr (std::is_same_v<T, ErrorKind>) j[name] = error_kind_label(e);  // "none": not computed
     else if constexpr (std::is_same_v<T, ErrorBudget>) j[name] = budget_json(member);
     else j[name] = member;
   });

@@ -121,7 +121,7 @@ void for_each_row_field(R& r, F&& f) {
   // The natural log of the exact value: finite where the value underflows to 0 or overflows to inf in the column
   // beside it (e^-800, e^921), so the table never says 0 or inf for a value it knows.
   f(RowField{"exact_log", kTable}, Derived<double>{r.exact.log_value()});
-  f(RowField{"error_kind", kTable}, r.exact.error_kind);
+  f(RowField{"error_kind", kTable}, Derived<std::string>{error_kind_label(r.exact)});  // "none": not computed
   f(RowField{"method", kTable}, r.exact.method);
   f(RowField{"error_budget", kTable}, Derived<std::string>{budget_text(r.exact.budget)});
   f(RowField{"cross_check", kRecord, true}, r.cross);

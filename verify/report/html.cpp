@@ -128,7 +128,7 @@ void row_table(std::string& out, const std::vector<const Row*>& rows) {
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} [{}, {}]</td><td>{}</td><td>{}</td>"
                        "<td style=\"color:{}\">{}</td><td>{}</td></tr>\n",
                        escape::html(r->id), escape::html(r->case_name), escape::html(r->params.describe()), escape::html(r->quantity()), html_number(r->exact.value),
-                       html_number(r->exact.lower), html_number(r->exact.upper), escape::html(to_string(r->exact.error_kind)), html_number(r->bound),
+                       html_number(r->exact.lower), html_number(r->exact.upper), escape::html(error_kind_label(r->exact)), html_number(r->bound),
                        colour(r->verdict), escape::html(to_string(r->verdict)), escape::html(r->reason + " " + r->note));
   out += "</table>\n";
 }

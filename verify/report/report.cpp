@@ -211,7 +211,7 @@ void write_widest(std::ostream& out, const std::vector<Row>& rows, std::size_t n
     std::stable_sort(parts.begin(), parts.end(), [](const ErrorTerm& a, const ErrorTerm& b) { return a.amount > b.amount; });
     out << fmt::format("| {} | {} | {} | {} | {} | {} | {:.3g} | {} |\n", escape::markdown(r->id),
                        escape::markdown(r->case_name), escape::markdown(r->params.describe()), escape::markdown(r->quantity()),
-                       interval_text(r->exact, 6), to_string(r->exact.error_kind), relative_width(*r),
+                       interval_text(r->exact, 6), error_kind_label(r->exact), relative_width(*r),
                        parts.empty() ? "-" : escape::markdown(budget_text(parts)));
   }
   out << "\n";
@@ -584,7 +584,7 @@ std::vector<std::string> check_golden(const std::vector<Row>& rows, const std::f
       const double ob = old.bound, nb = r->bound;
       const bool same_bound = (std::isnan(ob) && std::isnan(nb)) || ob == nb ||
                               (std::isfinite(ob) && std::isfinite(nb) && std::fabs(nb - ob) <= 1e-9 * std::max(std::fabs(ob), std::fabs(nb)));
-      if (!same_bound) problems.push_back(fmt::format("bound changed {} -> {}: {}", show(ob), show(nb), r->key()));
+      if (!same_bound) problems.push_back(fmt::format("bound changed {:.17g} -> {:.17g}: {}", ob, nb, r->key()));  // the digits that differ
       const double ov = old.value, nv = r->exact.value;
       if (std::isfinite(ov) && std::isfinite(nv)) {
         // An infinite interval around a finite value says nothing about where it lies: only finite bars count.

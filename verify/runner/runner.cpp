@@ -316,6 +316,7 @@ Row make_row(const Case& c, const std::string& id, const Params& point) {
   r.case_name = c.name;
   r.id = id;
   r.params = point;
+  r.exact = Estimate::unknown("not computed");  // a row that fails before its value says so: NaN, kind "none"
   return r;
 }
 
