@@ -72,7 +72,7 @@ int account_calibration(const AccountArgs& a, const std::vector<double>& deltas,
                            c.value, c.lower, c.upper, c.probes, c.seconds);
   std::cout << fmt::format("run: noise multiplier {:.10g}, sample rate {:.10g}, {} steps: epsilon({}) = {:.10g} in {} {}\n",
                            c.noise_multiplier, c.sample_rate, c.steps, r.delta, c.epsilon.value, account_interval(c.epsilon),
-                           verify::to_string(c.epsilon.error_kind));
+                           verify::error_kind_label(c.epsilon));
   std::cout << c.method << "\n";
   return 0;
 }
@@ -141,12 +141,12 @@ Action add_account_command(CLI::App& app) {
     std::cout << fmt::format("{:<22} {:>20} {:>44} {:<13}\n", "quantity", "value", "interval", "error");
     for (std::size_t i = 0; i < deltas.size(); ++i)
       std::cout << fmt::format("{:<22} {:>20.12g} {:>44} {:<13}\n", fmt::format("epsilon({})", deltas[i]), eps_at[i].value,
-                               account_interval(eps_at[i]), verify::to_string(eps_at[i].error_kind));
+                               account_interval(eps_at[i]), verify::error_kind_label(eps_at[i]));
     for (std::size_t i = 0; i < epsilons.size(); ++i) {
       const verify::Estimate& d = profile.delta[i];
       std::cout << fmt::format("{:<22} {:>20} {:>44} {:<13}\n", fmt::format("delta({})", epsilons[i] + 0.0), verify::value_text(d),
                                account_interval(d),
-                               verify::to_string(d.error_kind));
+                               verify::error_kind_label(d));
     }
     return 0;
   };

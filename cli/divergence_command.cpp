@@ -68,7 +68,7 @@ void stream_rows(const api::DivergenceResult& r, bool jsonl, bool with_method) {
       if (!with_method && std::string_view(name) == "method") return;
       std::string cell;
       if constexpr (std::is_same_v<T, double>) cell = number(member);
-      else if constexpr (std::is_same_v<T, verify::ErrorKind>) cell = text(verify::to_string(member));
+      else if constexpr (std::is_same_v<T, verify::ErrorKind>) cell = text(verify::error_kind_label(e));  // "none": not computed
       else if constexpr (std::is_same_v<T, verify::ErrorBudget>) cell = jsonl ? verify::budget_json(member).dump() : text(verify::budget_text(member));
       else if constexpr (std::is_same_v<T, std::string>) cell = text(member);
       else cell = fmt::format("{}", member);
@@ -96,7 +96,7 @@ void print_profile(const api::PrivacyProfile& profile, const std::string& format
       const verify::Estimate& e = profile.delta[i];
       std::cout << fmt::format("{:<14.8g} {:>20} {:>44} {:<13} {}\n", profile.eps[i], verify::value_text(e),
                                verify::interval_text(e),
-                               verify::to_string(e.error_kind), profile.reversed[i] ? "nu||mu" : "mu||nu");
+                               verify::error_kind_label(e), profile.reversed[i] ? "nu||mu" : "mu||nu");
     }
     return;
   }
@@ -185,7 +185,7 @@ void print_epsilons(const std::vector<verify::Estimate>& epsilons, const std::ve
   for (std::size_t i = 0; i < deltas.size(); ++i) {
     const verify::Estimate& e = epsilons[i];
     std::cout << fmt::format("{:<20} {:>20.12g} {:>44} {:<13} {:>8.3g}s  {}\n", fmt::format("epsilon({})", deltas[i]), e.value,
-                             verify::interval_text(e), verify::to_string(e.error_kind), e.seconds, e.method);
+                             verify::interval_text(e), verify::error_kind_label(e), e.seconds, e.method);
   }
 }
 
@@ -280,7 +280,7 @@ void print_table(const api::DivergenceResult& r) {
     }
     const std::string kind = e.error_kind == verify::ErrorKind::statistical
                                  ? fmt::format("{}% CI", e.level * 100)
-                                 : verify::to_string(e.error_kind);
+                                 : verify::error_kind_label(e);
     std::cout << fmt::format("{:<20} {:>20} {:>44} {:<13} {:>8.3g}s  {}\n", quantities[i].label(),
                              verify::value_text(e),
                              verify::interval_text(e), kind,

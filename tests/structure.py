@@ -29,6 +29,8 @@
 10. Laws are built from values, not from printed text: no file above sim/ parses a law or an expression from a
    formatted string (parse_law(fmt::format(...)): values round-trip through decimals and quoting); a template of the
    language with the values as parameters, or the law's class, instead.
+11. An interval kind reaches users through error_kind_label alone ("none" where the value was not computed): no
+   file of cli/, python/ or verify/records/ prints to_string of an estimate's error_kind (an error row read "exact").
 Prints every breach with its file and line; exit 1 if any.
 """
 import pathlib
@@ -216,6 +218,10 @@ formatted_law = re.compile(r"(parse_law|Expression::parse(?:_cached)?)\(\s*(fmt:
 for name, number, line in code_lines(["verify", "plots", "cli", "python"]):
     if formatted_law.search(line):
         breaches.append(f"{name}:{number}: a law parsed from formatted text (build it from values: a template with parameters, or its class)")
+# Rule 11: interval kinds printed through error_kind_label.
+for name, number, line in code_lines(["cli", "python", "verify/records"]):
+    if re.search(r"to_string\([^()]*\.error_kind\)|to_string\(member\)", line):
+        breaches.append(f"{name}:{number}: prints an interval kind with to_string (use error_kind_label: 'none' where not computed)")
 # Rule 6: a name that catch_discover_tests cannot hand back to Catch2 runs no test and passes.
 test_case = re.compile(r'TEST_CASE\(\s*"((?:[^"\\]|\\.)*)"')
 for path in sorted((root / "tests").rglob("*.cpp")):

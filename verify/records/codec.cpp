@@ -200,7 +200,6 @@ bool is_set(const T&) { return true; }
 Cell table_cell(const std::string& s) { return s; }
 Cell table_cell(const Params& p) { return p.describe(); }
 Cell table_cell(double x) { return x; }
-Cell table_cell(ErrorKind k) { return to_string(k); }
 Cell table_cell(Verdict v) { return to_string(v); }
 Cell table_cell(Direction d) { return to_string(d); }
 template <class T>

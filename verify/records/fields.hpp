@@ -330,7 +330,7 @@ void for_each_profile_field(const P& p, F&& f) {
   f("lower", [&p](std::size_t i) { return p.delta[i].lower; });
   f("upper", [&p](std::size_t i) { return p.delta[i].upper; });
   f("direction", [&p](std::size_t i) { return std::string(p.reversed[i] ? "nu||mu" : "mu||nu"); });
-  f("error_kind", [&p](std::size_t i) { return to_string(p.delta[i].error_kind); });
+  f("error_kind", [&p](std::size_t i) { return error_kind_label(p.delta[i]); });
   f("log_delta", [&p](std::size_t i) { return p.delta[i].log_value(); });
   f("log_lower", [&p](std::size_t i) { return p.delta[i].log_lower(); });
   f("log_upper", [&p](std::size_t i) { return p.delta[i].log_upper(); });
