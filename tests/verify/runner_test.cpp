@@ -135,7 +135,7 @@ TEST_CASE("verdicts: a deliberately wrong bound is caught as violated", "[verify
   CHECK(decide(Direction::identity, e, 1.5, 1e-6, why) == Verdict::violated);
 }
 
-TEST_CASE("a row that fails before its value is computed carries no value and no interval kind", "[verify][runner]") {
+TEST_CASE("a row that fails before its value is computed carries no value, no bound and no interval kind", "[verify][runner]") {
   // An error row used to keep the default estimate: 0 in [0, 0], labelled exact, in results.csv and results.json.
   Case c = load_cases({temp_file("good.toml", kGood)}).front();
   RunOptions o;
@@ -153,6 +153,7 @@ TEST_CASE("a row that fails before its value is computed carries no value and no
   CHECK_THAT(r.reason, Contains("cannot be evaluated"));
   CHECK(std::isnan(r.exact.value));
   CHECK(error_kind_label(r.exact) == "none");
+  CHECK(std::isnan(r.bound));  // the bound was not computed either (it read 0)
   const FlatTable flat = flat_table({r});
   const auto column = [&](const std::string& name) {
     const auto at = std::find(flat.columns.begin(), flat.columns.end(), name);
@@ -163,9 +164,18 @@ TEST_CASE("a row that fails before its value is computed carries no value and no
   CHECK(std::isnan(std::get<double>(flat.rows[0][column("exact")])));
   const nlohmann::json record = to_json(r);
   CHECK(record["exact"]["error_kind"] == "none");
+  CHECK(record["bound"].is_null());
   const Row back = row_from_json(record);  // the record reads back as written: still no value
   CHECK(std::isnan(back.exact.value));
   CHECK(error_kind_label(back.exact) == "none");
+  const auto dir = test::scratch() / "not_computed";
+  std::filesystem::create_directories(dir);
+  write_markdown({r}, ReportMeta{}, dir / "report.md");
+  std::ifstream in(dir / "report.md");
+  const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string errors = md.substr(md.find("## Errors"));
+  CHECK_THAT(errors, Contains("| not computed | not computed | error |"));
+  CHECK_THAT(errors, !Contains("nan"));
 }
 
 TEST_CASE("golden results: unchanged runs pass, moved values and changed verdicts are caught", "[verify][runner]") {

@@ -246,11 +246,16 @@ void write_markdown(const std::vector<Row>& rows, const ReportMeta& meta, const 
       return;
     }
     out << "| ID | case | parameters | quantity | exact [interval] | bound | verdict | detail |\n|---|---|---|---|---|---|---|---|\n";
-    for (const Row* r : sel)
-      out << fmt::format("| {} | {} | {} | {} | {:.10g} {} | {} | {} | {} |\n", escape::markdown(r->id),
-                         escape::markdown(r->case_name), escape::markdown(r->params.describe()), escape::markdown(r->quantity()), r->exact.value,
-                         interval_text(r->exact, 10), std::isnan(r->bound) ? "undefined" : fmt::format("{:.10g}", r->bound),
+    for (const Row* r : sel) {
+      // (a row that failed before its value or its bound was computed says so, not "nan [nan, nan]")
+      const char* missing = r->verdict == Verdict::error ? "not computed" : "undefined";
+      out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", escape::markdown(r->id),
+                         escape::markdown(r->case_name), escape::markdown(r->params.describe()), escape::markdown(r->quantity()),
+                         std::isnan(r->exact.value) ? std::string(missing)
+                                                    : fmt::format("{:.10g} {}", r->exact.value, interval_text(r->exact, 10)),
+                         std::isnan(r->bound) ? missing : fmt::format("{:.10g}", r->bound),
                          to_string(r->verdict), escape::markdown(r->reason + " " + r->note));
+    }
     out << "\n";
   };
   section("Violations", [](const Row& r) { return r.verdict == Verdict::violated; });

@@ -317,6 +317,7 @@ Row make_row(const Case& c, const std::string& id, const Params& point) {
   r.id = id;
   r.params = point;
   r.exact = Estimate::unknown("not computed");  // a row that fails before its value says so: NaN, kind "none"
+  r.bound = std::numeric_limits<double>::quiet_NaN();  // and before its bound: NaN (null in JSON), not 0
   return r;
 }
 
