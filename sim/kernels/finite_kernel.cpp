@@ -77,7 +77,14 @@ std::vector<int> FiniteKernel::path(int x0, int steps, Rng& rng) const {
 double dobrushin_tilde(const FiniteKernel& k, double eps, double delta) {
   check_nonnegative_finite("dobrushin_tilde", "eps", eps);
   check_probability("dobrushin_tilde", "delta", delta);
-  if (delta > 0) return dobrushin_at(k, std::log1p(std::expm1(eps) / delta));
+  if (delta > 0) {
+    // ε' = log(1 + (e^ε − 1)/δ), in logs where the quotient overflows (δ = 1e-310 made ε' = inf, refused inside as
+    // "'eps' = inf", a parameter the user never gave): log(e^ε − 1) − log δ + log1p(δ/(e^ε − 1)).
+    const double a = std::expm1(eps);
+    if (std::isfinite(a / delta)) return dobrushin_at(k, std::log1p(a / delta));
+    const double log_a = eps + std::log1p(-std::exp(-eps)), log_delta = std::log(delta);
+    return dobrushin_at(k, log_a - log_delta + std::log1p(std::exp(log_delta - log_a)));
+  }
   double g = 0;
   for (int x = 0; x < k.size(); ++x)
     for (int x2 = 0; x2 < k.size(); ++x2) {
@@ -91,8 +98,8 @@ double dobrushin_tilde(const FiniteKernel& k, double eps, double delta) {
 }
 
 double hockey_stick(const Eigen::VectorXd& mu, const Eigen::VectorXd& nu, double eps) {
-  const double w = std::exp(eps);
-  return (mu.array() - w * nu.array()).max(0.0).sum();
+  const double w = std::exp(eps);  // inf past ε = 709.78: where ν is 0, μ's mass counts whatever w (not inf·0)
+  return (nu.array() == 0).select(mu.array(), (mu.array() - w * nu.array()).max(0.0)).sum();
 }
 
 MixingCoefficients mixing_coefficients(const FiniteKernel& kernel) {

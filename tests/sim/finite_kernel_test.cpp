@@ -83,3 +83,19 @@ TEST_CASE("MIX.implications and MIX.ldp on random kernels", "[sim][properties]")
     if (std::isfinite(max_log_ratio)) CHECK(std::exp(-max_log_ratio) == Approx(1 - m.ultra_mixing).margin(1e-15));
   }
 }
+
+TEST_CASE("the (eps, delta) Dobrushin coefficient at a subnormal delta: the delta -> 0 limit, not an internal error",
+          "[sim][bad-input]") {
+  // ε' = log(1 + (e^ε − 1)/δ) overflowed at δ = 1e-310 and was refused inside as "'eps' = inf".
+  Eigen::MatrixXd m(2, 2);
+  m << 0.5, 0.5, 0.0, 1.0;  // row 1 puts no mass where row 0 puts 0.5: the coefficient tends to 0.5 as δ -> 0
+  const sim::FiniteKernel k(m);
+  for (double delta : {1e-300, 1e-310, 5e-324}) {
+    INFO("delta = " << delta);
+    CHECK(sim::dobrushin_tilde(k, 1.0, delta) == Approx(0.5).epsilon(1e-12));
+    CHECK(sim::dobrushin_tilde(k, 1000.0, delta) == Approx(0.5).epsilon(1e-12));  // e^ε − 1 itself overflows
+  }
+  CHECK(sim::dobrushin_tilde(k, 1.0, 0.0) == Approx(0.5).epsilon(1e-12));
+  const sim::FiniteKernel rr = sim::randomized_response_kernel(3, 1.0);  // full rows: 0 once ε' is large
+  CHECK(sim::dobrushin_tilde(rr, 1.0, 1e-310) == 0.0);
+}
