@@ -632,11 +632,13 @@ Val LawMaker::make_law(const Node& n, const LawSpec& spec) {
   Val v;
   v.kind = Val::Kind::law;
   v.dimension = dimension_of(n, spec, values);
-  if (spec.check) try {  // conditions between the arguments (work limits): at load too, not when the point is reached
-      spec.check(Args(spec.name, values));
-    } catch (const InvalidArgument& e) {
-      fail(n, e.what());
-    }
+  try {  // conditions between the arguments (orders, work limits): at load too, not when the point is reached
+    const Args args(spec.name, values);
+    check_ties(spec, args);
+    if (spec.check) spec.check(args);
+  } catch (const InvalidArgument& e) {
+    fail(n, e.what());
+  }
   if (mode_ == Mode::check) return v;
   try {
     v.law = spec.build(Args(spec.name, std::move(values), &context_));

@@ -662,7 +662,7 @@ Computation Convolution::computation() const {
 
 LawSpec density_law_spec() {
   using K = ParamKind;
-  return {"density", "a continuous law from its log-density written as a formula: exp(log_pdf(x))/Z on [lo, hi]",
+  LawSpec spec{"density", "a continuous law from its log-density written as a formula: exp(log_pdf(x))/Z on [lo, hi]",
     {{"log_pdf", K::formula, std::nullopt, "the log-density up to a constant, a formula in x, e.g. \"-abs(x)^1.5\" "
       "(Z by two quadratures whose agreement is checked; its error is in every interval)", {}, {"x"}},
     {"lo", K::number, "... (unbounded)", "lower end of the support; absent: unbounded below (log_pdf must decay)"},
@@ -680,6 +680,8 @@ LawSpec density_law_spec() {
       if (!f) invalid_input("density: log_pdf must be a formula in x");
       return std::make_shared<FormulaDensity>(f, lo, hi, loc, a.number("scale"));
     }};
+  spec.ties = {{"hi", Tie::Relation::above, "lo"}, {"loc", Tie::Relation::at_least, "lo"}, {"loc", Tie::Relation::at_most, "hi"}};
+  return spec;
 }
 PRIVAMP_LAW(150, density_law_spec);
 

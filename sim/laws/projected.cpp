@@ -172,12 +172,14 @@ double GridLaw::draw(Rng& rng) const {
 
 LawSpec clamp_law_spec() {
   using K = ParamKind;
-  return {"clamp", "projection of a law onto [lo, hi]: atoms at the ends plus the restricted density",
+  LawSpec spec{"clamp", "projection of a law onto [lo, hi]: atoms at the ends plus the restricted density",
     {{"law", K::law, std::nullopt, "base law with a closed-form CDF (gaussian, laplace, pmf, mixtures)"},
     {"lo", K::number, std::nullopt, "lower end"},
     {"hi", K::number, std::nullopt, "upper end, > lo"}},
     "clamp(gaussian(0.3, 1), lo=0, hi=1)",
     [](const Args& a) { return std::make_shared<Clamped>(a.law("law"), a.number("lo"), a.number("hi")); }};
+  spec.ties = {{"hi", Tie::Relation::above, "lo"}};
+  return spec;
 }
 PRIVAMP_LAW(290, clamp_law_spec);
 

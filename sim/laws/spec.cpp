@@ -45,6 +45,21 @@ void check_propagation_work(const char* law, const char* steps_name, long steps,
                   "lower {} or cells", law, steps_name, steps, cells, work, DiscretisationLimits::max_propagation_work,
                   steps_name);
 }
+void check_ties(const LawSpec& spec, const Args& args) {
+  for (const Tie& tie : spec.ties) {
+    if (!args.has(tie.subject) || !args.has(tie.other)) continue;
+    const double x = args.number(tie.subject), y = args.number(tie.other);
+    using R = Tie::Relation;
+    const bool holds = tie.relation == R::above      ? x > y
+                       : tie.relation == R::at_least ? x >= y
+                       : tie.relation == R::below    ? x < y
+                                                     : x <= y;
+    if (holds) continue;
+    const char* op = tie.relation == R::above ? ">" : tie.relation == R::at_least ? ">=" : tie.relation == R::below ? "<" : "<=";
+    throw_invalid(spec.name, tie.subject, x, fmt::format("{} {} {} = {}", tie.subject, op, tie.other, format_number(y)));
+  }
+}
+
 std::string to_string(ParamKind kind) {
   switch (kind) {
     case ParamKind::number: return "number";

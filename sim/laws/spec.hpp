@@ -43,7 +43,7 @@ struct ParamSpec {
   std::vector<std::string> variables = {};  // a formula's variables
   // A number's (or each listed number's) allowed values, checked wherever the parameter is read: at load for every
   // grid point of a case (where nothing is built) and before the law is built. Conditions that tie two parameters
-  // together (lo < hi, i <= n) stay with the law's builder.
+  // together are the law's `ties` (lo < hi) or, when they need more than an order, its `check` (i <= n per scheme).
   Range range = {};
   // A list of probabilities that must sum to 1 (within 1e-12 per entry, as decimals do), checked like the range.
   bool sums_to_one = false;
@@ -98,6 +98,16 @@ class Args {
   BuildContext* context_;
 };
 
+// An order between two number parameters of one law: `subject` must be above (below) `other`, strictly or not.
+// Checked wherever the law is named, like a parameter's range, when both are given or defaulted: a case file's point
+// where they cross is refused at load, naming `subject`, its value and the other's.
+struct Tie {
+  enum class Relation { above, at_least, below, at_most };
+  std::string subject;
+  Relation relation;
+  std::string other;
+};
+
 struct LawSpec {
   std::string name;
   std::string summary;
@@ -113,7 +123,13 @@ struct LawSpec {
   // Conditions between its arguments that are cheap to check (work limits: steps × cells²), run without building
   // wherever the law is named, so that a case file's point beyond them is refused at load (InvalidArgument).
   std::function<void(const Args&)> check = {};
+  // Orders between its number parameters (clamp: hi above lo), checked before `check`.
+  std::vector<Tie> ties = {};
 };
+
+// InvalidArgument naming the first of `spec`'s ties that the arguments break (a tie with a parameter not given is
+// skipped: its builder decides).
+void check_ties(const LawSpec& spec, const Args& args);
 
 std::string to_string(ParamKind kind);
 

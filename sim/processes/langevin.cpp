@@ -120,6 +120,13 @@ LangevinChain::LangevinChain(Potential potential, double lo, double hi, int cell
   TridiagonalEigen decomposition = symmetric_tridiagonal_eigen(std::move(diagonal), std::move(off));  // interruptible
   eigenvalues_ = std::move(decomposition.values);
   eigenvectors_ = std::move(decomposition.vectors);
+  // S is negative semidefinite with the single eigenvalue 0 (eigenvector π^{1/2}: the chain conserves mass), which
+  // rounding puts at ±1e-16: at t = 1e20, e^{λt} was inf (then inf·0) or 0 for every mode, and the law NaN. The top
+  // eigenvalue is set to 0 and the others kept ≤ 0, so that a long time gives the invariant law.
+  Eigen::Index top = 0;
+  eigenvalues_.maxCoeff(&top);
+  eigenvalues_ = eigenvalues_.cwiseMin(0.0);
+  eigenvalues_[top] = 0;
 }
 
 int LangevinChain::node(double x) const {
@@ -286,36 +293,59 @@ LawPtr langevin_law(const Args& a, const Potential& potential) {
       2.0 * langevin_simulation_steps(t));  // two drift evaluations per step
 }
 
+// The domain's order and the start within it, at load (they were error rows at run time).
+std::vector<Tie> langevin_ties() {
+  return {{"hi", Tie::Relation::above, "lo"}, {"x0", Tie::Relation::at_least, "lo"}, {"x0", Tie::Relation::at_most, "hi"}};
+}
+
+// The start must be a node of the base grid (then of every refinement of it), at load as well: its spacing is
+// (hi - lo)/cells, as LangevinChain places them.
+void check_start_node(const Args& a, const char* law) {
+  const double lo = a.number("lo"), hi = a.number("hi"), x0 = a.number("x0");
+  const double h = (hi - lo) / static_cast<double>(a.integer("cells")), k = (x0 - lo) / h;
+  if (std::fabs(k - std::round(k)) > 1e-9)
+    throw_invalid(law, "x0", x0, fmt::format("a grid node lo + k·spacing with lo = {}, spacing = {} (hi - lo over cells = {}): "
+                                             "the nearest are {:.6g} and {:.6g}", format_number(lo), format_number(h),
+                                             a.integer("cells"), lo + std::floor(k) * h, lo + std::ceil(k) * h));
+}
+
 }  // namespace
 
 LawSpec double_well_law_spec() {
   using K = ParamKind;
-  return {"double_well", "law at time t of the Langevin diffusion dX = -U'(X)dt + sqrt(2)dW, U = x^4/4 - x^2/2, from x0",
+  LawSpec spec{"double_well", "law at time t of the Langevin diffusion dX = -U'(X)dt + sqrt(2)dW, U = x^4/4 - x^2/2, from x0",
     {{"x0", K::number, std::nullopt, "starting point, a node of the grid"},
     ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive()),
-    {"lo", K::number, "-4", "lower end of the (reflecting) domain"},
-    {"hi", K::number, "4", "upper end of the domain"},
+    // U' = x^3 - x: beyond |x| = 10 the drift (~1000) is too stiff for the eigendecomposition
+    ParamSpec{"lo", K::number, "-4", "lower end of the (reflecting) domain, -10 <= lo < 0"}.within(Range{-10, 0, false, true}),
+    ParamSpec{"hi", K::number, "4", "upper end of the domain, 0 < hi <= 10"}.within(Range{0, 10, true, false}),
     ParamSpec{"cells", K::integer, "400", "grid cells of the discretised generator, 16 <= cells <= 800 (also computed at 2x and 4x for the error bar)"}.within(Range::between(kMinCells, kMaxGeneratorCells))},
     "double_well(x0=1, t=0.5)",
     [](const Args& a) { return langevin_law(a, Potential::double_well()); }};
+  spec.ties = langevin_ties();
+  spec.check = [](const Args& a) { check_start_node(a, "double_well"); };
+  return spec;
 }
 PRIVAMP_LAW(80, double_well_law_spec);
 
 LawSpec langevin_law_spec() {
   using K = ParamKind;
-  return {"langevin", "law at time t of the Langevin diffusion dX = -U'(X)dt + sqrt(2)dW for a potential U given as a formula, from x0",
+  LawSpec spec{"langevin", "law at time t of the Langevin diffusion dX = -U'(X)dt + sqrt(2)dW for a potential U given as a formula, from x0",
     {{"potential", K::formula, std::nullopt, "U: double_well, or a formula in x, e.g. \"x^4/4 - x^2/2 + 0.2*x\" (|U'| <= 1000 on [lo, hi], certified)",
       {"double_well"}, {"x"}},
     {"x0", K::number, std::nullopt, "starting point, a node of the grid"},
     ParamSpec{"t", K::number, std::nullopt, "time, > 0"}.within(Range::positive()),
-    {"lo", K::number, "-4", "lower end of the (reflecting) domain"},
-    {"hi", K::number, "4", "upper end of the domain"},
+    ParamSpec{"lo", K::number, "-4", "lower end of the (reflecting) domain, within [-100, 100]"}.within(Range::between(-100, 100)),
+    ParamSpec{"hi", K::number, "4", "upper end of the domain, > lo, within [-100, 100]"}.within(Range::between(-100, 100)),
     ParamSpec{"cells", K::integer, "400", "grid cells of the discretised generator, 16 <= cells <= 800 (also computed at 2x and 4x for the error bar)"}.within(Range::between(kMinCells, kMaxGeneratorCells))},
     "langevin(potential=\"log(cosh(x))\", x0=1, t=0.5)",
     [](const Args& a) {
       const auto f = a.formula("potential");
       return langevin_law(a, f ? Potential::of(f) : Potential::named(a.word("potential")));
     }};
+  spec.ties = langevin_ties();
+  spec.check = [](const Args& a) { check_start_node(a, "langevin"); };
+  return spec;
 }
 PRIVAMP_LAW(90, langevin_law_spec);
 

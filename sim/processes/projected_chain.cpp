@@ -604,6 +604,7 @@ LawSpec projected_chain_law_spec() {
       return projected_chain_process_law(map, a.number("x0"), static_cast<int>(a.integer("r")),
                                         a.number("sigma"), a.number("lo"), a.number("hi"), cells);
     }};
+  spec.ties = {{"hi", Tie::Relation::above, "lo"}, {"x0", Tie::Relation::at_least, "lo"}, {"x0", Tie::Relation::at_most, "hi"}};
   spec.check = [](const Args& a) { check_propagation_work("projected_chain", "r", a.integer("r"), a.integer("cells")); };
   return spec;
 }
