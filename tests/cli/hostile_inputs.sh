@@ -431,5 +431,19 @@ printf '[[bound]]\nid = "MY.one"\nquantity = "hockey_stick"\nformula = "1"\n[[ca
 check 2 "tied_sgd.toml:8: key 'mu': at i=7: .*'i' = 7 is out of range \(allowed: 1 <= i <= n = 5\)" "$privamp" verify tied_sgd.toml --out tied_out
 check 0 "^absent$" bash -c "test -e tied_out && echo present || echo absent"
 
+# 40. Monte Carlo work bounded by its measured cost: 10^8 samples of a convolved pair (each density a quadrature)
+# were accepted by the count limit and would have run for about 40 minutes; the first chunk's time now refuses it.
+check 2 "monte_carlo: 100000000 samples would take about .* s .*the limit is 300 s a pass.*lower the samples" \
+  "$privamp" divergence 'convolve(laplace(0,1), gaussian(0,1))' 'convolve(laplace(1,1), gaussian(0,1))' --renyi 2 \
+  --engine mc --samples 100000000
+
+# 41. Orders between a law's parameters at load for every grid point: a crossed clamp domain and a Langevin start
+# outside its domain were error rows at run time (exit 1) while ranges were refused at load.
+printf '[[bound]]\nid = "MY.one"\nquantity = "tv"\nformula = "1"\n[[case]]\nname = "u"\nbounds = ["MY.one"]\nmu = "clamp(gaussian(0,1), lo={a}, hi=1)"\nnu = "clamp(gaussian(0,1), lo=0, hi=1)"\nquantity = "tv"\n[case.grid]\na = [0, 2]\n' > tied_clamp.toml
+check 2 "tied_clamp.toml:8: key 'mu': at a=2: .*clamp: parameter 'hi' = 1 is out of range \(allowed: hi > lo = 2\)" "$privamp" verify tied_clamp.toml --out tied_out
+printf '[[bound]]\nid = "MY.one"\nquantity = "tv"\nformula = "1"\n[[case]]\nname = "w"\nbounds = ["MY.one"]\nmu = "double_well(x0={x}, t=1)"\nnu = "double_well(x0=0, t=1)"\nquantity = "tv"\n[case.grid]\nx = [1, 5]\n' > tied_well.toml
+check 2 "tied_well.toml:8: key 'mu': at x=5: .*double_well: parameter 'x0' = 5 is out of range \(allowed: x0 <= hi = 4\)" "$privamp" verify tied_well.toml --out tied_out
+check 0 "^absent$" bash -c "test -e tied_out && echo present || echo absent"
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -22,6 +23,9 @@ constexpr long kChunk = 1 << 16;  // samples per random stream: results do not d
 constexpr long kPilotSamples = 200'000;  // at most, before the main run (hockey-stick: a plain pilot and five shifts)
 // Simulated steps in one call (samples × a process law's steps per run): a few minutes at most.
 constexpr double kMaxSimulationWork = 2e9;
+// The time one pass over the samples may take, projected from its first chunk: the cost model above counts draws,
+// and a law whose density is an integral (convolve: 34 s per 10^6 samples) ran 10^8 samples for an hour, silent.
+constexpr double kMaxPassSeconds = 300;
 
 // Running mean and variance (Welford), merged chunk by chunk in a fixed order.
 struct Moments {
@@ -67,8 +71,18 @@ void privacy_loss(const sim::Law& p, const sim::Law& q, std::span<const double> 
 template <class G, class Sink>
 void visit(const sim::Law& p, const sim::Law& q, long samples, std::uint64_t seed, double shift, G g, Sink sink) {
   std::vector<double> x(kChunk), l(kChunk), tmp(kChunk), base(kChunk), lp_shift(kChunk), lpy(kChunk);
+  const auto began = std::chrono::steady_clock::now();
   for (long start = 0, chunk = 0; start < samples; start += kChunk, ++chunk) {
     throw_if_interrupted();
+    if (chunk == 1) {  // the first chunk measured: the whole pass projected from it, refused if it would take minutes
+      const double first = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+      const double projected = first * static_cast<double>(samples) / static_cast<double>(kChunk);
+      if (projected > kMaxPassSeconds)
+        invalid_input("monte_carlo: {} samples would take about {:.0f} s ({:.3g} s per 10^6 samples, measured on the first "
+                      "{}; the limit is {:.0f} s a pass); at most about {:.2g} samples fit: lower the samples",
+                      samples, projected, 1e6 * first / static_cast<double>(kChunk), kChunk, kMaxPassSeconds,
+                      kMaxPassSeconds / first * static_cast<double>(kChunk));
+    }
     const std::size_t n = static_cast<std::size_t>(std::min(kChunk, samples - start));
     sim::Rng rng(seed, static_cast<std::uint64_t>(chunk));
     std::span<double> xs(x.data(), n), ls(l.data(), n);
