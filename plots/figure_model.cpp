@@ -57,11 +57,20 @@ std::optional<double> limit_mark_y(const Figure& figure, const std::vector<std::
 }
 
 std::string limit_label(const Figure& figure, const std::vector<std::vector<Point>>& data) {
-  bool zero = false, bounded = false;
+  // Named by where the mark sits: at its upper end ("bounded above only"), or at the bottom frame for an interval
+  // under the axis, which says so (a triangle there read as a value near the bottom, ten decades above its end).
+  bool bounded = false, under = false;
+  double most = 0;  // the largest upper end under the axis
+  const DrawnY shown = drawn_y(figure, data);
   for (const auto& points : data)
     for (const Point& p : points)
-      if (limit_mark_y(figure, data, p)) (p.upper > 0 ? bounded : zero) = true;
-  return bounded && zero ? "bounded above only, or 0" : zero ? "exactly 0" : "bounded above only";
+      if (limit_mark_y(figure, data, p)) {
+        if (p.upper >= shown.floor) bounded = true;
+        else under = true, most = std::max(most, p.upper);
+      }
+  const std::string below = !(most > 0) ? "exactly 0, under the axis"
+                                        : fmt::format("at most 10^{{{}}}, under the axis", static_cast<int>(std::ceil(std::log10(most))));
+  return bounded && under ? "bounded above only (at the bottom: " + below + ")" : under ? below : "bounded above only";
 }
 
 bool shows_limits(const Figure& figure, const std::vector<std::vector<Point>>& data, std::size_t k) {
@@ -224,6 +233,27 @@ LogTicks axis_ticks(const Figure& figure, const std::vector<std::vector<Point>>&
   return log_ticks(range);
 }
 
+std::vector<double> linear_ticks(const Figure& figure, const std::vector<std::vector<Point>>& data, char axis) {
+  const auto [lo, hi] = axis_range(figure, data, axis);
+  if (!(hi > lo) || !std::isfinite(hi - lo)) return {};
+  bool whole = true;
+  for (const auto& points : data)
+    for (const Point& p : points)
+      if (const double v = axis == 'x' ? p.x : p.y; std::isfinite(v) && v != std::round(v)) whole = false;
+  const int top = static_cast<int>(std::floor(std::log10(hi - lo)));
+  for (int k = top - 2; k <= top + 1; ++k)
+    for (const double m : {1.0, 2.0, 5.0}) {
+      const double step = m * std::pow(10.0, k);
+      if (whole && step < 1) continue;
+      const double first = std::ceil(lo / step - 1e-9), last = std::floor(hi / step + 1e-9);
+      if (last - first + 1 > 8) continue;
+      std::vector<double> at;
+      for (double j = first; j <= last; ++j) at.push_back(std::stod(fmt::format("{:.12g}", j * step)));  // 0.6, not 0.6000000000000001
+      return at.size() >= 2 ? at : std::vector<double>{};
+    }
+  return {};
+}
+
 std::string gnuplot_ps(double half_width_pt) { return fmt::format("{:.4g}", half_width_pt / kGnuplotMarkPt); }
 
 namespace {
@@ -303,7 +333,7 @@ std::string pgf_marks(const Figure& figure, const std::vector<std::vector<Point>
     const bool name = legend.shown && !limits_named;
     out += fmt::format("\\addplot[only marks, mark=triangle, mark size={:.4g}pt, mark options={{rotate=180, solid}}, color={}{}] "
                        "coordinates {{{}}};\n", kLimitMarkPt, series_colour(figure, figure.series[k]), name ? "" : ", forget plot", points);
-    if (name) out += fmt::format("\\addlegendentry{{{}}}\n", limit_label(figure, data));
+    if (name) out += fmt::format("\\addlegendentry{{{}}}\n", enhanced_to_latex(limit_label(figure, data)));
     limits_named = limits_named || name;
   }
   for (const VerdictMark& m : kVerdictMarks) {
@@ -343,7 +373,13 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
   if (st.show_title)  // a long title wraps over the axes (about the width less pgfplots' 45 pt for labels)
     options += fmt::format(", title={{{}}}, title style={{align=center, text width=\\privampfigurewidth-45pt}}", enhanced_to_latex(figure.title));
   for (const char axis : {'x', 'y'}) {
-    if (figure.log.find(axis) == std::string::npos) continue;
+    if (figure.log.find(axis) == std::string::npos) {
+      std::vector<std::string> positions;
+      for (double v : linear_ticks(figure, data, axis)) positions.push_back(fmt::format("{:g}", v));
+      if (!positions.empty())
+        options += fmt::format(",\n  {0}tick={{{1}}}, {0}ticklabels={{{1}}}, scaled {0} ticks=false", axis, fmt::join(positions, ","));
+      continue;
+    }
     const LogTicks ticks = axis_ticks(figure, data, axis);
     if (!ticks.minor) options += fmt::format(", {}minorticks=false", axis);
     if (ticks.at.empty()) continue;
@@ -356,9 +392,13 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
     if (const auto [lo, hi] = axis_range(figure, data, axis); lo < hi)
       options += fmt::format(", {0}min={1}, {0}max={2}", axis, tex_number(lo), tex_number(hi));
   if (legend.shown)
-    options += fmt::format(",\n  {}transpose legend, legend columns={}, legend cell align=left, legend style={{font=\\footnotesize, {}"
+    // Column by column as gnuplot fills its key: transposed, `legend columns` counts its rows. One row is written
+    // untransposed (pgfplots 1.18 stacks a transposed one-row legend in one column).
+    options += fmt::format(",\n  {}{}, legend cell align=left, legend style={{font=\\footnotesize, {}"
                            "/tikz/every even column/.append style={{column sep=0.8em}}}}",
-                           named ? fmt::format("legend to name={}, ", legend_name) : "", legend.rows,  // transposed: its rows
+                           named ? fmt::format("legend to name={}, ", legend_name) : "",
+                           legend.rows == 1 ? fmt::format("legend columns={}", legend.columns)
+                                            : fmt::format("transpose legend, legend columns={}", legend.rows),
                            named ? "draw=none, " : fmt::format("{}, draw={}, fill={}, ", pgf_inside_legend(figure.key),
                                                                figure.key.box ? "black" : "none", figure.key.opaque ? "white" : "none"));
   // pgfplots sizes the axes by estimating the room its labels take; the picture is typeset once in a box, and if it

@@ -114,6 +114,11 @@ LogTicks log_ticks(std::pair<double, double> span);
 // most eight show), labelled as numbers and without minor ticks (decimal ones would fall between them); otherwise
 // log_ticks of its range.
 LogTicks axis_ticks(const Figure& figure, const std::vector<std::vector<Point>>& data, char axis);
+// The ticks of a linear axis over `span`, one set for both renderers (each picked its own: pgfplots 0.1 apart where
+// gnuplot put 0.2, every integer where gnuplot put even ones): the multiples of the smallest step 1, 2 or 5 × 10^k
+// that leaves at most eight in the span, a whole step where every value drawn on the axis is a whole number;
+// labelled as %g prints them (no common factor pulled out).
+std::vector<double> linear_ticks(const Figure& figure, const std::vector<std::vector<Point>>& data, char axis);
 
 // One figure, two renderers. What both draw alike is decided here once — mark sizes, the legend's entries and
 // columns, where the title goes — and each renderer is told it in its own units; the test cli.figure_agreement

@@ -475,8 +475,10 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
           (!figure.xrange || (p.x >= figure.xrange->first && p.x <= figure.xrange->second)))
         ++below, below_upper = std::max(below_upper, p.upper);
   if (below > 0)
-    out += fmt::format("{} {} in [0, {}], below the axis: {} by an open down-triangle just above its bottom frame, where "
-                       "the line breaks.\n", below, below == 1 ? "value lies" : "values lie", latex_number(rounded_up(below_upper)),
+    out += fmt::format("{} {}, below the axis: {} by an open down-triangle just above its bottom frame, where "
+                       "the line breaks.\n", below,
+                       below_upper > 0 ? fmt::format("{} in [0, {}]", below == 1 ? "value lies" : "values lie", latex_number(rounded_up(below_upper)))
+                                       : below == 1 ? "value is exactly 0" : "values are exactly 0",
                        below == 1 ? "it is marked" : "each is marked");
   // Values off the declared ranges, neither drawn nor marked: said, with the violations among them (a declared range
   // hid four violated points and the whole bound line once, without a word).
@@ -723,7 +725,12 @@ void render(const Figure& figure, const std::vector<std::vector<Point>>& data, c
   for (const char axis : {'x', 'y'})
     if (const auto [lo, hi] = axis_range(figure, data, axis); lo < hi) body += fmt::format("set {}range [{}:{}]\n", axis, tex_number(lo), tex_number(hi));
   for (const char axis : {'x', 'y'}) {
-    if (figure.log.find(axis) == std::string::npos) continue;
+    if (figure.log.find(axis) == std::string::npos) {
+      std::vector<std::string> tics;
+      for (double t : linear_ticks(figure, data, axis)) tics.push_back(fmt::format("{:g}", t));  // as the pgfplots file has them
+      if (!tics.empty()) body += fmt::format("set {0}tics ({1})\nset format {0} '%g'\n", axis, fmt::join(tics, ", "));
+      continue;
+    }
     body += fmt::format("set logscale {}\n", axis);
     body += fmt::format("set format {} '10^{{%L}}'\n", axis);  // as pgfplots labels a log axis (one picture in both)
     const LogTicks ticks = axis_ticks(figure, data, axis);

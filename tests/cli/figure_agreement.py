@@ -120,9 +120,18 @@ def check_figure(work, name, per_ps):
     xs = sorted({float(line.split(",")[1]) for line in (work / f"{name}.csv").read_text().splitlines() if line and not line.startswith("#")})
     # ticks
     for axis in "xy":
-        if f"set logscale {axis}" not in gp:
-            continue
         tics = re.search(rf"^set {axis}tics \((.*)\)$", gp, re.M)
+        if f"set logscale {axis}" not in gp:
+            # a linear axis: the same ticks, labels and no common factor in both (each renderer picked its own)
+            tex_tics = re.search(rf"{axis}tick=\{{([^}}]*)\}}, {axis}ticklabels=\{{([^}}]*)\}}, scaled {axis} ticks=false", tex)
+            if not tics or not tex_tics or tics.group(1).replace(" ", "") != tex_tics.group(1) or tex_tics.group(1) != tex_tics.group(2):
+                fail(f"{name}: the linear {axis} axis's ticks differ: gnuplot {tics and tics.group(1)}, pgfplots {tex_tics and tex_tics.groups()}")
+            elif axis in ranges:
+                at = [float(t) for t in tics.group(1).split(",")]
+                lo, hi = ranges[axis]
+                if not (2 <= len(at) <= 8 and all(lo - 1e-9 * abs(hi - lo) <= t <= hi + 1e-9 * abs(hi - lo) for t in at)):
+                    fail(f"{name}: {axis} ticks {at} for the range [{lo}, {hi}]")
+            continue
         if tics and axis in ranges:
             at = [float(t) for t in tics.group(1).split(",")]
             lo, hi = ranges[axis]
@@ -159,10 +168,16 @@ def check_figure(work, name, per_ps):
     if entries != titled:
         fail(f"{name}: {titled} legend entries in gnuplot's key, {entries} in pgfplots'")
     if entries:
-        # pgfplots fills a transposed legend column by column, as gnuplot does, and its `legend columns` are then rows
-        if "transpose legend" not in tex:
-            fail(f"{name}: pgfplots fills its legend row by row, gnuplot column by column")
-        rows = int(re.search(r"legend columns=(\d+)", tex).group(1))
+        # pgfplots fills a transposed legend column by column, as gnuplot does, and its `legend columns` are then rows;
+        # a legend of one row is written untransposed, with as many columns as entries (where order cannot differ)
+        given = int(re.search(r"legend columns=(\d+)", tex).group(1))
+        if "transpose legend" in tex:
+            rows = given
+        elif given >= entries:
+            rows = 1
+        else:
+            fail(f"{name}: pgfplots fills its legend of {entries} entries row by row in {given} columns, gnuplot column by column")
+            rows = math.ceil(entries / given)
         columns = math.ceil(entries / rows)
         key = re.findall(r"^set key (.*)$", gp, re.M)[-1]
         if f"maxcols {columns}" not in key:
@@ -237,9 +252,14 @@ def check_figure(work, name, per_ps):
         nan_values = len(re.findall(r"^  \S+ nan \S+ \S+ \\\\$", tex, re.M))
         if nan_values != unvalued or (unvalued and "using 2:(valy($3, $4, $5)) with" not in gp):
             fail(f"{name}: {unvalued} exact values only bounded above; pgfplots leaves {nan_values} undrawn, gnuplot valy: {'valy' in gp}")
-        said = ("bounded above only" in gp) == (want > 0) == ("\\addlegendentry{bounded above only}" in tex)
-        if not said:
-            fail(f"{name}: the upper limits' legend entry not in both legends (or there with none drawn)")
+        # one legend entry naming where the marks sit: at their upper ends ("bounded above only") and/or at the bottom
+        # frame for intervals under the axis ("under the axis"), in both legends, and none with no mark drawn
+        gp_title = re.search(r"using 2:\(limity\(\$4, \$5\)\) with points ls \d+ pt 10 ps \S+ title '([^']*)'", gp)
+        tex_entry = re.search(r"rotate=180[^\]]*\] coordinates \{[^}]*\};\n\\addlegendentry\{(.*)\}\n", tex)
+        for where, text in (("gnuplot", gp_title), ("pgfplots", tex_entry)):
+            label = text.group(1) if text else ""
+            if bool(label) != (want > 0) or ("bounded above only" in label) != (want > floor) or ("under the axis" in label) != (floor > 0):
+                fail(f"{name}: {want} upper limits, {floor} of them under the axis; {where}'s legend entry reads {label!r}")
     return entries
 
 
@@ -278,9 +298,10 @@ def check_escapes(privamp, work):
     (esc / "paper.tex").write_text("\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage{pgfplots}\\pgfplotsset{compat=1.18}"
                                    "\\begin{document}\\input{escapes.tex}\\end{document}\n")
     run("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex", cwd=esc)
-    # (pdflatex sets an apostrophe and a backquote as typographic quotes, ’ and ‘: the same characters read back)
+    # (pdflatex sets an apostrophe and a backquote as typographic quotes, ’ and ‘: the same characters read back; -raw
+    # reads in content order, so that tick labels placed beside a label do not split it)
     words = lambda pdf: [line.strip().replace("\u2019", "'").replace("\u2018", "`")
-                         for line in run("pdftotext", str(pdf), "-").stdout.splitlines() if line.strip()]
+                         for line in run("pdftotext", "-raw", str(pdf), "-").stdout.splitlines() if line.strip()]
     gnuplot_text, latex_text = words(esc / "escapes.pdf"), words(esc / "paper.pdf")
     expected_label = "q' c a--b ``d ,, !` ≤ ≥"  # (no ligature: a dash, curly quotes, „ or ¡)
     expected_title, expected_entry = "A\\b _c {d} \\n x\\y ^e @f &g ~h 50\\% end\\", "series\\ \\ _1"
