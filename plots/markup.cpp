@@ -123,6 +123,9 @@ std::pair<std::string, std::size_t> script_group(const std::string& text, std::s
 // characters in \mbox (text inside math). `depth`: the scripts around it.
 std::string latex_math(const std::string& t, int depth) {
   if (const Symbol* s = symbol_group(t)) return std::string(s->latex) + " ";  // _{/Symbol a}
+  // A word of two letters or more (E_{OU}) is a name, upright as gnuplot draws it; one letter (x_i) a variable.
+  if (t.size() >= 2 && std::all_of(t.begin(), t.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }))
+    return "\\mathrm{" + t + "}";
   std::string out;
   bool after_script = false;  // a second script in a row needs a base: {}_{...}
   for (std::size_t i = 0; i < t.size(); ++i) {
@@ -215,13 +218,24 @@ std::string enhanced_to_latex(const std::string& input) {
       continue;
     }
     if (const Symbol* s = symbol_at(text, i)) {
-      out += fmt::format("${} $", s->latex);
       i += 10;
+      std::string primes;  // ε' is a prime in the formula, not a closing quote after it
+      while (i + 1 < text.size() && text[i + 1] == '\'') primes += '\'', ++i;
+      out += fmt::format("${}{} $", s->latex, primes);
       continue;
     }
     if (const Relation* r = relation_at(text, i)) {
       out += fmt::format("${} $", r->latex);
       ++i;
+      continue;
+    }
+    const bool word_start = i == 0 || text[i - 1] == ' ' || text[i - 1] == '(';
+    if (c == '-' && word_start && i + 1 < text.size() && (text[i + 1] == ' ' || std::isdigit(static_cast<unsigned char>(text[i + 1])))) {
+      out += "$-$";  // a minus sign (1 - L, -3), not a hyphen
+      continue;
+    }
+    if (c == '\'' && word_start && i + 1 < text.size() && text[i + 1] != ' ' && text[i + 1] != '\'') {
+      out += '`';  // an opening quote ('Privacy …' typeset as ’Privacy …)
       continue;
     }
     if ((c == '_' || c == '^') && i + 1 < text.size()) {

@@ -438,7 +438,13 @@ title = "T4.closed"
 
 TEST_CASE("figure style as data: presets, outputs, pgfplots with LaTeX labels, bad style refused", "[plots]") {
   CHECK(plots::enhanced_to_latex("R_{/Symbol a}(i), {/Symbol a} = 2") == "R$_{\\alpha }$(i), $\\alpha $ = 2");
-  CHECK(plots::enhanced_to_latex("E_{OU} / E_{GM}") == "E$_{OU}$ / E$_{GM}$");
+  CHECK(plots::enhanced_to_latex("E_{OU} / E_{GM}") == "E$_{\\mathrm{OU}}$ / E$_{\\mathrm{GM}}$");  // names upright, as gnuplot draws them
+  CHECK(plots::enhanced_to_latex("x_i, L^{1-r}") == "x$_{i}$, L$^{1-r}$");
+  // a prime after a symbol inside the formula; a minus sign where a hyphen stood alone or before a digit; an
+  // opening quote at a word's start; hyphens in words and closing quotes left as they were
+  CHECK(plots::enhanced_to_latex("{/Symbol e}' = 1") == "$\\varepsilon' $ = 1");
+  CHECK(plots::enhanced_to_latex("(1 - L) at -3, log-space") == "(1 $-$ L) at $-$3, log-space");
+  CHECK(plots::enhanced_to_latex("post 'Privacy amplification', q'") == "post `Privacy amplification', q'");
   CHECK(plots::enhanced_to_latex("R_{/Symbol \\245}") == "R$_{\\infty }$");  // gnuplot's octal escape for infinity
   CHECK(plots::enhanced_to_latex("50% & $x^2 #") == "50\\% \\& \\$x$^{2}$ \\#");
   // Characters past ASCII go through the one LaTeX escaper whole (they once passed as raw bytes: α, ε and ŀ stopped
@@ -446,7 +452,7 @@ TEST_CASE("figure style as data: presets, outputs, pgfplots with LaTeX labels, b
   CHECK(plots::enhanced_to_latex("gauss αfig ŀ é ∞") == "gauss \\ensuremath{\\alpha}fig [U+0140] é \\ensuremath{\\infty}");
   // Relations, in text and in a script; the same markup as plain text (terminal listings, comments).
   CHECK(plots::enhanced_to_latex("{/Symbol k} <= 4, {/Symbol e}' -> {/Symbol d}'") ==
-        "$\\kappa $ $\\le $ 4, $\\varepsilon $' $\\to $ $\\delta $'");
+        "$\\kappa $ $\\le $ 4, $\\varepsilon' $ $\\to $ $\\delta' $");
   CHECK(plots::enhanced_to_latex("e^{-{/Symbol e}_0} <= 1") == "e$^{-\\varepsilon _{0}}$ $\\le $ 1");
   CHECK(plots::enhanced_to_plain("R_{/Symbol a}(P^{*n}) <= n R_{/Symbol \\245}, E_{OU}, e^{-t}, {/Symbol k} = 2") ==
         "R_α(P^(*n)) ≤ n R_∞, E_OU, e^(-t), κ = 2");
