@@ -172,6 +172,11 @@ void check_output_file(std::string_view option, const std::filesystem::path& fil
   if (std::filesystem::is_directory(file, ec) || !file.has_filename())  // (a path ending in '/' names a folder)
     invalid_input("{} {}: a directory (give a file name)", option, file.string());
   check_target(option, file);
+  // A folder's output lock: written over by rename, it would no longer be the file another run holds, and a third
+  // run would take the folder while that one still writes into it.
+  if (file.filename() == lock_file({}).filename())
+    invalid_input("{} {}: the name is privamp's output lock (the file a run into that folder holds); choose another "
+                  "name", option, file.string());
   // A name like privamp's temporary files: the next run into that folder would remove it as a killed run's leftover.
   if (file.filename().string().find(kTemporary) != std::string::npos)
     invalid_input("{} {}: the name holds '{}', which privamp's temporary files carry (a later run would remove it as a "
