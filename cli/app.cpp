@@ -78,25 +78,29 @@ std::string validation_message(const CLI::App& app, const std::string& what) {
 // (rewritten without leading zeros); numbers are decimal, finite and within a double's range ("inf", where a
 // supremum is meant, is read by the list parser, not here).
 void type_numbers_strictly(CLI::App& app) {
-  const CLI::Validator whole(
-      [](std::string& s) -> std::string {
-        const std::size_t sign = !s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0;
-        long long value = 0;
-        const auto [end, ec] = std::from_chars(s.data() + (s[0] == '+' ? 1 : 0), s.data() + s.size(), value);
-        if (s.size() == sign || s.find_first_not_of("0123456789", sign) != std::string::npos || ec != std::errc() ||
-            end != s.data() + s.size())
-          return fmt::format("'{}' is not a whole number: decimal digits, at most 9223372036854775807 in size", s);
-        s = std::to_string(value);  // CLI11 reads a leading 0 as octal: 010 is 10 here
-        return "";
-      },
-      "");
+  // (an option that cannot be negative takes digits alone: `--seed +1` and `--jobs -0` were read as 1 and 0)
+  const auto whole = [](bool can_be_negative) {
+    return CLI::Validator(
+        [can_be_negative](std::string& s) -> std::string {
+          const std::size_t sign = can_be_negative && !s.empty() && s[0] == '-' ? 1 : 0;
+          long long value = 0;
+          const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+          if (s.size() == sign || s.find_first_not_of("0123456789", sign) != std::string::npos || ec != std::errc() ||
+              end != s.data() + s.size())
+            return fmt::format("'{}' is not a whole number: decimal digits{}, at most 9223372036854775807 in size", s,
+                               can_be_negative ? " (a minus sign before them or none)" : "");
+          s = std::to_string(value);  // CLI11 reads a leading 0 as octal: 010 is 10 here
+          return "";
+        },
+        "");
+  };
   const CLI::Validator real(
       [](std::string& s) -> std::string {
         double value = 0;
         const char* begin = s.data() + (!s.empty() && s[0] == '+' ? 1 : 0);
         const auto [end, ec] = std::from_chars(begin, s.data() + s.size(), value);
-        if (ec == std::errc::result_out_of_range && end == s.data() + s.size())
-          return fmt::format("'{}' is out of the range of doubles: |x| <= 1.8e308, and 0 or |x| >= 2.2e-308", s);
+        if (privamp::outside_double_range(ec, value) && end == s.data() + s.size())
+          return fmt::format("'{}' is out of the range of doubles: {}", s, privamp::kDoubleRange);
         if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value) ||
             s.find_first_not_of("+-.0123456789eE") != std::string::npos)
           return fmt::format("'{}' is not a number: decimal or exponent notation, e.g. 0.5 or 1e-5", s);
@@ -110,7 +114,7 @@ void type_numbers_strictly(CLI::App& app) {
   for (std::size_t i = 0; i < apps.size(); ++i) {
     for (CLI::Option* option : apps[i]->get_options()) {
       const std::string type = option->get_type_name();
-      if (type == "INT" || type == "UINT") option->transform(whole);
+      if (type == "INT" || type == "UINT") option->transform(whole(type == "INT"));
       if (type == "FLOAT") option->check(real);
       if (type == "TEXT") option->check(given);
     }

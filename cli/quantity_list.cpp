@@ -17,8 +17,8 @@ double to_number(const std::string& s, const std::string& flag) {
   if (s == "inf") return std::numeric_limits<double>::infinity();
   double x = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-  if (ec == std::errc::result_out_of_range && ptr == s.data() + s.size())
-    invalid_input("{}: '{}' is out of the range of doubles (allowed: |x| <= 1.8e308, and 0 or |x| >= 2.2e-308)", flag, s);
+  if (outside_double_range(ec, x) && ptr == s.data() + s.size())
+    invalid_input("{}: '{}' is out of the range of doubles (allowed: {})", flag, s, kDoubleRange);
   if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(x))
     invalid_input("{}: '{}' is not a number (decimal or exponent notation; inf, as written, where a supremum is meant)", flag, s);
   return x;

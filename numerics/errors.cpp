@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,6 +11,10 @@
 #include "numerics/escape.hpp"
 
 namespace privamp {
+
+bool outside_double_range(std::errc ec, double x) {
+  return ec == std::errc::result_out_of_range || (ec == std::errc() && x != 0 && std::fabs(x) < std::numeric_limits<double>::min());
+}
 
 std::string format_number(double x) { return fmt::format("{}", x); }
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -46,6 +47,14 @@ void check_scale(std::string_view where, std::string_view parameter, double valu
 void check_nonnegative_finite(std::string_view where, std::string_view parameter, double value);
 void check_probability(std::string_view where, std::string_view parameter, double value);  // [0, 1]
 void check_greater(std::string_view where, std::string_view parameter, double value, double bound);
+
+// The numbers a command-line option or list may hold (amounts: orders, levels, rates): finite doubles, 0 or of
+// magnitude at least DBL_MIN. A subnormal (1e-310, 5e-324) is read by from_chars without an error but carries too
+// few digits (a sample rate of 5e-324 failed as a computation); past the range, from_chars says
+// result_out_of_range. `ec` and `x` are from_chars' result over the whole text. (Law expressions read subnormal
+// parameters: the engines keep their digits in logs.)
+inline constexpr std::string_view kDoubleRange = "|x| <= 1.8e308, and 0 or |x| >= 2.2e-308";
+bool outside_double_range(std::errc ec, double x);
 
 // Formats a double the way every message and table in privamp does (shortest round-trip form).
 std::string format_number(double x);

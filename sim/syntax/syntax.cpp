@@ -274,8 +274,10 @@ class Parser {
     }
     double x = 0;
     const auto [ptr, ec] = std::from_chars(s_.data() + pos_, s_.data() + s_.size(), x);
+    // (subnormals are read: a law's parameters may be as small as doubles go, and the engines keep their digits in
+    // logs; the command line's options, which name amounts, refuse them: numerics/errors.hpp)
     if (ec == std::errc::result_out_of_range)
-      fail("number out of the range of doubles (allowed: |x| <= 1.8e308, and 0 or |x| >= 2.2e-308)", at);
+      fail("number out of the range of doubles (allowed: |x| <= 1.8e308, and 0 or |x| >= 4.9e-324)", at);
     if (ec != std::errc() || ptr == s_.data() + pos_) fail("expected a number, a name, a law, a list [..] or '('");
     pos_ = static_cast<std::size_t>(ptr - s_.data());
     if (!std::isfinite(x)) fail("numbers must be finite", at);

@@ -259,7 +259,10 @@ std::optional<Estimate> subsampled_gaussian_hockey_stick(double q, double delta,
   if (add) {
     // ε' = ε + log((1 − (1−q)e^{−ε})/q) = ε + log1p((1−q)(1 − e^{−ε})/q): a sum of non-negative terms, no
     // cancellation (1 − q is never formed against 1).
-    const double level = eps + std::log1p((1 - q) * -std::expm1(-eps) / q);
+    // (for a subnormal q the quotient overflows: then in logs, log((1−q)(1 − e^{−ε})) − log q, the 1 it drops below
+    // rounding; a weight of 5e-324 reached the Gaussian pair at ε' = inf)
+    const double ratio = (1 - q) * -std::expm1(-eps) / q;
+    const double level = eps + (std::isfinite(ratio) ? std::log1p(ratio) : std::log1p(-q) + std::log(-std::expm1(-eps)) - std::log(q));
     const double r = 16 * kEps * (eps + 0.5);  // each term's rounding (8u(2ε + 1), written not to overflow at ε near the largest double)
     return scaled(gaussian_hockey_stick_at(delta, sigma, std::max(0.0, level), r), q, 0, method);
   }
