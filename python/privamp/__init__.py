@@ -119,7 +119,10 @@ def _numbers(values, name):
     if not ordered:
         raise ArgumentTypeError(f"{name}: expected a number or an ordered list of numbers (list, tuple, range, NumPy "
                                 f"array), got {type(values).__name__} {_short(values)}")
-    n = len(values)
+    try:
+        n = len(values)
+    except OverflowError:  # a range of 2^63 values or more, which len() cannot count
+        n = abs(values.stop - values.start) // abs(values.step) if isinstance(values, range) else _MAX_VALUES + 1
     if n > _MAX_VALUES:
         raise ValueError(f"{name}: {n} values; at most {_MAX_VALUES} in one call")
     return [_number(v, name) for v in values]

@@ -602,6 +602,11 @@ class UntrustedInput(unittest.TestCase):
             privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=range(2, 10**9))
         with self.assertRaisesRegex(TypeError, "renyi: expected a number or an ordered list .* got generator"):
             privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=(2 + k for k in range(10**9)))
+        # a range longer than 2^63, which len() cannot count (it raised OverflowError), in every list argument
+        with self.assertRaisesRegex(ValueError, "renyi: 10{30} values; at most 10000"):
+            privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=range(0, 10**30))
+        with self.assertRaisesRegex(ValueError, "eps: 10{30} values; at most 10000"):
+            privamp.privacy_profile("gaussian(1, 1)", "gaussian(0, 1)", range(0, 10**30))
 
     def test_a_filter_naming_nothing_is_refused(self):
         # only="" or "," or [] named nothing and ran every theorem (the command line refuses --only ''); None is all.

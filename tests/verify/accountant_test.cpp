@@ -6,6 +6,7 @@
 #include <string>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "numerics/errors.hpp"
 #include "support/check.hpp"
@@ -76,6 +77,33 @@ TEST_CASE("calibrate: the noise multiplier of an unsampled run brackets the clos
     CHECK(c.epsilon.lower <= target);
     CHECK(c.probes < 40);
   }
+}
+
+// The search's work is bounded by its probes: stopped early, the answer is the best probe certainly within the target
+// (still safe: its run is (target, delta)-DP by the closed form), the bracket reaches the nearest probe certainly
+// beyond, and the method says it stopped; with no probe within the target, an error.
+TEST_CASE("calibrate: stopped at its probe limit, the best certain setting, never an unsafe one", "[accountant]") {
+  api::CalibrationRequest r;
+  r.target_epsilon = 2.0;
+  r.delta = 1e-5;
+  r.sample_rate = 1;
+  r.steps = 100;
+  const double sigma = static_cast<double>(std::sqrt(100.0L) / largest_mu(2.0, 1e-5));
+  for (const int limit : {8, 10, 13}) {  // (sigma = 1, 2, 4 … 32 first: the sixth probe is the first within)
+    r.max_probes = limit;
+    const api::Calibration c = api::calibrate(r);
+    INFO("limit " << limit << ": sigma* = " << sigma << ", value " << c.value << ", bracket [" << c.lower << ", " << c.upper << "], " << c.method);
+    CHECK(c.probes == limit);
+    CHECK_THAT(c.method, Catch::Contains(fmt::format("stopped at the limit of {} probes", limit)));
+    CHECK(c.value >= sigma);  // safe
+    CHECK(c.value == c.upper);
+    CHECK(c.lower <= sigma);
+    CHECK(c.epsilon.upper <= 2.0);
+  }
+  r.max_probes = 1;  // sigma = 1 first: far from within the target at 100 unsampled steps
+  CHECK_THROWS_WITH(api::calibrate(r), Catch::Contains("calibrate: no noise_multiplier certainly within (2, 1e-05) was found in 1 probes"));
+  r.max_probes = 65;
+  CHECK_THROWS_WITH(api::calibrate(r), Catch::Contains("'max_probes' = 65 is out of range (allowed: 1 <= max_probes <= 64)"));
 }
 
 TEST_CASE("calibrate: the largest number of steps is the closed form's, exactly", "[accountant]") {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <functional>
 
 #include <fmt/format.h>
@@ -45,10 +47,15 @@ std::pair<std::string, std::string> composed_pair(const std::vector<Release>& re
   return {fmt::format("product([{}])", fmt::join(mu, ", ")), fmt::format("product([{}])", fmt::join(nu, ", "))};
 }
 
+// The most profile evaluations one calibration may make (CalibrationRequest::max_probes).
+constexpr int kMaxProbes = 64;
+
 Release dpsgd_step(double noise_multiplier, double sample_rate, long steps) {
   if (!(noise_multiplier >= kMinNoise && noise_multiplier <= kMaxNoise))
     throw_invalid("dpsgd", "noise_multiplier", noise_multiplier, "1e-3 <= noise_multiplier <= 1e6");
-  if (!(sample_rate > 0 && sample_rate <= 1)) throw_invalid("dpsgd", "sample_rate", sample_rate, "0 < sample_rate <= 1");
+  // (a subnormal rate, 5e-324, carries no digits the composed profile could resolve; 1e-300 gives a certified 0)
+  if (!(sample_rate >= std::numeric_limits<double>::min() && sample_rate <= 1))
+    throw_invalid("dpsgd", "sample_rate", sample_rate, "2.2e-308 <= sample_rate <= 1");
   if (steps < 1 || steps > kMaxStepsCalibrated) throw_invalid("dpsgd", "steps", static_cast<double>(steps), "1 <= steps <= 10^7");
   const std::string sigma = number(noise_multiplier);
   Release r;
@@ -220,6 +227,8 @@ Calibration calibrate(const CalibrationRequest& r) {
   if (!(r.target_epsilon > 0 && r.target_epsilon <= 1e4)) throw_invalid("calibrate", "target_epsilon", r.target_epsilon, "0 < target_epsilon <= 1e4");
   if (!(r.delta > 0 && r.delta < 1)) throw_invalid("calibrate", "delta", r.delta, "0 < delta < 1");
   if (!(r.rel_tol >= 1e-12 && r.rel_tol <= 0.1)) throw_invalid("calibrate", "rel_tol", r.rel_tol, "1e-12 <= rel_tol <= 0.1");
+  if (r.max_probes < 1 || r.max_probes > kMaxProbes)
+    throw_invalid("calibrate", "max_probes", r.max_probes, fmt::format("1 <= max_probes <= {}", kMaxProbes));
   const int open = !r.noise_multiplier + !r.sample_rate + !r.steps;
   if (open != 1)
     invalid_input("calibrate: leave exactly one of noise_multiplier, sample_rate and steps open (the one to "
@@ -230,17 +239,39 @@ Calibration calibrate(const CalibrationRequest& r) {
   DivergenceRequest at = r.engine;
   at.renyi.clear(), at.kl = at.tv = false;
   at.hockey_stick = {r.target_epsilon};
-  // "Is the run with the open parameter at x (target ε, δ)-DP?", on the profile's interval at the target.
+  // "Is the run with the open parameter at x (target ε, δ)-DP?", on the profile's interval at the target. The work
+  // is bounded by the number of probes: past max_probes (a calibration usually takes 15 to 25; near a target the
+  // profile resolves poorly, such as ε = 1e-6, the search for decided probes took 57 and 125 s), the best setting
+  // certainly within the target is the answer, and its method says so.
+  struct ProbesExhausted {};
+  const bool larger_is_safer = c.solved == "noise_multiplier";  // (a larger rate or more steps cost privacy)
+  std::optional<double> best_yes, nearest_no;
   const auto probe = [&](double x) {
+    if (c.probes >= r.max_probes) throw ProbesExhausted{};
     const auto [mu, nu] = composed_pair({run_at(r, c.solved, x)});
     const verify::Estimate d = privacy_profile(mu, nu, at).delta.front();
     ++c.probes;
     const Side side = d.upper <= r.delta ? Side::yes : d.lower > r.delta ? Side::no : Side::undecided;
     if (r.on_probe) r.on_probe(c.probes, x, side == Side::yes ? "yes" : side == Side::no ? "no" : "undecided");
+    const auto nearer = [&](double a, double b) { return larger_is_safer ? a < b : a > b; };  // a closer to the edge
+    if (side == Side::yes && (!best_yes || nearer(x, *best_yes))) best_yes = x;
+    if (side == Side::no && (!nearest_no || nearer(*nearest_no, x))) nearest_no = x;
     return Probe{side, d.log_value() - std::log(r.delta)};
   };
-  if (c.solved == "steps") solve_steps(r, probe, c);
-  else solve_continuous(r, probe, c);
+  try {
+    if (c.solved == "steps") solve_steps(r, probe, c);
+    else solve_continuous(r, probe, c);
+  } catch (const ProbesExhausted&) {
+    if (!best_yes)
+      throw NumericalError(fmt::format("calibrate: no {} certainly within ({}, {}) was found in {} probes (the limit)", c.solved,
+                                       number(r.target_epsilon), number(r.delta), r.max_probes));
+    c.value = *best_yes;
+    const double other = !nearest_no ? *best_yes : c.solved == "steps" ? *nearest_no - 1 : *nearest_no;
+    c.lower = std::min(c.value, other), c.upper = std::max(c.value, other);
+    c.method = fmt::format("stopped at the limit of {} probes: {} = {:.10g} is the best setting found certainly within the "
+                           "target{}", r.max_probes, c.solved, c.value,
+                           nearest_no ? fmt::format(", {:.10g} the nearest certainly beyond it", *nearest_no) : "");
+  }
   // The run at the answer and its ε(δ).
   c.noise_multiplier = c.solved == "noise_multiplier" ? c.value : *r.noise_multiplier;
   c.sample_rate = c.solved == "sample_rate" ? c.value : *r.sample_rate;

@@ -41,6 +41,9 @@ struct CalibrationRequest {
   std::optional<double> noise_multiplier, sample_rate;
   std::optional<long> steps;
   double rel_tol = 1e-6;  // of the bracket on the noise multiplier or sample rate
+  // The most profile evaluations (1 to 64): past them the answer is the best setting found certainly within the
+  // target (the method says so), an error if none was.
+  int max_probes = 64;
   DivergenceRequest engine;  // engine and its settings; quantities ignored
   // Called after each probe with the probes so far, the value probed and whether its run is within the target
   // ("yes", "no" or "undecided"): a long search shows it is alive (may be empty).
