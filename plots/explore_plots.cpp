@@ -105,6 +105,37 @@ struct Palette {
   std::string settings, colour = "($3)";
 };
 
+// The frontier's y axis (and a map's colour bar, `axis` "cb") holds log10 of the ratio; its ticks name the ratio itself: 1, 1.05, 1.1 … where the range spans
+// less than a decade and a half (a frontier of ratios from 1.008 to 1.26 read 0.004 to 0.1), powers of ten beyond.
+std::string ratio_tics(double lo, double hi, const std::string& axis = "y") {
+  std::vector<std::string> tics;
+  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi) || hi > 300 || lo < -300) return fmt::format("set format {} '10^{{%g}}'\n", axis);
+  if (hi - lo >= 1.5) {
+    const int first = static_cast<int>(std::ceil(lo)), last = static_cast<int>(std::floor(hi));
+    const int step = std::max(1, (last - first + 7) / 8);
+    for (int k = first; k <= last; ++k)
+      if (k % step == 0) tics.push_back(k == 0 ? "'1' 0" : k == 1 ? "'10' 1" : fmt::format("'10^{{{}}}' {}", k, k));
+  } else {
+    const double a = std::pow(10.0, lo), b = std::pow(10.0, hi);
+    double step = 0;
+    for (double decade = std::pow(10.0, std::floor(std::log10(b - a)) - 2); step == 0; decade *= 10)
+      for (const double m : {1.0, 2.0, 5.0})
+        if ((b - a) / (m * decade) <= 7) {
+          step = m * decade;
+          break;
+        }
+    // (counted, not stepped: a span within rounding of its ends, as a colour bar of ratios all 1 has, made a step
+    // that added nothing, and the loop ran until memory was exhausted)
+    const double first = std::ceil(a / step), last = std::floor(b * (1 + 1e-12) / step);
+    if (b - a > 1e-9 * b && last - first <= 16)
+      for (double k = first; k <= last; ++k) tics.push_back(fmt::format("'{:.6g}' {:.10g}", k * step, std::log10(k * step)));
+  }
+  // (always named ratios: gnuplot's own ticks would print log10 values under a label that names the ratio)
+  if (tics.size() < 2)
+    tics = {fmt::format("'{:.4g}' {:.10g}", std::pow(10.0, lo), lo), fmt::format("'{:.4g}' {:.10g}", std::pow(10.0, hi), hi)};
+  return fmt::format("set {0}tics ({1})\nunset m{0}tics\n", axis, fmt::join(tics, ", "));
+}
+
 // A violation search's scale runs from the worst violation (dark) through ratio 1 (a mid teal) to the loosest points
 // (light), asymmetric and compressed: colour = asinh(l / s) of the log10 ratio l, with s the typical violation, so
 // that violations of a few percent and ratios of 10^100 both get colours (a symmetric scale as wide as the
@@ -124,10 +155,18 @@ Palette violation_palette(const std::vector<double>& l) {
   const double s = std::max(1e-3, violations.empty() ? std::fabs(at(l, 0.25)) : at(violations, 0.5));
   const double lo = std::min(at(l, 0.02), -s), hi = std::max(at(l, 0.98), s);
   const auto c = [&](double v) { return std::asinh(v / s); };
-  std::vector<std::string> ticks{"'1' 0"};
-  for (double v : {lo, lo / 3}) ticks.push_back(fmt::format("'{}' {}", ratio_tick(v), c(v)));
+  std::vector<double> candidates{lo, lo / 3};  // (log10 ratios; 1 itself is always ticked)
   for (double v = 1e-3; v <= hi * 1.0001; v *= 10)  // decades of the holding side, at least a fifth of the scale apart
-    if (c(v) >= 0.2 * c(hi) && c(v) <= c(hi)) ticks.push_back(fmt::format("'{}' {}", ratio_tick(v), c(v)));
+    if (c(v) >= 0.2 * c(hi) && c(v) <= c(hi)) candidates.push_back(v);
+  // A tick closer than a tenth of the bar to 1 or to a tick kept is left out ('1' and '0.811' were printed over
+  // each other).
+  std::vector<double> kept{0};
+  std::vector<std::string> ticks{"'1' 0"};
+  for (double v : candidates)
+    if (std::none_of(kept.begin(), kept.end(), [&](double k) { return std::fabs(c(v) - c(k)) < 0.1 * (c(hi) - c(lo)); })) {
+      kept.push_back(v);
+      ticks.push_back(fmt::format("'{}' {}", ratio_tick(v), c(v)));
+    }
   Palette p;
   p.settings = fmt::format("set palette defined ({0} '#440154', {1} '#3b528b', 0 '#21908d', {2} '#5dc963', {3} '#fde725')\n"
                            "set cbrange [{0}:{3}]\nset cbtics ({4})\n", c(lo), c(lo) / 2, c(hi) / 2, c(hi), fmt::join(ticks, ", "));
@@ -144,8 +183,9 @@ Palette palette(const verify::ExploreResult& r) {
   if (r.goal == verify::Goal::violation) return violation_palette(l);
   const double lo = l[static_cast<std::size_t>(0.02 * static_cast<double>(l.size() - 1))];
   const double hi = l[static_cast<std::size_t>(0.98 * static_cast<double>(l.size() - 1))];
+  // (the bar's ticks name ratios, as the violation scale's do: a bar of log10 values 0 to 0.22 read as ratios)
   return {fmt::format("set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')\n{}",
-                      hi > lo ? fmt::format("set cbrange [{}:{}]\n", lo, hi) : std::string())};
+                      hi > lo ? fmt::format("set cbrange [{}:{}]\n", lo, hi) + ratio_tics(lo, hi, "cb") : std::string())};
 }
 
 // What the search looked for, as a title says it (the goal's bare name, "violation", read as a verdict).
@@ -157,35 +197,6 @@ std::string goal_phrase(verify::Goal goal) {
 
 }  // namespace
 
-namespace {
-// The frontier's y axis holds log10 of the ratio; its ticks name the ratio itself: 1, 1.05, 1.1 … where the range spans
-// less than a decade and a half (a frontier of ratios from 1.008 to 1.26 read 0.004 to 0.1), powers of ten beyond.
-std::string ratio_tics(double lo, double hi) {
-  std::vector<std::string> tics;
-  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi) || hi > 300 || lo < -300) return "set format y '10^{%g}'\n";
-  if (hi - lo >= 1.5) {
-    const int first = static_cast<int>(std::ceil(lo)), last = static_cast<int>(std::floor(hi));
-    const int step = std::max(1, (last - first + 7) / 8);
-    for (int k = first; k <= last; ++k)
-      if (k % step == 0) tics.push_back(k == 0 ? "'1' 0" : k == 1 ? "'10' 1" : fmt::format("'10^{{{}}}' {}", k, k));
-  } else {
-    const double a = std::pow(10.0, lo), b = std::pow(10.0, hi);
-    double step = 0;
-    for (double decade = std::pow(10.0, std::floor(std::log10(b - a)) - 2); step == 0; decade *= 10)
-      for (const double m : {1.0, 2.0, 5.0})
-        if ((b - a) / (m * decade) <= 7) {
-          step = m * decade;
-          break;
-        }
-    for (double r = std::ceil(a / step) * step; r <= b * (1 + 1e-12); r += step)
-      tics.push_back(fmt::format("'{:.6g}' {:.10g}", r, std::log10(r)));
-  }
-  // (always named ratios: gnuplot's own ticks would print log10 values under a label that names the ratio)
-  if (tics.size() < 2)
-    tics = {fmt::format("'{:.4g}' {:.10g}", std::pow(10.0, lo), lo), fmt::format("'{:.4g}' {:.10g}", std::pow(10.0, hi), hi)};
-  return fmt::format("set ytics ({})\nunset mytics\n", fmt::join(tics, ", "));
-}
-}  // namespace
 
 void render_frontier(const verify::FrontierResult& f, bool ignore, const std::filesystem::path& dir, const std::string& stem) {
   const verify::ExploreResult& r = f.search;
@@ -421,11 +432,11 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
   if (two)
     body += axis_settings(*ay, 'y') + box_outline(ax, *ay) +
             (r.goal == verify::Goal::violation ? fmt::format("set cblabel '{} (compressed scale); below 1 violated'\n", ratio)
-                                               : fmt::format("set cblabel 'log_{{10}}({})'\n", ratio)) +
+                                               : fmt::format("set cblabel '{} (log scale)'\n", ratio)) +
             colours.settings;
   else body += fmt::format("set ylabel 'log_{{10}}({})'\n", ratio);
-  // Rows spaced for the reported points' large ring, and no opaque background: it hid the lower half of the x label.
-  body += "set key below nobox noopaque height 1 spacing 1.8\nplot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
+  // Rows spaced for the reported rings, not opaque (it hid the x label), two columns (one took 40 % of the height).
+  body += "set key below nobox noopaque height 1 spacing 1.8 maxrows 4\nplot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
   render_gnuplot(dir, stem + "_map", literal(map_title(r, order, two ? 2 : 1, ignore)),
                  fmt::format("privamp explore: every evaluated point over the two most influential axes; data {}", map_csv.filename().string()),
                  body, explore_style());
@@ -498,9 +509,10 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
                                 "     {0} using 1:5 with steps ls 2 lw 2 title 'best so far inside the hypotheses'",
                                 file, beyond)
                   : fmt::format("{} using 1:3 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation{}'", file, beyond);
-  // (drawn first, behind: the best inside the hypotheses often sits on it, and was hidden under it)
+  // (drawn first, behind, as a wide light band: the best inside the hypotheses often sits on it, and a dotted line
+  // under its dashes could not be told from it)
   const std::string one = r.goal == verify::Goal::violation
-                              ? "0 with lines lc rgb 'black' dt 3 lw 1 title 'ratio 1: violated below', \\\n     " : "";
+                              ? "0 with lines lc rgb '#d0d0d0' lw 6 title 'ratio 1: violated below', \\\n     " : "";
   const std::string cbody = fmt::format(
       "set datafile separator ','\nset xlabel 'evaluations'\nset ylabel '{} (log scale)'\nset key below nobox height 1\n"
       "{}set arrow from {}, graph 0 to {}, graph 1 nohead ls 9\n"
