@@ -244,14 +244,18 @@ long=$("$privamp" divergence 'power(binomial_mix(2000, 0.5, gaussian(0,0.1), 1),
   'power(binomial_mix(2000, 0.5, gaussian(0,0.1), 1.01), 10)' --hockey-stick 1 2>&1 | wc -c)
 [ "$long" -lt 1500 ] || { echo "FAIL: a refusal of two large laws printed $long bytes"; failures=$((failures + 1)); }
 
-# 13. Output that cannot be written whole (a file-size limit stands in for a full disk: the PNG, about 10 kB, cannot
-# be written where the PDF, about 7 kB, can): the figure's files are published together or not at all, and an earlier figure stays as it was.
+# 13. Output that cannot be written whole (a file-size limit stands in for a full disk: the PNG, about 10 kB at double
+# size, cannot be written where the PDF, about 7 kB, can; the limit is set between the two sizes as drawn): the
+# figure's files are published together or not at all, and an earlier figure stays as it was.
 if command -v gnuplot > /dev/null && command -v pdftoppm > /dev/null; then
-  figure 'key = "below"' 'title = "t"'
+  figure 'key = "below"' 'title = "t"
+style = {size = "double"}'
   check 0 "fig " "$privamp" figures fig.toml --out full
   cp full/fig.csv earlier.csv
+  blocks=$(( ($(stat -c %s full/fig.pdf) + 1023) / 1024 ))  # (ulimit -f counts 1024-byte blocks)
+  [ "$(stat -c %s full/fig.png)" -gt $((blocks * 1024)) ] || { echo "FAIL: the PNG is no larger than the PDF's $blocks blocks: no limit stands in for a full disk"; failures=$((failures + 1)); }
   rm full/fig.png
-  (ulimit -f 9; "$privamp" figures fig.toml --out full > full.log 2>&1)
+  (ulimit -f "$blocks"; "$privamp" figures fig.toml --out full > full.log 2>&1)
   grep -q "pdftoppm failed" full.log || { echo "FAIL: no refusal naming pdftoppm under a file-size limit"; cat full.log; failures=$((failures + 1)); }
   [ ! -e full/fig.png ] || { echo "FAIL: a PNG appeared though it could not be written"; failures=$((failures + 1)); }
   cmp -s full/fig.csv earlier.csv || { echo "FAIL: a failed figure replaced part of the earlier set"; failures=$((failures + 1)); }
@@ -444,6 +448,24 @@ check 2 "tied_clamp.toml:8: key 'mu': at a=2: .*clamp: parameter 'hi' = 1 is out
 printf '[[bound]]\nid = "MY.one"\nquantity = "tv"\nformula = "1"\n[[case]]\nname = "w"\nbounds = ["MY.one"]\nmu = "double_well(x0={x}, t=1)"\nnu = "double_well(x0=0, t=1)"\nquantity = "tv"\n[case.grid]\nx = [1, 5]\n' > tied_well.toml
 check 2 "tied_well.toml:8: key 'mu': at x=5: .*double_well: parameter 'x0' = 5 is out of range \(allowed: x0 <= hi = 4\)" "$privamp" verify tied_well.toml --out tied_out
 check 0 "^absent$" bash -c "test -e tied_out && echo present || echo absent"
+
+# 42. A report written over another folder's output lock: --junit X/.privamp.lock replaced the file a running explore
+# held, a third run then took X and removed the first one's staging folder. Any output named like the lock is refused.
+mkdir -p lock_target
+check 2 "--junit lock_target/.privamp.lock: the name is privamp's output lock" "$privamp" verify "$here/../../docs/examples/my_bounds.toml" --junit lock_target/.privamp.lock
+check 0 "^absent$" bash -c "test -e lock_target/.privamp.lock && echo present || echo absent"
+
+# 43. Whole numbers are digits: '+1' for a seed and '-0' for a count of workers were read as 1 and 0.
+check 2 "option --samples = '\\+1000' is not a whole number" "$privamp" divergence 'gaussian(1,1)' 'gaussian(0,1)' --renyi 2 --engine mc --samples +1000
+check 2 "option --seed = '\\+1' is not a whole number" "$privamp" explore T1.3 --cases "$here/../../cases" --budget 10 --seed +1 --out sign_out
+check 2 "parameter '--jobs' = 4096 is out of range \\(allowed: 0 <= jobs <= [0-9]+, the cores of this machine" "$privamp" verify "$here/../../docs/examples/my_bounds.toml" --jobs 4096 --out sign_out
+
+# 44. Subnormal numbers: a mixture weight of 5e-324 reached an internal "'eps' = inf" (the moved level's quotient
+# overflowed; now in logs: mpmath at 60 digits gives log HS = -277884.8608067), and an option's amount of 1e-310 or a
+# sample rate of 5e-324 (which failed as a computation) are out of the double range an option may hold.
+check 0 "hockey_stick\\(1\\) +exp\\(-277884\\.860[89]\\).*exact" "$privamp" divergence 'mix(q=5e-324, gaussian(0,1), gaussian(1,1))' 'gaussian(0,1)' --hockey-stick 1
+check 2 "--hockey-stick: '1e-310' is out of the range of doubles" "$privamp" divergence 'gaussian(1,1)' 'gaussian(0,1)' --hockey-stick 1e-310
+check 2 "option --sample-rate = '5e-324' is out of the range of doubles" "$privamp" account --noise-multiplier 1 --sample-rate 5e-324 --steps 100 --delta 1e-5
 
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))
