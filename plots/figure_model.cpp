@@ -349,6 +349,29 @@ std::string pgf_marks(const Figure& figure, const std::vector<std::vector<Point>
 }
 }  // namespace
 
+// The axes' ticks as pgfplots options: a linear axis's (linear_ticks) and a log axis's (axis_ticks), labelled as
+// gnuplot labels them.
+std::string pgf_ticks(const Figure& figure, const std::vector<std::vector<Point>>& data) {
+  std::string options;
+  for (const char axis : {'x', 'y'}) {
+    if (figure.log.find(axis) == std::string::npos) {
+      std::vector<std::string> positions;
+      for (double v : linear_ticks(figure, data, axis)) positions.push_back(fmt::format("{:g}", v));
+      if (!positions.empty())
+        options += fmt::format(",\n  {0}tick={{{1}}}, {0}ticklabels={{{1}}}, scaled {0} ticks=false", axis, fmt::join(positions, ","));
+      continue;
+    }
+    const LogTicks ticks = axis_ticks(figure, data, axis);
+    if (!ticks.minor) options += fmt::format(", {}minorticks=false", axis);
+    if (ticks.at.empty()) continue;
+    std::vector<std::string> positions, tick_labels;
+    for (double v : ticks.at) positions.push_back(tex_number(v)), tick_labels.push_back(fmt::format("{:g}", v));
+    options += fmt::format(",\n  {}tick={{{}}}", axis, fmt::join(positions, ","));
+    if (!ticks.decades) options += fmt::format(", {}ticklabels={{{}}}", axis, fmt::join(tick_labels, ","));  // pgfplots writes 10^k
+  }
+  return options;
+}
+
 // A pgfplots figure: the axes, each series with its points inline (error bars where an interval shows), the
 // violated and inconclusive marks, labels typeset by LaTeX (the gnuplot markup translated), the style's palette,
 // dash patterns and marks, the legend as figure_legend lays it out (below or above the axes by name, or inside at
@@ -372,22 +395,7 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
                                     logx ? "log" : "normal", logy ? "log" : "normal");
   if (st.show_title)  // a long title wraps over the axes (about the width less pgfplots' 45 pt for labels)
     options += fmt::format(", title={{{}}}, title style={{align=center, text width=\\privampfigurewidth-45pt}}", enhanced_to_latex(figure.title));
-  for (const char axis : {'x', 'y'}) {
-    if (figure.log.find(axis) == std::string::npos) {
-      std::vector<std::string> positions;
-      for (double v : linear_ticks(figure, data, axis)) positions.push_back(fmt::format("{:g}", v));
-      if (!positions.empty())
-        options += fmt::format(",\n  {0}tick={{{1}}}, {0}ticklabels={{{1}}}, scaled {0} ticks=false", axis, fmt::join(positions, ","));
-      continue;
-    }
-    const LogTicks ticks = axis_ticks(figure, data, axis);
-    if (!ticks.minor) options += fmt::format(", {}minorticks=false", axis);
-    if (ticks.at.empty()) continue;
-    std::vector<std::string> positions, tick_labels;
-    for (double v : ticks.at) positions.push_back(tex_number(v)), tick_labels.push_back(fmt::format("{:g}", v));
-    options += fmt::format(",\n  {}tick={{{}}}", axis, fmt::join(positions, ","));
-    if (!ticks.decades) options += fmt::format(", {}ticklabels={{{}}}", axis, fmt::join(tick_labels, ","));  // pgfplots writes 10^k
-  }
+  options += pgf_ticks(figure, data);
   for (const char axis : {'x', 'y'})
     if (const auto [lo, hi] = axis_range(figure, data, axis); lo < hi)
       options += fmt::format(", {0}min={1}, {0}max={2}", axis, tex_number(lo), tex_number(hi));
