@@ -310,7 +310,7 @@ std::array<std::string, blocks_count> map_styles(bool two, bool signed_marks, co
       "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
       "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
       "using 1:2 with points pt 6 ps 2.0 lw 1.5 lc rgb 'black' title 'reported points'",
-      "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'no finite ratio (an exact 0 or an underflow) or outside the region'",
+      "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'no finite ratio (0 or underflow), or off the region'",
       "using 1:2 with points pt 2 ps 0.8 lw 4 lc rgb 'white' notitle, \\\n     '' index INDEX using 1:2 with points pt 2 ps 0.6 lw 1.5 "
       "lc rgb '#000000' title " + quoted(literal(errors))};
 }
@@ -343,8 +343,8 @@ std::vector<std::string> shape_keys(bool signed_marks, bool any_outside, const s
     keys.push_back(fmt::format("keyentry with points pt 11 ps 0.9 lc rgb '#777777' title 'violated: {} below 1'", ratio));
   }
   if (any_outside && signed_marks) {  // each open shape keyed as drawn (dense open triangles read as filled ones)
-    keys.push_back("keyentry with points pt 6 ps 1.0 lw 1.5 lc rgb '#777777' title 'holds, outside the hypotheses (evaluated anyway)'");
-    keys.push_back("keyentry with points pt 10 ps 1.0 lw 1.5 lc rgb '#777777' title 'violated, outside the hypotheses (not a counterexample)'");
+    keys.push_back("keyentry with points pt 6 ps 1.0 lw 1.5 lc rgb '#777777' title 'holds, outside the hypotheses'");
+    keys.push_back("keyentry with points pt 10 ps 1.0 lw 1.5 lc rgb '#777777' title 'violated outside them: no counterexample'");
   } else if (any_outside) {
     keys.push_back("keyentry with points pt 6 ps 1.0 lw 1.5 lc rgb '#777777' title 'open: outside the hypotheses (evaluated anyway)'");
   }
