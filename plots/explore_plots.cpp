@@ -41,47 +41,94 @@ std::string axis_label(const verify::ExploreResult& r, const std::string& name) 
   return parameter_label(name);
 }
 
+// The range an axis is drawn over: the searched box with a 6 % margin (the reported points' rings at its edge stay
+// whole), not the decades around it (a search over σ in [0.5, 16] once drew an axis from 0.1 to 100); a choice of
+// words from -0.5 to the last index + 0.5. Empty (from = to = NaN) where gnuplot's own range is kept.
+struct DrawnRange {
+  double from = std::nan(""), to = std::nan("");
+  bool log = false, words = false;
+};
+DrawnRange drawn_range(const ExploreAxis& a) {
+  DrawnRange r;
+  r.words = a.kind == ExploreAxis::Kind::choice &&
+            std::any_of(a.choices.begin(), a.choices.end(), [](const auto& c) { return std::holds_alternative<std::string>(c); });
+  if (r.words) return {-0.5, static_cast<double>(a.choices.size()) - 0.5, false, true};
+  r.log = a.log;
+  double lo = a.min, hi = a.max;
+  if (a.kind == ExploreAxis::Kind::choice) {
+    lo = kInf, hi = -kInf;
+    for (const auto& c : a.choices)
+      if (std::holds_alternative<double>(c)) lo = std::min(lo, std::get<double>(c)), hi = std::max(hi, std::get<double>(c));
+  }
+  if (!(std::isfinite(lo) && std::isfinite(hi) && hi > lo)) return r;
+  // (the margins kept within the doubles: a range to 1e300 or 1.7e308 wrote `inf` and gnuplot failed after the search)
+  constexpr double kMax = std::numeric_limits<double>::max(), kTiny = std::numeric_limits<double>::denorm_min();
+  if (a.log && lo > 0) {
+    const double f = std::pow(hi / lo, 0.06);
+    r.from = std::clamp(lo / f, kTiny, lo), r.to = std::clamp(hi * f, hi, kMax);
+  } else if (!a.log) {
+    const double m = 0.06 * (hi / 2 - lo / 2) * 2;  // (halved first: hi − lo overflows over the whole range)
+    r.from = std::clamp(lo - m, -kMax, lo), r.to = std::clamp(hi + m, hi, kMax);
+  }
+  return r;
+}
+
+// Where v lies across the drawn range, 0 at its start and 1 at its end (NaN where the range is gnuplot's own).
+double across(const DrawnRange& r, double v) {
+  if (r.log) return v > 0 ? std::log(v / r.from) / std::log(r.to / r.from) : std::nan("");
+  return (v - r.from) / (r.to - r.from);
+}
+
 std::string axis_settings(const ExploreAxis& a, char axis) {
   std::string s = fmt::format("set {}label {}\n", axis, quoted(axis_label(a)));
-  const bool words = a.kind == ExploreAxis::Kind::choice &&
-                     std::any_of(a.choices.begin(), a.choices.end(), [](const auto& c) { return std::holds_alternative<std::string>(c); });
-  if (words) {
+  const DrawnRange r = drawn_range(a);
+  if (r.words) {
     std::vector<std::string> tics;
     for (std::size_t k = 0; k < a.choices.size(); ++k)
       tics.push_back(fmt::format("{} {}", tic_label(std::holds_alternative<std::string>(a.choices[k]) ? std::get<std::string>(a.choices[k]) : ""), k));
-    s += fmt::format("set {}tics ({})\nset {}range [-0.5:{}]\n", axis, fmt::join(tics, ", "), axis, a.choices.size() - 0.5);
-  } else if (a.log) {
-    s += fmt::format("set logscale {}\n", axis);
+    return s + fmt::format("set {}tics ({})\nset {}range [-0.5:{}]\n", axis, fmt::join(tics, ", "), axis, a.choices.size() - 0.5);
   }
-  // The axis spans the searched box (with a 6 % margin: the reported points' rings at its edge stay whole), not the
-  // decades around it: a search over σ in [0.5, 16] once drew an axis from 0.1 to 100.
-  if (!words) {
-    double lo = a.min, hi = a.max;
-    if (a.kind == ExploreAxis::Kind::choice) {
-      lo = kInf, hi = -kInf;
-      for (const auto& c : a.choices)
-        if (std::holds_alternative<double>(c)) lo = std::min(lo, std::get<double>(c)), hi = std::max(hi, std::get<double>(c));
+  if (a.log) s += fmt::format("set logscale {}\n", axis);
+  if (std::isnan(r.from)) return s;
+  s += fmt::format("set {}range [{}:{}]\n", axis, r.from, r.to);
+  // The figures' log ticks (1, 2, 5 per decade over a short span: gnuplot's own labelled only 1 on σ in [0.3, 2])
+  if (r.log)
+    if (const model::LogTicks t = model::log_ticks({r.from, r.to}); !t.at.empty()) {
+      std::vector<std::string> tics;
+      for (double v : t.at)
+        tics.push_back(t.decades ? fmt::format("'10^{{{}}}' {}", std::lround(std::log10(v)), v) : fmt::format("'{:g}' {}", v, v));
+      s += fmt::format("set {}tics ({})\n{}", axis, fmt::join(tics, ", "), t.minor ? "" : fmt::format("unset m{}tics\n", axis));
     }
-    if (std::isfinite(lo) && std::isfinite(hi) && hi > lo) {
-      // (the margins kept within the doubles: a range to 1e300 or 1.7e308 wrote `inf` and gnuplot failed after the search)
-      constexpr double kMax = std::numeric_limits<double>::max(), kTiny = std::numeric_limits<double>::denorm_min();
-      if (a.log && lo > 0) {
-        const double f = std::pow(hi / lo, 0.06), from = std::clamp(lo / f, kTiny, lo), to = std::clamp(hi * f, hi, kMax);
-        s += fmt::format("set {}range [{}:{}]\n", axis, from, to);
-        // The figures' log ticks (1, 2, 5 per decade over a short span: gnuplot's own labelled only 1 on σ in [0.3, 2])
-        if (const model::LogTicks t = model::log_ticks({from, to}); !t.at.empty()) {
-          std::vector<std::string> tics;
-          for (double v : t.at)
-            tics.push_back(t.decades ? fmt::format("'10^{{{}}}' {}", std::lround(std::log10(v)), v) : fmt::format("'{:g}' {}", v, v));
-          s += fmt::format("set {}tics ({})\n{}", axis, fmt::join(tics, ", "), t.minor ? "" : fmt::format("unset m{}tics\n", axis));
-        }
-      } else {
-        const double m = 0.06 * (hi / 2 - lo / 2) * 2;  // (halved first: hi − lo overflows over the whole range)
-        s += fmt::format("set {}range [{}:{}]\n", axis, std::clamp(lo - m, -kMax, lo), std::clamp(hi + m, hi, kMax));
-      }
-    }
-  }
   return s;
+}
+
+// The reported points' numbers beside their rings (point K is STEM_pointK.toml and the K-th in STEM.md). Rings that
+// overlap on the map (their hidden axes differ, or the optimum is a cluster) share one label, "1, 2, 3", so that a
+// reader counts them; each label sits right of its first ring.
+std::string ring_labels(const verify::ExploreResult& r, const ExploreAxis& ax, const ExploreAxis& ay) {
+  const DrawnRange rx = drawn_range(ax), ry = drawn_range(ay);
+  std::vector<std::array<double, 2>> at;  // the reported points, in their order
+  for (std::size_t i : r.best_index) at.push_back({coordinate(ax, r.evaluations[i].point), coordinate(ay, r.evaluations[i].point)});
+  std::vector<std::vector<std::size_t>> groups;
+  std::vector<std::array<double, 2>> first;  // each group's first ring, across the drawn ranges
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    const std::array<double, 2> u = {across(rx, at[k][0]), across(ry, at[k][1])};
+    bool joined = false;
+    for (std::size_t g = 0; g < groups.size() && !joined; ++g) {
+      // a ring is about 3 % of the plot's width and 6 % of its height across
+      const double dx = (u[0] - first[g][0]) / 0.03, dy = (u[1] - first[g][1]) / 0.06;
+      if (std::isfinite(dx) && std::isfinite(dy) && dx * dx + dy * dy < 1) groups[g].push_back(k), joined = true;
+    }
+    if (!joined) groups.push_back({k}), first.push_back(u);
+  }
+  std::string out;
+  for (const auto& g : groups) {
+    std::vector<std::size_t> numbers;
+    for (std::size_t k : g) numbers.push_back(k + 1);
+    out += fmt::format("set label '{}' at {:.17g}, {:.17g} offset char 1.8, 0 left front font ',8'\n", fmt::join(numbers, ", "),
+                       at[g.front()][0], at[g.front()][1]);
+  }
+  return out;
 }
 
 // The look of the exploration figures: the page width of a two-column paper, a little taller than the figures'
@@ -198,6 +245,20 @@ std::string goal_phrase(verify::Goal goal) {
 }  // namespace
 
 
+namespace {
+
+// The edges between a frontier's bins, as light vertical lines behind the data: two neighbouring bins with the same
+// best ratio otherwise draw one unbroken segment, read as one bin.
+std::string bin_edges(const verify::FrontierResult& f) {
+  std::string edges;
+  for (std::size_t k = 0; k + 1 < f.bins.size(); ++k)
+    edges += fmt::format("set arrow from {:.17g}, graph 0 to {:.17g}, graph 1 nohead back lc rgb '#999999' dt 3 lw 1\n", f.bins[k].upper,
+                         f.bins[k].upper);
+  return edges;
+}
+
+}  // namespace
+
 void render_frontier(const verify::FrontierResult& f, bool ignore, const std::filesystem::path& dir, const std::string& stem) {
   const verify::ExploreResult& r = f.search;
   std::filesystem::create_directories(dir);
@@ -260,13 +321,15 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
       beyond = fmt::format(" ({} beyond the range shown)", n);
   }
   const std::string file = quoted(csv.filename().string());
+  const std::string edges = bin_edges(f);
   const std::string body = fmt::format(
       "set datafile separator ','\nset xlabel {}\n{}set ylabel '{} (log scale)'\nset key below nobox height 1\n"
-      "set autoscale xfix\nset offsets graph 0.02, graph 0.02, 0, 0\n{}"
+      "set autoscale xfix\nset offsets graph 0.02, graph 0.02, 0, 0\n{}{}"
       "plot {} index 0 using 1:2 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'candidate points{}', \\\n"
       "     {} index 3 using 1:2 with lines ls 1 lw 2 title 'best point of each bin ({}), drawn across its bin', \\\n"
-      "     {} index 1 using 1:2 with points ls 1 pt 7 ps 0.8 notitle{}\n",
-      quoted(axis_label(r, f.name)), f.log ? "set logscale x\n" : "", ratio, yrange, file, beyond, file, goal_phrase(r.goal), file,
+      "     {} index 1 using 1:2 with points ls 1 pt 7 ps 0.8 notitle{}{}\n",
+      quoted(axis_label(r, f.name)), f.log ? "set logscale x\n" : "", ratio, yrange, edges, file, beyond, file, goal_phrase(r.goal), file,
+      edges.empty() ? "" : ", \\\n     keyentry with lines lc rgb '#999999' dt 3 lw 1 title 'edges between bins'",
       // The degenerate optima only when there is one (an entry in the key for nothing misleads).
       degenerate ? fmt::format(", \\\n     {} index 2 using 1:2 with points pt 8 ps 1.5 lc rgb '#b2182b' title "
                                "'degenerate optimum (no amplification)'", file)
@@ -309,7 +372,7 @@ std::array<std::string, blocks_count> map_styles(bool two, bool signed_marks, co
           : "using 1:2 with points ls 1 pt 6 title 'outside the hypotheses (evaluated anyway)'",
       "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
       "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
-      "using 1:2 with points pt 6 ps 2.0 lw 1.5 lc rgb 'black' title 'reported points'",
+      "using 1:2 with points pt 6 ps 2.0 lw 1.5 lc rgb 'black' title 'reported points (numbered as in the report, 1 the best)'",
       "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'no finite ratio (0 or underflow), or off the region'",
       "using 1:2 with points pt 2 ps 0.8 lw 4 lc rgb 'white' notitle, \\\n     '' index INDEX using 1:2 with points pt 2 ps 0.6 lw 1.5 "
       "lc rgb '#000000' title " + quoted(literal(errors))};
@@ -430,7 +493,7 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
   }
   std::string body = axis_settings(ax, 'x');
   if (two)
-    body += axis_settings(*ay, 'y') + box_outline(ax, *ay) +
+    body += axis_settings(*ay, 'y') + box_outline(ax, *ay) + ring_labels(r, ax, *ay) +
             (r.goal == verify::Goal::violation ? fmt::format("set cblabel '{} (compressed scale); below 1 violated'\n", ratio)
                                                : fmt::format("set cblabel '{} (log scale)'\n", ratio)) +
             colours.settings;

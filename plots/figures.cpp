@@ -536,9 +536,9 @@ bool Style::resize(const std::string& preset) {
 bool Style::wants(const std::string& output) const { return std::find(outputs.begin(), outputs.end(), output) != outputs.end(); }
 
 SeriesLook series_look(int line) {
-  // Colour, dash pattern and marker all differ from line to line: the six read apart in grayscale print too. The
-  // second and fourth markers are open, so that where two series meet (they converge, or are equal by a theorem)
-  // an open marker drawn over a filled one leaves both visible.
+  // Colour, dash pattern and marker shape all differ from line to line: the six read apart in grayscale print too.
+  // In a figure, figure_look decides dash and fill by what a series is (a bound dashed with open marks, anything else
+  // solid with filled ones); this palette is the line styles of the gnuplot preamble.
   static constexpr SeriesLook kLooks[6] = {{7, "1", "*", "solid"},           {4, "2", "square", "dashed"},
                                            {9, "4", "triangle*", "dashdotted"}, {12, "3", "diamond", "dotted"},
                                            {15, "5", "pentagon*", "dashdotdotted"}, {3, "(12,5)", "asterisk", "loosely dashed"}};
@@ -548,16 +548,14 @@ SeriesLook series_look(int line) {
 }
 
 SeriesLook figure_look(const Figure& figure, std::size_t k) {
-  // A bound drawn beside the exact value of the same parameter (one line number: one colour and marker shape) differs
-  // from it in dash and fill, so that the pair reads apart in grayscale too: the exact value solid with filled marks,
-  // the bound in its line's dash (line 1's, solid, loosely dashed instead) with open ones.
+  // One meaning in every figure, so that figures read side by side in a paper agree: a bound is dashed with open
+  // marks (in its line's dash; line 1's, solid, loosely dashed instead), and everything else — an exact value, a
+  // ratio — is solid with filled marks. Lines differ in colour and mark shape; a bound drawn beside the exact value
+  // of its parameter (one line number) differs from it in dash and fill, in grayscale too. The gray reference
+  // (line 9) keeps its long dashes.
   const Series& s = figure.series[k];
   SeriesLook look = series_look(s.line);
-  if (s.line == 9 || s.y == Series::Y::ratio) return look;
-  const bool paired = std::any_of(figure.series.begin(), figure.series.end(), [&](const Series& o) {
-    return o.line == s.line && o.y != s.y && o.y != Series::Y::ratio;
-  });
-  if (!paired) return look;
+  if (s.line == 9) return look;
   struct Marks { int open, filled; const char* pgf_open; const char* pgf_filled; };
   static constexpr Marks kMarks[] = {{6, 7, "o", "*"}, {4, 5, "square", "square*"}, {8, 9, "triangle", "triangle*"},
                                      {12, 13, "diamond", "diamond*"}, {14, 15, "pentagon", "pentagon*"}};

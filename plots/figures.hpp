@@ -120,8 +120,8 @@ struct SeriesLook {
   const char* pgf_dash;
 };
 SeriesLook series_look(int line);
-// A series' look in its figure: series_look of its line, except that a bound drawn with the exact value of the same
-// line is dashed with open marks and the exact value solid with filled ones (the pair reads apart in grayscale).
+// A series' look in its figure: the colour and mark shape of its line; a bound dashed with open marks, an exact value
+// or a ratio solid with filled ones, in every figure alike (line 9, the gray reference, as series_look has it).
 SeriesLook figure_look(const Figure& figure, std::size_t series);
 
 // Writes NAME.csv (one block per series with points, two blank lines apart: series index, x, y, lower, upper,

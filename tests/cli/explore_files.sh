@@ -66,6 +66,20 @@ bins = tree["frontier"]["bins"]
 assert tree["frontier"]["name"] == "delta" and len(bins) == 2, tree["frontier"]
 assert all(b["refined"] > 0 or b["not_refined"] for b in bins), bins
 PY
+# The frontier figure draws the edges between bins (two neighbouring bins with equal best ratios once drew one unbroken
+# segment), at the bins' own bounds; each map numbers its reported rings (as the report does), each number once.
+python3 - "$work"/front/*_frontier.json "$work"/front/*_frontier.gp "$work"/out/*_map.gp <<'PY'
+import json, re, sys
+bins = json.load(open(sys.argv[1]))["frontier"]["bins"]
+edges = [float(x) for x in re.findall(r"^set arrow from ([-0-9.e+]+), graph 0 to \1, graph 1 nohead", open(sys.argv[2]).read(), re.M)]
+expected = [b["upper"] for b in bins[:-1]]
+assert len(edges) == len(expected) and all(abs(a - b) <= 1e-12 * max(1, abs(b)) for a, b in zip(edges, expected)), (edges, expected)
+for gp in sys.argv[3:]:
+    tree = json.load(open(gp[: -len("_map.gp")] + ".json"))
+    labels = re.findall(r"^set label '([0-9, ]+)' at ", open(gp).read(), re.M)
+    numbers = [int(n) for label in labels for n in label.split(", ")]
+    assert tree["best"] and sorted(numbers) == list(range(1, len(tree["best"]) + 1)), (gp, labels, len(tree["best"]))
+PY
 # A bound ID with gnuplot's enhanced-text markup: every plot title shows it literally (escaped), the convergence
 # plot's as the map's and the frontier's. IDs are ASCII words, so '_' is the one markup character they can hold;
 # ^ and { } are refused at load.

@@ -132,6 +132,31 @@ TEST_CASE("every series of a shipped figure reads apart in grayscale", "[plots]"
         if (exact.point != 3) CHECK(exact.point != bound.point);  // (the asterisk has no open form)
         CHECK((std::string(exact.pgf_mark) != std::string(bound.pgf_mark) || exact.point == 3));
       }
+  // One meaning of dash and fill in every figure (a paper shows them side by side): a bound dashed with open marks,
+  // an exact value or a ratio solid with filled ones — an exact series once drew dashed with open squares in
+  // ou_vs_gaussian, iteration and shuffling, the style of a bound in shuffling_epsilon. Series that are not bounds
+  // then differ from each other in mark shape, so that those drawn with marks read apart in grayscale, and at most
+  // one of them per figure is drawn without marks.
+  const std::set<std::string> open = {"o", "square", "triangle", "diamond", "pentagon"};
+  for (const auto& f : set.figures) {
+    std::set<std::string> shapes;
+    int unmarked = 0;
+    for (std::size_t k = 0; k < f.series.size(); ++k) {
+      const auto& s = f.series[k];
+      if (s.line == 9) continue;
+      const plots::SeriesLook look = plots::figure_look(f, k);
+      INFO(f.name << ": '" << s.title << "'");
+      const bool bound = s.y == plots::Series::Y::bound;
+      CHECK((std::string(look.dash) != "1") == bound);
+      CHECK((std::string(look.pgf_dash) != "solid") == bound);
+      if (look.point != 3) CHECK(open.count(look.pgf_mark) == (bound ? 1u : 0u));
+      if (bound) continue;
+      if (style(s) == "lines") ++unmarked;
+      else CHECK(shapes.insert(std::to_string(look.point)).second);
+    }
+    INFO(f.name);
+    CHECK(unmarked <= 1);
+  }
 }
 
 TEST_CASE("a key outside the plot is never opaque (it would paint over the axis labels), inside, as asked", "[plots]") {
