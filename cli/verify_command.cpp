@@ -28,9 +28,7 @@ struct VerifyArgs {
 // The run's output folders locked (a second run into one is refused) and the files it will write checked, before the
 // computation: a link planted where privamp would write is refused now, not after the run.
 std::vector<OutputLock> lock_outputs(const VerifyArgs& args, const std::filesystem::path& golden) {
-  std::vector<OutputFolder> folders;
-  if (!args.out.empty()) folders.push_back({"--out", args.out, {std::begin(verify::kReportFiles), std::end(verify::kReportFiles)}});
-  if (!args.html.empty()) folders.push_back({"--html", args.html, {"index.html"}});
+  std::vector<OutputFolder> folders = verify::report_folders("--out", args.out, "--html", args.html, "--junit", args.junit);
   if (args.update_golden) folders.push_back({"--update-golden", golden, {}});  // created on the first update
   return lock_output_folders(folders);
 }

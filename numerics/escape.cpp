@@ -58,6 +58,7 @@ bool unwanted(char32_t cp) {
   if (cp == 0x2028 || cp == 0x2029) return true;                          // line and paragraph separators
   if (cp >= 0xFDD0 && cp <= 0xFDEF) return true;                          // noncharacters
   if ((cp & 0xFFFE) == 0xFFFE) return true;                               // U+xFFFE, U+xFFFF in every plane
+  if (cp == 0xFFFD) return true;  // the replacement character: it hides what was there, and pdflatex cannot typeset it
   return invisible(cp);
 }
 
@@ -104,7 +105,7 @@ std::string text_problem(std::string_view s) {
     if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0))
       return fmt::format("a control character {} at byte {} (newlines, tabs and escapes are not allowed)", code_point(cp), i + 1);
     if (unwanted(cp))
-      return fmt::format("a bidirectional control, line separator, invisible character or noncharacter {} at byte {}", code_point(cp),
+      return fmt::format("a bidirectional control, line separator, invisible character, noncharacter or replacement character {} at byte {}", code_point(cp),
                          i + 1);
     i += n;
   }

@@ -4,7 +4,7 @@
 //
 // All of them first make the text plain: the code points no output should carry (control characters, the
 // bidirectional overrides and isolates that reorder what a reader sees, U+FFFE/U+FFFF and the other noncharacters
-// that XML 1.0 forbids) become a visible escape such as [U+202E], an invalid byte [0xFF], a newline or tab a space —
+// that XML 1.0 forbids, U+FFFD itself) become a visible escape such as [U+202E], an invalid byte [0xFF], a newline or tab a space —
 // never U+FFFD, which hides what was there and which pdflatex cannot typeset. The gnuplot escaper (a single-quoted
 // gnuplot string) is plots::quoted, beside the code that writes gnuplot scripts.
 //

@@ -89,21 +89,26 @@ def _command():
     return found
 
 
-def _number(v, name):
+def _number(v, name, subnormal=False):
     """One value as a float: ValueError naming the parameter (never OverflowError) for what a double cannot hold, and
-    for what is not a number (a bool, a string, bytes: typed strictly, as the command line's parser is)."""
+    for what is not a number (a bool, a string, bytes: typed strictly, as the command line's parser is). Subnormal
+    values (0 < |x| < 2.2e-308) are refused as the command line's options refuse them, unless `subnormal` (a law's
+    parameter, which law expressions accept)."""
     numeric_array = hasattr(v, "dtype") and getattr(v, "ndim", 1) == 0 and v.dtype.kind in "iuf"
     if not (isinstance(v, _numbers_module.Real) and not isinstance(v, bool) and type(v).__name__ != "bool_") \
             and not numeric_array:
         # None, bool, str, bytes, complex, arrays of strings or of more than one value: not read as a number
         raise ArgumentTypeError(f"{name}: expected a number, got {type(v).__name__} {_short(v)}")
     try:
-        return float(v)
+        x = float(v)
     except OverflowError:
         text = repr(v) if len(repr(v)) <= 24 else f"{repr(v)[:12]}... ({len(repr(v))} digits)"
         raise ValueError(f"{name}: {text} is out of the range of doubles (allowed: |x| < 1.8e308)") from None
     except (TypeError, ValueError):
         raise ArgumentTypeError(f"{name}: expected a number, got {v!r}") from None
+    if not subnormal and x != 0 and abs(x) < 2.2250738585072014e-308:
+        raise ValueError(f"{name}: {x!r} is out of the range of doubles (allowed: |x| <= 1.8e308, and 0 or |x| >= 2.2e-308)")
+    return x
 
 
 def _numbers(values, name):
@@ -454,7 +459,7 @@ nu without it.""")
 
 
 def _law_number(x, name):
-    return repr(_number(x, name))
+    return repr(_number(x, name, subnormal=True))
 
 
 def _releases(event, depth=0):

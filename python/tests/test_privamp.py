@@ -640,6 +640,14 @@ class UntrustedInput(unittest.TestCase):
             privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", renyi=10**400)
         with self.assertRaisesRegex(TypeError, "hockey_stick: expected a number"):
             privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", hockey_stick=["x"])
+        # Subnormal amounts, as the command line's options refuse them (Python once returned hockey_stick(1e-310),
+        # and dpsgd at delta = 1e-310 after 21 s); a law's parameter keeps them, as law expressions do.
+        with self.assertRaisesRegex(ValueError, r"hockey_stick: 1e-310 is out of the range of doubles \(allowed: \|x\| <= 1\.8e308, and 0 or"):
+            privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", hockey_stick=[1e-310])
+        with self.assertRaisesRegex(ValueError, r"delta: 1e-310 is out of the range of doubles"):
+            privamp.dpsgd(1.0, 0.01, 100, 1e-310)
+        tiny = privamp.divergence("gaussian(1e-310, 1)", "gaussian(0, 1)", kl=True)
+        self.assertEqual(len(tiny), 1)
 
     def test_paths_and_names_are_what_they_say(self):
         # A file name is never an option ("--list" once listed nothing and succeeded; "--reduced" drew a reduced

@@ -90,7 +90,7 @@ LawSpec subsample_law_spec() {
     ParamSpec{"side", K::integer, "1", "1: the dataset with the distinguished record (holding 1); 0: its neighbour"}.within(Range::between(0, 1)),
     ParamSpec{"q", K::number, "0.01", "poisson: sampling rate"}.within(Range::probability()),
     ParamSpec{"n", K::integer, "100", "wor, wr: dataset size"}.within(Range::between(1, 1e9)),
-    ParamSpec{"m", K::integer, "10", "wor, wr: sample size / number of draws"}.within(Range::at_least(1)),
+    ParamSpec{"m", K::integer, "10", "wor: sample size, at most n; wr: number of draws, at most 1e5"}.within(Range::between(1, 1e9)),
     ParamSpec{"sigma", K::number, "1", "gaussian base: noise standard deviation"}.within(Range::scale()),
     ParamSpec{"scale", K::number, "1", "laplace base: scale"}.within(Range::scale()),
     ParamSpec{"eps0", K::number, "1", "rr base: local privacy parameter"}.within(Range::non_negative())},

@@ -61,11 +61,11 @@ no_injection name
 printf '[[bound]]\nid = "MY.\\u001b]0;pwned\\u0007"\nquantity = "renyi"\nformula = "0"\n' > id.toml
 check 2 "id.toml:2: key 'id': holds a control character \\[U\\+001B\\] at byte 4" "$privamp" verify id.toml
 printf '[[case]]\nname = "safe\xe2\x80\xaetxt.exe"\nbounds = ["E1"]\nmu = "gaussian(1, 1)"\nnu = "gaussian(0, 1)"\nquantity = "renyi"\norder = "2"\n[case.grid]\ndelta = 1\nsigma1 = 1\nsigma2 = 0\n' > bidi.toml
-check 2 "key 'name': holds a bidirectional control, line separator, invisible character or noncharacter \\[U\\+202E\\]" "$privamp" verify bidi.toml
+check 2 "key 'name': holds a bidirectional control, line separator, invisible character, noncharacter or replacement character \\[U\\+202E\\]" "$privamp" verify bidi.toml
 # An ID that prints as a built-in one (E2 and a tag space, U+E0020) once ran as a user's bound named "E2"; IDs are
 # ASCII words. A grid word with ESC or a zero-width space is refused like a name (two distinct words printed alike).
 printf '[[bound]]\nid = "E2\xf3\xa0\x80\xa0"\nquantity = "renyi"\nformula = "1e300"\n' > spoof.toml
-check 2 "spoof.toml:2: key 'id': holds a bidirectional control, line separator, invisible character or noncharacter \\[U\\+E0020\\]" "$privamp" verify spoof.toml
+check 2 "spoof.toml:2: key 'id': holds a bidirectional control, line separator, invisible character, noncharacter or replacement character \\[U\\+E0020\\]" "$privamp" verify spoof.toml
 printf '[[bound]]\nid = "MY bound"\nquantity = "renyi"\nformula = "1"\n' > spaced.toml
 check 2 "key 'id': 'MY bound' is not an ID: ASCII letters, digits" "$privamp" verify spaced.toml
 printf '[[case]]\nname = "words"\nbounds = ["E1"]\nmu = "gaussian(1, 1)"\nnu = "gaussian(0, 1)"\nquantity = "renyi"\norder = "2"\n[case.grid]\ndelta = 1\nsigma1 = 1\nsigma2 = 0\nw = ["a\\u200bb", "ab"]\n' > words.toml
@@ -466,6 +466,22 @@ check 2 "parameter '--jobs' = 4096 is out of range \\(allowed: 0 <= jobs <= [0-9
 check 0 "hockey_stick\\(1\\) +exp\\(-277884\\.860[89]\\).*exact" "$privamp" divergence 'mix(q=5e-324, gaussian(0,1), gaussian(1,1))' 'gaussian(0,1)' --hockey-stick 1
 check 2 "--hockey-stick: '1e-310' is out of the range of doubles" "$privamp" divergence 'gaussian(1,1)' 'gaussian(0,1)' --hockey-stick 1e-310
 check 2 "option --sample-rate = '5e-324' is out of the range of doubles" "$privamp" account --noise-multiplier 1 --sample-rate 5e-324 --steps 100 --delta 1e-5
+
+# 45. Round 14. A JUnit file written into a folder another run holds (it replaced that run's file; now its folder is
+# locked like every output folder); a literal U+FFFD in a name (it reached every output raw); --only with a known ID
+# that no case of the files checks (it ran nothing and exited 0); the listing of subsample's m (it said no upper limit).
+mkdir -p held
+flock held/.privamp.lock sleep 5 &
+holder=$!
+sleep 0.3
+check 2 "--junit .*held: another privamp run .*is writing into this folder" "$privamp" verify "$here/../../docs/examples/my_bounds.toml" --junit held/results.json
+kill "$holder" 2> /dev/null || true
+wait "$holder" 2> /dev/null || true
+check 0 "^absent$" bash -c "test -e held/results.json && echo present || echo absent"
+printf '[[bound]]\nid = "MY.b"\nquantity = "renyi"\nformula = "alpha/2"\n[[case]]\nname = "g \xef\xbf\xbd"\nbounds = ["MY.b"]\nmu = "gaussian(1, 1)"\nnu = "gaussian(0, 1)"\nquantity = "renyi"\norder = "{alpha}"\n[case.grid]\nalpha = [2, 4]\n' > replacement.toml
+check 2 "key 'name': holds a .*replacement character \\[U\\+FFFD\\] at byte 3" "$privamp" verify replacement.toml
+check 2 "--only E2: no case of the files given checks E2 \\(their cases check: MY\\.laplace-nfold, MY\\.gaussian-limit\\)" "$privamp" verify "$here/../../docs/examples/my_bounds.toml" --only E2
+check 0 "wr: number of draws, at most 1e5 \\[allowed: 1 <= value <= 1000000000\\]" "$privamp" laws
 
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

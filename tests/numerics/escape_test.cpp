@@ -22,7 +22,8 @@ const std::vector<std::string>& payloads() {
       "<script>alert(1)</script>", "[click](javascript:alert(1))", "<javascript:alert(1)>", "a | b | c",
       "=cmd|' /C calc'!A0", "+1+2", "@SUM(A1:A2)", "-2+3", "name\xEF\xBF\xBE\xEF\xBF\xBF", "evil\xE2\x80\xAEtxt.exe",
       "bad \xC3\x28 utf8 \xF0\x28\x8C\x28", "tab\there\nnewline\r\x01\x7F", "`code` *em* _u_ ![img](x.png)",
-      "\xEF\xB7\x90 U+FDD0", "\xED\xA0\x80 surrogate", "\xC0\xAF overlong", "line\xE2\x80\xA8sep"};
+      "\xEF\xB7\x90 U+FDD0", "\xED\xA0\x80 surrogate", "\xC0\xAF overlong", "line\xE2\x80\xA8sep",
+      "a literal \xEF\xBF\xBD replacement character"};
   return p;
 }
 
@@ -67,7 +68,10 @@ TEST_CASE("escape::text_problem: one policy for identifiers, naming the characte
   CHECK_THAT(escape::text_problem("id\x1b]0;pwned\x07"), Catch::Contains("control character [U+001B] at byte 3"));
   CHECK_THAT(escape::text_problem("a\tb"), Catch::Contains("control character [U+0009]"));
   CHECK_THAT(escape::text_problem("x\xC2\x85y"), Catch::Contains("control character [U+0085]"));
-  CHECK_THAT(escape::text_problem("evil\xE2\x80\xAEtxt"), Catch::Contains("bidirectional control, line separator, invisible character or noncharacter [U+202E] at byte 5"));
+  CHECK_THAT(escape::text_problem("evil\xE2\x80\xAEtxt"), Catch::Contains("bidirectional control, line separator, invisible character, noncharacter or replacement character [U+202E] at byte 5"));
+  // A literal U+FFFD reached every output raw (pdflatex stops on it; it hides what was there).
+  CHECK_THAT(escape::text_problem("g \xEF\xBF\xBD"), Catch::Contains("[U+FFFD] at byte 3"));
+  CHECK(escape::plain("s \xEF\xBF\xBD") == "s [U+FFFD]");
   // Characters that break a line in JavaScript, Markdown and terminals, or hide inside an ID ("E\u200B1" reads as E1).
   CHECK_THAT(escape::text_problem("a\xE2\x80\xA8" "b"), Catch::Contains("[U+2028] at byte 2"));
   CHECK_THAT(escape::text_problem("a\xE2\x80\xA9" "b"), Catch::Contains("[U+2029] at byte 2"));

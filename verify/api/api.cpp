@@ -539,10 +539,7 @@ VerifyResult verify(const std::vector<std::string>& paths, const VerifyRequest& 
   check_distinct_outputs(verify::report_outputs("out", request.out, "html", request.html, "junit", request.junit),
                          verify::case_files(files));  // no output overwrites a case file
   // As the command: the folders locked and the files they will hold checked before the run, held while written.
-  std::vector<OutputFolder> folders;
-  if (!request.out.empty()) folders.push_back({"out", request.out, {std::begin(verify::kReportFiles), std::end(verify::kReportFiles)}});
-  if (!request.html.empty()) folders.push_back({"html", request.html, {"index.html"}});
-  const std::vector<OutputLock> locks = lock_output_folders(folders);
+  const std::vector<OutputLock> locks = lock_output_folders(verify::report_folders("out", request.out, "html", request.html, "junit", request.junit));
   const auto start = std::chrono::steady_clock::now();
   const verify::RunResult r = verify::run(loaded, settings);  // IDs and jobs checked before it runs
   VerifyResult out;

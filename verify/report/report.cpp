@@ -410,6 +410,19 @@ std::vector<std::pair<std::string, std::filesystem::path>> report_outputs(const 
   return files;
 }
 
+std::vector<OutputFolder> report_folders(const std::string& out_option, const std::filesystem::path& out,
+                                         const std::string& html_option, const std::filesystem::path& html,
+                                         const std::string& junit_option, const std::filesystem::path& junit) {
+  std::vector<OutputFolder> folders;
+  if (!out.empty()) folders.push_back({out_option, out, {std::begin(kReportFiles), std::end(kReportFiles)}});
+  if (!html.empty()) folders.push_back({html_option, html, {"index.html"}});
+  if (!junit.empty()) {
+    std::error_code ec;
+    folders.push_back({junit_option, std::filesystem::absolute(junit, ec).parent_path(), {junit.filename().string()}});
+  }
+  return folders;
+}
+
 void write_reports(const std::vector<Row>& rows, const ReportMeta& meta, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   write_csv(rows, dir / "results.csv");

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "numerics/files.hpp"
 #include "verify/records/codec.hpp"
 #include "verify/runner/runner.hpp"
 
@@ -74,6 +75,12 @@ inline constexpr const char* kReportFiles[] = {"results.csv", "results.json", "r
 std::vector<std::pair<std::string, std::filesystem::path>> report_outputs(const std::string& out_option, const std::filesystem::path& out,
                                                                           const std::string& html_option, const std::filesystem::path& html,
                                                                           const std::string& junit_option, const std::filesystem::path& junit);
+// The folders a verify run writes its reports into, each with the files it will hold, to be locked for the run
+// (lock_output_folders): --out's, --html's and the JUnit file's own folder (a JUnit file written into a folder that
+// another run holds once replaced that run's file).
+std::vector<OutputFolder> report_folders(const std::string& out_option, const std::filesystem::path& out,
+                                         const std::string& html_option, const std::filesystem::path& html,
+                                         const std::string& junit_option, const std::filesystem::path& junit);
 // A self-contained HTML report, DIR/index.html (no script, no file or network resource): the run, the summary,
 // per theorem its statement and source, loosest and tightest rows and a plot of bound/exact over its rows, and
 // every violated or erroneous row. Texts from case files are escaped.

@@ -1,5 +1,6 @@
 #include "verify/runner/run.hpp"
 
+#include <algorithm>
 #include <thread>
 
 #include <fmt/format.h>
@@ -18,8 +19,27 @@ int worker_count(const std::string& command, int jobs) {
   return jobs > 0 ? jobs : cores;
 }
 
+namespace {
+
+// The IDs the loaded cases check, each once, in the order met.
+std::string checked_ids(const Loaded& loaded) {
+  std::vector<std::string> ids;
+  for (const Case& c : loaded.cases)
+    for (const std::string& id : c.bounds)
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  return ids.empty() ? "none" : fmt::format("{}", fmt::join(ids, ", "));
+}
+
+}  // namespace
+
 RunResult run(const Loaded& loaded, const RunSettings& settings) {
-  for (const auto& id : settings.only) find_bound(id, *loaded.bounds);  // InvalidArgument listing the known IDs
+  for (const auto& id : settings.only) {
+    find_bound(id, *loaded.bounds);  // InvalidArgument listing the known IDs
+    // A known ID that no loaded case checks would run nothing and say all is well.
+    if (std::none_of(loaded.cases.begin(), loaded.cases.end(),
+                     [&](const Case& c) { return std::find(c.bounds.begin(), c.bounds.end(), id) != c.bounds.end(); }))
+      invalid_input("--only {}: no case of the files given checks {} (their cases check: {})", id, id, checked_ids(loaded));
+  }
   RunOptions options;
   options.only = settings.only;
   options.jobs = worker_count("verify", settings.jobs);
