@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/quantity_list.hpp"
 #include "numerics/errors.hpp"
+#include "numerics/work_limit.hpp"
 #include "verify/api/accountant.hpp"
 #include "verify/records/codec.hpp"
 #include "verify/records/fields.hpp"
@@ -25,6 +26,7 @@ struct AccountArgs {
   std::string engine = "auto";
   double rel_tol = 1e-6;
   double eps_max = 1e3;  // --delta: the largest eps searched
+  double max_seconds = 600;  // a list of deltas or epsilons projected past it stops (numerics/work_limit.hpp)
   bool json = false;
 };
 
@@ -94,6 +96,8 @@ Action add_account_command(CLI::App& app) {
   cmd->add_option("--rel-tol", a->rel_tol, "calibrate: relative width of the bracket on the noise multiplier or sample rate")
       ->capture_default_str();
   cmd->add_option("--eps-max", a->eps_max, "--delta: the largest eps searched (at most 1e6)")->capture_default_str();
+  cmd->add_option("--max-seconds", a->max_seconds, "a list of deltas or epsilons projected (from its first items) to run longer is "
+                  "stopped, exit 2; 0: no limit")->capture_default_str();
   cmd->add_flag("--json", a->json, "print a JSON object instead of a table");
   return [cmd, a]() {
     if (!cmd->parsed()) return -1;
@@ -103,6 +107,7 @@ Action add_account_command(CLI::App& app) {
     for (double e : epsilons)
       if (!(e >= 0 && std::isfinite(e))) throw_invalid("account", "--epsilon", e, "0 <= eps < inf");
     if (!(a->eps_max > 0 && a->eps_max <= 1e6)) throw_invalid("account", "--eps-max", a->eps_max, "0 < eps_max <= 1e6");
+    if (!(a->max_seconds >= 0 && std::isfinite(a->max_seconds))) throw_invalid("account", "--max-seconds", a->max_seconds, "0 <= seconds < inf (0: no limit)");
     api::DivergenceRequest engine;
     engine.engine = a->engine;
     if (a->engine != "auto" && a->engine != "certified") invalid_input("account --engine {}: auto or certified", a->engine);
@@ -111,11 +116,14 @@ Action add_account_command(CLI::App& app) {
       invalid_input("account: give --noise-multiplier, --sample-rate and --steps (or leave one out with --target-epsilon)");
     if (deltas.empty() && epsilons.empty()) invalid_input("account: nothing to compute: give --delta, --epsilon or --target-epsilon");
     const auto [mu, nu] = api::composed_pair({api::dpsgd_step(*a->noise_multiplier, *a->sample_rate, *a->steps)});
-    std::vector<verify::Estimate> eps_at;
-    for (double d : deltas) eps_at.push_back(api::epsilon_for_delta(mu, nu, d, engine, a->eps_max));
+    // Progress and the time limit for the list of deltas (one ε search each) and the profile's epsilons.
+    api::DivergenceRequest searches = engine;
+    searches.progress = limited_progress(terminal_progress("deltas"), a->max_seconds, "account --delta", "deltas", "--max-seconds");
+    const std::vector<verify::Estimate> eps_at = api::epsilons_for_deltas(mu, nu, deltas, searches, a->eps_max);
     api::PrivacyProfile profile;
     if (!epsilons.empty()) {
       api::DivergenceRequest at = engine;
+      at.progress = limited_progress(terminal_progress("values"), a->max_seconds, "account --epsilon", "values", "--max-seconds");
       at.hockey_stick = epsilons;
       profile = api::privacy_profile(mu, nu, at);
     }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "numerics/errors.hpp"
+#include "numerics/work_limit.hpp"
 #include "numerics/escape.hpp"
 #include "sim/language/expression.hpp"
 #include "cli/commands.hpp"
@@ -33,6 +34,7 @@ struct DivergenceArgs {
   long long seed = 1;
   double level = 0.99;
   double eps_max = 1e3;  // --epsilon: the largest eps searched
+  double max_seconds = 600;  // a list projected past it stops (numerics/work_limit.hpp)
 };
 
 // A number for people (verify/divergence/estimate.hpp: e^x beyond the double range).
@@ -202,6 +204,8 @@ void add_options(CLI::App* cmd, DivergenceArgs* args) {
                   "epsilons >= 0: the privacy profile delta(eps) = max(H_eps(mu||nu), H_eps(nu||mu)), both directions in one "
                   "call (same list and range forms; Python's privacy_profile)");
   cmd->add_option("--eps-max", args->eps_max, "--epsilon: the largest eps searched (at most 1e6)")->capture_default_str();
+  cmd->add_option("--max-seconds", args->max_seconds, "a list of values or deltas projected (from its first items) to run longer is "
+                  "stopped, exit 2; 0: no limit")->capture_default_str();
   cmd->add_flag("--kl", args->kl, "Kullback-Leibler divergence");
   cmd->add_flag("--tv", args->tv, "total variation distance");
   cmd->add_option("--engine", args->engine, verify::engine_names())->capture_default_str();
@@ -252,7 +256,9 @@ Asked read_request(const DivergenceArgs* args) {
   request.level = args->level;
   // Long lists of values (a composed profile of thousands of levels) show they are alive: a progress line on
   // stderr every few seconds, or a bar on a terminal (nothing for a short call).
-  request.progress = terminal_progress("values");
+  if (!(args->max_seconds >= 0 && std::isfinite(args->max_seconds))) throw_invalid("divergence", "--max-seconds", args->max_seconds, "0 <= seconds < inf (0: no limit)");
+  request.progress = limited_progress(terminal_progress(args->epsilon.empty() ? "values" : "deltas"), args->max_seconds, "divergence",
+                                      args->epsilon.empty() ? "values" : "deltas", "--max-seconds");
   if (asked.quantities && !deltas.empty())
     invalid_input("--epsilon is its own request: give it without --renyi, --hockey-stick, --kl and --tv");
   if (!(args->eps_max > 0 && args->eps_max <= 1e6)) throw_invalid("divergence", "--eps-max", args->eps_max, "0 < eps_max <= 1e6");
@@ -308,7 +314,7 @@ Action add_divergence_command(CLI::App& app) {
       // eps(delta) per delta, computed before anything is printed (bad laws are refused by the first).
       std::vector<verify::Estimate> epsilons;
       api::check_epsilon_work(asked.deltas.size(), asked.request);
-      for (double d : asked.deltas) epsilons.push_back(api::epsilon_for_delta(args->p, args->q, d, asked.request, args->eps_max));
+      epsilons = api::epsilons_for_deltas(args->p, args->q, asked.deltas, asked.request, args->eps_max);
       print_epsilons(epsilons, asked.deltas, args->json || args->format == "json");
       return 0;
     }

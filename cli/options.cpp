@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "numerics/work_limit.hpp"
 #include "numerics/errors.hpp"
 #include "numerics/escape.hpp"
 
@@ -84,16 +85,6 @@ std::vector<std::string> list_option(const std::string& command, const std::stri
     invalid_input("{} {} '{}': names nothing (give a comma-separated list such as E1,T5)", command, option, text);
   return items;
 }
-
-namespace {
-
-std::string duration_text(double seconds) {
-  if (seconds < 60) return fmt::format("{:.0f} s", seconds);
-  if (seconds < 3600) return fmt::format("{:.0f} min {:02.0f} s", std::floor(seconds / 60), std::fmod(seconds, 60));
-  return fmt::format("{:.0f} h {:02.0f} min", std::floor(seconds / 3600), std::floor(std::fmod(seconds, 3600) / 60));
-}
-
-}  // namespace
 
 std::function<void(std::size_t, std::size_t)> terminal_progress(const std::string& unit) {
   // On a terminal a bar redrawn in place (at most ten times a second); otherwise (a log, CI) one line every

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "numerics/errors.hpp"
 #include "numerics/escape.hpp"
 #include "numerics/files.hpp"
+#include "numerics/work_limit.hpp"
 #include "verify/report/report.hpp"
 #include "verify/runner/run.hpp"
 
@@ -23,6 +25,7 @@ struct VerifyArgs {
   std::string out;
   bool check_golden = false, update_golden = false;
   std::string golden_dir, junit, html;
+  double max_seconds = 3600;  // a run projected past it stops (numerics/work_limit.hpp)
 };
 
 // The run's output folders locked (a second run into one is refused) and the files it will write checked, before the
@@ -74,12 +77,16 @@ Action add_verify_command(CLI::App& app) {
                 "compare with the golden results (exit 1 if a verdict changed or a value moved beyond its error bar)");
   cmd->add_flag("--update-golden", args->update_golden, "rewrite the golden results from this run");
   cmd->add_option("--golden-dir", args->golden_dir, "golden results directory (default: <first path>/expected)");
+  cmd->add_option("--max-seconds", args->max_seconds, "a run projected (from its first points) to take longer is stopped, exit 2; "
+                  "0: no limit")->capture_default_str();
   return [cmd, args]() {
     if (!cmd->parsed()) return -1;
     if (args->check_golden && args->update_golden)
       invalid_input("give --check-golden or --update-golden, not both");
     if (args->update_golden && !args->only.empty())
       invalid_input("--update-golden rewrites whole case files: run it without --only");
+    if (!(args->max_seconds >= 0 && std::isfinite(args->max_seconds)))
+      throw_invalid("verify", "--max-seconds", args->max_seconds, "0 <= seconds < inf (0: no limit)");
     verify::RunSettings settings;
     settings.jobs = worker_count("verify", args->jobs);
     settings.only = list_option("verify", "--only", args->only);
@@ -112,7 +119,7 @@ Action add_verify_command(CLI::App& app) {
     std::vector<OutputLock> locks;
     on_first_process(comm, [&] { locks = lock_outputs(*args, golden); });
     settings.communicator = &comm;
-    settings.progress = terminal_progress("points");
+    settings.progress = limited_progress(terminal_progress("points"), args->max_seconds, "verify", "points", "--max-seconds");
     const auto start = std::chrono::steady_clock::now();
     const verify::RunResult result = verify::run(loaded, settings);
     if (!result.reporting) return 0;  // another process reports

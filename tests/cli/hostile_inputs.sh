@@ -483,5 +483,13 @@ check 2 "key 'name': holds a .*replacement character \\[U\\+FFFD\\] at byte 3" "
 check 2 "--only E2: no case of the files given checks E2 \\(their cases check: MY\\.laplace-nfold, MY\\.gaussian-limit\\)" "$privamp" verify "$here/../../docs/examples/my_bounds.toml" --only E2
 check 0 "wr: number of draws, at most 1e5 \\[allowed: 1 <= value <= 1000000000\\]" "$privamp" laws
 
+# 46. Work bounded by its measured cost in every long loop: 100,000 points of a convolved pair (about 30 hours),
+# 10,000 orders on it (12 minutes) and 100 deltas of 1e-300 (40 minutes) were accepted; a loop projected past its
+# limit (--max-seconds; verify 3600 s, divergence and account 600 s by default) now stops after a probe of 2 s.
+printf '[[bound]]\nid = "MY.one"\nquantity = "renyi"\nformula = "100"\n[[case]]\nname = "conv"\nbounds = ["MY.one"]\nmu = "convolve(laplace(1,{b}), gaussian(0,0.5))"\nnu = "convolve(laplace(0,{b}), gaussian(0,0.5))"\nquantity = "renyi"\norder = "2"\n[case.grid]\nb = {from = 0.5, to = 2, points = 100000}\n' > long_grid.toml
+check 2 "verify: 100000 points would take about .* at the rate of the first [0-9]+ .*the limit is 1 s \\(--max-seconds\\): give fewer points, or a larger --max-seconds" "$privamp" verify long_grid.toml --max-seconds 1
+check 2 "divergence: 10000 values would take about .*the limit is 1 s \\(--max-seconds\\)" "$privamp" divergence 'convolve(laplace(1,1),gaussian(0,0.5))' 'convolve(laplace(0,1),gaussian(0,0.5))' --renyi 1.5:30:x10000 --format csv --max-seconds 1
+check 2 "parameter '--max-seconds' = -1 is out of range \\(allowed: 0 <= seconds < inf" "$privamp" account --noise-multiplier 1 --sample-rate 0.01 --steps 10 --delta 1e-5 --max-seconds -1
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

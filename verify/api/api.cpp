@@ -199,6 +199,17 @@ PrivacyProfile privacy_profile(const std::string& mu, const std::string& nu, con
   return out;
 }
 
+std::vector<verify::Estimate> epsilons_for_deltas(const std::string& mu, const std::string& nu, const std::vector<double>& deltas,
+                                                  const DivergenceRequest& request, double eps_max) {
+  std::vector<verify::Estimate> out;
+  for (std::size_t i = 0; i < deltas.size(); ++i) {
+    if (request.progress && i > 0) request.progress(i, deltas.size());
+    out.push_back(epsilon_for_delta(mu, nu, deltas[i], request, eps_max));
+  }
+  if (request.progress && !deltas.empty()) request.progress(deltas.size(), deltas.size());
+  return out;
+}
+
 verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu, double delta, const DivergenceRequest& request,
                                    double eps_max, double rel_tol) {
   if (!(delta > 0 && delta < 1)) throw_invalid("epsilon", "delta", delta, "0 < delta < 1");

@@ -73,6 +73,10 @@ void check_epsilon_work(std::size_t deltas, const DivergenceRequest& request);
 // interval straddles δ before a bracket is found or a profile value cannot be computed.
 verify::Estimate epsilon_for_delta(const std::string& mu, const std::string& nu, double delta, const DivergenceRequest& request,
                                    double eps_max = 1e3, double rel_tol = 1e-9);
+// ε(δ) at each of `deltas`, one search after another, reporting request.progress per δ (the command line's
+// --epsilon and account --delta lists; a progress that throws, a work limit, stops the list).
+std::vector<verify::Estimate> epsilons_for_deltas(const std::string& mu, const std::string& nu, const std::vector<double>& deltas,
+                                                  const DivergenceRequest& request, double eps_max = 1e3);
 // Results as trees (verify/records/codec.hpp: ordered, non-finite numbers kept), built once here: the command line
 // prints them (verify::sorted_json) and Python receives them as objects, so both front ends have the same keys.
 verify::Tree to_tree(const DivergenceResult& result);  // the stable object documented in the README

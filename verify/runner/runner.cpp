@@ -509,16 +509,25 @@ std::vector<std::vector<Row>> run_tasks(const std::vector<Case>& cases, const Ru
   std::vector<std::vector<Row>> results(tasks.size());
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex progress_mutex;
+  // A progress report may stop the run by throwing (a work limit: numerics/work_limit.hpp); the workers then stop and
+  // the calling thread rethrows it (a throw inside a worker thread would end the program).
+  std::exception_ptr stopped;
+  std::atomic<bool> stop{false};
   auto worker = [&]() {
     const WorkerClaim claim;  // a core for this worker: computations inside it take helpers only from free ones
     for (std::size_t k = next++; k < mine.size(); k = next++) {
-      if (interrupt_requested()) break;  // the calling thread throws once the workers have stopped
+      if (interrupt_requested() || stop) break;  // the calling thread throws once the workers have stopped
       const std::size_t i = mine[k];
       results[i] = evaluate_point(*tasks[i].c, tasks[i].point, tasks[i].ids, {}, options.extra_bounds);
       const std::size_t d = ++done;
       if (options.progress) {
         std::lock_guard<std::mutex> lock(progress_mutex);
-        options.progress(d, mine.size());
+        try {
+          options.progress(d, mine.size());
+        } catch (...) {
+          if (!stopped) stopped = std::current_exception();
+          stop = true;
+        }
       }
     }
   };
@@ -528,6 +537,7 @@ std::vector<std::vector<Row>> run_tasks(const std::vector<Case>& cases, const Ru
   worker();
   for (auto& t : threads) t.join();
   throw_if_interrupted();
+  if (stopped) std::rethrow_exception(stopped);
   return results;
 }
 

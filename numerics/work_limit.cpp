@@ -1,0 +1,45 @@
+#include "numerics/work_limit.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "numerics/errors.hpp"
+
+namespace privamp {
+
+std::string duration_text(double seconds) {
+  if (seconds < 60) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 3600) return fmt::format("{:.0f} min {:02.0f} s", std::floor(seconds / 60), std::fmod(seconds, 60));
+  return fmt::format("{:.0f} h {:02.0f} min", std::floor(seconds / 3600), std::floor(std::fmod(seconds, 3600) / 60));
+}
+
+ProgressFunction limited_progress(ProgressFunction progress, double seconds, std::string what, std::string unit, std::string option) {
+  if (!(seconds > 0)) return progress;
+  struct State {
+    std::mutex mutex;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  };
+  return [progress = std::move(progress), seconds, what = std::move(what), unit = std::move(unit), option = std::move(option),
+          state = std::make_shared<State>()](std::size_t done, std::size_t total) {
+    if (progress) progress(done, total);
+    if (done == 0 || done >= total) return;
+    double elapsed = 0;
+    {
+      const std::lock_guard hold(state->mutex);
+      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - state->start).count();
+    }
+    if (elapsed < std::max(2.0, 0.01 * seconds)) return;  // the probe: a few items are no rate
+    const double projected = elapsed * static_cast<double>(total) / static_cast<double>(done);
+    if (projected > seconds)
+      invalid_input("{}: {} {} would take about {} at the rate of the first {} ({} so far); the limit is {} ({}): give fewer {}, "
+                    "or a larger {}", what, total, unit, duration_text(projected), done, duration_text(elapsed),
+                    duration_text(seconds), option, unit, option);
+  };
+}
+
+}  // namespace privamp
