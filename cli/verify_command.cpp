@@ -62,23 +62,27 @@ void write_outputs(const VerifyArgs& args, const std::vector<verify::Row>& rows,
   }
 }
 
+void add_verify_options(CLI::App* cmd, VerifyArgs& args) {
+  cmd->add_option("paths", args.paths, "case files or directories (default: cases)");
+  cmd->add_option("--only", args.only, "comma-separated theorem IDs to check (e.g. T1.3,E2)");
+  cmd->add_option("--jobs,-j", args.jobs, "parallel workers (default: the number of cores)");
+  cmd->add_option("--out", args.out, "write results.csv, results.json, report.md, summary.tex and summary_wide.tex to this directory");
+  cmd->add_option("--html", args.html, "write a self-contained HTML report, index.html, to this directory");
+  cmd->add_option("--junit", args.junit, "write a JUnit XML report to this file (one test case per theorem ID and case)");
+  cmd->add_flag("--check-golden", args.check_golden,
+                "compare with the golden results (exit 1 if a verdict changed or a value moved beyond its error bar)");
+  cmd->add_flag("--update-golden", args.update_golden, "rewrite the golden results from this run");
+  cmd->add_option("--golden-dir", args.golden_dir, "golden results directory (default: <first path>/expected)");
+  cmd->add_option("--max-seconds", args.max_seconds, "a run projected (from its first points) to take longer is stopped, exit 2; "
+                  "0: no limit")->capture_default_str();
+}
+
 }  // namespace
 
 Action add_verify_command(CLI::App& app) {
   auto args = std::make_shared<VerifyArgs>();
   auto* cmd = app.add_subcommand("verify", "Check the theorem catalogue against exact values over the case files");
-  cmd->add_option("paths", args->paths, "case files or directories (default: cases)");
-  cmd->add_option("--only", args->only, "comma-separated theorem IDs to check (e.g. T1.3,E2)");
-  cmd->add_option("--jobs,-j", args->jobs, "parallel workers (default: the number of cores)");
-  cmd->add_option("--out", args->out, "write results.csv, results.json, report.md, summary.tex and summary_wide.tex to this directory");
-  cmd->add_option("--html", args->html, "write a self-contained HTML report, index.html, to this directory");
-  cmd->add_option("--junit", args->junit, "write a JUnit XML report to this file (one test case per theorem ID and case)");
-  cmd->add_flag("--check-golden", args->check_golden,
-                "compare with the golden results (exit 1 if a verdict changed or a value moved beyond its error bar)");
-  cmd->add_flag("--update-golden", args->update_golden, "rewrite the golden results from this run");
-  cmd->add_option("--golden-dir", args->golden_dir, "golden results directory (default: <first path>/expected)");
-  cmd->add_option("--max-seconds", args->max_seconds, "a run projected (from its first points) to take longer is stopped, exit 2; "
-                  "0: no limit")->capture_default_str();
+  add_verify_options(cmd, *args);
   return [cmd, args]() {
     if (!cmd->parsed()) return -1;
     if (args->check_golden && args->update_golden)
