@@ -440,11 +440,13 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
   double widest = 0;
   long open = 0;  // (those whose upper end is below a log axis are counted with the values below it, further down)
   const double bottom = drawn_y(figure, data).floor;
-  for (const auto& series : data)
-    for (const Point& p : series) {
+  for (std::size_t k = 0; k < data.size(); ++k) {
+    if (figure.series[k].y == Series::Y::bound) continue;  // (a bound's interval is not the exact value's: once quoted as it)
+    for (const Point& p : data[k]) {
       if (!(p.lower > 0) && p.upper > 0) open += drawn(figure, p) && p.upper > bottom;
       else if (in_view(figure, p)) widest = std::max(widest, relative_width(p));
     }
+  }
   const std::string scope = open > 0 ? " among those not reaching 0" : "";
   out += !draws_bars(figure, data)
              ? fmt::format("Each {} drawn is computed with an error bar too narrow to see at this scale (relative width at most {}{}).\n", what,
@@ -552,10 +554,13 @@ SeriesLook figure_look(const Figure& figure, std::size_t k) {
   // marks (in its line's dash; line 1's, solid, loosely dashed instead), and everything else — an exact value, a
   // ratio — is solid with filled marks. Lines differ in colour and mark shape; a bound drawn beside the exact value
   // of its parameter (one line number) differs from it in dash and fill, in grayscale too. The gray reference
-  // (line 9) keeps its long dashes.
+  // (line 9, no marks) keeps its long dashes as a bound and is solid otherwise.
   const Series& s = figure.series[k];
   SeriesLook look = series_look(s.line);
-  if (s.line == 9) return look;
+  if (s.line == 9) {  // the gray reference: dashed as a bound, solid as an exact value (R_inf of iterated_laplace)
+    if (s.y != Series::Y::bound) look.dash = "1", look.pgf_dash = "solid";
+    return look;
+  }
   struct Marks { int open, filled; const char* pgf_open; const char* pgf_filled; };
   static constexpr Marks kMarks[] = {{6, 7, "o", "*"}, {4, 5, "square", "square*"}, {8, 9, "triangle", "triangle*"},
                                      {12, 13, "diamond", "diamond*"}, {14, 15, "pentagon", "pentagon*"}};
@@ -657,8 +662,8 @@ std::string gnuplot_plot(const Figure& figure, const std::vector<std::vector<Poi
       bars.push_back(fmt::format("{} index {} using 2:(bary($3, $4, $5)):(lowery($4)):5 with yerrorbars ls {} dt 1 ps 0 notitle", file, index, s.line));
     // Markers of a points-only series are the size of a letter; on lines they stay small.
     const SeriesLook look = figure_look(figure, k), plain = series_look(s.line);
-    const std::string paired = look.point != plain.point || std::string_view(look.dash) != plain.dash
-                                   ? fmt::format(" dt {} pt {}", look.dash, look.point) : "";
+    const std::string paired = (std::string_view(look.dash) != plain.dash ? fmt::format(" dt {}", look.dash) : "") +
+                               (look.point != plain.point && style != "lines" ? fmt::format(" pt {}", look.point) : "");
     plots.push_back(fmt::format("{} index {} using 2:{} with {} ls {}{}{} title {}", file, index,
                                 s.y != Series::Y::ratio ? "(valy($3, $4, $5))" : "3", style, s.line, paired,
                                 style == "points" ? " ps " + gnuplot_ps(kPointMarkPt * s.point_size) : "", markup_quoted(s.title)));

@@ -66,7 +66,9 @@ struct Style {
   std::string font = "Helvetica";
   double font_size = 9;
   double line_width = 1.5;
-  std::vector<std::string> palette = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"};  // Okabe-Ito
+  // Okabe-Ito, ordered so that lines 1, 2, 3 (the series most figures draw) differ in grey as well: luminance 87, 119,
+  // 151 (green, 106, was line 3 and merged with line 2's vermilion in grayscale print).
+  std::vector<std::string> palette = {"#0072B2", "#D55E00", "#CC79A7", "#009E73", "#E69F00", "#56B4E9"};
   std::vector<std::string> outputs = {"pdf", "png"};
   // Where the title goes, once: true, over the plot (PDF, PNG and pgfplots) and not in NAME_caption.txt; false, in
   // NAME_caption.txt (a paper's caption) and not over the plot.
