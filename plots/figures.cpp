@@ -364,9 +364,10 @@ std::vector<std::vector<Point>> select(const Figure& figure, const std::vector<R
         if (k < 0) std::swap(p.lower, p.upper);
       }
       if (!std::isfinite(x) || !std::isfinite(p.y) || !std::isfinite(p.lower) || !std::isfinite(p.upper)) continue;
-      // Off a log scale, except an exact value of 0 (its interval from 0): an upper limit, marked at its upper end or,
-      // where that is below the axis, just inside the bottom frame (DrawnY, limit_mark_y).
-      if (figure.log.find('y') != std::string::npos && !(p.y > 0) && !(p.y == 0 && p.lower == 0 && s.y == Series::Y::exact)) continue;
+      // Off a log scale, except a value of 0 (its interval from 0), exact or bound alike: an upper limit, marked at its
+      // upper end or, where that is below the axis, just inside the bottom frame (DrawnY, limit_mark_y). (A table's
+      // bound of 0 was once left out: its line just stopped.)
+      if (figure.log.find('y') != std::string::npos && !(p.y > 0) && !(p.y == 0 && p.lower == 0)) continue;
       points.push_back(p);
     }
     std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });

@@ -312,10 +312,12 @@ TEST_CASE("a figure draws only verified rows, with their intervals", "[plots]") 
   CHECK(data[0][0].lower == Approx(3.6));
   CHECK(data[0][0].upper == Approx(4.4));
   CHECK(data[0][1].x == 3);
-  // bound, scaled by 2 r
-  REQUIRE(data[1].size() == 2);
+  // bound, scaled by 2 r; its zero is kept as the exact value's is (a table's bound of 0 was once left out: its line
+  // just stopped, the zeros unmarked)
+  REQUIRE(data[1].size() == 3);
   CHECK(data[1][1].y == Approx(2 * 1 * 2 * 3));
   CHECK(data[1][1].lower == data[1][1].y);
+  CHECK((data[1][2].x == 5 && data[1][2].y == 0 && data[1][2].upper == 0));
   // ratio bound/exact with the exact interval carried through, every L (no zero exact: its ratio is undefined)
   REQUIRE(data[2].size() == 3);
   for (const auto& p : data[2]) {
