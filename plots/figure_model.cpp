@@ -248,7 +248,8 @@ std::vector<double> linear_ticks(const Figure& figure, const std::vector<std::ve
       const double first = std::ceil(lo / step - 1e-9), last = std::floor(hi / step + 1e-9);
       if (last - first + 1 > 8) continue;
       std::vector<double> at;
-      for (double j = first; j <= last; ++j) at.push_back(std::stod(fmt::format("{:.12g}", j * step)));  // 0.6, not 0.6000000000000001
+      // 0.6, not 0.6000000000000001; and 0, not -0 (ceil(-0.02) is -0: pgfplots printed the tick "-0")
+      for (double j = first; j <= last; ++j) at.push_back(std::stod(fmt::format("{:.12g}", j * step)) + 0.0);
       return at.size() >= 2 ? at : std::vector<double>{};
     }
   return {};

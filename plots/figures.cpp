@@ -463,10 +463,12 @@ std::string caption(const Figure& figure, const std::vector<std::vector<Point>>&
       double worst = 0;
       for (std::size_t k = 0; k < data[b].size() && worst <= 1e-9; ++k)
         worst = data[b][k].x != data[e][k].x || !(data[e][k].y != 0) ? HUGE_VAL : std::max(worst, std::fabs(data[b][k].y / data[e][k].y - 1));
+      // Quoted as a power of ten above twice the difference measured: |b/e - 1| and |b - e|/b differ by rounding (a
+      // reader's 7.2e-16 from the CSV against a quoted 6.7e-16).
       if (worst <= 1e-9)
-        out += fmt::format("The line of ``{}'' coincides with ``{}'' at every point drawn (relative difference at most {}), under its marks.\n",
+        out += fmt::format("The line of ``{}'' coincides with ``{}'' at every point drawn (relative difference below {}), under its marks.\n",
                            enhanced_to_latex(bound.title.empty() ? bound.id : bound.title), enhanced_to_latex(exact.title.empty() ? exact.id : exact.title),
-                           latex_number(rounded_up(std::max(worst, 1e-16))));
+                           latex_number(fmt::format("1e{}", static_cast<int>(std::ceil(std::log10(std::max(2 * worst, 1e-16)))))));
     }
   // Values whose interval reaches 0 and ends below the log axis: marked just inside its bottom frame (limit_mark_y).
   const DrawnY shown = drawn_y(figure, data);

@@ -651,3 +651,18 @@ TEST_CASE("an automatic log axis labelled every few decades ends at most half a 
   const std::vector<std::vector<plots::Point>> low = {{point(1, 2e-7), point(2, 1e3)}};
   CHECK(plots::model::axis_range(f, low, 'y').first == Approx(1e-8));
 }
+
+TEST_CASE("linear ticks: 0 is written 0, never -0", "[plots]") {
+  // An axis padded below 0 (ceil of a small negative fraction is -0): pgfplots printed the tick "-0" in seven figures.
+  plots::Figure f;
+  f.name = "f";
+  f.x = "x";
+  f.series = {plots::Series{"c", "X", plots::Series::Y::exact, {}, "", "exact", "lines", 1}};
+  const std::vector<std::vector<plots::Point>> data = {{plots::Point{0, 0, 0, 0, "holds"}, plots::Point{1.2, 1, 1, 1, "holds"}}};
+  for (const char axis : {'x', 'y'}) {
+    const auto ticks = plots::model::linear_ticks(f, data, axis);
+    REQUIRE(!ticks.empty());
+    CHECK(plots::model::axis_range(f, data, axis).first < 0);
+    for (double t : ticks) CHECK_FALSE((t == 0 && std::signbit(t)));
+  }
+}
