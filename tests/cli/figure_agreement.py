@@ -239,8 +239,9 @@ def check_figure(work, name, per_ps):
             x, y, ep, em = line.split()
             if (ep == "nan") != (em == "nan"):
                 fail(f"{name}: pgfplots bar {line} half drawn")
-        # ... and no value there: the estimate inside [0, u] is not drawn as if it were certified (valy, nan).
-        exact = {int(m.group(1)) for m in re.finditer(r"^# series (\d+): exact of", (work / f"{name}.csv").read_text(), re.M)}
+        # ... and no value there: the estimate inside [0, u] is not drawn as if it were certified (valy, nan); a bound
+        # of 0 likewise (a table's zeros are marked on the bottom frame as an exact 0 is).
+        exact = {int(m.group(1)) for m in re.finditer(r"^# series (\d+): (?:exact|bound) of", (work / f"{name}.csv").read_text(), re.M)}
         unvalued = sum(1 for r in rows if int(r[0]) in exact and not float(r[3]) > 0)
         # ... and one whose interval ends below the axis is marked 3 % of the axis' height above its bottom, where
         # gnuplot's limity puts it too (a line drawn along the frame hid under it)
@@ -251,7 +252,7 @@ def check_figure(work, name, per_ps):
             fail(f"{name}: {floor} values below the axis; pgfplots marks {at_floor} just inside its bottom frame")
         nan_values = len(re.findall(r"^  \S+ nan \S+ \S+ \\\\$", tex, re.M))
         if nan_values != unvalued or (unvalued and "using 2:(valy($3, $4, $5)) with" not in gp):
-            fail(f"{name}: {unvalued} exact values only bounded above; pgfplots leaves {nan_values} undrawn, gnuplot valy: {'valy' in gp}")
+            fail(f"{name}: {unvalued} values only bounded above; pgfplots leaves {nan_values} undrawn, gnuplot valy: {'valy' in gp}")
         # one legend entry naming where the marks sit: at their upper ends ("bounded above only") and/or at the bottom
         # frame for intervals under the axis ("under the axis"), in both legends, and none with no mark drawn
         gp_title = re.search(r"using 2:\(limity\(\$4, \$5\)\) with points ls \d+ pt 10 ps \S+ title '([^']*)'", gp)
