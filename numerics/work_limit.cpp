@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <memory>
-#include <mutex>
 
 #include <fmt/format.h>
 
@@ -20,19 +18,11 @@ std::string duration_text(double seconds) {
 
 ProgressFunction limited_progress(ProgressFunction progress, double seconds, std::string what, std::string unit, std::string option) {
   if (!(seconds > 0)) return progress;
-  struct State {
-    std::mutex mutex;
-    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  };
   return [progress = std::move(progress), seconds, what = std::move(what), unit = std::move(unit), option = std::move(option),
-          state = std::make_shared<State>()](std::size_t done, std::size_t total) {
+          start = std::chrono::steady_clock::now()](std::size_t done, std::size_t total) {
     if (progress) progress(done, total);
     if (done == 0 || done >= total) return;
-    double elapsed = 0;
-    {
-      const std::lock_guard hold(state->mutex);
-      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - state->start).count();
-    }
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (elapsed < std::max(2.0, 0.01 * seconds)) return;  // the probe: a few items are no rate
     const double projected = elapsed * static_cast<double>(total) / static_cast<double>(done);
     if (projected > seconds)
