@@ -315,7 +315,9 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
   if (!best.empty()) {
     const auto [lo_it, hi_it] = std::minmax_element(best.begin(), best.end());
     const double pad = std::max(0.3 * (*hi_it - *lo_it), 0.05 * std::max({std::fabs(*lo_it), std::fabs(*hi_it), 1e-3}));
-    const double lo = *lo_it - pad, hi = *hi_it + pad;
+    // (where every bin's best ratio is at least 1, the range stops just under 1: a third of a span below it was room
+    // for nothing, the bound holding everywhere)
+    const double hi = *hi_it + pad, lo = *lo_it >= 0 ? std::max(*lo_it - pad, -0.08 * (hi - *lo_it)) : *lo_it - pad;
     yrange = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi) + ratio_tics(lo, hi);
     if (const auto n = std::count_if(candidates.begin(), candidates.end(), [&](double v) { return v < lo || v > hi; }); n > 0)
       beyond = fmt::format(" ({} beyond the range shown)", n);
