@@ -247,6 +247,21 @@ std::string goal_phrase(verify::Goal goal) {
 
 namespace {
 
+// The frontier's y range and its tick settings, and how many candidates lie beyond it (a note for the key): the
+// frontier's range padded by a third of its span (and 5 % of its size), since the candidates far from it, which the
+// search passed over, would squash the frontier into a flat line at the bottom. Where every bin's best ratio is at
+// least 1 the range stops just under 1 (a third of a span below it was room for nothing, the bound holding everywhere).
+std::pair<std::string, std::string> frontier_yrange(const std::vector<double>& best, const std::vector<double>& candidates) {
+  if (best.empty()) return {};
+  const auto [lo_it, hi_it] = std::minmax_element(best.begin(), best.end());
+  const double pad = std::max(0.3 * (*hi_it - *lo_it), 0.05 * std::max({std::fabs(*lo_it), std::fabs(*hi_it), 1e-3}));
+  const double hi = *hi_it + pad, lo = *lo_it >= 0 ? std::max(*lo_it - pad, -0.08 * (hi - *lo_it)) : *lo_it - pad;
+  std::string beyond;
+  if (const auto n = std::count_if(candidates.begin(), candidates.end(), [&](double v) { return v < lo || v > hi; }); n > 0)
+    beyond = fmt::format(" ({} beyond the range shown)", n);
+  return {fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi) + ratio_tics(lo, hi), beyond};
+}
+
 // The edges between a frontier's bins, as light vertical lines behind the data: two neighbouring bins with the same
 // best ratio otherwise draw one unbroken segment, read as one bin.
 std::string bin_edges(const verify::FrontierResult& f) {
@@ -309,19 +324,7 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
     checked.close();
   }
   if (!any) return;
-  // The y range is the frontier's, padded by a third of its span (and 5 % of its size): the candidates far from it,
-  // which the search passed over, would squash the frontier into a flat line at the bottom; the key counts them.
-  std::string yrange, beyond;
-  if (!best.empty()) {
-    const auto [lo_it, hi_it] = std::minmax_element(best.begin(), best.end());
-    const double pad = std::max(0.3 * (*hi_it - *lo_it), 0.05 * std::max({std::fabs(*lo_it), std::fabs(*hi_it), 1e-3}));
-    // (where every bin's best ratio is at least 1, the range stops just under 1: a third of a span below it was room
-    // for nothing, the bound holding everywhere)
-    const double hi = *hi_it + pad, lo = *lo_it >= 0 ? std::max(*lo_it - pad, -0.08 * (hi - *lo_it)) : *lo_it - pad;
-    yrange = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi) + ratio_tics(lo, hi);
-    if (const auto n = std::count_if(candidates.begin(), candidates.end(), [&](double v) { return v < lo || v > hi; }); n > 0)
-      beyond = fmt::format(" ({} beyond the range shown)", n);
-  }
+  const auto [yrange, beyond] = frontier_yrange(best, candidates);
   const std::string file = quoted(csv.filename().string());
   const std::string edges = bin_edges(f);
   const std::string body = fmt::format(
