@@ -12,7 +12,7 @@ import sys
 
 privamp, source, work = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
 figures = ["iterated_laplace", "subsampling_replacement", "diffusions", "ou_vs_gaussian", "sgd_steps", "formula_maps",
-           "mixing_kernel", "mixing_kernel_dirichlet", "subsampling"]
+           "mixing_kernel", "mixing_kernel_dirichlet", "subsampling", "iteration"]
 if sys.argv[4:] == ["--light"]:  # under the sanitizers (about 9x slower): the two figures of grid processes left out
     figures = [f for f in figures if f not in ("sgd_steps", "formula_maps")]
 subprocess.run([privamp, "figures", str(source / "plots"), "--only", ",".join(figures), "--out", str(work), "-j", "2"],
@@ -158,6 +158,15 @@ value = series("subsampling", "exact", "x_eps_prime")
 if row and value:
     claim("subsampling", "against the table's row, which is the exact profile", max(abs(row[e] - value[e]) / value[e] for e in value) <= 1e-13)
     claim("subsampling", "(relative difference below $10^{-13}$)", max(abs(row[e] - value[e]) / value[e] for e in value) <= 1e-13)
+
+# Noisy linear iteration: where the three ratios' marks coincide.
+ratios = {L: series("iteration", f"L = {L}", "x_r") for L in ("0.5", "0.9", "1")}
+if all(ratios.values()):
+    claim("iteration", "At r = 1 the three ratios are 1 and their marks coincide", all(abs(v[1] - 1) < 1e-9 for v in ratios.values()))
+    claim("iteration", "up to r = 6 the L = 0.9 ratio is within 7 \\% of 1 (1.006 to 1.066)",
+          all(1 <= v < 1.07 for r, v in ratios["0.9"].items() if r <= 6) and rounds(ratios["0.9"][2], "1.006")
+          and rounds(ratios["0.9"][6], "1.066") and all(abs(v - 1) < 1e-9 for v in ratios["1"].values()))
+    claim("iteration", "L = 0.5's is drawn up to r = 8 (21.3)", rounds(ratios["0.5"][8], "21.3") and max(ratios["0.5"]) == 8)
 
 for f in failures:
     print("FAIL:", f)
