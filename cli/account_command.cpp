@@ -107,7 +107,7 @@ Action add_account_command(CLI::App& app) {
     for (double e : epsilons)
       if (!(e >= 0 && std::isfinite(e))) throw_invalid("account", "--epsilon", e, "0 <= eps < inf");
     if (!(a->eps_max > 0 && a->eps_max <= 1e6)) throw_invalid("account", "--eps-max", a->eps_max, "0 < eps_max <= 1e6");
-    if (!(a->max_seconds >= 0 && std::isfinite(a->max_seconds))) throw_invalid("account", "--max-seconds", a->max_seconds, "0 <= seconds < inf (0: no limit)");
+    check_max_seconds("account", a->max_seconds);
     api::DivergenceRequest engine;
     engine.engine = a->engine;
     if (a->engine != "auto" && a->engine != "certified") invalid_input("account --engine {}: auto or certified", a->engine);

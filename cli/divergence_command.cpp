@@ -256,7 +256,7 @@ Asked read_request(const DivergenceArgs* args) {
   request.level = args->level;
   // Long lists of values (a composed profile of thousands of levels) show they are alive: a progress line on
   // stderr every few seconds, or a bar on a terminal (nothing for a short call).
-  if (!(args->max_seconds >= 0 && std::isfinite(args->max_seconds))) throw_invalid("divergence", "--max-seconds", args->max_seconds, "0 <= seconds < inf (0: no limit)");
+  check_max_seconds("divergence", args->max_seconds);
   request.progress = limited_progress(terminal_progress(args->epsilon.empty() ? "values" : "deltas"), args->max_seconds, "divergence",
                                       args->epsilon.empty() ? "values" : "deltas", "--max-seconds");
   if (asked.quantities && !deltas.empty())

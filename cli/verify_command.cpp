@@ -89,8 +89,7 @@ Action add_verify_command(CLI::App& app) {
       invalid_input("give --check-golden or --update-golden, not both");
     if (args->update_golden && !args->only.empty())
       invalid_input("--update-golden rewrites whole case files: run it without --only");
-    if (!(args->max_seconds >= 0 && std::isfinite(args->max_seconds)))
-      throw_invalid("verify", "--max-seconds", args->max_seconds, "0 <= seconds < inf (0: no limit)");
+    check_max_seconds("verify", args->max_seconds);
     verify::RunSettings settings;
     settings.jobs = worker_count("verify", args->jobs);
     settings.only = list_option("verify", "--only", args->only);

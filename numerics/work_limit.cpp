@@ -16,6 +16,10 @@ std::string duration_text(double seconds) {
   return fmt::format("{:.0f} h {:02.0f} min", std::floor(seconds / 3600), std::floor(std::fmod(seconds, 3600) / 60));
 }
 
+void check_max_seconds(const std::string& command, double seconds) {
+  if (!(seconds >= 0 && std::isfinite(seconds))) throw_invalid(command, "--max-seconds", seconds, "0 <= seconds < inf (0: no limit)");
+}
+
 ProgressFunction limited_progress(ProgressFunction progress, double seconds, std::string what, std::string unit, std::string option) {
   if (!(seconds > 0)) return progress;
   return [progress = std::move(progress), seconds, what = std::move(what), unit = std::move(unit), option = std::move(option),

@@ -19,6 +19,9 @@ using ProgressFunction = std::function<void(std::size_t done, std::size_t total)
 // loop's start: make it where the loop starts.
 ProgressFunction limited_progress(ProgressFunction progress, double seconds, std::string what, std::string unit, std::string option);
 
+// InvalidArgument unless 0 <= seconds < inf (0: no limit): the check of a command's --max-seconds.
+void check_max_seconds(const std::string& command, double seconds);
+
 // "42 s", "3 min 07 s", "2 h 05 min".
 std::string duration_text(double seconds);
 

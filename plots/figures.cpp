@@ -560,7 +560,7 @@ SeriesLook figure_look(const Figure& figure, std::size_t k) {
   // (line 9, no marks) keeps its long dashes as a bound and is solid otherwise.
   const Series& s = figure.series[k];
   SeriesLook look = series_look(s.line);
-  if (s.line == 9) {  // the gray reference: dashed as a bound, solid as an exact value (R_inf of iterated_laplace)
+  if (s.line == 9) {  // the gray reference: dashed as a bound, solid as an exact value
     if (s.y != Series::Y::bound) look.dash = "1", look.pgf_dash = "solid";
     return look;
   }
