@@ -15,6 +15,7 @@
 #include "numerics/files.hpp"
 #include "plots/figure_model.hpp"
 #include "plots/figures.hpp"
+#include "verify/bounds/catalogue.hpp"
 #include "verify/explore/explore_report.hpp"
 
 namespace privamp::plots {
@@ -167,7 +168,7 @@ std::string ratio_tics(double lo, double hi, const std::string& axis = "y") {
     double step = 0;
     for (double decade = std::pow(10.0, std::floor(std::log10(b - a)) - 2); step == 0; decade *= 10)
       for (const double m : {1.0, 2.0, 5.0})
-        if ((b - a) / (m * decade) <= 7) {
+        if ((b - a) / (m * decade) <= 8) {  // (at most 9 ticks, at least 4: a frontier from 0.93 to 2.4 had only 1, 1.5, 2)
           step = m * decade;
           break;
         }
@@ -242,6 +243,22 @@ std::string goal_phrase(verify::Goal goal) {
                                          : "search for the tightest points";
 }
 
+// The statement a title names: the source's own label (the part of the catalogue's `source` after its last comma
+// outside brackets: "Theorem 1 (3)") with the ID in brackets, e.g. "Theorem 1 (3) [T1.3]"; a bound declared in a
+// user's file (not in the catalogue) by its ID alone. (A title "T1.3" named nothing a reader of the paper knows.)
+std::string statement_title(const std::string& id) {
+  const verify::BoundEntry* entry = verify::built_in_bound(id);
+  if (!entry) return id;
+  const std::string& source = entry->source;
+  int depth = 0;
+  std::size_t cut = std::string::npos;
+  for (std::size_t k = 0; k + 1 < source.size(); ++k) {
+    depth += source[k] == '(' ? 1 : source[k] == ')' ? -1 : 0;
+    if (depth == 0 && source[k] == ',' && source[k + 1] == ' ') cut = k + 2;
+  }
+  return cut == std::string::npos ? id : fmt::format("{} [{}]", source.substr(cut), id);
+}
+
 }  // namespace
 
 
@@ -251,15 +268,20 @@ namespace {
 // frontier's range padded by a third of its span (and 5 % of its size), since the candidates far from it, which the
 // search passed over, would squash the frontier into a flat line at the bottom. Where every bin's best ratio is at
 // least 1 the range stops just under 1 (a third of a span below it was room for nothing, the bound holding everywhere).
-std::pair<std::string, std::string> frontier_yrange(const std::vector<double>& best, const std::vector<double>& candidates) {
+struct FrontierRange {
+  double lo = 0, hi = 0;       // log10 ratios
+  std::string settings, beyond;
+};
+FrontierRange frontier_yrange(const std::vector<double>& best, const std::vector<double>& candidates) {
   if (best.empty()) return {};
   const auto [lo_it, hi_it] = std::minmax_element(best.begin(), best.end());
   const double pad = std::max(0.3 * (*hi_it - *lo_it), 0.05 * std::max({std::fabs(*lo_it), std::fabs(*hi_it), 1e-3}));
-  const double hi = *hi_it + pad, lo = *lo_it >= 0 ? std::max(*lo_it - pad, -0.08 * (hi - *lo_it)) : *lo_it - pad;
-  std::string beyond;
-  if (const auto n = std::count_if(candidates.begin(), candidates.end(), [&](double v) { return v < lo || v > hi; }); n > 0)
-    beyond = fmt::format(" ({} beyond the range shown)", n);
-  return {fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi) + ratio_tics(lo, hi), beyond};
+  FrontierRange r;
+  r.hi = *hi_it + pad, r.lo = *lo_it >= 0 ? std::max(*lo_it - pad, -0.08 * (r.hi - *lo_it)) : *lo_it - pad;
+  if (const auto n = std::count_if(candidates.begin(), candidates.end(), [&](double v) { return v < r.lo || v > r.hi; }); n > 0)
+    r.beyond = fmt::format(" ({} beyond the range shown)", n);
+  r.settings = fmt::format("set yrange [{:.6g}:{:.6g}]\n", r.lo, r.hi) + ratio_tics(r.lo, r.hi);
+  return r;
 }
 
 // The edges between a frontier's bins, as light vertical lines behind the data: two neighbouring bins with the same
@@ -272,6 +294,24 @@ std::string bin_edges(const verify::FrontierResult& f) {
   return edges;
 }
 
+// A degenerate optimum that a bin's best point lies close to (within 3 % of the plot's width and height: a best
+// point at 0.996 beside a degenerate one at 1 read as the same point) is named beside its mark, to its left (it lies
+// at an end of the range, where no amplification happens) and above. `x` on the plot's scale (log10 for a log axis).
+struct FrontierPoint {
+  double x, l;  // the axis value (log10 where the axis is logarithmic) and the log10 ratio
+};
+std::string degenerate_labels(const std::vector<FrontierPoint>& degenerate, const std::vector<FrontierPoint>& best, double x_span,
+                              double y_span, bool log_x) {
+  std::string labels;
+  for (const FrontierPoint& d : degenerate)
+    if (std::any_of(best.begin(), best.end(), [&](const FrontierPoint& b) {
+          return std::fabs(b.x - d.x) <= 0.03 * x_span && std::fabs(b.l - d.l) <= 0.03 * y_span;
+        }))
+      labels += fmt::format("set label 'degenerate' at {:.17g}, {:.17g} right offset char -1, char 1.1 tc rgb '#b2182b' front\n",
+                            log_x ? std::pow(10.0, d.x) : d.x, d.l);
+  return labels;
+}
+
 }  // namespace
 
 void render_frontier(const verify::FrontierResult& f, bool ignore, const std::filesystem::path& dir, const std::string& stem) {
@@ -281,6 +321,7 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
   const auto csv = dir / (stem + "_frontier_points.csv");
   bool any = false, degenerate = false;
   std::vector<double> candidates, best;  // log10 ratios: every candidate's, each bin's best
+  std::vector<FrontierPoint> degenerate_at, best_at;  // the degenerate optima and each bin's best point, as drawn
   {
     OutputFile checked(csv);
     std::ostream& out = checked.stream();
@@ -292,6 +333,7 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
       const auto it = p.numbers.find(f.name);
       return it == p.numbers.end() ? std::nan("") : it->second;
     };
+    const auto plotted = [&](double x) { return f.log ? std::log10(x) : x; };
     for (const Evaluation& e : r.evaluations)
       if (candidate(e, ignore) && std::isfinite(value(e))) {
         out << value(e) << "," << e.slack / std::log(10.0) << "\n";
@@ -304,6 +346,7 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
         const Evaluation& e = r.evaluations[*bin.best_index];
         out << value(e) << "," << e.slack / std::log(10.0) << "\n";
         if (std::isfinite(e.slack)) best.push_back(e.slack / std::log(10.0));
+        if (std::isfinite(e.slack) && std::isfinite(value(e))) best_at.push_back({plotted(value(e)), e.slack / std::log(10.0)});
       }
     out << "\n\n";
     for (const verify::FrontierBin& bin : f.bins)
@@ -311,6 +354,7 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
         const Evaluation& e = r.evaluations[*bin.degenerate_index];
         out << value(e) << "," << e.slack / std::log(10.0) << "\n";
         degenerate = true;
+        if (std::isfinite(value(e)) && std::isfinite(e.slack)) degenerate_at.push_back({plotted(value(e)), e.slack / std::log(10.0)});
       }
     if (!degenerate) out << "nan,nan\n";  // an empty block would end the file early for gnuplot
     // Each bin's best as a step across the bin (its value holds for the bin, not between bins' points).
@@ -324,12 +368,16 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
     checked.close();
   }
   if (!any) return;
-  const auto [yrange, beyond] = frontier_yrange(best, candidates);
+  const FrontierRange range = frontier_yrange(best, candidates);
+  const auto& [y_lo, y_hi, yrange, beyond] = range;
   const std::string file = quoted(csv.filename().string());
-  const std::string edges = bin_edges(f);
+  double x_lo = kInf, x_hi = -kInf;
+  for (const verify::FrontierBin& bin : f.bins) x_lo = std::min(x_lo, bin.lower), x_hi = std::max(x_hi, bin.upper);
+  const double x_span = f.log ? std::log10(x_hi / x_lo) : x_hi - x_lo;
+  const std::string edges = bin_edges(f) + degenerate_labels(degenerate_at, best_at, x_span, y_hi - y_lo, f.log);
   const std::string body = fmt::format(
       "set datafile separator ','\nset xlabel {}\n{}set ylabel '{} (log scale)'\nset key below nobox height 1\n"
-      "set autoscale xfix\nset offsets graph 0.02, graph 0.02, 0, 0\n{}{}"
+      "set autoscale xfix\nset offsets graph 0.02, graph 0.04, 0, 0\n{}{}"
       "plot {} index 0 using 1:2 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'candidate points{}', \\\n"
       "     {} index 3 using 1:2 with lines ls 1 lw 2 title 'best point of each bin ({}), drawn across its bin', \\\n"
       "     {} index 1 using 1:2 with points ls 1 pt 7 ps 0.8 notitle{}{}\n",
@@ -339,7 +387,7 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
       degenerate ? fmt::format(", \\\n     {} index 2 using 1:2 with points pt 8 ps 1.5 lc rgb '#b2182b' title "
                                "'degenerate optimum (no amplification)'", file)
                  : std::string());
-  render_gnuplot(dir, stem + "_frontier", literal(fmt::format("{}, {}: {} per bin of ", r.id, r.case_name, goal_phrase(r.goal))) + axis_label(r, f.name),
+  render_gnuplot(dir, stem + "_frontier", literal(fmt::format("{}, {}: {} per bin of ", statement_title(r.id), r.case_name, goal_phrase(r.goal))) + axis_label(r, f.name),
                  fmt::format("privamp explore --frontier {}: case {}; data {}", f.name, r.case_name, csv.filename().string()), body,
                  explore_style());
 }
@@ -351,7 +399,7 @@ namespace {
 std::string map_title(const verify::ExploreResult& r, const std::vector<std::size_t>& order, std::size_t drawn, bool ignore) {
   std::vector<std::string> hidden;
   for (std::size_t k = drawn; k < order.size(); ++k) hidden.push_back(r.space.axes[order[k]].name);
-  return fmt::format("{}: {} ({}{}{})", r.id, r.case_name, goal_phrase(r.goal), ignore ? ", hypotheses ignored" : "",
+  return fmt::format("{}: {} ({}{}{})", statement_title(r.id), r.case_name, goal_phrase(r.goal), ignore ? ", hypotheses ignored" : "",
                      hidden.empty() ? "" : fmt::format("; over every {}", fmt::join(hidden, ", ")));
 }
 
@@ -557,7 +605,9 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
   const std::string file = quoted(conv_csv.filename().string());
   std::string range, beyond;
   if (line_lo <= line_hi) {
-    const double pad = std::max(0.1 * (line_hi - line_lo), 0.05 * std::max(1.0, std::fabs(line_hi))), lo = line_lo - pad, hi = line_hi + pad;
+    // (at least 0.01 of a decade, 2.3 %: a floor of 0.05 left a line from 1.64 to 1.675 in the bottom third of a range
+    // from 1.46 to 1.88)
+    const double pad = std::max(0.25 * (line_hi - line_lo), 0.01 * std::max(1.0, std::fabs(line_hi))), lo = line_lo - pad, hi = line_hi + pad;
     const auto outside = std::count_if(each.begin(), each.end(), [&](double v) { return v < lo || v > hi; });
     // (ticks named by the ratio itself, as on the frontier and the map's colour bar: a tick "0.05" was log10 of 1.12)
     range = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi) + ratio_tics(lo, hi);
@@ -589,7 +639,7 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
       "     keyentry with lines ls 9 title 'end of the global phase'\n",
       ratio, range, r.global_points + 0.5, r.global_points + 0.5, one, each_plot, file, goal_phrase(r.goal),
       any_outside ? ", all points, hypotheses ignored" : "");
-  render_gnuplot(dir, stem + "_convergence", literal(fmt::format("{}: convergence of the search{}", r.id, any_outside ? " (hypotheses ignored)" : "")),
+  render_gnuplot(dir, stem + "_convergence", literal(fmt::format("{}: convergence of the search{}", statement_title(r.id), any_outside ? " (hypotheses ignored)" : "")),
                  fmt::format("privamp explore: best objective so far; data {}", conv_csv.filename().string()), cbody, explore_style());
 }
 

@@ -80,6 +80,26 @@ for gp in sys.argv[3:]:
     numbers = [int(n) for label in labels for n in label.split(", ")]
     assert tree["best"] and sorted(numbers) == list(range(1, len(tree["best"]) + 1)), (gp, labels, len(tree["best"]))
 PY
+# A catalogue theorem's plots name it as its source does, with the ID in brackets (a title "T1.3" named nothing a
+# reader of the paper knows); a degenerate optimum on a frontier is labelled beside its mark (a bin's best point a
+# few thousandths away read as the same point); the ratio axis carries at least four ticks.
+cases_dir=$(cd "$(dirname "$0")/../../cases" && pwd)
+"$privamp" explore T1.3 --cases "$cases_dir" --goal tightest --frontier gamma_doeblin --budget 120 --seed 1 --out "$work/theorem" > "$work/log3c" 2>&1
+python3 - "$work"/theorem/*random_Dirichlet*_frontier.gp "$work"/theorem/*random_Dirichlet*_frontier_points.csv <<'PY'
+import re, sys
+gp = open(sys.argv[1]).read()
+assert "set title 'Theorem 1 (3) [T1.3], random Dirichlet kernels" in gp, re.findall(r"^set title.*", gp, re.M)
+blocks = [[tuple(map(float, l.split(","))) for l in b.splitlines() if l and not l.startswith(("#", "nan"))]
+          for b in open(sys.argv[2]).read().split("\n\n\n")]
+best, degenerate, steps = blocks[1], blocks[2], [p for b in blocks[3:] for p in b]
+y_lo, y_hi = map(float, re.search(r"^set yrange \[([-0-9.e+]+):([-0-9.e+]+)\]", gp, re.M).groups())
+x_span = max(x for x, _ in steps) - min(x for x, _ in steps)
+near = {d for d in degenerate if any(abs(b[0] - d[0]) <= 0.03 * x_span and abs(b[1] - d[1]) <= 0.03 * (y_hi - y_lo) for b in best)}
+labels = {tuple(map(float, m)) for m in re.findall(r"^set label 'degenerate' at ([-0-9.e+]+), ([-0-9.e+]+) ", gp, re.M)}
+assert near and labels == near, (labels, near, degenerate)
+ticks = re.search(r"^set ytics \((.*)\)$", gp, re.M).group(1)
+assert ticks.count("'") >= 8, ticks
+PY
 # A bound ID with gnuplot's enhanced-text markup: every plot title shows it literally (escaped), the convergence
 # plot's as the map's and the frontier's. IDs are ASCII words, so '_' is the one markup character they can hold;
 # ^ and { } are refused at load.
@@ -95,4 +115,4 @@ titles=$(grep -h "^set title" "$work"/markup/*.gp)
 if printf '%s\n' "$titles" | grep -v 'MY\.a\\_b\\_c' | grep -q .; then
   echo "a plot title shows the bound ID's markup unescaped:"; printf '%s\n' "$titles"; exit 1
 fi
-echo "explore files: self-contained point files, two summaries kept, the region held, JSON and CSV agree, titles escaped"
+echo "explore files: self-contained point files, two summaries kept, the region held, JSON and CSV agree, titles escaped and naming the theorem"

@@ -84,9 +84,14 @@ namespace {
 }
 }  // namespace
 
-const BoundEntry& find_bound(const std::string& id) {
+const BoundEntry* built_in_bound(const std::string& id) {
   for (const BoundEntry& b : bound_catalogue())
-    if (b.id == id) return b;
+    if (b.id == id) return &b;
+  return nullptr;
+}
+
+const BoundEntry& find_bound(const std::string& id) {
+  if (const BoundEntry* b = built_in_bound(id)) return *b;
   unknown_id(id, nullptr);
 }
 

@@ -139,6 +139,8 @@ std::function<std::optional<std::string>(const Params&)> requires_positive(std::
 void add_kernel_constants(const sim::FiniteKernel& kernel, Params& point);
 // A built-in entry by ID; InvalidArgument listing the IDs on failure.
 const BoundEntry& find_bound(const std::string& id);
+// A built-in entry by ID, or nullptr (a bound declared in a user's file).
+const BoundEntry* built_in_bound(const std::string& id);
 // A bound declared in `declared` or else built in; InvalidArgument listing both on failure.
 const BoundEntry& find_bound(const std::string& id, const DeclaredBounds& declared);
 // "file:line" of a declared bound ("built in" for the catalogue's).
