@@ -426,7 +426,7 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
                                                                kLineMarkPt, look.pgf_dash);
     const bool bars = draws_bars(figure, data, k);
     out += fmt::format("\\addplot[{}, color={}, line width={}pt{}{}]\n  table[x=x, y=y{}, row sep=\\\\] {{\n  x y ep em \\\\\n", how, colour,
-                       st.line_width * 0.5,
+                       line_width(st, s.line) * 0.5,
                        bars ? ", error bars/.cd, y dir=both, y explicit" : "", s.title.empty() ? ", forget plot" : "",
                        bars ? ", y error plus=ep, y error minus=em" : "");
     for (const Point& p : data[k]) {

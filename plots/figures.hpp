@@ -122,6 +122,12 @@ struct SeriesLook {
   const char* pgf_dash;
 };
 SeriesLook series_look(int line);
+// The line width of line k (1..6, 9) in a style: the style's, and 1.5 times it for a colour light in grey (luminance
+// above 155 of 255: Okabe-Ito's orange, 162, and sky blue, 158), whose lines and open marks faded in grayscale print
+// (line 3's pink, 151, is the lightest of lines 1-3 so that they differ in grey, and keeps the width). The luminance,
+// 0.299 R + 0.587 G + 0.114 B, of a "#RRGGBB" colour.
+double grey_luminance(const std::string& colour);
+double line_width(const Style& style, int line);
 // A series' look in its figure: the colour and mark shape of its line; a bound dashed with open marks, an exact value
 // or a ratio solid with filled ones, in every figure alike (line 9, the gray reference, as series_look has it).
 SeriesLook figure_look(const Figure& figure, std::size_t series);

@@ -12,7 +12,7 @@ import sys
 
 privamp, source, work = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
 figures = ["iterated_laplace", "subsampling_replacement", "diffusions", "ou_vs_gaussian", "sgd_steps", "formula_maps",
-           "mixing_kernel", "mixing_kernel_dirichlet", "subsampling", "iteration"]
+           "mixing_kernel", "mixing_kernel_dirichlet", "subsampling", "iteration", "repeated_noise"]
 if sys.argv[4:] == ["--light"]:  # under the sanitizers (about 9x slower): the two figures of grid processes left out
     figures = [f for f in figures if f not in ("sgd_steps", "formula_maps")]
 subprocess.run([privamp, "figures", str(source / "plots"), "--only", ",".join(figures), "--out", str(work), "-j", "2"],
@@ -158,6 +158,17 @@ value = series("subsampling", "exact", "x_eps_prime")
 if row and value:
     claim("subsampling", "against the table's row, which is the exact profile", max(abs(row[e] - value[e]) / value[e] for e in value) <= 1e-13)
     claim("subsampling", "(relative difference below $10^{-13}$)", max(abs(row[e] - value[e]) / value[e] for e in value) <= 1e-13)
+
+# Repeated noise addition: the Laplace ratios at n = 2 and 200, and the three series meeting at n = 1.
+laplace2 = series("repeated_noise", "Laplace, {/Symbol a} = 2", "x_n")
+laplace8 = series("repeated_noise", "Laplace, {/Symbol a} = 8", "x_n")
+gaussian = series("repeated_noise", "Gaussian, {/Symbol a} = 2 (tight: ratio 1)", "x_n")
+if laplace2 and laplace8 and gaussian:
+    claim("repeated_noise", "(1.47 at n = 2, 1.997 at n = 200 for $\\alpha $ = 2; 1.44 and 1.997 for $\\alpha $ = 8)",
+          rounds(laplace2[2], "1.47") and rounds(laplace2[200], "1.997") and rounds(laplace8[2], "1.44") and rounds(laplace8[200], "1.997"))
+    claim("repeated_noise", "all three start at ratio 1 and their marks coincide",
+          all(abs(s[1] - 1) < 1e-9 for s in (laplace2, laplace8, gaussian)))
+    claim("repeated_noise", "for Gaussian noise it is tight (ratio 1)", all(abs(v - 1) < 1e-9 for v in gaussian.values()))
 
 # Noisy linear iteration: where the three ratios' marks coincide.
 ratios = {L: series("iteration", f"L = {L}", "x_r") for L in ("0.5", "0.9", "1")}

@@ -87,6 +87,25 @@ def pgf_marks(tex):
     return out
 
 
+def gnuplot_widths(gp):
+    """The line width of each data series (a clause reading a block of NAME.csv by index: not its error bars, limit
+    marks or verdict marks), from its line style or its own lw."""
+    style_lw = {int(m.group(1)): float(m.group(2)) for m in re.finditer(r"^set style line (\d+) .*?lw ([\d.]+)", gp, re.M)}
+    plot = gp[gp.index("\nplot ") + 6:]
+    out = []
+    for c in (c.strip() for c in re.split(r",\s*\\\n", plot)):
+        if not re.search(r" index \d+ using ", c) or re.search(r"yerrorbars|strcol\(6\)|limity", c):
+            continue
+        own = re.search(r" lw ([\d.]+)", c)
+        out.append(float(own.group(1)) if own else style_lw[int(re.search(r" ls (\d+)", c).group(1))])
+    return out
+
+
+def pgf_widths(tex):
+    """The line width of each data series (an addplot of a table) in gnuplot's units (pgfplots' pt are half of them)."""
+    return [2 * float(re.search(r"line width=([\d.]+)pt", o).group(1)) for o in re.findall(r"\\addplot\[(.*?)\]\s*table", tex, re.S)]
+
+
 def legend_in_pdf(pdf, rows):
     """The entries per row of the bottom `rows` lines of gnuplot's PDF (where a key below the plot is): words
     grouped into lines by their bottom edge (3 pt), then into entries by gaps over 10 pt."""
@@ -162,6 +181,10 @@ def check_figure(work, name, per_ps):
     for k, (a, b) in enumerate(zip(g, p)):
         if (a is None) != (b is None) or (a is not None and (b == "unsized" or abs(a * per_ps - b) > 0.02 * b)):
             fail(f"{name}: series {k}: gnuplot's mark {a} ps ({a and a * per_ps:.3g} pt), pgfplots' {b} pt")
+    # line widths (a colour light in grey drawn wider in both)
+    gw, pw = gnuplot_widths(gp), pgf_widths(tex)
+    if len(gw) != len(pw) or any(abs(a - b) > 1e-9 * b for a, b in zip(gw, pw)):
+        fail(f"{name}: the data series' line widths differ: gnuplot {gw}, pgfplots {pw}")
     # legend
     entries = len(re.findall(r"\\addlegendentry\{", tex))
     titled = len(re.findall(r" title '[^']+'", gp))

@@ -158,13 +158,23 @@ TEST_CASE("every series of a shipped figure reads apart in grayscale", "[plots]"
     CHECK(unmarked <= 1);
   }
   // Lines 1, 2 and 3, which most figures draw, differ in grey too (line 3's green once printed as line 2's vermilion).
-  const auto grey = [](const std::string& c) {
-    const auto v = [&](int at) { return std::stoi(c.substr(static_cast<std::size_t>(at), 2), nullptr, 16); };
-    return 0.299 * v(1) + 0.587 * v(3) + 0.114 * v(5);
-  };
+  const auto grey = plots::grey_luminance;
   const std::vector<std::string> palette = plots::Style{}.palette;
+  CHECK(grey("#0072B2") == Approx(0.299 * 0x00 + 0.587 * 0x72 + 0.114 * 0xB2));
   for (int a = 0; a < 3; ++a)
     for (int b = a + 1; b < 3; ++b) CHECK(std::fabs(grey(palette[static_cast<std::size_t>(a)]) - grey(palette[static_cast<std::size_t>(b)])) >= 25);
+  // Lines of a colour light in grey (orange and sky blue: their bounds and open marks faded in grayscale print) are
+  // drawn 1.5 times as wide, by gnuplot and by pgfplots alike.
+  const plots::Style defaults;
+  const std::string lines = plots::style_preamble("x.pdf", defaults);
+  for (int k = 1; k <= 6; ++k) {
+    INFO("line " << k);
+    const bool light = grey(palette[static_cast<std::size_t>(k - 1)]) > 155;
+    CHECK(light == (k == 5 || k == 6));
+    const double lw = plots::line_width(defaults, k);
+    CHECK(lw == Approx(light ? 1.5 * defaults.line_width : defaults.line_width));
+    CHECK(lines.find(fmt::format("set style line {} lc rgb '{}' lw {} ", k, palette[static_cast<std::size_t>(k - 1)], lw)) != std::string::npos);
+  }
 }
 
 TEST_CASE("a key outside the plot is never opaque (it would paint over the axis labels), inside, as asked", "[plots]") {
