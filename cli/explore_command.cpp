@@ -144,7 +144,9 @@ std::string report_frontier(const verify::Case& c, const api::ExploreRun& run, c
 // summary.md (never overwriting an earlier run's: summary-2.md, ...) and the closing lines; the exit status.
 int finish(const std::filesystem::path& dir, const std::string& index, const api::ExploreSettings& s, bool figures, int refuted) {
   std::filesystem::path summary = dir / "summary.md";
-  for (int k = 2; std::filesystem::exists(summary); ++k) summary = dir / fmt::format("summary-{}.md", k);
+  // (a link counts as taken, dangling or not: `exists` follows it, and a dangling one was then written through)
+  const auto taken = [](const std::filesystem::path& p) { return std::filesystem::exists(std::filesystem::symlink_status(p)); };
+  for (int k = 2; taken(summary); ++k) summary = dir / fmt::format("summary-{}.md", k);
   write_file(summary, index);
   if (s.frontier.empty())
     std::cout << fmt::format("wrote {} and, per case and ID, STEM.md, .csv, .json and, where a point was evaluated, _point*.toml{}\n",
@@ -156,9 +158,10 @@ int finish(const std::filesystem::path& dir, const std::string& index, const api
   return refuted > 0 ? 1 : 0;
 }
 
-// Every file a search writes is named after its stem (STEM.md, STEM_point2.toml, STEM_map.png, STEM_frontier.csv …):
-// any entry of the folder so named that is a link, folder or pipe, or one of the case files read, is refused before
-// the searches, not after them (a case file named like a point file was overwritten by it).
+// Every file a search writes is named after its stem (STEM.md, STEM_point2.toml, STEM_map.png, STEM_frontier.csv …)
+// or is a summary (summary.md, summary-2.md …): any entry of the folder so named that is a link, folder or pipe, or
+// one of the case files read, is refused before the searches, not after them (a case file named like a point file
+// was overwritten by it; a link at summary.md was found only when the summary was written).
 void check_explore_targets(const std::filesystem::path& dir, const api::ExploreSelection& selection) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) return;
@@ -170,7 +173,8 @@ void check_explore_targets(const std::filesystem::path& dir, const api::ExploreS
   }
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (!std::any_of(stems.begin(), stems.end(), [&](const std::string& stem) { return name.starts_with(stem); })) continue;
+    const bool summary = name.starts_with("summary") && name.ends_with(".md");  // summary.md, summary-2.md …
+    if (!summary && !std::any_of(stems.begin(), stems.end(), [&](const std::string& stem) { return name.starts_with(stem); })) continue;
     check_target("--out", entry.path());
     if (std::find(inputs.begin(), inputs.end(), resolved_path(entry.path())) != inputs.end())
       invalid_input("--out '{}': {} is a case file this search reads, and a name its outputs take: give another --out",

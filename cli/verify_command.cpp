@@ -135,14 +135,14 @@ Action add_verify_command(CLI::App& app) {
       if (r.verdict == verify::Verdict::error) std::cerr << "error: " << r.key() << ": " << r.reason << "\n";
     if (args->update_golden) {
       verify::update_golden(rows, golden);
-      std::cout << fmt::format("golden results written to {}\n", golden.string());
+      std::cout << fmt::format("golden results written to {}\n", escape::plain(golden.string()));
       return result.errors > 0 ? 1 : 0;
     }
     if (args->check_golden) {
       const auto problems = verify::check_golden(rows, golden, !settings.only.empty());
-      for (const auto& p : problems) std::cerr << "golden: " << p << "\n";
+      for (const auto& p : problems) std::cerr << "golden: " << escape::plain(p) << "\n";
       std::cout << fmt::format("golden check against {}: {} difference(s); {} violation(s) (as recorded), {} error(s)\n",
-                               golden.string(), problems.size(), result.violated, result.errors);
+                               escape::plain(golden.string()), problems.size(), result.violated, result.errors);
       return problems.empty() && result.errors == 0 ? 0 : 1;
     }
     if (result.violated > 0) std::cout << fmt::format("{} violation(s): see the report (--out DIR)\n", result.violated);

@@ -10,12 +10,14 @@
 #include <cctype>
 #include <array>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <fstream>
 
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/escape.hpp"
 
 namespace privamp {
 
@@ -53,9 +55,18 @@ std::string probe_writable(const std::filesystem::path& dir) {
 }  // namespace
 
 void check_target(std::string_view option, const std::filesystem::path& path) {
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return;  // absent: it will be created
   const std::string named = option.empty() ? path.string() : fmt::format("{} {}", option, path.string());
+  // (a NUL ends the path for the system: "out\0/etc" from Python made the folder "out")
+  if (path.native().find('\0') != std::string::npos) invalid_input("{}: a path cannot hold a NUL character", escape::plain(named));
+  // The file is written as ".NAME.privamp-tmp-XXXXXX" and renamed: that name must fit the file system's limit too
+  // (a name of 250 characters ran the whole computation and then could not be written).
+  const std::size_t name = path.filename().string().size(), limit = NAME_MAX - 1 - kTemporary.size() - 6;
+  if (name > limit) invalid_input("{}: a file name of {} bytes; allowed at most {} (the file system's {} less the temporary name's)", named, name, limit, NAME_MAX);
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;  // absent: it will be created
+    invalid_input("{}: cannot write there ({})", named, std::strerror(errno));
+  }
   if (S_ISLNK(st.st_mode))
     invalid_input("{}: is a symbolic link; privamp never writes through a link (remove it, or choose "
                   "another output folder)", named);
@@ -71,6 +82,25 @@ void OutputFile::close() {
   if (closed_) return;
   closed_ = true;
   write_file(path_, out_.view());
+}
+
+void check_json_nesting(std::string_view what, std::string_view text) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    const char c = text[k];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonNesting)
+        invalid_input("{}: brackets nested more than {} deep (at character {}); the file holds rows of numbers", what, kMaxJsonNesting, k + 1);
+    } else if (c == ']' || c == '}') --depth;
+  }
 }
 
 std::string read_input_file(std::string_view what, const std::filesystem::path& path, std::size_t max_bytes) {

@@ -43,6 +43,12 @@ class OutputFile {
 // (a folder, /dev/zero, a pipe) or a longer file is InvalidArgument naming `what` and the path, before it is read.
 std::string read_input_file(std::string_view what, const std::filesystem::path& path, std::size_t max_bytes);
 
+// JSON text privamp reads (kernel files, golden files) nests a few levels; deeper text is refused before it is
+// parsed (InvalidArgument naming `what`): copying and destroying a parsed tree recurse, and a 300 kB file of 150,000
+// brackets crashed the copy. Brackets inside strings do not count.
+inline constexpr int kMaxJsonNesting = 64;
+void check_json_nesting(std::string_view what, std::string_view text);
+
 // The whole text to one file, atomically (as OutputFile).
 void write_file(const std::filesystem::path& path, std::string_view text);
 

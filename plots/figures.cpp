@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "numerics/constants.hpp"
 #include "numerics/errors.hpp"
 #include "numerics/escape.hpp"
 #include "numerics/files.hpp"
@@ -105,8 +106,12 @@ class FigureReader : public verify::TomlReader {
     f.file = file_;
     f.style = style(t.get("style"), "style", file_style);
     f.name = text(t, "name");
-    if (f.name.empty() || f.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos)
-      fail(t.get("name"), "name", "must be a non-empty file stem of letters, digits, '_' and '-'");
+    // (not starting with '-': gnuplot is run on NAME.gp and read "-p.gp" as its option -p; at most 100 characters:
+    // NAME_provenance.txt and its temporary name must fit the file system's 255, checked before anything runs)
+    if (f.name.empty() || f.name.size() > 100 || f.name[0] == '-' ||
+        f.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos)
+      fail(t.get("name"), "name", fmt::format("must be a file stem of 1 to 100 letters, digits, '_' and '-', not starting with '-' (got {} characters{})",
+                                              f.name.size(), !f.name.empty() && f.name[0] == '-' ? ", the first '-'" : ""));
     f.title = label(t, "title", f.name);
     f.description = text(t, "description", "");  // the caption's text, and comment lines
     if (const std::string problem = markup_problem(f.description); !problem.empty())
@@ -358,10 +363,17 @@ std::vector<std::vector<Point>> select(const Figure& figure, const std::vector<R
       p.params = row.params;
       if (!s.scale.empty()) {
         const double k = verify::evaluate_formula(s.scale, row.params);
+        // Each end rounded outward where its product is not exact (a scale of 1e-320 left subnormal values with three
+        // digits inside an interval of width 0); fma gives a normal product's rounding error exactly.
+        const auto inexact = [](double a, double b, double product) {
+          return std::fma(a, b, -product) != 0 || (a != 0 && b != 0 && std::fabs(product) < std::numeric_limits<double>::min());
+        };
+        const double lower = p.lower * k, upper = p.upper * k;
+        const double lower_out = inexact(p.lower, k, lower) ? std::nextafter(lower, k < 0 ? kInf : -kInf) : lower;
+        const double upper_out = inexact(p.upper, k, upper) ? std::nextafter(upper, k < 0 ? -kInf : kInf) : upper;
         p.y *= k;
-        p.lower *= k;
-        p.upper *= k;
-        if (k < 0) std::swap(p.lower, p.upper);
+        p.lower = k < 0 ? upper_out : lower_out;
+        p.upper = k < 0 ? lower_out : upper_out;
       }
       if (!std::isfinite(x) || !std::isfinite(p.y) || !std::isfinite(p.lower) || !std::isfinite(p.upper)) continue;
       // Off a log scale, except a value of 0 (its interval from 0), exact or bound alike: an upper limit, marked at its

@@ -225,7 +225,9 @@ void require_complete(const std::filesystem::path& file, std::string_view traile
 
 void run_gnuplot(const std::filesystem::path& dir, const std::string& script, const std::string& log, const std::string& data_dir) {
   // Data files not found in `dir` are looked up in `data_dir` (gnuplot's loadpath; a quoted gnuplot string).
-  run_program(dir, "gnuplot", {"-e", "set loadpath " + quoted(data_dir.empty() ? "." : data_dir), script}, log);
+  // (the script as ./NAME: a name starting with '-' would be read as one of gnuplot's options)
+  const std::string path = script.empty() || script[0] == '/' || script.rfind("./", 0) == 0 ? script : "./" + script;
+  run_program(dir, "gnuplot", {"-e", "set loadpath " + quoted(data_dir.empty() ? "." : data_dir), path}, log);
 }
 
 std::optional<long long> source_date_epoch() {

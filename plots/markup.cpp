@@ -162,7 +162,7 @@ std::string latex_math(const std::string& t, int depth) {
     after_script = false;
     if (static_cast<unsigned char>(c) >= 0x80) {
       const std::size_t n = character_length(t, i);
-      out += "\\mbox{" + t.substr(i, n) + "}";
+      out += "\\mbox{" + escape::latex(t.substr(i, n)) + "}";  // (escaped as outside math: [U+0436] for ж, which pdflatex cannot typeset)
       i += n - 1;
       continue;
     }

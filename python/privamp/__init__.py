@@ -150,6 +150,8 @@ def _path(value, name, default=""):
         if isinstance(text, str):
             if not text:
                 raise ValueError(f"{name}: an empty path (give a path, or leave the argument out)")
+            if "\x00" in text:  # (the system ends a path at a NUL: 'out\x00/etc' made the folder 'out')
+                raise ValueError(f"{name}: a path cannot hold a NUL character (at index {text.index(chr(0))})")
             return _unicode(text, name)
     raise ArgumentTypeError(f"{name}: expected a path (a str or os.PathLike), got {type(value).__name__} {_short(value)}")
 
@@ -160,8 +162,12 @@ def _optional_text(value, name):
 
 
 def _short(value):
-    """repr(value) in at most 60 characters."""
-    text = repr(value)
+    """repr(value) in at most 60 characters, with bounded work: reprlib cuts long and deeply nested containers (a
+    list nested 300,000 deep raised RecursionError while its plain repr was being built for this message)."""
+    import reprlib
+    shorter = reprlib.Repr()
+    shorter.maxlevel, shorter.maxlist, shorter.maxtuple, shorter.maxdict, shorter.maxstring, shorter.maxother = 4, 6, 6, 4, 50, 50
+    text = shorter.repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 

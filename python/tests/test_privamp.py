@@ -670,6 +670,19 @@ class UntrustedInput(unittest.TestCase):
             privamp.divergence("gaussian(0,1)", "gaussian(1,1)", tv=True, engine="a\udc80")
         with self.assertRaisesRegex(ValueError, "engine = 'bogus': an accountant's engine is 'auto' or 'certified'"):
             privamp.Accountant(engine="bogus")
+        # A NUL in a path is refused before anything is made ('out\x00/etc' made the folder 'out', and a junit path
+        # with a NUL was refused after the run); a list nested 300,000 deep is named, not a RecursionError.
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in ("out", "html", "junit"):
+                with self.subTest(name):
+                    with self.assertRaisesRegex(ValueError, f"{name}: a path cannot hold a NUL character \\(at index"):
+                        privamp.verify(os.path.join(SOURCE, "cases", "mixing.toml"), **{name: os.path.join(tmp, "nul\x00/etc")})
+            self.assertEqual(os.listdir(tmp), [])
+        deep = []
+        for _ in range(300000):
+            deep = [deep]
+        with self.assertRaisesRegex(privamp.ArgumentTypeError, r"K: expected a number, got list \[\[\["):
+            privamp.kernel(deep, eps=0)
 
     def test_arguments_typed_strictly(self):
         import numpy as np

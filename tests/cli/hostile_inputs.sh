@@ -491,5 +491,24 @@ check 2 "verify: 100000 points would take about .* at the rate of the first [0-9
 check 2 "divergence: 10000 values would take about .*the limit is 1 s \\(--max-seconds\\)" "$privamp" divergence 'convolve(laplace(1,1),gaussian(0,0.5))' 'convolve(laplace(0,1),gaussian(0,0.5))' --renyi 1.5:30:x10000 --format csv --max-seconds 1
 check 2 "parameter '--max-seconds' = -1 is out of range \\(allowed: 0 <= seconds < inf" "$privamp" account --noise-multiplier 1 --sample-rate 0.01 --steps 10 --delta 1e-5 --max-seconds -1
 
+# 47. Round 15. A JSON kernel nested 150,000 deep (300 kB) crashed the copy of its parsed tree (exit 139); a golden
+# folder's name reached the terminal raw; a figure named "-p" was given to gnuplot as its option; a file name too long
+# for the file system (with the temporary name's 20 characters) was refused only after the computation; a link at
+# explore's summary.md was found only when the summary was written.
+python3 -c "n = 150000; open('deep.json', 'w').write('{\"K\": ' + '[' * n + ']' * n + '}')"
+check 2 "K: brackets nested more than 64 deep \(at character 70\)" "$privamp" kernel --K-file deep.json --eps 0
+mkdir -p deep_golden && cp deep.json deep_golden/my_bounds.json
+check 2 "golden file: brackets nested more than 64 deep" "$privamp" verify "$here/../../docs/examples/my_bounds.toml" --check-golden --golden-dir deep_golden
+mkdir -p "esc$(printf '\033')dir"
+check 1 "golden check against esc\[U\+001B\]dir: 1 difference" "$privamp" verify "$here/../../docs/examples/my_bounds.toml" --check-golden --golden-dir "esc$(printf '\033')dir" --only MY.gaussian-limit
+check 0 "^clean$" bash -c "\"$privamp\" verify \"$here/../../docs/examples/my_bounds.toml\" --update-golden --golden-dir \"esc\$(printf '\\033')dir\" --only MY.gaussian-limit 2>&1 | grep -q \$'\\033' && echo raw || echo clean"
+sed -e 's/^name = "my_laplace_nfold"/name = "-p"/' "$here/../../docs/examples/my_bounds.toml" > dash_figure.toml
+check 2 "key 'name': must be a file stem of 1 to 100 letters, digits, '_' and '-', not starting with '-' \(got 2 characters, the first '-'\)" "$privamp" figures dash_figure.toml --out dash_out
+long=$(printf 'j%.0s' $(seq 1 240))
+check 2 "--junit $long.xml: a file name of 244 bytes; allowed at most 235" "$privamp" verify "$here/../../docs/examples/my_bounds.toml" --junit "$long.xml"
+mkdir -p summary_link && ln -sf "$PWD/summary_link_target_absent" summary_link/summary.md
+check 2 "--out summary_link/summary.md: is a symbolic link" "$privamp" explore T1.3 --cases "$here/../../cases" --case "random Dirichlet kernels" --budget 10 --out summary_link
+check 0 "^absent$" bash -c "test -e summary_link_target_absent && echo present || echo absent"
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

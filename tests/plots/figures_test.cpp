@@ -253,6 +253,12 @@ TEST_CASE("bad figure declarations are refused with file, line and key", "[plots
   refused("\n[[figure]]\nname = \"a b\"\nx = \"r\"\n[[figure.series]]\ncase = \"chain\"\nid = \"T4.closed\"\n",
           "privamp_bad_figure.toml:17: key 'name'");
   refused("\n[[figure]]\nname = \"f\"\nx = \"r\"\n", "a figure needs [[figure.series]] tables");
+  // A name gnuplot would read as an option (it runs NAME.gp: "-p.gp" was its option -p), or too long for the file
+  // system once its outputs' suffixes and temporary names are added, is refused at load.
+  refused("\n[[figure]]\nname = \"-p\"\nx = \"r\"\n[[figure.series]]\ncase = \"chain\"\nid = \"T4.closed\"\n",
+          "not starting with '-' (got 2 characters, the first '-')");
+  refused("\n[[figure]]\nname = \"" + std::string(101, 'f') + "\"\nx = \"r\"\n[[figure.series]]\ncase = \"chain\"\nid = \"T4.closed\"\n",
+          "must be a file stem of 1 to 100 letters, digits, '_' and '-', not starting with '-' (got 101 characters)");
   refused(head + "case = \"chain\"\nid = \"T4.closed\"\npoint_size = 9\n", "key 'series.point_size': must be in [0.3, 4]");
   // Markup gnuplot and the LaTeX renderer would read differently: braces that do not pair, a script with no text.
   const std::string titled = "\n[[figure]]\nname = \"f\"\nx = \"r\"\n";
@@ -286,6 +292,36 @@ TEST_CASE("bad figure declarations are refused with file, line and key", "[plots
   REQUIRE(set.figures[0].series.size() == 2);
   CHECK(set.figures[0].series[0].point_size == 2.6);
   CHECK(set.figures[0].series[1].point_size == 1);
+}
+
+TEST_CASE("a scaled series keeps an interval that contains its value: each end rounded outward where inexact", "[plots]") {
+  plots::Figure f;
+  f.name = "f";
+  f.x = "r";
+  plots::Series tiny{"chain", "T4.closed", plots::Series::Y::exact, {}, "1e-320*r", "tiny", "points", 1};
+  plots::Series exact{"chain", "T4.closed", plots::Series::Y::exact, {}, "-2*r", "exact", "points", 2};
+  f.series = {tiny, exact};
+  verify::Row row;
+  row.case_name = "chain";
+  row.id = "T4.closed";
+  row.params.numbers = {{"r", 3}};
+  row.exact = verify::Estimate::from_interval(0.1, 0.3, verify::ErrorKind::quadrature, "test");
+  row.exact.value = 0.2;
+  row.verdict = verify::Verdict::holds;
+  const auto data = plots::select(f, {row});
+  REQUIRE((data.size() == 2 && data[0].size() == 1 && data[1].size() == 1));
+  // 0.3 × 3e-320 is subnormal (a few digits): rounded outward, the interval is wider than its rounded ends
+  const plots::Point& t = data[0][0];
+  CHECK(t.lower < 0.1 * 3e-320);
+  CHECK(t.upper > 0.3 * 3e-320);
+  CHECK(t.lower <= t.y);
+  CHECK(t.y <= t.upper);
+  // a negative scale swaps the ends; exact products (0.5 · −6 would be) stay as they are, inexact ones move out
+  const plots::Point& e = data[1][0];
+  CHECK(e.lower <= -0.3 * 6);
+  CHECK(e.upper >= -0.1 * 6);
+  CHECK(e.lower < e.y);
+  CHECK(e.y < e.upper);
 }
 
 TEST_CASE("a figure draws only verified rows, with their intervals", "[plots]") {
@@ -504,7 +540,10 @@ TEST_CASE("figure style as data: presets, outputs, pgfplots with LaTeX labels, b
   // Scripts: a second one in a row gets a base, a trailing one is dropped, a character is a whole UTF-8 one (also
   // in math, where text goes in \mbox), nesting deeper than 8 is flattened (bounded work and recursion).
   CHECK(plots::enhanced_to_latex("x_{i_j_k} x^{a^}") == "x$_{i_{j}{}_{k}}$ x$^{a}$");
-  CHECK(plots::enhanced_to_latex("R_α x_{é}") == "R$_{\\mbox{α}}$ x$_{\\mbox{é}}$");
+  CHECK(plots::enhanced_to_latex("R_α x_{é}") == "R$_{\\mbox{\\ensuremath{\\alpha}}}$ x$_{\\mbox{é}}$");
+  // ... through the one LaTeX escaper, as outside math: a character pdflatex cannot typeset is [U+XXXX] in a script
+  // too (raw in \mbox, ж stopped pdflatex on a figure's label).
+  CHECK(plots::enhanced_to_latex("n_{ж漢} x^{Ω}") == "n$_{\\mbox{[U+0436]}\\mbox{[U+6F22]}}$ x$^{\\mbox{[U+03A9]}}$");
   CHECK(plots::enhanced_to_plain("R_α x^é") == "R_α x^é");
   std::string deep = "x";
   for (int k = 0; k < 50000; ++k) deep += "^{";

@@ -363,6 +363,7 @@ sim::FiniteKernel parse_kernel(const std::string& text) {
   const std::string what = "K";
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && (text[first] == '[' || text[first] == '{')) {
+    check_json_nesting("K", text);
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(text);

@@ -481,6 +481,7 @@ std::map<std::string, GoldenRow> read_golden(const std::filesystem::path& file) 
   try {
     // (32 MB: the catalogue's largest golden file is about 100 times smaller; a larger one is refused before parsing.)
     const std::string text = read_input_file("golden file", file, 32u << 20);
+    check_json_nesting("golden file", text);
     // A key twice in one table would be read as its last value without a word: refused by a first pass. (Not a
     // parser callback: nlohmann's callback parser rescans the enclosing array at the end of every object, so a file
     // of 300,000 rows took minutes.)
