@@ -559,6 +559,23 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
   return true;
 }
 
+// The convergence plot's y range: the best-so-far line's after its first 2 % of evaluations, padded (a few
+// evaluations hundreds of decades away would squash the progress into a flat line), ticked in ratios; and how many
+// evaluations lie beyond it, for the key. Empty where the line has no finite point.
+std::pair<std::string, std::string> convergence_yrange(double line_lo, double line_hi, const std::vector<double>& each) {
+  std::string range, beyond;
+  if (line_lo <= line_hi) {
+    // (at least 0.01 of a decade, 2.3 %: a floor of 0.05 left a line from 1.64 to 1.675 in the bottom third of a range
+    // from 1.46 to 1.88)
+    const double pad = std::max(0.25 * (line_hi - line_lo), 0.01 * std::max(1.0, std::fabs(line_hi))), lo = line_lo - pad, hi = line_hi + pad;
+    const auto outside = std::count_if(each.begin(), each.end(), [&](double v) { return v < lo || v > hi; });
+    // (ticks named by the ratio itself, as on the frontier and the map's colour bar: a tick "0.05" was log10 of 1.12)
+    range = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi) + ratio_tics(lo, hi);
+    if (outside > 0) beyond = fmt::format(" ({} beyond the range shown)", outside);
+  }
+  return {range, beyond};
+}
+
 // Convergence: the best objective so far against the number of evaluations, every evaluation behind it.
 void render_convergence(const verify::ExploreResult& r, bool ignore, const std::filesystem::path& dir, const std::string& stem) {
   const std::string ratio = verify::slack_ratio_name(r.direction);
@@ -603,16 +620,7 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
   // The y range is the line's after its first 2 % of evaluations, padded (a few evaluations hundreds of decades away
   // would squash the progress into a flat line); how many evaluations lie beyond it is said in the key.
   const std::string file = quoted(conv_csv.filename().string());
-  std::string range, beyond;
-  if (line_lo <= line_hi) {
-    // (at least 0.01 of a decade, 2.3 %: a floor of 0.05 left a line from 1.64 to 1.675 in the bottom third of a range
-    // from 1.46 to 1.88)
-    const double pad = std::max(0.25 * (line_hi - line_lo), 0.01 * std::max(1.0, std::fabs(line_hi))), lo = line_lo - pad, hi = line_hi + pad;
-    const auto outside = std::count_if(each.begin(), each.end(), [&](double v) { return v < lo || v > hi; });
-    // (ticks named by the ratio itself, as on the frontier and the map's colour bar: a tick "0.05" was log10 of 1.12)
-    range = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi) + ratio_tics(lo, hi);
-    if (outside > 0) beyond = fmt::format(" ({} beyond the range shown)", outside);
-  }
+  auto [range, beyond] = convergence_yrange(line_lo, line_hi, each);
   // The x axis ends at the last evaluation, and after the global phase's end; linear, so that the local phase (the
   // last third of the budget, where the final gains are made) is not squeezed into the last few percent of a log axis.
   range += fmt::format("set xrange [0:{}]\n", std::max<double>({2.0, static_cast<double>(r.evaluations.size()),

@@ -450,3 +450,18 @@ std::string pgfplots(const Figure& figure, const std::vector<std::vector<Point>>
 }
 
 }  // namespace privamp::plots::model
+
+namespace privamp::plots {
+
+double grey_luminance(const std::string& colour) {
+  const auto channel = [&](std::size_t at) { return static_cast<double>(std::stoi(colour.substr(at, 2), nullptr, 16)); };
+  return 0.299 * channel(1) + 0.587 * channel(3) + 0.114 * channel(5);
+}
+
+double line_width(const Style& style, int line) {
+  if (line == 9 || style.palette.empty()) return style.line_width;  // (line 9: #666666, luminance 102)
+  return grey_luminance(style.palette[static_cast<std::size_t>(line - 1) % style.palette.size()]) > 155 ? 1.5 * style.line_width
+                                                                                                         : style.line_width;
+}
+
+}  // namespace privamp::plots

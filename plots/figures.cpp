@@ -591,17 +591,6 @@ SeriesLook figure_look(const Figure& figure, std::size_t k) {
   return look;
 }
 
-double grey_luminance(const std::string& colour) {
-  const auto channel = [&](std::size_t at) { return static_cast<double>(std::stoi(colour.substr(at, 2), nullptr, 16)); };
-  return 0.299 * channel(1) + 0.587 * channel(3) + 0.114 * channel(5);
-}
-
-double line_width(const Style& style, int line) {
-  if (line == 9 || style.palette.empty()) return style.line_width;  // (line 9: #666666, luminance 102)
-  return grey_luminance(style.palette[static_cast<std::size_t>(line - 1) % style.palette.size()]) > 155 ? 1.5 * style.line_width
-                                                                                                         : style.line_width;
-}
-
 std::string style_preamble(const std::string& output, const Style& style) {
   // One look for every figure: the cairo PDF terminal (the PNG is this PDF rasterised), a light grid, a boxed
   // opaque key, six line styles distinct in colour, dash and point type, and a thin black reference style 9. Error
