@@ -116,8 +116,9 @@ std::string ring_labels(const verify::ExploreResult& r, const ExploreAxis& ax, c
     const std::array<double, 2> u = {across(rx, at[k][0]), across(ry, at[k][1])};
     bool joined = false;
     for (std::size_t g = 0; g < groups.size() && !joined; ++g) {
-      // a ring is about 3 % of the plot's width and 6 % of its height across
-      const double dx = (u[0] - first[g][0]) / 0.03, dy = (u[1] - first[g][1]) / 0.06;
+      // a ring is about 3 % of the plot's width and 6 % of its height across: rings whose centres are within half of
+      // that cover each other and share a label (rings a ring apart, grouped, read as one ring named twice)
+      const double dx = (u[0] - first[g][0]) / 0.015, dy = (u[1] - first[g][1]) / 0.03;
       if (std::isfinite(dx) && std::isfinite(dy) && dx * dx + dy * dy < 1) groups[g].push_back(k), joined = true;
     }
     if (!joined) groups.push_back({k}), first.push_back(u);
@@ -126,9 +127,11 @@ std::string ring_labels(const verify::ExploreResult& r, const ExploreAxis& ax, c
   for (const auto& g : groups) {
     std::vector<std::size_t> numbers;
     for (std::size_t k : g) numbers.push_back(k + 1);
-    out += fmt::format("set label '{}' at {:.17g}, {:.17g} offset char 1.8, 0 left front font ',8'\n", fmt::join(numbers, ", "),
+    // (boxed in white: black numbers vanished on the dark end of the scale, where a tightest search's best points lie)
+    out += fmt::format("set label '{}' at {:.17g}, {:.17g} offset char 1.8, 0 left front font ',8' boxed\n", fmt::join(numbers, ", "),
                        at[g.front()][0], at[g.front()][1]);
   }
+  if (!out.empty()) out = "set style textbox opaque fillcolor rgb 'white' noborder margins 0.6, 0.3\n" + out;
   return out;
 }
 
@@ -151,6 +154,7 @@ bool candidate(const Evaluation& e, bool ignore) { return verify::is_candidate(e
 // ratio ($3).
 struct Palette {
   std::string settings, colour = "($3)";
+  std::string flat = {};  // where every ratio is the same within rounding: the colour bar's label saying so
 };
 
 // The frontier's y axis (and a map's colour bar, `axis` "cb") holds log10 of the ratio; its ticks name the ratio itself: 1, 1.05, 1.1 … where the range spans
@@ -231,6 +235,14 @@ Palette palette(const verify::ExploreResult& r) {
   if (r.goal == verify::Goal::violation) return violation_palette(l);
   const double lo = l[static_cast<std::size_t>(0.02 * static_cast<double>(l.size() - 1))];
   const double hi = l[static_cast<std::size_t>(0.98 * static_cast<double>(l.size() - 1))];
+  // Every ratio the same within rounding (a tight identity: log10 ratios of ±1e-14): one colour and a bar that says
+  // so, not a scale from purple to yellow painted by rounding noise.
+  if (l.back() - l.front() <= 1e-9) {
+    const double at = std::max(std::fabs(l.front()), std::fabs(l.back()));
+    return {fmt::format("set palette defined (0 '#21908d', 1 '#21908d')\nset cbrange [-1:1]\nset cbtics ('1' 0)\nunset mcbtics\n"),
+            "($3)", fmt::format("{} = 1 at every point (within {:.0e} relative)", verify::slack_ratio_name(r.direction),
+                                std::max(2.3 * at, 1e-16))};
+  }
   // (the bar's ticks name ratios, as the violation scale's do: a bar of log10 values 0 to 0.22 read as ratios)
   return {fmt::format("set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')\n{}",
                       hi > lo ? fmt::format("set cbrange [{}:{}]\n", lo, hi) + ratio_tics(lo, hi, "cb") : std::string())};
@@ -312,6 +324,23 @@ std::string degenerate_labels(const std::vector<FrontierPoint>& degenerate, cons
   return labels;
 }
 
+// Each bin's best as a step across the bin (its value holds for the bin, not between bins' points), 0.4 % of the
+// axis short of each edge: two neighbouring bins with equal ratios (1.0607 and 1.0606) drew one unbroken line.
+template <class Value>
+void write_steps(std::ostream& out, const verify::FrontierResult& f, const Value& value, double x_lo, double x_hi) {
+  const verify::ExploreResult& r = f.search;
+  out << "\n\n";
+  const auto inset = [&](double x, double sign) {
+    return f.log ? x * std::pow(x_hi / x_lo, 0.004 * sign) : x + 0.004 * sign * (x_hi - x_lo);
+  };
+  for (const verify::FrontierBin& bin : f.bins)
+    if (bin.best_index && std::isfinite(r.evaluations[*bin.best_index].slack)) {
+      const Evaluation& e = r.evaluations[*bin.best_index];
+      const double v = e.slack / std::log(10.0), x = value(e);  // (an end bin's best may lie past its edge)
+      out << std::min(inset(bin.lower, 1), x) << "," << v << "\n" << std::max(inset(bin.upper, -1), x) << "," << v << "\n\n";
+    }
+}
+
 }  // namespace
 
 void render_frontier(const verify::FrontierResult& f, bool ignore, const std::filesystem::path& dir, const std::string& stem) {
@@ -319,6 +348,8 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
   std::filesystem::create_directories(dir);
   const std::string ratio = verify::slack_ratio_name(r.direction);
   const auto csv = dir / (stem + "_frontier_points.csv");
+  double x_lo = kInf, x_hi = -kInf;  // the bins' outer edges
+  for (const verify::FrontierBin& bin : f.bins) x_lo = std::min(x_lo, bin.lower), x_hi = std::max(x_hi, bin.upper);
   bool any = false, degenerate = false;
   std::vector<double> candidates, best;  // log10 ratios: every candidate's, each bin's best
   std::vector<FrontierPoint> degenerate_at, best_at;  // the degenerate optima and each bin's best point, as drawn
@@ -357,31 +388,23 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
         if (std::isfinite(value(e)) && std::isfinite(e.slack)) degenerate_at.push_back({plotted(value(e)), e.slack / std::log(10.0)});
       }
     if (!degenerate) out << "nan,nan\n";  // an empty block would end the file early for gnuplot
-    // Each bin's best as a step across the bin (its value holds for the bin, not between bins' points).
-    out << "\n\n";
-    for (const verify::FrontierBin& bin : f.bins)
-      if (bin.best_index && std::isfinite(r.evaluations[*bin.best_index].slack)) {
-        const Evaluation& e = r.evaluations[*bin.best_index];
-        const double v = e.slack / std::log(10.0), x = value(e);  // (an end bin's best may lie past its edge)
-        out << std::min(bin.lower, x) << "," << v << "\n" << std::max(bin.upper, x) << "," << v << "\n\n";
-      }
+    write_steps(out, f, value, x_lo, x_hi);
     checked.close();
   }
   if (!any) return;
   const FrontierRange range = frontier_yrange(best, candidates);
   const auto& [y_lo, y_hi, yrange, beyond] = range;
   const std::string file = quoted(csv.filename().string());
-  double x_lo = kInf, x_hi = -kInf;
-  for (const verify::FrontierBin& bin : f.bins) x_lo = std::min(x_lo, bin.lower), x_hi = std::max(x_hi, bin.upper);
   const double x_span = f.log ? std::log10(x_hi / x_lo) : x_hi - x_lo;
   const std::string edges = bin_edges(f) + degenerate_labels(degenerate_at, best_at, x_span, y_hi - y_lo, f.log);
   const std::string body = fmt::format(
-      "set datafile separator ','\nset xlabel {}\n{}set ylabel '{} (log scale)'\nset key below nobox height 1\n"
+      "set datafile separator ','\nset xlabel {}\n{}set ylabel '{} (log scale)'\nset key below nobox height 1\nset grid noxtics\n"
       "set autoscale xfix\nset offsets graph 0.02, graph 0.04, 0, 0\n{}{}"
       "plot {} index 0 using 1:2 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'candidate points{}', \\\n"
-      "     {} index 3 using 1:2 with lines ls 1 lw 2 title 'best point of each bin ({}), drawn across its bin', \\\n"
-      "     {} index 1 using 1:2 with points ls 1 pt 7 ps 0.8 notitle{}{}\n",
-      quoted(axis_label(r, f.name)), f.log ? "set logscale x\n" : "", ratio, yrange, edges, file, beyond, file, goal_phrase(r.goal), file,
+      "     {} index 3 using 1:2 with lines ls 1 lw 2 notitle, \\\n"
+      "     {} index 1 using 1:2 with points ls 1 pt 7 ps 0.8 notitle, \\\n"
+      "     keyentry with linespoints ls 1 lw 2 pt 7 ps 0.8 title 'best point of each bin ({}), its ratio drawn across the bin'{}{}\n",
+      quoted(axis_label(r, f.name)), f.log ? "set logscale x\n" : "", ratio, yrange, edges, file, beyond, file, file, goal_phrase(r.goal),
       edges.empty() ? "" : ", \\\n     keyentry with lines lc rgb '#999999' dt 3 lw 1 title 'edges between bins'",
       // The degenerate optima only when there is one (an entry in the key for nothing misleads).
       degenerate ? fmt::format(", \\\n     {} index 2 using 1:2 with points pt 8 ps 1.5 lc rgb '#b2182b' title "
@@ -408,7 +431,7 @@ std::string map_title(const verify::ExploreResult& r, const std::vector<std::siz
 // "violation" where the theorem claims nothing never looks like a refutation), points outside the hypotheses that are
 // not candidates, degenerate points, the reported points (large rings), and the points without a finite ratio (dark
 // crosses, on top: errors beside the optimum hid under its rings).
-enum Block { candidates, candidates_outside, hypotheses, degenerate, reported, other, errors, blocks_count };
+enum Block { candidates, candidates_outside, hypotheses, degenerate, reported, zero_tight, other, errors, blocks_count };
 
 // The plot styles per block. A violation search's map marks the verdict by shape too (a violated point, column 4, a
 // down-triangle; not the sign of the ratio, which rounding puts below 0 on a tight identity): colours alone do not
@@ -426,7 +449,8 @@ std::array<std::string, blocks_count> map_styles(bool two, bool signed_marks, co
       "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
       "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
       "using 1:2 with points pt 6 ps 2.0 lw 1.5 lc rgb 'black' title 'reported points (numbered as in the report, 1 the best)'",
-      "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'no finite ratio (0 or underflow), or off the region'",
+      "using 1:2 with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title 'exact = bound = 0: tight, no ratio'",
+      "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'no finite ratio (exact 0 below a positive bound: infinitely loose; an underflow), or off the region'",
       "using 1:2 with points pt 2 ps 0.8 lw 4 lc rgb 'white' notitle, \\\n     '' index INDEX using 1:2 with points pt 2 ps 0.6 lw 1.5 "
       "lc rgb '#000000' title " + quoted(literal(errors))};
 }
@@ -436,6 +460,8 @@ Block block_of(const Evaluation& e, bool has, bool ignore) {
   if (has) return e.outside() ? candidates_outside : candidates;
   if (e.status == Evaluation::Status::not_applicable || (e.outside() && !ignore)) return hypotheses;
   if (e.status == Evaluation::Status::ok && !e.degenerate.empty()) return degenerate;
+  // (both 0: the bound is attained, but there is no ratio to colour; they shared a cross with infinitely loose points)
+  if (e.has_numbers() && e.exact_upper() == 0 && e.bound_upper() == 0 && e.verdict() == verify::Verdict::tight) return zero_tight;
   return e.status == Evaluation::Status::error ? errors : other;
 }
 
@@ -452,11 +478,13 @@ std::string errors_key(std::size_t count, const std::string& first) {
 
 // The key's entries for the shapes of a two-axis map: the sign (a violation search) and open marks (outside the
 // hypotheses), in grey, as the marks are drawn.
-std::vector<std::string> shape_keys(bool signed_marks, bool any_outside, const std::string& ratio) {
+// (A violation search that found none inside the hypotheses says so in the entry: a key for a mark not drawn misled.)
+std::vector<std::string> shape_keys(bool signed_marks, bool any_outside, bool any_violated_inside, const std::string& ratio) {
   std::vector<std::string> keys;
   if (signed_marks) {
     keys.push_back(fmt::format("keyentry with points pt 7 ps 0.9 lc rgb '#777777' title 'holds: {} at least 1'", ratio));
-    keys.push_back(fmt::format("keyentry with points pt 11 ps 0.9 lc rgb '#777777' title 'violated: {} below 1'", ratio));
+    keys.push_back(fmt::format("keyentry with points pt 11 ps 0.9 lc rgb '#777777' title 'violated: {} below 1{}'", ratio,
+                               any_violated_inside ? "" : any_outside ? " (none inside the hypotheses)" : " (none found)"));
   }
   if (any_outside && signed_marks) {  // each open shape keyed as drawn (dense open triangles read as filled ones)
     keys.push_back("keyentry with points pt 6 ps 1.0 lw 1.5 lc rgb '#777777' title 'holds, outside the hypotheses'");
@@ -473,6 +501,13 @@ std::string box_outline(const ExploreAxis& ax, const ExploreAxis& ay) {
   if (ax.kind == ExploreAxis::Kind::choice || ay.kind == ExploreAxis::Kind::choice) return "";
   // (in front of the grid: an edge on a grid line hid under it)
   return fmt::format("set object 1 rect from {},{} to {},{} fs empty border lc rgb '#555555' dt 2 lw 1 front\n", ax.min, ay.min, ax.max, ay.max);
+}
+
+// The colour bar's label: the scale, or that every ratio is the same.
+std::string colour_bar_label(verify::Goal goal, const Palette& colours, const std::string& ratio) {
+  if (!colours.flat.empty()) return fmt::format("set cblabel {}\n", quoted(literal(colours.flat)));
+  return goal == verify::Goal::violation ? fmt::format("set cblabel '{} (compressed scale); below 1 violated'\n", ratio)
+                                         : fmt::format("set cblabel '{} (log scale)'\n", ratio);
 }
 
 // The map: every evaluated point over the two most influential axes (one axis: the ratio against it), candidates
@@ -493,7 +528,7 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
   // Map: one block per kind of point (Block), x, y and the log10 ratio where there is one.
   const auto map_csv = dir / (stem + "_map.csv");
   std::vector<std::string> plots;
-  bool any_outside = false;
+  bool any_outside = false, any_violated_inside = false;
   std::size_t error_count = 0;
   std::string first_error;
   {
@@ -515,6 +550,7 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
       blocks[b].push_back(fmt::format("{},{},{},{}", x, y, has ? fmt::format("{}", l) : "", e.verdict() == verify::Verdict::violated ? 1 : 0));
       if (b == errors && ++error_count == 1) first_error = e.message();
       any_outside = any_outside || b == candidates_outside;
+      any_violated_inside = any_violated_inside || (b == candidates && e.verdict() == verify::Verdict::violated);
     }
     for (std::size_t i : r.best_index) {
       const Evaluation& e = r.evaluations[i];
@@ -541,14 +577,13 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
   }
   if (plots.empty()) return false;
   if (two) {
-    for (const std::string& k : shape_keys(signed_marks, any_outside, ratio)) plots.push_back(k);
+    for (const std::string& k : shape_keys(signed_marks, any_outside, any_violated_inside, ratio)) plots.push_back(k);
     if (!box_outline(ax, *ay).empty()) plots.push_back("keyentry with lines lc rgb '#555555' dt 2 lw 1 title 'the box searched'");
   }
   std::string body = axis_settings(ax, 'x');
   if (two)
     body += axis_settings(*ay, 'y') + box_outline(ax, *ay) + ring_labels(r, ax, *ay) +
-            (r.goal == verify::Goal::violation ? fmt::format("set cblabel '{} (compressed scale); below 1 violated'\n", ratio)
-                                               : fmt::format("set cblabel '{} (log scale)'\n", ratio)) +
+            colour_bar_label(r.goal, colours, ratio) +
             colours.settings;
   else body += fmt::format("set ylabel 'log_{{10}}({})'\n", ratio);
   // Rows spaced for the reported rings, not opaque (it hid the x label), two columns (one took 40 % of the height).
@@ -562,16 +597,19 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
 // The convergence plot's y range: the best-so-far line's after its first 2 % of evaluations, padded (a few
 // evaluations hundreds of decades away would squash the progress into a flat line), ticked in ratios; and how many
 // evaluations lie beyond it, for the key. Empty where the line has no finite point.
-std::pair<std::string, std::string> convergence_yrange(double line_lo, double line_hi, const std::vector<double>& each) {
-  std::string range, beyond;
+std::pair<std::string, std::array<std::string, 2>> convergence_yrange(double line_lo, double line_hi, const std::array<std::vector<double>, 2>& each) {
+  std::string range;
+  std::array<std::string, 2> beyond;
   if (line_lo <= line_hi) {
     // (at least 0.01 of a decade, 2.3 %: a floor of 0.05 left a line from 1.64 to 1.675 in the bottom third of a range
     // from 1.46 to 1.88)
     const double pad = std::max(0.25 * (line_hi - line_lo), 0.01 * std::max(1.0, std::fabs(line_hi))), lo = line_lo - pad, hi = line_hi + pad;
-    const auto outside = std::count_if(each.begin(), each.end(), [&](double v) { return v < lo || v > hi; });
     // (ticks named by the ratio itself, as on the frontier and the map's colour bar: a tick "0.05" was log10 of 1.12)
     range = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi) + ratio_tics(lo, hi);
-    if (outside > 0) beyond = fmt::format(" ({} beyond the range shown)", outside);
+    // (counted per key entry, inside and outside the hypotheses: one count on the first entry had covered both)
+    for (std::size_t k = 0; k < 2; ++k)
+      if (const auto n = std::count_if(each[k].begin(), each[k].end(), [&](double v) { return v < lo || v > hi; }); n > 0)
+        beyond[k] = fmt::format(" ({} beyond the range shown)", n);
   }
   return {range, beyond};
 }
@@ -582,7 +620,7 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
   const auto conv_csv = dir / (stem + "_convergence.csv");
   std::size_t rows = 0;
   double line_lo = kInf, line_hi = -kInf;  // the best-so-far line's range (log10 ratio)
-  std::vector<double> each;                // every candidate's log10 ratio
+  std::array<std::vector<double>, 2> each;  // every candidate's log10 ratio, inside the hypotheses and outside them
   bool any_outside = false;                // a candidate outside the hypotheses (drawn open)
   {
     OutputFile checked(conv_csv);
@@ -610,7 +648,7 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
         // the search starts, flattened the whole descent against the axis)
         if (std::isfinite(slack) && (i + 1) * 50 > r.evaluations.size())
           line_lo = std::min(line_lo, slack / std::log(10.0)), line_hi = std::max(line_hi, slack / std::log(10.0));
-        if (has && std::isfinite(e.slack)) each.push_back(e.slack / std::log(10.0));
+        if (has && std::isfinite(e.slack)) each[e.outside() ? 1 : 0].push_back(e.slack / std::log(10.0));
       }
     }
     checked.close();
@@ -631,10 +669,10 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
   // line of all points may run below 1 on points where it claims nothing.
   const std::string each_plot =
       any_outside ? fmt::format("{0} using 1:($4 == 0 ? $3 : 1/0) with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation inside the hypotheses{1}', \\\n"
-                                "     {0} using 1:($4 == 1 ? $3 : 1/0) with points pt 6 ps 0.5 lc rgb '#888888' title 'each evaluation outside them (evaluated anyway)', \\\n"
+                                "     {0} using 1:($4 == 1 ? $3 : 1/0) with points pt 6 ps 0.5 lc rgb '#888888' title 'each evaluation outside them (evaluated anyway){2}', \\\n"
                                 "     {0} using 1:5 with steps ls 2 lw 2 title 'best so far inside the hypotheses'",
-                                file, beyond)
-                  : fmt::format("{} using 1:3 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation{}'", file, beyond);
+                                file, beyond[0], beyond[1])
+                  : fmt::format("{} using 1:3 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation{}'", file, beyond[0]);
   // (drawn first, behind, as a wide light band: the best inside the hypotheses often sits on it, and a dotted line
   // under its dashes could not be told from it)
   const std::string one = r.goal == verify::Goal::violation
@@ -647,7 +685,7 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
       "     keyentry with lines ls 9 title 'end of the global phase'\n",
       ratio, range, r.global_points + 0.5, r.global_points + 0.5, one, each_plot, file, goal_phrase(r.goal),
       any_outside ? ", all points, hypotheses ignored" : "");
-  render_gnuplot(dir, stem + "_convergence", literal(fmt::format("{}: convergence of the search{}", statement_title(r.id), any_outside ? " (hypotheses ignored)" : "")),
+  render_gnuplot(dir, stem + "_convergence", literal(fmt::format("{}, {}: convergence of the search{}", statement_title(r.id), r.case_name, any_outside ? " (hypotheses ignored)" : "")),
                  fmt::format("privamp explore: best objective so far; data {}", conv_csv.filename().string()), cbody, explore_style());
 }
 

@@ -99,6 +99,31 @@ labels = {tuple(map(float, m)) for m in re.findall(r"^set label 'degenerate' at 
 assert near and labels == near, (labels, near, degenerate)
 ticks = re.search(r"^set ytics \((.*)\)$", gp, re.M).group(1)
 assert ticks.count("'") >= 8, ticks
+# each bin's step stops short of its edges (equal neighbours drew one line); bin edges, not a vertical grid
+text = open(sys.argv[2]).read().split("\n\n\n")
+segments = [[tuple(map(float, l.split(","))) for l in seg.splitlines() if l] for seg in text[3].split("\n\n") if seg.strip()]
+assert len(segments) >= 2 and all(a[1][0] < b[0][0] for a, b in zip(segments, segments[1:])), segments
+assert "set grid noxtics" in gp
+PY
+# A map of a bound tight everywhere (the subsampling table on Poisson-subsampled Laplace: bound = exact to 1e-14, and
+# both 0 where the noise hides the shift) has one colour and a bar that says so (rounding noise painted a scale from
+# purple to yellow); its zeros are tight points without a ratio, keyed apart from infinitely loose ones; the ring
+# labels sit on white; the convergence plot names the case.
+"$privamp" explore "$cases_dir/subsampling.toml" --case "Poisson subsampled Laplace" --goal tightest --budget 40 --seed 1 --out "$work/flat" > "$work/log3d" 2>&1
+python3 - "$work"/flat/*_map.gp "$work"/flat/*_map.csv "$work"/flat/*_convergence.gp "$work"/flat/*[0-9a-f].json <<'PY'
+import json, re, sys
+gp, csv, conv, tree = open(sys.argv[1]).read(), open(sys.argv[2]).read(), open(sys.argv[3]).read(), json.load(open(sys.argv[4]))
+ratios = [p["ratio"] for p in tree["points"] if isinstance(p.get("ratio"), (int, float))]
+assert ratios and max(ratios) / min(ratios) - 1 < 1e-9, (min(ratios), max(ratios))
+assert re.search(r"^set cblabel 'bound/exact = 1 at every point \(within \de-\d+ relative\)'$", gp, re.M), gp
+assert "set cbtics ('1' 0)" in gp
+zeros = [p for p in tree["points"] if p.get("exact") == 0 and p.get("bound") == 0 and p.get("verdict") == "tight"]
+block = re.search(r"index (\d+) using 1:2 with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title 'exact = bound = 0: tight, no ratio'", gp)
+assert zeros and block, (len(zeros), bool(block))
+rows = [b for b in csv.split("\n\n\n")][int(block.group(1))]
+assert len([l for l in rows.splitlines() if l and not l.startswith("#")]) == len(zeros)
+assert "set style textbox opaque fillcolor rgb 'white'" in gp and re.search(r"^set label '1.*' at .* boxed$", gp, re.M)
+assert re.search(r"^set title '.*\[SUB.table\], Poisson subsampled Laplace: convergence of the search'$", conv, re.M), re.findall("^set title.*", conv, re.M)
 PY
 # A bound ID with gnuplot's enhanced-text markup: every plot title shows it literally (escaped), the convergence
 # plot's as the map's and the frontier's. IDs are ASCII words, so '_' is the one markup character they can hold;
