@@ -116,9 +116,10 @@ std::string ring_labels(const verify::ExploreResult& r, const ExploreAxis& ax, c
     const std::array<double, 2> u = {across(rx, at[k][0]), across(ry, at[k][1])};
     bool joined = false;
     for (std::size_t g = 0; g < groups.size() && !joined; ++g) {
-      // a ring is about 3 % of the plot's width and 6 % of its height across: rings whose centres are within half of
-      // that cover each other and share a label (rings a ring apart, grouped, read as one ring named twice)
-      const double dx = (u[0] - first[g][0]) / 0.015, dy = (u[1] - first[g][1]) / 0.03;
+      // a ring is about 3 % of the plot's width and 6 % of its height across: rings whose centres are within three
+      // quarters of that overlap and share a label (labels further apart do not collide; a whole ring apart, grouped,
+      // two rings read as one named twice)
+      const double dx = (u[0] - first[g][0]) / 0.0225, dy = (u[1] - first[g][1]) / 0.045;
       if (std::isfinite(dx) && std::isfinite(dy) && dx * dx + dy * dy < 1) groups[g].push_back(k), joined = true;
     }
     if (!joined) groups.push_back({k}), first.push_back(u);

@@ -83,8 +83,10 @@ DivergenceResult divergence(const std::string& mu, const std::string& nu, const 
                   "split them over several calls",
                   out.quantities.size(), r.renyi.size(), r.hockey_stick.size(),
                   r.kl || r.tv ? ", KL/TV" : "", kMaxQuantities);
-  if (r.samples < 1 || r.samples > kMaxSamples)
-    throw_invalid("divergence", "samples", static_cast<double>(r.samples), fmt::format("1 <= samples <= {:.0e}", static_cast<double>(kMaxSamples)));
+  // (one range, the Monte Carlo engine's lower end included: 0 was said to allow 1, and 99 then to need 100)
+  if (r.samples < kMinSamples || r.samples > kMaxSamples)
+    throw_invalid("divergence", "samples", static_cast<double>(r.samples),
+                  fmt::format("{} <= samples <= {:.0e}", kMinSamples, static_cast<double>(kMaxSamples)));
   check_monte_carlo_work(static_cast<double>(out.quantities.size()), r, fmt::format("{} quantities", out.quantities.size()));
   if (!(r.rel_tol >= 1e-15 && r.rel_tol <= 0.5)) throw_invalid("divergence", "rel_tol", r.rel_tol, "1e-15 <= rel_tol <= 0.5");
   if (!(r.level >= 0.5 && r.level <= 1 - 1e-12))  // the Monte Carlo engine's range, checked before anything runs
@@ -542,7 +544,7 @@ VerifyResult verify(const std::vector<std::string>& paths, const VerifyRequest& 
   if (files.empty()) invalid_input("verify: give at least one case file or directory");
   verify::RunSettings settings;
   settings.only = request.only;
-  settings.jobs = verify::worker_count("verify", request.jobs);  // checked before the files are read
+  settings.jobs = verify::worker_count("verify", request.jobs, "jobs");  // checked before the files are read
   if (!request.out.empty()) check_output_dir("out", request.out);
   check_distinct_outputs(verify::report_outputs("out", request.out, "html", request.html, "junit", request.junit));
   if (!request.junit.empty()) check_output_file("junit", request.junit, {request.out, request.html});
@@ -622,7 +624,8 @@ verify::ExploreOptions explore_options(const ExploreSettings& s, const std::stri
   options.max_seconds = s.max_seconds;
   options.seed = static_cast<std::uint64_t>(s.seed);
   options.starts = s.starts;
-  options.jobs = verify::worker_count("explore", s.jobs);
+  if (s.starts < 1 || s.starts > 64) throw_invalid("explore", prefix + "starts", s.starts, "1 <= starts <= 64");
+  options.jobs = verify::worker_count("explore", s.jobs, prefix + "jobs");
   options.ignore_hypotheses = s.ignore_hypotheses;
   options.where = s.where;
   return options;

@@ -27,6 +27,7 @@ namespace privamp::api {
 // Carlo samples.
 inline constexpr std::size_t kMaxQuantities = 10'000;
 inline constexpr long kMaxSamples = 100'000'000;
+inline constexpr long kMinSamples = 100;  // a Monte Carlo run's least (its confidence interval needs them)
 // With --engine mc every quantity draws its own samples and sets up its own sampler (a mixture's importance shift:
 // about as long as 10^5 draws). The call's total, quantities times (samples + 10^5), is bounded too (10^9 draws:
 // about a minute for a two-component mixture on one core), so a long list is refused up front.

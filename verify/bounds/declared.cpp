@@ -116,7 +116,8 @@ class BoundReader : public TomlReader {
       // The verdict is decided on the formula's enclosure, never on its double: log(1 + x) loses digits of x that
       // the enclosure keeps.
       const FormulaValue v = evaluate_formula_interval(formula, p);
-      return BoundValue{v.value, "", v.lower, v.upper};
+      // (+ 0.0: a formula's −0, "-0*1", is the bound 0; it was printed "-0" in results and reasons)
+      return BoundValue{v.value + 0.0, "", v.lower + 0.0, v.upper + 0.0};
     };
     return e;
   }

@@ -10,12 +10,12 @@
 
 namespace privamp::verify {
 
-int worker_count(const std::string& command, int jobs) {
+int worker_count(const std::string& command, int jobs, const std::string& name) {
   // At most one worker per core: each holds one point's laws (a grid process at its finest resolution, about 330 MB
   // at the work limit), so more workers than cores add memory without speed (-j 16 took 5.3 GB on two cores).
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (jobs < 0 || jobs > cores)
-    throw_invalid(command, "--jobs", jobs, fmt::format("0 <= jobs <= {}, the cores of this machine; 0: all of them", cores));
+    throw_invalid(command, name, jobs, fmt::format("0 <= jobs <= {}, the cores of this machine; 0: all of them", cores));
   return jobs > 0 ? jobs : cores;
 }
 

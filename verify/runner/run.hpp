@@ -27,7 +27,7 @@ struct RunResult {
 };
 
 // --jobs: 0 is the number of cores; outside [0, 1024] an InvalidArgument naming the command.
-int worker_count(const std::string& command, int jobs);
+int worker_count(const std::string& command, int jobs, const std::string& name = "--jobs");  // name: as the caller spells it
 
 // Checks the settings (IDs, jobs) before anything runs, then runs every case of the load.
 RunResult run(const Loaded& loaded, const RunSettings& settings);
