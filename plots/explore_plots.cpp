@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <numeric>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -148,6 +149,12 @@ Style explore_style() {
 // A point the search may answer with and a figure can place (a finite ratio).
 bool candidate(const Evaluation& e, bool ignore) { return verify::is_candidate(e, ignore) && std::isfinite(e.slack); }
 
+// A point verify judged tight that has no ratio (exact and bound 0, or below the double range): the bound is
+// attained there, which a map and a convergence plot show as such, not as a point without an answer.
+bool tight_without_ratio(const Evaluation& e) {
+  return e.has_numbers() && !std::isfinite(e.slack) && e.verdict() == verify::Verdict::tight && e.in_region;
+}
+
 // The map's palette: perceptually uniform (viridis) over the central 96% of the candidates' log ratios, so that a
 // few extreme points do not take the whole range, one way for every search (dark the smallest ratios, tight or
 // violated, light the loosest: two maps in one paper read alike; each filled point is ringed in black, so that the
@@ -233,17 +240,22 @@ Palette palette(const verify::ExploreResult& r) {
     if (e.status == Evaluation::Status::ok && std::isfinite(e.slack)) l.push_back(e.slack / std::log(10.0));
   if (l.empty()) return {};
   std::sort(l.begin(), l.end());
-  if (r.goal == verify::Goal::violation) return violation_palette(l);
+  // Every ratio the same within rounding (a tight identity: log10 ratios of ±1e-14): one colour and a bar that says
+  // so, not a scale from purple to yellow painted by rounding noise. The relative deviation quoted is rounded up to
+  // one digit (a "1e-11" under which 1.42e-11 lay had been rounded to nearest).
+  if (l.back() - l.front() <= 1e-9) {
+    const double deviation = std::max(std::expm1(std::log(10.0) * std::max(std::fabs(l.front()), std::fabs(l.back()))) * (1 + 1e-9), 1e-16);
+    const double decade = std::pow(10.0, std::floor(std::log10(deviation)));
+    const double digit = std::ceil(deviation / decade * (1 - 1e-12));
+    return {"set palette defined (0 '#21908d', 1 '#21908d')\nset cbrange [-1:1]\nunset cbtics\nunset mcbtics\n", "($3)",
+            fmt::format("{} = 1 at every point (within {:g}e{} relative)", verify::slack_ratio_name(r.direction), digit,
+                        static_cast<int>(std::log10(decade) + (std::log10(decade) < 0 ? -0.5 : 0.5)))};
+  }
+  // (a tightest search as a violation search: compressed around 1, so that ratios near 1 get colours of their own
+  // where the loosest points reach 10^15, which painted every ratio below 10 one purple)
+  if (r.goal == verify::Goal::violation || r.goal == verify::Goal::tightest) return violation_palette(l);
   const double lo = l[static_cast<std::size_t>(0.02 * static_cast<double>(l.size() - 1))];
   const double hi = l[static_cast<std::size_t>(0.98 * static_cast<double>(l.size() - 1))];
-  // Every ratio the same within rounding (a tight identity: log10 ratios of ±1e-14): one colour and a bar that says
-  // so, not a scale from purple to yellow painted by rounding noise.
-  if (l.back() - l.front() <= 1e-9) {
-    const double at = std::max(std::fabs(l.front()), std::fabs(l.back()));
-    return {fmt::format("set palette defined (0 '#21908d', 1 '#21908d')\nset cbrange [-1:1]\nset cbtics ('1' 0)\nunset mcbtics\n"),
-            "($3)", fmt::format("{} = 1 at every point (within {:.0e} relative)", verify::slack_ratio_name(r.direction),
-                                std::max(2.3 * at, 1e-16))};
-  }
   // (the bar's ticks name ratios, as the violation scale's do: a bar of log10 values 0 to 0.22 read as ratios)
   return {fmt::format("set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')\n{}",
                       hi > lo ? fmt::format("set cbrange [{}:{}]\n", lo, hi) + ratio_tics(lo, hi, "cb") : std::string())};
@@ -256,20 +268,25 @@ std::string goal_phrase(verify::Goal goal) {
                                          : "search for the tightest points";
 }
 
-// The statement a title names: the source's own label (the part of the catalogue's `source` after its last comma
-// outside brackets: "Theorem 1 (3)") with the ID in brackets, e.g. "Theorem 1 (3) [T1.3]"; a bound declared in a
-// user's file (not in the catalogue) by its ID alone. (A title "T1.3" named nothing a reader of the paper knows.)
-std::string statement_title(const std::string& id) {
-  const verify::BoundEntry* entry = verify::built_in_bound(id);
-  if (!entry) return id;
-  const std::string& source = entry->source;
-  int depth = 0;
+// What a title names: the statement by its source's own label (the part of the catalogue's `source` after its last
+// comma outside brackets: "Theorem 1 (3)") with the ID in brackets, then the case: "Theorem 1 (3) [T1.3], random
+// Dirichlet kernels". A case named after the statement keeps the ID alone before it ("[T8.a] Theorem 8 (a): OU …",
+// not the label twice); a bound declared in a user's file (not in the catalogue) is named by its ID. (A title "T1.3"
+// named nothing a reader of the paper knows.)
+std::string title_head(const verify::ExploreResult& r) {
+  const verify::BoundEntry* entry = verify::built_in_bound(r.id);
   std::size_t cut = std::string::npos;
-  for (std::size_t k = 0; k + 1 < source.size(); ++k) {
-    depth += source[k] == '(' ? 1 : source[k] == ')' ? -1 : 0;
-    if (depth == 0 && source[k] == ',' && source[k + 1] == ' ') cut = k + 2;
+  if (entry) {
+    int depth = 0;
+    for (std::size_t k = 0; k + 1 < entry->source.size(); ++k) {
+      depth += entry->source[k] == '(' ? 1 : entry->source[k] == ')' ? -1 : 0;
+      if (depth == 0 && entry->source[k] == ',' && entry->source[k + 1] == ' ') cut = k + 2;
+    }
   }
-  return cut == std::string::npos ? id : fmt::format("{} [{}]", source.substr(cut), id);
+  if (cut == std::string::npos) return fmt::format("{}, {}", r.id, r.case_name);
+  const std::string label = entry->source.substr(cut);
+  if (r.case_name.starts_with(label)) return fmt::format("[{}] {}", r.id, r.case_name);
+  return fmt::format("{} [{}], {}", label, r.id, r.case_name);
 }
 
 }  // namespace
@@ -411,7 +428,7 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
       degenerate ? fmt::format(", \\\n     {} index 2 using 1:2 with points pt 8 ps 1.5 lc rgb '#b2182b' title "
                                "'degenerate optimum (no amplification)'", file)
                  : std::string());
-  render_gnuplot(dir, stem + "_frontier", literal(fmt::format("{}, {}: {} per bin of ", statement_title(r.id), r.case_name, goal_phrase(r.goal))) + axis_label(r, f.name),
+  render_gnuplot(dir, stem + "_frontier", literal(fmt::format("{}: {} per bin of ", title_head(r), goal_phrase(r.goal))) + axis_label(r, f.name),
                  fmt::format("privamp explore --frontier {}: case {}; data {}", f.name, r.case_name, csv.filename().string()), body,
                  explore_style());
 }
@@ -423,7 +440,7 @@ namespace {
 std::string map_title(const verify::ExploreResult& r, const std::vector<std::size_t>& order, std::size_t drawn, bool ignore) {
   std::vector<std::string> hidden;
   for (std::size_t k = drawn; k < order.size(); ++k) hidden.push_back(r.space.axes[order[k]].name);
-  return fmt::format("{}: {} ({}{}{})", statement_title(r.id), r.case_name, goal_phrase(r.goal), ignore ? ", hypotheses ignored" : "",
+  return fmt::format("{} ({}{}{})", title_head(r), goal_phrase(r.goal), ignore ? ", hypotheses ignored" : "",
                      hidden.empty() ? "" : fmt::format("; over every {}", fmt::join(hidden, ", ")));
 }
 
@@ -450,19 +467,35 @@ std::array<std::string, blocks_count> map_styles(bool two, bool signed_marks, co
       "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
       "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
       "using 1:2 with points pt 6 ps 2.0 lw 1.5 lc rgb 'black' title 'reported points (numbered as in the report, 1 the best)'",
-      "using 1:2 with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title 'exact = bound = 0: tight, no ratio'",
-      "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'no finite ratio (exact 0 below a positive bound: infinitely loose; an underflow), or off the region'",
+      "using 1:2 with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title 'tight, no ratio (exact and bound 0, or below the double range)'",
+      "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'no finite ratio, not tight (exact 0 or below the double range), or off the region'",
       "using 1:2 with points pt 2 ps 0.8 lw 4 lc rgb 'white' notitle, \\\n     '' index INDEX using 1:2 with points pt 2 ps 0.6 lw 1.5 "
       "lc rgb '#000000' title " + quoted(literal(errors))};
 }
+
+// Points drawn once where they coincide on the map (within 1/400 of each axis, in one block and verdict): a local
+// search's refinements pile up at the points it converges to, and a pile of open triangles read as a filled one.
+class Thinned {
+ public:
+  Thinned(const ExploreAxis& ax, const ExploreAxis* ay) : rx_(drawn_range(ax)), ry_(ay ? drawn_range(*ay) : DrawnRange{}) {}
+  bool fresh(int block, double x, double y, bool violated) {
+    const auto cell = [](const DrawnRange& r, double v) { return r.words || std::isnan(r.from) ? v : std::round(across(r, v) * 400); };
+    return seen_.insert({static_cast<double>(block), cell(rx_, x), cell(ry_, y), violated ? 1.0 : 0.0}).second;
+  }
+
+ private:
+  DrawnRange rx_, ry_;
+  std::set<std::array<double, 4>> seen_;
+};
 
 // The block a point is drawn in (`has`: it is a candidate with a finite ratio).
 Block block_of(const Evaluation& e, bool has, bool ignore) {
   if (has) return e.outside() ? candidates_outside : candidates;
   if (e.status == Evaluation::Status::not_applicable || (e.outside() && !ignore)) return hypotheses;
   if (e.status == Evaluation::Status::ok && !e.degenerate.empty()) return degenerate;
-  // (both 0: the bound is attained, but there is no ratio to colour; they shared a cross with infinitely loose points)
-  if (e.has_numbers() && e.exact_upper() == 0 && e.bound_upper() == 0 && e.verdict() == verify::Verdict::tight) return zero_tight;
+  // (tight by its verdict, with no ratio to colour: exact and bound 0, or below the double range; they shared a cross
+  // with infinitely loose points)
+  if (tight_without_ratio(e)) return zero_tight;
   return e.status == Evaluation::Status::error ? errors : other;
 }
 
@@ -507,8 +540,9 @@ std::string box_outline(const ExploreAxis& ax, const ExploreAxis& ay) {
 // The colour bar's label: the scale, or that every ratio is the same.
 std::string colour_bar_label(verify::Goal goal, const Palette& colours, const std::string& ratio) {
   if (!colours.flat.empty()) return fmt::format("set cblabel {}\n", quoted(literal(colours.flat)));
-  return goal == verify::Goal::violation ? fmt::format("set cblabel '{} (compressed scale); below 1 violated'\n", ratio)
-                                         : fmt::format("set cblabel '{} (log scale)'\n", ratio);
+  return goal == verify::Goal::violation  ? fmt::format("set cblabel '{} (compressed scale); below 1 violated'\n", ratio)
+         : goal == verify::Goal::tightest ? fmt::format("set cblabel '{} (compressed scale)'\n", ratio)
+                                          : fmt::format("set cblabel '{} (log scale)'\n", ratio);
 }
 
 // The map: every evaluated point over the two most influential axes (one axis: the ratio against it), candidates
@@ -537,9 +571,11 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
     std::ostream& out = checked.stream();
     out.precision(17);
     out << fmt::format("# {},{},log10({}),violated (blocks, those with points: candidates inside the hypotheses; outside them; "
-                       "other points outside them; degenerate; the reported points; points without a finite ratio; errors)\n", ax.name,
+                       "other points outside them; degenerate; the reported points; tight without a ratio; points without a finite ratio; errors; "
+                       "points that coincide on the map drawn once)\n", ax.name,
                        two ? ay->name : "log10 ratio", ratio);
     std::vector<std::string> blocks[blocks_count];
+    Thinned drawn(ax, two ? ay : nullptr);
     for (const Evaluation& e : r.evaluations) {
       const double x = coordinate(ax, e.point);
       const bool has = candidate(e, ignore);
@@ -548,6 +584,7 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
       if (!std::isfinite(x) || (two && !std::isfinite(y))) continue;
       const Block b = block_of(e, has, ignore);
       if (!two && b != candidates && b != candidates_outside) continue;  // one axis: only ratios have a y
+      if (!drawn.fresh(b, x, y, e.verdict() == verify::Verdict::violated)) continue;
       blocks[b].push_back(fmt::format("{},{},{},{}", x, y, has ? fmt::format("{}", l) : "", e.verdict() == verify::Verdict::violated ? 1 : 0));
       if (b == errors && ++error_count == 1) first_error = e.message();
       any_outside = any_outside || b == candidates_outside;
@@ -581,12 +618,9 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
     for (const std::string& k : shape_keys(signed_marks, any_outside, any_violated_inside, ratio)) plots.push_back(k);
     if (!box_outline(ax, *ay).empty()) plots.push_back("keyentry with lines lc rgb '#555555' dt 2 lw 1 title 'the box searched'");
   }
-  std::string body = axis_settings(ax, 'x');
-  if (two)
-    body += axis_settings(*ay, 'y') + box_outline(ax, *ay) + ring_labels(r, ax, *ay) +
-            colour_bar_label(r.goal, colours, ratio) +
-            colours.settings;
-  else body += fmt::format("set ylabel 'log_{{10}}({})'\n", ratio);
+  std::string body = axis_settings(ax, 'x') + (two ? axis_settings(*ay, 'y') + box_outline(ax, *ay) + ring_labels(r, ax, *ay) +
+                                                          colour_bar_label(r.goal, colours, ratio) + colours.settings
+                                                    : fmt::format("set ylabel 'log_{{10}}({})'\n", ratio));
   // Rows spaced for the reported rings, not opaque (it hid the x label), two columns (one took 40 % of the height).
   body += "set key below nobox noopaque height 1 spacing 1.8 maxrows 4\nplot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
   render_gnuplot(dir, stem + "_map", literal(map_title(r, order, two ? 2 : 1, ignore)),
@@ -615,67 +649,83 @@ std::pair<std::string, std::array<std::string, 2>> convergence_yrange(double lin
   return {range, beyond};
 }
 
-// Convergence: the best objective so far against the number of evaluations, every evaluation behind it.
+// The convergence plot's data, written to its CSV (one row per evaluation: the best log10 ratio so far, empty before
+// the first candidate; the evaluation's own; 1 outside the hypotheses; the best inside them; 1 where it is tight
+// without a ratio), and what the plot needs of it.
+struct ConvergenceData {
+  std::size_t candidates = 0;
+  double line_lo = kInf, line_hi = -kInf;   // the best-so-far line's range (log10 ratio)
+  std::array<std::vector<double>, 2> each;  // every candidate's log10 ratio, inside the hypotheses and outside them
+  bool any_outside = false;                 // a candidate outside the hypotheses (drawn open)
+  std::size_t tight_zeros = 0, no_ratio = 0;  // evaluations without a ratio: tight (drawn at 1), and the others
+};
+
+ConvergenceData write_convergence(const verify::ExploreResult& r, bool ignore, const std::filesystem::path& csv) {
+  ConvergenceData d;
+  OutputFile checked(csv);
+  std::ostream& out = checked.stream();
+  out.precision(17);
+  out << "# evaluations,best log10 ratio so far,this evaluation's log10 ratio (empty: not a candidate),"
+         "1 where the point is outside the hypotheses (evaluated with them ignored),best log10 ratio so far inside them,"
+         "1 where it is tight without a ratio (exact and bound 0, or below the double range)\n";
+  double best = std::nan(""), best_inside = std::nan("");
+  const auto as_slack = [&](double objective) { return (r.goal == verify::Goal::loosest ? -objective : objective) / std::log(10.0); };
+  const auto text = [](double v) { return std::isnan(v) ? std::string() : fmt::format("{}", v); };
+  for (std::size_t i = 0; i < r.evaluations.size(); ++i) {
+    const Evaluation& e = r.evaluations[i];
+    const bool has = candidate(e, ignore), tight = tight_without_ratio(e);
+    if (has) {
+      const double v = verify::objective(r.goal, e.slack);
+      if (std::isnan(best) || v < best) best = v;
+      if (!e.outside() && (std::isnan(best_inside) || v < best_inside)) best_inside = v;
+      ++d.candidates;
+      d.any_outside = d.any_outside || e.outside();
+      d.each[e.outside() ? 1 : 0].push_back(e.slack / std::log(10.0));
+    }
+    d.tight_zeros += tight ? 1 : 0;
+    d.no_ratio += !has && !tight && e.has_numbers() && !std::isfinite(e.slack) && e.in_region ? 1 : 0;
+    const double line = std::isnan(best) ? best : as_slack(best);
+    out << i + 1 << "," << text(line) << "," << (has ? text(e.slack / std::log(10.0)) : "") << "," << (e.outside() ? 1 : 0) << ","
+        << text(std::isnan(best_inside) ? best_inside : as_slack(best_inside)) << "," << (tight ? 1 : 0) << "\n";
+    // (the line's first 2 % of evaluations left out of its range: a first point hundreds of decades away, where the
+    // search starts, flattened the whole descent against the axis)
+    if (std::isfinite(line) && (i + 1) * 50 > r.evaluations.size()) d.line_lo = std::min(d.line_lo, line), d.line_hi = std::max(d.line_hi, line);
+  }
+  checked.close();
+  if (d.tight_zeros > 0 && d.line_lo <= d.line_hi) d.line_lo = std::min(d.line_lo, 0.0);  // (they are drawn at ratio 1)
+  return d;
+}
+
+// Convergence: the best objective so far against the number of evaluations, every evaluation behind it; the
+// evaluations judged tight without a ratio at ratio 1, the others without a ratio counted in the key.
 void render_convergence(const verify::ExploreResult& r, bool ignore, const std::filesystem::path& dir, const std::string& stem) {
   const std::string ratio = verify::slack_ratio_name(r.direction);
   const auto conv_csv = dir / (stem + "_convergence.csv");
-  std::size_t rows = 0;
-  double line_lo = kInf, line_hi = -kInf;  // the best-so-far line's range (log10 ratio)
-  std::array<std::vector<double>, 2> each;  // every candidate's log10 ratio, inside the hypotheses and outside them
-  bool any_outside = false;                // a candidate outside the hypotheses (drawn open)
-  {
-    OutputFile checked(conv_csv);
-    std::ostream& out = checked.stream();
-    out.precision(17);
-    out << "# evaluations,best log10 ratio so far,this evaluation's log10 ratio (empty: not a candidate),"
-           "1 where the point is outside the hypotheses (evaluated with them ignored),best log10 ratio so far inside them\n";
-    double best = std::nan(""), best_inside = std::nan("");
-    const auto as_slack = [&](double objective) { return (r.goal == verify::Goal::loosest ? -objective : objective) / std::log(10.0); };
-    for (std::size_t i = 0; i < r.evaluations.size(); ++i) {
-      const Evaluation& e = r.evaluations[i];
-      const bool has = candidate(e, ignore);
-      if (has) {
-        const double v = verify::objective(r.goal, e.slack);
-        if (std::isnan(best) || v < best) best = v;
-        if (!e.outside() && (std::isnan(best_inside) || v < best_inside)) best_inside = v;
-      }
-      if (!std::isnan(best)) {
-        const double slack = r.goal == verify::Goal::loosest ? -best : best;
-        out << i + 1 << "," << slack / std::log(10.0) << "," << (has ? fmt::format("{}", e.slack / std::log(10.0)) : "") << ","
-            << (e.outside() ? 1 : 0) << "," << (std::isnan(best_inside) ? std::string() : fmt::format("{}", as_slack(best_inside))) << "\n";
-        any_outside = any_outside || (has && e.outside());
-        ++rows;
-        // (the line's first 2 % of evaluations left out of its range: a first point hundreds of decades away, where
-        // the search starts, flattened the whole descent against the axis)
-        if (std::isfinite(slack) && (i + 1) * 50 > r.evaluations.size())
-          line_lo = std::min(line_lo, slack / std::log(10.0)), line_hi = std::max(line_hi, slack / std::log(10.0));
-        if (has && std::isfinite(e.slack)) each[e.outside() ? 1 : 0].push_back(e.slack / std::log(10.0));
-      }
-    }
-    checked.close();
-  }
-  if (rows == 0) return;  // no candidate point: nothing converges
-  // Evaluations on a log axis, so that the early descent is visible; every evaluation behind the best-so-far line.
-  // The y range is the line's after its first 2 % of evaluations, padded (a few evaluations hundreds of decades away
-  // would squash the progress into a flat line); how many evaluations lie beyond it is said in the key.
+  const ConvergenceData d = write_convergence(r, ignore, conv_csv);
+  if (d.candidates == 0) return;  // no candidate point: nothing converges
   const std::string file = quoted(conv_csv.filename().string());
-  auto [range, beyond] = convergence_yrange(line_lo, line_hi, each);
+  auto [range, beyond] = convergence_yrange(d.line_lo, d.line_hi, d.each);
   // The x axis ends at the last evaluation, and after the global phase's end; linear, so that the local phase (the
   // last third of the budget, where the final gains are made) is not squeezed into the last few percent of a log axis.
   range += fmt::format("set xrange [0:{}]\n", std::max<double>({2.0, static_cast<double>(r.evaluations.size()),
                                                                  static_cast<double>(r.global_points) + 1}));
-  // The evaluations outside the hypotheses (with them ignored) open, as on the map; a violation search's ratio 1
-  // drawn (below it the bound fails); the end of the global phase with its own key entry.
-  // With points outside the hypotheses, the best inside them is a line of its own: the theorem's answer, where the
-  // line of all points may run below 1 on points where it claims nothing.
-  const std::string each_plot =
-      any_outside ? fmt::format("{0} using 1:($4 == 0 ? $3 : 1/0) with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation inside the hypotheses{1}', \\\n"
-                                "     {0} using 1:($4 == 1 ? $3 : 1/0) with points pt 6 ps 0.5 lc rgb '#888888' title 'each evaluation outside them (evaluated anyway){2}', \\\n"
-                                "     {0} using 1:5 with steps ls 2 lw 2 title 'best so far inside the hypotheses'",
-                                file, beyond[0], beyond[1])
-                  : fmt::format("{} using 1:3 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation{}'", file, beyond[0]);
-  // (drawn first, behind, as a wide light band: the best inside the hypotheses often sits on it, and a dotted line
-  // under its dashes could not be told from it)
+  // The evaluations outside the hypotheses (with them ignored) open, as on the map; with them, the best inside the
+  // hypotheses is a line of its own: the theorem's answer, where the line of all points may run below 1 on points
+  // where it claims nothing.
+  std::string each_plot =
+      d.any_outside ? fmt::format("{0} using 1:($4 == 0 ? $3 : 1/0) with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation inside the hypotheses{1}', \\\n"
+                                  "     {0} using 1:($4 == 1 ? $3 : 1/0) with points pt 6 ps 0.5 lc rgb '#888888' title 'each evaluation outside them (evaluated anyway){2}', \\\n"
+                                  "     {0} using 1:5 with steps ls 2 lw 2 title 'best so far inside the hypotheses'",
+                                  file, beyond[0], beyond[1])
+                    : fmt::format("{} using 1:3 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation{}'", file, beyond[0]);
+  if (d.tight_zeros > 0)
+    each_plot += fmt::format(", \\\n     {} using 1:($6 == 1 ? 0 : 1/0) with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title "
+                             "'{} tight without a ratio (exact and bound 0), drawn at 1; not candidates of the search'", file, d.tight_zeros);
+  if (d.no_ratio > 0)  // (not drawn: the key says how many, so that "each evaluation" does not read as all of them)
+    each_plot += fmt::format(", \\\n     keyentry with dots lc rgb 'white' title '{} evaluation{} without a finite ratio, not tight: not drawn'",
+                             d.no_ratio, d.no_ratio == 1 ? "" : "s");
+  // (a violation search's ratio 1 drawn first, behind, as a wide light band: the best inside the hypotheses often
+  // sits on it, and a dotted line under its dashes could not be told from it)
   const std::string one = r.goal == verify::Goal::violation
                               ? "0 with lines lc rgb '#d0d0d0' lw 6 title 'ratio 1: violated below', \\\n     " : "";
   const std::string cbody = fmt::format(
@@ -685,8 +735,8 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
       "     {} using 1:2 with steps ls 1 lw 2 title 'best so far ({}{})', \\\n"
       "     keyentry with lines ls 9 title 'end of the global phase'\n",
       ratio, range, r.global_points + 0.5, r.global_points + 0.5, one, each_plot, file, goal_phrase(r.goal),
-      any_outside ? ", all points, hypotheses ignored" : "");
-  render_gnuplot(dir, stem + "_convergence", literal(fmt::format("{}, {}: convergence of the search{}", statement_title(r.id), r.case_name, any_outside ? " (hypotheses ignored)" : "")),
+      d.any_outside ? ", all points, hypotheses ignored" : "");
+  render_gnuplot(dir, stem + "_convergence", literal(fmt::format("{}: convergence of the search{}", title_head(r), d.any_outside ? " (hypotheses ignored)" : "")),
                  fmt::format("privamp explore: best objective so far; data {}", conv_csv.filename().string()), cbody, explore_style());
 }
 
