@@ -208,6 +208,23 @@ std::string entities(std::string_view text, std::string_view apostrophe) {
 
 }  // namespace
 
+std::string toml(std::string_view text) {
+  std::string out = "\"";
+  for (std::size_t i = 0; i < text.size();) {
+    const auto [cp, n] = decode(text, i);
+    if (n == 0) {
+      out += fmt::format("[0x{:02X}]", static_cast<unsigned char>(text[i]));
+      ++i;
+      continue;
+    }
+    if (cp == '"' || cp == '\\') out += fmt::format("\\{}", static_cast<char>(cp));
+    else if (cp < 0x20 || cp == 0x7F || unwanted(cp)) out += cp > 0xFFFF ? fmt::format("\\U{:08X}", static_cast<unsigned>(cp)) : fmt::format("\\u{:04X}", static_cast<unsigned>(cp));
+    else out.append(text.substr(i, n));
+    i += n;
+  }
+  return out + "\"";
+}
+
 std::string xml(std::string_view text) { return entities(text, "&apos;"); }
 
 std::string html(std::string_view text) { return entities(text, "&#39;"); }

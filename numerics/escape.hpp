@@ -51,6 +51,12 @@ std::string markdown(std::string_view text);
 // nothing in it closes the span; controls and the like made visible as plain() does.
 std::string markdown_code(std::string_view text);
 
+// A TOML basic string ("...") that reads back as the same text: " and \ escaped, control characters and every code
+// point plain() would make visible (bidirectional controls, invisible characters, noncharacters, U+FFFD) as \uXXXX or
+// \UXXXXXXXX, so that no text can end the string or start a key, and a file shows what it holds. (TOML files hold
+// valid UTF-8 only; an invalid byte, which no text read from one has, is written as the visible text [0xFF].)
+std::string toml(std::string_view text);
+
 // A CSV field (RFC 4180): quoted when it holds a comma, quote or line break; a text that a spreadsheet would take
 // for a formula (starting with = + - @, a tab or a carriage return, and not a number) gets a leading apostrophe.
 std::string csv(std::string_view text);

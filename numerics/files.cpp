@@ -62,6 +62,9 @@ void check_target(std::string_view option, const std::filesystem::path& path) {
   // (a name of 250 characters ran the whole computation and then could not be written).
   const std::size_t name = path.filename().string().size(), limit = NAME_MAX - 1 - kTemporary.size() - 6;
   if (name > limit) invalid_input("{}: a file name of {} bytes; allowed at most {} (the file system's {} less the temporary name's)", named, name, limit, NAME_MAX);
+  if (const std::size_t whole = path.native().size(); whole + 2 + kTemporary.size() + 6 >= PATH_MAX)
+    invalid_input("{}...: a path of {} bytes; allowed at most {} (the system's {} less the temporary name's)", named.substr(0, 60), whole,
+                  PATH_MAX - 3 - kTemporary.size() - 6, PATH_MAX);
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return;  // absent: it will be created
@@ -173,6 +176,13 @@ void move_into_place(const std::filesystem::path& from, const std::filesystem::p
 }
 
 void check_output_dir(std::string_view option, const std::filesystem::path& dir) {
+  // Room for what privamp writes inside: a figure's or a search's files in a private staging folder, itself in
+  // another (explore's maps), each name up to 255 bytes, about 500 in all past the folder. A longer folder path
+  // ran the whole computation and then could not write (the system's limit is PATH_MAX, 4096).
+  if (const std::size_t n = dir.native().size(); n > kMaxOutputDirPath)
+    invalid_input("{} {}...: a path of {} bytes; allowed at most {} (the system's {} less room for the files privamp writes "
+                  "inside)", option, dir.native().substr(0, 40), n, kMaxOutputDirPath, PATH_MAX);
+  if (dir.native().find('\0') != std::string::npos) invalid_input("{}: a path cannot hold a NUL character", option);
   std::error_code ec;
   if (std::filesystem::is_symlink(dir, ec) && !std::filesystem::exists(dir, ec))
     invalid_input("{} {}: is a symbolic link to nothing (to {}): remove it, or choose another folder", option, dir.string(),

@@ -43,6 +43,9 @@ class OutputFile {
 // (a folder, /dev/zero, a pipe) or a longer file is InvalidArgument naming `what` and the path, before it is read.
 std::string read_input_file(std::string_view what, const std::filesystem::path& path, std::size_t max_bytes);
 
+// The longest output folder path accepted (in bytes, as given): PATH_MAX (4096) less room for what is written inside.
+inline constexpr std::size_t kMaxOutputDirPath = 3584;
+
 // JSON text privamp reads (kernel files, golden files) nests a few levels; deeper text is refused before it is
 // parsed (InvalidArgument naming `what`): copying and destroying a parsed tree recurse, and a 300 kB file of 150,000
 // brackets crashed the copy. Brackets inside strings do not count.

@@ -624,19 +624,29 @@ exact_upper, exact_log (the value's natural log: finite where it is below or abo
 flat table); `summary`, the printed table per theorem; the counts of `violated` and `errors` rows."""
 
 
-def _names(values, name):
+def _names(values, name, paths=True):
     """A comma-separated string or an iterable of strings, as a list; None is no list (the default: all). A value
-    that names nothing ("", ",", []) is refused, as the command line refuses --only '': it would silently mean all."""
+    that names nothing ("", ",", []) is refused, as the command line refuses --only '': it would silently mean all.
+    With paths, an os.PathLike names the file its os.fspath() gives (str() of one may name another file); IDs and
+    figure names (paths=False) are strings only."""
+    def one(v):
+        if isinstance(v, str):
+            return _unicode(v, name)
+        text = _os.fspath(v)  # (a PathLike, where paths are read)
+        if not isinstance(text, str):
+            raise ArgumentTypeError(f"{name}: expected a path as text (a str or an os.PathLike giving one), got {type(text).__name__}")
+        return _unicode(text, name)
+    kinds = (str, _os.PathLike) if paths else (str,)
     if values is None:
         return []
     if isinstance(values, str):
         names = [s for s in _unicode(values, name).split(",") if s]
-    elif isinstance(values, _os.PathLike):
-        names = [_unicode(str(values), name)]
-    elif not isinstance(values, (list, tuple)) or not all(isinstance(v, (str, _os.PathLike)) for v in values):
+    elif isinstance(values, _os.PathLike) and paths:
+        names = [one(values)]
+    elif not isinstance(values, (list, tuple)) or not all(isinstance(v, kinds) for v in values):
         raise ArgumentTypeError(f"{name}: expected a name, a comma-separated string or a list of names, got {_short(values)}")
     else:
-        names = [_unicode(str(v), name) for v in values if str(v)]
+        names = [n for n in (one(v) for v in values) if n]
     if not names:
         raise ValueError(f"{name}: {values!r} names nothing (leave it out, or None, for all)")
     return names
@@ -671,7 +681,7 @@ def verify(files, only=None, jobs=0, out=None, junit=None, html=None):
     given (a list, or "E2,T5"), with `jobs` workers (0: the cores). With `out`, writes results.csv, results.json,
     report.md, summary.tex and summary_wide.tex there (as ``--out``); with `junit`, the JUnit XML report (as ``--junit``); with
     `html`, the HTML report (as ``--html``). Returns a `VerifyResult` (rows, summary, violated, errors)."""
-    files, only = _names(files, "files"), _names(only, "only")
+    files, only = _names(files, "files"), _names(only, "only", paths=False)
     command = f"privamp.verify({files!r}, only={only!r})"
     # Names that are neither files here nor in the shipped catalogue but read as theorem IDs select those theorems
     # over the shipped cases: privamp.verify("SUB.table") works from any folder.
@@ -725,7 +735,7 @@ def explore(target, case=None, id=None, goal="loosest", budget=200, seed=1, star
                             _integer(seed, "seed", 0, 2**63 - 1), _integer(starts, "starts", 1, 64),
                             _integer(jobs, "jobs", 0, 1024),
                             _flag(ignore_hypotheses, "ignore_hypotheses"),
-                            [where] if isinstance(where, str) else _names(where, "where"),
+                            [where] if isinstance(where, str) else _names(where, "where", paths=False),
                             _optional_text(frontier, "frontier"), _integer(bins, "bins", 1, 100),
                             _seconds(max_seconds))
     return Table(Search(**{**r, "points": Table(r["points"])}) for r in runs)
@@ -753,7 +763,7 @@ def figures(files=None, only=None, out="figures", reduced=False, jobs=0, size=No
     Runs the package's privamp command (no shell). ValueError for bad input (the command's message),
     RuntimeError when a computation fails."""
     paths = [_shipped(f) for f in _names(files, "files")] or [str(data_dir() / "plots")]
-    names = _names(only, "only")
+    names = _names(only, "only", paths=False)
     argv = ["figures", "--out", _path(out, "out", "figures")]
     if _integer(jobs, "jobs", 0, 1024):
         argv += ["--jobs", str(int(jobs))]

@@ -4,6 +4,7 @@ import csv
 import json
 import math
 import os
+import pathlib
 import signal
 import subprocess
 import sys
@@ -678,6 +679,18 @@ class UntrustedInput(unittest.TestCase):
                     with self.assertRaisesRegex(ValueError, f"{name}: a path cannot hold a NUL character \\(at index"):
                         privamp.verify(os.path.join(SOURCE, "cases", "mixing.toml"), **{name: os.path.join(tmp, "nul\x00/etc")})
             self.assertEqual(os.listdir(tmp), [])
+        # A PathLike names the file its os.fspath() gives, not its str() (a class whose two differ verified the
+        # other file); an ID list is text only.
+        class Odd(os.PathLike):
+            def __fspath__(self):
+                return os.path.join(SOURCE, "cases", "no_such_case_file.toml")
+
+            def __str__(self):
+                return os.path.join(SOURCE, "cases", "mixing.toml")
+        with self.assertRaisesRegex(ValueError, "no_such_case_file.toml"):
+            privamp.verify(Odd())
+        with self.assertRaisesRegex(privamp.ArgumentTypeError, "only: expected a name"):
+            privamp.verify(os.path.join(SOURCE, "cases", "mixing.toml"), only=pathlib.Path("T1.1"))
         deep = []
         for _ in range(300000):
             deep = [deep]

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -20,6 +22,18 @@ Clamped::Clamped(LawPtr base, double lo, double hi) : base_(std::move(base)), lo
   if (!(lo < hi)) invalid_input("clamp: need lo < hi, got lo = {}, hi = {}", format_number(lo), format_number(hi));
   if (base_->dimension() != 1) invalid_input("clamp: the base law must be one-dimensional");
   refuse_lumped(*base_, "clamp");
+  // An end so far out that the mass beyond it, though positive (the density part lives there), has a log below the
+  // double range: its atom would be held as 0, and R_inf of two such clamps (the loss at the end, about lo²/2σ² apart)
+  // came out as 8.5 inside a narrow interval where the truth was 1e300 (and a log mass of -1e308, held, overflowed in
+  // the quadrature: the KL of two Laplace laws clamped at ±1e308 failed on a NaN).
+  if (base_->continuous_mass() > 0) {
+    const Interval support = base_->support();
+    for (const auto& [end, side, mass] : {std::tuple{lo, "lo", base_->log_cdf(lo)}, std::tuple{hi, "hi", base_->log_sf(hi)}})
+      if (mass < -1e300 && support.lo < end && end < support.hi)
+        invalid_input("clamp: the mass of {} beyond {} = {} is positive but its log is below -1e300{}: bring {} nearer the law",
+                      base_->expression(), side, format_number(end),
+                      std::isinf(mass) ? " (beyond the double range)" : fmt::format(" ({:.3g}: sums and differences of it overflow)", mass), side);
+  }
   std::map<double, LogSumAccumulator<double>> merged;
   merged[lo].add(base_->log_cdf(lo));                    // P(X ≤ lo), atoms at lo included
   merged[hi].add(base_->log_sf(hi));                     // P(X > hi)

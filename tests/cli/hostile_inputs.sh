@@ -516,5 +516,38 @@ printf '[[bound]]\nid = "MY.zero"\nquantity = "tv"\nformula = "-0*a"\n[[case]]\n
 "$privamp" verify minus_zero.toml --out minus_zero_out > /dev/null 2>&1
 check 0 "^clean$" bash -c "grep -q ',0,upper,' minus_zero_out/results.csv && ! grep -q -- ',-0,' minus_zero_out/results.csv && echo clean || echo raw"
 
+# 48. Round 16. A statement holding ''' and newlines was written into a '''-string of explore's point file, which then
+# declared direction = 'lower' and reported a violation the search had not found; bidirectional characters reached it
+# raw. Every string of a point file goes through the one TOML escaper. A clamp whose end is so far that the log of
+# the mass beyond it leaves the double range (R_inf 8.5 in a narrow interval, truth 1e300) is refused; so is an
+# output folder path without room for privamp's files in it (it ran, then could not write).
+cat > triple.toml <<'TOML'
+[[bound]]
+id = "Y.p"
+quantity = "renyi"
+statement = "x'''\u000adirection = 'lower'\u000acomment = '''y \u202e"
+formula = "2 * alpha * m^2 / 2"
+[[case]]
+name = "pct"
+bounds = ["Y.p"]
+mu = "gaussian({m}, 1)"
+nu = "gaussian(0, 1)"
+quantity = "renyi"
+order = "{alpha}"
+[case.grid]
+m = [1]
+alpha = [2]
+[case.explore]
+m = {min = 0.5, max = 2}
+TOML
+"$privamp" explore triple.toml --budget 10 --starts 1 --jobs 1 --out triple_out > /dev/null 2>&1
+check 0 "Y\.p +1 +0 +1 +0 +0 " bash -c "\"$privamp\" verify triple_out/*_point1.toml"
+check 0 '^statement = "x.*\\u000Adirection = .*\\u202E"$' bash -c "grep '^statement' triple_out/*_point1.toml"
+check 2 "clamp: the mass of gaussian\(loc=0, sigma=1\) beyond lo = -1e\+300 is positive but its log is below -1e300 \(beyond the double range\)" "$privamp" divergence 'clamp(gaussian(0,1), lo=-1e300, hi=1e300)' 'clamp(gaussian(1,1), lo=-1e300, hi=1e300)' --renyi inf
+check 2 "clamp: the mass of laplace\(loc=0, scale=1\) beyond lo = -1e\+308 .*sums and differences of it overflow" "$privamp" divergence 'clamp(laplace(0,1), lo=-1e308, hi=1e308)' 'clamp(laplace(1,1), lo=-1e308, hi=1e308)' --kl
+deep_out=$(printf 'p%.0s' $(seq 1 200)); for _ in $(seq 1 18); do deep_out="$deep_out/$(printf 'p%.0s' $(seq 1 200))"; done
+check 2 "--out p+\.\.\.: a path of 3818 bytes; allowed at most 3584" "$privamp" verify "$here/../../docs/examples/my_bounds.toml" --out "$deep_out"
+check 0 "^absent$" bash -c "ls -d ppppp* > /dev/null 2>&1 && echo present || echo absent"
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <stdexcept>
 
 #include <filesystem>
 #include <sstream>
@@ -14,6 +16,54 @@
 #include "sim/language/language.hpp"
 
 namespace privamp::verify {
+
+namespace {
+
+// A TOML value as privamp writes it back (explore's point files declare the bound again): every string through the
+// one TOML escaper, so that no text of a user's can end a string or start a key. (toml++'s own formatter wrote a
+// statement holding ''' and a newline inside a '''-string: the point file then declared direction = 'lower' and
+// reported a violation the search had not found.)
+std::string toml_key(std::string_view key);
+
+std::string toml_value(const toml::node& node) {
+  if (const auto* s = node.as_string()) return escape::toml(s->get());
+  if (const auto* b = node.as_boolean()) return b->get() ? "true" : "false";
+  if (const auto* k = node.as_integer()) return fmt::format("{}", k->get());
+  if (const auto* x = node.as_floating_point()) {
+    const double v = x->get();
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    const std::string text = fmt::format("{:.17g}", v);
+    return text.find_first_of(".eE") == std::string::npos ? text + ".0" : text;  // (a float stays a float)
+  }
+  std::vector<std::string> parts;
+  if (const auto* a = node.as_array()) {
+    for (const toml::node& item : *a) parts.push_back(toml_value(item));
+    return fmt::format("[{}]", fmt::join(parts, ", "));
+  }
+  if (const auto* t = node.as_table()) {
+    for (const auto& [key, item] : *t) parts.push_back(fmt::format("{} = {}", toml_key(key.str()), toml_value(item)));
+    return fmt::format("{{{}}}", fmt::join(parts, ", "));
+  }
+  throw std::logic_error("a TOML value of a kind privamp does not write (a date or time)");
+}
+
+// A key: bare where it is a word of letters, digits, '_' and '-' (the loader's fixed keys), else a basic string.
+std::string toml_key(std::string_view key) {
+  const bool bare = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+  return bare ? std::string(key) : escape::toml(key);
+}
+
+// A table's keys and values, one per line.
+std::string toml_text(const toml::table& t) {
+  std::string out;
+  for (const auto& [key, node] : t) out += fmt::format("{} = {}\n", toml_key(key.str()), toml_value(node));
+  return out;
+}
+
+}  // namespace
 
 namespace {
 
@@ -53,11 +103,7 @@ class BoundReader : public TomlReader {
     e.family = text(t, "family", std::filesystem::path(file_).stem().string());
     e.declared_in = file_;
     e.declared_line = static_cast<int>(t.source().begin.line);
-    {
-      std::ostringstream text;
-      text << toml::toml_formatter{t};
-      e.declaration = text.str();
-    }
+    e.declaration = toml_text(t);
     if (user)
       for (const BoundEntry& b : bound_catalogue())
         if (b.id == e.id) fail(t.get("id"), "id", fmt::format("bound ID '{}' is built in: choose another ID for a declared bound", e.id));

@@ -64,16 +64,8 @@ std::string edges_text(const ExploreResult& r, const Params& point) {
 
 namespace {
 
-// TOML basic string (quotes, backslashes and control characters escaped).
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += fmt::format("\\u{:04X}", static_cast<unsigned char>(c));
-    else out += c;
-  }
-  return out + "\"";
-}
+// A TOML basic string: the one TOML escaper (bidirectional and invisible characters as \u escapes too).
+std::string quoted(const std::string& s) { return escape::toml(s); }
 
 double best_so_far(Goal goal, const std::vector<Evaluation>& e, std::size_t upto, bool ignore) {
   double best = std::numeric_limits<double>::quiet_NaN();
