@@ -117,10 +117,10 @@ std::string ring_labels(const verify::ExploreResult& r, const ExploreAxis& ax, c
     const std::array<double, 2> u = {across(rx, at[k][0]), across(ry, at[k][1])};
     bool joined = false;
     for (std::size_t g = 0; g < groups.size() && !joined; ++g) {
-      // a ring is about 3 % of the plot's width and 6 % of its height across: rings whose centres are within three
-      // quarters of that overlap and share a label (labels further apart do not collide; a whole ring apart, grouped,
-      // two rings read as one named twice)
-      const double dx = (u[0] - first[g][0]) / 0.0225, dy = (u[1] - first[g][1]) / 0.045;
+      // a ring is about 3 % of the plot's width and 6 % of its height across: rings whose centres are within one ring
+      // of each other share a label (a label to the right of its ring otherwise lands on or in the next ring, and a
+      // reader pairs it with that one)
+      const double dx = (u[0] - first[g][0]) / 0.03, dy = (u[1] - first[g][1]) / 0.06;
       if (std::isfinite(dx) && std::isfinite(dy) && dx * dx + dy * dy < 1) groups[g].push_back(k), joined = true;
     }
     if (!joined) groups.push_back({k}), first.push_back(u);
@@ -213,9 +213,13 @@ Palette violation_palette(const std::vector<double>& l) {
   std::sort(violations.begin(), violations.end());
   const auto at = [](const std::vector<double>& v, double q) { return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))]; };
   const double s = std::max(1e-3, violations.empty() ? std::fabs(at(l, 0.25)) : at(violations, 0.5));
-  const double lo = std::min(at(l, 0.02), -s), hi = std::max(at(l, 0.98), s);
+  // (no ratio below 1: the scale starts at 1, without a band or a tick below it — a "0.998" at the bar's end of a
+  // search where every point holds read as a violation)
+  const bool below = l.front() < -1e-9;  // (beyond rounding: a tight identity gives log10 ratios of -1e-16)
+  const double lo = below ? std::min(at(l, 0.02), -s) : 0.0, hi = std::max(at(l, 0.98), s);
   const auto c = [&](double v) { return std::asinh(v / s); };
-  std::vector<double> candidates{lo, lo / 3};  // (log10 ratios; 1 itself is always ticked)
+  std::vector<double> candidates;  // (log10 ratios; 1 itself is always ticked)
+  if (below) candidates = {lo, lo / 3};
   for (double v = 1e-3; v <= hi * 1.0001; v *= 10)  // decades of the holding side, at least a fifth of the scale apart
     if (c(v) >= 0.2 * c(hi) && c(v) <= c(hi)) candidates.push_back(v);
   // A tick closer than a tenth of the bar to 1 or to a tick kept is left out ('1' and '0.811' were printed over
@@ -228,8 +232,10 @@ Palette violation_palette(const std::vector<double>& l) {
       ticks.push_back(fmt::format("'{}' {}", ratio_tick(v), c(v)));
     }
   Palette p;
-  p.settings = fmt::format("set palette defined ({0} '#440154', {1} '#3b528b', 0 '#21908d', {2} '#5dc963', {3} '#fde725')\n"
-                           "set cbrange [{0}:{3}]\nset cbtics ({4})\n", c(lo), c(lo) / 2, c(hi) / 2, c(hi), fmt::join(ticks, ", "));
+  p.settings = below ? fmt::format("set palette defined ({0} '#440154', {1} '#3b528b', 0 '#21908d', {2} '#5dc963', {3} '#fde725')\n"
+                                   "set cbrange [{0}:{3}]\nset cbtics ({4})\n", c(lo), c(lo) / 2, c(hi) / 2, c(hi), fmt::join(ticks, ", "))
+                     : fmt::format("set palette defined (0 '#21908d', {0} '#5dc963', {1} '#fde725')\nset cbrange [0:{1}]\nset cbtics ({2})\n",
+                                   c(hi) / 2, c(hi), fmt::join(ticks, ", "));
   p.colour = fmt::format("(asinh($3/{}))", s);
   return p;
 }
@@ -468,18 +474,18 @@ std::array<std::string, blocks_count> map_styles(bool two, bool signed_marks, co
       "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
       "using 1:2 with points pt 6 ps 2.0 lw 1.5 lc rgb 'black' title 'reported points (numbered as in the report, 1 the best)'",
       "using 1:2 with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title 'tight, no ratio (exact and bound 0, or below the double range)'",
-      "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'no finite ratio, not tight (exact 0 or below the double range), or off the region'",
+      "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'no finite ratio, not judged tight (exact 0, or below the double range), or off the region'",
       "using 1:2 with points pt 2 ps 0.8 lw 4 lc rgb 'white' notitle, \\\n     '' index INDEX using 1:2 with points pt 2 ps 0.6 lw 1.5 "
       "lc rgb '#000000' title " + quoted(literal(errors))};
 }
 
-// Points drawn once where they coincide on the map (within 1/400 of each axis, in one block and verdict): a local
+// Points drawn once where they coincide on the map (within 1/150 of each axis, in one block and verdict): a local
 // search's refinements pile up at the points it converges to, and a pile of open triangles read as a filled one.
 class Thinned {
  public:
   Thinned(const ExploreAxis& ax, const ExploreAxis* ay) : rx_(drawn_range(ax)), ry_(ay ? drawn_range(*ay) : DrawnRange{}) {}
   bool fresh(int block, double x, double y, bool violated) {
-    const auto cell = [](const DrawnRange& r, double v) { return r.words || std::isnan(r.from) ? v : std::round(across(r, v) * 400); };
+    const auto cell = [](const DrawnRange& r, double v) { return r.words || std::isnan(r.from) ? v : std::round(across(r, v) * 150); };
     return seen_.insert({static_cast<double>(block), cell(rx_, x), cell(ry_, y), violated ? 1.0 : 0.0}).second;
   }
 
@@ -487,6 +493,22 @@ class Thinned {
   DrawnRange rx_, ry_;
   std::set<std::array<double, 4>> seen_;
 };
+
+// A block's plot clauses: its style (INDEX: its own index), the candidates outside the hypotheses on white discs (a
+// stack of open marks stays open, never reads as filled), each filled candidate ringed in black (the light end of the
+// scale stays visible on white).
+std::vector<std::string> block_clauses(const std::string& file, int index, Block b, std::string style, bool two, bool signed_marks) {
+  std::vector<std::string> out;
+  if (const auto at = style.find("INDEX"); at != std::string::npos) style.replace(at, 5, std::to_string(index));
+  if (b == candidates_outside && two)
+    out.push_back(fmt::format("{} index {} using 1:2:{} with points pt variable ps 0.9 lc rgb 'white' notitle", file, index,
+                              signed_marks ? "($4 == 1 ? 11 : 7)" : "(7)"));
+  out.push_back(fmt::format("{} index {} {}", file, index, style));
+  if (b == candidates && two)
+    out.push_back(fmt::format("{} index {} using 1:2:{} with points pt variable ps 1.0 lw 0.5 lc rgb 'black' notitle", file, index,
+                              signed_marks ? "($4 == 1 ? 10 : 6)" : "(6)"));
+  return out;
+}
 
 // The block a point is drawn in (`has`: it is a candidate with a finite ratio).
 Block block_of(const Evaluation& e, bool has, bool ignore) {
@@ -603,12 +625,7 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
       if (blocks[b].empty()) continue;
       if (index) out << "\n\n";
       for (const auto& line : blocks[b]) out << line << "\n";
-      std::string style = styles[b];
-      if (const auto at = style.find("INDEX"); at != std::string::npos) style.replace(at, 5, std::to_string(index));
-      plots.push_back(fmt::format("{} index {} {}", file, index, style));
-      if (b == candidates && two)  // each filled point ringed in black: the light end of the scale stays visible on white
-        plots.push_back(fmt::format("{} index {} using 1:2:{} with points pt variable ps 1.0 lw 0.5 lc rgb 'black' notitle", file, index,
-                                    signed_marks ? "($4 == 1 ? 10 : 6)" : "(6)"));
+      for (std::string& clause : block_clauses(file, index, static_cast<Block>(b), styles[b], two, signed_marks)) plots.push_back(std::move(clause));
       ++index;
     }
     checked.close();
@@ -722,7 +739,7 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
     each_plot += fmt::format(", \\\n     {} using 1:($6 == 1 ? 0 : 1/0) with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title "
                              "'{} tight without a ratio (exact and bound 0), drawn at 1; not candidates of the search'", file, d.tight_zeros);
   if (d.no_ratio > 0)  // (not drawn: the key says how many, so that "each evaluation" does not read as all of them)
-    each_plot += fmt::format(", \\\n     keyentry with dots lc rgb 'white' title '{} evaluation{} without a finite ratio, not tight: not drawn'",
+    each_plot += fmt::format(", \\\n     keyentry with dots lc rgb 'white' title '{} evaluation{} without a finite ratio, not judged tight: not drawn'",
                              d.no_ratio, d.no_ratio == 1 ? "" : "s");
   // (a violation search's ratio 1 drawn first, behind, as a wide light band: the best inside the hypotheses often
   // sits on it, and a dotted line under its dashes could not be told from it)
