@@ -109,29 +109,42 @@ std::string axis_settings(const ExploreAxis& a, char axis) {
 // reader counts them; each label sits right of its first ring.
 std::string ring_labels(const verify::ExploreResult& r, const ExploreAxis& ax, const ExploreAxis& ay) {
   const DrawnRange rx = drawn_range(ax), ry = drawn_range(ay);
-  std::vector<std::array<double, 2>> at;  // the reported points, in their order
-  for (std::size_t i : r.best_index) at.push_back({coordinate(ax, r.evaluations[i].point), coordinate(ay, r.evaluations[i].point)});
-  std::vector<std::vector<std::size_t>> groups;
-  std::vector<std::array<double, 2>> first;  // each group's first ring, across the drawn ranges
+  std::vector<std::array<double, 2>> at, u;  // the reported points in their order, and across the drawn ranges
+  for (std::size_t i : r.best_index) {
+    at.push_back({coordinate(ax, r.evaluations[i].point), coordinate(ay, r.evaluations[i].point)});
+    u.push_back({across(rx, at.back()[0]), across(ry, at.back()[1])});
+  }
+  // Groups by single linkage: a ring is about 3 % of the plot's width and 6 % of its height across, and its label
+  // (to its right) about as wide again: rings whose centres are within a ring and a half across and one ring up or
+  // down of any ring of a group join it (a label beside one ring had landed on or in the next, and a reader paired it
+  // with that one). The label goes beside the group's rightmost ring, never inside another.
+  std::vector<int> group(at.size(), -1);
+  int groups = 0;
   for (std::size_t k = 0; k < at.size(); ++k) {
-    const std::array<double, 2> u = {across(rx, at[k][0]), across(ry, at[k][1])};
-    bool joined = false;
-    for (std::size_t g = 0; g < groups.size() && !joined; ++g) {
-      // a ring is about 3 % of the plot's width and 6 % of its height across: rings whose centres are within one ring
-      // of each other share a label (a label to the right of its ring otherwise lands on or in the next ring, and a
-      // reader pairs it with that one)
-      const double dx = (u[0] - first[g][0]) / 0.03, dy = (u[1] - first[g][1]) / 0.06;
-      if (std::isfinite(dx) && std::isfinite(dy) && dx * dx + dy * dy < 1) groups[g].push_back(k), joined = true;
+    if (group[k] >= 0) continue;
+    group[k] = groups;
+    for (std::vector<std::size_t> todo{k}; !todo.empty();) {
+      const std::size_t j = todo.back();
+      todo.pop_back();
+      for (std::size_t m = 0; m < at.size(); ++m) {
+        const double dx = (u[m][0] - u[j][0]) / 0.045, dy = (u[m][1] - u[j][1]) / 0.06;
+        if (group[m] < 0 && std::isfinite(dx) && std::isfinite(dy) && dx * dx + dy * dy < 1) group[m] = groups, todo.push_back(m);
+      }
     }
-    if (!joined) groups.push_back({k}), first.push_back(u);
+    ++groups;
   }
   std::string out;
-  for (const auto& g : groups) {
+  for (int g = 0; g < groups; ++g) {
     std::vector<std::size_t> numbers;
-    for (std::size_t k : g) numbers.push_back(k + 1);
+    std::size_t right = at.size();
+    for (std::size_t k = 0; k < at.size(); ++k)
+      if (group[k] == g) {
+        numbers.push_back(k + 1);
+        if (right == at.size() || u[k][0] > u[right][0]) right = k;
+      }
     // (boxed in white: black numbers vanished on the dark end of the scale, where a tightest search's best points lie)
     out += fmt::format("set label '{}' at {:.17g}, {:.17g} offset char 1.8, 0 left front font ',8' boxed\n", fmt::join(numbers, ", "),
-                       at[g.front()][0], at[g.front()][1]);
+                       at[right][0], at[right][1]);
   }
   if (!out.empty()) out = "set style textbox opaque fillcolor rgb 'white' noborder margins 0.6, 0.3\n" + out;
   return out;
@@ -224,8 +237,10 @@ Palette violation_palette(const std::vector<double>& l) {
     if (c(v) >= 0.2 * c(hi) && c(v) <= c(hi)) candidates.push_back(v);
   // A tick closer than a tenth of the bar to 1 or to a tick kept is left out ('1' and '0.811' were printed over
   // each other).
-  std::vector<double> kept{0};
-  std::vector<std::string> ticks{"'1' 0"};
+  // The bar's top end named by its value, "≥" where points lie beyond it (drawn in the end colour): ticks stopping at
+  // 1.26 on a bar that ran to 2.13, its four points up to 4e5 clipped silently, read as "yellow is about 1.3".
+  std::vector<double> kept{0, hi};
+  std::vector<std::string> ticks{"'1' 0", fmt::format("'{}{}' {}", l.back() > hi ? "≥" : "", ratio_tick(hi), c(hi))};
   for (double v : candidates)
     if (std::none_of(kept.begin(), kept.end(), [&](double k) { return std::fabs(c(v) - c(k)) < 0.1 * (c(hi) - c(lo)); })) {
       kept.push_back(v);
@@ -473,19 +488,19 @@ std::array<std::string, blocks_count> map_styles(bool two, bool signed_marks, co
       "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
       "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
       "using 1:2 with points pt 6 ps 2.0 lw 1.5 lc rgb 'black' title 'reported points (numbered as in the report, 1 the best)'",
-      "using 1:2 with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title 'tight, no ratio (exact and bound 0, or below the double range)'",
-      "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'no finite ratio, not judged tight (exact 0, or below the double range), or off the region'",
+      "using 1:2 with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title 'verdict tight, no ratio (exact = bound: both 0 or below the double range)'",
+      "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'no ratio, other verdicts (inconclusive where both underflow; infinitely loose where exact 0 < bound), or outside --where'",
       "using 1:2 with points pt 2 ps 0.8 lw 4 lc rgb 'white' notitle, \\\n     '' index INDEX using 1:2 with points pt 2 ps 0.6 lw 1.5 "
       "lc rgb '#000000' title " + quoted(literal(errors))};
 }
 
-// Points drawn once where they coincide on the map (within 1/150 of each axis, in one block and verdict): a local
+// Points drawn once where they coincide on the map (within 1/100 of each axis, about a mark, in one block and verdict): a local
 // search's refinements pile up at the points it converges to, and a pile of open triangles read as a filled one.
 class Thinned {
  public:
   Thinned(const ExploreAxis& ax, const ExploreAxis* ay) : rx_(drawn_range(ax)), ry_(ay ? drawn_range(*ay) : DrawnRange{}) {}
   bool fresh(int block, double x, double y, bool violated) {
-    const auto cell = [](const DrawnRange& r, double v) { return r.words || std::isnan(r.from) ? v : std::round(across(r, v) * 150); };
+    const auto cell = [](const DrawnRange& r, double v) { return r.words || std::isnan(r.from) ? v : std::round(across(r, v) * 100); };
     return seen_.insert({static_cast<double>(block), cell(rx_, x), cell(ry_, y), violated ? 1.0 : 0.0}).second;
   }
 

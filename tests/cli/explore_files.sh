@@ -119,7 +119,7 @@ assert re.search(r"^set cblabel 'bound/exact = 1 at every point \(within \de-\d+
 assert "unset cbtics" in gp
 zeros = [p for p in tree["points"] if p.get("verdict") == "tight" and not isinstance(p.get("ratio"), (int, float))]
 assert zeros and all(p.get("exact") == 0 and p.get("bound") == 0 for p in zeros), zeros[:3]
-block = re.search(r"index (\d+) using 1:2 with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title 'tight, no ratio \(exact and bound 0, or below the double range\)'", gp)
+block = re.search(r"index (\d+) using 1:2 with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title 'verdict tight, no ratio \(exact = bound: both 0 or below the double range\)'", gp)
 assert zeros and block, (len(zeros), bool(block))
 rows = [b for b in csv.split("\n\n\n")][int(block.group(1))]
 assert len([l for l in rows.splitlines() if l and not l.startswith("#")]) == len(zeros)
