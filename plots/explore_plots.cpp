@@ -216,7 +216,7 @@ std::string ratio_tics(double lo, double hi, const std::string& axis = "y") {
 // (a tick "100" for a log10 ratio of 100 was read as a ratio of 100).
 std::string ratio_tick(double log10_ratio) {
   if (std::fabs(log10_ratio) < 2) return fmt::format("{:.3g}", std::pow(10.0, log10_ratio));
-  return fmt::format("10^{{{:g}}}", log10_ratio);
+  return fmt::format("10^{{{:.3g}}}", log10_ratio);  // (three digits: a bar end at 10^{14.9041} read as precise)
 }
 
 Palette violation_palette(const std::vector<double>& l) {
