@@ -239,8 +239,10 @@ Palette violation_palette(const std::vector<double>& l) {
   // each other).
   // The bar's top end named by its value, "≥" where points lie beyond it (drawn in the end colour): ticks stopping at
   // 1.26 on a bar that ran to 2.13, its four points up to 4e5 clipped silently, read as "yellow is about 1.3".
-  std::vector<double> kept{0, hi};
-  std::vector<std::string> ticks{"'1' 0", fmt::format("'{}{}' {}", l.back() > hi ? "≥" : "", ratio_tick(hi), c(hi))};
+  // (below a ratio of 100 only: a wide "≥10^{14.9}" pushed the bar's title off the page; beyond, decades are ticked)
+  std::vector<double> kept{0};
+  std::vector<std::string> ticks{"'1' 0"};
+  if (hi < 2) kept.push_back(hi), ticks.push_back(fmt::format("'{}{}' {}", l.back() > hi ? "≥" : "", ratio_tick(hi), c(hi)));
   for (double v : candidates)
     if (std::none_of(kept.begin(), kept.end(), [&](double k) { return std::fabs(c(v) - c(k)) < 0.1 * (c(hi) - c(lo)); })) {
       kept.push_back(v);
