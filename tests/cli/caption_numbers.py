@@ -13,8 +13,6 @@ import sys
 privamp, source, work = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
 figures = ["iterated_laplace", "subsampling_replacement", "diffusions", "ou_vs_gaussian", "sgd_steps", "formula_maps",
            "mixing_kernel", "mixing_kernel_dirichlet", "subsampling", "iteration", "repeated_noise"]
-if sys.argv[4:] == ["--light"]:  # under the sanitizers (about 9x slower): the two figures of grid processes left out
-    figures = [f for f in figures if f not in ("sgd_steps", "formula_maps")]
 subprocess.run([privamp, "figures", str(source / "plots"), "--only", ",".join(figures), "--out", str(work), "-j", "2"],
                check=True, stdout=subprocess.DEVNULL)
 failures = []
