@@ -5,7 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <numeric>
-#include <set>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -104,9 +104,44 @@ std::string axis_settings(const ExploreAxis& a, char axis) {
   return s;
 }
 
+// Places labels beside rings on a map without covering another label or ring: right of the ring, else left, above
+// or below, in axis fractions (a 9 pt map 7 in wide: a character of the 8 pt label font about 1.1 % of the width, a
+// line 4.5 % of the height, a ring 3 % by 6 %); where every place is taken, right.
+class LabelPlacer {
+ public:
+  void ring(const std::array<double, 2>& u) {
+    if (std::isfinite(u[0]) && std::isfinite(u[1])) taken_.push_back({u[0] - 0.015, u[0] + 0.015, u[1] - 0.03, u[1] + 0.03});
+  }
+  // The gnuplot placement clause (offset and justification) for a label of `chars` characters at ring u.
+  std::string place(const std::array<double, 2>& u, std::size_t chars) {
+    const double w = 0.011 * static_cast<double>(chars) + 0.01, h = 0.045;
+    struct Place { double x0, x1, y0, y1; const char* clause; };
+    const Place places[] = {{u[0] + 0.018, u[0] + 0.018 + w, u[1] - h / 2, u[1] + h / 2, "offset char 1.8, 0 left"},
+                            {u[0] - 0.018 - w, u[0] - 0.018, u[1] - h / 2, u[1] + h / 2, "offset char -1.8, 0 right"},
+                            {u[0] - w / 2, u[0] + w / 2, u[1] + 0.035, u[1] + 0.035 + h, "offset 0, char 1.6 center"},
+                            {u[0] - w / 2, u[0] + w / 2, u[1] - 0.035 - h, u[1] - 0.035, "offset 0, char -1.6 center"}};
+    for (const Place& p : places) {
+      if (!std::isfinite(p.x0) || !std::isfinite(p.y0) || p.x0 < 0 || p.x1 > 1 || p.y0 < 0 || p.y1 > 1) continue;
+      const bool free = std::none_of(taken_.begin(), taken_.end(), [&](const std::array<double, 4>& t) {
+        return p.x0 < t[1] && t[0] < p.x1 && p.y0 < t[3] && t[2] < p.y1;
+      });
+      if (free) {
+        taken_.push_back({p.x0, p.x1, p.y0, p.y1});
+        return p.clause;
+      }
+    }
+    return places[0].clause;
+  }
+
+ private:
+  std::vector<std::array<double, 4>> taken_;  // boxes: x from, x to, y from, y to
+};
+
 // The reported points' numbers beside their rings (point K is STEM_pointK.toml and the K-th in STEM.md). Rings that
-// overlap on the map (their hidden axes differ, or the optimum is a cluster) share one label, "1, 2, 3", so that a
-// reader counts them; each label sits right of its first ring.
+// coincide on the map (their hidden axes differ, or the optimum is a cluster: centres within a third of a ring) share
+// one label, "1, 2, 3", so that a reader counts them; rings that are only near each other keep their own (three
+// neighbouring rings once shared "1, 2, 3" and read as one point). Each label goes right of its ring, or left, above
+// or below where that place is taken by another label or ring (LabelPlacer).
 std::string ring_labels(const verify::ExploreResult& r, const ExploreAxis& ax, const ExploreAxis& ay) {
   const DrawnRange rx = drawn_range(ax), ry = drawn_range(ay);
   std::vector<std::array<double, 2>> at, u;  // the reported points in their order, and across the drawn ranges
@@ -114,37 +149,28 @@ std::string ring_labels(const verify::ExploreResult& r, const ExploreAxis& ax, c
     at.push_back({coordinate(ax, r.evaluations[i].point), coordinate(ay, r.evaluations[i].point)});
     u.push_back({across(rx, at.back()[0]), across(ry, at.back()[1])});
   }
-  // Groups by single linkage: a ring is about 3 % of the plot's width and 6 % of its height across, and its label
-  // (to its right) about as wide again: rings whose centres are within a ring and a half across and one ring up or
-  // down of any ring of a group join it (a label beside one ring had landed on or in the next, and a reader paired it
-  // with that one). The label goes beside the group's rightmost ring, never inside another.
+  // (a ring is about 3 % of the plot's width and 6 % of its height across)
   std::vector<int> group(at.size(), -1);
-  int groups = 0;
+  std::vector<std::vector<std::size_t>> members;
   for (std::size_t k = 0; k < at.size(); ++k) {
     if (group[k] >= 0) continue;
-    group[k] = groups;
-    for (std::vector<std::size_t> todo{k}; !todo.empty();) {
-      const std::size_t j = todo.back();
-      todo.pop_back();
-      for (std::size_t m = 0; m < at.size(); ++m) {
-        const double dx = (u[m][0] - u[j][0]) / 0.045, dy = (u[m][1] - u[j][1]) / 0.06;
-        if (group[m] < 0 && std::isfinite(dx) && std::isfinite(dy) && dx * dx + dy * dy < 1) group[m] = groups, todo.push_back(m);
-      }
+    group[k] = static_cast<int>(members.size());
+    members.push_back({k});
+    for (std::size_t m = k + 1; m < at.size(); ++m) {
+      const double dx = (u[m][0] - u[k][0]) / 0.01, dy = (u[m][1] - u[k][1]) / 0.02;
+      if (group[m] < 0 && std::isfinite(dx) && std::isfinite(dy) && dx * dx + dy * dy < 1) group[m] = group[k], members.back().push_back(m);
     }
-    ++groups;
   }
+  LabelPlacer placer;
+  for (const auto& p : u) placer.ring(p);
   std::string out;
-  for (int g = 0; g < groups; ++g) {
+  for (const auto& g : members) {
     std::vector<std::size_t> numbers;
-    std::size_t right = at.size();
-    for (std::size_t k = 0; k < at.size(); ++k)
-      if (group[k] == g) {
-        numbers.push_back(k + 1);
-        if (right == at.size() || u[k][0] > u[right][0]) right = k;
-      }
+    for (std::size_t k : g) numbers.push_back(k + 1);
+    const std::string text = fmt::format("{}", fmt::join(numbers, ", "));
     // (boxed in white: black numbers vanished on the dark end of the scale, where a tightest search's best points lie)
-    out += fmt::format("set label '{}' at {:.17g}, {:.17g} offset char 1.8, 0 left front font ',8' boxed\n", fmt::join(numbers, ", "),
-                       at[right][0], at[right][1]);
+    out += fmt::format("set label '{}' at {:.17g}, {:.17g} {} front font ',8' boxed\n", text, at[g[0]][0], at[g[0]][1],
+                       placer.place(u[g[0]], text.size()));
   }
   if (!out.empty()) out = "set style textbox opaque fillcolor rgb 'white' noborder margins 0.6, 0.3\n" + out;
   return out;
@@ -458,21 +484,25 @@ void render_frontier(const verify::FrontierResult& f, bool ignore, const std::fi
 
 namespace {
 
-// The map's title: the ID, case and goal, and the axes not drawn (`order` from the drawn ones on), which are projected
+// The map's title, in enhanced text: the ID, case and goal, and the axes not drawn (`order` from the drawn ones on), which are projected
 // out: neighbouring points differ by values the map hides.
 std::string map_title(const verify::ExploreResult& r, const std::vector<std::size_t>& order, std::size_t drawn, bool ignore) {
-  std::vector<std::string> hidden;
-  for (std::size_t k = drawn; k < order.size(); ++k) hidden.push_back(r.space.axes[order[k]].name);
-  return fmt::format("{} ({}{}{})", title_head(r), goal_phrase(r.goal), ignore ? ", hypotheses ignored" : "",
-                     hidden.empty() ? "" : fmt::format("; over every {}", fmt::join(hidden, ", ")));
+  std::vector<std::string> hidden;  // (enhanced text: eps_prime as ε', as on the axes)
+  for (std::size_t k = drawn; k < order.size(); ++k) hidden.push_back(axis_label(r.space.axes[order[k]]));
+  return literal(fmt::format("{} ({}{}", title_head(r), goal_phrase(r.goal), ignore ? ", hypotheses ignored" : "")) +
+         (hidden.empty() ? ")" : fmt::format("; over every {})", fmt::join(hidden, ", ")));
 }
 
 // The map's blocks, in drawing order (later on top): candidates inside the hypotheses (filled marks, coloured by
 // their ratio), candidates outside them (evaluated with the hypotheses ignored: open marks in their colour, so that a
 // "violation" where the theorem claims nothing never looks like a refutation), points outside the hypotheses that are
-// not candidates, degenerate points, the reported points (large rings), and the points without a finite ratio (dark
+// not candidates, degenerate points, the reported points (large rings), the points without a finite ratio, one mark
+// per verdict (one cross for three verdicts had a reader guess which), points outside --where, and errors (dark
 // crosses, on top: errors beside the optimum hid under its rings).
-enum Block { candidates, candidates_outside, hypotheses, degenerate, reported, zero_tight, other, errors, blocks_count };
+enum Block {
+  candidates, candidates_outside, hypotheses, degenerate, reported, zero_tight, loose_no_ratio, inconclusive_no_ratio,
+  violated_no_ratio, outside_where, errors, blocks_count
+};
 
 // The plot styles per block. A violation search's map marks the verdict by shape too (a violated point, column 4, a
 // down-triangle; not the sign of the ratio, which rounding puts below 0 on a tight identity): colours alone do not
@@ -489,26 +519,39 @@ std::array<std::string, blocks_count> map_styles(bool two, bool signed_marks, co
           : "using 1:2 with points ls 1 pt 6 title 'outside the hypotheses (evaluated anyway)'",
       "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
       "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
-      "using 1:2 with points pt 6 ps 2.0 lw 1.5 lc rgb 'black' title 'reported points (numbered as in the report, 1 the best)'",
-      "using 1:2 with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title 'verdict tight, no ratio (exact = bound: both 0 or below the double range)'",
-      "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'no ratio, other verdicts (inconclusive where both underflow; infinitely loose where exact 0 < bound), or outside --where'",
+      "using 1:2 with points pt 6 ps 2.0 lw 1.5 lc rgb 'black' title 'reported points, numbered as in the report'",
+      "using 1:2 with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title 'tight, no ratio (exact = bound: 0 or below doubles)'",
+      "using 1:2 with points pt 3 ps 0.7 lw 1.5 lc rgb '#333333' title 'holds, infinitely loose (exact 0 or bound ∞)'",
+      "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'inconclusive, no ratio (below doubles)'",
+      "using 1:2 with points pt 11 ps 0.9 lc rgb '#b2182b' title 'violated, no finite ratio (bound 0 < exact)'",
+      "using 1:2 with points pt 12 ps 0.7 lw 1.5 lc rgb '#555555' title 'outside --where (not a candidate)'",
       "using 1:2 with points pt 2 ps 0.8 lw 4 lc rgb 'white' notitle, \\\n     '' index INDEX using 1:2 with points pt 2 ps 0.6 lw 1.5 "
       "lc rgb '#000000' title " + quoted(literal(errors))};
 }
 
-// Points drawn once where they coincide on the map (within 1/100 of each axis, about a mark, in one block and verdict): a local
-// search's refinements pile up at the points it converges to, and a pile of open triangles read as a filled one.
+// Points drawn once where they nearly coincide on the map: a point within three quarters of a mark (1 % of the
+// width, 2 % of the height) of one already drawn in its block and verdict is left out. A local search's refinements
+// pile up at the points it converges to, and a pile of open triangles offset by a fraction of a mark read as a filled
+// one (a grid of 1/100 of each axis still let them pile up along a diagonal). Maps of one axis (the y is the ratio)
+// leave out only points at the same ratio.
 class Thinned {
  public:
   Thinned(const ExploreAxis& ax, const ExploreAxis* ay) : rx_(drawn_range(ax)), ry_(ay ? drawn_range(*ay) : DrawnRange{}) {}
   bool fresh(int block, double x, double y, bool violated) {
-    const auto cell = [](const DrawnRange& r, double v) { return r.words || std::isnan(r.from) ? v : std::round(across(r, v) * 100); };
-    return seen_.insert({static_cast<double>(block), cell(rx_, x), cell(ry_, y), violated ? 1.0 : 0.0}).second;
+    const auto at = [](const DrawnRange& r, double v, double mark) { return r.words || std::isnan(r.from) ? v / mark * 1e9 : across(r, v) / mark; };
+    const std::array<double, 2> u{at(rx_, x, 0.01), at(ry_, y, 0.02)};
+    auto& drawn = drawn_[{block, violated ? 1 : 0}];
+    for (const auto& d : drawn) {
+      const double dx = u[0] - d[0], dy = u[1] - d[1];
+      if (dx * dx + dy * dy < 1) return false;
+    }
+    drawn.push_back(u);
+    return true;
   }
 
  private:
   DrawnRange rx_, ry_;
-  std::set<std::array<double, 4>> seen_;
+  std::map<std::array<int, 2>, std::vector<std::array<double, 2>>> drawn_;  // by block and verdict: the marks drawn, in marks
 };
 
 // A block's plot clauses: its style (INDEX: its own index), the candidates outside the hypotheses on white discs (a
@@ -535,14 +578,20 @@ Block block_of(const Evaluation& e, bool has, bool ignore) {
   // (tight by its verdict, with no ratio to colour: exact and bound 0, or below the double range; they shared a cross
   // with infinitely loose points)
   if (tight_without_ratio(e)) return zero_tight;
-  return e.status == Evaluation::Status::error ? errors : other;
+  if (e.status == Evaluation::Status::error || !e.has_numbers()) return errors;
+  if (!e.in_region) return outside_where;
+  switch (e.verdict()) {
+    case verify::Verdict::violated: return violated_no_ratio;
+    case verify::Verdict::inconclusive: return inconclusive_no_ratio;
+    default: return loose_no_ratio;
+  }
 }
 
 // The errors' key entry: how many, and the first one's message cut at a character's start (the rest is in STEM.csv).
 std::string errors_key(std::size_t count, const std::string& first) {
   std::string said = escape::plain(first);
-  if (said.size() > 110) {
-    std::size_t cut = 107;
+  if (said.size() > 60) {  // (a longer key entry took the key's two columns to one)
+    std::size_t cut = 57;
     while (cut > 0 && (static_cast<unsigned char>(said[cut]) & 0xC0) == 0x80) --cut;
     said = said.substr(0, cut) + "...";
   }
@@ -555,8 +604,8 @@ std::string errors_key(std::size_t count, const std::string& first) {
 std::vector<std::string> shape_keys(bool signed_marks, bool any_outside, bool any_violated_inside, const std::string& ratio) {
   std::vector<std::string> keys;
   if (signed_marks) {
-    keys.push_back(fmt::format("keyentry with points pt 7 ps 0.9 lc rgb '#777777' title 'holds: {} at least 1'", ratio));
-    keys.push_back(fmt::format("keyentry with points pt 11 ps 0.9 lc rgb '#777777' title 'violated: {} below 1{}'", ratio,
+    keys.push_back(fmt::format("keyentry with points pt 7 ps 0.9 lc rgb '#777777' title 'holds: {} ≥ 1'", ratio));
+    keys.push_back(fmt::format("keyentry with points pt 11 ps 0.9 lc rgb '#777777' title 'violated: {} < 1{}'", ratio,
                                any_violated_inside ? "" : any_outside ? " (none inside the hypotheses)" : " (none found)"));
   }
   if (any_outside && signed_marks) {  // each open shape keyed as drawn (dense open triangles read as filled ones)
@@ -610,8 +659,9 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
     std::ostream& out = checked.stream();
     out.precision(17);
     out << fmt::format("# {},{},log10({}),violated (blocks, those with points: candidates inside the hypotheses; outside them; "
-                       "other points outside them; degenerate; the reported points; tight without a ratio; points without a finite ratio; errors; "
-                       "points that coincide on the map drawn once)\n", ax.name,
+                       "other points outside them; degenerate; the reported points; tight without a ratio; holds without a finite ratio; "
+                       "inconclusive without one; violated without one; outside --where; errors; a point within 3/4 of a mark of one "
+                       "drawn in its block and verdict is left out)\n", ax.name,
                        two ? ay->name : "log10 ratio", ratio);
     std::vector<std::string> blocks[blocks_count];
     Thinned drawn(ax, two ? ay : nullptr);
@@ -657,7 +707,7 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
                                                     : fmt::format("set ylabel 'log_{{10}}({})'\n", ratio));
   // Rows spaced for the reported rings, not opaque (it hid the x label), two columns (one took 40 % of the height).
   body += "set key below nobox noopaque height 1 spacing 1.8 maxrows 4\nplot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
-  render_gnuplot(dir, stem + "_map", literal(map_title(r, order, two ? 2 : 1, ignore)),
+  render_gnuplot(dir, stem + "_map", map_title(r, order, two ? 2 : 1, ignore),
                  fmt::format("privamp explore: every evaluated point over the two most influential axes; data {}", map_csv.filename().string()),
                  body, explore_style());
   return true;

@@ -288,6 +288,10 @@ std::string markup_problem(const std::string& text) {
 }
 
 std::string parameter_label(const std::string& name) {
+  // (eps_prime as ε', not ε with the subscript "prime")
+  constexpr std::string_view prime = "_prime";
+  if (name.size() > prime.size() && name.compare(name.size() - prime.size(), prime.size(), prime) == 0)
+    return parameter_label(name.substr(0, name.size() - prime.size())) + "'";
   std::size_t digits = name.size();
   while (digits > 0 && std::isdigit(static_cast<unsigned char>(name[digits - 1]))) --digits;
   const std::string stem = name.substr(0, digits), index = name.substr(digits);

@@ -19,8 +19,8 @@ std::string enhanced_to_latex(const std::string& text);
 // As Unicode text: α, R_x, e^2, ≤ (valid UTF-8, no control or bidirectional characters).
 std::string enhanced_to_plain(const std::string& text);
 // A parameter's name as an axis label: a Greek letter's name (alpha, sigma, Delta, eps …), with digits after it as a
-// subscript, becomes the letter ({/Symbol s}_{2} for sigma2); any other name is itself, as a literal (gnuplot's
-// markup characters escaped).
+// subscript, becomes the letter ({/Symbol s}_{2} for sigma2), a name ending in _prime the same with a prime (ε' for
+// eps_prime); any other name is itself, as a literal (gnuplot's markup characters escaped).
 std::string parameter_label(const std::string& name);
 
 }  // namespace privamp::plots

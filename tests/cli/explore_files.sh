@@ -110,6 +110,7 @@ PY
 # purple to yellow); its zeros are tight points without a ratio, keyed apart from infinitely loose ones; the ring
 # labels sit on white; the convergence plot names the case.
 "$privamp" explore "$cases_dir/subsampling.toml" --case "Poisson subsampled Laplace" --goal tightest --budget 40 --seed 1 --out "$work/flat" > "$work/log3d" 2>&1
+python3 "$(dirname "$0")/explore_map_marks.py" "$work/flat"
 python3 - "$work"/flat/*_map.gp "$work"/flat/*_map.csv "$work"/flat/*_convergence.gp "$work"/flat/*[0-9a-f].json <<'PY'
 import json, re, sys
 gp, csv, conv, tree = open(sys.argv[1]).read(), open(sys.argv[2]).read(), open(sys.argv[3]).read(), json.load(open(sys.argv[4]))
@@ -119,7 +120,7 @@ assert re.search(r"^set cblabel 'bound/exact = 1 at every point \(within \de-\d+
 assert "unset cbtics" in gp
 zeros = [p for p in tree["points"] if p.get("verdict") == "tight" and not isinstance(p.get("ratio"), (int, float))]
 assert zeros and all(p.get("exact") == 0 and p.get("bound") == 0 for p in zeros), zeros[:3]
-block = re.search(r"index (\d+) using 1:2 with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title 'verdict tight, no ratio \(exact = bound: both 0 or below the double range\)'", gp)
+block = re.search(r"index (\d+) using 1:2 with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title 'tight, no ratio \(exact = bound: 0 or below doubles\)'", gp)
 assert zeros and block, (len(zeros), bool(block))
 rows = [b for b in csv.split("\n\n\n")][int(block.group(1))]
 assert len([l for l in rows.splitlines() if l and not l.startswith("#")]) == len(zeros)

@@ -670,6 +670,9 @@ TEST_CASE("parameter names as axis labels: Greek letters by name, everything els
   CHECK(plots::parameter_label("gamma_doeblin") == "{/Symbol g}_{doeblin}");  // a Greek name, then a word: its subscript
   CHECK(plots::parameter_label("gamma_") == plots::literal("gamma_"));
   CHECK(plots::parameter_label("gammas_x") == plots::literal("gammas_x"));
+  CHECK(plots::parameter_label("eps_prime") == "{/Symbol e}'");  // a prime, not the subscript "prime"
+  CHECK(plots::parameter_label("n_prime") == plots::literal("n") + "'");
+  CHECK(plots::parameter_label("_prime") == plots::literal("_prime"));
   CHECK(plots::enhanced_to_plain(plots::parameter_label("sigma2")) == "σ_2");
 }
 

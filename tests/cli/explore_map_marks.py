@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""explore_map_marks.py DIR: the marks of every explore map in DIR are honest and readable.
+
+- Points are not piled up: within a block (one kind of point) and a verdict, no two drawn marks lie within three
+  quarters of a mark of each other (1 % of the drawn width, 2 % of the height), so a stack of open triangles cannot
+  read as a filled one. The reported points' rings are exempt (each is a result of its own).
+- Points without a finite ratio get one mark per verdict: each such block's key names the verdict its points have in
+  the search's JSON, and holds as many points as the JSON has of that verdict (fewer only where marks coincide).
+"""
+import json
+import math
+import pathlib
+import re
+import sys
+
+directory = pathlib.Path(sys.argv[1])
+maps = sorted(directory.glob("*_map.gp"))
+assert maps, f"no map in {directory}"
+failures = []
+# The key of each block of points without a finite ratio, and the verdict its points must have.
+NO_RATIO = {"holds, infinitely loose": "holds", "inconclusive, no ratio": "inconclusive",
+            "violated, no finite ratio": "violated", "tight, no ratio": "tight"}
+
+for gp_path in maps:
+    gp = gp_path.read_text()
+    stem = gp_path.name[: -len("_map.gp")]
+    blocks = (directory / f"{stem}_map.csv").read_text().split("\n\n\n")
+    tree = json.loads((directory / f"{stem}.json").read_text())
+
+    def axis(name):
+        m = re.search(rf"^set {name}range \[([-0-9.e+]+):([-0-9.e+]+)\]$", gp, re.M)
+        if not m:
+            return None
+        lo, hi = float(m.group(1)), float(m.group(2))
+        log = re.search(rf"^set logscale {name}$", gp, re.M) is not None
+        return (lambda v: math.log(v / lo) / math.log(hi / lo)) if log else (lambda v: (v - lo) / (hi - lo))
+
+    ax, ay = axis("x"), axis("y")
+    if ax is None or ay is None:
+        continue  # a map of one axis, or of words
+    styles = {int(i): style for i, style in re.findall(r"index (\d+) (using 1:2[^\n]*)", gp)}
+    for index, text in enumerate(blocks):
+        style = styles.get(index, "")
+        rows = [l.split(",") for l in text.splitlines() if l and not l.startswith("#")]
+        if "reported points" in style:
+            continue
+        drawn = {}
+        for row in rows:
+            u, v = ax(float(row[0])), ay(float(row[1]))
+            for pu, pv in drawn.get(row[3], []):
+                if ((u - pu) / 0.01) ** 2 + ((v - pv) / 0.02) ** 2 < 1 - 1e-9:
+                    failures.append(f"{gp_path.name}: block {index}: two marks within 3/4 of a mark: {row[:2]}")
+            drawn.setdefault(row[3], []).append((u, v))
+        for key, verdict in NO_RATIO.items():
+            if f"title '{key}" in style:
+                expected = [p for p in tree["points"] if p.get("verdict") == verdict
+                            and not isinstance(p.get("ratio"), (int, float)) and p.get("status") != "error"]
+                if not rows or len(rows) > len(expected):
+                    failures.append(f"{gp_path.name}: '{key}' block has {len(rows)} marks, the JSON {len(expected)} such points")
+    # every point without a ratio and with numbers is in the block of its verdict (none left to a catch-all mark)
+    for verdict in ("holds", "inconclusive", "violated"):
+        some = [p for p in tree["points"] if p.get("verdict") == verdict and not isinstance(p.get("ratio"), (int, float))
+                and p.get("status") not in ("error", "not-applicable") and p.get("outside", 0) == 0]
+        key = next(k for k, v in NO_RATIO.items() if v == verdict)
+        if some and f"title '{key}" not in gp and "outside --where" not in gp:
+            failures.append(f"{gp_path.name}: {len(some)} {verdict} points without a ratio, and no '{key}' key")
+
+print(f"{len(maps)} maps checked")
+if failures:
+    print("\n".join(failures[:20]))
+    sys.exit(1)
