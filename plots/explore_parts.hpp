@@ -1,0 +1,25 @@
+// What the exploration figures share (plots/explore_plots.cpp, plots/explore_frontier.cpp): their style, which points
+// they draw, how their titles name the search and how ratio axes are ticked.
+#pragma once
+
+#include <string>
+
+#include "plots/figures.hpp"
+#include "verify/explore/explore.hpp"
+
+namespace privamp::plots::explore_parts {
+
+// The page width of a two-column paper, a little taller than the figures' (a colour bar and a longer key), 9 pt.
+Style explore_style();
+// A point the search may answer with and a figure can place (a finite ratio).
+bool candidate(const verify::Evaluation& e, bool ignore);
+// A searched parameter's axis label in enhanced text (its range's label, else the name: delta as δ).
+std::string axis_label(const verify::ExploreResult& r, const std::string& name);
+// Ticks of a ratio axis (AXIS: y, or cb for a colour bar) from log10 LO to log10 HI, labelled with ratios.
+std::string ratio_tics(double lo, double hi, const std::string& axis = "y");
+// What the search looked for, as a title says it.
+std::string goal_phrase(verify::Goal goal);
+// The statement by its source's label with the ID in brackets, then the case.
+std::string title_head(const verify::ExploreResult& r);
+
+}  // namespace privamp::plots::explore_parts
