@@ -62,6 +62,21 @@ void set_command_line(int argc, const char* const* argv) {
       text += a;
       continue;
     }
+    // An argument with a control character, a bidirectional control or invalid UTF-8 in bash's $'...' quoting, each
+    // such byte as an escape: the command line stays one line that a shell reads back as typed (a newline in an
+    // argument broke the HTML report's command line in two, and an escape sequence would reach a terminal).
+    if (!escape::text_problem(a).empty()) {
+      text += "$'";
+      for (unsigned char c : a) {
+        if (c == '\'' || c == '\\') text += '\\', text += static_cast<char>(c);
+        else if (c == '\n') text += "\\n";
+        else if (c == '\t') text += "\\t";
+        else if (c < 0x20 || c >= 0x7f) text += fmt::format("\\x{:02x}", c);
+        else text += static_cast<char>(c);
+      }
+      text += '\'';
+      continue;
+    }
     text += '\'';
     for (char c : a) text += c == '\'' ? std::string("'\\''") : std::string(1, c);
     text += '\'';

@@ -47,6 +47,11 @@ void check_nonnegative_finite(std::string_view where, std::string_view parameter
   if (!(value >= 0) || !std::isfinite(value)) throw_invalid(where, parameter, value, "0 <= value < inf");
 }
 
+void check_local_epsilon(std::string_view where, std::string_view parameter, double value) {
+  if (!(value >= 0 && value <= kMaxLocalEpsilon))
+    throw_invalid(where, parameter, value, "0 <= value <= 700 (the flip probability 1/(e^eps0 + k - 1) must stay a normal double)");
+}
+
 void check_probability(std::string_view where, std::string_view parameter, double value) {
   if (!(value >= 0 && value <= 1)) throw_invalid(where, parameter, value, "0 <= value <= 1");
 }

@@ -45,6 +45,11 @@ void check_positive_finite(std::string_view where, std::string_view parameter, d
 // A scale of a law: 1e-300 <= value < inf (smaller scales leave ratios such as Δ/σ and σ²'s to overflow).
 void check_scale(std::string_view where, std::string_view parameter, double value);
 void check_nonnegative_finite(std::string_view where, std::string_view parameter, double value);
+// A local privacy parameter of randomized response: 0 <= value <= kMaxLocalEpsilon, where the flip probability
+// 1/(e^{ε0} + k − 1) is still a normal double (beyond, it rounded to 0 and the laws became point masses whose
+// divergences were printed as exact).
+inline constexpr double kMaxLocalEpsilon = 700;
+void check_local_epsilon(std::string_view where, std::string_view parameter, double value);
 void check_probability(std::string_view where, std::string_view parameter, double value);  // [0, 1]
 void check_greater(std::string_view where, std::string_view parameter, double value, double bound);
 

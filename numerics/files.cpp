@@ -52,12 +52,22 @@ std::string probe_writable(const std::filesystem::path& dir) {
   return "";
 }
 
+// An output path is held to the identifiers' text policy (escape::text_problem): its name reaches the terminal, the
+// reports and the command line they quote, where a newline, an escape sequence or a bidirectional override would
+// change what a reader sees (a folder "r\nx.html" was written, and the HTML report's command line broke in two).
+void check_path_text(std::string_view option, const std::filesystem::path& path) {
+  if (const std::string why = escape::text_problem(path.native()); !why.empty())
+    invalid_input("{}{}{}: the path holds {}; output paths may not hold control characters, bidirectional controls or invalid "
+                  "UTF-8 (rename it)", option, option.empty() ? "" : " ", escape::plain(path.native()), why);
+}
+
 }  // namespace
 
 void check_target(std::string_view option, const std::filesystem::path& path) {
   const std::string named = option.empty() ? path.string() : fmt::format("{} {}", option, path.string());
   // (a NUL ends the path for the system: "out\0/etc" from Python made the folder "out")
   if (path.native().find('\0') != std::string::npos) invalid_input("{}: a path cannot hold a NUL character", escape::plain(named));
+  check_path_text(option, path);
   // The file is written as ".NAME.privamp-tmp-XXXXXX" and renamed: that name must fit the file system's limit too
   // (a name of 250 characters ran the whole computation and then could not be written).
   const std::size_t name = path.filename().string().size(), limit = NAME_MAX - 1 - kTemporary.size() - 6;
@@ -183,6 +193,7 @@ void check_output_dir(std::string_view option, const std::filesystem::path& dir)
     invalid_input("{} {}...: a path of {} bytes; allowed at most {} (the system's {} less room for the files privamp writes "
                   "inside)", option, dir.native().substr(0, 40), n, kMaxOutputDirPath, PATH_MAX);
   if (dir.native().find('\0') != std::string::npos) invalid_input("{}: a path cannot hold a NUL character", option);
+  check_path_text(option, dir);
   std::error_code ec;
   if (std::filesystem::is_symlink(dir, ec) && !std::filesystem::exists(dir, ec))
     invalid_input("{} {}: is a symbolic link to nothing (to {}): remove it, or choose another folder", option, dir.string(),

@@ -162,7 +162,7 @@ FiniteKernel lazy_kernel(const FiniteKernel& base, double laziness) {
 
 FiniteKernel randomized_response_kernel(int k, double eps0) {
   if (k < 2) throw_invalid("randomized_response_kernel", "k", k, "k >= 2");
-  check_nonnegative_finite("randomized_response_kernel", "eps0", eps0);
+  check_local_epsilon("randomized_response_kernel", "eps0", eps0);
   const double e = std::exp(eps0);
   Eigen::MatrixXd m = Eigen::MatrixXd::Constant(k, k, 1.0 / (e + k - 1));
   m.diagonal().setConstant(e / (e + k - 1));

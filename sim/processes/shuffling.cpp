@@ -19,7 +19,7 @@ FiniteLaw shuffled_rr_counts(long n, double eps0, long ones, int first) {
   const char* where = "shuffled_rr";
   // The law has n + 1 atoms, built from a few vectors of n doubles: 1e7 takes about 10 s and 1 GB.
   if (n < 1 || n > 10'000'000) throw_invalid(where, "n", static_cast<double>(n), "1 <= n <= 1e7 (the law has n + 1 atoms)");
-  check_nonnegative_finite(where, "eps0", eps0);
+  check_local_epsilon(where, "eps0", eps0);
   if (ones < 0 || ones > n - 1) throw_invalid(where, "ones", static_cast<double>(ones), "0 <= ones <= n-1");
   if (first != 0 && first != 1) throw_invalid(where, "first", first, "0 or 1");
   // p = e^{ε0}/(1+e^{ε0}) and q = 1/(1+e^{ε0}), both exact in log-space.
@@ -196,7 +196,7 @@ FiniteLaw shuffled_krr_counts(long n, int k, double eps0, int first, double cut)
   const long n_max = k == 2 ? 10'000'000 : 100'000;
   if (n < 1 || n > n_max)
     throw_invalid(where, "n", static_cast<double>(n), k == 2 ? "1 <= n <= 1e7" : "1 <= n <= 1e5 (for k >= 3)");
-  check_nonnegative_finite(where, "eps0", eps0);
+  check_local_epsilon(where, "eps0", eps0);
   if (first != 0 && first != 1) throw_invalid(where, "first", first, "0 or 1");
   if (!(cut >= 20 && cut <= 700)) throw_invalid(where, "cut", cut, "20 <= cut <= 700");
   ShuffledCounts counts(n, k, eps0, first, cut);
@@ -372,7 +372,7 @@ LawSpec shuffled_rr_law_spec() {
   using K = ParamKind;
   return {"shuffled_rr", "number of 1s among n shuffled binary randomized-response reports",
     {ParamSpec{"n", K::integer, std::nullopt, "number of users, 1 <= n <= 1e7"}.within(Range::between(1, 1e7)),
-    ParamSpec{"eps0", K::number, std::nullopt, "local privacy parameter, >= 0"}.within(Range::non_negative()),
+    ParamSpec{"eps0", K::number, std::nullopt, "local privacy parameter, 0 to 700"}.within(Range::between(0, kMaxLocalEpsilon)),
     ParamSpec{"ones", K::integer, "0", "how many of the other n-1 users hold bit 1"}.within(Range::at_least(0)),
     ParamSpec{"first", K::integer, "0", "the bit of the first user (the one that differs between neighbours)"}.within(Range::between(0, 1))},
     "shuffled_rr(n=1000, eps0=1, first=1)",
@@ -388,7 +388,7 @@ LawSpec shuffled_krr_law_spec() {
   return {"shuffled_krr", "sufficient statistic (m, h_a) of n shuffled k-ary randomized-response reports; others hold b",
     {ParamSpec{"n", K::integer, std::nullopt, "number of users, 1 <= n <= 1e5 (1e7 for k = 2)"}.within(Range::between(1, 1e7)),
     ParamSpec{"k", K::integer, std::nullopt, "number of values, >= 2"}.within(Range::between(2, 1e6)),
-    ParamSpec{"eps0", K::number, std::nullopt, "local privacy parameter, >= 0"}.within(Range::non_negative()),
+    ParamSpec{"eps0", K::number, std::nullopt, "local privacy parameter, 0 to 700"}.within(Range::between(0, kMaxLocalEpsilon)),
     ParamSpec{"first", K::integer, "0", "1: the first user holds a; 0: it holds b like the others"}.within(Range::between(0, 1)),
     ParamSpec{"cut", K::number, "80", "k >= 3: outcomes below e^-cut under both neighbours are lumped, 20 <= cut <= 700"}.within(Range::between(20, 700))},
     "shuffled_krr(n=1000, k=4, eps0=1, first=1)",

@@ -57,7 +57,7 @@ LawPtr subsampled_law(const Subsampling& s, int side) {
   if (s.base == "gaussian") check_scale(where, "sigma", s.sigma);
   if (s.base == "laplace") check_scale(where, "scale", s.scale);
   if (s.base == "rr") {
-    check_nonnegative_finite(where, "eps0", s.eps0);
+    check_local_epsilon(where, "eps0", s.eps0);
     if (s.scheme != "wor")
       invalid_input("subsample: base = rr needs scheme = wor");
     // The number of 1s among the m sampled users' reports; the others hold 0. The distinguished user is sampled
@@ -93,7 +93,7 @@ LawSpec subsample_law_spec() {
     ParamSpec{"m", K::integer, "10", "wor: sample size, at most n; wr: number of draws, at most 1e5"}.within(Range::between(1, 1e9)),
     ParamSpec{"sigma", K::number, "1", "gaussian base: noise standard deviation"}.within(Range::scale()),
     ParamSpec{"scale", K::number, "1", "laplace base: scale"}.within(Range::scale()),
-    ParamSpec{"eps0", K::number, "1", "rr base: local privacy parameter"}.within(Range::non_negative())},
+    ParamSpec{"eps0", K::number, "1", "rr base: local privacy parameter, 0 to 700"}.within(Range::between(0, kMaxLocalEpsilon))},
     "subsample(scheme=wr, base=laplace, n=50, m=20)",
     [](const Args& a) {
       Subsampling s;

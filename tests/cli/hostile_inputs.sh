@@ -549,5 +549,28 @@ deep_out=$(printf 'p%.0s' $(seq 1 200)); for _ in $(seq 1 18); do deep_out="$dee
 check 2 "--out p+\.\.\.: a path of 3818 bytes; allowed at most 3584" "$privamp" verify "$here/../../docs/examples/my_bounds.toml" --out "$deep_out"
 check 0 "^absent$" bash -c "ls -d ppppp* > /dev/null 2>&1 && echo present || echo absent"
 
+# 49. Round 17. Randomized response with eps0 past 709.8: the flip probability rounded to 0 and the laws became point
+# masses, printed as exact (R_2 = inf where the truth is 707.7); now eps0 <= 700 in every law and kernel built on it.
+# An OU law whose mean x0·e^(-theta·t) is subnormal or 0 (t = 740: an exact interval beside the truth; t = 746: 0
+# printed exact). An input path longer than PATH_MAX (a C++ "filesystem error", exit 1), a folder's *.toml that is a
+# link to /dev/zero (skipped without a word), output paths holding a newline or an escape sequence (a folder
+# "r<newline>x.html" was written and the HTML report's command line broke in two).
+check 2 "shuffled_rr: parameter 'eps0' = 710 is out of range \(allowed: 0 <= value <= 700\)" "$privamp" divergence "shuffled_rr(n=10, eps0=710, first=1)" "shuffled_rr(n=10, eps0=710)" --kl
+check 2 "shuffled_krr: parameter 'eps0' = 800 is out of range \(allowed: 0 <= value <= 700\)" "$privamp" divergence "shuffled_krr(n=10, k=3, eps0=800, first=1)" "shuffled_krr(n=10, k=3, eps0=800)" --kl
+check 2 "subsample: parameter 'eps0' = 800 is out of range \(allowed: 0 <= value <= 700\)" "$privamp" divergence "subsample(scheme=wor, base=rr, n=10, m=5, eps0=800, side=1)" "subsample(scheme=wor, base=rr, n=10, m=5, eps0=800, side=0)" --renyi 2
+check 0 "renyi\(2\) +697\.697414907 .* exact" "$privamp" divergence "shuffled_rr(n=10, eps0=700, first=1)" "shuffled_rr(n=10, eps0=700)" --renyi 2
+check 2 "ou: with theta = 1 at t = 740 the law's mean .* underflows the double range \(log10 \|mean\| = -321\.378\)" "$privamp" divergence "ou(x0=1,t=740,theta=1,rho=1)" "ou(x0=0,t=740,theta=1,rho=1)" --renyi 2
+check 2 "ou: with theta = 1 at t = 746 " "$privamp" divergence "ou(x0=1,t=746,theta=1,rho=1)" "ou(x0=0,t=746,theta=1,rho=1)" --tv
+long_in=$(printf 'p%.0s' $(seq 1 200)); for _ in $(seq 1 23); do long_in="$long_in/$(printf 'p%.0s' $(seq 1 200))"; done
+check 2 "p+\.\.\.: a path of 4830 bytes; allowed at most 4095" "$privamp" verify "$long_in/c.toml"
+check 2 "q+\.\.\.: cannot be read \(File name too long\)" "$privamp" verify "$(printf 'q%.0s' $(seq 1 300)).toml"
+mkdir -p zero_folder && cp "$here/../../cases/divergence_properties.toml" zero_folder/ && ln -sf /dev/zero zero_folder/z.toml
+check 2 "zero_folder/z\.toml: in the folder given, not a regular file" "$privamp" verify zero_folder --out zero_out
+check 0 "^absent$" bash -c "test -e zero_out && echo present || echo absent"
+check 2 "--html r x\.html: the path holds a control character \[U\+000A\] at byte 2" "$privamp" verify "$here/../../cases/divergence_properties.toml" --only DIV.dpi --html "r
+x.html" --out nl_out
+check 2 "--out o\[U\+001B\]\[2Jut: the path holds a control character \[U\+001B\]" "$privamp" verify "$here/../../cases/divergence_properties.toml" --only DIV.dpi --out "o$(printf '\033')[2Jut"
+check 0 "^absent$" bash -c "ls -d r?x.html nl_out o?*ut > /dev/null 2>&1 && echo present || echo absent"
+
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/escape.hpp"
 #include "sim/kernels/finite_kernel.hpp"
 #include "verify/bounds/declared.hpp"
 
@@ -80,7 +81,7 @@ namespace {
   for (const BoundEntry& b : bound_catalogue()) ids.push_back(b.id);
   if (declared)
     for (const BoundEntry& b : *declared) ids.push_back(b.id);
-  invalid_input("unknown theorem ID '{}' ({}known: {})", id, did_you_mean(id, ids), fmt::join(ids, ", "));
+  invalid_input("unknown theorem ID '{}' ({}known: {})", escape::plain(id), did_you_mean(id, ids), fmt::join(ids, ", "));
 }
 }  // namespace
 

@@ -264,7 +264,7 @@ std::vector<Parameter> subsampling_parameters() {
           word("base", {"gaussian", "laplace", "rr"}),
           positive("sigma").when("base", {"gaussian"}),
           positive("scale").when("base", {"laplace"}),
-          number("eps0", 0).when("base", {"rr"})};
+          number("eps0", 0, kMaxLocalEpsilon).when("base", {"rr"})};
 }
 
 }  // namespace
@@ -294,7 +294,7 @@ void add_subsampling_shuffling_bounds(std::vector<BoundEntry>& out) {
                               "the constant SHUF.thm implies (its eps at delta), reporting the implied O-constant of the exact eps",
                  .quantity = "eps(delta)",
                  .check = ValueCheck{.exact = shuffled_epsilon, .cross = shuffled_epsilon_direct},
-                 .parameters = {integer("n", 2, 1e6), number("eps0", 0), number("delta", 0, 1).above(0)},
+                 .parameters = {integer("n", 2, 1e6), number("eps0", 0, kMaxLocalEpsilon), number("delta", 0, 1).above(0)},
                  .not_applicable = [](const Params& p) -> std::optional<std::string> {
                    const double limit = std::log(p.at("n") / std::log(1 / p.at("delta"))) / 2;
                    if (p.at("eps0") > limit) return fmt::format("needs eps0 <= log(n/log(1/delta))/2 = {:.4g}", limit);

@@ -1,6 +1,7 @@
 #include "verify/cases/case.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -557,17 +558,34 @@ class Reader : public TomlReader {
   std::shared_ptr<const DeclaredBounds> declared_;
 };
 
+// The case files a path names: the file, or a folder's *.toml files in name order. Every name is said before anything
+// is read: a path the system cannot take (longer than PATH_MAX, a name over NAME_MAX: a C++ "filesystem error" with
+// exit 1 was printed), and a folder's *.toml entry that is not a regular file (a pipe, or a link to /dev/zero, was
+// skipped without a word, so a file meant to be checked was not).
 void collect(const std::filesystem::path& path, std::vector<std::filesystem::path>& files) {
-  if (std::filesystem::is_directory(path)) {
+  const std::string named = escape::plain(path.native().size() > 80 ? path.native().substr(0, 60) + "..." : path.native());
+  if (path.native().size() >= PATH_MAX)
+    invalid_input("{}: a path of {} bytes; allowed at most {} (the system's PATH_MAX)", named, path.native().size(), PATH_MAX - 1);
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) invalid_input("{}: cannot be read ({})", named, ec.message());
+  if (std::filesystem::is_directory(status)) {
     std::vector<std::filesystem::path> found;
-    for (const auto& e : std::filesystem::directory_iterator(path))
-      if (e.is_regular_file() && e.path().extension() == ".toml") found.push_back(e.path());
+    for (std::filesystem::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() != ".toml") continue;
+      std::error_code kind;
+      if (!it->is_regular_file(kind))
+        invalid_input("{}: in the folder given, not a regular file (a folder, pipe, device or a link to one); every *.toml there "
+                      "is read as a case file: remove it or move it out", escape::plain(it->path().native()));
+      found.push_back(it->path());
+    }
+    if (ec) invalid_input("{}: the folder cannot be read ({})", named, ec.message());
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
-  } else if (std::filesystem::exists(path)) {
+  } else if (std::filesystem::exists(status)) {
     files.push_back(path);
   } else {
-    invalid_input("{}: no such file or directory", path.string());
+    invalid_input("{}: no such file or directory", named);
   }
 }
 
