@@ -571,6 +571,28 @@ check 2 "--html r x\.html: the path holds a control character \[U\+000A\] at byt
 x.html" --out nl_out
 check 2 "--out o\[U\+001B\]\[2Jut: the path holds a control character \[U\+001B\]" "$privamp" verify "$here/../../cases/divergence_properties.toml" --only DIV.dpi --out "o$(printf '\033')[2Jut"
 check 0 "^absent$" bash -c "ls -d r?x.html nl_out o?*ut > /dev/null 2>&1 && echo present || echo absent"
+# Divergence calls in `requires` or in derived parameters run at every point when a case is loaded: 400 such points
+# ran a minute before the first word (2,000 past a minute, silent). The load is bounded by its measured cost.
+cat > load_req.toml <<'TOML'
+[[bound]]
+id = "MY.r"
+quantity = "renyi"
+formula = "alpha * d^2 / 2"
+requires = ["tv(gaussian(0, 1 + d*1e-7), gaussian(0, 1)) >= 0"]
+[[case]]
+name = "req"
+bounds = ["MY.r"]
+mu = "gaussian({d}, 1)"
+nu = "gaussian(0, 1)"
+quantity = "renyi"
+order = "{alpha}"
+[case.grid]
+alpha = 2
+d = {from = 1, to = 2, points = 5000}
+TOML
+check 2 "load_req\.toml:[0-9]+: key 'grid': checking the case's hypotheses, bounds and formulas at its 5000 points would take about .*a load may take at most 1 min 00 s" "$privamp" verify load_req.toml
+sed -e 's/^requires = .*//' -e 's/^d = {from.*/d = {from = 1, to = 2, points = 5000}\n[case.derived]\nt = "tv(gaussian(0, 1 + d*1e-7), gaussian(0, 1))"/' load_req.toml > load_derived.toml
+check 2 "load_derived\.toml:[0-9]+: key 'derived': computing the derived parameters at its 5000 points would take about" "$privamp" verify load_derived.toml
 
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

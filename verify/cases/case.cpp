@@ -1,6 +1,7 @@
 #include "verify/cases/case.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cctype>
 #include <cmath>
@@ -13,6 +14,7 @@
 
 #include "numerics/errors.hpp"
 #include "numerics/escape.hpp"
+#include "numerics/work_limit.hpp"
 #include "numerics/files.hpp"
 #include "numerics/range.hpp"
 #include "sim/kernels/finite_kernel.hpp"
@@ -94,7 +96,7 @@ Params with_search_values(Params point, double exact, double bound) {
   return point;
 }
 
-std::vector<Params> Case::points() const {
+std::vector<Params> Case::points(const std::function<void(std::size_t, std::size_t)>& progress) const {
   std::vector<Params> out{Params{}};
   for (const auto& [key, values] : grid) {
     std::vector<Params> next;
@@ -107,7 +109,10 @@ std::vector<Params> Case::points() const {
       }
     out = std::move(next);
   }
-  for (Params& p : out) p = with_derived(std::move(p));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i] = with_derived(std::move(out[i]));
+    if (progress) progress(i + 1, out.size());
+  }
   return out;
 }
 
@@ -144,6 +149,24 @@ std::variant<double, std::string> grid_value(const TomlReader& reader, const tom
 
 // The checks of a case at every point before anything runs (Reader::check_points): each failure names the file,
 // line and key through the reader.
+// The loader's work at every point (derived parameters, hypotheses and formulas that call divergences) bounded by its
+// measured cost, as the runs are (numerics/work_limit.hpp): projected from the first points once they have taken 2 s,
+// a load past kMaxLoadSeconds is refused with the projection. (400 points whose `requires` called tv() ran a minute
+// before the first word, and 100,000 would have run for hours; --max-seconds applied only after the load.)
+constexpr double kMaxLoadSeconds = 60;
+std::function<void(std::size_t, std::size_t)> load_limit(const std::string& what) {
+  return [what, start = std::chrono::steady_clock::now()](std::size_t done, std::size_t total) {
+    if (done == 0 || done >= total) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (elapsed < 2) return;
+    if (const double projected = elapsed * static_cast<double>(total) / static_cast<double>(done); projected > kMaxLoadSeconds)
+      invalid_input("{} at its {} points would take about {} at the rate of the first {} ({} so far); a load may take at most {} "
+                    "(divergence calls in derived parameters, requires and formulas run at every point when a case is loaded): "
+                    "give fewer points, or compute the value in a law or a bound rather than at load",
+                    what, total, duration_text(projected), done, duration_text(elapsed), duration_text(kMaxLoadSeconds));
+  };
+}
+
 class PointChecks {
  public:
   PointChecks(const TomlReader& reader, const DeclaredBounds& declared, const Case& c, const toml::table& t)
@@ -154,7 +177,15 @@ class PointChecks {
   // entry declares, the formulas of declared bounds and the order with its allowed range.
   void run() const {
     std::set<std::string> checked_formulas;
-    for (const PointToCheck& point : points_to_check()) {
+    const std::vector<PointToCheck> points = points_to_check();
+    const auto limit = load_limit("checking the case's hypotheses, bounds and formulas");
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      try {
+        limit(i, points.size());
+      } catch (const InvalidArgument& e) {
+        reader_.fail(t.get("grid"), "grid", e.what());
+      }
+      const PointToCheck& point = points[i];
       Params q = point.params;
       if (c.kind == Case::Kind::kernel) check_kernel_at(point, q);
       if (c.kind == Case::Kind::laws) check_laws_at(point);
@@ -189,7 +220,7 @@ class PointChecks {
     const toml::node* g = t.get("grid");
     std::vector<PointToCheck> points;
     try {
-      for (Params& p : c.points()) points.push_back({std::move(p), ""});
+      for (Params& p : c.points(load_limit("computing the derived parameters"))) points.push_back({std::move(p), ""});
     } catch (const InvalidArgument& e) {
       reader_.fail(t.get("derived") ? t.get("derived") : g, "derived", e.what());
     }

@@ -38,6 +38,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -106,7 +107,9 @@ struct Case {
   // The entry of a bound ID: declared with this case's load, or built in (InvalidArgument listing the IDs).
   const BoundEntry& entry(const std::string& id) const;
 
-  std::vector<Params> points() const;       // grid product, derived parameters added
+  // The grid product, derived parameters added (`progress`, when given, after each point's: a derived parameter may
+  // call a divergence, and the loader bounds that work by its measured cost).
+  std::vector<Params> points(const std::function<void(std::size_t, std::size_t)>& progress = {}) const;
   // Kernel cases: the kernel at a point (randomized_response, dirichlet, lazy_dirichlet, sparse; any kernel stays put
   // with probability `laziness` when the point has it); InvalidArgument naming a missing or bad parameter.
   sim::FiniteKernel kernel_at(const Params& p) const;
