@@ -105,45 +105,57 @@ std::string axis_settings(const ExploreAxis& a, char axis) {
   return s;
 }
 
-// Places labels beside rings on a map without covering another label or ring: right of the ring, else left, above
-// or below, in axis fractions (a 9 pt map 7 in wide: a character of the 8 pt label font about 1.1 % of the width, a
-// line 4.5 % of the height, a ring 3 % by 6 %); where every place is taken, right.
+// Places labels beside rings on a map: of eight places around the ring (right, left, above, below, then the
+// diagonals), the one that covers the fewest other things — a label or ring counts ten, a drawn mark one (an opaque
+// label box had hidden marks and cut others into fragments such as "3]") — in axis fractions (a 9 pt map 7 in wide: a
+// character of the 8 pt label font about 1.1 % of the width, a line 4.5 % of the height, a ring 3 % by 6 %, a mark
+// 1.4 % by 2.8 %); a place past the frame is not taken.
 class LabelPlacer {
  public:
-  void ring(const std::array<double, 2>& u) {
-    if (std::isfinite(u[0]) && std::isfinite(u[1])) taken_.push_back({u[0] - 0.015, u[0] + 0.015, u[1] - 0.03, u[1] + 0.03});
-  }
+  void ring(const std::array<double, 2>& u) { add(u, 0.015, 0.03, 10); }
+  void mark(const std::array<double, 2>& u) { add(u, 0.007, 0.014, 1); }
   // The gnuplot placement clause (offset and justification) for a label of `chars` characters at ring u.
   std::string place(const std::array<double, 2>& u, std::size_t chars) {
-    const double w = 0.011 * static_cast<double>(chars) + 0.01, h = 0.045;
-    struct Place { double x0, x1, y0, y1; const char* clause; };
-    const Place places[] = {{u[0] + 0.018, u[0] + 0.018 + w, u[1] - h / 2, u[1] + h / 2, "offset char 1.8, 0 left"},
-                            {u[0] - 0.018 - w, u[0] - 0.018, u[1] - h / 2, u[1] + h / 2, "offset char -1.8, 0 right"},
-                            {u[0] - w / 2, u[0] + w / 2, u[1] + 0.035, u[1] + 0.035 + h, "offset 0, char 1.6 center"},
-                            {u[0] - w / 2, u[0] + w / 2, u[1] - 0.035 - h, u[1] - 0.035, "offset 0, char -1.6 center"}};
+    const double w = 0.011 * static_cast<double>(chars) + 0.01, h = 0.045, dx = 0.018, dy = 0.035;
+    struct Place { double x0, y0; const char* clause; };
+    const Place places[] = {{u[0] + dx, u[1] - h / 2, "offset char 1.8, 0 left"},
+                            {u[0] - dx - w, u[1] - h / 2, "offset char -1.8, 0 right"},
+                            {u[0] - w / 2, u[1] + dy, "offset 0, char 1.6 center"},
+                            {u[0] - w / 2, u[1] - dy - h, "offset 0, char -1.6 center"},
+                            {u[0] + dx, u[1] + dy, "offset char 1.4, char 1.4 left"},
+                            {u[0] - dx - w, u[1] + dy, "offset char -1.4, char 1.4 right"},
+                            {u[0] + dx, u[1] - dy - h, "offset char 1.4, char -1.4 left"},
+                            {u[0] - dx - w, u[1] - dy - h, "offset char -1.4, char -1.4 right"}};
+    const Place* best = &places[0];
+    double best_cost = kInf;
     for (const Place& p : places) {
-      if (!std::isfinite(p.x0) || !std::isfinite(p.y0) || p.x0 < 0 || p.x1 > 1 || p.y0 < 0 || p.y1 > 1) continue;
-      const bool free = std::none_of(taken_.begin(), taken_.end(), [&](const std::array<double, 4>& t) {
-        return p.x0 < t[1] && t[0] < p.x1 && p.y0 < t[3] && t[2] < p.y1;
-      });
-      if (free) {
-        taken_.push_back({p.x0, p.x1, p.y0, p.y1});
-        return p.clause;
-      }
+      if (!std::isfinite(p.x0) || !std::isfinite(p.y0) || p.x0 < 0 || p.x0 + w > 1 || p.y0 < 0 || p.y0 + h > 1) continue;
+      double cost = 0;
+      for (const Box& t : taken_)
+        if (p.x0 < t.x1 && t.x0 < p.x0 + w && p.y0 < t.y1 && t.y0 < p.y0 + h) cost += t.weight;
+      if (cost < best_cost) best = &p, best_cost = cost;
     }
-    return places[0].clause;
+    taken_.push_back({best->x0, best->x0 + w, best->y0, best->y0 + h, 10});
+    return best->clause;
   }
 
  private:
-  std::vector<std::array<double, 4>> taken_;  // boxes: x from, x to, y from, y to
+  struct Box {
+    double x0, x1, y0, y1, weight;
+  };
+  void add(const std::array<double, 2>& u, double rx, double ry, double weight) {
+    if (std::isfinite(u[0]) && std::isfinite(u[1])) taken_.push_back({u[0] - rx, u[0] + rx, u[1] - ry, u[1] + ry, weight});
+  }
+  std::vector<Box> taken_;
 };
 
 // The reported points' numbers beside their rings (point K is STEM_pointK.toml and the K-th in STEM.md). Rings that
-// coincide on the map (their hidden axes differ, or the optimum is a cluster: centres within a third of a ring) share
+// coincide on the map (their hidden axes differ, or the optimum is a cluster: centres within a sixth of a ring) share
 // one label, "1, 2, 3", so that a reader counts them; rings that are only near each other keep their own (three
-// neighbouring rings once shared "1, 2, 3" and read as one point). Each label goes right of its ring, or left, above
-// or below where that place is taken by another label or ring (LabelPlacer).
-std::string ring_labels(const verify::ExploreResult& r, const ExploreAxis& ax, const ExploreAxis& ay) {
+// neighbouring rings once shared "1, 2, 3" and read as one point). Each label goes where it covers the least
+// (LabelPlacer).
+std::string ring_labels(const verify::ExploreResult& r, const ExploreAxis& ax, const ExploreAxis& ay,
+                        const std::vector<std::array<double, 2>>& marks) {
   const DrawnRange rx = drawn_range(ax), ry = drawn_range(ay);
   std::vector<std::array<double, 2>> at, u;  // the reported points in their order, and across the drawn ranges
   for (std::size_t i : r.best_index) {
@@ -158,12 +170,13 @@ std::string ring_labels(const verify::ExploreResult& r, const ExploreAxis& ax, c
     group[k] = static_cast<int>(members.size());
     members.push_back({k});
     for (std::size_t m = k + 1; m < at.size(); ++m) {
-      const double dx = (u[m][0] - u[k][0]) / 0.01, dy = (u[m][1] - u[k][1]) / 0.02;
+      const double dx = (u[m][0] - u[k][0]) / 0.005, dy = (u[m][1] - u[k][1]) / 0.01;
       if (group[m] < 0 && std::isfinite(dx) && std::isfinite(dy) && dx * dx + dy * dy < 1) group[m] = group[k], members.back().push_back(m);
     }
   }
   LabelPlacer placer;
   for (const auto& p : u) placer.ring(p);
+  for (const auto& p : marks) placer.mark(p);
   std::string out;
   for (const auto& g : members) {
     std::vector<std::size_t> numbers;
@@ -256,7 +269,12 @@ Palette violation_palette(const std::vector<double>& l) {
   // (no ratio below 1: the scale starts at 1, without a band or a tick below it — a "0.998" at the bar's end of a
   // search where every point holds read as a violation)
   const bool below = l.front() < -1e-9;  // (beyond rounding: a tight identity gives log10 ratios of -1e-16)
-  const double lo = below ? std::min(at(l, 0.02), -s) : 0.0, hi = std::max(at(l, 0.98), s);
+  const double lo = below ? std::min(at(l, 0.02), -s) : 0.0;
+  // (from a ratio of 100 on, the top end is the next whole decade: its tick, "≥10^{15}" where points lie beyond it, is
+  // short — a "≥10^{14.9}" pushed the bar's title off the page, and without it points up to 10^{240} were clipped to a
+  // bar that ended at 10^{107} without a word)
+  double hi = std::max(at(l, 0.98), s);
+  if (hi >= 2) hi = std::ceil(hi);
   const auto c = [&](double v) { return std::asinh(v / s); };
   std::vector<double> candidates;  // (log10 ratios; 1 itself is always ticked)
   if (below) candidates = {lo, lo / 3};
@@ -266,10 +284,9 @@ Palette violation_palette(const std::vector<double>& l) {
   // each other).
   // The bar's top end named by its value, "≥" where points lie beyond it (drawn in the end colour): ticks stopping at
   // 1.26 on a bar that ran to 2.13, its four points up to 4e5 clipped silently, read as "yellow is about 1.3".
-  // (below a ratio of 100 only: a wide "≥10^{14.9}" pushed the bar's title off the page; beyond, decades are ticked)
   std::vector<double> kept{0};
   std::vector<std::string> ticks{"'1' 0"};
-  if (hi < 2) kept.push_back(hi), ticks.push_back(fmt::format("'{}{}' {}", l.back() > hi ? "≥" : "", ratio_tick(hi), c(hi)));
+  kept.push_back(hi), ticks.push_back(fmt::format("'{}{}' {}", l.back() > hi ? "≥" : "", ratio_tick(hi), c(hi)));
   for (double v : candidates)
     if (std::none_of(kept.begin(), kept.end(), [&](double k) { return std::fabs(c(v) - c(k)) < 0.1 * (c(hi) - c(lo)); })) {
       kept.push_back(v);
@@ -452,8 +469,8 @@ Block block_of(const Evaluation& e, bool has, bool ignore) {
 // The errors' key entry: how many, and the first one's message cut at a character's start (the rest is in STEM.csv).
 std::string errors_key(std::size_t count, const std::string& first) {
   std::string said = escape::plain(first);
-  if (said.size() > 60) {  // (a longer key entry took the key's two columns to one)
-    std::size_t cut = 57;
+  if (said.size() > 40) {  // (a longer key entry took the key's two columns to one)
+    std::size_t cut = 37;
     while (cut > 0 && (static_cast<unsigned char>(said[cut]) & 0xC0) == 0x80) --cut;
     said = said.substr(0, cut) + "...";
   }
@@ -463,8 +480,10 @@ std::string errors_key(std::size_t count, const std::string& first) {
 // The key's entries for the shapes of a two-axis map: the sign (a violation search) and open marks (outside the
 // hypotheses), in grey, as the marks are drawn.
 // (A violation search that found none inside the hypotheses says so in the entry: a key for a mark not drawn misled.)
-std::vector<std::string> shape_keys(bool signed_marks, bool any_outside, bool any_violated_inside, const std::string& ratio) {
+std::vector<std::string> shape_keys(bool signed_marks, bool any_inside, bool any_outside, bool any_violated_inside, const std::string& ratio) {
   std::vector<std::string> keys;
+  if (!signed_marks && any_inside)  // (the filled marks had no entry of their own on a loosest or tightest map)
+    keys.push_back(fmt::format("keyentry with points pt 7 ps 0.9 lc rgb '#777777' title 'evaluated points, coloured by {}'", ratio));
   if (signed_marks) {
     keys.push_back(fmt::format("keyentry with points pt 7 ps 0.9 lc rgb '#777777' title 'holds: {} ≥ 1'", ratio));
     keys.push_back(fmt::format("keyentry with points pt 11 ps 0.9 lc rgb '#777777' title 'violated: {} < 1{}'", ratio,
@@ -495,6 +514,68 @@ std::string colour_bar_label(verify::Goal goal, const Palette& colours, const st
                                           : fmt::format("set cblabel '{} (log scale)'\n", ratio);
 }
 
+// The order in which a map's points claim their place (Thinned keeps the first of points that nearly coincide, and
+// each block is drawn in the reverse order, the first on top): the reported points, then the candidates from the
+// most extreme for the goal (the smallest ratios for a violation or tightest search, the largest for a loosest one),
+// then the rest as evaluated. (Kept as met, a ratio of 10^5 hid fifteen refinements at 1.0001 on a tightest map, and
+// a reported point's own mark could be left out of its ring.)
+std::vector<std::size_t> drawing_priority(const verify::ExploreResult& r, bool ignore) {
+  std::vector<std::size_t> order(r.evaluations.size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto rank = [&](std::size_t i) {
+    const Evaluation& e = r.evaluations[i];
+    if (std::find(r.best_index.begin(), r.best_index.end(), i) != r.best_index.end()) return -kInf;
+    if (!candidate(e, ignore)) return kInf;
+    return r.goal == verify::Goal::loosest ? -e.slack : e.slack;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
+  return order;
+}
+
+// A map's points sorted into blocks (rows "x,y,log10 ratio,violated"), in drawing order, with what the key says of
+// them: the errors (all counted, drawn or not), the points left under others (Thinned), whether any are open
+// (outside the hypotheses) or violated inside them, and where marks are drawn (across the drawn ranges: the ring
+// labels avoid them).
+struct MapPoints {
+  std::vector<std::string> rows[blocks_count];
+  std::size_t error_count = 0, hidden = 0;
+  std::string first_error;
+  bool any_outside = false, any_violated_inside = false;
+  std::vector<std::array<double, 2>> marks;
+};
+MapPoints map_points(const verify::ExploreResult& r, bool ignore, const ExploreAxis& ax, const ExploreAxis* ay) {
+  MapPoints m;
+  const bool two = ay != nullptr;
+  Thinned drawn(ax, ay);
+  for (std::size_t i : drawing_priority(r, ignore)) {
+    const Evaluation& e = r.evaluations[i];
+    const double x = coordinate(ax, e.point);
+    const bool has = candidate(e, ignore), violated = e.verdict() == verify::Verdict::violated;
+    const double l = has ? e.slack / std::log(10.0) : std::nan("");
+    const double y = two ? coordinate(*ay, e.point) : l;
+    if (!std::isfinite(x) || (two && !std::isfinite(y))) continue;
+    const Block b = block_of(e, has, ignore);
+    if (!two && b != candidates && b != candidates_outside) continue;  // one axis: only ratios have a y
+    if (b == errors && ++m.error_count == 1) m.first_error = e.message();
+    if (!drawn.fresh(b, x, y, violated)) {
+      ++m.hidden;
+      continue;
+    }
+    m.rows[b].push_back(fmt::format("{},{},{},{}", x, y, has ? fmt::format("{}", l) : "", violated ? 1 : 0));
+    if (two) m.marks.push_back({across(drawn_range(ax), x), across(drawn_range(*ay), y)});
+    m.any_outside = m.any_outside || b == candidates_outside;
+    m.any_violated_inside = m.any_violated_inside || (b == candidates && violated);
+  }
+  for (auto& rows : m.rows) std::reverse(rows.begin(), rows.end());  // the first in priority drawn last, on top
+  for (std::size_t i : r.best_index) {
+    const Evaluation& e = r.evaluations[i];
+    const double l = e.slack / std::log(10.0);
+    m.rows[reported].push_back(fmt::format("{},{},{},{}", coordinate(ax, e.point), two ? coordinate(*ay, e.point) : l, l,
+                                           e.verdict() == verify::Verdict::violated ? 1 : 0));
+  }
+  return m;
+}
+
 // The map: every evaluated point over the two most influential axes (one axis: the ratio against it), candidates
 // coloured by their ratio, the others by why they have none, the reported points ringed.
 // False where nothing was evaluated successfully (the summary says so, and there is no convergence to draw either).
@@ -512,10 +593,8 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
 
   // Map: one block per kind of point (Block), x, y and the log10 ratio where there is one.
   const auto map_csv = dir / (stem + "_map.csv");
+  const MapPoints points = map_points(r, ignore, ax, ay);
   std::vector<std::string> plots;
-  bool any_outside = false, any_violated_inside = false;
-  std::size_t error_count = 0;
-  std::string first_error;
   {
     OutputFile checked(map_csv);
     std::ostream& out = checked.stream();
@@ -525,35 +604,13 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
                        "inconclusive without one; violated without one; outside --where; errors; a point within 3/4 of a mark of one "
                        "drawn in its block and verdict is left out)\n", ax.name,
                        two ? ay->name : "log10 ratio", ratio);
-    std::vector<std::string> blocks[blocks_count];
-    Thinned drawn(ax, two ? ay : nullptr);
-    for (const Evaluation& e : r.evaluations) {
-      const double x = coordinate(ax, e.point);
-      const bool has = candidate(e, ignore);
-      const double l = has ? e.slack / std::log(10.0) : std::nan("");
-      const double y = two ? coordinate(*ay, e.point) : l;
-      if (!std::isfinite(x) || (two && !std::isfinite(y))) continue;
-      const Block b = block_of(e, has, ignore);
-      if (!two && b != candidates && b != candidates_outside) continue;  // one axis: only ratios have a y
-      if (!drawn.fresh(b, x, y, e.verdict() == verify::Verdict::violated)) continue;
-      blocks[b].push_back(fmt::format("{},{},{},{}", x, y, has ? fmt::format("{}", l) : "", e.verdict() == verify::Verdict::violated ? 1 : 0));
-      if (b == errors && ++error_count == 1) first_error = e.message();
-      any_outside = any_outside || b == candidates_outside;
-      any_violated_inside = any_violated_inside || (b == candidates && e.verdict() == verify::Verdict::violated);
-    }
-    for (std::size_t i : r.best_index) {
-      const Evaluation& e = r.evaluations[i];
-      const double l = e.slack / std::log(10.0);
-      blocks[reported].push_back(fmt::format("{},{},{},{}", coordinate(ax, e.point), two ? coordinate(*ay, e.point) : l, l,
-                                             e.verdict() == verify::Verdict::violated ? 1 : 0));
-    }
     const std::string file = quoted(map_csv.filename().string());  // gnuplot runs in `dir`
-    const auto styles = map_styles(two, signed_marks, ratio, colours.colour, errors_key(error_count, first_error));
+    const auto styles = map_styles(two, signed_marks, ratio, colours.colour, errors_key(points.error_count, points.first_error));
     int index = 0;
     for (int b = 0; b < blocks_count; ++b) {
-      if (blocks[b].empty()) continue;
+      if (points.rows[b].empty()) continue;
       if (index) out << "\n\n";
-      for (const auto& line : blocks[b]) out << line << "\n";
+      for (const auto& line : points.rows[b]) out << line << "\n";
       for (std::string& clause : block_clauses(file, index, static_cast<Block>(b), styles[b], two, signed_marks)) plots.push_back(std::move(clause));
       ++index;
     }
@@ -561,10 +618,15 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
   }
   if (plots.empty()) return false;
   if (two) {
-    for (const std::string& k : shape_keys(signed_marks, any_outside, any_violated_inside, ratio)) plots.push_back(k);
+    for (const std::string& k : shape_keys(signed_marks, !points.rows[candidates].empty(), points.any_outside, points.any_violated_inside, ratio))
+      plots.push_back(k);
     if (!box_outline(ax, *ay).empty()) plots.push_back("keyentry with lines lc rgb '#555555' dt 2 lw 1 title 'the box searched'");
+    if (points.hidden > 0)
+      plots.push_back(fmt::format("keyentry with dots lc rgb 'white' title {}",
+                                  quoted(literal(fmt::format("{} point{} hidden under others (all in the .csv)",
+                                                             points.hidden, points.hidden == 1 ? "" : "s")))));
   }
-  std::string body = axis_settings(ax, 'x') + (two ? axis_settings(*ay, 'y') + box_outline(ax, *ay) + ring_labels(r, ax, *ay) +
+  std::string body = axis_settings(ax, 'x') + (two ? axis_settings(*ay, 'y') + box_outline(ax, *ay) + ring_labels(r, ax, *ay, points.marks) +
                                                           colour_bar_label(r.goal, colours, ratio) + colours.settings
                                                     : fmt::format("set ylabel 'log_{{10}}({})'\n", ratio));
   // Rows spaced for the reported rings, not opaque (it hid the x label), two columns (one took 40 % of the height).

@@ -38,11 +38,13 @@ for gp_path in maps:
     ax, ay = axis("x"), axis("y")
     if ax is None or ay is None:
         continue  # a map of one axis, or of words
+    reported = []
     styles = {int(i): style for i, style in re.findall(r"index (\d+) (using 1:2[^\n]*)", gp)}
     for index, text in enumerate(blocks):
         style = styles.get(index, "")
         rows = [l.split(",") for l in text.splitlines() if l and not l.startswith("#")]
         if "reported points" in style:
+            reported = [(ax(float(r[0])), ay(float(r[1]))) for r in rows]
             continue
         drawn = {}
         for row in rows:
@@ -64,6 +66,28 @@ for gp_path in maps:
         key = next(k for k, v in NO_RATIO.items() if v == verdict)
         if some and f"title '{key}" not in gp and "outside --where" not in gp:
             failures.append(f"{gp_path.name}: {len(some)} {verdict} points without a ratio, and no '{key}' key")
+
+    # the ring labels
+    labels = [[int(n) for n in text.split(", ")] for text in re.findall(r"^set label '([0-9, ]+)' at ", gp, re.M)]
+    named = sorted(n for label in labels for n in label)
+    if named != list(range(1, len(reported) + 1)):
+        failures.append(f"{gp_path.name}: the labels name {named}, the map has {len(reported)} reported points")
+    else:
+        def coincide(a, b):
+            (u1, v1), (u2, v2) = reported[a - 1], reported[b - 1]
+            return ((u1 - u2) / 0.005) ** 2 + ((v1 - v2) / 0.01) ** 2 < 1
+        group = {n: i for i, label in enumerate(labels) for n in label}
+        for a in named:
+            for b in named:
+                if a < b and coincide(a, b) != (group[a] == group[b]):
+                    failures.append(f"{gp_path.name}: rings {a} and {b} {'coincide' if coincide(a, b) else 'do not coincide'}"
+                                    f" but {'do not share' if coincide(a, b) else 'share'} a label")
+    # the hidden points
+    hidden = re.search(r"title '([0-9]+) points? hidden under others", gp)
+    drawn_marks = sum(len([l for l in text.splitlines() if l and not l.startswith("#")])
+                      for index, text in enumerate(blocks) if "reported points" not in styles.get(index, ""))
+    if hidden and drawn_marks + int(hidden.group(1)) > len(tree["points"]):
+        failures.append(f"{gp_path.name}: {drawn_marks} marks and {hidden.group(1)} hidden, of {len(tree['points'])} points")
 
 print(f"{len(maps)} maps checked")
 if failures:

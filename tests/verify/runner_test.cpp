@@ -713,3 +713,34 @@ alpha = [1.5]
   CHECK(truth <= r.exact.upper);
   CHECK(r.verdict == Verdict::violated);
 }
+
+// E_OU/E_GM of Theorem 8 (a) leaves the double range from θt ≈ 354 (σ̃² = ρ²(e^{2θt} − 1)/θ overflows): it was a silent
+// 0 labelled exact, [0, 0], where the truth is positive. Now in log space, from the engine's R_2 in logs while it
+// runs, from C7's closed form once the laws' means underflow; both against the closed form computed here.
+TEST_CASE("the OU against Gaussian MSE ratio below the double range is printed in log space and not as 0", "[verify][runner]") {
+  const char* text = R"toml(
+[[case]]
+name = "T8.a far out"
+bounds = ["T8.a"]
+kind = "value"
+[case.grid]
+d = 10
+R = 1
+rho = 1
+delta = 1
+theta = [40, 80]
+t = [5, 10]
+)toml";
+  const auto rows = run_cases(load_cases({temp_file("t8a_far.toml", text)}), {});
+  REQUIRE(rows.size() == 4);
+  for (const Row& row : rows) {
+    const double theta = row.params.at("theta"), t = row.params.at("t"), d = 10;
+    const double mse = std::pow(1 - std::exp(-theta * t), 2) + d / theta * -std::expm1(-2 * theta * t);
+    const double log_ratio = std::log(mse) - std::log(d) - (std::log(1 / theta) + 2 * theta * t + std::log1p(-std::exp(-2 * theta * t)));
+    INFO("theta = " << theta << ", t = " << t);
+    CHECK(row.exact.log_value() == Approx(log_ratio).epsilon(1e-12));
+    CHECK(row.exact.log_lower() <= log_ratio + 1e-9);
+    CHECK(row.exact.log_upper() >= log_ratio - 1e-9);
+    CHECK(row.exact.error_kind == ErrorKind::exact);
+  }
+}

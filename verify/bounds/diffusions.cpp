@@ -110,15 +110,24 @@ double ou_mse(const Params& p) {
   return (r - m) * (r - m) + d * ou.variance(t);
 }
 
-double calibrated_sigma2(const Params& p) {
-  const sim::OrnsteinUhlenbeck ou(p.at("theta"), p.at("rho"));
+// log σ̃², σ̃² = αΔ²/(2 R_2) with R_2 of the OU laws from Δ and 0 by the engine, in logs: R_2 leaves the double range
+// from θt ≈ 354 (σ̃² was infinite, and E_OU/E_GM a silent 0 labelled exact). Where the laws' means underflow too
+// (θt ≳ 708: the engine's R_2 is then 0), from C7's closed form σ̃² = ρ²(e^{2θt} − 1)/θ in logs, which the engine's
+// value matches to rounding wherever both run (tests/verify/runner_test.cpp).
+double log_calibrated_sigma2(const Params& p) {
+  const double theta = p.at("theta"), rho = p.at("rho"), t = p.at("t");
+  const sim::OrnsteinUhlenbeck ou(theta, rho);
   const double alpha = 2, delta = p.at("delta");
   const int d = static_cast<int>(p.at("d"));
   std::vector<double> x(static_cast<std::size_t>(d), 0.0), y = x;
   x[0] = delta;
-  const auto r = compute_divergence(ou.law(x, p.at("t")), ou.law(y, p.at("t")), Quantity::renyi(alpha));
-  return alpha * delta * delta / (2 * r.value);
+  const auto r = compute_divergence(ou.law(x, t), ou.law(y, t), Quantity::renyi(alpha));
+  if (std::isfinite(r.log_value())) return std::log(alpha * delta * delta / 2) - r.log_value();
+  if (theta == 0) return std::log(2 * rho * rho * t);
+  return 2 * std::log(rho) - std::log(theta) + 2 * theta * t + std::log1p(-std::exp(-2 * theta * t));
 }
+
+double calibrated_sigma2(const Params& p) { return std::exp(log_calibrated_sigma2(p)); }
 
 // Minimised over u = log β (β* can be 1e-9 when σ̃ is large; a search in β itself would lose the minimum's
 // digits). The error bar covers the location error of Brent's method (relative 2^-26 in β): the value moves by
@@ -158,6 +167,12 @@ Estimate pgm_mse(const Params& p) {
 
 Estimate value_estimate(double v, const char* method) {
   return Estimate::from_value(v, 64 * std::numeric_limits<double>::epsilon() * std::fabs(v), ErrorKind::exact, method);
+}
+// The same from the value's log, for values that leave the double range (E_OU/E_GM at θt ≳ 354 is below 1e-308):
+// printed in log space, never a silent 0.
+Estimate log_value_estimate(double log_v, const char* method) {
+  if (std::fabs(log_v) < 700) return value_estimate(std::exp(log_v), method);
+  return Estimate::from_log(log_v, 64 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::fabs(log_v)), ErrorKind::exact, method);
 }
 
 // Second routes for the value rows. E_OU by Monte Carlo over simulated OU paths (exact OU transition steps, so no
@@ -276,11 +291,11 @@ void add_diffusion_routes(std::map<std::string, ExactRoute>& out) {
   out["ou_mse"] = {"E_OU at |f(D)| = R", [](const Params& p) { return value_estimate(ou_mse(p), "mean squared error from the OU law"); },
                    ou_mse_simulated, ou_parameters()};
   out["gm_mse"] = {"E_GM", [](const Params& p) {
-                     return value_estimate(p.at("d") * calibrated_sigma2(p), "d sigma~^2, sigma~ calibrated to the exact OU RDP");
+                     return log_value_estimate(std::log(p.at("d")) + log_calibrated_sigma2(p), "d sigma~^2, sigma~ calibrated to the exact OU RDP");
                    },
                    gm_mse_by_quadrature, ou_parameters()};
   out["mse_ratio"] = {"E_OU/E_GM", [](const Params& p) {
-                        return value_estimate(ou_mse(p) / (p.at("d") * calibrated_sigma2(p)), "ratio from the laws");
+                        return log_value_estimate(std::log(ou_mse(p)) - std::log(p.at("d")) - log_calibrated_sigma2(p), "ratio from the laws");
                       },
                       mse_ratio_by_simulation, ou_parameters()};
 }
