@@ -17,6 +17,7 @@
 #include "numerics/cache.hpp"
 #include "numerics/errors.hpp"
 #include "numerics/interrupt.hpp"
+#include "verify/divergence/work.hpp"
 #include "numerics/log_space.hpp"
 #include "verify/divergence/phasors.hpp"
 
@@ -50,21 +51,6 @@ struct Tilted {
   // the loss law, where the loss is constant on an interval of positive mass (beyond the centres of two Laplace
   // laws of one scale).
   double atom = 0, atom_loss = 0;
-};
-
-// The density evaluations of the value being computed on this thread: one hockey_stick or abscissa call (a curve's
-// values each have the whole limit; a line computed for one and reused by the next is charged to both, so that a
-// value's refusal does not depend on the values computed before it).
-thread_local double value_work = 0;
-thread_local int value_depth = 0;
-class ValueWork {
- public:
-  ValueWork() {
-    if (value_depth++ == 0) value_work = 0;
-  }
-  ~ValueWork() { --value_depth; }
-  ValueWork(const ValueWork&) = delete;
-  ValueWork& operator=(const ValueWork&) = delete;
 };
 
 class ReleaseLoss {
@@ -223,12 +209,8 @@ class ReleaseLoss {
   // for minutes within the line's own limit. A line reused from the cache is charged what it cost (whether a level
   // is refused does not depend on which levels were asked before it).
   void charge(double evaluations) const {
-    if ((value_work += evaluations) > kMaxDensityWork)
-      throw NumericalError(fmt::format(
-          "the tilted laws of {} against {} would need more than {:.0e} density evaluations (about ten seconds; each "
-          "point costs {:g} closed-form densities, as a mixture costs one per component): fewer mixture components, or "
-          "another engine",
-          mu_->brief(), nu_->brief(), kMaxDensityWork, node_cost_));
+    if (!charge_density_work(evaluations))
+      throw_if_work_spent(fmt::format("the tilted laws of {} against {}", mu_->brief(), nu_->brief()), node_cost_);
   }
 
  private:
@@ -395,7 +377,7 @@ class SaddleSearch {
       releases_.front().charge(known->work);
       return *known;
     }
-    const double work_before = value_work;
+    const double work_before = density_work();
     Cumulants k;
     for (std::size_t i = 0; i < releases_.size(); ++i) {
       const Tilted t = releases_[i].tilted(c, 0, 0);
@@ -403,7 +385,7 @@ class SaddleSearch {
       k.k1 += counts_[i] * t.mean;
       k.k2 += counts_[i] * t.variance;
     }
-    k.work = value_work - work_before;
+    k.work = density_work() - work_before;
     return cumulants_.get_or_build(c, [&] { return k; });
   }
 
@@ -641,7 +623,7 @@ class ContourEngine : public SaddleSearch {
       releases_.front().charge((*known)->density_work);
       return *known;
     }
-    const double work_before = value_work;
+    const double work_before = density_work();
     std::vector<Tilted> coarse, fine;
     double log_m = 0, var = 0, loss_shift = 0, scale_error = 0;
     for (std::size_t i = 0; i < releases_.size(); ++i) {
@@ -699,7 +681,7 @@ class ContourEngine : public SaddleSearch {
       line->floor += weight * modulus * std::expm1(std::min(log_mod_err, 700.0));
       if (k >= points / 2) line->last = std::max(line->last, std::exp(log_r.real()));
     }
-    line->density_work = value_work - work_before;
+    line->density_work = density_work() - work_before;
     const std::shared_ptr<const Line> built = line;
     return lines_.get_or_build(key, [&] { return built; }, line->log_r.size());
   }
@@ -726,13 +708,13 @@ class ContourIntegral::Engine : public contour_detail::ContourEngine {
 };
 
 ContourIntegral::ContourIntegral(const std::vector<ReleasePair>& pairs) {
-  const contour_detail::ValueWork scope;
+  const ValueWork scope;
   engine_ = std::make_unique<Engine>(pairs);
 }
 ContourIntegral::~ContourIntegral() = default;
 ContourIntegral::ContourIntegral(ContourIntegral&&) noexcept = default;
 Estimate ContourIntegral::hockey_stick(double eps, double loss_bound) const {
-  const contour_detail::ValueWork scope;
+  const ValueWork scope;
   Estimate e = engine_->hockey_stick(eps, loss_bound);
   // A value or bar beyond the quantity's range ([0, 1]) says the line's integrand overflowed (a mixture of weight 1e-7
   // over 1,000 releases put the line at c = 33): the route refuses, and the lattices take over.
@@ -742,7 +724,7 @@ Estimate ContourIntegral::hockey_stick(double eps, double loss_bound) const {
   return e;
 }
 double ContourIntegral::abscissa(double eps) const {
-  const contour_detail::ValueWork scope;
+  const ValueWork scope;
   return engine_->abscissa(eps);
 }
 

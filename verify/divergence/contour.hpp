@@ -21,8 +21,6 @@ struct ReleasePair {
 // Evaluations of e^{itL} (points × nodes) one contour may take: about seven seconds (3e8 refused five releases of
 // a subsampled Gaussian at q = 0.2 that 6e8 computes in 2.4 s).
 inline constexpr double kMaxContourWork = 2e9;
-// Closed-form density evaluations the tilted laws of one release may take (a mixture of m laws counts m per point).
-inline constexpr double kMaxDensityWork = 1e9;
 
 class ContourIntegral {
  public:

@@ -15,6 +15,7 @@
 
 #include "numerics/errors.hpp"
 #include "numerics/interrupt.hpp"
+#include "verify/divergence/work.hpp"
 #include "verify/divergence/certified.hpp"
 #include "verify/divergence/closed_form.hpp"
 #include "verify/divergence/composition.hpp"
@@ -447,8 +448,21 @@ std::vector<Estimate> plain_divergences(const sim::Law& p, const sim::Law& q, st
     if (options.progress && !out.empty()) options.progress(out.size(), quantities.size());
     const auto start = std::chrono::steady_clock::now();
     bool closed = false;
-    Estimate result = one_value(p, q, quantity, options, pair, closed);
-    if (engine_policy(options.engine).arbitrated && !closed) result = arbitrated(std::move(result), p, q, quantity, options);
+    // (each value with its own density work: past it the densities are NaN, and whatever an engine made of them —
+    // a value or an error — gives way to the refusal naming the cost)
+    const ValueWork work;
+    const auto spent = [&] {
+      throw_if_work_spent(fmt::format("{} of {} against {}", quantity.label(), p.brief(), q.brief()), prepared ? prepared->point_cost : 2);
+    };
+    Estimate result;
+    try {
+      result = one_value(p, q, quantity, options, pair, closed);
+      if (engine_policy(options.engine).arbitrated && !closed) result = arbitrated(std::move(result), p, q, quantity, options);
+    } catch (...) {
+      spent();
+      throw;
+    }
+    spent();
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out.push_back(std::move(result));
   }

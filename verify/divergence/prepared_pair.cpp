@@ -11,6 +11,7 @@
 #include "numerics/log_space.hpp"
 #include "verify/divergence/generators.hpp"
 #include "verify/divergence/loss_enclosure.hpp"
+#include "verify/divergence/work.hpp"
 
 namespace privamp::verify {
 
@@ -93,15 +94,37 @@ PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_to
     if (!q_has_density || sp.lo < sq.lo || sp.hi > sq.hi) not_absolutely_continuous = true;
     // After Ctrl-C a density is NaN (no throw: the integrand may be called from GSL's C code): each engine then gives
     // up on its value at once, and the entry point raises the interrupt.
-    density.log_p = [&law = p](double x) { return interrupt_requested() ? std::nan("") : law.log_density(x); };
-    density.log_q = [&law = q](double x) { return interrupt_requested() ? std::nan("") : law.log_density(x); };
-    density.p_anchors = p.anchors();
-    for (double a : density.p_anchors) density.anchors.push_back(a);
+    // The same once the value's density work is spent (verify/divergence/work.hpp): plain_divergences then refuses it.
+    const double p_cost = p.computation().density_cost, q_cost = q.computation().density_cost;
+    point_cost = p_cost + q_cost;
+    density.log_p = [&law = p, p_cost](double x) {
+      return interrupt_requested() || !charge_density_work(p_cost) ? std::nan("") : law.log_density(x);
+    };
+    density.log_q = [&law = q, q_cost](double x) {
+      return interrupt_requested() || !charge_density_work(q_cost) ? std::nan("") : law.log_density(x);
+    };
+    // (each location once: a mixture of 40,000 components at 100 locations gave 40,000 anchors, each laddered by
+    // the scan)
+    const auto distinct = [](std::vector<double> a) {
+      std::sort(a.begin(), a.end());
+      a.erase(std::unique(a.begin(), a.end()), a.end());
+      return a;
+    };
+    density.p_anchors = distinct(p.anchors());
+    density.anchors = density.p_anchors;
     // ν's anchors matter where ν has a density (a purely atomic ν of 10^6 outcomes would only slow the scan).
     if (q_has_density) {
-      density.q_anchors = q.anchors();
+      density.q_anchors = distinct(q.anchors());
       for (double a : density.q_anchors) density.anchors.push_back(a);
+      density.anchors = distinct(std::move(density.anchors));
     }
+    // The loss scan alone evaluates both densities at about 15 points per anchor, and a value's integrals take as
+    // much again: refused before it starts where the scan needs more than half a value's density work (a mixture of
+    // 8,000 Gaussians spent the whole of it on each of three values, 20 s, before being refused).
+    if (const double scan = (15.0 * static_cast<double>(density.anchors.size()) + 1000) * point_cost; scan > kMaxDensityWork / 2)
+      invalid_input("the quadrature engine would evaluate the densities of {} and {} more than {:.0e} times ({} anchors, "
+                    "{:g} closed-form densities per point, as a mixture costs one per component): fewer mixture "
+                    "components, or another engine", p.brief(), q.brief(), kMaxDensityWork / 2, density.anchors.size(), point_cost);
     density.scale = q_has_density ? std::min(p.scale(), q.scale()) : p.scale();
     for (const double f : {p.shape().fine_scale, q_has_density ? q.shape().fine_scale : 0.0})
       if (f > 0 && f < density.scale / 16) density.fine_scale = density.fine_scale > 0 ? std::min(density.fine_scale, f) : f;

@@ -27,6 +27,7 @@ struct PreparedPair {
   std::vector<double> atom_loss;
   double loss_error = 0;
   bool loss_error_from_rounding = false;  // loss_error bounds the rounding of log p − log q (nearly equal laws)
+  double point_cost = 2;  // closed-form densities per evaluation of both (a mixture costs one per component)
 
   PreparedPair(const sim::Law& p, const sim::Law& q, double rel_tol);
   const LossScan<double>& loss_scan();
