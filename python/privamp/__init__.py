@@ -106,6 +106,9 @@ def _number(v, name, subnormal=False):
         raise ValueError(f"{name}: {text} is out of the range of doubles (allowed: |x| < 1.8e308)") from None
     except (TypeError, ValueError):
         raise ArgumentTypeError(f"{name}: expected a number, got {v!r}") from None
+    if x == 0 and v != 0:  # (Fraction(1, 10**400) and other exact values below the doubles round to 0)
+        raise ValueError(f"{name}: {_short(v)} is out of the range of doubles (allowed: |x| <= 1.8e308, and 0 or |x| >= "
+                         f"{'4.9e-324' if subnormal else '2.2e-308'})")
     if not subnormal and x != 0 and abs(x) < 2.2250738585072014e-308:
         raise ValueError(f"{name}: {x!r} is out of the range of doubles (allowed: |x| <= 1.8e308, and 0 or |x| >= 2.2e-308)")
     return x
@@ -360,7 +363,7 @@ def divergence(mu, nu, renyi=None, hockey_stick=None, kl=False, tv=False, engine
     mu, nu = _composed(mu, nu, compositions)
     arguments = (mu, nu, _numbers(renyi, "renyi"), _numbers(hockey_stick, "hockey_stick"), _flag(kl, "kl"),
                  _flag(tv, "tv"), _text(engine, "engine"), _number(rel_tol, "rel_tol"),
-                 _integer(samples, "samples", 1, 10**8), _integer(seed, "seed", 0, 2**63 - 1), _number(level, "level"))
+                 _integer(samples, "samples", 100, 10**8), _integer(seed, "seed", 0, 2**63 - 1), _number(level, "level"))
     hook = _progress(progress, "values")
     try:
         out = _privamp.divergence(*arguments, hook)
@@ -392,7 +395,7 @@ def privacy_profile(mu, nu, eps, **options):
     # One call: both directions in C++ (verify/api: api::privacy_profile, the larger by its log since both values
     # may underflow a double), returned as columns.
     arguments = (mu, nu, _numbers(_required(eps, "eps"), "eps"), _text(options.get("engine", "auto"), "engine"),
-                 _number(options.get("rel_tol", 1e-13), "rel_tol"), _integer(options.get("samples", 1_000_000), "samples", 1, 10**8),
+                 _number(options.get("rel_tol", 1e-13), "rel_tol"), _integer(options.get("samples", 1_000_000), "samples", 100, 10**8),
                  _integer(options.get("seed", 1), "seed", 0, 2**63 - 1), _number(options.get("level", 0.99), "level"))
     hook = _progress(options.get("progress"), "values (both directions)")
     try:
@@ -421,11 +424,11 @@ def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
             raise ValueError(f"delta: {len(deltas)} values; at most 1000 in one call")
         # Monte Carlo: the whole list's cost checked before the first search (each search is also checked alone).
         _privamp.check_epsilon_work(len(deltas), _text(options.get("engine", "auto"), "engine"),
-                                    _integer(options.get("samples", 1_000_000), "samples", 1, 10**8))
+                                    _integer(options.get("samples", 1_000_000), "samples", 100, 10**8))
         return Estimates(epsilon(mu, nu, d, eps_max, rel_tol, **options) for d in deltas)
     # One implementation, in C++ (verify/api: api::epsilon_for_delta), shared with the command line's --epsilon.
     d = _privamp.epsilon(mu, nu, _number(delta, "delta"), _number(eps_max, "eps_max"), _number(rel_tol, "rel_tol"),
-                         _text(options.get("engine", "auto"), "engine"), _integer(options.get("samples", 1_000_000), "samples", 1, 10**8),
+                         _text(options.get("engine", "auto"), "engine"), _integer(options.get("samples", 1_000_000), "samples", 100, 10**8),
                          _integer(options.get("seed", 1), "seed", 0, 2**63 - 1), _number(options.get("level", 0.99), "level"))
     return _estimate(d)
 
@@ -552,7 +555,11 @@ class Accountant:
         return self
 
     def laws(self):
-        """The composed pair as law expressions (mu, nu): the input of `privacy_profile` and `epsilon`."""
+        """The composed pair as law expressions (mu, nu): the input of `privacy_profile` and `epsilon`. With nothing
+        composed (no events, counts of 0, sampling probabilities of 0, no-ops) the output does not depend on the
+        record: one point mass for both, whose eps(delta) and delta(eps) are an exact 0 (as dp_accounting answers)."""
+        if not self._counts:
+            return ("pmf(p=[1])", "pmf(p=[1])")
         return tuple(_privamp.composed_pair([(mu, nu, n) for (mu, nu), n in self._counts.items()]))
 
     def epsilon(self, delta, eps_max=1e3, rel_tol=1e-9):

@@ -649,6 +649,17 @@ class UntrustedInput(unittest.TestCase):
             privamp.dpsgd(1.0, 0.01, 100, 1e-310)
         tiny = privamp.divergence("gaussian(1e-310, 1)", "gaussian(0, 1)", kl=True)
         self.assertEqual(len(tiny), 1)
+        # Exact values below the doubles rounded to a silent 0.
+        import fractions
+        with self.assertRaisesRegex(ValueError, r"hockey_stick: Fraction\(1, 1000.* is out of the range of doubles"):
+            privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", hockey_stick=fractions.Fraction(1, 10**400))
+        # Messages name the input that is wrong and its real range.
+        with self.assertRaisesRegex(TypeError, r"samples: expected an integer with 100 <= samples <= 100000000, got 1\.5"):
+            privamp.divergence("gaussian(1, 1)", "gaussian(0, 1)", kl=True, engine="mc", samples=1.5)
+        with self.assertRaisesRegex(ValueError, r"engine 'mc': .*\(allowed here: auto, certified, closed, sum, quadrature, gsl"):
+            privamp.dpsgd(1.0, 0.01, 10, 1e-5, engine="mc")
+        with self.assertRaisesRegex(ValueError, r"vanishes at every point scanned within 64 scales of loc = 1\.25e\+308"):
+            privamp.divergence('density(log_pdf="-x^2", lo=1e308, hi=1.5e308)', "gaussian(1, 1)", kl=True)
 
     def test_paths_and_names_are_what_they_say(self):
         # A file name is never an option ("--list" once listed nothing and succeeded; "--reduced" drew a reduced
@@ -928,8 +939,11 @@ class Accounting(unittest.TestCase):
         unsupported = type("SampledWithoutReplacementDpEvent", (), {})()
         with self.assertRaisesRegex(ValueError, "SampledWithoutReplacementDpEvent is not supported"):
             privamp.Accountant().compose(unsupported)
-        with self.assertRaisesRegex(ValueError, "no mechanism was composed"):
-            privamp.Accountant().epsilon(1e-5)
+        # Nothing that touches the data (no event, a sampling probability of 0): an exact 0, as dp_accounting answers.
+        for nothing in (privamp.Accountant(), privamp.Accountant().compose(privamp.PoissonSampledEvent(0.0, privamp.GaussianEvent(1.0)))):
+            e = nothing.epsilon(1e-5)
+            self.assertEqual((e.lower, e.value, e.upper), (0.0, 0.0, 0.0))
+            self.assertEqual([p.upper for p in nothing.delta([0, 1])], [0.0, 0.0])
 
     def test_calibrate_and_the_command_line_agree(self):
         c = privamp.calibrate(target_epsilon=2.0, delta=1e-5, sample_rate=0.004, steps=2000)

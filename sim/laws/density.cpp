@@ -675,7 +675,8 @@ LawSpec density_law_spec() {
       const double hi = a.has("hi") ? a.number("hi") : std::numeric_limits<double>::infinity();
       double loc = 0;
       if (a.has("loc")) loc = a.number("loc");
-      else if (!(loc >= lo && loc <= hi)) loc = std::isfinite(lo) && std::isfinite(hi) ? 0.5 * (lo + hi) : std::isfinite(lo) ? lo : hi;
+      else if (!(loc >= lo && loc <= hi)) loc = std::isfinite(lo) && std::isfinite(hi) ? 0.5 * lo + 0.5 * hi :  // (lo + hi overflows near 1.8e308)
+                                                                                std::isfinite(lo) ? lo : hi;
       const auto f = a.formula("log_pdf");
       if (!f) invalid_input("density: log_pdf must be a formula in x");
       return std::make_shared<FormulaDensity>(f, lo, hi, loc, a.number("scale"));

@@ -31,6 +31,7 @@
 #include "sim/language/expression.hpp"
 #include "verify/divergence/engines.hpp"
 #include "verify/explore/explore_report.hpp"
+#include "verify/input/json_reader.hpp"
 #include "verify/input/toml_reader.hpp"
 #include "verify/report/report.hpp"
 #include "verify/records/codec.hpp"
@@ -365,10 +366,10 @@ sim::FiniteKernel parse_kernel(const std::string& text) {
   const std::string what = "K";
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && (text[first] == '[' || text[first] == '{')) {
-    check_json_nesting("K", text);
     nlohmann::json j;
     try {
-      j = nlohmann::json::parse(text);
+      // (a key twice in an object, a number the doubles cannot hold: refused by name; see json_reader.hpp)
+      j = verify::parse_json_input("K", text);
     } catch (const nlohmann::json::parse_error& e) {
       // Where it stopped, in the user's text (numbers must be finite decimals: NaN, inf and fractions like 1/3 are not).
       const std::size_t at = e.byte > 0 ? std::min<std::size_t>(e.byte - 1, text.size()) : 0;

@@ -48,11 +48,43 @@ inline void check_key_parts(std::string_view text, const std::string& name) {
   }
 }
 
-// A TOML document's text parsed; a syntax error is InvalidArgument "name:line: what".
+// Numbers below the normal doubles: toml++ reads 1e-400 as 0 and keeps 1e-310 with few digits (a grid value of 1e-400
+// ran as 0, silently). Refused, naming the line and the literal, with the command line's rule for numbers; an exact
+// zero (0.0, -0e5) stays. The literal is read back from the text at the node's position (columns count characters).
+inline void check_number_range(const toml::node& node, std::string_view text, const std::string& name) {
+  if (const auto* t = node.as_table()) {
+    for (const auto& [k, v] : *t) check_number_range(v, text, name);
+  } else if (const auto* a = node.as_array()) {
+    for (const auto& v : *a) check_number_range(v, text, name);
+  } else if (const auto* f = node.as_floating_point()) {
+    const double v = f->get();
+    if (std::fabs(v) >= std::numeric_limits<double>::min() || std::isnan(v)) return;
+    const auto at = f->source().begin;
+    std::size_t i = 0;
+    for (std::size_t line = 1; line < at.line && i < text.size(); ++i) line += text[i] == '\n';
+    for (std::size_t column = 1; column < at.column && i < text.size(); ++column)  // (continuation bytes: no column)
+      for (++i; i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80;) ++i;
+    std::size_t end = i;
+    while (end < text.size() && std::string_view("0123456789eE+-._").find(text[end]) != std::string_view::npos) ++end;
+    const std::string_view literal = text.substr(i, end - i);
+    const std::string_view mantissa = literal.substr(0, literal.find_first_of("eE"));
+    // (a zero written as one; where the literal cannot be read back, the zero is refused too)
+    if (v == 0 && !mantissa.empty() && mantissa.find_first_of("0") != std::string_view::npos &&
+        mantissa.find_first_of("123456789") == std::string_view::npos)
+      return;
+    invalid_input("{}:{}: number {} is out of the range of doubles (allowed: {})", name, at.line,
+                  literal.empty() ? fmt::format("{}", v) : std::string(literal), kDoubleRange);
+  }
+}
+
+// A TOML document's text parsed; a syntax error is InvalidArgument "name:line: what"; so is a number below the
+// normal doubles (check_number_range).
 inline toml::table parse_toml(std::string_view text, const std::string& name) {
   check_key_parts(text, name);
   try {
-    return toml::parse(text, name);
+    toml::table doc = toml::parse(text, name);
+    check_number_range(doc, text, name);
+    return doc;
   } catch (const toml::parse_error& e) {
     // toml++ 3.x prints a redefined key from a buffer it has overwritten ('"ababc" ' for "abc", '\u\u0061bc'):
     // its text is dropped and the rule said instead.

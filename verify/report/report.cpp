@@ -1,4 +1,5 @@
 #include "verify/report/report.hpp"
+#include "verify/input/json_reader.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -434,60 +435,14 @@ void write_reports(const std::vector<Row>& rows, const ReportMeta& meta, const s
 
 namespace {
 
-// The first key that appears twice in one JSON object of `text` (quoted as describe_json quotes it), or "": a SAX
-// pass that builds nothing. Malformed JSON passes here and is refused by the parse that follows.
-class RepeatedKeys : public nlohmann::json_sax<nlohmann::json> {
- public:
-  std::string repeated;
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override {
-    keys_.emplace_back();
-    return true;
-  }
-  bool key(string_t& k) override {
-    if (!keys_.empty() && !keys_.back().insert(k).second) {
-      repeated = describe_json(nlohmann::json(k));
-      return false;  // stop: the file is refused
-    }
-    return true;
-  }
-  bool end_object() override {
-    if (!keys_.empty()) keys_.pop_back();
-    return true;
-  }
-  bool start_array(std::size_t) override { return true; }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
-
- private:
-  std::vector<std::set<std::string>> keys_;
-};
-
-std::string repeated_key(const std::string& text) {
-  RepeatedKeys keys;
-  nlohmann::json::sax_parse(text, &keys);
-  return keys.repeated;
-}
-
 // One golden file, checked (codec.hpp's golden_from_json), by key. A file that is not one is InvalidArgument naming it
 // and the first bad row (exit 2), never a JSON type error.
 std::map<std::string, GoldenRow> read_golden(const std::filesystem::path& file) {
   try {
     // (32 MB: the catalogue's largest golden file is about 100 times smaller; a larger one is refused before parsing.)
     const std::string text = read_input_file("golden file", file, 32u << 20);
-    check_json_nesting("golden file", text);
-    // A key twice in one table would be read as its last value without a word: refused by a first pass. (Not a
-    // parser callback: nlohmann's callback parser rescans the enclosing array at the end of every object, so a file
-    // of 300,000 rows took minutes.)
-    if (const std::string repeated = repeated_key(text); !repeated.empty())
-      invalid_input("the key {} appears twice in one table", repeated);
-    const nlohmann::json j = nlohmann::json::parse(text);
+    // (a key twice in one table would be read as its last value without a word; see json_reader.hpp)
+    const nlohmann::json j = parse_json_input("golden file", text, /*subnormals=*/true);
     if (!j.is_array()) invalid_input("not a list of rows but {}", describe_json(j));
     std::map<std::string, GoldenRow> out;
     std::map<std::string, std::size_t> row_of;
