@@ -34,6 +34,36 @@ bool heavier(const sim::TailShape& a, const sim::TailShape& b) {
   if (std::fabs(qa - qb) > 1e-6 * std::max(qa, qb)) return qa < qb;
   return a.lin < b.lin - 1e-6 * scale;
 }
+
+// Where the quadrature engine's scan cannot resolve a pair of densities: scales that differ by more than 1e8 (a peak
+// narrower than the scan step of the other law) or locations more than 1e12 scales apart (the loss then rounds away).
+// Refused rather than answered wrongly.
+void check_resolvable(const sim::Law& p, const sim::Law& q) {
+  const double sp = p.scale(), sq = q.scale(), ratio = std::max(sp / sq, sq / sp);
+  if (!(ratio <= 1e8))
+    invalid_input("the laws' scales differ by a factor {:.3g} (mu: {:.3g}, nu: {:.3g}); the quadrature "
+                  "engine resolves ratios up to 1e8", ratio, sp, sq);
+  // Its windows reach 2^60 scales out from the laws' locations: beyond 1e300 they leave the doubles (a scale of
+  // 1.7e308 made the scan's ladder endless: bad_alloc). The divergences do not change when both laws are rescaled.
+  const double reach = std::max({sp, sq, std::fabs(p.location()), std::fabs(q.location())});
+  if (!(reach <= 1e300))
+    invalid_input("the laws' scales or locations reach {:.3g} (mu: scale {:.3g} at {:.3g}; nu: scale {:.3g} at {:.3g}); "
+                  "the quadrature engine's windows hold laws up to 1e300 in doubles: rescale both laws by one factor "
+                  "(the divergences do not change)", reach, sp, p.location(), sq, q.location());
+  const double offset = std::fabs(p.location() - q.location()) / std::min(sp, sq);
+  if (!(offset <= 1e12))
+    invalid_input("the laws' locations are {:.3g} scales apart (mu at {:.6g}, nu at {:.6g}); the "
+                  "quadrature engine resolves offsets up to 1e12 scales", offset, p.location(),
+                  q.location());
+}
+
+// Each location once (a mixture of 40,000 components at 100 locations gave 40,000 anchors, each laddered by the scan).
+std::vector<double> distinct(std::vector<double> a) {
+  std::sort(a.begin(), a.end());
+  a.erase(std::unique(a.begin(), a.end()), a.end());
+  return a;
+}
+
 }  // namespace
 
 PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_tol) : p(p_), q(q_) {
@@ -67,27 +97,7 @@ PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_to
     if (atom_log_p[k] > -kInf && atom_log_q[k] == -kInf) not_absolutely_continuous = true;
 
   p_has_density = p.continuous_mass() > 0;
-  if (p_has_density && q.continuous_mass() > 0) {
-    // Where the quadrature engine's scan cannot resolve the pair: scales that differ by more than 1e8 (a peak
-    // narrower than the scan step of the other law) or locations more than 1e12 scales apart (the loss then
-    // rounds away). Refused rather than answered wrongly.
-    const double sp = p.scale(), sq = q.scale(), ratio = std::max(sp / sq, sq / sp);
-    if (!(ratio <= 1e8))
-      invalid_input("the laws' scales differ by a factor {:.3g} (mu: {:.3g}, nu: {:.3g}); the quadrature "
-                    "engine resolves ratios up to 1e8", ratio, sp, sq);
-    // Its windows reach 2^60 scales out from the laws' locations: beyond 1e300 they leave the doubles (a scale of
-    // 1.7e308 made the scan's ladder endless: bad_alloc). The divergences do not change when both laws are rescaled.
-    const double reach = std::max({sp, sq, std::fabs(p.location()), std::fabs(q.location())});
-    if (!(reach <= 1e300))
-      invalid_input("the laws' scales or locations reach {:.3g} (mu: scale {:.3g} at {:.3g}; nu: scale {:.3g} at {:.3g}); "
-                    "the quadrature engine's windows hold laws up to 1e300 in doubles: rescale both laws by one factor "
-                    "(the divergences do not change)", reach, sp, p.location(), sq, q.location());
-    const double offset = std::fabs(p.location() - q.location()) / std::min(sp, sq);
-    if (!(offset <= 1e12))
-      invalid_input("the laws' locations are {:.3g} scales apart (mu at {:.6g}, nu at {:.6g}); the "
-                    "quadrature engine resolves offsets up to 1e12 scales", offset, p.location(),
-                    q.location());
-  }
+  if (p_has_density && q.continuous_mass() > 0) check_resolvable(p, q);
   if (p_has_density) {
     const bool q_has_density = q.continuous_mass() > 0;
     const sim::Interval sp = p.support(), sq = q.support();
@@ -102,13 +112,6 @@ PreparedPair::PreparedPair(const sim::Law& p_, const sim::Law& q_, double rel_to
     };
     density.log_q = [&law = q, q_cost](double x) {
       return interrupt_requested() || !charge_density_work(q_cost) ? std::nan("") : law.log_density(x);
-    };
-    // (each location once: a mixture of 40,000 components at 100 locations gave 40,000 anchors, each laddered by
-    // the scan)
-    const auto distinct = [](std::vector<double> a) {
-      std::sort(a.begin(), a.end());
-      a.erase(std::unique(a.begin(), a.end()), a.end());
-      return a;
     };
     density.p_anchors = distinct(p.anchors());
     density.anchors = density.p_anchors;

@@ -7,7 +7,8 @@
 
 #include "numerics/errors.hpp"
 #include "numerics/files.hpp"
-#include "verify/records/codec.hpp"
+
+#include <fmt/format.h>
 
 namespace privamp::verify {
 
@@ -40,7 +41,9 @@ class Checks : public nlohmann::json_sax<nlohmann::json> {
   }
   bool key(string_t& k) override {
     if (!keys_.empty() && !keys_.back().insert(k).second) {
-      problem = fmt::format("the key {} appears twice in one table", describe_json(nlohmann::json(k)));
+      // (quoted as JSON, at most 40 bytes of it, invalid UTF-8 replaced)
+      const std::string shown = nlohmann::json(k.substr(0, 40)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      problem = fmt::format("the key {}{} appears twice in one table", shown, k.size() > 40 ? "..." : "");
       return false;
     }
     return true;
