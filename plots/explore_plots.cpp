@@ -220,9 +220,10 @@ struct Palette {
 
 // The frontier's y axis (and a map's colour bar, `axis` "cb") holds log10 of the ratio; its ticks name the ratio itself: 1, 1.05, 1.1 … where the range spans
 // less than a decade and a half (a frontier of ratios from 1.008 to 1.26 read 0.004 to 0.1), powers of ten beyond.
-std::string ratio_tics(double lo, double hi, const std::string& axis) {
+// The ticks themselves, as (label, log10 ratio) in gnuplot's form "'1.1' 0.0414"; empty where the range is not finite.
+std::vector<std::string> ratio_tic_list(double lo, double hi) {
   std::vector<std::string> tics;
-  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi) || hi > 300 || lo < -300) return fmt::format("set format {} '10^{{%g}}'\n", axis);
+  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi) || hi > 300 || lo < -300) return {};
   if (hi - lo >= 1.5) {
     const int first = static_cast<int>(std::ceil(lo)), last = static_cast<int>(std::floor(hi));
     const int step = std::max(1, (last - first + 7) / 8);
@@ -246,6 +247,12 @@ std::string ratio_tics(double lo, double hi, const std::string& axis) {
   // (always named ratios: gnuplot's own ticks would print log10 values under a label that names the ratio)
   if (tics.size() < 2)
     tics = {fmt::format("'{:.4g}' {:.10g}", std::pow(10.0, lo), lo), fmt::format("'{:.4g}' {:.10g}", std::pow(10.0, hi), hi)};
+  return tics;
+}
+
+std::string ratio_tics(double lo, double hi, const std::string& axis) {
+  const std::vector<std::string> tics = ratio_tic_list(lo, hi);
+  if (tics.empty()) return fmt::format("set format {} '10^{{%g}}'\n", axis);
   return fmt::format("set {0}tics ({1})\nunset m{0}tics\n", axis, fmt::join(tics, ", "));
 }
 
@@ -255,7 +262,12 @@ std::string ratio_tics(double lo, double hi, const std::string& axis) {
 // violations painted a third of the points, ratios from 2 to 10^240, one yellow). Ticks name the ratios themselves
 // (a tick "100" for a log10 ratio of 100 was read as a ratio of 100).
 std::string ratio_tick(double log10_ratio) {
-  if (std::fabs(log10_ratio) < 2) return fmt::format("{:.3g}", std::pow(10.0, log10_ratio));
+  if (std::fabs(log10_ratio) < 2) {
+    // (near 1, digits enough to tell it from 1: a bar's end at 1.00077 printed "≤1")
+    const double r = std::pow(10.0, log10_ratio), off = std::fabs(r - 1);
+    const int digits = off > 0 && off < 0.01 ? std::min(12, 2 + static_cast<int>(std::ceil(-std::log10(off)))) : 3;
+    return fmt::format("{:.{}g}", r, digits);
+  }
   return fmt::format("10^{{{:.3g}}}", log10_ratio);  // (three digits: a bar end at 10^{14.9041} read as precise)
 }
 
@@ -323,9 +335,20 @@ Palette palette(const verify::ExploreResult& r) {
   if (r.goal == verify::Goal::violation || r.goal == verify::Goal::tightest) return violation_palette(l);
   const double lo = l[static_cast<std::size_t>(0.02 * static_cast<double>(l.size() - 1))];
   const double hi = l[static_cast<std::size_t>(0.98 * static_cast<double>(l.size() - 1))];
-  // (the bar's ticks name ratios, as the violation scale's do: a bar of log10 values 0 to 0.22 read as ratios)
-  return {fmt::format("set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')\n{}",
-                      hi > lo ? fmt::format("set cbrange [{}:{}]\n", lo, hi) + ratio_tics(lo, hi, "cb") : std::string())};
+  // (the bar's ticks name ratios, as the violation scale's do: a bar of log10 values 0 to 0.22 read as ratios; and
+  // both ends are named, "≤"/"≥" where points lie beyond them, drawn in the end colours: a bar whose ticks ran from
+  // 1.1 to 1.6 left its ends, 1.0008 and 1.67, to be guessed; interior ticks within a tenth of the bar of an end give
+  // way to it)
+  std::string bar;
+  if (hi > lo) {
+    std::vector<std::string> ticks{fmt::format("'{}{}' {}", l.front() < lo ? "≤" : "", ratio_tick(lo), lo),
+                                   fmt::format("'{}{}' {}", l.back() > hi ? "≥" : "", ratio_tick(hi), hi)};
+    for (const std::string& t : ratio_tic_list(lo, hi))
+      if (const double at = std::stod(t.substr(t.rfind(' ') + 1)); at - lo > 0.1 * (hi - lo) && hi - at > 0.1 * (hi - lo))
+        ticks.push_back(t);
+    bar = fmt::format("set cbrange [{}:{}]\nset cbtics ({})\nunset mcbtics\n", lo, hi, fmt::join(ticks, ", "));
+  }
+  return {fmt::format("set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')\n{}", bar)};
 }
 
 // What the search looked for, as a title says it (the goal's bare name, "violation", read as a verdict).
@@ -399,7 +422,7 @@ std::array<std::string, blocks_count> map_styles(bool two, bool signed_marks, co
       "using 1:2 with points pt 4 ps 0.7 lc rgb '#555555' title 'outside the hypotheses (not-applicable)'",
       "using 1:2 with points pt 8 ps 0.9 lc rgb '#d62728' title 'degenerate (no amplification)'",
       "using 1:2 with points pt 6 ps 2.0 lw 1.5 lc rgb 'black' title 'reported points, numbered as in the report'",
-      "using 1:2 with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title 'tight, no ratio (exact = bound: 0 or below doubles)'",
+      "using 1:2 with points pt 13 ps 0.8 lc rgb '#21908d' title 'tight, no ratio (exact = bound: 0 or below doubles)'",
       "using 1:2 with points pt 3 ps 0.7 lw 1.5 lc rgb '#333333' title 'holds, infinitely loose (exact 0 or bound ∞)'",
       "using 1:2 with points pt 2 ps 0.6 lw 1.5 lc rgb '#333333' title 'inconclusive, no ratio (below doubles)'",
       "using 1:2 with points pt 11 ps 0.9 lc rgb '#b2182b' title 'violated, no finite ratio (bound 0 < exact)'",
@@ -665,7 +688,8 @@ struct ConvergenceData {
   double line_lo = kInf, line_hi = -kInf;   // the best-so-far line's range (log10 ratio)
   std::array<std::vector<double>, 2> each;  // every candidate's log10 ratio, inside the hypotheses and outside them
   bool any_outside = false;                 // a candidate outside the hypotheses (drawn open)
-  std::size_t tight_zeros = 0, no_ratio = 0;  // evaluations without a ratio: tight (drawn at 1), and the others
+  std::size_t tight_zeros = 0;  // evaluations tight without a ratio (drawn at 1)
+  std::array<std::size_t, 3> no_ratio{};  // the others without a finite ratio (not drawn): holds, inconclusive, violated
 };
 
 ConvergenceData write_convergence(const verify::ExploreResult& r, bool ignore, const std::filesystem::path& csv) {
@@ -691,7 +715,8 @@ ConvergenceData write_convergence(const verify::ExploreResult& r, bool ignore, c
       d.each[e.outside() ? 1 : 0].push_back(e.slack / std::log(10.0));
     }
     d.tight_zeros += tight ? 1 : 0;
-    d.no_ratio += !has && !tight && e.has_numbers() && !std::isfinite(e.slack) && e.in_region ? 1 : 0;
+    if (!has && !tight && e.has_numbers() && !std::isfinite(e.slack) && e.in_region)
+      ++d.no_ratio[e.verdict() == verify::Verdict::violated ? 2 : e.verdict() == verify::Verdict::inconclusive ? 1 : 0];
     const double line = std::isnan(best) ? best : as_slack(best);
     out << i + 1 << "," << text(line) << "," << (has ? text(e.slack / std::log(10.0)) : "") << "," << (e.outside() ? 1 : 0) << ","
         << text(std::isnan(best_inside) ? best_inside : as_slack(best_inside)) << "," << (tight ? 1 : 0) << "\n";
@@ -726,12 +751,18 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
                                   "     {0} using 1:5 with steps ls 2 lw 2 title 'best so far inside the hypotheses'",
                                   file, beyond[0], beyond[1])
                     : fmt::format("{} using 1:3 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation{}'", file, beyond[0]);
+  // (the map's marks and words: a plus sign on the best-so-far line at ratio 1 merged with it)
   if (d.tight_zeros > 0)
-    each_plot += fmt::format(", \\\n     {} using 1:($6 == 1 ? 0 : 1/0) with points pt 1 ps 0.7 lw 1.5 lc rgb '#21908d' title "
-                             "'{} tight without a ratio (exact and bound 0), drawn at 1; not candidates of the search'", file, d.tight_zeros);
-  if (d.no_ratio > 0)  // (not drawn: the key says how many, so that "each evaluation" does not read as all of them)
-    each_plot += fmt::format(", \\\n     keyentry with dots lc rgb 'white' title '{} evaluation{} without a finite ratio, not judged tight: not drawn'",
-                             d.no_ratio, d.no_ratio == 1 ? "" : "s");
+    each_plot += fmt::format(", \\\n     {} using 1:($6 == 1 ? 0 : 1/0) with points pt 13 ps 0.8 lc rgb '#21908d' title "
+                             "'{} tight, no ratio (exact = bound: 0 or below doubles), drawn at 1'", file, d.tight_zeros);
+  // (not drawn: the key says how many of each verdict, in the map's words, so that "each evaluation" does not read as
+  // all of them)
+  std::vector<std::string> undrawn;
+  const char* names[] = {"holds, infinitely loose", "inconclusive, no ratio", "violated, no finite ratio"};
+  for (std::size_t v = 0; v < 3; ++v)
+    if (d.no_ratio[v] > 0) undrawn.push_back(fmt::format("{} {}", d.no_ratio[v], names[v]));
+  if (!undrawn.empty())
+    each_plot += fmt::format(", \\\n     keyentry with dots lc rgb 'white' title 'not drawn: {}'", fmt::join(undrawn, "; "));
   // (a violation search's ratio 1 drawn first, behind, as a wide light band: the best inside the hypotheses often
   // sits on it, and a dotted line under its dashes could not be told from it)
   const std::string one = r.goal == verify::Goal::violation

@@ -738,7 +738,8 @@ class Explorer : public ExploreSearch {
   }
 
   // Per bin: the best candidate and, when it is better, the best degenerate point, re-evaluated with the case's
-  // full options.
+  // full options. The end bins hold the points a local run took beyond the range (Bins::of) and are widened to them:
+  // a best point drawn past its bin's edge read as belonging to no bin.
   void best_per_bin(FrontierResult& f, const Bins& edges) const {
     ExploreResult& r = f.search;
     for (std::size_t i = 0; i < r.evaluations.size(); ++i) {
@@ -748,6 +749,10 @@ class Explorer : public ExploreSearch {
       FrontierBin& bin = f.bins[static_cast<std::size_t>(b)];
       for (const bool degenerate : {false, true}) {
         if (!candidate(e, degenerate)) continue;
+        if (const double v = edges.value(e); std::isfinite(v)) {
+          if (b == 0) bin.lower = std::min(bin.lower, v);
+          if (b + 1 == static_cast<int>(f.bins.size())) bin.upper = std::max(bin.upper, v);
+        }
         bin.candidates += !degenerate;
         auto& best = degenerate ? bin.degenerate_index : bin.best_index;
         if (!best || better(e, r.evaluations[*best])) best = i;
