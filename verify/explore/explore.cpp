@@ -7,12 +7,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <random>
-#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -31,8 +29,7 @@
 
 namespace privamp::verify {
 
-// The fewest evaluations a local (BOBYQA) run is started with: it needs 2n + 1 to build its first model.
-constexpr int kLocalRunMinimum = 12;
+constexpr int kLocalRunMinimum = 12;  // the fewest evaluations a local (BOBYQA) run starts with: 2n + 1 for its model
 
 namespace {
 
@@ -738,8 +735,7 @@ class Explorer : public ExploreSearch {
   }
 
   // Per bin: the best candidate and, when it is better, the best degenerate point, re-evaluated with the case's
-  // full options. The end bins hold the points a local run took beyond the range (Bins::of) and are widened to them:
-  // a best point drawn past its bin's edge read as belonging to no bin.
+  // full options. The end bins, which hold the points local runs took beyond the range (Bins::of), widened to them.
   void best_per_bin(FrontierResult& f, const Bins& edges) const {
     ExploreResult& r = f.search;
     for (std::size_t i = 0; i < r.evaluations.size(); ++i) {
@@ -749,10 +745,9 @@ class Explorer : public ExploreSearch {
       FrontierBin& bin = f.bins[static_cast<std::size_t>(b)];
       for (const bool degenerate : {false, true}) {
         if (!candidate(e, degenerate)) continue;
-        if (const double v = edges.value(e); std::isfinite(v)) {
-          if (b == 0) bin.lower = std::min(bin.lower, v);
-          if (b + 1 == static_cast<int>(f.bins.size())) bin.upper = std::max(bin.upper, v);
-        }
+        const double v = edges.value(e);  // (fmin and fmax keep the edge where v is NaN)
+        if (b == 0) bin.lower = std::fmin(bin.lower, v);
+        if (b + 1 == static_cast<int>(f.bins.size())) bin.upper = std::fmax(bin.upper, v);
         bin.candidates += !degenerate;
         auto& best = degenerate ? bin.degenerate_index : bin.best_index;
         if (!best || better(e, r.evaluations[*best])) best = i;
