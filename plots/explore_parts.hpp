@@ -1,7 +1,8 @@
-// What the exploration figures share (plots/explore_plots.cpp, plots/explore_frontier.cpp): their style, which points
-// they draw, how their titles name the search and how ratio axes are ticked.
+// What the exploration figures share (plots/explore_plots.cpp: the map; explore_frontier.cpp; explore_convergence.cpp):
+// their style, which points they draw, how their titles name the search and how ratio axes are ticked.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 #include "plots/figures.hpp"
@@ -13,6 +14,12 @@ namespace privamp::plots::explore_parts {
 Style explore_style();
 // A point the search may answer with and a figure can place (a finite ratio).
 bool candidate(const verify::Evaluation& e, bool ignore);
+// A point verify judged tight that has no ratio (exact and bound 0, or below the double range).
+bool tight_without_ratio(const verify::Evaluation& e);
+// A ratio named for a tick or a key from its log10: 0.534, 1.00077, 10^{15}.
+std::string ratio_tick(double log10_ratio);
+// The convergence figure (explore_convergence.cpp): STEM_convergence.{csv,gp,pdf,png} in DIR.
+void render_convergence(const verify::ExploreResult& r, bool ignore, const std::filesystem::path& dir, const std::string& stem);
 // A searched parameter's axis label in enhanced text (its range's label, else the name: delta as δ).
 std::string axis_label(const verify::ExploreResult& r, const std::string& name);
 // Ticks of a ratio axis (AXIS: y, or cb for a colour bar) from log10 LO to log10 HI, labelled with ratios.
