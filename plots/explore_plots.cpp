@@ -112,7 +112,10 @@ std::string axis_settings(const ExploreAxis& a, char axis) {
 // 1.4 % by 2.8 %); a place past the frame is not taken.
 class LabelPlacer {
  public:
-  void ring(const std::array<double, 2>& u) { add(u, 0.015, 0.03, 10); }
+  void ring(const std::array<double, 2>& u) {
+    add(u, 0.015, 0.03, 10);
+    if (std::isfinite(u[0]) && std::isfinite(u[1])) rings_.push_back(u);
+  }
   void mark(const std::array<double, 2>& u) { add(u, 0.007, 0.014, 1); }
   // The gnuplot placement clause (offset and justification) for a label of `chars` characters at ring u.
   std::string place(const std::array<double, 2>& u, std::size_t chars) {
@@ -133,6 +136,13 @@ class LabelPlacer {
       double cost = 0;
       for (const Box& t : taken_)
         if (p.x0 < t.x1 && t.x0 < p.x0 + w && p.y0 < t.y1 && t.y0 < p.y0 + h) cost += t.weight;
+      // (a label nearer another ring than its own reads as that ring's: "2" at the upper right of ring 2, beside ring 3)
+      const auto far = [&](const std::array<double, 2>& v) {
+        const double dx = (p.x0 + w / 2 - v[0]) / 0.03, dy = (p.y0 + h / 2 - v[1]) / 0.06;
+        return dx * dx + dy * dy;
+      };
+      for (const auto& v : rings_)
+        if (v != u && far(v) < far(u)) cost += 5;
       if (cost < best_cost) best = &p, best_cost = cost;
     }
     taken_.push_back({best->x0, best->x0 + w, best->y0, best->y0 + h, 10});
@@ -147,10 +157,11 @@ class LabelPlacer {
     if (std::isfinite(u[0]) && std::isfinite(u[1])) taken_.push_back({u[0] - rx, u[0] + rx, u[1] - ry, u[1] + ry, weight});
   }
   std::vector<Box> taken_;
+  std::vector<std::array<double, 2>> rings_;
 };
 
 // The reported points' numbers beside their rings (point K is STEM_pointK.toml and the K-th in STEM.md). Rings that
-// coincide on the map (their hidden axes differ, or the optimum is a cluster: centres within a sixth of a ring) share
+// coincide on the map (their hidden axes differ, or the optimum is a cluster: centres within a quarter of a ring) share
 // one label, "1, 2, 3", so that a reader counts them; rings that are only near each other keep their own (three
 // neighbouring rings once shared "1, 2, 3" and read as one point). Each label goes where it covers the least
 // (LabelPlacer).
@@ -170,7 +181,7 @@ std::string ring_labels(const verify::ExploreResult& r, const ExploreAxis& ax, c
     group[k] = static_cast<int>(members.size());
     members.push_back({k});
     for (std::size_t m = k + 1; m < at.size(); ++m) {
-      const double dx = (u[m][0] - u[k][0]) / 0.005, dy = (u[m][1] - u[k][1]) / 0.01;
+      const double dx = (u[m][0] - u[k][0]) / 0.0075, dy = (u[m][1] - u[k][1]) / 0.015;
       if (group[m] < 0 && std::isfinite(dx) && std::isfinite(dy) && dx * dx + dy * dy < 1) group[m] = group[k], members.back().push_back(m);
     }
   }
