@@ -535,7 +535,9 @@ std::string provenance(const Figure& figure, const std::vector<std::vector<Point
   out += !draws_bars(figure, data) ? fmt::format("Every interval is too narrow to see (largest relative width {:.2g}): the error bars are "
                                      "not visible at this scale (a series with y = \"ratio\" draws bound/exact, where the "
                                      "distance to 1 shows).\n", widest)
-                       : fmt::format("Error bars show each exact value's interval (largest relative width {:.2g}).\n", widest);
+                       : fmt::format("Error bars show each {} interval (largest relative width {:.2g}).\n",
+                                     std::any_of(figure.series.begin(), figure.series.end(), [](const Series& x) { return x.y == Series::Y::ratio; })
+                                         ? "drawn value's (exact or bound/exact)" : "exact value's", widest);
   return escape::plain(out, true);  // names and titles passed the text policy at load; this keeps any other text visible
 }
 
