@@ -69,6 +69,7 @@ struct Gaussian {
 struct GaussianND {  // isotropic N(mean, σ² I)
   std::span<const double> mean;
   double sigma;
+  bool exact;  // as Gaussian::exact: the parameters as the user gave them
 };
 struct Laplace {
   double mean, scale;

@@ -99,7 +99,11 @@ LawSpec gaussian_nd_law_spec() {
   return {"gaussian_nd", "isotropic normal law N(loc, sigma^2 I) on R^d (closed-form divergences only)",
     {{"loc", K::numbers, std::nullopt, "mean vector"}, ParamSpec{"sigma", K::number, "1", "standard deviation, > 0"}.within(Range::scale())},
     "gaussian_nd(loc=[1, 0, 2], sigma=1)",
-    [](const Args& a) { return std::make_shared<GaussianND>(a.numbers("loc"), a.number("sigma")); },
+    [](const Args& a) {
+      auto g = std::make_shared<GaussianND>(a.numbers("loc"), a.number("sigma"));
+      g->set_parameters_exact();
+      return g;
+    },
     /*variadic=*/false, [](const Args& a) { return static_cast<long>(a.numbers("loc").size()); }};
 }
 PRIVAMP_LAW(20, gaussian_nd_law_spec);

@@ -48,13 +48,16 @@ class GaussianND final : public Law {
   int dimension() const override { return static_cast<int>(mean_.size()); }
   const std::vector<double>& mean_vector() const { return mean_; }
   double sigma() const { return sigma_; }
-  ExactForm exact_form() const override { return form::GaussianND{mean_, sigma_}; }
+  bool parameters_exact() const { return parameters_exact_; }
+  void set_parameters_exact() { parameters_exact_ = true; }
+  ExactForm exact_form() const override { return form::GaussianND{mean_, sigma_, parameters_exact_}; }
   // Laws on the line only: these throw; engines use the reduction above.
   double log_density(double x) const override;
   Shape shape() const override;
   void sample_into(Rng& rng, std::span<double> out) const override;
 
  private:
+  bool parameters_exact_ = false;
   std::vector<double> mean_;
   double sigma_;
 };

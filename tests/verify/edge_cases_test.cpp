@@ -321,3 +321,32 @@ TEST_CASE("clamped laws whose centres sit at the interval's ends: both quadratur
       }
     }
 }
+
+// Gaussian laws of processes have computed means: their rounding, tiny against the means, is not against their
+// difference. The closed form's interval now carries it (closed_form.cpp, widened_for_rounding); the truths here come
+// from the processes' own formulas, which never form the large means.
+TEST_CASE("closed forms of process laws carry the rounding of their computed means", "[verify][edge]") {
+  const auto kl = [](const std::string& a, const std::string& b) {
+    return verify::compute_divergence(*sim::parse_law(a), *sim::parse_law(b), Quantity::kl());
+  };
+  struct Case {
+    std::string mu, nu;
+    double truth;
+  };
+  const double r = -std::expm1(-0.6), chain = std::pow(0.9, 10) / (2 * (1 - std::pow(0.81, 5)) / (1 - 0.81));
+  const std::vector<Case> cases = {
+      {"ou(x0=10000000001, t=0.3)", "ou(x0=10000000000, t=0.3)", std::exp(-0.6) / (2 * r)},  // Δ = e^{-θt}, v = ρ²(1 − e^{-2θt})/θ
+      {"ou_nd(x0=[10000000001, 0], t=0.3)", "ou_nd(x0=[10000000000, 0], t=0.3)", std::exp(-0.6) / (2 * r)},
+      {"gaussian_chain(x0=10000000001, r=5, L=0.9)", "gaussian_chain(x0=10000000000, r=5, L=0.9)", chain},
+      {"ou(x0=1, t=1e-20, theta=1)", "ou(x0=1, t=1e-20, theta=2)", 2.5e-21},  // Δ ≈ 1e-20, v ≈ 2e-20
+  };
+  for (const Case& c : cases) {
+    const auto e = kl(c.mu, c.nu);
+    INFO(c.mu << " against " << c.nu << ": " << test::describe(e) << ", truth " << c.truth);
+    CHECK(e.lower <= c.truth);
+    CHECK(c.truth <= e.upper);
+  }
+  // Laws given by their numbers are taken as given: no widening.
+  const auto given = kl("gaussian(10000000000.8187, 1)", "gaussian(10000000000, 1)");
+  CHECK(given.upper - given.lower < 1e-9 * given.value);
+}

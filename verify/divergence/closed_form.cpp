@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numbers>
 
@@ -369,17 +370,57 @@ std::optional<Estimate> gaussian_unequal(const sim::form::Gaussian& p, const sim
   return std::nullopt;
 }
 
+// Gaussians whose parameters were computed in floating point (a process's law: OU, a Gaussian chain), not given as
+// numbers: each mean carries its rounding, up to 4 ulps of its size, which matters where the means are far larger
+// than their difference (OU laws from 10^10 + 1 and 10^10: the rounded means' difference was 1e-6 off, and KL 5e-7
+// beside its exact bar; at t = 1e-20 two means rounded to one, and KL = 0 was printed exact), and each σ its own, 4
+// ulps relative. The value is kept; its interval is widened to the values at the ends of |Δ| ± the means' rounding
+// `e` (every quantity grows with |Δ| at fixed σ's: Δ enters as Δ² in Rényi, KL and R_∞ and through the single
+// crossing in the hockey-stick), plus a bound on what a mismatch of the σ's alone adds (KL and Rényi α(4s)², s = 8
+// ulps; hockey-stick and TV 4s, by Pinsker; R_∞ has then no finite upper end: a σ of μ rounded below ν's may be
+// above it). `at(d)` is the quantity at |Δ| = d.
+std::optional<Estimate> widened_for_rounding(std::optional<Estimate> value, double delta, double e, const Quantity& quantity,
+                                             const std::function<std::optional<Estimate>(double)>& at) {
+  if (!value || std::isnan(value->value)) return value;
+  const std::optional<Estimate> lo = at(std::max(0.0, delta - e)), hi = at(delta + e);
+  if (!lo || !hi) return value;
+  const double s = 8 * kEps, alpha = quantity.kind == Quantity::Kind::renyi ? quantity.parameter : 1;
+  const double mismatch = quantity.kind == Quantity::Kind::renyi_inf ? kInf
+                          : quantity.kind == Quantity::Kind::hockey_stick || quantity.kind == Quantity::Kind::tv ? 4 * s
+                                                                                                              : alpha * 16 * s * s;
+  Estimate out = *value;
+  out.lower = std::min(out.lower, lo->lower);
+  out.upper = std::max(out.upper, hi->upper) + mismatch;
+  if (quantity.kind == Quantity::Kind::hockey_stick || quantity.kind == Quantity::Kind::tv) out.upper = std::min(out.upper, 1.0);
+  out.method += ", widened by the rounding of the laws' computed parameters";
+  return out;
+}
+
 }  // namespace
 
 std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const Quantity& quantity) {
   const sim::ExactForm fp = p.exact_form(), fq = q.exact_form();
   const auto* gp = std::get_if<sim::form::Gaussian>(&fp);
   const auto* gq = std::get_if<sim::form::Gaussian>(&fq);
-  if (gp && gq && gp->sigma == gq->sigma) {
-    const auto [delta, sigma] = shift_and_scale(gp->mean, gq->mean, gp->sigma);
-    return gaussian_pair(delta, sigma, quantity);
+  if (gp && gq) {
+    const bool computed = !gp->exact || !gq->exact;
+    const double e = 4 * kEps * (std::fabs(gp->mean) + std::fabs(gq->mean));
+    if (gp->sigma == gq->sigma) {
+      const auto pair_at = [&](double m1) {
+        const auto [delta, sigma] = shift_and_scale(m1, gq->mean, gp->sigma);
+        return gaussian_pair(delta, sigma, quantity);
+      };
+      std::optional<Estimate> v = pair_at(gp->mean);
+      if (!computed) return v;
+      return widened_for_rounding(std::move(v), std::fabs(gp->mean - gq->mean), e, quantity,
+                                  [&](double d) { return pair_at(gq->mean + d); });
+    }
+    std::optional<Estimate> v = gaussian_unequal(*gp, *gq, quantity);
+    if (!computed) return v;
+    return widened_for_rounding(std::move(v), std::fabs(gp->mean - gq->mean), e, quantity, [&](double d) {
+      return gaussian_unequal(sim::form::Gaussian{gq->mean + d, gp->sigma, false}, *gq, quantity);
+    });
   }
-  if (gp && gq) return gaussian_unequal(*gp, *gq, quantity);
 
   const auto* np = std::get_if<sim::form::GaussianND>(&fp);
   const auto* nq = std::get_if<sim::form::GaussianND>(&fq);
@@ -395,7 +436,13 @@ std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const 
       const double r = (halve ? np->mean[i] / 2 - nq->mean[i] / 2 : np->mean[i] - nq->mean[i]) / unit;
       sum += r * r;
     }
-    return gaussian_pair(unit * std::sqrt(sum), halve ? np->sigma / 2 : np->sigma, quantity);
+    const double scale = halve ? 0.5 : 1;
+    std::optional<Estimate> v = gaussian_pair(unit * std::sqrt(sum), np->sigma * scale, quantity);
+    if (np->exact && nq->exact) return v;
+    double e = 0;  // (the difference vector's rounding, bounded by the sum of its coordinates')
+    for (std::size_t i = 0; i < np->mean.size(); ++i) e += 4 * kEps * (std::fabs(np->mean[i]) + std::fabs(nq->mean[i])) * scale;
+    return widened_for_rounding(std::move(v), unit * std::sqrt(sum), e, quantity,
+                                [&](double d) { return gaussian_pair(d, np->sigma * scale, quantity); });
   }
 
   const auto* lp = std::get_if<sim::form::Laplace>(&fp);
