@@ -21,7 +21,7 @@ double to_number(const std::string& s, const std::string& flag) {
     invalid_input("{}: '{}' is out of the range of doubles (allowed: {})", flag, s, kDoubleRange);
   if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(x))
     invalid_input("{}: '{}' is not a number (decimal or exponent notation; inf, as written, where a supremum is meant)", flag, s);
-  return x;
+  return x + 0.0;  // (-0 is 0: it was printed "-0" in profiles and JSON)
 }
 }  // namespace
 

@@ -111,7 +111,7 @@ def _number(v, name, subnormal=False):
                          f"{'4.9e-324' if subnormal else '2.2e-308'})")
     if not subnormal and x != 0 and abs(x) < 2.2250738585072014e-308:
         raise ValueError(f"{name}: {x!r} is out of the range of doubles (allowed: |x| <= 1.8e308, and 0 or |x| >= 2.2e-308)")
-    return x
+    return x + 0.0  # (-0.0 is 0: eps=-0.0 came back as -0.0)
 
 
 def _numbers(values, name):

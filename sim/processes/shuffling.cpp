@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/interrupt.hpp"
 #include "numerics/log_integrate.hpp"
 #include "numerics/log_space.hpp"
 #include "numerics/special.hpp"
@@ -29,6 +30,12 @@ FiniteLaw shuffled_rr_counts(long n, double eps0, long ones, int first) {
   // Bin(ones, p) + Bin(zeros, q): convolve over the smaller of the two.
   const bool small_is_ones = ones <= zeros;
   const long small = small_is_ones ? ones : zeros, large = small_is_ones ? zeros : ones;
+  // The convolution takes n·(small + 1) log-additions, about 3 ns each: ones near (n − 1)/2 at n = 10^7 would
+  // take a day (3·10^5 took 75 s, silently). Bounded before it starts, and it stops on Ctrl-C.
+  constexpr double kMaxTerms = 8e9;
+  if (const double terms = static_cast<double>(n) * static_cast<double>(small + 1); terms > kMaxTerms)
+    invalid_input("{}: n = {} with ones = {} needs {:.3g} terms to convolve its two binomials (n times min(ones, n-1-ones) + 1); "
+                  "at most {:.2g}, about 25 s: take ones nearer 0 or n - 1, or a smaller n", where, n, ones, terms, kMaxTerms);
   const double ps = small_is_ones ? p : q, qs = small_is_ones ? q : p;  // success prob of the small binomial
   const double pl = small_is_ones ? q : p, ql = small_is_ones ? p : q;
   std::vector<double> log_small(static_cast<std::size_t>(small + 1)), log_large(static_cast<std::size_t>(large + 1));
@@ -36,6 +43,7 @@ FiniteLaw shuffled_rr_counts(long n, double eps0, long ones, int first) {
   for (long j = 0; j <= large; ++j) log_large[static_cast<std::size_t>(j)] = log_binomial_pmf(j, large, pl, ql);
   std::vector<double> others(static_cast<std::size_t>(n));  // support 0..n−1
   for (long k = 0; k < n; ++k) {
+    if (k % 4096 == 0) throw_if_interrupted();
     LogSumAccumulator<double> acc;
     for (long j = std::max(0L, k - large); j <= std::min(small, k); ++j)
       acc.add(log_small[static_cast<std::size_t>(j)] + log_large[static_cast<std::size_t>(k - j)]);
