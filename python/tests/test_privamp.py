@@ -649,6 +649,8 @@ class UntrustedInput(unittest.TestCase):
             privamp.dpsgd(1.0, 0.01, 100, 1e-310)
         tiny = privamp.divergence("gaussian(1e-310, 1)", "gaussian(0, 1)", kl=True)
         self.assertEqual(len(tiny), 1)
+        # -0 is 0 (a profile at eps=-0.0 came back at -0.0).
+        self.assertEqual(str(privamp.privacy_profile("gaussian(1, 1)", "gaussian(0, 1)", [-0.0])[0].eps), "0.0")
         # Exact values below the doubles rounded to a silent 0.
         import fractions
         with self.assertRaisesRegex(ValueError, r"hockey_stick: Fraction\(1, 1000.* is out of the range of doubles"):

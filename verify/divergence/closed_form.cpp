@@ -373,26 +373,22 @@ std::optional<Estimate> gaussian_unequal(const sim::form::Gaussian& p, const sim
 // Gaussians whose parameters were computed in floating point (a process's law: OU, a Gaussian chain), not given as
 // numbers: each mean carries its rounding, up to 4 ulps of its size, which matters where the means are far larger
 // than their difference (OU laws from 10^10 + 1 and 10^10: the rounded means' difference was 1e-6 off, and KL 5e-7
-// beside its exact bar; at t = 1e-20 two means rounded to one, and KL = 0 was printed exact), and each σ its own, 4
-// ulps relative. The value is kept; its interval is widened to the values at the ends of |Δ| ± the means' rounding
-// `e` (every quantity grows with |Δ| at fixed σ's: Δ enters as Δ² in Rényi, KL and R_∞ and through the single
-// crossing in the hockey-stick), plus a bound on what a mismatch of the σ's alone adds (KL and Rényi α(4s)², s = 8
-// ulps; hockey-stick and TV 4s, by Pinsker; R_∞ has then no finite upper end: a σ of μ rounded below ν's may be
-// above it). `at(d)` is the quantity at |Δ| = d.
+// beside its exact bar; at t = 1e-20 two means rounded to one, and KL = 0 was printed exact). The value is kept; its
+// interval is widened to the values at the ends of |Δ| ± the means' rounding `e` (every quantity grows with |Δ| at
+// fixed σ's: Δ enters as Δ² in Rényi, KL and R_∞ and through the single crossing in the hockey-stick). `at(d)` is the
+// quantity at |Δ| = d. (The σ's rounding, a few ulps relative, is not carried: laws of one process at one time have
+// the same σ in truth as in doubles; two σ's that differ by less than an ulp in truth but round to one are not
+// told apart.)
 std::optional<Estimate> widened_for_rounding(std::optional<Estimate> value, double delta, double e, const Quantity& quantity,
                                              const std::function<std::optional<Estimate>(double)>& at) {
-  if (!value || std::isnan(value->value)) return value;
+  if (!value || std::isnan(value->value) || !(e > 0)) return value;
   const std::optional<Estimate> lo = at(std::max(0.0, delta - e)), hi = at(delta + e);
   if (!lo || !hi) return value;
-  const double s = 8 * kEps, alpha = quantity.kind == Quantity::Kind::renyi ? quantity.parameter : 1;
-  const double mismatch = quantity.kind == Quantity::Kind::renyi_inf ? kInf
-                          : quantity.kind == Quantity::Kind::hockey_stick || quantity.kind == Quantity::Kind::tv ? 4 * s
-                                                                                                              : alpha * 16 * s * s;
   Estimate out = *value;
   out.lower = std::min(out.lower, lo->lower);
-  out.upper = std::max(out.upper, hi->upper) + mismatch;
+  out.upper = std::max(out.upper, hi->upper);
   if (quantity.kind == Quantity::Kind::hockey_stick || quantity.kind == Quantity::Kind::tv) out.upper = std::min(out.upper, 1.0);
-  out.method += ", widened by the rounding of the laws' computed parameters";
+  out.method += ", widened by the rounding of the laws' computed means";
   return out;
 }
 
