@@ -385,11 +385,55 @@ std::optional<Estimate> widened_for_rounding(std::optional<Estimate> value, doub
   const std::optional<Estimate> lo = at(std::max(0.0, delta - e)), hi = at(delta + e);
   if (!lo || !hi) return value;
   Estimate out = *value;
-  out.lower = std::min(out.lower, lo->lower);
-  out.upper = std::max(out.upper, hi->upper);
-  if (quantity.kind == Quantity::Kind::hockey_stick || quantity.kind == Quantity::Kind::tv) out.upper = std::min(out.upper, 1.0);
+  out.hull(*lo);
+  out.hull(*hi);
+  if (quantity.kind == Quantity::Kind::hockey_stick || quantity.kind == Quantity::Kind::tv) out.clip(0, 1);
   out.method += ", widened by the rounding of the laws' computed means";
   return out;
+}
+
+// Two Gaussians on the line: equal σ's by GT.gauss (shifted and scaled), unequal ones by gaussian_unequal; laws with
+// computed parameters widened by their means' rounding.
+std::optional<Estimate> gaussian_pairs(const sim::form::Gaussian& gp, const sim::form::Gaussian& gq, const Quantity& quantity) {
+  const bool computed = !gp.exact || !gq.exact;
+  const double e = 4 * kEps * (std::fabs(gp.mean) + std::fabs(gq.mean));
+  if (gp.sigma == gq.sigma) {
+    const auto pair_at = [&](double m1, double m2 = 0) {  // (the ends at |Δ| = d from 0, not from a large mean: d would round)
+      const auto [delta, sigma] = shift_and_scale(m1, m2, gp.sigma);
+      return gaussian_pair(delta, sigma, quantity);
+    };
+    std::optional<Estimate> v = pair_at(gp.mean, gq.mean);
+    if (!computed) return v;
+    return widened_for_rounding(std::move(v), std::fabs(gp.mean - gq.mean), e, quantity,
+                                [&](double d) { return pair_at(d); });
+  }
+  std::optional<Estimate> v = gaussian_unequal(gp, gq, quantity);
+  if (!computed) return v;
+  return widened_for_rounding(std::move(v), std::fabs(gp.mean - gq.mean), e, quantity, [&](double d) {
+    return gaussian_unequal(sim::form::Gaussian{d, gp.sigma, false}, sim::form::Gaussian{0, gq.sigma, false}, quantity);
+  });
+}
+
+// Isotropic Gaussians in R^d of one σ: the pair on the line through their means.
+std::optional<Estimate> gaussian_nd_pair(const sim::form::GaussianND& np, const sim::form::GaussianND& nq, const Quantity& quantity) {
+  // ‖m_p − m_q‖ scaled by its largest part (squares of 1e200 overflow, of 1e-200 underflow); where a difference
+  // itself overflows (1e308 against −1e308) the shift and σ are both halved (the divergences see only Δ/σ).
+  double big = 0;
+  for (std::size_t i = 0; i < np.mean.size(); ++i) big = std::max(big, std::fabs(np.mean[i] / 2 - nq.mean[i] / 2));
+  const bool halve = big > 1e307;
+  const double unit = halve ? big : 2 * big;
+  double sum = 0;
+  for (std::size_t i = 0; i < np.mean.size() && big > 0; ++i) {
+    const double r = (halve ? np.mean[i] / 2 - nq.mean[i] / 2 : np.mean[i] - nq.mean[i]) / unit;
+    sum += r * r;
+  }
+  const double scale = halve ? 0.5 : 1;
+  std::optional<Estimate> v = gaussian_pair(unit * std::sqrt(sum), np.sigma * scale, quantity);
+  if (np.exact && nq.exact) return v;
+  double e = 0;  // (the difference vector's rounding, bounded by the sum of its coordinates')
+  for (std::size_t i = 0; i < np.mean.size(); ++i) e += 4 * kEps * (std::fabs(np.mean[i]) + std::fabs(nq.mean[i])) * scale;
+  return widened_for_rounding(std::move(v), unit * std::sqrt(sum), e, quantity,
+                              [&](double d) { return gaussian_pair(d, np.sigma * scale, quantity); });
 }
 
 }  // namespace
@@ -398,48 +442,11 @@ std::optional<Estimate> closed_form(const sim::Law& p, const sim::Law& q, const 
   const sim::ExactForm fp = p.exact_form(), fq = q.exact_form();
   const auto* gp = std::get_if<sim::form::Gaussian>(&fp);
   const auto* gq = std::get_if<sim::form::Gaussian>(&fq);
-  if (gp && gq) {
-    const bool computed = !gp->exact || !gq->exact;
-    const double e = 4 * kEps * (std::fabs(gp->mean) + std::fabs(gq->mean));
-    if (gp->sigma == gq->sigma) {
-      const auto pair_at = [&](double m1) {
-        const auto [delta, sigma] = shift_and_scale(m1, gq->mean, gp->sigma);
-        return gaussian_pair(delta, sigma, quantity);
-      };
-      std::optional<Estimate> v = pair_at(gp->mean);
-      if (!computed) return v;
-      return widened_for_rounding(std::move(v), std::fabs(gp->mean - gq->mean), e, quantity,
-                                  [&](double d) { return pair_at(gq->mean + d); });
-    }
-    std::optional<Estimate> v = gaussian_unequal(*gp, *gq, quantity);
-    if (!computed) return v;
-    return widened_for_rounding(std::move(v), std::fabs(gp->mean - gq->mean), e, quantity, [&](double d) {
-      return gaussian_unequal(sim::form::Gaussian{gq->mean + d, gp->sigma, false}, *gq, quantity);
-    });
-  }
+  if (gp && gq) return gaussian_pairs(*gp, *gq, quantity);
 
   const auto* np = std::get_if<sim::form::GaussianND>(&fp);
   const auto* nq = std::get_if<sim::form::GaussianND>(&fq);
-  if (np && nq && np->sigma == nq->sigma && np->mean.size() == nq->mean.size()) {
-    // ‖m_p − m_q‖ scaled by its largest part (squares of 1e200 overflow, of 1e-200 underflow); where a difference
-    // itself overflows (1e308 against −1e308) the shift and σ are both halved (the divergences see only Δ/σ).
-    double big = 0;
-    for (std::size_t i = 0; i < np->mean.size(); ++i) big = std::max(big, std::fabs(np->mean[i] / 2 - nq->mean[i] / 2));
-    const bool halve = big > 1e307;
-    const double unit = halve ? big : 2 * big;
-    double sum = 0;
-    for (std::size_t i = 0; i < np->mean.size() && big > 0; ++i) {
-      const double r = (halve ? np->mean[i] / 2 - nq->mean[i] / 2 : np->mean[i] - nq->mean[i]) / unit;
-      sum += r * r;
-    }
-    const double scale = halve ? 0.5 : 1;
-    std::optional<Estimate> v = gaussian_pair(unit * std::sqrt(sum), np->sigma * scale, quantity);
-    if (np->exact && nq->exact) return v;
-    double e = 0;  // (the difference vector's rounding, bounded by the sum of its coordinates')
-    for (std::size_t i = 0; i < np->mean.size(); ++i) e += 4 * kEps * (std::fabs(np->mean[i]) + std::fabs(nq->mean[i])) * scale;
-    return widened_for_rounding(std::move(v), unit * std::sqrt(sum), e, quantity,
-                                [&](double d) { return gaussian_pair(d, np->sigma * scale, quantity); });
-  }
+  if (np && nq && np->sigma == nq->sigma && np->mean.size() == nq->mean.size()) return gaussian_nd_pair(*np, *nq, quantity);
 
   const auto* lp = std::get_if<sim::form::Laplace>(&fp);
   const auto* lq = std::get_if<sim::form::Laplace>(&fq);
