@@ -79,6 +79,8 @@ TEST_CASE("a value's density work is bounded, refused up front or once spent", "
   const auto small = mixture(3, 0.5);
   const verify::ValueWork outer;
   CHECK_FALSE(verify::charge_density_work(2 * verify::kMaxDensityWork));
-  CHECK_THROWS_WITH(verify::compute_divergence(*small, *g, Quantity::kl(), {.engine = verify::Engine::quadrature}),
+  verify::DivergenceOptions quadrature;
+  quadrature.engine = verify::Engine::quadrature;
+  CHECK_THROWS_WITH(verify::compute_divergence(*small, *g, Quantity::kl(), quadrature),
              Contains("kl of mixture") && Contains("would need more than 1e+09 density evaluations") && Contains("costs 4 closed-form"));
 }
