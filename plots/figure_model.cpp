@@ -127,15 +127,14 @@ int decade_step(int first, int last) {
   return step;
 }
 
-// A padded log span labelled every two decades or more ends at most half a step beyond its outer labels: further,
-// it is widened to the next label (an axis from 1e-8 to 30 labelled 10^-8 … 10^0 drew its top decade and a half
-// unlabelled).
+// A padded log span labelled by powers of ten ends at most half a step beyond its outer labels: further, it is widened
+// to the next label (an axis from 1e-8 to 30 labelled 10^-8 … 10^0 drew its top decade and a half unlabelled, one to
+// 1.3e-5 labelled every decade its lowest 0.9 decade).
 std::pair<double, double> to_labels(double lo, double hi) {
   const double a = std::log10(lo), b = std::log10(hi);
   const int first = static_cast<int>(std::ceil(a - 1e-9)), last = static_cast<int>(std::floor(b + 1e-9));
   if (last - first < 2) return {lo, hi};
   const int step = decade_step(first, last);
-  if (step < 2) return {lo, hi};
   const int low = step * static_cast<int>(std::ceil(first / static_cast<double>(step) - 1e-9));
   const int high = step * static_cast<int>(std::floor(last / static_cast<double>(step) + 1e-9));
   if (b - high > 0.5 * step && high + step <= 308) hi = std::pow(10.0, high + step);
@@ -182,6 +181,7 @@ LogTicks log_ticks(std::pair<double, double> span) {
       if (k % step == 0) t.at.push_back(std::pow(10.0, k));
     if (t.at.size() < 2) return {};
     t.minor = std::log10(hi / lo) <= 6;  // as in the header
+    t.decades = t.at.front() < 1e-3 || t.at.back() > 1e4;  // (0.001 … 10000 read better as numbers than as 10^-3 … 10^4)
     return t;
   }
   std::vector<double> tics;

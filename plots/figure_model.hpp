@@ -98,7 +98,8 @@ struct DrawnY {
 DrawnY drawn_y(const Figure& figure, const std::vector<std::vector<Point>>& data);
 
 // The ticks of a log axis, the same for both renderers. Where three powers of ten or more fall in the span: powers of
-// ten, every 1, 2, 5, 10, 20 ... decades so that at most eight fall in it, labelled 10^k (`decades`). Otherwise: 1, 2
+// ten, every 1, 2, 5, 10, 20 ... decades so that at most eight fall in it, labelled 10^k (`decades`) unless all of
+// them lie from 0.001 to 10000, which are labelled as numbers (1, 10, 100, 1000 rather than 10^0 … 10^3). Otherwise: 1, 2
 // and 5 times the powers of ten in range, and 3 times the top decade where the axis ends well above its last tick (an
 // axis of a few decades would otherwise get fractional powers, 10^{-0.3}), labelled as numbers. Empty: fewer than two
 // ticks fall in the span (each renderer's own). Minor ticks (`minor`): not over more than six decades, where they

@@ -120,8 +120,8 @@ maps = {name: series("formula_maps", name, "x_r") for name in ("0.9 atan(x)", "0
         if "formula_maps" in figures}
 if maps and all(maps.values()):
     a, c, k = maps["0.9 atan(x)"], maps["0.9 x, constant beyond |x| = 1.2"], maps["0.5 x for x < 0, 0.9 x for x > 0"]
-    claim("formula_maps", "From r = 5 on the bound is tightest", all(k[r] < c[r] < a[r] for r in k if r >= 5) and not (k[3] < c[3]))
-    claim("formula_maps", "1015, 2.3", rounds(k[20], "1015") and f"{c[20]:.2g}" == "2.3e+05" and f"{a[20]:.2g}" == "2.6e+07")
+    claim("formula_maps", "From r = 4 on the bound is tightest", all(k[r] < c[r] < a[r] for r in k if r >= 4) and not (k[3] < c[3]))
+    claim("formula_maps", "26.5, 192 and 1890 at r = 10", rounds(k[10], "26.5") and rounds(c[10], "192") and f"{a[10]:.3g}" == "1.89e+03")
     claim("formula_maps", "(at r = 2 the arctangent's circle, 2.10, lies under the kinked map's triangle, 2.02)",
           rounds(a[2], "2.10") and rounds(k[2], "2.02") and max(max(m[r] for r in m if r <= 3) for m in maps.values()) < 4.2)
     claim("formula_maps", "(at r = 1 the kinked map is the loosest, 1.66, against 1.17 and 1.004)",

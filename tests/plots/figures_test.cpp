@@ -693,15 +693,35 @@ TEST_CASE("an automatic log axis labelled every few decades ends at most half a 
   REQUIRE(ticks.decades);
   CHECK(ticks.at.front() == Approx(1e-8));
   CHECK(ticks.at.back() == Approx(100));
-  // Within half a step of a label, or labelled every decade: the padded data range as before.
+  // Within half a step of a label: the padded data range as before (1.2e-8 to 2, labelled every two decades, padded
+  // to about 5.1, 0.7 decades above the label 10^0).
   const std::vector<std::vector<plots::Point>> near = {{point(1, 1.2e-8), point(2, 2)}};
   CHECK(plots::model::axis_range(f, near, 'y').second < 10);
   CHECK(plots::model::axis_range(f, near, 'y').first > 1e-9);
+  // Labelled every decade, the same rule with a step of one decade: 3e-8 to 2 padded reaches about 4.9, 0.69 decades
+  // above 10^0, and is widened to 10; 3e-8 to 1.2 padded (about 2.9, 0.46 decades above) is kept.
+  const std::vector<std::vector<plots::Point>> decade = {{point(1, 3e-8), point(2, 2)}};
+  CHECK(plots::model::axis_range(f, decade, 'y').second == Approx(10));
+  const std::vector<std::vector<plots::Point>> within = {{point(1, 3e-8), point(2, 1.2)}};
+  CHECK(plots::model::axis_range(f, within, 'y').second < 3);
   const std::vector<std::vector<plots::Point>> few = {{point(1, 0.02), point(2, 30)}};
-  CHECK(plots::model::axis_range(f, few, 'y').second < 44);
+  CHECK(plots::model::axis_range(f, few, 'y').second == Approx(100));
   // Below the data, the same rule: 2e-7 to 1e3 padded reaches about 6.6e-8, 1.2 decades below the label 10^-6.
   const std::vector<std::vector<plots::Point>> low = {{point(1, 2e-7), point(2, 1e3)}};
   CHECK(plots::model::axis_range(f, low, 'y').first == Approx(1e-8));
+}
+
+TEST_CASE("decade ticks from 0.001 to 10000 are labelled as numbers, beyond as powers of ten", "[plots]") {
+  // (a ratio axis of 1 to 2000 read 10^0 … 10^3 where 1, 10, 100, 1000 say the same in fewer glyphs)
+  const auto ticks = [](double lo, double hi) { return plots::model::log_ticks({lo, hi}); };
+  const auto small = ticks(0.8, 2500);
+  REQUIRE(small.at.size() == 4);
+  CHECK_FALSE(small.decades);
+  CHECK_FALSE(ticks(0.0009, 20).decades);  // 0.001, 0.01 … 10: numbers
+  CHECK(ticks(0.00009, 20).decades);       // a tick at 10^-4: all as powers of ten
+  CHECK_FALSE(ticks(0.5, 2e4).decades);    // 1 … 10000
+  CHECK(ticks(0.5, 2e5).decades);          // a tick at 10^5
+  CHECK(ticks(1e-30, 1).decades);
 }
 
 TEST_CASE("linear ticks: 0 is written 0, never -0", "[plots]") {
