@@ -53,7 +53,8 @@ std::string bin_edges(const verify::FrontierResult& f) {
 
 // A degenerate optimum that a bin's best point lies close to (within 3 % of the plot's width and height: a best
 // point at 0.996 beside a degenerate one at 1 read as the same point) is named beside its mark, to its left (it lies
-// at an end of the range, where no amplification happens) and above. `x` on the plot's scale (log10 for a log axis).
+// at an end of the range, where no amplification happens) and below: every candidate of its bin lies on or above the
+// bin's best ratio, so the space under it is free (above, the label crossed the candidates near the best). `x` on the plot's scale (log10 for a log axis).
 struct FrontierPoint {
   double x, l;  // the axis value (log10 where the axis is logarithmic) and the log10 ratio
 };
@@ -64,7 +65,7 @@ std::string degenerate_labels(const std::vector<FrontierPoint>& degenerate, cons
     if (std::any_of(best.begin(), best.end(), [&](const FrontierPoint& b) {
           return std::fabs(b.x - d.x) <= 0.03 * x_span && std::fabs(b.l - d.l) <= 0.03 * y_span;
         }))
-      labels += fmt::format("set label 'degenerate' at {:.17g}, {:.17g} right offset char -1, char 1.1 tc rgb '#b2182b' front\n",
+      labels += fmt::format("set label 'degenerate' at {:.17g}, {:.17g} right offset char -1, char -1.1 tc rgb '#b2182b' front\n",
                             log_x ? std::pow(10.0, d.x) : d.x, d.l);
   return labels;
 }

@@ -301,7 +301,12 @@ Palette violation_palette(const std::vector<double>& l) {
   const auto c = [&](double v) { return std::asinh(v / s); };
   std::vector<double> candidates;  // (log10 ratios; 1 itself is always ticked)
   if (below) candidates = {lo, lo / 3};
-  for (double v = 1e-3; v <= hi * 1.0001; v *= 10)  // decades of the holding side, at least a fifth of the scale apart
+  // Round ratios of the holding side, at least a fifth of the scale apart: 1.001, 1.01, 1.1, 2, 10, then whole decades
+  // of the log10 ratio (10^{10}, 10^{100}); the decades of the log10 ratio itself below 1 named ratios nobody would
+  // pick, 1.0023, 1.02 and 1.26.
+  std::vector<double> round{std::log10(1.001), std::log10(1.01), std::log10(1.1), std::log10(2.0)};
+  for (double v = 1; v <= hi * 1.0001; v *= 10) round.push_back(v);
+  for (double v : round)
     if (c(v) >= 0.2 * c(hi) && c(v) <= c(hi)) candidates.push_back(v);
   // A tick closer than a tenth of the bar to 1 or to a tick kept is left out ('1' and '0.811' were printed over
   // each other).
