@@ -117,7 +117,14 @@ LangevinChain::LangevinChain(Potential potential, double lo, double hi, int cell
     diagonal[i] = -(up_[i] + down_[i]);
     if (i + 1 < n) off[i] = std::sqrt(up_[i] * down_[i + 1]);
   }
-  TridiagonalEigen decomposition = symmetric_tridiagonal_eigen(std::move(diagonal), std::move(off));  // interruptible
+  TridiagonalEigen decomposition = [&] {
+    try {
+      return symmetric_tridiagonal_eigen(std::move(diagonal), std::move(off));  // interruptible
+    } catch (const NumericalError& e) {  // (named by the chain: "symmetric_tridiagonal_eigen" told a user nothing)
+      throw NumericalError(fmt::format("langevin: the generator of the chain on {} cells of [{}, {}] could not be diagonalised ({}); "
+                                       "a smaller 'cells' (the discretised engine also builds chains of 2 and 4 times it) or a narrower [lo, hi] may help", cells, format_number(lo), format_number(hi), e.what()));
+    }
+  }();
   eigenvalues_ = std::move(decomposition.values);
   eigenvectors_ = std::move(decomposition.vectors);
   // S is negative semidefinite with the single eigenvalue 0 (eigenvector π^{1/2}: the chain conserves mass), which
