@@ -241,6 +241,16 @@ Enclosure pow(const Enclosure& a, const Enclosure& b) {
   if (!a.valid() || !b.valid()) return Enclosure::nan();
   // An integer exponent: x^k by binary powering, defined for x < 0 too (log2 k products).
   if (b.is_point() && b.lo == std::floor(b.lo) && std::fabs(b.lo) <= 2147483647.0) return powi(a, static_cast<int>(b.lo));
+  // A larger integer exponent (every double from 2^53 on is an even integer): the power of |x| with x's sign where
+  // the exponent is odd ((-1)^1e18 is 1; it had no enclosure, "an intermediate value overflows").
+  if (b.is_point() && b.lo == std::floor(b.lo) && std::isfinite(b.lo) && a.lo < 0) {
+    if (b.lo < 0) return Enclosure(1.0) / pow(a, -b);
+    const bool odd = b.lo < 9007199254740992.0 && std::fmod(b.lo, 2.0) != 0;
+    const Enclosure low = pow(Enclosure(-a.lo), b), high = pow(Enclosure(std::fabs(a.hi)), b);  // |a.lo|^b, |a.hi|^b
+    if (!low.valid() || !high.valid()) return Enclosure::nan();
+    if (odd) return {-low.hi, a.hi <= 0 ? -high.lo : high.hi};  // increasing
+    return a.hi <= 0 ? Enclosure{high.lo, low.hi} : Enclosure{0.0, std::max(low.hi, high.hi)};  // a function of |x|
+  }
   if (a.lo < 0) return Enclosure::nan();
   if (a.lo == 0 && a.hi == 0) return b.lo > 0 ? Enclosure(0.0) : Enclosure::nan();
   if (a.lo == 0) {  // x^b on [0, hi] for b > 0: [0, hi^b]

@@ -125,16 +125,17 @@ class FormulaCompiler {
       const std::span<const Op> sub(f_->program_.data() + start, f_->program_.size() - start);
       const double value = privamp::sim::run<double>(sub, f_->constants_, f_->enclosed_constants_, {}, static_cast<int>(sub.size()), nullptr);
       Enclosure enclosed = privamp::sim::run<Enclosure>(sub, f_->constants_, f_->enclosed_constants_, {}, static_cast<int>(sub.size()), nullptr);
-      bool interval = false, bounded = true;
+      bool interval = false, bounded = true, overflowed = false;
       for (const Op& op : sub)
         if (op.code == Code::constant) {
           const auto k = static_cast<std::size_t>(op.arg);
           interval = interval || interval_[k];
           bounded = bounded && f_->enclosed_constants_[k].finite();
+          overflowed = overflowed || std::isinf(f_->constants_[k]);
         }
       const Code code = sub.back().code;
       if (checked_) {
-        check(n, code, value, enclosed, interval, bounded);
+        check(n, code, value, enclosed, interval, bounded, overflowed);
         // binom's double rounds a large integer: its enclosure is what it carries
         if (code == Code::binom) interval = true;
         // an interval that has shrunk to its value is a point (R*0 + 5, a binom that is exact)
@@ -149,7 +150,7 @@ class FormulaCompiler {
   // The language's rules on a folded value: binom of integers only, and of points; an interval outside the
   // function's domain, or unbounded although the arguments are bounded, is an error naming the function (a bound
   // whose interval is the whole line would only make its rows undecided, silently).
-  void check(const Node& n, Code code, double value, const Enclosure& e, bool interval, bool bounded) const {
+  void check(const Node& n, Code code, double value, const Enclosure& e, bool interval, bool bounded, bool overflowed) const {
     const std::string what = n.kind == Node::Kind::negate    ? "a negation"
                              : n.kind == Node::Kind::compare ? "a comparison"
                              : n.kind == Node::Kind::binary  ? (n.text == "^" ? "a power" : n.text == "/" ? "a quotient" : "an operation")
@@ -159,6 +160,10 @@ class FormulaCompiler {
       if (std::isnan(value)) fail(n, "binom(n, k) needs integers n and k with 0 <= n <= 2^53");
       interval = true;  // its enclosure is checked as an interval's
     }
+    // (an argument that overflowed is named as such: exp(1000)*exp(-1000) is inf·0, not a function outside its domain)
+    if (std::isnan(value) && overflowed)
+      fail(n, fmt::format("{} is undefined at these values: an argument overflows the double range (as exp(1000) does), "
+                          "and inf·0, inf − inf or inf/inf has no value; rewrite it in logs (exp(1000 - 1000))", what));
     if (std::isnan(value)) fail(n, fmt::format("{} is undefined at these values (an argument outside its domain)", what));
     if (!interval) return;
     if (!e.valid()) fail(n, fmt::format("{} of an interval outside its domain", what));

@@ -746,7 +746,9 @@ Bracketed Expression::number(const Params& params, const DivergenceFunction* div
                   v.v < 0 ? "-" : "+", params.describe());
   if (!v.enclosure.valid()) {  // an operation overflowed on the way (its enclosure left a function's domain)
     if (allow_infinite && std::isinf(v.v)) return {v.v, v.v, v.v, false};
-    invalid_input("{} '{}' cannot be enclosed at {}: an intermediate value overflows the double range", label_, text_, params.describe());
+    invalid_input("{} '{}' cannot be enclosed at {}: an intermediate value overflows the double range, or its interval leaves a "
+                  "function's domain (a negative base to an exponent that is not an exact integer, as (-1)^(1e18 + 1), whose sum "
+                  "rounds; sqrt or log of an interval that reaches below 0)", label_, text_, params.describe());
   }
   if (!(v.enclosure.lo <= v.v && v.v <= v.enclosure.hi))  // an evaluator's bug, not an input's
     throw std::logic_error(fmt::format("{} '{}': value {} outside its enclosure [{}, {}]", label_, text_, v.v, v.enclosure.lo, v.enclosure.hi));

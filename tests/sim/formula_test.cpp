@@ -89,6 +89,24 @@ TEST_CASE("enclosures stay exact where the arithmetic is exact", "[formula]") {
   CHECK(sim::powi(Enclosure(-2, 3), 2).lo == 0);
   CHECK(sim::powi(Enclosure(-2, 3), 2).hi == 9);
   CHECK(sim::powi(Enclosure(-2, 3), 3).lo == -8);
+  // Integer exponents beyond int's range (every double from 2^53 on is even): the power of |x| with the sign of an odd
+  // power, an interval through 0 from 0, and a negative exponent as the reciprocal ((-1)^1e18 had no enclosure).
+  const auto contains = [](const Enclosure& e, double v) { return e.lo <= v && v <= e.hi; };
+  CHECK(sim::pow(Enclosure(-1), Enclosure(1e18)).lo == 1);
+  CHECK(sim::pow(Enclosure(-1), Enclosure(1e18)).hi == 1);
+  CHECK(sim::pow(Enclosure(-1), Enclosure(4294967297.0)).hi == -1);  // odd, beyond 2^31
+  CHECK(contains(sim::pow(Enclosure(-1.0000001), Enclosure(4294967297.0)), -std::pow(1.0000001, 4294967297.0)));
+  CHECK(contains(sim::pow(Enclosure(-0.5, -0.25), Enclosure(4294967296.0)), 0));  // underflows to 0 from above
+  CHECK(sim::pow(Enclosure(-0.5, -0.25), Enclosure(4294967296.0)).lo >= 0);
+  const Enclosure through_zero = sim::pow(Enclosure(-1, 0.5), Enclosure(1e18));
+  CHECK(through_zero.lo == 0);
+  CHECK(through_zero.hi == 1);
+  const Enclosure odd_through_zero = sim::pow(Enclosure(-1, 0.5), Enclosure(4294967297.0));
+  CHECK(odd_through_zero.lo == -1);
+  CHECK(odd_through_zero.hi >= 0);
+  CHECK(sim::pow(Enclosure(-1), Enclosure(-1e18)).lo == 1);
+  CHECK_FALSE(sim::pow(Enclosure(-1, 1), Enclosure(-1e18)).finite());  // 1/0 inside
+  CHECK_FALSE(sim::pow(Enclosure(-1), Enclosure(1e18, 1e18 + 256)).valid());  // not a point: both parities
   const Enclosure third = Enclosure(1) / Enclosure(3);
   CHECK(third.lo < third.hi);  // 1/3 is not a double: the enclosure is one ulp wide
   CHECK(third.lo <= 1.0 / 3 + 1e-17);
@@ -456,6 +474,11 @@ TEST_CASE("the language's numbers: a value that is not a number is an error wher
   CHECK_THAT(error("sqrt(n - 1)^0 + 1"), Catch::Matchers::Contains("sqrt is undefined"));
   CHECK_THAT(error("if(0/0, 5, 6)"), Catch::Matchers::Contains("column 5: a quotient is undefined"));
   CHECK_THAT(error("sum(k, 0, 2, sqrt(k - 1)) + 1"), Catch::Matchers::Contains("column 14: sqrt is undefined"));
+  // An overflowed argument is named as the cause (exp(1000)·exp(-1000) is inf·0, no function left its domain).
+  CHECK_THAT(error("exp(1000)*exp(-1000)"), Catch::Matchers::Contains("column 10: an operation is undefined at these values: an argument "
+                                                                       "overflows the double range"));
+  CHECK_THAT(error("log(-1)*1"), Catch::Matchers::Contains("(an argument outside its domain)"));
+  CHECK(value("(-1)^1e18").value == 1);  // an even integer power: 1, a point
   // A decided condition compiles only its branch.
   CHECK(value("if(n > 0, log(n), 7)").value == 7);
   // Values from points are doubles as the C library computes them, printed as points: binom of a binom (exact),
