@@ -212,6 +212,21 @@ TEST_CASE("intersecting estimates that do not overlap changes nothing and says s
   CHECK(c.log_upper() == -899);
 }
 
+TEST_CASE("a rigorous interval from 0 prints its value as '< upper', an estimate its point", "[verify][estimate][text]") {
+  using privamp::verify::value_text;
+  const double inf = std::numeric_limits<double>::infinity();
+  // A certified KL of about 1e-200 whose ball's midpoint read 7.6e-24: only the upper end means anything.
+  const Estimate from_zero = Estimate::from_log_bounds(std::log(7.62e-24), -inf, std::log(1.70205612325e-19), ErrorKind::certified, "");
+  CHECK(value_text(from_zero) == "< 1.70205612325e-19");
+  CHECK(value_text(Estimate::from_log_bounds(std::log(1e-30), -inf, std::log(1e-20), ErrorKind::exact, "")) == "< 1e-20");
+  // An estimate's point is its estimate, printed; so is a rigorous interval's away from 0.
+  CHECK(value_text(Estimate::from_log_bounds(std::log(0.1), -inf, std::log(0.3), ErrorKind::statistical, "")) == "0.1");
+  CHECK(value_text(Estimate::from_log_bounds(std::log(0.1), -inf, std::log(0.3), ErrorKind::quadrature, "")) == "0.1");
+  CHECK(value_text(Estimate::from_log_bounds(std::log(2e-20), std::log(1e-20), std::log(1e-19), ErrorKind::certified, "")) == "2e-20");
+  // A point 0 of a rigorous [0, 0] is 0.
+  CHECK(value_text(Estimate::from_interval(0, 0, ErrorKind::exact, "")) == "0");
+}
+
 TEST_CASE("interval text rounds its ends outwards: the printed interval contains the computed one", "[verify][estimate][text]") {
   using privamp::verify::interval_text;
   using privamp::verify::number_text;

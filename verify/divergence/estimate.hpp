@@ -189,8 +189,9 @@ inline constexpr const char* kQuantityNames = "renyi, renyi_inf, kl, tv or hocke
 // lower end); as exp(x) where the value over- or underflows the double range (below 1e-308 it has lost digits, or is
 // the smallest double standing for less), x its log rounded the same way to `digits` - 2 digits.
 std::string number_text(double value, double log_value, int direction = 0, int digits = 12);
-// The value as a table prints it: number_text, or "< upper" where only an upper end is known (the value 0 with a
-// positive upper end, as far below the double range).
+// The value as a table prints it: number_text, or "< upper" where only an upper end is known: the value 0 with a
+// positive upper end (as far below the double range), or a certified or exact interval from 0, whose point carries
+// no digits of its own.
 std::string value_text(const Estimate& e);
 // "[lower, upper]", each end rounded outwards by number_text.
 std::string interval_text(const Estimate& e, int digits = 12);
