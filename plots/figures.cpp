@@ -643,7 +643,9 @@ void draw_gnuplot(const StagedFiles& staged, const std::string& name, const std:
                   const std::string& body, const Style& style, const std::string& data_dir) {
   OutputFile checked(staged.path(name + ".gp"));
   std::ostream& out = checked.stream();
-  const std::string set_title = style.show_title ? "set title " + markup_quoted(title) + "\n" : "unset title\n";
+  // (lines of about as many characters as fit the plot's width at the font's size, with a margin)
+  const auto width = static_cast<std::size_t>(0.9 * style.width * 72 / (0.55 * style.font_size));
+  const std::string set_title = style.show_title ? "set title " + markup_title(title, width) + "\n" : "unset title\n";
   std::string commented = "# ";  // every line of the comment a comment line, whatever ends it
   for (char c : escape::plain(comment, true)) commented += c == '\n' ? std::string("\n# ") : std::string(1, c);
   out << commented << "\n# The PNG is this PDF rasterised at 200 pixels per inch (pdftoppm -png -r 200 -singlefile).\n";

@@ -20,6 +20,7 @@
 #include "numerics/errors.hpp"
 #include "numerics/escape.hpp"
 #include "numerics/files.hpp"
+#include "plots/markup.hpp"
 
 namespace privamp::plots {
 
@@ -68,6 +69,37 @@ std::string markup_quoted(const std::string& text) {
     out += text[i];
   }
   return plots::quoted(out);
+}
+
+std::string markup_title(const std::string& text, std::size_t width) {
+  const auto printed = [](const std::string& markup) {  // characters as printed (UTF-8 code points of the plain text)
+    const std::string plain = enhanced_to_plain(markup);
+    return static_cast<std::size_t>(std::count_if(plain.begin(), plain.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  };
+  std::vector<std::string> lines{""};
+  std::string word;
+  const auto place = [&] {
+    if (word.empty()) return;
+    if (!lines.back().empty() && printed(lines.back() + " " + word) > width) lines.emplace_back();
+    lines.back() += (lines.back().empty() ? "" : " ") + word;
+    word.clear();
+  };
+  int depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\\' && i + 1 < text.size()) {  // an escaped character, whatever it is
+      word += text.substr(i, 2);
+      ++i;
+      continue;
+    }
+    depth += c == '{' ? 1 : c == '}' && depth > 0 ? -1 : 0;
+    if (c == ' ' && depth == 0) place();
+    else word += c;
+  }
+  place();
+  std::string out;
+  for (const std::string& line : lines) out += (out.empty() ? "" : ".\"\\n\".") + markup_quoted(line);
+  return out;
 }
 
 std::string literal(const std::string& text) {

@@ -28,6 +28,10 @@ std::string tic_label(const std::string& text);
 // — in the PDF as in the caption and the pgfplots file (an escaped character is copied as it is) — and the markup's
 // relations <=, >=, -> drawn as ≤, ≥, →.
 std::string markup_quoted(const std::string& text);
+// A title as a gnuplot string expression: markup_quoted lines of at most about `width` characters as printed, broken
+// at spaces outside markup groups ({/Symbol a} stays whole) and joined by "\n" (a title of 130 characters ran off
+// both edges of a 7-inch plot: "rem 4 …").
+std::string markup_title(const std::string& text, std::size_t width);
 
 // Whether `text` breaks the text policy of escape::text_problem (refused at load in names, titles and labels).
 bool has_control_character(const std::string& text);

@@ -280,6 +280,13 @@ TEST_CASE("bad figure declarations are refused with file, line and key", "[plots
   CHECK(plots::markup_quoted("a \\n b \\") == "'a \\n b \\'");  // single where gnuplot reads no enhanced text (no ^_@&~{})
   CHECK(plots::quoted(plots::literal("p\\q")) == "'p\\q'");
   CHECK(plots::markup_quoted("{/Symbol k} <= 4, n >= 2, x -> y") == "'{/Symbol k} ≤ 4, n ≥ 2, x → y'");
+  // A long title in lines of at most `width` printed characters, broken at spaces outside markup groups (the
+  // space of {/Symbol a} and of an escaped "\ " never), each line quoted as markup_quoted quotes it.
+  CHECK(plots::markup_title("short {/Symbol a}", 20) == plots::markup_quoted("short {/Symbol a}"));
+  CHECK(plots::markup_title("one two three four", 9) == "'one two'.\"\\n\".'three'.\"\\n\".'four'");
+  CHECK(plots::markup_title("ab {/Symbol a}_{x y} cd", 4) == "'ab'.\"\\n\".'{/Symbol a}_{x y}'.\"\\n\".'cd'");  // α_xy: 4 printed
+  CHECK(plots::markup_title("a\\ b c", 3) == "'a\\ b'.\"\\n\".'c'");
+  CHECK(plots::markup_title("unbreakable-word-longer-than-width", 5) == plots::markup_quoted("unbreakable-word-longer-than-width"));
   CHECK_THAT(plots::markup_problem("x {/=40 BIG} y"), Catch::Contains("a '{/' at byte 3: gnuplot's font changes are not markup"));
   CHECK_THAT(plots::markup_problem("{/Helvetica-Bold x}"), Catch::Contains("font changes"));
   CHECK_THAT(plots::markup_problem("a \\101 b"), Catch::Contains("octal character code"));
