@@ -84,13 +84,9 @@ ConvergenceData write_convergence(const verify::ExploreResult& r, bool ignore, c
       d.any_outside = d.any_outside || e.outside();
       d.each[e.outside() ? 1 : 0].push_back(e.slack / std::log(10.0));
     }
-    // (a tight point without a ratio is ratio 1 for the best so far too: nine of them drawn at 1 from evaluation 17,
-    // while the line stayed above 1 until evaluation 147, contradicted each other)
-    if (tight) {
-      const double v = verify::objective(r.goal, 0.0);
-      if (std::isnan(best) || v < best) best = v;
-      if (!e.outside() && (std::isnan(best_inside) || v < best_inside)) best_inside = v;
-    }
+    // (a tight point without a ratio is not counted by the best so far: exact = bound = 0 is where the two inputs
+    // coincide or nothing is released, trivially tight, and it sent the line to 1 at evaluation 4 of a search whose
+    // answer, among points that say something, was 1.8; drawn at 1 apart, the key says so)
     d.tight_zeros += tight ? 1 : 0;
     if (!has && !tight && e.has_numbers() && !std::isfinite(e.slack) && e.in_region)
       ++d.no_ratio[e.verdict() == verify::Verdict::violated ? 2 : e.verdict() == verify::Verdict::inconclusive ? 1 : 0];
@@ -145,7 +141,7 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
   // (the map's marks and words: a plus sign on the best-so-far line at ratio 1 merged with it)
   if (d.tight_zeros > 0)
     each_plot += fmt::format(", \\\n     {} using 1:($6 == 1 ? 0 : 1/0) with points pt 13 ps 0.8 lc rgb '#21908d' title "
-                             "'{} tight, no ratio (exact = bound: 0 or below doubles), drawn at 1'", file, d.tight_zeros);
+                             "'{} tight, no ratio (exact = bound: 0 or below doubles), drawn at 1, not in the best so far'", file, d.tight_zeros);
   // (not drawn: the key says how many of each verdict, in the map's words, so that "each evaluation" does not read as
   // all of them)
   std::vector<std::string> undrawn;

@@ -126,8 +126,8 @@ rows = [b for b in csv.split("\n\n\n")][int(block.group(1))]
 assert len([l for l in rows.splitlines() if l and not l.startswith("#")]) == len(zeros)
 assert "set style textbox opaque fillcolor rgb 'white'" in gp and re.search(r"^set label '1.*' at .* boxed$", gp, re.M)
 assert re.search(r"^set title '.*\[SUB.table\], Poisson subsampled Laplace: convergence of the search'$", conv, re.M), re.findall("^set title.*", conv, re.M)
-# the tight points without a ratio are drawn at 1 on the convergence plot, counted in its key
-assert re.search(r"using 1:\(\$6 == 1 \? 0 : 1/0\) with points pt 13 .* title '%d tight, no ratio \(exact = bound: 0 or below doubles\), drawn at 1'" % len(zeros), conv), conv[-900:]
+# the tight points without a ratio are drawn at 1 on the convergence plot, counted in its key, not in its best so far
+assert re.search(r"using 1:\(\$6 == 1 \? 0 : 1/0\) with points pt 13 .* title '%d tight, no ratio \(exact = bound: 0 or below doubles\), drawn at 1, not in the best so far'" % len(zeros), conv), conv[-900:]
 PY
 # A bound ID with gnuplot's enhanced-text markup: every plot title shows it literally (escaped), the convergence
 # plot's as the map's and the frontier's. IDs are ASCII words, so '_' is the one markup character they can hold;
