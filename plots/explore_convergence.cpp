@@ -57,7 +57,9 @@ struct ConvergenceData {
   std::array<std::vector<double>, 2> each;  // every candidate's log10 ratio, inside the hypotheses and outside them
   bool any_outside = false;                 // a candidate outside the hypotheses (drawn open)
   std::size_t tight_zeros = 0;  // evaluations tight without a ratio (drawn at 1)
-  std::array<std::size_t, 3> no_ratio{};  // the others without a finite ratio (not drawn): holds, inconclusive, violated
+  // The evaluations not drawn, by the map's names: without a finite ratio (holds, inconclusive, violated); outside
+  // the hypotheses (not applicable, not evaluated); degenerate (no amplification); outside the `where` region; errors.
+  std::array<std::size_t, 7> undrawn{};
   std::vector<double> line;  // the best-so-far line at each evaluation (NaN before the first)
   double best_inside_end = std::nan("");  // the best inside the hypotheses at the end (log10 ratio)
 };
@@ -88,8 +90,17 @@ ConvergenceData write_convergence(const verify::ExploreResult& r, bool ignore, c
     // coincide or nothing is released, trivially tight, and it sent the line to 1 at evaluation 4 of a search whose
     // answer, among points that say something, was 1.8; drawn at 1 apart, the key says so)
     d.tight_zeros += tight ? 1 : 0;
-    if (!has && !tight && e.has_numbers() && !std::isfinite(e.slack) && e.in_region)
-      ++d.no_ratio[e.verdict() == verify::Verdict::violated ? 2 : e.verdict() == verify::Verdict::inconclusive ? 1 : 0];
+    // (each one once, by the first that applies: degenerate points and points outside the hypotheses had been
+    // counted as "holds, infinitely loose", or not at all: 29 of 60 evaluations left out of a key that said 1)
+    if (!has && !tight)
+      ++d.undrawn[e.status == Evaluation::Status::error                ? 6
+                  : e.status == Evaluation::Status::not_applicable     ? 3
+                  : !e.degenerate.empty()                              ? 4
+                  : !e.in_region                                       ? 5
+                  : e.verdict() == verify::Verdict::violated           ? 2
+                  : e.verdict() == verify::Verdict::inconclusive       ? 1
+                  : e.verdict() == verify::Verdict::not_applicable     ? 3
+                                                                       : 0];
     const double line = std::isnan(best) ? best : as_slack(best);
     out << i + 1 << "," << text(line) << "," << (has ? text(e.slack / std::log(10.0)) : "") << "," << (e.outside() ? 1 : 0) << ","
         << text(std::isnan(best_inside) ? best_inside : as_slack(best_inside)) << "," << (tight ? 1 : 0) << "\n";
@@ -145,9 +156,10 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
   // (not drawn: the key says how many of each verdict, in the map's words, so that "each evaluation" does not read as
   // all of them)
   std::vector<std::string> undrawn;
-  const char* names[] = {"holds, infinitely loose", "inconclusive, no ratio", "violated, no finite ratio"};
-  for (std::size_t v = 0; v < 3; ++v)
-    if (d.no_ratio[v] > 0) undrawn.push_back(fmt::format("{} {}", d.no_ratio[v], names[v]));
+  const char* names[] = {"holds, infinitely loose",  "inconclusive, no ratio", "violated, no finite ratio", "outside the hypotheses",
+                         "degenerate (no amplification)", "outside the region", "errors"};
+  for (std::size_t v = 0; v < d.undrawn.size(); ++v)
+    if (d.undrawn[v] > 0) undrawn.push_back(fmt::format("{} {}", d.undrawn[v], names[v]));
   if (!undrawn.empty())
     each_plot += fmt::format(", \\\n     keyentry with dots lc rgb 'white' title 'not drawn: {}'", fmt::join(undrawn, "; "));
   // (a violation search's ratio 1 drawn first, behind, as a wide light band: the best inside the hypotheses often

@@ -161,8 +161,8 @@ class LabelPlacer {
 };
 
 // The reported points' numbers beside their rings (point K is STEM_pointK.toml and the K-th in STEM.md). Rings that
-// coincide on the map (their hidden axes differ, or the optimum is a cluster: centres within a quarter of a ring) share
-// one label, "1, 2, 3", so that a reader counts them; rings that are only near each other keep their own (three
+// coincide on the map (their hidden axes differ, or the optimum is a cluster: centres within a quarter of a ring), or
+// are joined by a chain of such rings, share one label, "1, 2, 3", so that a reader counts them; rings that are only near each other keep their own (three
 // neighbouring rings once shared "1, 2, 3" and read as one point). Each label goes where it covers the least
 // (LabelPlacer).
 std::string ring_labels(const verify::ExploreResult& r, const ExploreAxis& ax, const ExploreAxis& ay,
@@ -176,14 +176,20 @@ std::string ring_labels(const verify::ExploreResult& r, const ExploreAxis& ax, c
   // (a ring is about 3 % of the plot's width and 6 % of its height across)
   std::vector<int> group(at.size(), -1);
   std::vector<std::vector<std::size_t>> members;
+  // (groups closed under coinciding: rings 1 ~ 2 ~ 3 with 1 and 3 a little further apart share one label; grouped
+  // from 1 alone, "1, 2" and "3" were printed on either side of 3's ring, which covered 2's)
   for (std::size_t k = 0; k < at.size(); ++k) {
     if (group[k] >= 0) continue;
     group[k] = static_cast<int>(members.size());
     members.push_back({k});
-    for (std::size_t m = k + 1; m < at.size(); ++m) {
-      const double dx = (u[m][0] - u[k][0]) / 0.0075, dy = (u[m][1] - u[k][1]) / 0.015;
-      if (group[m] < 0 && std::isfinite(dx) && std::isfinite(dy) && dx * dx + dy * dy < 1) group[m] = group[k], members.back().push_back(m);
+    for (std::size_t next = 0; next < members.back().size(); ++next) {
+      const std::size_t q = members.back()[next];
+      for (std::size_t m = 0; m < at.size(); ++m) {
+        const double dx = (u[m][0] - u[q][0]) / 0.0075, dy = (u[m][1] - u[q][1]) / 0.015;
+        if (group[m] < 0 && std::isfinite(dx) && std::isfinite(dy) && dx * dx + dy * dy < 1) group[m] = group[k], members.back().push_back(m);
+      }
     }
+    std::sort(members.back().begin(), members.back().end());
   }
   LabelPlacer placer;
   for (const auto& p : u) placer.ring(p);

@@ -7,8 +7,10 @@
 - Points without a finite ratio get one mark per verdict: each such block's key names the verdict its points have in
   the search's JSON, and holds as many points as the JSON has of that verdict (fewer only where marks coincide).
 - The reported points' labels name each point once; a label names several only where their rings coincide (centres
-  within a quarter of a ring: 0.75 % of the width, 1.5 % of the height), and coinciding rings share one.
+  within a quarter of a ring: 0.75 % of the width, 1.5 % of the height) or are joined by a chain of coinciding rings,
+  and such rings share one.
 - The key's count of points hidden under others adds up: drawn marks and hidden points are at most the points.
+- Every evaluation of a convergence plot is drawn or counted in its key's "not drawn".
 """
 import json
 import math
@@ -80,17 +82,38 @@ for gp_path in maps:
             (u1, v1), (u2, v2) = reported[a - 1], reported[b - 1]
             return ((u1 - u2) / 0.0075) ** 2 + ((v1 - v2) / 0.015) ** 2 < 1
         group = {n: i for i, label in enumerate(labels) for n in label}
+        # joined: a chain of coinciding rings links them (1 ~ 2 ~ 3 share one label even where 1 and 3 lie apart)
+        component = {n: n for n in named}
+        def root(n):
+            while component[n] != n:
+                n = component[n]
+            return n
         for a in named:
             for b in named:
-                if a < b and coincide(a, b) != (group[a] == group[b]):
-                    failures.append(f"{gp_path.name}: rings {a} and {b} {'coincide' if coincide(a, b) else 'do not coincide'}"
-                                    f" but {'do not share' if coincide(a, b) else 'share'} a label")
+                if a < b and coincide(a, b):
+                    component[root(b)] = root(a)
+        for a in named:
+            for b in named:
+                if a < b and (root(a) == root(b)) != (group[a] == group[b]):
+                    failures.append(f"{gp_path.name}: rings {a} and {b} {'are joined by coinciding rings' if root(a) == root(b) else 'are apart'}"
+                                    f" but {'do not share' if root(a) == root(b) else 'share'} a label")
     # the hidden points
     hidden = re.search(r"title '([0-9]+) points? hidden under others", gp)
     drawn_marks = sum(len([l for l in text.splitlines() if l and not l.startswith("#")])
                       for index, text in enumerate(blocks) if "reported points" not in styles.get(index, ""))
     if hidden and drawn_marks + int(hidden.group(1)) > len(tree["points"]):
         failures.append(f"{gp_path.name}: {drawn_marks} marks and {hidden.group(1)} hidden, of {len(tree['points'])} points")
+
+# Every evaluation of a convergence plot is drawn (a ratio, or tight at 1) or counted in its key's "not drawn", by
+# its kind: the key once said "not drawn: 1" where 29 degenerate points were left out.
+for gp_path in sorted(directory.glob("*_convergence.gp")):
+    gp = gp_path.read_text()
+    rows = [l.split(",") for l in (directory / gp_path.name.replace(".gp", ".csv")).read_text().splitlines() if l and not l.startswith("#")]
+    drawn = sum(1 for r in rows if r[2] != "" or r[5] == "1")
+    key = re.search(r"title 'not drawn: ([^']*)'", gp)
+    counted = sum(int(part.split(" ", 1)[0]) for part in key.group(1).split("; ")) if key else 0
+    if drawn + counted != len(rows):
+        failures.append(f"{gp_path.name}: {drawn} evaluations drawn and {counted} counted as not drawn, of {len(rows)}")
 
 print(f"{len(maps)} maps checked")
 if failures:
