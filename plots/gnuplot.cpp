@@ -34,8 +34,9 @@ std::string quoted(const std::string& text) {
   // row ('q'''' c' is a syntax error): the second of two apostrophes is written as ’ (a figure file's labels with two
   // in a row are refused at load; other texts, such as a case name in an explore title, show it so).
   std::string q = "'";
+  // (an apostrophe that opens the text as well: gnuplot reads ''' as an empty string, then a second string)
   for (std::size_t i = 0; i < t.size(); ++i)  // (controls are spaces by then)
-    q += t[i] != '\'' ? std::string(1, t[i]) : i > 0 && t[i - 1] == '\'' ? std::string("\u2019") : std::string("''");
+    q += t[i] != '\'' ? std::string(1, t[i]) : i == 0 || t[i - 1] == '\'' ? std::string("\u2019") : std::string("''");
   return q + "'";
 }
 

@@ -610,5 +610,42 @@ check 0 "^0 +0\\.382924922548" bash -c "\"$privamp\" divergence 'gaussian(1,1)' 
 # shuffled_rr's convolution grows with n·min(ones, n-1-ones): bounded before it starts (3·10^5 users, half holding 1,
 # ran 75 s silently; 10^7 about a day).
 check 2 "shuffled_rr: n = 10000000 with ones = 5000000 needs 5e\+13 terms .* at most 8e\+09" "$privamp" divergence "shuffled_rr(n=10000000, eps0=1, first=1, ones=5000000)" "shuffled_rr(n=10000000, eps0=1, first=0, ones=5000000)" --tv
+
+# §51. A figure's texts that open with an apostrophe: gnuplot read three apostrophes as an empty string and then a second string, and
+# the figure failed after its rows were computed.
+cat > apostrophe.toml <<'TOML'
+[[bound]]
+id = "MY.b"
+source = "s"
+statement = "st"
+quantity = "renyi"
+direction = "upper"
+formula = "alpha*d^2/2"
+
+[[case]]
+name = "g"
+bounds = ["MY.b"]
+mu = "gaussian({d}, 1)"
+nu = "gaussian(0, 1)"
+quantity = "renyi"
+order = "{alpha}"
+[case.grid]
+d = [0.5, 1, 2]
+alpha = [2]
+
+[[figure]]
+name = "f2"
+title = "'T"
+x = "d"
+xlabel = "'d"
+ylabel = "y"
+[[figure.series]]
+case = "g"
+id = "MY.b"
+where = {alpha = 2}
+title = "'quoted' series"
+TOML
+check 0 "f2 .*apostrophe_out/f2\\." "$privamp" figures apostrophe.toml --out apostrophe_out
+check 0 "title '’quoted'' series'" cat apostrophe_out/f2.gp
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

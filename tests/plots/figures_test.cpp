@@ -279,6 +279,10 @@ TEST_CASE("bad figure declarations are refused with file, line and key", "[plots
   CHECK(plots::markup_quoted("a \\n_b \\") == "'a \\\\n_b \\\\'");  // a backslash before a letter is text, printed
   CHECK(plots::markup_quoted("a \\n b \\") == "'a \\n b \\'");  // single where gnuplot reads no enhanced text (no ^_@&~{})
   CHECK(plots::quoted(plots::literal("p\\q")) == "'p\\q'");
+  // An apostrophe that opens a text is written as a right single quote (gnuplot read three apostrophes as an empty
+  // string and a second one, and the figure failed after its rows were computed); one inside is doubled.
+  CHECK(plots::quoted("'quoted' series") == "'\u2019quoted'' series'");
+  CHECK(plots::markup_title("'a' b", 3) == "'\u2019a'''.\"\\n\".'b'");
   CHECK(plots::markup_quoted("{/Symbol k} <= 4, n >= 2, x -> y") == "'{/Symbol k} ≤ 4, n ≥ 2, x → y'");
   // A long title in lines of at most `width` printed characters, broken at spaces outside markup groups (the
   // space of {/Symbol a} and of an escaped "\ " never), each line quoted as markup_quoted quotes it.
