@@ -647,5 +647,8 @@ title = "'quoted' series"
 TOML
 check 0 "f2 .*apostrophe_out/f2\\." "$privamp" figures apostrophe.toml --out apostrophe_out
 check 0 "title '’quoted'' series'" cat apostrophe_out/f2.gp
+# An epsilon search that reaches eps_max names the profile's lower end rounded down (delta(1000) = 0.99999968 read
+# ">= 1").
+check 2 "epsilon: delta\\(1000\\) >= 0\\.99999 > delta = 0\\.5 up to eps_max = 1000" "$privamp" divergence "gaussian(50,1)" "gaussian(0,1)" --epsilon 0.5
 if [ "$failures" -eq 0 ]; then echo "hostile inputs: all refused or handled"; fi
 exit $((failures > 0))

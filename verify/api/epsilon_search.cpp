@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "numerics/errors.hpp"
+#include "verify/divergence/estimate.hpp"
 
 namespace privamp::api {
 
@@ -91,9 +92,11 @@ class EpsilonSearch {
       lower_ = hi;
       f_lower_ = offset(d);
       if (hi >= eps_max_)
-        invalid_input("epsilon: delta({:g}) >= {:.6g} > delta = {:g} up to eps_max = {:g} (raise eps_max: --eps-max on the command "
+        // (the lower end rounded down: 0.99999968 printed "1")
+        invalid_input("epsilon: delta({:g}) >= {} > delta = {:g} up to eps_max = {:g} (raise eps_max: --eps-max on the command "
                       "line, eps_max= in Python; at most 1e6; no eps is enough where the privacy loss is +inf with probability "
-                      "above delta: an outcome one law has and the other has not)", hi, d.first, delta_, eps_max_);
+                      "above delta: an outcome one law has and the other has not)", hi, verify::number_text(d.first, std::log(d.first), -1, 6),
+                      delta_, eps_max_);
     }
   }
 
