@@ -47,10 +47,11 @@ struct Tilted {
   // Σ_j π_j |δL_j|: the loss's rounding at the nodes (log p − log q loses the digits of |log p| + |log q| far in a
   // tail), under the tilted law that carries the integral (ContourEngine::hockey_stick: a shift of the loss's atoms).
   double loss_error = 0;
-  // The largest weight of a run of nodes over several panels that share one loss value (within 1e-12): an atom of
-  // the loss law, where the loss is constant on an interval of positive mass (beyond the centres of two Laplace
-  // laws of one scale).
-  double atom = 0, atom_loss = 0;
+  // Runs of nodes over several panels that share one loss value (within 1e-12): atoms of the loss law, where the loss
+  // is constant on an interval of positive mass (beyond the centres of two Laplace laws of one scale), or so nearly
+  // constant that the line cannot tell (a subsampled Gaussian's far tail). Their total weight, and the largest one's
+  // weight and loss (for messages).
+  double atoms = 0, atom = 0, atom_loss = 0;
 };
 
 class ReleaseLoss {
@@ -187,8 +188,8 @@ class ReleaseLoss {
     return out;
   }
 
-  // The tilted law's largest atom of the loss: a run of two panels' Gauss nodes or more at one loss value (a flat
-  // stretch of the loss, as a clamp's end), its weight and loss in out.atom and out.atom_loss.
+  // The tilted law's atoms of the loss: runs of two panels' Gauss nodes or more at one loss value (a flat stretch of the
+  // loss, as a clamp's end); their total weight in out.atoms, the largest one's weight and loss in out.atom, out.atom_loss.
   static void find_atom(Tilted& out) {
     std::vector<std::pair<double, double>> by_loss;
     for (std::size_t j = 0; j < out.loss.size(); ++j) by_loss.emplace_back(out.loss[j], out.weight[j]);
@@ -199,7 +200,10 @@ class ReleaseLoss {
       double w = 0;
       while (j < by_loss.size() && by_loss[j].first - by_loss[i].first <= 1e-12 * std::max(1.0, std::fabs(by_loss[i].first)))
         w += by_loss[j++].second;
-      if (j - i >= kRun && w > out.atom) out.atom = w, out.atom_loss = by_loss[i].first;
+      if (j - i >= kRun) {
+        out.atoms += w;
+        if (w > out.atom) out.atom = w, out.atom_loss = by_loss[i].first;
+      }
       i = j;
     }
   }
@@ -335,17 +339,30 @@ Estimate from_contour(double eps, double c, double log_a, double j, double err_j
   return e;
 }
 
-// A loss law with an atom makes |Π R^T| quasi-periodic along the line: it never decays, and no reading of it over a
-// finite range bounds the rest (30 Laplace releases came out 7e-7 off inside a 1e-13 bar, 100 of them 1e-12 off
-// inside 1e-13). No sound bar: refused.
-void refuse_atoms(const std::vector<ReleaseLoss>& releases, const std::vector<Tilted>& fine) {
-  for (std::size_t i = 0; i < fine.size(); ++i)
-    if (fine[i].atom > 1e-9)
-      throw NumericalError(fmt::format(
-          "the composed loss of {} against {} has atoms (the loss is constant, {:.6g}, on a set of mass {:.3g}, as "
-          "between Laplace laws of one scale): the contour integral's error cannot be bounded there (its integrand "
-          "does not decay along the line), so it refuses rather than print an interval it cannot vouch for",
-          releases[i].mu_name(), releases[i].nu_name(), fine[i].atom_loss, fine[i].atom));
+// A loss law with atoms makes |Π R^T| quasi-periodic along the line: the composed loss's purely atomic part (every
+// release on an atom: total tilted weight Π a_i^{T_i}, a_i release i's atoms' weight) never decays, and no reading of
+// the line over a finite range bounds it (30 Laplace releases came out 7e-7 off inside a 1e-13 bar, 100 of them 1e-12
+// off inside 1e-13). Its modulus is at most Π a_i^{T_i} at every t, so the rest of the line beyond t_max holds at most
+// Π a_i^{T_i}/(π t_max) of it, which the tail's bar counts. The contour answers only where that part is negligible
+// by far (1e-30 of J: the reading within the range cannot see it either), and refuses otherwise. A near-atom of small
+// weight composed many times (a subsampled Gaussian's flat far tail, 2.3e-6 of the mass, over a million steps) is
+// negligible; a Laplace pair's atoms (about 0.7 of the mass) over 100 releases are not.
+double log_atomic_part(const std::vector<Tilted>& fine, const std::vector<double>& counts) {
+  double log_part = 0;
+  for (std::size_t i = 0; i < fine.size(); ++i) log_part += fine[i].atoms > 0 ? counts[i] * std::log(std::min(1.0, fine[i].atoms)) : -kInf;
+  return log_part;
+}
+
+[[noreturn]] void refuse_atoms(const std::vector<ReleaseLoss>& releases, const std::vector<Tilted>& fine, double log_part) {
+  std::size_t i = 0;
+  for (std::size_t k = 1; k < fine.size(); ++k)
+    if (fine[k].atom > fine[i].atom) i = k;
+  throw NumericalError(fmt::format(
+      "the composed loss of {} against {} has atoms (the loss is constant, {:.6g}, on a set of mass {:.3g}, as "
+      "between Laplace laws of one scale; all releases on atoms at once: {} of the tilted mass): the contour "
+      "integral's error cannot be bounded there (its integrand does not decay along the line), so it refuses rather "
+      "than print an interval it cannot vouch for",
+      releases[i].mu_name(), releases[i].nu_name(), fine[i].atom_loss, fine[i].atom, number_text(std::exp(log_part), log_part, 1, 3)));
 }
 
 // The releases of a composition and the contour's choice of line for each level: their cumulants, the saddle point.
@@ -531,7 +548,11 @@ class ContourEngine : public SaddleSearch {
       // last half of the range stands for the sup (×10). (Over the last tenth, a loss law with atoms — Laplace
       // releases, whose |R(t)| oscillates like |cos(t Δ/b)| and never decays — was read between two of its peaks:
       // 30 releases came out 7e-7 off inside a 1e-13 bar.)
-      const double tail = 10 * last / (std::numbers::pi * t_max);
+      // The composed loss's purely atomic part (log_atomic_part) is at most Π a_i^{T_i} everywhere beyond t_max: refused
+      // where it is not negligible by far, counted where it is.
+      const double atomic = std::exp(line.log_atomic) / (std::numbers::pi * t_max);
+      if (atomic > 1e-30 * std::fabs(j_half)) refuse_atoms(releases_, line.fine_atoms, line.log_atomic);
+      const double tail = std::max(10 * last / (std::numbers::pi * t_max), atomic);
       if (tail > 1e-13 * std::fabs(j_half) + 1e-300) {
         if (attempt == 11)
           throw NumericalError("the contour integral's integrand did not decay within 2^11 times its first range");
@@ -591,6 +612,8 @@ class ContourEngine : public SaddleSearch {
     double loss_shift = 0;  // Σ T_i (the tilted mean of release i's loss rounding): how far the composed loss moves
     double scale_error = 0;  // Σ T_i |log M_i(c) by the fine − by the coarse inner quadrature|: a relative error of A
     double density_work = 0;  // what building it charged (charged again when it is reused)
+    double log_atomic = -kInf;  // log Π a_i^{T_i}: the composed loss's purely atomic part (log_atomic_part)
+    std::vector<Tilted> fine_atoms;  // the releases' tilted laws' atoms (for refuse_atoms; nodes not kept)
   };
 
   // f(t) = Re[Π R_i(t)^{T_i} e^{−itε} / ((c+it)(1+c+it))] on the grid t_k = k·h/2: the line's values (independent of
@@ -634,8 +657,13 @@ class ContourEngine : public SaddleSearch {
       loss_shift += counts_[i] * fine.back().loss_error;
       scale_error += counts_[i] * std::fabs(fine.back().log_m - coarse.back().log_m);
     }
-    refuse_atoms(releases_, fine);
     auto line = std::make_shared<Line>();
+    line->log_atomic = log_atomic_part(fine, counts_);
+    for (const Tilted& t : fine) {
+      Tilted atoms;
+      atoms.atoms = t.atoms, atoms.atom = t.atom, atoms.atom_loss = t.atom_loss;
+      line->fine_atoms.push_back(atoms);
+    }
     line->log_m = log_m;
     line->loss_shift = loss_shift;
     line->scale_error = scale_error;
