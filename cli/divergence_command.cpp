@@ -55,7 +55,7 @@ void stream_rows(const api::DivergenceResult& r, bool jsonl, bool with_method) {
   auto number = [&](double x) {
     if (std::isnan(x)) return std::string(jsonl ? "null" : "");
     if (std::isinf(x)) return std::string(jsonl ? (x > 0 ? "\"inf\"" : "\"-inf\"") : (x > 0 ? "inf" : "-inf"));
-    return fmt::format("{}", x);
+    return fmt::format("{}", plain_zero(x));
   };
   // (One line per value: a message's line breaks become spaces in both.)
   auto text = [&](std::string t) {

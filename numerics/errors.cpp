@@ -16,7 +16,7 @@ bool outside_double_range(std::errc ec, double x) {
   return ec == std::errc::result_out_of_range || (ec == std::errc() && x != 0 && std::fabs(x) < std::numeric_limits<double>::min());
 }
 
-std::string format_number(double x) { return fmt::format("{}", x == 0 ? 0.0 : x); }  // (-0 printed as 0)
+std::string format_number(double x) { return fmt::format("{}", plain_zero(x)); }
 
 std::string abbreviate(std::string_view text, std::size_t max_chars) {
   if (text.size() <= max_chars) return std::string(text);

@@ -63,6 +63,9 @@ bool outside_double_range(std::errc ec, double x);
 
 // Formats a double the way every message and table in privamp does (shortest round-trip form).
 std::string format_number(double x);
+// A number as every output writes it: a zero is +0 (a −0 from a rounding, as an interval's end max(0, −0), is no
+// information; readers print it "-0").
+inline double plain_zero(double x) { return x == 0 ? 0.0 : x; }
 
 // Text quoted in a message, kept readable: `text` itself up to `max_chars` bytes; beyond, its beginning (cut at a
 // UTF-8 character boundary) and "… (N characters in all)". A law of 2,000 mixture components prints 80 kB; a

@@ -45,6 +45,7 @@ py::list estimate_fields() {
     out.append(py::make_tuple(name, std::is_same_v<T, double>                 ? "number"
                                     : std::is_same_v<T, long>                 ? "integer"
                                     : std::is_same_v<T, verify::ErrorBudget> ? "mapping"
+                                    : std::is_same_v<T, bool>                 ? "flag"
                                                                              : "text",
                               rule != verify::FieldRule::discretised));
   });
@@ -126,7 +127,7 @@ py::object python_object(const verify::Tree& t) {
     case verify::Tree::value_t::boolean: return py::bool_(t.get<bool>());
     case verify::Tree::value_t::number_integer: return py::int_(t.get<std::int64_t>());
     case verify::Tree::value_t::number_unsigned: return py::int_(t.get<std::uint64_t>());
-    case verify::Tree::value_t::number_float: return py::float_(t.get<double>());
+    case verify::Tree::value_t::number_float: return py::float_(plain_zero(t.get<double>()));
     case verify::Tree::value_t::string: return py::str(t.get_ref<const std::string&>());
     case verify::Tree::value_t::array: {
       py::list l;
@@ -298,7 +299,11 @@ void bind_divergences(py::module_& m) {
         py::dict out;
         verify::for_each_profile_field(profile, [&](const char* name, const auto& cell) {
           py::list column(n);
-          for (std::size_t i = 0; i < n; ++i) column[i] = cell(i);
+          for (std::size_t i = 0; i < n; ++i) {
+            const auto v = cell(i);
+            if constexpr (std::is_same_v<std::decay_t<decltype(v)>, double>) column[i] = plain_zero(v);
+            else column[i] = v;
+          }
           out[name] = column;
         });
         return out;

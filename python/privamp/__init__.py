@@ -29,8 +29,8 @@ __all__ = ["ArgumentTypeError", "divergence", "privacy_profile", "epsilon", "dps
 __version__ = _privamp.__version__
 
 # The fields of an estimate are those of the C++ library's one list (value, lower, upper, their logs, error_kind,
-# level, method, work, seconds, and the two parts of a discretised estimate's error bar), between the quantity and
-# the error.
+# level, method, work, seconds, the two parts of a discretised estimate's error bar, the error budget and whether
+# only the upper end is known), between the quantity and the error.
 _ESTIMATE_FIELDS = _privamp.estimate_fields()
 Estimate = _namedtuple("Estimate", ["quantity"] + [name for name, _, _ in _ESTIMATE_FIELDS] + ["error"], defaults=("",))
 _ESTIMATE_ABSENT = {name: 0.0 for name, _, always in _ESTIMATE_FIELDS if not always}  # written for some estimates only
@@ -40,7 +40,8 @@ def _estimate(record):
     record = {name: value for name, value in record.items() if name != "delta"}  # eps(delta): in its quantity's label
     return Estimate(**{**_ESTIMATE_ABSENT, **record})
 Estimate.__doc__ = """One computed quantity: value and an interval [lower, upper] that contains the truth (at
-confidence `level` for Monte Carlo), natural logs of the three (finite where the value underflows a double),
+confidence `level` for Monte Carlo), natural logs of the three (finite where the value underflows a double;
+value and its log NaN where only the upper end is known, as a certified interval from 0, `bounded_above_only` True),
 the kind of error behind the interval, the method, the work done and the time taken, and for a discretised law
 the two parts of its error bar (numerical_error, discretisation_error; 0 otherwise). `error` is empty, or says
 why this quantity has no value (NaN; the call's other quantities are still computed) or which ordering it

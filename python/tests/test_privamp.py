@@ -44,6 +44,29 @@ class Divergence(unittest.TestCase):
             self.assertLessEqual(g.lower, g.value)
             self.assertLessEqual(g.value, g.upper)
 
+    def test_a_value_bounded_above_only_has_no_point(self):
+        # A certified KL of about 1e-200: only the upper end is known. No 0 passed off as the value, no -0 anywhere.
+        mu, nu = "mix(q=1e-100, gaussian(0,1), gaussian(1,1))", "gaussian(0,1)"
+        got = privamp.divergence(mu, nu, kl=True, renyi=[2])
+        want = cli_json("divergence", mu, nu, "--kl", "--renyi", "2")
+        kl = next(e for e in got if e.quantity == "kl")
+        kl_json = next(r for r in want["results"] if r["quantity"] == "kl")
+        self.assertTrue(kl.bounded_above_only)
+        self.assertTrue(math.isnan(kl.value) and math.isnan(kl.log_value))
+        self.assertGreater(kl.upper, 0)
+        self.assertIsNone(kl_json["value"])
+        self.assertIs(kl_json["bounded_above_only"], True)
+        self.assertEqual(kl.upper, kl_json["upper"])
+        for e in got:
+            for field in ("value", "lower", "upper", "log_value", "log_lower", "log_upper"):
+                x = getattr(e, field)
+                self.assertFalse(x == 0 and math.copysign(1, x) < 0, f"{e.quantity} {field} is -0")
+        profile = privamp.privacy_profile(mu, nu, [0, 1e-300, 1, 50])
+        columns = profile.arrays()
+        for name, column in columns.items():
+            for x in column:
+                self.assertFalse(isinstance(x, float) and x == 0 and math.copysign(1, x) < 0, f"{name} holds -0")
+
     def test_fields_as_the_command_line_writes_them(self):
         # One field list: every key of the command line's JSON is a field of Estimate with the same value, and a
         # discretised estimate carries the two parts of its error bar (0 in the other estimates).
@@ -116,7 +139,9 @@ class Kernel(unittest.TestCase):
         for key in ("dobrushin", "doeblin", "ultra_mixing", "theorem1", "renyi"):
             self.assertEqual(json.dumps(got[key], sort_keys=True), json.dumps(want[key], sort_keys=True), key)
         for g, w in zip(got["profile"], want["profile"]):
-            self.assertEqual((g["value"], g["lower"], g["upper"], g["map"]), (w["value"], w["lower"], w["upper"], w["map"]))
+            # (a value bounded above only: NaN in Python, null in JSON)
+            nan_as_none = lambda x: None if isinstance(x, float) and math.isnan(x) else x
+            self.assertEqual((nan_as_none(g["value"]), g["lower"], g["upper"], g["map"]), (w["value"], w["lower"], w["upper"], w["map"]))
         self.assertAlmostEqual(got["doeblin"]["value"], 0.45, places=14)
         self.assertEqual(got["profile"][2]["bounds"]["T1.1"], 0.004)
         self.assertIsNone(got["profile"][0]["bounds"]["T1.1"])  # Theorem 1 (1) says nothing at eps' < eps

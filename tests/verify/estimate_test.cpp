@@ -10,7 +10,9 @@
 
 #include <boost/multiprecision/cpp_bin_float.hpp>
 
+#include "verify/api/api.hpp"
 #include "verify/divergence/estimate.hpp"
+#include "verify/records/codec.hpp"
 
 using privamp::verify::ErrorKind;
 using privamp::verify::Estimate;
@@ -225,6 +227,40 @@ TEST_CASE("a rigorous interval from 0 prints its value as '< upper', an estimate
   CHECK(value_text(Estimate::from_log_bounds(std::log(2e-20), std::log(1e-20), std::log(1e-19), ErrorKind::certified, "")) == "2e-20");
   // A point 0 of a rigorous [0, 0] is 0.
   CHECK(value_text(Estimate::from_interval(0, 0, ErrorKind::exact, "")) == "0");
+}
+
+TEST_CASE("an estimate bounded above only shows no point in structured outputs; its record keeps it; zero is +0",
+          "[verify][estimate][records]") {
+  using privamp::verify::bounded_above_only;
+  const double inf = std::numeric_limits<double>::infinity();
+  // The cases value_text prints as "< upper" and no other.
+  const Estimate from_zero = Estimate::from_log_bounds(std::log(7.62e-24), -inf, std::log(1.70205612325e-19), ErrorKind::certified, "");
+  Estimate point_zero = Estimate::from_interval(0, 1e-30, ErrorKind::quadrature, "");
+  point_zero.value = 0;
+  CHECK(bounded_above_only(from_zero));
+  CHECK(bounded_above_only(point_zero));
+  CHECK_FALSE(bounded_above_only(Estimate::from_log_bounds(std::log(0.1), -inf, std::log(0.3), ErrorKind::statistical, "")));
+  CHECK_FALSE(bounded_above_only(Estimate::from_log_bounds(std::log(2e-20), std::log(1e-20), std::log(1e-19), ErrorKind::certified, "")));
+  CHECK_FALSE(bounded_above_only(Estimate::from_interval(0, 0, ErrorKind::exact, "")));
+  CHECK_FALSE(bounded_above_only(Estimate::unknown("not computed")));
+  // The API's record (Python, --json, --format csv/jsonl): no value, no log value, the flag.
+  const auto shown = privamp::verify::sorted_json(privamp::api::estimate_tree(from_zero));
+  CHECK(shown["value"].is_null());
+  CHECK(shown["log_value"].is_null());
+  CHECK(shown["bounded_above_only"] == true);
+  CHECK(shown["upper"] == from_zero.upper);
+  CHECK(privamp::verify::sorted_json(privamp::api::estimate_tree(Estimate::from_value(0.25, 1e-9, ErrorKind::quadrature, "")))["bounded_above_only"] == false);
+  // A record (results.json, a golden row) keeps the engine's point, flagged, and reads back to the same estimate.
+  const nlohmann::json record = privamp::verify::to_json(from_zero);
+  CHECK(record["value"] == from_zero.value);
+  CHECK(record["bounded_above_only"] == true);
+  const Estimate back = privamp::verify::estimate_from_json(record);
+  CHECK(back.value == from_zero.value);
+  CHECK(back.log_value() == from_zero.log_value());
+  CHECK(back.upper == from_zero.upper);
+  // A −0 (an interval's end max(0, −0)) is written +0.
+  CHECK_FALSE(std::signbit(privamp::verify::json_number(-0.0).get<double>()));
+  CHECK(privamp::verify::sorted_json(privamp::verify::Tree(-0.0)).dump() == "0.0");
 }
 
 TEST_CASE("interval text rounds its ends outwards: the printed interval contains the computed one", "[verify][estimate][text]") {

@@ -386,12 +386,18 @@ std::string number_text(double value, double log_value, int direction, int digit
   return directed_text(value, direction, digits);
 }
 
-std::string value_text(const Estimate& e) {
-  if (e.value == 0 && e.log_upper() > -kInf && e.log_value() == -kInf) return "< " + number_text(e.upper, e.log_upper(), 1);
-  // A rigorous interval from 0 (certified or exact): its point is a ball's midpoint or a double that lost its digits
-  // to cancellation, and says nothing the upper end does not (a KL of about 1e-200 printed 7.6e-24 in [0, 1.7e-19]).
+bool bounded_above_only(const Estimate& e) {
+  if (!(e.log_upper() > -kInf)) return false;
+  if (e.value == 0 && e.log_value() == -kInf) return true;
   const bool rigorous = e.error_kind == ErrorKind::certified || e.error_kind == ErrorKind::exact;
-  if (rigorous && e.log_lower() == -kInf && e.log_upper() > -kInf) return "< " + number_text(e.upper, e.log_upper(), 1);
+  return rigorous && e.log_lower() == -kInf;
+}
+
+double shown_value(const Estimate& e) { return bounded_above_only(e) ? std::numeric_limits<double>::quiet_NaN() : e.value; }
+double shown_log_value(const Estimate& e) { return bounded_above_only(e) ? std::numeric_limits<double>::quiet_NaN() : e.log_value(); }
+
+std::string value_text(const Estimate& e) {
+  if (bounded_above_only(e)) return "< " + number_text(e.upper, e.log_upper(), 1);
   return number_text(e.value, e.log_value());
 }
 

@@ -189,9 +189,16 @@ inline constexpr const char* kQuantityNames = "renyi, renyi_inf, kl, tv or hocke
 // lower end); as exp(x) where the value over- or underflows the double range (below 1e-308 it has lost digits, or is
 // the smallest double standing for less), x its log rounded the same way to `digits` - 2 digits.
 std::string number_text(double value, double log_value, int direction = 0, int digits = 12);
-// The value as a table prints it: number_text, or "< upper" where only an upper end is known: the value 0 with a
-// positive upper end (as far below the double range), or a certified or exact interval from 0, whose point carries
-// no digits of its own.
+// Whether only the interval's upper end is known: the value 0 with a positive upper end (as far below the double
+// range), or a certified or exact interval from 0, whose point carries no digits of its own (a ball's midpoint, or a
+// double that lost its digits to cancellation: a KL of about 1e-200 came out 7.6e-24 in [0, 1.7e-19]). Such a value is
+// shown as "< upper" in tables, and as null (NaN in Python) with bounded_above_only = true in structured outputs; a
+// record (results.json, a golden row) keeps the engine's point, flagged, so that a run read back is the run.
+bool bounded_above_only(const Estimate& e);
+// The value and its log as outputs show them: NaN where the estimate is bounded above only.
+double shown_value(const Estimate& e);
+double shown_log_value(const Estimate& e);
+// The value as a table prints it: number_text, or "< upper" where it is bounded above only.
 std::string value_text(const Estimate& e);
 // "[lower, upper]", each end rounded outwards by number_text.
 std::string interval_text(const Estimate& e, int digits = 12);

@@ -28,7 +28,7 @@ std::string describe_json(const json& j) {
 json json_number(double x) {
   if (std::isnan(x)) return nullptr;
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  return x;
+  return plain_zero(x);
 }
 
 double number_from_json(const json& j) {
@@ -72,6 +72,8 @@ json to_json(const Estimate& e, bool with_timing) {
     else if constexpr (std::is_same_v<T, ErrorBudget>) j[name] = budget_json(member);
     else j[name] = member;
   });
+  // A record keeps the engine's point where the outputs show none (bounded above only): a run read back is the run.
+  if (bounded_above_only(e)) j["value"] = json_number(e.value), j["log_value"] = json_number(e.log_value());
   return j;
 }
 
@@ -79,6 +81,7 @@ Estimate estimate_from_json(const json& j) {
   Estimate e;
   for_each_field(e, [&](const char* name, auto& member, FieldRule rule) {
     using T = std::decay_t<decltype(member)>;
+    if (rule == FieldRule::flag) return;  // read off the other fields, not read back
     if (!j.contains(name)) {
       if (rule == FieldRule::required) invalid_input("an estimate without its key '{}'", name);
       if constexpr (std::is_same_v<T, double>) member = rule == FieldRule::measure ? std::nan("") : 0.0;
@@ -200,6 +203,7 @@ bool is_set(const T&) { return true; }
 Cell table_cell(const std::string& s) { return s; }
 Cell table_cell(const Params& p) { return p.describe(); }
 Cell table_cell(double x) { return x; }
+Cell table_cell(bool b) { return b ? 1.0 : 0.0; }  // (as explore's `outside`)
 Cell table_cell(Verdict v) { return to_string(v); }
 Cell table_cell(Direction d) { return to_string(d); }
 template <class T>
@@ -331,7 +335,7 @@ namespace {
 Tree finite_numbers(const Tree& t) {
   if (t.is_number_float()) {
     const double x = t.get<double>();
-    return std::isfinite(x) ? t : Tree(json_number(x));
+    return Tree(json_number(x));
   }
   if (!t.is_structured()) return t;
   Tree out = t.is_array() ? Tree::array() : Tree::object();

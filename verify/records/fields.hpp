@@ -54,14 +54,23 @@ enum class FieldRule {
   discretised,  // written only for ErrorKind::discretised estimates; 0 otherwise
   budget,       // the parts of the interval's width (ErrorBudget): an object of named numbers in keyed records, one
                 // text cell ("quadrature 1.2e-12, lumping 3.4e-09") in flat ones; empty where none
+  flag,         // a yes/no read off the other fields (bounded_above_only): written, never read back
 };
 // The fields of an estimate: f(name, member, rule), in this order; `E` is Estimate or const Estimate. The logs are
 // handed over as doubles; where `E` is not const, what `f` writes into them is restored with the linear ends
 // (Estimate::restore_logs: a record read back).
+// Written (`E` const), the value and its log are those outputs show (shown_value: null where the estimate is bounded
+// above only, as its flag says); a record restores the engine's point (codec.cpp), so that a run read back is the run.
 template <class E, class F>
 void for_each_field(E& e, F&& f) {
-  double logs[3] = {e.log_value(), e.log_lower(), e.log_upper()};
-  f("value", e.value, FieldRule::measure);
+  constexpr bool writing = std::is_const_v<E>;
+  double logs[3] = {writing ? shown_log_value(e) : e.log_value(), e.log_lower(), e.log_upper()};
+  if constexpr (writing) {
+    const double shown = shown_value(e);
+    f("value", shown, FieldRule::measure);
+  } else {
+    f("value", e.value, FieldRule::measure);
+  }
   f("lower", e.lower, FieldRule::measure);
   f("upper", e.upper, FieldRule::measure);
   f("log_value", logs[0], FieldRule::measure);
@@ -75,7 +84,9 @@ void for_each_field(E& e, F&& f) {
   f("numerical_error", e.numerical_error, FieldRule::discretised);
   f("discretisation_error", e.discretisation_error, FieldRule::discretised);
   f("error_budget", e.budget, FieldRule::budget);
-  if constexpr (!std::is_const_v<E>) e.restore_logs(logs[0], logs[1], logs[2]);
+  bool above_only = bounded_above_only(e);
+  f("bounded_above_only", above_only, FieldRule::flag);
+  if constexpr (!writing) e.restore_logs(logs[0], logs[1], logs[2]);
 }
 // Whether a field is written for `e` (the discretised ones only for a discretised estimate; timings only where the
 // record keeps them).
@@ -115,12 +126,13 @@ void for_each_row_field(R& r, F&& f) {
   f(RowField{"mu"}, r.mu);
   f(RowField{"nu"}, r.nu);
   f(RowField{"exact", kRecord}, r.exact);
-  f(RowField{"exact", kTable}, r.exact.value);
+  f(RowField{"exact", kTable}, Derived<double>{shown_value(r.exact)});  // (null where bounded above only)
   f(RowField{"exact_lower", kTable}, r.exact.lower);
   f(RowField{"exact_upper", kTable}, r.exact.upper);
   // The natural log of the exact value: finite where the value underflows to 0 or overflows to inf in the column
   // beside it (e^-800, e^921), so the table never says 0 or inf for a value it knows.
-  f(RowField{"exact_log", kTable}, Derived<double>{r.exact.log_value()});
+  f(RowField{"exact_log", kTable}, Derived<double>{shown_log_value(r.exact)});
+  f(RowField{"exact_bounded_above_only", kTable}, Derived<bool>{bounded_above_only(r.exact)});
   f(RowField{"error_kind", kTable}, Derived<std::string>{error_kind_label(r.exact)});  // "none": not computed
   f(RowField{"method", kTable}, r.exact.method);
   f(RowField{"error_budget", kTable}, Derived<std::string>{budget_text(r.exact.budget)});
@@ -326,12 +338,13 @@ void for_each_figure_point_field(const FigurePointLine& l, const std::string& x,
 template <class P, class F>
 void for_each_profile_field(const P& p, F&& f) {
   f("eps", [&p](std::size_t i) { return p.eps[i]; });
-  f("delta", [&p](std::size_t i) { return p.delta[i].value; });
+  f("delta", [&p](std::size_t i) { return shown_value(p.delta[i]); });
   f("lower", [&p](std::size_t i) { return p.delta[i].lower; });
   f("upper", [&p](std::size_t i) { return p.delta[i].upper; });
   f("direction", [&p](std::size_t i) { return std::string(p.reversed[i] ? "nu||mu" : "mu||nu"); });
   f("error_kind", [&p](std::size_t i) { return error_kind_label(p.delta[i]); });
-  f("log_delta", [&p](std::size_t i) { return p.delta[i].log_value(); });
+  f("log_delta", [&p](std::size_t i) { return shown_log_value(p.delta[i]); });
+  f("bounded_above_only", [&p](std::size_t i) { return bounded_above_only(p.delta[i]); });
   f("log_lower", [&p](std::size_t i) { return p.delta[i].log_lower(); });
   f("log_upper", [&p](std::size_t i) { return p.delta[i].log_upper(); });
 }

@@ -24,7 +24,7 @@ namespace {
 
 // CSV numbers: full precision; undefined values (a formula outside its hypotheses, a ratio with a zero exact
 // value) as empty fields.
-std::string csv_number(double x) { return std::isnan(x) ? "" : fmt::format("{:.17g}", x); }
+std::string csv_number(double x) { return std::isnan(x) ? "" : fmt::format("{:.17g}", plain_zero(x)); }
 
 std::string show(double x) {
   if (std::isnan(x)) return "-";
