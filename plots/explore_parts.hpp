@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "plots/figures.hpp"
 #include "verify/explore/explore.hpp"
@@ -26,6 +27,9 @@ std::string axis_label(const verify::ExploreResult& r, const std::string& name);
 std::string ratio_tics(double lo, double hi, const std::string& axis = "y");
 // What the search looked for, as a title says it.
 std::string goal_phrase(verify::Goal goal);
+// The axes in the order a map draws them: the most influential of those on which the evaluations take 5 or more
+// values, then the others (a word or a short list, on which points pile up) by influence.
+std::vector<std::size_t> map_axes(const verify::ExploreResult& r);
 // The statement by its source's label with the ID in brackets, then the case.
 std::string title_head(const verify::ExploreResult& r);
 

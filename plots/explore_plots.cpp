@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <numeric>
+#include <set>
 #include <map>
 
 #include <fmt/format.h>
@@ -401,6 +402,30 @@ std::string title_head(const verify::ExploreResult& r) {
   return fmt::format("{} [{}], {}", label, r.id, r.case_name);
 }
 
+// The axes in the order a map draws them: those that spread the points first (kSpreadValues distinct values or more
+// among the evaluations), each group by influence (main effect; ties keep the declaration order). An axis of fewer
+// values (a word, a short list) is drawn only where fewer than two axes spread the points: on it a search's points
+// pile up on a few lines and hide each other (the formula-potential Langevin map, on its list axes x and alpha, hid
+// 51 of its 57 points). The title names the axes not drawn ("over every ...").
+std::vector<std::size_t> map_axes(const verify::ExploreResult& r) {
+  constexpr std::size_t kSpreadValues = 5;
+  std::vector<std::size_t> distinct(r.space.axes.size());
+  for (std::size_t a = 0; a < r.space.axes.size(); ++a) {
+    std::set<double> values;
+    for (const Evaluation& e : r.evaluations)
+      if (const double x = coordinate(r.space.axes[a], e.point); std::isfinite(x)) values.insert(x);
+    distinct[a] = values.size();
+  }
+  std::vector<std::size_t> order(r.space.axes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const bool spread_a = distinct[a] >= kSpreadValues, spread_b = distinct[b] >= kSpreadValues;
+    if (spread_a != spread_b) return spread_a;
+    return r.influence[a] > r.influence[b];
+  });
+  return order;
+}
+
 }  // namespace explore_parts
 
 using namespace explore_parts;
@@ -621,15 +646,13 @@ MapPoints map_points(const verify::ExploreResult& r, bool ignore, const ExploreA
   return m;
 }
 
-// The map: every evaluated point over the two most influential axes (one axis: the ratio against it), candidates
+// The map: every evaluated point over two axes (map_axes: the most influential of those that spread the points; one
+// axis: the ratio against it), candidates
 // coloured by their ratio, the others by why they have none, the reported points ringed.
 // False where nothing was evaluated successfully (the summary says so, and there is no convergence to draw either).
 bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesystem::path& dir, const std::string& stem) {
   const std::string ratio = verify::slack_ratio_name(r.direction);
-  // The two most influential axes (by main effect; ties keep the declaration order).
-  std::vector<std::size_t> order(r.space.axes.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return r.influence[a] > r.influence[b]; });
+  const std::vector<std::size_t> order = map_axes(r);
   const bool two = order.size() >= 2;
   const ExploreAxis& ax = r.space.axes[order[0]];
   const ExploreAxis* ay = two ? &r.space.axes[order[1]] : nullptr;
@@ -677,7 +700,7 @@ bool render_map(const verify::ExploreResult& r, bool ignore, const std::filesyst
   // Rows spaced for the reported rings, not opaque (it hid the x label), two columns (one took 40 % of the height).
   body += "set key below nobox noopaque height 1 spacing 1.8 maxrows 4\nplot " + fmt::format("{}", fmt::join(plots, ", \\\n     ")) + "\n";
   render_gnuplot(dir, stem + "_map", map_title(r, order, two ? 2 : 1, ignore),
-                 fmt::format("privamp explore: every evaluated point over the two most influential axes; data {}", map_csv.filename().string()),
+                 fmt::format("privamp explore: every evaluated point over the two most influential axes that spread them; data {}", map_csv.filename().string()),
                  body, explore_style());
   return true;
 }

@@ -13,6 +13,7 @@
 
 #include "support/cases.hpp"
 #include "numerics/errors.hpp"
+#include "plots/explore_parts.hpp"
 #include "verify/explore/explore.hpp"
 #include "verify/explore/explore_report.hpp"
 #include "verify/records/codec.hpp"
@@ -549,4 +550,40 @@ TEST_CASE("explore: a best ratio from a wide interval states what the intervals 
   CHECK(ratio_range_note(Direction::upper, row).empty());
   row.exact.upper = 1.6e-47 * 1.05;
   CHECK_FALSE(ratio_range_note(Direction::upper, row).empty());
+}
+
+TEST_CASE("a map draws the most influential axes that spread the points, a few-valued axis only where it must", "[explore][plots]") {
+  // Three axes: a word of three values with the largest influence, t over many values, alpha over two. The word and
+  // alpha pile the points on 3 and 2 lines: the map takes t and, of the rest, the most influential (the word), as the
+  // formula-potential Langevin map once took x and alpha (4 and 2 values) and hid 51 of 57 points.
+  ExploreResult r;
+  const auto axis = [](std::string name, ExploreAxis::Kind kind) {
+    ExploreAxis a;
+    a.name = std::move(name);
+    a.kind = kind;
+    return a;
+  };
+  ExploreAxis potential = axis("potential", ExploreAxis::Kind::choice);
+  potential.choices = {std::string("a"), std::string("b"), std::string("c")};
+  ExploreAxis alpha = axis("alpha", ExploreAxis::Kind::choice);
+  alpha.choices = {2.0, 8.0};
+  r.space.axes = {potential, axis("t", ExploreAxis::Kind::real), alpha};
+  for (int k = 0; k < 30; ++k) {
+    Evaluation e;
+    e.point.words["potential"] = std::string(1, static_cast<char>('a' + k % 3));
+    e.point.numbers["t"] = 0.4 + 0.1 * k;
+    e.point.numbers["alpha"] = k % 2 ? 8.0 : 2.0;
+    r.evaluations.push_back(e);
+  }
+  r.influence = {0.7, 0.1, 0.2};
+  CHECK(privamp::plots::explore_parts::map_axes(r) == std::vector<std::size_t>{1, 0, 2});
+  // Two axes spread the points: they are drawn, by influence, whatever the word's.
+  ExploreAxis u = axis("u", ExploreAxis::Kind::real);
+  r.space.axes.push_back(u);
+  for (std::size_t k = 0; k < r.evaluations.size(); ++k) r.evaluations[k].point.numbers["u"] = 1.0 + static_cast<double>(k % 7);
+  r.influence = {0.7, 0.1, 0.2, 0.15};
+  CHECK(privamp::plots::explore_parts::map_axes(r) == std::vector<std::size_t>{3, 1, 0, 2});
+  // With no axis spread (every axis few-valued), influence alone decides.
+  for (auto& e : r.evaluations) e.point.numbers["t"] = 1, e.point.numbers["u"] = 1;
+  CHECK(privamp::plots::explore_parts::map_axes(r) == std::vector<std::size_t>{0, 2, 3, 1});
 }
