@@ -25,27 +25,32 @@ namespace {
 // The convergence plot's y range: the best-so-far line's after its first 2 % of evaluations, padded (a few
 // evaluations hundreds of decades away would squash the progress into a flat line), ticked in ratios; and how many
 // evaluations lie beyond it, per key entry (each evaluation inside the hypotheses, outside them, the best-so-far line).
-// Empty where the line has no finite point.
-std::pair<std::string, std::array<std::string, 3>> convergence_yrange(double line_lo, double line_hi, const std::array<std::vector<double>, 2>& each,
-                                                                      const std::vector<double>& line) {
-  std::string range;
-  std::array<std::string, 3> beyond;
+// Empty settings where the line has no finite point.
+struct YRange {
+  std::string settings;
+  double lo = -kInf, hi = kInf;     // log10 ratio
+  std::array<std::string, 3> beyond;  // the key entries' words for the evaluations beyond it
+};
+YRange convergence_yrange(double line_lo, double line_hi, const std::array<std::vector<double>, 2>& each, const std::vector<double>& line) {
+  YRange out;
   if (line_lo <= line_hi) {
     // (at least 0.01 of a decade, 2.3 %: a floor of 0.05 left a line from 1.64 to 1.675 in the bottom third of a range
     // from 1.46 to 1.88)
     const double pad = std::max(0.25 * (line_hi - line_lo), 0.01 * std::max(1.0, std::fabs(line_hi))), lo = line_lo - pad, hi = line_hi + pad;
+    out.lo = lo, out.hi = hi;
     // (ticks named by the ratio itself, as on the frontier and the map's colour bar: a tick "0.05" was log10 of 1.12)
-    range = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi) + ratio_tics(lo, hi);
-    // (counted per key entry, inside and outside the hypotheses: one count on the first entry had covered both)
+    out.settings = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi) + ratio_tics(lo, hi);
+    // (counted per key entry, inside and outside the hypotheses: one count on the first entry had covered both; and
+    // drawn, as triangles on the edge they lie beyond: counted only, 14 of 40 evaluations had left no mark)
     for (std::size_t k = 0; k < 2; ++k)
       if (const auto n = std::count_if(each[k].begin(), each[k].end(), [&](double v) { return v < lo || v > hi; }); n > 0)
-        beyond[k] = fmt::format(" ({} beyond the range shown)", n);
+        out.beyond[k] = fmt::format(" ({} beyond the range shown: triangles on its edge)", n);
     // (the line's first evaluations, left out of the range, said too: a best so far cut off unannounced read as
     // starting where the range does)
     if (const auto n = std::count_if(line.begin(), line.end(), [&](double v) { return v < lo || v > hi; }); n > 0)
-      beyond[2] = fmt::format("; its first {} beyond the range shown", n);
+      out.beyond[2] = fmt::format("; its first {} beyond the range shown", n);
   }
-  return {range, beyond};
+  return out;
 }
 
 // The convergence plot's data, written to its CSV (one row per evaluation: the best log10 ratio so far, empty before
@@ -125,7 +130,9 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
   const ConvergenceData d = write_convergence(r, ignore, conv_csv);
   if (d.candidates == 0) return;  // no candidate point: nothing converges
   const std::string file = quoted(conv_csv.filename().string());
-  auto [range, beyond] = convergence_yrange(d.line_lo, d.line_hi, d.each, d.line);
+  const YRange y = convergence_yrange(d.line_lo, d.line_hi, d.each, d.line);
+  std::string range = y.settings;
+  const auto& beyond = y.beyond;
   // The x axis ends at the last evaluation, and after the global phase's end; linear, so that the local phase (the
   // last third of the budget, where the final gains are made) is not squeezed into the last few percent of a log axis.
   range += fmt::format("set xrange [0:{}]\n", std::max<double>({2.0, static_cast<double>(r.evaluations.size()),
@@ -149,6 +156,19 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
                                   file, beyond[0], beyond[1], pts(11, 7), pts(10, 6), marked, last_inside)
                     : fmt::format("{0} using 1:3:{1} with points pt variable ps 0.4 lc rgb '#aaaaaa' notitle, \\\n"
                                   "     keyentry with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'each evaluation{2}{3}'", file, pts(11, 7), beyond[0], marked);
+  // The evaluations beyond the range: a triangle on the edge they lie beyond, pointing out of the plot (filled inside
+  // the hypotheses, open outside them), in the grey of their own marks.
+  if (std::isfinite(y.lo) && std::isfinite(y.hi)) {
+    const std::string at_edge = fmt::format("($3 > {1:.17g} ? {1:.17g} : $3 < {0:.17g} ? {0:.17g} : 1/0)", y.lo, y.hi);
+    const std::string pointing = fmt::format("($3 > {:.17g} ? {{}} : {{}})", y.hi);
+    for (int outside = 0; outside < 2; ++outside) {
+      if (beyond[outside].empty()) continue;
+      const std::string kept = d.any_outside ? fmt::format("($4 == {} ? 1 : 0)", outside) : "(1)";
+      each_plot += fmt::format(", \\\n     {} using 1:({} ? {} : 1/0):{} with points pt variable ps 0.6 lc rgb '{}' notitle", file,
+                               kept, at_edge, fmt::format(fmt::runtime(pointing), outside ? 8 : 9, outside ? 10 : 11),
+                               outside ? "#888888" : "#aaaaaa");
+    }
+  }
   // (the map's marks and words: a plus sign on the best-so-far line at ratio 1 merged with it)
   if (d.tight_zeros > 0)
     each_plot += fmt::format(", \\\n     {} using 1:($6 == 1 ? 0 : 1/0) with points pt 13 ps 0.8 lc rgb '#21908d' title "

@@ -10,7 +10,8 @@
   within a quarter of a ring: 0.75 % of the width, 1.5 % of the height) or are joined by a chain of coinciding rings,
   and such rings share one.
 - The key's count of points hidden under others adds up: drawn marks and hidden points are at most the points.
-- Every evaluation of a convergence plot is drawn or counted in its key's "not drawn".
+- Every evaluation of a convergence plot is drawn or counted in its key's "not drawn"; those beyond its y range are
+  drawn on its edge.
 """
 import json
 import math
@@ -114,6 +115,14 @@ for gp_path in sorted(directory.glob("*_convergence.gp")):
     counted = sum(int(part.split(" ", 1)[0]) for part in key.group(1).split("; ")) if key else 0
     if drawn + counted != len(rows):
         failures.append(f"{gp_path.name}: {drawn} evaluations drawn and {counted} counted as not drawn, of {len(rows)}")
+    # An evaluation beyond the y range is drawn on the edge it lies beyond (a triangle), not only counted.
+    yrange = re.search(r"set yrange \[([^:]+):([^\]]+)\]", gp)
+    if yrange:
+        lo, hi = float(yrange.group(1)), float(yrange.group(2))
+        beyond = sum(1 for r in rows if r[2] != "" and not (lo <= float(r[2]) <= hi))
+        edge_clauses = len(re.findall(r"\$3 > [-0-9.e+]+ \? [-0-9.e+]+ : \$3 < [-0-9.e+]+ \? [-0-9.e+]+ : 1/0", gp))
+        if beyond and not edge_clauses:
+            failures.append(f"{gp_path.name}: {beyond} evaluations beyond the y range [{lo}, {hi}] and no mark on its edge")
 
 print(f"{len(maps)} maps checked")
 if failures:
