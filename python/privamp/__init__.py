@@ -378,8 +378,9 @@ ProfilePoint = _namedtuple("ProfilePoint", _privamp.profile_fields())
 ProfilePoint.__doc__ = """delta(eps) = max(H_eps(mu || nu), H_eps(nu || mu)) at one eps: the value, an interval that
 contains it (the larger of the two directions' intervals, end by end), which direction gives the value
 ("mu||nu" or "nu||mu"), the kind of error behind the interval, and the natural logs of the value and the ends
-(finite where delta is below the double range and `delta` prints 0: log_delta = -1235 at eps = 50 for the
-subsampled Gaussian; -inf only for an exact zero)."""
+(finite where delta is below the double range, where `delta` is NaN: log_delta = -1235 at eps = 50 for the
+subsampled Gaussian; -inf only for an exact zero), and whether only the upper end is known (`bounded_above_only`:
+then delta and log_delta are NaN)."""
 
 
 def privacy_profile(mu, nu, eps, **options):

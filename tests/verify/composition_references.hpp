@@ -38,6 +38,26 @@ inline constexpr std::array<ComposedReference, 16> kComposedSubsampledGaussian{{
     {0.01, 1.0, 10, 0.3, false, 0},  // N(0,s^2)||mixture: exactly 0 (no saddle)
 }};
 
+// The subsampled Gaussian at small noise (σ = 0.3, q = 0.00125), whose privacy loss flattens within 1e-12 to
+// −log(1 − q) on the far left tail (2.3e-6 of the mass): δ by the contour integral in mpmath at 50 digits on two
+// different bent lines z = c + κ|y| + iy (c the saddle point, κ = ±0.5, and 0.7c, κ = ±0.3; where −1 < c < 0,
+// δ = 1 + the integral, so 1 − δ comes without cancellation), M(z) not by quadrature in x but by an exact
+// Mellin–Barnes integral of E[(1 + e^t)^w] for normal t (checked against direct quadrature to 3e-50); the two lines
+// agreed to 31–45 digits; the same script reproduced the q = 0.01, σ = 1 references above to every digit. The T = 10^6
+// values are 1 − 1.51e-60 (add) and 1 − 1.89e-60 (remove): 1 in a double. N against the mixture at T = 3000, ε = 10
+// is exactly 0: that loss never exceeds 3000·log(1/(1 − q)) = 3.75.
+inline constexpr std::array<ComposedReference, 9> kComposedSmallNoise{{
+    {0.00125, 0.3, 3000, 2, true, 0.3932186447117613682481865},
+    {0.00125, 0.3, 3000, 10, true, 0.03446349170900774209003627},
+    {0.00125, 0.3, 3000, 2, false, 0.02618279980319435333390834},
+    {0.00125, 0.3, 3000, 10, false, 0},
+    {0.00125, 0.3, 10000, 5, true, 0.6367968017570978233988093},
+    {0.00125, 0.3, 10000, 5, false, 0.1077288737214320792933208},
+    {0.00125, 0.3, 10000, 20, true, 0.05287247185094272914971697},
+    {0.00125, 0.3, 1000000, 1, true, 1},
+    {0.00125, 0.3, 1000000, 1, false, 1},
+}};
+
 // ε at which δ(ε) = 1e-5 for q = 0.01, σ = 1, T = 1000, A against B (the same script, root-finding on δ).
 inline constexpr double kEpsilonAtDelta1e5 = 1.828236666516576842614438;
 

@@ -229,7 +229,7 @@ TEST_CASE("a rigorous interval from 0 prints its value as '< upper', an estimate
   CHECK(value_text(Estimate::from_interval(0, 0, ErrorKind::exact, "")) == "0");
 }
 
-TEST_CASE("an estimate bounded above only shows no point in structured outputs; its record keeps it; zero is +0",
+TEST_CASE("an estimate bounded above only shows no point in structured outputs, its record keeps it, zero is +0",
           "[verify][estimate][records]") {
   using privamp::verify::bounded_above_only;
   const double inf = std::numeric_limits<double>::infinity();
@@ -258,6 +258,15 @@ TEST_CASE("an estimate bounded above only shows no point in structured outputs; 
   CHECK(back.value == from_zero.value);
   CHECK(back.log_value() == from_zero.log_value());
   CHECK(back.upper == from_zero.upper);
+  // A value below the double range shows its log only: no "value": 0 beside "log_value": -26761.
+  const Estimate tiny = Estimate::from_log_bounds(-26761.07, -26761.08, std::log(5e-324), ErrorKind::exact, "");
+  REQUIRE(tiny.value == 0);
+  CHECK_FALSE(bounded_above_only(tiny));
+  CHECK(std::isnan(privamp::verify::shown_value(tiny)));
+  CHECK(privamp::verify::shown_log_value(tiny) == -26761.07);
+  const auto tiny_shown = privamp::verify::sorted_json(privamp::api::estimate_tree(tiny));
+  CHECK(tiny_shown["value"].is_null());
+  CHECK(tiny_shown["log_value"] == -26761.07);
   // A −0 (an interval's end max(0, −0)) is written +0.
   CHECK_FALSE(std::signbit(privamp::verify::json_number(-0.0).get<double>()));
   CHECK(privamp::verify::sorted_json(privamp::verify::Tree(-0.0)).dump() == "0.0");

@@ -278,7 +278,8 @@ Estimate arbitrate(Estimate fast, Estimate certified) {
                      fast.log_lower() <= certified.log_upper() && certified.log_lower() <= fast.log_upper();
   const bool sharp = certified.log_upper() - certified.log_lower() <= 1e-6 || certified.upper - certified.lower <= 1e-6 * certified.value;
   if (!(fast.value >= tiny)) {
-    certified.method += fmt::format(" (the fast route, {}, gave {:.3g}: below the double range)", fast.method, fast.value);
+    // (0 need not be an underflow: a KL of 8.6e-201 came out 0 by cancellation, which "below the double range" misnamed)
+    certified.method += fmt::format(" (the fast route, {}, gave {:.3g}: no digits at that size)", fast.method, fast.value);
   } else if (!agree) {
     certified.method += fmt::format(" (the fast route, {}, gave {:.12g} in [{:.12g}, {:.12g}], outside this enclosure: the enclosure decides)",
                                     fast.method, fast.value, fast.lower, fast.upper);

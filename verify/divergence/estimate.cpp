@@ -393,7 +393,12 @@ bool bounded_above_only(const Estimate& e) {
   return rigorous && e.log_lower() == -kInf;
 }
 
-double shown_value(const Estimate& e) { return bounded_above_only(e) ? std::numeric_limits<double>::quiet_NaN() : e.value; }
+// (a value below the double range, 0 as a double with a finite log, is shown by its log alone: "value": 0 beside
+// "log_value": -26761 read as zero to whoever reads the value)
+double shown_value(const Estimate& e) {
+  const bool underflow = e.value == 0 && std::isfinite(e.log_value());
+  return bounded_above_only(e) || underflow ? std::numeric_limits<double>::quiet_NaN() : e.value;
+}
 double shown_log_value(const Estimate& e) { return bounded_above_only(e) ? std::numeric_limits<double>::quiet_NaN() : e.log_value(); }
 
 std::string value_text(const Estimate& e) {

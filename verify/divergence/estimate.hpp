@@ -195,7 +195,8 @@ std::string number_text(double value, double log_value, int direction = 0, int d
 // shown as "< upper" in tables, and as null (NaN in Python) with bounded_above_only = true in structured outputs; a
 // record (results.json, a golden row) keeps the engine's point, flagged, so that a run read back is the run.
 bool bounded_above_only(const Estimate& e);
-// The value and its log as outputs show them: NaN where the estimate is bounded above only.
+// The value and its log as outputs show them: NaN where the estimate is bounded above only; the value NaN also where
+// it is below the double range (0 as a double, its log finite: the log carries it).
 double shown_value(const Estimate& e);
 double shown_log_value(const Estimate& e);
 // The value as a table prints it: number_text, or "< upper" where it is bounded above only.

@@ -72,8 +72,9 @@ json to_json(const Estimate& e, bool with_timing) {
     else if constexpr (std::is_same_v<T, ErrorBudget>) j[name] = budget_json(member);
     else j[name] = member;
   });
-  // A record keeps the engine's point where the outputs show none (bounded above only): a run read back is the run.
-  if (bounded_above_only(e)) j["value"] = json_number(e.value), j["log_value"] = json_number(e.log_value());
+  // A record keeps the engine's point where the outputs show none (bounded above only, below the double range): a run
+  // read back is the run.
+  record_point(e, [&](const char* name, double x) { j[name] = json_number(x); });
   return j;
 }
 

@@ -88,6 +88,14 @@ void for_each_field(E& e, F&& f) {
   f("bounded_above_only", above_only, FieldRule::flag);
   if constexpr (!writing) e.restore_logs(logs[0], logs[1], logs[2]);
 }
+// What a record (results.json, golden rows, rows between processes) writes over the shown value and its log where the
+// outputs show none: the engine's point, f(name, number), so that a run read back is the run.
+template <class F>
+void record_point(const Estimate& e, F&& f) {
+  if (!std::isnan(shown_value(e)) || std::isnan(e.value)) return;
+  f("value", e.value);
+  f("log_value", e.log_value());
+}
 // Whether a field is written for `e` (the discretised ones only for a discretised estimate; timings only where the
 // record keeps them).
 inline bool written(const Estimate& e, FieldRule rule, bool with_timing = true) {
@@ -344,9 +352,9 @@ void for_each_profile_field(const P& p, F&& f) {
   f("direction", [&p](std::size_t i) { return std::string(p.reversed[i] ? "nu||mu" : "mu||nu"); });
   f("error_kind", [&p](std::size_t i) { return error_kind_label(p.delta[i]); });
   f("log_delta", [&p](std::size_t i) { return shown_log_value(p.delta[i]); });
-  f("bounded_above_only", [&p](std::size_t i) { return bounded_above_only(p.delta[i]); });
   f("log_lower", [&p](std::size_t i) { return p.delta[i].log_lower(); });
   f("log_upper", [&p](std::size_t i) { return p.delta[i].log_upper(); });
+  f("bounded_above_only", [&p](std::size_t i) { return bounded_above_only(p.delta[i]); });
 }
 
 // ---- searches (privamp explore) ------------------------------------------------------------------------------------
