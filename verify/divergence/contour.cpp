@@ -294,9 +294,9 @@ class ReleaseLoss {
     out.push_back({a, b});
   }
   [[noreturn]] void refuse_panels() const {
-    throw NumericalError(fmt::format("the contour integral cannot resolve the tilted law of {}: it would need more than {} panels "
-                                     "(its loss varies too fast where the tilted mass lies, as at a level within rounding of the "
-                                     "largest composed loss)", mu_->brief(), kMaxPanels));
+    throw NumericalError(fmt::format("the contour integral cannot resolve the tilted law of {}: it needs more than {} panels "
+                                     "(its loss varies too fast where the tilted mass lies: a loss that varies a million-fold, "
+                                     "or a level within rounding of the largest composed loss)", mu_->brief(), kMaxPanels));
   }
   static constexpr std::size_t kMaxPanels = 200'000;
 
