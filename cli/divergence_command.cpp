@@ -65,13 +65,15 @@ void stream_rows(const api::DivergenceResult& r, bool jsonl, bool with_method) {
   for (std::size_t i = 0; i < r.estimates.size(); ++i) {
     const verify::Estimate& e = r.estimates[i];
     out += jsonl ? fmt::format("{{\"quantity\":{}", text(r.quantities[i].label())) : text(r.quantities[i].label());
-    verify::for_each_field(e, [&](const char* name, const auto& member, verify::FieldRule) {
+    verify::for_each_field(e, [&](const char* name, const auto& member, verify::FieldRule rule) {
       using T = std::decay_t<decltype(member)>;
       if (!with_method && std::string_view(name) == "method") return;
       std::string cell;
       if constexpr (std::is_same_v<T, double>) cell = number(member);
       else if constexpr (std::is_same_v<T, verify::ErrorKind>) cell = text(verify::error_kind_label(e));  // "none": not computed
-      else if constexpr (std::is_same_v<T, verify::ErrorBudget>) cell = jsonl ? verify::budget_json(member).dump() : text(verify::budget_text(member));
+      else if constexpr (std::is_same_v<T, verify::ErrorBudget>) cell = jsonl ? verify::budget_json(member, rule).dump()
+                                                                                 : text(rule == verify::FieldRule::log_budget ? verify::log_budget_text(member)
+                                                                                                                               : verify::budget_text(member));
       else if constexpr (std::is_same_v<T, std::string>) cell = text(member);
       else cell = fmt::format("{}", member);
       out += jsonl ? fmt::format(",\"{}\":{}", name, cell) : "," + cell;

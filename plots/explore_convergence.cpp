@@ -36,7 +36,12 @@ YRange convergence_yrange(double line_lo, double line_hi, const std::array<std::
   if (line_lo <= line_hi) {
     // (at least 0.01 of a decade, 2.3 %: a floor of 0.05 left a line from 1.64 to 1.675 in the bottom third of a range
     // from 1.46 to 1.88)
-    const double pad = std::max(0.25 * (line_hi - line_lo), 0.01 * std::max(1.0, std::fabs(line_hi))), lo = line_lo - pad, hi = line_hi + pad;
+    const double pad = std::max(0.25 * (line_hi - line_lo), 0.01 * std::max(1.0, std::fabs(line_hi))), hi = line_hi + pad;
+    double lo = line_lo - pad;
+    // (the padding does not cross ratio 1 where nothing lies below it: a line from 1 to 10^{200} was padded down to
+    // 10^{-50}, a range of ratios below 1 that no evaluation had)
+    const auto below_one = [](const std::vector<double>& v) { return std::any_of(v.begin(), v.end(), [](double x) { return x < 0; }); };
+    if (line_lo >= 0 && !below_one(each[0]) && !below_one(each[1]) && lo < 0) lo = -0.02 * hi;
     out.lo = lo, out.hi = hi;
     // (ticks named by the ratio itself, as on the frontier and the map's colour bar: a tick "0.05" was log10 of 1.12)
     out.settings = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi) + ratio_tics(lo, hi);

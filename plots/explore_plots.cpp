@@ -226,9 +226,10 @@ bool tight_without_ratio(const Evaluation& e) {
   return e.has_numbers() && !std::isfinite(e.slack) && e.verdict() == verify::Verdict::tight && e.in_region;
 }
 
-// The map's palette: perceptually uniform (viridis) over the central 96% of the candidates' log ratios, so that a
-// few extreme points do not take the whole range, one way for every search (dark the smallest ratios, tight or
-// violated, light the loosest: two maps in one paper read alike; each filled point is ringed in black, so that the
+// The map's palette: perceptually uniform over the central 96% of the candidates' log ratios, so that a few extreme
+// points do not take the whole range, one way for every search (dark the smallest ratios, tight or violated, light
+// the loosest: two maps in one paper read alike; viridis, ratio 1 teal, where violations and tight points are
+// sought, and inferno, without teal, for the loosest; each filled point is ringed in black, so that the
 // light end stays visible on white). `colour` is the gnuplot expression of a point's colour value from its log10
 // ratio ($3).
 struct Palette {
@@ -356,8 +357,11 @@ Palette palette(const verify::ExploreResult& r) {
   // (a tightest search as a violation search: compressed around 1, so that ratios near 1 get colours of their own
   // where the loosest points reach 10^15, which painted every ratio below 10 one purple)
   if (r.goal == verify::Goal::violation || r.goal == verify::Goal::tightest) return violation_palette(l);
-  const double lo = l[static_cast<std::size_t>(0.02 * static_cast<double>(l.size() - 1))];
-  const double hi = l[static_cast<std::size_t>(0.98 * static_cast<double>(l.size() - 1))];
+  double lo = l[static_cast<std::size_t>(0.02 * static_cast<double>(l.size() - 1))];
+  double hi = l[static_cast<std::size_t>(0.98 * static_cast<double>(l.size() - 1))];
+  // Over a decade and a half, the ends are whole decades, so that every tick is a power of ten (a bar read "22.9"
+  // at one end and "10^{32}" at the other).
+  if (hi - lo >= 1.5) lo = std::floor(lo), hi = std::ceil(hi);
   // (the bar's ticks name ratios, as the violation scale's do: a bar of log10 values 0 to 0.22 read as ratios; and
   // both ends are named, "≤"/"≥" where points lie beyond them, drawn in the end colours: a bar whose ticks ran from
   // 1.1 to 1.6 left its ends, 1.0008 and 1.67, to be guessed; interior ticks within a tenth of the bar of an end give
@@ -371,7 +375,9 @@ Palette palette(const verify::ExploreResult& r) {
         ticks.push_back(t);
     bar = fmt::format("set cbrange [{}:{}]\nset cbtics ({})\nunset mcbtics\n", lo, hi, fmt::join(ticks, ", "));
   }
-  return {fmt::format("set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')\n{}", bar)};
+  // (dark to light as every map, but not through the violation scale's teal, which means a ratio of 1 there and
+  // marks the tight points: in a loosest map teal was the middle of the scale as well)
+  return {fmt::format("set palette defined (0 '#1b0c41', 1 '#6a176e', 2 '#bc3754', 3 '#f37819', 4 '#fcffa4')\n{}", bar)};
 }
 
 // What the search looked for, as a title says it (the goal's bare name, "violation", read as a verdict).
@@ -403,7 +409,7 @@ std::string title_head(const verify::ExploreResult& r) {
 }
 
 // The axes in the order a map draws them: those that spread the points first (kSpreadValues distinct values or more
-// among the evaluations), each group by influence (main effect; ties keep the declaration order). An axis of fewer
+// among the global phase's evaluations), each group by influence (of the log ratio: both the same for every goal) (main effect; ties keep the declaration order). An axis of fewer
 // values (a word, a short list) is drawn only where fewer than two axes spread the points: on it a search's points
 // pile up on a few lines and hide each other (the formula-potential Langevin map, on its list axes x and alpha, hid
 // 51 of its 57 points). The title names the axes not drawn ("over every ...").
@@ -412,8 +418,10 @@ std::vector<std::size_t> map_axes(const verify::ExploreResult& r) {
   std::vector<std::size_t> distinct(r.space.axes.size());
   for (std::size_t a = 0; a < r.space.axes.size(); ++a) {
     std::set<double> values;
-    for (const Evaluation& e : r.evaluations)
-      if (const double x = coordinate(r.space.axes[a], e.point); std::isfinite(x)) values.insert(x);
+    // (over the global phase, the same points for every goal: a goal's local runs do not change the axes drawn)
+    const std::size_t n = r.global_points > 0 ? std::min(r.global_points, r.evaluations.size()) : r.evaluations.size();
+    for (std::size_t i = 0; i < n; ++i)
+      if (const double x = coordinate(r.space.axes[a], r.evaluations[i].point); std::isfinite(x)) values.insert(x);
     distinct[a] = values.size();
   }
   std::vector<std::size_t> order(r.space.axes.size());

@@ -102,8 +102,47 @@ TEST_CASE("an estimate's record carries its error budget, read back alike, and r
   CHECK_THROWS_WITH(privamp::verify::estimate_from_json(bad), Catch::Contains("unknown part 'made_up'"));
   bad["error_budget"] = 3;
   CHECK_THROWS_WITH(privamp::verify::estimate_from_json(bad), Catch::Contains("object of named numbers"));
-  // A record without one (written before budgets) reads back with none.
+  // A record without one (written before budgets) reads back with none; logs of parts it does not name are refused.
   nlohmann::json old = j;
   old.erase("error_budget");
+  CHECK_THROWS_WITH(privamp::verify::estimate_from_json(old), Catch::Contains("which error_budget does not"));
+  old.erase("log_error_budget");
   CHECK(privamp::verify::estimate_from_json(old).budget.empty());
+  // A log that is not the amount's is refused (a record edited by hand).
+  nlohmann::json edited = j;
+  edited["log_error_budget"]["lumping"] = -3.0;
+  CHECK_THROWS_WITH(privamp::verify::estimate_from_json(edited), Catch::Contains("not the log of"));
+}
+
+// A value far below the double range (log −26761) has a half-width that is 0 as a double: the budget keeps its log.
+// It was empty ("error_budget": {}) on such rows; a part now reads null beside its log, never a silent 0.
+TEST_CASE("an interval below the double range keeps its budget in log space, through scaling and records", "[verify][budget]") {
+  using privamp::verify::ErrorKind;
+  const double lv = -26761.0, rel = 1e-6;  // (the logs' own spacing here is 3.6e-12)
+  Estimate e = Estimate::from_log(lv, rel, ErrorKind::exact, "crafted");
+  REQUIRE(e.budget.size() == 1);
+  CHECK(e.budget[0].amount == 0);
+  // log of the half-width: lv + log((1+r) − (1−r))/2 = lv + log r (to rounding of the logs' ends)
+  CHECK(std::fabs(e.budget[0].log_amount - (lv + std::log(rel))) < 1e-3);
+  CHECK_THAT(budget_text(e.budget), Catch::Contains("rounding exp(-26774.8"));
+  const nlohmann::json j = privamp::verify::to_json(e);
+  CHECK(j["error_budget"]["rounding"].is_null());
+  CHECK(j["log_error_budget"]["rounding"] == e.budget[0].log_amount);
+  const Estimate back = privamp::verify::estimate_from_json(j);
+  CHECK(back.budget == e.budget);
+  // Scaled by 1e-100 (a subsampling weight): the budget moves with the value, by log(1e-100) = −230.26, and the
+  // factor's relative error joins it as rounding.
+  Estimate scaled = e;
+  scaled.scale(1e-100, 1e-15);
+  REQUIRE(scaled.budget.size() == 1);
+  CHECK(std::fabs(scaled.budget[0].log_amount - std::log(std::exp(e.budget[0].log_amount - lv) * 1 + 1e-15) - lv -
+                  std::log(1e-100)) < 1e-3);
+  // ... and an estimate in the double range scaled keeps its parts in proportion (the budget was left unscaled:
+  // q·HS with q = 0.01 carried the Gaussian pair's bar, 100 times its own).
+  Estimate normal = Estimate::from_value(0.25, 1e-9, ErrorKind::quadrature, "crafted");
+  normal.scale(0.01, 0);
+  REQUIRE(normal.budget.size() == 1);
+  CHECK(normal.budget[0].amount == Approx(1e-11).epsilon(1e-12));
+  // (the ends rounded outwards by an ulp of the value, as in the first test)
+  CHECK(budget_sum(normal) >= (normal.upper - normal.lower) / 2 - 2 * 0x1p-52 * normal.upper);
 }

@@ -177,6 +177,26 @@ TEST_CASE("a composed hockey-stick beneath what the contour resolves keeps an up
   CHECK_THAT(beyond.method, Catch::Contains("the composed loss is at most"));
 }
 
+// 150 Laplace releases at ε = 150 = Σ T_i Δ/b: HS is 0 there (the composed loss never exceeds 150). The quadrature
+// engine's supremum search places Σ T_i R_∞ in 150 ± 4.5e-6, so ε lies inside that interval: the contour refused it
+// ("needs more than 200000 panels"). Its rigorous consequence answers: 0 ≤ HS ≤ 1 − e^{ε − sup L}. Checked on both
+// sides of the interval's inside: just below it (ε = 149.9) the contour's own refusal stands (nothing is invented).
+TEST_CASE("composed Laplace at the largest loss under the quadrature engine: [0, 1 - e^(eps - sup L)], not a refusal", "[composition]") {
+  const std::string p = "power(laplace(0, 1), 150)", q = "power(laplace(1, 1), 150)";
+  const auto at = divergence(p, q, Quantity::hockey_stick(150), Engine::quadrature);
+  INFO(at.method);
+  CHECK(at.lower == 0);
+  CHECK(at.upper > 0);
+  CHECK(at.upper < 1e-5);  // 150 releases × the search's bar of 3e-8
+  CHECK(at.error_kind == ErrorKind::quadrature);
+  CHECK_THAT(at.method, Catch::Contains("the contour refused"));
+  CHECK_THROWS(divergence(p, q, Quantity::hockey_stick(149.9), Engine::quadrature));  // below the interval: refused
+  // Under auto the closed form's R_inf = 1 is exact: 150 within rounding of 150, the bound at rounding size.
+  const auto exact = divergence(p, q, Quantity::hockey_stick(150));
+  CHECK(exact.lower == 0);
+  CHECK(exact.upper < 1e-12);
+}
+
 // Releases whose losses round to 0 in double (a mixture of weight 1e-30): the contour once answered "equal laws",
 // [0, 0] (TV is at least one release's, q·TV(N(1, 1), N(0, 1)) = q·0.38292492254802624, by data processing); at
 // q = 1e-7 over 1,000 releases its line overflowed (an internal error, also from `account`). Now the lattices answer,

@@ -587,3 +587,52 @@ TEST_CASE("a map draws the most influential axes that spread the points, a few-v
   for (auto& e : r.evaluations) e.point.numbers["t"] = 1, e.point.numbers["u"] = 1;
   CHECK(privamp::plots::explore_parts::map_axes(r) == std::vector<std::size_t>{0, 2, 3, 1});
 }
+
+// The influence is that of the log ratio over the global phase, whose points one seed fixes: every goal finds the
+// same influences and draws the same axes (a tightest search, scored by |log ratio|, drew a case on other axes than
+// its loosest search).
+TEST_CASE("searches of one case with one seed draw their maps on the same axes, whatever the goal", "[explore][plots]") {
+  // R_2(N(delta, sigma^2) || N(0, sigma^2)) = delta^2/sigma^2 against a bound off by a factor 1.5 (delta < 1) or 0.8
+  // (delta >= 1) times e^{0.3(sigma - 1.25)}: log ratios on both sides of 0, where |log ratio| (the tightest
+  // search's objective) and the log ratio itself spread differently over the two axes.
+  const Case c = load_one(R"toml(
+[[bound]]
+id = "TESTX.two-sided"
+quantity = "renyi"
+direction = "upper"
+formula = "if(delta < 1, 1.5, 0.8) * exp(0.3 * (sigma - 1.25)) * delta^2 / sigma^2"
+
+[[case]]
+name = "two-sided ratios"
+bounds = ["TESTX.two-sided"]
+mu = "gaussian({delta}, {sigma})"
+nu = "gaussian(0, {sigma})"
+quantity = "renyi"
+order = "2"
+[case.grid]
+delta = 0.5
+sigma = 1
+[case.explore]
+delta = {min = 0.2, max = 2}
+sigma = {min = 0.5, max = 2}
+)toml");
+  ExploreOptions o;
+  o.budget = 40;
+  o.seed = 11;
+  o.jobs = 1;
+  std::vector<ExploreResult> results;
+  for (Goal goal : {Goal::loosest, Goal::tightest, Goal::violation}) {
+    o.goal = goal;
+    results.push_back(explore(c, "TESTX.two-sided", o));
+  }
+  REQUIRE(results[0].space.axes.size() == 2);
+  REQUIRE(results[0].global_points > 0);
+  bool both_signs[2] = {false, false};
+  for (const auto& e : results[0].evaluations)
+    if (std::isfinite(e.slack)) both_signs[e.slack > 0 ? 1 : 0] = true;
+  CHECK((both_signs[0] && both_signs[1]));
+  for (const ExploreResult& r : results) {
+    CHECK(r.influence == results[0].influence);
+    CHECK(privamp::plots::explore_parts::map_axes(r) == privamp::plots::explore_parts::map_axes(results[0]));
+  }
+}

@@ -48,7 +48,7 @@ Tree estimate_tree(const verify::Estimate& e) {
     using T = std::decay_t<decltype(member)>;
     if (!verify::written(e, rule)) return;  // a discretised estimate's error parts only for those
     if constexpr (std::is_same_v<T, verify::ErrorKind>) t[name] = verify::error_kind_label(e);  // "none" where not computed
-    else if constexpr (std::is_same_v<T, verify::ErrorBudget>) t[name] = verify::budget_json<Tree>(member);
+    else if constexpr (std::is_same_v<T, verify::ErrorBudget>) t[name] = verify::budget_json<Tree>(member, rule);
     else t[name] = member;
   });
   return t;

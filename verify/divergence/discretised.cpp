@@ -73,7 +73,10 @@ Estimate richardson(const Estimate& coarse, const Estimate& middle, const Estima
   e.budget = fine.budget;  // the finest resolution's parts, scaled to the extrapolation's numerical error
   double own = 0;
   for (const ErrorTerm& t : e.budget) own += t.amount;
-  for (ErrorTerm& t : e.budget) t.amount = own > 0 ? t.amount * (numerical / own) : 0;
+  for (ErrorTerm& t : e.budget) {
+    t.amount = own > 0 ? t.amount * (numerical / own) : 0;
+    t.log_amount = std::log(t.amount);
+  }
   std::erase_if(e.budget, [](const ErrorTerm& t) { return !(t.amount > 0); });
   if (e.budget.empty()) e.add_error(ErrorPart::quadrature, numerical);
   e.add_error(ErrorPart::discretisation, discretisation);

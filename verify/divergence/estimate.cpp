@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include <fmt/format.h>
 #include <gsl/gsl_cdf.h>
 
 #include "numerics/errors.hpp"
+#include "numerics/log_space.hpp"
 
 namespace privamp::verify {
 
@@ -57,7 +59,15 @@ std::optional<ErrorPart> parse_error_part(std::string_view name) {
 
 std::string budget_text(const ErrorBudget& budget) {
   std::string out;
-  for (const ErrorTerm& t : budget) out += fmt::format("{}{} {:.3g}", out.empty() ? "" : ", ", to_string(t.part), t.amount);
+  for (const ErrorTerm& t : budget)
+    out += t.amount > 0 ? fmt::format("{}{} {:.3g}", out.empty() ? "" : ", ", to_string(t.part), t.amount)
+                        : fmt::format("{}{} exp({:.7g})", out.empty() ? "" : ", ", to_string(t.part), t.log_amount);
+  return out;
+}
+
+std::string log_budget_text(const ErrorBudget& budget) {
+  std::string out;
+  for (const ErrorTerm& t : budget) out += fmt::format("{}{} {:.7g}", out.empty() ? "" : ", ", to_string(t.part), t.log_amount);
   return out;
 }
 
@@ -66,9 +76,21 @@ void Estimate::add_error(ErrorPart part, double amount) {
   for (ErrorTerm& t : budget)
     if (t.part == part) {
       t.amount += amount;
+      t.log_amount = t.amount > 0 && std::isfinite(t.amount) ? std::log(t.amount) : log_add(t.log_amount, std::log(amount));
       return;
     }
-  budget.push_back({part, amount});
+  budget.push_back({part, amount, std::log(amount)});
+}
+
+void Estimate::add_log_error(ErrorPart part, double log_amount) {
+  if (!std::isfinite(log_amount)) return;
+  if (const double amount = std::exp(log_amount); amount > 0 && std::isfinite(amount)) return add_error(part, amount);
+  for (ErrorTerm& t : budget)
+    if (t.part == part) {
+      t.log_amount = log_add(t.log_amount, log_amount);
+      return;
+    }
+  budget.push_back({part, 0.0, log_amount});
 }
 
 void Estimate::add_widening(ErrorPart part, double width_before) { add_error(part, ((upper - lower) - width_before) / 2); }
@@ -76,7 +98,7 @@ void Estimate::add_widening(ErrorPart part, double width_before) { add_error(par
 std::optional<ErrorTerm> Estimate::dominant_error() const {
   std::optional<ErrorTerm> best;
   for (const ErrorTerm& t : budget)
-    if (!best || t.amount > best->amount) best = t;
+    if (!best || t.log_amount > best->log_amount) best = t;
   return best;
 }
 
@@ -172,7 +194,11 @@ Estimate Estimate::from_log_bounds(double log_value, double log_lower, double lo
   e.method = std::move(method);
   e.set_log_ends(log_lower, log_upper);
   e.set_log_value(log_value);
-  if (const auto part = base_part(kind)) e.add_error(*part, (e.upper - e.lower) / 2);
+  if (const auto part = base_part(kind)) {
+    // The half-width; by its log where it underflows with the ends: log((u − l)/2) = log u + log1p(−l/u) − log 2.
+    if (const double half = (e.upper - e.lower) / 2; half >= std::numeric_limits<double>::min()) e.add_error(*part, half);
+    else e.add_log_error(*part, e.log_upper() + std::log1p(-std::exp(e.log_lower() - e.log_upper())) - std::log(2.0));
+  }
   return e;
 }
 
@@ -256,6 +282,15 @@ void Estimate::scale(double factor, double rel) {
            from_log(upper, log_hi) ? exp_up(log_hi) : hi == 0 ? hi : std::nextafter(hi, kInf), log_hi);
   value = std::clamp(v, lower, upper);
   log_value_ = {std::clamp(log_v, log_lo, log_hi), value};
+  // The budget scales with the interval (in log space where the product leaves the normal range); the factor's own
+  // relative error is rounding.
+  for (ErrorTerm& t : budget) {
+    t.log_amount += log_factor;
+    const double a = t.amount > 0 ? t.amount * factor : std::exp(t.log_amount);
+    t.amount = a >= kTiny && std::isfinite(a) ? a : 0;
+  }
+  std::erase_if(budget, [](const ErrorTerm& t) { return !std::isfinite(t.log_amount); });
+  if (rel > 0) add_log_error(ErrorPart::rounding, std::log(rel) + log_v);
 }
 
 void Estimate::set_ends(double lo, double log_lo, double hi, double log_hi) {

@@ -45,18 +45,23 @@ inline constexpr ErrorPart kErrorParts[] = {ErrorPart::rounding, ErrorPart::quad
                                             ErrorPart::density, ErrorPart::loss, ErrorPart::reduction};
 std::string to_string(ErrorPart part);
 std::optional<ErrorPart> parse_error_part(std::string_view name);
-// A contribution: the half-width (in the value's units) a part added to the interval.
+// A contribution: the half-width (in the value's units) a part added to the interval, and its natural log (kept
+// beside it: the half-width of a value below the double range is 0 as a double, its log finite).
 struct ErrorTerm {
   ErrorPart part;
-  double amount;
+  double amount;      // 0 where it underflows
+  double log_amount;  // log(amount) where that is positive
   bool operator==(const ErrorTerm&) const = default;
 };
 // The contributions in the order they were first added, one per part (amounts of a part added up). They describe
 // the interval as built: an interval intersected with another afterwards (a certified enclosure) may be narrower
 // than their sum.
 using ErrorBudget = std::vector<ErrorTerm>;
-// "quadrature 1.2e-12, lumping 3.4e-09" (empty for none): the budget as one text cell.
+// "quadrature 1.2e-12, lumping 3.4e-09" (empty for none): the budget as one text cell; an amount below the double
+// range as exp(its log), as the values are ("rounding exp(-26795.2)").
 std::string budget_text(const ErrorBudget& budget);
+// The log of each amount ("rounding -34.3, quadrature -26795.2"): the flat tables' cell of log_error_budget.
+std::string log_budget_text(const ErrorBudget& budget);
 
 // An interval [lower, upper] containing the truth, with its point value, in two representations kept in step by
 // this type alone: the linear ends (public: reading is free) and their natural logs (private, read through
@@ -86,6 +91,8 @@ struct Estimate {
 
   // Adds `amount` (a half-width ≥ 0; nothing for 0, NaN or inf) to the budget's entry for `part`.
   void add_error(ErrorPart part, double amount);
+  // The same by its log (nothing for −inf, NaN or +inf): a half-width below the double range is kept.
+  void add_log_error(ErrorPart part, double log_amount);
   // Adds to `part` half of what the width grew since it was `width_before` (a widening step: call with the width
   // read before it).
   void add_widening(ErrorPart part, double width_before);
@@ -128,8 +135,8 @@ struct Estimate {
   void clip(double floor, double ceiling);
   // low's lower end and high's upper end (both representations); the rest from low, its value moved inside.
   static Estimate span(const Estimate& low, const Estimate& high);
-  // The estimate times a positive factor known to a relative error `rel` (both representations; the value times the
-  // factor).
+  // The estimate times a positive factor known to a relative error `rel` (both representations; the value and the
+  // budget times the factor, `rel`'s share added as rounding).
   void scale(double factor, double rel);
   // An interval known in both representations (a ball's ends and the ends of its log, each rigorous).
   void set_ends(double lower, double log_lower, double upper, double log_upper);

@@ -507,7 +507,7 @@ class ExploreSearch : public ExploreEvaluator {
     std::vector<double> g;
     std::vector<std::size_t> idx;
     for (std::size_t i = 0; i < r.global_points; ++i) {
-      const double v = objective(options_.goal, r.evaluations[i].slack);
+      const double v = r.evaluations[i].slack;  // (not the goal's objective: the same axes for every goal's map)
       if (candidate(r.evaluations[i]) && std::isfinite(v)) {
         g.push_back(v);
         idx.push_back(i);

@@ -120,7 +120,7 @@ struct ExploreResult {
   std::optional<std::size_t> degenerate_index = {};
   std::optional<Row> degenerate = {};
   std::vector<std::string> where = {};       // the conditions in force (the case's and the options')
-  std::vector<double> influence = {};        // per axis: share of the objective's variance its main effect explains
+  std::vector<double> influence = {};        // per axis: share of the log ratio's variance its main effect explains (global phase)
   std::vector<double> coverage = {};         // per axis: share of its 10 bins (or choices) the global phase visited
   std::string stopped = {};  // non-empty when --max-seconds ended the search early: what was done by then
   // Better points whose full re-evaluation was an error (an engine's refusal the search's options did not meet):

@@ -51,15 +51,26 @@ ErrorKind error_kind_from(const std::string& s) {
 
 }  // namespace
 
-ErrorBudget budget_from_json(const json& j) {
+void budget_from_json(const json& j, FieldRule rule, ErrorBudget& budget) {
   if (!j.is_object()) invalid_input("an error budget must be an object of named numbers, got {}", describe_json(j));
-  ErrorBudget out;
+  if (rule == FieldRule::budget) budget.clear();
   for (const auto& [name, amount] : j.items()) {
     const auto part = parse_error_part(name);
     if (!part) invalid_input("an error budget names an unknown part '{}'", abbreviate(name));
-    out.push_back({*part, number_from_json(amount)});
+    if (rule == FieldRule::budget) {
+      const double a = amount.is_null() ? 0.0 : number_from_json(amount);  // null: below the double range
+      if (!(a >= 0) || std::isinf(a)) invalid_input("an error budget's part '{}' is {} (allowed: a finite number >= 0)", name, a);
+      budget.push_back({*part, a, std::log(a)});
+      continue;
+    }
+    const auto t = std::find_if(budget.begin(), budget.end(), [&](const ErrorTerm& x) { return x.part == *part; });
+    if (t == budget.end()) invalid_input("log_error_budget names '{}', which error_budget does not", name);
+    const double log_a = number_from_json(amount);
+    // The log read back must be the amount's where that is a double (it is written so).
+    if (std::isnan(log_a) || (t->amount > 0 && std::abs(log_a - t->log_amount) > 1e-9 * std::max(1.0, std::abs(log_a))))
+      invalid_input("log_error_budget's part '{}' is {}, not the log of error_budget's {}", name, log_a, t->amount);
+    t->log_amount = log_a;
   }
-  return out;
 }
 
 json to_json(const Estimate& e, bool with_timing) {
@@ -69,7 +80,7 @@ json to_json(const Estimate& e, bool with_timing) {
     if (!written(e, rule, with_timing)) return;
     if constexpr (std::is_same_v<T, double>) j[name] = rule == FieldRule::measure ? json_number(member) : json(member);
     else if constexpr (std::is_same_v<T, ErrorKind>) j[name] = error_kind_label(e);  // "none": not computed
-    else if constexpr (std::is_same_v<T, ErrorBudget>) j[name] = budget_json(member);
+    else if constexpr (std::is_same_v<T, ErrorBudget>) j[name] = budget_json(member, rule);
     else j[name] = member;
   });
   // A record keeps the engine's point where the outputs show none (bounded above only, below the double range): a run
@@ -92,7 +103,7 @@ Estimate estimate_from_json(const json& j) {
     const json& v = j.at(name);
     if constexpr (std::is_same_v<T, double>) member = number_from_json(v);
     else if constexpr (std::is_same_v<T, ErrorKind>) member = error_kind_from(v.get<std::string>());
-    else if constexpr (std::is_same_v<T, ErrorBudget>) member = budget_from_json(v);
+    else if constexpr (std::is_same_v<T, ErrorBudget>) budget_from_json(v, rule, member);
     else member = v.get<T>();
   });
   return e;

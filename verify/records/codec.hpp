@@ -28,13 +28,19 @@ double number_from_json(const nlohmann::json& j);  // inverse of json_number (In
 nlohmann::json to_json(const Estimate& e, bool with_timing = true);
 // An estimate's error budget as a keyed record ({"quadrature": 1.2e-12, ...}, in the order the parts were added;
 // J is nlohmann::json or the API's ordered Tree) and back.
+// rule: FieldRule::budget (the amounts, null below the double range) or FieldRule::log_budget (their logs).
 template <class J = nlohmann::json>
-J budget_json(const ErrorBudget& budget) {
+J budget_json(const ErrorBudget& budget, FieldRule rule = FieldRule::budget) {
   J o = J::object();
-  for (const ErrorTerm& t : budget) o[to_string(t.part)] = t.amount;  // (finite: add_error keeps no other)
+  for (const ErrorTerm& t : budget) {  // (finite: add_error keeps no other)
+    if (rule == FieldRule::log_budget) o[to_string(t.part)] = t.log_amount;
+    else if (t.amount > 0) o[to_string(t.part)] = t.amount;
+    else o[to_string(t.part)] = nullptr;
+  }
   return o;
 }
-ErrorBudget budget_from_json(const nlohmann::json& j);
+// Reads error_budget (rule budget) into `budget`, or log_error_budget's logs (rule log_budget) into the parts read.
+void budget_from_json(const nlohmann::json& j, FieldRule rule, ErrorBudget& budget);
 Estimate estimate_from_json(const nlohmann::json& j);
 // Parameters as one object: numbers as numbers, words as strings.
 nlohmann::json to_json(const Params& p);

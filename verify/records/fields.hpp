@@ -52,8 +52,10 @@ enum class FieldRule {
   count,        // a number; 0 when absent
   timing,       // a number, 0 when absent; not part of a reproducible record (rows leave it out)
   discretised,  // written only for ErrorKind::discretised estimates; 0 otherwise
-  budget,       // the parts of the interval's width (ErrorBudget): an object of named numbers in keyed records, one
-                // text cell ("quadrature 1.2e-12, lumping 3.4e-09") in flat ones; empty where none
+  budget,       // the parts of the interval's width (ErrorBudget): an object of named numbers in keyed records (null
+                // for an amount below the double range), one text cell ("quadrature 1.2e-12, lumping 3.4e-09") in
+                // flat ones; empty where none
+  log_budget,   // the same parts' natural logs (finite also below the double range)
   flag,         // a yes/no read off the other fields (bounded_above_only): written, never read back
 };
 // The fields of an estimate: f(name, member, rule), in this order; `E` is Estimate or const Estimate. The logs are
@@ -84,6 +86,7 @@ void for_each_field(E& e, F&& f) {
   f("numerical_error", e.numerical_error, FieldRule::discretised);
   f("discretisation_error", e.discretisation_error, FieldRule::discretised);
   f("error_budget", e.budget, FieldRule::budget);
+  f("log_error_budget", e.budget, FieldRule::log_budget);
   bool above_only = bounded_above_only(e);
   f("bounded_above_only", above_only, FieldRule::flag);
   if constexpr (!writing) e.restore_logs(logs[0], logs[1], logs[2]);

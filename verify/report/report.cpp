@@ -209,7 +209,7 @@ void write_widest(std::ostream& out, const std::vector<Row>& rows, std::size_t n
   out << "| ID | case | parameters | quantity | interval | kind | width/value | parts |\n|---|---|---|---|---|---|---|---|\n";
   for (const Row* r : wide) {
     ErrorBudget parts = r->exact.budget;
-    std::stable_sort(parts.begin(), parts.end(), [](const ErrorTerm& a, const ErrorTerm& b) { return a.amount > b.amount; });
+    std::stable_sort(parts.begin(), parts.end(), [](const ErrorTerm& a, const ErrorTerm& b) { return a.log_amount > b.log_amount; });
     out << fmt::format("| {} | {} | {} | {} | {} | {} | {:.3g} | {} |\n", escape::markdown(r->id),
                        escape::markdown(r->case_name), escape::markdown(r->params.describe()), escape::markdown(r->quantity()),
                        interval_text(r->exact, 6), error_kind_label(r->exact), relative_width(*r),
