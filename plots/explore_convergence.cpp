@@ -44,7 +44,9 @@ YRange convergence_yrange(double line_lo, double line_hi, const std::array<std::
     if (line_lo >= 0 && !below_one(each[0]) && !below_one(each[1]) && lo < 0) lo = -0.02 * hi;
     out.lo = lo, out.hi = hi;
     // (ticks named by the ratio itself, as on the frontier and the map's colour bar: a tick "0.05" was log10 of 1.12)
-    out.settings = fmt::format("set yrange [{:.6g}:{:.6g}]\n", lo, hi) + ratio_tics(lo, hi);
+    // (the ends to every digit: the triangles of the evaluations beyond are drawn at these very ends, and a range
+    // rounded to 6 digits lay inside them, so gnuplot dropped all 27 of a tightest search's)
+    out.settings = fmt::format("set yrange [{:.17g}:{:.17g}]\n", lo, hi) + ratio_tics(lo, hi);
     // (counted per key entry, inside and outside the hypotheses: one count on the first entry had covered both; and
     // drawn, as triangles on the edge they lie beyond: counted only, 14 of 40 evaluations had left no mark)
     for (std::size_t k = 0; k < 2; ++k)
@@ -138,10 +140,11 @@ void render_convergence(const verify::ExploreResult& r, bool ignore, const std::
   const YRange y = convergence_yrange(d.line_lo, d.line_hi, d.each, d.line);
   std::string range = y.settings;
   const auto& beyond = y.beyond;
-  // The x axis ends at the last evaluation, and after the global phase's end; linear, so that the local phase (the
-  // last third of the budget, where the final gains are made) is not squeezed into the last few percent of a log axis.
-  range += fmt::format("set xrange [0:{}]\n", std::max<double>({2.0, static_cast<double>(r.evaluations.size()),
-                                                                 static_cast<double>(r.global_points) + 1}));
+  // The x axis ends just after the last evaluation (a final drop at the last one was drawn on the right frame), and
+  // after the global phase's end; linear, so that the local phase (the last third of the budget, where the final gains
+  // are made) is not squeezed into the last few percent of a log axis.
+  const double last = std::max<double>({2.0, static_cast<double>(r.evaluations.size()), static_cast<double>(r.global_points) + 1});
+  range += fmt::format("set xrange [0:{}]\n", last + std::max(1.0, std::ceil(0.02 * last)));
   // The evaluations outside the hypotheses (with them ignored) open, as on the map; with them, the best inside the
   // hypotheses is a line of its own: the theorem's answer, where the line of all points may run below 1 on points
   // where it claims nothing.

@@ -226,10 +226,9 @@ bool tight_without_ratio(const Evaluation& e) {
   return e.has_numbers() && !std::isfinite(e.slack) && e.verdict() == verify::Verdict::tight && e.in_region;
 }
 
-// The map's palette: perceptually uniform over the central 96% of the candidates' log ratios, so that a few extreme
-// points do not take the whole range, one way for every search (dark the smallest ratios, tight or violated, light
-// the loosest: two maps in one paper read alike; viridis, ratio 1 teal, where violations and tight points are
-// sought, and inferno, without teal, for the loosest; each filled point is ringed in black, so that the
+// The map's palette: perceptually uniform (viridis) over the central 96% of the global phase's log ratios, so that a
+// few extreme points do not take the whole range, one scale for every search (dark the smallest ratios, violated,
+// teal ratio 1, light the loosest: two maps in one paper read alike; each filled point is ringed in black, so that the
 // light end stays visible on white). `colour` is the gnuplot expression of a point's colour value from its log10
 // ratio ($3).
 struct Palette {
@@ -290,7 +289,9 @@ std::string ratio_tick(double log10_ratio) {
   return fmt::format("10^{{{:.3g}}}", log10_ratio);  // (three digits: a bar end at 10^{14.9041} read as precise)
 }
 
-Palette violation_palette(const std::vector<double>& l) {
+// `l`: the sorted log10 ratios the scale is set by; `all`: every point's, sorted (those beyond the scale's ends are
+// drawn in the end colours, the ends marked "≤"/"≥").
+Palette violation_palette(const std::vector<double>& l, const std::vector<double>& all) {
   std::vector<double> violations;
   for (double v : l)
     if (v < 0) violations.push_back(-v);
@@ -299,7 +300,7 @@ Palette violation_palette(const std::vector<double>& l) {
   const double s = std::max(1e-3, violations.empty() ? std::fabs(at(l, 0.25)) : at(violations, 0.5));
   // (no ratio below 1: the scale starts at 1, without a band or a tick below it — a "0.998" at the bar's end of a
   // search where every point holds read as a violation)
-  const bool below = l.front() < -1e-9;  // (beyond rounding: a tight identity gives log10 ratios of -1e-16)
+  const bool below = all.front() < -1e-9;  // (beyond rounding: a tight identity gives log10 ratios of -1e-16)
   const double lo = below ? std::min(at(l, 0.02), -s) : 0.0;
   // (from a ratio of 100 on, the top end is the next whole decade: its tick, "≥10^{15}" where points lie beyond it, is
   // short — a "≥10^{14.9}" pushed the bar's title off the page, and without it points up to 10^{240} were clipped to a
@@ -322,11 +323,11 @@ Palette violation_palette(const std::vector<double>& l) {
   // 1.26 on a bar that ran to 2.13, its four points up to 4e5 clipped silently, read as "yellow is about 1.3".
   std::vector<double> kept{0};
   std::vector<std::string> ticks{"'1' 0"};
-  kept.push_back(hi), ticks.push_back(fmt::format("'{}{}' {}", l.back() > hi ? "≥" : "", ratio_tick(hi), c(hi)));
+  kept.push_back(hi), ticks.push_back(fmt::format("'{}{}' {}", all.back() > hi ? "≥" : "", ratio_tick(hi), c(hi)));
   for (double v : candidates)
     if (std::none_of(kept.begin(), kept.end(), [&](double k) { return std::fabs(c(v) - c(k)) < 0.1 * (c(hi) - c(lo)); })) {
       kept.push_back(v);
-      ticks.push_back(fmt::format("'{}' {}", ratio_tick(v), c(v)));
+      ticks.push_back(fmt::format("'{}{}' {}", v == lo && all.front() < lo ? "≤" : "", ratio_tick(v), c(v)));
     }
   Palette p;
   p.settings = below ? fmt::format("set palette defined ({0} '#440154', {1} '#3b528b', 0 '#21908d', {2} '#5dc963', {3} '#fde725')\n"
@@ -338,11 +339,15 @@ Palette violation_palette(const std::vector<double>& l) {
 }
 
 Palette palette(const verify::ExploreResult& r) {
-  std::vector<double> l;
-  for (const Evaluation& e : r.evaluations)
-    if (e.status == Evaluation::Status::ok && std::isfinite(e.slack)) l.push_back(e.slack / std::log(10.0));
+  std::vector<double> l, scale;  // every candidate's log10 ratio; the global phase's
+  for (std::size_t i = 0; i < r.evaluations.size(); ++i)
+    if (const Evaluation& e = r.evaluations[i]; e.status == Evaluation::Status::ok && std::isfinite(e.slack)) {
+      l.push_back(e.slack / std::log(10.0));
+      if (i < r.global_points) scale.push_back(l.back());
+    }
   if (l.empty()) return {};
   std::sort(l.begin(), l.end());
+  std::sort(scale.begin(), scale.end());
   // Every ratio the same within rounding (a tight identity: log10 ratios of ±1e-14): one colour and a bar that says
   // so, not a scale from purple to yellow painted by rounding noise. The relative deviation quoted is rounded up to
   // one digit (a "1e-11" under which 1.42e-11 lay had been rounded to nearest).
@@ -354,30 +359,11 @@ Palette palette(const verify::ExploreResult& r) {
             fmt::format("{} = 1 at every point (within {:g}e{} relative)", verify::slack_ratio_name(r.direction), digit,
                         static_cast<int>(std::log10(decade) + (std::log10(decade) < 0 ? -0.5 : 0.5)))};
   }
-  // (a tightest search as a violation search: compressed around 1, so that ratios near 1 get colours of their own
-  // where the loosest points reach 10^15, which painted every ratio below 10 one purple)
-  if (r.goal == verify::Goal::violation || r.goal == verify::Goal::tightest) return violation_palette(l);
-  double lo = l[static_cast<std::size_t>(0.02 * static_cast<double>(l.size() - 1))];
-  double hi = l[static_cast<std::size_t>(0.98 * static_cast<double>(l.size() - 1))];
-  // Over a decade and a half, the ends are whole decades, so that every tick is a power of ten (a bar read "22.9"
-  // at one end and "10^{32}" at the other).
-  if (hi - lo >= 1.5) lo = std::floor(lo), hi = std::ceil(hi);
-  // (the bar's ticks name ratios, as the violation scale's do: a bar of log10 values 0 to 0.22 read as ratios; and
-  // both ends are named, "≤"/"≥" where points lie beyond them, drawn in the end colours: a bar whose ticks ran from
-  // 1.1 to 1.6 left its ends, 1.0008 and 1.67, to be guessed; interior ticks within a tenth of the bar of an end give
-  // way to it)
-  std::string bar;
-  if (hi > lo) {
-    std::vector<std::string> ticks{fmt::format("'{}{}' {}", l.front() < lo ? "≤" : "", ratio_tick(lo), lo),
-                                   fmt::format("'{}{}' {}", l.back() > hi ? "≥" : "", ratio_tick(hi), hi)};
-    for (const std::string& t : ratio_tic_list(lo, hi))
-      if (const double at = std::stod(t.substr(t.rfind(' ') + 1)); at - lo > 0.1 * (hi - lo) && hi - at > 0.1 * (hi - lo))
-        ticks.push_back(t);
-    bar = fmt::format("set cbrange [{}:{}]\nset cbtics ({})\nunset mcbtics\n", lo, hi, fmt::join(ticks, ", "));
-  }
-  // (dark to light as every map, but not through the violation scale's teal, which means a ratio of 1 there and
-  // marks the tight points: in a loosest map teal was the middle of the scale as well)
-  return {fmt::format("set palette defined (0 '#1b0c41', 1 '#6a176e', 2 '#bc3754', 3 '#f37819', 4 '#fcffa4')\n{}", bar)};
+  // One scale for every goal (ratio 1 teal, violations purple, the loosest yellow), set by the global phase's points,
+  // which one seed makes the same for every goal: a point has one colour in the three maps of a case. (Loosest maps
+  // had their own scale, linear in the log ratio from its 2 % to its 98 % quantile: black meant 1 in one map and 1.87
+  // in another, teal the middle; and the same point was orange in one goal's map and green in another's.)
+  return violation_palette(scale.empty() ? l : scale, l);
 }
 
 // What the search looked for, as a title says it (the goal's bare name, "violation", read as a verdict).
@@ -588,8 +574,7 @@ std::string box_outline(const ExploreAxis& ax, const ExploreAxis& ay) {
 std::string colour_bar_label(verify::Goal goal, const Palette& colours, const std::string& ratio) {
   if (!colours.flat.empty()) return fmt::format("set cblabel {}\n", quoted(literal(colours.flat)));
   return goal == verify::Goal::violation  ? fmt::format("set cblabel '{} (compressed scale); below 1 violated'\n", ratio)
-         : goal == verify::Goal::tightest ? fmt::format("set cblabel '{} (compressed scale)'\n", ratio)
-                                          : fmt::format("set cblabel '{} (log scale)'\n", ratio);
+                                          : fmt::format("set cblabel '{} (compressed scale)'\n", ratio);
 }
 
 // The order in which a map's points claim their place (Thinned keeps the first of points that nearly coincide, and

@@ -77,27 +77,39 @@ std::string markup_title(const std::string& text, std::size_t width) {
     const std::string plain = enhanced_to_plain(markup);
     return static_cast<std::size_t>(std::count_if(plain.begin(), plain.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
   };
-  std::vector<std::string> lines{""};
-  std::string word;
-  const auto place = [&] {
-    if (word.empty()) return;
-    if (!lines.back().empty() && printed(lines.back() + " " + word) > width) lines.emplace_back();
-    lines.back() += (lines.back().empty() ? "" : " ") + word;
-    word.clear();
-  };
+  std::vector<std::string> words{""};  // (a space inside braces, or escaped, belongs to its word)
   int depth = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '\\' && i + 1 < text.size()) {  // an escaped character, whatever it is
-      word += text.substr(i, 2);
+      words.back() += text.substr(i, 2);
       ++i;
       continue;
     }
     depth += c == '{' ? 1 : c == '}' && depth > 0 ? -1 : 0;
-    if (c == ' ' && depth == 0) place();
-    else word += c;
+    if (c == ' ' && depth == 0) {
+      if (!words.back().empty()) words.emplace_back();
+    } else {
+      words.back() += c;
+    }
   }
-  place();
+  const auto fill = [&](std::size_t w) {  // greedy: as many words on a line as fit in w characters
+    std::vector<std::string> lines{""};
+    for (const std::string& word : words) {
+      if (word.empty()) continue;
+      if (!lines.back().empty() && printed(lines.back() + " " + word) > w) lines.emplace_back();
+      lines.back() += (lines.back().empty() ? "" : " ") + word;
+    }
+    return lines;
+  };
+  // As few lines as the width allows, balanced: the narrowest width that needs no more lines (a greedy fill left
+  // "d)" or "t, α)" alone on a second line).
+  std::vector<std::string> lines = fill(width);
+  for (std::size_t w = width; w > 1 && lines.size() > 1; --w) {
+    std::vector<std::string> narrower = fill(w - 1);
+    if (narrower.size() > lines.size()) break;
+    lines = std::move(narrower);
+  }
   std::string out;
   for (const std::string& line : lines) out += (out.empty() ? "" : ".\"\\n\".") + markup_quoted(line);
   return out;

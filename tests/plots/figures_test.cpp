@@ -290,6 +290,15 @@ TEST_CASE("bad figure declarations are refused with file, line and key", "[plots
   CHECK(plots::markup_title("one two three four", 9) == "'one two'.\"\\n\".'three'.\"\\n\".'four'");
   CHECK(plots::markup_title("ab {/Symbol a}_{x y} cd", 4) == "'ab'.\"\\n\".'{/Symbol a}_{x y}'.\"\\n\".'cd'");  // α_xy: 4 printed
   CHECK(plots::markup_title("a\\ b c", 3) == "'a\\ b'.\"\\n\".'c'");
+  // Balanced: as few lines as the width allows, of about equal length (a greedy fill left "d)" alone on its line).
+  const std::string title = "[T8.a] Theorem 8 (a): OU against the Gaussian mechanism (search for the loosest points; over every d)";
+  const std::string wrapped = plots::markup_title(title, 90);
+  const auto cut = wrapped.find(".\"\\n\".");
+  REQUIRE(cut != std::string::npos);
+  CHECK(wrapped.find(".\"\\n\".", cut + 1) == std::string::npos);  // two lines, as the greedy fill
+  const std::size_t first = cut - 2, second = wrapped.size() - cut - 8;  // (their quotes left out)
+  INFO(wrapped);
+  CHECK(std::min(first, second) * 10 >= std::max(first, second) * 7);
   CHECK(plots::markup_title("unbreakable-word-longer-than-width", 5) == plots::markup_quoted("unbreakable-word-longer-than-width"));
   CHECK_THAT(plots::markup_problem("x {/=40 BIG} y"), Catch::Contains("a '{/' at byte 3: gnuplot's font changes are not markup"));
   CHECK_THAT(plots::markup_problem("{/Helvetica-Bold x}"), Catch::Contains("font changes"));
