@@ -30,6 +30,10 @@ std::string goal_phrase(verify::Goal goal);
 // The axes in the order a map draws them: the most influential of those on which the evaluations take 5 or more
 // values, then the others (a word or a short list, on which points pile up) by influence.
 std::vector<std::size_t> map_axes(const verify::ExploreResult& r);
+// A map axis's gnuplot settings (label, range, ticks) and a point's coordinate on it: a categorical axis (a choice of
+// words, or of fewer than 5 numbers) places its values at their indices, each ticked.
+std::string axis_settings(const verify::ExploreAxis& a, char axis);
+double coordinate(const verify::ExploreAxis& a, const verify::Params& p);
 // The statement by its source's label with the ID in brackets, then the case.
 std::string title_head(const verify::ExploreResult& r);
 

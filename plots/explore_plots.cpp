@@ -28,13 +28,27 @@ namespace explore_parts {
 using verify::Evaluation;
 using verify::ExploreAxis;
 
-// An axis value as a plot coordinate: numbers as they are, words by their index among the choices.
+// An axis drawn by category, its values evenly spaced and each ticked: a choice of words, or of fewer numbers than
+// spread points (kSpreadValues; a list alpha = [2, 8] drawn as a number line from 2 to 8 left its middle empty).
+constexpr std::size_t kSpreadValues = 5;
+bool categorical(const ExploreAxis& a) {
+  return a.kind == ExploreAxis::Kind::choice &&
+         (a.choices.size() < kSpreadValues ||
+          std::any_of(a.choices.begin(), a.choices.end(), [](const auto& c) { return std::holds_alternative<std::string>(c); }));
+}
+
+// An axis value as a plot coordinate: numbers as they are, a categorical axis's values by their index among the
+// choices.
 double coordinate(const ExploreAxis& a, const verify::Params& p) {
-  if (const auto it = p.numbers.find(a.name); it != p.numbers.end()) return it->second;
-  const std::string& w = p.words.at(a.name);
-  for (std::size_t k = 0; k < a.choices.size(); ++k)
-    if (std::holds_alternative<std::string>(a.choices[k]) && std::get<std::string>(a.choices[k]) == w) return static_cast<double>(k);
-  return std::nan("");
+  const auto number = p.numbers.find(a.name);
+  if (number != p.numbers.end() && !categorical(a)) return number->second;
+  for (std::size_t k = 0; k < a.choices.size(); ++k) {
+    const auto& c = a.choices[k];
+    if (number != p.numbers.end() ? std::holds_alternative<double>(c) && std::get<double>(c) == number->second
+                                  : std::holds_alternative<std::string>(c) && std::get<std::string>(c) == p.words.at(a.name))
+      return static_cast<double>(k);
+  }
+  return number != p.numbers.end() ? number->second : std::nan("");
 }
 
 // A parameter's label in enhanced text: a searched range's own label as text, else the name (delta as δ).
@@ -47,15 +61,14 @@ std::string axis_label(const verify::ExploreResult& r, const std::string& name) 
 
 // The range an axis is drawn over: the searched box with a 6 % margin (the reported points' rings at its edge stay
 // whole), not the decades around it (a search over σ in [0.5, 16] once drew an axis from 0.1 to 100); a choice of
-// words from -0.5 to the last index + 0.5. Empty (from = to = NaN) where gnuplot's own range is kept.
+// categories (categorical) from -0.5 to the last index + 0.5. Empty (from = to = NaN) where gnuplot's own range is kept.
 struct DrawnRange {
   double from = std::nan(""), to = std::nan("");
-  bool log = false, words = false;
+  bool log = false, words = false;  // words: a categorical axis
 };
 DrawnRange drawn_range(const ExploreAxis& a) {
   DrawnRange r;
-  r.words = a.kind == ExploreAxis::Kind::choice &&
-            std::any_of(a.choices.begin(), a.choices.end(), [](const auto& c) { return std::holds_alternative<std::string>(c); });
+  r.words = categorical(a);
   if (r.words) return {-0.5, static_cast<double>(a.choices.size()) - 0.5, false, true};
   r.log = a.log;
   double lo = a.min, hi = a.max;
@@ -89,7 +102,8 @@ std::string axis_settings(const ExploreAxis& a, char axis) {
   if (r.words) {
     std::vector<std::string> tics;
     for (std::size_t k = 0; k < a.choices.size(); ++k)
-      tics.push_back(fmt::format("{} {}", tic_label(std::holds_alternative<std::string>(a.choices[k]) ? std::get<std::string>(a.choices[k]) : ""), k));
+      tics.push_back(fmt::format("{} {}", tic_label(std::holds_alternative<std::string>(a.choices[k]) ? std::get<std::string>(a.choices[k])
+                                                                                                 : fmt::format("{:g}", std::get<double>(a.choices[k]))), k));
     return s + fmt::format("set {}tics ({})\nset {}range [-0.5:{}]\n", axis, fmt::join(tics, ", "), axis, a.choices.size() - 0.5);
   }
   if (a.log) s += fmt::format("set logscale {}\n", axis);
@@ -400,7 +414,6 @@ std::string title_head(const verify::ExploreResult& r) {
 // pile up on a few lines and hide each other (the formula-potential Langevin map, on its list axes x and alpha, hid
 // 51 of its 57 points). The title names the axes not drawn ("over every ...").
 std::vector<std::size_t> map_axes(const verify::ExploreResult& r) {
-  constexpr std::size_t kSpreadValues = 5;
   std::vector<std::size_t> distinct(r.space.axes.size());
   for (std::size_t a = 0; a < r.space.axes.size(); ++a) {
     std::set<double> values;

@@ -636,3 +636,21 @@ sigma = {min = 0.5, max = 2}
     CHECK(privamp::plots::explore_parts::map_axes(r) == privamp::plots::explore_parts::map_axes(results[0]));
   }
 }
+
+// A short list of numbers (alpha = [2, 8]) is drawn by category, as words are: at indices 0 and 1, each ticked with its
+// value (drawn as a number line from 2 to 8, it left the map's middle empty); a longer list keeps its number line.
+TEST_CASE("a map draws a short list of numbers by category, each value ticked", "[explore][plots]") {
+  ExploreAxis alpha;
+  alpha.name = "alpha";
+  alpha.kind = ExploreAxis::Kind::choice;
+  alpha.choices = {2.0, 8.0};
+  Params p;
+  p.numbers["alpha"] = 8.0;
+  using privamp::plots::explore_parts::axis_settings;
+  using privamp::plots::explore_parts::coordinate;
+  CHECK(coordinate(alpha, p) == 1);
+  CHECK_THAT(axis_settings(alpha, 'y'), Catch::Contains("set ytics ('2' 0, '8' 1)") && Catch::Contains("set yrange [-0.5:1.5]"));
+  alpha.choices = {1.0, 2.0, 4.0, 8.0, 16.0};
+  CHECK(coordinate(alpha, p) == 8);
+  CHECK_THAT(axis_settings(alpha, 'y'), Catch::Contains("set yrange [") && !Catch::Contains("'2' 0"));
+}
