@@ -345,6 +345,16 @@ TEST_CASE("reports name the loosest and tightest rows per theorem, LaTeX and HTM
   CHECK(page.find("<script") == std::string::npos);  // nothing runs
   CHECK(page.find("src=") == std::string::npos);     // nothing is loaded
   CHECK(page.find("href=") == std::string::npos);
+
+  // One ID on cases of different parameters (alpha here, m there): the plot's axis is a parameter every row has,
+  // and a parameter some row lacks is no axis (asking each row for it threw std::out_of_range, "map::at").
+  std::vector<Row> mixed = rows;
+  mixed.push_back(row(1, 3, Verdict::holds, 6));
+  mixed.back().params.numbers = {{"m", 3}};
+  std::rotate(mixed.begin(), mixed.end() - 1, mixed.end());  // (the row without alpha first)
+  const auto mixed_dir = test::scratch() / "html-report-mixed";
+  CHECK_NOTHROW(write_html(mixed, meta, mixed_dir));
+  CHECK_THAT(read(mixed_dir / "index.html"), Contains("<svg"));
 }
 
 TEST_CASE("golden results that are not regular files are refused when read for the check, before any run", "[report][golden]") {
@@ -402,4 +412,31 @@ TEST_CASE("report.md lists the widest intervals relative to their values, with t
   CHECK_THAT(widest, Contains("| a-posteriori | 0.1 | quadrature 0.05, lumping 0.025 |"));  // the parts, largest first
   CHECK(widest.find("| W1 |") == std::string::npos);  // the ten widest only
   CHECK(widest.find("| Z0 |") == std::string::npos);
+}
+
+// report.md and the HTML report print an exact value as the other tables do: "< upper" where only the upper end is
+// known, exp(x) below the double range ("0 [0, 1.25e-06]" and "0 [0, 4.94066e-324]" had stood for these).
+TEST_CASE("report.md and the HTML report print values known from above and below the double range as the tables do", "[verify][report]") {
+  Row tiny = sample_row();
+  tiny.exact = Estimate::from_log(-1233.8691, 1e-9, ErrorKind::exact, "closed form");
+  tiny.verdict = Verdict::violated;
+  Row above = sample_row();
+  above.id = "T.above";
+  above.exact = Estimate::from_interval(0, 1.250595401e-6, ErrorKind::certified, "certified");
+  above.verdict = Verdict::inconclusive;
+  REQUIRE(bounded_above_only(above.exact));
+  const std::vector<Row> rows = {tiny, above};
+  ReportMeta meta;
+  meta.theorems["T.x"] = {"s", "a paper"};
+  const auto dir = test::scratch() / "report-shown";
+  std::filesystem::create_directories(dir);
+  write_markdown(rows, meta, dir / "report.md");
+  write_html(rows, meta, dir / "html");
+  const std::string md = read(dir / "report.md"), html = read(dir / "html" / "index.html");
+  CHECK_THAT(md, Contains("exp(-1233.869"));
+  CHECK_THAT(md, Contains("< 1.25059540"));
+  CHECK(md.find("0 [0, 1.25") == std::string::npos);
+  // (the HTML lists the violations: the row below the double range, its interval to as many digits as report.md's)
+  CHECK_THAT(html, Contains("exp(-1233.8691) [exp(-1233.869"));
+  CHECK(html.find("4.94066e-324") == std::string::npos);
 }

@@ -28,7 +28,7 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   const std::string status = j.at("status").get<std::string>();
   for (auto s : {Evaluation::Status::ok, Evaluation::Status::not_applicable, Evaluation::Status::error,
                  Evaluation::Status::exact_zero, Evaluation::Status::exact_underflow, Evaluation::Status::bound_infinite,
-                 Evaluation::Status::bound_underflow})
+                 Evaluation::Status::bound_underflow, Evaluation::Status::exact_bounded_above})
     if (to_string(s) == status) e.status = s;
   e.slack = number_from_json(j.at("slack"));
   e.in_region = j.at("in_region").get<bool>();

@@ -191,6 +191,10 @@ class ExploreEvaluator {
     const bool property = entry_.property() != nullptr;
     // On a log scale where the engine has one (values below the smallest double keep their logarithm).
     const double log_exact = std::isfinite(row.exact.log_value()) ? row.exact.log_value() : std::log(e.exact());
+    if (!property && bounded_above_only(row.exact)) {
+      e.status = Evaluation::Status::exact_bounded_above;
+      return;
+    }
     if (!(log_exact > -std::numeric_limits<double>::infinity()) && !property) {
       e.status = Evaluation::Status::exact_zero;
       return;

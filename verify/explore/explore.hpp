@@ -61,7 +61,9 @@ struct SearchSpace {
 struct Evaluation {
   // exact_underflow, bound_underflow: a nonzero value below the smallest normal double (2.2e-308) has lost its
   // relative precision: no ratio (as in verify's reports)
-  enum class Status { ok, not_applicable, error, exact_zero, exact_underflow, bound_infinite, bound_underflow };
+  // exact_bounded_above: the exact value is known only from above ([0, u], no point: shown_value): no ratio, and not
+  // a zero (it was counted "exact-zero, infinitely loose" where the truth, 4.6e-6, violated a bound of 1e-12).
+  enum class Status { ok, not_applicable, error, exact_zero, exact_underflow, bound_infinite, bound_underflow, exact_bounded_above };
   std::vector<double> u;
   Params point;     // the row's parameters (grid and derived), and a kernel case's mixing constants
   int start = -1;   // -1: the global phase; k: local refinement from the k-th start

@@ -281,10 +281,12 @@ std::string explore_counts(const Case& c, const ExploreResult& r, const ExploreO
   }
   using S = Evaluation::Status;
   s += fmt::format("Evaluated points: {} with a slack, {} not-applicable (a hypothesis fails), {} errors, {} where the exact "
-                   "value is 0 ({}), {} where the exact value and {} where the bound underflow double precision (below "
+                   "value is 0 ({}), {} where it is known only from above (an interval [0, u]: no ratio), {} where the "
+                   "exact value and {} where the bound underflow double precision (below "
                    "2.2e-308: no ratio), {} where the bound is infinite{}.\n\n",
                    counts[S::ok], counts[S::not_applicable], counts[S::error], counts[S::exact_zero],
                    r.direction == Direction::upper ? "infinitely loose where the bound is positive" : "no ratio",
+                   counts[S::exact_bounded_above],
                    counts[S::exact_underflow], counts[S::bound_underflow], counts[S::bound_infinite],
                    o.ignore_hypotheses ? fmt::format("; {} outside the hypotheses", outside) : "");
   if (!r.where.empty())

@@ -37,6 +37,7 @@ std::string to_string(Evaluation::Status s) {
     case Evaluation::Status::exact_underflow: return "exact-underflow";
     case Evaluation::Status::bound_underflow: return "bound-underflow";
     case Evaluation::Status::bound_infinite: return "bound-infinite";
+    case Evaluation::Status::exact_bounded_above: return "exact-bounded-above";
   }
   return "?";
 }

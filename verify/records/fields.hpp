@@ -373,7 +373,10 @@ void for_each_point_field(const E& e, std::size_t index, double objective, F&& f
   f("status", to_string(e.status));
   f("verdict", to_string(e.verdict()));
   f("outside", e.outside() ? 1.0 : 0.0);
-  f("exact", e.exact());
+  // (the exact value as every output shows it: none where only its upper end is known, its log below the double range)
+  f("exact", e.has_numbers() ? shown_value(e.row.exact) : e.exact());
+  f("exact_log", e.has_numbers() ? shown_log_value(e.row.exact) : e.exact());
+  f("exact_bounded_above_only", e.has_numbers() && bounded_above_only(e.row.exact) ? 1.0 : 0.0);
   f("exact_lower", e.exact_lower());
   f("exact_upper", e.exact_upper());
   f("bound", e.bound());

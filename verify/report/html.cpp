@@ -58,8 +58,8 @@ std::string ratio_plot(const std::vector<const Row*>& rows) {
       const auto it = r->params.numbers.find(name);
       return it != r->params.numbers.end() && std::isfinite(it->second);
     });
-    const bool varies = std::any_of(with_ratio.begin(), with_ratio.end(), [&](const Row* r) { return r->params.numbers.at(name) != value; });
-    if (everywhere && varies) {
+    // (asked only where every row has the parameter: one ID on cases of different parameters made `at` throw)
+    if (everywhere && std::any_of(with_ratio.begin(), with_ratio.end(), [&](const Row* r) { return r->params.numbers.at(name) != value; })) {
       axis = name;
       break;
     }
@@ -125,10 +125,14 @@ void row_table(std::string& out, const std::vector<const Row*>& rows) {
   out += "<table>\n<tr><th>ID</th><th>case</th><th>parameters</th><th>quantity</th><th>exact [interval]</th><th>kind</th>"
          "<th>bound</th><th>verdict</th><th>detail</th></tr>\n";
   for (const Row* r : rows)
-    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} [{}, {}]</td><td>{}</td><td>{}</td>"
+    // (the value and interval as every table prints them: "< upper" where only the upper end is known, exp(x) below the
+    // double range; "0 [0, 4.9e-324]" had stood for a value of e^-1233.9)
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} {}</td><td>{}</td><td>{}</td>"
                        "<td style=\"color:{}\">{}</td><td>{}</td></tr>\n",
-                       escape::html(r->id), escape::html(r->case_name), escape::html(r->params.describe()), escape::html(r->quantity()), html_number(r->exact.value),
-                       html_number(r->exact.lower), html_number(r->exact.upper), escape::html(error_kind_label(r->exact)), html_number(r->bound),
+                       escape::html(r->id), escape::html(r->case_name), escape::html(r->params.describe()), escape::html(r->quantity()),
+                       std::isnan(r->exact.value) ? html_number(r->exact.value) : escape::html(value_text(r->exact)),
+                       std::isnan(r->exact.value) ? "" : escape::html(interval_text(r->exact, 10)), escape::html(error_kind_label(r->exact)),
+                       html_number(r->bound),
                        colour(r->verdict), escape::html(to_string(r->verdict)), escape::html(r->reason + " " + r->note));
   out += "</table>\n";
 }

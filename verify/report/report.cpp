@@ -253,7 +253,7 @@ void write_markdown(const std::vector<Row>& rows, const ReportMeta& meta, const 
       out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", escape::markdown(r->id),
                          escape::markdown(r->case_name), escape::markdown(r->params.describe()), escape::markdown(r->quantity()),
                          std::isnan(r->exact.value) ? std::string(missing)
-                                                    : fmt::format("{:.10g} {}", r->exact.value, interval_text(r->exact, 10)),
+                                                    : fmt::format("{} {}", value_text(r->exact), interval_text(r->exact, 10)),
                          std::isnan(r->bound) ? missing : fmt::format("{:.10g}", r->bound),
                          to_string(r->verdict), escape::markdown(r->reason + " " + r->note));
     }
