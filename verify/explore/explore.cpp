@@ -180,21 +180,12 @@ class ExploreEvaluator {
   // The status and slack of an evaluated row.
   void fill(Evaluation& e) const {
     const Row& row = e.row;
-    if (row.verdict == Verdict::error) {  // no numbers: the message says why
-      e.status = Evaluation::Status::error;
-      return;
-    }
-    if (row.verdict == Verdict::not_applicable) {
-      e.status = Evaluation::Status::not_applicable;
-      return;
-    }
+    if (row.verdict == Verdict::error) return void(e.status = Evaluation::Status::error);  // no numbers: the message says why
+    if (row.verdict == Verdict::not_applicable) return void(e.status = Evaluation::Status::not_applicable);
     const bool property = entry_.property() != nullptr;
     // On a log scale where the engine has one (values below the smallest double keep their logarithm).
     const double log_exact = std::isfinite(row.exact.log_value()) ? row.exact.log_value() : std::log(e.exact());
-    if (!property && bounded_above_only(row.exact)) {
-      e.status = Evaluation::Status::exact_bounded_above;
-      return;
-    }
+    if (!property && bounded_above_only(row.exact)) return void(e.status = Evaluation::Status::exact_bounded_above);
     if (!(log_exact > -std::numeric_limits<double>::infinity()) && !property) {
       e.status = Evaluation::Status::exact_zero;
       return;
