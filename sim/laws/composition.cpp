@@ -59,6 +59,9 @@ LawPtr compose_product(const std::vector<LawPtr>& laws) {
     else
       factors.push_back({law, 1});
   }
+  // One release of one law is that law (power(mu, 1) against power(nu, 1) had no density on the line for the
+  // engines that ask one, where mu against nu has)
+  if (factors.size() == 1 && factors.front().count == 1) return factors.front().law;
   return std::make_shared<Composition>(std::move(factors));
 }
 
@@ -75,6 +78,7 @@ LawPtr compose_power(const LawPtr& law, long count) {
     }
     return std::make_shared<Composition>(std::move(factors));
   }
+  if (count == 1) return law;  // (one release of a law is the law)
   return std::make_shared<Composition>(std::vector<Composition::Factor>{{law, count}});
 }
 

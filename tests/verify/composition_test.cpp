@@ -568,3 +568,20 @@ TEST_CASE("a release whose loss varies a million-fold: the contour refuses at on
   CHECK(truth * (1 - 1e-14) <= e.upper);
   CHECK(e.upper - e.lower < 1e-6);
 }
+
+// One release of one law is that law: power(mu, 1) (and a product of one power(mu, 1)) has mu's density on the line,
+// so every route that reads densities takes it (verify's rows at T = 1 were error rows, "a composition is a law of
+// several releases, with no density on the line", where `divergence` computed them).
+TEST_CASE("power(mu, 1) is mu: a density on the line, the same values", "[composition]") {
+  for (const char* text : {"power(laplace(0, 1), 1)", "product(power(laplace(0, 1), 1))", "power(power(laplace(0, 1), 1), 1)"}) {
+    INFO(text);
+    const auto law = sim::parse_law(text);
+    CHECK(std::fabs(law->log_density(0.3) - (std::log(0.5) - 0.3)) < 1e-15);
+  }
+  const auto one = divergence("power(laplace(0, 1), 1)", "power(laplace(1, 1), 1)", Quantity::hockey_stick(0.5));
+  const auto plain = divergence("laplace(0, 1)", "laplace(1, 1)", Quantity::hockey_stick(0.5));
+  CHECK(one.value == plain.value);
+  CHECK(one.error_kind == plain.error_kind);
+  // T = 2 stays a composition, with no density on the line
+  CHECK_THROWS_WITH(sim::parse_law("power(laplace(0, 1), 2)")->log_density(0.3), Catch::Contains("no density on the line"));
+}
