@@ -137,6 +137,17 @@ TEST_CASE("an interval below the double range keeps its budget in log space, thr
   REQUIRE(scaled.budget.size() == 1);
   CHECK(std::fabs(scaled.budget[0].log_amount - std::log(std::exp(e.budget[0].log_amount - lv) * 1 + 1e-15) - lv -
                   std::log(1e-100)) < 1e-3);
+  // A hull far below the double range (the subsampled Gaussian's closed form at a moved level: HS of e^-46257) widens
+  // by logs: the parts, by their logs, add up to the half-width (they fell 5 times short).
+  const Estimate far = budgeted("mix(q=0.01, gaussian(0,1), gaussian(1,1))", "gaussian(0,1)", Quantity::hockey_stick(300));
+  REQUIRE(far.upper < 1e-300);
+  double log_parts = -INFINITY;
+  for (const auto& t : far.budget) log_parts = std::max(log_parts, t.log_amount) + std::log1p(std::exp(-std::fabs(log_parts - t.log_amount)));
+  const double log_half = far.log_upper() + std::log1p(-std::exp(far.log_lower() - far.log_upper())) - std::log(2.0);
+  INFO(budget_text(far.budget) << " against a half-width exp(" << log_half << ")");
+  // (within the rounding of the ends themselves, as above: here the ulps of logs of magnitude 46257, 1e-11 each)
+  const double ends_rounding = 4 * 0x1p-52 * std::fabs(far.log_upper());
+  CHECK(std::exp(log_parts - far.log_upper()) >= std::exp(log_half - far.log_upper()) - ends_rounding);
   // ... and an estimate in the double range scaled keeps its parts in proportion (the budget was left unscaled:
   // q·HS with q = 0.01 carried the Gaussian pair's bar, 100 times its own).
   Estimate normal = Estimate::from_value(0.25, 1e-9, ErrorKind::quadrature, "crafted");

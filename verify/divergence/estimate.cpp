@@ -93,7 +93,17 @@ void Estimate::add_log_error(ErrorPart part, double log_amount) {
   budget.push_back({part, 0.0, log_amount});
 }
 
-void Estimate::add_widening(ErrorPart part, double width_before) { add_error(part, ((upper - lower) - width_before) / 2); }
+void Estimate::add_widening(ErrorPart part, double width_before) {
+  const double width = upper - lower;
+  if (width / 2 >= std::numeric_limits<double>::min() || !(log_upper() > -std::numeric_limits<double>::infinity()) || std::isinf(log_upper()))
+    return add_error(part, (width - width_before) / 2);
+  // Below the double range both widths are 0 as doubles: by logs, the half-width beyond what the budget holds (a hull
+  // at e^-46257 had added nothing, and the parts fell 5 times short of the half-width).
+  const double log_half = log_upper() + std::log1p(-std::exp(log_lower() - log_upper())) - std::log(2.0);
+  double log_parts = -std::numeric_limits<double>::infinity();
+  for (const ErrorTerm& t : budget) log_parts = log_add(log_parts, t.log_amount);
+  if (log_half > log_parts) add_log_error(part, log_half + std::log1p(-std::exp(log_parts - log_half)));
+}
 
 std::optional<ErrorTerm> Estimate::dominant_error() const {
   std::optional<ErrorTerm> best;
