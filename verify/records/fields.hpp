@@ -147,6 +147,7 @@ void for_each_row_field(R& r, F&& f) {
   f(RowField{"error_kind", kTable}, Derived<std::string>{error_kind_label(r.exact)});  // "none": not computed
   f(RowField{"method", kTable}, r.exact.method);
   f(RowField{"error_budget", kTable}, Derived<std::string>{budget_text(r.exact.budget)});
+  f(RowField{"log_error_budget", kTable}, Derived<std::string>{log_budget_text(r.exact.budget)});
   f(RowField{"cross_check", kRecord, true}, r.cross);
   f(RowField{"cross_check", kTable}, Derived<double>{r.cross ? r.cross->value : none});
   f(RowField{"bound"}, r.bound);
