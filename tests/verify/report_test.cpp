@@ -440,3 +440,16 @@ TEST_CASE("report.md and the HTML report print values known from above and below
   CHECK_THAT(html, Contains("exp(-1233.8691) [exp(-1233.869"));
   CHECK(html.find("4.94066e-324") == std::string::npos);
 }
+
+// A row's key names its parameters unambiguously: a word with a comma or '=' is quoted (a = ["x, b=y", "x"] against
+// b = ["z", "y, b=z"] gave two rows one key, and --update-golden wrote a file --check-golden then refused).
+TEST_CASE("parameters that could read as others are quoted in keys: two rows, two keys", "[report][golden]") {
+  Params one, two;
+  one.words = {{"a", "x, b=y"}, {"b", "z"}};
+  two.words = {{"a", "x"}, {"b", "y, b=z"}};
+  CHECK(one.describe() != two.describe());
+  CHECK(one.describe() == "a=\"x, b=y\", b=z");
+  Params quoted;
+  quoted.words = {{"w", "say \"hi\" \\ there"}, {"plain", "gaussian"}};
+  CHECK(quoted.describe() == "plain=gaussian, w=\"say \\\"hi\\\" \\\\ there\"");
+}
