@@ -396,7 +396,10 @@ def privacy_profile(mu, nu, eps, **options):
                          "(allowed: engine, rel_tol, samples, seed, level, compositions, progress)")
     # One call: both directions in C++ (verify/api: api::privacy_profile, the larger by its log since both values
     # may underflow a double), returned as columns.
-    arguments = (mu, nu, _numbers(_required(eps, "eps"), "eps"), _text(options.get("engine", "auto"), "engine"),
+    levels = _numbers(_required(eps, "eps"), "eps")
+    if len(levels) == 0:  # (the C++ message named renyi, hockey_stick, kl and tv, which this call has none of)
+        raise ValueError("privacy_profile: eps is an empty list (give one or more eps >= 0)")
+    arguments = (mu, nu, levels, _text(options.get("engine", "auto"), "engine"),
                  _number(options.get("rel_tol", 1e-13), "rel_tol"), _integer(options.get("samples", 1_000_000), "samples", 100, 10**8),
                  _integer(options.get("seed", 1), "seed", 0, 2**63 - 1), _number(options.get("level", 0.99), "level"))
     hook = _progress(options.get("progress"), "values (both directions)")
@@ -422,6 +425,8 @@ def epsilon(mu, nu, delta, eps_max=1e3, rel_tol=1e-9, **options):
         raise ArgumentTypeError(f"epsilon: unknown option(s) {sorted(unknown)} (allowed: engine, samples, seed, level, compositions)")
     if not isinstance(delta, _numbers_module.Real) or isinstance(delta, bool):
         deltas = _numbers(_required(delta, "delta"), "delta")
+        if len(deltas) == 0:  # (an empty table without columns had come back)
+            raise ValueError("epsilon: delta is an empty list (give one or more delta in (0, 1))")
         if len(deltas) > 1000:
             raise ValueError(f"delta: {len(deltas)} values; at most 1000 in one call")
         # Monte Carlo: the whole list's cost checked before the first search (each search is also checked alone).

@@ -44,6 +44,13 @@ class Divergence(unittest.TestCase):
             self.assertLessEqual(g.lower, g.value)
             self.assertLessEqual(g.value, g.upper)
 
+    def test_an_empty_list_of_levels_is_refused_by_its_name(self):
+        # (privacy_profile named renyi, hockey_stick, kl and tv; epsilon returned a table without columns)
+        with self.assertRaisesRegex(ValueError, "eps is an empty list"):
+            privamp.privacy_profile("gaussian(0, 1)", "gaussian(1, 1)", [])
+        with self.assertRaisesRegex(ValueError, "delta is an empty list"):
+            privamp.epsilon("gaussian(0, 1)", "gaussian(1, 1)", [])
+
     def test_a_value_bounded_above_only_has_no_point(self):
         # A certified KL of about 1e-200: only the upper end is known. No 0 passed off as the value, no -0 anywhere.
         mu, nu = "mix(q=1e-100, gaussian(0,1), gaussian(1,1))", "gaussian(0,1)"

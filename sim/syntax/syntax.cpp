@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <vector>
 
@@ -78,10 +79,12 @@ const std::string& Params::word(const std::string& name) const {
 std::string Params::describe() const {
   std::string out;
   for (const auto& [k, v] : numbers) out += fmt::format("{}{}={}", out.empty() ? "" : ", ", k, format_number(v));
-  // A word that could be read as more than one (a comma, '=', '|', a quote, or spaces at its ends) is quoted, its quotes
+  // A word that could be read as more than one (a comma, '=', '|', a quote, spaces at its ends, or a number) is quoted, its quotes
   // and backslashes escaped: a = ["x, b=y", "x"] against b = ["z", "y, b=z"] gave two rows one key ("a=x, b=y, b=z").
   const auto word = [](const std::string& v) {
-    const bool plain = v.find_first_of(",=|\"\\") == std::string::npos && !v.empty() && v.front() != ' ' && v.back() != ' ';
+    char* end = nullptr;
+    const bool number = !v.empty() && (std::strtod(v.c_str(), &end), end == v.c_str() + v.size());  // (the word "1" is not 1)
+    const bool plain = !number && v.find_first_of(",=|\"\\") == std::string::npos && !v.empty() && v.front() != ' ' && v.back() != ' ';
     if (plain) return v;
     std::string q = "\"";
     for (char c : v) q += c == '"' || c == '\\' ? std::string{'\\', c} : std::string(1, c);

@@ -166,6 +166,16 @@ TEST_CASE("records read back: every missing or mistyped field named, from the on
     CHECK_THROWS_WITH(golden_from_json(mistyped), Contains(std::string("'") + name + "'"));
   });
   CHECK(fields == golden.size());  // nothing written that the list does not name
+  // A key no golden row has is refused, not ignored; -0 reads back as 0 (a message had printed "value moved -0 -> ...").
+  nlohmann::json extra = golden;
+  extra["foo"] = 1;
+  CHECK_THROWS_WITH(golden_from_json(extra), Contains("an unknown key 'foo'"));
+  nlohmann::json negative_zero = golden;
+  negative_zero["value"] = negative_zero["lower"] = -0.0;
+  negative_zero["upper"] = 1.0;
+  const GoldenRow z = golden_from_json(negative_zero);
+  CHECK(!std::signbit(z.value));
+  CHECK(!std::signbit(z.lower));
   // The table's columns are the list's table fields, in order, then the parameters.
   std::vector<std::string> columns;
   for_each_row_field(r, [&](const RowField& field, const auto&) {
@@ -452,4 +462,10 @@ TEST_CASE("parameters that could read as others are quoted in keys: two rows, tw
   Params quoted;
   quoted.words = {{"w", "say \"hi\" \\ there"}, {"plain", "gaussian"}};
   CHECK(quoted.describe() == "plain=gaussian, w=\"say \\\"hi\\\" \\\\ there\"");
+  // A word that reads as a number is quoted too: the word "1" is not the number 1 (a golden row with "1" matched a run
+  // with 1).
+  Params number, word;
+  number.numbers = {{"k", 1}};
+  word.words = {{"k", "1"}};
+  CHECK(number.describe() != word.describe());
 }

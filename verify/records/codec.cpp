@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "numerics/errors.hpp"
 
@@ -310,6 +311,12 @@ json golden_json(const Row& r) {
 GoldenRow golden_from_json(const json& j) {
   if (!j.is_object()) invalid_input("not a table: {}", describe_json(j));
   GoldenRow g;
+  std::set<std::string> known;
+  for_each_golden_field(g, [&](const char* name, auto&) { known.insert(name); });
+  // (a key no golden row has is a file edited by hand or by another program, not a record of a run: refused, not
+  // ignored)
+  for (const auto& [name, value] : j.items())
+    if (!known.contains(name)) invalid_input("an unknown key '{}' (a golden row has {})", abbreviate(name), fmt::join(known, ", "));
   for_each_golden_field(g, [&](const char* name, auto& member) {
     if (!j.contains(name)) invalid_input("no '{}'", name);
     try {
@@ -322,6 +329,7 @@ GoldenRow golden_from_json(const json& j) {
   // in its interval (all three null where the run computed none).
   const std::string key = row_key(g.case_name, g.id, g.params);
   if (g.key != key) invalid_input("'key' {} is not its case, id and parameters ({})", describe_json(j.at("key")), describe_json(json(key)));
+  for (double* x : {&g.value, &g.lower, &g.upper}) *x = plain_zero(*x);  // (-0 is 0)
   const int nulls = std::isnan(g.value) + std::isnan(g.lower) + std::isnan(g.upper);
   if (nulls != 0 && nulls != 3) invalid_input("'value', 'lower' and 'upper': some null, some not (a value and its interval, or none)");
   if (nulls == 0 && !(g.lower <= g.value && g.value <= g.upper))
