@@ -11,9 +11,14 @@
 namespace privamp {
 
 std::string duration_text(double seconds) {
-  if (seconds < 60) return fmt::format("{:.0f} s", seconds);
-  if (seconds < 3600) return fmt::format("{:.0f} min {:02.0f} s", std::floor(seconds / 60), std::fmod(seconds, 60));
-  return fmt::format("{:.0f} h {:02.0f} min", std::floor(seconds / 3600), std::floor(std::fmod(seconds, 3600) / 60));
+  // Rounded once, then split (rounding each part on its own printed "1 min 60 s" for 119.6 s).
+  if (!(seconds < 3600 - 0.5)) {
+    const double minutes = std::round(seconds / 60);
+    return fmt::format("{:.0f} h {:02.0f} min", std::floor(minutes / 60), std::fmod(minutes, 60));
+  }
+  const double whole = std::round(seconds);
+  if (whole < 60) return fmt::format("{:.0f} s", whole);
+  return fmt::format("{:.0f} min {:02.0f} s", std::floor(whole / 60), std::fmod(whole, 60));
 }
 
 void check_max_seconds(const std::string& command, double seconds) {

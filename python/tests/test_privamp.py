@@ -851,6 +851,10 @@ class UntrustedInput(unittest.TestCase):
         self.assertLess(self.interrupted_after(
             "privamp.divergence('convolve(laplace(0,1), gaussian(0,0.5))', 'convolve(laplace(1,1), gaussian(0,0.5))', "
             "renyi=list(range(2, 200)))"), 2.5)
+        # Monte Carlo over a convolution: a chunk of 65,536 densities, each a quadrature, took 2 s between polls.
+        self.assertLess(self.interrupted_after(
+            "privamp.divergence('convolve(laplace(0,1), gaussian(0,1))', 'convolve(laplace(1,1), gaussian(0,1))', "
+            "renyi=2, engine='mc', samples=4 * 10**6)"), 2.5)
         self.assertLess(self.interrupted_after(
             "privamp.divergence('double_well(x0=1, t=0.5, cells=400)', 'double_well(x0=0, t=0.5, cells=400)', renyi=[2, 3])"), 8.0)
         # (8 s: an eigendecomposition under way finishes first, and under `ctest -j 2` beside the heaviest tests the

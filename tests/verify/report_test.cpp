@@ -155,12 +155,18 @@ TEST_CASE("records read back: every missing or mistyped field named, from the on
   CHECK(g.value == r.exact.value);
   CHECK(g.verdict == Verdict::violated);
   std::size_t fields = 0;
-  for_each_golden_field(g, [&](const char* name, const auto&) {
+  for_each_golden_field(g, [&](const char* name, const auto& member) {
     INFO(name);
     ++fields;
     nlohmann::json without = golden;
     without.erase(name);
-    CHECK_THROWS_WITH(golden_from_json(without), Contains(std::string("'") + name + "'"));
+    if constexpr (requires { member.has_value(); }) {  // a log: written where the double lost the number (e^-800 here)
+      REQUIRE(member.has_value());
+      CHECK(golden.contains(name));
+      CHECK_NOTHROW(golden_from_json(without));
+    } else {
+      CHECK_THROWS_WITH(golden_from_json(without), Contains(std::string("'") + name + "'"));
+    }
     nlohmann::json mistyped = golden;
     mistyped[name] = nlohmann::json::array();
     CHECK_THROWS_WITH(golden_from_json(mistyped), Contains(std::string("'") + name + "'"));
@@ -173,6 +179,7 @@ TEST_CASE("records read back: every missing or mistyped field named, from the on
   nlohmann::json negative_zero = golden;
   negative_zero["value"] = negative_zero["lower"] = -0.0;
   negative_zero["upper"] = 1.0;
+  for (const char* log : {"log_value", "log_lower", "log_upper"}) negative_zero.erase(log);
   const GoldenRow z = golden_from_json(negative_zero);
   CHECK(!std::signbit(z.value));
   CHECK(!std::signbit(z.lower));

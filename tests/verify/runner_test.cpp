@@ -27,6 +27,10 @@ using test::error_of;
 namespace {
 
 std::filesystem::path temp_file(const std::string& name, const std::string& text) { return test::scratch_file(name, text); }
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 const char* kGood = R"toml(
 [[case]]
@@ -204,6 +208,56 @@ TEST_CASE("golden results: unchanged runs pass, moved values and changed verdict
   CHECK(check_golden(rebound, dir, false).empty());
 }
 
+// Values below the double range are 0 as doubles: the golden rows keep their logs, and a move there is a move.
+TEST_CASE("golden results below the double range: logs recorded, a move in log space caught, a range violation named", "[verify][runner]") {
+  const Case c = load_cases({temp_file("golden_case.toml", kGood)}).front();
+  auto rows = run_cases({c}, {});
+  REQUIRE(rows.size() >= 2);
+  rows[0].exact = Estimate::from_log_interval(-26784.84, 1e-9, ErrorKind::exact, "test");
+  REQUIRE(rows[0].exact.value == 0);
+  const auto dir = test::scratch() / "expected_logs";
+  update_golden(rows, dir);
+  const auto file = dir / (std::filesystem::path(rows[0].file).stem().string() + ".json");
+  const nlohmann::json written = nlohmann::json::parse(read_text(file));
+  CHECK(written[0].at("log_value").get<double>() == Catch::Detail::Approx(-26784.84).epsilon(1e-15));
+  CHECK(written[0].contains("log_lower"));
+  CHECK(!written[1].contains("log_value"));  // a value the double holds keeps no log
+  CHECK(check_golden(rows, dir, false).empty());
+  // The same 0 as a double, another number: caught, in logs.
+  auto moved = rows;
+  moved[0].exact = Estimate::from_log_interval(-20000, 1e-9, ErrorKind::exact, "test");
+  REQUIRE(moved[0].exact.value == 0);
+  const auto p = check_golden(moved, dir, false);
+  REQUIRE(p.size() >= 1);
+  CHECK_THAT(p[0], Contains("value moved exp(-26784.84") && Contains("-> exp(-20000)") && Contains("in logs"));
+  // Within its bar it has not moved.
+  moved[0].exact = Estimate::from_log_interval(-26784.84 + 5e-10, 1e-9, ErrorKind::exact, "test");
+  CHECK(check_golden(moved, dir, false).empty());
+  // An exact 0 now: changed.
+  moved[0].exact = Estimate::from_value(0, 0, ErrorKind::exact, "test");
+  REQUIRE(!check_golden(moved, dir, false).empty());
+  CHECK_THAT(check_golden(moved, dir, false).at(0), Contains("-> 0"));
+  // A log that is not its double's, or beside a double that holds the number: refused when read.
+  nlohmann::json bad = written;
+  bad[0]["log_value"] = -20;
+  std::ofstream(file) << bad.dump(1);
+  CHECK_THROWS_WITH(check_golden(rows, dir, false), Contains("row 1: 'log_value' -20 is not the log of 'value' 0"));
+  bad = written;
+  bad[1]["log_value"] = std::log(written[1]["value"].get<double>() + 1);
+  std::ofstream(file) << bad.dump(1);
+  CHECK_THROWS_WITH(check_golden(rows, dir, false), Contains("row 2: 'log_value'"));
+  // A recorded interval outside the divergence's range (a hand-widened bar that would hide any move) is named.
+  rows = run_cases({c}, {});
+  update_golden(rows, dir);
+  nlohmann::json wide = nlohmann::json::parse(read_text(file));
+  REQUIRE(rows[1].divergence);
+  wide[1]["lower"] = -1e300;
+  std::ofstream(file) << wide.dump(1);
+  const auto q = check_golden(rows, dir, false);
+  REQUIRE(q.size() == 1);
+  CHECK_THAT(q[0], Contains("golden interval [-1.0000000000000001e+300") && Contains("lies outside the range of a"));
+}
+
 // A golden file is untrusted input: a row that contradicts itself (its key, its interval), a verdict that is none, two
 // rows of one key, a key twice in one table, or a value nested past any stack is refused (exit 2 naming the file and
 // the row), never read as something else.
@@ -241,8 +295,9 @@ TEST_CASE("golden files: self-contradicting, repeated and deeply nested rows are
     loose[0]["value"] = loose[0]["value"].get<double>() * 0.5;
     std::ofstream(file, std::ios::trunc) << loose.dump();
     const auto problems = check_golden(rows, dir, false);
-    REQUIRE(problems.size() == 1);
+    REQUIRE(problems.size() == 2);
     CHECK_THAT(problems[0], Contains("value moved"));
+    CHECK_THAT(problems[1], Contains("golden interval [-inf,") && Contains("lies outside the range of a"));  // (a Rényi divergence is >= 0)
   }
   nlohmann::json twice = valid;
   twice.push_back(valid[0]);

@@ -19,6 +19,7 @@ namespace privamp::verify {
 
 namespace {
 
+constexpr std::size_t kPollBlock = 2048;  // points between interrupt polls within a chunk
 constexpr long kChunk = 1 << 16;  // samples per random stream: results do not depend on how chunks are scheduled
 constexpr long kPilotSamples = 200'000;  // at most, before the main run (hockey-stick: a plain pilot and five shifts)
 // Simulated steps in one call (samples × a process law's steps per run): a few minutes at most.
@@ -85,16 +86,22 @@ void visit(const sim::Law& p, const sim::Law& q, long samples, std::uint64_t see
     }
     const std::size_t n = static_cast<std::size_t>(std::min(kChunk, samples - start));
     sim::Rng rng(seed, static_cast<std::uint64_t>(chunk));
-    std::span<double> xs(x.data(), n), ls(l.data(), n);
-    p.sample(rng, xs);
-    if (shift != 0) {
-      for (double& v : xs) v += shift;
-      for (std::size_t i = 0; i < n; ++i) base[i] = xs[i] - shift;
-      p.log_density(std::span<const double>(base.data(), n), std::span<double>(lp_shift.data(), n));
-      p.log_density(std::span<const double>(xs.data(), n), std::span<double>(lpy.data(), n));
+    p.sample(rng, std::span<double>(x.data(), n));  // (the whole chunk from its stream: draws never depend on blocks)
+    // The densities, pointwise, in blocks between interrupt polls: a convolution's density is a quadrature per point,
+    // and a whole chunk of them took 2 s, which Ctrl-C had to wait for.
+    for (std::size_t b = 0; b < n; b += kPollBlock) {
+      if (b > 0) throw_if_interrupted();
+      const std::size_t m = std::min(kPollBlock, n - b);
+      std::span<double> xs(x.data() + b, m), ls(l.data() + b, m);
+      if (shift != 0) {
+        for (double& v : xs) v += shift;
+        for (std::size_t i = 0; i < m; ++i) base[b + i] = xs[i] - shift;
+        p.log_density(std::span<const double>(base.data() + b, m), std::span<double>(lp_shift.data() + b, m));
+        p.log_density(std::span<const double>(xs.data(), m), std::span<double>(lpy.data() + b, m));
+      }
+      privacy_loss(p, q, xs, ls, tmp);  // (tmp: scratch)
     }
-    privacy_loss(p, q, xs, ls, tmp);
-    for (std::size_t i = 0; i < n; ++i) sink(g(ls[i]), shift == 0 ? 0.0 : lpy[i] - lp_shift[i]);
+    for (std::size_t i = 0; i < n; ++i) sink(g(l[i]), shift == 0 ? 0.0 : lpy[i] - lp_shift[i]);
   }
 }
 

@@ -1,6 +1,7 @@
 #include "verify/input/json_reader.hpp"
 
 #include <cmath>
+#include <string>
 #include <limits>
 #include <set>
 #include <vector>
@@ -25,10 +26,14 @@ class Checks : public nlohmann::json_sax<nlohmann::json> {
   bool number_integer(number_integer_t) override { return true; }
   bool number_unsigned(number_unsigned_t) override { return true; }
   bool number_float(number_float_t x, const string_t& literal) override {
+    if (std::isinf(x)) return refuse(literal);  // (1e999: nlohmann reads it as inf)
     if (std::fabs(x) >= std::numeric_limits<double>::min()) return true;
     const std::string mantissa = literal.substr(0, literal.find_first_of("eE"));
     const bool zero = mantissa.find_first_of("123456789") == std::string::npos;
     if (x == 0 ? zero : subnormals_) return true;
+    return refuse(literal);
+  }
+  bool refuse(const string_t& literal) {
     problem = fmt::format("number {} is out of the range of doubles (allowed: {})", literal.size() > 40 ? literal.substr(0, 37) + "..." : literal,
                           subnormals_ ? "|x| <= 1.8e308, and 0 or |x| >= 4.9e-324" : kDoubleRange);
     return false;  // stop: the text is refused

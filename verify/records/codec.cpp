@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -205,6 +206,11 @@ void read_value(const json& j, std::optional<T>& v) {
 }
 
 // Whether a member holds a value (a field written only where set).
+template <class T>
+constexpr bool is_optional = false;
+template <class T>
+constexpr bool is_optional<std::optional<T>> = true;
+
 bool is_set(double x) { return !std::isnan(x); }
 bool is_set(const std::string& s) { return !s.empty(); }
 template <class T>
@@ -304,7 +310,11 @@ Row row_from_json(const json& j) {
 json golden_json(const Row& r) {
   json j = json::object();
   const GoldenRow g = golden_row(r);
-  for_each_golden_field(g, [&](const char* name, const auto& member) { j[name] = record_value(member); });
+  for_each_golden_field(g, [&](const char* name, const auto& member) {
+    if constexpr (is_optional<std::decay_t<decltype(member)>>)
+      if (!member) return;  // (a log only where the double lost the number)
+    j[name] = record_value(member);
+  });
   return j;
 }
 
@@ -318,7 +328,10 @@ GoldenRow golden_from_json(const json& j) {
   for (const auto& [name, value] : j.items())
     if (!known.contains(name)) invalid_input("an unknown key '{}' (a golden row has {})", abbreviate(name), fmt::join(known, ", "));
   for_each_golden_field(g, [&](const char* name, auto& member) {
-    if (!j.contains(name)) invalid_input("no '{}'", name);
+    if (!j.contains(name)) {
+      if constexpr (is_optional<std::decay_t<decltype(member)>>) return;  // (written only where set)
+      invalid_input("no '{}'", name);
+    }
     try {
       read_value(j.at(name), member);
     } catch (const InvalidArgument& e) {
@@ -334,6 +347,20 @@ GoldenRow golden_from_json(const json& j) {
   if (nulls != 0 && nulls != 3) invalid_input("'value', 'lower' and 'upper': some null, some not (a value and its interval, or none)");
   if (nulls == 0 && !(g.lower <= g.value && g.value <= g.upper))
     invalid_input("'value' {:.17g} is not in ['lower', 'upper'] = [{:.17g}, {:.17g}]", g.value, g.lower, g.upper);
+  // A log is written only where its double lost the number, and is that number's log.
+  for (const auto& [name, end, log] : {std::tuple{"value", g.value, g.log_value}, std::tuple{"lower", g.lower, g.log_lower},
+                                       std::tuple{"upper", g.upper, g.log_upper}}) {
+    if (!log) continue;
+    if (!lost_log(end, *log))
+      invalid_input("'log_{}' {:.17g} beside '{}' {:.17g} (a log is recorded only where the double is 0, subnormal or "
+                    "infinite, and finite)", name, *log, name, end);
+    // (exp of the log rounds to the double within a few of the smallest subnormal steps, or overflows with it)
+    const double back = std::exp(*log), step = std::numeric_limits<double>::denorm_min();
+    if (!(std::isinf(end) ? *log > 709 && end > 0 : std::fabs(back - end) <= 4 * step))
+      invalid_input("'log_{}' {:.17g} is not the log of '{}' {:.17g}", name, *log, name, end);
+  }
+  if (g.log_lower && g.log_value && *g.log_lower > *g.log_value) invalid_input("'log_lower' > 'log_value'");
+  if (g.log_value && g.log_upper && *g.log_value > *g.log_upper) invalid_input("'log_value' > 'log_upper'");
   return g;
 }
 

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -171,17 +172,28 @@ void for_each_quantity_field(Q& q, F&& f) {
 // ---- golden rows --------------------------------------------------------------------------------------------------
 
 // A golden row (cases/expected/STEM.json, what --check-golden compares a run with): the row's key, case, ID,
-// parameters, exact value and interval, bound and verdict.
+// parameters, exact value and interval, bound and verdict; and the natural logs of the value and its ends where the
+// double does not hold the number (0 or subnormal below the double range, inf above it), absent elsewhere. A value
+// of exp(-26784) that moved to exp(-20000) is 0 both times as a double: its log is what is compared.
 struct GoldenRow {
   std::string key, case_name, id;
   Params params;
   double value = 0, lower = 0, upper = 0, bound = 0;
   Verdict verdict = Verdict::error;
+  std::optional<double> log_value, log_lower, log_upper;
 };
-inline GoldenRow golden_row(const Row& r) {
-  return {r.key(), r.case_name, r.id, r.params, r.exact.value, r.exact.lower, r.exact.upper, r.bound, r.verdict};
+// The log of an end where its double has lost the number (and the log is finite), else none.
+inline std::optional<double> lost_log(double end, double log_end) {
+  const bool lost = end == 0 || std::isinf(end) || std::fabs(end) < std::numeric_limits<double>::min();
+  if (lost && std::isfinite(log_end)) return log_end;
+  return std::nullopt;
 }
-// Its fields, f(name, member), every one required when read back.
+inline GoldenRow golden_row(const Row& r) {
+  const Estimate& e = r.exact;
+  return {r.key(),   r.case_name, r.id,    r.params, e.value, e.lower, e.upper, r.bound, r.verdict,
+          lost_log(e.value, e.log_value()), lost_log(e.lower, e.log_lower()), lost_log(e.upper, e.log_upper())};
+}
+// Its fields, f(name, member): the logs written only where set, the others required when read back.
 template <class G, class F>
 void for_each_golden_field(G& g, F&& f) {
   f("key", g.key);
@@ -191,6 +203,9 @@ void for_each_golden_field(G& g, F&& f) {
   f("value", g.value);
   f("lower", g.lower);
   f("upper", g.upper);
+  f("log_value", g.log_value);
+  f("log_lower", g.log_lower);
+  f("log_upper", g.log_upper);
   f("bound", g.bound);
   f("verdict", g.verdict);
 }

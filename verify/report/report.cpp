@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -469,6 +470,24 @@ std::map<std::string, GoldenRow> read_golden(const std::filesystem::path& file) 
   }
 }
 
+// Where both values are below the double range (0 or subnormal, as far as the doubles go) the linear check above sees
+// nothing: their logs are compared by the same rule, in log units (the larger of the two half-widths in logs; an
+// unbounded one counts as none). None where they agree.
+std::optional<std::string> moved_in_logs(const GoldenRow& old, const Estimate& now) {
+  const auto below = [](double x) { return std::fabs(x) < std::numeric_limits<double>::min(); };
+  if (!below(old.value) || !below(now.value)) return std::nullopt;
+  const auto log_of = [](const std::optional<double>& log, double end) { return log ? *log : std::log(std::fabs(end)); };
+  const double ol = log_of(old.log_value, old.value), nl = now.log_value();
+  if (ol == nl) return std::nullopt;  // (both exactly 0 too)
+  const auto text = [](double log) { return std::isinf(log) ? std::string("0") : fmt::format("exp({:.17g})", log); };
+  if (!std::isfinite(ol) || !std::isfinite(nl)) return fmt::format("value changed {} -> {}", text(ol), text(nl));
+  const auto half = [](double lo, double hi) { return std::isfinite(hi - lo) ? (hi - lo) / 2 : 0.0; };
+  const double bar = std::max(half(log_of(old.log_lower, old.lower), log_of(old.log_upper, old.upper)),
+                              half(now.log_lower(), now.log_upper()));
+  if (std::fabs(nl - ol) <= bar + 1e-12 * std::fabs(ol)) return std::nullopt;
+  return fmt::format("value moved {} -> {} (error bar {:.3g} in logs)", text(ol), text(nl), bar);
+}
+
 }  // namespace
 
 std::vector<std::filesystem::path> golden_targets(const std::vector<Case>& cases, const std::filesystem::path& dir) {
@@ -568,6 +587,16 @@ std::vector<std::string> check_golden(const std::vector<Row>& rows, const std::f
           problems.push_back(fmt::format("value moved {:.17g} -> {:.17g} (error bar {:.3g}): {}", ov, nv, bar, r->key()));
       } else if (std::isfinite(ov) != std::isfinite(nv) || (std::isnan(ov) != std::isnan(nv))) {
         problems.push_back(fmt::format("value changed {} -> {}: {}", show(ov), show(nv), r->key()));
+      }
+      if (const auto moved = moved_in_logs(old, r->exact)) problems.push_back(fmt::format("{}: {}", *moved, r->key()));
+      // A recorded interval outside the divergence's range is no record of a run (privamp clips to it), and its width
+      // would hide any move.
+      if (r->divergence && !std::isnan(old.lower)) {
+        const auto kind = r->divergence->kind;
+        const double ceiling = kind == Quantity::Kind::hockey_stick || kind == Quantity::Kind::tv ? 1.0 : std::numeric_limits<double>::infinity();
+        if (!(old.lower >= 0 && old.upper <= ceiling))
+          problems.push_back(fmt::format("golden interval [{:.17g}, {:.17g}] lies outside the range of a {} [0, {}]: not a "
+                                         "record of a run: {}", old.lower, old.upper, r->divergence->label(), ceiling, r->key()));
       }
       g.erase(it);
     }
