@@ -98,6 +98,16 @@ std::string plain(std::string_view s, bool keep_newlines) {
   return out;
 }
 
+std::string visible(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {  // (ASCII bytes: never inside a multi-byte sequence)
+    if (c == '\n' || c == '\t' || c == '\r') out += code_point(static_cast<unsigned char>(c));
+    else out += c;
+  }
+  return plain(out);
+}
+
 std::string text_problem(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     const auto [cp, n] = decode(s, i);

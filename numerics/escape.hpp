@@ -22,6 +22,10 @@ namespace privamp::escape {
 // [U+XXXX]; an invalid byte as [0xXX]).
 std::string plain(std::string_view text, bool keep_newlines = false);
 
+// The same with newlines, tabs and carriage returns visible too ([U+000A]): a name quoted in a message, where a space
+// would hide what the name holds.
+std::string visible(std::string_view text);
+
 // The text policy for identifiers and labels: empty if `text` is valid UTF-8 without control characters, bidirectional
 // controls or noncharacters; otherwise what is wrong and where ("a control character U+001B at byte 3").
 std::string text_problem(std::string_view text);

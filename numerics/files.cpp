@@ -58,7 +58,7 @@ std::string probe_writable(const std::filesystem::path& dir) {
 void check_path_text(std::string_view option, const std::filesystem::path& path) {
   if (const std::string why = escape::text_problem(path.native()); !why.empty())
     invalid_input("{}{}{}: the path holds {}; output paths may not hold control characters, bidirectional controls or invalid "
-                  "UTF-8 (rename it)", option, option.empty() ? "" : " ", escape::plain(path.native()), why);
+                  "UTF-8 (rename it)", option, option.empty() ? "" : " ", escape::visible(path.native()), why);
 }
 
 }  // namespace

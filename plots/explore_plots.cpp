@@ -303,9 +303,10 @@ std::string ratio_tick(double log10_ratio) {
   return fmt::format("10^{{{:.3g}}}", log10_ratio);  // (three digits: a bar end at 10^{14.9041} read as precise)
 }
 
-// `l`: the sorted log10 ratios the scale is set by; `all`: every point's, sorted (those beyond the scale's ends are
+// The colour scale of every goal's map (violations, ratio 1 and loose points alike). `l`: the sorted log10 ratios the
+// scale is set by; `all`: every point's, sorted (those beyond the scale's ends are
 // drawn in the end colours, the ends marked "≤"/"≥").
-Palette violation_palette(const std::vector<double>& l, const std::vector<double>& all) {
+Palette ratio_palette(const std::vector<double>& l, const std::vector<double>& all) {
   std::vector<double> violations;
   for (double v : l)
     if (v < 0) violations.push_back(-v);
@@ -377,7 +378,7 @@ Palette palette(const verify::ExploreResult& r) {
   // which one seed makes the same for every goal: a point has one colour in the three maps of a case. (Loosest maps
   // had their own scale, linear in the log ratio from its 2 % to its 98 % quantile: black meant 1 in one map and 1.87
   // in another, teal the middle; and the same point was orange in one goal's map and green in another's.)
-  return violation_palette(scale.empty() ? l : scale, l);
+  return ratio_palette(scale.empty() ? l : scale, l);
 }
 
 // What the search looked for, as a title says it (the goal's bare name, "violation", read as a verdict).

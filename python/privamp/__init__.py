@@ -107,6 +107,8 @@ def _number(v, name, subnormal=False):
         raise ValueError(f"{name}: {text} is out of the range of doubles (allowed: |x| < 1.8e308)") from None
     except (TypeError, ValueError):
         raise ArgumentTypeError(f"{name}: expected a number, got {v!r}") from None
+    if x != x:  # (as the command line says it: NaN is no value of any parameter)
+        raise ValueError(f"{name}: nan is not a number")
     if x == 0 and v != 0:  # (Fraction(1, 10**400) and other exact values below the doubles round to 0)
         raise ValueError(f"{name}: {_short(v)} is out of the range of doubles (allowed: |x| <= 1.8e308, and 0 or |x| >= "
                          f"{'4.9e-324' if subnormal else '2.2e-308'})")
@@ -362,6 +364,9 @@ def divergence(mu, nu, renyi=None, hockey_stick=None, kl=False, tv=False, engine
     exception it raises stops the call and is raised by it. Returns `Divergences`, a list of `Estimate` in the order
     renyi, hockey_stick, kl, tv."""
     mu, nu = _composed(mu, nu, compositions)
+    for name, values, allowed in (("renyi", renyi, "orders > 1"), ("hockey_stick", hockey_stick, "eps >= 0")):
+        if values is not None and not _numbers(values, name):  # (an empty list is a mistake, not "none asked for")
+            raise ValueError(f"divergence: {name} is an empty list (give one or more {allowed}, or leave it out)")
     arguments = (mu, nu, _numbers(renyi, "renyi"), _numbers(hockey_stick, "hockey_stick"), _flag(kl, "kl"),
                  _flag(tv, "tv"), _text(engine, "engine"), _number(rel_tol, "rel_tol"),
                  _integer(samples, "samples", 100, 10**8), _integer(seed, "seed", 0, 2**63 - 1), _number(level, "level"))

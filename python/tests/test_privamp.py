@@ -50,6 +50,13 @@ class Divergence(unittest.TestCase):
             privamp.privacy_profile("gaussian(0, 1)", "gaussian(1, 1)", [])
         with self.assertRaisesRegex(ValueError, "delta is an empty list"):
             privamp.epsilon("gaussian(0, 1)", "gaussian(1, 1)", [])
+        # divergence's orders too: renyi=[] said "nothing to compute", and beside kl=True it was silently dropped
+        for options in ({"renyi": []}, {"renyi": [], "kl": True}, {"hockey_stick": ()}):
+            with self.assertRaisesRegex(ValueError, "(renyi|hockey_stick) is an empty list"):
+                privamp.divergence("gaussian(0, 1)", "gaussian(1, 1)", **options)
+        # and NaN is no number, in the command line's words (it was "'alpha' = nan is out of range")
+        with self.assertRaisesRegex(ValueError, "renyi: nan is not a number"):
+            privamp.divergence("gaussian(0, 1)", "gaussian(1, 1)", renyi=[float("nan")])
 
     def test_a_value_bounded_above_only_has_no_point(self):
         # A certified KL of about 1e-200: only the upper end is known. No 0 passed off as the value, no -0 anywhere.

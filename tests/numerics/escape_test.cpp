@@ -56,6 +56,9 @@ TEST_CASE("escape::plain keeps text and drops what no output should carry", "[es
   // What cannot be shown is shown as what it was, never as U+FFFD (which hides it and which pdflatex cannot set).
   CHECK(escape::plain("evil\xE2\x80\xAEtxt") == "evil[U+202E]txt");
   CHECK(escape::plain("bad \xC3\x28") == "bad [0xC3](");
+  // A name quoted in a message shows its white space too (a path "o\nx" was shown as "o x").
+  CHECK(escape::visible("o\x1b[31mred\nx\ty\rz κ") == "o[U+001B][31mred[U+000A]x[U+0009]y[U+000D]z κ");
+  CHECK(escape::visible("evil\xE2\x80\xAE") == "evil[U+202E]");
   for (const auto& p : payloads()) {
     CHECK_FALSE(has_forbidden(escape::plain(p), false));
     CHECK(escape::plain(p).find("\xEF\xBF\xBD") == std::string::npos);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -237,7 +238,40 @@ TEST_CASE("golden results below the double range: logs recorded, a move in log s
   moved[0].exact = Estimate::from_value(0, 0, ErrorKind::exact, "test");
   REQUIRE(!check_golden(moved, dir, false).empty());
   CHECK_THAT(check_golden(moved, dir, false).at(0), Contains("-> 0"));
-  // A log that is not its double's, or beside a double that holds the number: refused when read.
+  // Above the double range alike: inf both times as a double, its log compared (adversary round 23: exp(5000) for
+  // exp(1381.55) passed).
+  {
+    auto huge = rows;
+    huge[0].exact = Estimate::from_log_interval(1381.55, 1e-9, ErrorKind::exact, "test");
+    REQUIRE(std::isinf(huge[0].exact.value));
+    const auto huge_dir = test::scratch() / "expected_huge";
+    update_golden(huge, huge_dir);
+    CHECK(check_golden(huge, huge_dir, false).empty());
+    huge[0].exact = Estimate::from_log_interval(5000, 1e-9, ErrorKind::exact, "test");
+    const auto h = check_golden(huge, huge_dir, false);
+    REQUIRE(h.size() == 1);
+    CHECK_THAT(h[0], Contains("value moved exp(1381.55") && Contains("-> exp(5000)"));
+    // The lower end rounded down to the largest double keeps its log too: without it the recorded half-width in logs
+    // was (1381.55 - 709.78) / 2 and a move of 0.15 went unseen.
+    update_golden(huge, huge_dir);
+    const auto huge_file = huge_dir / (std::filesystem::path(huge[0].file).stem().string() + ".json");
+    const nlohmann::json h_written = nlohmann::json::parse(read_text(huge_file));
+    CHECK(h_written[0].at("lower").get<double>() == std::numeric_limits<double>::max());
+    CHECK(h_written[0].at("log_lower").get<double>() == Catch::Detail::Approx(5000).epsilon(1e-12));
+    huge[0].exact = Estimate::from_log_interval(5000.15, 1e-9, ErrorKind::exact, "test");
+    REQUIRE(check_golden(huge, huge_dir, false).size() == 1);
+    nlohmann::json no_log = h_written;
+    no_log[0].erase("log_lower");
+    std::ofstream(huge_file) << no_log.dump(1);
+    CHECK_THROWS_WITH(check_golden(huge, huge_dir, false), Contains("row 1: 'lower' is the largest double without 'log_lower'"));
+  }
+  // A log that is not its double's, or beside a double that holds the number, or null: refused when read.
+  {
+    nlohmann::json null_log = written;
+    null_log[0]["log_value"] = nullptr;
+    std::ofstream(file) << null_log.dump(1);
+    CHECK_THROWS_WITH(check_golden(rows, dir, false), Contains("row 1: 'log_value' is null (a recorded log is a finite number"));
+  }
   nlohmann::json bad = written;
   bad[0]["log_value"] = -20;
   std::ofstream(file) << bad.dump(1);

@@ -350,13 +350,23 @@ GoldenRow golden_from_json(const json& j) {
   // A log is written only where its double lost the number, and is that number's log.
   for (const auto& [name, end, log] : {std::tuple{"value", g.value, g.log_value}, std::tuple{"lower", g.lower, g.log_lower},
                                        std::tuple{"upper", g.upper, g.log_upper}}) {
-    if (!log) continue;
+    if (!log) {
+      // (an end rounded down to the largest double always has its finite log beside it: without it the row's bar in
+      // logs would reach down to 709.78 and hide a move)
+      if (std::fabs(end) == std::numeric_limits<double>::max())
+        invalid_input("'{}' is the largest double without 'log_{}' (a number beyond the doubles is recorded with its log)", name, name);
+      continue;
+    }
+    if (!std::isfinite(*log))
+      invalid_input("'log_{}' is {} (a recorded log is a finite number; the key is left out where there is none)", name,
+                    std::isnan(*log) ? "null" : *log > 0 ? "inf" : "-inf");
     if (!lost_log(end, *log))
-      invalid_input("'log_{}' {:.17g} beside '{}' {:.17g} (a log is recorded only where the double is 0, subnormal or "
-                    "infinite, and finite)", name, *log, name, end);
+      invalid_input("'log_{}' {:.17g} beside '{}' {:.17g}, which the double holds (a log is recorded only where the double "
+                    "is 0, subnormal, infinite or the largest double)", name, *log, name, end);
     // (exp of the log rounds to the double within a few of the smallest subnormal steps, or overflows with it)
     const double back = std::exp(*log), step = std::numeric_limits<double>::denorm_min();
-    if (!(std::isinf(end) ? *log > 709 && end > 0 : std::fabs(back - end) <= 4 * step))
+    const bool above = std::fabs(end) >= std::numeric_limits<double>::max();  // (inf, or the largest double rounded down)
+    if (!(above ? end > 0 && *log >= std::log(std::numeric_limits<double>::max()) - 1e-9 : std::fabs(back - end) <= 4 * step))
       invalid_input("'log_{}' {:.17g} is not the log of '{}' {:.17g}", name, *log, name, end);
   }
   if (g.log_lower && g.log_value && *g.log_lower > *g.log_value) invalid_input("'log_lower' > 'log_value'");

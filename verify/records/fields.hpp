@@ -173,7 +173,8 @@ void for_each_quantity_field(Q& q, F&& f) {
 
 // A golden row (cases/expected/STEM.json, what --check-golden compares a run with): the row's key, case, ID,
 // parameters, exact value and interval, bound and verdict; and the natural logs of the value and its ends where the
-// double does not hold the number (0 or subnormal below the double range, inf above it), absent elsewhere. A value
+// double does not hold the number (0 or subnormal below the double range, inf or the largest double above it), absent
+// elsewhere. A value
 // of exp(-26784) that moved to exp(-20000) is 0 both times as a double: its log is what is compared.
 struct GoldenRow {
   std::string key, case_name, id;
@@ -184,7 +185,8 @@ struct GoldenRow {
 };
 // The log of an end where its double has lost the number (and the log is finite), else none.
 inline std::optional<double> lost_log(double end, double log_end) {
-  const bool lost = end == 0 || std::isinf(end) || std::fabs(end) < std::numeric_limits<double>::min();
+  // (the largest double too: an end rounded down from beyond the range is it, whatever its log)
+  const bool lost = end == 0 || std::fabs(end) >= std::numeric_limits<double>::max() || std::fabs(end) < std::numeric_limits<double>::min();
   if (lost && std::isfinite(log_end)) return log_end;
   return std::nullopt;
 }

@@ -470,16 +470,18 @@ std::map<std::string, GoldenRow> read_golden(const std::filesystem::path& file) 
   }
 }
 
-// Where both values are below the double range (0 or subnormal, as far as the doubles go) the linear check above sees
-// nothing: their logs are compared by the same rule, in log units (the larger of the two half-widths in logs; an
-// unbounded one counts as none). None where they agree.
+// Where both values are beyond the double range on one side (0 or subnormal below it, inf above it) the linear check
+// above sees nothing: their logs are compared by the same rule, in log units (the larger of the two half-widths in
+// logs; an unbounded one counts as none). None where they agree.
 std::optional<std::string> moved_in_logs(const GoldenRow& old, const Estimate& now) {
-  const auto below = [](double x) { return std::fabs(x) < std::numeric_limits<double>::min(); };
-  if (!below(old.value) || !below(now.value)) return std::nullopt;
+  const auto side = [](double x) {
+    return std::fabs(x) < std::numeric_limits<double>::min() ? -1 : std::fabs(x) >= std::numeric_limits<double>::max() ? 1 : 0;
+  };
+  if (side(old.value) == 0 || side(old.value) != side(now.value)) return std::nullopt;
   const auto log_of = [](const std::optional<double>& log, double end) { return log ? *log : std::log(std::fabs(end)); };
   const double ol = log_of(old.log_value, old.value), nl = now.log_value();
   if (ol == nl) return std::nullopt;  // (both exactly 0 too)
-  const auto text = [](double log) { return std::isinf(log) ? std::string("0") : fmt::format("exp({:.17g})", log); };
+  const auto text = [](double log) { return std::isinf(log) ? std::string(log < 0 ? "0" : "inf") : fmt::format("exp({:.17g})", log); };
   if (!std::isfinite(ol) || !std::isfinite(nl)) return fmt::format("value changed {} -> {}", text(ol), text(nl));
   const auto half = [](double lo, double hi) { return std::isfinite(hi - lo) ? (hi - lo) / 2 : 0.0; };
   const double bar = std::max(half(log_of(old.log_lower, old.lower), log_of(old.log_upper, old.upper)),
