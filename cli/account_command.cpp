@@ -115,7 +115,8 @@ Action add_account_command(CLI::App& app) {
     if (!a->noise_multiplier || !a->sample_rate || !a->steps)
       invalid_input("account: give --noise-multiplier, --sample-rate and --steps (or leave one out with --target-epsilon)");
     if (deltas.empty() && epsilons.empty()) invalid_input("account: nothing to compute: give --delta, --epsilon or --target-epsilon");
-    const auto [mu, nu] = api::composed_pair({api::dpsgd_step(*a->noise_multiplier, *a->sample_rate, *a->steps)});
+    const auto [mu, nu] = api::composed_pair({api::dpsgd_step(*a->noise_multiplier, *a->sample_rate, *a->steps,
+                                                                        {"account", "--noise-multiplier", "--sample-rate", "--steps"})});
     // Progress and the time limit for the list of deltas (one ε search each) and the profile's epsilons.
     api::DivergenceRequest searches = engine;
     searches.progress = limited_progress(terminal_progress("deltas"), a->max_seconds, "account --delta", "deltas", "--max-seconds");

@@ -363,15 +363,25 @@ Palette palette(const verify::ExploreResult& r) {
   if (l.empty()) return {};
   std::sort(l.begin(), l.end());
   std::sort(scale.begin(), scale.end());
-  // Every ratio the same within rounding (a tight identity: log10 ratios of ±1e-14): one colour and a bar that says
-  // so, not a scale from purple to yellow painted by rounding noise. The relative deviation quoted is rounded up to
-  // one digit (a "1e-11" under which 1.42e-11 lay had been rounded to nearest).
+  // Every ratio the same within rounding (a tight identity: log10 ratios of ±1e-14; or a bound a fixed multiple of the
+  // exact value): one colour and a bar that says which ratio, not a scale from purple to yellow painted by rounding
+  // noise. The relative deviation quoted is rounded up to one digit (a "1e-11" under which 1.42e-11 lay had been
+  // rounded to nearest). (A bound 1000 times the exact value everywhere was labelled "= 1 at every point (within 10e2
+  // relative)".)
   if (l.back() - l.front() <= 1e-9) {
-    const double deviation = std::max(std::expm1(std::log(10.0) * std::max(std::fabs(l.front()), std::fabs(l.back()))) * (1 + 1e-9), 1e-16);
+    const double centre = (l.front() + l.back()) / 2;
+    const bool one = std::fabs(centre) <= 1e-9;
+    const double spread = one ? std::max(std::fabs(l.front()), std::fabs(l.back())) : (l.back() - l.front()) / 2;
+    const double deviation = std::max(std::expm1(std::log(10.0) * spread) * (1 + 1e-9), 1e-16);
     const double decade = std::pow(10.0, std::floor(std::log10(deviation)));
     const double digit = std::ceil(deviation / decade * (1 - 1e-12));
-    return {"set palette defined (0 '#21908d', 1 '#21908d')\nset cbrange [-1:1]\nunset cbtics\nunset mcbtics\n", "($3)",
-            fmt::format("{} = 1 at every point (within {:g}e{} relative)", verify::slack_ratio_name(r.direction), digit,
+    // (teal for ratio 1, as in the scale below; the violation end's purple below 1, the loose end's yellow above)
+    const char* colour = one ? "#21908d" : centre < 0 ? "#440154" : "#fde725";
+    // (plain digits: the label is quoted text, where ratio_tick's 10^{k} would print as typed)
+    const std::string ratio = one ? "1" : std::fabs(centre) < 300 ? fmt::format("{:.4g}", std::pow(10.0, centre))
+                                                                  : fmt::format("10 to the {:.4g}", centre);
+    return {fmt::format("set palette defined (0 '{0}', 1 '{0}')\nset cbrange [-1:1]\nunset cbtics\nunset mcbtics\n", colour), "($3)",
+            fmt::format("{} = {} at every point (within {:g}e{} relative)", verify::slack_ratio_name(r.direction), ratio, digit,
                         static_cast<int>(std::log10(decade) + (std::log10(decade) < 0 ? -0.5 : 0.5)))};
   }
   // One scale for every goal (ratio 1 teal, violations purple, the loosest yellow), set by the global phase's points,

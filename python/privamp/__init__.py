@@ -239,6 +239,10 @@ class Table(list):
             if not all(numbers):
                 raise ValueError("plot(): these estimates have no number in their quantities; give x and y")
             kind = str(labels[0]).split("(")[0]
+            others = sorted({str(q).split("(")[0] for q in labels} - {kind})
+            if others:  # (a Renyi order and hockey-stick epsilons had been joined into one curve on an axis "alpha")
+                raise ValueError(f"plot(): these estimates are of different quantities ({', '.join([kind] + others)}): "
+                                 "plot one kind at a time, or give x and y")
             x = {"hockey_stick": "epsilon", "renyi": "alpha", "epsilon": "delta"}.get(kind, "parameter")
             columns = dict(columns, **{x: [float(m.group(1).split("=")[-1]) for m in numbers]})
             y = "value"
@@ -260,15 +264,23 @@ class Table(list):
         # On a log axis an interval reaching 0 has no lower end: no band and no value there (the estimate inside
         # [0, upper] is not a certified value) but an upper limit, an open down-triangle at its upper end, as the
         # shipped figures draw it.
-        limits = [i for i, (l, h) in enumerate(zip(lo, hi)) if logy and not l > 0 and h > 0]
-        line, = ax.plot(xs, [_math.nan if i in limits else v for i, v in enumerate(ys)], marker="o", markersize=2.5,
-                        linewidth=1, label=name, **style)
+        # A value whose lower end is known only by its log (below the double range, where lower is 0 and upper a
+        # subnormal or 0) cannot be placed on the axis: it is not drawn (nor called bounded above only, which it is
+        # not), and the legend counts it.
+        log_lower = columns.get("log_lower", [])
+        below = {i for i, v in enumerate(log_lower) if banded and v is not None and _math.isfinite(v) and not lo[i] > 0}
+        limits = [i for i, (l, h) in enumerate(zip(lo, hi)) if logy and not l > 0 and h > 0 and i not in below]
+        line, = ax.plot(xs, [_math.nan if i in limits or i in below else v for i, v in enumerate(ys)], marker="o",
+                        markersize=2.5, linewidth=1, label=name, **style)
         if banded:
-            band_lo = [_math.nan if i in limits else v for i, v in enumerate(lo)]
-            ax.fill_between(xs, band_lo, hi, color=line.get_color(), alpha=0.25, linewidth=0, label="interval")
+            band_lo = [_math.nan if i in limits or i in below else v for i, v in enumerate(lo)]
+            band_hi = [_math.nan if i in below else v for i, v in enumerate(hi)]
+            ax.fill_between(xs, band_lo, band_hi, color=line.get_color(), alpha=0.25, linewidth=0, label="interval")
             if limits:
                 ax.plot([xs[i] for i in limits], [hi[i] for i in limits], linestyle="none", marker="v", markersize=4,
                         markerfacecolor="none", color=line.get_color(), label="bounded above only")
+        if below:
+            ax.plot([], [], linestyle="none", label=f"{len(below)} below the double range, not drawn (see log_value)")
         if logy:
             ax.set_yscale("log")
         ax.set_xlabel(x)

@@ -481,6 +481,19 @@ class Plot(unittest.TestCase):
         ax = rows.plot(x="n", y="value", logy=False)
         self.assertFalse([line for line in ax.lines if line.get_label() == "bounded above only"])
 
+    def test_mixed_quantities_and_values_below_the_double_range(self):
+        # A Renyi order and hockey-stick epsilons were joined into one curve on an axis "alpha"; an exact HS of
+        # e^-788.4 (its lower end 0 as a double, known by its log) was drawn as "bounded above only".
+        g1, g0 = "gaussian(0,1)", "gaussian(1,1)"
+        with self.assertRaisesRegex(ValueError, "different quantities \\(renyi, hockey_stick\\)"):
+            privamp.divergence(g1, g0, hockey_stick=[0, 1, 40.0], renyi=[2.0]).plot()
+        ax = privamp.divergence(g1, g0, hockey_stick=[0, 1, 40.0]).plot()
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        self.assertNotIn("bounded above only", labels)
+        self.assertIn("1 below the double range, not drawn (see log_value)", labels)
+        values = list(ax.lines[0].get_data()[1])
+        self.assertTrue(values[0] > 0 and values[1] > 0 and math.isnan(values[2]), values)
+
 
 class Profile(unittest.TestCase):
     def test_command_line_profile(self):

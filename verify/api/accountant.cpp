@@ -50,13 +50,13 @@ std::pair<std::string, std::string> composed_pair(const std::vector<Release>& re
 // The most profile evaluations one calibration may make (CalibrationRequest::max_probes).
 constexpr int kMaxProbes = 64;
 
-Release dpsgd_step(double noise_multiplier, double sample_rate, long steps) {
+Release dpsgd_step(double noise_multiplier, double sample_rate, long steps, const DpsgdNames& n) {
   if (!(noise_multiplier >= kMinNoise && noise_multiplier <= kMaxNoise))
-    throw_invalid("dpsgd", "noise_multiplier", noise_multiplier, "1e-3 <= noise_multiplier <= 1e6");
+    throw_invalid(n.where, n.noise_multiplier, noise_multiplier, "1e-3 <= sigma <= 1e6");
   // (a subnormal rate, 5e-324, carries no digits the composed profile could resolve; 1e-300 gives a certified 0)
   if (!(sample_rate >= std::numeric_limits<double>::min() && sample_rate <= 1))
-    throw_invalid("dpsgd", "sample_rate", sample_rate, "2.2e-308 <= sample_rate <= 1");
-  if (steps < 1 || steps > kMaxStepsCalibrated) throw_invalid("dpsgd", "steps", static_cast<double>(steps), "1 <= steps <= 10^7");
+    throw_invalid(n.where, n.sample_rate, sample_rate, "2.2e-308 <= q <= 1");
+  if (steps < 1 || steps > kMaxStepsCalibrated) throw_invalid(n.where, n.steps, static_cast<double>(steps), "1 <= T <= 10^7");
   const std::string sigma = number(noise_multiplier);
   Release r;
   r.nu = fmt::format("gaussian(0, {})", sigma);

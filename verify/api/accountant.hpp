@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,7 +31,11 @@ std::pair<std::string, std::string> composed_pair(const std::vector<Release>& re
 // One step of DP-SGD: the Gaussian mechanism with noise multiplier σ (noise standard deviation over the clipping norm)
 // on a Poisson sample of rate q: μ = (1 − q)·N(0, σ²) + q·N(1, σ²), ν = N(0, σ²). InvalidArgument for σ outside
 // [1e-3, 1e6] or q outside (0, 1].
-Release dpsgd_step(double noise_multiplier, double sample_rate, long steps = 1);
+// `names`: how the caller calls the three (the command line's options, Python's arguments) and itself, for messages.
+struct DpsgdNames {
+  std::string_view where = "dpsgd", noise_multiplier = "noise_multiplier", sample_rate = "sample_rate", steps = "steps";
+};
+Release dpsgd_step(double noise_multiplier, double sample_rate, long steps = 1, const DpsgdNames& names = {});
 
 // Calibration: the one DP-SGD parameter left open (noise multiplier, steps or sample rate) for which the run is
 // (target ε, δ)-DP, the others fixed. Each probe decides "ε ≤ target" by the profile at the target, δ(target) ≤ δ,
