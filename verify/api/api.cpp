@@ -442,6 +442,14 @@ KernelResult kernel(const sim::FiniteKernel& k, const KernelRequest& r) {
     if (!(e >= 0 && e <= 700)) throw_invalid("kernel", "eps_prime", e, "0 <= eps' <= 700");
   for (double a : r.renyi)
     if (!(a > 1 && a <= 1e6)) throw_invalid("kernel", "renyi", a, "1 < alpha <= 10^6");
+  // The state limits of the exact enumerations, before anything runs (a 64-state kernel with --renyi was refused by
+  // the enumeration's own name after the coefficients and the eps' profile had been computed).
+  if (r.dp && !r.renyi.empty() && k.size() > verify::kMaxWorstCaseRenyiStates)
+    invalid_input("kernel: renyi (the exact worst-case Renyi profile) takes kernels of at most {} states; this one has {} "
+                  "(leave out the orders, or give a smaller kernel)", verify::kMaxWorstCaseRenyiStates, k.size());
+  if (r.dp && !r.eps_prime.empty() && k.size() > verify::kMaxWorstCaseStates)
+    invalid_input("kernel: eps_prime (the exact worst-case amplification) takes kernels of at most {} states; this one has "
+                  "{} (leave out eps', or give a smaller kernel)", verify::kMaxWorstCaseStates, k.size());
   // The coefficients compare every pair of rows (states^3 operations: about 2 s at 1,024 states, and 9 s per
   // Dobrushin coefficient at an eps, Theorem 1's included); the exact worst cases enumerate states^4 maps per value, each map costing
   // states operations (hockey-stick: about a second per value at 64 states) or states logarithms (Rényi: about a
