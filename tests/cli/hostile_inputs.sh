@@ -567,7 +567,7 @@ check 2 "q+\.\.\.: cannot be read \(File name too long\)" "$privamp" verify "$(p
 mkdir -p zero_folder && cp "$here/../../cases/divergence_properties.toml" zero_folder/ && ln -sf /dev/zero zero_folder/z.toml
 check 2 "zero_folder/z\.toml: in the folder given, not a regular file" "$privamp" verify zero_folder --out zero_out
 check 0 "^absent$" bash -c "test -e zero_out && echo present || echo absent"
-check 2 "--html r x\.html: the path holds a control character \[U\+000A\] at byte 2" "$privamp" verify "$here/../../cases/divergence_properties.toml" --only DIV.dpi --html "r
+check 2 "--html r\[U\+000A\]x\.html: the path holds a control character \[U\+000A\] at byte 2" "$privamp" verify "$here/../../cases/divergence_properties.toml" --only DIV.dpi --html "r
 x.html" --out nl_out
 check 2 "--out o\[U\+001B\]\[2Jut: the path holds a control character \[U\+001B\]" "$privamp" verify "$here/../../cases/divergence_properties.toml" --only DIV.dpi --out "o$(printf '\033')[2Jut"
 check 0 "^absent$" bash -c "ls -d r?x.html nl_out o?*ut > /dev/null 2>&1 && echo present || echo absent"
