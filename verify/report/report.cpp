@@ -470,9 +470,9 @@ std::map<std::string, GoldenRow> read_golden(const std::filesystem::path& file) 
   }
 }
 
-// Where both values are beyond the double range on one side (0 or subnormal below it, inf above it) the linear check
-// above sees nothing: their logs are compared by the same rule, in log units (the larger of the two half-widths in
-// logs; an unbounded one counts as none). None where they agree.
+// Where both values are beyond the double range on one side (0 or subnormal below it, inf or the largest double above
+// it) the linear check above sees nothing: their logs are compared by the same rule, in log units (the larger of the
+// two half-widths in logs; an unbounded one counts as none). None where they agree.
 std::optional<std::string> moved_in_logs(const GoldenRow& old, const Estimate& now) {
   const auto side = [](double x) {
     return std::fabs(x) < std::numeric_limits<double>::min() ? -1 : std::fabs(x) >= std::numeric_limits<double>::max() ? 1 : 0;
